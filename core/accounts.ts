@@ -1,0 +1,63 @@
+// Finding and creating accounts, sub-accounts, balances and perp holdings.
+
+import { LIMITS } from './limits.js'
+import type { Issuer } from './commands.js'
+import {
+  newHolding, newSubAccount,
+  type PerpHolding, type PerpMarket, type SpotBalance, type State, type SubAccount,
+} from './state.js'
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+export function validIssuer(issuer: Issuer): boolean {
+  return typeof issuer.account === 'string' && ADDRESS.test(issuer.account) &&
+    Number.isInteger(issuer.sub) && issuer.sub >= 0 && issuer.sub < LIMITS.subAccountsMax
+}
+
+export function findSub(state: State, issuer: Issuer): SubAccount | undefined {
+  return state.accounts.get(issuer.account)?.subs[issuer.sub]
+}
+
+/** Creates the sub-account on first use; the issuer must already be valid. */
+export function ensureSub(state: State, issuer: Issuer): SubAccount {
+  let account = state.accounts.get(issuer.account)
+  if (!account) {
+    account = { address: issuer.account, subs: [] }
+    state.accounts.set(issuer.account, account)
+  }
+  let sub = account.subs[issuer.sub]
+  if (!sub) {
+    sub = newSubAccount(issuer.account, issuer.sub)
+    account.subs[issuer.sub] = sub
+  }
+  return sub
+}
+
+export function holdingOf(sub: SubAccount, market: PerpMarket): PerpHolding | undefined {
+  return sub.perp.get(market.marketId)
+}
+
+export function ensureHolding(sub: SubAccount, market: PerpMarket): PerpHolding {
+  let h = sub.perp.get(market.marketId)
+  if (!h) {
+    h = newHolding(market.marketId, market.defaultLeverage)
+    sub.perp.set(market.marketId, h)
+  }
+  return h
+}
+
+const EMPTY: SpotBalance = Object.freeze({ free: 0, locked: 0 }) as SpotBalance
+
+/** A read-only view of a spot balance; absent ones read as zero. */
+export function spotBalance(sub: SubAccount | undefined, asset: string): SpotBalance {
+  return sub?.spot.get(asset) ?? EMPTY
+}
+
+export function ensureSpotBalance(sub: SubAccount, asset: string): SpotBalance {
+  let b = sub.spot.get(asset)
+  if (!b) {
+    b = { free: 0, locked: 0 }
+    sub.spot.set(asset, b)
+  }
+  return b
+}

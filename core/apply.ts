@@ -1,0 +1,50 @@
+// The state machine's one entry point: apply a sequenced entry to the state. Synchronous,
+// total and deterministic; a rejection is a result, an exception a broken invariant.
+
+import { assert } from './assert.js'
+import type { Entry } from './commands.js'
+import type { Event, Result } from './events.js'
+import { createAsset, createPerpMarket, createSpotMarket, setMarketStatus } from './genesis.js'
+import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders.js'
+import { changeLeverage, changePositionMode } from './positions.js'
+import { accept, reject } from './results.js'
+import type { State } from './state.js'
+import { completeWithdrawal, deposit, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
+
+export function apply(state: State, entry: Entry): Result {
+  assert(entry.seq === state.seq + 1, `entry seq ${entry.seq} after ${state.seq}`)
+  assert(Number.isSafeInteger(entry.time) && entry.time >= state.time, 'entry time went backwards')
+  state.seq = entry.seq
+  state.time = entry.time
+  return dispatch(state, entry)
+}
+
+function dispatch(state: State, entry: Entry): Result {
+  const c = entry.command
+  const time = entry.time
+  if (c === null || typeof c !== 'object') return reject('COMMAND_INVALID')
+  switch (c.type) {
+    case 'PlaceOrder': return placeOrder(state, c, time)
+    case 'CancelOrder': return cancelOrder(state, c, time)
+    case 'CancelAll': return cancelAll(state, c, time)
+    case 'Tick': return tick(state, time)
+    case 'Deposit': return deposit(state, c, time)
+    case 'Transfer': return transfer(state, c, time)
+    case 'WithdrawalRequest': return requestWithdrawal(state, c, time)
+    case 'WithdrawalComplete': return completeWithdrawal(state, c, time)
+    case 'WithdrawalFail': return failWithdrawal(state, c, time)
+    case 'ChangeLeverage': return changeLeverage(state, c, time)
+    case 'ChangePositionMode': return changePositionMode(state, c, time)
+    case 'CreateAsset': return createAsset(state, c)
+    case 'CreatePerpMarket': return createPerpMarket(state, c, time)
+    case 'CreateSpotMarket': return createSpotMarket(state, c, time)
+    case 'SetMarketStatus': return setMarketStatus(state, c, time)
+    default: return reject('COMMAND_UNKNOWN')
+  }
+}
+
+function tick(state: State, time: number): Result {
+  const events: Event[] = []
+  expireGoodTillDate(state, time, events)
+  return accept(events)
+}

@@ -1,0 +1,182 @@
+// The commands the core applies. Every command that has an issuer names it (address and
+// sub-account); amounts are integers in the asset's ledger scale, prices in ticks and
+// quantities in lots of their market. Decimal strings exist only at the edges.
+
+export type Side = 'BUY' | 'SELL'
+export type OrderType = 'LIMIT' | 'MARKET' | 'POST_ONLY'
+export type TimeInForce = 'GTC' | 'IOC' | 'FOK' | 'GTX' | 'GTD'
+export type PositionSide = 'BOTH' | 'LONG' | 'SHORT'
+export type StpMode = 'NONE' | 'EXPIRE_TAKER' | 'EXPIRE_MAKER' | 'EXPIRE_BOTH'
+export type CancelRestriction = 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED'
+export type WalletKind = 'SPOT' | 'PERP'
+export type MarketStatus = 'TRADING' | 'HALT' | 'BREAK'
+
+export interface Issuer {
+  /** Wallet address, checksummed hex. */
+  account: string
+  /** Sub-account number; 0 is the default. */
+  sub: number
+  /** The API key that signed the request, kept for the audit trail. */
+  apiKey?: string
+}
+
+export interface Bracket {
+  /** Upper bound of position notional for this bracket, quote ledger units. */
+  notionalCap: number
+  maxLeverage: number
+  /** Maintenance margin rate in parts per million. */
+  mmrPpm: number
+}
+
+export interface CreateAsset {
+  type: 'CreateAsset'
+  asset: string
+  /** Ledger units per whole coin are 10^scale. */
+  scale: number
+}
+
+interface MarketSpecCommon {
+  marketId: number
+  symbol: string
+  base: string
+  quote: string
+  pricePrecision: number
+  quantityPrecision: number
+  /** Tick size in units of 10^-pricePrecision. */
+  tickSize: number
+  /** Step size in units of 10^-quantityPrecision. */
+  stepSize: number
+  minPriceTicks: number
+  maxPriceTicks: number
+  minQtyLots: number
+  maxQtyLots: number
+  /** MARKET_LOT_SIZE maximum for market orders. */
+  marketMaxQtyLots: number
+  /** Minimum order value, quote ledger units. */
+  minNotional: number
+  makerFeePpm: number
+  takerFeePpm: number
+}
+
+export interface CreatePerpMarket extends MarketSpecCommon {
+  type: 'CreatePerpMarket'
+  pair: string
+  brackets: Bracket[]
+  /** Leverage new positions start with (Binance: 20, capped at maxLeverage). */
+  defaultLeverage: number
+}
+
+export interface CreateSpotMarket extends MarketSpecCommon {
+  type: 'CreateSpotMarket'
+}
+
+export interface SetMarketStatus {
+  type: 'SetMarketStatus'
+  marketId: number
+  status: MarketStatus
+}
+
+export interface Deposit extends Issuer {
+  type: 'Deposit'
+  asset: string
+  amount: number
+  wallet: WalletKind
+  /** Idempotency key, e.g. `<txHash>:<logIndex>`; a repeated ref is rejected. */
+  ref: string
+}
+
+export interface Transfer extends Issuer {
+  type: 'Transfer'
+  direction: 'SPOT_TO_PERP' | 'PERP_TO_SPOT'
+  amount: number
+}
+
+export interface WithdrawalRequest extends Issuer {
+  type: 'WithdrawalRequest'
+  asset: string
+  amount: number
+  address: string
+  /** Client's own id for the withdrawal (Binance withdrawOrderId), optional. */
+  withdrawOrderId?: string
+}
+
+export interface WithdrawalComplete {
+  type: 'WithdrawalComplete'
+  withdrawalId: number
+  txId: string
+}
+
+export interface WithdrawalFail {
+  type: 'WithdrawalFail'
+  withdrawalId: number
+  reason: string
+}
+
+export interface PlaceOrder extends Issuer {
+  type: 'PlaceOrder'
+  marketId: number
+  side: Side
+  orderType: OrderType
+  timeInForce?: TimeInForce
+  /** Required for LIMIT and POST_ONLY; absent for MARKET. */
+  priceTicks?: number
+  qtyLots: number
+  clientOrderId?: string
+  positionSide?: PositionSide
+  reduceOnly?: boolean
+  stp?: StpMode
+  goodTillDate?: number
+}
+
+export interface CancelOrder extends Issuer {
+  type: 'CancelOrder'
+  marketId: number
+  orderId?: number
+  clientOrderId?: string
+  restriction?: CancelRestriction
+}
+
+export interface CancelAll extends Issuer {
+  type: 'CancelAll'
+  marketId: number
+}
+
+export interface ChangeLeverage extends Issuer {
+  type: 'ChangeLeverage'
+  marketId: number
+  leverage: number
+}
+
+export interface ChangePositionMode extends Issuer {
+  type: 'ChangePositionMode'
+  dualSide: boolean
+}
+
+export interface Tick {
+  type: 'Tick'
+}
+
+export type Command =
+  | CreateAsset
+  | CreatePerpMarket
+  | CreateSpotMarket
+  | SetMarketStatus
+  | Deposit
+  | Transfer
+  | WithdrawalRequest
+  | WithdrawalComplete
+  | WithdrawalFail
+  | PlaceOrder
+  | CancelOrder
+  | CancelAll
+  | ChangeLeverage
+  | ChangePositionMode
+  | Tick
+
+/** What the log hands the core: the command with its sequence number and time. */
+export interface Entry {
+  seq: number
+  /** Sequencer time in ms, never decreasing. */
+  time: number
+  command: Command
+}

@@ -1,0 +1,121 @@
+// Genesis and admin commands: assets, perpetual and spot markets, market status. Every
+// market's units must divide exactly into its assets' ledger units.
+
+import type { CreateAsset, CreatePerpMarket, CreateSpotMarket, SetMarketStatus } from './commands.js'
+import type { Result } from './events.js'
+import { Book } from './book.js'
+import { LIMITS } from './limits.js'
+import { accept, reject } from './results.js'
+import type { Market, PerpMarket, SpotMarket, State } from './state.js'
+
+const NAME = /^[A-Z0-9]{1,16}$/
+const SYMBOL = /^[A-Z0-9]{2,32}$/
+
+function posInt(n: unknown, max = Number.MAX_SAFE_INTEGER): boolean {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 && n <= max
+}
+
+function nonNegInt(n: unknown, max = Number.MAX_SAFE_INTEGER): boolean {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= max
+}
+
+export function createAsset(state: State, cmd: CreateAsset): Result {
+  if (typeof cmd.asset !== 'string' || !NAME.test(cmd.asset)) return reject('GENESIS_INVALID')
+  if (!nonNegInt(cmd.scale, LIMITS.ledgerScaleMax)) return reject('GENESIS_INVALID')
+  if (state.assets.has(cmd.asset)) return reject('ALREADY_EXISTS')
+  if (state.assets.size >= LIMITS.assetsMax) return reject('LIMIT_REACHED')
+  state.assets.set(cmd.asset, { name: cmd.asset, scale: cmd.scale })
+  return accept([{ type: 'asset', asset: cmd.asset, scale: cmd.scale }])
+}
+
+/**
+ * Ledger units of `10^-decimals × size` of an asset with `scale`, or 0 when that is not a
+ * whole number of ledger units.
+ */
+function ledgerUnits(size: number, decimals: number, scale: number): number {
+  if (scale >= decimals) return size * 10 ** (scale - decimals)
+  const d = 10 ** (decimals - scale)
+  return size % d === 0 ? size / d : 0
+}
+
+type MarketSpec = CreatePerpMarket | CreateSpotMarket
+
+/** Validates what perpetual and spot markets share and derives their unit sizes. */
+function commonMarket(state: State, cmd: MarketSpec): Omit<Market, 'kind'> | null {
+  if (!nonNegInt(cmd.marketId, LIMITS.marketsMax - 1) || state.markets[cmd.marketId] !== undefined) return null
+  if (typeof cmd.symbol !== 'string' || !SYMBOL.test(cmd.symbol) || state.marketsBySymbol.has(cmd.symbol)) return null
+  const base = state.assets.get(cmd.base)
+  const quote = state.assets.get(cmd.quote)
+  if (!base || !quote || base === quote) return null
+  if (!nonNegInt(cmd.pricePrecision, LIMITS.precisionMax) || !nonNegInt(cmd.quantityPrecision, LIMITS.precisionMax)) return null
+  if (!posInt(cmd.tickSize) || !posInt(cmd.stepSize)) return null
+  if (!posInt(cmd.minPriceTicks) || !posInt(cmd.maxPriceTicks) || cmd.minPriceTicks > cmd.maxPriceTicks) return null
+  if (!posInt(cmd.minQtyLots) || !posInt(cmd.maxQtyLots) || cmd.minQtyLots > cmd.maxQtyLots) return null
+  if (!posInt(cmd.marketMaxQtyLots) || cmd.minQtyLots > cmd.marketMaxQtyLots) return null
+  if (!nonNegInt(cmd.minNotional) || !nonNegInt(cmd.makerFeePpm, LIMITS.feePpmMax) || !nonNegInt(cmd.takerFeePpm, LIMITS.feePpmMax)) return null
+  // One tick times one lot must be a whole number of quote units; one lot of base units.
+  const tickUnits = ledgerUnits(cmd.tickSize, cmd.pricePrecision, quote.scale)
+  const quotePerTickLot = tickUnits === 0 ? 0 : ledgerUnits(tickUnits * cmd.stepSize, cmd.quantityPrecision, 0)
+  const basePerLot = ledgerUnits(cmd.stepSize, cmd.quantityPrecision, base.scale)
+  if (!posInt(quotePerTickLot) || !posInt(basePerLot)) return null
+  // The largest order's notional must be exact; positions are bounded by the brackets.
+  if (!posInt(cmd.maxPriceTicks * Math.max(cmd.maxQtyLots, cmd.marketMaxQtyLots) * quotePerTickLot, LIMITS.ledgerAmountMax)) return null
+  return {
+    marketId: cmd.marketId, symbol: cmd.symbol, base: cmd.base, quote: cmd.quote, status: 'TRADING',
+    pricePrecision: cmd.pricePrecision, quantityPrecision: cmd.quantityPrecision,
+    tickSize: cmd.tickSize, stepSize: cmd.stepSize,
+    minPriceTicks: cmd.minPriceTicks, maxPriceTicks: cmd.maxPriceTicks,
+    minQtyLots: cmd.minQtyLots, maxQtyLots: cmd.maxQtyLots, marketMaxQtyLots: cmd.marketMaxQtyLots,
+    minNotional: cmd.minNotional, makerFeePpm: cmd.makerFeePpm, takerFeePpm: cmd.takerFeePpm,
+    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, book: new Book(),
+  }
+}
+
+function validBrackets(cmd: CreatePerpMarket): boolean {
+  const b = cmd.brackets
+  if (!Array.isArray(b) || b.length === 0 || b.length > LIMITS.bracketsMax) return false
+  for (let i = 0; i < b.length; i++) {
+    const x = b[i]!
+    if (!posInt(x.notionalCap, LIMITS.ledgerAmountMax) || !posInt(x.maxLeverage, LIMITS.leverageMax)) return false
+    if (!posInt(x.mmrPpm, 1_000_000)) return false
+    if (i > 0 && (x.notionalCap <= b[i - 1]!.notionalCap || x.maxLeverage > b[i - 1]!.maxLeverage)) return false
+  }
+  return true
+}
+
+function register(state: State, m: Market): void {
+  state.markets[m.marketId] = m
+  state.marketsBySymbol.set(m.symbol, m)
+}
+
+export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: number): Result {
+  const common = commonMarket(state, cmd)
+  if (common === null || !validBrackets(cmd)) return reject('GENESIS_INVALID')
+  if (typeof cmd.pair !== 'string' || !SYMBOL.test(cmd.pair)) return reject('GENESIS_INVALID')
+  const margin = state.markets.find((m) => m?.kind === 'PERP')
+  if (margin && margin.quote !== cmd.quote) return reject('GENESIS_INVALID')
+  const maxLeverage = cmd.brackets[0]!.maxLeverage
+  if (!posInt(cmd.defaultLeverage, maxLeverage)) return reject('GENESIS_INVALID')
+  const m: PerpMarket = {
+    ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets.map((b) => ({ ...b })),
+    maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0,
+  }
+  register(state, m)
+  return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])
+}
+
+export function createSpotMarket(state: State, cmd: CreateSpotMarket, time: number): Result {
+  const common = commonMarket(state, cmd)
+  if (common === null) return reject('GENESIS_INVALID')
+  const m: SpotMarket = { ...common, kind: 'SPOT' }
+  register(state, m)
+  return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])
+}
+
+export function setMarketStatus(state: State, cmd: SetMarketStatus, time: number): Result {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined) return reject('MARKET_UNKNOWN')
+  if (cmd.status !== 'TRADING' && cmd.status !== 'HALT' && cmd.status !== 'BREAK') return reject('COMMAND_INVALID')
+  m.status = cmd.status
+  return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])
+}

@@ -1,0 +1,17 @@
+// The public face of the core: apply, state, commands, events, root, snapshot, genesis.
+
+export { apply } from './apply.js'
+export { createState } from './state.js'
+export type * from './state.js'
+export type * from './commands.js'
+export type * from './events.js'
+export type { Code } from './codes.js'
+export { CODES } from './codes.js'
+export { LIMITS } from './limits.js'
+export { InvariantError, assert } from './assert.js'
+export { stateRoot, stateLeaves, leafHash } from './root.js'
+export { merkleRoot, merkleProof, verifyProof, toHex } from './merkle.js'
+export { encodeSnapshot, decodeSnapshot } from './snapshot.js'
+export { genesisCommands, DEFAULT_GENESIS } from './genesis-spec.js'
+export type { GenesisSpec, AssetSpec, MarketSpec, PerpMarketSpec, BracketSpec } from './genesis-spec.js'
+export { marginView, maxWithdrawable, positionNotional, unrealizedPnl, maxNotionalAt } from './margin.js'

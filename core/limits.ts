@@ -1,0 +1,34 @@
+// Every bound of the core in one place (DESIGN.md §9). Code that would pass one refuses.
+
+export const LIMITS = {
+  assetsMax: 64,
+  marketsMax: 256,
+  subAccountsMax: 32,
+  bracketsMax: 16,
+  /** Open orders of one sub-account in one market (Binance MAX_NUM_ORDERS is 200). */
+  openOrdersPerMarketMax: 200,
+  /** Open orders of one sub-account across all markets. */
+  openOrdersPerAccountMax: 1000,
+  /** Resting orders in one book. */
+  ordersPerBookMax: 2_000_000,
+  /** Distinct price levels on one side of one book. */
+  levelsPerSideMax: 200_000,
+  /** Maker orders one taker may meet in one command; the rest of the taker expires. */
+  fillsPerCommandMax: 2_000,
+  clientOrderIdLengthMax: 36,
+  assetNameLengthMax: 16,
+  symbolLengthMax: 32,
+  ledgerScaleMax: 18,
+  precisionMax: 12,
+  leverageMax: 125,
+  /** Largest goodTillDate Binance accepts (9999-12-31T23:59:59Z). */
+  goodTillDateMax: 253402300799000,
+  /** A GTD order must live at least this long after placement (Binance: 600 s). */
+  goodTillDateMinAheadMs: 600_000,
+  pendingWithdrawalsPerAccountMax: 100,
+  withdrawRefLengthMax: 64,
+  depositRefLengthMax: 100,
+  feePpmMax: 100_000,
+  /** Ledger amounts stay well inside the exact range of a JS number. */
+  ledgerAmountMax: 2 ** 52,
+} as const

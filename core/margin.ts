@@ -1,0 +1,98 @@
+// Cross-margin arithmetic: what a sub-account's positions and open orders require, and what
+// it has available. Notionals are tick·lot products until the last step, where one multiply
+// by the market's quote units per tick·lot turns them into ledger units.
+
+import { abs, ceilDiv, max, mulDivCeil } from './arith.js'
+import type { PerpHolding, PerpMarket, Position, State, SubAccount } from './state.js'
+
+/** Notional of a position at the mark (its entry value before the market has a mark). */
+export function positionNotional(m: PerpMarket, p: Position): number {
+  return m.markPriceTicks > 0 ? abs(p.qtyLots) * m.markPriceTicks : abs(p.costTicksLots)
+}
+
+/** Unrealized PnL of a position, quote ledger units. */
+export function unrealizedPnl(m: PerpMarket, p: Position): number {
+  if (p.qtyLots === 0 || m.markPriceTicks === 0) return 0
+  return (p.qtyLots * m.markPriceTicks - p.costTicksLots) * m.quotePerTickLot
+}
+
+/** Extra resting exposure a candidate order would add, in lots and tick·lot notional. */
+export interface OrderDelta {
+  buyLots: number
+  buyNotional: number
+  sellLots: number
+  sellNotional: number
+}
+
+export const NO_DELTA: OrderDelta = Object.freeze({ buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 })
+
+/**
+ * Worst-case notional of a holding: its positions at the mark plus the open orders that
+ * could add to them. One-way mode counts the larger side, and orders that would only reduce
+ * the position count for nothing; hedge mode counts both opening sides.
+ */
+export function exposure(m: PerpMarket, h: PerpHolding, dualSide: boolean, d: OrderDelta): number {
+  const buyLots = h.buyLots + d.buyLots
+  const buyNotional = h.buyNotional + d.buyNotional
+  const sellLots = h.sellLots + d.sellLots
+  const sellNotional = h.sellNotional + d.sellNotional
+  if (dualSide) {
+    return positionNotional(m, h.long) + positionNotional(m, h.short) + buyNotional + sellNotional
+  }
+  const q = h.both.qtyLots
+  const buyExposure = q >= 0 ? buyNotional
+    : buyLots > -q ? mulDivCeil(buyNotional, buyLots + q, buyLots) : 0
+  const sellExposure = q <= 0 ? sellNotional
+    : sellLots > q ? mulDivCeil(sellNotional, sellLots - q, sellLots) : 0
+  return positionNotional(m, h.both) + max(buyExposure, sellExposure)
+}
+
+export function initialMargin(m: PerpMarket, exposureTicksLots: number, leverage: number): number {
+  return ceilDiv(exposureTicksLots * m.quotePerTickLot, leverage)
+}
+
+export function holdingPnl(m: PerpMarket, h: PerpHolding): number {
+  return unrealizedPnl(m, h.both) + unrealizedPnl(m, h.long) + unrealizedPnl(m, h.short)
+}
+
+export interface MarginView {
+  /** Perp wallet balance. */
+  wallet: number
+  unrealizedPnl: number
+  /** Initial margin of positions and open orders. */
+  initialMargin: number
+  /** wallet + unrealizedPnl - initialMargin; may be negative after prices move. */
+  available: number
+}
+
+/**
+ * The sub-account's margin, optionally as if `delta` were added to the orders of market
+ * `marketId` and its leverage were `leverage` (0: unchanged).
+ */
+export function marginView(
+  state: State, sub: SubAccount, marketId = -1, delta: OrderDelta = NO_DELTA, leverage = 0,
+): MarginView {
+  let pnl = 0
+  let im = 0
+  for (const h of sub.perp.values()) {
+    const m = state.markets[h.marketId] as PerpMarket
+    const target = h.marketId === marketId
+    const lev = target && leverage > 0 ? leverage : h.leverage
+    im += initialMargin(m, exposure(m, h, sub.dualSide, target ? delta : NO_DELTA), lev)
+    pnl += holdingPnl(m, h)
+  }
+  return { wallet: sub.perpWallet, unrealizedPnl: pnl, initialMargin: im, available: sub.perpWallet + pnl - im }
+}
+
+/** What may leave the perp wallet now: never more than the wallet, never past the margin. */
+export function maxWithdrawable(state: State, sub: SubAccount): number {
+  const v = marginView(state, sub)
+  return max(0, Math.min(v.wallet, v.available))
+}
+
+/** Largest position notional (ledger units) the market allows at a leverage. */
+export function maxNotionalAt(m: PerpMarket, leverage: number): number {
+  let cap = 0
+  for (const b of m.brackets) if (b.maxLeverage >= leverage && b.notionalCap > cap) cap = b.notionalCap
+  return cap
+}

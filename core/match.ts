@@ -1,0 +1,156 @@
+// Matching a taker against the book, price-time priority, with self-trade prevention and
+// reduce-only caps. `simulate` walks the book the same way without changing anything, so
+// FOK, market-order margin and market-buy holds know exactly what `sweep` will fill.
+
+import { max, min } from './arith.js'
+import type { Event } from './events.js'
+import { crosses } from './filters.js'
+import { LIMITS } from './limits.js'
+import { isClosing } from './records.js'
+import { retire, unrest } from './resting.js'
+import { settlePerpSide } from './settle.js'
+import { settleSpotSide } from './spot.js'
+import { positionOf, type Market, type Order, type Position, type State } from './state.js'
+
+/** Why a sweep stopped with lots left: the rest of the taker expires (or rests if 'DONE'). */
+export type SweepEnd = 'DONE' | 'STP' | 'CAPPED' | 'LIMIT'
+
+function closingPosition(o: Order): Position {
+  return positionOf(o.owner.perp.get(o.market.marketId)!, o.positionSide)
+}
+
+/** Lots a closing order may still fill before it would flip its position. */
+function reducible(p: Position, o: Order, pending: number): number {
+  const q = p.qtyLots + pending
+  return o.side === 'SELL' ? max(q, 0) : max(-q, 0)
+}
+
+export function sweep(state: State, m: Market, taker: Order, time: number, events: Event[]): SweepEnd {
+  const isBuy = taker.side === 'BUY'
+  const opp = m.book.side(!isBuy)
+  const limitPrice = taker.orderType === 'MARKET' ? 0 : taker.priceTicks
+  const perp = m.kind === 'PERP'
+  const takerCloses = perp && isClosing(taker)
+  let fills = 0
+  for (;;) {
+    const level = opp.best()
+    if (level === undefined) return 'DONE'
+    if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) return 'DONE'
+    let maker = level.head
+    while (maker !== null) {
+      const left = taker.origQtyLots - taker.executedQtyLots
+      if (left === 0) return 'DONE'
+      if (fills >= LIMITS.fillsPerCommandMax) return 'LIMIT'
+      const next = maker.next
+      if (maker.owner === taker.owner && taker.stp !== 'NONE') {
+        if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
+        if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
+        maker = next
+        continue
+      }
+      let lots = min(left, maker.origQtyLots - maker.executedQtyLots)
+      if (perp) {
+        if (isClosing(maker)) {
+          const cap = reducible(closingPosition(maker), maker, 0)
+          if (cap === 0) {
+            retire(maker, 'EXPIRED', 'EXPIRED', time, events)
+            maker = next
+            continue
+          }
+          lots = min(lots, cap)
+        }
+        if (takerCloses) {
+          const cap = reducible(closingPosition(taker), taker, 0)
+          if (cap === 0) return 'CAPPED'
+          lots = min(lots, cap)
+        }
+      }
+      level.qtyLots -= lots
+      fill(state, m, taker, maker, lots, level.priceTicks, time, events)
+      fills += 1
+      if (maker.executedQtyLots === maker.origQtyLots) {
+        unrest(maker)
+      } else if (perp && isClosing(maker) && reducible(closingPosition(maker), maker, 0) === 0) {
+        retire(maker, 'EXPIRED', 'EXPIRED', time, events)
+      }
+      maker = next
+    }
+  }
+}
+
+function fill(state: State, m: Market, taker: Order, maker: Order, lots: number, priceTicks: number,
+  time: number, events: Event[]): void {
+  const tradeId = m.nextTradeId++
+  const buyerIsMaker = maker.side === 'BUY'
+  m.lastPriceTicks = priceTicks
+  if (m.kind === 'PERP') {
+    m.markPriceTicks = priceTicks
+    const makerSide = settlePerpSide(state, m, maker, lots, priceTicks, true, time)
+    const takerSide = settlePerpSide(state, m, taker, lots, priceTicks, false, time)
+    events.push({ type: 'trade', marketId: m.marketId, tradeId, time, priceTicks, qtyLots: lots, buyerIsMaker,
+      maker: makerSide, taker: takerSide })
+  } else {
+    const makerSide = settleSpotSide(state, m, maker, lots, priceTicks, true, time)
+    const takerSide = settleSpotSide(state, m, taker, lots, priceTicks, false, time)
+    events.push({ type: 'spotTrade', marketId: m.marketId, tradeId, time, priceTicks, qtyLots: lots, buyerIsMaker,
+      maker: makerSide, taker: takerSide })
+  }
+}
+
+export interface Simulation {
+  /** Lots the taker would fill now. */
+  lots: number
+  /** Sum of price × lots over those fills, tick·lot units. */
+  notional: number
+}
+
+/** What `sweep` would fill for this (unlinked) taker, changing nothing. */
+export function simulate(m: Market, taker: Order): Simulation {
+  const isBuy = taker.side === 'BUY'
+  const opp = m.book.side(!isBuy)
+  const limitPrice = taker.orderType === 'MARKET' ? 0 : taker.priceTicks
+  const perp = m.kind === 'PERP'
+  // Positions move as fills happen; reduce-only caps must see the moves, so keep them aside.
+  const moved = perp ? new Map<Position, number>() : null
+  const takerHolding = perp ? taker.owner?.perp.get(m.marketId) : undefined
+  const takerPos = takerHolding ? positionOf(takerHolding, taker.positionSide) : null
+  const takerCloses = perp && isClosing(taker)
+  let lots = 0
+  let notional = 0
+  let fills = 0
+  const levels = opp.levels
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const level = levels[i]!
+    if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) break
+    for (let maker = level.head; maker !== null; maker = maker.next) {
+      const left = taker.origQtyLots - lots
+      if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
+      if (maker.owner === taker.owner && taker.stp !== 'NONE') {
+        if (taker.stp !== 'EXPIRE_MAKER') return { lots, notional }
+        continue
+      }
+      let take = min(left, maker.origQtyLots - maker.executedQtyLots)
+      let makerPos: Position | null = null
+      if (moved !== null) {
+        makerPos = positionOf(maker.owner.perp.get(m.marketId)!, maker.positionSide)
+        if (isClosing(maker)) {
+          const cap = reducible(makerPos, maker, moved.get(makerPos) ?? 0)
+          if (cap === 0) continue
+          take = min(take, cap)
+        }
+        if (takerCloses) {
+          const cap = takerPos === null ? 0 : reducible(takerPos, taker, moved.get(takerPos) ?? 0)
+          if (cap === 0) return { lots, notional }
+          take = min(take, cap)
+        }
+        const makerSigned = maker.side === 'BUY' ? take : -take
+        moved.set(makerPos, (moved.get(makerPos) ?? 0) + makerSigned)
+        if (takerPos !== null) moved.set(takerPos, (moved.get(takerPos) ?? 0) - makerSigned)
+      }
+      lots += take
+      notional += take * level.priceTicks
+      fills += 1
+    }
+  }
+  return { lots, notional }
+}

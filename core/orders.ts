@@ -1,0 +1,196 @@
+// Placing and canceling orders on perpetual and spot books: risk before matching
+// (filters, reduce-only, post-only, FOK, margin or balance), then the sweep, then the
+// remainder rests or expires. Every check runs before the first change.
+
+import { ensureHolding, ensureSpotBalance, findSub, spotBalance, validIssuer } from './accounts.js'
+import type { Code } from './codes.js'
+import type { CancelAll, CancelOrder, PlaceOrder } from './commands.js'
+import type { Event, Result } from './events.js'
+import { buildOrder, crosses, remaining } from './filters.js'
+import { LIMITS } from './limits.js'
+import { checkOrderMargin } from './risk.js'
+import { simulate, sweep, type SweepEnd } from './match.js'
+import { isClosing, orderEvent } from './records.js'
+import { accept, reject } from './results.js'
+import { pushSpotBalanceEvent, releaseSpotLock, rest, retire } from './resting.js'
+import { lockFor, lockSpot } from './spot.js'
+import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
+
+export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
+  const sub = findSub(state, cmd)
+  const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
+  if (typeof o === 'string') return reject(o)
+  if (sub === undefined) return reject(m.kind === 'PERP' ? 'MARGIN_INSUFFICIENT' : 'BALANCE_INSUFFICIENT')
+  o.owner = sub
+  const limitCode = checkOrderLimits(m, sub, o)
+  if (limitCode) return reject(limitCode)
+  return m.kind === 'PERP' ? placePerp(state, m, sub, o, time) : placeSpot(state, m, sub, o, time)
+}
+
+/** Room for the order to rest, should it: per account, per market, per book, per side. */
+function checkOrderLimits(m: Market, sub: SubAccount, o: Order): Code | null {
+  if (o.timeInForce === 'IOC' || o.timeInForce === 'FOK') return null
+  if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
+  if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
+  if (m.book.orders.size >= LIMITS.ordersPerBookMax) return 'TOO_MANY_ORDERS'
+  if (!m.book.side(o.side === 'BUY').canAddLevel(o.priceTicks)) return 'TOO_MANY_ORDERS'
+  return null
+}
+
+function wouldTake(m: Market, o: Order): boolean {
+  const best = m.book.side(o.side !== 'BUY').best()
+  return best !== undefined && crosses(o.side === 'BUY', o.priceTicks, best.priceTicks)
+}
+
+/** Reference price for a market order's notional: the mark, else the touch. */
+function marketNotionalOk(m: Market, o: Order): boolean {
+  if (o.reduceOnly) return true
+  const ref = (m.kind === 'PERP' && m.markPriceTicks > 0) ? m.markPriceTicks
+    : m.book.side(o.side !== 'BUY').best()?.priceTicks ?? 0
+  return ref === 0 || o.origQtyLots * ref * m.quotePerTickLot >= m.minNotional
+}
+
+/** Checks shared by both kinds that depend on the book: post-only, FOK, market notional. */
+function checkAgainstBook(m: Market, o: Order): Code | null {
+  if (o.timeInForce === 'GTX' && wouldTake(m, o)) return 'POST_ONLY_WOULD_TAKE'
+  if (o.orderType === 'MARKET' && !marketNotionalOk(m, o)) return 'NOTIONAL_TOO_SMALL'
+  if (o.timeInForce === 'FOK' && simulate(m, o).lots < o.origQtyLots) return 'FOK_UNFILLED'
+  return null
+}
+
+function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number): Result {
+  const closing = isClosing(o)
+  if (closing) {
+    const h = sub.perp.get(m.marketId)
+    const q = h ? positionOf(h, o.positionSide).qtyLots : 0
+    const reducible = o.side === 'SELL' ? q : -q
+    if (o.origQtyLots > reducible) return reject('REDUCE_ONLY_REJECTED')
+  }
+  const bookCode = checkAgainstBook(m, o)
+  if (bookCode) return reject(bookCode)
+  if (!closing) {
+    let lots = o.origQtyLots
+    let notional = lots * o.priceTicks
+    if (o.orderType === 'MARKET') {
+      const sim = simulate(m, o)
+      lots = sim.lots
+      notional = sim.notional
+    }
+    const marginCode = checkOrderMargin(state, sub, m, o.side, lots, notional)
+    if (marginCode) return reject(marginCode)
+  }
+  ensureHolding(sub, m)
+  o.marginCounted = !closing
+  const events = open(m, o)
+  finish(state, o, sweep(state, m, o, time, events), time, events)
+  return accept(events)
+}
+
+function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number): Result {
+  const bookCode = checkAgainstBook(m, o)
+  if (bookCode) return reject(bookCode)
+  let lock: number
+  if (o.orderType === 'MARKET' && o.side === 'BUY') {
+    lock = simulate(m, o).notional * m.quotePerTickLot
+  } else {
+    lock = lockFor(m, o, o.origQtyLots, o.priceTicks)
+  }
+  const held = o.side === 'BUY' ? m.quote : m.base
+  if (spotBalance(sub, held).free < lock) return reject('BALANCE_INSUFFICIENT')
+  ensureSpotBalance(sub, m.base)
+  ensureSpotBalance(sub, m.quote)
+  lockSpot(o, lock)
+  const events = open(m, o)
+  pushSpotBalanceEvent(o, time, events)
+  finish(state, o, sweep(state, m, o, time, events), time, events)
+  return accept(events)
+}
+
+/** Gives the accepted order its ids and reports it NEW. */
+function open(m: Market, o: Order): Event[] {
+  o.orderId = m.nextOrderId++
+  if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o)
+  return [orderEvent(o, 'NEW')]
+}
+
+/** A deterministic id for orders sent without one, never equal to an open order's. */
+function generatedClientId(m: Market, o: Order): string {
+  let id = 'x-' + m.marketId + '-' + o.orderId
+  for (let n = 1; o.owner.orders.has(id); n++) id = 'x-' + m.marketId + '-' + o.orderId + '-' + n
+  return id
+}
+
+/** After the sweep: rest the remainder, or expire it and release what it held. */
+function finish(state: State, o: Order, end: SweepEnd, time: number, events: Event[]): void {
+  if (remaining(o) === 0) {
+    if (o.lockedRemaining > 0) {
+      releaseSpotLock(o)
+      pushSpotBalanceEvent(o, time, events)
+    }
+    return
+  }
+  const rests = end === 'DONE' && o.orderType !== 'MARKET' && o.timeInForce !== 'IOC' && o.timeInForce !== 'FOK'
+  if (rests) {
+    rest(state, o)
+    return
+  }
+  o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
+  o.updateTime = time
+  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH'))
+  if (o.lockedRemaining > 0) {
+    releaseSpotLock(o)
+    pushSpotBalanceEvent(o, time, events)
+  }
+}
+
+
+function findOrder(m: Market, sub: SubAccount, cmd: CancelOrder): Order | undefined {
+  const o = cmd.orderId !== undefined ? m.book.orders.get(cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
+  if (o === undefined || o.owner !== sub || o.market !== m) return undefined
+  if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return undefined
+  return o
+}
+
+export function cancelOrder(state: State, cmd: CancelOrder, time: number): Result {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return reject('ORDER_ID_REQUIRED')
+  const r = cmd.restriction
+  if (r !== undefined && r !== 'ONLY_NEW' && r !== 'ONLY_PARTIALLY_FILLED') return reject('CANCEL_RESTRICTION_INVALID')
+  const sub = findSub(state, cmd)
+  const o = sub && findOrder(m, sub, cmd)
+  if (o === undefined) return reject('ORDER_UNKNOWN')
+  if (r === 'ONLY_NEW' && o.status !== 'NEW') return reject('CANCEL_RESTRICTED')
+  if (r === 'ONLY_PARTIALLY_FILLED' && o.status !== 'PARTIALLY_FILLED') return reject('CANCEL_RESTRICTED')
+  const events: Event[] = []
+  retire(o, 'CANCELED', 'CANCELED', time, events)
+  return accept(events)
+}
+
+export function cancelAll(state: State, cmd: CancelAll, time: number): Result {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  const sub = findSub(state, cmd)
+  const events: Event[] = []
+  if (sub === undefined || !sub.openByMarket.has(m.marketId)) return accept(events)
+  const mine: Order[] = []
+  for (const o of sub.orders.values()) if (o.market === m) mine.push(o)
+  for (const o of mine) retire(o, 'CANCELED', 'CANCELED', time, events)
+  return accept(events)
+}
+
+/** Expires every GTD order whose goodTillDate has passed (run by Tick). */
+export function expireGoodTillDate(state: State, time: number, events: Event[]): void {
+  const q = state.gtd
+  for (let top = q.peek(); top !== undefined && top.goodTillDate <= time; top = q.peek()) {
+    q.pop()
+    const o = state.markets[top.marketId]!.book.orders.get(top.orderId)
+    if (o !== undefined && o.goodTillDate === top.goodTillDate) retire(o, 'EXPIRED', 'EXPIRED', time, events)
+  }
+}

@@ -1,0 +1,88 @@
+// The life of an order in the book: resting it (book, account index, margin or balance
+// held, GTD queue) and retiring it (the reverse), so every exit path releases the same way.
+
+import { assert } from './assert.js'
+import type { Event, ExecType, OrderStatus } from './events.js'
+import { ensureHolding, ensureSpotBalance } from './accounts.js'
+import { orderEvent } from './records.js'
+import type { Order, PerpMarket, State } from './state.js'
+
+export function rest(state: State, o: Order): void {
+  const m = o.market
+  m.book.insert(o)
+  o.owner.orders.set(o.clientOrderId, o)
+  countOpen(o, 1)
+  if (m.kind === 'PERP' && o.marginCounted) addMarginLots(ensureHolding(o.owner, m), o, o.origQtyLots - o.executedQtyLots)
+  if (o.goodTillDate > 0) state.gtd.push({ goodTillDate: o.goodTillDate, marketId: m.marketId, orderId: o.orderId })
+}
+
+function countOpen(o: Order, by: number): void {
+  const map = o.owner.openByMarket
+  const id = o.market.marketId
+  const n = (map.get(id) ?? 0) + by
+  assert(n >= 0, 'negative open order count')
+  if (n === 0) map.delete(id)
+  else map.set(id, n)
+}
+
+/** Adds (or with negative lots removes) resting lots to the holding's margin aggregates. */
+export function addMarginLots(h: { buyLots: number; buyNotional: number; sellLots: number; sellNotional: number },
+  o: Order, lots: number): void {
+  if (o.side === 'BUY') {
+    h.buyLots += lots
+    h.buyNotional += lots * o.priceTicks
+  } else {
+    h.sellLots += lots
+    h.sellNotional += lots * o.priceTicks
+  }
+}
+
+/** Removes a resting order from the book and the account, releasing what it held. */
+export function unrest(o: Order): void {
+  const m = o.market
+  const left = o.origQtyLots - o.executedQtyLots
+  m.book.delete(o)
+  const deleted = o.owner.orders.delete(o.clientOrderId)
+  assert(deleted, 'resting order missing from its account')
+  countOpen(o, -1)
+  if (m.kind === 'PERP') {
+    if (o.marginCounted) addMarginLots(o.owner.perp.get(m.marketId)!, o, -left)
+  } else if (o.lockedRemaining > 0) {
+    releaseSpotLock(o)
+  }
+}
+
+/** Returns a spot order's remaining lock to free balance. */
+export function releaseSpotLock(o: Order): void {
+  const asset = o.side === 'BUY' ? o.market.quote : o.market.base
+  const b = ensureSpotBalance(o.owner, asset)
+  b.locked -= o.lockedRemaining
+  b.free += o.lockedRemaining
+  assert(b.locked >= 0, 'negative locked balance')
+  o.lockedRemaining = 0
+}
+
+/** Ends a resting order (cancel, expiry, self-trade prevention) and reports it. */
+export function retire(o: Order, status: OrderStatus, execType: ExecType, time: number, events: Event[]): void {
+  const released = o.market.kind === 'SPOT' ? o.lockedRemaining : 0
+  unrest(o)
+  o.status = status
+  o.updateTime = time
+  events.push(orderEvent(o, execType))
+  if (released > 0) pushSpotBalanceEvent(o, time, events)
+}
+
+/** Reports the balance an order locks or releases (quote for buys, base for sells). */
+export function pushSpotBalanceEvent(o: Order, time: number, events: Event[]): void {
+  const asset = o.side === 'BUY' ? o.market.quote : o.market.base
+  const b = ensureSpotBalance(o.owner, asset)
+  events.push({
+    type: 'balance', account: o.owner.address, sub: o.owner.sub, wallet: 'SPOT', asset,
+    free: b.free, locked: b.locked, delta: 0, reason: 'ORDER', time,
+  })
+}
+
+export function marketOf(state: State, marketId: number): PerpMarket | undefined {
+  const m = state.markets[marketId]
+  return m && m.kind === 'PERP' ? m : undefined
+}

@@ -1,0 +1,71 @@
+// Settlement of one perpetual fill for one side: position, entry cost, realized PnL, fee,
+// wallet, open interest. Rounding favors the exchange: the cost removed from a position
+// on a partial close rounds so the realized PnL rounds down, and fees round up.
+
+import { abs, min, mulDivCeil } from './arith.js'
+import { assertSafe } from './assert.js'
+import { ensureHolding } from './accounts.js'
+import type { PerpFillSide } from './events.js'
+import { addMarginLots } from './resting.js'
+import { addTo, positionOf, type Order, type PerpMarket, type Position, type State } from './state.js'
+
+const PPM = 1_000_000
+
+/** Moves a position by a signed fill; returns the realized PnL in tick·lot units. */
+export function movePosition(p: Position, signedLots: number, priceTicks: number): number {
+  let pnl = 0
+  let open = signedLots
+  if (p.qtyLots !== 0 && (p.qtyLots > 0) !== (signedLots > 0)) {
+    const closeLots = min(abs(signedLots), abs(p.qtyLots))
+    const dir = p.qtyLots > 0 ? 1 : -1
+    const removed = p.qtyLots === dir * closeLots
+      ? p.costTicksLots
+      : mulDivCeil(p.costTicksLots, closeLots, abs(p.qtyLots))
+    pnl = dir * closeLots * priceTicks - removed
+    p.qtyLots -= dir * closeLots
+    p.costTicksLots -= removed
+    open = signedLots + dir * closeLots
+  }
+  if (open !== 0) {
+    p.qtyLots += open
+    p.costTicksLots += open * priceTicks
+  }
+  assertSafe(p.costTicksLots, 'position cost')
+  return pnl
+}
+
+/** Long lots of a position (what it adds to open interest). */
+function longLots(p: Position): number {
+  return p.qtyLots > 0 ? p.qtyLots : 0
+}
+
+/** Settles one side of a fill; for a maker the caller has taken the lots out of its level. */
+export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: number, priceTicks: number,
+  isMaker: boolean, time: number): PerpFillSide {
+  const sub = o.owner
+  const h = ensureHolding(sub, m)
+  const p = positionOf(h, o.positionSide)
+  const longBefore = longLots(p)
+  const pnl = movePosition(p, o.side === 'BUY' ? lots : -lots, priceTicks) * m.quotePerTickLot
+  p.updateTime = time
+  m.openInterestLots += longLots(p) - longBefore
+
+  const notional = lots * priceTicks * m.quotePerTickLot
+  const fee = mulDivCeil(notional, isMaker ? m.makerFeePpm : m.takerFeePpm, PPM)
+  sub.perpWallet = assertSafe(sub.perpWallet + pnl - fee, 'perp wallet')
+  if (fee !== 0) addTo(state.fees, m.quote, fee)
+
+  o.executedQtyLots += lots
+  o.cumQuoteTicksLots += lots * priceTicks
+  o.updateTime = time
+  if (isMaker && o.marginCounted) addMarginLots(h, o, -lots)
+  o.status = o.executedQtyLots === o.origQtyLots ? 'FILLED' : 'PARTIALLY_FILLED'
+
+  return {
+    account: sub.address, sub: sub.sub, orderId: o.orderId, clientOrderId: o.clientOrderId,
+    side: o.side, positionSide: o.positionSide,
+    executedQtyLots: o.executedQtyLots, cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status,
+    fee, realizedPnl: pnl, positionQtyLots: p.qtyLots, positionCostTicksLots: p.costTicksLots,
+    wallet: sub.perpWallet,
+  }
+}

@@ -1,0 +1,124 @@
+// Snapshot of the whole state at an exact seq, as msgpack bytes. Restoring it gives the same
+// state root and the same results for every later command: books keep their FIFO order and
+// each account's open orders keep their placement order.
+
+import { Packr } from 'msgpackr'
+import { assert } from './assert.js'
+import { Book } from './book.js'
+import type { Bracket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
+import type { OrderStatus, WithdrawalStatus } from './events.js'
+import { addMarginLots } from './resting.js'
+import {
+  createState, newSubAccount,
+  type Market, type Order, type PerpHolding, type Position, type State, type SubAccount, type Withdrawal,
+} from './state.js'
+
+const VERSION = 1
+const packr = new Packr({ useRecords: false })
+
+type PositionTuple = [number, number, number]
+type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
+  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number]
+
+const posTuple = (p: Position): PositionTuple => [p.qtyLots, p.costTicksLots, p.updateTime]
+const fromPos = (t: PositionTuple): Position => ({ qtyLots: t[0], costTicksLots: t[1], updateTime: t[2] })
+
+function orderTuple(o: Order): OrderTuple {
+  return [o.orderId, o.owner.address, o.owner.sub, o.clientOrderId, o.side, o.orderType, o.timeInForce, o.priceTicks,
+    o.origQtyLots, o.executedQtyLots, o.cumQuoteTicksLots, o.status, o.positionSide, o.reduceOnly, o.stp,
+    o.goodTillDate, o.time, o.updateTime, o.marginCounted, o.lockedRemaining]
+}
+
+function marketData(m: Market): Record<string, unknown> {
+  const { book, ...rest } = m
+  const orders: OrderTuple[] = []
+  // Worst level to best, each level head to tail: re-adding in this order rebuilds FIFO.
+  for (const side of [book.bids, book.asks]) {
+    for (const level of side.levels) for (let o = level.head; o; o = o.next) orders.push(orderTuple(o))
+  }
+  return { ...rest, orders }
+}
+
+function subData(s: SubAccount): unknown[] {
+  const holdings = [...s.perp.values()].map((h) => [h.marketId, h.leverage, posTuple(h.both), posTuple(h.long), posTuple(h.short)])
+  const spot = [...s.spot].map(([asset, b]) => [asset, b.free, b.locked])
+  const orders = [...s.orders.values()].map((o) => [o.market.marketId, o.orderId])
+  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders]
+}
+
+export function encodeSnapshot(state: State): Uint8Array {
+  const accounts = [...state.accounts.values()].map((a) => [a.address, a.subs.filter((s) => s !== undefined).map((s) => subData(s!))])
+  return packr.pack([
+    VERSION, state.seq, state.time, [...state.assets.values()].map((a) => [a.name, a.scale]),
+    state.markets.filter((m) => m !== undefined).map(marketData), accounts,
+    [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
+    [...state.fees], [...state.deposited], [...state.withdrawn],
+  ])
+}
+
+export function decodeSnapshot(bytes: Uint8Array): State {
+  const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn] =
+    packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
+      string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][]]
+  assert(version === VERSION, `snapshot version ${version} unknown`)
+  const state = createState()
+  state.seq = seq
+  state.time = time
+  for (const [name, scale] of assets) state.assets.set(name, { name, scale })
+  for (const [address, subs] of accounts) {
+    const account = { address, subs: [] as (SubAccount | undefined)[] }
+    state.accounts.set(address, account)
+    for (const [sub, perpWallet, dualSide, pending, spot, holdings] of subs as [number, number, boolean, number,
+      [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple][]][]) {
+      const s = newSubAccount(address, sub)
+      Object.assign(s, { perpWallet, dualSide, pendingWithdrawals: pending })
+      for (const [asset, free, locked] of spot) s.spot.set(asset, { free, locked })
+      for (const [marketId, leverage, both, long, short] of holdings) {
+        const h: PerpHolding = { marketId, leverage, both: fromPos(both), long: fromPos(long), short: fromPos(short),
+          buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
+        s.perp.set(marketId, h)
+      }
+      account.subs[sub] = s
+    }
+  }
+  for (const data of markets) restoreMarket(state, data)
+  // Account order indexes in their original placement order.
+  for (const [address, subs] of accounts) {
+    for (const sd of subs) {
+      const s = state.accounts.get(address)!.subs[sd[0] as number]!
+      for (const [marketId, orderId] of sd[6] as [number, number][]) {
+        const o = state.markets[marketId]!.book.orders.get(orderId)
+        assert(o !== undefined, 'snapshot order missing from its book')
+        s.orders.set(o.clientOrderId, o)
+        s.openByMarket.set(marketId, (s.openByMarket.get(marketId) ?? 0) + 1)
+        if (o.marginCounted) addMarginLots(s.perp.get(marketId)!, o, o.origQtyLots - o.executedQtyLots)
+        if (o.goodTillDate > 0) state.gtd.push({ goodTillDate: o.goodTillDate, marketId, orderId })
+      }
+    }
+  }
+  for (const ref of refs) state.depositRefs.add(ref)
+  for (const w of withdrawals) state.withdrawals.set(w.withdrawalId, { ...w, status: w.status as WithdrawalStatus })
+  state.nextWithdrawalId = nextWithdrawalId
+  for (const [a, n] of fees) state.fees.set(a, n)
+  for (const [a, n] of deposited) state.deposited.set(a, n)
+  for (const [a, n] of withdrawn) state.withdrawn.set(a, n)
+  return state
+}
+
+function restoreMarket(state: State, data: Record<string, unknown>): void {
+  const { orders, ...fields } = data as { orders: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
+  const m = { ...fields, book: new Book() } as unknown as Market
+  state.markets[m.marketId] = m
+  state.marketsBySymbol.set(m.symbol, m)
+  for (const t of orders) {
+    const owner = state.accounts.get(t[1])?.subs[t[2]]
+    assert(owner !== undefined, 'snapshot order without its account')
+    const o: Order = {
+      orderId: t[0], market: m, owner, clientOrderId: t[3], side: t[4], orderType: t[5], timeInForce: t[6],
+      priceTicks: t[7], origQtyLots: t[8], executedQtyLots: t[9], cumQuoteTicksLots: t[10], status: t[11],
+      positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
+      marginCounted: t[18], lockedRemaining: t[19], prev: null, next: null,
+    }
+    m.book.insert(o)
+  }
+}

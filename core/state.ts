@@ -1,0 +1,215 @@
+// The exchange state the core mutates. Everything here is reachable from the log alone and
+// is covered by the state root and the snapshot.
+
+import type { Bracket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
+import type { OrderStatus, WithdrawalStatus } from './events.js'
+import { Book } from './book.js'
+import { GtdQueue } from './gtd.js'
+
+export interface Asset {
+  name: string
+  scale: number
+}
+
+interface MarketCommon {
+  marketId: number
+  symbol: string
+  base: string
+  quote: string
+  status: MarketStatus
+  pricePrecision: number
+  quantityPrecision: number
+  tickSize: number
+  stepSize: number
+  minPriceTicks: number
+  maxPriceTicks: number
+  minQtyLots: number
+  maxQtyLots: number
+  marketMaxQtyLots: number
+  minNotional: number
+  makerFeePpm: number
+  takerFeePpm: number
+  /** Quote ledger units of one tick × one lot: notional = priceTicks × qtyLots × this. */
+  quotePerTickLot: number
+  /** Base ledger units of one lot. */
+  basePerLot: number
+  nextOrderId: number
+  nextTradeId: number
+  lastPriceTicks: number
+  book: Book
+}
+
+export interface PerpMarket extends MarketCommon {
+  kind: 'PERP'
+  pair: string
+  brackets: Bracket[]
+  maxLeverage: number
+  defaultLeverage: number
+  /** Price positions are valued at. Until the price issue lands: the last trade price. */
+  markPriceTicks: number
+  /** Sum of long position lots across accounts. */
+  openInterestLots: number
+}
+
+export interface SpotMarket extends MarketCommon {
+  kind: 'SPOT'
+}
+
+export type Market = PerpMarket | SpotMarket
+
+export interface Order {
+  orderId: number
+  market: Market
+  owner: SubAccount
+  clientOrderId: string
+  side: Side
+  orderType: OrderType
+  timeInForce: TimeInForce
+  priceTicks: number
+  origQtyLots: number
+  executedQtyLots: number
+  cumQuoteTicksLots: number
+  status: OrderStatus
+  positionSide: PositionSide
+  reduceOnly: boolean
+  stp: StpMode
+  goodTillDate: number
+  time: number
+  updateTime: number
+  /** Perp: whether the resting remainder counts toward order margin. */
+  marginCounted: boolean
+  /** Spot: ledger units still locked for the resting remainder (quote for buys, base for sells). */
+  lockedRemaining: number
+  // Intrusive FIFO links inside the order's price level.
+  prev: Order | null
+  next: Order | null
+}
+
+export interface Position {
+  /** Signed lots: positive long, negative short. LONG and SHORT sides keep their sign. */
+  qtyLots: number
+  /** Signed sum of entry price × qty still open, tick·lot units, same sign as qtyLots. */
+  costTicksLots: number
+  updateTime: number
+}
+
+/** One sub-account's standing in one perpetual market. */
+export interface PerpHolding {
+  marketId: number
+  leverage: number
+  both: Position
+  long: Position
+  short: Position
+  /** Resting non-reducing orders that need margin: lots and tick·lot notional per side. */
+  buyLots: number
+  buyNotional: number
+  sellLots: number
+  sellNotional: number
+}
+
+export interface SpotBalance {
+  free: number
+  locked: number
+}
+
+export interface SubAccount {
+  address: string
+  sub: number
+  spot: Map<string, SpotBalance>
+  /** Perp wallet in the quote asset, ledger units. */
+  perpWallet: number
+  dualSide: boolean
+  /** Perp holdings by marketId, in the order they were first used. */
+  perp: Map<number, PerpHolding>
+  /** Open orders by clientOrderId, across all markets, in placement order. */
+  orders: Map<string, Order>
+  /** Count of open orders per marketId. */
+  openByMarket: Map<number, number>
+  pendingWithdrawals: number
+}
+
+export interface Account {
+  address: string
+  subs: (SubAccount | undefined)[]
+}
+
+export interface Withdrawal {
+  withdrawalId: number
+  account: string
+  sub: number
+  asset: string
+  amount: number
+  address: string
+  withdrawOrderId: string
+  status: WithdrawalStatus
+  txId: string
+  applyTime: number
+}
+
+export interface State {
+  seq: number
+  time: number
+  assets: Map<string, Asset>
+  markets: Market[]
+  marketsBySymbol: Map<string, Market>
+  accounts: Map<string, Account>
+  depositRefs: Set<string>
+  withdrawals: Map<number, Withdrawal>
+  nextWithdrawalId: number
+  /** Fees collected per asset, ledger units. */
+  fees: Map<string, number>
+  deposited: Map<string, number>
+  withdrawn: Map<string, number>
+  gtd: GtdQueue
+}
+
+export function createState(): State {
+  return {
+    seq: 0,
+    time: 0,
+    assets: new Map(),
+    markets: [],
+    marketsBySymbol: new Map(),
+    accounts: new Map(),
+    depositRefs: new Set(),
+    withdrawals: new Map(),
+    nextWithdrawalId: 1,
+    fees: new Map(),
+    deposited: new Map(),
+    withdrawn: new Map(),
+    gtd: new GtdQueue(),
+  }
+}
+
+export function newPosition(): Position {
+  return { qtyLots: 0, costTicksLots: 0, updateTime: 0 }
+}
+
+export function newHolding(marketId: number, leverage: number): PerpHolding {
+  return {
+    marketId, leverage,
+    both: newPosition(), long: newPosition(), short: newPosition(),
+    buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0,
+  }
+}
+
+export function newSubAccount(address: string, sub: number): SubAccount {
+  return {
+    address, sub,
+    spot: new Map(),
+    perpWallet: 0,
+    dualSide: false,
+    perp: new Map(),
+    orders: new Map(),
+    openByMarket: new Map(),
+    pendingWithdrawals: 0,
+  }
+}
+
+export function positionOf(h: PerpHolding, side: PositionSide): Position {
+  return side === 'BOTH' ? h.both : side === 'LONG' ? h.long : h.short
+}
+
+export function addTo(map: Map<string, number>, key: string, delta: number): void {
+  map.set(key, (map.get(key) ?? 0) + delta)
+}

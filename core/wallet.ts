@@ -1,0 +1,154 @@
+// Deposits, spot ⇄ perp transfers of the quote asset, and withdrawals (debit on request,
+// then complete or refund). Deposits are idempotent by their chain reference.
+
+import { ensureSpotBalance, ensureSub, findSub, spotBalance, validIssuer } from './accounts.js'
+import type { Deposit, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
+import type { Event, Result, WithdrawalEvent } from './events.js'
+import { LIMITS } from './limits.js'
+import { maxWithdrawable } from './margin.js'
+import { accept, reject } from './results.js'
+import { addTo, type State, type Withdrawal } from './state.js'
+
+function validAmount(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 && n <= LIMITS.ledgerAmountMax
+}
+
+/** The asset perpetual margin is held in: the quote of the perp markets. */
+export function marginAsset(state: State): string | undefined {
+  for (const m of state.markets) if (m?.kind === 'PERP') return m.quote
+  return undefined
+}
+
+export function deposit(state: State, cmd: Deposit, time: number): Result {
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
+  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
+  if (typeof cmd.ref !== 'string' || cmd.ref.length === 0 || cmd.ref.length > LIMITS.depositRefLengthMax) {
+    return reject('COMMAND_INVALID')
+  }
+  if (state.depositRefs.has(cmd.ref)) return reject('DEPOSIT_DUPLICATE')
+  if (cmd.wallet !== 'SPOT' && cmd.wallet !== 'PERP') return reject('COMMAND_INVALID')
+  if (cmd.wallet === 'PERP' && cmd.asset !== marginAsset(state)) return reject('ASSET_UNKNOWN')
+  const existing = findSub(state, cmd)
+  const before = cmd.wallet === 'PERP' ? (existing?.perpWallet ?? 0) : spotBalance(existing, cmd.asset).free
+  if (before + cmd.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
+
+  const sub = ensureSub(state, cmd)
+  state.depositRefs.add(cmd.ref)
+  addTo(state.deposited, cmd.asset, cmd.amount)
+  let free: number
+  let locked = 0
+  if (cmd.wallet === 'PERP') {
+    sub.perpWallet += cmd.amount
+    free = sub.perpWallet
+  } else {
+    const b = ensureSpotBalance(sub, cmd.asset)
+    b.free += cmd.amount
+    free = b.free
+    locked = b.locked
+  }
+  return accept([
+    { type: 'deposit', account: sub.address, sub: sub.sub, asset: cmd.asset, amount: cmd.amount,
+      wallet: cmd.wallet, ref: cmd.ref, time },
+    { type: 'balance', account: sub.address, sub: sub.sub, wallet: cmd.wallet, asset: cmd.asset,
+      free, locked, delta: cmd.amount, reason: 'DEPOSIT', time },
+  ])
+}
+
+export function transfer(state: State, cmd: Transfer, time: number): Result {
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
+  if (cmd.direction !== 'SPOT_TO_PERP' && cmd.direction !== 'PERP_TO_SPOT') return reject('COMMAND_INVALID')
+  const asset = marginAsset(state)
+  if (asset === undefined) return reject('ASSET_UNKNOWN')
+  const sub = findSub(state, cmd)
+  if (sub === undefined) return reject('BALANCE_INSUFFICIENT')
+  const spot = spotBalance(sub, asset)
+  const toPerp = cmd.direction === 'SPOT_TO_PERP'
+  if (toPerp ? spot.free < cmd.amount : maxWithdrawable(state, sub) < cmd.amount) return reject('BALANCE_INSUFFICIENT')
+  if ((toPerp ? sub.perpWallet : spot.free) + cmd.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
+
+  const b = ensureSpotBalance(sub, asset)
+  const signed = toPerp ? cmd.amount : -cmd.amount
+  b.free -= signed
+  sub.perpWallet += signed
+  return accept([
+    { type: 'transfer', account: sub.address, sub: sub.sub, direction: cmd.direction, asset, amount: cmd.amount,
+      spotBalance: b.free, perpBalance: sub.perpWallet, time },
+    { type: 'balance', account: sub.address, sub: sub.sub, wallet: 'SPOT', asset, free: b.free, locked: b.locked,
+      delta: -signed, reason: 'TRANSFER', time },
+    { type: 'balance', account: sub.address, sub: sub.sub, wallet: 'PERP', asset, free: sub.perpWallet, locked: 0,
+      delta: signed, reason: 'TRANSFER', time },
+  ])
+}
+
+function withdrawalEvent(w: Withdrawal, reason: string, time: number): WithdrawalEvent {
+  return {
+    type: 'withdrawal', withdrawalId: w.withdrawalId, account: w.account, sub: w.sub, asset: w.asset,
+    amount: w.amount, address: w.address, withdrawOrderId: w.withdrawOrderId, status: w.status,
+    txId: w.txId, reason, applyTime: w.applyTime, time,
+  }
+}
+
+export function requestWithdrawal(state: State, cmd: WithdrawalRequest, time: number): Result {
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
+  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
+  if (typeof cmd.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(cmd.address)) return reject('COMMAND_INVALID')
+  const woid = cmd.withdrawOrderId ?? ''
+  if (typeof woid !== 'string' || woid.length > LIMITS.withdrawRefLengthMax) return reject('COMMAND_INVALID')
+  const sub = findSub(state, cmd)
+  if (sub === undefined || spotBalance(sub, cmd.asset).free < cmd.amount) return reject('BALANCE_INSUFFICIENT')
+  if (sub.pendingWithdrawals >= LIMITS.pendingWithdrawalsPerAccountMax) return reject('LIMIT_REACHED')
+
+  const b = ensureSpotBalance(sub, cmd.asset)
+  b.free -= cmd.amount
+  sub.pendingWithdrawals += 1
+  const w: Withdrawal = {
+    withdrawalId: state.nextWithdrawalId++, account: sub.address, sub: sub.sub, asset: cmd.asset,
+    amount: cmd.amount, address: cmd.address, withdrawOrderId: woid, status: 'PROCESSING', txId: '', applyTime: time,
+  }
+  state.withdrawals.set(w.withdrawalId, w)
+  const result = accept([
+    withdrawalEvent(w, '', time),
+    { type: 'balance', account: sub.address, sub: sub.sub, wallet: 'SPOT', asset: cmd.asset, free: b.free,
+      locked: b.locked, delta: -cmd.amount, reason: 'WITHDRAW', time },
+  ])
+  result.withdrawalId = w.withdrawalId
+  return result
+}
+
+function pendingWithdrawal(state: State, id: number): Withdrawal | undefined {
+  const w = state.withdrawals.get(id)
+  return w && w.status === 'PROCESSING' ? w : undefined
+}
+
+export function completeWithdrawal(state: State, cmd: WithdrawalComplete, time: number): Result {
+  const w = pendingWithdrawal(state, cmd.withdrawalId)
+  if (w === undefined) return reject('WITHDRAWAL_UNKNOWN')
+  if (typeof cmd.txId !== 'string' || cmd.txId.length === 0 || cmd.txId.length > 100) return reject('COMMAND_INVALID')
+  w.status = 'COMPLETED'
+  w.txId = cmd.txId
+  state.withdrawals.delete(w.withdrawalId)
+  ensureSub(state, w).pendingWithdrawals -= 1
+  addTo(state.withdrawn, w.asset, w.amount)
+  return accept([withdrawalEvent(w, '', time)])
+}
+
+export function failWithdrawal(state: State, cmd: WithdrawalFail, time: number): Result {
+  const w = pendingWithdrawal(state, cmd.withdrawalId)
+  if (w === undefined) return reject('WITHDRAWAL_UNKNOWN')
+  const sub = ensureSub(state, w)
+  const b = ensureSpotBalance(sub, w.asset)
+  if (b.free + w.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
+  w.status = 'FAILED'
+  state.withdrawals.delete(w.withdrawalId)
+  sub.pendingWithdrawals -= 1
+  b.free += w.amount
+  const events: Event[] = [
+    withdrawalEvent(w, String(cmd.reason ?? '').slice(0, 200), time),
+    { type: 'balance', account: sub.address, sub: sub.sub, wallet: 'SPOT', asset: w.asset, free: b.free,
+      locked: b.locked, delta: w.amount, reason: 'WITHDRAW_REJECT', time },
+  ]
+  return accept(events)
+}
