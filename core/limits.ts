@@ -31,4 +31,18 @@ export const LIMITS = {
   feePpmMax: 100_000,
   /** Ledger amounts stay well inside the exact range of a JS number. */
   ledgerAmountMax: 2 ** 52,
+
+  // Replication layer (replica/), stated here so every bound lives in one place.
+  /** Commands waiting for the sequencer; past this, submitters are told it is overloaded. */
+  ingressQueueMax: 100_000,
+  /** Commands in one group commit. */
+  batchMax: 4_096,
+  /** Encoded size of one command, bytes. */
+  commandBytesMax: 16_384,
+  /** Entries in one replication message. */
+  replicationBatchMax: 4_096,
+  /** Bytes buffered for one follower connection before it is dropped. */
+  followerBufferBytesMax: 64 * 1024 * 1024,
+  /** Snapshots kept on disk. */
+  snapshotsKept: 3,
 } as const

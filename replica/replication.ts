@@ -1,0 +1,163 @@
+// Log replication from the sequencer to followers. A follower says where its log ends; the
+// sequencer sends a snapshot first if its log no longer reaches back that far, then catches
+// the follower up from its log and streams every durable batch live, plus the state root of
+// every checkpoint. Messages are msgpack arrays in binary frames:
+//   follower → sequencer: ['hello', fromSeq]
+//   sequencer → follower: ['snapshot', meta, bytes] | ['entries', [[seq, time, command, hash]…]]
+//                         | ['checkpoint', seq, root] | ['error', message]
+
+import type { Command } from '../core/commands.js'
+import { LIMITS } from '../core/limits.js'
+import { chainHash, encodeBody, packr, sameHash, type LogEntry } from './entry.js'
+import type { LogStore } from './log-store.js'
+import type { Connection } from './network.js'
+import type { Checkpoint, Logger, SnapshotMeta, SnapshotStoreLike } from './node.js'
+import type { Committed } from './sequencer.js'
+
+type WireEntry = [number, number, Command, Uint8Array]
+
+export type Message =
+  | ['hello', number]
+  | ['snapshot', SnapshotMeta, Uint8Array]
+  | ['entries', WireEntry[]]
+  | ['checkpoint', number, string]
+  | ['error', string]
+
+export function encodeMessage(m: Message): Uint8Array {
+  return packr.pack(m)
+}
+
+export function decodeMessage(bytes: Uint8Array): Message {
+  const m = packr.unpack(bytes) as Message
+  if (!Array.isArray(m) || typeof m[0] !== 'string') throw new Error('malformed replication message')
+  return m
+}
+
+function toWire(entries: LogEntry[]): WireEntry[] {
+  return entries.map((e) => [e.seq, e.time, e.command, e.hash])
+}
+
+/**
+ * Rebuilds entries from the wire and verifies them against the chain so far: contiguous
+ * seqs and every hash recomputed. Throws on a gap or a mismatch; nothing is ever skipped.
+ */
+export function verifyWire(wire: WireEntry[], lastSeq: number, lastHash: Uint8Array): LogEntry[] {
+  const out: LogEntry[] = []
+  let prev = lastHash
+  let seq = lastSeq
+  for (const [s, time, command, hash] of wire) {
+    if (s !== seq + 1) throw new Error(`replication gap: expected seq ${seq + 1}, got ${s}`)
+    const h = chainHash(prev, encodeBody(s, time, command))
+    if (!sameHash(h, hash)) throw new Error(`replication hash mismatch at seq ${s}`)
+    out.push({ seq: s, time, command, prevHash: prev, hash: h })
+    prev = h
+    seq = s
+  }
+  return out
+}
+
+interface Session {
+  conn: Connection
+  /** Next seq this follower needs. */
+  next: number
+  live: boolean
+}
+
+/** The sequencer's side: serves catch-up from the log and live batches. */
+export class ReplicationServer {
+  private readonly sessions = new Set<Session>()
+
+  constructor(private readonly o: { log: LogStore; snapshots?: SnapshotStoreLike; logger?: Logger }) {}
+
+  get followers(): number { return this.sessions.size }
+
+  attach(conn: Connection): void {
+    let session: Session | null = null
+    conn.onMessage((bytes) => {
+      let m: Message
+      try { m = decodeMessage(bytes) } catch { conn.close('malformed message'); return }
+      if (m[0] !== 'hello' || session !== null || !Number.isSafeInteger(m[1]) || m[1] < 1) {
+        conn.close('protocol error')
+        return
+      }
+      const s: Session = { conn, next: m[1], live: false }
+      session = s
+      this.sessions.add(s)
+      this.catchUp(s).catch((err: Error) => {
+        this.o.logger?.warn({ err: err.message }, 'follower catch-up failed')
+        this.drop(s, err.message)
+      })
+    })
+    conn.onClose(() => { if (session) this.sessions.delete(session) })
+  }
+
+  private async catchUp(s: Session): Promise<void> {
+    const { log, snapshots } = this.o
+    if (s.next > log.lastSeq + 1) {
+      this.drop(s, `follower is ahead of the sequencer (${s.next - 1} > ${log.lastSeq})`)
+      return
+    }
+    if (s.next < log.firstSeq) {
+      const snap = await snapshots?.latest()
+      if (!snap || snap.meta.seq < log.firstSeq - 1) {
+        this.drop(s, 'no snapshot reaches the retained log')
+        return
+      }
+      this.send(s, ['snapshot', snap.meta, snap.bytes])
+      s.next = snap.meta.seq + 1
+    }
+    while (this.sessions.has(s) && s.next <= log.lastSeq) {
+      const entries = await log.read(s.next, log.lastSeq, LIMITS.replicationBatchMax)
+      if (entries.length === 0) break
+      this.send(s, ['entries', toWire(entries)])
+      s.next = entries[entries.length - 1]!.seq + 1
+      // Let the socket drain before reading more.
+      while (this.sessions.has(s) && s.conn.bufferedBytes > LIMITS.followerBufferBytesMax / 4) {
+        await new Promise((r) => setTimeout(r, 5))
+      }
+    }
+    // No await between the last check and going live: every later batch is published.
+    s.live = true
+  }
+
+  /** Streams a durable batch to every live follower. */
+  publish(c: Committed): void {
+    if (this.sessions.size === 0) return
+    const first = c.entries[0]!.seq
+    let bytes: Uint8Array | null = null
+    for (const s of this.sessions) {
+      if (!s.live) continue
+      if (s.next !== first) { this.drop(s, `stream position ${s.next} != batch ${first}`); continue }
+      bytes ??= encodeMessage(['entries', toWire(c.entries)])
+      this.sendBytes(s, bytes)
+      s.next = c.entries[c.entries.length - 1]!.seq + 1
+    }
+  }
+
+  publishCheckpoint(cp: Checkpoint): void {
+    for (const s of this.sessions) if (s.live || s.next > cp.seq) this.send(s, ['checkpoint', cp.seq, cp.root])
+  }
+
+  private send(s: Session, m: Message): void {
+    this.sendBytes(s, encodeMessage(m))
+  }
+
+  private sendBytes(s: Session, bytes: Uint8Array): void {
+    if (s.conn.bufferedBytes > LIMITS.followerBufferBytesMax) {
+      // A follower that cannot keep up is cut off; it reconnects and catches up from the log.
+      this.drop(s, 'follower too slow')
+      return
+    }
+    s.conn.send(bytes)
+  }
+
+  private drop(s: Session, why: string): void {
+    if (!this.sessions.delete(s)) return
+    try { s.conn.send(encodeMessage(['error', why])) } catch { /* closing anyway */ }
+    s.conn.close(why)
+  }
+
+  close(): void {
+    for (const s of [...this.sessions]) this.drop(s, 'sequencer shutting down')
+  }
+}
