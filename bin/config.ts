@@ -28,7 +28,7 @@ const OPTIONS = {
   'replication-port': { type: 'string', env: 'EXCHANGE_REPLICATION_PORT', default: '9090' },
   'metrics-port': { type: 'string', env: 'EXCHANGE_METRICS_PORT', default: '9100' },
   follow: { type: 'string', env: 'EXCHANGE_FOLLOW', default: '' },
-  'tick-ms': { type: 'string', env: 'EXCHANGE_TICK_MS', default: '100' },
+  'tick-ms': { type: 'string', env: 'EXCHANGE_TICK_MS', default: '1000' },
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
 } as const

@@ -1,0 +1,62 @@
+// The `exchange` command: parses the configuration and runs the chosen role.
+
+import pino from 'pino'
+import { loadConfig, USAGE, type Config } from './config.js'
+import { runFollower } from './follower.js'
+import { replay } from './replay.js'
+import { runSequencer } from './sequencer.js'
+
+async function main(argv: string[]): Promise<void> {
+  let config: Config
+  try {
+    config = loadConfig(argv)
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`)
+    process.exit(2)
+  }
+  const logger = pino({ level: config.logLevel })
+  const fatal = (err: Error): void => {
+    logger.fatal({ err: err.message }, 'stopping on a fault')
+    process.exit(1)
+  }
+  switch (config.command) {
+    case 'start':
+    case 'sequencer': {
+      const running = await runSequencer(config, logger, fatal)
+      onSignal(() => running.stop())
+      return
+    }
+    case 'replica': {
+      const running = await runFollower(config, logger, fatal)
+      onSignal(() => running.stop())
+      return
+    }
+    case 'replay': {
+      const dir = config.args[0] ?? config.dataDir
+      await replay(dir, config.checkpointInterval, (line) => process.stdout.write(line + '\n'))
+      return
+    }
+    case 'help':
+      process.stdout.write(USAGE + '\n')
+      return
+    default:
+      process.stderr.write(`unknown command ${config.command}\n${USAGE}\n`)
+      process.exit(2)
+  }
+}
+
+function onSignal(stop: () => Promise<void>): void {
+  let stopping = false
+  const handler = (): void => {
+    if (stopping) return
+    stopping = true
+    stop().then(() => process.exit(0), () => process.exit(1))
+  }
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  process.stderr.write(`exchange: ${err.stack ?? err.message}\n`)
+  process.exit(1)
+})
