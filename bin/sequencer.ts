@@ -4,7 +4,8 @@
 import { genesisCommands, DEFAULT_GENESIS } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
 import type { Logger } from '../replica/node.js'
-import { ReplicationServer } from '../replica/replication.js'
+import { INGRESS_PATH, serveIngress } from '../replica/ingress.js'
+import { REPLICATION_PATH, ReplicationServer } from '../replica/replication.js'
 import { Sequencer } from '../replica/sequencer.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
@@ -43,7 +44,11 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected`)
     logger.info({ seq: log.lastSeq }, 'genesis written')
   }
-  const listener = await wsNetwork.listen(config.host, config.replicationPort, (conn) => replication.attach(conn))
+  const listener = await wsNetwork.listen(config.host, config.replicationPort, (conn, path) => {
+    if (path === REPLICATION_PATH) replication.attach(conn)
+    else if (path === INGRESS_PATH) serveIngress(conn, sequencer)
+    else conn.close(`unknown path ${path}`)
+  })
   let applied = 0
   node.onCommitted((c) => { applied += c.entries.length })
   const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
@@ -53,9 +58,9 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_ingress_queue: sequencer.queued,
     exchange_followers: replication.followers,
   }))
-  logger.info({ replication: listener.url, metrics: `http://${config.host}:${config.metricsPort}/metrics` }, 'sequencer running')
+  logger.info({ replication: listener.url + REPLICATION_PATH, commands: listener.url + INGRESS_PATH, metrics: `http://${config.host}:${config.metricsPort}/metrics` }, 'sequencer running')
   return {
-    opened, sequencer, replicationUrl: listener.url,
+    opened, sequencer, replicationUrl: listener.url + REPLICATION_PATH,
     async stop() {
       await sequencer.stop()
       replication.close()

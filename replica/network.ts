@@ -11,12 +11,13 @@ export interface Connection {
 }
 
 export interface Listener {
-  /** The URL followers connect to. */
+  /** Base URL of the endpoint, e.g. ws://127.0.0.1:9090 (services add their path). */
   readonly url: string
   close(): Promise<void>
 }
 
 export interface Network {
-  listen(host: string, port: number, onConnection: (c: Connection) => void): Promise<Listener>
+  /** Accepts connections on every path; the handler is told which one was asked for. */
+  listen(host: string, port: number, onConnection: (c: Connection, path: string) => void): Promise<Listener>
   connect(url: string): Promise<Connection>
 }

@@ -14,6 +14,8 @@ import type { Connection } from './network.js'
 import type { Checkpoint, Logger, SnapshotMeta, SnapshotStoreLike } from './node.js'
 import type { Committed } from './sequencer.js'
 
+export const REPLICATION_PATH = '/replication'
+
 type WireEntry = [number, number, Command, Uint8Array]
 
 export type Message =

@@ -19,14 +19,14 @@ function wrap(ws: WebSocket): Connection {
 export const wsNetwork: Network = {
   listen(host, port, onConnection) {
     return new Promise((resolve, reject) => {
-      const server = new WebSocketServer({ host, port, path: '/replication', maxPayload: 1 << 20 })
+      const server = new WebSocketServer({ host, port, maxPayload: 1 << 20 })
       server.once('error', reject)
-      server.on('connection', (ws) => onConnection(wrap(ws)))
+      server.on('connection', (ws, req) => onConnection(wrap(ws), new URL(req.url ?? '/', 'ws://x').pathname))
       server.once('listening', () => {
         const addr = server.address()
         const actualPort = typeof addr === 'object' && addr ? addr.port : port
         resolve({
-          url: `ws://${host}:${actualPort}/replication`,
+          url: `ws://${host}:${actualPort}`,
           close: () => new Promise<void>((r) => {
             for (const c of server.clients) c.terminate()
             server.close(() => r())

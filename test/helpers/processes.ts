@@ -1,0 +1,65 @@
+// Real `exchange` processes for end-to-end tests: spawned from the compiled CLI on loopback,
+// killed with SIGKILL, their JSON log lines watched for what they announce.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import net from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+export interface Proc {
+  child: ChildProcess
+  lines: Record<string, unknown>[]
+  /** Resolves with the first log line matching `pred`. */
+  waitFor(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>
+  kill(signal?: NodeJS.Signals): Promise<void>
+}
+
+export function startExchange(args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const lines: Record<string, unknown>[] = []
+  const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []
+  let buf = ''
+  let stderr = ''
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString()
+    let i: number
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const text = buf.slice(0, i)
+      buf = buf.slice(i + 1)
+      let line: Record<string, unknown>
+      try { line = JSON.parse(text) } catch { continue }
+      lines.push(line)
+      for (const w of [...waiters]) if (w.pred(line)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(line) }
+    }
+  })
+  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  return {
+    child, lines,
+    waitFor(pred, timeoutMs = 15_000) {
+      const found = lines.find(pred)
+      if (found) return Promise.resolve(found)
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`timed out waiting; stderr: ${stderr.slice(-2000)}`)), timeoutMs)
+        waiters.push({ pred, resolve: (l) => { clearTimeout(t); resolve(l) } })
+      })
+    },
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    },
+  }
+}
