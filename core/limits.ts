@@ -43,6 +43,21 @@ export const LIMITS = {
   replicationBatchMax: 4_096,
   /** Bytes buffered for one follower connection before it is dropped. */
   followerBufferBytesMax: 64 * 1024 * 1024,
-  /** Snapshots kept on disk. */
+} as const
+
+/** Bounds of the replica's log and snapshot stores. */
+export const REPLICA_LIMITS = {
+  /** Entries in one appended batch (one group commit, one LevelDB value). */
+  batchEntriesMax: 10_000,
+  /** Entries one read() returns. */
+  readEntriesMax: 100_000,
+  /** Batches open() verifies at the tail even when the newest ones are sound. */
+  tailCheckBatches: 4,
+  /** Batches open() may drop from a torn tail; more than that is corruption, not a torn write, and open() refuses. */
+  tailRepairBatchesMax: 16,
+  /** Snapshots the snapshot store keeps at most; save() prunes past it. */
+  snapshotsKeptMax: 64,
+  /** Snapshots a node keeps after each checkpoint. */
   snapshotsKept: 3,
 } as const
+

@@ -59,8 +59,7 @@ export class Follower {
       this.conn = conn
       this.connected = true
       conn.onMessage((bytes) => {
-        const received = this.o.clock.now()
-        this.chain = this.chain.then(() => this.handle(bytes, received)).catch((err: Error) => this.fatal(err))
+        this.chain = this.chain.then(() => this.handle(bytes)).catch((err: Error) => this.fatal(err))
       })
       conn.onClose((reason) => {
         this.connected = false
@@ -81,7 +80,7 @@ export class Follower {
     this.retry = this.o.clock.after(this.o.reconnectMs ?? 200, () => this.connect())
   }
 
-  private async handle(bytes: Uint8Array, received: number): Promise<void> {
+  private async handle(bytes: Uint8Array): Promise<void> {
     if (this.stopped) return
     const m: Message = decodeMessage(bytes)
     const node = this.o.node
@@ -97,7 +96,8 @@ export class Follower {
         await log.append(entries)
         node.applyBatch(entries)
         await node.flushSnapshots()
-        this.lastLagMs = received - entries[entries.length - 1]!.time
+        // Lag: from the sequencer stamping the newest entry to this node having applied it.
+        this.lastLagMs = this.o.clock.now() - entries[entries.length - 1]!.time
         this.lagSamplesMs.push(this.lastLagMs)
         if (this.lagSamplesMs.length > 10_000) this.lagSamplesMs.splice(0, 5_000)
         return

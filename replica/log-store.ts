@@ -1,27 +1,47 @@
 // The log store interface every node writes through. The LevelDB implementation is in
-// level-log.ts; the simulator supplies an in-memory one with injectable faults.
+// level-log.ts; memory-log.ts is the in-memory one the simulator extends with faults.
 
 import type { LogEntry } from './entry.js'
+
+/** The part of a pino logger the stores use. */
+export interface Logger {
+  warn(obj: object, msg: string): void
+}
 
 export interface LogStore {
   /** Opens the store, verifies the chain of its tail and truncates a torn or corrupt tail. */
   open(): Promise<void>
   close(): Promise<void>
-  /** Seq of the last durable entry (0 when empty). */
+  /** Seq of the last durable entry (firstSeq - 1 when none is held, 0 for a new log). */
   readonly lastSeq: number
-  /** Hash of the last durable entry (GENESIS_HASH when empty). */
+  /** Hash of the last durable entry (GENESIS_HASH for a new log, the reset hash after reset). */
   readonly lastHash: Uint8Array
   /** Seq of the oldest entry still held (1 unless older entries were dropped after a snapshot). */
   readonly firstSeq: number
   /**
    * Appends entries that continue the chain (seq = lastSeq + 1, prevHash = lastHash, each
    * hash correct) as one durable batch; resolves only after the write is synced to disk.
+   * Throws AppendRefusedError, changing nothing, when they do not.
    */
   append(entries: LogEntry[]): Promise<void>
-  /** Entries from `fromSeq` to `toSeq` inclusive (at most `limit`), chain-verified. */
+  /**
+   * Entries from `fromSeq` (at least firstSeq) to `toSeq` inclusive (default lastSeq), at most
+   * `limit` (default and maximum REPLICA_LIMITS.readEntriesMax), chain-verified. Throws
+   * LogCorruptError on a gap or a hash mismatch.
+   */
   read(fromSeq: number, toSeq?: number, limit?: number): Promise<LogEntry[]>
-  /** Drops entries below `seq` (after a snapshot at seq - 1 or later is stored). */
+  /**
+   * Every entry from `fromSeq` (default firstSeq) to the lastSeq at the call, in stored
+   * batches, chain-verified across batches: the fast path for replay.
+   */
+  readBatches(fromSeq?: number): AsyncIterable<LogEntry[]>
+  /** Drops whole batches below `seq` (after a snapshot at seq - 1 or later is stored). */
   dropBefore(seq: number): Promise<void>
   /** Drops entries after `seq` (a follower resyncing from a snapshot). */
   truncateAfter(seq: number): Promise<void>
+  /**
+   * Drops every entry and continues the chain from (seq, hash): firstSeq = seq + 1. A follower
+   * does this when it installs a snapshot taken at `seq`, whose entry had hash `hash`.
+   */
+  reset(seq: number, hash: Uint8Array): Promise<void>
 }

@@ -3,6 +3,7 @@
 // state root at every checkpoint, and tells listeners about every durable batch in order.
 
 import { apply } from '../core/apply.js'
+import { REPLICA_LIMITS } from '../core/limits.js'
 import type { Result } from '../core/events.js'
 import { decodeSnapshot, encodeSnapshot } from '../core/snapshot.js'
 import { stateRoot } from '../core/root.js'
@@ -143,7 +144,7 @@ export class ReplicaNode {
     while (this.pendingSnapshots.length > 0 && this.pendingSnapshots[0]!.meta.seq <= this.o.log.lastSeq) {
       const s = this.pendingSnapshots.shift()!
       await store.save(s.meta, s.bytes)
-      await store.prune?.(3)
+      await store.prune?.(REPLICA_LIMITS.snapshotsKept)
     }
   }
 }

@@ -1,0 +1,31 @@
+// A follower in a worker thread for the log benchmark: its own LevelDB log and core state,
+// replicating over loopback WebSocket; reports lag samples (ms) when told to stop.
+
+import { parentPort, workerData } from 'node:worker_threads'
+import { systemClock } from '../../replica/clock.js'
+import { Follower } from '../../replica/follower.js'
+import { LevelLogStore } from '../../replica/level-log.js'
+import { ReplicaNode } from '../../replica/node.js'
+import { wsNetwork } from '../../replica/ws-network.js'
+
+const { dir, url } = workerData as { dir: string; url: string }
+const log = new LevelLogStore(dir)
+await log.open()
+const node = new ReplicaNode({ log })
+await node.restore()
+const follower = new Follower({ node, network: wsNetwork, url, clock: systemClock,
+  onFatal: (err) => parentPort!.postMessage({ error: err.message }) })
+follower.start()
+parentPort!.postMessage({ ready: true })
+parentPort!.on('message', async (m: { stop?: boolean; waitSeq?: number }) => {
+  if (m.waitSeq !== undefined) {
+    while (node.state.seq < m.waitSeq) await new Promise((r) => setTimeout(r, 2))
+    parentPort!.postMessage({ reached: node.state.seq })
+  }
+  if (m.stop) {
+    follower.stop()
+    await follower.idle().catch(() => {})
+    await log.close()
+    parentPort!.postMessage({ lagsMs: follower.lagSamplesMs, seq: node.state.seq })
+  }
+})

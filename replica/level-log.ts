@@ -1,0 +1,229 @@
+// The durable log on LevelDB: one msgpack value per appended batch, keyed by the big-endian
+// seq of its first entry, synced before append() resolves; open() verifies and repairs the tail.
+
+import { mkdir } from 'node:fs/promises'
+import { Level } from 'level'
+import { assert } from '../core/assert.js'
+import { decodeBatch, encodeEntries, truncateBatch } from './batch-codec.js'
+import { checkContinues, checkLink, LogCorruptError } from './chain.js'
+import { GENESIS_HASH, packr, type LogEntry } from './entry.js'
+import type { Logger, LogStore } from './log-store.js'
+import { REPLICA_LIMITS } from '../core/limits.js'
+import { keySeq, keySpaces, seqKey, SYNC, type LogKeySpaces } from './level-keys.js'
+import { repairTail } from './level-tail.js'
+
+type Bytes = Uint8Array
+// The `base` record in the meta key space is the (seq, hash) just before firstSeq, which the
+// first batch must link to. It moves only at dropBefore and reset and is their commit point.
+const BASE_KEY = 'base'
+const BASE_FORMAT = 1
+/** Batches fetched per iterator hop: enough to amortize the async round trip, small enough to stream. */
+const BATCHES_PER_HOP = 32
+
+export interface LevelLogOptions {
+  logger?: Logger
+}
+
+export class LevelLogStore implements LogStore {
+  #db: Level<Bytes, Bytes> | undefined
+  #spaces: LogKeySpaces | undefined
+  #baseSeq = 0
+  #baseHash: Bytes = GENESIS_HASH
+  #lastSeq = 0
+  #lastHash: Bytes = GENESIS_HASH
+  // Appends and truncations each check then write; two at once would both pass the check.
+  #writing = false
+
+  constructor(readonly dir: string, private readonly options: LevelLogOptions = {}) {}
+
+  get lastSeq(): number { return this.#lastSeq }
+  get lastHash(): Bytes { return this.#lastHash }
+  get firstSeq(): number { return this.#baseSeq + 1 }
+
+  async open(): Promise<void> {
+    assert(this.#db === undefined, 'log store already open')
+    await mkdir(this.dir, { recursive: true })
+    const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view' })
+    await db.open()
+    this.#db = db
+    const spaces = this.#spaces = keySpaces(db)
+    try {
+      await this.#loadBase()
+      // Batches below the base are what an interrupted dropBefore left behind.
+      await spaces.log.clear({ lt: seqKey(this.#baseSeq + 1) })
+      const tail = await repairTail(spaces.log, this.#baseSeq, this.#baseHash, this.options.logger)
+      this.#lastSeq = tail.seq
+      this.#lastHash = tail.hash
+    } catch (err) {
+      await this.close()
+      throw err
+    }
+  }
+
+  async close(): Promise<void> {
+    const db = this.#db
+    this.#db = this.#spaces = undefined
+    await db?.close()
+  }
+
+  async append(entries: LogEntry[]): Promise<void> {
+    const { log } = this.#open()
+    this.#beginWrite()
+    try {
+      // Checked in full before anything is written: a refused batch changes nothing.
+      const bodies = checkContinues(this.#lastSeq, this.#lastHash, entries)
+      await log.put(seqKey(entries[0]!.seq), encodeEntries(entries, bodies), SYNC)
+      const last = entries[entries.length - 1]!
+      this.#lastSeq = last.seq
+      this.#lastHash = Uint8Array.from(last.hash)
+    } finally {
+      this.#writing = false
+    }
+  }
+
+  async read(fromSeq: number, toSeq = this.#lastSeq, limit: number = REPLICA_LIMITS.readEntriesMax): Promise<LogEntry[]> {
+    assert(Number.isSafeInteger(limit) && limit >= 1 && limit <= REPLICA_LIMITS.readEntriesMax, `read limit ${limit}`)
+    assert(Number.isSafeInteger(toSeq), `read toSeq ${toSeq}`)
+    const out: LogEntry[] = []
+    for await (const batch of this.#batches(fromSeq, Math.min(toSeq, this.#lastSeq, fromSeq + limit - 1))) {
+      for (const e of batch) out.push(e)
+    }
+    return out
+  }
+
+  readBatches(fromSeq = this.firstSeq): AsyncIterable<LogEntry[]> {
+    return this.#batches(fromSeq, this.#lastSeq)
+  }
+
+  async dropBefore(seq: number): Promise<void> {
+    const { log } = this.#open()
+    assert(Number.isSafeInteger(seq) && seq <= this.#lastSeq + 1, `dropBefore(${seq}) past lastSeq ${this.#lastSeq}`)
+    if (seq <= this.firstSeq) return
+    this.#beginWrite()
+    try {
+      let base = { seq: this.#lastSeq, hash: this.#lastHash }
+      if (seq <= this.#lastSeq) {
+        // Keep the batch holding seq; the new base is the last entry of the batch before it.
+        const [kept] = await log.iterator({ lte: seqKey(seq), reverse: true, limit: 1 }).all()
+        const [before] = await log.iterator({ lt: kept![0], reverse: true, limit: 1 }).all()
+        if (before === undefined) return
+        const first = decodeBatch(keySeq(kept![0]), kept![1])[0]!
+        const previous = decodeBatch(keySeq(before[0]), before[1])
+        base = previous[previous.length - 1]!
+        checkLink(base.seq, base.hash, first)
+      }
+      await this.#writeBase(base.seq, base.hash)
+      await log.clear({ lt: seqKey(base.seq + 1) })
+    } finally {
+      this.#writing = false
+    }
+  }
+
+  async truncateAfter(seq: number): Promise<void> {
+    const { log } = this.#open()
+    assert(Number.isSafeInteger(seq) && seq >= this.#baseSeq,
+      `truncateAfter(${seq}) below firstSeq - 1 (${this.#baseSeq}); reset instead`)
+    if (seq >= this.#lastSeq) return
+    this.#beginWrite()
+    try {
+      if (seq === this.#baseSeq) return await this.#clearAll(this.#baseSeq, this.#baseHash)
+      const [found] = await log.iterator({ lte: seqKey(seq), reverse: true, limit: 1 }).all()
+      if (found === undefined) throw new LogCorruptError(seq, 'gap: no batch holds it')
+      const [key, bytes] = found
+      const cut = truncateBatch(keySeq(key), bytes, seq - keySeq(key) + 1)
+      // Newest first, so a crash part-way leaves a shorter log that is still a valid prefix.
+      await log.clear({ gt: key, reverse: true })
+      // Rewritten even when unchanged: it is also the synced write that makes the clear durable.
+      await log.put(key, cut.bytes, SYNC)
+      this.#lastSeq = seq
+      this.#lastHash = cut.last.hash
+    } finally {
+      this.#writing = false
+    }
+  }
+
+  async reset(seq: number, hash: Uint8Array): Promise<void> {
+    this.#open()
+    assert(Number.isSafeInteger(seq) && seq >= 0 && hash.length === 32, `reset(${seq}) with a ${hash.length}-byte hash`)
+    this.#beginWrite()
+    try {
+      await this.#clearAll(seq, Uint8Array.from(hash))
+    } finally {
+      this.#writing = false
+    }
+  }
+
+  // Entries go newest first and the base is written last, so a crash part-way leaves a valid
+  // prefix of the old log under the old base.
+  async #clearAll(seq: number, hash: Bytes): Promise<void> {
+    await this.#open().log.clear({ reverse: true })
+    await this.#writeBase(seq, hash)
+    this.#lastSeq = seq
+    this.#lastHash = hash
+  }
+
+  async *#batches(fromSeq: number, toSeq: number): AsyncGenerator<LogEntry[]> {
+    const { log } = this.#open()
+    assert(Number.isSafeInteger(fromSeq), `read fromSeq ${fromSeq}`)
+    if (fromSeq < this.firstSeq) throw new RangeError(`seq ${fromSeq} was dropped; the log starts at ${this.firstSeq}`)
+    if (fromSeq > toSeq) return
+    const [startKey] = await log.keys({ lte: seqKey(fromSeq), reverse: true, limit: 1 }).all()
+    if (startKey === undefined) throw new LogCorruptError(fromSeq, 'gap: no batch holds it')
+    let prev: { seq: number, hash: Bytes } | undefined
+    if (keySeq(startKey) === this.firstSeq) prev = { seq: this.#baseSeq, hash: this.#baseHash }
+    const it = log.iterator({ gte: startKey, lte: seqKey(toSeq) })
+    try {
+      for (let hop = await it.nextv(BATCHES_PER_HOP); hop.length > 0; hop = await it.nextv(BATCHES_PER_HOP)) {
+        for (const [key, bytes] of hop) {
+          const start = keySeq(key)
+          const entries = decodeBatch(start, bytes)
+          if (prev !== undefined) checkLink(prev.seq, prev.hash, entries[0]!)
+          prev = entries[entries.length - 1]!
+          const lo = Math.max(0, fromSeq - start)
+          const hi = Math.min(entries.length, toSeq - start + 1)
+          if (lo < hi) yield lo === 0 && hi === entries.length ? entries : entries.slice(lo, hi)
+        }
+      }
+    } finally {
+      await it.close()
+    }
+    if (prev === undefined || prev.seq < toSeq) {
+      throw new LogCorruptError(prev === undefined ? fromSeq : prev.seq + 1, 'gap: missing entries')
+    }
+  }
+
+  async #loadBase(): Promise<void> {
+    this.#baseSeq = 0
+    this.#baseHash = GENESIS_HASH
+    const bytes = await this.#open().meta.get(BASE_KEY)
+    if (bytes === undefined) return
+    let base: unknown
+    try {
+      base = packr.unpack(bytes)
+    } catch {
+      base = undefined
+    }
+    const [format, seq, hash] = (Array.isArray(base) ? base : []) as unknown[]
+    if (format !== BASE_FORMAT || !Number.isSafeInteger(seq) || !(hash instanceof Uint8Array) || hash.length !== 32) {
+      throw new LogCorruptError(0, 'the log base record is unreadable')
+    }
+    this.#baseSeq = seq as number
+    this.#baseHash = hash
+  }
+
+  async #writeBase(seq: number, hash: Bytes): Promise<void> {
+    await this.#open().meta.put(BASE_KEY, packr.pack([BASE_FORMAT, seq, hash]), SYNC)
+    this.#baseSeq = seq
+    this.#baseHash = hash
+  }
+
+  #open(): LogKeySpaces {
+    assert(this.#spaces !== undefined, 'log store is not open')
+    return this.#spaces
+  }
+
+  #beginWrite(): void {
+    assert(!this.#writing, 'concurrent writes to the log')
+    this.#writing = true
+  }
+}

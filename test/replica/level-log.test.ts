@@ -1,0 +1,199 @@
+// The LevelDB log store: the shared LogStore suite, then what only a disk has: the key
+// layout, torn and corrupt tails repaired at open, corruption in the middle refused on read.
+
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Level } from 'level'
+import t, { type Test } from 'tap'
+import { encodeEntries } from '../../replica/batch-codec.js'
+import { LogCorruptError } from '../../replica/chain.js'
+import { encodeBody, GENESIS_HASH, hex, packr, type LogEntry } from '../../replica/entry.js'
+import { keySeq, keySpaces, seqKey } from '../../replica/level-keys.js'
+import { LevelLogStore } from '../../replica/level-log.js'
+import type { Logger } from '../../replica/log-store.js'
+import { REPLICA_LIMITS } from '../../replica/limits.js'
+import { appendBatches, chain, collect, views } from '../helpers/log-fixtures.js'
+import { logStoreSuite } from '../helpers/log-store-suite.js'
+
+async function tempDir(t: Test): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'level-log-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const stores = new Set<LevelLogStore>()
+t.teardown(async () => { for (const s of stores) await s.close() })
+
+async function openStore(dir: string, logger?: Logger): Promise<LevelLogStore> {
+  const store = new LevelLogStore(dir, logger ? { logger } : {})
+  await store.open()
+  stores.add(store)
+  return store
+}
+
+async function closeStore(store: LevelLogStore): Promise<void> {
+  await store.close()
+  stores.delete(store)
+}
+
+logStoreSuite(t, {
+  async create(t) {
+    return openStore(await tempDir(t))
+  },
+  async reopen(store) {
+    const level = store as LevelLogStore
+    await closeStore(level)
+    return openStore(level.dir)
+  },
+})
+
+/** Runs `fn` on the raw key spaces of a closed store's directory, through a second handle. */
+async function raw(dir: string, fn: (spaces: ReturnType<typeof keySpaces>) => Promise<void>): Promise<void> {
+  const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' })
+  await db.open()
+  try {
+    await fn(keySpaces(db))
+  } finally {
+    await db.close()
+  }
+}
+
+function warnings(): { logger: Logger, seen: { obj: Record<string, unknown>, msg: string }[] } {
+  const seen: { obj: Record<string, unknown>, msg: string }[] = []
+  return { seen, logger: { warn: (obj, msg) => seen.push({ obj: obj as Record<string, unknown>, msg }) } }
+}
+
+/** A store at `dir` holding batches of `sizes`, closed; returns its entries. */
+async function build(dir: string, sizes: number[]): Promise<LogEntry[]> {
+  const store = await openStore(dir)
+  const all = await appendBatches(store, sizes)
+  await closeStore(store)
+  return all
+}
+
+/** A batch value whose entries are internally sound but whose body `i` was altered. */
+function alteredBatch(entries: LogEntry[], i: number): Uint8Array {
+  const bodies = entries.map((e) => encodeBody(e.seq, e.time, e.command))
+  bodies[i] = encodeBody(entries[i]!.seq, entries[i]!.time + 1, entries[i]!.command)
+  return encodeEntries(entries, bodies)
+}
+
+t.test('one value per batch, keyed by the big-endian seq of its first entry', async (t) => {
+  const dir = await tempDir(t)
+  await build(dir, [3, 5, 4])
+  await raw(dir, async ({ log }) => {
+    const keys = await log.keys().all()
+    t.same(keys.map(keySeq), [1, 4, 9])
+    t.same([...keys[2]!], [0, 0, 0, 0, 0, 0, 0, 9])
+  })
+  t.same([...seqKey(2 ** 40 + 258)], [0, 0, 1, 0, 0, 0, 1, 2], 'big-endian past 32 bits')
+  t.equal(keySeq(seqKey(2 ** 53 - 1)), 2 ** 53 - 1)
+})
+
+t.test('open creates a missing directory', async (t) => {
+  const dir = join(await tempDir(t), 'a', 'b')
+  const store = await openStore(dir)
+  await appendBatches(store, [1])
+  t.equal(store.lastSeq, 1)
+})
+
+t.test('garbage in the last batch is truncated at open and appending continues', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [3, 5, 4])
+  await raw(dir, ({ log }) => log.put(seqKey(9), new Uint8Array([0xc1, 0xff, 0x00, 0x13])))
+  const { logger, seen } = warnings()
+  let store = await openStore(dir, logger)
+  t.same([store.lastSeq, hex(store.lastHash)], [8, hex(all[7]!.hash)], 'the tail is the last sound entry')
+  t.equal(seen.length, 1)
+  t.match(seen[0]!.obj, { batchesDropped: 1, firstDroppedSeq: 9, lastSeq: 8, entriesDropped: 1, entriesDroppedExact: false })
+  const next = await appendBatches(store, [2], 'after')
+  await closeStore(store)
+  store = await openStore(dir, logger)
+  t.equal(seen.length, 1, 'a sound log opens without warnings')
+  t.same(views(await store.read(1)), views([...all.slice(0, 8), ...next]))
+})
+
+t.test('a last batch that breaks the chain is truncated, counting its entries', async (t) => {
+  for (const kind of ['altered body', 'foreign prevHash'] as const) {
+    const dir = await tempDir(t)
+    const all = await build(dir, [3, 5, 4])
+    const bad = kind === 'altered body'
+      ? alteredBatch(all.slice(8), 2)
+      : (() => {
+          const foreign = chain(9, 4, GENESIS_HASH, 'foreign')
+          return encodeEntries(foreign, foreign.map((e) => encodeBody(e.seq, e.time, e.command)))
+        })()
+    await raw(dir, ({ log }) => log.put(seqKey(9), bad))
+    const { logger, seen } = warnings()
+    const store = await openStore(dir, logger)
+    t.equal(store.lastSeq, 8, kind)
+    t.match(seen[0]?.obj, { batchesDropped: 1, entriesDropped: 4, entriesDroppedExact: true }, kind)
+    await appendBatches(store, [1])
+    t.equal(store.lastSeq, 9)
+  }
+})
+
+t.test('several torn batches at the tail all go, up to the repair limit', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [2, 2, 2, 2, 2, 2])
+  await raw(dir, async ({ log }) => {
+    await log.put(seqKey(9), new Uint8Array([1, 2, 3]))
+    await log.put(seqKey(11), new Uint8Array([4, 5, 6]))
+  })
+  const { logger, seen } = warnings()
+  const store = await openStore(dir, logger)
+  t.same([store.lastSeq, hex(store.lastHash)], [8, hex(all[7]!.hash)])
+  t.match(seen[0]!.obj, { batchesDropped: 2, entriesDropped: 3, entriesDroppedExact: false })
+  t.same((await collect(store.readBatches())).entries.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8])
+})
+
+t.test('a tail too long to be a torn write makes open refuse', async (t) => {
+  const dir = await tempDir(t)
+  const n = REPLICA_LIMITS.tailRepairBatchesMax + REPLICA_LIMITS.tailCheckBatches + 2
+  await build(dir, Array.from({ length: n }, () => 1))
+  await raw(dir, async ({ log }) => {
+    for (let seq = 3; seq <= n; seq++) await log.put(seqKey(seq), new Uint8Array([seq]))
+  })
+  await t.rejects(new LevelLogStore(dir).open(), LogCorruptError)
+  await raw(dir, async () => {}) // the failed open released the directory's lock
+})
+
+t.test('a corrupt entry in the middle makes reads through it throw', async (t) => {
+  const dir = await tempDir(t)
+  const sizes = [3, 3, 3, 3, 3, 3, 3, 3]
+  const all = await build(dir, sizes)
+  // Seq 8 sits in the batch 7..9, well below the tail open() checks.
+  await raw(dir, ({ log }) => log.put(seqKey(7), alteredBatch(all.slice(6, 9), 1)))
+  const store = await openStore(dir)
+  t.equal(store.lastSeq, 24, 'open verifies the tail only')
+  await t.rejects(store.read(1), { name: 'LogCorruptError', message: 'log corrupt at seq 8: hash does not match its body' })
+  await t.rejects(store.read(8, 8), LogCorruptError, 'even a read of that entry alone')
+  await t.rejects(collect(store.readBatches()), LogCorruptError, 'replay stops at it')
+  t.same(views(await store.read(10)), views(all.slice(9)), 'reads after it are served')
+  t.same(views(await store.read(1, 6)), views(all.slice(0, 6)), 'reads before it are served')
+})
+
+t.test('a missing batch in the middle is a gap, never skipped', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [3, 3, 3, 3, 3, 3, 3, 3])
+  await raw(dir, ({ log }) => log.del(seqKey(7)))
+  const store = await openStore(dir)
+  await t.rejects(store.read(1), { name: 'LogCorruptError', message: /gap/ })
+  await t.rejects(store.read(8), { name: 'LogCorruptError', message: /gap/ }, 'reading from inside the hole')
+  t.same(views(await store.read(10)), views(all.slice(9)))
+})
+
+t.test('open finishes a dropBefore cut short after its base record was written', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [3, 5, 4])
+  // dropBefore(4) commits by writing the base record, then deletes the batches below it.
+  await raw(dir, ({ meta }) => meta.put('base', packr.pack([1, 3, all[2]!.hash])))
+  const store = await openStore(dir)
+  t.same([store.firstSeq, store.lastSeq], [4, 12])
+  t.same(views((await collect(store.readBatches())).entries), views(all.slice(3)))
+  await closeStore(store)
+  await raw(dir, async ({ log }) => {
+    t.same((await log.keys().all()).map(keySeq), [4, 9], 'the leftover batch is gone')
+  })
+})
