@@ -60,7 +60,11 @@ interface Pending {
 
 export class Sequencer {
   private readonly queue: Pending[] = []
-  private writing = false
+  /** Batches applied whose write has not finished: one being written, one waiting. */
+  private inflight = 0
+  /** Hash of the last stamped entry, which runs ahead of the log by the batches in flight. */
+  private prevHash: Uint8Array
+  private lastWrite: Promise<void> = Promise.resolve()
   private stopped: string | null = null
   private tickTimer: Timer | null = null
   private readonly queueMax: number
@@ -73,6 +77,7 @@ export class Sequencer {
     this.queueMax = o.ingressQueueMax ?? LIMITS.ingressQueueMax
     this.batchMax = o.batchMax ?? LIMITS.batchMax
     if (o.state.seq !== o.log.lastSeq) throw new Error(`state at ${o.state.seq} but log at ${o.log.lastSeq}`)
+    this.prevHash = o.log.lastHash
   }
 
   get queued(): number { return this.queue.length }
@@ -85,7 +90,7 @@ export class Sequencer {
   /** Stops taking commands; pending submitters are rejected. Waits for an in-flight write. */
   async stop(): Promise<void> {
     this.halt('shut down')
-    while (this.writing) await new Promise((r) => setTimeout(r, 1))
+    await this.lastWrite
   }
 
   submit(command: Command): Promise<Acknowledged> {
@@ -93,7 +98,7 @@ export class Sequencer {
     if (this.queue.length >= this.queueMax) return Promise.reject(new OverloadedError())
     return new Promise((resolve, reject) => {
       this.queue.push({ command, resolve, reject })
-      if (!this.writing) queueMicrotask(() => this.pump())
+      if (this.inflight < 2) queueMicrotask(() => this.pump())
     })
   }
 
@@ -101,37 +106,50 @@ export class Sequencer {
     // A tick is dropped rather than queued behind a full ingress: the next one does its work.
     if (this.stopped === null && this.queue.length < this.queueMax) {
       this.queue.push({ command: { type: 'Tick' }, resolve: noop, reject: noop })
-      if (!this.writing) this.pump()
+      this.pump()
     }
   }
 
+  /** Stamps and applies batches while fewer than two await their write. */
   private pump(): void {
-    if (this.writing || this.queue.length === 0 || this.stopped !== null) return
+    while (this.inflight < 2 && this.queue.length > 0 && this.stopped === null) this.prepare()
+  }
+
+  /**
+   * Stamps, applies and queues the write of one batch. The next batch is applied while this
+   * one is being written (CPU and fsync overlap); writes still happen strictly in order, and
+   * nobody hears a result before its own batch is durable.
+   */
+  private prepare(): void {
     const batch = this.queue.splice(0, this.batchMax)
     const { state, log } = this.o
     const entries: LogEntry[] = []
     const results: Result[] = []
-    let prevHash = log.lastHash
     const applyEntry = this.o.applyEntry ?? ((e: LogEntry) => apply(state, e))
     try {
       for (const p of batch) {
         const time = Math.max(this.o.clock.now(), state.time)
-        const entry = makeEntry(state.seq + 1, time, p.command, prevHash)
+        const entry = makeEntry(state.seq + 1, time, p.command, this.prevHash)
         results.push(applyEntry(entry))
         entries.push(entry)
-        prevHash = entry.hash
+        this.prevHash = entry.hash
       }
     } catch (err) {
       // An exception from apply is a broken invariant: the state can no longer be trusted.
       this.fail(err as Error, batch)
       return
     }
-    this.writing = true
-    const started = performance.now()
-    log.append(entries).then(() => {
+    this.inflight += 1
+    let started = 0
+    const written = this.lastWrite.then(() => {
+      if (this.stopped !== null) throw new StoppedError(this.stopped)
+      started = performance.now()
+      return log.append(entries)
+    })
+    this.lastWrite = written.then(() => {
+      this.inflight -= 1
       this.lastCommitMs = performance.now() - started
       this.committedEntries += entries.length
-      this.writing = false
       try {
         this.o.onCommit?.({ entries, results })
       } catch (err) {
@@ -144,7 +162,7 @@ export class Sequencer {
       }
       this.pump()
     }, (err: Error) => {
-      this.writing = false
+      this.inflight -= 1
       this.fail(err, batch)
     })
   }

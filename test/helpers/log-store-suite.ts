@@ -5,7 +5,7 @@ import type { Test } from 'tap'
 import { AppendRefusedError } from '../../replica/chain.js'
 import { GENESIS_HASH, hex, makeEntry, type LogEntry } from '../../replica/entry.js'
 import type { LogStore } from '../../replica/log-store.js'
-import { REPLICA_LIMITS } from '../../replica/limits.js'
+import { REPLICA_LIMITS } from '../../core/limits.js'
 import { appendBatches, chain, collect, command, view, views } from './log-fixtures.js'
 
 export interface StoreFactory {

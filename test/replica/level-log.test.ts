@@ -12,7 +12,7 @@ import { encodeBody, GENESIS_HASH, hex, packr, type LogEntry } from '../../repli
 import { keySeq, keySpaces, seqKey } from '../../replica/level-keys.js'
 import { LevelLogStore } from '../../replica/level-log.js'
 import type { Logger } from '../../replica/log-store.js'
-import { REPLICA_LIMITS } from '../../replica/limits.js'
+import { REPLICA_LIMITS } from '../../core/limits.js'
 import { appendBatches, chain, collect, views } from '../helpers/log-fixtures.js'
 import { logStoreSuite } from '../helpers/log-store-suite.js'
 

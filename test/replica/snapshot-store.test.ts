@@ -11,7 +11,7 @@ import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { hex } from '../../replica/entry.js'
 import { seqKey } from '../../replica/level-keys.js'
-import { REPLICA_LIMITS } from '../../replica/limits.js'
+import { REPLICA_LIMITS } from '../../core/limits.js'
 import { SnapshotStore, type SnapshotMeta } from '../../replica/snapshot-store.js'
 import { ALICE, BOB, BTCPERP, btcLots, btcTicks, TestExchange } from '../helpers/exchange.js'
 
