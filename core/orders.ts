@@ -28,7 +28,10 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   o.owner = sub
   const limitCode = checkOrderLimits(m, sub, o)
   if (limitCode) return reject(limitCode)
-  return m.kind === 'PERP' ? placePerp(state, m, sub, o, time) : placeSpot(state, m, sub, o, time)
+  const r = m.kind === 'PERP' ? placePerp(state, m, sub, o, time) : placeSpot(state, m, sub, o, time)
+  // Accepted promises the id the order was given, so a caller need not dig it out of the events.
+  if (r.ok) r.orderId = o.orderId
+  return r
 }
 
 /** Room for the order to rest, should it: per account, per market, per book, per side. */

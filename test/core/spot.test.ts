@@ -1,0 +1,146 @@
+// Spot: a buy locks quote at its limit (a market buy: the exact cost the book shows), a sell
+// locks base; fills pay from the lock, refund price improvement, and fees (0.1%, rounded up)
+// come out of the asset received. BTCUSDT: price × 100 = ticks, qty × 10,000 = lots,
+// 1 USDT unit per tick·lot, 10,000 BTC units (scale 8) per lot.
+
+import t from 'tap'
+import { ALICE, BOB, BTCSPOT, COIN, TestExchange, USDT } from '../helpers/exchange.js'
+import { balanceEvents, cancel, limit, market, orderTrail, placedId, rejection, spotTradeEvents } from '../helpers/commands.js'
+import type { SpotBalance } from '../../core/state.js'
+
+const spot = { marketId: BTCSPOT }
+
+function setup(aliceUsdt = 10_000): TestExchange {
+  const ex = new TestExchange()
+  ex.fund(ALICE, aliceUsdt, 0, 'SPOT')
+  ex.deposit(BOB, 'BTC', COIN) // 1 BTC
+  return ex
+}
+
+const bal = (ex: TestExchange, who: string, asset: string): [number, number] => {
+  const b: SpotBalance | undefined = ex.sub(who).spot.get(asset)
+  return [b?.free ?? 0, b?.locked ?? 0]
+}
+
+t.test('a resting buy locks quote, a taker sell fills it, fees come from what each receives', async (t) => {
+  const ex = setup()
+  // Buy 0.1 BTC at 30000.00: locks 1000 × 3,000,000 = 3,000,000,000 (3000 USDT).
+  const r1 = ex.ok(limit(ALICE, 'BUY', 3_000_000, 1_000, spot))
+  t.equal(r1.orderId, 1, 'the result carries the order id')
+  t.match(balanceEvents(r1), [{ wallet: 'SPOT', asset: 'USDT', free: 7_000_000_000, locked: 3_000_000_000, reason: 'ORDER' }])
+
+  // Bob sells 0.04 BTC at 29000.00 as taker: trades at Alice's 30000.00.
+  // Quote 400 × 3,000,000 = 1,200,000,000; base 400 × 10,000 = 4,000,000.
+  // Alice (maker) pays 4,000,000 × 0.001 = 4,000 BTC units; Bob (taker) 1,200,000 USDT units.
+  const r2 = ex.ok(limit(BOB, 'SELL', 2_900_000, 400, spot))
+  t.match(balanceEvents(r2), [{ asset: 'BTC', free: 96_000_000, locked: 4_000_000, reason: 'ORDER' }])
+  const tr = spotTradeEvents(r2)
+  t.equal(tr.length, 1)
+  t.same([tr[0]!.priceTicks, tr[0]!.qtyLots, tr[0]!.buyerIsMaker], [3_000_000, 400, true])
+  t.match(tr[0]!.maker, {
+    account: ALICE, side: 'BUY', status: 'PARTIALLY_FILLED', executedQtyLots: 400, fee: 4_000, feeAsset: 'BTC',
+    base: { asset: 'BTC', free: 3_996_000, locked: 0 },
+    quote: { asset: 'USDT', free: 7_000_000_000, locked: 1_800_000_000 },
+  })
+  t.match(tr[0]!.taker, {
+    account: BOB, side: 'SELL', status: 'FILLED', executedQtyLots: 400, fee: 1_200_000, feeAsset: 'USDT',
+    base: { asset: 'BTC', free: 96_000_000, locked: 0 },
+    quote: { asset: 'USDT', free: 1_198_800_000, locked: 0 },
+  })
+
+  // Canceling returns the other 600 lots' lock: 1,800,000,000.
+  const r3 = ex.ok(cancel(ALICE, { orderId: 1, marketId: BTCSPOT }))
+  t.same(orderTrail(r3), [[ALICE, 1, 'CANCELED', 'CANCELED', 400]])
+  t.match(balanceEvents(r3), [{ asset: 'USDT', free: 8_800_000_000, locked: 0, reason: 'ORDER' }])
+
+  // Every unit is somewhere: wallets plus fees.
+  t.same(ex.state.fees.get('BTC'), 4_000)
+  t.same(ex.state.fees.get('USDT'), 1_200_000)
+  t.equal(bal(ex, ALICE, 'USDT')[0] + bal(ex, BOB, 'USDT')[0] + 1_200_000, 10_000 * USDT)
+  t.equal(bal(ex, ALICE, 'BTC')[0] + bal(ex, BOB, 'BTC')[0] + 4_000, COIN)
+})
+
+t.test('a taker buy under its limit gets the difference back', async (t) => {
+  const ex = setup()
+  ex.ok(limit(BOB, 'SELL', 2_950_000, 500, spot)) // locks 5,000,000 BTC units
+  t.same(bal(ex, BOB, 'BTC'), [95_000_000, 5_000_000])
+  // Alice's limit 30000.00 locks 1,500,000,000; the fill costs 500 × 2,950,000 = 1,475,000,000.
+  const r = ex.ok(limit(ALICE, 'BUY', 3_000_000, 500, spot))
+  t.match(balanceEvents(r), [{ asset: 'USDT', free: 8_500_000_000, locked: 1_500_000_000 }])
+  const tr = spotTradeEvents(r)[0]!
+  t.match(tr.taker, { fee: 5_000, feeAsset: 'BTC', status: 'FILLED',
+    quote: { free: 8_525_000_000, locked: 0 }, base: { free: 4_995_000, locked: 0 } })
+  t.match(tr.maker, { fee: 1_475_000, feeAsset: 'USDT', quote: { free: 1_473_525_000, locked: 0 }, base: { free: 95_000_000, locked: 0 } })
+  t.same(bal(ex, ALICE, 'USDT'), [8_525_000_000, 0])
+})
+
+t.test('a market buy locks exactly what the book will cost', async (t) => {
+  const rows: { lots: number, cost: number, fills: number[], expired: boolean, btc: number }[] = [
+    // 300 × 3,000,000 + 200 × 3,010,000 = 1,502,000,000; BTC 5,000,000 less fees 3,000 + 2,000.
+    { lots: 500, cost: 1_502_000_000, fills: [300, 200], expired: false, btc: 4_995_000 },
+    // Only 600 lots on the book: 900,000,000 + 903,000,000; the other 100 lots expire.
+    { lots: 700, cost: 1_803_000_000, fills: [300, 300], expired: true, btc: 5_994_000 },
+  ]
+  for (const row of rows) {
+    const ex = setup()
+    ex.ok(limit(BOB, 'SELL', 3_000_000, 300, spot))
+    ex.ok(limit(BOB, 'SELL', 3_010_000, 300, spot))
+    const r = ex.ok(market(ALICE, 'BUY', row.lots, spot))
+    t.match(balanceEvents(r), [{ asset: 'USDT', free: 10_000 * USDT - row.cost, locked: row.cost }], `${row.lots}: lock`)
+    t.same(spotTradeEvents(r).map((e) => e.qtyLots), row.fills)
+    t.equal(orderTrail(r).some(([, , x]) => x === 'EXPIRED'), row.expired)
+    t.same(bal(ex, ALICE, 'USDT'), [10_000 * USDT - row.cost, 0], `${row.lots}: paid exactly`)
+    t.same(bal(ex, ALICE, 'BTC'), [row.btc, 0])
+  }
+})
+
+t.test('a market sell locks base and releases what it did not sell', async (t) => {
+  const ex = setup()
+  ex.fund(BOB, 10_000, 0, 'SPOT')
+  ex.deposit(ALICE, 'BTC', COIN)
+  ex.ok(limit(BOB, 'BUY', 3_000_000, 300, spot))
+  // Sell 500 lots: 300 fill, 200 (2,000,000 BTC units) come back.
+  const r = ex.ok(market(ALICE, 'SELL', 500, spot))
+  t.match(balanceEvents(r), [
+    { asset: 'BTC', free: COIN - 5_000_000, locked: 5_000_000 },
+    { asset: 'BTC', free: COIN - 3_000_000, locked: 0 },
+  ])
+  // Proceeds 300 × 3,000,000 = 900,000,000 less the taker fee 900,000.
+  t.same(bal(ex, ALICE, 'USDT'), [10_000 * USDT + 899_100_000, 0])
+})
+
+t.test('spot balance checks at their boundary', async (t) => {
+  const rows: [string, number, () => ReturnType<typeof limit>, string][] = [
+    ['buy for exactly the free quote', 3_000_000_000, () => limit(ALICE, 'BUY', 3_000_000, 1_000, spot), 'ACCEPTED'],
+    ['buy one unit short', 2_999_999_999, () => limit(ALICE, 'BUY', 3_000_000, 1_000, spot), 'BALANCE_INSUFFICIENT'],
+    ['market buy beyond the free quote', 1_501_999_999, () => market(ALICE, 'BUY', 500, spot), 'BALANCE_INSUFFICIENT'],
+    ['market buy for exactly its cost', 1_502_000_000, () => market(ALICE, 'BUY', 500, spot), 'ACCEPTED'],
+    ['sell all of Bob\'s 1 BTC', 0, () => limit(BOB, 'SELL', 3_100_000, 10_000, spot), 'ACCEPTED'],
+    ['sell one lot more', 0, () => limit(BOB, 'SELL', 3_100_000, 10_001, spot), 'BALANCE_INSUFFICIENT'],
+  ]
+  for (const [name, units, cmd, code] of rows) {
+    const ex = new TestExchange()
+    if (units > 0) ex.ok({ type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: units, wallet: 'SPOT', ref: 'a' })
+    ex.deposit(BOB, 'BTC', 2 * COIN)
+    ex.ok(limit(BOB, 'SELL', 3_000_000, 300, spot))
+    ex.ok(limit(BOB, 'SELL', 3_010_000, 300, spot))
+    if (name.startsWith('sell')) ex.ok(limit(BOB, 'SELL', 3_200_000, 9_400, spot)) // 20,000 − 600 − 9,400 = 10,000 lots free
+    const rej = rejection(ex, cmd())
+    t.equal(rej.code, code, name)
+    if (code !== 'ACCEPTED') t.ok(rej.rootUnchanged, `${name}: nothing changed`)
+  }
+  const ex = setup(3_000)
+  ex.ok(limit(ALICE, 'BUY', 3_000_000, 1_000, spot))
+  t.equal(rejection(ex, limit(ALICE, 'BUY', 2_500_000, 2, spot)).code, 'BALANCE_INSUFFICIENT', 'locked quote is not free')
+})
+
+t.test('spot self-trade prevention releases the expired maker\'s lock', async (t) => {
+  const ex = setup()
+  ex.deposit(ALICE, 'BTC', COIN)
+  const ask = placedId(ex.ok(limit(ALICE, 'SELL', 3_000_000, 100, spot))) // locks 1,000,000 BTC units
+  const r = ex.ok(limit(ALICE, 'BUY', 3_000_000, 100, spot)) // locks 300,000,000 USDT units
+  t.same(r.events.map((e) => e.type), ['order', 'balance', 'order', 'balance'])
+  t.same(orderTrail(r), [[ALICE, 2, 'NEW', 'NEW', 0], [ALICE, ask, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 0]])
+  t.match(balanceEvents(r), [{ asset: 'USDT', locked: 300_000_000 }, { asset: 'BTC', free: COIN, locked: 0 }])
+  t.same(bal(ex, ALICE, 'USDT'), [9_700_000_000, 300_000_000], 'the buy rests with its lock')
+})

@@ -1,0 +1,100 @@
+// The sequencer: results only after the batch is durable, overload refusal, ticks, time
+// that never goes backwards, and a broken invariant stopping everything.
+
+import t from 'tap'
+import type { Command } from '../../core/commands.js'
+import { createState } from '../../core/state.js'
+import type { LogEntry } from '../../replica/entry.js'
+import { MemoryLogStore } from '../../replica/memory-log.js'
+import { OverloadedError, Sequencer, StoppedError } from '../../replica/sequencer.js'
+import { ManualClock } from '../helpers/fake-clock.js'
+
+/** A memory log whose appends wait until the test opens the gate. */
+class GatedLog extends MemoryLogStore {
+  private gate: Promise<void> = Promise.resolve()
+  private release: () => void = () => {}
+  appends = 0
+  close_(): void {
+    this.gate = new Promise((r) => { this.release = r })
+  }
+  open_(): void { this.release() }
+  override async append(entries: LogEntry[]): Promise<void> {
+    await this.gate
+    this.appends++
+    return super.append(entries)
+  }
+}
+
+const deposit = (n: number): Command => ({ type: 'Deposit', account: '0x' + '1'.repeat(40), sub: 0, asset: 'USDT',
+  amount: 1, wallet: 'SPOT', ref: `r${n}` })
+const asset: Command = { type: 'CreateAsset', asset: 'USDT', scale: 6 }
+
+async function setup(o: { queueMax?: number; tickMs?: number } = {}) {
+  const log = new GatedLog()
+  await log.open()
+  const clock = new ManualClock()
+  const state = createState()
+  const s = new Sequencer({ log, state, clock, ingressQueueMax: o.queueMax, tickIntervalMs: o.tickMs })
+  s.start()
+  return { log, clock, state, s }
+}
+
+t.test('a submitter hears its result only after its batch is durable', async (t) => {
+  const { log, s } = await setup()
+  await s.submit(asset)
+  log.close_()
+  let heard = false
+  const p = s.submit(deposit(1)).then((a) => { heard = true; return a })
+  await new Promise((r) => setTimeout(r, 20))
+  t.equal(heard, false, 'no answer while the write is pending')
+  t.equal(log.lastSeq, 1, 'nothing durable yet')
+  log.open_()
+  const a = await p
+  t.equal(a.seq, 2)
+  t.ok(a.result.ok)
+  t.equal(log.lastSeq, 2)
+})
+
+t.test('a full ingress queue refuses with OVERLOADED and keeps going', async (t) => {
+  const { log, s } = await setup({ queueMax: 3 })
+  log.close_()
+  const first = s.submit(asset) // taken into a batch at once
+  await new Promise((r) => setTimeout(r, 5))
+  const queued = [s.submit(deposit(1)), s.submit(deposit(2))] // second batch, applied and waiting
+  await new Promise((r) => setTimeout(r, 5))
+  const waiting = [s.submit(deposit(3)), s.submit(deposit(4)), s.submit(deposit(5))]
+  const refused = await s.submit(deposit(6)).then(() => null, (e: Error) => e)
+  t.ok(refused instanceof OverloadedError, 'the fourth waiting command is refused')
+  t.equal((refused as OverloadedError).code, 'OVERLOADED')
+  log.open_()
+  const acks = await Promise.all([first, ...queued, ...waiting])
+  t.same(acks.map((a) => a.seq), [1, 2, 3, 4, 5, 6], 'everything accepted is sequenced in order')
+})
+
+t.test('ticks are injected at the cadence and time never goes backwards', async (t) => {
+  const { log, clock, s } = await setup({ tickMs: 100 })
+  await s.submit(asset)
+  clock.advance(250)
+  await new Promise((r) => setTimeout(r, 10))
+  clock.time -= 1000 // the wall clock steps back
+  await s.submit(deposit(1))
+  const entries = await log.read(1)
+  t.same(entries.map((e) => e.command.type), ['CreateAsset', 'Tick', 'Tick', 'Deposit'])
+  for (let i = 1; i < entries.length; i++) t.ok(entries[i]!.time >= entries[i - 1]!.time, `time at ${i + 1} not before ${i}`)
+  await s.stop()
+})
+
+t.test('an exception from apply stops the sequencer and rejects everyone', async (t) => {
+  const log = new MemoryLogStore()
+  await log.open()
+  const state = createState()
+  let fatal: Error | null = null
+  const s = new Sequencer({ log, state, clock: new ManualClock(), onFatal: (e) => { fatal = e },
+    applyEntry: () => { throw new Error('invariant broken') } })
+  const err = await s.submit(asset).then(() => null, (e: Error) => e)
+  t.ok(err instanceof StoppedError)
+  t.match(String(fatal), /invariant broken/)
+  t.equal(log.lastSeq, 0, 'nothing was written')
+  const after = await s.submit(asset).then(() => null, (e: Error) => e)
+  t.ok(after instanceof StoppedError, 'later commands are refused')
+})
