@@ -4,6 +4,7 @@
 import type { CreateAsset, CreatePerpMarket, CreateSpotMarket, SetMarketStatus } from './commands.js'
 import type { Result } from './events.js'
 import { Book } from './book.js'
+import { GtdQueue } from './gtd.js'
 import { LIMITS } from './limits.js'
 import { accept, reject } from './results.js'
 import type { Market, PerpMarket, SpotMarket, State } from './state.js'
@@ -68,6 +69,7 @@ function commonMarket(state: State, cmd: MarketSpec): Omit<Market, 'kind'> | nul
     minQtyLots: cmd.minQtyLots, maxQtyLots: cmd.maxQtyLots, marketMaxQtyLots: cmd.marketMaxQtyLots,
     minNotional: cmd.minNotional, makerFeePpm: cmd.makerFeePpm, takerFeePpm: cmd.takerFeePpm,
     quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, book: new Book(),
+    gtd: new GtdQueue(), gtdOpen: 0,
   }
 }
 

@@ -1,6 +1,7 @@
-// Orders waiting for their goodTillDate, as a binary min-heap ordered by (goodTillDate,
-// marketId, orderId): a total order, so the expiry sequence never depends on heap layout.
-// Canceled orders are skipped lazily when they surface.
+// A market's orders waiting for their goodTillDate, as a binary min-heap ordered by
+// (goodTillDate, marketId, orderId): a total order, so the expiry sequence never depends on
+// heap layout. Entries of orders that left early are skipped when they surface, and the heap
+// is compacted when they outnumber the live ones, so it stays bounded by the open orders.
 
 export interface GtdItem {
   goodTillDate: number
@@ -20,6 +21,13 @@ export class GtdQueue {
   get size(): number { return this.items.length }
 
   peek(): GtdItem | undefined { return this.items[0] }
+
+  /** Keeps only the items `live` accepts and restores the heap order. */
+  compact(live: (item: GtdItem) => boolean): void {
+    const kept = this.items.filter(live)
+    this.items.length = 0
+    for (const item of kept) this.push(item)
+  }
 
   push(item: GtdItem): void {
     const a = this.items

@@ -23,6 +23,8 @@ export const LIMITS = {
   leverageMax: 125,
   /** Largest goodTillDate Binance accepts (9999-12-31T23:59:59Z). */
   goodTillDateMax: 253402300799000,
+  /** Entries of orders that left before their goodTillDate, beyond twice the live ones, before a market's GTD queue is compacted. */
+  gtdStaleMax: 1024,
   /** A GTD order must live at least this long after placement (Binance: 600 s). */
   goodTillDateMinAheadMs: 600_000,
   pendingWithdrawalsPerAccountMax: 100,

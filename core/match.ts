@@ -42,6 +42,12 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
       if (left === 0) return 'DONE'
       if (fills >= LIMITS.fillsPerCommandMax) return 'LIMIT'
       const next = maker.next
+      if (maker.goodTillDate !== 0 && maker.goodTillDate <= time) {
+        // Past its goodTillDate but not yet reached by a Tick: it expires, it never trades.
+        retire(maker, 'EXPIRED', 'EXPIRED', time, events)
+        maker = next
+        continue
+      }
       if (maker.owner === taker.owner && taker.stp !== 'NONE') {
         if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
         if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
@@ -125,6 +131,7 @@ export function simulate(m: Market, taker: Order): Simulation {
     for (let maker = level.head; maker !== null; maker = maker.next) {
       const left = taker.origQtyLots - lots
       if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
+      if (maker.goodTillDate !== 0 && maker.goodTillDate <= taker.time) continue
       if (maker.owner === taker.owner && taker.stp !== 'NONE') {
         if (taker.stp !== 'EXPIRE_MAKER') return { lots, notional }
         continue

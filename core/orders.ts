@@ -89,7 +89,7 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
   ensureHolding(sub, m)
   o.marginCounted = !closing
   const events = open(m, o)
-  finish(state, o, sweep(state, m, o, time, events), time, events)
+  finish(o, sweep(state, m, o, time, events), time, events)
   return accept(events)
 }
 
@@ -109,7 +109,7 @@ function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time:
   lockSpot(o, lock)
   const events = open(m, o)
   pushSpotBalanceEvent(o, time, events)
-  finish(state, o, sweep(state, m, o, time, events), time, events)
+  finish(o, sweep(state, m, o, time, events), time, events)
   return accept(events)
 }
 
@@ -128,7 +128,7 @@ function generatedClientId(m: Market, o: Order): string {
 }
 
 /** After the sweep: rest the remainder, or expire it and release what it held. */
-function finish(state: State, o: Order, end: SweepEnd, time: number, events: Event[]): void {
+function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   if (remaining(o) === 0) {
     if (o.lockedRemaining > 0) {
       releaseSpotLock(o)
@@ -138,7 +138,7 @@ function finish(state: State, o: Order, end: SweepEnd, time: number, events: Eve
   }
   const rests = end === 'DONE' && o.orderType !== 'MARKET' && o.timeInForce !== 'IOC' && o.timeInForce !== 'FOK'
   if (rests) {
-    rest(state, o)
+    rest(o)
     return
   }
   o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
@@ -188,12 +188,15 @@ export function cancelAll(state: State, cmd: CancelAll, time: number): Result {
   return accept(events)
 }
 
-/** Expires every GTD order whose goodTillDate has passed (run by Tick). */
+/** Expires every GTD order whose goodTillDate has passed (run by Tick), market by market. */
 export function expireGoodTillDate(state: State, time: number, events: Event[]): void {
-  const q = state.gtd
-  for (let top = q.peek(); top !== undefined && top.goodTillDate <= time; top = q.peek()) {
-    q.pop()
-    const o = state.markets[top.marketId]!.book.orders.get(top.orderId)
-    if (o !== undefined && o.goodTillDate === top.goodTillDate) retire(o, 'EXPIRED', 'EXPIRED', time, events)
+  for (const m of state.markets) {
+    if (m === undefined) continue
+    const q = m.gtd
+    for (let top = q.peek(); top !== undefined && top.goodTillDate <= time; top = q.peek()) {
+      q.pop()
+      const o = m.book.orders.get(top.orderId)
+      if (o !== undefined && o.goodTillDate === top.goodTillDate) retire(o, 'EXPIRED', 'EXPIRED', time, events)
+    }
   }
 }

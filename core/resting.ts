@@ -5,15 +5,24 @@ import { assert } from './assert.js'
 import type { Event, ExecType, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { orderEvent } from './records.js'
-import type { Order, PerpMarket, State } from './state.js'
+import { LIMITS } from './limits.js'
+import type { Market, Order, PerpMarket, State } from './state.js'
 
-export function rest(state: State, o: Order): void {
+export function rest(o: Order): void {
   const m = o.market
   m.book.insert(o)
   o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)
   if (m.kind === 'PERP' && o.marginCounted) addMarginLots(ensureHolding(o.owner, m), o, o.origQtyLots - o.executedQtyLots)
-  if (o.goodTillDate > 0) state.gtd.push({ goodTillDate: o.goodTillDate, marketId: m.marketId, orderId: o.orderId })
+  if (o.goodTillDate > 0) trackGoodTillDate(m, o)
+}
+
+function trackGoodTillDate(m: Market, o: Order): void {
+  m.gtdOpen += 1
+  m.gtd.push({ goodTillDate: o.goodTillDate, marketId: m.marketId, orderId: o.orderId })
+  if (m.gtd.size > 2 * m.gtdOpen + LIMITS.gtdStaleMax) {
+    m.gtd.compact((item) => m.book.orders.get(item.orderId)?.goodTillDate === item.goodTillDate)
+  }
 }
 
 function countOpen(o: Order, by: number): void {
@@ -45,6 +54,7 @@ export function unrest(o: Order): void {
   const deleted = o.owner.orders.delete(o.clientOrderId)
   assert(deleted, 'resting order missing from its account')
   countOpen(o, -1)
+  if (o.goodTillDate > 0) m.gtdOpen -= 1
   if (m.kind === 'PERP') {
     if (o.marginCounted) addMarginLots(o.owner.perp.get(m.marketId)!, o, -left)
   } else if (o.lockedRemaining > 0) {

@@ -5,6 +5,7 @@
 import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
 import { Book } from './book.js'
+import { GtdQueue } from './gtd.js'
 import type { Bracket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots } from './resting.js'
@@ -30,7 +31,7 @@ function orderTuple(o: Order): OrderTuple {
 }
 
 function marketData(m: Market): Record<string, unknown> {
-  const { book, ...rest } = m
+  const { book, gtd: _gtd, gtdOpen: _open, ...rest } = m
   const orders: OrderTuple[] = []
   // Worst level to best, each level head to tail: re-adding in this order rebuilds FIFO.
   for (const side of [book.bids, book.asks]) {
@@ -92,7 +93,11 @@ export function decodeSnapshot(bytes: Uint8Array): State {
         s.orders.set(o.clientOrderId, o)
         s.openByMarket.set(marketId, (s.openByMarket.get(marketId) ?? 0) + 1)
         if (o.marginCounted) addMarginLots(s.perp.get(marketId)!, o, o.origQtyLots - o.executedQtyLots)
-        if (o.goodTillDate > 0) state.gtd.push({ goodTillDate: o.goodTillDate, marketId, orderId })
+        if (o.goodTillDate > 0) {
+          const m = state.markets[marketId]!
+          m.gtdOpen += 1
+          m.gtd.push({ goodTillDate: o.goodTillDate, marketId, orderId })
+        }
       }
     }
   }
@@ -107,7 +112,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
 
 function restoreMarket(state: State, data: Record<string, unknown>): void {
   const { orders, ...fields } = data as { orders: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
-  const m = { ...fields, book: new Book() } as unknown as Market
+  const m = { ...fields, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0 } as unknown as Market
   state.markets[m.marketId] = m
   state.marketsBySymbol.set(m.symbol, m)
   for (const t of orders) {

@@ -37,6 +37,10 @@ interface MarketCommon {
   nextTradeId: number
   lastPriceTicks: number
   book: Book
+  /** Resting GTD orders by expiry; derived from the book, so not in the root or snapshot. */
+  gtd: GtdQueue
+  /** Resting orders with a goodTillDate (the live entries of `gtd`). */
+  gtdOpen: number
 }
 
 export interface PerpMarket extends MarketCommon {
@@ -160,7 +164,6 @@ export interface State {
   fees: Map<string, number>
   deposited: Map<string, number>
   withdrawn: Map<string, number>
-  gtd: GtdQueue
 }
 
 export function createState(): State {
@@ -177,7 +180,6 @@ export function createState(): State {
     fees: new Map(),
     deposited: new Map(),
     withdrawn: new Map(),
-    gtd: new GtdQueue(),
   }
 }
 

@@ -4,6 +4,7 @@
 // LIMIT_REACHED) and commands the core does not know.
 
 import t from 'tap'
+import { gtdSize } from '../helpers/commands.js'
 import { apply } from '../../core/apply.js'
 import type { Command } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
@@ -77,12 +78,12 @@ t.test('every kind of rejection leaves the state root (and the whole state) unch
   for (const [name, cmd, code] of rows) {
     const ex = populated()
     const before = image(ex.state)
-    const gtdBefore = ex.state.gtd.size
+    const gtdBefore = gtdSize(ex.state)
     const rej = rejection(ex, cmd)
     t.equal(rej.code, code, name)
     if (code !== 'ACCEPTED') {
       t.same([rej.eventCount, rej.rootUnchanged], [0, true], `${name}: nothing changed`)
-      t.ok(image(ex.state).equals(before) && ex.state.gtd.size === gtdBefore, `${name}: not even outside the root`)
+      t.ok(image(ex.state).equals(before) && gtdSize(ex.state) === gtdBefore, `${name}: not even outside the root`)
     }
   }
 })

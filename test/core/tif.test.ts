@@ -2,6 +2,7 @@
 // takes, GTD must lie more than 600 s ahead and expires on the first Tick at or after it.
 
 import t from 'tap'
+import { gtdSize } from '../helpers/commands.js'
 import { LIMITS } from '../../core/limits.js'
 import { ALICE, BOB, BTCPERP, TestExchange } from '../helpers/exchange.js'
 import { cancel, fillTrail, limit, orderEvents, orderTrail, placedId, postOnly, rejection } from '../helpers/commands.js'
@@ -158,5 +159,5 @@ t.test('GTD orders expire in goodTillDate order; canceled or filled ones are ski
   const r = ex.ok({ type: 'Tick' }, 1_000_000)
   t.same(orderTrail(r), [[ALICE, d, 'EXPIRED', 'EXPIRED', 0], [ALICE, a, 'EXPIRED', 'EXPIRED', 0]])
   t.equal(c, 3)
-  t.equal(ex.state.gtd.size, 0)
+  t.equal(gtdSize(ex.state), 0)
 })

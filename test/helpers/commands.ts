@@ -5,6 +5,7 @@ import type { Code } from '../../core/codes.js'
 import type { CancelOrder, Command, PlaceOrder, Side } from '../../core/commands.js'
 import type { BalanceEvent, Event, OrderEvent, PerpTradeEvent, Result, SpotTradeEvent } from '../../core/events.js'
 import { stateRoot } from '../../core/root.js'
+import type { State } from '../../core/state.js'
 import { BTCPERP, type TestExchange } from './exchange.js'
 
 /** Optional PlaceOrder fields a row may set (marketId defaults to BTCPERP, sub to 0). */
@@ -72,4 +73,11 @@ export function placedId(r: Result): number {
   const e = orderEvents(r)[0]
   if (e === undefined || e.execType !== 'NEW') throw new Error('no NEW order event')
   return e.orderId
+}
+
+/** Entries in every market's GTD queue, live and stale. */
+export function gtdSize(state: State): number {
+  let n = 0
+  for (const m of state.markets) if (m !== undefined) n += m.gtd.size
+  return n
 }
