@@ -13,7 +13,6 @@ export const CODES = [
   'BALANCE_INSUFFICIENT',
   'DEPOSIT_DUPLICATE',
   'WITHDRAWAL_UNKNOWN',
-  'WITHDRAWAL_DUPLICATE',
   'OVERFLOW',
   // markets and filters
   'MARKET_UNKNOWN',

@@ -24,7 +24,11 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   const sub = findSub(state, cmd)
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return reject(o)
-  if (sub === undefined) return reject(m.kind === 'PERP' ? 'MARGIN_INSUFFICIENT' : 'BALANCE_INSUFFICIENT')
+  if (sub === undefined) {
+    // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
+    if (m.kind === 'SPOT') return reject('BALANCE_INSUFFICIENT')
+    return reject(isClosing(o) ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
+  }
   o.owner = sub
   const limitCode = checkOrderLimits(m, sub, o)
   if (limitCode) return reject(limitCode)

@@ -5,7 +5,7 @@
 import t from 'tap'
 import type { Command } from '../../core/commands.js'
 import { marginView } from '../../core/margin.js'
-import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, TestExchange, USDT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
 import { fillTrail, limit, market, orderTrail, placedId, rejection, tradeEvents } from '../helpers/commands.js'
 
 const mode = (dualSide: boolean, account = ALICE): Command => ({ type: 'ChangePositionMode', account, sub: 0, dualSide })
@@ -212,4 +212,13 @@ t.test('a reduce-only taker', async (t) => {
   t.equal(ex.position(ALICE).qtyLots, 0)
   t.equal(ex.sub(ALICE).perpWallet, 100_000 * USDT - 250_000 - 100_000 - 149_700 - 600_000,
     'open fee 250,000; close fees 4 × 500,000 × 100 × 5e-4 = 100,000 and 6 × 499,000 × 100 × 5e-4 = 149,700')
+})
+
+t.test('a reduce-only order from an account that holds nothing has nothing to reduce', async (t) => {
+  const ex = new TestExchange()
+  const r = ex.run({ type: 'PlaceOrder', account: DAVE, sub: 0, marketId: BTCPERP, side: 'SELL', orderType: 'MARKET',
+    qtyLots: 10, reduceOnly: true })
+  t.same(r.ok ? 'ACCEPTED' : r.code, 'REDUCE_ONLY_REJECTED')
+  const plain = ex.run({ type: 'PlaceOrder', account: DAVE, sub: 0, marketId: BTCPERP, side: 'SELL', orderType: 'MARKET', qtyLots: 10 })
+  t.same(plain.ok ? 'ACCEPTED' : plain.code, 'MARGIN_INSUFFICIENT')
 })
