@@ -1,0 +1,114 @@
+// Queries of the per-sub-account read models: orders (by id, by client id, all orders),
+// user trades (myTrades) and income. Each reads only what has been flushed.
+
+import { assert } from '../../core/assert.js'
+import { incomeCodec, numberCodec, orderCodec, userTradeCodec } from './codec.js'
+import { key, readU64 } from './keys.js'
+import { PROJECTION_LIMITS } from './limits.js'
+import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord, type Owner, type UserTradeRecord } from './records.js'
+import {
+  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, ownerPrefix, userTradeKey, type Store, type Stores,
+} from './stores.js'
+import { checkLimit, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
+
+export interface AllOrdersQuery extends TimeRange {
+  /** Oldest order id to return; with it, startTime and endTime only bound the result. */
+  orderId?: number | undefined
+  limit: number
+}
+
+export interface UserTradesQuery extends TimeRange {
+  /** Only the fills of this order. */
+  orderId?: number | undefined
+  /** Oldest trade id to return; with it, startTime and endTime only bound the result. */
+  fromId?: number | undefined
+  limit: number
+}
+
+export interface IncomeQuery extends TimeRange {
+  incomeType?: IncomeType | undefined
+  marketId?: number | undefined
+  limit: number
+}
+
+export async function order(stores: Stores, owner: Owner, marketId: number, orderId: number): Promise<OrderRecord | undefined> {
+  const v = await stores.orders.get(orderKey(owner, marketId, orderId))
+  return v === undefined ? undefined : orderCodec.decode(v)
+}
+
+/** The latest order placed with `clientOrderId` in this market. */
+export async function orderByClientId(stores: Stores, owner: Owner, marketId: number,
+  clientOrderId: string): Promise<OrderRecord | undefined> {
+  const v = await stores.clientOrderIds.get(clientOrderIdKey(owner, marketId, clientOrderId))
+  return v === undefined ? undefined : order(stores, owner, marketId, numberCodec.decode(v))
+}
+
+/** Binance allOrders: ascending from `orderId` when given, else the time-range rule on creation time. */
+export async function allOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery): Promise<OrderRecord[]> {
+  checkLimit(q.limit, PROJECTION_LIMITS.allOrdersMax)
+  const prefix = ownerMarketPrefix(owner, marketId)
+  if (q.orderId !== undefined) {
+    // Creation time grows with the order id inside a market, so the first order past
+    // endTime ends the walk.
+    return scan(stores.orders, fromBounds(prefix, key().u64(q.orderId).build()), q.limit, (_k, v) => {
+      const o = orderCodec.decode(v)
+      if (q.endTime !== undefined && o.time > q.endTime) return 'stop'
+      return q.startTime !== undefined && o.time < q.startTime ? undefined : o
+    })
+  }
+  const ids = await scan(stores.orderTimes, timeRangeBounds(prefix, q), q.limit, (k) => readU64(k, k.length - 8))
+  return getAll(stores.orders, ids.map((id) => orderKey(owner, marketId, id)), orderCodec.decode)
+}
+
+async function getAll<T>(store: Store, keys: Buffer[], decode: (b: Buffer) => T): Promise<T[]> {
+  if (keys.length === 0) return []
+  const values = await store.getMany(keys)
+  return values.map((v) => {
+    assert(v !== undefined, 'index points at a missing row')
+    return decode(v)
+  })
+}
+
+/** Binance myTrades: an order's fills, or ascending from `fromId`, or the time-range rule. */
+export async function userTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery): Promise<UserTradeRecord[]> {
+  checkLimit(q.limit, PROJECTION_LIMITS.userTradesMax)
+  const prefix = ownerMarketPrefix(owner, marketId)
+  if (q.orderId !== undefined) return orderTrades(stores, owner, marketId, q)
+  if (q.fromId === undefined) {
+    return scan(stores.userTrades, timeRangeBounds(prefix, q), q.limit, (_k, v) => userTradeCodec.decode(v))
+  }
+  // Find the first fill at or after fromId, then walk the time-ordered rows from it.
+  const firsts = await scan(stores.userTradeIds, fromBounds(prefix, key().u64(q.fromId).build()), 1,
+    (k, v) => ({ tradeId: readU64(k, k.length - 9), maker: k[k.length - 1] === 1, time: numberCodec.decode(v) }))
+  const first = firsts[0]
+  if (first === undefined) return []
+  let gte = userTradeKey(owner, marketId, first.time, first.tradeId, first.maker)
+  if (q.startTime !== undefined && q.startTime > first.time) gte = Buffer.concat([prefix, key().u64(q.startTime).build()])
+  const bounds = timeRangeBounds(prefix, { startTime: 0, endTime: q.endTime })
+  if (bounds === null) return []
+  return scan(stores.userTrades, { ...bounds, gte }, q.limit, (_k, v) => userTradeCodec.decode(v))
+}
+
+async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery): Promise<UserTradeRecord[]> {
+  const prefix = Buffer.concat([ownerMarketPrefix(owner, marketId), key().u64(q.orderId!).build()])
+  const keys = await scan(stores.userTradeOrders, fromBounds(prefix, key().u64(q.fromId ?? 0).build()), q.limit,
+    (k, v) => {
+      const time = numberCodec.decode(v)
+      if (q.endTime !== undefined && time > q.endTime) return 'stop'
+      if (q.startTime !== undefined && time < q.startTime) return undefined
+      return userTradeKey(owner, marketId, time, readU64(k, k.length - 9), k[k.length - 1] === 1)
+    })
+  return getAll(stores.userTrades, keys, userTradeCodec.decode)
+}
+
+/** Income rows, newest three months only (`floorTime`), optionally of one type and market. */
+export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floorTime: number): Promise<IncomeRecord[]> {
+  checkLimit(q.limit, PROJECTION_LIMITS.incomeMax)
+  const byType = q.incomeType !== undefined
+  const prefix = byType ? incomeTypePrefix(owner, INCOME_TYPE_CODES[q.incomeType!]) : ownerPrefix(owner)
+  const store = byType ? stores.incomeByType : stores.income
+  return scan(store, timeRangeBounds(prefix, q, floorTime), q.limit, (_k, v) => {
+    const r = incomeCodec.decode(v)
+    return q.marketId === undefined || r.marketId === q.marketId ? r : undefined
+  })
+}

@@ -1,0 +1,85 @@
+// Per-sub-account read models from order events and fills: order history (latest record of
+// every order), user trades (myTrades) and the income rows fills cause (REALIZED_PNL,
+// COMMISSION). Nothing here reads the store; see batch.ts for how fills reach old orders.
+
+import { assertSafe } from '../../core/assert.js'
+import type { OrderEvent, PerpFillSide, PerpTradeEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import type { PendingBatch } from './batch.js'
+import { applyFill } from './batch.js'
+import { EMPTY, incomeCodec, numberCodec, userTradeCodec } from './codec.js'
+import type { IncomeRecord, Owner, UserTradeRecord } from './records.js'
+import { INCOME_TYPE_CODES } from './records.js'
+import {
+  clientOrderIdKey, incomeTypeKey, orderKey, orderTimeKey, ownerTimeKey, userTradeIdKey, userTradeKey,
+  userTradeOrderKey, type Stores,
+} from './stores.js'
+
+export function onOrder(stores: Stores, batch: PendingBatch, e: OrderEvent): void {
+  const owner: Owner = { account: e.account, sub: e.sub }
+  const p = batch.order(orderKey(owner, e.marketId, e.orderId))
+  // An order event carries the whole record, so it supersedes any fill seen before it.
+  p.record = {
+    marketId: e.marketId, orderId: e.orderId, account: e.account, sub: e.sub, clientOrderId: e.clientOrderId,
+    side: e.side, orderType: e.orderType, timeInForce: e.timeInForce, priceTicks: e.priceTicks,
+    origQtyLots: e.origQtyLots, executedQtyLots: e.executedQtyLots, cumQuoteTicksLots: e.cumQuoteTicksLots,
+    status: e.status, positionSide: e.positionSide, reduceOnly: e.reduceOnly, stp: e.stp,
+    goodTillDate: e.goodTillDate, time: e.time, updateTime: e.updateTime,
+  }
+  p.fill = null
+  if (e.execType === 'NEW') {
+    // Indexes by creation time and client id are written once; a later order reusing the
+    // client id takes the index over, as Binance answers with the latest.
+    batch.put(stores.orderTimes, orderTimeKey(owner, e.marketId, e.time, e.orderId), EMPTY)
+    batch.put(stores.clientOrderIds, clientOrderIdKey(owner, e.marketId, e.clientOrderId), numberCodec.encode(e.orderId))
+  }
+}
+
+function onFillState(batch: PendingBatch, marketId: number, s: PerpFillSide | SpotFillSide, time: number): void {
+  const p = batch.order(orderKey(s, marketId, s.orderId))
+  const fill = { executedQtyLots: s.executedQtyLots, cumQuoteTicksLots: s.cumQuoteTicksLots, status: s.status, updateTime: time }
+  if (p.record !== null) applyFill(p.record, fill)
+  else p.fill = fill
+}
+
+function putUserTrade(stores: Stores, batch: PendingBatch, owner: Owner, t: UserTradeRecord): void {
+  batch.put(stores.userTrades, userTradeKey(owner, t.marketId, t.time, t.tradeId, t.maker), userTradeCodec.encode(t))
+  const time = numberCodec.encode(t.time)
+  batch.put(stores.userTradeIds, userTradeIdKey(owner, t.marketId, t.tradeId, t.maker), time)
+  batch.put(stores.userTradeOrders, userTradeOrderKey(owner, t.marketId, t.orderId, t.tradeId, t.maker), time)
+}
+
+export function putIncome(stores: Stores, batch: PendingBatch, owner: Owner, r: IncomeRecord): void {
+  const value = incomeCodec.encode(r)
+  batch.put(stores.income, ownerTimeKey(owner, r.time, r.tranId), value)
+  batch.put(stores.incomeByType, incomeTypeKey(owner, INCOME_TYPE_CODES[r.incomeType], r.time, r.tranId), value)
+}
+
+export function onPerpTrade(stores: Stores, batch: PendingBatch, e: PerpTradeEvent, nextRowId: () => number): void {
+  for (const s of [e.maker, e.taker]) {
+    const maker = s === e.maker
+    onFillState(batch, e.marketId, s, e.time)
+    putUserTrade(stores, batch, s, {
+      marketId: e.marketId, tradeId: e.tradeId, orderId: s.orderId, side: s.side, priceTicks: e.priceTicks,
+      qtyLots: e.qtyLots, quoteQtyTicksLots: assertSafe(e.priceTicks * e.qtyLots, 'fill quote'),
+      realizedPnl: s.realizedPnl, commission: s.fee, commissionAsset: null, time: e.time,
+      buyer: s.side === 'BUY', maker, positionSide: s.positionSide,
+    })
+    const base = { marketId: e.marketId, asset: null, info: String(e.tradeId), time: e.time, tradeId: e.tradeId }
+    if (s.realizedPnl !== 0) {
+      putIncome(stores, batch, s, { ...base, tranId: nextRowId(), incomeType: 'REALIZED_PNL', income: s.realizedPnl })
+    }
+    if (s.fee !== 0) putIncome(stores, batch, s, { ...base, tranId: nextRowId(), incomeType: 'COMMISSION', income: -s.fee })
+  }
+}
+
+export function onSpotTrade(stores: Stores, batch: PendingBatch, e: SpotTradeEvent): void {
+  for (const s of [e.maker, e.taker]) {
+    onFillState(batch, e.marketId, s, e.time)
+    putUserTrade(stores, batch, s, {
+      marketId: e.marketId, tradeId: e.tradeId, orderId: s.orderId, side: s.side, priceTicks: e.priceTicks,
+      qtyLots: e.qtyLots, quoteQtyTicksLots: assertSafe(e.priceTicks * e.qtyLots, 'fill quote'),
+      realizedPnl: 0, commission: s.fee, commissionAsset: s.feeAsset, time: e.time,
+      buyer: s.side === 'BUY', maker: s === e.maker, positionSide: 'BOTH',
+    })
+  }
+}

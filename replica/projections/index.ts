@@ -1,0 +1,13 @@
+// The history read models (DESIGN.md §5): derived from core events into LevelDB sublevels,
+// rebuildable from the log. Writers apply; the gateway only reads.
+
+export { createProjections, Projections, type ProjectionsOptions } from './projections.js'
+export type * from './records.js'
+export { INCOME_TYPE_CODES } from './records.js'
+export { KLINE_INTERVALS, isKlineInterval, bucketOpen, bucketClose, type KlineInterval } from './intervals.js'
+export { PROJECTION_LIMITS } from './limits.js'
+export { walletRange, type WalletQuery } from './wallet-queries.js'
+export type { TradesQuery, AggTradesQuery, RangeQuery } from './market-queries.js'
+export type { AllOrdersQuery, UserTradesQuery, IncomeQuery } from './account-queries.js'
+export type { TimeRange } from './time-range.js'
+export type { ProjectionsParent } from './stores.js'

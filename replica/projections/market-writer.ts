@@ -1,0 +1,173 @@
+// Market read models from fills: trades, aggregate trades, klines of every interval and open
+// interest. Each market's open aggregate, current klines and open interest live in a cursor
+// in memory (and on disk, written with each batch), so applying never reads the store.
+
+import { assert, assertSafe } from '../../core/assert.js'
+import type { PerpFillSide, PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
+import type { PendingBatch } from './batch.js'
+import { aggTradeCodec, klineCodec, numberCodec, openInterestCodec, plainCodec, tradeCodec } from './codec.js'
+import { bucketClose, bucketOpen, KLINE_INTERVALS } from './intervals.js'
+import { PROJECTION_LIMITS } from './limits.js'
+import type { AggTradeRecord, KlineRecord, OpenInterestRecord } from './records.js'
+import {
+  aggIdKey, aggTradeKey, klineKey, marketPrefix, openInterestKey, tradeKey, type Stores,
+} from './stores.js'
+
+/** A market's rolling state: everything the next fill updates in place. */
+export interface MarketCursor {
+  marketId: number
+  perp: boolean
+  lastTradeId: number
+  lastPriceTicks: number
+  lastQtyLots: number
+  lastTime: number
+  /** The newest aggregate; the next fill may still merge into it. */
+  agg: AggTradeRecord | null
+  /** The current kline of each interval, by interval index. */
+  klines: (KlineRecord | null)[]
+  openInterestLots: number
+  /** Time of the last open interest change (0 before any). */
+  openInterestTime: number
+}
+
+export const cursorCodec = plainCodec<MarketCursor>()
+
+type TradeEvent = PerpTradeEvent | SpotTradeEvent
+
+function newCursor(marketId: number, perp: boolean): MarketCursor {
+  return {
+    marketId, perp, lastTradeId: 0, lastPriceTicks: 0, lastQtyLots: 0, lastTime: 0, agg: null,
+    klines: KLINE_INTERVALS.map(() => null), openInterestLots: 0, openInterestTime: 0,
+  }
+}
+
+/** How a fill moved one side's long lots: after the fill minus before (the position before is after − the fill). */
+function longDelta(s: PerpFillSide, lots: number): number {
+  const after = s.positionQtyLots
+  const before = after - (s.side === 'BUY' ? lots : -lots)
+  return Math.max(after, 0) - Math.max(before, 0)
+}
+
+function oiBucket(time: number): number {
+  return time - (time % PROJECTION_LIMITS.openInterestBucketMs)
+}
+
+export class MarketWriter {
+  readonly cursors = new Map<number, MarketCursor>()
+  /** Markets whose cursor changed since the last batch was taken. */
+  private dirty = new Set<number>()
+
+  constructor(private readonly stores: Stores) {}
+
+  load(cursors: MarketCursor[]): void {
+    this.cursors.clear()
+    this.dirty.clear()
+    for (const c of cursors) this.cursors.set(c.marketId, c)
+  }
+
+  onTrade(batch: PendingBatch, e: TradeEvent): void {
+    const c = this.cursor(e.marketId, e.type === 'trade')
+    assert(e.tradeId > c.lastTradeId, `trade ${e.tradeId} of market ${e.marketId} after ${c.lastTradeId}`)
+    assert(e.time >= c.lastTime, 'trade time went backwards')
+    const quote = assertSafe(e.priceTicks * e.qtyLots, 'trade quote quantity')
+    batch.put(this.stores.trades, tradeKey(e.marketId, e.tradeId), tradeCodec.encode({
+      tradeId: e.tradeId, priceTicks: e.priceTicks, qtyLots: e.qtyLots, quoteQtyTicksLots: quote,
+      time: e.time, buyerIsMaker: e.buyerIsMaker,
+    }))
+    this.aggregate(batch, c, e)
+    for (let i = 0; i < KLINE_INTERVALS.length; i++) this.kline(batch, c, i, e, quote)
+    if (e.type === 'trade') this.openInterest(batch, c, e)
+    c.lastTradeId = e.tradeId
+    c.lastPriceTicks = e.priceTicks
+    c.lastQtyLots = e.qtyLots
+    c.lastTime = e.time
+    this.dirty.add(c.marketId)
+  }
+
+  /** Writes the dirty cursors and what they hold open into `batch`; encodes now, so later fills cannot leak in. */
+  takeDirty(batch: PendingBatch): void {
+    for (const id of this.dirty) {
+      const c = this.cursors.get(id)!
+      if (c.agg) batch.put(this.stores.aggTrades, aggTradeKey(id, c.agg.time, c.agg.aggId), aggTradeCodec.encode(c.agg))
+      for (let i = 0; i < c.klines.length; i++) {
+        const k = c.klines[i]
+        if (k) batch.put(this.stores.klines, klineKey(id, i, k.openTime), klineCodec.encode(k))
+      }
+      if (c.openInterestTime > 0) this.putOpenInterest(batch, c)
+      batch.put(this.stores.cursors, marketPrefix(id), cursorCodec.encode(c))
+    }
+    this.dirty = new Set()
+  }
+
+  private cursor(marketId: number, perp: boolean): MarketCursor {
+    let c = this.cursors.get(marketId)
+    if (c === undefined) {
+      c = newCursor(marketId, perp)
+      this.cursors.set(marketId, c)
+    }
+    assert(c.perp === perp, `market ${marketId} traded as both perp and spot`)
+    return c
+  }
+
+  /** Merges into the open aggregate when the price and taker side match within the window. */
+  private aggregate(batch: PendingBatch, c: MarketCursor, e: TradeEvent): void {
+    const a = c.agg
+    if (a && a.priceTicks === e.priceTicks && a.buyerIsMaker === e.buyerIsMaker
+      && e.time - a.time <= PROJECTION_LIMITS.aggregateWindowMs) {
+      a.qtyLots += e.qtyLots
+      a.lastTradeId = e.tradeId
+      return
+    }
+    // The closed aggregate never changes again: write its final form now.
+    if (a) batch.put(this.stores.aggTrades, aggTradeKey(c.marketId, a.time, a.aggId), aggTradeCodec.encode(a))
+    const aggId = (a?.aggId ?? 0) + 1
+    c.agg = {
+      aggId, priceTicks: e.priceTicks, qtyLots: e.qtyLots, firstTradeId: e.tradeId, lastTradeId: e.tradeId,
+      time: e.time, buyerIsMaker: e.buyerIsMaker,
+    }
+    batch.put(this.stores.aggIds, aggIdKey(c.marketId, aggId), numberCodec.encode(e.time))
+  }
+
+  private kline(batch: PendingBatch, c: MarketCursor, i: number, e: TradeEvent, quote: number): void {
+    const interval = KLINE_INTERVALS[i]!
+    const openTime = bucketOpen(interval, e.time)
+    let k = c.klines[i] ?? null
+    if (k === null || k.openTime !== openTime) {
+      if (k) batch.put(this.stores.klines, klineKey(c.marketId, i, k.openTime), klineCodec.encode(k))
+      k = {
+        openTime, closeTime: bucketClose(interval, openTime),
+        openPriceTicks: e.priceTicks, highPriceTicks: e.priceTicks, lowPriceTicks: e.priceTicks,
+        closePriceTicks: e.priceTicks, volumeLots: 0, quoteVolumeTicksLots: 0, count: 0,
+        takerBuyVolumeLots: 0, takerBuyQuoteVolumeTicksLots: 0, firstTradeId: e.tradeId, lastTradeId: e.tradeId,
+      }
+      c.klines[i] = k
+    }
+    if (e.priceTicks > k.highPriceTicks) k.highPriceTicks = e.priceTicks
+    if (e.priceTicks < k.lowPriceTicks) k.lowPriceTicks = e.priceTicks
+    k.closePriceTicks = e.priceTicks
+    k.volumeLots += e.qtyLots
+    k.quoteVolumeTicksLots = assertSafe(k.quoteVolumeTicksLots + quote, 'kline quote volume')
+    k.count += 1
+    if (!e.buyerIsMaker) {
+      k.takerBuyVolumeLots += e.qtyLots
+      k.takerBuyQuoteVolumeTicksLots += quote
+    }
+    k.lastTradeId = e.tradeId
+  }
+
+  /** Open interest moves by the change in long lots of both sides. */
+  private openInterest(batch: PendingBatch, c: MarketCursor, e: PerpTradeEvent): void {
+    const delta = longDelta(e.maker, e.qtyLots) + longDelta(e.taker, e.qtyLots)
+    if (delta === 0) return
+    // Leaving a bucket: its last value is final.
+    if (c.openInterestTime > 0 && oiBucket(c.openInterestTime) !== oiBucket(e.time)) this.putOpenInterest(batch, c)
+    c.openInterestLots += delta
+    assert(c.openInterestLots >= 0, 'open interest went negative')
+    c.openInterestTime = e.time
+  }
+
+  private putOpenInterest(batch: PendingBatch, c: MarketCursor): void {
+    const r: OpenInterestRecord = { marketId: c.marketId, openInterestLots: c.openInterestLots, time: c.openInterestTime }
+    batch.put(this.stores.openInterest, openInterestKey(c.marketId, oiBucket(c.openInterestTime)), openInterestCodec.encode(r))
+  }
+}

@@ -1,0 +1,299 @@
+// The history read models as one object: apply entries' events (synchronously, into a
+// pending batch), flush each group as one LevelDB batch with its lastSeq, and answer the
+// gateway's queries from what is flushed. Idempotent by seq; a gap is an error.
+
+import type { AbstractBatchOperation } from 'abstract-level'
+import { Level } from 'level'
+import { assert, InvariantError } from '../../core/assert.js'
+import type { Event } from '../../core/events.js'
+import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
+import * as accountQueries from './account-queries.js'
+import { applyFill, PendingBatch, type BatchOp } from './batch.js'
+import { orderCodec, plainCodec } from './codec.js'
+import type { KlineInterval } from './intervals.js'
+import { PROJECTION_LIMITS } from './limits.js'
+import * as marketQueries from './market-queries.js'
+import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
+import { pruneByTimeSuffix, pruneTrades } from './prune.js'
+import type {
+  AggTradeRecord, DepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
+  TradeRecord, TransferRecord, UserTradeRecord, WithdrawalRecord,
+} from './records.js'
+import { allStores, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Stores } from './stores.js'
+import { ticker24h } from './ticker.js'
+import { onDeposit, onTransfer, onWithdrawal } from './wallet-writer.js'
+import * as walletQueries from './wallet-queries.js'
+
+export interface ProjectionsOptions {
+  /**
+   * Pending batch size past which apply() refuses: the apply loop flushes well before (see
+   * `flushDue`). One entry adds at most a few tens of thousands. Default in PROJECTION_LIMITS.
+   */
+  pendingOpsMax?: number
+  /** Pending batch size at which `flushDue` turns true. Default in PROJECTION_LIMITS. */
+  flushOpsHint?: number
+}
+
+interface Meta {
+  lastSeq: number
+  lastTime: number
+}
+
+const metaCodec = plainCodec<Meta>()
+/** Row ids are seq × rowsPerEntryMax + n and must stay safe integers. */
+const SEQ_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PROJECTION_LIMITS.rowsPerEntryMax)
+
+/**
+ * Opens the projections under a 'projections' sublevel of `db` (a database the caller owns
+ * and closes) or in a LevelDB at `path` (which the projections open and close themselves).
+ */
+export async function createProjections(db: ProjectionsParent | string, options: ProjectionsOptions = {}): Promise<Projections> {
+  const own = typeof db === 'string' ? new Level<Buffer, Buffer>(db, { keyEncoding: 'buffer', valueEncoding: 'buffer' }) : null
+  const base = openBase(own ?? (db as ProjectionsParent))
+  await base.open()
+  const p = new Projections(base, own, options)
+  await p.load()
+  return p
+}
+
+export class Projections {
+  private readonly stores: Stores
+  private readonly market: MarketWriter
+  private pending = new PendingBatch()
+  private writing: Promise<void> = Promise.resolve()
+  private failure: unknown = null
+  private appliedSeq = 0
+  private appliedTime = 0
+  private durableSeq = 0
+  private durableTime = 0
+  private readonly pendingOpsMax: number
+  private readonly flushOpsHint: number
+
+  constructor(private readonly base: BaseDb, private readonly own: { close(): Promise<void> } | null,
+    options: ProjectionsOptions) {
+    this.stores = openStores(base)
+    this.market = new MarketWriter(this.stores)
+    this.pendingOpsMax = options.pendingOpsMax ?? PROJECTION_LIMITS.pendingOpsMax
+    this.flushOpsHint = options.flushOpsHint ?? PROJECTION_LIMITS.flushOpsHint
+    assert(Number.isInteger(this.flushOpsHint) && this.flushOpsHint > 0 && this.flushOpsHint < this.pendingOpsMax,
+      'flushOpsHint must be a positive integer below pendingOpsMax')
+  }
+
+  /** Seq of the last entry applied (flushed or not). */
+  get lastSeq(): number { return this.appliedSeq }
+  /** Seq of the last entry on disk: queries answer as of it. */
+  get flushedSeq(): number { return this.durableSeq }
+  /** Time of that entry: the "now" of retention windows and default ranges. */
+  get flushedTime(): number { return this.durableTime }
+  /** Whether the pending batch is large enough that the apply loop should flush now. */
+  get flushDue(): boolean { return this.pending.size >= this.flushOpsHint }
+
+  /** @internal Reads the stored position and the market cursors. */
+  async load(): Promise<void> {
+    const meta = await this.stores.meta.get(META_KEY)
+    const m = meta === undefined ? { lastSeq: 0, lastTime: 0 } : metaCodec.decode(meta)
+    this.appliedSeq = this.durableSeq = m.lastSeq
+    this.appliedTime = this.durableTime = m.lastTime
+    const cursors: MarketCursor[] = []
+    for await (const v of this.stores.cursors.values()) cursors.push(cursorCodec.decode(v))
+    this.market.load(cursors)
+  }
+
+  /**
+   * Applies one entry's events to the pending batch. Synchronous so the apply loop never
+   * waits per entry; an entry at or below lastSeq is a no-op, one past lastSeq + 1 a gap.
+   */
+  apply(seq: number, time: number, events: readonly Event[]): void {
+    this.checkHealthy()
+    if (seq <= this.appliedSeq) return
+    assert(seq === this.appliedSeq + 1, `projections: entry ${seq} after ${this.appliedSeq} (gap)`)
+    assert(Number.isSafeInteger(time) && time >= this.appliedTime, 'projections: entry time went backwards')
+    assert(seq <= SEQ_MAX, 'projections: seq too large for row ids')
+    // Checked before the entry, so a refused entry changes nothing; one entry adds far less than the slack.
+    assert(this.pending.size < this.pendingOpsMax, 'projections: pending batch full; flush more often')
+    let rows = 0
+    const nextRowId = (): number => {
+      assert(rows < PROJECTION_LIMITS.rowsPerEntryMax, 'projections: too many rows in one entry')
+      return seq * PROJECTION_LIMITS.rowsPerEntryMax + rows++
+    }
+    try {
+      for (const e of events) this.applyEvent(e, nextRowId)
+    } catch (err) {
+      // Half an entry is in the pending batch: nothing may be written after this.
+      this.failure = err
+      throw err
+    }
+    this.appliedSeq = seq
+    this.appliedTime = time
+  }
+
+  private applyEvent(e: Event, nextRowId: () => number): void {
+    const s = this.stores
+    const b = this.pending
+    switch (e.type) {
+      case 'order': return onOrder(s, b, e)
+      case 'trade':
+        this.market.onTrade(b, e)
+        return onPerpTrade(s, b, e, nextRowId)
+      case 'spotTrade':
+        this.market.onTrade(b, e)
+        return onSpotTrade(s, b, e)
+      case 'deposit': return onDeposit(s, b, e, nextRowId())
+      case 'transfer': return onTransfer(s, b, e, nextRowId())
+      case 'withdrawal': return onWithdrawal(s, b, e)
+      // Balances, leverage, position mode, markets and assets are current state, not history.
+      default: return
+    }
+  }
+
+  /**
+   * Writes everything applied since the last flush as one batch, with lastSeq, and resolves
+   * when it is written. Flushes run one at a time in call order; apply() may go on meanwhile.
+   * A failed write stops the projections: reopen them, and the apply loop replays from
+   * their stored lastSeq.
+   */
+  async flush(): Promise<void> {
+    // Everything up to the first await runs now: the batch taken is exactly what was applied.
+    this.checkHealthy()
+    if (this.pending.empty && this.appliedSeq === this.durableSeq) return this.writing
+    const batch = this.pending
+    this.market.takeDirty(batch)
+    const meta: Meta = { lastSeq: this.appliedSeq, lastTime: this.appliedTime }
+    this.pending = new PendingBatch()
+    const done = this.writing.then(() => this.write(batch, meta))
+    this.writing = done.catch((err: unknown) => { this.failure = err })
+    return done
+  }
+
+  private async write(batch: PendingBatch, meta: Meta): Promise<void> {
+    const orders = [...batch.orders.values()]
+    const unread = orders.filter((p) => p.record === null)
+    if (unread.length > 0) {
+      // Fills of orders whose record an earlier batch wrote: merge into the stored record.
+      const stored = await this.stores.orders.getMany(unread.map((p) => p.key))
+      for (let i = 0; i < unread.length; i++) {
+        const v = stored[i]
+        assert(v !== undefined, 'projections: a fill for an order never reported')
+        const record = orderCodec.decode(v)
+        applyFill(record, unread[i]!.fill!)
+        unread[i]!.record = record
+      }
+    }
+    const ops: BatchOp[] = batch.ops
+    for (const p of orders) ops.push({ type: 'put', sublevel: this.stores.orders, key: p.key, value: orderCodec.encode(p.record!) })
+    ops.push({ type: 'put', sublevel: this.stores.meta, key: META_KEY, value: metaCodec.encode(meta) })
+    // Not synced: the projections are rebuilt from the log, and the batch is atomic, so a
+    // crash leaves them at an older lastSeq that the apply loop replays from.
+    await this.base.batch(ops as AbstractBatchOperation<BaseDb, Buffer, Buffer>[])
+    this.durableSeq = meta.lastSeq
+    this.durableTime = meta.lastTime
+  }
+
+  private checkHealthy(): void {
+    if (this.failure !== null) {
+      throw new InvariantError(`projections stopped after a failure: ${String(this.failure)}`)
+    }
+  }
+
+  /** Deletes every projection row, to rebuild from the log's first entry. */
+  async clear(): Promise<void> {
+    await this.writing
+    for (const s of allStores(this.stores)) await s.clear()
+    this.pending = new PendingBatch()
+    this.failure = null
+    await this.load()
+  }
+
+  /** Flushes what is pending and, when the projections opened their own database, closes it. */
+  async close(): Promise<void> {
+    if (this.failure === null) await this.flush()
+    await this.writing
+    if (this.own !== null) await this.own.close()
+  }
+
+  /**
+   * Deletes trades and income rows past their three-month windows (as of `nowMs`, default
+   * flushedTime), at most pruneKeysMax keys per call; returns how many went.
+   */
+  async prune(nowMs = this.durableTime): Promise<number> {
+    const budget = PROJECTION_LIMITS.pruneKeysMax
+    const markets = [...this.market.cursors.keys()]
+    let n = await pruneTrades(this.stores, markets, nowMs - PROJECTION_LIMITS.tradeRetentionMs, budget)
+    const incomeCutoff = nowMs - PROJECTION_LIMITS.incomeRetentionMs
+    n += await pruneByTimeSuffix(this.stores.income, incomeCutoff, budget - n)
+    n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
+    return n
+  }
+
+  // Market data. `nowMs` defaults to flushedTime, which keeps answers a function of the log.
+
+  /** /fapi/v1/trades: the newest `limit` trades (within the three-month reach). */
+  recentTrades(marketId: number, limit: number, nowMs = this.durableTime): Promise<TradeRecord[]> {
+    return marketQueries.trades(this.stores, marketId, { limit }, PROJECTION_LIMITS.recentTradesMax,
+      nowMs - PROJECTION_LIMITS.tradeRetentionMs)
+  }
+
+  /** /fapi/v1/historicalTrades: ascending from fromId, or the newest; three months back at most. */
+  historicalTrades(marketId: number, q: marketQueries.TradesQuery, nowMs = this.durableTime): Promise<TradeRecord[]> {
+    return marketQueries.trades(this.stores, marketId, q, PROJECTION_LIMITS.historicalTradesMax,
+      nowMs - PROJECTION_LIMITS.tradeRetentionMs)
+  }
+
+  aggTrades(marketId: number, q: marketQueries.AggTradesQuery): Promise<AggTradeRecord[]> {
+    return marketQueries.aggTrades(this.stores, marketId, q)
+  }
+
+  klines(marketId: number, interval: KlineInterval, q: marketQueries.RangeQuery): Promise<KlineRecord[]> {
+    return marketQueries.klines(this.stores, marketId, interval, q)
+  }
+
+  ticker24h(marketId: number, nowMs = this.durableTime): Promise<TickerRecord> {
+    return ticker24h(this.stores, marketId, nowMs)
+  }
+
+  openInterest(marketId: number): Promise<OpenInterestRecord | undefined> {
+    return marketQueries.openInterest(this.stores, marketId)
+  }
+
+  openInterestHistory(marketId: number, q: marketQueries.RangeQuery): Promise<OpenInterestRecord[]> {
+    return marketQueries.openInterestHistory(this.stores, marketId, q)
+  }
+
+  // Per sub-account.
+
+  order(owner: Owner, marketId: number, orderId: number): Promise<OrderRecord | undefined> {
+    return accountQueries.order(this.stores, owner, marketId, orderId)
+  }
+
+  orderByClientId(owner: Owner, marketId: number, clientOrderId: string): Promise<OrderRecord | undefined> {
+    return accountQueries.orderByClientId(this.stores, owner, marketId, clientOrderId)
+  }
+
+  allOrders(owner: Owner, marketId: number, q: accountQueries.AllOrdersQuery): Promise<OrderRecord[]> {
+    return accountQueries.allOrders(this.stores, owner, marketId, q)
+  }
+
+  userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {
+    return accountQueries.userTrades(this.stores, owner, marketId, q)
+  }
+
+  income(owner: Owner, q: accountQueries.IncomeQuery, nowMs = this.durableTime): Promise<IncomeRecord[]> {
+    return accountQueries.income(this.stores, owner, q, nowMs - PROJECTION_LIMITS.incomeRetentionMs)
+  }
+
+  deposits(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<DepositRecord[]> {
+    return walletQueries.deposits(this.stores, owner, q, nowMs)
+  }
+
+  withdrawals(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<WithdrawalRecord[]> {
+    return walletQueries.withdrawals(this.stores, owner, q, nowMs)
+  }
+
+  withdrawal(withdrawalId: number): Promise<(WithdrawalRecord & Owner) | undefined> {
+    return walletQueries.withdrawal(this.stores, withdrawalId)
+  }
+
+  transfers(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<TransferRecord[]> {
+    return walletQueries.transfers(this.stores, owner, q, nowMs)
+  }
+}

@@ -1,0 +1,43 @@
+// Reclaims space past the retention windows. Queries already filter by the windows, so
+// pruning changes no answer; it is a background chore (say hourly), never on the apply path.
+
+import { tradeCodec } from './codec.js'
+import { key, readU64 } from './keys.js'
+import { PROJECTION_LIMITS } from './limits.js'
+import { marketPrefix, type Store, type Stores } from './stores.js'
+import { fromBounds, scan } from './time-range.js'
+
+/** Deletes trades older than `cutoff` in each market; returns how many keys went. */
+export async function pruneTrades(stores: Stores, marketIds: number[], cutoff: number, budget: number): Promise<number> {
+  let deleted = 0
+  for (const marketId of marketIds) {
+    if (deleted >= budget) break
+    // Trade time grows with the id, so the old trades are a run at the start of the market.
+    const old = await scan(stores.trades, fromBounds(marketPrefix(marketId), key().u64(0).build()), budget - deleted,
+      (k, v) => (tradeCodec.decode(v).time < cutoff ? k : 'stop'))
+    deleted += await deleteKeys(stores.trades, old)
+  }
+  return deleted
+}
+
+/** Deletes rows whose key ends in u64(time) ‖ u64(id) with a time older than `cutoff`. */
+export async function pruneByTimeSuffix(store: Store, cutoff: number, budget: number): Promise<number> {
+  const it = store.keys()
+  const old: Buffer[] = []
+  try {
+    for (;;) {
+      const keys = await it.nextv(PROJECTION_LIMITS.scanChunk)
+      if (keys.length === 0) break
+      for (const k of keys) if (readU64(k, k.length - 16) < cutoff) old.push(k)
+      if (old.length >= budget) break
+    }
+  } finally {
+    await it.close()
+  }
+  return deleteKeys(store, old.slice(0, budget))
+}
+
+async function deleteKeys(store: Store, keys: Buffer[]): Promise<number> {
+  if (keys.length > 0) await store.batch(keys.map((k) => ({ type: 'del' as const, key: k })))
+  return keys.length
+}

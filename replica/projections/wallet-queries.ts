@@ -1,0 +1,54 @@
+// Queries of the wallet read models: deposits, withdrawals and transfers of a sub-account.
+// Wallet history takes the spec's defaults (endTime now, startTime 90 days before endTime)
+// and its 90-day maximum, which the gateway refuses first and the projections assert.
+
+import { assert } from '../../core/assert.js'
+import { depositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
+import { PROJECTION_LIMITS } from './limits.js'
+import type { DepositRecord, Owner, TransferRecord, WithdrawalRecord } from './records.js'
+import { ownerPrefix, ownerTimeKey, withdrawalIdKey, type Store, type Stores } from './stores.js'
+import { checkLimit, scan, timeRangeBounds, type TimeRange } from './time-range.js'
+
+export interface WalletQuery extends TimeRange {
+  /** Asset filter (the spec's coin). */
+  coin?: string | undefined
+  limit: number
+}
+
+/** The range wallet history reads: absent ends take the spec's defaults from `nowMs`. */
+export function walletRange(q: TimeRange, nowMs: number): TimeRange {
+  const endTime = q.endTime ?? nowMs
+  const startTime = q.startTime ?? Math.max(0, endTime - PROJECTION_LIMITS.walletRangeMs)
+  assert(endTime - startTime <= PROJECTION_LIMITS.walletRangeMs, 'wallet history range over 90 days')
+  return { startTime, endTime }
+}
+
+async function history<T extends { asset: string }>(store: Store, owner: Owner, q: WalletQuery, nowMs: number,
+  decode: (b: Buffer) => T): Promise<T[]> {
+  checkLimit(q.limit, PROJECTION_LIMITS.walletHistoryMax)
+  return scan(store, timeRangeBounds(ownerPrefix(owner), walletRange(q, nowMs)), q.limit, (_k, v) => {
+    const r = decode(v)
+    return q.coin === undefined || r.asset === q.coin ? r : undefined
+  })
+}
+
+export function deposits(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<DepositRecord[]> {
+  return history(stores.deposits, owner, q, nowMs, depositCodec.decode)
+}
+
+/** Withdrawals by request time, each in its latest status. */
+export function withdrawals(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<WithdrawalRecord[]> {
+  return history(stores.withdrawals, owner, q, nowMs, withdrawalCodec.decode)
+}
+
+export function transfers(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<TransferRecord[]> {
+  return history(stores.transfers, owner, q, nowMs, transferCodec.decode)
+}
+
+export async function withdrawal(stores: Stores, withdrawalId: number): Promise<(WithdrawalRecord & Owner) | undefined> {
+  const loc = await stores.withdrawalIds.get(withdrawalIdKey(withdrawalId))
+  if (loc === undefined) return undefined
+  const { account, sub, applyTime } = withdrawalLocatorCodec.decode(loc)
+  const v = await stores.withdrawals.get(ownerTimeKey({ account, sub }, applyTime, withdrawalId))
+  return v === undefined ? undefined : { ...withdrawalCodec.decode(v), account, sub }
+}

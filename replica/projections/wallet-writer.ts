@@ -1,0 +1,47 @@
+// Wallet read models: deposits, spot ⇄ perp transfers and withdrawals (one record per
+// withdrawal, rewritten as it moves PROCESSING → COMPLETED | FAILED), plus the TRANSFER
+// income rows that money entering or leaving the perp wallet causes.
+
+import type { DepositEvent, TransferEvent, WithdrawalEvent } from '../../core/events.js'
+import type { PendingBatch } from './batch.js'
+import { putIncome } from './account-writer.js'
+import { depositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
+import { ownerTimeKey, withdrawalIdKey, type Stores } from './stores.js'
+
+export function onDeposit(stores: Stores, batch: PendingBatch, e: DepositEvent, id: number): void {
+  batch.put(stores.deposits, ownerTimeKey(e, e.time, id), depositCodec.encode({
+    id, asset: e.asset, amount: e.amount, wallet: e.wallet, txId: e.ref, status: 'SUCCESS', address: e.account,
+    time: e.time,
+  }))
+  // Money straight into the perp wallet is income there, as a transfer in would be.
+  if (e.wallet === 'PERP') {
+    putIncome(stores, batch, e, {
+      tranId: id, incomeType: 'TRANSFER', marketId: null, income: e.amount, asset: e.asset, info: 'DEPOSIT',
+      time: e.time, tradeId: null,
+    })
+  }
+}
+
+export function onTransfer(stores: Stores, batch: PendingBatch, e: TransferEvent, tranId: number): void {
+  batch.put(stores.transfers, ownerTimeKey(e, e.time, tranId), transferCodec.encode({
+    tranId, direction: e.direction, asset: e.asset, amount: e.amount, spotBalance: e.spotBalance,
+    perpBalance: e.perpBalance, time: e.time,
+  }))
+  putIncome(stores, batch, e, {
+    tranId, incomeType: 'TRANSFER', marketId: null, income: e.direction === 'SPOT_TO_PERP' ? e.amount : -e.amount,
+    asset: e.asset, info: e.direction, time: e.time, tradeId: null,
+  })
+}
+
+export function onWithdrawal(stores: Stores, batch: PendingBatch, e: WithdrawalEvent): void {
+  // Keyed by the request time, which every status event repeats, so an update overwrites in place.
+  batch.put(stores.withdrawals, ownerTimeKey(e, e.applyTime, e.withdrawalId), withdrawalCodec.encode({
+    withdrawalId: e.withdrawalId, asset: e.asset, amount: e.amount, address: e.address,
+    withdrawOrderId: e.withdrawOrderId, status: e.status, txId: e.txId, reason: e.reason,
+    applyTime: e.applyTime, updateTime: e.time,
+  }))
+  if (e.status === 'PROCESSING') {
+    batch.put(stores.withdrawalIds, withdrawalIdKey(e.withdrawalId),
+      withdrawalLocatorCodec.encode({ account: e.account, sub: e.sub, applyTime: e.applyTime }))
+  }
+}
