@@ -4,7 +4,7 @@
 import { assert } from '../../core/assert.js'
 import { incomeCodec, numberCodec, orderCodec, userTradeCodec } from './codec.js'
 import { key, readU64 } from './keys.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord, type Owner, type UserTradeRecord } from './records.js'
 import {
   clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, ownerPrefix, userTradeKey, type Store, type Stores,

@@ -5,7 +5,7 @@ export { createProjections, Projections, type ProjectionsOptions } from './proje
 export type * from './records.js'
 export { INCOME_TYPE_CODES } from './records.js'
 export { KLINE_INTERVALS, isKlineInterval, bucketOpen, bucketClose, type KlineInterval } from './intervals.js'
-export { PROJECTION_LIMITS } from './limits.js'
+export { PROJECTION_LIMITS } from '../../core/limits.js'
 export { walletRange, type WalletQuery } from './wallet-queries.js'
 export type { TradesQuery, AggTradesQuery, RangeQuery } from './market-queries.js'
 export type { AllOrdersQuery, UserTradesQuery, IncomeQuery } from './account-queries.js'

@@ -4,7 +4,7 @@
 import { aggTradeCodec, klineCodec, numberCodec, openInterestCodec, tradeCodec } from './codec.js'
 import { intervalIndex, type KlineInterval } from './intervals.js'
 import { key } from './keys.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { cursorCodec, type MarketCursor } from './market-writer.js'
 import type { AggTradeRecord, KlineRecord, OpenInterestRecord, TradeRecord } from './records.js'
 import { klinePrefix, marketPrefix, type Stores } from './stores.js'

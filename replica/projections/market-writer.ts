@@ -7,7 +7,7 @@ import type { PerpFillSide, PerpTradeEvent, SpotTradeEvent } from '../../core/ev
 import type { PendingBatch } from './batch.js'
 import { aggTradeCodec, klineCodec, numberCodec, openInterestCodec, plainCodec, tradeCodec } from './codec.js'
 import { bucketClose, bucketOpen, KLINE_INTERVALS } from './intervals.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { AggTradeRecord, KlineRecord, OpenInterestRecord } from './records.js'
 import {
   aggIdKey, aggTradeKey, klineKey, marketPrefix, openInterestKey, tradeKey, type Stores,

@@ -3,7 +3,7 @@
 
 import { tradeCodec } from './codec.js'
 import { key, readU64 } from './keys.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { marketPrefix, type Store, type Stores } from './stores.js'
 import { fromBounds, scan } from './time-range.js'
 

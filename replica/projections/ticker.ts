@@ -4,7 +4,7 @@
 
 import { klineCodec } from './codec.js'
 import { intervalIndex } from './intervals.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { marketCursor } from './market-queries.js'
 import type { KlineRecord, TickerRecord } from './records.js'
 import { klinePrefix, type Stores } from './stores.js'

@@ -5,7 +5,7 @@
 
 import { assert } from '../../core/assert.js'
 import { key, prefixEnd } from './keys.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { Store } from './stores.js'
 
 export interface TimeRange {

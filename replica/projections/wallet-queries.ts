@@ -4,7 +4,7 @@
 
 import { assert } from '../../core/assert.js'
 import { depositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
-import { PROJECTION_LIMITS } from './limits.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { DepositRecord, Owner, TransferRecord, WithdrawalRecord } from './records.js'
 import { ownerPrefix, ownerTimeKey, withdrawalIdKey, type Store, type Stores } from './stores.js'
 import { checkLimit, scan, timeRangeBounds, type TimeRange } from './time-range.js'
