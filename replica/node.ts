@@ -67,11 +67,14 @@ export class ReplicaNode {
   onCommitted(fn: (c: Committed) => void): void { this.listeners.push(fn) }
   onCheckpoint(fn: (c: Checkpoint) => void): void { this.checkpointListeners.push(fn) }
 
-  /** Restores the newest usable snapshot, then replays the log tail. */
-  async restore(): Promise<void> {
+  /**
+   * Restores the newest usable snapshot, then replays the log tail. `snapshotSeqMax` keeps a
+   * snapshot newer than a consumer that must see every entry (projections behind it) unused.
+   */
+  async restore(snapshotSeqMax = Number.MAX_SAFE_INTEGER): Promise<void> {
     const { log, snapshots, logger } = this.o
     const snap = await snapshots?.latest()
-    if (snap && snap.meta.seq <= log.lastSeq && snap.meta.seq >= log.firstSeq - 1) {
+    if (snap && snap.meta.seq <= log.lastSeq && snap.meta.seq >= log.firstSeq - 1 && snap.meta.seq <= snapshotSeqMax) {
       this.state = decodeSnapshot(snap.bytes)
       const root = stateRoot(this.state)
       if (root !== snap.meta.root) throw new Error(`snapshot at ${snap.meta.seq} has root ${root}, expected ${snap.meta.root}`)
