@@ -1,0 +1,212 @@
+// The core benchmark: a 1,000,000-command mixed workload (70% limit near the touch, 20%
+// cancel, 10% small market orders) over two perp markets, applied by `core.apply` with
+// margin on. Throughput from an untimed-per-command pass, latency percentiles from a pass
+// that times every apply, and the same book operations through nodejs-order-book as a peer.
+
+import { hrtime } from 'node:process'
+import { apply } from '../core/apply.js'
+import type { Entry } from '../core/commands.js'
+import { createState, type State } from '../core/state.js'
+import { DEFAULT_WORKLOAD, generateWorkload, MIX_PERCENT, toEntries, type Workload } from '../sim/workload.js'
+import { collectGarbage, fixed, int, latencyOf, table, type Benchmark, type BenchSummary, type Latency } from './lib/bench.js'
+import { applyPeerOp, freshBooks, runPeerOp, toPeerOps, type PeerOp } from './lib/peer-book.js'
+
+const MARKET_IDS = [1, 2]
+/** Throughput passes per engine; the median is reported. */
+const THROUGHPUT_RUNS = 3
+
+interface Counts {
+  accepted: number
+  rejected: number
+  trades: number
+  /** Rejections by code, most frequent first. */
+  rejections: [string, number][]
+}
+
+interface Figures {
+  counts: Counts
+  cmdsPerSec: number
+  latency: Latency
+}
+
+function stateAfter(setup: Entry[]): State {
+  const state = createState()
+  for (const e of setup) {
+    const r = apply(state, e)
+    if (!r.ok) throw new Error(`setup command ${e.command.type} rejected: ${r.code}`)
+  }
+  return state
+}
+
+/** The untimed pass: what the stream does (and the warm-up for the timed ones). */
+function countCore(setup: Entry[], entries: Entry[]): Counts {
+  const state = stateAfter(setup)
+  let accepted = 0
+  let trades = 0
+  const codes = new Map<string, number>()
+  for (const e of entries) {
+    const r = apply(state, e)
+    if (r.ok) {
+      accepted += 1
+      for (const ev of r.events) if (ev.type === 'trade') trades += 1
+    } else {
+      codes.set(r.code, (codes.get(r.code) ?? 0) + 1)
+    }
+  }
+  const rejections = [...codes].sort((a, b) => b[1] - a[1])
+  return { accepted, rejected: entries.length - accepted, trades, rejections }
+}
+
+function bookDepths(state: State): string {
+  return MARKET_IDS.map((id) => {
+    const m = state.markets[id]!
+    return `${m.symbol} ${int(m.book.orders.size)} orders on ${m.book.bids.levels.length + m.book.asks.levels.length} levels`
+  }).join(', ')
+}
+
+interface CoreThroughput {
+  cmdsPerSec: number
+  accepted: number
+  /** Resting orders and price levels per book after the stream. */
+  books: string
+}
+
+function throughputCore(setup: Entry[], entries: Entry[]): CoreThroughput {
+  const state = stateAfter(setup)
+  collectGarbage()
+  let accepted = 0
+  const n = entries.length
+  const t0 = hrtime.bigint()
+  for (let i = 0; i < n; i++) if (apply(state, entries[i]!).ok) accepted += 1
+  const ns = Number(hrtime.bigint() - t0)
+  return { cmdsPerSec: (n * 1e9) / ns, accepted, books: bookDepths(state) }
+}
+
+function latencyCore(setup: Entry[], entries: Entry[]): Latency {
+  const state = stateAfter(setup)
+  const n = entries.length
+  const samples = new Float64Array(n)
+  collectGarbage()
+  for (let i = 0; i < n; i++) {
+    const t0 = hrtime.bigint()
+    apply(state, entries[i]!)
+    samples[i] = Number(hrtime.bigint() - t0)
+  }
+  return latencyOf(samples)
+}
+
+function countPeer(ops: PeerOp[]): Counts {
+  const books = freshBooks(MARKET_IDS.length)
+  let accepted = 0
+  let trades = 0
+  for (const op of ops) {
+    const r = runPeerOp(books, op)
+    if (r.accepted) accepted += 1
+    trades += r.fills
+  }
+  return { accepted, rejected: ops.length - accepted, trades, rejections: [] }
+}
+
+function throughputPeer(ops: PeerOp[]): number {
+  const books = freshBooks(MARKET_IDS.length)
+  const n = ops.length
+  collectGarbage()
+  const t0 = hrtime.bigint()
+  for (let i = 0; i < n; i++) applyPeerOp(books, ops[i]!)
+  return (n * 1e9) / Number(hrtime.bigint() - t0)
+}
+
+function latencyPeer(ops: PeerOp[]): Latency {
+  const books = freshBooks(MARKET_IDS.length)
+  const n = ops.length
+  const samples = new Float64Array(n)
+  collectGarbage()
+  for (let i = 0; i < n; i++) {
+    const t0 = hrtime.bigint()
+    applyPeerOp(books, ops[i]!)
+    samples[i] = Number(hrtime.bigint() - t0)
+  }
+  return latencyOf(samples)
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[(s.length - 1) >> 1]!
+}
+
+interface Measured {
+  ours: Figures
+  peer: Figures
+  /** Every throughput pass, in the order run. */
+  oursRuns: number[]
+  peerRuns: number[]
+  books: string
+}
+
+/**
+ * Counting passes first (they are the warm-up), then THROUGHPUT_RUNS throughput passes of
+ * each engine interleaved, so a burst of load on the machine hits both; the median counts.
+ */
+function measure(w: Workload): Measured {
+  const setup = toEntries(w.setup, 1)
+  const entries = toEntries(w.stream, w.setup.length + 1)
+  const ops = toPeerOps(w.stream, MARKET_IDS)
+  const oursCounts = countCore(setup, entries)
+  const peerCounts = countPeer(ops)
+  const oursRuns: number[] = []
+  const peerRuns: number[] = []
+  let books = ''
+  for (let r = 0; r < THROUGHPUT_RUNS; r++) {
+    const t = throughputCore(setup, entries)
+    if (t.accepted !== oursCounts.accepted) throw new Error('core is not deterministic: accept counts differ between passes')
+    books = t.books
+    oursRuns.push(t.cmdsPerSec)
+    peerRuns.push(throughputPeer(ops))
+  }
+  return {
+    ours: { counts: oursCounts, cmdsPerSec: median(oursRuns), latency: latencyCore(setup, entries) },
+    peer: { counts: peerCounts, cmdsPerSec: median(peerRuns), latency: latencyPeer(ops) },
+    oursRuns, peerRuns, books,
+  }
+}
+
+function row(name: string, n: number, f: Figures): string[] {
+  return [
+    name, int(n), int(f.counts.accepted), int(f.counts.rejected), int(f.counts.trades), int(f.cmdsPerSec),
+    fixed(f.latency.p50Us, 2), fixed(f.latency.p99Us, 2), fixed(f.latency.p999Us, 2), fixed(f.latency.maxUs, 0),
+  ]
+}
+
+function run(out: (line: string) => void): BenchSummary {
+  const w = generateWorkload(DEFAULT_WORKLOAD)
+  const n = w.stream.length
+  const { ours, peer, oursRuns, peerRuns, books } = measure(w)
+  const peerRatio = ours.cmdsPerSec / peer.cmdsPerSec
+
+  const pct = (k: number): string => fixed((100 * k) / n, 1) + '%'
+  out(`core: ${int(n)} commands after ${w.setup.length} setup commands; seed ${w.options.seed}, ` +
+    `${w.options.accounts} accounts, markets BTCUSDTPERP and ETHUSDTPERP, margin on`)
+  out(`mix: limit GTC ${pct(w.mix.limit)}, cancel ${pct(w.mix.cancel)}, market ${pct(w.mix.market)} ` +
+    `(target ${MIX_PERCENT.limit}/${MIX_PERCENT.cancel}/${MIX_PERCENT.market})`)
+  out('')
+  for (const line of table(
+    ['engine', 'commands', 'accepted', 'rejected', 'trades', 'cmds/s', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs'],
+    [row('core.apply', n, ours), row('nodejs-order-book', n, peer)],
+  )) out(line)
+  out('(peer trades: maker orders each operation filled against, counted the way ours are)')
+  out('')
+  const codes = ours.counts.rejections.map(([c, k]) => `${c} ${int(k)}`).join(', ')
+  out(`throughput passes (cmds/s, median reported): core ${oursRuns.map(int).join(' / ')}; ` +
+    `peer ${peerRuns.map(int).join(' / ')}`)
+  out(`core books after the stream: ${books}`)
+  out(`core rejections: ${codes === '' ? 'none' : codes}`)
+  out(`peerRatio (core cmds/s ÷ peer cmds/s): ${fixed(peerRatio, 2)}`)
+  return {
+    bench: 'core',
+    cmdsPerSec: Math.round(ours.cmdsPerSec),
+    p99Us: Number(fixed(ours.latency.p99Us, 2)),
+    peerRatio: Number(fixed(peerRatio, 2)),
+  }
+}
+
+export const benchmark: Benchmark = { name: 'core', run }

@@ -1,0 +1,221 @@
+// A seeded, deterministic trading workload for the benchmarks: many accounts quoting and
+// taking on the BTC and ETH perpetuals around a slowly wandering mid. The generator replays
+// every command through the core on its own scratch state as it goes, so its cancels name
+// orders that are really still open and its limit orders respect the per-market order cap.
+
+import { apply } from '../core/apply.js'
+import type { CancelOrder, Command, Entry, PlaceOrder, Side } from '../core/commands.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
+import { LIMITS } from '../core/limits.js'
+import { createState, type State, type SubAccount } from '../core/state.js'
+import { Rng } from './random.js'
+
+export interface WorkloadOptions {
+  seed: number
+  /** Commands in the measured stream (setup not counted). */
+  commands: number
+  accounts: number
+  /** Perp wallet deposit per account, USDT ledger units (scale 6). */
+  depositPerAccount: number
+}
+
+export const DEFAULT_WORKLOAD: WorkloadOptions = {
+  seed: 0x5eed,
+  commands: 1_000_000,
+  accounts: 100,
+  depositPerAccount: 1_000_000 * 1_000_000,
+}
+
+/** Percent of the stream per kind; cancels fall back to limits while nothing is open. */
+export const MIX_PERCENT = { limit: 70, cancel: 20, market: 10 } as const
+
+/** Sequencer time of entry `seq`: one millisecond apart from a fixed origin. */
+export const WORKLOAD_T0 = 1_700_000_000_000
+
+interface MarketParams {
+  marketId: number
+  startMidTicks: number
+  limitLots: readonly [number, number]
+  marketLots: readonly [number, number]
+}
+
+// BTCUSDTPERP ticks are 0.1 USDT, ETHUSDTPERP ticks 0.01 USDT; lots are 0.001 coin. Sizes
+// stay above each market's minimum notional (100 and 20 USDT) at these prices.
+const MARKETS: readonly MarketParams[] = [
+  { marketId: 1, startMidTicks: 600_000, limitLots: [3, 50], marketLots: [3, 20] },
+  { marketId: 2, startMidTicks: 300_000, limitLots: [10, 500], marketLots: [10, 100] },
+]
+
+/** A limit buy is priced from this many ticks above the mid... */
+const AGGRESSIVE_TICKS = 2
+/** ...to this many below it, uniformly; sells mirror buys. */
+const PASSIVE_TICKS = 10
+/** Chance per command in a market that its mid moves one tick. */
+const MID_STEP_CHANCE = 0.25
+/** Tries to find an account below its open-order cap before sending the order anyway. */
+const ACCOUNT_TRIES = 4
+
+export interface WorkloadMix {
+  limit: number
+  cancel: number
+  market: number
+}
+
+export interface Workload {
+  options: WorkloadOptions
+  /** Genesis and one deposit per account. */
+  setup: Command[]
+  /** The measured commands. */
+  stream: Command[]
+  accounts: string[]
+  mix: WorkloadMix
+}
+
+/** Open orders of one market as the generator knows them, removed lazily when found closed. */
+class OpenOrders {
+  readonly clientIds: string[] = []
+  readonly owners: number[] = []
+
+  add(clientId: string, owner: number): void {
+    this.clientIds.push(clientId)
+    this.owners.push(owner)
+  }
+
+  removeAt(i: number): void {
+    const last = this.clientIds.length - 1
+    this.clientIds[i] = this.clientIds[last]!
+    this.owners[i] = this.owners[last]!
+    this.clientIds.pop()
+    this.owners.pop()
+  }
+}
+
+class Generator {
+  readonly rng: Rng
+  readonly state: State = createState()
+  readonly accounts: string[] = []
+  readonly subs: SubAccount[] = []
+  readonly mids: number[]
+  readonly open: OpenOrders[]
+  readonly stream: Command[] = []
+  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0 }
+  private nextClientId = 1
+
+  constructor(options: WorkloadOptions) {
+    this.rng = new Rng(options.seed)
+    this.mids = MARKETS.map((m) => m.startMidTicks)
+    this.open = MARKETS.map(() => new OpenOrders())
+  }
+
+  run(command: Command): void {
+    const seq = this.state.seq + 1
+    apply(this.state, { seq, time: WORKLOAD_T0 + seq, command })
+  }
+
+  emit(command: Command): void {
+    this.stream.push(command)
+    this.run(command)
+  }
+
+  next(): void {
+    const k = this.rng.int(0, MARKETS.length - 1)
+    if (this.rng.chance(MID_STEP_CHANCE)) this.mids[k]! += this.rng.chance(0.5) ? 1 : -1
+    const roll = this.rng.below(100)
+    if (roll < MIX_PERCENT.limit) this.limit(k)
+    else if (roll < MIX_PERCENT.limit + MIX_PERCENT.cancel) this.cancel(k)
+    else this.market(k)
+  }
+
+  pickAccount(marketId: number): number {
+    let a = 0
+    for (let i = 0; i < ACCOUNT_TRIES; i++) {
+      a = this.rng.below(this.accounts.length)
+      if ((this.subs[a]!.openByMarket.get(marketId) ?? 0) < LIMITS.openOrdersPerMarketMax) break
+    }
+    return a
+  }
+
+  limit(k: number): void {
+    const p = MARKETS[k]!
+    const a = this.pickAccount(p.marketId)
+    const side: Side = this.rng.chance(0.5) ? 'BUY' : 'SELL'
+    const offset = this.rng.int(-AGGRESSIVE_TICKS, PASSIVE_TICKS)
+    const priceTicks = this.mids[k]! + (side === 'BUY' ? -offset : offset)
+    const clientOrderId = 'w' + (this.nextClientId++).toString(36)
+    const cmd: PlaceOrder = {
+      type: 'PlaceOrder', account: this.accounts[a]!, sub: 0, marketId: p.marketId, side,
+      orderType: 'LIMIT', timeInForce: 'GTC', priceTicks, qtyLots: this.rng.int(p.limitLots[0], p.limitLots[1]),
+      clientOrderId,
+    }
+    this.mix.limit += 1
+    this.emit(cmd)
+    if (this.subs[a]!.orders.has(clientOrderId)) this.open[k]!.add(clientOrderId, a)
+  }
+
+  cancel(k: number): void {
+    // Try this market, then the others, before falling back to a limit order.
+    for (let j = 0; j < MARKETS.length; j++) {
+      const mk = (k + j) % MARKETS.length
+      const found = this.takeOpen(mk)
+      if (found === null) continue
+      const cmd: CancelOrder = {
+        type: 'CancelOrder', account: this.accounts[found.owner]!, sub: 0, marketId: MARKETS[mk]!.marketId,
+        clientOrderId: found.clientId,
+      }
+      this.mix.cancel += 1
+      this.emit(cmd)
+      return
+    }
+    this.limit(k)
+  }
+
+  /** A random order of market `k` that is still open, removed from the list; null if none. */
+  takeOpen(k: number): { clientId: string; owner: number } | null {
+    const list = this.open[k]!
+    while (list.clientIds.length > 0) {
+      const i = this.rng.below(list.clientIds.length)
+      const clientId = list.clientIds[i]!
+      const owner = list.owners[i]!
+      list.removeAt(i)
+      if (this.subs[owner]!.orders.has(clientId)) return { clientId, owner }
+    }
+    return null
+  }
+
+  market(k: number): void {
+    const p = MARKETS[k]!
+    const a = this.rng.below(this.accounts.length)
+    const cmd: PlaceOrder = {
+      type: 'PlaceOrder', account: this.accounts[a]!, sub: 0, marketId: p.marketId,
+      side: this.rng.chance(0.5) ? 'BUY' : 'SELL', orderType: 'MARKET',
+      qtyLots: this.rng.int(p.marketLots[0], p.marketLots[1]),
+    }
+    this.mix.market += 1
+    this.emit(cmd)
+  }
+}
+
+/** Builds the workload; deterministic in its options. */
+export function generateWorkload(options: WorkloadOptions = DEFAULT_WORKLOAD): Workload {
+  const setup: Command[] = genesisCommands(DEFAULT_GENESIS)
+  const g = new Generator(options)
+  for (const c of setup) g.run(c)
+  for (let i = 0; i < options.accounts; i++) {
+    const account = '0x' + g.rng.hex(40)
+    const deposit: Command = {
+      type: 'Deposit', account, sub: 0, asset: 'USDT', amount: options.depositPerAccount, wallet: 'PERP',
+      ref: 'bench-' + i,
+    }
+    setup.push(deposit)
+    g.run(deposit)
+    g.accounts.push(account)
+    g.subs.push(g.state.accounts.get(account)!.subs[0]!)
+  }
+  while (g.stream.length < options.commands) g.next()
+  return { options, setup, stream: g.stream, accounts: g.accounts, mix: g.mix }
+}
+
+/** Log entries for commands applied in order, the first with `firstSeq`. */
+export function toEntries(commands: readonly Command[], firstSeq: number): Entry[] {
+  return commands.map((command, i) => ({ seq: firstSeq + i, time: WORKLOAD_T0 + firstSeq + i, command }))
+}
