@@ -14,8 +14,12 @@ export function validIssuer(issuer: Issuer): boolean {
     Number.isInteger(issuer.sub) && issuer.sub >= 0 && issuer.sub < LIMITS.subAccountsMax
 }
 
+/**
+ * The issuer's sub-account if it exists. Accounts are created only from valid issuers, so a
+ * hit needs no further validation; the typeof check keeps a string sub from indexing.
+ */
 export function findSub(state: State, issuer: Issuer): SubAccount | undefined {
-  return state.accounts.get(issuer.account)?.subs[issuer.sub]
+  return typeof issuer.sub === 'number' ? state.accounts.get(issuer.account)?.subs[issuer.sub] : undefined
 }
 
 /** Creates the sub-account on first use; the issuer must already be valid. */

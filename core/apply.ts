@@ -12,8 +12,9 @@ import type { State } from './state.js'
 import { completeWithdrawal, deposit, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
 
 export function apply(state: State, entry: Entry): Result {
-  assert(entry.seq === state.seq + 1, `entry seq ${entry.seq} after ${state.seq}`)
-  assert(Number.isSafeInteger(entry.time) && entry.time >= state.time, 'entry time went backwards')
+  // Messages are built only on failure: this runs for every command.
+  if (entry.seq !== state.seq + 1) assert(false, `entry seq ${entry.seq} after ${state.seq}`)
+  if (!(entry.time >= state.time) || !Number.isSafeInteger(entry.time)) assert(false, `entry time ${entry.time} before ${state.time}`)
   state.seq = entry.seq
   state.time = entry.time
   return dispatch(state, entry)

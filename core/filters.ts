@@ -7,7 +7,17 @@ import type { PlaceOrder, PositionSide, StpMode, TimeInForce } from './commands.
 import { LIMITS } from './limits.js'
 import type { Market, Order, SubAccount } from './state.js'
 
-const CLIENT_ID = /^[.A-Z:/a-z0-9_-]{1,36}$/
+/** Binance's clientOrderId rule, ^[.A-Z:/a-z0-9_-]{1,36}$, as a loop (it runs per order). */
+function validClientId(id: string): boolean {
+  const n = id.length
+  if (n === 0 || n > LIMITS.clientOrderIdLengthMax) return false
+  for (let i = 0; i < n; i++) {
+    const c = id.charCodeAt(i)
+    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 45 && c <= 58) || c === 95
+    if (!ok) return false
+  }
+  return true
+}
 const TIFS: ReadonlySet<string> = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
 const STPS: ReadonlySet<string> = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 
@@ -90,7 +100,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
 
   const clientOrderId = cmd.clientOrderId ?? ''
   if (cmd.clientOrderId !== undefined) {
-    if (typeof clientOrderId !== 'string' || !CLIENT_ID.test(clientOrderId)) return 'CLIENT_ID_INVALID'
+    if (typeof clientOrderId !== 'string' || !validClientId(clientOrderId)) return 'CLIENT_ID_INVALID'
     if (sub?.orders.has(clientOrderId)) return 'CLIENT_ID_DUPLICATE'
   }
 

@@ -19,9 +19,9 @@ import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, 
 export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
-  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
-  if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
   const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return reject(o)
   if (sub === undefined) {
@@ -165,11 +165,11 @@ function findOrder(m: Market, sub: SubAccount, cmd: CancelOrder): Order | undefi
 export function cancelOrder(state: State, cmd: CancelOrder, time: number): Result {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
-  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
   if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return reject('ORDER_ID_REQUIRED')
   const r = cmd.restriction
   if (r !== undefined && r !== 'ONLY_NEW' && r !== 'ONLY_PARTIALLY_FILLED') return reject('CANCEL_RESTRICTION_INVALID')
-  const sub = findSub(state, cmd)
   const o = sub && findOrder(m, sub, cmd)
   if (o === undefined) return reject('ORDER_UNKNOWN')
   if (r === 'ONLY_NEW' && o.status !== 'NEW') return reject('CANCEL_RESTRICTED')
@@ -182,8 +182,8 @@ export function cancelOrder(state: State, cmd: CancelOrder, time: number): Resul
 export function cancelAll(state: State, cmd: CancelAll, time: number): Result {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
-  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
   const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
   const events: Event[] = []
   if (sub === undefined || !sub.openByMarket.has(m.marketId)) return accept(events)
   const mine: Order[] = []
