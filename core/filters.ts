@@ -18,8 +18,6 @@ function validClientId(id: string): boolean {
   }
   return true
 }
-const TIFS: ReadonlySet<string> = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
-const STPS: ReadonlySet<string> = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 
 function isInt(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n)
@@ -49,7 +47,7 @@ function timeInForceOf(cmd: PlaceOrder): TimeInForce | null {
   if (cmd.orderType === 'POST_ONLY') return 'GTX'
   if (cmd.orderType === 'MARKET') return 'IOC'
   const tif = cmd.timeInForce ?? 'GTC'
-  return TIFS.has(tif) ? tif : null
+  return tif === 'GTC' || tif === 'IOC' || tif === 'FOK' || tif === 'GTX' || tif === 'GTD' ? tif : null
 }
 
 /**
@@ -87,7 +85,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
   }
 
   const stp: StpMode = cmd.stp ?? 'EXPIRE_MAKER'
-  if (!STPS.has(stp)) return 'STP_INVALID'
+  if (stp !== 'EXPIRE_MAKER' && stp !== 'NONE' && stp !== 'EXPIRE_TAKER' && stp !== 'EXPIRE_BOTH') return 'STP_INVALID'
 
   let goodTillDate = 0
   if (tif === 'GTD') {

@@ -78,6 +78,11 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         unrest(maker)
       } else if (perp && isClosing(maker) && reducible(closingPosition(maker), maker, 0) === 0) {
         retire(maker, 'EXPIRED', 'EXPIRED', time, events)
+      } else {
+        // Lots left and still allowed to trade: when a cap cut this fill short (a self-trade
+        // with STP NONE can hand a reduce-only maker its position back), the maker keeps its
+        // place at the head of the queue rather than let the orders behind it go first.
+        continue
       }
       maker = next
     }
@@ -129,34 +134,40 @@ export function simulate(m: Market, taker: Order): Simulation {
     const level = levels[i]!
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) break
     for (let maker = level.head; maker !== null; maker = maker.next) {
-      const left = taker.origQtyLots - lots
-      if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
-      if (maker.goodTillDate !== 0 && maker.goodTillDate <= taker.time) continue
-      if (maker.owner === taker.owner && taker.stp !== 'NONE') {
-        if (taker.stp !== 'EXPIRE_MAKER') return { lots, notional }
-        continue
-      }
-      let take = min(left, maker.origQtyLots - maker.executedQtyLots)
-      let makerPos: Position | null = null
-      if (moved !== null) {
-        makerPos = positionOf(maker.owner.perp.get(m.marketId)!, maker.positionSide)
-        if (isClosing(maker)) {
-          const cap = reducible(makerPos, maker, moved.get(makerPos) ?? 0)
-          if (cap === 0) continue
-          take = min(take, cap)
+      // As in `sweep`, a maker with lots left after a fill is met again before the next one
+      // (a self-trade can hand a capped reduce-only maker its position back); `used` is what
+      // this walk has taken from it so far.
+      for (let used = 0; used < maker.origQtyLots - maker.executedQtyLots;) {
+        const left = taker.origQtyLots - lots
+        if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
+        if (maker.goodTillDate !== 0 && maker.goodTillDate <= taker.time) break
+        if (maker.owner === taker.owner && taker.stp !== 'NONE') {
+          if (taker.stp !== 'EXPIRE_MAKER') return { lots, notional }
+          break
         }
-        if (takerCloses) {
-          const cap = takerPos === null ? 0 : reducible(takerPos, taker, moved.get(takerPos) ?? 0)
-          if (cap === 0) return { lots, notional }
-          take = min(take, cap)
+        let take = min(left, maker.origQtyLots - maker.executedQtyLots - used)
+        let makerPos: Position | null = null
+        if (moved !== null) {
+          makerPos = positionOf(maker.owner.perp.get(m.marketId)!, maker.positionSide)
+          if (isClosing(maker)) {
+            const cap = reducible(makerPos, maker, moved.get(makerPos) ?? 0)
+            if (cap === 0) break
+            take = min(take, cap)
+          }
+          if (takerCloses) {
+            const cap = takerPos === null ? 0 : reducible(takerPos, taker, moved.get(takerPos) ?? 0)
+            if (cap === 0) return { lots, notional }
+            take = min(take, cap)
+          }
+          const makerSigned = maker.side === 'BUY' ? take : -take
+          moved.set(makerPos, (moved.get(makerPos) ?? 0) + makerSigned)
+          if (takerPos !== null) moved.set(takerPos, (moved.get(takerPos) ?? 0) - makerSigned)
         }
-        const makerSigned = maker.side === 'BUY' ? take : -take
-        moved.set(makerPos, (moved.get(makerPos) ?? 0) + makerSigned)
-        if (takerPos !== null) moved.set(takerPos, (moved.get(takerPos) ?? 0) - makerSigned)
+        lots += take
+        notional += take * level.priceTicks
+        fills += 1
+        used += take
       }
-      lots += take
-      notional += take * level.priceTicks
-      fills += 1
     }
   }
   return { lots, notional }

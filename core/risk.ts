@@ -9,32 +9,39 @@ import { exposure, holdingPnl, initialMargin, maxNotionalAt, NO_DELTA, type Orde
 import { newHolding, type PerpHolding, type PerpMarket, type State, type SubAccount } from './state.js'
 
 const scratch: OrderDelta = { buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
+/** Stands in for a holding the sub-account does not have yet (read only). */
+const EMPTY_HOLDING: PerpHolding = newHolding(-1, 1)
 
 export function checkOrderMargin(state: State, sub: SubAccount, m: PerpMarket, side: Side,
   lots: number, notional: number): Code | null {
   const d = scratch
-  d.buyLots = side === 'BUY' ? lots : 0
-  d.buyNotional = side === 'BUY' ? notional : 0
-  d.sellLots = side === 'SELL' ? lots : 0
-  d.sellNotional = side === 'SELL' ? notional : 0
+  const buy = side === 'BUY'
+  d.buyLots = buy ? lots : 0
+  d.buyNotional = buy ? notional : 0
+  d.sellLots = buy ? 0 : lots
+  d.sellNotional = buy ? 0 : notional
 
+  // Requirements of the other markets are the same before and after; only the sum matters.
   let pnl = 0
-  let imBefore = 0
-  let imAfter = 0
+  let imOthers = 0
   let target: PerpHolding | undefined
   for (const h of sub.perp.values()) {
+    if (h.marketId === m.marketId) {
+      target = h
+      continue
+    }
     const hm = state.markets[h.marketId] as PerpMarket
     pnl += holdingPnl(hm, h)
-    const im = initialMargin(hm, exposure(hm, h, sub.dualSide, NO_DELTA), h.leverage)
-    imBefore += im
-    if (h.marketId === m.marketId) target = h
-    else imAfter += im
+    imOthers += initialMargin(hm, exposure(hm, h, sub.dualSide, NO_DELTA), h.leverage)
   }
-  const h = target ?? newHolding(m.marketId, m.defaultLeverage)
+  const h = target ?? EMPTY_HOLDING
+  const leverage = target ? target.leverage : m.defaultLeverage
+  if (target) pnl += holdingPnl(m, target)
   const before = target ? exposure(m, h, sub.dualSide, NO_DELTA) : 0
   const after = exposure(m, h, sub.dualSide, d)
-  imAfter += initialMargin(m, after, h.leverage)
-  if (after > before && after * m.quotePerTickLot > maxNotionalAt(m, h.leverage)) return 'POSITION_LIMIT'
-  if (imAfter > imBefore && sub.perpWallet + pnl - imAfter < 0) return 'MARGIN_INSUFFICIENT'
+  if (after <= before) return null
+  if (after * m.quotePerTickLot > maxNotionalAt(m, leverage)) return 'POSITION_LIMIT'
+  const imAfter = imOthers + initialMargin(m, after, leverage)
+  if (sub.perpWallet + pnl - imAfter < 0) return 'MARGIN_INSUFFICIENT'
   return null
 }
