@@ -1,47 +1,59 @@
-// Opening a node's stores under its data directory (log, snapshots, projections) and
-// restoring its state; projections are fed from every applied batch and flushed as they go.
+// Running a node from the configuration: opens its stores under the data directory (log,
+// snapshots, projections), feeds projections from every applied batch, and composes the
+// replica for its role with LevelDB, WebSocket and the system clock.
 
 import path from 'node:path'
-import type { Logger } from '../replica/node.js'
-import { ReplicaNode } from '../replica/node.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
+import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'
+import type { Logger } from '../replica/node.js'
 import { createProjections, type Projections } from '../replica/projections/index.js'
+import { createReplica, type Replica, type Role } from '../replica/replica.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
+import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
 
-export interface OpenNode {
-  node: ReplicaNode
+export interface RunningNode {
+  replica: Replica
   log: LevelLogStore
-  snapshots: SnapshotStore
   projections: Projections
-  close(): Promise<void>
+  stop(): Promise<void>
 }
 
-export async function openNode(config: Config, logger: Logger): Promise<OpenNode> {
+export async function runNode(config: Config, kind: Role['kind'], logger: Logger,
+  onFatal: (err: Error) => void): Promise<RunningNode> {
   const log = new LevelLogStore(path.join(config.dataDir, 'log'), { logger })
   const snapshots = new SnapshotStore(path.join(config.dataDir, 'snapshots'))
   await log.open()
   await snapshots.open()
   const projections = await createProjections(path.join(config.dataDir, 'projections'))
-  const node = new ReplicaNode({ log, snapshots, checkpointInterval: config.checkpointInterval, logger })
   let flushing: Promise<void> = Promise.resolve()
-  node.onCommitted((c) => {
-    for (let i = 0; i < c.entries.length; i++) {
-      const e = c.entries[i]!
-      projections.apply(e.seq, e.time, c.results[i]!.events)
-    }
-    // Flushes run in order; one per batch keeps queries close behind the log.
-    flushing = flushing.then(() => projections.flush()).catch((err: Error) => {
-      logger.error({ err: err.message }, 'projections stopped')
-    })
+  const role: Role = kind === 'sequencer'
+    ? { kind, host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs,
+        genesis: genesisCommands(DEFAULT_GENESIS) }
+    : { kind, url: config.follow }
+  const replica = await createReplica({
+    log, snapshots, network: wsNetwork, clock: systemClock, role, logger, onFatal,
+    checkpointInterval: config.checkpointInterval,
+    // Projections must see every entry: a snapshot newer than what they hold is not used.
+    snapshotSeqMax: projections.lastSeq,
+    beforeRestore: (node) => {
+      node.onCheckpoint((cp) => logger.info({ seq: cp.seq, root: cp.root }, 'checkpoint'))
+      node.onCommitted((c) => {
+        for (let i = 0; i < c.entries.length; i++) {
+          const e = c.entries[i]!
+          projections.apply(e.seq, e.time, c.results[i]!.events)
+        }
+        // Flushes run in order; one per batch keeps queries close behind the log.
+        flushing = flushing.then(() => projections.flush()).catch(onFatal)
+      })
+    },
   })
-  // Projections must see every entry: a snapshot newer than what they hold is not used.
-  await node.restore(projections.lastSeq)
-  await flushing
-  logger.info({ seq: node.state.seq, firstSeq: log.firstSeq, projections: projections.lastSeq }, 'state restored')
+  logger.info({ seq: replica.node.state.seq, firstSeq: log.firstSeq }, 'state restored')
   return {
-    node, log, snapshots, projections,
-    async close() {
+    replica, log, projections,
+    async stop() {
+      await replica.stop()
       await flushing
       await projections.close()
       await log.close()

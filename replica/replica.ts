@@ -1,0 +1,86 @@
+// A replica, generic over its world: `createReplica({ log, network, clock, ... })` composes a
+// node (state, checkpoints, snapshots) with either a sequencer (group commit, ticks, command
+// ingress and replication endpoints) or a follower. Production passes LevelDB, WebSocket and
+// the system clock; the simulator passes its fakes.
+
+import type { Command } from '../core/commands.js'
+import type { Clock } from './clock.js'
+import { Follower } from './follower.js'
+import { INGRESS_PATH, serveIngress } from './ingress.js'
+import type { LogStore } from './log-store.js'
+import type { Listener, Network } from './network.js'
+import { ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
+import { REPLICATION_PATH, ReplicationServer } from './replication.js'
+import { Sequencer } from './sequencer.js'
+
+export type Role =
+  | { kind: 'sequencer'; host: string; port: number; tickIntervalMs?: number; genesis?: Command[] }
+  | { kind: 'follower'; url: string; reconnectMs?: number }
+
+export interface ReplicaOptions {
+  log: LogStore
+  network: Network
+  clock: Clock
+  role: Role
+  snapshots?: SnapshotStoreLike
+  checkpointInterval?: number
+  logger?: Logger
+  /** Restore from no snapshot newer than this (a consumer must see every later entry). */
+  snapshotSeqMax?: number
+  /** Lets the caller attach listeners (projections) before the log is replayed. */
+  beforeRestore?: (node: ReplicaNode) => void
+  onFatal?: (err: Error) => void
+}
+
+export interface Replica {
+  node: ReplicaNode
+  sequencer?: Sequencer
+  follower?: Follower
+  replication?: ReplicationServer
+  /** Base URL of the sequencer's endpoints (replication and command ingress paths below it). */
+  url?: string
+  stop(): Promise<void>
+}
+
+export async function createReplica(o: ReplicaOptions): Promise<Replica> {
+  const onFatal = o.onFatal ?? ((err: Error) => { throw err })
+  const node = new ReplicaNode({ log: o.log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval, logger: o.logger })
+  o.beforeRestore?.(node)
+  await node.restore(o.snapshotSeqMax)
+  const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
+  if (o.role.kind === 'follower') {
+    const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
+      reconnectMs: o.role.reconnectMs, onFatal })
+    follower.start()
+    return { node, follower, async stop() { follower.stop(); await follower.idle().catch(() => {}) } }
+  }
+  const replication = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger })
+  node.onCommitted((c) => replication.publish(c))
+  node.onCheckpoint((cp) => replication.publishCheckpoint(cp))
+  const sequencer = new Sequencer({
+    log: o.log, state: node.state, clock: o.clock, tickIntervalMs: o.role.tickIntervalMs,
+    applyEntry: (e) => node.applyEntry(e),
+    onCommit: (c) => { node.committed(c); flush() },
+    onFatal,
+  })
+  sequencer.start()
+  if (o.log.lastSeq === 0 && o.role.genesis) {
+    const acks = await Promise.all(o.role.genesis.map((c) => sequencer.submit(c)))
+    const bad = acks.find((a) => !a.result.ok)
+    if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected: ${bad.result.ok ? '' : bad.result.code}`)
+  }
+  const listener: Listener = await o.network.listen(o.role.host, o.role.port, (conn, path) => {
+    if (path === REPLICATION_PATH) replication.attach(conn)
+    else if (path === INGRESS_PATH) serveIngress(conn, sequencer)
+    else conn.close(`unknown path ${path}`)
+  })
+  return {
+    node, sequencer, replication, url: listener.url,
+    async stop() {
+      await sequencer.stop()
+      replication.close()
+      await listener.close()
+      await node.flushSnapshots()
+    },
+  }
+}
