@@ -2,10 +2,9 @@
 // hashes, bodies], hashes being the 32-byte entry hashes end to end and bodies the exact
 // encodeBody() bytes that were hashed, end to end (each msgpack value delimits itself).
 
-import { createHash } from 'node:crypto'
 import type { Command } from '../core/commands.js'
 import { LogCorruptError } from './chain.js'
-import { packr, sameHash, type LogEntry } from './entry.js'
+import { chainHash, packr, sameHash, type LogEntry } from './entry.js'
 
 const FORMAT = 1
 const HASH_BYTES = 32
@@ -57,7 +56,7 @@ function walk(firstSeq: number, env: Envelope, visit: (e: LogEntry, end: number)
     const seq = firstSeq + i
     if (i >= env.count) throw new LogCorruptError(seq, 'more bodies than hashes')
     const hash = env.hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
-    const computed = createHash('sha256').update(prev).update(env.bodies.subarray(start!, end!)).digest()
+    const computed = chainHash(prev, env.bodies.subarray(start!, end!))
     if (!sameHash(computed, hash)) throw new LogCorruptError(seq, 'hash does not match its body')
     const [bodySeq, time, command] = (Array.isArray(body) ? body : []) as unknown[]
     if (bodySeq !== seq || typeof time !== 'number' || typeof command !== 'object' || command === null) {

@@ -2,7 +2,7 @@
 // body being the msgpack encoding of [seq, time, command]. The chain makes any change to
 // any entry visible at every later one.
 
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { Packr } from 'msgpackr'
 import type { Command } from '../core/commands.js'
 
@@ -25,7 +25,11 @@ export function encodeBody(seq: number, time: number, command: Command): Uint8Ar
 }
 
 export function chainHash(prevHash: Uint8Array, body: Uint8Array): Uint8Array {
-  return createHash('sha256').update(prevHash).update(body).digest()
+  // One-shot hashing of one buffer is markedly cheaper than a Hash object per entry.
+  const buf = Buffer.allocUnsafe(prevHash.length + body.length)
+  buf.set(prevHash, 0)
+  buf.set(body, prevHash.length)
+  return hash('sha256', buf, 'buffer')
 }
 
 /** Builds the entry that follows `prevHash`. */
