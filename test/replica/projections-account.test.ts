@@ -4,7 +4,7 @@
 import t from 'tap'
 import type { OrderRecord, UserTradeRecord } from '../../replica/projections/index.js'
 import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, DAVE, ETHPERP } from '../helpers/exchange.js'
-import { Fixture, limit } from './projections-fixture.js'
+import { Fixture, limit } from '../helpers/projections-fixture.js'
 
 const M = Date.UTC(2023, 10, 15, 10, 0, 0)
 const DAY = 86_400_000

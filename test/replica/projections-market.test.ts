@@ -4,7 +4,7 @@
 import t from 'tap'
 import { bucketClose, bucketOpen } from '../../replica/projections/index.js'
 import { ALICE, BOB, BTCPERP, CAROL, ETHPERP } from '../helpers/exchange.js'
-import { Fixture, limit, trade, type Teardown } from './projections-fixture.js'
+import { Fixture, limit, trade, type Teardown } from '../helpers/projections-fixture.js'
 
 const MIN = 60_000
 const HOUR = 60 * MIN

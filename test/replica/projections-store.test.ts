@@ -9,7 +9,7 @@ import { createProjections, type Projections } from '../../replica/projections/i
 import { key, prefixEnd } from '../../replica/projections/keys.js'
 import { timeRangeBounds } from '../../replica/projections/time-range.js'
 import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL } from '../helpers/exchange.js'
-import { Fixture, limit, trade } from './projections-fixture.js'
+import { Fixture, limit, trade } from '../helpers/projections-fixture.js'
 
 const M = Date.UTC(2023, 10, 15, 10, 0, 0)
 const owners = [ALICE, BOB, CAROL].map((account) => ({ account, sub: 0 }))

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { walletRange } from '../../replica/projections/index.js'
 import { ALICE, T0 } from '../helpers/exchange.js'
-import { Fixture } from './projections-fixture.js'
+import { Fixture } from '../helpers/projections-fixture.js'
 
 const W = Date.UTC(2023, 10, 15, 10, 0, 0)
 const DAY = 86_400_000

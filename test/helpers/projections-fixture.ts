@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { Command, PlaceOrder } from '../../core/commands.js'
 import type { Event, Result } from '../../core/events.js'
 import { createProjections, type Projections } from '../../replica/projections/index.js'
-import { BTCPERP, btcLots, btcTicks, TestExchange } from '../helpers/exchange.js'
+import { BTCPERP, btcLots, btcTicks, TestExchange } from './exchange.js'
 
 export interface LoggedEntry {
   seq: number
