@@ -1,0 +1,278 @@
+// fast-check generators of command streams for the core's property tests and the simulator:
+// a few accounts trading around a mid price (so books cross often), deposits, transfers,
+// withdrawals, leverage and position-mode changes, cancels, and Ticks that jump time far
+// enough to expire GTD orders. Streams are plain data and replay exactly from their seed.
+
+import fc from 'fast-check'
+import type { Command, Deposit, PlaceOrder, Side, StpMode } from '../../core/commands.js'
+
+export const MODEL_ACCOUNTS: readonly string[] = ['1', '2', '3', '4', '5', '6'].map((d) => '0x' + d.repeat(40))
+
+/** Time of the first entry (genesis included); later entries only move forward. */
+export const START_TIME = 1_700_000_000_000
+
+/** How a generator trades one market: prices around a mid, quantities up to a bound. */
+export interface MarketProfile {
+  marketId: number
+  kind: 'PERP' | 'SPOT'
+  base: string
+  quote: string
+  midTicks: number
+  /** Limit prices fall within midTicks ± spreadTicks. */
+  spreadTicks: number
+  maxLots: number
+  /** Largest base-asset deposit, ledger units (spot only). */
+  baseDepositMax: number
+}
+
+/** The default genesis markets near BTC 30 000 and ETH 2 000 (see core/genesis-spec.ts). */
+export const PROFILES = {
+  BTCPERP: { marketId: 1, kind: 'PERP', base: 'BTC', quote: 'USDT', midTicks: 300_000, spreadTicks: 12, maxLots: 40, baseDepositMax: 0 },
+  ETHPERP: { marketId: 2, kind: 'PERP', base: 'ETH', quote: 'USDT', midTicks: 200_000, spreadTicks: 12, maxLots: 60, baseDepositMax: 0 },
+  BTCSPOT: { marketId: 3, kind: 'SPOT', base: 'BTC', quote: 'USDT', midTicks: 3_000_000, spreadTicks: 12, maxLots: 40, baseDepositMax: 100_000_000 },
+  ETHSPOT: { marketId: 4, kind: 'SPOT', base: 'ETH', quote: 'USDT', midTicks: 200_000, spreadTicks: 12, maxLots: 100, baseDepositMax: 1_000_000_000 },
+} as const satisfies Record<string, MarketProfile>
+
+export interface StreamOptions {
+  markets?: readonly MarketProfile[]
+  /** How many of MODEL_ACCOUNTS trade (at most 6). */
+  accounts?: number
+  /** Bounds of the stream after the prelude; lengths are spread evenly between them. */
+  minLength?: number
+  maxLength?: number
+  /** The last account switches to hedge mode first and then sends LONG/SHORT orders. */
+  hedgeAccount?: boolean
+  /** The quote asset's ledger units per coin (USDT: 10^6). */
+  quoteUnit?: number
+}
+
+/** A command with the sequencer time it is applied at. */
+export interface TimedCommand {
+  time: number
+  command: Command
+  /**
+   * A cancel aimed at one of the issuer's own open orders, as a client that knows them would
+   * send it: the driver (sim/model/run.ts) points it at open order number `cancelPick` modulo
+   * their count, by orderId or, when pick is odd, by clientOrderId. With none open it stays as
+   * generated (and is rejected).
+   */
+  cancelPick?: number
+}
+
+const QUOTE = 1_000_000
+const CLIENT_IDS = ['a', 'b', 'c', 'd', 'e', 'x-1-3', 'x-3-2']
+
+/** A generated command before it is placed in time: GTD and deposit refs are relative. */
+interface Draft {
+  dtMs: number
+  command: Command
+  /** For GTD orders: goodTillDate is this far after the entry's time. */
+  gtdAheadMs?: number
+  /** Deposits: a shared ref from a small pool (so duplicates happen), else a unique one. */
+  sharedRef?: number
+  /** Cancels: see TimedCommand.cancelPick. */
+  cancelPick?: number
+}
+
+function weighted<T>(...pairs: [number, fc.Arbitrary<T>][]): fc.Arbitrary<T> {
+  return fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })))
+}
+
+/** Mostly a few ms; now and then a pause long enough to pass a GTD order's date between Ticks. */
+const smallDt = weighted([40, fc.integer({ min: 1, max: 50 })], [1, fc.integer({ min: 100_000, max: 1_500_000 })])
+
+/** Field values an order is sometimes sent with to draw each rejection code (integers only). */
+const MANGLES: Partial<Record<keyof PlaceOrder, unknown>>[] = [
+  { marketId: 99 }, { qtyLots: 0 }, { qtyLots: -3 }, { qtyLots: 10_000_000 }, { priceTicks: 0 }, { priceTicks: 1 },
+  { priceTicks: 2_000_000_000 }, { side: 'BOTH' }, { orderType: 'STOP' }, { timeInForce: 'DAY' }, { stp: 'EXPIRE_ALL' },
+  { clientOrderId: 'no spaces allowed' }, { positionSide: 'BOTH' }, { account: '0x12' }, { sub: 40 },
+]
+
+interface Who { account: string; sub: number; hedge: boolean }
+
+function who(o: Required<StreamOptions>): fc.Arbitrary<Who> {
+  const n = Math.min(o.accounts, MODEL_ACCOUNTS.length)
+  return fc.record({ i: fc.integer({ min: 0, max: n - 1 }), sub: weighted([9, fc.constant(0)], [1, fc.constant(1)]) })
+    .map(({ i, sub }) => ({ account: MODEL_ACCOUNTS[i]!, sub, hedge: o.hedgeAccount && i === n - 1 && sub === 0 }))
+}
+
+const stpArb: fc.Arbitrary<StpMode | undefined> = weighted<StpMode | undefined>(
+  [4, fc.constant(undefined)], [4, fc.constant('NONE')], [1, fc.constant('EXPIRE_TAKER')],
+  [1, fc.constant('EXPIRE_MAKER')], [1, fc.constant('EXPIRE_BOTH')])
+
+function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<Draft> {
+  const perp = p.kind === 'PERP'
+  return fc.record({
+    who: who(o),
+    dtMs: smallDt,
+    side: fc.constantFrom<Side>('BUY', 'SELL'),
+    type: weighted([14, fc.constant('LIMIT' as const)], [3, fc.constant('MARKET' as const)], [2, fc.constant('POST_ONLY' as const)]),
+    tif: weighted([6, fc.constant(undefined)], [6, fc.constant('GTC' as const)], [3, fc.constant('IOC' as const)],
+      [3, fc.constant('FOK' as const)], [2, fc.constant('GTX' as const)], [3, fc.constant('GTD' as const)]),
+    offset: fc.integer({ min: -p.spreadTicks, max: p.spreadTicks }),
+    lots: fc.integer({ min: 1, max: p.maxLots }),
+    clientOrderId: weighted([1, fc.constant(undefined)], [1, fc.constantFrom(...CLIENT_IDS)]),
+    stp: stpArb,
+    reduceOnly: perp ? weighted([8, fc.constant(undefined)], [2, fc.constant(true)], [1, fc.constant(false)]) : fc.constant(undefined),
+    hedgeSide: fc.constantFrom('LONG' as const, 'SHORT' as const),
+    strayPositionSide: weighted([20, fc.constant(false)], [1, fc.constant(true)]),
+    gtdAheadMs: weighted([5, fc.integer({ min: 600_001, max: 3_000_000 })], [1, fc.integer({ min: 0, max: 600_000 })]),
+    mangle: weighted([30, fc.constant(undefined)], [1, fc.constantFrom(...MANGLES)]),
+  }).map((r): Draft => {
+    const command: PlaceOrder = {
+      type: 'PlaceOrder', account: r.who.account, sub: r.who.sub, marketId: p.marketId, side: r.side, orderType: r.type,
+      qtyLots: r.lots,
+    }
+    if (r.type !== 'MARKET') command.priceTicks = p.midTicks + r.offset
+    if (r.type === 'LIMIT' && r.tif !== undefined) command.timeInForce = r.tif
+    if (r.clientOrderId !== undefined) command.clientOrderId = r.clientOrderId
+    if (r.stp !== undefined) command.stp = r.stp
+    if (perp) {
+      if (r.who.hedge !== r.strayPositionSide) command.positionSide = r.hedgeSide
+      else if (r.reduceOnly !== undefined) command.reduceOnly = r.reduceOnly
+    }
+    if (r.mangle !== undefined) Object.assign(command, r.mangle)
+    const draft: Draft = { dtMs: r.dtMs, command }
+    if (command.timeInForce === 'GTD') draft.gtdAheadMs = r.gtdAheadMs
+    return draft
+  })
+}
+
+function cancelDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<Draft> {
+  const generatedId = fc.integer({ min: 1, max: 60 }).map((n) => `x-${p.marketId}-${n}`)
+  return fc.record({
+    who: who(o),
+    dtMs: smallDt,
+    by: weighted([2, fc.constant('id' as const)], [2, fc.constant('cid' as const)], [1, fc.constant('both' as const)],
+      [6, fc.constant('open' as const)]),
+    orderId: fc.integer({ min: 1, max: 60 }),
+    clientOrderId: weighted([3, fc.constantFrom(...CLIENT_IDS)], [1, generatedId]),
+    pick: fc.nat({ max: 15 }),
+    restriction: weighted([8, fc.constant(undefined)], [1, fc.constant('ONLY_NEW' as const)],
+      [1, fc.constant('ONLY_PARTIALLY_FILLED' as const)]),
+  }).map((r): Draft => {
+    const command: Command = { type: 'CancelOrder', account: r.who.account, sub: r.who.sub, marketId: p.marketId }
+    if (r.by !== 'cid') command.orderId = r.orderId
+    if (r.by === 'cid' || r.by === 'both') command.clientOrderId = r.clientOrderId
+    if (r.restriction !== undefined) command.restriction = r.restriction
+    const draft: Draft = { dtMs: r.dtMs, command }
+    if (r.by === 'open') draft.cancelPick = r.pick
+    return draft
+  })
+}
+
+function depositDraft(o: Required<StreamOptions>, spots: readonly MarketProfile[]): fc.Arbitrary<Draft> {
+  const q = o.quoteUnit
+  const kinds: [number, fc.Arbitrary<{ asset: string; wallet: 'SPOT' | 'PERP'; amount: number }>][] = [
+    [3, fc.integer({ min: 50 * q, max: 5_000 * q }).map((amount) => ({ asset: 'USDT', wallet: 'PERP' as const, amount }))],
+    [2, fc.integer({ min: 50 * q, max: 20_000 * q }).map((amount) => ({ asset: 'USDT', wallet: 'SPOT' as const, amount }))],
+  ]
+  for (const s of spots) {
+    kinds.push([2, fc.integer({ min: 1, max: s.baseDepositMax }).map((amount) => ({ asset: s.base, wallet: 'SPOT' as const, amount }))])
+  }
+  return fc.record({
+    who: who(o), dtMs: smallDt, what: weighted(...kinds),
+    sharedRef: weighted([9, fc.constant(undefined)], [1, fc.integer({ min: 0, max: 3 })]),
+  }).map((r): Draft => ({
+    dtMs: r.dtMs, sharedRef: r.sharedRef,
+    command: { type: 'Deposit', account: r.who.account, sub: r.who.sub, ref: '', ...r.what },
+  }))
+}
+
+function walletDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile[]): [number, fc.Arbitrary<Draft>][] {
+  const q = o.quoteUnit
+  const assets = ['USDT', ...spots.map((s) => s.base)]
+  return [
+    [5, depositDraft(o, spots)],
+    [4, fc.record({
+      who: who(o), dtMs: smallDt, toPerp: fc.boolean(), amount: fc.integer({ min: 1, max: 3_000 * q }),
+    }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'Transfer', account: r.who.account, sub: r.who.sub,
+      direction: r.toPerp ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT', amount: r.amount } }))],
+    [2, fc.record({
+      who: who(o), dtMs: smallDt, asset: fc.constantFrom(...assets), amount: fc.integer({ min: 1, max: 2_000 * q }),
+    }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'WithdrawalRequest', account: r.who.account, sub: r.who.sub,
+      asset: r.asset, amount: r.amount, address: r.who.account } }))],
+    [2, fc.record({ dtMs: smallDt, id: fc.integer({ min: 1, max: 12 }), complete: fc.boolean() })
+      .map((r): Draft => ({ dtMs: r.dtMs, command: r.complete
+        ? { type: 'WithdrawalComplete', withdrawalId: r.id, txId: `0xtx${r.id}` }
+        : { type: 'WithdrawalFail', withdrawalId: r.id, reason: 'rejected by the chain' } }))],
+  ]
+}
+
+function settingsDrafts(o: Required<StreamOptions>, perps: readonly MarketProfile[]): [number, fc.Arbitrary<Draft>][] {
+  const out: [number, fc.Arbitrary<Draft>][] = [
+    [1, fc.record({ who: who(o), dtMs: smallDt, dualSide: fc.boolean() })
+      .map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'ChangePositionMode', account: r.who.account, sub: r.who.sub,
+        dualSide: r.dualSide } }))],
+    [3, fc.integer({ min: 1, max: 1_500_000 }).map((dtMs): Draft => ({ dtMs, command: { type: 'Tick' } }))],
+    // Halts are rare and short: a market is set back to TRADING six times as often.
+    ...(['HALT', 'TRADING'] as const).map((status): [number, fc.Arbitrary<Draft>] => [status === 'HALT' ? 1 : 6,
+      fc.record({ dtMs: smallDt, marketId: fc.constantFrom(...o.markets.map((m) => m.marketId)) })
+        .map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'SetMarketStatus', marketId: r.marketId, status } }))]),
+  ]
+  if (perps.length > 0) {
+    out.push([2, fc.record({
+      who: who(o), dtMs: smallDt, marketId: fc.constantFrom(...perps.map((p) => p.marketId)),
+      leverage: fc.constantFrom(0, 1, 2, 3, 5, 10, 20, 20, 50, 75, 100, 125, 125, 126),
+    }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'ChangeLeverage', account: r.who.account, sub: r.who.sub,
+      marketId: r.marketId, leverage: r.leverage } }))])
+  }
+  return out
+}
+
+/** Every account starts with money in each wallet; the hedge account turns hedge mode on. */
+function preludeDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile[]): fc.Arbitrary<Draft[]> {
+  const n = Math.min(o.accounts, MODEL_ACCOUNTS.length)
+  const q = o.quoteUnit
+  const perAccount = (i: number): fc.Arbitrary<Draft[]> => fc.record({
+    perp: fc.integer({ min: 200 * q, max: 20_000 * q }),
+    spot: fc.integer({ min: 200 * q, max: 50_000 * q }),
+    bases: fc.tuple(...spots.map((s) => fc.integer({ min: 1, max: s.baseDepositMax }))),
+  }).map((r) => {
+    const account = MODEL_ACCOUNTS[i]!
+    const dep = (asset: string, wallet: 'SPOT' | 'PERP', amount: number): Draft =>
+      ({ dtMs: 1, command: { type: 'Deposit', account, sub: 0, asset, amount, wallet, ref: '' } })
+    const out = [dep('USDT', 'PERP', r.perp), dep('USDT', 'SPOT', r.spot)]
+    spots.forEach((s, k) => out.push(dep(s.base, 'SPOT', r.bases[k]!)))
+    if (o.hedgeAccount && i === n - 1) out.push({ dtMs: 1, command: { type: 'ChangePositionMode', account, sub: 0, dualSide: true } })
+    return out
+  })
+  return fc.tuple(...Array.from({ length: n }, (_, i) => perAccount(i))).map((all) => all.flat())
+}
+
+/** Places drafts in time: absolute times, GTD dates and deposit refs. */
+function timeline(drafts: Draft[]): TimedCommand[] {
+  let time = START_TIME
+  return drafts.map((d, i) => {
+    time += d.dtMs
+    let command = d.command
+    if (d.gtdAheadMs !== undefined) command = { ...command, goodTillDate: time + d.gtdAheadMs } as PlaceOrder
+    if (command.type === 'Deposit') {
+      command = { ...command, ref: d.sharedRef !== undefined ? `shared-${d.sharedRef}` : `dep-${i}` } as Deposit
+    }
+    return d.cancelPick === undefined ? { time, command } : { time, command, cancelPick: d.cancelPick }
+  })
+}
+
+/** A random stream of commands (after genesis), starting with the funding prelude. */
+export function commandStream(options: StreamOptions = {}): fc.Arbitrary<TimedCommand[]> {
+  const o: Required<StreamOptions> = {
+    markets: [PROFILES.BTCPERP, PROFILES.BTCSPOT], accounts: 4, minLength: 1, maxLength: 250,
+    hedgeAccount: true, quoteUnit: QUOTE, ...options,
+  }
+  const perps = o.markets.filter((m) => m.kind === 'PERP')
+  const spots = o.markets.filter((m) => m.kind === 'SPOT')
+  const drafts: [number, fc.Arbitrary<Draft>][] = [
+    ...walletDrafts(o, spots),
+    ...settingsDrafts(o, perps),
+  ]
+  for (const p of o.markets) {
+    const share = p.kind === 'PERP' ? 36 / perps.length : 20 / spots.length
+    drafts.push([Math.max(1, Math.round(share)), placeDraft(p, o)])
+    drafts.push([Math.max(1, Math.round(share / 4)), cancelDraft(p, o)])
+    drafts.push([1, fc.record({ who: who(o), dtMs: smallDt }).map((r): Draft => ({ dtMs: r.dtMs,
+      command: { type: 'CancelAll', account: r.who.account, sub: r.who.sub, marketId: p.marketId } }))])
+  }
+  return fc.tuple(preludeDrafts(o, spots), fc.array(weighted(...drafts), { minLength: o.minLength, maxLength: o.maxLength, size: 'max' }))
+    .map(([prelude, body]) => timeline([...prelude, ...body]))
+}

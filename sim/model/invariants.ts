@@ -1,0 +1,219 @@
+// Invariants of the core's state that must hold after every command (DESIGN.md §8), for the
+// property tests and the simulator's checkers. Each check returns the violations it finds as
+// text, so a failing run says everything that is wrong at once.
+
+import type { Entry } from '../../core/commands.js'
+import type { Result } from '../../core/events.js'
+import type { BookSide } from '../../core/book.js'
+import type { Market, Order, State, SubAccount } from '../../core/state.js'
+
+/** Books: sorted levels, never crossed, level totals and FIFO links consistent, maps in step. */
+export function bookViolations(state: State): string[] {
+  const out: string[] = []
+  for (const m of state.markets) {
+    if (m === undefined) continue
+    let linked = 0
+    for (const side of [m.book.bids, m.book.asks]) linked += sideViolations(m, side, out)
+    if (linked !== m.book.orders.size) out.push(`market ${m.marketId}: ${linked} orders linked, ${m.book.orders.size} in the id map`)
+    const bid = m.book.bids.best()?.priceTicks
+    const ask = m.book.asks.best()?.priceTicks
+    if (bid !== undefined && ask !== undefined && bid >= ask) out.push(`market ${m.marketId}: crossed, bid ${bid} >= ask ${ask}`)
+    for (const o of m.book.orders.values()) {
+      if (o.orderId <= 0 || o.orderId >= m.nextOrderId) out.push(`market ${m.marketId}: order id ${o.orderId} outside 1..${m.nextOrderId - 1}`)
+      if (o.market !== m) out.push(`market ${m.marketId}: order ${o.orderId} names market ${o.market.marketId}`)
+    }
+  }
+  return out
+}
+
+function sideViolations(m: Market, side: BookSide, out: string[]): number {
+  const where = `market ${m.marketId} ${side.isBid ? 'bids' : 'asks'}`
+  let linked = 0
+  for (let i = 0; i < side.levels.length; i++) {
+    const level = side.levels[i]!
+    // Worst first, best last: bids ascend, asks descend, strictly.
+    const prev = side.levels[i - 1]
+    if (prev && !(side.isBid ? prev.priceTicks < level.priceTicks : prev.priceTicks > level.priceTicks)) {
+      out.push(`${where}: levels out of order at ${prev.priceTicks}, ${level.priceTicks}`)
+    }
+    let lots = 0
+    let count = 0
+    let before: Order | null = null
+    for (let o = level.head; o !== null; o = o.next) {
+      if (o.prev !== before) out.push(`${where} ${level.priceTicks}: broken back link at order ${o.orderId}`)
+      if (o.priceTicks !== level.priceTicks || (o.side === 'BUY') !== side.isBid) out.push(`${where}: order ${o.orderId} in the wrong level`)
+      const left = o.origQtyLots - o.executedQtyLots
+      if (left <= 0) out.push(`${where}: order ${o.orderId} rests with ${left} lots`)
+      if (o.status !== 'NEW' && o.status !== 'PARTIALLY_FILLED') out.push(`${where}: order ${o.orderId} rests as ${o.status}`)
+      if (m.book.orders.get(o.orderId) !== o) out.push(`${where}: order ${o.orderId} missing from the id map`)
+      lots += left
+      count += 1
+      before = o
+    }
+    if (level.tail !== before) out.push(`${where} ${level.priceTicks}: tail is not the last order`)
+    if (count === 0) out.push(`${where}: empty level ${level.priceTicks}`)
+    if (lots !== level.qtyLots) out.push(`${where} ${level.priceTicks}: qtyLots ${level.qtyLots}, orders hold ${lots}`)
+    if (count !== level.count) out.push(`${where} ${level.priceTicks}: count ${level.count}, ${count} linked`)
+    linked += count
+  }
+  return linked
+}
+
+function liveSub(state: State, sub: SubAccount): boolean {
+  return state.accounts.get(sub.address)?.subs[sub.sub] === sub
+}
+
+/** Every open order belongs to a live sub-account and is indexed on both sides. */
+export function ownershipViolations(state: State): string[] {
+  const out: string[] = []
+  const perSub = new Map<SubAccount, Map<number, number>>()
+  for (const m of state.markets) {
+    if (m === undefined) continue
+    for (const o of m.book.orders.values()) {
+      const who = `${o.owner.address}/${o.owner.sub}`
+      if (!liveSub(state, o.owner)) out.push(`order ${m.marketId}/${o.orderId}: owner ${who} is not a live sub-account`)
+      if (o.owner.orders.get(o.clientOrderId) !== o) out.push(`order ${m.marketId}/${o.orderId}: not indexed by ${who} as ${o.clientOrderId}`)
+      const counts = perSub.get(o.owner) ?? new Map<number, number>()
+      counts.set(m.marketId, (counts.get(m.marketId) ?? 0) + 1)
+      perSub.set(o.owner, counts)
+    }
+  }
+  for (const account of state.accounts.values()) {
+    for (const s of account.subs) {
+      if (s === undefined) continue
+      for (const [cid, o] of s.orders) {
+        if (o.clientOrderId !== cid || o.owner !== s || o.market.book.orders.get(o.orderId) !== o) {
+          out.push(`${s.address}/${s.sub}: indexed order ${cid} is not resting as that`)
+        }
+      }
+      const counts = perSub.get(s) ?? new Map<number, number>()
+      const a = [...counts].sort((x, y) => x[0] - y[0]).join(';')
+      const b = [...s.openByMarket].sort((x, y) => x[0] - y[0]).join(';')
+      if (a !== b) out.push(`${s.address}/${s.sub}: openByMarket ${b}, books hold ${a}`)
+    }
+  }
+  return out
+}
+
+/**
+ * Money per asset, in bigint: spot free + locked, perp wallets less the entry cost of open
+ * positions (what a fill moves between the two), fees and pending withdrawals add up to
+ * deposits less completed withdrawals. Also: no negative spot balance, and each spot lock
+ * equals what its open orders hold.
+ */
+export function moneyViolations(state: State): string[] {
+  const out: string[] = []
+  const held = new Map<string, bigint>()
+  const add = (asset: string, n: bigint): void => { held.set(asset, (held.get(asset) ?? 0n) + n) }
+  const margin = state.markets.find((m) => m?.kind === 'PERP')?.quote
+  for (const account of state.accounts.values()) {
+    for (const s of account.subs) {
+      if (s === undefined) continue
+      const locks = new Map<string, number>()
+      for (const o of s.orders.values()) {
+        if (o.market.kind !== 'SPOT') continue
+        const asset = o.side === 'BUY' ? o.market.quote : o.market.base
+        locks.set(asset, (locks.get(asset) ?? 0) + o.lockedRemaining)
+      }
+      for (const [asset, b] of s.spot) {
+        if (b.free < 0 || b.locked < 0) out.push(`${s.address}/${s.sub} ${asset}: negative spot balance ${b.free}/${b.locked}`)
+        if (b.locked !== (locks.get(asset) ?? 0)) out.push(`${s.address}/${s.sub} ${asset}: locked ${b.locked}, orders hold ${locks.get(asset) ?? 0}`)
+        add(asset, BigInt(b.free) + BigInt(b.locked))
+      }
+      for (const [asset, n] of locks) if (!s.spot.has(asset) && n !== 0) out.push(`${s.address}/${s.sub} ${asset}: orders hold ${n}, no balance`)
+      if (margin !== undefined) {
+        let wallet = BigInt(s.perpWallet)
+        for (const h of s.perp.values()) {
+          const m = state.markets[h.marketId]!
+          for (const p of [h.both, h.long, h.short]) wallet -= BigInt(p.costTicksLots) * BigInt(m.quotePerTickLot)
+        }
+        add(margin, wallet)
+      } else if (s.perpWallet !== 0) {
+        out.push(`${s.address}/${s.sub}: perp wallet without a perp market`)
+      }
+    }
+  }
+  for (const [asset, n] of state.fees) add(asset, BigInt(n))
+  for (const w of state.withdrawals.values()) if (w.status === 'PROCESSING') add(w.asset, BigInt(w.amount))
+  const assets = new Set([...held.keys(), ...state.deposited.keys(), ...state.withdrawn.keys()])
+  for (const asset of assets) {
+    const expected = BigInt(state.deposited.get(asset) ?? 0) - BigInt(state.withdrawn.get(asset) ?? 0)
+    const actual = held.get(asset) ?? 0n
+    if (actual !== expected) out.push(`${asset}: ledger holds ${actual}, deposited - withdrawn is ${expected} (off by ${actual - expected})`)
+  }
+  return out
+}
+
+/** Positions: signs and costs agree, long lots = short lots = open interest, order aggregates exact. */
+export function positionViolations(state: State): string[] {
+  const out: string[] = []
+  const longs = new Map<number, number>()
+  const shorts = new Map<number, number>()
+  for (const account of state.accounts.values()) {
+    for (const s of account.subs) {
+      if (s === undefined) continue
+      const who = `${s.address}/${s.sub}`
+      let pending = 0
+      for (const w of state.withdrawals.values()) if (w.account === s.address && w.sub === s.sub && w.status === 'PROCESSING') pending++
+      if (pending !== s.pendingWithdrawals) out.push(`${who}: pendingWithdrawals ${s.pendingWithdrawals}, ${pending} processing`)
+      for (const h of s.perp.values()) {
+        const sides = [['BOTH', h.both], ['LONG', h.long], ['SHORT', h.short]] as const
+        for (const [name, p] of sides) {
+          if (Math.sign(p.qtyLots) !== Math.sign(p.costTicksLots)) out.push(`${who} ${h.marketId} ${name}: qty ${p.qtyLots} with cost ${p.costTicksLots}`)
+          if (p.qtyLots > 0) longs.set(h.marketId, (longs.get(h.marketId) ?? 0) + p.qtyLots)
+          else shorts.set(h.marketId, (shorts.get(h.marketId) ?? 0) - p.qtyLots)
+        }
+        if (h.long.qtyLots < 0 || h.short.qtyLots > 0) out.push(`${who} ${h.marketId}: hedge sides have the wrong sign`)
+        if (!s.dualSide && (h.long.qtyLots !== 0 || h.short.qtyLots !== 0)) out.push(`${who} ${h.marketId}: hedge position in one-way mode`)
+        if (s.dualSide && h.both.qtyLots !== 0) out.push(`${who} ${h.marketId}: one-way position in hedge mode`)
+        let buyLots = 0, buyNotional = 0, sellLots = 0, sellNotional = 0
+        for (const o of s.orders.values()) {
+          if (o.market.marketId !== h.marketId || !o.marginCounted) continue
+          const left = o.origQtyLots - o.executedQtyLots
+          if (o.side === 'BUY') { buyLots += left; buyNotional += left * o.priceTicks } else { sellLots += left; sellNotional += left * o.priceTicks }
+        }
+        if (buyLots !== h.buyLots || buyNotional !== h.buyNotional || sellLots !== h.sellLots || sellNotional !== h.sellNotional) {
+          out.push(`${who} ${h.marketId}: order aggregates ${h.buyLots}/${h.buyNotional}/${h.sellLots}/${h.sellNotional}, ` +
+            `orders hold ${buyLots}/${buyNotional}/${sellLots}/${sellNotional}`)
+        }
+      }
+    }
+  }
+  for (const m of state.markets) {
+    if (m?.kind !== 'PERP') continue
+    const l = longs.get(m.marketId) ?? 0
+    const sh = shorts.get(m.marketId) ?? 0
+    if (l !== sh || l !== m.openInterestLots) out.push(`market ${m.marketId}: long ${l}, short ${sh}, open interest ${m.openInterestLots}`)
+  }
+  return out
+}
+
+export function stateViolations(state: State): string[] {
+  return [...bookViolations(state), ...ownershipViolations(state), ...moneyViolations(state), ...positionViolations(state)]
+}
+
+/**
+ * Follows a run's results: each market's order ids (of accepted orders) and trade ids count up
+ * by one from 1. Call `see` with every entry and result in log order.
+ */
+export class IdMonitor {
+  private readonly lastTradeId = new Map<number, number>()
+  private readonly lastNewOrderId = new Map<number, number>()
+
+  see(entry: Entry, result: Result): string[] {
+    const out: string[] = []
+    for (const e of result.events) {
+      if (e.type === 'trade' || e.type === 'spotTrade') {
+        const last = this.lastTradeId.get(e.marketId) ?? 0
+        if (e.tradeId !== last + 1) out.push(`seq ${entry.seq}: market ${e.marketId} trade id ${e.tradeId} after ${last}`)
+        this.lastTradeId.set(e.marketId, e.tradeId)
+      } else if (e.type === 'order' && e.execType === 'NEW') {
+        const last = this.lastNewOrderId.get(e.marketId) ?? 0
+        if (e.orderId !== last + 1) out.push(`seq ${entry.seq}: market ${e.marketId} order id ${e.orderId} after ${last}`)
+        this.lastNewOrderId.set(e.marketId, e.orderId)
+      }
+    }
+    if (!result.ok && result.events.length > 0) out.push(`seq ${entry.seq}: rejected with events`)
+    return out
+  }
+}

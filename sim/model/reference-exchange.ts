@@ -1,0 +1,563 @@
+// The reference exchange: the same commands as the core, applied to the naive book and the
+// bigint ledger, written from the rules rather than from the core's code. Dry runs (FOK,
+// market-order margin, market-buy holds) simply run the real sweep on a deep copy, so the
+// core's separate `simulate` is checked against its own `sweep` as well.
+//
+// Modeled: genesis (trusted), deposits, transfers, withdrawals, leverage, position mode,
+// LIMIT/MARKET/POST_ONLY with GTC/IOC/FOK/GTX/GTD, reduce-only, hedge mode, every STP mode,
+// cancels, cancel-all, GTD expiry (on Tick, or when a taker meets an expired maker). Not modeled: the size limits of core/limits.ts
+// (streams stay far below them) and malformed numbers (non-integers).
+
+import type { Command, PlaceOrder, Side } from '../../core/commands.js'
+import type { OrderStatus } from '../../core/events.js'
+import {
+  levelsOf, nextMaker, bestPrice, remainingLots, removeOrder, type RefOrder,
+} from './reference-book.js'
+import {
+  available, balance, exposure, isClosing, maxNotionalAt, maxWithdrawable, newRefSub, orderMarginCode,
+  reducibleLots, settlePerp, settleSpot, subKey, type RefMarket, type RefSub,
+} from './reference-ledger.js'
+import type { BookView, LedgerView, Observed, ObservedResult, SubView } from './observe.js'
+
+export interface RefWithdrawal {
+  withdrawalId: number
+  key: string
+  asset: string
+  amount: bigint
+}
+
+export interface RefState {
+  time: number
+  assets: Map<string, number>
+  markets: Map<number, RefMarket>
+  subs: Map<string, RefSub>
+  depositRefs: Set<string>
+  /** Withdrawals still processing. */
+  withdrawals: Map<number, RefWithdrawal>
+  nextWithdrawalId: number
+  fees: Map<string, bigint>
+  deposited: Map<string, bigint>
+  withdrawn: Map<string, bigint>
+  restCounter: number
+}
+
+export function createReference(): RefState {
+  return {
+    time: 0, assets: new Map(), markets: new Map(), subs: new Map(), depositRefs: new Set(),
+    withdrawals: new Map(), nextWithdrawalId: 1, fees: new Map(), deposited: new Map(), withdrawn: new Map(),
+    restCounter: 0,
+  }
+}
+
+const LEDGER_MAX = 2n ** 52n
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const CLIENT_ID = /^[.A-Z:/a-z0-9_-]{1,36}$/
+const big = BigInt
+
+type Out = Observed[]
+const rejected = (code: string): ObservedResult => ({ ok: false, code, events: [] })
+const accepted = (events: Out): ObservedResult => ({ ok: true, events })
+
+function add(map: Map<string, bigint>, key: string, n: bigint): void {
+  map.set(key, (map.get(key) ?? 0n) + n)
+}
+
+function perps(st: RefState): RefMarket[] {
+  return [...st.markets.values()].filter((m) => m.kind === 'PERP').sort((a, b) => a.marketId - b.marketId)
+}
+
+function marginAsset(st: RefState): string | undefined {
+  return perps(st)[0]?.quote
+}
+
+function ensureSub(st: RefState, account: string, sub: number): RefSub {
+  const key = subKey(account, sub)
+  let s = st.subs.get(key)
+  if (s === undefined) {
+    s = newRefSub(account, sub)
+    st.subs.set(key, s)
+  }
+  return s
+}
+
+function validIssuer(c: { account: string; sub: number }): boolean {
+  return ADDRESS.test(c.account) && Number.isInteger(c.sub) && c.sub >= 0 && c.sub < 32
+}
+
+function validAmount(n: number): boolean {
+  return Number.isSafeInteger(n) && n > 0 && big(n) <= LEDGER_MAX
+}
+
+export function refApply(st: RefState, time: number, c: Command): ObservedResult {
+  st.time = time
+  switch (c.type) {
+    case 'CreateAsset':
+      st.assets.set(c.asset, c.scale)
+      return accepted([])
+    case 'CreatePerpMarket':
+    case 'CreateSpotMarket':
+      createMarket(st, c)
+      return accepted([])
+    case 'SetMarketStatus':
+      st.markets.get(c.marketId)!.status = c.status
+      return accepted([])
+    case 'Deposit': return deposit(st, c)
+    case 'Transfer': return transfer(st, c)
+    case 'WithdrawalRequest': return requestWithdrawal(st, c)
+    case 'WithdrawalComplete': return endWithdrawal(st, c.withdrawalId, 'COMPLETED', c.txId)
+    case 'WithdrawalFail': return endWithdrawal(st, c.withdrawalId, 'FAILED', 'x')
+    case 'ChangeLeverage': return changeLeverage(st, c)
+    case 'ChangePositionMode': return changePositionMode(st, c)
+    case 'PlaceOrder': return placeOrder(st, c)
+    case 'CancelOrder': return cancelOrder(st, c)
+    case 'CancelAll': return cancelAll(st, c)
+    case 'Tick': return tick(st)
+  }
+}
+
+// ---- genesis -------------------------------------------------------------------------------
+
+function createMarket(st: RefState, c: Extract<Command, { type: 'CreatePerpMarket' | 'CreateSpotMarket' }>): void {
+  const quoteScale = st.assets.get(c.quote)!
+  const baseScale = st.assets.get(c.base)!
+  // One tick is tickSize·10^-pricePrecision quote, one lot stepSize·10^-quantityPrecision base.
+  const tickLotNum = big(c.tickSize) * big(c.stepSize) * 10n ** big(quoteScale)
+  const tickLotDen = 10n ** big(c.pricePrecision + c.quantityPrecision)
+  const lotNum = big(c.stepSize) * 10n ** big(baseScale)
+  const lotDen = 10n ** big(c.quantityPrecision)
+  if (tickLotNum % tickLotDen !== 0n || lotNum % lotDen !== 0n) throw new Error('reference: inexact market units')
+  const perp = c.type === 'CreatePerpMarket'
+  st.markets.set(c.marketId, {
+    marketId: c.marketId, kind: perp ? 'PERP' : 'SPOT', base: c.base, quote: c.quote, status: 'TRADING',
+    minPriceTicks: c.minPriceTicks, maxPriceTicks: c.maxPriceTicks, minQtyLots: c.minQtyLots, maxQtyLots: c.maxQtyLots,
+    marketMaxQtyLots: c.marketMaxQtyLots, minNotional: big(c.minNotional),
+    makerFeePpm: big(c.makerFeePpm), takerFeePpm: big(c.takerFeePpm),
+    quotePerTickLot: tickLotNum / tickLotDen, basePerLot: lotNum / lotDen,
+    brackets: perp ? c.brackets.map((b) => ({ notionalCap: big(b.notionalCap), maxLeverage: b.maxLeverage })) : [],
+    maxLeverage: perp ? c.brackets[0]!.maxLeverage : 0, defaultLeverage: perp ? c.defaultLeverage : 0,
+    nextOrderId: 1, nextTradeId: 1, markPriceTicks: 0, book: { orders: [] },
+  })
+}
+
+// ---- wallet --------------------------------------------------------------------------------
+
+function deposit(st: RefState, c: Extract<Command, { type: 'Deposit' }>): ObservedResult {
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  if (!st.assets.has(c.asset)) return rejected('ASSET_UNKNOWN')
+  if (!validAmount(c.amount)) return rejected('AMOUNT_INVALID')
+  if (c.ref.length === 0 || c.ref.length > 100) return rejected('COMMAND_INVALID')
+  if (st.depositRefs.has(c.ref)) return rejected('DEPOSIT_DUPLICATE')
+  if (c.wallet === 'PERP' && c.asset !== marginAsset(st)) return rejected('ASSET_UNKNOWN')
+  const existing = st.subs.get(subKey(c.account, c.sub))
+  const before = c.wallet === 'PERP' ? existing?.perpWallet ?? 0n : existing?.spot.get(c.asset)?.free ?? 0n
+  if (before + big(c.amount) > LEDGER_MAX) return rejected('OVERFLOW')
+  const s = ensureSub(st, c.account, c.sub)
+  st.depositRefs.add(c.ref)
+  add(st.deposited, c.asset, big(c.amount))
+  if (c.wallet === 'PERP') s.perpWallet += big(c.amount)
+  else balance(s, c.asset).free += big(c.amount)
+  return accepted([])
+}
+
+function transfer(st: RefState, c: Extract<Command, { type: 'Transfer' }>): ObservedResult {
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  if (!validAmount(c.amount)) return rejected('AMOUNT_INVALID')
+  const asset = marginAsset(st)
+  if (asset === undefined) return rejected('ASSET_UNKNOWN')
+  const s = st.subs.get(subKey(c.account, c.sub))
+  if (s === undefined) return rejected('BALANCE_INSUFFICIENT')
+  const amount = big(c.amount)
+  const spotFree = s.spot.get(asset)?.free ?? 0n
+  const toPerp = c.direction === 'SPOT_TO_PERP'
+  if (toPerp ? spotFree < amount : maxWithdrawable(s, perps(st)) < amount) return rejected('BALANCE_INSUFFICIENT')
+  if ((toPerp ? s.perpWallet : spotFree) + amount > LEDGER_MAX) return rejected('OVERFLOW')
+  const signed = toPerp ? amount : -amount
+  balance(s, asset).free -= signed
+  s.perpWallet += signed
+  return accepted([])
+}
+
+function requestWithdrawal(st: RefState, c: Extract<Command, { type: 'WithdrawalRequest' }>): ObservedResult {
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  if (!st.assets.has(c.asset)) return rejected('ASSET_UNKNOWN')
+  if (!validAmount(c.amount)) return rejected('AMOUNT_INVALID')
+  if (!ADDRESS.test(c.address)) return rejected('COMMAND_INVALID')
+  if ((c.withdrawOrderId ?? '').length > 64) return rejected('COMMAND_INVALID')
+  const s = st.subs.get(subKey(c.account, c.sub))
+  if (s === undefined || (s.spot.get(c.asset)?.free ?? 0n) < big(c.amount)) return rejected('BALANCE_INSUFFICIENT')
+  if (s.pendingWithdrawals >= 100) return rejected('LIMIT_REACHED')
+  balance(s, c.asset).free -= big(c.amount)
+  s.pendingWithdrawals += 1
+  const w: RefWithdrawal = { withdrawalId: st.nextWithdrawalId++, key: s.key, asset: c.asset, amount: big(c.amount) }
+  st.withdrawals.set(w.withdrawalId, w)
+  return { ok: true, withdrawalId: w.withdrawalId,
+    events: [{ type: 'withdrawal', withdrawalId: w.withdrawalId, status: 'PROCESSING', amount: w.amount }] }
+}
+
+function endWithdrawal(st: RefState, id: number, status: 'COMPLETED' | 'FAILED', txId: string): ObservedResult {
+  const w = st.withdrawals.get(id)
+  if (w === undefined) return rejected('WITHDRAWAL_UNKNOWN')
+  if (txId.length === 0 || txId.length > 100) return rejected('COMMAND_INVALID')
+  const s = st.subs.get(w.key)!
+  if (status === 'FAILED' && (s.spot.get(w.asset)?.free ?? 0n) + w.amount > LEDGER_MAX) return rejected('OVERFLOW')
+  st.withdrawals.delete(id)
+  s.pendingWithdrawals -= 1
+  if (status === 'COMPLETED') add(st.withdrawn, w.asset, w.amount)
+  else balance(s, w.asset).free += w.amount
+  return accepted([{ type: 'withdrawal', withdrawalId: id, status, amount: w.amount }])
+}
+
+// ---- position settings ---------------------------------------------------------------------
+
+function changeLeverage(st: RefState, c: Extract<Command, { type: 'ChangeLeverage' }>): ObservedResult {
+  const m = st.markets.get(c.marketId)
+  if (m === undefined || m.kind !== 'PERP') return rejected('MARKET_UNKNOWN')
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  const lev = c.leverage
+  if (!Number.isInteger(lev) || lev < 1 || lev > 125 || lev > m.maxLeverage) return rejected('LEVERAGE_INVALID')
+  const existing = st.subs.get(subKey(c.account, c.sub))
+  const current = existing?.leverage.get(m.marketId)
+  if (existing && current !== undefined && lev !== current) {
+    if (exposure(existing, m) * m.quotePerTickLot > maxNotionalAt(m, lev)) return rejected('POSITION_LIMIT')
+    if (lev < current && available(existing, perps(st), { marketId: m.marketId, leverage: lev }).available < 0n) {
+      return rejected('MARGIN_INSUFFICIENT')
+    }
+  }
+  ensureSub(st, c.account, c.sub).leverage.set(m.marketId, lev)
+  return accepted([])
+}
+
+function changePositionMode(st: RefState, c: Extract<Command, { type: 'ChangePositionMode' }>): ObservedResult {
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  const existing = st.subs.get(subKey(c.account, c.sub))
+  if ((existing?.dualSide ?? false) === c.dualSide) return rejected('POSITION_MODE_UNCHANGED')
+  if (existing) {
+    for (const m of perps(st)) {
+      if (m.book.orders.some((o) => o.owner === existing.key)) return rejected('POSITION_MODE_OPEN_ORDERS')
+    }
+    for (const p of existing.positions.values()) if (p.qtyLots !== 0) return rejected('POSITION_MODE_OPEN_POSITION')
+  }
+  ensureSub(st, c.account, c.sub).dualSide = c.dualSide
+  return accepted([])
+}
+
+// ---- orders --------------------------------------------------------------------------------
+
+function orderObserved(o: RefOrder, execType: string): Observed {
+  return { type: 'order', marketId: o.marketId, orderId: o.orderId, clientOrderId: o.clientOrderId, execType,
+    status: o.status, executedQtyLots: o.filledLots, cumQuoteTicksLots: o.cumQuoteTicksLots }
+}
+
+function openOrdersOf(st: RefState, key: string): RefOrder[] {
+  const all: RefOrder[] = []
+  for (const m of st.markets.values()) for (const o of m.book.orders) if (o.owner === key) all.push(o)
+  return all.sort((a, b) => a.restedAt - b.restedAt)
+}
+
+/** Takes a resting order out of its book, giving back what it held. */
+function unrest(st: RefState, o: RefOrder): void {
+  const m = st.markets.get(o.marketId)!
+  removeOrder(m.book, o)
+  if (o.lockedRemaining !== 0n) {
+    const b = balance(st.subs.get(o.owner)!, o.side === 'BUY' ? m.quote : m.base)
+    b.locked -= o.lockedRemaining
+    b.free += o.lockedRemaining
+    o.lockedRemaining = 0n
+  }
+}
+
+function retire(st: RefState, o: RefOrder, status: OrderStatus, out: Out): void {
+  unrest(st, o)
+  o.status = status
+  out.push(orderObserved(o, status))
+}
+
+/** Order fields that need no balances, in the order the core checks them; a code or null. */
+function orderShapeCode(st: RefState, m: RefMarket, s: RefSub | undefined, c: PlaceOrder): string | null {
+  if (c.side !== 'BUY' && c.side !== 'SELL') return 'SIDE_INVALID'
+  if (!['LIMIT', 'MARKET', 'POST_ONLY'].includes(c.orderType)) return 'ORDER_TYPE_INVALID'
+  if (c.orderType === 'LIMIT' && !['GTC', 'IOC', 'FOK', 'GTX', 'GTD', undefined].includes(c.timeInForce)) return 'TIF_INVALID'
+  const isMarket = c.orderType === 'MARKET'
+  if (isMarket && c.priceTicks !== undefined) return 'PRICE_NOT_ALLOWED'
+  if (!isMarket) {
+    if (c.priceTicks === undefined) return 'PRICE_REQUIRED'
+    if (c.priceTicks <= 0) return 'PRICE_BELOW_ZERO'
+    if (c.priceTicks < m.minPriceTicks) return 'PRICE_BELOW_MIN'
+    if (c.priceTicks > m.maxPriceTicks) return 'PRICE_ABOVE_MAX'
+  }
+  if (c.qtyLots <= 0) return 'QTY_BELOW_ZERO'
+  if (c.qtyLots < m.minQtyLots) return 'QTY_BELOW_MIN'
+  if (c.qtyLots > (isMarket ? m.marketMaxQtyLots : m.maxQtyLots)) return 'QTY_ABOVE_MAX'
+  const reduceOnly = c.reduceOnly === true
+  if (m.kind === 'SPOT') {
+    if (c.positionSide !== undefined || reduceOnly) return 'COMMAND_INVALID'
+  } else if (s?.dualSide) {
+    if (c.positionSide !== 'LONG' && c.positionSide !== 'SHORT') return 'POSITION_SIDE_INVALID'
+    if (reduceOnly) return 'REDUCE_ONLY_IMPROPER'
+  } else if (c.positionSide !== undefined && c.positionSide !== 'BOTH') {
+    return 'POSITION_SIDE_INVALID'
+  }
+  if (c.stp !== undefined && !['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'].includes(c.stp)) return 'STP_INVALID'
+  if (c.orderType === 'LIMIT' && c.timeInForce === 'GTD') {
+    const gtd = c.goodTillDate
+    if (gtd === undefined || !Number.isSafeInteger(gtd) || gtd <= st.time + 600_000 || gtd > 253402300799000) return 'GTD_INVALID'
+  }
+  if (c.clientOrderId !== undefined) {
+    if (!CLIENT_ID.test(c.clientOrderId)) return 'CLIENT_ID_INVALID'
+    if (s && openOrdersOf(st, s.key).some((o) => o.clientOrderId === c.clientOrderId)) return 'CLIENT_ID_DUPLICATE'
+  }
+  if (!isMarket && !reduceOnly && big(c.priceTicks!) * big(c.qtyLots) * m.quotePerTickLot < m.minNotional) {
+    return 'NOTIONAL_TOO_SMALL'
+  }
+  return null
+}
+
+function draftOrder(m: RefMarket, s: RefSub, c: PlaceOrder): RefOrder {
+  const tif = c.orderType === 'POST_ONLY' ? 'GTX' : c.orderType === 'MARKET' ? 'IOC' : c.timeInForce ?? 'GTC'
+  return {
+    marketId: m.marketId, orderId: 0, owner: s.key, clientOrderId: c.clientOrderId ?? '', side: c.side,
+    orderType: c.orderType, timeInForce: tif, priceTicks: c.orderType === 'MARKET' ? 0 : c.priceTicks!,
+    qtyLots: c.qtyLots, filledLots: 0, cumQuoteTicksLots: 0, status: 'NEW',
+    positionSide: m.kind === 'SPOT' ? 'BOTH' : s.dualSide ? c.positionSide! : 'BOTH',
+    reduceOnly: c.reduceOnly === true, stp: c.stp ?? 'EXPIRE_MAKER',
+    goodTillDate: tif === 'GTD' ? c.goodTillDate! : 0, lockedRemaining: 0n, restedAt: -1,
+  }
+}
+
+type SweepEnd = 'DONE' | 'STP' | 'CAPPED'
+
+/** Fills the taker against the book in price-time priority until it is done or must stop. */
+function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd {
+  for (;;) {
+    if (remainingLots(taker) === 0) return 'DONE'
+    const maker = nextMaker(m.book, taker.side, taker.priceTicks)
+    if (maker === undefined) return 'DONE'
+    if (maker.goodTillDate !== 0 && maker.goodTillDate <= st.time) {
+      // Past its goodTillDate, not yet reached by a Tick: it expires rather than trade.
+      retire(st, maker, 'EXPIRED', out)
+      continue
+    }
+    if (maker.owner === taker.owner && taker.stp !== 'NONE') {
+      if (taker.stp !== 'EXPIRE_TAKER') retire(st, maker, 'EXPIRED_IN_MATCH', out)
+      if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
+      continue
+    }
+    let lots = Math.min(remainingLots(taker), remainingLots(maker))
+    if (m.kind === 'PERP') {
+      if (isClosing(maker)) {
+        const cap = reducibleLots(st.subs.get(maker.owner)!, m.marketId, maker)
+        if (cap === 0) {
+          retire(st, maker, 'EXPIRED', out)
+          continue
+        }
+        lots = Math.min(lots, cap)
+      }
+      if (isClosing(taker)) {
+        const cap = reducibleLots(st.subs.get(taker.owner)!, m.marketId, taker)
+        if (cap === 0) return 'CAPPED'
+        lots = Math.min(lots, cap)
+      }
+    }
+    trade(st, m, taker, maker, lots, out)
+    if (remainingLots(maker) === 0) {
+      unrest(st, maker)
+    } else if (m.kind === 'PERP' && isClosing(maker) && reducibleLots(st.subs.get(maker.owner)!, m.marketId, maker) === 0) {
+      retire(st, maker, 'EXPIRED', out)
+    }
+  }
+}
+
+function trade(st: RefState, m: RefMarket, taker: RefOrder, maker: RefOrder, lots: number, out: Out): void {
+  const price = maker.priceTicks
+  const tradeId = m.nextTradeId++
+  const settle = m.kind === 'PERP' ? settlePerp : settleSpot
+  if (m.kind === 'PERP') m.markPriceTicks = price
+  const fills = [maker, taker].map((o) => {
+    const f = settle(st.subs.get(o.owner)!, m, o, lots, price, o === maker, st.fees)
+    o.filledLots += lots
+    o.cumQuoteTicksLots += lots * price
+    o.status = remainingLots(o) === 0 ? 'FILLED' : 'PARTIALLY_FILLED'
+    return f
+  })
+  out.push({ type: 'trade', marketId: m.marketId, tradeId, priceTicks: price, qtyLots: lots, buyerIsMaker: maker.side === 'BUY',
+    makerOrderId: maker.orderId, takerOrderId: taker.orderId, makerFee: fills[0]!.fee, takerFee: fills[1]!.fee,
+    makerPnl: fills[0]!.realizedPnl, takerPnl: fills[1]!.realizedPnl })
+}
+
+/** What the taker would fill right now: the real sweep, run on a throwaway copy. */
+function dryRun(st: RefState, taker: RefOrder): { lots: number; notional: bigint } {
+  const copy = structuredClone(st)
+  const t = structuredClone(taker)
+  sweep(copy, copy.markets.get(t.marketId)!, t, [])
+  return { lots: t.filledLots, notional: big(t.cumQuoteTicksLots) }
+}
+
+function marketNotionalOk(m: RefMarket, o: RefOrder): boolean {
+  if (o.reduceOnly) return true
+  const ref = m.kind === 'PERP' && m.markPriceTicks > 0 ? m.markPriceTicks : bestPrice(m.book, o.side === 'BUY' ? 'SELL' : 'BUY') ?? 0
+  return ref === 0 || big(o.qtyLots) * big(ref) * m.quotePerTickLot >= m.minNotional
+}
+
+/** Post-only, market notional and fill-or-kill, all judged against the book as it is. */
+function bookCode(st: RefState, m: RefMarket, o: RefOrder): string | null {
+  const opposite: Side = o.side === 'BUY' ? 'SELL' : 'BUY'
+  if (o.timeInForce === 'GTX') {
+    const best = bestPrice(m.book, opposite)
+    if (best !== undefined && (o.side === 'BUY' ? o.priceTicks >= best : o.priceTicks <= best)) return 'POST_ONLY_WOULD_TAKE'
+  }
+  if (o.orderType === 'MARKET' && !marketNotionalOk(m, o)) return 'NOTIONAL_TOO_SMALL'
+  if (o.timeInForce === 'FOK' && dryRun(st, o).lots < o.qtyLots) return 'FOK_UNFILLED'
+  return null
+}
+
+function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
+  const m = st.markets.get(c.marketId)
+  if (m === undefined) return rejected('MARKET_UNKNOWN')
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  if (m.status !== 'TRADING') return rejected('MARKET_NOT_TRADING')
+  const s = st.subs.get(subKey(c.account, c.sub))
+  const shape = orderShapeCode(st, m, s, c)
+  if (shape !== null) return rejected(shape)
+  if (s === undefined) {
+    // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
+    if (m.kind === 'SPOT') return rejected('BALANCE_INSUFFICIENT')
+    return rejected(c.reduceOnly === true ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
+  }
+  const o = draftOrder(m, s, c)
+  return m.kind === 'PERP' ? placePerp(st, m, s, o) : placeSpot(st, m, s, o)
+}
+
+function placePerp(st: RefState, m: RefMarket, s: RefSub, o: RefOrder): ObservedResult {
+  const closing = isClosing(o)
+  if (closing && o.qtyLots > reducibleLots(s, m.marketId, o)) return rejected('REDUCE_ONLY_REJECTED')
+  const code = bookCode(st, m, o)
+  if (code !== null) return rejected(code)
+  if (!closing) {
+    const fill = o.orderType === 'MARKET' ? dryRun(st, o) : { lots: o.qtyLots, notional: big(o.qtyLots) * big(o.priceTicks) }
+    const marginCode = orderMarginCode(s, perps(st), m, { side: o.side, lots: fill.lots, notionalTicksLots: fill.notional })
+    if (marginCode !== null) return rejected(marginCode)
+  }
+  if (!s.leverage.has(m.marketId)) s.leverage.set(m.marketId, m.defaultLeverage)
+  return execute(st, m, o)
+}
+
+function placeSpot(st: RefState, m: RefMarket, s: RefSub, o: RefOrder): ObservedResult {
+  const code = bookCode(st, m, o)
+  if (code !== null) return rejected(code)
+  let hold: bigint
+  if (o.side === 'SELL') hold = big(o.qtyLots) * m.basePerLot
+  else if (o.orderType === 'MARKET') hold = dryRun(st, o).notional * m.quotePerTickLot
+  else hold = big(o.qtyLots) * big(o.priceTicks) * m.quotePerTickLot
+  const b = balance(s, o.side === 'BUY' ? m.quote : m.base)
+  if (b.free < hold) return rejected('BALANCE_INSUFFICIENT')
+  b.free -= hold
+  b.locked += hold
+  o.lockedRemaining = hold
+  return execute(st, m, o)
+}
+
+/** Gives the order its id, sweeps, then rests the remainder or expires it. */
+function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
+  o.orderId = m.nextOrderId++
+  if (o.clientOrderId === '') o.clientOrderId = generatedClientId(st, o)
+  const out: Out = [orderObserved(o, 'NEW')]
+  const end = sweep(st, m, o, out)
+  const result: ObservedResult = { ok: true, orderId: o.orderId, events: out }
+  if (remainingLots(o) > 0 && end === 'DONE' && o.orderType !== 'MARKET' && o.timeInForce !== 'IOC' && o.timeInForce !== 'FOK') {
+    o.restedAt = st.restCounter++
+    m.book.orders.push(o)
+    return result
+  }
+  if (remainingLots(o) > 0) {
+    o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
+    out.push(orderObserved(o, o.status))
+  }
+  if (o.lockedRemaining !== 0n) {
+    const b = balance(st.subs.get(o.owner)!, o.side === 'BUY' ? m.quote : m.base)
+    b.locked -= o.lockedRemaining
+    b.free += o.lockedRemaining
+    o.lockedRemaining = 0n
+  }
+  return result
+}
+
+/** `x-<market>-<orderId>`, suffixed `-n` while the owner has an open order by that id. */
+function generatedClientId(st: RefState, o: RefOrder): string {
+  const taken = new Set(openOrdersOf(st, o.owner).map((x) => x.clientOrderId))
+  const base = `x-${o.marketId}-${o.orderId}`
+  let id = base
+  for (let n = 1; taken.has(id); n++) id = `${base}-${n}`
+  return id
+}
+
+function cancelOrder(st: RefState, c: Extract<Command, { type: 'CancelOrder' }>): ObservedResult {
+  const m = st.markets.get(c.marketId)
+  if (m === undefined) return rejected('MARKET_UNKNOWN')
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  if (c.orderId === undefined && c.clientOrderId === undefined) return rejected('ORDER_ID_REQUIRED')
+  const r = c.restriction
+  if (r !== undefined && r !== 'ONLY_NEW' && r !== 'ONLY_PARTIALLY_FILLED') return rejected('CANCEL_RESTRICTION_INVALID')
+  const key = subKey(c.account, c.sub)
+  const o = m.book.orders.find((x) => x.owner === key &&
+    (c.orderId === undefined || x.orderId === c.orderId) &&
+    (c.clientOrderId === undefined || x.clientOrderId === c.clientOrderId))
+  if (o === undefined) return rejected('ORDER_UNKNOWN')
+  if (r === 'ONLY_NEW' && o.status !== 'NEW') return rejected('CANCEL_RESTRICTED')
+  if (r === 'ONLY_PARTIALLY_FILLED' && o.status !== 'PARTIALLY_FILLED') return rejected('CANCEL_RESTRICTED')
+  const out: Out = []
+  retire(st, o, 'CANCELED', out)
+  return accepted(out)
+}
+
+function cancelAll(st: RefState, c: Extract<Command, { type: 'CancelAll' }>): ObservedResult {
+  if (!st.markets.has(c.marketId)) return rejected('MARKET_UNKNOWN')
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  const out: Out = []
+  for (const o of openOrdersOf(st, subKey(c.account, c.sub))) if (o.marketId === c.marketId) retire(st, o, 'CANCELED', out)
+  return accepted(out)
+}
+
+function tick(st: RefState): ObservedResult {
+  const due: RefOrder[] = []
+  for (const m of st.markets.values()) for (const o of m.book.orders) if (o.goodTillDate > 0 && o.goodTillDate <= st.time) due.push(o)
+  // Market by market, then by expiry and order id.
+  due.sort((a, b) => a.marketId - b.marketId || a.goodTillDate - b.goodTillDate || a.orderId - b.orderId)
+  const out: Out = []
+  for (const o of due) retire(st, o, 'EXPIRED', out)
+  return accepted(out)
+}
+
+// ---- views ---------------------------------------------------------------------------------
+
+export function refBooks(st: RefState): BookView[] {
+  return [...st.markets.values()].sort((a, b) => a.marketId - b.marketId)
+    .map((m) => ({ marketId: m.marketId, bids: levelsOf(m.book, 'BUY'), asks: levelsOf(m.book, 'SELL') }))
+}
+
+function nonZero(map: Map<string, bigint>): Record<string, bigint> {
+  const out: Record<string, bigint> = {}
+  for (const k of [...map.keys()].sort()) if (map.get(k)! !== 0n) out[k] = map.get(k)!
+  return out
+}
+
+export function refLedger(st: RefState): LedgerView {
+  const subs: SubView[] = [...st.subs.values()].map((s) => {
+    const spot: Record<string, [bigint, bigint]> = {}
+    for (const k of [...s.spot.keys()].sort()) {
+      const b = s.spot.get(k)!
+      if (b.free !== 0n || b.locked !== 0n) spot[k] = [b.free, b.locked]
+    }
+    const positions: Record<string, [number, bigint]> = {}
+    for (const k of [...s.positions.keys()].sort()) {
+      const p = s.positions.get(k)!
+      if (p.qtyLots !== 0 || p.costTicksLots !== 0n) positions[k] = [p.qtyLots, p.costTicksLots]
+    }
+    const leverage: Record<string, number> = {}
+    for (const k of [...s.leverage.keys()].map(String).sort()) leverage[k] = s.leverage.get(Number(k))!
+    return { key: s.key, perpWallet: s.perpWallet, dualSide: s.dualSide, pendingWithdrawals: s.pendingWithdrawals,
+      spot, positions, leverage }
+  })
+  subs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return { subs, fees: nonZero(st.fees), deposited: nonZero(st.deposited), withdrawn: nonZero(st.withdrawn) }
+}
+
