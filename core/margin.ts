@@ -2,7 +2,7 @@
 // it has available. Notionals are tick·lot products until the last step, where one multiply
 // by the market's quote units per tick·lot turns them into ledger units.
 
-import { abs, ceilDiv, max, mulDivCeil } from './arith.js'
+import { abs, ceilDiv, max, mul, mulDivCeil } from './arith.js'
 import type { PerpHolding, PerpMarket, Position, State, SubAccount } from './state.js'
 
 /** Notional of a position at the mark (its entry value before the market has a mark). */
@@ -48,7 +48,7 @@ export function exposure(m: PerpMarket, h: PerpHolding, dualSide: boolean, d: Or
 }
 
 export function initialMargin(m: PerpMarket, exposureTicksLots: number, leverage: number): number {
-  return ceilDiv(exposureTicksLots * m.quotePerTickLot, leverage)
+  return ceilDiv(mul(exposureTicksLots, m.quotePerTickLot), leverage)
 }
 
 export function holdingPnl(m: PerpMarket, h: PerpHolding): number {
