@@ -59,7 +59,10 @@ interface Pending {
 }
 
 export class Sequencer {
-  private readonly queue: Pending[] = []
+  /** Waiting commands are queue[head..]; taking a batch moves `head`, not the elements. */
+  private queue: Pending[] = []
+  private head = 0
+  private pumpScheduled = false
   /** Batches applied whose write has not finished: one being written, one waiting. */
   private inflight = 0
   /** Hash of the last stamped entry, which runs ahead of the log by the batches in flight. */
@@ -80,7 +83,7 @@ export class Sequencer {
     this.prevHash = o.log.lastHash
   }
 
-  get queued(): number { return this.queue.length }
+  get queued(): number { return this.queue.length - this.head }
 
   start(): void {
     const ms = this.o.tickIntervalMs ?? 0
@@ -95,24 +98,47 @@ export class Sequencer {
 
   submit(command: Command): Promise<Acknowledged> {
     if (this.stopped !== null) return Promise.reject(new StoppedError(this.stopped))
-    if (this.queue.length >= this.queueMax) return Promise.reject(new OverloadedError())
+    if (this.queued >= this.queueMax) return Promise.reject(new OverloadedError())
     return new Promise((resolve, reject) => {
       this.queue.push({ command, resolve, reject })
-      if (this.inflight < 2) queueMicrotask(() => this.pump())
+      // One pump per turn of the event loop takes everything submitted in it as one batch.
+      if (!this.pumpScheduled && this.inflight < 2) {
+        this.pumpScheduled = true
+        queueMicrotask(this.scheduledPump)
+      }
     })
   }
 
   private tick(): void {
     // A tick is dropped rather than queued behind a full ingress: the next one does its work.
-    if (this.stopped === null && this.queue.length < this.queueMax) {
+    if (this.stopped === null && this.queued < this.queueMax) {
       this.queue.push({ command: { type: 'Tick' }, resolve: noop, reject: noop })
       this.pump()
     }
   }
 
   /** Stamps and applies batches while fewer than two await their write. */
+  private readonly scheduledPump = (): void => {
+    this.pumpScheduled = false
+    this.pump()
+  }
+
   private pump(): void {
-    while (this.inflight < 2 && this.queue.length > 0 && this.stopped === null) this.prepare()
+    while (this.inflight < 2 && this.queued > 0 && this.stopped === null) this.prepare()
+  }
+
+  private take(n: number): Pending[] {
+    const end = Math.min(this.queue.length, this.head + n)
+    const batch = this.queue.slice(this.head, end)
+    this.head = end
+    if (this.head === this.queue.length) {
+      this.queue = []
+      this.head = 0
+    } else if (this.head > 65_536) {
+      this.queue = this.queue.slice(this.head)
+      this.head = 0
+    }
+    return batch
   }
 
   /**
@@ -121,7 +147,7 @@ export class Sequencer {
    * nobody hears a result before its own batch is durable.
    */
   private prepare(): void {
-    const batch = this.queue.splice(0, this.batchMax)
+    const batch = this.take(this.batchMax)
     const { state, log } = this.o
     const entries: LogEntry[] = []
     const results: Result[] = []
@@ -171,7 +197,7 @@ export class Sequencer {
     if (this.stopped !== null) return
     this.stopped = why
     this.tickTimer?.cancel()
-    for (const p of this.queue.splice(0)) p.reject(new StoppedError(why))
+    for (const p of this.take(this.queued)) p.reject(new StoppedError(why))
   }
 
   private fail(err: Error, batch: Pending[]): void {
