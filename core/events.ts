@@ -8,10 +8,8 @@ export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | '
 /** Why an order record changed, as Binance's execution type `x`. */
 export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE'
 
-/** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */
-export interface OrderEvent {
-  type: 'order'
-  execType: ExecType
+/** An order's record: what order events carry and history read models keep. */
+export interface OrderRecordFields {
   marketId: number
   orderId: number
   account: string
@@ -32,6 +30,12 @@ export interface OrderEvent {
   goodTillDate: number
   time: number
   updateTime: number
+}
+
+/** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */
+export interface OrderEvent extends OrderRecordFields {
+  type: 'order'
+  execType: ExecType
 }
 
 /** One perpetual fill. Carries both sides' order, position and wallet state after it. */

@@ -2,8 +2,8 @@
 // ticks, quantities in lots, quote quantities in tick·lot units (× the market's
 // quotePerTickLot gives ledger units), money in ledger units. The gateway formats.
 
-import type { OrderType, PositionSide, Side, StpMode, TimeInForce, WalletKind } from '../../core/commands.js'
-import type { OrderStatus, WithdrawalStatus } from '../../core/events.js'
+import type { PositionSide, Side, WalletKind } from '../../core/commands.js'
+import type { OrderRecordFields, WithdrawalStatus } from '../../core/events.js'
 
 /** A sub-account: every per-user read model is keyed by one. */
 export interface Owner {
@@ -83,27 +83,7 @@ export interface OpenInterestRecord {
 }
 
 /** An order's latest record: from its order events and the fills since the last of them. */
-export interface OrderRecord {
-  marketId: number
-  orderId: number
-  account: string
-  sub: number
-  clientOrderId: string
-  side: Side
-  orderType: OrderType
-  timeInForce: TimeInForce
-  priceTicks: number
-  origQtyLots: number
-  executedQtyLots: number
-  cumQuoteTicksLots: number
-  status: OrderStatus
-  positionSide: PositionSide
-  reduceOnly: boolean
-  stp: StpMode
-  goodTillDate: number
-  time: number
-  updateTime: number
-}
+export type OrderRecord = OrderRecordFields
 
 /** One side of a fill as its owner sees it (Binance myTrades). */
 export interface UserTradeRecord {
