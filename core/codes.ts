@@ -49,6 +49,10 @@ export const CODES = [
   // matching outcomes that reject the whole order
   'FOK_UNFILLED',
   'POST_ONLY_WOULD_TAKE',
+  // sessions
+  'SESSION_INVALID',
+  'SESSION_NONCE_USED',
+  'SESSION_UNKNOWN',
   // cancels
   'ORDER_UNKNOWN',
   'CANCEL_RESTRICTED',

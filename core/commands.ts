@@ -152,6 +152,29 @@ export interface ChangePositionMode extends Issuer {
   dualSide: boolean
 }
 
+export type Permission = 'TRADE' | 'USER_DATA' | 'WITHDRAW'
+
+/**
+ * A trading session created by a wallet signature. The gateway verified the signature before
+ * sequencing; the log keeps it so auditors can verify it again. Secrets never enter the log:
+ * gateways derive a session's HMAC secret from their master secret and the apiKey.
+ */
+export interface CreateSession extends Issuer {
+  type: 'CreateSession'
+  apiKey: string
+  permissions: Permission[]
+  expiresAt: number
+  /** Milliseconds; strictly above every earlier nonce of the sub-account, so never reused. */
+  nonce: number
+  /** EIP-712 signature by the account over {address, subAccount, permissions, expiresAt, nonce}. */
+  signature: string
+}
+
+export interface RevokeSession extends Issuer {
+  type: 'RevokeSession'
+  apiKey: string
+}
+
 export interface Tick {
   type: 'Tick'
 }
@@ -171,6 +194,8 @@ export type Command =
   | CancelAll
   | ChangeLeverage
   | ChangePositionMode
+  | CreateSession
+  | RevokeSession
   | Tick
 
 /** What the log hands the core: the command with its sequence number and time. */

@@ -192,6 +192,18 @@ export interface PositionModeEvent {
   time: number
 }
 
+export interface SessionEvent {
+  type: 'session'
+  account: string
+  sub: number
+  apiKey: string
+  permissions: string[]
+  expiresAt: number
+  /** ACTIVE when created; REVOKED by the owner; REPLACED by a newer session of the sub-account. */
+  status: 'ACTIVE' | 'REVOKED' | 'REPLACED'
+  time: number
+}
+
 export interface MarketEvent {
   type: 'market'
   marketId: number
@@ -215,6 +227,7 @@ export type Event =
   | WithdrawalEvent
   | LeverageEvent
   | PositionModeEvent
+  | SessionEvent
   | MarketEvent
   | AssetEvent
 

@@ -42,7 +42,7 @@ function ledgerUnits(size: number, decimals: number, scale: number): number {
 type MarketSpec = CreatePerpMarket | CreateSpotMarket
 
 /** Validates what perpetual and spot markets share and derives their unit sizes. */
-function commonMarket(state: State, cmd: MarketSpec): Omit<Market, 'kind'> | null {
+function commonMarket(state: State, cmd: MarketSpec, time: number): Omit<Market, 'kind'> | null {
   if (!nonNegInt(cmd.marketId, LIMITS.marketsMax - 1) || state.markets[cmd.marketId] !== undefined) return null
   if (typeof cmd.symbol !== 'string' || !SYMBOL.test(cmd.symbol) || state.marketsBySymbol.has(cmd.symbol)) return null
   const base = state.assets.get(cmd.base)
@@ -68,7 +68,7 @@ function commonMarket(state: State, cmd: MarketSpec): Omit<Market, 'kind'> | nul
     minPriceTicks: cmd.minPriceTicks, maxPriceTicks: cmd.maxPriceTicks,
     minQtyLots: cmd.minQtyLots, maxQtyLots: cmd.maxQtyLots, marketMaxQtyLots: cmd.marketMaxQtyLots,
     minNotional: cmd.minNotional, makerFeePpm: cmd.makerFeePpm, takerFeePpm: cmd.takerFeePpm,
-    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, book: new Book(),
+    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, onboardDate: time, book: new Book(),
     gtd: new GtdQueue(), gtdOpen: 0,
   }
 }
@@ -91,7 +91,7 @@ function register(state: State, m: Market): void {
 }
 
 export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: number): Result {
-  const common = commonMarket(state, cmd)
+  const common = commonMarket(state, cmd, time)
   if (common === null || !validBrackets(cmd)) return reject('GENESIS_INVALID')
   if (typeof cmd.pair !== 'string' || !SYMBOL.test(cmd.pair)) return reject('GENESIS_INVALID')
   const margin = state.markets.find((m) => m?.kind === 'PERP')
@@ -107,7 +107,7 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
 }
 
 export function createSpotMarket(state: State, cmd: CreateSpotMarket, time: number): Result {
-  const common = commonMarket(state, cmd)
+  const common = commonMarket(state, cmd, time)
   if (common === null) return reject('GENESIS_INVALID')
   const m: SpotMarket = { ...common, kind: 'SPOT' }
   register(state, m)

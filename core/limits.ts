@@ -28,6 +28,8 @@ export const LIMITS = {
   /** A GTD order must live at least this long after placement (Binance: 600 s). */
   goodTillDateMinAheadMs: 600_000,
   pendingWithdrawalsPerAccountMax: 100,
+  /** A session lives at most this long (API.md: 30 days). */
+  sessionLifetimeMaxMs: 30 * 86_400_000,
   withdrawRefLengthMax: 64,
   depositRefLengthMax: 100,
   feePpmMax: 100_000,

@@ -28,14 +28,14 @@ export function stateLeaves(state: State): string[] {
       m.brackets.map((b) => `${b.notionalCap}:${b.maxLeverage}:${b.mmrPpm}`).join(',') : ''
     out.push(['market', m.marketId, m.kind, m.symbol, m.base, m.quote, m.status, m.pricePrecision, m.quantityPrecision,
       m.tickSize, m.stepSize, m.minPriceTicks, m.maxPriceTicks, m.minQtyLots, m.maxQtyLots, m.marketMaxQtyLots,
-      m.minNotional, m.makerFeePpm, m.takerFeePpm, m.nextOrderId, m.nextTradeId, m.lastPriceTicks, perp].join('|'))
+      m.minNotional, m.makerFeePpm, m.takerFeePpm, m.nextOrderId, m.nextTradeId, m.lastPriceTicks, m.onboardDate, perp].join('|'))
     for (const o of m.book.orders.values()) out.push(orderLeaf(o))
   }
   for (const account of state.accounts.values()) {
     for (const sub of account.subs) {
       if (sub === undefined) continue
       const id = `${sub.address}|${sub.sub}`
-      out.push(`perpWallet|${id}|${sub.perpWallet}|${sub.dualSide}|${sub.pendingWithdrawals}`)
+      out.push(`perpWallet|${id}|${sub.perpWallet}|${sub.dualSide}|${sub.pendingWithdrawals}|${sub.sessionKey}|${sub.lastNonce}`)
       for (const [asset, b] of sub.spot) out.push(`spot|${id}|${asset}|${b.free}|${b.locked}`)
       for (const h of sub.perp.values()) {
         out.push(`holding|${id}|${h.marketId}|${h.leverage}|${pos(h.both)}|${pos(h.long)}|${pos(h.short)}|` +
@@ -46,6 +46,9 @@ export function stateLeaves(state: State): string[] {
   for (const w of state.withdrawals.values()) {
     out.push(['withdrawal', w.withdrawalId, w.account, w.sub, w.asset, w.amount, w.address, w.withdrawOrderId,
       w.status, w.applyTime].join('|'))
+  }
+  for (const s of state.sessions.values()) {
+    out.push(['session', s.apiKey, s.account, s.sub, s.permissions.join(','), s.expiresAt, s.createdAt, s.signature].join('|'))
   }
   for (const [asset, n] of state.fees) out.push(`fees|${asset}|${n}`)
   for (const [asset, n] of state.deposited) out.push(`deposited|${asset}|${n}`)

@@ -11,7 +11,7 @@ import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots } from './resting.js'
 import {
   createState, newSubAccount,
-  type Market, type Order, type PerpHolding, type Position, type State, type SubAccount, type Withdrawal,
+  type Market, type Order, type PerpHolding, type Position, type Session, type State, type SubAccount, type Withdrawal,
 } from './state.js'
 
 const VERSION = 1
@@ -44,7 +44,7 @@ function subData(s: SubAccount): unknown[] {
   const holdings = [...s.perp.values()].map((h) => [h.marketId, h.leverage, posTuple(h.both), posTuple(h.long), posTuple(h.short)])
   const spot = [...s.spot].map(([asset, b]) => [asset, b.free, b.locked])
   const orders = [...s.orders.values()].map((o) => [o.market.marketId, o.orderId])
-  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders]
+  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders, s.sessionKey, s.lastNonce]
 }
 
 export function encodeSnapshot(state: State): Uint8Array {
@@ -53,14 +53,14 @@ export function encodeSnapshot(state: State): Uint8Array {
     VERSION, state.seq, state.time, [...state.assets.values()].map((a) => [a.name, a.scale]),
     state.markets.filter((m) => m !== undefined).map(marketData), accounts,
     [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
-    [...state.fees], [...state.deposited], [...state.withdrawn],
+    [...state.fees], [...state.deposited], [...state.withdrawn], [...state.sessions.values()],
   ])
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
-  const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn] =
+  const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
-      string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][]]
+      string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][], Session[]]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -69,10 +69,10 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const [address, subs] of accounts) {
     const account = { address, subs: [] as (SubAccount | undefined)[] }
     state.accounts.set(address, account)
-    for (const [sub, perpWallet, dualSide, pending, spot, holdings] of subs as [number, number, boolean, number,
-      [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple][]][]) {
+    for (const [sub, perpWallet, dualSide, pending, spot, holdings, , sessionKey, lastNonce] of subs as [number, number, boolean, number,
+      [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple][], unknown, string, number][]) {
       const s = newSubAccount(address, sub)
-      Object.assign(s, { perpWallet, dualSide, pendingWithdrawals: pending })
+      Object.assign(s, { perpWallet, dualSide, pendingWithdrawals: pending, sessionKey, lastNonce })
       for (const [asset, free, locked] of spot) s.spot.set(asset, { free, locked })
       for (const [marketId, leverage, both, long, short] of holdings) {
         const h: PerpHolding = { marketId, leverage, both: fromPos(both), long: fromPos(long), short: fromPos(short),
@@ -107,6 +107,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const [a, n] of fees) state.fees.set(a, n)
   for (const [a, n] of deposited) state.deposited.set(a, n)
   for (const [a, n] of withdrawn) state.withdrawn.set(a, n)
+  for (const s of sessions) state.sessions.set(s.apiKey, { ...s, permissions: [...s.permissions] })
   return state
 }
 

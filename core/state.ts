@@ -36,6 +36,8 @@ interface MarketCommon {
   nextOrderId: number
   nextTradeId: number
   lastPriceTicks: number
+  /** Time of the entry that created the market (Binance onboardDate). */
+  onboardDate: number
   book: Book
   /** Resting GTD orders by expiry; derived from the book, so not in the root or snapshot. */
   gtd: GtdQueue
@@ -130,6 +132,10 @@ export interface SubAccount {
   /** Count of open orders per marketId. */
   openByMarket: Map<number, number>
   pendingWithdrawals: number
+  /** apiKey of the live session ('' when none): one per sub-account. */
+  sessionKey: string
+  /** Highest session nonce used. */
+  lastNonce: number
 }
 
 export interface Account {
@@ -150,6 +156,16 @@ export interface Withdrawal {
   applyTime: number
 }
 
+export interface Session {
+  apiKey: string
+  account: string
+  sub: number
+  permissions: string[]
+  expiresAt: number
+  createdAt: number
+  signature: string
+}
+
 export interface State {
   seq: number
   time: number
@@ -164,6 +180,8 @@ export interface State {
   fees: Map<string, number>
   deposited: Map<string, number>
   withdrawn: Map<string, number>
+  /** Live sessions by apiKey (expired ones stay until replaced; gateways check expiry). */
+  sessions: Map<string, Session>
 }
 
 export function createState(): State {
@@ -180,6 +198,7 @@ export function createState(): State {
     fees: new Map(),
     deposited: new Map(),
     withdrawn: new Map(),
+    sessions: new Map(),
   }
 }
 
@@ -205,6 +224,8 @@ export function newSubAccount(address: string, sub: number): SubAccount {
     orders: new Map(),
     openByMarket: new Map(),
     pendingWithdrawals: 0,
+    sessionKey: '',
+    lastNonce: 0,
   }
 }
 

@@ -163,6 +163,11 @@ export function invalidSide(): ApiError {
   return bad(-1117, 'Invalid side.')
 }
 
+/** A kline interval outside the spec's list (1m … 1M). */
+export function invalidInterval(): ApiError {
+  return bad(-1120, 'Invalid interval.')
+}
+
 export function invalidSymbol(): ApiError {
   return bad(-1121, 'Invalid symbol.')
 }
@@ -284,6 +289,11 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   // The gateway built a command the core does not know: no client input can cause that.
   COMMAND_UNKNOWN: () => bad(-1020, 'This operation is not supported.'),
   COMMAND_INVALID: (ctx) => invalidParam(ctx.param),
+  // Sessions: a malformed request names its parameter; a reused nonce is the signed request
+  // replayed; revoking a key that is not the caller's live session is an unknown key.
+  SESSION_INVALID: (ctx) => invalidParam(ctx.param ?? 'signature'),
+  SESSION_NONCE_USED: (ctx) => invalidParam(ctx.param ?? 'nonce'),
+  SESSION_UNKNOWN: () => rejectedApiKey(),
 }
 
 /** Spot forms: filter failures as -1013 "Filter failure: <FILTER>", engine rejects as -2010. */
