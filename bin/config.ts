@@ -9,6 +9,13 @@ export interface Config {
   /** Where the log, snapshots and projections live. */
   dataDir: string
   host: string
+  /** The REST API's port. */
+  port: number
+  network: 'mainnet' | 'testnet'
+  /** Chain id of session signatures (EIP-712 domain). */
+  chainId: number
+  /** Gateway master secret, hex; empty: kept in the data directory. */
+  masterSecretHex: string
   /** Replication endpoint of the sequencer (followers connect here). */
   replicationPort: number
   /** Prometheus text metrics at /metrics. */
@@ -25,6 +32,10 @@ export interface Config {
 const OPTIONS = {
   data: { type: 'string', env: 'EXCHANGE_DATA', default: './data' },
   host: { type: 'string', env: 'EXCHANGE_HOST', default: '127.0.0.1' },
+  port: { type: 'string', env: 'EXCHANGE_PORT', default: '8080' },
+  network: { type: 'string', env: 'EXCHANGE_NETWORK', default: 'mainnet' },
+  'chain-id': { type: 'string', env: 'EXCHANGE_CHAIN_ID', default: '' },
+  'master-secret': { type: 'string', env: 'EXCHANGE_MASTER_SECRET', default: '' },
   'replication-port': { type: 'string', env: 'EXCHANGE_REPLICATION_PORT', default: '9090' },
   'metrics-port': { type: 'string', env: 'EXCHANGE_METRICS_PORT', default: '9100' },
   follow: { type: 'string', env: 'EXCHANGE_FOLLOW', default: '' },
@@ -63,6 +74,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     command,
     dataDir: path.resolve(get('data')),
     host: get('host'),
+    port: intOption('port', get('port'), 0, 65535),
+    network: get('network') === 'testnet' ? 'testnet' : 'mainnet',
+    // The embedded dev chain's id (anvil's 31337); the test network has its own.
+    chainId: get('chain-id') ? intOption('chain-id', get('chain-id'), 1, 2 ** 32) : get('network') === 'testnet' ? 31338 : 31337,
+    masterSecretHex: get('master-secret'),
     replicationPort: intOption('replication-port', get('replication-port'), 0, 65535),
     metricsPort: intOption('metrics-port', get('metrics-port'), 0, 65535),
     follow: get('follow'),
@@ -71,6 +87,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     logLevel: get('log-level'),
     args,
   }
+  if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
+  if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
   return config
 }

@@ -2,6 +2,8 @@
 // snapshots, projections), feeds projections from every applied batch, and composes the
 // replica for its role with LevelDB, WebSocket and the system clock.
 
+import { randomBytes } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
@@ -12,6 +14,24 @@ import { createReplica, type Replica, type Role } from '../replica/replica.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
+
+/**
+ * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
+ * the data directory so restarts keep every session's secret valid. Gateways that serve the
+ * same sessions must share it.
+ */
+export async function masterSecret(config: Config): Promise<Uint8Array> {
+  if (config.masterSecretHex) return Buffer.from(config.masterSecretHex, 'hex')
+  const file = path.join(config.dataDir, 'gateway-secret')
+  try {
+    return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex')
+  } catch {
+    const secret = randomBytes(32)
+    await mkdir(config.dataDir, { recursive: true })
+    await writeFile(file, secret.toString('hex') + '\n', { mode: 0o600 })
+    return secret
+  }
+}
 
 export interface RunningNode {
   replica: Replica

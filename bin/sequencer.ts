@@ -1,12 +1,14 @@
 // `exchange start` / `exchange sequencer`: a sequencer node with its replication and command
-// endpoints and /metrics.
+// endpoints, the REST gateway over its state and projections, and /metrics.
 
+import type { AddressInfo } from 'node:net'
+import { buildGateway } from '../gateway/app.js'
 import { INGRESS_PATH } from '../replica/ingress.js'
 import type { Logger } from '../replica/node.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
 import type { Config } from './config.js'
 import { serveMetrics } from './metrics.js'
-import { runNode } from './runtime.js'
+import { masterSecret, runNode } from './runtime.js'
 
 export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
@@ -20,10 +22,18 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
   }))
-  logger.info({ replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
+  const gateway = await buildGateway({
+    state: () => node.state, projections: running.projections, submit: (c) => sequencer!.submit(c),
+    now: () => Date.now(), network: config.network, chainId: config.chainId,
+    masterSecret: await masterSecret(config),
+  })
+  await gateway.listen({ host: config.host, port: config.port })
+  const api = `http://${config.host}:${(gateway.server.address() as AddressInfo).port}`
+  logger.info({ api, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
     metrics: `http://${config.host}:${config.metricsPort}/metrics` }, 'sequencer running')
   return {
     async stop() {
+      await gateway.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))
     },

@@ -1,0 +1,50 @@
+// The gateway's HTTP application: fastify with Binance's request conventions (query and
+// form-body parameters, raw bytes kept for signatures), its error shape for every failure,
+// usage headers, and one plugin per resource family.
+
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import { ApiError, notFound, unknownError } from './errors.js'
+import type { GatewayContext } from './context.js'
+import { generalRoutes } from './routes/general.js'
+import { accountRoutes } from './routes/account.js'
+import { marketRoutes } from './routes/market.js'
+import { sessionRoutes } from './routes/session.js'
+import { WeightCounter } from './weights.js'
+
+export interface GatewayOptions {
+  /** Request body cap, bytes. */
+  bodyLimit?: number
+  logger?: boolean
+}
+
+export async function buildGateway(ctx: GatewayContext, o: GatewayOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: false })
+  // Bodies stay raw strings: the signature covers them byte for byte; params.ts parses them.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, body))
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))
+
+  const weights = new WeightCounter(ctx.now)
+  app.decorate('weights', weights)
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
+  })
+
+  app.setErrorHandler((err: FastifyError | ApiError, _req, reply) => {
+    const api = err instanceof ApiError ? err
+      : err.statusCode === 413 ? new ApiError(413, -1101, 'Request body too large.')
+      : err.statusCode !== undefined && err.statusCode < 500 ? new ApiError(400, -1100, err.message)
+      : unknownError()
+    if (api.retryAfterSec !== undefined) reply.header('Retry-After', String(api.retryAfterSec))
+    void reply.status(api.status).send(api.toBody())
+  })
+  app.setNotFoundHandler((_req, reply) => {
+    const api = notFound()
+    void reply.status(api.status).send(api.toBody())
+  })
+
+  await app.register(generalRoutes, { ctx, weights })
+  await app.register(marketRoutes, { ctx, weights })
+  await app.register(sessionRoutes, { ctx, weights })
+  await app.register(accountRoutes, { ctx, weights })
+  return app
+}

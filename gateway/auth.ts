@@ -1,0 +1,89 @@
+// Authentication of keyed and signed requests: the API key names a live session in the
+// replica state; its HMAC secret is derived from the gateway master secret; the signature
+// covers the raw query string followed by the raw body, as sent, without `signature`; the
+// timestamp must fall inside recvWindow. Keys carry permissions (TRADE, USER_DATA, WITHDRAW).
+
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { Session, SubAccount } from '../core/state.js'
+import type { GatewayContext } from './context.js'
+import {
+  badApiKeyFormat, invalidParam, invalidSignature, mandatoryParam, permissionDenied, rejectedApiKey,
+  timestampAhead, timestampOutsideRecvWindow,
+} from './errors.js'
+import { rawRequest, type RawRequest } from './params.js'
+
+export type Security = 'USER_STREAM' | 'MARKET_DATA' | 'TRADE' | 'USER_DATA'
+
+const API_KEY = /^[A-Za-z0-9]{64}$/
+const RECV_WINDOW_DEFAULT = 5000
+const RECV_WINDOW_MAX = 60_000
+/** A request may be stamped up to this far ahead of the server clock. */
+const AHEAD_MS = 1000
+
+export interface Authenticated extends RawRequest {
+  session: Session
+  /** The session's sub-account, when it holds anything yet. */
+  sub: SubAccount | undefined
+}
+
+/** The HMAC secret of a session: HMAC-SHA256(master secret, apiKey), hex. */
+export function secretFor(masterSecret: Uint8Array, apiKey: string): string {
+  return createHmac('sha256', masterSecret).update(apiKey).digest('hex')
+}
+
+/** The raw text with every `signature=` parameter removed (the rest stays byte for byte). */
+export function withoutSignature(raw: string): string {
+  if (!raw.includes('signature=')) return raw
+  return raw.split('&').filter((p) => !p.startsWith('signature=')).join('&')
+}
+
+function checkSignature(ctx: GatewayContext, session: Session, r: RawRequest): void {
+  const given = r.params.get('signature')
+  if (given === undefined || given === '') throw mandatoryParam('signature')
+  const payload = withoutSignature(r.rawQuery) + withoutSignature(r.rawBody)
+  const expected = createHmac('sha256', secretFor(ctx.masterSecret, session.apiKey)).update(payload).digest()
+  const sig = given.toLowerCase()
+  if (!/^[0-9a-f]{64}$/.test(sig) || !timingSafeEqual(Buffer.from(sig, 'hex'), expected)) throw invalidSignature()
+}
+
+/** The timing rule: timestamp < server + 1000 and server - timestamp <= recvWindow. */
+function checkTiming(ctx: GatewayContext, req: FastifyRequest, r: RawRequest): void {
+  const ts = r.params.get('timestamp')
+  if (ts === undefined || ts === '') throw mandatoryParam('timestamp')
+  if (!/^\d{1,19}$/.test(ts)) throw invalidParam('timestamp')
+  const micro = String(req.headers['x-mbx-time-unit'] ?? '').toUpperCase() === 'MICROSECOND'
+  const timestamp = micro ? Math.floor(Number(ts) / 1000) : Number(ts)
+  const rw = r.params.get('recvWindow')
+  let recvWindow = RECV_WINDOW_DEFAULT
+  if (rw !== undefined) {
+    recvWindow = Number(rw)
+    if (!/^\d+(\.\d+)?$/.test(rw) || recvWindow <= 0 || recvWindow > RECV_WINDOW_MAX) throw invalidParam('recvWindow')
+    if (micro) recvWindow /= 1000
+  }
+  const now = ctx.now()
+  if (timestamp >= now + AHEAD_MS) throw timestampAhead()
+  if (now - timestamp > recvWindow) throw timestampOutsideRecvWindow()
+}
+
+/** The live session an API key names, or the Binance error for a missing or bad one. */
+export function sessionOf(ctx: GatewayContext, req: FastifyRequest): Session {
+  const key = req.headers['x-mbx-apikey']
+  if (typeof key !== 'string' || !API_KEY.test(key)) throw badApiKeyFormat()
+  const session = ctx.state().sessions.get(key)
+  if (!session || session.expiresAt <= ctx.now()) throw rejectedApiKey()
+  return session
+}
+
+/** Authenticates a request of the given security type; signed types check signature and time. */
+export function authenticate(ctx: GatewayContext, req: FastifyRequest, security: Security): Authenticated {
+  const session = sessionOf(ctx, req)
+  const r = rawRequest(req)
+  if (security === 'TRADE' || security === 'USER_DATA') {
+    checkSignature(ctx, session, r)
+    checkTiming(ctx, req, r)
+    if (!session.permissions.includes(security)) throw permissionDenied()
+  }
+  const sub = ctx.state().accounts.get(session.account)?.subs[session.sub]
+  return { ...r, session, sub }
+}

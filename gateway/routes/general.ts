@@ -1,0 +1,72 @@
+// General endpoints: ping, server time and exchange information, futures and spot.
+
+import type { FastifyPluginAsync } from 'fastify'
+import type { PerpMarket, SpotMarket } from '../../core/state.js'
+import type { GatewayContext } from '../context.js'
+import { invalidSymbol } from '../errors.js'
+import { rawRequest } from '../params.js'
+import type { WeightCounter } from '../weights.js'
+import { perpSymbol, RATE_LIMITS, spotSymbol } from './symbols.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+/** The `symbol` or `symbols` (JSON array) parameter, or every symbol when neither is sent. */
+function requestedSymbols(params: Map<string, string>): Set<string> | null {
+  const one = params.get('symbol')
+  if (one !== undefined) return new Set([one])
+  const many = params.get('symbols')
+  if (many === undefined) return null
+  let list: unknown
+  try { list = JSON.parse(many) } catch { throw invalidSymbol() }
+  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) throw invalidSymbol()
+  return new Set(list as string[])
+}
+
+export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const ping = async (req: { ip: string }): Promise<object> => {
+    weights.charge(req.ip, 1)
+    return {}
+  }
+  const time = async (req: { ip: string }): Promise<object> => {
+    weights.charge(req.ip, 1)
+    return { serverTime: ctx.now() }
+  }
+  for (const prefix of ['/fapi/v1', '/api/v1', '/api/v3']) {
+    app.get(`${prefix}/ping`, { schema: { response: { 200: { type: 'object' } } } }, ping)
+    app.get(`${prefix}/time`, { schema: { response: { 200: { type: 'object', properties: { serverTime: { type: 'integer' } } } } } }, time)
+  }
+
+  app.get('/fapi/v1/exchangeInfo', async (req) => {
+    weights.charge(req.ip, 20)
+    const state = ctx.state()
+    const wanted = requestedSymbols(rawRequest(req).params)
+    const perps = state.markets.filter((m): m is PerpMarket => m?.kind === 'PERP')
+    const symbols = perps.filter((m) => wanted === null || wanted.has(m.symbol))
+    if (wanted !== null && symbols.length === 0) throw invalidSymbol()
+    const margin = new Set(perps.map((m) => m.quote))
+    return {
+      timezone: 'UTC', serverTime: ctx.now(), futuresType: 'U_MARGINED',
+      rateLimits: RATE_LIMITS, exchangeFilters: [],
+      assets: [...margin].map((asset) => ({ asset, marginAvailable: true, autoAssetExchange: '-10000' })),
+      symbols: symbols.map((m) => perpSymbol(state, m)),
+    }
+  })
+
+  for (const prefix of ['/api/v1', '/api/v3']) {
+    app.get(`${prefix}/exchangeInfo`, async (req) => {
+      weights.charge(req.ip, 20)
+      const state = ctx.state()
+      const wanted = requestedSymbols(rawRequest(req).params)
+      const spots = state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
+      const symbols = spots.filter((m) => wanted === null || wanted.has(m.symbol))
+      if (wanted !== null && symbols.length === 0) throw invalidSymbol()
+      return {
+        timezone: 'UTC', serverTime: ctx.now(), rateLimits: RATE_LIMITS, exchangeFilters: [],
+        symbols: symbols.map((m) => spotSymbol(state, m)),
+      }
+    })
+  }
+}

@@ -1,0 +1,69 @@
+// exchangeInfo bodies: markets as Binance's futures and spot clients read them, formatted
+// from the core's integer market definitions.
+
+import { LIMITS } from '../../core/limits.js'
+import type { Market, PerpMarket, SpotMarket, State } from '../../core/state.js'
+import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
+import { WEIGHT_LIMIT_1M } from '../weights.js'
+
+/** Far in the future, as Binance gives perpetuals (2100-12-25). */
+const DELIVERY_DATE = 4133404800000
+export const ORDERS_PER_10S = 300
+export const ORDERS_PER_1M = 1200
+
+export const RATE_LIMITS = [
+  { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: WEIGHT_LIMIT_1M },
+  { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: ORDERS_PER_1M },
+  { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: ORDERS_PER_10S },
+]
+
+function quoteScale(state: State, m: Market): number {
+  return state.assets.get(m.quote)!.scale
+}
+
+/** PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, MAX_NUM_ORDERS and the notional filter. */
+function filters(m: Market, notionalFilter: object): object[] {
+  const tick = formatPrice(m, 1)
+  const step = formatQty(m, 1)
+  return [
+    { filterType: 'PRICE_FILTER', minPrice: formatPrice(m, m.minPriceTicks), maxPrice: formatPrice(m, m.maxPriceTicks), tickSize: tick },
+    { filterType: 'LOT_SIZE', minQty: formatQty(m, m.minQtyLots), maxQty: formatQty(m, m.maxQtyLots), stepSize: step },
+    { filterType: 'MARKET_LOT_SIZE', minQty: formatQty(m, m.minQtyLots), maxQty: formatQty(m, m.marketMaxQtyLots), stepSize: step },
+    { filterType: 'MAX_NUM_ORDERS', limit: LIMITS.openOrdersPerMarketMax },
+    notionalFilter,
+  ]
+}
+
+export function perpSymbol(state: State, m: PerpMarket): object {
+  const notional = trimZeros(formatUnits(m.minNotional, quoteScale(state, m)))
+  const bracket0 = m.brackets[0]!
+  return {
+    symbol: m.symbol, pair: m.pair, contractType: 'PERPETUAL', deliveryDate: DELIVERY_DATE,
+    onboardDate: m.onboardDate, status: m.status, product_id: m.marketId,
+    // Percent with 4 decimals: ppm / 10^4.
+    maintMarginPercent: formatUnits(bracket0.mmrPpm, 4),
+    requiredMarginPercent: formatUnits(Math.ceil(1_000_000 / bracket0.maxLeverage), 4),
+    baseAsset: m.base, quoteAsset: m.quote, marginAsset: m.quote,
+    pricePrecision: m.pricePrecision, quantityPrecision: m.quantityPrecision,
+    baseAssetPrecision: state.assets.get(m.base)!.scale, quotePrecision: quoteScale(state, m),
+    underlyingType: 'COIN', underlyingSubType: [], settlePlan: 0, triggerProtect: '0.0500',
+    liquidationFee: '0.012500', marketTakeBound: '0.05', maxLeverage: m.maxLeverage,
+    filters: filters(m, { filterType: 'MIN_NOTIONAL', notional }),
+    orderTypes: ['LIMIT', 'MARKET', 'POST_ONLY'],
+    timeInForce: ['GTC', 'IOC', 'FOK', 'GTX', 'GTD'],
+  }
+}
+
+export function spotSymbol(state: State, m: SpotMarket): object {
+  const notional = trimZeros(formatUnits(m.minNotional, quoteScale(state, m)))
+  return {
+    symbol: m.symbol, status: m.status === 'TRADING' ? 'TRADING' : 'HALT',
+    baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
+    quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
+    orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET'],
+    icebergAllowed: false, ocoAllowed: false, isSpotTradingAllowed: true, isMarginTradingAllowed: false,
+    filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
+      maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 }),
+    permissions: ['SPOT'],
+  }
+}

@@ -1,0 +1,122 @@
+// Sessions and signed requests: a wallet's EIP-712 signature opens a session, the derived
+// secret signs requests (query and body, query winning), the timing rule and recvWindow,
+// permissions, MICROSECOND time unit, revocation; every failure in Binance's shape.
+
+import t from 'tap'
+import { createHmac } from 'node:crypto'
+import { Wallet, type HDNodeWallet } from 'ethers'
+import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
+import { gatewayRig, TEST_CHAIN_ID, type GatewayRig } from '../helpers/gateway.js'
+
+async function open(rig: GatewayRig, wallet: HDNodeWallet, o: { permissions?: string; nonce?: number; sign?: HDNodeWallet } = {}) {
+  const request = { address: wallet.address, subAccount: 0, permissions: o.permissions ?? 'TRADE,USER_DATA',
+    expiresAt: rig.ex.time + 86_400_000, nonce: o.nonce ?? rig.ex.time }
+  const signature = await (o.sign ?? wallet).signTypedData(sessionDomain(TEST_CHAIN_ID), SESSION_TYPES, request)
+  const body = new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature })
+  return rig.app.inject({ method: 'POST', url: '/fapi/v1/session', payload: body.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+}
+
+function signed(secret: string, query: string, body = ''): string {
+  return createHmac('sha256', secret).update(query + body).digest('hex')
+}
+
+async function withSession(t: { teardown(fn: () => unknown): void }) {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const wallet = Wallet.createRandom()
+  const r = await open(rig, wallet)
+  const { apiKey, secretKey } = r.json() as { apiKey: string; secretKey: string }
+  return { rig, wallet, apiKey, secretKey }
+}
+
+t.test('a wallet signature opens a session; the secret signs balance requests', async (t) => {
+  const { rig, wallet, apiKey, secretKey } = await withSession(t)
+  t.match(apiKey, /^[A-Za-z0-9]{64}$/)
+  t.match(secretKey, /^[0-9a-f]{64}$/)
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 1_234_500_000, wallet: 'PERP', ref: 'd1' })
+  const q = `timestamp=${rig.ex.time}`
+  for (const path of ['/fapi/v1/balance', '/fapi/v2/balance', '/fapi/v3/balance']) {
+    const r = await rig.app.inject({ method: 'GET', url: `${path}?${q}&signature=${signed(secretKey, q)}`, headers: { 'x-mbx-apikey': apiKey } })
+    t.equal(r.statusCode, 200, path)
+    t.match(r.json(), [{ asset: 'USDT', balance: '1234.50000000', crossWalletBalance: '1234.50000000', availableBalance: '1234.50000000',
+      maxWithdrawAmount: '1234.50000000', crossUnPnl: '0.00000000', marginAvailable: true }])
+    t.equal(r.headers['x-mbx-used-weight-1m'] !== undefined, true)
+  }
+  const info = await rig.app.inject({ method: 'GET', url: `/fapi/v1/session?${q}&signature=${signed(secretKey, q)}`, headers: { 'x-mbx-apikey': apiKey } })
+  t.match(info.json(), { apiKey, address: wallet.address, subAccount: 0, permissions: ['TRADE', 'USER_DATA'] })
+})
+
+t.test('signature over query then body, with the signature in either place', async (t) => {
+  const { rig, apiKey, secretKey } = await withSession(t)
+  const q = 'recvWindow=5000'
+  const body = `timestamp=${rig.ex.time}`
+  const upper = await rig.app.inject({ method: 'GET', url: `/fapi/v2/balance?${body}&signature=${signed(secretKey, body).toUpperCase()}`, headers: { 'x-mbx-apikey': apiKey } })
+  t.equal(upper.statusCode, 200, 'the signature is not case sensitive')
+  // GET requests carry no body; a DELETE does, and the payload is query then body.
+  const inBody = await rig.app.inject({ method: 'DELETE', url: `/fapi/v1/session?${q}`, headers: { 'x-mbx-apikey': apiKey,
+    'content-type': 'application/x-www-form-urlencoded' }, payload: `${body}&signature=${signed(secretKey, q, body)}` })
+  t.equal(inBody.statusCode, 200, 'signature at the end of the body')
+})
+
+t.test('authentication failures', async (t) => {
+  const { rig, apiKey, secretKey } = await withSession(t)
+  const now = rig.ex.time
+  const get = (url: string, key: string | null = apiKey, headers: Record<string, string> = {}) =>
+    rig.app.inject({ method: 'GET', url, headers: key === null ? headers : { 'x-mbx-apikey': key, ...headers } })
+  const sig = (q: string): string => `${q}&signature=${signed(secretKey, q)}`
+  const rows: [string, Promise<{ statusCode: number; json(): unknown }>, number, number][] = [
+    ['no API key', get(`/fapi/v2/balance?${sig(`timestamp=${now}`)}`, null), 401, -2014],
+    ['a malformed key', get(`/fapi/v2/balance?${sig(`timestamp=${now}`)}`, 'abc'), 401, -2014],
+    ['an unknown key', get(`/fapi/v2/balance?${sig(`timestamp=${now}`)}`, 'Z'.repeat(64)), 401, -2015],
+    ['no signature', get(`/fapi/v2/balance?timestamp=${now}`), 400, -1102],
+    ['a wrong signature', get(`/fapi/v2/balance?timestamp=${now}&signature=${'0'.repeat(64)}`), 400, -1022],
+    ['a signature of other params', get(`/fapi/v2/balance?timestamp=${now}&signature=${signed(secretKey, 'timestamp=1')}`), 400, -1022],
+    ['no timestamp', get(`/fapi/v2/balance?${sig('recvWindow=5000')}`), 400, -1102],
+    ['an old timestamp', get(`/fapi/v2/balance?${sig(`timestamp=${now - 5001}`)}`), 400, -1021],
+    ['a timestamp 1 s ahead', get(`/fapi/v2/balance?${sig(`timestamp=${now + 1000}`)}`), 400, -1021],
+    ['recvWindow over 60000', get(`/fapi/v2/balance?${sig(`timestamp=${now}&recvWindow=60001`)}`), 400, -1130],
+  ]
+  for (const [name, p, status, code] of rows) {
+    const r = await p
+    t.equal(r.statusCode, status, `${name}: status`)
+    t.equal((r.json() as { code: number }).code, code, `${name}: code`)
+  }
+  const wide = await get(`/fapi/v2/balance?${sig(`timestamp=${now - 9000}&recvWindow=10000`)}`)
+  t.equal(wide.statusCode, 200, 'a wider recvWindow admits an older timestamp')
+  const micro = await get(`/fapi/v2/balance?${sig(`timestamp=${now * 1000}`)}`, apiKey, { 'x-mbx-time-unit': 'MICROSECOND' })
+  t.equal(micro.statusCode, 200, 'timestamps in microseconds with X-MBX-TIME-UNIT')
+})
+
+t.test('opening a session: bad signatures, stale nonces, permissions, revocation', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const wallet = Wallet.createRandom()
+  const other = Wallet.createRandom()
+  const forged = await open(rig, wallet, { sign: other })
+  t.equal(forged.statusCode, 400)
+  t.equal(forged.json().code, -1022, 'signed by another wallet')
+  const stale = await open(rig, wallet, { nonce: rig.ex.time - 10_000 })
+  t.equal(stale.json().code, -1021, 'nonce outside recvWindow')
+  const badPerm = await open(rig, wallet, { permissions: 'TRADE,ADMIN' })
+  t.equal(badPerm.json().code, -1130)
+
+  const tradeOnly = (await open(rig, wallet, { permissions: 'TRADE' })).json() as { apiKey: string; secretKey: string }
+  const q = `timestamp=${rig.ex.time}`
+  const denied = await rig.app.inject({ method: 'GET', url: `/fapi/v2/balance?${q}&signature=${signed(tradeOnly.secretKey, q)}`,
+    headers: { 'x-mbx-apikey': tradeOnly.apiKey } })
+  t.equal(denied.statusCode, 403, 'a TRADE-only key cannot read USER_DATA')
+
+  rig.ex.time += 10
+  const full = (await open(rig, wallet)).json() as { apiKey: string; secretKey: string }
+  const old = await rig.app.inject({ method: 'GET', url: `/fapi/v2/balance?${q}&signature=${signed(tradeOnly.secretKey, q)}`,
+    headers: { 'x-mbx-apikey': tradeOnly.apiKey } })
+  t.equal(old.json().code, -2015, 'a new session replaces the old one')
+  const q2 = `timestamp=${rig.ex.time}`
+  const del = await rig.app.inject({ method: 'DELETE', url: `/fapi/v1/session?${q2}&signature=${signed(full.secretKey, q2)}`,
+    headers: { 'x-mbx-apikey': full.apiKey } })
+  t.equal(del.statusCode, 200)
+  const after = await rig.app.inject({ method: 'GET', url: `/fapi/v2/balance?${q2}&signature=${signed(full.secretKey, q2)}`,
+    headers: { 'x-mbx-apikey': full.apiKey } })
+  t.equal(after.json().code, -2015, 'revoked')
+})
