@@ -9,6 +9,7 @@ import { generalRoutes } from './routes/general.js'
 import { accountRoutes } from './routes/account.js'
 import { marketRoutes } from './routes/market.js'
 import { sessionRoutes } from './routes/session.js'
+import { tradeRoutes } from './routes/trade.js'
 import { WeightCounter } from './weights.js'
 
 export interface GatewayOptions {
@@ -46,5 +47,6 @@ export async function buildGateway(ctx: GatewayContext, o: GatewayOptions = {}):
   await app.register(marketRoutes, { ctx, weights })
   await app.register(sessionRoutes, { ctx, weights })
   await app.register(accountRoutes, { ctx, weights })
+  await app.register(tradeRoutes, { ctx, weights })
   return app
 }

@@ -3,23 +3,8 @@
 // permissions, MICROSECOND time unit, revocation; every failure in Binance's shape.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
-import { Wallet, type HDNodeWallet } from 'ethers'
-import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
-import { gatewayRig, TEST_CHAIN_ID, type GatewayRig } from '../helpers/gateway.js'
-
-async function open(rig: GatewayRig, wallet: HDNodeWallet, o: { permissions?: string; nonce?: number; sign?: HDNodeWallet } = {}) {
-  const request = { address: wallet.address, subAccount: 0, permissions: o.permissions ?? 'TRADE,USER_DATA',
-    expiresAt: rig.ex.time + 86_400_000, nonce: o.nonce ?? rig.ex.time }
-  const signature = await (o.sign ?? wallet).signTypedData(sessionDomain(TEST_CHAIN_ID), SESSION_TYPES, request)
-  const body = new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature })
-  return rig.app.inject({ method: 'POST', url: '/fapi/v1/session', payload: body.toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' } })
-}
-
-function signed(secret: string, query: string, body = ''): string {
-  return createHmac('sha256', secret).update(query + body).digest('hex')
-}
+import { Wallet } from 'ethers'
+import { gatewayRig, hmac as signed, openSession as open } from '../helpers/gateway.js'
 
 async function withSession(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()

@@ -4,7 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { createHmac } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import type { HDNodeWallet } from 'ethers'
+import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import { buildGateway } from '../../gateway/app.js'
@@ -60,4 +63,30 @@ export async function gatewayRig(): Promise<GatewayRig> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** POSTs /fapi/v1/session for `wallet`, signed by `sign` (default: the wallet itself). */
+export async function openSession(rig: GatewayRig, wallet: HDNodeWallet,
+  o: { permissions?: string; nonce?: number; sign?: HDNodeWallet } = {}) {
+  const request = { address: wallet.address, subAccount: 0, permissions: o.permissions ?? 'TRADE,USER_DATA',
+    expiresAt: rig.ex.time + 86_400_000, nonce: o.nonce ?? rig.ex.time }
+  const signature = await (o.sign ?? wallet).signTypedData(sessionDomain(TEST_CHAIN_ID), SESSION_TYPES, request)
+  const body = new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature })
+  return rig.app.inject({ method: 'POST', url: '/fapi/v1/session', payload: body.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+}
+
+/** HMAC-SHA256 hex of query then body, as Binance signs. */
+export function hmac(secret: string, query: string, body = ''): string {
+  return createHmac('sha256', secret).update(query + body).digest('hex')
+}
+
+export interface Keys { apiKey: string; secretKey: string }
+
+/** A signed request with the params in the query string (timestamp added). */
+export function signedInject(rig: GatewayRig, keys: Keys, method: 'GET' | 'POST' | 'DELETE', path: string,
+  params: Record<string, string | number> = {}) {
+  const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])),
+    timestamp: String(rig.ex.time) }).toString()
+  return rig.app.inject({ method, url: `${path}?${q}&signature=${hmac(keys.secretKey, q)}`, headers: { 'x-mbx-apikey': keys.apiKey } })
 }

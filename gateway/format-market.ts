@@ -1,0 +1,152 @@
+// Market-data bodies in Binance's shapes, formatted from the core's integer book and the
+// projections' integer records: prices and quantities with the market's precision, quote
+// amounts exact (tick·lot units never rounded), ids and times as numbers.
+
+import type { BookSide } from '../core/book.js'
+import type { Market, PerpMarket } from '../core/state.js'
+import type { AggTradeRecord, KlineRecord, TickerRecord, TradeRecord } from '../replica/projections/index.js'
+import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio } from './decimal.js'
+
+export type PriceLevel = [price: string, qty: string]
+
+/** The best `limit` levels of one side, best first (the book keeps them worst first). */
+export function depthLevels(m: Market, side: BookSide, limit: number): PriceLevel[] {
+  const levels = side.levels
+  const out: PriceLevel[] = []
+  for (let i = levels.length - 1; i >= 0 && out.length < limit; i--) {
+    out.push([formatPrice(m, levels[i]!.priceTicks), formatQty(m, levels[i]!.qtyLots)])
+  }
+  return out
+}
+
+export interface TradeBody {
+  id: number
+  price: string
+  qty: string
+  quoteQty: string
+  time: number
+  isBuyerMaker: boolean
+}
+
+export function tradeBody(m: Market, t: TradeRecord): TradeBody {
+  return {
+    id: t.tradeId, price: formatPrice(m, t.priceTicks), qty: formatQty(m, t.qtyLots),
+    quoteQty: formatNotional(m, t.quoteQtyTicksLots), time: t.time, isBuyerMaker: t.buyerIsMaker,
+  }
+}
+
+export function aggTradeBody(m: Market, a: AggTradeRecord): object {
+  return {
+    a: a.aggId, p: formatPrice(m, a.priceTicks), q: formatQty(m, a.qtyLots),
+    f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker,
+  }
+}
+
+/** Binance's kline array; the twelfth field is the "ignore" Binance always sends as "0". */
+export function klineBody(m: Market, k: KlineRecord): (number | string)[] {
+  return [
+    k.openTime, formatPrice(m, k.openPriceTicks), formatPrice(m, k.highPriceTicks), formatPrice(m, k.lowPriceTicks),
+    formatPrice(m, k.closePriceTicks), formatQty(m, k.volumeLots), k.closeTime,
+    formatNotional(m, k.quoteVolumeTicksLots), k.count, formatQty(m, k.takerBuyVolumeLots),
+    formatNotional(m, k.takerBuyQuoteVolumeTicksLots), '0',
+  ]
+}
+
+/** Percent with Binance's three decimals, half-up; "0.000" before any trade (no open price). */
+function changePercent(t: TickerRecord): string {
+  if (t.openPriceTicks === 0) return '0.000'
+  return formatRatio(BigInt(t.priceChangeTicks) * 100n, t.openPriceTicks, 0, 3, 'HALF_UP')
+}
+
+/** The futures 24 h ticker: the spec's fields plus Binance's lastQty, open/high/low, first/last id. */
+export function tickerBody(m: Market, t: TickerRecord): object {
+  return {
+    symbol: m.symbol,
+    priceChange: formatPrice(m, t.priceChangeTicks),
+    priceChangePercent: changePercent(t),
+    // Quote volume over volume, half-up to the price's precision; zero when nothing traded.
+    weightedAvgPrice: formatAvgPrice(m, t.quoteVolumeTicksLots, t.volumeLots),
+    lastPrice: formatPrice(m, t.lastPriceTicks),
+    lastQty: formatQty(m, t.lastQtyLots),
+    openPrice: formatPrice(m, t.openPriceTicks),
+    highPrice: formatPrice(m, t.highPriceTicks),
+    lowPrice: formatPrice(m, t.lowPriceTicks),
+    volume: formatQty(m, t.volumeLots),
+    quoteVolume: formatNotional(m, t.quoteVolumeTicksLots),
+    openTime: t.openTime,
+    closeTime: t.closeTime,
+    firstId: t.firstId,
+    lastId: t.lastId,
+    count: t.count,
+  }
+}
+
+/** The best level of a side as [price, qty], zeros at the market's precision when it is empty. */
+export function bestOf(m: Market, side: BookSide): PriceLevel {
+  const best = side.best()
+  return [formatPrice(m, best?.priceTicks ?? 0), formatQty(m, best?.qtyLots ?? 0)]
+}
+
+/**
+ * Spot's FULL 24 h ticker. prevClosePrice is the window's open: the projections keep no
+ * trade from before the window to take the previous close from.
+ */
+export function spotTickerBody(m: Market, t: TickerRecord): object {
+  const [bidPrice, bidQty] = bestOf(m, m.book.bids)
+  const [askPrice, askQty] = bestOf(m, m.book.asks)
+  return {
+    symbol: m.symbol,
+    priceChange: formatPrice(m, t.priceChangeTicks),
+    priceChangePercent: changePercent(t),
+    weightedAvgPrice: formatAvgPrice(m, t.quoteVolumeTicksLots, t.volumeLots),
+    prevClosePrice: formatPrice(m, t.openPriceTicks),
+    lastPrice: formatPrice(m, t.lastPriceTicks),
+    lastQty: formatQty(m, t.lastQtyLots),
+    bidPrice, bidQty, askPrice, askQty,
+    openPrice: formatPrice(m, t.openPriceTicks),
+    highPrice: formatPrice(m, t.highPriceTicks),
+    lowPrice: formatPrice(m, t.lowPriceTicks),
+    volume: formatQty(m, t.volumeLots),
+    quoteVolume: formatNotional(m, t.quoteVolumeTicksLots),
+    openTime: t.openTime,
+    closeTime: t.closeTime,
+    firstId: t.firstId,
+    lastId: t.lastId,
+    count: t.count,
+  }
+}
+
+/** `time` is when the quote is read: the book has no per-level time. */
+export function bookTickerBody(m: Market, lastUpdateId: number, time: number): object {
+  const [bidPrice, bidQty] = bestOf(m, m.book.bids)
+  const [askPrice, askQty] = bestOf(m, m.book.asks)
+  return { symbol: m.symbol, bidPrice, bidQty, askPrice, askQty, time, lastUpdateId }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mark price and funding, until the price issue lands: mark is the core's markPriceTicks (the
+// last trade), index equals mark, no funding has been charged yet.
+
+const FUNDING_INTERVAL_MS = 8 * 60 * 60 * 1000
+/** Binance prints mark, index and settle prices with 8 decimals. */
+const MARK_DECIMALS = 8
+const ZERO_RATE = '0.00000000'
+/** 0.01 % per 8 h (API.md), as Binance prints it. */
+const INTEREST_RATE = '0.00010000'
+
+/** The first funding boundary strictly after `nowMs`; boundaries are every 8 h from 00:00 UTC. */
+export function nextFundingTime(nowMs: number): number {
+  return Math.floor(nowMs / FUNDING_INTERVAL_MS) * FUNDING_INTERVAL_MS + FUNDING_INTERVAL_MS
+}
+
+function markPrice(m: PerpMarket, ticks: number): string {
+  return formatExact(BigInt(ticks) * BigInt(m.tickSize), m.pricePrecision, Math.max(MARK_DECIMALS, m.pricePrecision))
+}
+
+export function premiumIndexBody(m: PerpMarket, nowMs: number): object {
+  const mark = markPrice(m, m.markPriceTicks)
+  return {
+    symbol: m.symbol, markPrice: mark, indexPrice: mark, estimatedSettlePrice: mark,
+    lastFundingRate: ZERO_RATE, interestRate: INTEREST_RATE, nextFundingTime: nextFundingTime(nowMs), time: nowMs,
+  }
+}

@@ -1,0 +1,62 @@
+// Order records as Binance USD-M shows them (query, open orders, cancel, RESULT), built from
+// the core's order events and fills: integers in, decimal strings at the market's precision out.
+
+import type { Event, OrderRecordFields, OrderStatus } from '../core/events.js'
+import type { Market, Order } from '../core/state.js'
+import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
+
+/** The record fields an order has, wherever it comes from (state, events, projections). */
+export type OrderFields = OrderRecordFields
+
+export function fieldsOfOrder(o: Order): OrderFields {
+  return {
+    marketId: o.market.marketId, orderId: o.orderId, account: o.owner.address, sub: o.owner.sub,
+    clientOrderId: o.clientOrderId, side: o.side, orderType: o.orderType, timeInForce: o.timeInForce,
+    priceTicks: o.priceTicks, origQtyLots: o.origQtyLots, executedQtyLots: o.executedQtyLots,
+    cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status, positionSide: o.positionSide,
+    reduceOnly: o.reduceOnly, stp: o.stp, goodTillDate: o.goodTillDate, time: o.time, updateTime: o.updateTime,
+  }
+}
+
+/**
+ * The order as it stands after a command's events: its NEW (or other) record, then every
+ * fill it took part in, then any later record (EXPIRED...).
+ */
+export function orderAfter(events: readonly Event[], marketId: number, orderId: number): OrderFields | undefined {
+  let rec: OrderFields | undefined
+  for (const e of events) {
+    if (e.type === 'order' && e.marketId === marketId && e.orderId === orderId) {
+      const { type: _t, execType: _x, ...fields } = e
+      rec = fields
+    } else if ((e.type === 'trade' || e.type === 'spotTrade') && e.marketId === marketId && rec) {
+      const side = e.taker.orderId === orderId ? e.taker : e.maker.orderId === orderId ? e.maker : undefined
+      if (side) {
+        rec.executedQtyLots = side.executedQtyLots
+        rec.cumQuoteTicksLots = side.cumQuoteTicksLots
+        rec.status = side.status as OrderStatus
+        rec.updateTime = e.time
+      }
+    }
+  }
+  return rec
+}
+
+/** Binance's order record; `responseOnly` adds cumQty (responses), records carry `time`. */
+export function orderJson(m: Market, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
+  const type = o.orderType
+  const out: Record<string, unknown> = {
+    orderId: o.orderId, symbol: m.symbol, status: o.status, clientOrderId: o.clientOrderId,
+    price: formatPrice(m, o.priceTicks), avgPrice: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots),
+    origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
+  }
+  if (form === 'response') out.cumQty = formatQty(m, o.executedQtyLots)
+  Object.assign(out, {
+    cumQuote: formatNotional(m, o.cumQuoteTicksLots), timeInForce: o.timeInForce, type, origType: type,
+    side: o.side, positionSide: o.positionSide, reduceOnly: o.reduceOnly, closePosition: false,
+    stopPrice: formatPrice(m, 0), workingType: 'CONTRACT_PRICE', priceProtect: false,
+    selfTradePreventionMode: o.stp, goodTillDate: o.goodTillDate, priceMatch: 'NONE',
+  })
+  if (form === 'record') out.time = o.time
+  out.updateTime = o.updateTime
+  return out
+}

@@ -1,0 +1,140 @@
+// Market-data parameters read the Binance way, each failure as Binance words it: symbols
+// (-1121 when unknown or of the wrong venue), limits, times, ids and kline intervals, bounded
+// here so that no client value can reach a projection assertion.
+
+import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
+import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
+import {
+  duplicateParameter, illegalChars, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
+} from './errors.js'
+import type { RawRequest } from './params.js'
+
+export type Params = Map<string, string>
+
+/** Binance's legal range for INT and LONG parameters. */
+export const INT_LEGAL_RANGE = '^[0-9]{1,20}$'
+const INT_SYNTAX = /^[0-9]{1,20}$/
+/**
+ * Times past the end of year 9999 mean "no bound" as much as any larger value does; the cap
+ * keeps endTime + 1 (the projections' exclusive key bound) a safe integer.
+ */
+export const TIME_MAX = 253402300799999
+/** Ids past this match nothing; the cap keeps them valid key parts. */
+const ID_MAX = Number.MAX_SAFE_INTEGER - 1
+
+/** A parameter's value, with an empty one read as not sent (Binance treats both as null). */
+export function optional(params: Params, name: string): string | undefined {
+  const v = params.get(name)
+  return v === undefined || v === '' ? undefined : v
+}
+
+export function required(params: Params, name: string): string {
+  const v = optional(params, name)
+  if (v === undefined) throw mandatoryParam(name)
+  return v
+}
+
+/**
+ * A parameter sent twice in the query string, or twice in the body, is refused (-1101). One
+ * sent in both is not a duplicate: the query wins, as the spec says.
+ */
+export function checkDuplicates(raw: RawRequest): void {
+  for (const part of [raw.rawQuery, raw.rawBody]) {
+    if (part === '') continue
+    const seen = new Set<string>()
+    for (const k of new URLSearchParams(part).keys()) {
+      if (seen.has(k)) throw duplicateParameter()
+      seen.add(k)
+    }
+  }
+}
+
+/** An unsigned integer parameter, exact as a bigint; -1100 when it is not plain digits. */
+function unsigned(params: Params, name: string): bigint | undefined {
+  const v = optional(params, name)
+  if (v === undefined) return undefined
+  if (!INT_SYNTAX.test(v)) throw illegalChars(name, INT_LEGAL_RANGE)
+  return BigInt(v)
+}
+
+/** `limit` in 1..max (default when not sent); out of range is -1130. */
+export function limitParam(params: Params, dflt: number, max: number): number {
+  const n = unsigned(params, 'limit')
+  if (n === undefined) return dflt
+  if (n < 1n || n > BigInt(max)) throw invalidParam('limit')
+  return Number(n)
+}
+
+/** `limit` from a fixed set (futures depth): anything else is -1100 quoting the set, as Binance does. */
+export function limitOneOf(params: Params, dflt: number, allowed: readonly number[]): number {
+  const v = optional(params, 'limit')
+  if (v === undefined) return dflt
+  const n = INT_SYNTAX.test(v) ? Number(v) : NaN
+  if (!allowed.includes(n)) throw illegalChars('limit', allowed.join(', '))
+  return n
+}
+
+/**
+ * The limit a request's weight is priced at: the value sent when it reads as an integer,
+ * else the default. Never throws, so a request is charged before it is validated.
+ */
+export function limitForWeight(params: Params, dflt: number): number {
+  const v = optional(params, 'limit')
+  return v !== undefined && INT_SYNTAX.test(v) ? Number(v) : dflt
+}
+
+/** A time parameter in ms, capped at TIME_MAX. */
+export function timeParam(params: Params, name: string): number | undefined {
+  const n = unsigned(params, name)
+  if (n === undefined) return undefined
+  return n > BigInt(TIME_MAX) ? TIME_MAX : Number(n)
+}
+
+/** A trade or aggregate id parameter, capped where no id can reach. */
+export function idParam(params: Params, name: string): number | undefined {
+  const n = unsigned(params, name)
+  if (n === undefined) return undefined
+  return n > BigInt(ID_MAX) ? ID_MAX : Number(n)
+}
+
+export function intervalParam(params: Params): KlineInterval {
+  const v = required(params, 'interval')
+  if (!isKlineInterval(v)) throw invalidInterval()
+  return v
+}
+
+function marketOf(state: State, symbol: string): Market {
+  const m = state.marketsBySymbol.get(symbol)
+  if (m === undefined) throw invalidSymbol()
+  return m
+}
+
+/** The required `symbol` as a perpetual market; a spot symbol is as unknown here as a typo. */
+export function perpParam(state: State, params: Params): PerpMarket {
+  const m = marketOf(state, required(params, 'symbol'))
+  if (m.kind !== 'PERP') throw invalidSymbol()
+  return m
+}
+
+export function spotParam(state: State, params: Params): SpotMarket {
+  const m = marketOf(state, required(params, 'symbol'))
+  if (m.kind !== 'SPOT') throw invalidSymbol()
+  return m
+}
+
+/** The optional `symbol`: one perpetual market, or every one when not sent. */
+export function perpsParam(state: State, params: Params): PerpMarket[] {
+  return optional(params, 'symbol') === undefined ? allPerps(state) : [perpParam(state, params)]
+}
+
+export function spotsParam(state: State, params: Params): SpotMarket[] {
+  return optional(params, 'symbol') === undefined ? allSpots(state) : [spotParam(state, params)]
+}
+
+export function allPerps(state: State): PerpMarket[] {
+  return state.markets.filter((m): m is PerpMarket => m?.kind === 'PERP')
+}
+
+export function allSpots(state: State): SpotMarket[] {
+  return state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
+}

@@ -1,0 +1,59 @@
+// JSON schemas of the market-data routes. Query parameters are declared as strings only:
+// parsing and its Binance error codes stay in market-params.ts. Response schemas (200 only)
+// document the shapes and let fastify serialize them without JSON.stringify.
+
+type Schema = Record<string, unknown>
+
+const str = { type: 'string' } as const
+const int = { type: 'integer' } as const
+const bool = { type: 'boolean' } as const
+
+/** A querystring schema naming each parameter a route reads, all strings. */
+export function query(...names: string[]): Schema {
+  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, str])) }
+}
+
+const object = (properties: Record<string, unknown>): Schema => ({ type: 'object', properties })
+const arrayOf = (items: unknown): Schema => ({ type: 'array', items })
+/** One symbol's object, or an array of them when no symbol was sent. */
+const oneOrAll = (item: Schema): Schema => ({ anyOf: [arrayOf(item), item] })
+
+/** A fixed-length array; minItems and additionalItems keep Ajv's strict tuple rule. */
+const tuple = (...items: unknown[]): Schema => ({ type: 'array', items, minItems: items.length, additionalItems: false })
+
+const levels = arrayOf(tuple(str, str))
+
+export const depthSchema = object({ lastUpdateId: int, E: int, T: int, bids: levels, asks: levels })
+export const spotDepthSchema = object({ lastUpdateId: int, bids: levels, asks: levels })
+
+const trade = { id: int, price: str, qty: str, quoteQty: str, time: int, isBuyerMaker: bool }
+export const tradesSchema = arrayOf(object(trade))
+export const spotTradesSchema = arrayOf(object({ ...trade, isBestMatch: bool }))
+
+export const aggTradesSchema = arrayOf(object({ a: int, p: str, q: str, f: int, l: int, T: int, m: bool }))
+
+export const klinesSchema = arrayOf(tuple(int, str, str, str, str, str, int, str, int, str, str, str))
+
+// fast-json-stringify writes properties in schema order: these lists are Binance's order.
+export const tickerSchema = oneOrAll(object({
+  symbol: str, priceChange: str, priceChangePercent: str, weightedAvgPrice: str, lastPrice: str, lastQty: str,
+  openPrice: str, highPrice: str, lowPrice: str, volume: str, quoteVolume: str,
+  openTime: int, closeTime: int, firstId: int, lastId: int, count: int,
+}))
+export const spotTickerSchema = oneOrAll(object({
+  symbol: str, priceChange: str, priceChangePercent: str, weightedAvgPrice: str, prevClosePrice: str,
+  lastPrice: str, lastQty: str, bidPrice: str, bidQty: str, askPrice: str, askQty: str,
+  openPrice: str, highPrice: str, lowPrice: str, volume: str, quoteVolume: str,
+  openTime: int, closeTime: int, firstId: int, lastId: int, count: int,
+}))
+
+export const priceSchema = oneOrAll(object({ symbol: str, price: str, time: int }))
+export const bookTickerSchema = oneOrAll(object({
+  symbol: str, bidPrice: str, bidQty: str, askPrice: str, askQty: str, time: int, lastUpdateId: int,
+}))
+export const openInterestSchema = object({ openInterest: str, symbol: str, time: int })
+export const premiumIndexSchema = oneOrAll(object({
+  symbol: str, markPrice: str, indexPrice: str, estimatedSettlePrice: str, lastFundingRate: str,
+  interestRate: str, nextFundingTime: int, time: int,
+}))
+export const fundingRateSchema = arrayOf(object({ symbol: str, fundingRate: str, fundingTime: int, markPrice: str }))

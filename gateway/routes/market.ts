@@ -1,0 +1,171 @@
+// Futures public market data (/fapi): order book, trades, aggregate trades, klines, tickers,
+// open interest, mark price and funding, in Binance USD-M's shapes. Also registers the spot
+// market data plugin, the same family under /api.
+
+import type { FastifyPluginAsync } from 'fastify'
+import type { GatewayContext } from '../context.js'
+import { badApiKeyFormat } from '../errors.js'
+import {
+  aggTradeBody, bookTickerBody, depthLevels, klineBody, premiumIndexBody, tickerBody, tradeBody,
+} from '../format-market.js'
+import { formatPrice, formatQty } from '../decimal.js'
+import {
+  idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpParam, perpsParam, timeParam,
+  type Params,
+} from '../market-params.js'
+import {
+  aggTradesSchema, bookTickerSchema, depthSchema, fundingRateSchema, klinesSchema, openInterestSchema, priceSchema,
+  premiumIndexSchema, tickerSchema, tradesSchema,
+} from '../market-schemas.js'
+import type { WeightCounter } from '../weights.js'
+import { publicGet } from './public-get.js'
+import { spotMarketRoutes } from './spot-market.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+const DEPTH_LIMITS = [5, 10, 20, 50, 100, 500, 1000] as const
+
+/** Binance USD-M depth weight by limit. */
+function depthWeight(p: Params): number {
+  const limit = limitForWeight(p, 500)
+  return limit <= 50 ? 2 : limit <= 100 ? 5 : limit <= 500 ? 10 : 20
+}
+
+/** Binance USD-M klines weight by limit: [1,100) 1, [100,500) 2, [500,1000] 5, above 10. */
+export function klinesWeight(limit: number): number {
+  return limit < 100 ? 1 : limit < 500 ? 2 : limit <= 1000 ? 5 : 10
+}
+
+/** Weight `one` with a symbol, `all` without. */
+const bySymbol = (one: number, all: number) => (p: Params): number => optional(p, 'symbol') === undefined ? all : one
+
+/** A single object when a symbol was sent, else the array Binance gives for every symbol. */
+const oneOrAll = <T>(p: Params, items: T[]): T | T[] => optional(p, 'symbol') === undefined ? items : items[0]!
+
+export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const get = publicGet.bind(null, app, weights)
+  /**
+   * The "now" of rolling windows: the server clock, but never before the newest entry the
+   * projections hold, so a gateway clock behind the sequencer's hides no trade.
+   */
+  const windowNow = (): number => Math.max(ctx.now(), ctx.projections.flushedTime)
+
+  get({
+    url: '/fapi/v1/depth', params: ['symbol', 'limit'], response: depthSchema, weight: depthWeight,
+    handler: (p) => {
+      const state = ctx.state()
+      const m = perpParam(state, p)
+      const limit = limitOneOf(p, 500, DEPTH_LIMITS)
+      const now = ctx.now()
+      // Both sides and the seq are read in one synchronous step: the snapshot is exact at lastUpdateId.
+      return { lastUpdateId: state.seq, E: now, T: now, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
+    },
+  })
+
+  get({
+    url: '/fapi/v1/trades', params: ['symbol', 'limit'], response: tradesSchema, weight: 5,
+    handler: async (p) => {
+      const m = perpParam(ctx.state(), p)
+      const limit = limitParam(p, 500, 1000)
+      return (await ctx.projections.recentTrades(m.marketId, limit, windowNow())).map((t) => tradeBody(m, t))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/historicalTrades', params: ['symbol', 'limit', 'fromId'], response: tradesSchema, weight: 20,
+    handler: async (p, req) => {
+      // MARKET_DATA: a key must be sent. Until keys are validated, its presence is all we check.
+      const key = req.headers['x-mbx-apikey']
+      if (typeof key !== 'string' || key === '') throw badApiKeyFormat()
+      const m = perpParam(ctx.state(), p)
+      const q = { limit: limitParam(p, 100, 500), fromId: idParam(p, 'fromId') }
+      return (await ctx.projections.historicalTrades(m.marketId, q, windowNow())).map((t) => tradeBody(m, t))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/aggTrades', params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'],
+    response: aggTradesSchema, weight: 20,
+    handler: async (p) => {
+      const m = perpParam(ctx.state(), p)
+      const q = {
+        fromId: idParam(p, 'fromId'), startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'),
+        limit: limitParam(p, 500, 1000),
+      }
+      return (await ctx.projections.aggTrades(m.marketId, q)).map((a) => aggTradeBody(m, a))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/klines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
+    response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
+    handler: async (p) => {
+      const m = perpParam(ctx.state(), p)
+      const interval = intervalParam(p)
+      const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
+      return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/ticker/24hr', params: ['symbol'], response: tickerSchema, weight: bySymbol(1, 40),
+    handler: async (p) => {
+      const markets = perpsParam(ctx.state(), p)
+      const now = windowNow()
+      const bodies = await Promise.all(markets.map(async (m) => tickerBody(m, await ctx.projections.ticker24h(m.marketId, now))))
+      return oneOrAll(p, bodies)
+    },
+  })
+
+  get({
+    url: ['/fapi/v1/ticker/price', '/fapi/v2/ticker/price'], params: ['symbol'], response: priceSchema,
+    weight: bySymbol(1, 2),
+    handler: (p) => {
+      const now = ctx.now()
+      // The core's last trade price, current to the last applied entry; `time` is when it is read.
+      return oneOrAll(p, perpsParam(ctx.state(), p).map((m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks), time: now })))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/ticker/bookTicker', params: ['symbol'], response: bookTickerSchema, weight: bySymbol(2, 5),
+    handler: (p) => {
+      const state = ctx.state()
+      const now = ctx.now()
+      return oneOrAll(p, perpsParam(state, p).map((m) => bookTickerBody(m, state.seq, now)))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/openInterest', params: ['symbol'], response: openInterestSchema, weight: 1,
+    handler: (p) => {
+      const m = perpParam(ctx.state(), p)
+      return { openInterest: formatQty(m, m.openInterestLots), symbol: m.symbol, time: ctx.now() }
+    },
+  })
+
+  get({
+    url: '/fapi/v1/premiumIndex', params: ['symbol'], response: premiumIndexSchema, weight: bySymbol(1, 10),
+    handler: (p) => {
+      const now = ctx.now()
+      return oneOrAll(p, perpsParam(ctx.state(), p).map((m) => premiumIndexBody(m, now)))
+    },
+  })
+
+  get({
+    url: '/fapi/v1/fundingRate', params: ['symbol', 'startTime', 'endTime', 'limit'], response: fundingRateSchema, weight: 1,
+    handler: (p) => {
+      // Parameters are checked as they will be once funding is charged; until then no market has history.
+      if (optional(p, 'symbol') !== undefined) perpParam(ctx.state(), p)
+      timeParam(p, 'startTime')
+      timeParam(p, 'endTime')
+      limitParam(p, 100, 1000)
+      return []
+    },
+  })
+
+  await app.register(spotMarketRoutes, { ctx, weights })
+}

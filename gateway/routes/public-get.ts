@@ -1,0 +1,39 @@
+// One public GET route the Binance way: parameters from the query (winning) and form body,
+// the request's weight charged before anything is validated or read (Binance charges failed
+// requests too), duplicate parameters refused, then the handler.
+
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { checkDuplicates, type Params } from '../market-params.js'
+import { query } from '../market-schemas.js'
+import { rawRequest } from '../params.js'
+import type { WeightCounter } from '../weights.js'
+
+export interface PublicGet {
+  /** The path, or several serving the same thing (versions, aliases). */
+  url: string | readonly string[]
+  /** Parameters the route reads: the querystring schema lists them. */
+  params: readonly string[]
+  /** Schema of the 200 body. */
+  response?: Record<string, unknown>
+  /** The request weight, from the raw parameters; must not throw. */
+  weight: number | ((params: Params) => number)
+  handler: (params: Params, req: FastifyRequest) => unknown
+}
+
+export function publicGet(app: FastifyInstance, weights: WeightCounter, route: PublicGet): void {
+  const schema = {
+    querystring: query(...route.params),
+    ...(route.response === undefined ? {} : { response: { 200: route.response } }),
+  }
+  const urls = typeof route.url === 'string' ? [route.url] : route.url
+  for (const url of urls) {
+    // attachValidation: fastify's own verdict (only ever "not a string", for a repeated
+    // parameter) is replaced by ours, with Binance's codes.
+    app.get(url, { schema, attachValidation: true }, async (req) => {
+      const raw = rawRequest(req)
+      weights.charge(req.ip, typeof route.weight === 'number' ? route.weight : route.weight(raw.params))
+      checkDuplicates(raw)
+      return route.handler(raw.params, req)
+    })
+  }
+}

@@ -1,0 +1,202 @@
+// Futures trading (TRADE) and order queries (USER_DATA): place, cancel, cancel all, query,
+// open orders, leverage. Parameters are checked in Binance's order before the core sees
+// the command; the core's verdict comes back through the error catalogue.
+
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { OrderType, PlaceOrder, PositionSide, StpMode, TimeInForce } from '../../core/commands.js'
+import type { PerpMarket, State, SubAccount } from '../../core/state.js'
+import { authenticate, type Authenticated } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { formatMinNotional, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import {
+  ApiError, eitherParam, fromCore, invalidCancelRestrictions, invalidOrderType, invalidParam, invalidPositionSide,
+  invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
+} from '../errors.js'
+import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
+import { idParam, optional, perpParam, required } from '../market-params.js'
+import { OrderCounter } from '../order-counter.js'
+import type { WeightCounter } from '../weights.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+type Params = Map<string, string>
+
+const TIFS = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
+const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
+/** Types of the spec that arrive with conditional orders (price, funding and risk issue). */
+const CONDITIONAL = new Set(['STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'])
+
+function bool(p: Params, name: string): boolean | undefined {
+  const v = optional(p, name)
+  if (v === undefined) return undefined
+  if (v !== 'true' && v !== 'false') throw invalidParam(name)
+  return v === 'true'
+}
+
+function coreError(state: State, m: PerpMarket, op: Operation, code: Parameters<typeof fromCore>[0], marketOrder = false): ApiError {
+  const scale = state.assets.get(m.quote)!.scale
+  return fromCore(code, { venue: 'futures', op, minNotional: formatMinNotional(m, scale), marketOrder })
+}
+
+/** Builds the PlaceOrder a request asks for, refusing bad parameters in Binance's order. */
+function placeCommand(a: Authenticated, m: PerpMarket): PlaceOrder {
+  const p = a.params
+  const side = required(p, 'side')
+  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const type = required(p, 'type')
+  if (CONDITIONAL.has(type)) throw invalidOrderType()
+  if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'POST_ONLY') throw invalidOrderType()
+  const isMarket = type === 'MARKET'
+  const tif = optional(p, 'timeInForce')
+  if (tif !== undefined && !TIFS.has(tif)) throw invalidTimeInForce()
+  if (type === 'LIMIT' && tif === undefined) throw mandatoryParam('timeInForce')
+  if (bool(p, 'closePosition') === true) {
+    if (optional(p, 'quantity') !== undefined) throw new ApiError(400, -4137, 'Quantity must be zero with closePosition equals true.')
+    throw invalidOrderType()
+  }
+  let priceTicks: number | undefined
+  if (isMarket) {
+    if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
+  } else {
+    priceTicks = parsePriceTicks(m, optional(p, 'price'))
+  }
+  const qtyLots = parseQtyLots(m, optional(p, 'quantity'), isMarket)
+  const positionSide = optional(p, 'positionSide')
+  if (positionSide !== undefined && positionSide !== 'BOTH' && positionSide !== 'LONG' && positionSide !== 'SHORT') throw invalidPositionSide()
+  const stp = optional(p, 'selfTradePreventionMode')
+  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const gtd = idParam(p, 'goodTillDate')
+  const cmd: PlaceOrder = {
+    type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, side, orderType: type as OrderType, qtyLots,
+  }
+  if (priceTicks !== undefined) cmd.priceTicks = priceTicks
+  if (tif !== undefined && !isMarket) cmd.timeInForce = tif as TimeInForce
+  const clientId = optional(p, 'newClientOrderId')
+  if (clientId !== undefined) cmd.clientOrderId = clientId
+  if (positionSide !== undefined) cmd.positionSide = positionSide as PositionSide
+  const reduceOnly = bool(p, 'reduceOnly')
+  if (reduceOnly !== undefined) cmd.reduceOnly = reduceOnly
+  if (stp !== undefined) cmd.stp = stp as StpMode
+  if (gtd !== undefined) cmd.goodTillDate = gtd
+  return cmd
+}
+
+/** The caller's order by orderId or origClientOrderId: open ones from state, others from history. */
+async function findOrder(ctx: GatewayContext, a: Authenticated, m: PerpMarket): Promise<OrderFields | undefined> {
+  const orderId = idParam(a.params, 'orderId')
+  const clientId = optional(a.params, 'origClientOrderId')
+  if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+  const sub = a.sub
+  const open = orderId !== undefined ? m.book.orders.get(orderId) : sub?.orders.get(clientId!)
+  if (open && open.owner === sub && open.market === m && (clientId === undefined || open.clientOrderId === clientId)) {
+    return fieldsOfOrder(open)
+  }
+  await ctx.projections.flush()
+  const owner = { account: a.session.account, sub: a.session.sub }
+  const rec = orderId !== undefined
+    ? await ctx.projections.order(owner, m.marketId, orderId)
+    : await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
+  if (rec && clientId !== undefined && rec.clientOrderId !== clientId) return undefined
+  return rec
+}
+
+function openOrdersOf(sub: SubAccount | undefined, m: PerpMarket | undefined): OrderFields[] {
+  const out: OrderFields[] = []
+  if (!sub) return out
+  for (const o of sub.orders.values()) {
+    if (o.market.kind === 'PERP' && (m === undefined || o.market === m)) out.push(fieldsOfOrder(o))
+  }
+  return out
+}
+
+export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const orders = new OrderCounter(ctx.now)
+
+  app.post('/fapi/v1/order', async (req, reply: FastifyReply) => {
+    weights.charge(req.ip, 0)
+    const a = authenticate(ctx, req, 'TRADE')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
+    const cmd = placeCommand(a, m)
+    const respType = optional(a.params, 'newOrderRespType') ?? 'ACK'
+    if (respType !== 'ACK' && respType !== 'RESULT') throw invalidParam('newOrderRespType')
+    const ack = await ctx.submit(cmd)
+    if (!ack.result.ok) throw coreError(state, m, 'place', ack.result.code, cmd.orderType === 'MARKET')
+    const orderId = ack.result.orderId!
+    const rec = orderAfter(ack.result.events, m.marketId, orderId)!
+    if (respType === 'ACK') {
+      return { symbol: m.symbol, product_id: m.marketId, orderId, clientOrderId: rec.clientOrderId, transactTime: ack.time }
+    }
+    return orderJson(m, rec, 'response')
+  })
+
+  app.delete('/fapi/v1/order', async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'TRADE')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const orderId = idParam(a.params, 'orderId')
+    const clientOrderId = optional(a.params, 'origClientOrderId')
+    if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+    const restriction = optional(a.params, 'cancelRestrictions')
+    if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
+    const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+      marketId: m.marketId, ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}),
+      ...(restriction !== undefined ? { restriction } : {}) })
+    if (!ack.result.ok) throw coreError(state, m, 'cancel', ack.result.code)
+    const ev = ack.result.events.find((e) => e.type === 'order')
+    if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' })
+    return orderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response')
+  })
+
+  for (const path of ['/fapi/v1/allOpenOrders', '/fapi/v1/openOrders']) {
+    app.delete(path, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      const state = ctx.state()
+      const m = perpParam(state, a.params)
+      const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
+      if (!ack.result.ok) throw coreError(state, m, 'cancelAll', ack.result.code)
+      return { code: 200, msg: 'The operation of cancel all open order is done.' }
+    })
+  }
+
+  app.get('/fapi/v1/order', async (req) => {
+    weights.charge(req.ip, 4)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const m = perpParam(ctx.state(), a.params)
+    const rec = await findOrder(ctx, a, m)
+    if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'query' })
+    return orderJson(m, rec, 'record')
+  })
+
+  app.get('/fapi/v1/openOrders', async (req) => {
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(ctx.state(), a.params)
+    weights.charge(req.ip, m ? 1 : 40)
+    const state = ctx.state()
+    return openOrdersOf(a.sub, m).map((o) => orderJson(state.markets[o.marketId] as PerpMarket, o, 'record'))
+  })
+
+  app.post('/fapi/v1/leverage', async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'TRADE')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const raw = required(a.params, 'leverage')
+    const leverage = /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
+    if (!Number.isInteger(leverage)) throw invalidParam('leverage')
+    const ack = await ctx.submit({ type: 'ChangeLeverage', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+      marketId: m.marketId, leverage })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'leverage', leverage: raw })
+    const ev = ack.result.events.find((e) => e.type === 'leverage')
+    const scale = state.assets.get(m.quote)!.scale
+    const maxNotional = ev && ev.type === 'leverage' ? ev.maxNotional : 0
+    return { leverage, maxNotionalValue: String(BigInt(maxNotional) / 10n ** BigInt(scale)), symbol: m.symbol }
+  })
+}

@@ -1,0 +1,104 @@
+// Trading over REST with signed requests: place (ACK and RESULT), query, open orders,
+// cancel (with restrictions), cancel all, leverage; Binance's errors for bad input and core
+// rejections; one account never touches another's orders.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+async function trader(rig: GatewayRig, usdt: number): Promise<{ address: string; keys: Keys }> {
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
+  return { address: wallet.address, keys }
+}
+
+async function setup(t: { teardown(fn: () => unknown): void }) {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  return { rig, alice: await trader(rig, 100_000), bob: await trader(rig, 100_000) }
+}
+
+t.test('place, fill, query, cancel', async (t) => {
+  const { rig, alice, bob } = await setup(t)
+  const placed = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL',
+    type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '50000.0', newClientOrderId: 'ask-1' })
+  t.equal(placed.statusCode, 200)
+  const ack = placed.json()
+  t.same(Object.keys(ack).sort(), ['clientOrderId', 'orderId', 'product_id', 'symbol', 'transactTime'])
+  t.match(ack, { symbol: 'BTCUSDTPERP', product_id: 1, orderId: 1, clientOrderId: 'ask-1' })
+  t.equal(placed.headers['x-mbx-order-count-10s'], '1')
+  t.equal(placed.headers['x-mbx-order-count-1m'], '1')
+
+  // Bob takes 0.004 at 50000.0: notional 200 USDT.
+  const taken = await signedInject(rig, bob.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY',
+    type: 'MARKET', quantity: '0.004', newOrderRespType: 'RESULT' })
+  t.equal(taken.statusCode, 200)
+  t.match(taken.json(), { symbol: 'BTCUSDTPERP', status: 'FILLED', type: 'MARKET', side: 'BUY', origQty: '0.004',
+    executedQty: '0.004', cumQty: '0.004', avgPrice: '50000.0', cumQuote: '200.0000', positionSide: 'BOTH',
+    reduceOnly: false, selfTradePreventionMode: 'EXPIRE_MAKER' })
+
+  const q = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 1 })
+  t.match(q.json(), { orderId: 1, status: 'PARTIALLY_FILLED', executedQty: '0.004', price: '50000.0', origQty: '0.010', clientOrderId: 'ask-1' })
+  t.ok('time' in q.json() && !('cumQty' in q.json()), 'records carry time, not cumQty')
+  const open = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' })
+  t.same(open.json().map((o: { orderId: number }) => o.orderId), [1])
+
+  const bobCancels = await signedInject(rig, bob.keys, 'DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 1 })
+  t.same(bobCancels.json(), { code: -2011, msg: 'Unknown order sent.' }, 'another account cannot cancel it')
+  const restricted = await signedInject(rig, alice.keys, 'DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP',
+    origClientOrderId: 'ask-1', cancelRestrictions: 'ONLY_NEW' })
+  t.same(restricted.json(), { code: -2011, msg: 'Order was not canceled due to cancel restrictions.' })
+  const canceled = await signedInject(rig, alice.keys, 'DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', origClientOrderId: 'ask-1' })
+  t.match(canceled.json(), { orderId: 1, status: 'CANCELED', executedQty: '0.004' })
+  const after = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 1 })
+  t.match(after.json(), { orderId: 1, status: 'CANCELED' }, 'history answers for closed orders')
+  const missing = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 99 })
+  t.same(missing.json(), { code: -2013, msg: 'Order does not exist.' })
+})
+
+t.test('cancel all and leverage', async (t) => {
+  const { rig, alice } = await setup(t)
+  for (const price of ['40000.0', '40001.0']) {
+    await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT',
+      timeInForce: 'GTC', quantity: '0.010', price })
+  }
+  const all = await signedInject(rig, alice.keys, 'DELETE', '/fapi/v1/allOpenOrders', { symbol: 'BTCUSDTPERP' })
+  t.same(all.json(), { code: 200, msg: 'The operation of cancel all open order is done.' })
+  t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', {})).json(), [])
+  const lev = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/leverage', { symbol: 'BTCUSDTPERP', leverage: 10 })
+  t.same(lev.json(), { leverage: 10, maxNotionalValue: '230000000', symbol: 'BTCUSDTPERP' })
+  const tooHigh = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/leverage', { symbol: 'BTCUSDTPERP', leverage: 126 })
+  t.equal(tooHigh.statusCode, 400)
+  t.equal(tooHigh.json().code, -4028)
+})
+
+t.test('bad orders get Binance errors and change nothing', async (t) => {
+  const { rig, alice } = await setup(t)
+  const base = { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }
+  const rows: [string, Record<string, string>, number][] = [
+    ['price off tick', { ...base, price: '40000.05' }, -1111],
+    ['missing quantity', { ...base, quantity: '' }, -1102],
+    ['bad side', { ...base, side: 'UP' }, -1117],
+    ['bad type', { ...base, type: 'ICEBERG' }, -1116],
+    ['bad time in force', { ...base, timeInForce: 'DAY' }, -1115],
+    ['LIMIT without time in force', { ...base, timeInForce: '' }, -1102],
+    ['MARKET with a price', { ...base, type: 'MARKET', timeInForce: '' }, -1106],
+    ['below min notional', { ...base, quantity: '0.001', price: '40000.0' }, -4164],
+    ['below min price', { ...base, price: '50.0' }, -4013],
+    ['margin insufficient', { ...base, quantity: '900.000', price: '100000.0' }, -2019],
+    ['unknown symbol', { ...base, symbol: 'DOGEUSDTPERP' }, -1121],
+    ['a spot symbol', { ...base, symbol: 'BTCUSDT' }, -1121],
+    ['bad positionSide', { ...base, positionSide: 'UP' }, -4060],
+    ['closePosition with quantity', { ...base, closePosition: 'true' }, -4137],
+  ]
+  const seq = rig.ex.state.seq
+  for (const [name, params, code] of rows) {
+    const r = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', params)
+    t.equal(r.statusCode, 400, `${name}: 400`)
+    t.equal(r.json().code, code, `${name}: ${code}`)
+  }
+  const unchanged = rig.ex.state.seq
+  t.ok(unchanged - seq <= 2, 'only the core rejections reached the log (margin, notional)')
+  t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', {})).json(), [], 'no order rests')
+})
