@@ -96,3 +96,25 @@ export function maxNotionalAt(m: PerpMarket, leverage: number): number {
   for (const b of m.brackets) if (b.maxLeverage >= leverage && b.notionalCap > cap) cap = b.notionalCap
   return cap
 }
+
+/**
+ * Maintenance margin of a position notional (ledger units) by the market's brackets:
+ * notional × mmr − cum, where cum makes the schedule continuous at bracket edges (Binance's
+ * "cum"). Rounded up, in bigint because notional × ppm leaves the safe range.
+ */
+export function maintenanceMargin(m: PerpMarket, notional: number): number {
+  const n = BigInt(notional)
+  let cum = 0n
+  let prevCap = 0n
+  let prevMmr = 0n
+  let mmr = 0n
+  for (const b of m.brackets) {
+    mmr = BigInt(b.mmrPpm)
+    cum += prevCap * (mmr - prevMmr)
+    if (n <= BigInt(b.notionalCap)) break
+    prevCap = BigInt(b.notionalCap)
+    prevMmr = mmr
+  }
+  const num = n * mmr - cum
+  return num <= 0n ? 0 : Number((num + 999_999n) / 1_000_000n)
+}

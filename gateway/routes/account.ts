@@ -1,5 +1,5 @@
-// Account endpoints (USER_DATA): balances of the perp wallet with the margin figures clients
-// read, under the spec's v1 path and the v2/v3 aliases.
+// Account endpoints (USER_DATA): balances, account, position risk, commission rates, trades,
+// order history and income, under the spec's paths and the v2/v3 aliases clients use.
 
 import type { FastifyPluginAsync } from 'fastify'
 import { marginView, maxWithdrawable } from '../../core/margin.js'
@@ -7,7 +7,14 @@ import type { State, SubAccount } from '../../core/state.js'
 import { marginAsset } from '../../core/wallet.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance } from '../decimal.js'
+import { formatBalance, formatNotional, formatPrice, formatQty, formatUnits } from '../decimal.js'
+import { invalidParam } from '../errors.js'
+import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
+import { orderJson } from '../format-order.js'
+import { idParam, limitParam, optional, perpParam, timeParam } from '../market-params.js'
+import type { IncomeType } from '../../replica/projections/records.js'
+
+const INCOME_TYPES = new Set(['TRANSFER', 'REALIZED_PNL', 'FUNDING_FEE', 'COMMISSION', 'INSURANCE_CLEAR'])
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -39,7 +46,103 @@ function balanceRows(state: State, address: string, subNo: number, sub: SubAccou
   }]
 }
 
+const DAY_MS = 86_400_000
+
+function rangeOf(p: Map<string, string>): { startTime?: number; endTime?: number } {
+  const startTime = timeParam(p, 'startTime')
+  const endTime = timeParam(p, 'endTime')
+  if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw invalidParam('startTime')
+  return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
+}
+
 export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  for (const path of ['/fapi/v1/account', '/fapi/v2/account', '/fapi/v3/account']) {
+    app.get(path, async (req) => {
+      weights.charge(req.ip, 5)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      return accountJson(ctx.state(), a.sub)
+    })
+  }
+
+  for (const path of ['/fapi/v1/positionRisk', '/fapi/v2/positionRisk', '/fapi/v3/positionRisk']) {
+    app.get(path, async (req) => {
+      weights.charge(req.ip, 5)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const state = ctx.state()
+      const only = optional(a.params, 'symbol') === undefined ? undefined : perpParam(state, a.params)
+      return positionRows(state, a.sub, only).map((r) => positionRiskJson(state, r))
+    })
+  }
+
+  app.get('/fapi/v1/commissionRate', async (req) => {
+    weights.charge(req.ip, 20)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const m = perpParam(ctx.state(), a.params)
+    return { symbol: m.symbol, makerCommissionRate: formatUnits(m.makerFeePpm, 6), takerCommissionRate: formatUnits(m.takerFeePpm, 6) }
+  })
+
+  for (const path of ['/fapi/v3/myTrades', '/fapi/v1/userTrades']) {
+    app.get(path, async (req) => {
+      weights.charge(req.ip, 20)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const state = ctx.state()
+      const m = perpParam(state, a.params)
+      const range = rangeOf(a.params)
+      if (range.startTime !== undefined && range.endTime !== undefined && range.endTime - range.startTime > DAY_MS) {
+        throw invalidParam('startTime')
+      }
+      const orderId = idParam(a.params, 'orderId')
+      const fromId = idParam(a.params, 'fromId')
+      const limit = limitParam(a.params, 500, 1000)
+      await ctx.projections.flush()
+      const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
+        { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
+      const scale = state.assets.get(m.quote)!.scale
+      return rows.map((r) => ({
+        symbol: m.symbol, id: r.tradeId, orderId: r.orderId, side: r.side, price: formatPrice(m, r.priceTicks),
+        qty: formatQty(m, r.qtyLots), realizedPnl: formatBalance(r.realizedPnl, scale),
+        quoteQty: formatNotional(m, r.quoteQtyTicksLots), commission: formatBalance(r.commission, scale),
+        commissionAsset: r.commissionAsset ?? m.quote, time: r.time, positionSide: r.positionSide,
+        buyer: r.buyer, maker: r.maker, isBuyer: r.buyer, isMaker: r.maker,
+      }))
+    })
+  }
+
+  app.get('/fapi/v1/allOrders', async (req) => {
+    weights.charge(req.ip, 20)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const orderId = idParam(a.params, 'orderId')
+    const limit = limitParam(a.params, 500, 1000)
+    await ctx.projections.flush()
+    const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
+      { ...rangeOf(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
+    return rows.map((r) => orderJson(m, r, 'record'))
+  })
+
+  app.get('/fapi/v1/income', async (req) => {
+    weights.charge(req.ip, 30)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const state = ctx.state()
+    const type = optional(a.params, 'incomeType')
+    if (type !== undefined && !INCOME_TYPES.has(type)) throw invalidParam('incomeType')
+    const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(state, a.params)
+    const limit = limitParam(a.params, 100, 1000)
+    await ctx.projections.flush()
+    const rows = await ctx.projections.income({ account: a.session.account, sub: a.session.sub },
+      { ...rangeOf(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
+        ...(m !== undefined ? { marketId: m.marketId } : {}), limit }, ctx.now())
+    return rows.map((r) => {
+      const market = r.marketId === null ? undefined : state.markets[r.marketId]
+      const asset = r.asset ?? market?.quote ?? 'USDT'
+      return {
+        symbol: market?.symbol ?? '', incomeType: r.incomeType, income: formatBalance(r.income, state.assets.get(asset)!.scale),
+        asset, info: r.info, time: r.time, tranId: r.tranId, tradeId: r.tradeId === null ? '' : String(r.tradeId),
+      }
+    })
+  })
+
   for (const path of ['/fapi/v1/balance', '/fapi/v2/balance', '/fapi/v3/balance']) {
     app.get(path, async (req) => {
       weights.charge(req.ip, 5)

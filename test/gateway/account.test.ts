@@ -1,0 +1,64 @@
+// Account reads after a trade: account, positionRisk, commission rate, user trades, order
+// history and income, with hand-computed figures; each account sees only its own.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+async function trader(rig: GatewayRig): Promise<{ address: string; keys: Keys }> {
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'PERP', ref: wallet.address })
+  return { address: wallet.address, keys }
+}
+
+t.test('after Alice sells 0.004 BTC at 50000.0 to Bob', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig)
+  const bob = await trader(rig)
+  await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.010', price: '50000.0' })
+  await signedInject(rig, bob.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET', quantity: '0.004' })
+
+  // Alice: short 0.004 at 50000.0, maker fee 200 × 0.0002 = 0.04; wallet 10000 − 0.04 = 9999.96.
+  // Initial margin at 20×: position 200/20 = 10; the rest of her ask (0.006 at 50000 = 300
+  // notional) counts as the larger open side: 300/20 = 15 → 25 in all.
+  const acct = (await signedInject(rig, alice.keys, 'GET', '/fapi/v2/account')).json()
+  t.match(acct, { totalWalletBalance: '9999.96000000', totalUnrealizedProfit: '0.00000000', totalInitialMargin: '25.00000000',
+    totalPositionInitialMargin: '10.00000000', totalOpenOrderInitialMargin: '15.00000000', availableBalance: '9974.96000000',
+    assets: [{ asset: 'USDT', walletBalance: '9999.96000000' }] })
+  const btc = acct.positions.find((p: { symbol: string }) => p.symbol === 'BTCUSDTPERP')
+  // Maintenance: 200 × 0.4% = 0.8.
+  t.match(btc, { positionAmt: '-0.004', entryPrice: '50000.0', marginAmt: '10.00000000', maintMargin: '0.80000000',
+    notional: '-200.00000000', leverage: '20', positionSide: 'BOTH', isolated: false })
+
+  const risk = (await signedInject(rig, bob.keys, 'GET', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' })).json()
+  t.equal(risk.length, 1)
+  t.match(risk[0], { symbol: 'BTCUSDTPERP', positionAmt: '0.004', entryPrice: '50000.0', markPrice: '50000.0',
+    unRealizedProfit: '0.00000000', leverage: '20', marginType: 'cross', notional: '200.00000000', liquidationPrice: '0' })
+
+  const rate = (await signedInject(rig, bob.keys, 'GET', '/fapi/v1/commissionRate', { symbol: 'BTCUSDTPERP' })).json()
+  t.same(rate, { symbol: 'BTCUSDTPERP', makerCommissionRate: '0.000200', takerCommissionRate: '0.000500' })
+
+  for (const path of ['/fapi/v3/myTrades', '/fapi/v1/userTrades']) {
+    const trades = (await signedInject(rig, bob.keys, 'GET', path, { symbol: 'BTCUSDTPERP' })).json()
+    t.equal(trades.length, 1, path)
+    // Bob's taker fee: 200 × 0.0005 = 0.1.
+    t.match(trades[0], { symbol: 'BTCUSDTPERP', id: 1, orderId: 2, side: 'BUY', price: '50000.0', qty: '0.004',
+      quoteQty: '200.0000', commission: '0.10000000', commissionAsset: 'USDT', realizedPnl: '0.00000000',
+      buyer: true, maker: false, positionSide: 'BOTH' })
+  }
+  const wide = await signedInject(rig, bob.keys, 'GET', '/fapi/v3/myTrades', { symbol: 'BTCUSDTPERP', startTime: 0, endTime: 86_400_001 })
+  t.equal(wide.json().code, -1130, 'more than 24 hours between startTime and endTime')
+
+  const orders = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP' })).json()
+  t.same(orders.map((o: { orderId: number; status: string }) => [o.orderId, o.status]), [[1, 'PARTIALLY_FILLED']])
+  t.same((await signedInject(rig, bob.keys, 'GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP' })).json()
+    .map((o: { orderId: number }) => o.orderId), [2], 'each account sees only its own orders')
+
+  const income = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/income', { incomeType: 'COMMISSION' })).json()
+  t.match(income, [{ symbol: 'BTCUSDTPERP', incomeType: 'COMMISSION', income: '-0.04000000', asset: 'USDT' }])
+  const bad = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/income', { incomeType: 'GIFT' })
+  t.equal(bad.json().code, -1130)
+})
