@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.js'
 import { marketRoutes } from './routes/market.js'
 import { sessionRoutes } from './routes/session.js'
 import { tradeRoutes } from './routes/trade.js'
+import { walletRoutes } from './routes/wallet.js'
 import { WeightCounter } from './weights.js'
 
 export interface GatewayOptions {
@@ -48,5 +49,6 @@ export async function buildGateway(ctx: GatewayContext, o: GatewayOptions = {}):
   await app.register(sessionRoutes, { ctx, weights })
   await app.register(accountRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights })
+  await app.register(walletRoutes, { ctx, weights })
   return app
 }

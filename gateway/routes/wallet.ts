@@ -1,0 +1,130 @@
+// Wallet endpoints under /sapi/v1: quote transfers between spot and perp (the spec's forms and
+// the ones ccxt sends), withdrawals (to the account's own address, with WITHDRAW permission),
+// and deposit and withdrawal history.
+
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { Transfer } from '../../core/commands.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
+import { marginAsset } from '../../core/wallet.js'
+import { authenticate, type Authenticated } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
+import { fromCore, invalidParam, permissionDenied } from '../errors.js'
+import { limitParam, optional, required, timeParam } from '../market-params.js'
+import { WeightCounter } from '../weights.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+/** Deposit status codes Binance uses: 1 success (0 pending arrives with the chain watcher). */
+const DEPOSIT_STATUS = { SUCCESS: 1 } as const
+/** Withdrawal status codes: 4 processing, 6 completed, 5 failed. */
+const WITHDRAW_STATUS = { PROCESSING: 4, COMPLETED: 6, FAILED: 5 } as const
+
+async function transfer(ctx: GatewayContext, a: Authenticated, direction: Transfer['direction']) {
+  const state = ctx.state()
+  const asset = marginAsset(state)!
+  const amount = parseAmount(state.assets.get(asset)!, optional(a.params, 'amount'))
+  const ack = await ctx.submit({ type: 'Transfer', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    direction, amount })
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'wallet' })
+  const ev = ack.result.events.find((e) => e.type === 'transfer')!
+  if (ev.type !== 'transfer') throw invalidParam('amount')
+  const scale = state.assets.get(asset)!.scale
+  // The first row an entry writes in the projections has id seq × rowsPerEntryMax.
+  return { tranId: ack.seq * PROJECTION_LIMITS.rowsPerEntryMax, s: formatBalance(ev.spotBalance, scale), p: formatBalance(ev.perpBalance, scale) }
+}
+
+function history(a: Authenticated, nowMs: number) {
+  const coin = optional(a.params, 'coin')
+  const startTime = timeParam(a.params, 'startTime')
+  const endTime = timeParam(a.params, 'endTime')
+  const end = endTime ?? nowMs
+  const start = startTime ?? end - PROJECTION_LIMITS.walletRangeMs
+  if (start > end || end - start > PROJECTION_LIMITS.walletRangeMs) throw invalidParam('startTime')
+  return { coin, startTime: start, endTime: end, limit: limitParam(a.params, 1000, 1000) }
+}
+
+/** SAPI weights count per account (Binance's UID limit), not against the IP's futures limit. */
+export const SAPI_UID_WEIGHT_1M = 180_000
+
+export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const uid = new WeightCounter(ctx.now, SAPI_UID_WEIGHT_1M)
+  const signedIn = (req: FastifyRequest, weight: number): Authenticated => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    uid.charge(a.session.account, weight)
+    return a
+  }
+  app.post('/sapi/v1/asset/transferQuoteFromSpotToPerp', async (req) => {
+    const r = await transfer(ctx, signedIn(req, 900), 'SPOT_TO_PERP')
+    return { s: r.s, p: r.p }
+  })
+  app.post('/sapi/v1/asset/transferQuoteFromPerpToSpot', async (req) => {
+    const r = await transfer(ctx, signedIn(req, 900), 'PERP_TO_SPOT')
+    return { s: r.s, p: r.p }
+  })
+  app.post('/sapi/v1/asset/transfer', async (req) => {
+    const a = signedIn(req, 900)
+    const type = required(a.params, 'type')
+    if (type !== 'MAIN_UMFUTURE' && type !== 'UMFUTURE_MAIN') throw invalidParam('type')
+    const asset = required(a.params, 'asset')
+    if (asset !== marginAsset(ctx.state())) throw invalidParam('asset')
+    const r = await transfer(ctx, a, type === 'MAIN_UMFUTURE' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT')
+    return { tranId: r.tranId }
+  })
+  app.post('/sapi/v1/futures/transfer', async (req) => {
+    const a = signedIn(req, 1)
+    const type = required(a.params, 'type')
+    if (type !== '1' && type !== '2') throw invalidParam('type')
+    const asset = required(a.params, 'asset')
+    if (asset !== marginAsset(ctx.state())) throw invalidParam('asset')
+    const r = await transfer(ctx, a, type === '1' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT')
+    return { tranId: r.tranId }
+  })
+
+  app.post('/sapi/v1/capital/withdraw/apply', async (req) => {
+    const a = signedIn(req, 900)
+    if (!a.session.permissions.includes('WITHDRAW')) throw permissionDenied()
+    const state = ctx.state()
+    const coin = required(a.params, 'coin')
+    const asset = state.assets.get(coin)
+    if (!asset) throw invalidParam('coin')
+    // Withdrawals go only to the account's own address (API.md).
+    const address = optional(a.params, 'address')
+    if (address !== undefined && address.toLowerCase() !== a.session.account.toLowerCase()) throw invalidParam('address')
+    const amount = parseAmount(asset, optional(a.params, 'amount'))
+    const withdrawOrderId = optional(a.params, 'withdrawOrderId')
+    const ack = await ctx.submit({ type: 'WithdrawalRequest', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+      asset: coin, amount, address: a.session.account, ...(withdrawOrderId !== undefined ? { withdrawOrderId } : {}) })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'wallet' })
+    return { id: String(ack.result.withdrawalId) }
+  })
+
+  app.get('/sapi/v1/capital/deposit/hisrec', async (req) => {
+    const a = signedIn(req, 1)
+    const state = ctx.state()
+    await ctx.projections.flush()
+    const rows = await ctx.projections.deposits({ account: a.session.account, sub: a.session.sub }, history(a, ctx.now()), ctx.now())
+    return rows.map((r) => ({
+      id: String(r.id), amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)), coin: r.asset,
+      network: 'ETH', status: DEPOSIT_STATUS[r.status], address: r.address, addressTag: '', txId: r.txId,
+      insertTime: r.time, completeTime: r.time, timestamp: r.time, transferType: 0, confirmTimes: '1/1', walletType: 0,
+    }))
+  })
+
+  app.get('/sapi/v1/capital/withdraw/history', async (req) => {
+    const a = signedIn(req, 1)
+    const state = ctx.state()
+    await ctx.projections.flush()
+    const rows = await ctx.projections.withdrawals({ account: a.session.account, sub: a.session.sub }, history(a, ctx.now()), ctx.now())
+    return rows.map((r) => ({
+      id: String(r.withdrawalId), amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)),
+      transactionFee: '0', coin: r.asset, status: WITHDRAW_STATUS[r.status], address: r.address, txId: r.txId,
+      applyTime: r.applyTime, completeTime: r.status === 'PROCESSING' ? undefined : r.updateTime, timestamp: r.applyTime,
+      network: 'ETH', transferType: 0, withdrawOrderId: r.withdrawOrderId, info: r.reason, confirmNo: 0, walletType: 0,
+    }))
+  })
+}
