@@ -8,6 +8,7 @@ import type { GatewayContext } from './context.js'
 import { generalRoutes } from './routes/general.js'
 import { accountRoutes } from './routes/account.js'
 import { marketRoutes } from './routes/market.js'
+import { positionRoutes } from './routes/positions.js'
 import { sessionRoutes } from './routes/session.js'
 import { tradeRoutes } from './routes/trade.js'
 import { walletRoutes } from './routes/wallet.js'
@@ -50,5 +51,6 @@ export async function buildGateway(ctx: GatewayContext, o: GatewayOptions = {}):
   await app.register(accountRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights })
   await app.register(walletRoutes, { ctx, weights })
+  await app.register(positionRoutes, { ctx, weights })
   return app
 }
