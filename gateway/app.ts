@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account.js'
 import { marketRoutes } from './routes/market.js'
 import { positionRoutes } from './routes/positions.js'
 import { sessionRoutes } from './routes/session.js'
+import { spotTradeRoutes } from './routes/spot-trade.js'
 import { tradeRoutes } from './routes/trade.js'
 import { walletRoutes } from './routes/wallet.js'
 import { WeightCounter } from './weights.js'
@@ -52,5 +53,6 @@ export async function buildGateway(ctx: GatewayContext, o: GatewayOptions = {}):
   await app.register(tradeRoutes, { ctx, weights })
   await app.register(walletRoutes, { ctx, weights })
   await app.register(positionRoutes, { ctx, weights })
+  await app.register(spotTradeRoutes, { ctx, weights })
   return app
 }

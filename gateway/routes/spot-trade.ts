@@ -1,0 +1,176 @@
+// Spot trading and account (/api/v1 per the spec, /api/v3 as Binance's spot clients call
+// it): place (ACK, RESULT, FULL), query, open orders, cancel, cancel all, balances.
+
+import type { FastifyPluginAsync } from 'fastify'
+import type { Event } from '../../core/events.js'
+import type { OrderType, PlaceOrder, StpMode, TimeInForce } from '../../core/commands.js'
+import type { SpotMarket, State } from '../../core/state.js'
+import { authenticate, type Authenticated } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
+import { idParam, optional, spotParam, required } from '../market-params.js'
+import { OrderCounter } from '../order-counter.js'
+import type { WeightCounter } from '../weights.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
+
+function spotType(o: OrderFields): string {
+  return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
+}
+
+export function spotOrderJson(m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    symbol: m.symbol, orderId: o.orderId, orderListId: -1, clientOrderId: o.clientOrderId,
+  }
+  if (form === 'response') out.transactTime = o.updateTime
+  Object.assign(out, {
+    price: formatPrice(m, o.priceTicks), origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
+    cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
+    timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
+  })
+  if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, 0), icebergQty: formatQty(m, 0), time: o.time,
+    updateTime: o.updateTime, isWorking: true, origQuoteOrderQty: '0.00000000' })
+  out.workingTime = o.time
+  out.selfTradePreventionMode = o.stp
+  return out
+}
+
+function fills(state: State, m: SpotMarket, events: readonly Event[], orderId: number): object[] {
+  const out: object[] = []
+  for (const e of events) {
+    if (e.type !== 'spotTrade' || e.marketId !== m.marketId || e.taker.orderId !== orderId) continue
+    out.push({ price: formatPrice(m, e.priceTicks), qty: formatQty(m, e.qtyLots),
+      commission: formatLedger(e.taker.fee, state.assets.get(e.taker.feeAsset)!.scale), commissionAsset: e.taker.feeAsset,
+      tradeId: e.tradeId })
+  }
+  return out
+}
+
+function placeCommand(a: Authenticated, m: SpotMarket): PlaceOrder {
+  const p = a.params
+  const side = required(p, 'side')
+  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const type = required(p, 'type')
+  if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'LIMIT_MAKER') throw invalidOrderType()
+  const tif = optional(p, 'timeInForce')
+  if (tif !== undefined && tif !== 'GTC' && tif !== 'IOC' && tif !== 'FOK') throw invalidTimeInForce()
+  if (type === 'LIMIT' && tif === undefined) throw mandatoryParam('timeInForce')
+  if (optional(p, 'quoteOrderQty') !== undefined) throw invalidParam('quoteOrderQty')
+  let priceTicks: number | undefined
+  if (type === 'MARKET') {
+    if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
+  } else {
+    priceTicks = parsePriceTicks(m, optional(p, 'price'))
+  }
+  const qtyLots = parseQtyLots(m, optional(p, 'quantity'), type === 'MARKET')
+  const stp = optional(p, 'selfTradePreventionMode')
+  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, side, orderType: (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type) as OrderType, qtyLots }
+  if (priceTicks !== undefined) cmd.priceTicks = priceTicks
+  if (type === 'LIMIT') cmd.timeInForce = tif as TimeInForce
+  const clientId = optional(p, 'newClientOrderId')
+  if (clientId !== undefined) cmd.clientOrderId = clientId
+  if (stp !== undefined) cmd.stp = stp as StpMode
+  return cmd
+}
+
+export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const orders = new OrderCounter(ctx.now)
+  for (const v of ['/api/v1', '/api/v3']) {
+    app.post(`${v}/order`, async (req, reply) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      const state = ctx.state()
+      const m = spotParam(state, a.params)
+      void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
+      const cmd = placeCommand(a, m)
+      const respType = optional(a.params, 'newOrderRespType') ?? (cmd.orderType === 'POST_ONLY' ? 'ACK' : 'FULL')
+      if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
+      const ack = await ctx.submit(cmd)
+      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
+      const orderId = ack.result.orderId!
+      const rec = orderAfter(ack.result.events, m.marketId, orderId)!
+      if (respType === 'ACK') return { symbol: m.symbol, orderId, orderListId: -1, clientOrderId: rec.clientOrderId, transactTime: ack.time }
+      const body = { ...spotOrderJson(m, rec, 'response'), transactTime: ack.time }
+      return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
+    })
+
+    app.get(`${v}/order`, async (req) => {
+      weights.charge(req.ip, 4)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const m = spotParam(ctx.state(), a.params)
+      const orderId = idParam(a.params, 'orderId')
+      const clientId = optional(a.params, 'origClientOrderId')
+      if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+      const open = orderId !== undefined ? m.book.orders.get(orderId) : a.sub?.orders.get(clientId!)
+      if (open && open.owner === a.sub && open.market === m) return spotOrderJson(m, fieldsOfOrder(open), 'record')
+      await ctx.projections.flush()
+      const owner = { account: a.session.account, sub: a.session.sub }
+      const rec = orderId !== undefined ? await ctx.projections.order(owner, m.marketId, orderId)
+        : await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
+      if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'query' })
+      return spotOrderJson(m, rec, 'record')
+    })
+
+    app.delete(`${v}/order`, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      const m = spotParam(ctx.state(), a.params)
+      const orderId = idParam(a.params, 'orderId')
+      const clientOrderId = optional(a.params, 'origClientOrderId')
+      if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+      const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+        marketId: m.marketId, ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}) })
+      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel' })
+      const ev = ack.result.events.find((e) => e.type === 'order')
+      if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
+      return { ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response'),
+        origClientOrderId: ev.clientOrderId, transactTime: ack.time }
+    })
+
+    app.get(`${v}/openOrders`, async (req) => {
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const state = ctx.state()
+      const m = optional(a.params, 'symbol') === undefined ? undefined : spotParam(state, a.params)
+      weights.charge(req.ip, m ? 6 : 80)
+      const out: object[] = []
+      for (const o of a.sub?.orders.values() ?? []) {
+        if (o.market.kind === 'SPOT' && (m === undefined || o.market === m)) out.push(spotOrderJson(o.market, fieldsOfOrder(o), 'record'))
+      }
+      return out
+    })
+
+    app.delete(`${v}/openOrders`, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      const m = spotParam(ctx.state(), a.params)
+      const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
+      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancelAll' })
+      return ack.result.events.flatMap((e) => e.type === 'order' ? [{ ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, e.orderId)!, 'response'),
+        origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
+    })
+
+    app.get(`${v}/account`, async (req) => {
+      weights.charge(req.ip, 20)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const state = ctx.state()
+      const balances = [...state.assets.values()].map((asset) => {
+        const b = a.sub?.spot.get(asset.name)
+        return { asset: asset.name, free: formatLedger(b?.free ?? 0, asset.scale), locked: formatLedger(b?.locked ?? 0, asset.scale) }
+      })
+      return {
+        makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
+        canTrade: true, canWithdraw: true, canDeposit: true, brokered: false, requireSelfTradePrevention: false, preventSor: false,
+        updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'],
+      }
+    })
+  }
+}
