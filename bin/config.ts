@@ -25,6 +25,8 @@ export interface Config {
   tickIntervalMs: number
   checkpointInterval: number
   logLevel: string
+  /** USDT to fund a new account with (`exchange account --fund`). */
+  fund: number
   /** Positional arguments after the command (e.g. the data dir of `replay`). */
   args: string[]
 }
@@ -42,6 +44,7 @@ const OPTIONS = {
   'tick-ms': { type: 'string', env: 'EXCHANGE_TICK_MS', default: '1000' },
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
+  fund: { type: 'string', env: 'EXCHANGE_FUND', default: '10000' },
 } as const
 
 export const USAGE = `usage: exchange <command> [options]
@@ -50,6 +53,7 @@ commands:
   sequencer              the sequencer alone, serving replication on --replication-port
   replica --follow URL   a follower replicating from a sequencer
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
+  account --fund N       a new funded account with a session on the running exchange (JSON)
 options (flag, environment, default):
 ${Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(20)} ${v.env.padEnd(30)} ${v.default}`).join('\n')}`
 
@@ -85,6 +89,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     tickIntervalMs: intOption('tick-ms', get('tick-ms'), 0, 60_000),
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
     logLevel: get('log-level'),
+    fund: intOption('fund', get('fund'), 1, 1_000_000_000),
     args,
   }
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')

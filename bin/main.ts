@@ -3,7 +3,11 @@
 import pino from 'pino'
 import { loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
+import { IngressClient } from '../replica/ingress.js'
+import { wsNetwork } from '../replica/ws-network.js'
+import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
+import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
 
 async function main(argv: string[]): Promise<void> {
@@ -34,6 +38,17 @@ async function main(argv: string[]): Promise<void> {
     case 'replay': {
       const dir = config.args[0] ?? config.dataDir
       await replay(dir, config.checkpointInterval, (line) => process.stdout.write(line + '\n'))
+      return
+    }
+    case 'account': {
+      const client = await IngressClient.connect(wsNetwork, `ws://${config.host}:${config.replicationPort}`)
+      try {
+        const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),
+          chainId: config.chainId, masterSecret: await masterSecret(config), usdt: config.fund })
+        process.stdout.write(JSON.stringify(account, null, 2) + '\n')
+      } finally {
+        client.close()
+      }
       return
     }
     case 'help':

@@ -3,7 +3,7 @@
 // covers the raw query string followed by the raw body, as sent, without `signature`; the
 // timestamp must fall inside recvWindow. Keys carry permissions (TRADE, USER_DATA, WITHDRAW).
 
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { Session, SubAccount } from '../core/state.js'
 import type { GatewayContext } from './context.js'
@@ -25,6 +25,15 @@ export interface Authenticated extends RawRequest {
   session: Session
   /** The session's sub-account, when it holds anything yet. */
   sub: SubAccount | undefined
+}
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A new API key: 64 letters and digits, uniformly random. */
+export function newApiKey(): string {
+  let key = ''
+  for (let i = 0; i < 64; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)]
+  return key
 }
 
 /** The HMAC secret of a session: HMAC-SHA256(master secret, apiKey), hex. */

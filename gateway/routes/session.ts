@@ -2,12 +2,11 @@
 // the API key and its secret; GET shows it; DELETE revokes it. One live session per
 // sub-account: a new one replaces the old.
 
-import { randomInt } from 'node:crypto'
 import type { FastifyPluginAsync } from 'fastify'
 import { getAddress } from 'ethers'
 import type { Permission } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
-import { authenticate, secretFor } from '../auth.js'
+import { authenticate, newApiKey, secretFor } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, timestampAhead, timestampOutsideRecvWindow } from '../errors.js'
 import { rawRequest } from '../params.js'
@@ -19,14 +18,7 @@ interface Options {
   weights: WeightCounter
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const PERMISSIONS = new Set(['TRADE', 'USER_DATA', 'WITHDRAW'])
-
-function newApiKey(): string {
-  let key = ''
-  for (let i = 0; i < 64; i++) key += ALPHABET[randomInt(ALPHABET.length)]
-  return key
-}
 
 function required(params: Map<string, string>, name: string): string {
   const v = params.get(name)

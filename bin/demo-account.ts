@@ -1,0 +1,55 @@
+// Funded accounts for a newcomer, a second trader, a bot or a test: a fresh wallet, an
+// operator deposit (until the chain module credits real deposits, only on the embedded
+// default and the test network), and a session signed by that wallet, printed and saved.
+
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { Wallet } from 'ethers'
+import type { Command } from '../core/commands.js'
+import type { Acknowledged } from '../replica/sequencer.js'
+import { newApiKey, secretFor } from '../gateway/auth.js'
+import { sessionDomain, SESSION_TYPES } from '../gateway/session-signature.js'
+
+export interface DemoAccount {
+  address: string
+  subAccount: number
+  apiKey: string
+  secretKey: string
+  /** The wallet's key, so the newcomer can open new sessions; demo accounts only. */
+  privateKey: string
+  fundedUsdt: string
+}
+
+export async function createFundedAccount(o: {
+  submit: (c: Command) => Promise<Acknowledged>
+  now: () => number
+  chainId: number
+  masterSecret: Uint8Array
+  usdt: number
+}): Promise<DemoAccount> {
+  const wallet = Wallet.createRandom()
+  const units = BigInt(Math.round(o.usdt * 1e6))
+  const half = Number(units / 2n)
+  // Half margin in the perp wallet, half in spot, so both APIs can be tried at once.
+  for (const [wallet_, amount] of [['PERP', half], ['SPOT', Number(units) - half]] as const) {
+    const ack = await o.submit({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount, wallet: wallet_,
+      ref: `operator:${wallet.address}:${wallet_}` })
+    if (!ack.result.ok) throw new Error(`funding refused: ${ack.result.code}`)
+  }
+  const nonce = o.now()
+  const request = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA,WITHDRAW',
+    expiresAt: nonce + 30 * 86_400_000 - 60_000, nonce }
+  const signature = await wallet.signTypedData(sessionDomain(o.chainId), SESSION_TYPES, request)
+  const apiKey = newApiKey()
+  const ack = await o.submit({ type: 'CreateSession', account: wallet.address, sub: 0, apiKey,
+    permissions: ['TRADE', 'USER_DATA', 'WITHDRAW'], expiresAt: request.expiresAt, nonce, signature: signature.toLowerCase() })
+  if (!ack.result.ok) throw new Error(`session refused: ${ack.result.code}`)
+  return { address: wallet.address, subAccount: 0, apiKey, secretKey: secretFor(o.masterSecret, apiKey),
+    privateKey: wallet.privateKey, fundedUsdt: String(o.usdt) }
+}
+
+export async function saveDemoAccount(dataDir: string, account: DemoAccount): Promise<string> {
+  const file = path.join(dataDir, 'demo-account.json')
+  await writeFile(file, JSON.stringify(account, null, 2) + '\n', { mode: 0o600 })
+  return file
+}
