@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context.js'
 import { formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
+import { findOrder } from '../order-lookup.js'
 import { idParam, optional, spotParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import type { WeightCounter } from '../weights.js'
@@ -107,15 +108,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       weights.charge(req.ip, 4)
       const a = authenticate(ctx, req, 'USER_DATA')
       const m = spotParam(ctx.state(), a.params)
-      const orderId = idParam(a.params, 'orderId')
-      const clientId = optional(a.params, 'origClientOrderId')
-      if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
-      const open = orderId !== undefined ? m.book.orders.get(orderId) : a.sub?.orders.get(clientId!)
-      if (open && open.owner === a.sub && open.market === m) return spotOrderJson(m, fieldsOfOrder(open), 'record')
-      await ctx.projections.flush()
-      const owner = { account: a.session.account, sub: a.session.sub }
-      const rec = orderId !== undefined ? await ctx.projections.order(owner, m.marketId, orderId)
-        : await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
+      const rec = await findOrder(ctx, a, m)
       if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'query' })
       return spotOrderJson(m, rec, 'record')
     })

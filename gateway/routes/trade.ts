@@ -13,6 +13,7 @@ import {
   invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
 } from '../errors.js'
 import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
+import { findOrder } from '../order-lookup.js'
 import { idParam, optional, perpParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import type { WeightCounter } from '../weights.js'
@@ -83,25 +84,6 @@ function placeCommand(a: Authenticated, m: PerpMarket): PlaceOrder {
   if (stp !== undefined) cmd.stp = stp as StpMode
   if (gtd !== undefined) cmd.goodTillDate = gtd
   return cmd
-}
-
-/** The caller's order by orderId or origClientOrderId: open ones from state, others from history. */
-async function findOrder(ctx: GatewayContext, a: Authenticated, m: PerpMarket): Promise<OrderFields | undefined> {
-  const orderId = idParam(a.params, 'orderId')
-  const clientId = optional(a.params, 'origClientOrderId')
-  if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
-  const sub = a.sub
-  const open = orderId !== undefined ? m.book.orders.get(orderId) : sub?.orders.get(clientId!)
-  if (open && open.owner === sub && open.market === m && (clientId === undefined || open.clientOrderId === clientId)) {
-    return fieldsOfOrder(open)
-  }
-  await ctx.projections.flush()
-  const owner = { account: a.session.account, sub: a.session.sub }
-  const rec = orderId !== undefined
-    ? await ctx.projections.order(owner, m.marketId, orderId)
-    : await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
-  if (rec && clientId !== undefined && rec.clientOrderId !== clientId) return undefined
-  return rec
 }
 
 function openOrdersOf(sub: SubAccount | undefined, m: PerpMarket | undefined): OrderFields[] {

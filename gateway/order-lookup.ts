@@ -1,0 +1,29 @@
+// Finding the caller's order for query and cancel answers: by orderId or origClientOrderId,
+// open orders from the replica state, closed ones from the order history projection.
+
+import type { Market } from '../core/state.js'
+import type { Authenticated } from './auth.js'
+import type { GatewayContext } from './context.js'
+import { eitherParam } from './errors.js'
+import { fieldsOfOrder, type OrderFields } from './format-order.js'
+import { idParam, optional } from './market-params.js'
+
+/** The caller's order by orderId or origClientOrderId: open ones from state, others from history. */
+export async function findOrder(ctx: GatewayContext, a: Authenticated, m: Market): Promise<OrderFields | undefined> {
+  const orderId = idParam(a.params, 'orderId')
+  const clientId = optional(a.params, 'origClientOrderId')
+  if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+  const sub = a.sub
+  const open = orderId !== undefined ? m.book.orders.get(orderId) : sub?.orders.get(clientId!)
+  if (open && open.owner === sub && open.market === m && (clientId === undefined || open.clientOrderId === clientId)) {
+    return fieldsOfOrder(open)
+  }
+  await ctx.projections.flush()
+  const owner = { account: a.session.account, sub: a.session.sub }
+  const rec = orderId !== undefined
+    ? await ctx.projections.order(owner, m.marketId, orderId)
+    : await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
+  if (rec && clientId !== undefined && rec.clientOrderId !== clientId) return undefined
+  return rec
+}
+
