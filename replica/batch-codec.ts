@@ -1,23 +1,85 @@
 // The bytes of one appended batch as the LevelDB log stores it: msgpack [FORMAT, prevHash,
 // hashes, bodies], hashes being the 32-byte entry hashes end to end and bodies the exact
 // encodeBody() bytes that were hashed, end to end (each msgpack value delimits itself).
+// Replication ships the same hashes and bodies.
 
 import type { Command } from '../core/commands.js'
 import { LogCorruptError } from './chain.js'
-import { chainHash, packr, sameHash, type LogEntry } from './entry.js'
+import { chainDigest, digestEquals, HASH_BYTES, packr, sealEntry, type LogEntry } from './entry.js'
+import { skipValue } from './msgpack-skip.js'
 
 const FORMAT = 1
-const HASH_BYTES = 32
 
 // Keeping the hashed bytes means verifying a read never depends on re-encoding giving the
 // same bytes; keeping them end to end lets one unpackMultiple() call decode the whole batch.
 export function encodeBatch(prevHash: Uint8Array, hashes: Uint8Array, bodies: Uint8Array): Uint8Array {
-  return packr.pack([FORMAT, prevHash, hashes, bodies])
+  return packWithBins([FORMAT], [prevHash, hashes, bodies])
+}
+
+/** Binary data given whole, or as parts to be written end to end. */
+export type Bin = Uint8Array | readonly Uint8Array[]
+
+/**
+ * msgpack [...head, ...bins] (at most 15 items), the same value packr.pack() gives for the
+ * bins joined, written straight into one buffer of the right size: each byte copied once.
+ */
+export function packWithBins(head: readonly unknown[], bins: readonly Bin[]): Uint8Array {
+  const items = head.length + bins.length
+  if (items > 15) throw new RangeError(`packWithBins takes at most 15 items, not ${items}`)
+  const packed = head.map((v) => packr.pack(v))
+  let size = 1
+  for (const p of packed) size += p.length
+  for (const b of bins) size += binSize(binLength(b))
+  const out = new Uint8Array(size)
+  out[0] = 0x90 | items
+  let at = 1
+  for (const p of packed) {
+    out.set(p, at)
+    at += p.length
+  }
+  for (const b of bins) at = writeBin(out, at, b)
+  return out
 }
 
 /** A batch of entries already checked by checkContinues(), with the bodies it returned. */
 export function encodeEntries(entries: readonly LogEntry[], bodies: readonly Uint8Array[]): Uint8Array {
-  return encodeBatch(entries[0]!.prevHash, Buffer.concat(entries.map((e) => e.hash)), Buffer.concat(bodies))
+  return packWithBins([FORMAT], [entries[0]!.prevHash, entries.map((e) => e.hash), bodies])
+}
+
+function binLength(b: Bin): number {
+  if (b instanceof Uint8Array) return b.length
+  let n = 0
+  for (const part of b) n += part.length
+  return n
+}
+
+function binSize(n: number): number {
+  return n + (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5)
+}
+
+function writeBin(out: Uint8Array, at: number, bin: Bin): number {
+  const n = binLength(bin)
+  if (n < 0x100) {
+    out[at++] = 0xc4
+    out[at++] = n
+  } else if (n < 0x10000) {
+    out[at++] = 0xc5
+    out[at++] = n >>> 8
+    out[at++] = n & 0xff
+  } else {
+    out[at++] = 0xc6
+    new DataView(out.buffer, out.byteOffset + at, 4).setUint32(0, n)
+    at += 4
+  }
+  if (bin instanceof Uint8Array) {
+    out.set(bin, at)
+    return at + n
+  }
+  for (const part of bin) {
+    out.set(part, at)
+    at += part.length
+  }
+  return at
 }
 
 export interface Envelope {
@@ -45,57 +107,101 @@ export function decodeEnvelope(firstSeq: number, bytes: Uint8Array): Envelope {
 }
 
 /**
- * Walks the bodies of a batch stored under `firstSeq`, verifying its own chain: each hash
- * recomputed from the previous one and the stored body bytes, each seq consecutive from
- * firstSeq. `visit` gets each entry and the end offset of its body; returning false stops.
+ * Verifies the chain over `hashes` and `bodies` without decoding a command: each body's
+ * extent found by skipping its msgpack value, each hash recomputed from the previous one
+ * (`prevHash` first) and the body's bytes. Returns where each body ends, for decodeChain().
+ * This is all that depends on the hash function, so it can run on another thread.
  */
-function walk(firstSeq: number, env: Envelope, visit: (e: LogEntry, end: number) => boolean | void): void {
-  let i = 0
-  let prev = env.prevHash
-  const check = (body: unknown, start?: number, end?: number): boolean | void => {
-    const seq = firstSeq + i
-    if (i >= env.count) throw new LogCorruptError(seq, 'more bodies than hashes')
-    const hash = env.hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
-    const computed = chainHash(prev, env.bodies.subarray(start!, end!))
-    if (!sameHash(computed, hash)) throw new LogCorruptError(seq, 'hash does not match its body')
-    const [bodySeq, time, command] = (Array.isArray(body) ? body : []) as unknown[]
-    if (bodySeq !== seq || typeof time !== 'number' || typeof command !== 'object' || command === null) {
-      throw new LogCorruptError(seq, `entry body does not hold seq ${seq}`)
+export function verifyBodies(
+  firstSeq: number, prevHash: Uint8Array, hashes: Uint8Array, bodies: Uint8Array,
+  fail: (seq: number, reason: string) => Error,
+): Uint32Array {
+  const count = hashes.length / HASH_BYTES
+  const ends = new Uint32Array(count)
+  let prev = prevHash
+  let start = 0
+  for (let i = 0; i < count; i++) {
+    if (start >= bodies.length) throw fail(firstSeq + i, 'fewer bodies than hashes')
+    const end = skipValue(bodies, start)
+    if (end < 0) throw fail(firstSeq + i, 'undecodable entry (not msgpack)')
+    const offset = i * HASH_BYTES
+    if (!digestEquals(chainDigest(prev, bodies.subarray(start, end)), hashes, offset)) {
+      throw fail(firstSeq + i, 'hash does not match its body')
     }
-    const stop = visit({ seq, time, command: command as Command, prevHash: prev, hash }, end!) === false
-    prev = hash
-    i++
-    return stop ? false : undefined
+    prev = hashes.subarray(offset, offset + HASH_BYTES)
+    ends[i] = end
+    start = end
   }
-  try {
-    packr.unpackMultiple(env.bodies, check)
-  } catch (err) {
-    if (err instanceof LogCorruptError) throw err
-    throw new LogCorruptError(firstSeq + i, `undecodable entry (${(err as Error).message})`)
-  }
+  if (start !== bodies.length) throw fail(firstSeq + count, 'more bodies than hashes')
+  return ends
 }
 
-/** Decodes and verifies a whole batch; the first entry's prevHash is the one it stored. */
-export function decodeBatch(firstSeq: number, bytes: Uint8Array): LogEntry[] {
-  const env = decodeEnvelope(firstSeq, bytes)
+/**
+ * Decodes and verifies entries from `hashes` and `bodies` (as an envelope holds them), the
+ * first one seq `firstSeq` after `prevHash`: each hash recomputed from the previous one and
+ * the body bytes, each body holding the next seq and a time. With `ends` from verifyBodies(),
+ * the hashes are already checked over exactly those extents, and each decoded body must end
+ * where it said. The entries come back sealed (their bodies are the verified bytes).
+ * `stopAfter` ends the walk early; `fail` makes the error. Hashes and bodies must agree in
+ * number unless the walk stops early.
+ */
+export function decodeChain(
+  firstSeq: number, prevHash: Uint8Array, hashes: Uint8Array, bodies: Uint8Array,
+  fail: (seq: number, reason: string) => Error, o: { stopAfter?: number, ends?: Uint32Array } = {},
+): { entries: LogEntry[], bodiesEnd: number } {
+  const count = hashes.length / HASH_BYTES
+  const { stopAfter = Infinity, ends } = o
+  // Plain views: Buffer.subarray() per entry costs several times more.
+  const hashBytes = new Uint8Array(hashes.buffer, hashes.byteOffset, hashes.length)
+  const bodyBytes = new Uint8Array(bodies.buffer, bodies.byteOffset, bodies.length)
   const entries: LogEntry[] = []
-  walk(firstSeq, env, (e) => { entries.push(e) })
-  if (entries.length !== env.count) throw new LogCorruptError(firstSeq + entries.length, 'fewer bodies than hashes')
-  return entries
+  let prev = prevHash
+  let bodiesEnd = 0
+  let failed: Error | undefined
+  const visit = (value: unknown, start: number, end: number): boolean | undefined => {
+    const i = entries.length
+    const seq = firstSeq + i
+    if (i >= count) throw (failed = fail(seq, 'more bodies than hashes'))
+    const body = bodyBytes.subarray(start, end)
+    if (ends === undefined && !digestEquals(chainDigest(prev, body), hashBytes, i * HASH_BYTES)) {
+      throw (failed = fail(seq, 'hash does not match its body'))
+    }
+    if (ends !== undefined && ends[i] !== end) throw (failed = fail(seq, 'body does not end where its hash was checked'))
+    const [bodySeq, time, command] = (Array.isArray(value) ? value : []) as unknown[]
+    if (bodySeq !== seq || typeof time !== 'number' || typeof command !== 'object' || command === null) {
+      throw (failed = fail(seq, `entry body does not hold seq ${seq}`))
+    }
+    const hash = hashBytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
+    entries.push(sealEntry(seq, time, command as Command, prev, hash, body))
+    prev = hash
+    bodiesEnd = end
+    return entries.length < stopAfter ? undefined : false
+  }
+  try {
+    packr.unpackMultiple(bodyBytes, visit as (value: unknown, start?: number, end?: number) => boolean | undefined)
+  } catch (err) {
+    if (err === failed) throw err
+    throw fail(firstSeq + entries.length, `undecodable entry (${(err as Error).message})`)
+  }
+  if (entries.length < Math.min(count, stopAfter)) throw fail(firstSeq + entries.length, 'fewer bodies than hashes')
+  return { entries, bodiesEnd }
+}
+
+const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
+
+/**
+ * Decodes and verifies a whole batch; the first entry's prevHash is the one it stored. `ends`
+ * is the chain verifier's answer for these bytes when it checked the hashes already.
+ */
+export function decodeBatch(firstSeq: number, bytes: Uint8Array, ends?: Uint32Array): LogEntry[] {
+  const env = decodeEnvelope(firstSeq, bytes)
+  return decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { ends }).entries
 }
 
 /** The batch cut down to its first `keep` entries (verified as they are walked), and the last of them. */
 export function truncateBatch(firstSeq: number, bytes: Uint8Array, keep: number): { bytes: Uint8Array, last: LogEntry } {
   const env = decodeEnvelope(firstSeq, bytes)
-  let last: LogEntry | undefined
-  let bodiesEnd = 0
-  walk(firstSeq, env, (e, end) => {
-    last = e
-    bodiesEnd = end
-    return e.seq < firstSeq + keep - 1
-  })
-  if (last === undefined || last.seq !== firstSeq + keep - 1) {
-    throw new LogCorruptError(firstSeq, `batch holds fewer than ${keep} entries`)
-  }
-  return { bytes: encodeBatch(env.prevHash, env.hashes.subarray(0, keep * HASH_BYTES), env.bodies.subarray(0, bodiesEnd)), last }
+  if (keep < 1 || keep > env.count) throw new LogCorruptError(firstSeq, `batch holds fewer than ${keep} entries`)
+  const { entries, bodiesEnd } = decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { stopAfter: keep })
+  return { bytes: encodeBatch(env.prevHash, env.hashes.subarray(0, keep * HASH_BYTES), env.bodies.subarray(0, bodiesEnd)), last: entries[keep - 1]! }
 }

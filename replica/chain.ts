@@ -1,7 +1,7 @@
 // The hash-chain checks shared by every log store: what an append must satisfy before it is
 // written, and the errors for a refused append and for a log found corrupt when read back.
 
-import { chainHash, encodeBody, hex, sameHash, type LogEntry } from './entry.js'
+import { bodyHeadIs, chainDigest, digestEquals, encodeBody, HASH_BYTES, hex, sameHash, sealedBody, type LogEntry } from './entry.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 
 /** An append that does not continue the chain; the store is unchanged. */
@@ -15,14 +15,17 @@ export class AppendRefusedError extends Error {
 /** Stored entries that fail to decode, leave a gap or break the hash chain. Never skipped. */
 export class LogCorruptError extends Error {
   override name = 'LogCorruptError'
-  constructor(readonly seq: number, reason: string) {
+  constructor(readonly seq: number, readonly reason: string) {
     super(`log corrupt at seq ${seq}: ${reason}`)
   }
 }
 
 /**
- * Checks that `entries` continue the chain after (lastSeq, lastHash), recomputing every hash.
- * Returns each entry's encoded body so a store can keep exactly the bytes that were hashed.
+ * Checks that `entries` continue the chain after (lastSeq, lastHash): seqs consecutive, times
+ * valid, prevHash links, and every hash recomputed over the entry's body. A sealed entry
+ * (entry.ts) brings its body, the bytes its command was encoded to once, and they are
+ * hashed as given after a look at their head (seq and time); any other entry is encoded
+ * now. Returns the bodies, so a store keeps exactly the bytes that were hashed.
  */
 export function checkContinues(lastSeq: number, lastHash: Uint8Array, entries: readonly LogEntry[]): Uint8Array[] {
   const n = entries.length
@@ -39,8 +42,12 @@ export function checkContinues(lastSeq: number, lastHash: Uint8Array, entries: r
     if (!sameHash(e.prevHash, prevHash)) {
       throw new AppendRefusedError(e.seq, `prevHash ${hex(e.prevHash)} does not match ${hex(prevHash)}`)
     }
-    const body = encodeBody(e.seq, e.time, e.command)
-    if (!sameHash(chainHash(prevHash, body), e.hash)) throw new AppendRefusedError(e.seq, 'hash does not match its body')
+    let body = sealedBody(e)
+    if (body === undefined) body = encodeBody(e.seq, e.time, e.command)
+    else if (!bodyHeadIs(body, e.seq, e.time)) throw new AppendRefusedError(e.seq, 'its body does not hold its seq and time')
+    if (e.hash.length !== HASH_BYTES || !digestEquals(chainDigest(prevHash, body), e.hash)) {
+      throw new AppendRefusedError(e.seq, 'hash does not match its body')
+    }
     bodies[i] = body
     seq = e.seq
     prevHash = e.hash

@@ -1,12 +1,15 @@
 // A follower: connects to the sequencer's replication endpoint, asks from the end of its own
 // log, verifies every entry against the hash chain, appends it durably, applies it, and
 // compares its state root with the sequencer's at every checkpoint. A gap, a bad hash or a
-// different root stops it with a clear error; a dropped connection reconnects.
+// different root stops it with a clear error; a dropped connection reconnects. Batches that
+// arrive while its previous write is syncing are appended together, one sync for all.
 
+import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { Clock, Timer } from './clock.js'
+import type { LogEntry } from './entry.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
-import { decodeMessage, encodeMessage, verifyWire, type Message } from './replication.js'
+import { batchCount, decodeMessage, encodeMessage, verifyWire, type BatchMessage, type Message } from './replication.js'
 
 export class FollowerError extends Error {
   override name = 'FollowerError'
@@ -24,7 +27,11 @@ export interface FollowerOptions {
 
 export class Follower {
   private conn: Connection | null = null
-  private chain: Promise<void> = Promise.resolve()
+  /** Messages received and not yet handled, oldest first, and their size in bytes. */
+  private inbox: Message[] = []
+  private inboxBytes: number[] = []
+  private inboxTotalBytes = 0
+  private draining: Promise<void> | null = null
   private stopped = false
   private retry: Timer | null = null
   /** Roots the sequencer announced that this node has not reached yet. */
@@ -49,8 +56,10 @@ export class Follower {
     this.conn?.close('follower stopping')
   }
 
-  /** Resolves when everything received so far is applied. */
-  idle(): Promise<void> { return this.chain }
+  /** Resolves when everything received so far is handled. */
+  async idle(): Promise<void> {
+    while (this.draining !== null) await this.draining
+  }
 
   private connect(): void {
     if (this.stopped) return
@@ -58,9 +67,7 @@ export class Follower {
       if (this.stopped) { conn.close(); return }
       this.conn = conn
       this.connected = true
-      conn.onMessage((bytes) => {
-        this.chain = this.chain.then(() => this.handle(bytes)).catch((err: Error) => this.fatal(err))
-      })
+      conn.onMessage((bytes) => this.receive(conn, bytes))
       conn.onClose((reason) => {
         this.connected = false
         if (this.conn === conn) this.conn = null
@@ -69,8 +76,9 @@ export class Follower {
           this.scheduleReconnect()
         }
       })
-      // Ask from the end of the log once everything in flight is applied.
-      this.chain = this.chain.then(() => conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1])))
+      // Ask from the end of the log once everything received before is handled.
+      this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1])) },
+        (err: Error) => this.fatal(err))
     }, () => this.scheduleReconnect())
   }
 
@@ -80,28 +88,83 @@ export class Follower {
     this.retry = this.o.clock.after(this.o.reconnectMs ?? 200, () => this.connect())
   }
 
-  private async handle(bytes: Uint8Array): Promise<void> {
-    if (this.stopped) return
-    const m: Message = decodeMessage(bytes)
+  private receive(conn: Connection, bytes: Uint8Array): void {
+    // Messages of a connection given up on are dropped whole: it catches up when it reconnects.
+    if (this.stopped || conn !== this.conn) return
+    if (this.inboxTotalBytes + bytes.length > LIMITS.followerBufferBytesMax) {
+      this.o.logger?.warn({ inboxBytes: this.inboxTotalBytes }, 'follower inbox full; reconnecting to catch up')
+      this.conn = null
+      conn.close('follower inbox full')
+      return
+    }
+    let m: Message
+    try {
+      m = decodeMessage(bytes)
+    } catch (err) {
+      this.fatal(err as Error)
+      return
+    }
+    this.inbox.push(m)
+    this.inboxBytes.push(bytes.length)
+    this.inboxTotalBytes += bytes.length
+    if (this.draining === null) this.draining = this.drain().finally(() => { this.draining = null })
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.inbox.length > 0 && !this.stopped) {
+        if (this.inbox[0]![0] === 'batch') await this.appendBatches()
+        else await this.handle(this.take())
+      }
+    } catch (err) {
+      this.fatal(err as Error)
+    }
+  }
+
+  private take(): Message {
+    this.inboxTotalBytes -= this.inboxBytes.shift()!
+    return this.inbox.shift()!
+  }
+
+  /**
+   * Verifies every batch waiting at the head of the inbox against the chain, appends them as
+   * one durable write (up to the store's batch limit), then applies them.
+   */
+  private async appendBatches(): Promise<void> {
+    const node = this.o.node
+    const log = node.log
+    const entries: LogEntry[] = []
+    const newest: number[] = []
+    let seq = log.lastSeq
+    let hash = log.lastHash
+    while (this.inbox.length > 0 && this.inbox[0]![0] === 'batch') {
+      const m = this.inbox[0] as BatchMessage
+      if (entries.length > 0 && entries.length + batchCount(m) > REPLICA_LIMITS.batchEntriesMax) break
+      this.take()
+      const batch = verifyWire(m, seq, hash)
+      for (const e of batch) entries.push(e)
+      const last = batch[batch.length - 1]!
+      newest.push(last.time)
+      seq = last.seq
+      hash = last.hash
+    }
+    await log.append(entries)
+    node.applyBatch(entries)
+    await node.flushSnapshots()
+    // Lag: from the sequencer stamping the newest entry of each batch to this node having applied it.
+    const now = this.o.clock.now()
+    for (const time of newest) this.lagSamplesMs.push(now - time)
+    this.lastLagMs = now - newest[newest.length - 1]!
+    if (this.lagSamplesMs.length > 10_000) this.lagSamplesMs.splice(0, this.lagSamplesMs.length - 5_000)
+  }
+
+  private async handle(m: Message): Promise<void> {
     const node = this.o.node
     switch (m[0]) {
       case 'snapshot':
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
         await node.install(m[1], m[2])
         return
-      case 'entries': {
-        const log = node.log
-        const entries = verifyWire(m[1], log.lastSeq, log.lastHash)
-        if (entries.length === 0) return
-        await log.append(entries)
-        node.applyBatch(entries)
-        await node.flushSnapshots()
-        // Lag: from the sequencer stamping the newest entry to this node having applied it.
-        this.lastLagMs = this.o.clock.now() - entries[entries.length - 1]!.time
-        this.lagSamplesMs.push(this.lastLagMs)
-        if (this.lagSamplesMs.length > 10_000) this.lagSamplesMs.splice(0, 5_000)
-        return
-      }
       case 'checkpoint': {
         const mine = node.roots.find((r) => r.seq === m[1])
         if (mine) this.check(m[1], mine.root, m[2])
@@ -112,7 +175,7 @@ export class Follower {
         this.o.logger?.warn({ reason: m[1] }, 'sequencer closed the stream')
         return
       default:
-        throw new FollowerError(`unknown replication message ${String(m[0])}`)
+        throw new FollowerError(`unexpected replication message ${String(m[0])}`)
     }
   }
 

@@ -6,10 +6,12 @@ import { Level } from 'level'
 import { assert } from '../core/assert.js'
 import { decodeBatch, encodeEntries, truncateBatch } from './batch-codec.js'
 import { checkContinues, checkLink, LogCorruptError } from './chain.js'
+import { chainVerifier, VerifierUnavailableError, type ChainVerifier } from './chain-verifier.js'
 import { GENESIS_HASH, packr, type LogEntry } from './entry.js'
 import type { Logger, LogStore } from './log-store.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 import { keySeq, keySpaces, seqKey, SYNC, type LogKeySpaces } from './level-keys.js'
+import { ReadAhead } from './level-read-ahead.js'
 import { repairTail } from './level-tail.js'
 
 type Bytes = Uint8Array
@@ -17,11 +19,22 @@ type Bytes = Uint8Array
 // first batch must link to. It moves only at dropBefore and reset and is their commit point.
 const BASE_KEY = 'base'
 const BASE_FORMAT = 1
-/** Batches fetched per iterator hop: enough to amortize the async round trip, small enough to stream. */
-const BATCHES_PER_HOP = 32
+/** Reads of at least this many entries check hashes on the chain verifier's thread. */
+const VERIFY_IN_WORKER_FROM = 16_384
 
 export interface LevelLogOptions {
   logger?: Logger
+  /**
+   * Where reads recompute hashes: on a second thread (chain-verifier.ts) while this one
+   * decodes and the caller applies, or inline; it is the same check either way. 'auto' (the
+   * default) uses the thread for reads of at least 16,384 entries, where it pays for the
+   * copy and the round trip, once the thread is up ('always' waits for it). Appends always
+   * check inline: measured, the thread did not pay there (the second core is busy with
+   * LevelDB and the collector while the sequencer runs).
+   */
+  verifyInWorker?: 'auto' | 'always' | 'never'
+  /** The verifier thread to use; the process's own by default. */
+  verifier?: ChainVerifier
 }
 
 export class LevelLogStore implements LogStore {
@@ -33,6 +46,7 @@ export class LevelLogStore implements LogStore {
   #lastHash: Bytes = GENESIS_HASH
   // Appends and truncations each check then write; two at once would both pass the check.
   #writing = false
+  #verifierWarned = false
 
   constructor(readonly dir: string, private readonly options: LevelLogOptions = {}) {}
 
@@ -171,20 +185,22 @@ export class LevelLogStore implements LogStore {
     if (startKey === undefined) throw new LogCorruptError(fromSeq, 'gap: no batch holds it')
     let prev: { seq: number, hash: Bytes } | undefined
     if (keySeq(startKey) === this.firstSeq) prev = { seq: this.#baseSeq, hash: this.#baseHash }
+    const mode = this.options.verifyInWorker ?? 'auto'
+    const inWorker = mode === 'always' || (mode === 'auto' && toSeq - fromSeq + 1 >= VERIFY_IN_WORKER_FROM)
     const it = log.iterator({ gte: startKey, lte: seqKey(toSeq) })
+    const ahead = new ReadAhead(it, inWorker ? this.options.verifier ?? chainVerifier : undefined, mode === 'always')
     try {
-      for (let hop = await it.nextv(BATCHES_PER_HOP); hop.length > 0; hop = await it.nextv(BATCHES_PER_HOP)) {
-        for (const [key, bytes] of hop) {
-          const start = keySeq(key)
-          const entries = decodeBatch(start, bytes)
-          if (prev !== undefined) checkLink(prev.seq, prev.hash, entries[0]!)
-          prev = entries[entries.length - 1]!
-          const lo = Math.max(0, fromSeq - start)
-          const hi = Math.min(entries.length, toSeq - start + 1)
-          if (lo < hi) yield lo === 0 && hi === entries.length ? entries : entries.slice(lo, hi)
-        }
+      for (let batch = await ahead.next(); batch !== undefined; batch = await ahead.next()) {
+        const start = batch.seq
+        const entries = decodeBatch(start, batch.bytes, await this.#verdict(batch.ends))
+        if (prev !== undefined) checkLink(prev.seq, prev.hash, entries[0]!)
+        prev = entries[entries.length - 1]!
+        const lo = Math.max(0, fromSeq - start)
+        const hi = Math.min(entries.length, toSeq - start + 1)
+        if (lo < hi) yield lo === 0 && hi === entries.length ? entries : entries.slice(lo, hi)
       }
     } finally {
+      await ahead.settle()
       await it.close()
     }
     if (prev === undefined || prev.seq < toSeq) {
@@ -222,8 +238,21 @@ export class LevelLogStore implements LogStore {
     return this.#spaces
   }
 
+  /** The verifier's answer; undefined (check inline) if there was no question or no answer. */
+  async #verdict(ends: Promise<Uint32Array> | undefined): Promise<Uint32Array | undefined> {
+    try {
+      return await ends
+    } catch (err) {
+      if (!(err instanceof VerifierUnavailableError)) throw err
+      if (!this.#verifierWarned) this.options.logger?.warn({ err: err.message }, 'chain verifier thread unavailable; checking hashes inline')
+      this.#verifierWarned = true
+      return undefined
+    }
+  }
+
   #beginWrite(): void {
     assert(!this.#writing, 'concurrent writes to the log')
     this.#writing = true
   }
 }
+

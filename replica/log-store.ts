@@ -21,13 +21,16 @@ export interface LogStore {
   /**
    * Appends entries that continue the chain (seq = lastSeq + 1, prevHash = lastHash, each
    * hash correct) as one durable batch; resolves only after the write is synced to disk.
-   * Throws AppendRefusedError, changing nothing, when they do not.
+   * Each hash is recomputed over the bytes that will be stored: a sealed entry's own body
+   * (entry.ts), any other entry's fields encoded now. Throws AppendRefusedError, changing
+   * nothing, when they do not.
    */
   append(entries: LogEntry[]): Promise<void>
   /**
    * Entries from `fromSeq` (at least firstSeq) to `toSeq` inclusive (default lastSeq), at most
-   * `limit` (default and maximum REPLICA_LIMITS.readEntriesMax), chain-verified. Throws
-   * LogCorruptError on a gap or a hash mismatch.
+   * `limit` (default and maximum REPLICA_LIMITS.readEntriesMax), chain-verified, sealed with
+   * their stored bodies where the store keeps them. Throws LogCorruptError on a gap or a
+   * hash mismatch.
    */
   read(fromSeq: number, toSeq?: number, limit?: number): Promise<LogEntry[]>
   /**

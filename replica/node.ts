@@ -85,13 +85,13 @@ export class ReplicaNode {
     await this.replay()
   }
 
-  /** Applies every log entry after the state's seq. */
+  /** Applies every log entry after the state's seq, streaming the stored batches. */
   async replay(): Promise<void> {
     const { log } = this.o
-    while (this.state.seq < log.lastSeq) {
-      const entries = await log.read(this.state.seq + 1, log.lastSeq, 4096)
-      if (entries.length === 0) throw new Error(`log has no entry ${this.state.seq + 1}`)
-      this.applyBatch(entries)
+    const lastSeq = log.lastSeq
+    if (this.state.seq < lastSeq) {
+      for await (const entries of log.readBatches(this.state.seq + 1)) this.applyBatch(entries)
+      if (this.state.seq !== lastSeq) throw new Error(`replay ended at ${this.state.seq}, the log at ${lastSeq}`)
     }
     await this.flushSnapshots()
   }

@@ -3,12 +3,15 @@
 // the follower up from its log and streams every durable batch live, plus the state root of
 // every checkpoint. Messages are msgpack arrays in binary frames:
 //   follower → sequencer: ['hello', fromSeq]
-//   sequencer → follower: ['snapshot', meta, bytes] | ['entries', [[seq, time, command, hash]…]]
+//   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
 //                         | ['checkpoint', seq, root] | ['error', message]
+// A batch carries entries as the log stores them: their 32-byte hashes end to end and the
+// exact body bytes that were hashed, end to end. The follower hashes the bytes it received
+// and decodes them once; nothing is encoded again on either side.
 
-import type { Command } from '../core/commands.js'
 import { LIMITS } from '../core/limits.js'
-import { chainHash, encodeBody, packr, sameHash, type LogEntry } from './entry.js'
+import { decodeChain, packWithBins } from './batch-codec.js'
+import { bodyOf, HASH_BYTES, packr, type LogEntry } from './entry.js'
 import type { LogStore } from './log-store.js'
 import type { Connection } from './network.js'
 import type { Checkpoint, Logger, SnapshotMeta, SnapshotStoreLike } from './node.js'
@@ -16,46 +19,61 @@ import type { Committed } from './sequencer.js'
 
 export const REPLICATION_PATH = '/replication'
 
-type WireEntry = [number, number, Command, Uint8Array]
+/** ['batch', firstSeq, hashes, bodies]: entries as the log stores them. */
+export type BatchMessage = ['batch', number, Uint8Array, Uint8Array]
 
 export type Message =
   | ['hello', number]
   | ['snapshot', SnapshotMeta, Uint8Array]
-  | ['entries', WireEntry[]]
+  | BatchMessage
   | ['checkpoint', number, string]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
+  if (m[0] === 'batch') return packWithBins(['batch', m[1]], [m[2], m[3]])
   return packr.pack(m)
 }
 
 export function decodeMessage(bytes: Uint8Array): Message {
   const m = packr.unpack(bytes) as Message
   if (!Array.isArray(m) || typeof m[0] !== 'string') throw new Error('malformed replication message')
+  if (m[0] === 'batch' && (!Number.isSafeInteger(m[1]) || !(m[2] instanceof Uint8Array) || !(m[3] instanceof Uint8Array) ||
+    m[2].length === 0 || m[2].length % HASH_BYTES !== 0)) {
+    throw new Error('malformed replication batch')
+  }
   return m
 }
 
-function toWire(entries: LogEntry[]): WireEntry[] {
-  return entries.map((e) => [e.seq, e.time, e.command, e.hash])
+/** The batch message for durable entries, written straight from their hashes and bodies. */
+export function encodeBatchMessage(entries: readonly LogEntry[]): Uint8Array {
+  return packWithBins(['batch', entries[0]!.seq], [entries.map((e) => e.hash), entries.map(bodyOf)])
 }
 
-/**
- * Rebuilds entries from the wire and verifies them against the chain so far: contiguous
- * seqs and every hash recomputed. Throws on a gap or a mismatch; nothing is ever skipped.
- */
-export function verifyWire(wire: WireEntry[], lastSeq: number, lastHash: Uint8Array): LogEntry[] {
-  const out: LogEntry[] = []
-  let prev = lastHash
-  let seq = lastSeq
-  for (const [s, time, command, hash] of wire) {
-    if (s !== seq + 1) throw new Error(`replication gap: expected seq ${seq + 1}, got ${s}`)
-    const h = chainHash(prev, encodeBody(s, time, command))
-    if (!sameHash(h, hash)) throw new Error(`replication hash mismatch at seq ${s}`)
-    out.push({ seq: s, time, command, prevHash: prev, hash: h })
-    prev = h
-    seq = s
+/** Entries in a batch message: how a follower knows their number before decoding them. */
+export function batchCount(m: BatchMessage): number {
+  return m[2].length / HASH_BYTES
+}
+
+/** A batch from the wire that does not continue the follower's chain. Never skipped. */
+export class ReplicationRefusedError extends Error {
+  override name = 'ReplicationRefusedError'
+  constructor(readonly seq: number, reason: string) {
+    super(`replication refused at seq ${seq}: ${reason}`)
   }
-  return out
+}
+
+const refused = (seq: number, reason: string): Error => new ReplicationRefusedError(seq, reason)
+
+/**
+ * Verifies a batch from the wire against the chain so far and decodes it once: its first seq
+ * follows `lastSeq`, and every hash is recomputed from the previous one (`lastHash` first)
+ * and the received body bytes. The entries come back sealed with those bytes, so the log
+ * store writes them as received. Throws on a gap or a mismatch; nothing is ever skipped.
+ */
+export function verifyWire(m: BatchMessage, lastSeq: number, lastHash: Uint8Array): LogEntry[] {
+  const [, firstSeq, hashes, bodies] = m
+  if (firstSeq !== lastSeq + 1) throw new ReplicationRefusedError(lastSeq + 1, `gap: expected seq ${lastSeq + 1}, got ${firstSeq}`)
+  return decodeChain(firstSeq, lastHash, hashes, bodies, refused).entries
 }
 
 interface Session {
@@ -111,7 +129,7 @@ export class ReplicationServer {
     while (this.sessions.has(s) && s.next <= log.lastSeq) {
       const entries = await log.read(s.next, log.lastSeq, LIMITS.replicationBatchMax)
       if (entries.length === 0) break
-      this.send(s, ['entries', toWire(entries)])
+      this.sendBytes(s, encodeBatchMessage(entries))
       s.next = entries[entries.length - 1]!.seq + 1
       // Let the socket drain before reading more.
       while (this.sessions.has(s) && s.conn.bufferedBytes > LIMITS.followerBufferBytesMax / 4) {
@@ -130,7 +148,7 @@ export class ReplicationServer {
     for (const s of this.sessions) {
       if (!s.live) continue
       if (s.next !== first) { this.drop(s, `stream position ${s.next} != batch ${first}`); continue }
-      bytes ??= encodeMessage(['entries', toWire(c.entries)])
+      bytes ??= encodeBatchMessage(c.entries)
       this.sendBytes(s, bytes)
       s.next = c.entries[c.entries.length - 1]!.seq + 1
     }

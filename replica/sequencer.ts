@@ -5,7 +5,8 @@
 import { apply } from '../core/apply.js'
 import type { Command } from '../core/commands.js'
 import type { Result } from '../core/events.js'
-import { LIMITS } from '../core/limits.js'
+import { assert } from '../core/assert.js'
+import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { State } from '../core/state.js'
 import type { Clock, Timer } from './clock.js'
 import { makeEntry, type LogEntry } from './entry.js'
@@ -58,16 +59,26 @@ interface Pending {
   reject: (e: Error) => void
 }
 
+/** Commands stamped and applied together, waiting for their write. */
+interface Prepared {
+  batch: Pending[]
+  entries: LogEntry[]
+  results: Result[]
+}
+
 export class Sequencer {
   /** Waiting commands are queue[head..]; taking a batch moves `head`, not the elements. */
-  private queue: Pending[] = []
+  private queue: (Pending | undefined)[] = []
   private head = 0
   private pumpScheduled = false
-  /** Batches applied whose write has not finished: one being written, one waiting. */
-  private inflight = 0
-  /** Hash of the last stamped entry, which runs ahead of the log by the batches in flight. */
+  /** Applied batches whose write has not started, oldest first; the next write takes them all. */
+  private unwritten: Prepared[] = []
+  /** Entries applied whose write has not finished (being written or waiting): at most 2 × batchMax. */
+  private notDurable = 0
+  /** The write in progress, if any. */
+  private writing: Promise<void> | null = null
+  /** Hash of the last stamped entry, which runs ahead of the log by the entries not yet durable. */
   private prevHash: Uint8Array
-  private lastWrite: Promise<void> = Promise.resolve()
   private stopped: string | null = null
   private tickTimer: Timer | null = null
   private readonly queueMax: number
@@ -79,6 +90,8 @@ export class Sequencer {
   constructor(private readonly o: SequencerOptions) {
     this.queueMax = o.ingressQueueMax ?? LIMITS.ingressQueueMax
     this.batchMax = o.batchMax ?? LIMITS.batchMax
+    assert(Number.isSafeInteger(this.batchMax) && this.batchMax >= 1 && 2 * this.batchMax <= REPLICA_LIMITS.batchEntriesMax,
+      `batchMax ${this.batchMax}: two batches must fit one log append`)
     if (o.state.seq !== o.log.lastSeq) throw new Error(`state at ${o.state.seq} but log at ${o.log.lastSeq}`)
     this.prevHash = o.log.lastHash
   }
@@ -93,7 +106,7 @@ export class Sequencer {
   /** Stops taking commands; pending submitters are rejected. Waits for an in-flight write. */
   async stop(): Promise<void> {
     this.halt('shut down')
-    await this.lastWrite
+    while (this.writing !== null) await this.writing
   }
 
   submit(command: Command): Promise<Acknowledged> {
@@ -102,7 +115,7 @@ export class Sequencer {
     return new Promise((resolve, reject) => {
       this.queue.push({ command, resolve, reject })
       // One pump per turn of the event loop takes everything submitted in it as one batch.
-      if (!this.pumpScheduled && this.inflight < 2) {
+      if (!this.pumpScheduled && this.notDurable < 2 * this.batchMax) {
         this.pumpScheduled = true
         queueMicrotask(this.scheduledPump)
       }
@@ -117,19 +130,29 @@ export class Sequencer {
     }
   }
 
-  /** Stamps and applies batches while fewer than two await their write. */
   private readonly scheduledPump = (): void => {
     this.pumpScheduled = false
     this.pump()
   }
 
+  /**
+   * Stamps and applies waiting commands while fewer than two batches' worth of entries await
+   * durability, starting a write whenever none is in progress.
+   */
   private pump(): void {
-    while (this.inflight < 2 && this.queued > 0 && this.stopped === null) this.prepare()
+    const cap = 2 * this.batchMax
+    while (this.queued > 0 && this.notDurable < cap && this.stopped === null) {
+      this.prepare(Math.min(this.batchMax, cap - this.notDurable))
+      this.write()
+    }
   }
 
   private take(n: number): Pending[] {
     const end = Math.min(this.queue.length, this.head + n)
-    const batch = this.queue.slice(this.head, end)
+    const batch = this.queue.slice(this.head, end) as Pending[]
+    // Taken slots let go of their submitters at once: kept until the queue is compacted, tens of
+    // thousands of answered promises (and their results) outlived the young generation.
+    this.queue.fill(undefined, this.head, end)
     this.head = end
     if (this.head === this.queue.length) {
       this.queue = []
@@ -141,14 +164,10 @@ export class Sequencer {
     return batch
   }
 
-  /**
-   * Stamps, applies and queues the write of one batch. The next batch is applied while this
-   * one is being written (CPU and fsync overlap); writes still happen strictly in order, and
-   * nobody hears a result before its own batch is durable.
-   */
-  private prepare(): void {
-    const batch = this.take(this.batchMax)
-    const { state, log } = this.o
+  /** Stamps and applies up to `n` waiting commands; their write comes later (write()). */
+  private prepare(n: number): void {
+    const batch = this.take(n)
+    const { state } = this.o
     const entries: LogEntry[] = []
     const results: Result[] = []
     const applyEntry = this.o.applyEntry ?? ((e: LogEntry) => apply(state, e))
@@ -162,34 +181,50 @@ export class Sequencer {
       }
     } catch (err) {
       // An exception from apply is a broken invariant: the state can no longer be trusted.
-      this.fail(err as Error, batch)
+      this.fail(err as Error, [{ batch, entries, results }])
       return
     }
-    this.inflight += 1
-    let started = 0
-    const written = this.lastWrite.then(() => {
-      if (this.stopped !== null) throw new StoppedError(this.stopped)
-      started = performance.now()
-      return log.append(entries)
-    })
-    this.lastWrite = written.then(() => {
-      this.inflight -= 1
+    this.unwritten.push({ batch, entries, results })
+    this.notDurable += entries.length
+  }
+
+  /**
+   * Writes everything applied and not yet written as one durable append (group commit), unless
+   * a write is in progress. Batches applied while one write syncs go out together in the next,
+   * so a command waits for at most the write in progress and its own. Writes happen strictly
+   * in order, and nobody hears a result before its own entry is durable.
+   */
+  private write(): void {
+    if (this.writing !== null || this.unwritten.length === 0 || this.stopped !== null) return
+    const parts = this.unwritten
+    this.unwritten = []
+    const entries = parts.length === 1 ? parts[0]!.entries : parts.flatMap((p) => p.entries)
+    const results = parts.length === 1 ? parts[0]!.results : parts.flatMap((p) => p.results)
+    const started = performance.now()
+    this.writing = this.o.log.append(entries).then(() => {
+      this.writing = null
+      this.notDurable -= entries.length
       this.lastCommitMs = performance.now() - started
       this.committedEntries += entries.length
       try {
         this.o.onCommit?.({ entries, results })
       } catch (err) {
-        this.fail(err as Error, batch)
+        this.fail(err as Error, parts)
         return
       }
-      for (let i = 0; i < batch.length; i++) {
-        const e = entries[i]!
-        batch[i]!.resolve({ seq: e.seq, time: e.time, result: results[i]! })
+      // The next write starts before anyone is answered or anything new is applied: the disk
+      // never waits for the CPU.
+      this.write()
+      for (const { batch, entries, results } of parts) {
+        for (let i = 0; i < batch.length; i++) {
+          const e = entries[i]!
+          batch[i]!.resolve({ seq: e.seq, time: e.time, result: results[i]! })
+        }
       }
       this.pump()
     }, (err: Error) => {
-      this.inflight -= 1
-      this.fail(err, batch)
+      this.writing = null
+      this.fail(err, parts)
     })
   }
 
@@ -197,12 +232,16 @@ export class Sequencer {
     if (this.stopped !== null) return
     this.stopped = why
     this.tickTimer?.cancel()
-    for (const p of this.take(this.queued)) p.reject(new StoppedError(why))
+    const e = new StoppedError(why)
+    // Applied but never to be written: their state is lost with the process, so are they.
+    for (const { batch } of this.unwritten) for (const p of batch) p.reject(e)
+    this.unwritten = []
+    for (const p of this.take(this.queued)) p.reject(e)
   }
 
-  private fail(err: Error, batch: Pending[]): void {
+  private fail(err: Error, parts: Prepared[]): void {
     const e = new StoppedError(err.message)
-    for (const p of batch) p.reject(e)
+    for (const { batch } of parts) for (const p of batch) p.reject(e)
     this.halt(err.message)
     this.o.onFatal?.(err)
   }

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Level } from 'level'
 import t, { type Test } from 'tap'
-import { encodeEntries } from '../../replica/batch-codec.js'
+import { decodeBatch, encodeEntries } from '../../replica/batch-codec.js'
 import { LogCorruptError } from '../../replica/chain.js'
 import { encodeBody, GENESIS_HASH, hex, packr, type LogEntry } from '../../replica/entry.js'
 import { keySeq, keySpaces, seqKey } from '../../replica/level-keys.js'
-import { LevelLogStore } from '../../replica/level-log.js'
+import { LevelLogStore, type LevelLogOptions } from '../../replica/level-log.js'
+import { ChainVerifier } from '../../replica/chain-verifier.js'
 import type { Logger } from '../../replica/log-store.js'
 import { REPLICA_LIMITS } from '../../core/limits.js'
 import { appendBatches, chain, collect, views } from '../helpers/log-fixtures.js'
@@ -25,8 +26,8 @@ async function tempDir(t: Test): Promise<string> {
 const stores = new Set<LevelLogStore>()
 t.teardown(async () => { for (const s of stores) await s.close() })
 
-async function openStore(dir: string, logger?: Logger): Promise<LevelLogStore> {
-  const store = new LevelLogStore(dir, logger ? { logger } : {})
+async function openStore(dir: string, logger?: Logger, options: LevelLogOptions = {}): Promise<LevelLogStore> {
+  const store = new LevelLogStore(dir, { ...options, ...(logger ? { logger } : {}) })
   await store.open()
   stores.add(store)
   return store
@@ -46,6 +47,20 @@ logStoreSuite(t, {
     await closeStore(level)
     return openStore(level.dir)
   },
+})
+
+t.test('with every read checked on the verifier thread', async (t) => {
+  const always: LevelLogOptions = { verifyInWorker: 'always' }
+  logStoreSuite(t, {
+    async create(t) {
+      return openStore(await tempDir(t), undefined, always)
+    },
+    async reopen(store) {
+      const level = store as LevelLogStore
+      await closeStore(level)
+      return openStore(level.dir, undefined, always)
+    },
+  })
 })
 
 /** Runs `fn` on the raw key spaces of a closed store's directory, through a second handle. */
@@ -196,4 +211,46 @@ t.test('open finishes a dropBefore cut short after its base record was written',
   await raw(dir, async ({ log }) => {
     t.same((await log.keys().all()).map(keySeq), [4, 9], 'the leftover batch is gone')
   })
+})
+
+t.test('the verifier thread refuses corruption in the middle as the inline check does', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [3, 3, 3, 3, 3, 3, 3, 3])
+  await raw(dir, ({ log }) => log.put(seqKey(7), alteredBatch(all.slice(6, 9), 1)))
+  const store = await openStore(dir, undefined, { verifyInWorker: 'always' })
+  await t.rejects(store.read(1), { name: 'LogCorruptError', message: 'log corrupt at seq 8: hash does not match its body' })
+  await t.rejects(collect(store.readBatches()), { name: 'LogCorruptError', message: 'log corrupt at seq 8: hash does not match its body' })
+  t.same(views(await store.read(10)), views(all.slice(9)), 'reads after it are served')
+})
+
+t.test('a body whose extent differs from the one hashed is refused', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [4])
+  const verifier = new ChainVerifier()
+  t.teardown(() => verifier.close())
+  await raw(dir, async ({ log }) => {
+    const bytes = (await log.get(seqKey(1)))!
+    const ends = await verifier.verifyBatch(1, bytes)
+    t.same([...ends], all.map((_, i) => all.slice(0, i + 1).reduce((n, x) => n + encodeBody(x.seq, x.time, x.command).length, 0)))
+    const wrong = Uint32Array.from(ends)
+    wrong[1]! -= 1
+    t.throws(() => decodeBatch(1, bytes, wrong), { name: 'LogCorruptError', message: /seq 2: body does not end where its hash was checked/ })
+    t.same(views(decodeBatch(1, bytes, ends)), views(all), 'with the verifier\'s own answer it decodes')
+  })
+})
+
+t.test('reads check inline when the verifier thread cannot start, and say so once', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [3, 3, 3, 3, 3, 3, 3, 3])
+  const verifier = new ChainVerifier(new URL('./no-such-verifier.js', import.meta.url))
+  t.teardown(() => verifier.close())
+  await t.rejects(verifier.verifyBatch(1, new Uint8Array([0x90])), { name: 'VerifierUnavailableError' })
+  const { logger, seen } = warnings()
+  const store = await openStore(dir, logger, { verifyInWorker: 'always', verifier })
+  t.same(views(await store.read(1)), views(all))
+  t.same(seen.map((w) => w.msg), ['chain verifier thread unavailable; checking hashes inline'])
+  await closeStore(store)
+  await raw(dir, ({ log }) => log.put(seqKey(7), alteredBatch(all.slice(6, 9), 2)))
+  const reopened = await openStore(dir, logger, { verifyInWorker: 'always', verifier })
+  await t.rejects(reopened.read(1), { name: 'LogCorruptError', message: 'log corrupt at seq 9: hash does not match its body' }, 'and still refuse corruption')
 })

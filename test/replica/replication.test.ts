@@ -9,15 +9,18 @@ import path from 'node:path'
 import type { Command } from '../../core/commands.js'
 import { genesisCommands, DEFAULT_GENESIS } from '../../core/genesis-spec.js'
 import { stateRoot } from '../../core/root.js'
-import { makeEntry } from '../../replica/entry.js'
+import { encodeBody, GENESIS_HASH, hex, makeEntry, packr, sealedBody, type LogEntry } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode } from '../../replica/node.js'
-import { REPLICATION_PATH, ReplicationServer, verifyWire } from '../../replica/replication.js'
+import { decodeMessage, encodeBatchMessage, encodeMessage, REPLICATION_PATH, ReplicationServer, verifyWire, type BatchMessage } from '../../replica/replication.js'
 import { Sequencer } from '../../replica/sequencer.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { systemClock } from '../../replica/clock.js'
 import { wsNetwork } from '../../replica/ws-network.js'
+
+/** The batch message a sequencer sends for `entries`, as the follower decodes it. */
+const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encodeBatchMessage(entries)) as BatchMessage
 
 interface Teardown { teardown(fn: () => unknown): void }
 
@@ -42,8 +45,21 @@ async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInt
   return { log, node, server, seq, submit, url: listener.url + REPLICATION_PATH }
 }
 
+/** A memory log whose appends wait until the test opens the gate, counting them. */
+class GatedLog extends MemoryLogStore {
+  gate: Promise<void> = Promise.resolve()
+  release: () => void = () => {}
+  appends: number[] = []
+  hold(): void { this.gate = new Promise((r) => { this.release = r }) }
+  override async append(entries: LogEntry[]): Promise<void> {
+    await this.gate
+    this.appends.push(entries.length)
+    return super.append(entries)
+  }
+}
+
 async function follower(t: Teardown, url: string, checkpointInterval = 10) {
-  const log = new MemoryLogStore()
+  const log = new GatedLog()
   await log.open()
   const node = new ReplicaNode({ log, checkpointInterval })
   const errors: Error[] = []
@@ -95,16 +111,43 @@ t.test('a follower behind the retained log installs a snapshot first', async (t)
 })
 
 t.test('a gap or a bad hash is refused with a clear error, never skipped', async (t) => {
-  const e1 = makeEntry(1, 1, deposit(1), new Uint8Array(32))
+  const e1 = makeEntry(1, 1, deposit(1), GENESIS_HASH)
   const e2 = makeEntry(2, 2, deposit(2), e1.hash)
   const e3 = makeEntry(3, 3, deposit(3), e2.hash)
-  const wire = (e: typeof e1) => [e.seq, e.time, e.command, e.hash] as [number, number, Command, Uint8Array]
-  t.equal(verifyWire([wire(e1), wire(e2)], 0, new Uint8Array(32)).length, 2)
-  t.throws(() => verifyWire([wire(e1), wire(e3)], 0, new Uint8Array(32)), /gap: expected seq 2, got 3/)
-  const forged = wire(e2)
-  forged[2] = deposit(99)
-  t.throws(() => verifyWire([wire(e1), forged], 0, new Uint8Array(32)), /hash mismatch at seq 2/)
-  t.throws(() => verifyWire([wire(e2)], 1, new Uint8Array(32)), /hash mismatch at seq 2/, 'wrong previous hash')
+  const ok = verifyWire(batchMessage([e1, e2]), 0, GENESIS_HASH)
+  t.same(ok.map((e) => [e.seq, hex(e.prevHash), hex(e.hash), e.command]),
+    [e1, e2].map((e) => [e.seq, hex(e.prevHash), hex(e.hash), e.command]), 'decoded once, hashes as sent')
+  t.same(sealedBody(ok[1]!), encodeBody(2, 2, deposit(2)), 'sealed with the bytes received')
+  t.throws(() => verifyWire(batchMessage([e3]), 1, e1.hash), /refused at seq 2: gap: expected seq 2, got 3/)
+  const [, first, hashes] = batchMessage([e1, e2])
+  const forged: BatchMessage = ['batch', first, hashes, Buffer.concat([encodeBody(1, 1, deposit(1)), encodeBody(2, 2, deposit(99))])]
+  t.throws(() => verifyWire(forged, 0, GENESIS_HASH), /refused at seq 2: hash does not match its body/, 'a body that does not match its hash')
+  const skipped: BatchMessage = ['batch', 1, Buffer.concat([e1.hash, e3.hash]), Buffer.concat([encodeBody(1, 1, deposit(1)), encodeBody(3, 3, deposit(3))])]
+  t.throws(() => verifyWire(skipped, 0, GENESIS_HASH), /refused at seq 2: hash does not match its body/, 'a gap inside the batch')
+  t.throws(() => verifyWire(batchMessage([e2]), 1, GENESIS_HASH), /refused at seq 2: hash does not match its body/, 'wrong previous hash')
+  const short: BatchMessage = ['batch', 1, Buffer.concat([e1.hash, e2.hash]), encodeBody(1, 1, deposit(1))]
+  t.throws(() => verifyWire(short, 0, GENESIS_HASH), /refused at seq 2: fewer bodies than hashes/)
+  const long: BatchMessage = ['batch', 1, e1.hash, Buffer.concat([encodeBody(1, 1, deposit(1)), encodeBody(2, 2, deposit(2))])]
+  t.throws(() => verifyWire(long, 0, GENESIS_HASH), /refused at seq 2: more bodies than hashes/)
+  const garbage: BatchMessage = ['batch', 1, e1.hash, new Uint8Array([0xc1, 0x00])]
+  t.throws(() => verifyWire(garbage, 0, GENESIS_HASH), /refused at seq 1: /, 'bytes that are not msgpack')
+  t.throws(() => decodeMessage(packr.pack(['batch', 1, new Uint8Array(31), new Uint8Array(1)])), /malformed replication batch/)
+})
+
+t.test('a follower stops on a forged batch from the wire and applies nothing of it', async (t) => {
+  const e1 = makeEntry(1, 1, deposit(1), GENESIS_HASH)
+  const e2 = makeEntry(2, 2, deposit(2), e1.hash)
+  const [, first, hashes] = batchMessage([e1, e2])
+  const forged: BatchMessage = ['batch', first, hashes, Buffer.concat([encodeBody(1, 1, deposit(1)), encodeBody(2, 2, deposit(99))])]
+  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => {
+    conn.onMessage(() => conn.send(encodeMessage(forged)))
+  })
+  t.teardown(() => listener.close())
+  const F = await follower(t, listener.url + REPLICATION_PATH)
+  await until(() => F.errors.length > 0)
+  t.match(F.errors[0]!.message, /replication refused at seq 2: hash does not match its body/)
+  t.equal(F.log.lastSeq, 0, 'nothing of the batch was appended')
+  t.equal(F.node.state.seq, 0, 'nothing of it was applied')
 })
 
 t.test('a follower whose root differs from the sequencer stops and says so', async (t) => {
@@ -118,4 +161,32 @@ t.test('a follower whose root differs from the sequencer stops and says so', asy
   await until(() => F.errors.length > 0)
   t.match(F.errors[0]!.message, /state root differs from the sequencer's at checkpoint 30/)
   t.ok(F.node.state.seq >= 30 && F.node.state.seq < L.node.state.seq, 'it stopped at the checkpoint, short of the sequencer')
+})
+
+t.test('batches that arrive while the follower syncs are appended together', async (t) => {
+  const entries = Array.from({ length: 9 }, (_, i) => deposit(i))
+  let prev = GENESIS_HASH
+  const chain = entries.map((c, i) => {
+    const e = makeEntry(i + 1, i + 1, c, prev)
+    prev = e.hash
+    return e
+  })
+  let send: (m: Uint8Array) => void = () => {}
+  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => {
+    conn.onMessage(() => { send = (m) => conn.send(m) })
+  })
+  t.teardown(() => listener.close())
+  const F = await follower(t, listener.url + REPLICATION_PATH)
+  F.log.hold()
+  await until(() => F.f.connected)
+  await new Promise((r) => setTimeout(r, 20)) // the hello has arrived
+  send(encodeBatchMessage(chain.slice(0, 2))) // its append waits at the gate...
+  await new Promise((r) => setTimeout(r, 20))
+  for (const part of [chain.slice(2, 4), chain.slice(4, 7), chain.slice(7)]) send(encodeBatchMessage(part)) // ...while these arrive
+  await new Promise((r) => setTimeout(r, 20))
+  F.log.release()
+  await until(() => F.node.state.seq === 9)
+  t.same(F.log.appends, [2, 7], 'the first batch, then the three behind it in one write')
+  t.equal(F.f.lagSamplesMs.length, 4, 'a lag sample per batch received')
+  t.same(F.errors, [])
 })

@@ -29,12 +29,12 @@ const deposit = (n: number): Command => ({ type: 'Deposit', account: '0x' + '1'.
   amount: 1, wallet: 'SPOT', ref: `r${n}` })
 const asset: Command = { type: 'CreateAsset', asset: 'USDT', scale: 6 }
 
-async function setup(o: { queueMax?: number; tickMs?: number } = {}) {
+async function setup(o: { queueMax?: number; tickMs?: number; batchMax?: number } = {}) {
   const log = new GatedLog()
   await log.open()
   const clock = new ManualClock()
   const state = createState()
-  const s = new Sequencer({ log, state, clock, ingressQueueMax: o.queueMax, tickIntervalMs: o.tickMs })
+  const s = new Sequencer({ log, state, clock, ingressQueueMax: o.queueMax, tickIntervalMs: o.tickMs, batchMax: o.batchMax })
   s.start()
   return { log, clock, state, s }
 }
@@ -56,19 +56,39 @@ t.test('a submitter hears its result only after its batch is durable', async (t)
 })
 
 t.test('a full ingress queue refuses with OVERLOADED and keeps going', async (t) => {
-  const { log, s } = await setup({ queueMax: 3 })
+  // One-entry batches: at most two entries are applied and not yet durable.
+  const { log, s } = await setup({ queueMax: 3, batchMax: 1 })
   log.close_()
-  const first = s.submit(asset) // taken into a batch at once
+  const first = s.submit(asset) // taken into a batch and its write started at once
   await new Promise((r) => setTimeout(r, 5))
-  const queued = [s.submit(deposit(1)), s.submit(deposit(2))] // second batch, applied and waiting
+  const applied = s.submit(deposit(1)) // applied, waiting for the write in progress
   await new Promise((r) => setTimeout(r, 5))
-  const waiting = [s.submit(deposit(3)), s.submit(deposit(4)), s.submit(deposit(5))]
-  const refused = await s.submit(deposit(6)).then(() => null, (e: Error) => e)
+  const waiting = [s.submit(deposit(2)), s.submit(deposit(3)), s.submit(deposit(4))]
+  const refused = await s.submit(deposit(5)).then(() => null, (e: Error) => e)
   t.ok(refused instanceof OverloadedError, 'the fourth waiting command is refused')
   t.equal((refused as OverloadedError).code, 'OVERLOADED')
+  t.equal(log.appends, 0, 'nothing is durable yet')
   log.open_()
-  const acks = await Promise.all([first, ...queued, ...waiting])
-  t.same(acks.map((a) => a.seq), [1, 2, 3, 4, 5, 6], 'everything accepted is sequenced in order')
+  const acks = await Promise.all([first, applied, ...waiting])
+  t.same(acks.map((a) => a.seq), [1, 2, 3, 4, 5], 'everything accepted is sequenced in order')
+})
+
+t.test('batches applied while a write syncs go out together in the next write', async (t) => {
+  const { log, s } = await setup()
+  await s.submit(asset)
+  log.close_()
+  const first = s.submit(deposit(1)) // its write waits at the gate
+  await new Promise((r) => setTimeout(r, 5))
+  const later: Promise<unknown>[] = []
+  for (let turn = 0; turn < 3; turn++) { // three turns of the event loop, three applied batches
+    later.push(s.submit(deposit(10 + turn)), s.submit(deposit(20 + turn)))
+    await new Promise((r) => setTimeout(r, 2))
+  }
+  const appendsBefore = log.appends
+  log.open_()
+  await Promise.all([first, ...later])
+  t.equal(log.appends - appendsBefore, 2, 'the write in progress, then one write for the six behind it')
+  t.equal(log.lastSeq, 8)
 })
 
 t.test('ticks are injected at the cadence and time never goes backwards', async (t) => {

@@ -1,0 +1,83 @@
+// Reads a LevelDB log's batches ahead of their reader and starts each one's hash-chain check on
+// the verifier thread as it arrives, so reading, checking and decoding overlap.
+
+import type { ChainVerifier } from './chain-verifier.js'
+import { keySeq } from './level-keys.js'
+
+type Bytes = Uint8Array
+/** The part of a LevelDB iterator over the log key space used here. */
+export interface BatchIterator {
+  nextv(size: number): Promise<[Bytes, Bytes][]>
+}
+
+/** Batches asked for per iterator hop. */
+const BATCHES_PER_HOP = 32
+/** Bytes of batches read and not yet taken past which reading pauses. */
+const AHEAD_BYTES_MAX = 8 * 1024 * 1024
+
+export interface StoredBatch {
+  /** Seq of the batch's first entry (its key). */
+  seq: number
+  bytes: Bytes
+  /** The verifier's answer for these bytes, when it is checking them. */
+  ends?: Promise<Uint32Array>
+}
+
+export class ReadAhead {
+  readonly #queue: StoredBatch[] = []
+  #queuedBytes = 0
+  #reading: Promise<void> | undefined
+  #done = false
+  #failed: { err: unknown } | undefined
+
+  /**
+   * With a `verifier`, each batch's chain check starts on its thread as the batch arrives;
+   * while that thread is still starting, batches are left to the inline check unless
+   * `waitForThread`.
+   */
+  constructor(private readonly it: BatchIterator, private readonly verifier?: ChainVerifier, private readonly waitForThread = false) {
+    verifier?.warm()
+  }
+
+  /** The next stored batch, or undefined after the last. */
+  async next(): Promise<StoredBatch | undefined> {
+    for (;;) {
+      const batch = this.#queue.shift()
+      if (batch !== undefined) {
+        this.#queuedBytes -= batch.bytes.length
+        this.#fill()
+        return batch
+      }
+      if (this.#failed !== undefined) throw this.#failed.err
+      if (this.#done) return undefined
+      this.#fill()
+      await this.#reading
+    }
+  }
+
+  /** Waits out a read in flight: the iterator closes only after it. */
+  async settle(): Promise<void> {
+    while (this.#reading !== undefined) await this.#reading
+  }
+
+  #fill(): void {
+    if (this.#reading !== undefined || this.#done || this.#failed !== undefined || this.#queuedBytes >= AHEAD_BYTES_MAX) return
+    this.#reading = this.it.nextv(BATCHES_PER_HOP).then((hop) => {
+      this.#reading = undefined
+      if (hop.length === 0) this.#done = true
+      for (const [key, bytes] of hop) {
+        const seq = keySeq(key)
+        // A check past a failed batch is never awaited; its rejection is expected.
+        const v = this.verifier
+        const ends = v !== undefined && (v.ready || this.waitForThread) ? v.verifyBatch(seq, bytes) : undefined
+        ends?.catch(() => {})
+        this.#queue.push({ seq, bytes, ends })
+        this.#queuedBytes += bytes.length
+      }
+      this.#fill()
+    }, (err: unknown) => {
+      this.#reading = undefined
+      this.#failed = { err }
+    })
+  }
+}
