@@ -22,6 +22,8 @@ export interface GatewayRig {
   ex: TestExchange
   projections: Projections
   app: FastifyInstance
+  /** The context the app was built over (for building variants of it). */
+  ctx: GatewayContext
   /** Applies a command to the core and feeds its events to the projections (flushed). */
   run(command: Command, dtMs?: number): Promise<Result>
   close(): Promise<void>
@@ -50,7 +52,7 @@ export async function gatewayRig(): Promise<GatewayRig> {
   }
   const app = await buildGateway(ctx)
   return {
-    ex, projections, app,
+    ex, projections, app, ctx,
     async run(command, dtMs = 1) {
       const result = ex.run(command, dtMs)
       projections.apply(ex.state.seq, ex.time, result.events)
