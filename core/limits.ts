@@ -61,6 +61,8 @@ export const REPLICA_LIMITS = {
   tailRepairBatchesMax: 16,
   /** Snapshots the snapshot store keeps at most; save() prunes past it. */
   snapshotsKeptMax: 64,
+  /** Bytes of stored batches read ahead of a replay and not yet taken; reading pauses past it. */
+  readAheadBytesMax: 8 * 1024 * 1024,
   /** Snapshots a node keeps after each checkpoint. */
   snapshotsKept: 3,
 } as const

@@ -1,6 +1,7 @@
 // Reads a LevelDB log's batches ahead of their reader and starts each one's hash-chain check on
 // the verifier thread as it arrives, so reading, checking and decoding overlap.
 
+import { REPLICA_LIMITS } from '../core/limits.js'
 import type { ChainVerifier } from './chain-verifier.js'
 import { keySeq } from './level-keys.js'
 
@@ -12,8 +13,6 @@ export interface BatchIterator {
 
 /** Batches asked for per iterator hop. */
 const BATCHES_PER_HOP = 32
-/** Bytes of batches read and not yet taken past which reading pauses. */
-const AHEAD_BYTES_MAX = 8 * 1024 * 1024
 
 export interface StoredBatch {
   /** Seq of the batch's first entry (its key). */
@@ -61,7 +60,7 @@ export class ReadAhead {
   }
 
   #fill(): void {
-    if (this.#reading !== undefined || this.#done || this.#failed !== undefined || this.#queuedBytes >= AHEAD_BYTES_MAX) return
+    if (this.#reading !== undefined || this.#done || this.#failed !== undefined || this.#queuedBytes >= REPLICA_LIMITS.readAheadBytesMax) return
     this.#reading = this.it.nextv(BATCHES_PER_HOP).then((hop) => {
       this.#reading = undefined
       if (hop.length === 0) this.#done = true
