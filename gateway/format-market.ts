@@ -92,28 +92,10 @@ export function bestOf(m: Market, side: BookSide): PriceLevel {
  * trade from before the window to take the previous close from.
  */
 export function spotTickerBody(m: Market, t: TickerRecord): object {
+  // Field order comes from the response schema, so the futures body extends in place.
   const [bidPrice, bidQty] = bestOf(m, m.book.bids)
   const [askPrice, askQty] = bestOf(m, m.book.asks)
-  return {
-    symbol: m.symbol,
-    priceChange: formatPrice(m, t.priceChangeTicks),
-    priceChangePercent: changePercent(t),
-    weightedAvgPrice: formatAvgPrice(m, t.quoteVolumeTicksLots, t.volumeLots),
-    prevClosePrice: formatPrice(m, t.openPriceTicks),
-    lastPrice: formatPrice(m, t.lastPriceTicks),
-    lastQty: formatQty(m, t.lastQtyLots),
-    bidPrice, bidQty, askPrice, askQty,
-    openPrice: formatPrice(m, t.openPriceTicks),
-    highPrice: formatPrice(m, t.highPriceTicks),
-    lowPrice: formatPrice(m, t.lowPriceTicks),
-    volume: formatQty(m, t.volumeLots),
-    quoteVolume: formatNotional(m, t.quoteVolumeTicksLots),
-    openTime: t.openTime,
-    closeTime: t.closeTime,
-    firstId: t.firstId,
-    lastId: t.lastId,
-    count: t.count,
-  }
+  return { ...tickerBody(m, t), prevClosePrice: formatPrice(m, t.openPriceTicks), bidPrice, bidQty, askPrice, askQty }
 }
 
 /** `time` is when the quote is read: the book has no per-level time. */

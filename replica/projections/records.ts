@@ -3,7 +3,7 @@
 // quotePerTickLot gives ledger units), money in ledger units. The gateway formats.
 
 import type { PositionSide, Side, WalletKind } from '../../core/commands.js'
-import type { OrderRecordFields, WithdrawalStatus } from '../../core/events.js'
+import type { OrderRecordFields, WithdrawalEvent } from '../../core/events.js'
 
 /** A sub-account: every per-user read model is keyed by one. */
 export interface Owner {
@@ -163,17 +163,7 @@ export interface DepositRecord {
   time: number
 }
 
-export interface WithdrawalRecord {
-  withdrawalId: number
-  asset: string
-  amount: number
-  address: string
-  withdrawOrderId: string
-  status: WithdrawalStatus
-  txId: string
-  /** Why it failed, when it did. */
-  reason: string
-  applyTime: number
+export interface WithdrawalRecord extends Omit<WithdrawalEvent, 'type' | 'account' | 'sub' | 'time'> {
   /** Time of the latest status change. */
   updateTime: number
 }
