@@ -1,8 +1,10 @@
 // The one place flags and environment are read: a typed configuration with stated defaults,
 // validated at start.
 
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
 
 export interface Config {
   command: string
@@ -27,6 +29,30 @@ export interface Config {
   logLevel: string
   /** USDT to fund a new account with (`exchange account --fund`). */
   fund: number
+  /** The gateway's rate limits (Binance's by default; raised for load tests). */
+  rateLimits: RateLimits
+  /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
+  readWaitMs: number
+  /** JSON-RPC URL of the chain (`audit`: where the anchors are read). */
+  rpcUrl: string
+  /** The Vault contract's address on that chain. */
+  vaultAddress: string
+  /** An exported log file (`audit --log`). */
+  logFile: string
+  /** Where `export-log` writes. */
+  outFile: string
+  /** The chain module: `auto` runs it (on `start` an embedded anvil unless --rpc names a chain), `off` does not. */
+  chain: 'auto' | 'off'
+  /** The Vault's operator key, hex (from --operator-key or the file --operator-key-file); empty: anvil's dev key. */
+  operatorKey: string
+  /** Token contracts of an external chain, by asset. */
+  tokens: { asset: string; address: string }[]
+  /** The block the Vault was deployed in (deposits are scanned from there). */
+  vaultBlock: number
+  /** Confirmations before a deposit is credited (default 1 on the embedded chain, 12 elsewhere). */
+  confirmations: number
+  anchorIntervalMs: number
+  chainPollMs: number
   /** Positional arguments after the command (e.g. the data dir of `replay`). */
   args: string[]
 }
@@ -45,15 +71,34 @@ const OPTIONS = {
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
   fund: { type: 'string', env: 'EXCHANGE_FUND', default: '10000' },
+  'read-wait-ms': { type: 'string', env: 'EXCHANGE_READ_WAIT_MS', default: '5000' },
+  rpc: { type: 'string', env: 'EXCHANGE_RPC', default: '' },
+  vault: { type: 'string', env: 'EXCHANGE_VAULT', default: '' },
+  log: { type: 'string', env: 'EXCHANGE_LOG_FILE', default: '' },
+  out: { type: 'string', env: 'EXCHANGE_OUT', default: '' },
+  chain: { type: 'string', env: 'EXCHANGE_CHAIN', default: 'auto' },
+  'operator-key': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY', default: '' },
+  'operator-key-file': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY_FILE', default: '' },
+  tokens: { type: 'string', env: 'EXCHANGE_TOKENS', default: '' },
+  'vault-block': { type: 'string', env: 'EXCHANGE_VAULT_BLOCK', default: '0' },
+  confirmations: { type: 'string', env: 'EXCHANGE_CONFIRMATIONS', default: '' },
+  'anchor-interval-ms': { type: 'string', env: 'EXCHANGE_ANCHOR_INTERVAL_MS', default: '10000' },
+  'chain-poll-ms': { type: 'string', env: 'EXCHANGE_CHAIN_POLL_MS', default: '500' },
+  'weight-limit': { type: 'string', env: 'EXCHANGE_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.weight1m) },
+  'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
+  'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
 } as const
 
 export const USAGE = `usage: exchange <command> [options]
 commands:
   start                  sequencer + replica + projections in one process (data under --data)
   sequencer              the sequencer alone, serving replication on --replication-port
-  replica --follow URL   a follower replicating from a sequencer
+  replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON)
+  audit                  verify the log in --data (or the file --log) from genesis: hash chain,
+                         signatures, and with --rpc and --vault every root anchored on chain
+  export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it)
 options (flag, environment, default):
 ${Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(20)} ${v.env.padEnd(30)} ${v.default}`).join('\n')}`
 
@@ -90,10 +135,35 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
     logLevel: get('log-level'),
     fund: intOption('fund', get('fund'), 1, 1_000_000_000),
+    readWaitMs: intOption('read-wait-ms', get('read-wait-ms'), 0, 60_000),
+    rpcUrl: get('rpc'),
+    vaultAddress: get('vault'),
+    logFile: get('log'),
+    outFile: get('out'),
+    chain: get('chain') === 'off' ? 'off' : 'auto',
+    operatorKey: get('operator-key') || (get('operator-key-file') ? readFileSync(get('operator-key-file'), 'utf8').trim() : ''),
+    tokens: get('tokens') ? get('tokens').split(',').map((pair) => {
+      const [asset = '', address = ''] = pair.split('=')
+      if (!/^[A-Z0-9]{1,20}$/.test(asset) || !/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`--tokens wants ASSET=0xaddress,…; got ${pair}`)
+      return { asset, address }
+    }) : [],
+    vaultBlock: intOption('vault-block', get('vault-block'), 0, Number.MAX_SAFE_INTEGER),
+    confirmations: intOption('confirmations', get('confirmations') || (get('rpc') ? '12' : '1'), 1, 10_000),
+    anchorIntervalMs: intOption('anchor-interval-ms', get('anchor-interval-ms'), 100, 86_400_000),
+    chainPollMs: intOption('chain-poll-ms', get('chain-poll-ms'), 10, 60_000),
+    rateLimits: {
+      weight1m: intOption('weight-limit', get('weight-limit'), 1, 1_000_000_000),
+      orders10s: intOption('order-limit-10s', get('order-limit-10s'), 1, 1_000_000_000),
+      orders1m: intOption('order-limit-1m', get('order-limit-1m'), 1, 1_000_000_000),
+    },
     args,
   }
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
+  if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
+  if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
+  if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
+  if (config.vaultAddress && !/^0x[0-9a-fA-F]{40}$/.test(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
   return config
 }

@@ -4,7 +4,7 @@
 
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { Wallet } from 'ethers'
+import { Wallet, type BaseWallet } from 'ethers'
 import type { Command } from '../core/commands.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import { newApiKey, secretFor } from '../gateway/auth.js'
@@ -26,12 +26,18 @@ export async function createFundedAccount(o: {
   chainId: number
   masterSecret: Uint8Array
   usdt: number
+  /** Funds the wallet by a real deposit on chain, resolving once credited (to SPOT); else operator deposits. */
+  fundOnChain?: (wallet: BaseWallet, asset: string, units: bigint) => Promise<void>
 }): Promise<DemoAccount> {
   const wallet = Wallet.createRandom()
   const units = BigInt(Math.round(o.usdt * 1e6))
   const half = Number(units / 2n)
   // Half margin in the perp wallet, half in spot, so both APIs can be tried at once.
-  for (const [wallet_, amount] of [['PERP', half], ['SPOT', Number(units) - half]] as const) {
+  if (o.fundOnChain) {
+    await o.fundOnChain(wallet, 'USDT', units)
+    const ack = await o.submit({ type: 'Transfer', account: wallet.address, sub: 0, direction: 'SPOT_TO_PERP', amount: half })
+    if (!ack.result.ok) throw new Error(`funding transfer refused: ${ack.result.code}`)
+  } else for (const [wallet_, amount] of [['PERP', half], ['SPOT', Number(units) - half]] as const) {
     const ack = await o.submit({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount, wallet: wallet_,
       ref: `operator:${wallet.address}:${wallet_}` })
     if (!ack.result.ok) throw new Error(`funding refused: ${ack.result.code}`)

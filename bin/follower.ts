@@ -1,9 +1,13 @@
-// `exchange replica --follow <url>`: a follower node with /metrics.
+// `exchange replica --follow <url>`: a follower node with /metrics and its own REST gateway,
+// which reads the follower's state and sends commands to the sequencer's ingress.
 
+import { IngressLink, sequencerBaseOf } from '../replica/ingress-link.js'
 import type { Logger } from '../replica/node.js'
+import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
 import { serveMetrics } from './metrics.js'
 import { runNode } from './runtime.js'
+import { serveGateway } from './serve-gateway.js'
 
 export async function runFollower(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'follower', logger, onFatal)
@@ -15,9 +19,13 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_applied_entries_total: applied,
     exchange_follower_lag_ms: follower!.lastLagMs,
   }))
-  logger.info({ follow: config.follow }, 'follower running')
+  const ingress = new IngressLink(wsNetwork, sequencerBaseOf(config.follow))
+  const { app: gateway, api } = await serveGateway(config, running, (c) => ingress.submit(c))
+  logger.info({ follow: config.follow, api }, 'follower running')
   return {
     async stop() {
+      await gateway.close()
+      ingress.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))
     },

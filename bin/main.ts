@@ -7,6 +7,8 @@ import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
+import { runAudit } from './audit.js'
+import { exportLog } from './export-log.js'
 import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
 
@@ -38,6 +40,16 @@ async function main(argv: string[]): Promise<void> {
     case 'replay': {
       const dir = config.args[0] ?? config.dataDir
       await replay(dir, config.checkpointInterval, (line) => process.stdout.write(line + '\n'))
+      return
+    }
+    case 'audit': {
+      const ok = await runAudit({ dataDir: config.dataDir, logFile: config.logFile || undefined, rpc: config.rpcUrl || undefined,
+        vault: config.vaultAddress || undefined, chainId: config.chainId, out: (line) => process.stdout.write(line + '\n') })
+      process.exit(ok ? 0 : 1)
+    }
+    case 'export-log': {
+      const n = await exportLog(config.dataDir, config.outFile)
+      process.stdout.write(`exported ${n} entries to ${config.outFile}\n`)
       return
     }
     case 'account': {

@@ -9,8 +9,10 @@ import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import type { Logger } from '../replica/node.js'
+import { AppliedWatch } from '../replica/applied-watch.js'
 import { createProjections, type Projections } from '../replica/projections/index.js'
 import { createReplica, type Replica, type Role } from '../replica/replica.js'
+import type { Committed } from '../replica/sequencer.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
@@ -37,6 +39,10 @@ export interface RunningNode {
   replica: Replica
   log: LevelLogStore
   projections: Projections
+  /** The seq that state and projections both answer as of (read-your-writes). */
+  applied: AppliedWatch
+  /** Each applied batch, after the projections took it (the gateway's market streams). */
+  onCommitted(listener: (c: Committed) => void): () => void
   stop(): Promise<void>
 }
 
@@ -48,6 +54,8 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   await snapshots.open()
   const projections = await createProjections(path.join(config.dataDir, 'projections'))
   let flushing: Promise<void> = Promise.resolve()
+  const applied = new AppliedWatch(projections.flushedSeq)
+  const batchListeners = new Set<(c: Committed) => void>()
   const role: Role = kind === 'sequencer'
     ? { kind, host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs,
         genesis: genesisCommands(DEFAULT_GENESIS) }
@@ -65,14 +73,21 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
           projections.apply(e.seq, e.time, c.results[i]!.events)
         }
         // Flushes run in order; one per batch keeps queries close behind the log.
-        flushing = flushing.then(() => projections.flush()).catch(onFatal)
+        flushing = flushing.then(() => projections.flush())
+          .then(() => applied.advance(projections.flushedSeq)).catch(onFatal)
+        for (const fn of batchListeners) fn(c)
       })
     },
   })
   logger.info({ seq: replica.node.state.seq, firstSeq: log.firstSeq }, 'state restored')
   return {
-    replica, log, projections,
+    replica, log, projections, applied,
+    onCommitted(listener) {
+      batchListeners.add(listener)
+      return () => { batchListeners.delete(listener) }
+    },
     async stop() {
+      applied.close()
       await replica.stop()
       await flushing
       await projections.close()

@@ -1,8 +1,6 @@
 // `exchange start` / `exchange sequencer`: a sequencer node with its replication and command
 // endpoints, the REST gateway over its state and projections, and /metrics.
 
-import type { AddressInfo } from 'node:net'
-import { buildGateway } from '../gateway/app.js'
 import { INGRESS_PATH } from '../replica/ingress.js'
 import type { Logger } from '../replica/node.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
@@ -11,7 +9,9 @@ import { serveMetrics } from './metrics.js'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { createFundedAccount, saveDemoAccount } from './demo-account.js'
-import { masterSecret, runNode } from './runtime.js'
+import { runNode } from './runtime.js'
+import { chainEnabled, startChain } from './chain.js'
+import { serveGateway } from './serve-gateway.js'
 
 export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
@@ -25,25 +25,22 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
   }))
-  const secret = await masterSecret(config)
-  const gateway = await buildGateway({
-    state: () => node.state, projections: running.projections, submit: (c) => sequencer!.submit(c),
-    now: () => Date.now(), network: config.network, chainId: config.chainId, masterSecret: secret,
-  })
-  await gateway.listen({ host: config.host, port: config.port })
-  const api = `http://${config.host}:${(gateway.server.address() as AddressInfo).port}`
+  const { app: gateway, ctx, api } = await serveGateway(config, running, (c) => sequencer!.submit(c))
+  const secret = ctx.masterSecret
+  const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
   logger.info({ api, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
     metrics: `http://${config.host}:${config.metricsPort}/metrics` }, 'sequencer running')
   if (config.command === 'start' && !existsSync(path.join(config.dataDir, 'demo-account.json'))) {
     // The embedded default comes with a funded account, so a newcomer can trade at once.
     const demo = await createFundedAccount({ submit: (c) => sequencer!.submit(c), now: () => Date.now(),
-      chainId: config.chainId, masterSecret: secret, usdt: 100_000 })
+      chainId: config.chainId, masterSecret: secret, usdt: 100_000, fundOnChain: chain?.fundOnChain })
     const file = await saveDemoAccount(config.dataDir, demo)
     logger.info({ file, address: demo.address, apiKey: demo.apiKey, secretKey: demo.secretKey }, 'demo account funded')
     process.stdout.write(`\ndemo account (saved in ${file}):\n  API key    ${demo.apiKey}\n  secret key ${demo.secretKey}\n  address    ${demo.address}\n  REST       ${api}\n\n`)
   }
   return {
     async stop() {
+      await chain?.stop()
       await gateway.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))

@@ -8,7 +8,7 @@ import { createAsset, createPerpMarket, createSpotMarket, setMarketStatus } from
 import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders.js'
 import { changeLeverage, changePositionMode } from './positions.js'
 import { accept, reject } from './results.js'
-import { createSession, revokeSession } from './sessions.js'
+import { createSession, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
 import { completeWithdrawal, deposit, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
 
@@ -39,6 +39,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'ChangePositionMode': return changePositionMode(state, c, time)
     case 'CreateSession': return createSession(state, c, time)
     case 'RevokeSession': return revokeSession(state, c, time)
+    case 'RegisterRsaKey': return registerRsaKey(state, c, time)
     case 'CreateAsset': return createAsset(state, c)
     case 'CreatePerpMarket': return createPerpMarket(state, c, time)
     case 'CreateSpotMarket': return createSpotMarket(state, c, time)

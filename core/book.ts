@@ -1,9 +1,11 @@
 // A price-time priority order book on integer ticks. Each side keeps its levels in an array
 // sorted so the best level is last (adds and removes near the touch move few elements);
-// each level is an intrusive FIFO of orders, so a cancel is O(log levels).
+// each level is an intrusive FIFO of orders, and each resting order points at its level, so
+// a cancel touches the level array only when it empties the level.
 
 import { assert } from './assert.js'
 import { LIMITS } from './limits.js'
+import { OrderIndex } from './order-index.js'
 import type { Order } from './state.js'
 
 export interface Level {
@@ -73,6 +75,7 @@ export class BookSide {
       if (i === this.levels.length) this.levels.push(level)
       else this.levels.splice(i, 0, level)
     }
+    order.level = level
     order.prev = level.tail
     order.next = null
     if (level.tail) level.tail.next = order
@@ -84,19 +87,21 @@ export class BookSide {
 
   /** Unlinks the order; its remaining lots must still be counted in the level. */
   remove(order: Order): void {
-    const i = this.find(order.priceTicks)
-    assert(i >= 0, 'order level missing')
-    const level = this.levels[i]!
+    const level = order.level
+    assert(level !== null, 'order level missing')
     if (order.prev) order.prev.next = order.next
     else level.head = order.next
     if (order.next) order.next.prev = order.prev
     else level.tail = order.prev
     order.prev = null
     order.next = null
+    order.level = null
     level.count -= 1
     level.qtyLots -= order.origQtyLots - order.executedQtyLots
     if (level.count === 0) {
       assert(level.qtyLots === 0, 'empty level with quantity')
+      const i = this.find(level.priceTicks)
+      assert(this.levels[i] === level, 'order level missing')
       if (i === this.levels.length - 1) this.levels.pop()
       else this.levels.splice(i, 1)
     }
@@ -107,7 +112,7 @@ export class Book {
   readonly bids = new BookSide(true)
   readonly asks = new BookSide(false)
   /** Resting orders by orderId. */
-  readonly orders = new Map<number, Order>()
+  readonly orders = new OrderIndex()
 
   side(isBid: boolean): BookSide {
     return isBid ? this.bids : this.asks

@@ -166,13 +166,30 @@ export interface CreateSession extends Issuer {
   expiresAt: number
   /** Milliseconds; strictly above every earlier nonce of the sub-account, so never reused. */
   nonce: number
-  /** EIP-712 signature by the account over {address, subAccount, permissions, expiresAt, nonce}. */
+  /**
+   * EIP-712 signature by the account over {address, subAccount, permissions, expiresAt, nonce}
+   * (type Session), or, with rsaPublicKey, over those and the key (type RsaSession).
+   */
   signature: string
+  /** An RSA-keyed session (POST /fapi/v1/apiKey/rsa): SPKI PEM, as RegisterRsaKey takes it. */
+  rsaPublicKey?: string
 }
 
 export interface RevokeSession extends Issuer {
   type: 'RevokeSession'
   apiKey: string
+}
+
+/**
+ * Attaches an RSA public key to the issuer's live session, so requests may be signed with the
+ * matching private key instead of the HMAC secret. A public key is no secret: the log keeps it.
+ * The gateway parsed it and checked its size; the core checks only its shape.
+ */
+export interface RegisterRsaKey extends Issuer {
+  type: 'RegisterRsaKey'
+  apiKey: string
+  /** SPKI PEM ("-----BEGIN PUBLIC KEY-----"), lines of 64 base64 characters, ending in a newline. */
+  publicKey: string
 }
 
 export interface Tick {
@@ -196,6 +213,7 @@ export type Command =
   | ChangePositionMode
   | CreateSession
   | RevokeSession
+  | RegisterRsaKey
   | Tick
 
 /** What the log hands the core: the command with its sequence number and time. */

@@ -199,8 +199,11 @@ export interface SessionEvent {
   apiKey: string
   permissions: string[]
   expiresAt: number
-  /** ACTIVE when created; REVOKED by the owner; REPLACED by a newer session of the sub-account. */
-  status: 'ACTIVE' | 'REVOKED' | 'REPLACED'
+  /**
+   * ACTIVE when created; REVOKED by the owner; REPLACED by a newer session of the sub-account;
+   * RSA_KEY when an RSA public key was registered on it.
+   */
+  status: 'ACTIVE' | 'REVOKED' | 'REPLACED' | 'RSA_KEY'
   time: number
 }
 

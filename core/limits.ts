@@ -30,6 +30,8 @@ export const LIMITS = {
   pendingWithdrawalsPerAccountMax: 100,
   /** A session lives at most this long (API.md: 30 days). */
   sessionLifetimeMaxMs: 30 * 86_400_000,
+  /** An RSA public key's PEM text (a 4096-bit SPKI key is 800 characters). */
+  rsaPublicKeyPemLengthMax: 1_024,
   withdrawRefLengthMax: 64,
   depositRefLengthMax: 100,
   feePpmMax: 100_000,

@@ -117,15 +117,29 @@ export interface Simulation {
 
 /** What `sweep` would fill for this (unlinked) taker, changing nothing. */
 export function simulate(m: Market, taker: Order): Simulation {
+  if (m.kind !== 'PERP') return walk(m, taker, null)!
+  // Reduce-only caps must see how earlier fills of the walk moved positions. Keeping that
+  // aside costs a Map per call, so a walk first runs without it and starts over with it
+  // only if a closing order takes part.
+  if (isClosing(taker)) return walk(m, taker, new Map())!
+  return walk(m, taker, UNTRACKED) ?? walk(m, taker, new Map())!
+}
+
+/** Marks a perp walk that keeps no position moves: it gives up (null) at a closing maker. */
+const UNTRACKED: Map<Position, number> = new Map()
+
+/**
+ * The walk behind `simulate`. `moved` is null for spot, UNTRACKED or a fresh Map of
+ * position moves for perpetuals.
+ */
+function walk(m: Market, taker: Order, moved: Map<Position, number> | null): Simulation | null {
   const isBuy = taker.side === 'BUY'
   const opp = m.book.side(!isBuy)
   const limitPrice = taker.orderType === 'MARKET' ? 0 : taker.priceTicks
-  const perp = m.kind === 'PERP'
-  // Positions move as fills happen; reduce-only caps must see the moves, so keep them aside.
-  const moved = perp ? new Map<Position, number>() : null
-  const takerHolding = perp ? taker.owner?.perp.get(m.marketId) : undefined
+  const tracked = moved !== null && moved !== UNTRACKED
+  const takerHolding = tracked ? taker.owner?.perp.get(m.marketId) : undefined
   const takerPos = takerHolding ? positionOf(takerHolding, taker.positionSide) : null
-  const takerCloses = perp && isClosing(taker)
+  const takerCloses = tracked && isClosing(taker)
   let lots = 0
   let notional = 0
   let fills = 0
@@ -146,9 +160,8 @@ export function simulate(m: Market, taker: Order): Simulation {
           break
         }
         let take = min(left, maker.origQtyLots - maker.executedQtyLots - used)
-        let makerPos: Position | null = null
-        if (moved !== null) {
-          makerPos = positionOf(maker.owner.perp.get(m.marketId)!, maker.positionSide)
+        if (tracked) {
+          const makerPos = positionOf(maker.owner.perp.get(m.marketId)!, maker.positionSide)
           if (isClosing(maker)) {
             const cap = reducible(makerPos, maker, moved.get(makerPos) ?? 0)
             if (cap === 0) break
@@ -162,6 +175,8 @@ export function simulate(m: Market, taker: Order): Simulation {
           const makerSigned = maker.side === 'BUY' ? take : -take
           moved.set(makerPos, (moved.get(makerPos) ?? 0) + makerSigned)
           if (takerPos !== null) moved.set(takerPos, (moved.get(takerPos) ?? 0) - makerSigned)
+        } else if (moved !== null && isClosing(maker)) {
+          return null
         }
         lots += take
         notional += take * level.priceTicks

@@ -11,7 +11,7 @@ import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, orderEvent } from './records.js'
-import { accept, reject } from './results.js'
+import { accept, acceptOrder, reject } from './results.js'
 import { pushSpotBalanceEvent, releaseSpotLock, rest, retire } from './resting.js'
 import { lockFor, lockSpot } from './spot.js'
 import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
@@ -33,9 +33,9 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   const limitCode = checkOrderLimits(m, sub, o)
   if (limitCode) return reject(limitCode)
   const r = m.kind === 'PERP' ? placePerp(state, m, sub, o, time) : placeSpot(state, m, sub, o, time)
+  if (typeof r === 'string') return reject(r)
   // Accepted promises the id the order was given, so a caller need not dig it out of the events.
-  if (r.ok) r.orderId = o.orderId
-  return r
+  return acceptOrder(r, o.orderId)
 }
 
 /** Room for the order to rest, should it: per account, per market, per book, per side. */
@@ -69,16 +69,17 @@ function checkAgainstBook(m: Market, o: Order): Code | null {
   return null
 }
 
-function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number): Result {
+/** Places on a perpetual book: the events, or why it was refused (nothing changed then). */
+function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number): Event[] | Code {
   const closing = isClosing(o)
   if (closing) {
     const h = sub.perp.get(m.marketId)
     const q = h ? positionOf(h, o.positionSide).qtyLots : 0
     const reducible = o.side === 'SELL' ? q : -q
-    if (o.origQtyLots > reducible) return reject('REDUCE_ONLY_REJECTED')
+    if (o.origQtyLots > reducible) return 'REDUCE_ONLY_REJECTED'
   }
   const bookCode = checkAgainstBook(m, o)
-  if (bookCode) return reject(bookCode)
+  if (bookCode) return bookCode
   if (!closing) {
     let lots = o.origQtyLots
     let notional = lots * o.priceTicks
@@ -88,18 +89,18 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
       notional = sim.notional
     }
     const marginCode = checkOrderMargin(state, sub, m, o.side, lots, notional)
-    if (marginCode) return reject(marginCode)
+    if (marginCode) return marginCode
   }
   ensureHolding(sub, m)
   o.marginCounted = !closing
   const events = open(m, o)
   finish(o, sweep(state, m, o, time, events), time, events)
-  return accept(events)
+  return events
 }
 
-function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number): Result {
+function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number): Event[] | Code {
   const bookCode = checkAgainstBook(m, o)
-  if (bookCode) return reject(bookCode)
+  if (bookCode) return bookCode
   let lock: number
   if (o.orderType === 'MARKET' && o.side === 'BUY') {
     lock = simulate(m, o).notional * m.quotePerTickLot
@@ -107,14 +108,14 @@ function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time:
     lock = lockFor(m, o, o.origQtyLots, o.priceTicks)
   }
   const held = o.side === 'BUY' ? m.quote : m.base
-  if (spotBalance(sub, held).free < lock) return reject('BALANCE_INSUFFICIENT')
+  if (spotBalance(sub, held).free < lock) return 'BALANCE_INSUFFICIENT'
   ensureSpotBalance(sub, m.base)
   ensureSpotBalance(sub, m.quote)
   lockSpot(o, lock)
   const events = open(m, o)
   pushSpotBalanceEvent(o, time, events)
   finish(o, sweep(state, m, o, time, events), time, events)
-  return accept(events)
+  return events
 }
 
 /** Gives the accepted order its ids and reports it NEW. */

@@ -16,3 +16,8 @@ export function reject(code: Code): Rejected {
 export function accept(events: Event[]): Accepted {
   return { ok: true, events }
 }
+
+/** An accepted PlaceOrder, built whole: adding `orderId` later would reshape the object. */
+export function acceptOrder(events: Event[], orderId: number): Accepted {
+  return { ok: true, events, orderId }
+}

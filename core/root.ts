@@ -49,6 +49,8 @@ export function stateLeaves(state: State): string[] {
   }
   for (const s of state.sessions.values()) {
     out.push(['session', s.apiKey, s.account, s.sub, s.permissions.join(','), s.expiresAt, s.createdAt, s.signature].join('|'))
+    // A leaf of its own, so sessions without a key hash as they always did.
+    if (s.rsaPublicKey !== undefined) out.push(`sessionRsaKey|${s.apiKey}|${s.rsaPublicKey}`)
   }
   for (const [asset, n] of state.fees) out.push(`fees|${asset}|${n}`)
   for (const [asset, n] of state.deposited) out.push(`deposited|${asset}|${n}`)

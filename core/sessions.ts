@@ -3,7 +3,7 @@
 // newer one. Nonces only grow, so a signed request to create a session cannot be replayed.
 
 import { ensureSub, findSub, validIssuer } from './accounts.js'
-import type { CreateSession, RevokeSession } from './commands.js'
+import type { CreateSession, RegisterRsaKey, RevokeSession } from './commands.js'
 import type { Event, Result, SessionEvent } from './events.js'
 import { LIMITS } from './limits.js'
 import { accept, reject } from './results.js'
@@ -12,6 +12,8 @@ import type { Session, State } from './state.js'
 const API_KEY = /^[A-Za-z0-9]{64}$/
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
 const PERMISSIONS: ReadonlySet<string> = new Set(['TRADE', 'USER_DATA', 'WITHDRAW'])
+/** SPKI PEM's shape: base64 lines of at most 64 characters between the armour lines. */
+const SPKI_PEM = /^-----BEGIN PUBLIC KEY-----\n(?:[A-Za-z0-9+/=]{1,64}\n){1,16}-----END PUBLIC KEY-----\n$/
 
 function sessionEvent(s: Session, status: SessionEvent['status'], time: number): SessionEvent {
   return { type: 'session', account: s.account, sub: s.sub, apiKey: s.apiKey, permissions: s.permissions,
@@ -31,6 +33,7 @@ export function createSession(state: State, cmd: CreateSession, time: number): R
   const exp = cmd.expiresAt
   if (!Number.isSafeInteger(exp) || exp <= time || exp > time + LIMITS.sessionLifetimeMaxMs) return reject('SESSION_INVALID')
   if (!Number.isSafeInteger(cmd.nonce) || cmd.nonce <= 0) return reject('SESSION_INVALID')
+  if (cmd.rsaPublicKey !== undefined && !validRsaPem(cmd.rsaPublicKey)) return reject('SESSION_INVALID')
   if (state.sessions.has(cmd.apiKey)) return reject('SESSION_INVALID')
   const existing = findSub(state, cmd)
   if (existing && cmd.nonce <= existing.lastNonce) return reject('SESSION_NONCE_USED')
@@ -44,6 +47,7 @@ export function createSession(state: State, cmd: CreateSession, time: number): R
   }
   const s: Session = { apiKey: cmd.apiKey, account: sub.address, sub: sub.sub, permissions: [...cmd.permissions],
     expiresAt: exp, createdAt: time, signature: cmd.signature }
+  if (cmd.rsaPublicKey !== undefined) s.rsaPublicKey = cmd.rsaPublicKey
   state.sessions.set(s.apiKey, s)
   sub.sessionKey = s.apiKey
   sub.lastNonce = cmd.nonce
@@ -57,4 +61,18 @@ export function revokeSession(state: State, cmd: RevokeSession, time: number): R
   state.sessions.delete(s.apiKey)
   findSub(state, cmd)!.sessionKey = ''
   return accept([sessionEvent(s, 'REVOKED', time)])
+}
+
+/** Attaches an RSA public key to the issuer's live session (a later one replaces it). */
+export function registerRsaKey(state: State, cmd: RegisterRsaKey, time: number): Result {
+  const s = typeof cmd.apiKey === 'string' ? state.sessions.get(cmd.apiKey) : undefined
+  if (!s || s.account !== cmd.account || s.sub !== cmd.sub) return reject('SESSION_UNKNOWN')
+  if (!validRsaPem(cmd.publicKey)) return reject('SESSION_INVALID')
+  s.rsaPublicKey = cmd.publicKey
+  return accept([sessionEvent(s, 'RSA_KEY', time)])
+}
+
+/** The shape of an SPKI PEM within its bound; the gateway parsed the key itself. */
+function validRsaPem(pem: unknown): pem is string {
+  return typeof pem === 'string' && pem.length <= LIMITS.rsaPublicKeyPemLengthMax && SPKI_PEM.test(pem)
 }

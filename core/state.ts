@@ -3,7 +3,8 @@
 
 import type { Bracket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
-import { Book } from './book.js'
+import { Book, type Level } from './book.js'
+import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
 
 export interface Asset {
@@ -86,6 +87,8 @@ export interface Order {
   marginCounted: boolean
   /** Spot: ledger units still locked for the resting remainder (quote for buys, base for sells). */
   lockedRemaining: number
+  /** The price level the order rests in (null while not resting). */
+  level: Level | null
   // Intrusive FIFO links inside the order's price level.
   prev: Order | null
   next: Order | null
@@ -128,7 +131,7 @@ export interface SubAccount {
   /** Perp holdings by marketId, in the order they were first used. */
   perp: Map<number, PerpHolding>
   /** Open orders by clientOrderId, across all markets, in placement order. */
-  orders: Map<string, Order>
+  orders: ClientIdIndex
   /** Count of open orders per marketId. */
   openByMarket: Map<number, number>
   pendingWithdrawals: number
@@ -164,6 +167,8 @@ export interface Session {
   expiresAt: number
   createdAt: number
   signature: string
+  /** SPKI PEM of the RSA key requests may also be signed with; absent until one is registered. */
+  rsaPublicKey?: string
 }
 
 export interface State {
@@ -221,7 +226,7 @@ export function newSubAccount(address: string, sub: number): SubAccount {
     perpWallet: 0,
     dualSide: false,
     perp: new Map(),
-    orders: new Map(),
+    orders: new ClientIdIndex(),
     openByMarket: new Map(),
     pendingWithdrawals: 0,
     sessionKey: '',

@@ -2,9 +2,17 @@
 // a way to submit commands to the sequencer, and the clock. Routes never mutate state.
 
 import type { Command } from '../core/commands.js'
+import type { Result } from '../core/events.js'
 import type { State } from '../core/state.js'
 import type { Projections } from '../replica/projections/index.js'
 import type { Acknowledged } from '../replica/sequencer.js'
+import type { RateLimits } from './rate-limits.js'
+
+export interface ReadableSeq {
+  readonly seq: number
+  /** True once `seq` is readable; false if `timeoutMs` passes first. */
+  until(seq: number, timeoutMs: number): Promise<boolean>
+}
 
 export interface GatewayContext {
   /** The replica state, as of its last applied entry. */
@@ -19,4 +27,22 @@ export interface GatewayContext {
   chainId: number
   /** Gateways derive each session's HMAC secret from this and the apiKey; never logged. */
   masterSecret: Uint8Array
+  /**
+   * The seq this node's state and projections both answer as of, and a bounded wait for a
+   * later one: writes answer only once readable here; reads may name a seq to wait for.
+   */
+  applied: ReadableSeq
+  /** Request weight and order limits; Binance's defaults when absent. */
+  rateLimits?: RateLimits
+  /**
+   * Every batch this replica applies, in seq order, with each entry's core result (the
+   * WebSocket market streams are built from these). Returns an unsubscribe. Absent: no streams.
+   */
+  onCommitted?(listener: (c: CommittedBatch) => void): () => void
+}
+
+/** Entries of one committed batch and the core result of each. */
+export interface CommittedBatch {
+  entries: readonly { seq: number; time: number }[]
+  results: readonly Result[]
 }

@@ -125,6 +125,11 @@ export function illegalDecimal(param: string): ApiError {
   return illegalChars(param, DECIMAL_LEGAL_RANGE)
 }
 
+/** X-MBX-TIME-UNIT other than MICROSECOND or MILLISECOND (Binance's INVALID_TIME_UNIT). */
+export function invalidTimeUnit(): ApiError {
+  return bad(-1194, 'Invalid value for time unit; expected either MICROSECOND or MILLISECOND.')
+}
+
 export function tooManyParameters(): ApiError {
   return bad(-1101, 'Too many parameters sent for this endpoint.')
 }

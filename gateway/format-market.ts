@@ -109,7 +109,7 @@ export function bookTickerBody(m: Market, lastUpdateId: number, time: number): o
 // Mark price and funding, until the price issue lands: mark is the core's markPriceTicks (the
 // last trade), index equals mark, no funding has been charged yet.
 
-const FUNDING_INTERVAL_MS = 8 * 60 * 60 * 1000
+export const FUNDING_INTERVAL_MS = 8 * 60 * 60 * 1000
 /** Binance prints mark, index and settle prices with 8 decimals. */
 const MARK_DECIMALS = 8
 const ZERO_RATE = '0.00000000'
@@ -121,7 +121,8 @@ export function nextFundingTime(nowMs: number): number {
   return Math.floor(nowMs / FUNDING_INTERVAL_MS) * FUNDING_INTERVAL_MS + FUNDING_INTERVAL_MS
 }
 
-function markPrice(m: PerpMarket, ticks: number): string {
+/** A mark (or index) price as Binance prints it: 8 decimals, or the price's when finer. */
+export function markPrice(m: PerpMarket, ticks: number): string {
   return formatExact(BigInt(ticks) * BigInt(m.tickSize), m.pricePrecision, Math.max(MARK_DECIMALS, m.pricePrecision))
 }
 

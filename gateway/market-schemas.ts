@@ -1,25 +1,8 @@
-// JSON schemas of the market-data routes. Query parameters are declared as strings only:
-// parsing and its Binance error codes stay in market-params.ts. Response schemas (200 only)
-// document the shapes and let fastify serialize them without JSON.stringify.
+// JSON schemas of the market-data routes' 200 bodies: they document the shapes (the OpenAPI
+// document) and let fastify serialize them without JSON.stringify. Query parameters are
+// declared as strings only (schemas/common.ts): parsing and its codes stay in market-params.ts.
 
-type Schema = Record<string, unknown>
-
-const str = { type: 'string' } as const
-const int = { type: 'integer' } as const
-const bool = { type: 'boolean' } as const
-
-/** A querystring schema naming each parameter a route reads, all strings. */
-export function query(...names: string[]): Schema {
-  return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, str])) }
-}
-
-const object = (properties: Record<string, unknown>): Schema => ({ type: 'object', properties })
-const arrayOf = (items: unknown): Schema => ({ type: 'array', items })
-/** One symbol's object, or an array of them when no symbol was sent. */
-const oneOrAll = (item: Schema): Schema => ({ anyOf: [arrayOf(item), item] })
-
-/** A fixed-length array; minItems and additionalItems keep Ajv's strict tuple rule. */
-const tuple = (...items: unknown[]): Schema => ({ type: 'array', items, minItems: items.length, additionalItems: false })
+import { arrayOf, bool, int, object, oneOrAll, str, tuple } from './schemas/common.js'
 
 const levels = arrayOf(tuple(str, str))
 
@@ -57,3 +40,9 @@ export const premiumIndexSchema = oneOrAll(object({
   interestRate: str, nextFundingTime: int, time: int,
 }))
 export const fundingRateSchema = arrayOf(object({ symbol: str, fundingRate: str, fundingTime: int, markPrice: str }))
+export const fundingInfoSchema = arrayOf(object({
+  symbol: str, adjustedFundingRateCap: str, adjustedFundingRateFloor: str, fundingIntervalHours: int, disclaimer: bool,
+}))
+export const insuranceBalanceSchema = oneOrAll(object({
+  symbols: arrayOf(str), assets: arrayOf(object({ asset: str, marginBalance: str, updateTime: int })),
+}))

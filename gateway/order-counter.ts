@@ -3,7 +3,7 @@
 // Windows are fixed buckets of server time; the maps hold the current buckets only.
 
 import { tooManyOrders } from './errors.js'
-import { ORDERS_PER_10S, ORDERS_PER_1M } from './routes/symbols.js'
+import { DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limits.js'
 
 const ACCOUNTS_MAX = 100_000
 
@@ -25,18 +25,23 @@ class Window {
 }
 
 export class OrderCounter {
-  private readonly tenSeconds = new Window(10_000, ORDERS_PER_10S)
-  private readonly minute = new Window(60_000, ORDERS_PER_1M)
+  private readonly tenSeconds: Window
+  private readonly minute: Window
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly now: () => number, limits: RateLimits = DEFAULT_RATE_LIMITS) {
+    this.tenSeconds = new Window(10_000, limits.orders10s)
+    this.minute = new Window(60_000, limits.orders1m)
+  }
 
   /** Counts one order for the account; returns the usage headers or throws -1015. */
   count(account: string): Record<string, string> {
     const now = this.now()
     const n10 = this.tenSeconds.add(now, account)
     const n60 = this.minute.add(now, account)
-    if (n10 > ORDERS_PER_10S) throw tooManyOrders(ORDERS_PER_10S, { interval: 'SECOND', intervalNum: 10 }, 10 - Math.floor((now % 10_000) / 1000))
-    if (n60 > ORDERS_PER_1M) throw tooManyOrders(ORDERS_PER_1M, { interval: 'MINUTE', intervalNum: 1 }, 60 - Math.floor((now % 60_000) / 1000))
+    const l10 = this.tenSeconds.limit
+    const l60 = this.minute.limit
+    if (n10 > l10) throw tooManyOrders(l10, { interval: 'SECOND', intervalNum: 10 }, 10 - Math.floor((now % 10_000) / 1000))
+    if (n60 > l60) throw tooManyOrders(l60, { interval: 'MINUTE', intervalNum: 1 }, 60 - Math.floor((now % 60_000) / 1000))
     return { 'X-MBX-ORDER-COUNT-10S': String(n10), 'X-MBX-ORDER-COUNT-1M': String(n60) }
   }
 }

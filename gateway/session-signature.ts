@@ -16,6 +16,19 @@ export const SESSION_TYPES: Record<string, TypedDataField[]> = {
   ],
 }
 
+/**
+ * An RSA-keyed session (POST /fapi/v1/apiKey/rsa): the same fields and the public key, as
+ * SPKI PEM with 64-character lines and a final newline (what `openssl rsa -pubout` and
+ * Node's KeyObject export write), so the wallet's signature covers the key it authorizes.
+ */
+export const RSA_SESSION_TYPES: Record<string, TypedDataField[]> = {
+  RsaSession: [...SESSION_TYPES.Session!, { name: 'publicKey', type: 'string' }],
+}
+
+export interface RsaSessionRequest extends SessionRequest {
+  publicKey: string
+}
+
 export interface SessionRequest {
   address: string
   subAccount: number
@@ -30,10 +43,11 @@ export function sessionDomain(chainId: number): TypedDataDomain {
 }
 
 /** The address that signed the session request, or null when the signature is malformed. */
-export function sessionSigner(chainId: number, request: SessionRequest, signature: string): string | null {
+export function sessionSigner(chainId: number, request: SessionRequest | RsaSessionRequest, signature: string): string | null {
   try {
     Signature.from(signature)
-    return verifyTypedData(sessionDomain(chainId), SESSION_TYPES, request, signature)
+    const types = 'publicKey' in request ? RSA_SESSION_TYPES : SESSION_TYPES
+    return verifyTypedData(sessionDomain(chainId), types, request, signature)
   } catch {
     return null
   }

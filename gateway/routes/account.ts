@@ -11,6 +11,7 @@ import { formatBalance, formatNotional, formatPrice, formatQty, formatUnits } fr
 import { invalidParam } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
 import { orderJson } from '../format-order.js'
+import { accountDocs } from '../schemas/account.js'
 import { idParam, limitParam, optional, perpParam, timeParam } from '../market-params.js'
 import type { IncomeType } from '../../replica/projections/records.js'
 
@@ -57,7 +58,7 @@ function rangeOf(p: Map<string, string>): { startTime?: number; endTime?: number
 
 export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   for (const path of ['/fapi/v1/account', '/fapi/v2/account', '/fapi/v3/account']) {
-    app.get(path, async (req) => {
+    app.get(path, accountDocs.account, async (req) => {
       weights.charge(req.ip, 5)
       const a = authenticate(ctx, req, 'USER_DATA')
       return accountJson(ctx.state(), a.sub)
@@ -65,7 +66,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   }
 
   for (const path of ['/fapi/v1/positionRisk', '/fapi/v2/positionRisk', '/fapi/v3/positionRisk']) {
-    app.get(path, async (req) => {
+    app.get(path, accountDocs.positionRisk, async (req) => {
       weights.charge(req.ip, 5)
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()
@@ -74,7 +75,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     })
   }
 
-  app.get('/fapi/v1/commissionRate', async (req) => {
+  app.get('/fapi/v1/commissionRate', accountDocs.commissionRate, async (req) => {
     weights.charge(req.ip, 20)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
@@ -82,7 +83,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   })
 
   for (const path of ['/fapi/v3/myTrades', '/fapi/v1/userTrades']) {
-    app.get(path, async (req) => {
+    app.get(path, accountDocs.userTrades, async (req) => {
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()
@@ -108,7 +109,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     })
   }
 
-  app.get('/fapi/v1/allOrders', async (req) => {
+  app.get('/fapi/v1/allOrders', accountDocs.allOrders, async (req) => {
     weights.charge(req.ip, 20)
     const a = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()
@@ -121,7 +122,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     return rows.map((r) => orderJson(m, r, 'record'))
   })
 
-  app.get('/fapi/v1/income', async (req) => {
+  app.get('/fapi/v1/income', accountDocs.income, async (req) => {
     weights.charge(req.ip, 30)
     const a = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()
@@ -144,7 +145,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   })
 
   for (const path of ['/fapi/v1/balance', '/fapi/v2/balance', '/fapi/v3/balance']) {
-    app.get(path, async (req) => {
+    app.get(path, accountDocs.balance, async (req) => {
       weights.charge(req.ip, 5)
       const a = authenticate(ctx, req, 'USER_DATA')
       return balanceRows(ctx.state(), a.session.account, a.session.sub, a.sub)

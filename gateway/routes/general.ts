@@ -5,8 +5,10 @@ import type { PerpMarket, SpotMarket } from '../../core/state.js'
 import type { GatewayContext } from '../context.js'
 import { invalidSymbol } from '../errors.js'
 import { rawRequest } from '../params.js'
+import { generalDocs } from '../schemas/general.js'
 import type { WeightCounter } from '../weights.js'
-import { perpSymbol, RATE_LIMITS, spotSymbol } from './symbols.js'
+import { perpSymbol, spotSymbol } from './symbols.js'
+import { rateLimitsBody } from '../rate-limits.js'
 
 interface Options {
   ctx: GatewayContext
@@ -35,11 +37,11 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     return { serverTime: ctx.now() }
   }
   for (const prefix of ['/fapi/v1', '/api/v1', '/api/v3']) {
-    app.get(`${prefix}/ping`, { schema: { response: { 200: { type: 'object' } } } }, ping)
-    app.get(`${prefix}/time`, { schema: { response: { 200: { type: 'object', properties: { serverTime: { type: 'integer' } } } } } }, time)
+    app.get(`${prefix}/ping`, generalDocs.ping, ping)
+    app.get(`${prefix}/time`, generalDocs.time, time)
   }
 
-  app.get('/fapi/v1/exchangeInfo', async (req) => {
+  app.get('/fapi/v1/exchangeInfo', generalDocs.futuresExchangeInfo, async (req) => {
     weights.charge(req.ip, 20)
     const state = ctx.state()
     const wanted = requestedSymbols(rawRequest(req).params)
@@ -49,14 +51,14 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const margin = new Set(perps.map((m) => m.quote))
     return {
       timezone: 'UTC', serverTime: ctx.now(), futuresType: 'U_MARGINED',
-      rateLimits: RATE_LIMITS, exchangeFilters: [],
+      rateLimits: rateLimitsBody(ctx.rateLimits), exchangeFilters: [],
       assets: [...margin].map((asset) => ({ asset, marginAvailable: true, autoAssetExchange: '-10000' })),
       symbols: symbols.map((m) => perpSymbol(state, m)),
     }
   })
 
   for (const prefix of ['/api/v1', '/api/v3']) {
-    app.get(`${prefix}/exchangeInfo`, async (req) => {
+    app.get(`${prefix}/exchangeInfo`, generalDocs.spotExchangeInfo, async (req) => {
       weights.charge(req.ip, 20)
       const state = ctx.state()
       const wanted = requestedSymbols(rawRequest(req).params)
@@ -64,7 +66,7 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       const symbols = spots.filter((m) => wanted === null || wanted.has(m.symbol))
       if (wanted !== null && symbols.length === 0) throw invalidSymbol()
       return {
-        timezone: 'UTC', serverTime: ctx.now(), rateLimits: RATE_LIMITS, exchangeFilters: [],
+        timezone: 'UTC', serverTime: ctx.now(), rateLimits: rateLimitsBody(ctx.rateLimits), exchangeFilters: [],
         symbols: symbols.map((m) => spotSymbol(state, m)),
       }
     })

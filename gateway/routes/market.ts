@@ -1,21 +1,23 @@
 // Futures public market data (/fapi): order book, trades, aggregate trades, klines, tickers,
-// open interest, mark price and funding, in Binance USD-M's shapes. Also registers the spot
-// market data plugin, the same family under /api.
+// open interest, mark price and funding, mark and index price klines, insurance fund, in
+// Binance USD-M's shapes. Also registers the spot market data plugin, the same family under /api.
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
-import { badApiKeyFormat } from '../errors.js'
+import type { PerpMarket } from '../../core/state.js'
+import { badApiKeyFormat, invalidSymbol } from '../errors.js'
 import {
   aggTradeBody, bookTickerBody, depthLevels, klineBody, premiumIndexBody, tickerBody, tradeBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
+import { fundingInfoBody, insuranceBodies, priceKlineBody } from '../format-prices.js'
 import {
-  idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpParam, perpsParam, timeParam,
-  type Params,
+  allPerps, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpParam, perpsParam, required,
+  timeParam, type Params,
 } from '../market-params.js'
 import {
-  aggTradesSchema, bookTickerSchema, depthSchema, fundingRateSchema, klinesSchema, openInterestSchema, priceSchema,
-  premiumIndexSchema, tickerSchema, tradesSchema,
+  aggTradesSchema, bookTickerSchema, depthSchema, fundingInfoSchema, fundingRateSchema, insuranceBalanceSchema, klinesSchema,
+  openInterestSchema, priceSchema, premiumIndexSchema, tickerSchema, tradesSchema,
 } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -164,6 +166,48 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       timeParam(p, 'endTime')
       limitParam(p, 100, 1000)
       return []
+    },
+  })
+
+  get({
+    url: '/fapi/v1/fundingInfo', params: [], response: fundingInfoSchema, weight: 0,
+    // Binance lists only perpetuals whose settings were adjusted; ours all print their settings.
+    handler: () => allPerps(ctx.state()).map(fundingInfoBody),
+  })
+
+  const priceKlines = async (m: PerpMarket, p: Params): Promise<(number | string)[][]> => {
+    const interval = intervalParam(p)
+    const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
+    return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => priceKlineBody(m, k))
+  }
+  const klinesWeightOf = (p: Params): number => klinesWeight(limitForWeight(p, 500))
+
+  get({
+    url: '/fapi/v1/markPriceKlines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
+    response: klinesSchema, weight: klinesWeightOf,
+    handler: (p) => priceKlines(perpParam(ctx.state(), p), p),
+  })
+
+  get({
+    url: '/fapi/v1/indexPriceKlines', params: ['pair', 'interval', 'startTime', 'endTime', 'limit'],
+    response: klinesSchema, weight: klinesWeightOf,
+    handler: (p) => {
+      // The index belongs to the pair; until it has its own source it is the mark of the pair's perpetual.
+      const pair = required(p, 'pair')
+      const m = allPerps(ctx.state()).find((x) => x.pair === pair)
+      if (m === undefined) throw invalidSymbol()
+      return priceKlines(m, p)
+    },
+  })
+
+  get({
+    url: '/fapi/v1/insuranceBalance', params: ['symbol'], response: insuranceBalanceSchema, weight: 1,
+    handler: (p) => {
+      const state = ctx.state()
+      const funds = insuranceBodies(state, allPerps(state))
+      if (optional(p, 'symbol') === undefined) return funds
+      const symbol = perpParam(state, p).symbol
+      return funds.find((f) => f.symbols.includes(symbol))!
     },
   })
 

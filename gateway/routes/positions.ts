@@ -8,6 +8,7 @@ import type { GatewayContext } from '../context.js'
 import { formatUnits } from '../decimal.js'
 import { ApiError, fromCore, invalidParam } from '../errors.js'
 import { allPerps, optional, perpParam, required } from '../market-params.js'
+import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -39,13 +40,13 @@ function bracketsJson(state: ReturnType<GatewayContext['state']>, m: PerpMarket)
 }
 
 export const positionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  app.get('/fapi/v1/positionSide/dual', async (req) => {
+  app.get('/fapi/v1/positionSide/dual', tradeDocs.positionModeGet, async (req) => {
     weights.charge(req.ip, 30)
     const a = authenticate(ctx, req, 'USER_DATA')
     return { dualSidePosition: a.sub?.dualSide ?? false }
   })
 
-  app.post('/fapi/v1/positionSide/dual', async (req) => {
+  app.post('/fapi/v1/positionSide/dual', tradeDocs.positionModeSet, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
     const raw = required(a.params, 'dualSidePosition')
@@ -56,7 +57,7 @@ export const positionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, we
     return { code: 200, msg: 'success' }
   })
 
-  app.post('/fapi/v1/marginType', async (req) => {
+  app.post('/fapi/v1/marginType', tradeDocs.marginType, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
     perpParam(ctx.state(), a.params)
@@ -66,7 +67,7 @@ export const positionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, we
     throw invalidParam('marginType')
   })
 
-  app.get('/fapi/v1/leverageBracket', async (req) => {
+  app.get('/fapi/v1/leverageBracket', tradeDocs.leverageBracket, async (req) => {
     weights.charge(req.ip, 1)
     const { params } = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()

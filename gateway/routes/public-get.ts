@@ -4,7 +4,8 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { checkDuplicates, type Params } from '../market-params.js'
-import { query } from '../market-schemas.js'
+import { route as routeOptions } from '../schemas/common.js'
+import { MARKET_DOCS } from '../schemas/market.js'
 import { rawRequest } from '../params.js'
 import type { WeightCounter } from '../weights.js'
 
@@ -13,7 +14,7 @@ export interface PublicGet {
   url: string | readonly string[]
   /** Parameters the route reads: the querystring schema lists them. */
   params: readonly string[]
-  /** Schema of the 200 body. */
+  /** Schema of the 200 body (a free-form object when absent). */
   response?: Record<string, unknown>
   /** The request weight, from the raw parameters; must not throw. */
   weight: number | ((params: Params) => number)
@@ -21,15 +22,20 @@ export interface PublicGet {
 }
 
 export function publicGet(app: FastifyInstance, weights: WeightCounter, route: PublicGet): void {
-  const schema = {
-    querystring: query(...route.params),
-    ...(route.response === undefined ? {} : { response: { 200: route.response } }),
-  }
   const urls = typeof route.url === 'string' ? [route.url] : route.url
+  // Summary, weight rule and security type come from the family's document table.
+  const doc = MARKET_DOCS[urls[0]!]
+  const options = routeOptions({
+    family: 'market', summary: doc?.summary ?? urls[0]!, security: doc?.security ?? 'NONE',
+    weight: typeof route.weight === 'number' ? route.weight : doc?.weight ?? 'depends on the parameters',
+    params: route.params, response: route.response ?? { type: 'object', additionalProperties: true },
+    ...(doc?.description === undefined ? {} : { description: doc.description }),
+    ...(doc?.required === undefined ? {} : { required: doc.required }),
+  })
   for (const url of urls) {
-    // attachValidation: fastify's own verdict (only ever "not a string", for a repeated
-    // parameter) is replaced by ours, with Binance's codes.
-    app.get(url, { schema, attachValidation: true }, async (req) => {
+    // attachValidation (in the options): fastify's own verdict (only ever "not a string", for
+    // a repeated parameter) is replaced by ours, with Binance's codes.
+    app.get(url, options, async (req) => {
       const raw = rawRequest(req)
       weights.charge(req.ip, typeof route.weight === 'number' ? route.weight : route.weight(raw.params))
       checkDuplicates(raw)

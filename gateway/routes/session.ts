@@ -1,15 +1,18 @@
 // Sessions (API.md "Sessions"): POST opens one from a wallet's EIP-712 signature and returns
 // the API key and its secret; GET shows it; DELETE revokes it. One live session per
-// sub-account: a new one replaces the old.
+// sub-account: a new one replaces the old. POST /fapi/v1/apiKey/rsa opens an RSA-keyed
+// session from a wallet signature, or adds an RSA key to the caller's session.
 
 import type { FastifyPluginAsync } from 'fastify'
 import { getAddress } from 'ethers'
-import type { Permission } from '../../core/commands.js'
+import type { CreateSession, Permission } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
 import { authenticate, newApiKey, secretFor } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, timestampAhead, timestampOutsideRecvWindow } from '../errors.js'
 import { rawRequest } from '../params.js'
+import { sessionDocs } from '../schemas/session.js'
+import { canonicalRsaPublicKey } from '../rsa.js'
 import { sessionSigner } from '../session-signature.js'
 import type { WeightCounter } from '../weights.js'
 
@@ -43,9 +46,11 @@ function permissionsOf(raw: string): Permission[] {
 }
 
 export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  app.post('/fapi/v1/session', async (req) => {
-    weights.charge(req.ip, 1)
-    const { params } = rawRequest(req)
+  /**
+   * A wallet-signed session request, checked: the fields, the nonce inside recvWindow, and
+   * the EIP-712 signature by `address` (over the RSA key too when `publicKey` is given).
+   */
+  function walletSigned(params: Map<string, string>, publicKey?: string): CreateSession {
     let address: string
     try { address = getAddress(required(params, 'address')) } catch (err) {
       if (err instanceof ApiError) throw err
@@ -63,24 +68,54 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     if (nonce >= now + 1000) throw timestampAhead()
     if (now - nonce > recvWindow) throw timestampOutsideRecvWindow()
     const signature = required(params, 'signature')
-    const signer = sessionSigner(ctx.chainId, { address, subAccount, permissions: permissionsText, expiresAt, nonce }, signature)
+    const request = { address, subAccount, permissions: permissionsText, expiresAt, nonce }
+    const signer = sessionSigner(ctx.chainId, publicKey === undefined ? request : { ...request, publicKey }, signature)
     if (signer !== address) throw invalidSignature()
+    return { type: 'CreateSession', account: address, sub: subAccount, apiKey: newApiKey(), permissions,
+      expiresAt, nonce, signature: signature.toLowerCase(), ...(publicKey === undefined ? {} : { rsaPublicKey: publicKey }) }
+  }
 
-    const apiKey = newApiKey()
-    const ack = await ctx.submit({ type: 'CreateSession', account: address, sub: subAccount, apiKey, permissions,
-      expiresAt, nonce, signature: signature.toLowerCase() })
+  app.post('/fapi/v1/session', sessionDocs.open, async (req) => {
+    weights.charge(req.ip, 1)
+    const command = walletSigned(rawRequest(req).params)
+    const ack = await ctx.submit(command)
     if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
+    const { apiKey, account: address, sub: subAccount, permissions, expiresAt } = command
     return { apiKey, secretKey: secretFor(ctx.masterSecret, apiKey), address, subAccount, permissions, expiresAt }
   })
 
-  app.get('/fapi/v1/session', async (req) => {
+  // RSA keys (API.md "Sessions"). Without an API key: a wallet-signed request, like a session's
+  // with the key in the signed message, opens an RSA-keyed session (replacing the old one) and
+  // returns its apiKey; requests are then signed with the private key. With an API key (a
+  // signed request): the key is added to the caller's session. A public key is not a secret,
+  // so the log keeps it.
+  app.post('/fapi/v1/apiKey/rsa', sessionDocs.rsaKey, async (req) => {
+    weights.charge(req.ip, 1)
+    if (req.headers['x-mbx-apikey'] === undefined) {
+      const { params } = rawRequest(req)
+      const command = walletSigned(params, canonicalRsaPublicKey(required(params, 'publicKey')))
+      const ack = await ctx.submit(command)
+      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
+      const { apiKey, account: address, sub: subAccount, permissions, expiresAt, rsaPublicKey } = command
+      return { apiKey, address, subAccount, permissions, expiresAt, publicKey: rsaPublicKey }
+    }
+    const { session, params } = authenticate(ctx, req, 'USER_DATA')
+    const publicKey = canonicalRsaPublicKey(required(params, 'publicKey'))
+    const ack = await ctx.submit({ type: 'RegisterRsaKey', account: session.account, sub: session.sub,
+      apiKey: session.apiKey, publicKey })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin', param: 'publicKey' })
+    return { apiKey: session.apiKey, address: session.account, subAccount: session.sub,
+      permissions: session.permissions, expiresAt: session.expiresAt, publicKey }
+  })
+
+  app.get('/fapi/v1/session', sessionDocs.show, async (req) => {
     weights.charge(req.ip, 1)
     const { session } = authenticate(ctx, req, 'USER_DATA')
     return { apiKey: session.apiKey, address: session.account, subAccount: session.sub,
       permissions: session.permissions, expiresAt: session.expiresAt }
   })
 
-  app.delete('/fapi/v1/session', async (req) => {
+  app.delete('/fapi/v1/session', sessionDocs.revoke, async (req) => {
     weights.charge(req.ip, 1)
     const { session } = authenticate(ctx, req, 'USER_DATA')
     const ack = await ctx.submit({ type: 'RevokeSession', account: session.account, sub: session.sub, apiKey: session.apiKey })

@@ -13,6 +13,7 @@ import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { idParam, optional, spotParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
+import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -84,9 +85,9 @@ function placeCommand(a: Authenticated, m: SpotMarket): PlaceOrder {
 }
 
 export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const orders = new OrderCounter(ctx.now)
+  const orders = new OrderCounter(ctx.now, ctx.rateLimits)
   for (const v of ['/api/v1', '/api/v3']) {
-    app.post(`${v}/order`, async (req, reply) => {
+    app.post(`${v}/order`, spotDocs.placeOrder, async (req, reply) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
       const state = ctx.state()
@@ -104,7 +105,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
     })
 
-    app.get(`${v}/order`, async (req) => {
+    app.get(`${v}/order`, spotDocs.queryOrder, async (req) => {
       weights.charge(req.ip, 4)
       const a = authenticate(ctx, req, 'USER_DATA')
       const m = spotParam(ctx.state(), a.params)
@@ -113,7 +114,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       return spotOrderJson(m, rec, 'record')
     })
 
-    app.delete(`${v}/order`, async (req) => {
+    app.delete(`${v}/order`, spotDocs.cancelOrder, async (req) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
       const m = spotParam(ctx.state(), a.params)
@@ -129,7 +130,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
         origClientOrderId: ev.clientOrderId, transactTime: ack.time }
     })
 
-    app.get(`${v}/openOrders`, async (req) => {
+    app.get(`${v}/openOrders`, spotDocs.openOrders, async (req) => {
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()
       const m = optional(a.params, 'symbol') === undefined ? undefined : spotParam(state, a.params)
@@ -141,7 +142,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       return out
     })
 
-    app.delete(`${v}/openOrders`, async (req) => {
+    app.delete(`${v}/openOrders`, spotDocs.cancelAll, async (req) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
       const m = spotParam(ctx.state(), a.params)
@@ -151,7 +152,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
         origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
     })
 
-    app.get(`${v}/account`, async (req) => {
+    app.get(`${v}/account`, spotDocs.account, async (req) => {
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()

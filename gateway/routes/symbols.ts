@@ -4,18 +4,11 @@
 import { LIMITS } from '../../core/limits.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../../core/state.js'
 import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
-import { WEIGHT_LIMIT_1M } from '../weights.js'
 
 /** Far in the future, as Binance gives perpetuals (2100-12-25). */
 const DELIVERY_DATE = 4133404800000
 export const ORDERS_PER_10S = 300
 export const ORDERS_PER_1M = 1200
-
-export const RATE_LIMITS = [
-  { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: WEIGHT_LIMIT_1M },
-  { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: ORDERS_PER_1M },
-  { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: ORDERS_PER_10S },
-]
 
 function quoteScale(state: State, m: Market): number {
   return state.assets.get(m.quote)!.scale

@@ -16,6 +16,7 @@ import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../forma
 import { findOrder } from '../order-lookup.js'
 import { idParam, optional, perpParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
+import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -96,9 +97,9 @@ function openOrdersOf(sub: SubAccount | undefined, m: PerpMarket | undefined): O
 }
 
 export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const orders = new OrderCounter(ctx.now)
+  const orders = new OrderCounter(ctx.now, ctx.rateLimits)
 
-  app.post('/fapi/v1/order', async (req, reply: FastifyReply) => {
+  app.post('/fapi/v1/order', tradeDocs.placeOrder, async (req, reply: FastifyReply) => {
     weights.charge(req.ip, 0)
     const a = authenticate(ctx, req, 'TRADE')
     const state = ctx.state()
@@ -117,7 +118,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     return orderJson(m, rec, 'response')
   })
 
-  app.delete('/fapi/v1/order', async (req) => {
+  app.delete('/fapi/v1/order', tradeDocs.cancelOrder, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
     const state = ctx.state()
@@ -137,7 +138,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
   })
 
   for (const path of ['/fapi/v1/allOpenOrders', '/fapi/v1/openOrders']) {
-    app.delete(path, async (req) => {
+    app.delete(path, tradeDocs.cancelAll, async (req) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
       const state = ctx.state()
@@ -148,7 +149,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     })
   }
 
-  app.get('/fapi/v1/order', async (req) => {
+  app.get('/fapi/v1/order', tradeDocs.queryOrder, async (req) => {
     weights.charge(req.ip, 4)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
@@ -157,7 +158,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     return orderJson(m, rec, 'record')
   })
 
-  app.get('/fapi/v1/openOrders', async (req) => {
+  app.get('/fapi/v1/openOrders', tradeDocs.openOrders, async (req) => {
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(ctx.state(), a.params)
     weights.charge(req.ip, m ? 1 : 40)
@@ -165,7 +166,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     return openOrdersOf(a.sub, m).map((o) => orderJson(state.markets[o.marketId] as PerpMarket, o, 'record'))
   })
 
-  app.post('/fapi/v1/leverage', async (req) => {
+  app.post('/fapi/v1/leverage', tradeDocs.leverage, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
     const state = ctx.state()

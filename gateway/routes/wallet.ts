@@ -11,6 +11,7 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
 import { fromCore, invalidParam, permissionDenied } from '../errors.js'
 import { limitParam, optional, required, timeParam } from '../market-params.js'
+import { walletDocs } from '../schemas/wallet.js'
 import { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -58,15 +59,15 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     uid.charge(a.session.account, weight)
     return a
   }
-  app.post('/sapi/v1/asset/transferQuoteFromSpotToPerp', async (req) => {
+  app.post('/sapi/v1/asset/transferQuoteFromSpotToPerp', walletDocs.spotToPerp, async (req) => {
     const r = await transfer(ctx, signedIn(req, 900), 'SPOT_TO_PERP')
     return { s: r.s, p: r.p }
   })
-  app.post('/sapi/v1/asset/transferQuoteFromPerpToSpot', async (req) => {
+  app.post('/sapi/v1/asset/transferQuoteFromPerpToSpot', walletDocs.perpToSpot, async (req) => {
     const r = await transfer(ctx, signedIn(req, 900), 'PERP_TO_SPOT')
     return { s: r.s, p: r.p }
   })
-  app.post('/sapi/v1/asset/transfer', async (req) => {
+  app.post('/sapi/v1/asset/transfer', walletDocs.assetTransfer, async (req) => {
     const a = signedIn(req, 900)
     const type = required(a.params, 'type')
     if (type !== 'MAIN_UMFUTURE' && type !== 'UMFUTURE_MAIN') throw invalidParam('type')
@@ -75,7 +76,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const r = await transfer(ctx, a, type === 'MAIN_UMFUTURE' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT')
     return { tranId: r.tranId }
   })
-  app.post('/sapi/v1/futures/transfer', async (req) => {
+  app.post('/sapi/v1/futures/transfer', walletDocs.futuresTransfer, async (req) => {
     const a = signedIn(req, 1)
     const type = required(a.params, 'type')
     if (type !== '1' && type !== '2') throw invalidParam('type')
@@ -85,7 +86,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     return { tranId: r.tranId }
   })
 
-  app.post('/sapi/v1/capital/withdraw/apply', async (req) => {
+  app.post('/sapi/v1/capital/withdraw/apply', walletDocs.withdraw, async (req) => {
     const a = signedIn(req, 900)
     if (!a.session.permissions.includes('WITHDRAW')) throw permissionDenied()
     const state = ctx.state()
@@ -103,7 +104,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     return { id: String(ack.result.withdrawalId) }
   })
 
-  app.get('/sapi/v1/capital/deposit/hisrec', async (req) => {
+  app.get('/sapi/v1/capital/deposit/hisrec', walletDocs.deposits, async (req) => {
     const a = signedIn(req, 1)
     const state = ctx.state()
     await ctx.projections.flush()
@@ -115,7 +116,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     }))
   })
 
-  app.get('/sapi/v1/capital/withdraw/history', async (req) => {
+  app.get('/sapi/v1/capital/withdraw/history', walletDocs.withdrawals, async (req) => {
     const a = signedIn(req, 1)
     const state = ctx.state()
     await ctx.projections.flush()

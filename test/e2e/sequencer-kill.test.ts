@@ -85,7 +85,7 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   const [port, metricsA, metricsB] = [await freePort(), await freePort(), await freePort()]
   const common = ['--tick-ms', '50', '--checkpoint-interval', String(CHECKPOINT), '--host', '127.0.0.1']
   const seqArgs = ['start', '--port', '0', '--data', dirA, '--replication-port', String(port), '--metrics-port', String(metricsA), ...common]
-  const folArgs = ['replica', '--data', dirB, '--follow', `ws://127.0.0.1:${port}/replication`, '--metrics-port', String(metricsB), ...common]
+  const folArgs = ['replica', '--port', '0', '--data', dirB, '--follow', `ws://127.0.0.1:${port}/replication`, '--metrics-port', String(metricsB), ...common]
   const running = (l: Record<string, unknown>): boolean => l.msg === 'sequencer running'
 
   let sequencer: Proc = startExchange(seqArgs)

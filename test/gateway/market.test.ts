@@ -66,6 +66,7 @@ async function rig(t: Teardown): Promise<Rig> {
     network: 'mainnet',
     chainId: 1,
     masterSecret: new Uint8Array(32),
+    applied: { get seq() { return f.ex.state.seq }, until: async () => true },
   }
   const app = await buildGateway(ctx)
   t.teardown(() => app.close())

@@ -11,7 +11,7 @@ import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js
 import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import { buildGateway } from '../../gateway/app.js'
-import type { GatewayContext } from '../../gateway/context.js'
+import type { CommittedBatch, GatewayContext } from '../../gateway/context.js'
 import { createProjections, type Projections } from '../../replica/projections/index.js'
 import { TestExchange } from './exchange.js'
 
@@ -36,26 +36,43 @@ export async function gatewayRig(): Promise<GatewayRig> {
   // Genesis events (assets, markets) carry nothing the projections keep; the entries still count.
   for (let seq = 1; seq <= ex.state.seq; seq++) projections.apply(seq, ex.time, [])
   await projections.flush()
+  const batchListeners = new Set<(c: CommittedBatch) => void>()
+  /** Hands the entry just applied to the streams, as a replica's committed feed would. */
+  const publish = (result: Result) => {
+    const c = { entries: [{ seq: ex.state.seq, time: ex.time }], results: [result] }
+    for (const fn of batchListeners) fn(c)
+  }
   const ctx: GatewayContext = {
     state: () => ex.state,
     projections,
     submit: async (command) => {
       const result = ex.run(command)
-      projections.apply(ex.state.seq, ex.time, result.events)
+      const seq = ex.state.seq
+      const time = ex.time
+      projections.apply(seq, time, result.events)
+      publish(result)
       await projections.flush()
-      return { seq: ex.state.seq, time: ex.time, result }
+      return { seq, time, result }
+    },
+    onCommitted: (listener) => {
+      batchListeners.add(listener)
+      return () => { batchListeners.delete(listener) }
     },
     now: () => ex.time,
     network: 'mainnet',
     chainId: TEST_CHAIN_ID,
     masterSecret: TEST_MASTER_SECRET,
+    // Every command here is applied and flushed before its submit resolves.
+    applied: { get seq() { return projections.flushedSeq }, until: async (seq) => projections.flushedSeq >= seq },
   }
-  const app = await buildGateway(ctx)
+  // checkResponses: a response schema that loses a field the handler returned fails the test (500).
+  const app = await buildGateway(ctx, { checkResponses: true })
   return {
     ex, projections, app, ctx,
     async run(command, dtMs = 1) {
       const result = ex.run(command, dtMs)
       projections.apply(ex.state.seq, ex.time, result.events)
+      publish(result)
       await projections.flush()
       return result
     },

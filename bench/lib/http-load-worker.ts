@@ -1,0 +1,99 @@
+// The gateway benchmark's load generator, in its own thread so the exchange process and the
+// generator each have a core: signed order placement and public depth requests as a bot sends
+// them, run phase by phase as the main thread asks.
+
+import { createHmac } from 'node:crypto'
+import { parentPort, workerData } from 'node:worker_threads'
+import { closedLoop, connectAll, openLoop, type Outcomes } from './http-load.js'
+
+export interface LoadAccount {
+  apiKey: string
+  secretKey: string
+}
+
+export interface LoadSetup {
+  host: string
+  port: number
+  accounts: LoadAccount[]
+}
+
+export type Phase =
+  | { kind: 'closed'; what: 'order' | 'depth'; connections: number; seconds: number }
+  | { kind: 'open'; what: 'order'; connections: number; seconds: number; rate: number; graceSeconds: number }
+
+export interface PhaseResult {
+  ok: number
+  refused: Record<string, number>
+  seconds: number
+  /** Open loop only: per-request latency from scheduled send, ms. */
+  latencyMs?: Float64Array
+  /** Open loop only: requests that waited for a free connection. */
+  lateSends?: number
+  /** Open loop only: requests given up on, counted with their wait so far. */
+  unanswered?: number
+}
+
+const { host, port, accounts } = workerData as LoadSetup
+
+// BTCUSDTPERP around a fixed mid of 50,000.0 (tick 0.1, step 0.001, min notional 100 USDT).
+const MID_TICKS = 500_000
+let seed = 0x9e3779b9
+/** xorshift32: the same order stream every run. */
+function rand(): number {
+  seed ^= seed << 13
+  seed ^= seed >>> 17
+  seed ^= seed << 5
+  return (seed >>> 0) / 2 ** 32
+}
+const between = (lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1))
+
+let sent = 0
+
+/**
+ * A signed LIMIT GTC order as a market-making bot sends it: two in three quote 1–5 ticks
+ * behind the mid on their own side and rest; one in three is priced 5–7 ticks through the mid
+ * with twice the size, so it can reach every resting level, taking from the touch outwards
+ * (what it does not fill rests). Expected quantity added and taken balance, so the book
+ * stays near the touch instead of growing without end.
+ */
+function orderRequest(): string {
+  const a = accounts[sent % accounts.length]!
+  const n = sent++
+  const buy = rand() < 0.5
+  const crossing = rand() < 1 / 3
+  const offset = crossing ? -between(5, 7) : between(1, 5)
+  const ticks = buy ? MID_TICKS - offset : MID_TICKS + offset
+  const lots = between(3, 10) * (crossing ? 2 : 1)
+  const body = `symbol=BTCUSDTPERP&side=${buy ? 'BUY' : 'SELL'}&type=LIMIT&timeInForce=GTC` +
+    `&quantity=${(lots / 1000).toFixed(3)}&price=${(ticks / 10).toFixed(1)}&newClientOrderId=bench${n}` +
+    `&recvWindow=5000&timestamp=${Date.now()}`
+  const signed = `${body}&signature=${createHmac('sha256', a.secretKey).update(body).digest('hex')}`
+  return `POST /fapi/v1/order HTTP/1.1\r\nHost: ${host}:${port}\r\nX-MBX-APIKEY: ${a.apiKey}\r\n` +
+    `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${signed.length}\r\n\r\n${signed}`
+}
+
+const DEPTH = `GET /fapi/v1/depth?symbol=BTCUSDTPERP&limit=100 HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`
+const depthRequest = (): string => DEPTH
+
+function result(o: Outcomes, seconds: number): PhaseResult {
+  return { ok: o.ok, refused: Object.fromEntries(o.refused), seconds }
+}
+
+parentPort!.on('message', async (p: Phase) => {
+  try {
+    const conns = await connectAll(host, port, p.connections)
+    const make = p.what === 'order' ? orderRequest : depthRequest
+    let out: PhaseResult
+    if (p.kind === 'closed') {
+      const r = await closedLoop(conns, make, p.seconds)
+      out = result(r.outcomes, r.seconds)
+    } else {
+      const r = await openLoop(conns, make, p.rate, p.seconds, p.graceSeconds)
+      out = { ...result(r.outcomes, r.seconds), latencyMs: r.latencyMs, lateSends: r.lateSends, unanswered: r.unanswered }
+    }
+    for (const c of conns) c.close()
+    parentPort!.postMessage(out)
+  } catch (err) {
+    parentPort!.postMessage({ error: (err as Error).stack ?? String(err) })
+  }
+})

@@ -1,0 +1,34 @@
+// The REST gateway over a running node: its state, projections and readable seq, with
+// commands going to `submit` (the sequencer in this process, or a remote one by ingress).
+
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import type { Command } from '../core/commands.js'
+import { buildGateway } from '../gateway/app.js'
+import type { GatewayContext } from '../gateway/context.js'
+import { attachWebSocket } from '../gateway/ws/server.js'
+import type { Acknowledged } from '../replica/sequencer.js'
+import type { Config } from './config.js'
+import { masterSecret, type RunningNode } from './runtime.js'
+
+export interface ServedGateway {
+  app: FastifyInstance
+  ctx: GatewayContext
+  /** The API's base URL. */
+  api: string
+}
+
+export async function serveGateway(config: Config, running: RunningNode,
+  submit: (c: Command) => Promise<Acknowledged>): Promise<ServedGateway> {
+  const node = running.replica.node
+  const ctx: GatewayContext = {
+    state: () => node.state, projections: running.projections, submit, applied: running.applied,
+    now: () => Date.now(), network: config.network, chainId: config.chainId,
+    masterSecret: await masterSecret(config), rateLimits: config.rateLimits,
+    onCommitted: (listener) => running.onCommitted(listener),
+  }
+  const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs })
+  attachWebSocket(app, ctx)
+  await app.listen({ host: config.host, port: config.port })
+  return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}` }
+}

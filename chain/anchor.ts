@@ -1,0 +1,90 @@
+// Posts checkpoint roots to the Vault: (seq, stateRoot, logHash), logHash being the hash of
+// the log entry at seq. Checkpoints arrive from the node as it applies them; at most one
+// anchor goes out per `intervalMs`, for the newest checkpoint whose entry is durable. A seq
+// the Vault already has (or one below its latest) is never sent again, so a retry after a
+// failure or a restart is harmless.
+
+import type { Contract, JsonRpcProvider } from 'ethers'
+import { pollLoop, silentLogger, type Logger } from './link.js'
+import { revertName, vaultAt, type Operator } from './provider.js'
+
+export interface AnchorOptions {
+  provider: JsonRpcProvider
+  vault: string
+  operator: Operator
+  /** The hash of the durable log entry at seq (hex, with or without 0x), or undefined if not durable yet. */
+  logHashAt(seq: number): Promise<string | undefined>
+  /** At most one anchor per this many ms. */
+  intervalMs?: number
+  logger?: Logger
+}
+
+export interface Anchored {
+  seq: number
+  root: string
+  logHash: string
+  txId: string
+}
+
+const with0x = (h: string): string => (h.startsWith('0x') ? h : `0x${h}`)
+
+export class Anchorer {
+  private readonly vault: Contract
+  private readonly logger: Logger
+  private newest: { seq: number; root: string } | undefined
+  private loop: { stop(): Promise<void> } | undefined
+
+  constructor(private readonly o: AnchorOptions) {
+    this.vault = vaultAt(o.vault, o.provider)
+    this.logger = o.logger ?? silentLogger
+  }
+
+  /** A checkpoint the node computed (node.onCheckpoint). Only the newest is kept. */
+  offer(cp: { seq: number; root: string }): void {
+    if (!this.newest || cp.seq > this.newest.seq) this.newest = { seq: cp.seq, root: cp.root }
+  }
+
+  start(): void {
+    this.loop ??= pollLoop(() => this.post(), this.o.intervalMs ?? 10_000,
+      (err) => this.logger.warn({ err: err.message }, 'anchor: post failed, retrying'))
+  }
+
+  async stop(): Promise<void> {
+    await this.loop?.stop()
+    this.loop = undefined
+  }
+
+  /** Anchors the newest checkpoint unless the Vault has it (or a later one) already. */
+  async post(): Promise<Anchored | undefined> {
+    const cp = this.newest
+    if (!cp) return undefined
+    const latest = Number(await this.vault.latestSeq())
+    if (cp.seq <= latest) return undefined
+    const logHash = await this.o.logHashAt(cp.seq)
+    if (logHash === undefined) return undefined
+    try {
+      const receipt = await this.o.operator.run(async (signer) =>
+        (await (this.vault.connect(signer) as Contract).anchor(cp.seq, cp.root, with0x(logHash))).wait())
+      const anchored = { seq: cp.seq, root: cp.root, logHash: with0x(logHash), txId: receipt.hash as string }
+      this.logger.info(anchored, 'state root anchored')
+      return anchored
+    } catch (err) {
+      // Another anchorer got there first (SeqNotAfter): nothing to do, the Vault has it.
+      if (revertName(err) === 'SeqNotAfter') return undefined
+      throw err
+    }
+  }
+}
+
+/** Every anchor the Vault holds, oldest first. */
+export async function readAnchors(provider: JsonRpcProvider, vaultAddress: string): Promise<{ seq: number; root: string; logHash: string }[]> {
+  const vault = vaultAt(vaultAddress, provider)
+  const n = Number(await vault.anchorCount())
+  const out: { seq: number; root: string; logHash: string }[] = []
+  for (let i = 0; i < n; i++) {
+    const seq = await vault.anchoredSeqs(i) as bigint
+    const [root, logHash] = await vault.anchorAt(seq) as [string, string]
+    out.push({ seq: Number(seq), root, logHash })
+  }
+  return out
+}

@@ -1,0 +1,113 @@
+// A local EVM for development and tests: the anvil binary from @foundry-rs/anvil-linux-amd64,
+// spawned directly on loopback with a free port, its output drained, ready once it answers
+// JSON-RPC, killed on stop.
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import net from 'node:net'
+import path from 'node:path'
+import { HDNodeWallet } from 'ethers'
+
+/** Anvil's default dev mnemonic: its first accounts are funded with ETH at start. */
+export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
+export const DEV_CHAIN_ID = 31337
+
+export interface AnvilOptions {
+  chainId?: number
+  /** Keeps chain state in this file across restarts (anvil --state). */
+  stateFile?: string
+  /** Extra arguments for anvil. */
+  args?: string[]
+  readyTimeoutMs?: number
+  /**
+   * Ends anvil when this process dies, even by SIGKILL: anvil runs under a tiny shell that
+   * waits for its stdin (a pipe from this process) to close, then stops it. For long-running
+   * servers; tests spawn the binary alone.
+   */
+  dieWithParent?: boolean
+}
+
+// $0 is anvil, $@ its arguments. SIGINT (a terminal's Ctrl-C) reaches anvil directly.
+const WATCHDOG = 'trap "" INT; "$0" "$@" </dev/null & a=$!; read -r _; kill $a 2>/dev/null; wait $a'
+
+export interface Anvil {
+  url: string
+  port: number
+  chainId: number
+  stop(): Promise<void>
+}
+
+export function anvilBinary(): string {
+  const pkg = createRequire(import.meta.url).resolve('@foundry-rs/anvil-linux-amd64/package.json')
+  return path.join(path.dirname(pkg), 'bin', 'anvil')
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function rpcReady(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
+    return res.ok
+  } catch {
+    return false
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()))
+}
+
+export async function startAnvil(o: AnvilOptions = {}): Promise<Anvil> {
+  const chainId = o.chainId ?? DEV_CHAIN_ID
+  const port = await freePort()
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), ...(o.args ?? [])]
+  if (o.stateFile) args.push('--state', o.stateFile)
+  const child = o.dieWithParent
+    ? spawn('/bin/sh', ['-c', WATCHDOG, anvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  // Drained, or anvil blocks once a pipe fills; the tail is kept for the error message.
+  let tail = ''
+  const keep = (b: Buffer): void => { tail = (tail + b.toString()).slice(-2000) }
+  child.stdout!.on('data', keep)
+  child.stderr!.on('data', keep)
+  let spawnError: Error | undefined
+  child.once('error', (err) => { spawnError = err })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + (o.readyTimeoutMs ?? 10_000)
+  while (!(await rpcReady(url))) {
+    if (spawnError || child.exitCode !== null || Date.now() > deadline) {
+      if (o.dieWithParent) child.stdin!.end()
+      else child.kill('SIGKILL')
+      throw new Error(`anvil did not start on ${url}: ${spawnError?.message ?? tail.trim()}`)
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return {
+    url, port, chainId,
+    async stop() {
+      // SIGTERM lets anvil write its --state file before it exits.
+      if (child.exitCode === null && child.signalCode === null) {
+        if (o.dieWithParent) child.stdin!.end()
+        else child.kill('SIGTERM')
+      }
+      await exited(child)
+    },
+  }
+}
+
+/** The private key of anvil's dev account `i` (0 operates the embedded chain). */
+export function devKey(i: number): string {
+  return HDNodeWallet.fromPhrase(DEV_MNEMONIC, undefined, `m/44'/60'/0'/0/${i}`).privateKey
+}

@@ -1,0 +1,121 @@
+// Turns the Vault's Deposited events into Deposit commands once their block is deep enough.
+// Only blocks with `confirmations` confirmations are ever read, so a reorg shallower than that
+// never reaches the ledger. Idempotent by ref `<txHash>:<logIndex>`: the core refuses a ref it
+// has seen, and the watcher skips refs the state holds. After a restart the cursor comes from
+// the state too: the block of the newest deposit it credited (deposits are credited in chain
+// order, so everything before that block is in).
+
+import { getAddress, type JsonRpcProvider, type Log } from 'ethers'
+import type { Deposit } from '../core/commands.js'
+import type { ChainToken } from './deploy.js'
+import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
+import { vaultAt } from './provider.js'
+import { toLedger } from './units.js'
+
+export interface DepositWatcherOptions {
+  provider: JsonRpcProvider
+  vault: string
+  tokens: ChainToken[]
+  exchange: ExchangeLink
+  /** A deposit is credited once its block has this many confirmations (1: mined). */
+  confirmations: number
+  /** The first block that can hold a deposit (the Vault's deployment). */
+  fromBlock: number
+  pollMs?: number
+  /** Most blocks per eth_getLogs (RPC providers cap ranges). */
+  blockRange?: number
+  logger?: Logger
+}
+
+const CHAIN_REF = /^(0x[0-9a-f]{64}):\d+$/
+/** How many of the newest credited refs are looked up to find where to resume. */
+const RESUME_LOOKUPS = 16
+
+export class DepositWatcher {
+  private next = -1
+  private readonly vault
+  private readonly tokens: Map<string, ChainToken>
+  private readonly logger: Logger
+  private loop: { stop(): Promise<void> } | undefined
+
+  constructor(private readonly o: DepositWatcherOptions) {
+    if (!Number.isInteger(o.confirmations) || o.confirmations < 1) throw new Error('confirmations must be at least 1')
+    this.vault = vaultAt(o.vault, o.provider)
+    this.tokens = new Map(o.tokens.map((t) => [getAddress(t.address), t]))
+    this.logger = o.logger ?? silentLogger
+  }
+
+  /** The next block to read: known after the first poll. */
+  get cursor(): number { return this.next }
+
+  start(): void {
+    this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500,
+      (err) => this.logger.warn({ err: err.message }, 'deposit watcher: poll failed, retrying'))
+  }
+
+  async stop(): Promise<void> {
+    await this.loop?.stop()
+    this.loop = undefined
+  }
+
+  /** Reads every newly confirmed block and credits its deposits; how many were credited. */
+  async poll(): Promise<number> {
+    if (this.next < 0) this.next = await this.resumeBlock()
+    const head = await this.o.provider.getBlockNumber()
+    const safe = head - this.o.confirmations + 1
+    const range = this.o.blockRange ?? 2000
+    let credited = 0
+    while (this.next <= safe) {
+      const to = Math.min(safe, this.next + range - 1)
+      const logs = await this.o.provider.getLogs({ address: this.o.vault, topics: [this.vault.interface.getEvent('Deposited')!.topicHash],
+        fromBlock: this.next, toBlock: to })
+      logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index)
+      for (const log of logs) if (await this.credit(log)) credited++
+      // Advanced only once the whole range is in: a failed submit reads it again (idempotent).
+      this.next = to + 1
+    }
+    return credited
+  }
+
+  /** Where a fresh watcher starts: the block of the newest chain deposit the state holds. */
+  private async resumeBlock(): Promise<number> {
+    const refs = [...this.o.exchange.state().depositRefs]
+    let best = this.o.fromBlock
+    let looked = 0
+    for (let i = refs.length - 1; i >= 0 && looked < RESUME_LOOKUPS; i--) {
+      const m = CHAIN_REF.exec(refs[i]!)
+      if (!m) continue
+      looked++
+      const receipt = await this.o.provider.getTransactionReceipt(m[1]!)
+      if (receipt && receipt.blockNumber > best) best = receipt.blockNumber
+    }
+    return best
+  }
+
+  private async credit(log: Log): Promise<boolean> {
+    const ref = `${log.transactionHash}:${log.index}`
+    const state = this.o.exchange.state()
+    if (state.depositRefs.has(ref)) return false
+    const ev = this.vault.interface.parseLog(log)
+    if (!ev) return false
+    const token = this.tokens.get(getAddress(ev.args.token as string))
+    const skip = (why: string): false => {
+      this.logger.warn({ ref, token: ev.args.token, amount: String(ev.args.amount), why }, 'deposit not credited')
+      return false
+    }
+    if (!token) return skip('token not listed')
+    const asset = state.assets.get(token.asset)
+    if (!asset) return skip(`asset ${token.asset} unknown to the exchange`)
+    const amount = toLedger(ev.args.amount as bigint, token.decimals, asset.scale)
+    if (amount === undefined) return skip(`amount not representable at the ledger's ${asset.scale} decimals`)
+    const cmd: Deposit = { type: 'Deposit', account: getAddress(ev.args.account as string), sub: Number(ev.args.subAccount),
+      asset: token.asset, amount, wallet: 'SPOT', ref }
+    const ack = await this.o.exchange.submit(cmd)
+    if (!ack.result.ok) {
+      if (ack.result.code !== 'DEPOSIT_DUPLICATE') skip(`refused: ${ack.result.code}`)
+      return false
+    }
+    this.logger.info({ ref, account: cmd.account, sub: cmd.sub, asset: cmd.asset, amount, seq: ack.seq }, 'deposit credited')
+    return true
+  }
+}

@@ -1,0 +1,66 @@
+// ethers v6 set up for a fast JSON-RPC node: a fixed network (no chain id lookups), no request
+// batching or response caching (cached nonces and block numbers go stale within a block on
+// anvil, and both add ~10 ms a call), short polling; and the operator's transactions sent one
+// at a time with nonces counted locally.
+
+import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type Signer } from 'ethers'
+import { TestToken, Vault } from './generated/contracts.js'
+
+export function chainProvider(url: string, chainId: number, pollingMs = 50): JsonRpcProvider {
+  return new JsonRpcProvider(url, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1, pollingInterval: pollingMs })
+}
+
+export function vaultAt(address: string, runner: ContractRunner): Contract {
+  return new Contract(address, Vault.abi, runner)
+}
+
+export function tokenAt(address: string, runner: ContractRunner): Contract {
+  return new Contract(address, TestToken.abi, runner)
+}
+
+/**
+ * The operator's key, sending one transaction at a time. Nonces come from a local counter;
+ * when a send fails the counter is re-read from the node, so a transaction that never went
+ * out leaves no gap.
+ */
+export class Operator {
+  readonly signer: NonceManager
+  readonly address: string
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(privateKey: string, provider: JsonRpcProvider) {
+    const wallet = new Wallet(privateKey, provider)
+    this.address = wallet.address
+    this.signer = new NonceManager(wallet)
+  }
+
+  /** Runs `fn` with the signer once every earlier call has finished. */
+  run<T>(fn: (signer: Signer) => Promise<T>): Promise<T> {
+    const next = this.queue.then(() => fn(this.signer)).catch((err: unknown) => {
+      this.signer.reset()
+      throw err
+    })
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+}
+
+const errorInterfaces = [new Interface(Vault.abi), new Interface(TestToken.abi)]
+
+/**
+ * The custom error a failed call or send reverted with (e.g. "AlreadyPaid"), or undefined when
+ * `err` is no revert (a node or network failure). Signers estimate gas before sending, so the
+ * revert data arrives without the contract's decoding: it is decoded here.
+ */
+export function revertName(err: unknown): string | undefined {
+  const e = err as { code?: string; data?: string; revert?: { name: string }; reason?: string | null }
+  if (e?.code !== 'CALL_EXCEPTION') return undefined
+  if (e.revert?.name) return e.revert.name
+  if (typeof e.data === 'string' && e.data.length >= 10) {
+    for (const iface of errorInterfaces) {
+      const parsed = iface.parseError(e.data)
+      if (parsed) return parsed.name
+    }
+  }
+  return e.reason ?? 'reverted'
+}

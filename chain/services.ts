@@ -1,0 +1,134 @@
+// The chain side of a running sequencer: the chain itself (an embedded anvil with the
+// contracts deployed, kept under the data directory, or any JSON-RPC chain by configuration),
+// and the deposit watcher, withdrawal executor and anchorer over the node's state.
+
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { BaseWallet, Contract, JsonRpcProvider } from 'ethers'
+import { Anchorer } from './anchor.js'
+import { devKey, startAnvil, type Anvil } from './anvil.js'
+import { deployAll, type ChainToken, type Deployment } from './deploy.js'
+import { DepositWatcher } from './deposit-watcher.js'
+import type { ExchangeLink, Logger } from './link.js'
+import { chainProvider, Operator, tokenAt, vaultAt } from './provider.js'
+import { WithdrawalExecutor } from './withdrawal-executor.js'
+
+export interface ChainSettings {
+  /** JSON-RPC URL; empty: an embedded anvil on loopback, its state under `stateDir`. */
+  rpcUrl: string
+  chainId: number
+  /** External chain: the Vault, the block it was deployed in, and the tokens by asset. */
+  vault: string
+  vaultBlock: number
+  tokens: { asset: string; address: string }[]
+  /** The operator's private key (hex); empty on the embedded chain (anvil's first dev key). */
+  operatorKey: string
+  confirmations: number
+  anchorIntervalMs: number
+  pollMs: number
+  /** Where the embedded chain keeps its state and deployment. */
+  stateDir: string
+}
+
+export interface NodeLink extends ExchangeLink {
+  onCheckpoint(fn: (cp: { seq: number; root: string }) => void): void
+  /** The newest checkpoint computed so far (replayed at start), if any. */
+  latestCheckpoint(): { seq: number; root: string } | undefined
+  logHashAt(seq: number): Promise<string | undefined>
+}
+
+export interface ChainServices {
+  rpcUrl: string
+  chainId: number
+  deployment: Deployment
+  operatorAddress: string
+  /**
+   * Embedded chain only: gives `wallet` gas and `units` of `asset`'s token, deposits them into
+   * the Vault from it, and resolves once the watcher credited the deposit.
+   */
+  fundOnChain?(wallet: BaseWallet, asset: string, units: bigint, timeoutMs?: number): Promise<void>
+  stop(): Promise<void>
+}
+
+async function embeddedDeployment(stateDir: string, provider: JsonRpcProvider, operator: Operator, logger: Logger): Promise<Deployment> {
+  const file = path.join(stateDir, 'deployment.json')
+  if (existsSync(file)) {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Deployment
+    if ((await provider.getCode(saved.vault)) !== '0x') return saved
+    logger.warn({ vault: saved.vault }, 'embedded chain lost its contracts; deploying new ones')
+  }
+  const d = await operator.run((s) => deployAll(s))
+  await writeFile(file, JSON.stringify(d, null, 2) + '\n')
+  logger.info({ vault: d.vault, tokens: d.tokens }, 'contracts deployed')
+  return d
+}
+
+export async function startChainServices(s: ChainSettings, node: NodeLink, logger: Logger): Promise<ChainServices> {
+  let anvil: Anvil | undefined
+  let rpcUrl = s.rpcUrl
+  if (!rpcUrl) {
+    await mkdir(s.stateDir, { recursive: true })
+    anvil = await startAnvil({ chainId: s.chainId, stateFile: path.join(s.stateDir, 'anvil-state.json'), dieWithParent: true })
+    rpcUrl = anvil.url
+  }
+  const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))
+  try {
+    const operator = new Operator(s.operatorKey || devKey(0), provider)
+    let deployment: Deployment
+    if (anvil) {
+      deployment = await embeddedDeployment(s.stateDir, provider, operator, logger)
+    } else {
+      if (!s.vault) throw new Error('an external chain needs --vault')
+      const tokens: ChainToken[] = []
+      for (const t of s.tokens) tokens.push({ ...t, decimals: Number(await tokenAt(t.address, provider).decimals()) })
+      deployment = { vault: s.vault, vaultBlock: s.vaultBlock, tokens }
+    }
+    const common = { provider, vault: deployment.vault, tokens: deployment.tokens, exchange: node, pollMs: s.pollMs, logger }
+    const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
+    const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })
+    const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),
+      intervalMs: s.anchorIntervalMs, logger })
+    const latest = node.latestCheckpoint()
+    if (latest) anchorer.offer(latest)
+    node.onCheckpoint((cp) => anchorer.offer(cp))
+    watcher.start()
+    executor.start()
+    anchorer.start()
+    logger.info({ rpc: rpcUrl, chainId: s.chainId, vault: deployment.vault, operator: operator.address,
+      confirmations: s.confirmations, embedded: anvil !== undefined }, 'chain services running')
+
+    const services: ChainServices = {
+      rpcUrl, chainId: s.chainId, deployment, operatorAddress: operator.address,
+      async stop() {
+        await Promise.all([watcher.stop(), executor.stop(), anchorer.stop()])
+        provider.destroy()
+        await anvil?.stop()
+      },
+    }
+    if (anvil) {
+      services.fundOnChain = async (wallet, asset, units, timeoutMs = 30_000) => {
+        const token = deployment.tokens.find((t) => t.asset === asset)
+        if (!token) throw new Error(`no ${asset} token on chain`)
+        await provider.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']) // 100 ETH of gas
+        await operator.run(async (signer) => (await (tokenAt(token.address, signer) as Contract).mint(wallet.address, units)).wait())
+        const from = wallet.connect(provider)
+        await (await (tokenAt(token.address, from) as Contract).approve(deployment.vault, units)).wait()
+        const receipt = await (await (vaultAt(deployment.vault, from) as Contract).deposit(token.address, units, 0)).wait()
+        const vault = vaultAt(deployment.vault, provider)
+        const log = receipt.logs.find((l: { topics: string[] }) => l.topics[0] === vault.interface.getEvent('Deposited')!.topicHash)
+        const ref = `${receipt.hash}:${log.index}`
+        const deadline = Date.now() + timeoutMs
+        while (!node.state().depositRefs.has(ref)) {
+          if (Date.now() > deadline) throw new Error(`deposit ${ref} was not credited within ${timeoutMs} ms`)
+          await new Promise((r) => setTimeout(r, 20))
+        }
+      }
+    }
+    return services
+  } catch (err) {
+    provider.destroy()
+    await anvil?.stop()
+    throw err
+  }
+}

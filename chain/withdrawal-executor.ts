@@ -1,0 +1,103 @@
+// Pays the withdrawals the ledger already debited: for each pending one in the state it sends
+// Vault.withdraw(id, …) from the operator's key, then submits WithdrawalComplete with the
+// transaction hash, or WithdrawalFail (the core refunds) when the payment reverts. The Vault
+// pays an id at most once, and before sending the executor asks it whether the id was paid
+// (a restart between paying and completing), so no withdrawal is ever paid twice.
+
+import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider } from 'ethers'
+import type { Withdrawal } from '../core/state.js'
+import type { ChainToken } from './deploy.js'
+import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
+import { revertName, vaultAt, type Operator } from './provider.js'
+import { toTokenUnits } from './units.js'
+
+export interface WithdrawalExecutorOptions {
+  provider: JsonRpcProvider
+  vault: string
+  /** Where to look for an earlier payment's event (the Vault's deployment block). */
+  fromBlock: number
+  tokens: ChainToken[]
+  exchange: ExchangeLink
+  operator: Operator
+  pollMs?: number
+  logger?: Logger
+}
+
+export type Outcome = { status: 'COMPLETED'; txId: string } | { status: 'FAILED'; reason: string }
+
+export class WithdrawalExecutor {
+  private readonly vault: Contract
+  private readonly logger: Logger
+  private loop: { stop(): Promise<void> } | undefined
+
+  constructor(private readonly o: WithdrawalExecutorOptions) {
+    this.vault = vaultAt(o.vault, o.provider)
+    this.logger = o.logger ?? silentLogger
+  }
+
+  start(): void {
+    this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500,
+      (err) => this.logger.warn({ err: err.message }, 'withdrawal executor: poll failed, retrying'))
+  }
+
+  async stop(): Promise<void> {
+    await this.loop?.stop()
+    this.loop = undefined
+  }
+
+  /** Settles every pending withdrawal, oldest first; how many were settled. */
+  async poll(): Promise<number> {
+    const pending = [...this.o.exchange.state().withdrawals.values()]
+      .filter((w) => w.status === 'PROCESSING').sort((a, b) => a.withdrawalId - b.withdrawalId)
+    let settled = 0
+    for (const w of pending) {
+      const outcome = await this.pay(w)
+      const ack = await this.o.exchange.submit(outcome.status === 'COMPLETED'
+        ? { type: 'WithdrawalComplete', withdrawalId: w.withdrawalId, txId: outcome.txId }
+        : { type: 'WithdrawalFail', withdrawalId: w.withdrawalId, reason: outcome.reason })
+      if (!ack.result.ok) {
+        this.logger.warn({ withdrawalId: w.withdrawalId, code: ack.result.code }, 'withdrawal settlement refused')
+        continue
+      }
+      this.logger.info({ withdrawalId: w.withdrawalId, ...outcome }, 'withdrawal settled')
+      settled++
+    }
+    return settled
+  }
+
+  /** Pays `w` on chain unless it was paid already. Throws only when the chain could not be asked. */
+  private async pay(w: Withdrawal): Promise<Outcome> {
+    const earlier = await this.payment(w.withdrawalId)
+    if (earlier) return { status: 'COMPLETED', txId: earlier }
+    const token = this.o.tokens.find((t) => t.asset === w.asset)
+    if (!token) return { status: 'FAILED', reason: `${w.asset} is not on chain` }
+    const scale = this.o.exchange.state().assets.get(w.asset)?.scale
+    const units = scale === undefined ? undefined : toTokenUnits(w.amount, token.decimals, scale)
+    if (units === undefined) return { status: 'FAILED', reason: `amount not payable in ${token.decimals}-decimal tokens` }
+    try {
+      const receipt = await this.o.operator.run(async (signer) => {
+        const tx = await (this.vault.connect(signer) as Contract).withdraw(w.withdrawalId, token.address, getAddress(w.address), units)
+        return tx.wait()
+      })
+      return { status: 'COMPLETED', txId: receipt.hash }
+    } catch (err) {
+      const reverted = revertName(err)
+      if (reverted === undefined) throw err
+      // A payment that went out before (a pending transaction of an earlier run) makes this one
+      // revert: the id is paid, so it completes, never refunds.
+      const paid = await this.payment(w.withdrawalId)
+      if (paid) return { status: 'COMPLETED', txId: paid }
+      return { status: 'FAILED', reason: reverted }
+    }
+  }
+
+  /** The hash of the transaction that paid withdrawal `id`, if the Vault paid it. */
+  private async payment(id: number): Promise<string | undefined> {
+    if (!(await this.vault.paid(id))) return undefined
+    const logs = await this.o.provider.getLogs({ address: this.o.vault, fromBlock: this.o.fromBlock, toBlock: 'latest',
+      topics: [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)] })
+    const hash = logs[0]?.transactionHash
+    if (hash === undefined) throw new Error(`withdrawal ${id} is paid but its event was not found`)
+    return hash
+  }
+}

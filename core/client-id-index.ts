@@ -1,0 +1,168 @@
+// A sub-account's open orders by clientOrderId, in placement order: the subset of the Map
+// interface the core and its readers use, built for constant churn.
+//
+// Why not a Map: every resting order is added and removed once, and V8's ordered hash
+// tables answer that churn with frequent rebuilds, while a lookup that misses compares the
+// key against other strings scattered over the heap. Here each entry keeps its key's hash
+// in a typed array, so a probe touches another string only when the hashes agree, and a
+// remove shifts the probe run back instead of leaving a tombstone.
+//
+// Entries sit in placement order in dense arrays with holes where orders left; the holes
+// are squeezed out when the arrays fill, so iteration order is placement order, as a Map's.
+
+import type { Order } from './state.js'
+
+const INITIAL_ENTRIES = 8
+
+/** FNV-1a over UTF-16 code units, never 0 (0 marks an empty slot of the table). */
+function hashOf(key: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h | 1
+}
+
+export class ClientIdIndex {
+  // Entries in placement order; a removed entry leaves key undefined until compaction.
+  private cids: (string | undefined)[] = new Array<string | undefined>(INITIAL_ENTRIES).fill(undefined)
+  private ords: (Order | undefined)[] = new Array<Order | undefined>(INITIAL_ENTRIES).fill(undefined)
+  private hashes = new Int32Array(INITIAL_ENTRIES)
+  /** Entries used, holes included. */
+  private end = 0
+  private count = 0
+  /** Open-addressing table of entry index + 1 (0: empty), twice the entry capacity. */
+  private table = new Int32Array(2 * INITIAL_ENTRIES)
+  private mask = 2 * INITIAL_ENTRIES - 1
+
+  get size(): number {
+    return this.count
+  }
+
+  /** Table slot of `key` (hash `h`), or -1. */
+  private slotOf(key: string, h: number): number {
+    const table = this.table
+    const mask = this.mask
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const e = table[i]!
+      if (e === 0) return -1
+      if (this.hashes[e - 1] === h && this.cids[e - 1] === key) return i
+    }
+  }
+
+  get(key: string): Order | undefined {
+    if (typeof key !== 'string') return undefined
+    const i = this.slotOf(key, hashOf(key))
+    return i < 0 ? undefined : this.ords[this.table[i]! - 1]
+  }
+
+  has(key: string): boolean {
+    return typeof key === 'string' && this.slotOf(key, hashOf(key)) >= 0
+  }
+
+  set(key: string, order: Order): this {
+    const h = hashOf(key)
+    const i = this.slotOf(key, h)
+    if (i >= 0) {
+      this.ords[this.table[i]! - 1] = order
+      return this
+    }
+    if (this.end === this.cids.length) this.reshape()
+    const e = this.end++
+    this.cids[e] = key
+    this.ords[e] = order
+    this.hashes[e] = h
+    this.count += 1
+    this.place(h, e + 1)
+    return this
+  }
+
+  delete(key: string): boolean {
+    if (typeof key !== 'string') return false
+    let i = this.slotOf(key, hashOf(key))
+    if (i < 0) return false
+    const e = this.table[i]! - 1
+    this.cids[e] = undefined
+    this.ords[e] = undefined
+    this.count -= 1
+    // Backward-shift deletion: move later entries of the probe run into the gap unless their
+    // home slot lies cyclically in (gap, their slot].
+    const table = this.table
+    const mask = this.mask
+    for (let j = (i + 1) & mask; ; j = (j + 1) & mask) {
+      const f = table[j]!
+      if (f === 0) break
+      const home = this.hashes[f - 1]! & mask
+      const stays = i <= j ? (i < home && home <= j) : (i < home || home <= j)
+      if (stays) continue
+      table[i] = f
+      i = j
+    }
+    table[i] = 0
+    if (this.count === 0) this.end = 0
+    return true
+  }
+
+  /** Open orders in placement order (a copy: the index may change while the caller walks it). */
+  values(): IterableIterator<Order> {
+    const out: Order[] = []
+    for (let e = 0; e < this.end; e++) if (this.cids[e] !== undefined) out.push(this.ords[e]!)
+    return out.values()
+  }
+
+  keys(): IterableIterator<string> {
+    const out: string[] = []
+    for (let e = 0; e < this.end; e++) if (this.cids[e] !== undefined) out.push(this.cids[e]!)
+    return out.values()
+  }
+
+  entries(): IterableIterator<[string, Order]> {
+    const out: [string, Order][] = []
+    for (let e = 0; e < this.end; e++) if (this.cids[e] !== undefined) out.push([this.cids[e]!, this.ords[e]!])
+    return out.values()
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, Order]> {
+    return this.entries()
+  }
+
+  private place(h: number, entry: number): void {
+    const table = this.table
+    const mask = this.mask
+    let i = h & mask
+    while (table[i] !== 0) i = (i + 1) & mask
+    table[i] = entry
+  }
+
+  /** The entry arrays are full: squeeze out the holes, first doubling when over half are live. */
+  private reshape(): void {
+    const capacity = this.cids.length
+    if (this.count * 2 > capacity) {
+      this.cids.length = 2 * capacity
+      this.cids.fill(undefined, capacity)
+      this.ords.length = 2 * capacity
+      this.ords.fill(undefined, capacity)
+      const hashes = new Int32Array(2 * capacity)
+      hashes.set(this.hashes)
+      this.hashes = hashes
+      this.table = new Int32Array(4 * capacity)
+      this.mask = 4 * capacity - 1
+    } else {
+      this.table.fill(0)
+    }
+    const keys = this.cids
+    const vals = this.ords
+    const hashes = this.hashes
+    let n = 0
+    for (let e = 0; e < this.end; e++) {
+      const k = keys[e]
+      if (k === undefined) continue
+      keys[n] = k
+      vals[n] = vals[e]
+      hashes[n] = hashes[e]!
+      this.place(hashes[n]!, n + 1)
+      n += 1
+    }
+    keys.fill(undefined, n, this.end)
+    vals.fill(undefined, n, this.end)
+    this.end = n
+  }
+}

@@ -1,0 +1,51 @@
+// What the document says about each public market-data route (registered through
+// routes/public-get.ts, whose schemas are in ../market-schemas.ts): a summary, Binance's
+// weight rule where it depends on the parameters, and the security type where a key is needed.
+// Keyed by the route's first path; a route missing here is listed under its path.
+
+import type { SecurityType } from './common.js'
+
+export interface MarketDoc {
+  summary: string
+  description?: string
+  /** The weight rule, for routes whose weight depends on the parameters. */
+  weight?: string
+  security?: SecurityType
+  /** Parameters without which the request is refused. */
+  required?: readonly string[]
+}
+
+const KLINE_FIELDS = 'Each kline: open time, open, high, low, close, volume, close time, quote volume, trades, '
+  + 'taker buy volume, taker buy quote volume, ignore.'
+const KLINES_WEIGHT = 'by limit: under 100 1, under 500 2, up to 1000 5, above 10'
+const bySymbol = (one: number, all: number): string => `${one} with symbol, ${all} without`
+
+export const MARKET_DOCS: Record<string, MarketDoc> = {
+  '/fapi/v1/depth': { required: ['symbol'], summary: 'Futures order book', weight: 'by limit: up to 50 2, 100 5, 500 10, 1000 20' },
+  '/fapi/v1/trades': { required: ['symbol'], summary: 'Recent futures trades' },
+  '/fapi/v1/historicalTrades': {
+    required: ['symbol'], summary: 'Older futures trades, from fromId', security: 'MARKET_DATA',
+  },
+  '/fapi/v1/aggTrades': { required: ['symbol'], summary: 'Compressed (aggregate) futures trades' },
+  '/fapi/v1/klines': {
+    required: ['symbol', 'interval'],
+    summary: 'Futures candlesticks', weight: KLINES_WEIGHT,
+    description: KLINE_FIELDS,
+  },
+  '/fapi/v1/markPriceKlines': { required: ['symbol', 'interval'], summary: 'Mark price candlesticks', weight: KLINES_WEIGHT },
+  '/fapi/v1/indexPriceKlines': { required: ['pair', 'interval'], summary: 'Index price candlesticks of a pair', weight: KLINES_WEIGHT },
+  '/fapi/v1/ticker/24hr': { summary: 'Futures 24 h rolling ticker', weight: bySymbol(1, 40) },
+  '/fapi/v1/ticker/price': { summary: 'Futures last price', weight: bySymbol(1, 2) },
+  '/fapi/v1/ticker/bookTicker': { summary: 'Futures best bid and ask', weight: bySymbol(2, 5) },
+  '/fapi/v1/openInterest': { required: ['symbol'], summary: 'Open interest of a perpetual' },
+  '/fapi/v1/premiumIndex': { summary: 'Mark price, index price and funding rate', weight: bySymbol(1, 10) },
+  '/fapi/v1/fundingRate': { summary: 'Funding rate history' },
+  '/fapi/v1/fundingInfo': { summary: 'Funding settings of every perpetual: rate cap, floor and interval' },
+  '/fapi/v1/insuranceBalance': { summary: 'Insurance fund balances, with the perpetuals each fund covers' },
+  '/api/v1/depth': {
+    required: ['symbol'], summary: 'Spot order book', weight: 'by limit: up to 100 5, 500 25, 1000 50, 5000 250',
+  },
+  '/api/v1/trades': { required: ['symbol'], summary: 'Recent spot trades' },
+  '/api/v1/klines': { required: ['symbol', 'interval'], summary: 'Spot candlesticks', description: KLINE_FIELDS },
+  '/api/v1/ticker/24hr': { summary: 'Spot 24 h rolling ticker', weight: bySymbol(2, 80) },
+}

@@ -1,0 +1,37 @@
+// Schemas of the session routes: open a session from a wallet's EIP-712 signature, show it,
+// revoke it, register an RSA key on it.
+
+import { int, object, route, str, strings } from './common.js'
+
+const sessionFields = { apiKey: str, address: str, subAccount: int, permissions: strings, expiresAt: int }
+
+export const sessionDocs = {
+  open: route({
+    family: 'session', summary: 'Open a session: API key and secret from a wallet signature',
+    description: 'signature: the EIP-712 signature of Session {address, subAccount, permissions, expiresAt, nonce} '
+      + 'in the domain {name: "PerpExchange", version: "1", chainId}; nonce is ms and must be inside recvWindow. '
+      + 'No API key is sent. permissions: comma-separated TRADE, USER_DATA, WITHDRAW (default TRADE,USER_DATA).',
+    security: 'NONE', weight: 1,
+    params: ['address', 'subAccount', 'permissions', 'expiresAt', 'nonce', 'recvWindow', 'signature'],
+    required: ['address', 'expiresAt', 'nonce', 'signature'],
+    response: object({ apiKey: str, secretKey: str, address: str, subAccount: int, permissions: strings, expiresAt: int }),
+  }),
+  show: route({
+    family: 'session', summary: "The caller's session", security: 'USER_DATA', weight: 1, response: object(sessionFields),
+  }),
+  revoke: route({
+    family: 'session', summary: "Revoke the caller's session", security: 'USER_DATA', weight: 1, response: object({}),
+  }),
+  rsaKey: route({
+    family: 'session', summary: 'RSA keys: open an RSA-keyed session from a wallet signature, or add a key to yours',
+    description: 'Without X-MBX-APIKEY: the session fields (address, subAccount, permissions, expiresAt, nonce) and '
+      + 'publicKey, with signature = the EIP-712 signature of RsaSession {address, subAccount, permissions, expiresAt, '
+      + 'nonce, publicKey} (publicKey as SPKI PEM, 64-character lines, final newline); opens a session whose requests are '
+      + 'signed with the RSA private key (PKCS#1 v1.5, SHA-256, base64) and returns its apiKey. With X-MBX-APIKEY: a '
+      + 'signed request (timestamp, signature) that adds publicKey to the caller\'s session; HMAC keeps working.',
+    security: 'NONE', weight: 1,
+    params: ['address', 'subAccount', 'permissions', 'expiresAt', 'nonce', 'publicKey', 'timestamp', 'recvWindow', 'signature'],
+    required: ['publicKey', 'signature'],
+    response: object({ apiKey: str, address: str, subAccount: int, permissions: strings, expiresAt: int, publicKey: str }),
+  }),
+}

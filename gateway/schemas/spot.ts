@@ -1,0 +1,56 @@
+// Schemas of spot trading and account routes (/api/v1 and /api/v3), in Binance spot's
+// field order.
+
+import { arrayOf, bool, int, object, route, str, strings } from './common.js'
+
+/**
+ * Binance spot's order, every form in one: ACK (ids and transactTime), RESULT and FULL
+ * (transactTime, no record fields; FULL adds fills), cancel (origClientOrderId), records
+ * (query, open orders: stopPrice to origQuoteOrderQty). Absent fields are skipped.
+ */
+const spotOrderSchema = object({
+  symbol: str, origClientOrderId: str, orderId: int, orderListId: int, clientOrderId: str, transactTime: int,
+  price: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
+  side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
+  workingTime: int, selfTradePreventionMode: str,
+  fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
+})
+
+const spotAccountSchema = object({
+  makerCommission: int, takerCommission: int, buyerCommission: int, sellerCommission: int, canTrade: bool,
+  canWithdraw: bool, canDeposit: bool, brokered: bool, requireSelfTradePrevention: bool, preventSor: bool,
+  updateTime: int, accountType: str, balances: arrayOf(object({ asset: str, free: str, locked: str })),
+  permissions: strings,
+})
+
+const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const
+
+export const spotDocs = {
+  placeOrder: route({
+    family: 'spot', summary: 'New spot order (LIMIT, MARKET, LIMIT_MAKER)',
+    description: 'newOrderRespType ACK, RESULT or FULL (the default, except LIMIT_MAKER: ACK).',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType',
+      'selfTradePreventionMode'],
+    required: ['symbol', 'side', 'type'], response: spotOrderSchema,
+  }),
+  queryOrder: route({
+    family: 'spot', summary: 'Query a spot order (open or historical)', security: 'USER_DATA', weight: 4, ...byId,
+    response: spotOrderSchema,
+  }),
+  cancelOrder: route({
+    family: 'spot', summary: 'Cancel a spot order', security: 'TRADE', weight: 1, ...byId, response: spotOrderSchema,
+  }),
+  openOrders: route({
+    family: 'spot', summary: 'Open spot orders, of one market or all', security: 'USER_DATA',
+    weight: '6 with symbol, 80 without', params: ['symbol'], response: arrayOf(spotOrderSchema),
+  }),
+  cancelAll: route({
+    family: 'spot', summary: "Cancel all of a spot market's open orders", security: 'TRADE', weight: 1,
+    params: ['symbol'], required: ['symbol'], response: arrayOf(spotOrderSchema),
+  }),
+  account: route({
+    family: 'spot', summary: 'Spot account: commissions and balances', security: 'USER_DATA', weight: 20,
+    response: spotAccountSchema,
+  }),
+}

@@ -1,0 +1,219 @@
+// One market-stream connection: Binance's control protocol (SUBSCRIBE, UNSUBSCRIBE,
+// LIST_SUBSCRIPTIONS, SET_PROPERTY, GET_PROPERTY) with its exact replies, and the limits that
+// keep one client from costing the others: incoming messages per second, streams per
+// connection, a bounded outbound buffer, server pings with a pong deadline, and a lifetime.
+
+import type { WebSocket } from 'ws'
+import type { StreamHub, Subscriber } from './hub.js'
+import { parseStream } from './streams.js'
+
+export interface ConnectionLimits {
+  /** Incoming frames (messages, pings, pongs) allowed in any one second; more closes the connection. */
+  messagesPerSecond: number
+  streamsMax: number
+  /** Bytes the socket may hold unsent; a consumer past it is cut off. */
+  maxBufferedBytes: number
+  pingIntervalMs: number
+  /** A connection that has not answered a ping for this long is dropped. */
+  pongTimeoutMs: number
+  lifetimeMs: number
+  /** How long a closing connection gets to finish its close handshake before it is destroyed. */
+  closeGraceMs: number
+}
+
+/** Close codes sent to clients: standard ones, with reasons saying which limit was hit. */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+} as const
+
+const METHODS = ['SUBSCRIBE', 'UNSUBSCRIBE', 'LIST_SUBSCRIPTIONS', 'SET_PROPERTY', 'GET_PROPERTY'] as const
+type Id = number | string
+
+/** A reply error in Binance's stream shape: code 0..3 and its message. */
+class ControlError extends Error {
+  constructor(readonly code: number, msg: string) { super(msg) }
+}
+
+const invalid = (msg: string) => new ControlError(2, `Invalid request: ${msg}`)
+
+export class StreamConnection implements Subscriber {
+  readonly streams = new Set<string>()
+  private open = true
+  /** Arrival times (monotonic ms) of the incoming frames of the last second. */
+  private arrivals: number[] = []
+  private lastPongAt = performance.now()
+  private readonly timers: NodeJS.Timeout[] = []
+
+  constructor(private readonly ws: WebSocket, private combined: boolean, private readonly hub: StreamHub,
+    private readonly limits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void) {
+    ws.on('message', (data, isBinary) => {
+      if (!this.countIncoming()) return
+      this.onMessage(isBinary ? null : data.toString())
+    })
+    ws.on('ping', () => { this.countIncoming() })
+    ws.on('pong', () => {
+      this.lastPongAt = performance.now()
+      this.countIncoming()
+    })
+    ws.on('close', () => this.end())
+    ws.on('error', () => this.end())
+    this.timers.push(setInterval(() => this.heartbeat(), limits.pingIntervalMs))
+    this.timers.push(setTimeout(() => this.close(CLOSE.normal, 'Connection lifetime reached'), limits.lifetimeMs))
+  }
+
+  get isOpen(): boolean { return this.open }
+
+  /** Subscribes to names already validated (the URL's streams). */
+  subscribeAll(names: string[]): void {
+    for (const n of names) this.subscribe(n)
+  }
+
+  deliver(stream: string, json: string): void {
+    if (!this.open) return
+    this.send(this.combined ? `{"stream":${JSON.stringify(stream)},"data":${json}}` : json)
+  }
+
+  /** Closes with a close frame, then destroys the socket if the client does not finish the handshake. */
+  close(code: number, reason: string): void {
+    if (!this.open) return
+    this.end()
+    this.ws.close(code, reason)
+    setTimeout(() => this.ws.terminate(), this.limits.closeGraceMs).unref()
+  }
+
+  /** Drops the connection without a handshake (server shutdown, a dead peer). */
+  terminate(): void {
+    this.end()
+    this.ws.terminate()
+  }
+
+  private send(text: string): void {
+    // The bound: a consumer that lets this much pile up is cut off rather than slow the feed
+    // or let memory grow; it reconnects and resynchronizes like any client after a drop.
+    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
+      this.close(CLOSE.policy, 'Outbound queue full: consumer too slow')
+      return
+    }
+    this.ws.send(text)
+  }
+
+  private end(): void {
+    if (!this.open) return
+    this.open = false
+    for (const t of this.timers) clearTimeout(t)
+    for (const s of this.streams) this.hub.remove(s, this)
+    this.streams.clear()
+    this.onEnd(this)
+  }
+
+  /** Counts a frame against the per-second limit; false (and closed) past it. */
+  private countIncoming(): boolean {
+    if (!this.open) return false
+    const now = performance.now()
+    const a = this.arrivals
+    while (a.length > 0 && now - a[0]! >= 1000) a.shift()
+    a.push(now)
+    if (a.length > this.limits.messagesPerSecond) {
+      this.close(CLOSE.policy, 'Too many messages')
+      return false
+    }
+    return true
+  }
+
+  private heartbeat(): void {
+    if (performance.now() - this.lastPongAt > this.limits.pongTimeoutMs) {
+      this.terminate()
+      return
+    }
+    this.ws.ping()
+  }
+
+  private subscribe(name: string): void {
+    if (this.streams.has(name)) return
+    this.streams.add(name)
+    this.hub.add(name, this)
+  }
+
+  private onMessage(text: string | null): void {
+    let reply: unknown
+    try {
+      reply = this.handle(text)
+    } catch (err) {
+      if (!(err instanceof ControlError)) throw err
+      reply = { code: err.code, msg: err.message }
+    }
+    this.send(JSON.stringify(reply))
+  }
+
+  private handle(text: string | null): unknown {
+    let req: unknown
+    try {
+      if (text === null) throw new SyntaxError('expected a text frame')
+      req = JSON.parse(text)
+    } catch (err) {
+      throw new ControlError(3, `Invalid JSON: ${(err as Error).message}`)
+    }
+    if (typeof req !== 'object' || req === null || Array.isArray(req)) throw invalid('expected a JSON object')
+    const r = req as Record<string, unknown>
+    if (!('method' in r)) throw invalid('missing field `method`')
+    const method = r.method
+    if (typeof method !== 'string' || !(METHODS as readonly string[]).includes(method)) {
+      throw invalid(`unknown variant \`${String(method)}\`, expected one of ${METHODS.map((m) => `\`${m}\``).join(', ')}`)
+    }
+    const id = r.id
+    // Binance takes unsigned integers; API.md also allows strings.
+    if (!((typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) || (typeof id === 'string' && id.length <= 64))) {
+      throw invalid('request ID must be an unsigned integer')
+    }
+    return { result: this.run(method as (typeof METHODS)[number], r.params), id: id as Id }
+  }
+
+  private run(method: (typeof METHODS)[number], params: unknown): unknown {
+    switch (method) {
+      case 'SUBSCRIBE': {
+        const names = streamParams(params)
+        const added = names.filter((n) => !this.streams.has(n))
+        if (new Set(added).size + this.streams.size > this.limits.streamsMax) {
+          throw invalid(`too many streams; at most ${this.limits.streamsMax} per connection`)
+        }
+        for (const n of added) this.subscribe(n)
+        return null
+      }
+      case 'UNSUBSCRIBE':
+        for (const n of streamParams(params)) {
+          if (this.streams.delete(n)) this.hub.remove(n, this)
+        }
+        return null
+      case 'LIST_SUBSCRIPTIONS':
+        return [...this.streams]
+      case 'SET_PROPERTY': {
+        const [, value] = propertyParams(params, 2)
+        if (typeof value !== 'boolean') throw new ControlError(1, 'Invalid value type: expected Boolean')
+        this.combined = value
+        return null
+      }
+      case 'GET_PROPERTY':
+        propertyParams(params, 1)
+        return this.combined
+    }
+  }
+}
+
+function streamParams(params: unknown): string[] {
+  if (!Array.isArray(params)) throw invalid('params must be an array of stream names')
+  for (const p of params) {
+    if (parseStream(p) === null) throw invalid(`invalid stream name ${JSON.stringify(p)}`)
+  }
+  return params as string[]
+}
+
+/** [name, value?] of SET_PROPERTY / GET_PROPERTY; `combined` is the only property. */
+function propertyParams(params: unknown, arity: number): unknown[] {
+  if (!Array.isArray(params) || params.length === 0) throw invalid('property name must be a string')
+  if (params.length > arity) throw invalid('too many parameters')
+  if (typeof params[0] !== 'string') throw invalid('property name must be a string')
+  if (params[0] !== 'combined') throw new ControlError(0, 'Unknown property')
+  return params
+}

@@ -1,0 +1,164 @@
+// Every market's price levels as of the last entry the feed received, rebuilt from core events
+// alone. The replica's book may already be an entry or two ahead of the committed feed (the
+// sequencer applies before it commits), so diff events cannot read it: a level sent with
+// `u` = N must hold its quantity as of seq N exactly, or a client whose snapshot falls between
+// would keep a wrong level. Order events carry each order's full record; trade events the
+// maker's fill; a new order that neither filled completely nor ended rests its remainder.
+
+import type { Event, OrderEvent } from '../../core/events.js'
+import type { Market, State } from '../../core/state.js'
+
+interface Resting {
+  isBid: boolean
+  priceTicks: number
+  lots: number
+}
+
+/** An order placed in the current entry: it may still take liquidity, then rest or end. */
+interface Placed {
+  event: OrderEvent
+  executedLots: number
+  ended: boolean
+}
+
+export class MarketLevels {
+  readonly bids = new Map<number, number>()
+  readonly asks = new Map<number, number>()
+  readonly orders = new Map<number, Resting>()
+  /** Levels changed since each consumer last took them, by consumer index. */
+  readonly changed: { bids: Set<number>; asks: Set<number> }[]
+  /** Levels changed since the last check against the replica's book. */
+  readonly unchecked = { bids: new Set<number>(), asks: new Set<number>() }
+
+  constructor(consumers: number) {
+    this.changed = Array.from({ length: consumers }, () => ({ bids: new Set<number>(), asks: new Set<number>() }))
+  }
+
+  qty(isBid: boolean, priceTicks: number): number {
+    return (isBid ? this.bids : this.asks).get(priceTicks) ?? 0
+  }
+
+  move(isBid: boolean, priceTicks: number, deltaLots: number): void {
+    const side = isBid ? this.bids : this.asks
+    const q = (side.get(priceTicks) ?? 0) + deltaLots
+    if (q === 0) side.delete(priceTicks)
+    else side.set(priceTicks, q)
+    this.touch(isBid, priceTicks)
+  }
+
+  touch(isBid: boolean, priceTicks: number): void {
+    for (const c of this.changed) (isBid ? c.bids : c.asks).add(priceTicks)
+    ;(isBid ? this.unchecked.bids : this.unchecked.asks).add(priceTicks)
+  }
+
+  /** Replaces everything with the replica's book, marking every level that moved as changed. */
+  reset(m: Market): void {
+    const before = [...this.bids.keys()].map((p): [boolean, number] => [true, p])
+      .concat([...this.asks.keys()].map((p): [boolean, number] => [false, p]))
+    this.bids.clear()
+    this.asks.clear()
+    this.orders.clear()
+    for (const o of m.book.orders.values()) {
+      const lots = o.origQtyLots - o.executedQtyLots
+      this.orders.set(o.orderId, { isBid: o.side === 'BUY', priceTicks: o.priceTicks, lots })
+      const side = o.side === 'BUY' ? this.bids : this.asks
+      side.set(o.priceTicks, (side.get(o.priceTicks) ?? 0) + lots)
+    }
+    for (const [isBid, p] of before) this.touch(isBid, p)
+    for (const p of this.bids.keys()) this.touch(true, p)
+    for (const p of this.asks.keys()) this.touch(false, p)
+  }
+
+  /**
+   * Compares the levels changed since the last check with the replica's book, which must be
+   * at the same seq. False when one differs: core events this model does not understand.
+   */
+  matches(m: Market): boolean {
+    const u = this.unchecked
+    let ok = true
+    for (const p of u.bids) if ((m.book.bids.level(p)?.qtyLots ?? 0) !== this.qty(true, p)) ok = false
+    for (const p of u.asks) if ((m.book.asks.level(p)?.qtyLots ?? 0) !== this.qty(false, p)) ok = false
+    u.bids.clear()
+    u.asks.clear()
+    return ok
+  }
+}
+
+export class DepthBook {
+  readonly markets = new Map<number, MarketLevels>()
+
+  /** Copies the replica's books; `consumers` feeds each take their own change sets. */
+  constructor(state: State, private readonly consumers: number) {
+    for (const m of state.markets) {
+      if (m === undefined) continue
+      const levels = this.market(m.marketId)
+      levels.reset(m)
+      for (const c of levels.changed) { c.bids.clear(); c.asks.clear() }
+      levels.unchecked.bids.clear()
+      levels.unchecked.asks.clear()
+    }
+  }
+
+  market(marketId: number): MarketLevels {
+    let l = this.markets.get(marketId)
+    if (l === undefined) this.markets.set(marketId, l = new MarketLevels(this.consumers))
+    return l
+  }
+
+  /** Orders placed in the entry being applied, by orderId (one command places in one market). */
+  private readonly placed = new Map<number, Placed>()
+
+  /** Applies one entry's events, adding the markets whose levels moved to `touched`. */
+  applyEntry(events: readonly Event[], touched: Set<number>): void {
+    const placed = this.placed
+    placed.clear()
+    const placedIn = (marketId: number, orderId: number): Placed | undefined => {
+      const p = placed.get(orderId)
+      return p !== undefined && p.event.marketId === marketId ? p : undefined
+    }
+    for (const e of events) {
+      if (e.type === 'order') {
+        if (e.execType === 'NEW') {
+          placed.set(e.orderId, { event: e, executedLots: e.executedQtyLots, ended: false })
+          continue
+        }
+        const p = placedIn(e.marketId, e.orderId)
+        if (p !== undefined) {
+          p.ended = true
+          continue
+        }
+        // Any other change to a resting order ends it here (cancel, expiry, self-trade prevention).
+        const levels = this.market(e.marketId)
+        const r = levels.orders.get(e.orderId)
+        if (r !== undefined) {
+          levels.orders.delete(e.orderId)
+          levels.move(r.isBid, r.priceTicks, -r.lots)
+          touched.add(e.marketId)
+        }
+      } else if (e.type === 'trade' || e.type === 'spotTrade') {
+        const levels = this.market(e.marketId)
+        const r = levels.orders.get(e.maker.orderId)
+        if (r !== undefined) {
+          r.lots -= e.qtyLots
+          if (r.lots === 0) levels.orders.delete(e.maker.orderId)
+          levels.move(r.isBid, r.priceTicks, -e.qtyLots)
+          touched.add(e.marketId)
+        }
+        const p = placedIn(e.marketId, e.taker.orderId)
+        if (p !== undefined) p.executedLots = e.taker.executedQtyLots
+      }
+    }
+    // What is left of a new order that was not ended rests (IOC, FOK and market remainders
+    // are always ended with an EXPIRED event).
+    for (const p of placed.values()) {
+      const o = p.event
+      const lots = o.origQtyLots - p.executedLots
+      if (p.ended || lots <= 0 || o.orderType === 'MARKET') continue
+      const levels = this.market(o.marketId)
+      const isBid = o.side === 'BUY'
+      levels.orders.set(o.orderId, { isBid, priceTicks: o.priceTicks, lots })
+      levels.move(isBid, o.priceTicks, lots)
+      touched.add(o.marketId)
+    }
+  }
+}

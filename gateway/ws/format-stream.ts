@@ -1,0 +1,116 @@
+// Stream event payloads with Binance USD-M's field letters, built from core events, the
+// replica's book and the projections' records; numbers formatted as the REST bodies are, so
+// a stream and the matching REST endpoint always print the same value the same way.
+
+import type { BookSide } from '../../core/book.js'
+import type { PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
+import type { Market, PerpMarket } from '../../core/state.js'
+import type { AggTradeRecord, KlineInterval, KlineRecord, TickerRecord } from '../../replica/projections/index.js'
+import { formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { bestOf, depthLevels, premiumIndexBody, tickerBody, type PriceLevel } from '../format-market.js'
+
+export function tradeEvent(m: Market, e: PerpTradeEvent | SpotTradeEvent, now: number): object {
+  return {
+    e: 'trade', E: now, T: e.time, s: m.symbol, t: e.tradeId,
+    p: formatPrice(m, e.priceTicks), q: formatQty(m, e.qtyLots), X: 'MARKET', m: e.buyerIsMaker,
+  }
+}
+
+export function aggTradeEvent(m: Market, a: AggTradeRecord, now: number): object {
+  return {
+    e: 'aggTrade', E: now, s: m.symbol, a: a.aggId, p: formatPrice(m, a.priceTicks), q: formatQty(m, a.qtyLots),
+    f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker,
+  }
+}
+
+/** Levels as [price, qty] strings, in the order given. */
+export function levelsOf(m: Market, levels: [priceTicks: number, lots: number][]): PriceLevel[] {
+  return levels.map(([p, q]) => [formatPrice(m, p), formatQty(m, q)])
+}
+
+export interface DepthIds {
+  /** First seq the event covers (the previous event's u + 1). */
+  U: number
+  /** Last seq it covers. */
+  u: number
+  /** The previous event's u. */
+  pu: number
+  /** Time of the entry at u. */
+  T: number
+}
+
+export function depthEvent(m: Market, ids: DepthIds, now: number, b: PriceLevel[], a: PriceLevel[]): object {
+  return { e: 'depthUpdate', E: now, T: ids.T, s: m.symbol, U: ids.U, u: ids.u, pu: ids.pu, b, a }
+}
+
+/** Top `limit` levels of each side of the replica's book. */
+export function partialDepth(m: Market, limit: number): { b: PriceLevel[]; a: PriceLevel[] } {
+  return { b: depthLevels(m, m.book.bids, limit), a: depthLevels(m, m.book.asks, limit) }
+}
+
+export function bookTickerEvent(m: Market, updateId: number, time: number, now: number): object {
+  const [b, B] = bestOf(m, m.book.bids)
+  const [a, A] = bestOf(m, m.book.asks)
+  return { e: 'bookTicker', u: updateId, s: m.symbol, b, B, a, A, T: time, E: now }
+}
+
+/** A side's best level as a comparable key (price and qty), '' when empty. */
+export function bestKey(side: BookSide): string {
+  const best = side.best()
+  return best === undefined ? '' : `${best.priceTicks}:${best.qtyLots}`
+}
+
+export function klineEvent(m: Market, interval: KlineInterval, k: KlineRecord, closed: boolean, now: number): object {
+  return {
+    e: 'kline', E: now, s: m.symbol,
+    k: {
+      t: k.openTime, T: k.closeTime, s: m.symbol, i: interval, f: k.firstTradeId, L: k.lastTradeId,
+      o: formatPrice(m, k.openPriceTicks), c: formatPrice(m, k.closePriceTicks),
+      h: formatPrice(m, k.highPriceTicks), l: formatPrice(m, k.lowPriceTicks),
+      v: formatQty(m, k.volumeLots), n: k.count, x: closed, q: formatNotional(m, k.quoteVolumeTicksLots),
+      V: formatQty(m, k.takerBuyVolumeLots), Q: formatNotional(m, k.takerBuyQuoteVolumeTicksLots), B: '0',
+    },
+  }
+}
+
+interface TickerFields {
+  priceChange: string; priceChangePercent: string; weightedAvgPrice: string; lastPrice: string; lastQty: string
+  openPrice: string; highPrice: string; lowPrice: string; volume: string; quoteVolume: string
+  openTime: number; closeTime: number; firstId: number; lastId: number; count: number
+}
+
+/** The REST 24 h ticker's values under the stream's letters. */
+export function tickerEvent(m: Market, t: TickerRecord, now: number): object {
+  const r = tickerBody(m, t) as TickerFields
+  return {
+    e: '24hrTicker', E: now, s: m.symbol, p: r.priceChange, P: r.priceChangePercent, w: r.weightedAvgPrice,
+    c: r.lastPrice, Q: r.lastQty, o: r.openPrice, h: r.highPrice, l: r.lowPrice, v: r.volume, q: r.quoteVolume,
+    O: r.openTime, C: r.closeTime, F: r.firstId, L: r.lastId, n: r.count,
+  }
+}
+
+export function miniTickerEvent(m: Market, t: TickerRecord, now: number): object {
+  const r = tickerBody(m, t) as TickerFields
+  return {
+    e: '24hrMiniTicker', E: now, s: m.symbol, c: r.lastPrice, o: r.openPrice, h: r.highPrice, l: r.lowPrice,
+    v: r.volume, q: r.quoteVolume,
+  }
+}
+
+interface PremiumFields {
+  markPrice: string; indexPrice: string; estimatedSettlePrice: string; lastFundingRate: string; nextFundingTime: number
+}
+
+/** Mark, index and funding exactly as /fapi/v1/premiumIndex prints them. */
+export function markPriceEvent(m: PerpMarket, now: number): object {
+  const r = premiumIndexBody(m, now) as PremiumFields
+  return {
+    e: 'markPriceUpdate', E: now, s: m.symbol, p: r.markPrice, ap: r.markPrice, P: r.estimatedSettlePrice,
+    i: r.indexPrice, r: r.lastFundingRate, T: r.nextFundingTime,
+  }
+}
+
+export function indexPriceEvent(m: PerpMarket, now: number): object {
+  const r = premiumIndexBody(m, now) as PremiumFields
+  return { e: 'indexPriceUpdate', E: now, i: m.pair, p: r.indexPrice }
+}

@@ -1,0 +1,155 @@
+// Streams read from the projections, so they match REST exactly: aggregate trades (ids as
+// /fapi/v1/aggTrades gives them), klines and the 24 h tickers. A market's trades mark it
+// dirty; an emitter handles it once the projections have flushed past its last trade.
+
+import { PROJECTION_LIMITS } from '../../core/limits.js'
+import type { Market, State } from '../../core/state.js'
+import { bucketClose, bucketOpen, KLINE_INTERVALS, type Projections } from '../../replica/projections/index.js'
+import type { StreamHub } from './hub.js'
+import { aggTradeEvent, klineEvent, miniTickerEvent, tickerEvent } from './format-stream.js'
+import { streamName } from './streams.js'
+
+interface Traded {
+  /** Seq and time of the market's last trade the feed saw. */
+  seq: number
+  time: number
+}
+
+/** Where the aggregate stream of a market resumes. */
+interface AggCursor {
+  /** Next aggregate id to send, or null: start from the first trade since `fromTime`. */
+  nextAggId: number | null
+  fromTradeId: number
+  fromTime: number
+}
+
+interface KlineSent {
+  openTime: number
+  closeTime: number
+  closed: boolean
+}
+
+const AGG_BATCH = 200
+
+export class ProjectionFeed {
+  private readonly traded = new Map<number, Traded>()
+  private readonly aggDirty = new Set<number>()
+  private readonly agg = new Map<number, AggCursor>()
+  private readonly klineDirty = new Set<number>()
+  private readonly klines = new Map<string, KlineSent>()
+  /** Markets traded since the last ticker / miniTicker event, per form (symbol, array). */
+  private readonly tickerDirty = { ticker: [new Set<number>(), new Set<number>()], miniTicker: [new Set<number>(), new Set<number>()] }
+
+  constructor(private readonly hub: StreamHub, private readonly projections: Projections,
+    private readonly state: () => State, private readonly now: () => number, private readonly lastEntryTime: () => number) {}
+
+  onTrade(marketId: number, seq: number, time: number, tradeId: number): void {
+    this.traded.set(marketId, { seq, time })
+    this.aggDirty.add(marketId)
+    if (!this.agg.has(marketId)) this.agg.set(marketId, { nextAggId: null, fromTradeId: tradeId, fromTime: time })
+    this.klineDirty.add(marketId)
+    for (const sets of Object.values(this.tickerDirty)) for (const s of sets) s.add(marketId)
+  }
+
+  private flushed(marketId: number): boolean {
+    return this.projections.flushedSeq >= (this.traded.get(marketId)?.seq ?? 0)
+  }
+
+  private symbolOf(marketId: number): { m: Market; symbol: string } | undefined {
+    const m = this.state().markets[marketId]
+    return m && { m, symbol: m.symbol.toLowerCase() }
+  }
+
+  /**
+   * Sends every aggregate that can no longer grow: one followed by another, or whose window
+   * has passed (entry times never go back, so no later trade can join it).
+   */
+  async aggTick(): Promise<void> {
+    for (const id of [...this.aggDirty]) {
+      const s = this.symbolOf(id)
+      const cursor = this.agg.get(id)
+      if (s === undefined || cursor === undefined) { this.aggDirty.delete(id); continue }
+      const name = streamName.aggTrade(s.symbol)
+      if (!this.hub.has(name)) {
+        // Nobody listens: forget the position; a later subscriber starts at the next trade.
+        this.aggDirty.delete(id)
+        this.agg.delete(id)
+        continue
+      }
+      if (!this.flushed(id)) continue
+      const rows = cursor.nextAggId !== null
+        ? await this.projections.aggTrades(id, { fromId: cursor.nextAggId, limit: AGG_BATCH })
+        : (await this.projections.aggTrades(id, {
+            startTime: Math.max(0, cursor.fromTime - PROJECTION_LIMITS.aggregateWindowMs), limit: AGG_BATCH,
+          })).filter((a) => a.lastTradeId >= cursor.fromTradeId)
+      const settled = Math.max(this.lastEntryTime(), this.now() - 1000)
+      let open = false
+      for (let i = 0; i < rows.length; i++) {
+        const a = rows[i]!
+        if (i === rows.length - 1 && settled <= a.time + PROJECTION_LIMITS.aggregateWindowMs) { open = true; break }
+        this.hub.publish(name, aggTradeEvent(s.m, a, this.now()))
+        cursor.nextAggId = a.aggId + 1
+      }
+      if (!open && rows.length < AGG_BATCH) this.aggDirty.delete(id)
+    }
+  }
+
+  /** Updates of the current kline of each subscribed interval, and the final form of one that closed. */
+  async klineTick(): Promise<void> {
+    const now = this.now()
+    for (const id of [...this.klineDirty]) {
+      if (!this.flushed(id)) continue
+      this.klineDirty.delete(id)
+      const s = this.symbolOf(id)
+      const t = this.traded.get(id)
+      if (s === undefined || t === undefined) continue
+      for (const interval of KLINE_INTERVALS) {
+        const name = streamName.kline(s.symbol, interval)
+        if (!this.hub.has(name)) continue
+        const sent = this.klines.get(name)
+        const openTime = bucketOpen(interval, t.time)
+        if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, id, interval, sent.openTime, true, name)
+        await this.sendKline(s.m, id, interval, openTime, now > bucketClose(interval, openTime), name)
+      }
+    }
+    // Klines that ended with no trade after them: their final form.
+    for (const [name, sent] of [...this.klines]) {
+      if (!this.hub.has(name)) { this.klines.delete(name); continue }
+      if (sent.closed || now <= sent.closeTime) continue
+      const at = name.indexOf('@kline_')
+      const m = this.state().marketsBySymbol.get(name.slice(0, at).toUpperCase())
+      if (m === undefined) continue
+      if (this.klineDirty.has(m.marketId)) continue
+      await this.sendKline(m, m.marketId, name.slice(at + 7) as (typeof KLINE_INTERVALS)[number], sent.openTime, true, name)
+    }
+  }
+
+  private async sendKline(m: Market, id: number, interval: (typeof KLINE_INTERVALS)[number], openTime: number,
+    closed: boolean, name: string): Promise<void> {
+    const [k] = await this.projections.klines(id, interval, { startTime: openTime, endTime: openTime, limit: 1 })
+    if (k === undefined) return
+    this.klines.set(name, { openTime: k.openTime, closeTime: k.closeTime, closed })
+    this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()))
+  }
+
+  /** `<s>@ticker` / `!ticker@arr` (and the mini forms) for the markets traded since the last one. */
+  async tickerTick(kind: 'ticker' | 'miniTicker', arr: boolean): Promise<void> {
+    const dirty = this.tickerDirty[kind][arr ? 1 : 0]!
+    const format = kind === 'ticker' ? tickerEvent : miniTickerEvent
+    const batch: object[] = []
+    for (const id of [...dirty]) {
+      if (!this.flushed(id)) continue
+      dirty.delete(id)
+      const s = this.symbolOf(id)
+      if (s === undefined) continue
+      const name = arr ? streamName[kind](null) : streamName[kind](s.symbol)
+      if (!this.hub.has(name)) continue
+      // The REST ticker's "now": never before the newest flushed entry.
+      const t = await this.projections.ticker24h(id, Math.max(this.now(), this.projections.flushedTime))
+      const event = format(s.m, t, this.now())
+      if (arr) batch.push(event)
+      else this.hub.publish(name, event)
+    }
+    if (arr && batch.length > 0) this.hub.publish(streamName[kind](null), batch)
+  }
+}

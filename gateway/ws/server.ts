@@ -1,0 +1,149 @@
+// WebSocket market streams on the gateway's HTTP server: the paths Binance clients build
+// (raw `/ws/<streams>`, combined `/stream?streams=`, and the routed `/public/…` and
+// `/market/…` forms), each upgraded into a StreamConnection fed by one MarketFeed. The user
+// data stream and the WebSocket API plug in later as further routes on the same server.
+
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import { WebSocketServer } from 'ws'
+import { assert } from '../../core/assert.js'
+import type { GatewayContext } from '../context.js'
+import { notFound } from '../errors.js'
+import { StreamConnection, CLOSE, type ConnectionLimits } from './connection.js'
+import { StreamHub } from './hub.js'
+import { BINANCE_CADENCES, MarketFeed, type FeedCadences } from './market-feed.js'
+import { parseStream, STREAMS_PER_CONNECTION_MAX } from './streams.js'
+
+export interface WebSocketOptions extends Partial<ConnectionLimits> {
+  /** Largest incoming message, bytes (a SUBSCRIBE of 1024 names fits easily). */
+  maxPayload?: number
+  /** Open connections this gateway serves; further upgrades are refused with 503. */
+  connectionsMax?: number
+  cadences?: Partial<FeedCadences>
+  /** Errors inside the feed (never a client's doing). Default: logged by the app's logger. */
+  onError?: (err: unknown) => void
+}
+
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  messagesPerSecond: 10,
+  streamsMax: STREAMS_PER_CONNECTION_MAX,
+  maxBufferedBytes: 4 * 1024 * 1024,
+  pingIntervalMs: 3 * 60_000,
+  pongTimeoutMs: 10 * 60_000,
+  lifetimeMs: 24 * 60 * 60_000,
+  closeGraceMs: 5_000,
+}
+
+export interface MarketStreams {
+  hub: StreamHub
+  feed: MarketFeed
+  /** Open connections. */
+  readonly connections: ReadonlySet<StreamConnection>
+}
+
+/** A request path the streams serve: whether payloads are combined, and the streams named in it. */
+interface Route {
+  combined: boolean
+  streams: string[]
+}
+
+class RouteError extends Error {
+  constructor(readonly status: number, readonly body: object) { super(JSON.stringify(body)) }
+}
+
+const CONNECTIONS_MAX = 10_000
+
+const PATH = /^\/(?:(public|market)\/)?(ws|stream)(?:\/(.*))?$/
+
+/** The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names). */
+export function routeOf(url: string, streamsMax: number): Route {
+  let u: URL
+  try {
+    u = new URL(url, 'http://localhost')
+  } catch {
+    throw new RouteError(400, { code: -1100, msg: 'Illegal characters found in a parameter.' })
+  }
+  const m = PATH.exec(u.pathname)
+  if (m === null) {
+    const api = notFound()
+    throw new RouteError(api.status, api.toBody())
+  }
+  const routed = m[1] !== undefined
+  const combined = m[2] === 'stream'
+  const names = combined
+    ? (u.searchParams.get('streams') ?? '').split('/')
+    : (m[3] ?? '').split('/')
+  const streams: string[] = []
+  for (const n of names) {
+    if (n === '') continue
+    if (parseStream(n) === null) {
+      // The routed forms take any trailing segment; the plain ones name streams only.
+      if (routed && !combined) continue
+      throw new RouteError(400, { code: 2, msg: `Invalid request: invalid stream name ${JSON.stringify(n)}` })
+    }
+    if (!streams.includes(n)) streams.push(n)
+  }
+  if (streams.length > streamsMax) {
+    throw new RouteError(400, { code: 2, msg: `Invalid request: too many streams; at most ${streamsMax} per connection` })
+  }
+  return { combined, streams }
+}
+
+function refuse(socket: Duplex, status: number, body: object): void {
+  const text = JSON.stringify(body)
+  const reason = status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Bad Request'
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
+}
+
+/**
+ * Serves the market streams on `app`'s server. Call before `listen`; the streams stop, and
+ * every connection is dropped, when the app closes.
+ */
+export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: WebSocketOptions = {}): MarketStreams {
+  const limits: ConnectionLimits = { ...DEFAULT_LIMITS }
+  for (const k of Object.keys(DEFAULT_LIMITS) as (keyof ConnectionLimits)[]) {
+    const v = o[k]
+    if (v !== undefined) limits[k] = v
+    assert(Number.isSafeInteger(limits[k]) && limits[k] > 0, `WebSocket limit ${k} must be a positive integer`)
+  }
+  const onError = o.onError ?? ((err: unknown) => app.log.error({ err }, 'market stream feed failed'))
+  const hub = new StreamHub()
+  const feed = new MarketFeed(ctx, hub, { ...BINANCE_CADENCES, ...o.cadences }, onError)
+  const connections = new Set<StreamConnection>()
+  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? 64 * 1024 })
+  feed.start()
+
+  const connectionsMax = o.connectionsMax ?? CONNECTIONS_MAX
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A peer resetting mid-handshake must not become an unhandled 'error'.
+    socket.on('error', () => socket.destroy())
+    if (connections.size >= connectionsMax) {
+      refuse(socket, 503, { code: -1008, msg: 'Server is currently overloaded with other requests. Please try again in a few minutes.' })
+      return
+    }
+    let route: Route
+    try {
+      route = routeOf(req.url ?? '/', limits.streamsMax)
+    } catch (err) {
+      // Nothing a client sends may escape this listener: it would take the process down.
+      const e = err instanceof RouteError ? err : new RouteError(400, { code: -1000, msg: 'An unknown error occured while processing the request.' })
+      refuse(socket, e.status, e.body)
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const conn = new StreamConnection(ws, route.combined, hub, limits, (c) => connections.delete(c))
+      connections.add(conn)
+      conn.subscribeAll(route.streams)
+    })
+  }
+  app.server.on('upgrade', onUpgrade)
+  app.addHook('preClose', async () => {
+    app.server.off('upgrade', onUpgrade)
+    feed.stop()
+    for (const c of [...connections]) c.close(CLOSE.goingAway, 'Server shutting down')
+    for (const c of [...connections]) c.terminate()
+    await new Promise<void>((resolve) => wss.close(() => resolve()))
+  })
+  return { hub, feed, connections }
+}

@@ -1,0 +1,88 @@
+// Market stream names, as Binance USD-M spells them: parsed into what a feed must produce.
+// Symbols are lowercase in names; a well-formed name for a symbol that does not exist is
+// accepted (Binance does the same) and simply never carries data.
+
+import { isKlineInterval, type KlineInterval } from '../../replica/projections/index.js'
+
+/** Diff and partial depth cadences, ms; 250 is the default (no suffix). */
+export const DEPTH_SPEEDS = [100, 250, 500] as const
+export type DepthSpeed = (typeof DEPTH_SPEEDS)[number]
+export const PARTIAL_LEVELS = [5, 10, 20] as const
+
+export type StreamSpec =
+  | { kind: 'depth'; symbol: string; speed: DepthSpeed; levels: 0 | 5 | 10 | 20 }
+  | { kind: 'trade'; symbol: string }
+  | { kind: 'aggTrade'; symbol: string }
+  | { kind: 'kline'; symbol: string; interval: KlineInterval }
+  /** symbol null: the `!…@arr` form over every market. */
+  | { kind: 'markPrice'; symbol: string | null; fast: boolean }
+  | { kind: 'indexPrice'; pair: string; fast: boolean }
+  | { kind: 'ticker'; symbol: string | null }
+  | { kind: 'miniTicker'; symbol: string | null }
+  | { kind: 'bookTicker'; symbol: string | null }
+  | { kind: 'forceOrder'; symbol: string | null }
+
+/** Most streams one connection may hold (Binance: 1024). */
+export const STREAMS_PER_CONNECTION_MAX = 1024
+/** Longest stream name accepted; far above any real one, it bounds what a client can make us keep. */
+const NAME_MAX = 64
+
+const SYMBOL = /^[a-z0-9]{1,32}$/
+/** `@depth` is 250 ms; Binance names only the other two speeds. */
+const DEPTH = /^depth(5|10|20)?(?:@(100ms|500ms))?$/
+
+/** The stream a name denotes, or null when the name is not one. */
+export function parseStream(name: unknown): StreamSpec | null {
+  if (typeof name !== 'string' || name.length > NAME_MAX) return null
+  switch (name) {
+    case '!markPrice@arr': return { kind: 'markPrice', symbol: null, fast: false }
+    case '!markPrice@arr@1s': return { kind: 'markPrice', symbol: null, fast: true }
+    case '!ticker@arr': return { kind: 'ticker', symbol: null }
+    case '!miniTicker@arr': return { kind: 'miniTicker', symbol: null }
+    case '!bookTicker': return { kind: 'bookTicker', symbol: null }
+    case '!forceOrder@arr': return { kind: 'forceOrder', symbol: null }
+  }
+  const at = name.indexOf('@')
+  if (at <= 0) return null
+  const symbol = name.slice(0, at)
+  const rest = name.slice(at + 1)
+  if (!SYMBOL.test(symbol)) return null
+  const depth = DEPTH.exec(rest)
+  if (depth) {
+    const speed = depth[2] === undefined ? 250 : Number(depth[2].slice(0, -2)) as DepthSpeed
+    return { kind: 'depth', symbol, speed, levels: depth[1] === undefined ? 0 : Number(depth[1]) as 5 | 10 | 20 }
+  }
+  if (rest.startsWith('kline_')) {
+    const interval = rest.slice('kline_'.length)
+    return isKlineInterval(interval) ? { kind: 'kline', symbol, interval } : null
+  }
+  switch (rest) {
+    case 'trade': return { kind: 'trade', symbol }
+    case 'aggTrade': return { kind: 'aggTrade', symbol }
+    case 'markPrice': return { kind: 'markPrice', symbol, fast: false }
+    case 'markPrice@1s': return { kind: 'markPrice', symbol, fast: true }
+    case 'indexPrice': return { kind: 'indexPrice', pair: symbol, fast: false }
+    case 'indexPrice@1s': return { kind: 'indexPrice', pair: symbol, fast: true }
+    case 'ticker': return { kind: 'ticker', symbol }
+    case 'miniTicker': return { kind: 'miniTicker', symbol }
+    case 'bookTicker': return { kind: 'bookTicker', symbol }
+    case 'forceOrder': return { kind: 'forceOrder', symbol }
+    default: return null
+  }
+}
+
+// The names feeds publish under, built the one way parseStream reads them.
+
+export const streamName = {
+  depth: (symbol: string, speed: DepthSpeed, levels: number): string =>
+    `${symbol}@depth${levels === 0 ? '' : levels}${speed === 250 ? '' : `@${speed}ms`}`,
+  trade: (symbol: string): string => `${symbol}@trade`,
+  aggTrade: (symbol: string): string => `${symbol}@aggTrade`,
+  kline: (symbol: string, interval: KlineInterval): string => `${symbol}@kline_${interval}`,
+  markPrice: (symbol: string | null, fast: boolean): string =>
+    `${symbol === null ? '!markPrice@arr' : `${symbol}@markPrice`}${fast ? '@1s' : ''}`,
+  indexPrice: (pair: string, fast: boolean): string => `${pair}@indexPrice${fast ? '@1s' : ''}`,
+  ticker: (symbol: string | null): string => symbol === null ? '!ticker@arr' : `${symbol}@ticker`,
+  miniTicker: (symbol: string | null): string => symbol === null ? '!miniTicker@arr' : `${symbol}@miniTicker`,
+  bookTicker: (symbol: string | null): string => symbol === null ? '!bookTicker' : `${symbol}@bookTicker`,
+}

@@ -1,0 +1,184 @@
+// Anchoring and the audit against a real sequencer (LevelDB log) and a real anvil: checkpoint
+// roots reach the Vault, the audit passes on the honest log (in the data directory and as an
+// exported file), and names the exact seq when an entry is altered, dropped, or rewritten
+// with a consistent hash chain, or when an anchored root does not match.
+
+import t from 'tap'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Packr, unpackMultiple } from 'msgpackr'
+import { Wallet, type Contract } from 'ethers'
+import type { Command } from '../../core/commands.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
+import { Anchorer, readAnchors } from '../../chain/anchor.js'
+import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
+import { chainHash, hex } from '../../replica/entry.js'
+import { systemClock } from '../../replica/clock.js'
+import { LevelLogStore } from '../../replica/level-log.js'
+import { createReplica } from '../../replica/replica.js'
+import { wsNetwork } from '../../replica/ws-network.js'
+import { runAudit } from '../../bin/audit.js'
+import { exportLog } from '../../bin/export-log.js'
+import { chainRig } from './rig.js'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const CHAIN_ID = 31337
+const chain = await chainRig()
+const dir = mkdtempSync(path.join(os.tmpdir(), 'audit-'))
+t.teardown(async () => { await chain.close(); rmSync(dir, { recursive: true, force: true }) })
+
+// A sequencer with a checkpoint every 10 entries, anchoring them.
+const log = new LevelLogStore(path.join(dir, 'log'))
+await log.open()
+const replica = await createReplica({ log, network: wsNetwork, clock: systemClock, checkpointInterval: 10,
+  role: { kind: 'sequencer', host: '127.0.0.1', port: 0, genesis: genesisCommands(DEFAULT_GENESIS) } })
+const anchorer = (): Anchorer => new Anchorer({ provider: chain.provider, vault: chain.deployment.vault, operator: chain.operator,
+  logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined) })
+const anchoring = anchorer()
+replica.node.onCheckpoint((cp) => anchoring.offer(cp))
+const submit = async (c: Command): Promise<void> => {
+  const ack = await replica.sequencer!.submit(c)
+  if (!ack.result.ok) throw new Error(`${c.type} refused: ${ack.result.code}`)
+}
+const depositRef = (i: number): string => `0x${i.toString(16).padStart(64, '0')}:0`
+
+/** Deposits until the log reaches `seq`; a wallet-signed session among them. */
+async function grow(toSeq: number): Promise<void> {
+  while (replica.node.state.seq < toSeq) {
+    const i = replica.node.state.seq + 1
+    if (i % 7 === 0) {
+      const wallet = Wallet.createRandom()
+      const now = Date.now()
+      const request = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA', expiresAt: now + 3_600_000, nonce: now }
+      const signature = await wallet.signTypedData(sessionDomain(CHAIN_ID), SESSION_TYPES, request)
+      await submit({ type: 'CreateSession', account: wallet.address, sub: 0, apiKey: 'k'.repeat(60) + String(1000 + i),
+        permissions: ['TRADE', 'USER_DATA'], expiresAt: request.expiresAt, nonce: now, signature: signature.toLowerCase() })
+    } else {
+      await submit({ type: 'Deposit', account: '0x' + 'a'.repeat(40), sub: 0, asset: 'USDT', amount: 1_000_000 * i, wallet: 'SPOT',
+        ref: depositRef(i) })
+    }
+  }
+}
+
+t.test('the newest checkpoint is anchored, once, and only forward', async (t) => {
+  await grow(24)
+  const first = await anchoring.post()
+  t.match(first, { seq: 20, root: replica.node.roots.find((r) => r.seq === 20)!.root })
+  t.equal(first!.logHash, '0x' + hex((await log.read(20, 20))[0]!.hash))
+  t.equal(await anchoring.post(), undefined, 'nothing newer to anchor')
+  await grow(45)
+  t.match(await anchoring.post(), { seq: 40 })
+  // A restarted anchorer offered an older or the same checkpoint sends nothing.
+  const again = anchorer()
+  again.offer({ seq: 30, root: replica.node.roots.find((r) => r.seq === 30)!.root })
+  t.equal(await again.post(), undefined)
+  again.offer({ seq: 40, root: replica.node.roots.find((r) => r.seq === 40)!.root })
+  t.equal(await again.post(), undefined)
+  const anchors = await readAnchors(chain.provider, chain.deployment.vault)
+  t.same(anchors.map((a) => [a.seq, a.root]), [20, 40].map((seq) => [seq, replica.node.roots.find((r) => r.seq === seq)!.root]))
+  await replica.stop()
+  await log.close()
+})
+
+const audit = async (o: { data?: boolean; logFile?: string; anchors?: boolean }): Promise<{ ok: boolean; lines: string[] }> => {
+  const lines: string[] = []
+  const ok = await runAudit({ dataDir: o.data ? dir : undefined, logFile: o.logFile, chainId: CHAIN_ID, out: (l) => lines.push(l),
+    ...(o.anchors !== false ? { rpc: chain.anvil.url, vault: chain.deployment.vault } : {}) })
+  return { ok, lines }
+}
+const exported = path.join(dir, 'log.msgpack')
+const packr = new Packr({ useRecords: false })
+type LogRecord = [Uint8Array, Uint8Array, Uint8Array]
+/** The exported file's header and records (one per entry, records[i] is seq i + 1). */
+const readExport = (): { header: unknown; records: LogRecord[] } => {
+  const [header, ...records] = unpackMultiple(readFileSync(exported)) as [unknown, ...LogRecord[]]
+  return { header, records }
+}
+const writeCopy = (name: string, header: unknown, records: LogRecord[]): string => {
+  const file = path.join(dir, name)
+  writeFileSync(file, Buffer.concat([header, ...records].map((r) => packr.pack(r))))
+  return file
+}
+/** Record `seq` with its deposit amount changed (hash fields left as they were). */
+const altered = (r: LogRecord): LogRecord => {
+  const [seq, time, command] = packr.unpack(r[2]) as [number, number, { amount: number }]
+  return [r[0], r[1], packr.pack([seq, time, { ...command, amount: command.amount + 1 }])]
+}
+
+t.test('the audit passes on the honest log, from the data directory and from an exported file', async (t) => {
+  const fromData = await audit({ data: true })
+  t.equal(fromData.ok, true, fromData.lines.join('\n'))
+  t.match(fromData.lines.join('\n'), /entries +45 replayed, hash chain intact/)
+  t.match(fromData.lines.join('\n'), /sessions +5 wallet signatures checked/)
+  t.match(fromData.lines.join('\n'), /anchors +2 of 2 on 0x[0-9a-fA-F]{40} match/)
+  t.equal(fromData.lines.at(-1), 'PASS')
+  t.equal(await exportLog(dir, exported), 45)
+  const fromFile = await audit({ logFile: exported })
+  t.equal(fromFile.ok, true, fromFile.lines.join('\n'))
+  t.same(fromFile.lines.slice(1), fromData.lines.slice(1), 'the same report')
+})
+
+t.test('an altered entry fails the audit at its seq', async (t) => {
+  const { header, records } = readExport()
+  records[14] = altered(records[14]!)
+  const r = await audit({ logFile: writeCopy('altered.msgpack', header, records) })
+  t.equal(r.ok, false)
+  t.match(r.lines, [/^audit/, /hash chain BROKEN/])
+  t.equal(r.lines.find((l) => l.startsWith('MISMATCH')), 'MISMATCH at seq 15: ' +
+    `the entry's bytes do not hash to its hash ${hex(records[14]![1])}: the entry was altered`)
+  t.equal(r.lines.at(-1), 'FAIL: 1 finding(s), first at seq 15')
+})
+
+t.test('a dropped entry fails the audit at its seq', async (t) => {
+  const { header, records } = readExport()
+  records.splice(32, 1)
+  const r = await audit({ logFile: writeCopy('dropped.msgpack', header, records) })
+  t.equal(r.ok, false)
+  t.equal(r.lines.find((l) => l.startsWith('MISMATCH')), 'MISMATCH at seq 33: entry 33 is missing (the next one is 34)')
+})
+
+t.test('a log rewritten with a consistent hash chain fails at the first anchor after the change', async (t) => {
+  const { header, records } = readExport()
+  records[14] = altered(records[14]!)
+  for (let i = 14; i < records.length; i++) {
+    const prev = records[i - 1]![1]
+    records[i] = [prev, chainHash(prev, records[i]![2]), records[i]![2]]
+  }
+  const withoutAnchors = await audit({ logFile: writeCopy('rewritten.msgpack', header, records), anchors: false })
+  t.equal(withoutAnchors.ok, true, 'alone the file is self-consistent')
+  const r = await audit({ logFile: path.join(dir, 'rewritten.msgpack') })
+  t.equal(r.ok, false)
+  t.match(r.lines.filter((l) => l.startsWith('MISMATCH')), [/^MISMATCH at seq 20: anchored root 0x[0-9a-f]{64} but the log gives 0x[0-9a-f]{64}$/,
+    /^MISMATCH at seq 40: anchored root/])
+})
+
+t.test('an anchored root that does not match fails the audit at that seq', async (t) => {
+  const bogus = '0x' + 'ee'.repeat(32)
+  await chain.operator.run(async (s) => (await (chain.vault.connect(s) as Contract).anchor(44, bogus, bogus)).wait())
+  const r = await audit({ data: true })
+  t.equal(r.ok, false)
+  t.match(r.lines.join('\n'), /anchors +2 of 3 on/)
+  t.match(r.lines.filter((l) => l.startsWith('MISMATCH')), [new RegExp(`^MISMATCH at seq 44: anchored root ${bogus} but the log gives 0x[0-9a-f]{64}$`)])
+  t.equal(r.lines.filter((l) => l.startsWith('MISMATCH')).length, 1)
+  // seq 44 is not the last entry; an anchor past the log's end is a finding too.
+  await chain.operator.run(async (s) => (await (chain.vault.connect(s) as Contract).anchor(50, bogus, bogus)).wait())
+  t.match((await audit({ data: true })).lines.filter((l) => l.startsWith('MISMATCH')).at(-1), 'MISMATCH at seq 50: anchored, but the log ends at 45')
+})
+
+t.test('the CLI: export-log writes the file, audit exits non-zero naming the seq', async (t) => {
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
+  const run = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
+  })
+  const file = path.join(dir, 'cli.msgpack')
+  t.same(await run(['export-log', '--data', dir, '--out', file]), { code: 0, stdout: `exported 45 entries to ${file}\n` })
+  const passing = await run(['audit', '--log', file])
+  t.equal(passing.code, 0)
+  t.equal(passing.stdout.trim().split('\n').at(-1), 'PASS')
+  const failing = await run(['audit', '--data', dir, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault])
+  t.equal(failing.code, 1)
+  t.match(failing.stdout, /^MISMATCH at seq 44: anchored root 0x(ee){32} but/m)
+  t.match(failing.stdout, /^FAIL: 2 finding\(s\), first at seq 44$/m)
+})

@@ -1,0 +1,71 @@
+// A chain for a test file: a fresh anvil on loopback, the contracts deployed by the operator
+// (anvil's first dev account), and funded user wallets.
+
+import { HDNodeWallet, type Contract } from 'ethers'
+import { DEV_MNEMONIC, startAnvil, type Anvil } from '../../chain/anvil.js'
+import { deployAll, type Deployment } from '../../chain/deploy.js'
+import { chainProvider, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
+import type { JsonRpcProvider } from 'ethers'
+
+export interface ChainRig {
+  anvil: Anvil
+  provider: JsonRpcProvider
+  operator: Operator
+  operatorKey: string
+  deployment: Deployment
+  /** The Vault, read-only (connect a signer to send). */
+  vault: Contract
+  token(asset: string): Contract
+  /** Anvil dev account i (1..9; 0 is the operator), connected to the provider. */
+  wallet(i: number): HDNodeWallet
+  /** Mints `amount` token units of `asset` to `to` (the operator owns the test tokens). */
+  mint(asset: string, to: string, amount: bigint): Promise<void>
+  /** Approves and deposits from `from` into the Vault; the receipt's hash and block. */
+  deposit(from: HDNodeWallet, asset: string, amount: bigint, sub?: number): Promise<{ hash: string; block: number }>
+  mine(blocks?: number): Promise<void>
+  close(): Promise<void>
+}
+
+export function devWallet(i: number): HDNodeWallet {
+  return HDNodeWallet.fromPhrase(DEV_MNEMONIC, undefined, `m/44'/60'/0'/0/${i}`)
+}
+
+export async function chainRig(): Promise<ChainRig> {
+  const anvil = await startAnvil()
+  const provider = chainProvider(anvil.url, anvil.chainId, 20)
+  const operatorKey = devWallet(0).privateKey
+  const operator = new Operator(operatorKey, provider)
+  const deployment = await operator.run((s) => deployAll(s))
+  const vault = vaultAt(deployment.vault, provider)
+  const tokenAddress = (asset: string): string => {
+    const t = deployment.tokens.find((x) => x.asset === asset)
+    if (!t) throw new Error(`no token for ${asset}`)
+    return t.address
+  }
+  const rig: ChainRig = {
+    anvil, provider, operator, operatorKey, deployment, vault,
+    token: (asset) => tokenAt(tokenAddress(asset), provider),
+    wallet: (i) => devWallet(i).connect(provider),
+    async mint(asset, to, amount) {
+      await operator.run(async (s) => {
+        const tx = await (rig.token(asset).connect(s) as Contract).mint(to, amount)
+        await tx.wait()
+      })
+    },
+    async deposit(from, asset, amount, sub = 0) {
+      const token = rig.token(asset).connect(from) as Contract
+      await (await token.approve(deployment.vault, amount)).wait()
+      const tx = await (vault.connect(from) as Contract).deposit(tokenAddress(asset), amount, sub)
+      const receipt = await tx.wait()
+      return { hash: receipt.hash as string, block: receipt.blockNumber as number }
+    },
+    async mine(blocks = 1) {
+      await provider.send('anvil_mine', [`0x${blocks.toString(16)}`])
+    },
+    async close() {
+      provider.destroy()
+      await anvil.stop()
+    },
+  }
+  return rig
+}

@@ -1,0 +1,67 @@
+// The Vault's rules against a real anvil: deposits move tokens and say who to credit; only
+// the operator pays, each withdrawal id once; only the operator anchors, and only forward.
+
+import t from 'tap'
+import type { Contract } from 'ethers'
+import { revertName as decodeRevert } from '../../chain/provider.js'
+import { chainRig } from './rig.js'
+
+const rig = await chainRig()
+t.teardown(() => rig.close())
+const alice = rig.wallet(1)
+const bob = rig.wallet(2)
+const usdt = rig.deployment.tokens.find((x) => x.asset === 'USDT')!.address
+const asOperator = (): Promise<Contract> => rig.operator.run(async (s) => rig.vault.connect(s) as Contract)
+
+/** The custom error a call reverts with (the simulation before sending reverts). */
+async function revertName(p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+  } catch (err) {
+    return decodeRevert(err) ?? `unexpected: ${(err as Error).message}`
+  }
+  return 'no revert'
+}
+
+t.test('a deposit moves the tokens into the Vault and names the account, sub-account, token and amount', async (t) => {
+  await rig.mint('USDT', alice.address, 5_000_000n)
+  const { hash } = await rig.deposit(alice, 'USDT', 2_500_000n, 3)
+  const receipt = await rig.provider.getTransactionReceipt(hash)
+  const events = receipt!.logs.map((l) => rig.vault.interface.parseLog(l)).filter((e) => e !== null)
+  t.same(events.map((e) => [e.name, e.args.account, Number(e.args.subAccount), e.args.token, e.args.amount]),
+    [['Deposited', alice.address, 3, usdt, 2_500_000n]])
+  t.equal(await rig.token('USDT').balanceOf(rig.deployment.vault), 2_500_000n)
+  t.equal(await rig.token('USDT').balanceOf(alice.address), 2_500_000n)
+  t.equal(await revertName((rig.vault.connect(alice) as Contract).deposit(usdt, 0n, 0)), 'AmountZero')
+})
+
+t.test('only the operator pays a withdrawal, and each id only once', async (t) => {
+  t.equal(await revertName((rig.vault.connect(bob) as Contract).withdraw(1n, usdt, bob.address, 1_000_000n)), 'NotOperator')
+  const vault = await asOperator()
+  await rig.operator.run(async () => (await vault.withdraw(1n, usdt, bob.address, 1_000_000n)).wait())
+  t.equal(await rig.token('USDT').balanceOf(bob.address), 1_000_000n)
+  t.equal(await rig.vault.paid(1n), true)
+  t.equal(await rig.vault.paid(2n), false)
+  t.equal(await revertName(rig.operator.run(() => vault.withdraw(1n, usdt, bob.address, 1_000_000n))), 'AlreadyPaid')
+  t.equal(await rig.token('USDT').balanceOf(bob.address), 1_000_000n)
+  // More than the Vault holds: the token refuses and the id stays unpaid.
+  t.equal(await revertName(rig.operator.run(() => vault.withdraw(2n, usdt, bob.address, 10_000_000n))), 'InsufficientBalance')
+  t.equal(await rig.vault.paid(2n), false)
+})
+
+t.test('anchors: operator only, seq strictly increasing, readable latest and by seq', async (t) => {
+  const root = (n: number): string => '0x' + n.toString(16).padStart(64, '0')
+  t.same(await rig.vault.latestAnchor(), [0n, root(0), root(0)])
+  t.equal(await revertName((rig.vault.connect(alice) as Contract).anchor(5n, root(1), root(2))), 'NotOperator')
+  const vault = await asOperator()
+  await rig.operator.run(async () => (await vault.anchor(5n, root(1), root(2))).wait())
+  t.equal(await revertName(rig.operator.run(() => vault.anchor(5n, root(3), root(4)))), 'SeqNotAfter')
+  t.equal(await revertName(rig.operator.run(() => vault.anchor(4n, root(3), root(4)))), 'SeqNotAfter')
+  t.equal(await revertName(rig.operator.run(() => vault.anchor(6n, root(0), root(4)))), 'RootZero')
+  await rig.operator.run(async () => (await vault.anchor(10n, root(3), root(4))).wait())
+  t.same(await rig.vault.latestAnchor(), [10n, root(3), root(4)])
+  t.same(await rig.vault.anchorAt(5n), [root(1), root(2)])
+  t.equal(await rig.vault.anchorCount(), 2n)
+  t.equal(await rig.vault.anchoredSeqs(0n), 5n)
+  t.equal(await revertName(rig.vault.anchorAt(7n)), 'NoAnchor')
+})

@@ -1,0 +1,82 @@
+// Withdrawals: the request debits, the executor pays on chain from the Vault, and the history
+// shows the payment's transaction; a payment the chain refuses is refunded; a withdrawal the
+// Vault already paid (a restart between paying and completing) is never paid again.
+
+import t from 'tap'
+import type { Contract } from 'ethers'
+import { findSub, spotBalance } from '../../core/accounts.js'
+import { DepositWatcher } from '../../chain/deposit-watcher.js'
+import { WithdrawalExecutor } from '../../chain/withdrawal-executor.js'
+import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
+import { chainRig } from './rig.js'
+
+const chain = await chainRig()
+const rig = await gatewayRig()
+t.teardown(async () => { await rig.close(); await chain.close() })
+const exchange = { state: () => rig.ex.state, submit: rig.ctx.submit }
+const { vault, vaultBlock, tokens } = chain.deployment
+const executor = (): WithdrawalExecutor => new WithdrawalExecutor({ provider: chain.provider, vault, fromBlock: vaultBlock,
+  tokens, exchange, operator: chain.operator })
+const spot = (address: string): number => spotBalance(findSub(rig.ex.state, { account: address, sub: 0 }), 'USDT').free
+const usdt = chain.token('USDT')
+
+const alice = chain.wallet(1)
+await chain.mint('USDT', alice.address, 500_000_000n)
+await chain.deposit(alice, 'USDT', 500_000_000n)
+await new DepositWatcher({ provider: chain.provider, vault, tokens, exchange, confirmations: 1, fromBlock: vaultBlock }).poll()
+const aliceKeys: Keys = (await openSession(rig, alice, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json()
+
+interface HistoryRow { id: string; amount: string; coin: string; status: number; txId: string; info: string }
+const history = async (keys: Keys): Promise<HistoryRow[]> =>
+  (await signedInject(rig, keys, 'GET', '/sapi/v1/capital/withdraw/history')).json()
+const apply = async (keys: Keys, amount: string): Promise<string> => {
+  const res = await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount })
+  if (res.statusCode !== 200) throw new Error(res.body)
+  return res.json().id
+}
+
+t.test('a withdrawal is debited, paid on chain, and the history shows its transaction', async (t) => {
+  t.equal(spot(alice.address), 500_000_000)
+  const id = await apply(aliceKeys, '120.5')
+  t.equal(spot(alice.address), 379_500_000, 'debited at the request')
+  t.match(await history(aliceKeys), [{ id, amount: '120.5', coin: 'USDT', status: 4, txId: '' }])
+  t.equal(await usdt.balanceOf(alice.address), 0n)
+
+  t.equal(await executor().poll(), 1)
+  t.equal(await usdt.balanceOf(alice.address), 120_500_000n, 'the tokens arrived')
+  const [row] = await history(aliceKeys)
+  t.match(row, { id, status: 6 })
+  const receipt = await chain.provider.getTransactionReceipt(row!.txId)
+  const paid = receipt!.logs.map((l) => chain.vault.interface.parseLog(l)).find((e) => e?.name === 'Withdrawn')
+  t.same([paid!.args.id, paid!.args.to, paid!.args.amount], [BigInt(id), alice.address, 120_500_000n])
+  t.equal(await executor().poll(), 0, 'nothing left to pay')
+  t.equal(spot(alice.address), 379_500_000)
+})
+
+t.test('a withdrawal the Vault already paid completes with that payment, never paid twice', async (t) => {
+  const id = await apply(aliceKeys, '30')
+  // An earlier executor paid and stopped before completing.
+  const tx = await chain.operator.run(async (s) =>
+    (await (chain.vault.connect(s) as Contract).withdraw(BigInt(id), tokens[0]!.address, alice.address, 30_000_000n)).wait())
+  t.equal(await usdt.balanceOf(alice.address), 150_500_000n)
+  t.equal(await executor().poll(), 1)
+  t.equal(await usdt.balanceOf(alice.address), 150_500_000n, 'not paid again')
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: tx.hash })
+})
+
+t.test('a payment the chain refuses is refunded, and the history says why', async (t) => {
+  const bob = chain.wallet(2)
+  // Credited without tokens behind it (an operator deposit), so the Vault cannot pay it all.
+  await rig.run({ type: 'Deposit', account: bob.address, sub: 0, asset: 'USDT', amount: 1_000_000_000, wallet: 'SPOT', ref: 'operator:bob' })
+  const bobKeys: Keys = (await openSession(rig, bob, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json()
+  const vaultHeld = await usdt.balanceOf(vault)
+  t.equal(vaultHeld, 349_500_000n)
+  const id = await apply(bobKeys, '900')
+  t.equal(spot(bob.address), 100_000_000)
+  t.equal(await executor().poll(), 1)
+  t.equal(spot(bob.address), 1_000_000_000, 'refunded')
+  t.match(await history(bobKeys), [{ id, amount: '900', status: 5, txId: '', info: 'InsufficientBalance' }])
+  t.equal(await usdt.balanceOf(bob.address), 0n)
+  t.equal(await usdt.balanceOf(vault), vaultHeld)
+  t.equal(await chain.vault.paid(BigInt(id)), false)
+})

@@ -1,0 +1,82 @@
+// Read-your-writes across gateways (DESIGN.md §6) with real processes: a sequencer and a
+// follower each serve the REST API; a write on either is readable on the same gateway at
+// once, and on the other when the client names the seq it was answered with.
+
+import t from 'tap'
+import { createHmac } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { freePort, startExchange } from '../helpers/processes.js'
+
+interface Account { address: string; apiKey: string; secretKey: string }
+interface Answer { status: number; seq: number; body: any }
+
+const SECRET = '11'.repeat(32)
+
+t.test('a write on one gateway is readable on the other at the seq it returned', { timeout: 90_000 }, async (t) => {
+  const [dirA, dirB] = [await mkdtemp(path.join(os.tmpdir(), 'ryw-a-')), await mkdtemp(path.join(os.tmpdir(), 'ryw-b-'))]
+  const [apiA, apiB, repl, metA, metB] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()]
+  const common = ['--master-secret', SECRET, '--tick-ms', '100', '--read-wait-ms', '300']
+  const seq = startExchange(['start', '--data', dirA, '--port', String(apiA), '--replication-port', String(repl),
+    '--metrics-port', String(metA), ...common])
+  const fol = startExchange(['replica', '--data', dirB, '--port', String(apiB), '--metrics-port', String(metB),
+    '--follow', `ws://127.0.0.1:${repl}/replication`, ...common])
+  t.teardown(async () => {
+    await Promise.all([seq.kill(), fol.kill()])
+    await Promise.all([rm(dirA, { recursive: true, force: true }), rm(dirB, { recursive: true, force: true })])
+  })
+  await seq.waitFor((l) => l.msg === 'demo account funded')
+  await fol.waitFor((l) => l.msg === 'follower running')
+  const demo = JSON.parse(await readFile(path.join(dirA, 'demo-account.json'), 'utf8')) as Account
+
+  const call = async (port: number, method: string, p: string, params: Record<string, string> = {},
+    headers: Record<string, string> = {}): Promise<Answer> => {
+    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
+    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`,
+      { method, headers: { 'X-MBX-APIKEY': demo.apiKey, ...headers } })
+    return { status: r.status, seq: Number(r.headers.get('x-exchange-seq')), body: await r.json() }
+  }
+  const place = (port: number, price: string) => call(port, 'POST', '/fapi/v1/order',
+    { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.003', price })
+  const openIds = async (port: number, atSeq?: number): Promise<number[]> => {
+    const r = await call(port, 'GET', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' },
+      atSeq === undefined ? {} : { 'X-EXCHANGE-SEQ': String(atSeq) })
+    t.equal(r.status, 200, JSON.stringify(r.body))
+    if (atSeq !== undefined) t.ok(r.seq >= atSeq, 'answered as of at least the seq asked for')
+    return (r.body as { orderId: number }[]).map((o) => o.orderId)
+  }
+
+  // Alternate gateways: each write is read back at once on both, the other naming its seq.
+  for (let i = 0; i < 12; i++) {
+    const [writer, reader] = i % 2 === 0 ? [apiB, apiA] : [apiA, apiB]
+    const r = await place(writer, String(50000 + i))
+    t.equal(r.status, 200, JSON.stringify(r.body))
+    t.ok(r.seq > 0, 'a write answers with its gateway seq')
+    t.ok((await openIds(writer)).includes(r.body.orderId), `order ${i} visible on the gateway that took it`)
+    t.ok((await openIds(reader, r.seq)).includes(r.body.orderId), `order ${i} visible on the other gateway at seq ${r.seq}`)
+  }
+
+  // A burst on the sequencer, read at once on the follower at the newest seq: all of it.
+  const burst = await Promise.all(Array.from({ length: 100 }, (_, i) => place(apiA, String(45000 + i))))
+  t.same(burst.filter((r) => r.status !== 200), [], 'the burst is accepted')
+  const newest = Math.max(...burst.map((r) => r.seq))
+  const seen = new Set(await openIds(apiB, newest))
+  t.same(burst.filter((r) => !seen.has(r.body.orderId)).length, 0, 'the follower shows every order of the burst')
+
+  // A seq this node will not reach in time: 503, not stale data; a malformed one: 400.
+  const ahead = await call(apiB, 'GET', '/fapi/v1/openOrders', {}, { 'X-EXCHANGE-SEQ': '999999999' })
+  t.equal(ahead.status, 503)
+  t.equal(ahead.body.code, -1008)
+  const bad = await call(apiB, 'GET', '/fapi/v1/openOrders', {}, { 'X-EXCHANGE-SEQ': '12x' })
+  t.equal(bad.status, 400)
+  t.equal(bad.body.code, -1100)
+
+  // Without its sequencer, the follower still serves reads and answers writes with 503.
+  await seq.kill()
+  t.equal((await openIds(apiB)).length, 112)
+  const orphan = await place(apiB, '40000')
+  t.equal(orphan.status, 503, JSON.stringify(orphan.body))
+  t.equal(orphan.body.code, -1008)
+})

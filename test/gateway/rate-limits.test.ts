@@ -1,0 +1,83 @@
+// Configured rate limits (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`): the
+// gateway enforces them and exchangeInfo reports them; Binance's defaults otherwise. And the
+// signed payload: wherever `signature` sits among the parameters, the rest is what is signed.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { loadConfig } from '../../bin/config.js'
+import { buildGateway } from '../../gateway/app.js'
+import { gatewayRig, hmac, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+async function trader(rig: GatewayRig): Promise<Keys> {
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000 * 1_000_000, wallet: 'PERP', ref: wallet.address })
+  return keys
+}
+
+const order = (price: string) => ({ symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price })
+
+t.test('configured limits are enforced and reported', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const keys = await trader(rig)
+  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 50, orders10s: 2, orders1m: 3 } })
+  t.teardown(() => app.close())
+  const limited: GatewayRig = { ...rig, app }
+
+  const info = (await app.inject({ method: 'GET', url: '/fapi/v1/exchangeInfo' })).json()
+  t.same(info.rateLimits, [
+    { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: 50 },
+    { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: 3 },
+    { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 2 },
+  ])
+  const defaults = (await rig.app.inject({ method: 'GET', url: '/fapi/v1/exchangeInfo' })).json()
+  t.same(defaults.rateLimits.map((l: { limit: number }) => l.limit), [2400, 1200, 300], "Binance's limits when none are configured")
+
+  for (const price of ['49000.0', '49000.1']) t.equal((await signedInject(limited, keys, 'POST', '/fapi/v1/order', order(price))).statusCode, 200)
+  const third = await signedInject(limited, keys, 'POST', '/fapi/v1/order', order('49000.2'))
+  t.equal(third.statusCode, 429)
+  t.equal(third.json().code, -1015)
+  const open = await signedInject(rig, keys, 'GET', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' })
+  t.equal(open.json().length, 2, 'the refused order changed nothing')
+
+  // exchangeInfo weighs 20 and 50 are allowed per minute: the 3rd request of the minute is refused.
+  const seen: number[] = []
+  for (let i = 0; i < 3; i++) seen.push((await app.inject({ method: 'GET', url: '/fapi/v1/exchangeInfo' })).statusCode)
+  t.same(seen, [200, 429, 429], 'the weight limit counts the first exchangeInfo above too')
+})
+
+t.test('the flags and their checks', async (t) => {
+  t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, orders10s: 300, orders1m: 1200 })
+  t.same(loadConfig(['start', '--weight-limit', '100000', '--order-limit-10s', '5000', '--order-limit-1m', '20000'], {}).rateLimits,
+    { weight1m: 100_000, orders10s: 5000, orders1m: 20_000 })
+  t.same(loadConfig(['start'], { EXCHANGE_ORDER_LIMIT_1M: '7' }).rateLimits.orders1m, 7)
+  t.throws(() => loadConfig(['start', '--order-limit-10s', '0'], {}), /--order-limit-10s must be an integer in \[1, 1000000000\], got 0/)
+  t.throws(() => loadConfig(['start', '--weight-limit', '1.5'], {}), /--weight-limit must be an integer/)
+})
+
+t.test('the signed payload is everything but the signature, wherever it is sent', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const keys = await trader(rig)
+  const headers = { 'x-mbx-apikey': keys.apiKey, 'content-type': 'application/x-www-form-urlencoded' }
+  const params = (price: string) => new URLSearchParams({ ...order(price), timestamp: String(rig.ex.time) }).toString()
+
+  const body = params('48000.0')
+  const inBody = await rig.app.inject({ method: 'POST', url: '/fapi/v1/order', headers, payload: `${body}&signature=${hmac(keys.secretKey, body)}` })
+  t.equal(inBody.statusCode, 200, 'signature last in the body')
+
+  const q = params('48000.1')
+  const [first, ...rest] = q.split('&')
+  const middle = `${first}&signature=${hmac(keys.secretKey, q)}&${rest.join('&')}`
+  t.equal((await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${middle}`, headers })).statusCode, 200, 'signature among the query parameters')
+
+  const leading = `signature=${hmac(keys.secretKey, q)}&${q}`
+  const again = await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${leading}`, headers })
+  t.equal(again.statusCode, 200, 'signature first')
+
+  const wrong = await rig.app.inject({ method: 'POST', url: '/fapi/v1/order', headers, payload: `${body}&signature=${hmac(keys.secretKey, body + 'x')}` })
+  t.same(wrong.json(), { code: -1022, msg: 'Signature for this request is not valid.' })
+  const open = await signedInject(rig, keys, 'GET', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' })
+  t.same(open.json().map((o: { price: string }) => o.price).sort(), ['48000.0', '48000.1', '48000.1'])
+})

@@ -1,0 +1,181 @@
+// X-MBX-TIME-UNIT: MICROSECOND turns every time field of every family's responses into
+// microseconds (kline open and close times included) and nothing else; MILLISECOND or no header
+// keeps milliseconds; any other value is -1194 and changes nothing.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { stateRoot } from '../../core/root.js'
+import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+const MICRO = { 'x-mbx-time-unit': 'MICROSECOND' }
+
+type Method = 'GET' | 'POST' | 'DELETE'
+
+/** A signed request; in microseconds the timestamp is sent in µs too. */
+function signed(rig: GatewayRig, keys: Keys, method: Method, path: string, params: Record<string, string> = {},
+  headers: Record<string, string> = {}) {
+  const micro = Object.values(headers).some((v) => v.toUpperCase() === 'MICROSECOND')
+  const q = new URLSearchParams({ ...params, timestamp: String(micro ? rig.ex.time * 1000 + 999 : rig.ex.time) }).toString()
+  return rig.app.inject({ method, url: `${path}?${q}&signature=${hmac(keys.secretKey, q)}`,
+    headers: { 'x-mbx-apikey': keys.apiKey, ...headers } })
+}
+
+/**
+ * `body` with the values at `paths` multiplied by 1000. A path is keys joined by dots; `[]`
+ * is every element of an array, `[n]` its n-th: '[].time', 'assets[].updateTime', '[][6]'.
+ */
+function scaled(body: unknown, paths: string[]): unknown {
+  const copy = structuredClone(body)
+  for (const path of paths) {
+    const steps = path.split(/\.|(?=\[)/).filter((s) => s !== '')
+    const walk = (node: unknown, i: number): void => {
+      const step = steps[i]!
+      const last = i === steps.length - 1
+      const keys = step === '[]' ? Object.keys(node as unknown[]) : [step.startsWith('[') ? step.slice(1, -1) : step]
+      for (const k of keys) {
+        const holder = node as Record<string, unknown>
+        if (!(k in holder)) throw new Error(`${path}: no ${k}`)
+        if (last) {
+          if (typeof holder[k] !== 'number') throw new Error(`${path}: not a number`)
+          holder[k] = (holder[k] as number) * 1000
+        } else walk(holder[k], i + 1)
+      }
+    }
+    walk(copy, 0)
+  }
+  return copy
+}
+
+async function setup(t: { teardown(fn: () => unknown): void }) {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const aliceWallet = Wallet.createRandom()
+  const bobWallet = Wallet.createRandom()
+  const alice = (await openSession(rig, aliceWallet, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json() as Keys
+  const bob = (await openSession(rig, bobWallet)).json() as Keys
+  for (const [w, ref] of [[aliceWallet, 'a'], [bobWallet, 'b']] as const) {
+    await rig.run({ type: 'Deposit', account: w.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref })
+    await rig.run({ type: 'Deposit', account: w.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'SPOT', ref: `${ref}-spot` })
+  }
+  await rig.run({ type: 'Deposit', account: aliceWallet.address, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'a-btc' })
+  // A perp trade, a resting GTD order, a spot trade and a withdrawal, so every list has rows.
+  const order = { symbol: 'BTCUSDTPERP', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '50000.0' }
+  await signed(rig, alice, 'POST', '/fapi/v1/order', { ...order, side: 'SELL' })
+  await signed(rig, bob, 'POST', '/fapi/v1/order', { ...order, side: 'BUY' })
+  await signed(rig, alice, 'POST', '/fapi/v1/order', { ...order, side: 'SELL', price: '60000.0', timeInForce: 'GTD',
+    goodTillDate: String(rig.ex.time + 3_600_000) })
+  const spot = { symbol: 'BTCUSDT', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.1000', price: '50000.00' }
+  await signed(rig, alice, 'POST', '/api/v3/order', { ...spot, side: 'SELL' })
+  await signed(rig, bob, 'POST', '/api/v3/order', { ...spot, side: 'BUY' })
+  await signed(rig, alice, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '10' })
+  return { rig, alice, bob }
+}
+
+t.test('every family: the same body, with its time fields in µs', async (t) => {
+  const { rig, alice } = await setup(t)
+  const now = rig.ex.time
+  const perpOrder = ['[].time', '[].updateTime', '[].goodTillDate']
+  const rows: [string, Method | 'SIGNED', string, Record<string, string>, string[]][] = [
+    // general
+    ['time', 'GET', '/fapi/v1/time', {}, ['serverTime']],
+    ['spot time', 'GET', '/api/v3/time', {}, ['serverTime']],
+    ['exchangeInfo', 'GET', '/fapi/v1/exchangeInfo', {}, ['serverTime', 'symbols[].deliveryDate', 'symbols[].onboardDate']],
+    ['spot exchangeInfo', 'GET', '/api/v3/exchangeInfo', {}, ['serverTime']],
+    // futures market data
+    ['depth', 'GET', '/fapi/v1/depth', { symbol: 'BTCUSDTPERP' }, ['E', 'T']],
+    ['trades', 'GET', '/fapi/v1/trades', { symbol: 'BTCUSDTPERP' }, ['[].time']],
+    ['aggTrades', 'GET', '/fapi/v1/aggTrades', { symbol: 'BTCUSDTPERP' }, ['[].T']],
+    ['klines', 'GET', '/fapi/v1/klines', { symbol: 'BTCUSDTPERP', interval: '1m' }, ['[][0]', '[][6]']],
+    ['markPriceKlines', 'GET', '/fapi/v1/markPriceKlines', { symbol: 'BTCUSDTPERP', interval: '1h' }, ['[][0]', '[][6]']],
+    ['indexPriceKlines', 'GET', '/fapi/v1/indexPriceKlines', { pair: 'BTCUSDT', interval: '1d' }, ['[][0]', '[][6]']],
+    ['ticker/24hr', 'GET', '/fapi/v1/ticker/24hr', {}, ['[].openTime', '[].closeTime']],
+    ['ticker/price', 'GET', '/fapi/v2/ticker/price', { symbol: 'BTCUSDTPERP' }, ['time']],
+    ['bookTicker', 'GET', '/fapi/v1/ticker/bookTicker', {}, ['[].time']],
+    ['openInterest', 'GET', '/fapi/v1/openInterest', { symbol: 'BTCUSDTPERP' }, ['time']],
+    ['premiumIndex', 'GET', '/fapi/v1/premiumIndex', {}, ['[].nextFundingTime', '[].time']],
+    ['fundingInfo', 'GET', '/fapi/v1/fundingInfo', {}, []],
+    ['insuranceBalance', 'GET', '/fapi/v1/insuranceBalance', {}, ['[].assets[].updateTime']],
+    // spot market data
+    ['spot trades', 'GET', '/api/v3/trades', { symbol: 'BTCUSDT' }, ['[].time']],
+    ['spot klines', 'GET', '/api/v3/klines', { symbol: 'BTCUSDT', interval: '1m' }, ['[][0]', '[][6]']],
+    ['spot ticker', 'GET', '/api/v3/ticker/24hr', { symbol: 'BTCUSDT' }, ['openTime', 'closeTime']],
+    // session
+    ['session', 'SIGNED', '/fapi/v1/session', {}, ['expiresAt']],
+    // account and positions
+    ['balance', 'SIGNED', '/fapi/v2/balance', {}, ['[].updateTime']],
+    ['account', 'SIGNED', '/fapi/v2/account', {}, ['assets[].updateTime', 'positions[].updateTime']],
+    ['positionRisk', 'SIGNED', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' }, ['[].updateTime']],
+    ['userTrades', 'SIGNED', '/fapi/v1/userTrades', { symbol: 'BTCUSDTPERP' }, ['[].time']],
+    ['income', 'SIGNED', '/fapi/v1/income', {}, ['[].time']],
+    ['leverageBracket', 'SIGNED', '/fapi/v1/leverageBracket', { symbol: 'BTCUSDTPERP' }, []],
+    // trade
+    ['order', 'SIGNED', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: '1' }, ['time', 'updateTime', 'goodTillDate']],
+    ['openOrders', 'SIGNED', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' }, perpOrder],
+    ['allOrders', 'SIGNED', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP' }, perpOrder],
+    // spot trade
+    ['spot order', 'SIGNED', '/api/v3/order', { symbol: 'BTCUSDT', orderId: '1' }, ['time', 'updateTime', 'workingTime']],
+    ['spot account', 'SIGNED', '/api/v3/account', {}, ['updateTime']],
+    // wallet
+    ['deposits', 'SIGNED', '/sapi/v1/capital/deposit/hisrec', {}, ['[].insertTime', '[].completeTime', '[].timestamp']],
+    ['withdrawals', 'SIGNED', '/sapi/v1/capital/withdraw/history', {}, ['[].applyTime', '[].timestamp']],
+  ]
+  for (const [name, method, path, params, paths] of rows) {
+    const send = (headers: Record<string, string>) => method === 'SIGNED'
+      ? signed(rig, alice, 'GET', path, params, headers)
+      : rig.app.inject({ method, url: `${path}?${new URLSearchParams(params)}`, headers })
+    const ms = await send({})
+    const us = await send(MICRO)
+    t.equal(ms.statusCode, 200, `${name} ms`)
+    t.equal(us.statusCode, 200, `${name} µs`)
+    const body = ms.json()
+    t.ok(paths.length === 0 || JSON.stringify(body) !== '[]', `${name} has rows`)
+    t.same(us.json(), scaled(body, paths), name)
+    t.same((await send({ 'x-mbx-time-unit': 'millisecond' })).json(), body, `${name}: MILLISECOND is the default`)
+  }
+  // Spot-check absolute values.
+  t.same((await rig.app.inject({ url: '/fapi/v1/time', headers: MICRO })).json(), { serverTime: now * 1000 })
+  const depth = (await rig.app.inject({ url: '/fapi/v1/depth?symbol=BTCUSDTPERP', headers: { 'x-mbx-time-unit': 'microsecond' } })).json()
+  t.same([depth.E, depth.T], [now * 1000, now * 1000], 'the header is not case sensitive')
+})
+
+t.test('writes answer in µs too', async (t) => {
+  const { rig, alice, bob } = await setup(t)
+  const order = { symbol: 'BTCUSDTPERP', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }
+  const ack = await signed(rig, alice, 'POST', '/fapi/v1/order', { ...order, side: 'BUY' }, MICRO)
+  t.equal(ack.statusCode, 200)
+  t.equal(ack.json().transactTime, rig.ex.time * 1000, 'ACK transactTime')
+  const result = await signed(rig, bob, 'POST', '/fapi/v1/order', { ...order, side: 'BUY', newOrderRespType: 'RESULT' }, MICRO)
+  t.match(result.json(), { updateTime: rig.ex.time * 1000, goodTillDate: 0, status: 'NEW' }, 'RESULT updateTime; 0 stays 0')
+  const canceled = await signed(rig, bob, 'DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: String(result.json().orderId) }, MICRO)
+  t.match(canceled.json(), { status: 'CANCELED', updateTime: rig.ex.time * 1000 })
+  const spot = await signed(rig, alice, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.0010', price: '40000.00', newOrderRespType: 'RESULT' }, MICRO)
+  t.match(spot.json(), { transactTime: rig.ex.time * 1000, workingTime: rig.ex.time * 1000 })
+})
+
+t.test('a timestamp in ms under MICROSECOND is 1000 times too old', async (t) => {
+  const { rig, alice } = await setup(t)
+  const q = `timestamp=${rig.ex.time}`
+  const r = await rig.app.inject({ url: `/fapi/v2/balance?${q}&signature=${hmac(alice.secretKey, q)}`,
+    headers: { 'x-mbx-apikey': alice.apiKey, ...MICRO } })
+  t.equal(r.statusCode, 400)
+  t.same(r.json(), { code: -1021, msg: 'Timestamp for this request is outside of the recvWindow.' })
+})
+
+t.test('any other unit is -1194, before anything else, and changes nothing', async (t) => {
+  const { rig, alice } = await setup(t)
+  const root = stateRoot(rig.ex.state)
+  const seq = rig.ex.state.seq
+  const invalid = { code: -1194, msg: 'Invalid value for time unit; expected either MICROSECOND or MILLISECOND.' }
+  for (const unit of ['NANOSECOND', 'SECOND', 'MICROSECONDS', '', 'us']) {
+    const headers = { 'x-mbx-time-unit': unit }
+    const pub = await rig.app.inject({ url: '/fapi/v1/time', headers })
+    t.equal(pub.statusCode, 400, unit)
+    t.same(pub.json(), invalid, unit)
+    const order = await signed(rig, alice, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT',
+      timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }, headers)
+    t.same(order.json(), invalid, `${unit}: an order`)
+  }
+  t.equal(rig.ex.state.seq, seq, 'nothing was sequenced')
+  t.equal(stateRoot(rig.ex.state), root)
+})

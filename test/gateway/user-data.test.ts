@@ -1,0 +1,122 @@
+// The user data stream's REST side and payloads: listen keys (API key only; create, extend,
+// close, 60-minute expiry, never another session's), and the ORDER_TRADE_UPDATE,
+// ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE events a scripted sequence produces, exactly.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import type { Result } from '../../core/events.js'
+import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
+import { gatewayRig, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+async function trader(rig: GatewayRig, usdt: number): Promise<{ address: string; keys: Keys }> {
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
+  return { address: wallet.address, keys }
+}
+
+const keyed = (rig: GatewayRig, keys: Keys | undefined, method: 'POST' | 'PUT' | 'DELETE', query = '') =>
+  rig.app.inject({ method, url: '/fapi/v1/listenKey' + query, headers: keys ? { 'x-mbx-apikey': keys.apiKey } : {} })
+
+t.test('listen keys: create, extend, close, expire', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig, 1000)
+  const bob = await trader(rig, 1000)
+
+  t.same((await keyed(rig, undefined, 'POST')).json(), { code: -2014, msg: 'API-key format invalid.' })
+  const made = await keyed(rig, alice.keys, 'POST')
+  t.equal(made.statusCode, 200)
+  const key = made.json().listenKey as string
+  t.match(key, /^[0-9a-f]{64}$/)
+  t.equal((await keyed(rig, alice.keys, 'POST')).json().listenKey, key, 'a live key is returned again')
+  t.not((await keyed(rig, bob.keys, 'POST')).json().listenKey, key, 'each session has its own')
+  t.same((await keyed(rig, alice.keys, 'PUT')).json(), { listenKey: key }, 'PUT works without the parameter')
+  t.same((await keyed(rig, bob.keys, 'DELETE', `?listenKey=${key}`)).json(),
+    { code: -1125, msg: 'This listenKey does not exist.' }, 'another session cannot close it')
+  t.same(rig.app.listenKeys.live(key)?.account, alice.address)
+
+  t.same((await keyed(rig, alice.keys, 'DELETE')).json(), {})
+  t.equal(rig.app.listenKeys.live(key), undefined)
+  const gone = await keyed(rig, alice.keys, 'PUT')
+  t.equal(gone.statusCode, 400)
+  t.same(gone.json(), { code: -1125, msg: 'This listenKey does not exist.' })
+
+  // 60 minutes without a keep-alive: the key ends, and its stream hears listenKeyExpired.
+  const again = (await keyed(rig, alice.keys, 'POST')).json().listenKey as string
+  const ended: string[] = []
+  rig.app.listenKeys.onEnd((e, why) => ended.push(`${e.listenKey === again ? 'alice' : 'bob'}:${why}`))
+  await rig.run({ type: 'Tick' }, 59 * 60_000)
+  t.same((await keyed(rig, alice.keys, 'PUT')).json(), { listenKey: again }, 'extended at 59 minutes')
+  await rig.run({ type: 'Tick' }, 59 * 60_000)
+  t.ok(rig.app.listenKeys.live(again), 'still live 59 minutes after the extension')
+  await rig.run({ type: 'Tick' }, 2 * 60_000)
+  rig.app.listenKeys.sweep()
+  t.same(ended.sort(), ['alice:expired', 'bob:expired'], 'both keys ended; the stream hears why')
+  t.equal((await keyed(rig, alice.keys, 'PUT')).json().code, -1125)
+})
+
+t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scripted sequence', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig, 100_000)
+  const bob = await trader(rig, 100_000)
+  const carol = await trader(rig, 100_000)
+  const users = new UserEvents()
+  users.seed(rig.ex.state)
+  const got: { who: string; payload: Payload }[] = []
+  const names = new Map([[alice.address, 'alice'], [bob.address, 'bob']])
+  const feed = (r: Result): void => users.entry(rig.ex.state, rig.ex.time, r.events,
+    (account) => names.has(account), (account, sub, payload) => got.push({ who: `${names.get(account)}/${sub}`, payload }))
+  const take = (): Record<string, any>[] => got.splice(0).map((g) => ({ who: g.who, ...g.payload }))
+
+  feed(await rig.run({ type: 'ChangeLeverage', account: alice.address, sub: 0, marketId: 1, leverage: 10 }))
+  const t1 = rig.ex.time
+  t.same(take(), [{ who: 'alice/0', e: 'ACCOUNT_CONFIG_UPDATE', E: t1, T: t1, ac: { s: 'BTCUSDTPERP', l: 10 } }])
+
+  feed(await rig.run({ type: 'PlaceOrder', account: alice.address, sub: 0, marketId: 1, side: 'SELL', orderType: 'LIMIT',
+    timeInForce: 'GTC', priceTicks: 500_000, qtyLots: 10, clientOrderId: 'ask-1' }))
+  const t2 = rig.ex.time
+  const newAsk = take()
+  t.match(newAsk, [{ who: 'alice/0', e: 'ORDER_TRADE_UPDATE', E: t2, T: t2, o: {
+    s: 'BTCUSDTPERP', c: 'ask-1', S: 'SELL', o: 'LIMIT', f: 'GTC', q: '0.010', p: '50000.0', ap: '0.0', x: 'NEW', X: 'NEW',
+    i: 1, l: '0.000', z: '0.000', L: '0.0', t: 0, m: false, R: false, ps: 'BOTH', rp: '0.00000000', V: 'EXPIRE_MAKER' } }])
+  t.notOk('n' in (newAsk[0]!.o as object), 'no commission before a trade')
+
+  // Carol is not listened to: nothing for her; Bob takes 0.004 of Alice's ask.
+  feed(await rig.run({ type: 'PlaceOrder', account: carol.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT',
+    timeInForce: 'GTC', priceTicks: 400_000, qtyLots: 10 }))
+  t.same(take(), [])
+  const taken = await rig.run({ type: 'PlaceOrder', account: bob.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'MARKET',
+    qtyLots: 4, clientOrderId: 'take-1' })
+  t.ok(taken.ok, JSON.stringify(taken))
+  feed(taken)
+  const t3 = rig.ex.time
+  const events = take()
+  t.same(events.map((e) => `${e.who} ${e.e} ${(e.o as { x?: string } | undefined)?.x ?? (e.a as { m: string }).m}`), [
+    'bob/0 ORDER_TRADE_UPDATE NEW',
+    'alice/0 ORDER_TRADE_UPDATE TRADE',
+    'bob/0 ORDER_TRADE_UPDATE TRADE',
+    'alice/0 ACCOUNT_UPDATE ORDER',
+    'bob/0 ACCOUNT_UPDATE ORDER',
+  ])
+  // 0.004 × 50000 = 200 USDT: maker fee 0.02% = 0.04, taker fee 0.05% = 0.10.
+  t.match(events[1], { o: { c: 'ask-1', x: 'TRADE', X: 'PARTIALLY_FILLED', l: '0.004', z: '0.004', L: '50000.0',
+    ap: '50000.0', N: 'USDT', n: '0.04000000', T: t3, t: 1, m: true, rp: '0.00000000' } })
+  t.match(events[2], { o: { c: 'take-1', o: 'MARKET', x: 'TRADE', X: 'FILLED', l: '0.004', z: '0.004', L: '50000.0',
+    n: '0.10000000', m: false } })
+  t.same(events[3], { who: 'alice/0', e: 'ACCOUNT_UPDATE', E: t3, T: t3, a: { m: 'ORDER',
+    B: [{ a: 'USDT', wb: '99999.96000000', cw: '99999.96000000', bc: '0.00000000' }],
+    P: [{ s: 'BTCUSDTPERP', pa: '-0.004', ep: '50000.0', bep: '50000.0', cr: '0.00000000', up: '0.00000000',
+      mt: 'cross', iw: '0.00000000', ps: 'BOTH' }] } })
+  t.match(events[4], { who: 'bob/0', a: { B: [{ wb: '99999.90000000' }], P: [{ pa: '0.004', ep: '50000.0' }] } })
+
+  // A wallet change that is not a fill: a transfer out of the perp wallet.
+  feed(await rig.run({ type: 'Transfer', account: alice.address, sub: 0, amount: 1_500_000, direction: 'PERP_TO_SPOT' }))
+  t.match(take(), [{ who: 'alice/0', e: 'ACCOUNT_UPDATE', a: { m: 'WITHDRAW',
+    B: [{ a: 'USDT', wb: '99998.46000000', bc: '-1.50000000' }], P: [] } }])
+
+  // Cancel: the rest of the ask, with its fill so far.
+  feed(await rig.run({ type: 'CancelOrder', account: alice.address, sub: 0, marketId: 1, orderId: 1 }))
+  t.match(take(), [{ who: 'alice/0', e: 'ORDER_TRADE_UPDATE', o: { i: 1, x: 'CANCELED', X: 'CANCELED', z: '0.004', ap: '50000.0' } }])
+})

@@ -1,0 +1,98 @@
+// A real `exchange start` process on loopback with two funded traders, for driving real,
+// unmodified client libraries (ccxt, the `binance` package) against the gateway by base URL,
+// and a guard that fails the test if any client sends a request off this machine.
+
+import { execFile } from 'node:child_process'
+import { createHmac } from 'node:crypto'
+import diagnostics from 'node:diagnostics_channel'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { freePort, startExchange } from './processes.js'
+
+const run = promisify(execFile)
+const BIN = path.resolve('bin/exchange.js')
+
+export interface LiveAccount {
+  address: string
+  apiKey: string
+  secretKey: string
+}
+
+export interface LiveExchange {
+  /** `http://127.0.0.1:<port>`: the only thing a client is told. */
+  base: string
+  /** The demo account `start` funds: 100,000 USDT, half perp margin, half spot. */
+  maker: LiveAccount
+  /** A second account from `exchange account --fund 20000`: 10,000 perp, 10,000 spot. */
+  taker: LiveAccount
+  /** A signed request made by hand, to read state independently of the client under test. */
+  signed(who: LiveAccount, method: string, path: string, params?: Record<string, string>): Promise<unknown>
+  /** Requests clients started to any host but loopback (URLs). */
+  offMachine: string[]
+}
+
+interface Tap {
+  teardown(fn: () => unknown): void
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost'])
+
+/**
+ * Records every HTTP request this process starts to a host that is not loopback: through
+ * node:http(s) (axios, which the binance package uses) and through fetch (undici, which
+ * ccxt uses). There is no network here, so such a call would hang or fail; the test asserts
+ * none was even attempted.
+ */
+function watchRequests(t: Tap): string[] {
+  const seen: string[] = []
+  const onHttp = (message: unknown): void => {
+    const req = (message as { request: { host: string; path: string } }).request
+    if (!LOOPBACK.has(req.host)) seen.push(`${req.host}${req.path}`)
+  }
+  const onFetch = (message: unknown): void => {
+    const req = (message as { request: { origin: string; path: string } }).request
+    if (!LOOPBACK.has(new URL(req.origin).hostname)) seen.push(`${req.origin}${req.path}`)
+  }
+  diagnostics.subscribe('http.client.request.start', onHttp)
+  diagnostics.subscribe('undici:request:create', onFetch)
+  t.teardown(() => {
+    diagnostics.unsubscribe('http.client.request.start', onHttp)
+    diagnostics.unsubscribe('undici:request:create', onFetch)
+  })
+  return seen
+}
+
+export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
+  const offMachine = watchRequests(t)
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'clients-'))
+  const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
+  const args = ['--data', dir, '--port', String(port), '--replication-port', String(repl), '--metrics-port', String(metrics)]
+  const proc = startExchange(['start', ...args])
+  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true }) })
+  await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
+  const maker = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as LiveAccount
+  const taker = JSON.parse((await run(process.execPath, [BIN, 'account', '--fund', '20000', ...args])).stdout) as LiveAccount
+  const base = `http://127.0.0.1:${port}`
+  const signed = async (who: LiveAccount, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
+    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
+    const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
+    return r.json()
+  }
+  return { base, maker, taker, signed, offMachine }
+}
+
+/**
+ * Reads until `done` holds, for data the projections serve (trades, klines, tickers), which
+ * trail the state by one flush; bounded, so a real gap fails instead of hanging.
+ */
+export async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = await read()
+    if (done(v) || Date.now() > deadline) return v
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

@@ -1,0 +1,179 @@
+// Stream paths, the control protocol's exact replies, and the per-connection limits, over real
+// WebSocket connections on loopback.
+
+import t from 'tap'
+import { WebSocket } from 'ws'
+import { limit } from '../helpers/commands.js'
+import { ALICE, BOB } from '../helpers/exchange.js'
+import { connect, ok, sleep, streamRig } from './client.js'
+
+/** The HTTP status an upgrade to `url` is refused with (0: accepted). */
+const refusal = (url: string): Promise<number> =>
+  connect(url).then((c) => { c.close(); return 0 }, (e: { status: number }) => e.status)
+
+t.test('every path form serves streams, raw or combined', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const forms: [string, boolean][] = [
+    ['/ws/btcusdtperp@trade', false],
+    ['/ws/btcusdtperp@trade/ethusdtperp@trade', false],
+    ['/public/ws/btcusdtperp@trade', false],
+    ['/market/ws/btcusdtperp@trade', false],
+    ['/stream?streams=btcusdtperp@trade', true],
+    ['/stream?streams=btcusdtperp@trade/ethusdtperp@trade', true],
+    ['/public/stream?streams=btcusdtperp@trade', true],
+    ['/market/stream?streams=btcusdtperp@trade', true],
+  ]
+  const clients = await Promise.all(forms.map(([p]) => connect(rig.base + p)))
+  for (const c of clients) t.same(await c.request({ method: 'LIST_SUBSCRIPTIONS', id: 1 }), { result: [
+    'btcusdtperp@trade', ...(c === clients[1] || c === clients[5] ? ['ethusdtperp@trade'] : []),
+  ], id: 1 })
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  for (let i = 0; i < forms.length; i++) {
+    const msg = await clients[i]!.next()
+    const data = forms[i]![1] ? msg.data : msg
+    if (forms[i]![1]) t.equal(msg.stream, 'btcusdtperp@trade', `${forms[i]![0]} wraps the stream name`)
+    t.match(data, { e: 'trade', s: 'BTCUSDTPERP', p: '50000.0', q: '0.400', m: false }, forms[i]![0])
+  }
+  for (const c of clients) c.close()
+})
+
+t.test('bare and routed paths with no stream, trailing segments, and refused paths', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  for (const p of ['/ws', '/stream', '/public/ws', '/market/ws', '/market/ws/anything/at/all', '/public/stream']) {
+    const c = await connect(rig.base + p)
+    t.same(await c.request({ method: 'LIST_SUBSCRIPTIONS', id: 7 }), { result: [], id: 7 }, p)
+    c.close()
+  }
+  t.equal(await refusal(rig.base + '/nope'), 404)
+  t.equal(await refusal(rig.base + '/ws/btcusdtperp@bogus'), 400)
+  const err = await connect(rig.base + '/stream?streams=btcusdtperp@depth7').catch((e: { body: string }) => e)
+  t.same(JSON.parse((err as { body: string }).body), { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@depth7"' })
+})
+
+t.test('control messages answer exactly as Binance does', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(rig.base + '/ws')
+  const ask = async (msg: unknown) => {
+    c.send(msg)
+    const r = await c.next()
+    await sleep(110) // stay under 10 messages per second
+    return r
+  }
+  t.same(await ask({ method: 'SUBSCRIBE', params: ['btcusdtperp@aggTrade', 'btcusdtperp@depth'], id: 1 }), { result: null, id: 1 })
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: 3 }), { result: ['btcusdtperp@aggTrade', 'btcusdtperp@depth'], id: 3 })
+  t.same(await ask({ method: 'UNSUBSCRIBE', params: ['btcusdtperp@depth'], id: 312 }), { result: null, id: 312 })
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: 'list' }), { result: ['btcusdtperp@aggTrade'], id: 'list' }, 'string ids')
+  t.same(await ask({ method: 'GET_PROPERTY', params: ['combined'], id: 2 }), { result: false, id: 2 })
+  t.same(await ask({ method: 'SET_PROPERTY', params: ['combined', true], id: 5 }), { result: null, id: 5 })
+  t.same(await ask({ method: 'GET_PROPERTY', params: ['combined'], id: 6 }), { result: true, id: 6 })
+  t.same(await ask({ method: 'SET_PROPERTY', params: ['combined', 'yes'], id: 8 }), { code: 1, msg: 'Invalid value type: expected Boolean' })
+  t.same(await ask({ method: 'SET_PROPERTY', params: ['compressed', true], id: 8 }), { code: 0, msg: 'Unknown property' })
+  t.same(await ask({ method: 'GET_PROPERTY', params: [5], id: 8 }), { code: 2, msg: 'Invalid request: property name must be a string' })
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: -1 }), { code: 2, msg: 'Invalid request: request ID must be an unsigned integer' })
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS' }), { code: 2, msg: 'Invalid request: request ID must be an unsigned integer' })
+  t.same(await ask({ method: 'PING', id: 9 }), { code: 2,
+    msg: 'Invalid request: unknown variant `PING`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' })
+  t.same(await ask({ params: [], id: 9 }), { code: 2, msg: 'Invalid request: missing field `method`' })
+  t.same(await ask({ method: 'SUBSCRIBE', params: ['btcusdtperp@nothing'], id: 10 }),
+    { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@nothing"' })
+  const bad = await ask('{"method":')
+  t.equal(bad.code, 3)
+  t.match(bad.msg, /^Invalid JSON: /)
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: 11 }), { result: ['btcusdtperp@aggTrade'], id: 11 }, 'errors change nothing')
+  c.close()
+})
+
+t.test('SET_PROPERTY combined switches the payload wrapping', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(rig.base + '/ws/btcusdtperp@trade')
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 10))
+  t.match(await c.next(), { e: 'trade', t: 1 })
+  t.same(await c.request({ method: 'SET_PROPERTY', params: ['combined', true], id: 1 }), { result: null, id: 1 })
+  await ok(rig, limit(BOB, 'BUY', 500_000, 10))
+  t.match(await c.next(), { stream: 'btcusdtperp@trade', data: { e: 'trade', t: 2 } })
+  c.close()
+})
+
+t.test('more than 10 incoming messages in a second closes the connection', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(rig.base + '/ws')
+  for (let i = 0; i < 11; i++) c.send({ method: 'LIST_SUBSCRIPTIONS', id: i })
+  t.same(await c.closedWith(), { code: 1008, reason: 'Too many messages' })
+  t.equal(c.messages.length, 10, 'the first ten were answered')
+  t.equal(rig.streams.connections.size, 0)
+})
+
+t.test('at most 1024 streams per connection', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(rig.base + '/ws')
+  const names = Array.from({ length: 1024 }, (_, i) => `s${i}@trade`)
+  t.same(await c.request({ method: 'SUBSCRIBE', params: names, id: 1 }), { result: null, id: 1 })
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['s0@trade'], id: 2 }), { result: null, id: 2 }, 'already held: no change')
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['one@trade'], id: 3 }),
+    { code: 2, msg: 'Invalid request: too many streams; at most 1024 per connection' })
+  const list = await c.request({ method: 'LIST_SUBSCRIPTIONS', id: 4 })
+  t.equal(list.result.length, 1024)
+  c.close()
+  const url = rig.base + '/stream?streams=' + [...names, 'one@trade'].join('/')
+  t.equal(await refusal(url), 400, 'a URL naming 1025 streams is refused')
+})
+
+t.test('connections past the gateway\'s maximum are refused with 503', async (t) => {
+  const rig = await streamRig({ connectionsMax: 2 })
+  t.teardown(() => rig.close())
+  const a = await connect(rig.base + '/ws')
+  const b = await connect(rig.base + '/ws')
+  t.equal(await refusal(rig.base + '/ws'), 503)
+  a.close()
+  await a.closedWith()
+  await sleep(50)
+  t.equal(await refusal(rig.base + '/ws'), 0, 'a freed slot is usable again')
+  b.close()
+})
+
+t.test('server pings; a client that never answers is dropped, one that does stays', async (t) => {
+  const rig = await streamRig({ pingIntervalMs: 200, pongTimeoutMs: 1000 })
+  t.teardown(() => rig.close())
+  const live = await connect(rig.base + '/ws')
+  const dead = await connect(rig.base + '/ws', { autoPong: false })
+  let pings = 0
+  dead.ws.on('ping', () => { pings++ })
+  t.ok((await dead.closedWith(8000)).code === 1006, 'dropped without a close frame')
+  t.ok(pings >= 3, 'it was pinged first')
+  t.equal(live.closed, null)
+  t.same(await live.request({ method: 'LIST_SUBSCRIPTIONS', id: 1 }), { result: [], id: 1 })
+  live.close()
+})
+
+t.test('a client ping is answered with a pong carrying its payload', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(rig.base + '/ws')
+  const pong = new Promise<string>((resolve) => c.ws.once('pong', (d: Buffer) => resolve(d.toString())))
+  c.ws.ping('hello')
+  t.equal(await pong, 'hello')
+  c.close()
+})
+
+t.test('connections end at their lifetime', async (t) => {
+  const rig = await streamRig({ lifetimeMs: 300 })
+  t.teardown(() => rig.close())
+  const c = await connect(rig.base + '/ws')
+  t.same(await c.closedWith(3000), { code: 1000, reason: 'Connection lifetime reached' })
+})
+
+t.test('closing the gateway closes its stream connections', async (t) => {
+  const rig = await streamRig()
+  const c = await connect(rig.base + '/ws')
+  await rig.close()
+  t.equal((await c.closedWith()).code, 1001)
+  t.equal(c.ws.readyState, WebSocket.CLOSED)
+})

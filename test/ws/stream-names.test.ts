@@ -1,0 +1,54 @@
+// Every stream name API.md lists parses to the stream it names, and names are built back the
+// same way feeds publish them; near misses are refused.
+
+import t from 'tap'
+import { KLINE_INTERVALS } from '../../replica/projections/index.js'
+import { parseStream, streamName } from '../../gateway/ws/streams.js'
+
+t.test('every listed name parses', async (t) => {
+  const s = 'btcusdtperp'
+  const cases: [string, object][] = [
+    [`${s}@depth`, { kind: 'depth', symbol: s, speed: 250, levels: 0 }],
+    [`${s}@depth@100ms`, { kind: 'depth', symbol: s, speed: 100, levels: 0 }],
+    [`${s}@depth@500ms`, { kind: 'depth', symbol: s, speed: 500, levels: 0 }],
+    [`${s}@depth5`, { kind: 'depth', symbol: s, speed: 250, levels: 5 }],
+    [`${s}@depth10@100ms`, { kind: 'depth', symbol: s, speed: 100, levels: 10 }],
+    [`${s}@depth20@500ms`, { kind: 'depth', symbol: s, speed: 500, levels: 20 }],
+    [`${s}@trade`, { kind: 'trade', symbol: s }],
+    [`${s}@aggTrade`, { kind: 'aggTrade', symbol: s }],
+    [`${s}@markPrice`, { kind: 'markPrice', symbol: s, fast: false }],
+    [`${s}@markPrice@1s`, { kind: 'markPrice', symbol: s, fast: true }],
+    ['!markPrice@arr', { kind: 'markPrice', symbol: null, fast: false }],
+    ['!markPrice@arr@1s', { kind: 'markPrice', symbol: null, fast: true }],
+    ['btcusdt@indexPrice', { kind: 'indexPrice', pair: 'btcusdt', fast: false }],
+    ['btcusdt@indexPrice@1s', { kind: 'indexPrice', pair: 'btcusdt', fast: true }],
+    [`${s}@ticker`, { kind: 'ticker', symbol: s }],
+    ['!ticker@arr', { kind: 'ticker', symbol: null }],
+    [`${s}@miniTicker`, { kind: 'miniTicker', symbol: s }],
+    ['!miniTicker@arr', { kind: 'miniTicker', symbol: null }],
+    [`${s}@bookTicker`, { kind: 'bookTicker', symbol: s }],
+    ['!bookTicker', { kind: 'bookTicker', symbol: null }],
+    [`${s}@forceOrder`, { kind: 'forceOrder', symbol: s }],
+    ['!forceOrder@arr', { kind: 'forceOrder', symbol: null }],
+    ...KLINE_INTERVALS.map((i): [string, object] => [`${s}@kline_${i}`, { kind: 'kline', symbol: s, interval: i }]),
+  ]
+  for (const [name, spec] of cases) t.same(parseStream(name), spec, name)
+})
+
+t.test('names the feeds publish under are the names clients subscribe to', async (t) => {
+  t.equal(streamName.depth('ethusdtperp', 250, 0), 'ethusdtperp@depth')
+  t.equal(streamName.depth('ethusdtperp', 100, 0), 'ethusdtperp@depth@100ms')
+  t.equal(streamName.depth('ethusdtperp', 500, 20), 'ethusdtperp@depth20@500ms')
+  t.equal(streamName.markPrice(null, true), '!markPrice@arr@1s')
+  t.equal(streamName.markPrice('ethusdtperp', false), 'ethusdtperp@markPrice')
+  t.equal(streamName.indexPrice('ethusdt', true), 'ethusdt@indexPrice@1s')
+  t.equal(streamName.kline('ethusdtperp', '1M'), 'ethusdtperp@kline_1M')
+})
+
+t.test('near misses are not streams', async (t) => {
+  for (const name of ['BTCUSDTPERP@trade', 'btcusdtperp@depth@250ms', 'btcusdtperp@depth15', 'btcusdtperp@depth@1000ms',
+    'btcusdtperp@kline_2m', 'btcusdtperp@markPrice@3s', '@trade', 'btcusdtperp', 'btcusdtperp@', '!ticker',
+    '!markPrice@arr@2s', 'btc usdt@trade', 'x'.repeat(60) + '@trade', 42, null]) {
+    t.equal(parseStream(name), null, String(name))
+  }
+})

@@ -1,0 +1,147 @@
+// Each market stream's payload against the trades and book changes that caused it, exactly.
+// The rig's clock is the core's entry time, so even event times are known values.
+
+import t from 'tap'
+import { limit } from '../helpers/commands.js'
+import { ALICE, BOB, BTCSPOT } from '../helpers/exchange.js'
+import { connect, ok, streamRig, type Client } from './client.js'
+
+const S = 'btcusdtperp'
+
+/** The next combined message of `stream`, its data. */
+const on = (c: Client, stream: string, pred: (d: any) => boolean = () => true) =>
+  c.next((m) => m.stream === stream && pred(m.data)).then((m) => m.data)
+
+t.test('trade, depth, book ticker, aggregate trade, kline and tickers follow the trades exactly', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const streams = [
+    `${S}@trade`, `${S}@depth@100ms`, `${S}@depth`, `${S}@depth@500ms`, `${S}@depth5@100ms`, `${S}@bookTicker`,
+    '!bookTicker', `${S}@aggTrade`, `${S}@kline_1m`, `${S}@ticker`, `${S}@miniTicker`, '!ticker@arr',
+    '!miniTicker@arr', `${S}@forceOrder`, '!forceOrder@arr',
+  ]
+  const c = await connect(`${rig.base}/stream?streams=${streams.join('/')}`)
+  const seq0 = rig.ex.state.seq
+
+  // An ask rests: one level on the ask side.
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  const time1 = rig.ex.time
+  t.same(await on(c, `${S}@bookTicker`), {
+    e: 'bookTicker', u: seq0 + 1, s: 'BTCUSDTPERP', b: '0.0', B: '0.000', a: '50000.0', A: '1.000', T: time1, E: time1,
+  })
+  t.same(await on(c, '!bookTicker'), {
+    e: 'bookTicker', u: seq0 + 1, s: 'BTCUSDTPERP', b: '0.0', B: '0.000', a: '50000.0', A: '1.000', T: time1, E: time1,
+  })
+  for (const name of [`${S}@depth@100ms`, `${S}@depth`, `${S}@depth@500ms`]) {
+    t.same(await on(c, name), {
+      e: 'depthUpdate', E: time1, T: time1, s: 'BTCUSDTPERP', U: rig.startSeq + 1, u: seq0 + 1, pu: rig.startSeq,
+      b: [], a: [['50000.0', '1.000']],
+    }, `${name}: U follows the last event's u (here the start), though no level moved in between`)
+  }
+
+  // A second ask, then a bid that takes 0.4 of the first.
+  await ok(rig, limit(ALICE, 'SELL', 500_100, 500))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  const time3 = rig.ex.time
+  t.same(await on(c, `${S}@trade`), {
+    e: 'trade', E: time3, T: time3, s: 'BTCUSDTPERP', t: 1, p: '50000.0', q: '0.400', X: 'MARKET', m: false,
+  })
+  // The 100 ms diffs chain and end at the trade's seq with both levels' absolute quantities.
+  const diffs = []
+  for (let u = seq0 + 1; u < seq0 + 3;) {
+    const d = await on(c, `${S}@depth@100ms`)
+    t.equal(d.pu, u, 'pu is the previous u')
+    t.equal(d.U, d.pu + 1)
+    diffs.push(d)
+    u = d.u
+  }
+  const levels = new Map<string, string>()
+  for (const d of diffs) {
+    t.same(d.b, [], 'no bid ever rested')
+    for (const [p, q] of d.a) levels.set(p, q)
+  }
+  t.same(Object.fromEntries(levels), { '50000.0': '0.600', '50010.0': '0.500' })
+  const partial = await on(c, `${S}@depth5@100ms`, (d) => d.u === seq0 + 3)
+  t.match(partial, { e: 'depthUpdate', E: time3, T: time3, s: 'BTCUSDTPERP', u: seq0 + 3, b: [],
+    a: [['50000.0', '0.600'], ['50010.0', '0.500']] })
+  t.equal(partial.U, Math.min(partial.pu + 1, partial.u))
+  t.same(await on(c, `${S}@bookTicker`, (d) => d.u === seq0 + 3), {
+    e: 'bookTicker', u: seq0 + 3, s: 'BTCUSDTPERP', b: '0.0', B: '0.000', a: '50000.0', A: '0.600', T: time3, E: time3,
+  })
+
+  // The aggregate closes once an entry more than 100 ms later exists.
+  await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'later' }, 500)
+  const later = rig.ex.time
+  t.same(await on(c, `${S}@aggTrade`), {
+    e: 'aggTrade', E: later, s: 'BTCUSDTPERP', a: 1, p: '50000.0', q: '0.400', f: 1, l: 1, T: time3, m: false,
+  })
+  const minute = Math.floor(time3 / 60_000) * 60_000
+  t.same(await on(c, `${S}@kline_1m`), {
+    e: 'kline', E: later, s: 'BTCUSDTPERP',
+    k: {
+      t: minute, T: minute + 59_999, s: 'BTCUSDTPERP', i: '1m', f: 1, L: 1, o: '50000.0', c: '50000.0', h: '50000.0',
+      l: '50000.0', v: '0.400', n: 1, x: false, q: '20000.0000', V: '0.400', Q: '20000.0000', B: '0',
+    },
+  })
+  const ticker = {
+    e: '24hrTicker', E: later, s: 'BTCUSDTPERP', p: '0.0', P: '0.000', w: '50000.0', c: '50000.0', Q: '0.400',
+    o: '50000.0', h: '50000.0', l: '50000.0', v: '0.400', q: '20000.0000', O: later - 86_400_000, C: later,
+    F: 1, L: 1, n: 1,
+  }
+  const mini = {
+    e: '24hrMiniTicker', E: later, s: 'BTCUSDTPERP', c: '50000.0', o: '50000.0', h: '50000.0', l: '50000.0',
+    v: '0.400', q: '20000.0000',
+  }
+  t.same(await on(c, `${S}@ticker`), ticker)
+  t.same(await on(c, '!ticker@arr'), [ticker])
+  t.same(await on(c, `${S}@miniTicker`), mini)
+  t.same(await on(c, '!miniTicker@arr'), [mini])
+  // The REST ticker agrees with the stream.
+  const rest = await (await fetch(`${rig.http}/fapi/v1/ticker/24hr?symbol=BTCUSDTPERP`)).json() as Record<string, unknown>
+  t.match(rest, { lastPrice: ticker.c, volume: ticker.v, quoteVolume: ticker.q, firstId: 1, lastId: 1, count: 1 })
+
+  // A kline whose minute has passed is sent once more, closed.
+  await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'next-minute' }, 60_000)
+  t.match(await on(c, `${S}@kline_1m`, (d) => d.k.x === true), { k: { t: minute, n: 1, x: true } })
+
+  t.notOk(c.messages.some((m: any) => m.stream.includes('forceOrder')), 'no liquidations, no forceOrder events')
+  c.close()
+})
+
+t.test('mark and index price streams print what premiumIndex prints', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 10))
+  const c = await connect(`${rig.base}/stream?streams=${S}@markPrice@1s/!markPrice@arr@1s/btcusdt@indexPrice@1s`)
+  const now = rig.ex.time
+  const next = Math.floor(now / 28_800_000) * 28_800_000 + 28_800_000
+  const btc = { e: 'markPriceUpdate', E: now, s: 'BTCUSDTPERP', p: '50000.00000000', ap: '50000.00000000',
+    P: '50000.00000000', i: '50000.00000000', r: '0.00000000', T: next }
+  t.same(await on(c, `${S}@markPrice@1s`), btc)
+  const all = await on(c, '!markPrice@arr@1s')
+  t.same(all.map((m: { s: string }) => m.s), ['BTCUSDTPERP', 'ETHUSDTPERP'])
+  t.same(all[0], btc)
+  t.same(await on(c, 'btcusdt@indexPrice@1s'), { e: 'indexPriceUpdate', E: now, i: 'BTCUSDT', p: '50000.00000000' })
+  const premium = await (await fetch(`${rig.http}/fapi/v1/premiumIndex?symbol=BTCUSDTPERP`)).json() as Record<string, unknown>
+  t.match(premium, { markPrice: btc.p, indexPrice: btc.i, lastFundingRate: btc.r, nextFundingTime: btc.T })
+  c.close()
+})
+
+t.test('raw streams carry the bare event; partial depth is sent every cadence; spot markets stream too', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(`${rig.base}/ws/${S}@depth20@500ms`)
+  const seq = rig.ex.state.seq
+  t.same(await c.next(), { e: 'depthUpdate', E: rig.ex.time, T: rig.ex.time, s: 'BTCUSDTPERP', U: seq, u: seq, pu: seq,
+    b: [], a: [] }, 'an empty book still gets its partial depth')
+  c.close()
+
+  await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
+  await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
+  const spot = await connect(`${rig.base}/ws/btcusdt@trade`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
+  t.match(await spot.next(), { e: 'trade', s: 'BTCUSDT', t: 1, m: false, T: rig.ex.time })
+  spot.close()
+})
