@@ -2,6 +2,8 @@
 // cancel, 10% small market orders) over two perp markets, applied by `core.apply` with
 // margin on. Throughput from an untimed-per-command pass, latency percentiles from a pass
 // that times every apply, and the same book operations through nodejs-order-book as a peer.
+// Each throughput pass is also timed in CPU time (process.cpuUsage: this process's threads,
+// GC helpers included), which a busy shared machine disturbs far less than wall time.
 
 import { hrtime } from 'node:process'
 import { apply } from '../core/apply.js'
@@ -26,7 +28,26 @@ interface Counts {
 interface Figures {
   counts: Counts
   cmdsPerSec: number
+  /** Commands per CPU-second of this process, median of the throughput passes. */
+  cmdsPerCpuSec: number
   latency: Latency
+}
+
+/** One throughput pass: commands per wall second and per CPU-second. */
+interface Pass {
+  wall: number
+  cpu: number
+}
+
+/** Starts the clocks of a throughput pass; the returned function stops them. */
+function timePass(n: number): () => Pass {
+  const cpu0 = process.cpuUsage()
+  const t0 = hrtime.bigint()
+  return () => {
+    const ns = Number(hrtime.bigint() - t0)
+    const cpu = process.cpuUsage(cpu0)
+    return { wall: (n * 1e9) / ns, cpu: (n * 1e6) / (cpu.user + cpu.system) }
+  }
 }
 
 function stateAfter(setup: Entry[]): State {
@@ -65,7 +86,7 @@ function bookDepths(state: State): string {
 }
 
 interface CoreThroughput {
-  cmdsPerSec: number
+  pass: Pass
   accepted: number
   /** Resting orders and price levels per book after the stream. */
   books: string
@@ -76,10 +97,9 @@ function throughputCore(setup: Entry[], entries: Entry[]): CoreThroughput {
   collectGarbage()
   let accepted = 0
   const n = entries.length
-  const t0 = hrtime.bigint()
+  const stop = timePass(n)
   for (let i = 0; i < n; i++) if (apply(state, entries[i]!).ok) accepted += 1
-  const ns = Number(hrtime.bigint() - t0)
-  return { cmdsPerSec: (n * 1e9) / ns, accepted, books: bookDepths(state) }
+  return { pass: stop(), accepted, books: bookDepths(state) }
 }
 
 function latencyCore(setup: Entry[], entries: Entry[]): Latency {
@@ -107,13 +127,13 @@ function countPeer(ops: PeerOp[]): Counts {
   return { accepted, rejected: ops.length - accepted, trades, rejections: [] }
 }
 
-function throughputPeer(ops: PeerOp[]): number {
+function throughputPeer(ops: PeerOp[]): Pass {
   const books = freshBooks(MARKET_IDS.length)
   const n = ops.length
   collectGarbage()
-  const t0 = hrtime.bigint()
+  const stop = timePass(n)
   for (let i = 0; i < n; i++) applyPeerOp(books, ops[i]!)
-  return (n * 1e9) / Number(hrtime.bigint() - t0)
+  return stop()
 }
 
 function latencyPeer(ops: PeerOp[]): Latency {
@@ -138,8 +158,8 @@ interface Measured {
   ours: Figures
   peer: Figures
   /** Every throughput pass, in the order run. */
-  oursRuns: number[]
-  peerRuns: number[]
+  oursRuns: Pass[]
+  peerRuns: Pass[]
   books: string
 }
 
@@ -153,19 +173,22 @@ function measure(w: Workload): Measured {
   const ops = toPeerOps(w.stream, MARKET_IDS)
   const oursCounts = countCore(setup, entries)
   const peerCounts = countPeer(ops)
-  const oursRuns: number[] = []
-  const peerRuns: number[] = []
+  const oursRuns: Pass[] = []
+  const peerRuns: Pass[] = []
   let books = ''
   for (let r = 0; r < THROUGHPUT_RUNS; r++) {
     const t = throughputCore(setup, entries)
     if (t.accepted !== oursCounts.accepted) throw new Error('core is not deterministic: accept counts differ between passes')
     books = t.books
-    oursRuns.push(t.cmdsPerSec)
+    oursRuns.push(t.pass)
     peerRuns.push(throughputPeer(ops))
   }
+  const figures = (counts: Counts, runs: Pass[], latency: Latency): Figures => ({
+    counts, cmdsPerSec: median(runs.map((p) => p.wall)), cmdsPerCpuSec: median(runs.map((p) => p.cpu)), latency,
+  })
   return {
-    ours: { counts: oursCounts, cmdsPerSec: median(oursRuns), latency: latencyCore(setup, entries) },
-    peer: { counts: peerCounts, cmdsPerSec: median(peerRuns), latency: latencyPeer(ops) },
+    ours: figures(oursCounts, oursRuns, latencyCore(setup, entries)),
+    peer: figures(peerCounts, peerRuns, latencyPeer(ops)),
     oursRuns, peerRuns, books,
   }
 }
@@ -182,6 +205,7 @@ function run(out: (line: string) => void): BenchSummary {
   const n = w.stream.length
   const { ours, peer, oursRuns, peerRuns, books } = measure(w)
   const peerRatio = ours.cmdsPerSec / peer.cmdsPerSec
+  const cpuPeerRatio = ours.cmdsPerCpuSec / peer.cmdsPerCpuSec
 
   const pct = (k: number): string => fixed((100 * k) / n, 1) + '%'
   out(`core: ${int(n)} commands after ${w.setup.length} setup commands; seed ${w.options.seed}, ` +
@@ -196,8 +220,10 @@ function run(out: (line: string) => void): BenchSummary {
   out('(peer trades: maker orders each operation filled against, counted the way ours are)')
   out('')
   const codes = ours.counts.rejections.map(([c, k]) => `${c} ${int(k)}`).join(', ')
-  out(`throughput passes (cmds/s, median reported): core ${oursRuns.map(int).join(' / ')}; ` +
-    `peer ${peerRuns.map(int).join(' / ')}`)
+  const passes = (runs: Pass[], key: keyof Pass): string => runs.map((p) => int(p[key])).join(' / ')
+  out(`throughput passes (cmds/s, median reported): core ${passes(oursRuns, 'wall')}; peer ${passes(peerRuns, 'wall')}`)
+  out(`per CPU-second (cmds per CPU-s of this process, median): core ${int(ours.cmdsPerCpuSec)} ` +
+    `(${passes(oursRuns, 'cpu')}); peer ${int(peer.cmdsPerCpuSec)} (${passes(peerRuns, 'cpu')}); ratio ${fixed(cpuPeerRatio, 2)}`)
   out(`core books after the stream: ${books}`)
   out(`core rejections: ${codes === '' ? 'none' : codes}`)
   out(`peerRatio (core cmds/s ÷ peer cmds/s): ${fixed(peerRatio, 2)}`)
@@ -206,6 +232,8 @@ function run(out: (line: string) => void): BenchSummary {
     cmdsPerSec: Math.round(ours.cmdsPerSec),
     p99Us: Number(fixed(ours.latency.p99Us, 2)),
     peerRatio: Number(fixed(peerRatio, 2)),
+    cmdsPerCpuSec: Math.round(ours.cmdsPerCpuSec),
+    cpuPeerRatio: Number(fixed(cpuPeerRatio, 2)),
   }
 }
 

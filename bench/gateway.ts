@@ -23,6 +23,8 @@ import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from
 import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
 
 const HOST = '127.0.0.1'
+/** The embedded default's chain id, which the accounts' session signatures are made in. */
+const CHAIN_ID = 31337
 const ACCOUNTS = 100
 /** Connections of the closed-loop order phase: enough requests in flight to fill group commits. */
 const ORDER_CONNECTIONS = 256
@@ -35,6 +37,8 @@ const LATENCY_CONNECTIONS = 128
 const LATENCY_GRACE_SECONDS = 10
 const DEPTH_CONNECTIONS = 16
 const DEPTH_SECONDS = 5
+/** Price levels seeded on each side before the order phases, so depth requests read a full 100. */
+const SEED_LEVELS = 150
 /** Raised for the load test by the exchange's own flags; the limit code path still runs. */
 const LIMIT_FLAGS = ['--weight-limit', '1000000000', '--order-limit-10s', '1000000000', '--order-limit-1m', '1000000000']
 
@@ -66,13 +70,14 @@ async function untilServing(port: number, exited: () => string | null): Promise<
 
 /**
  * CPU seconds the exchange process has used (user + system, all its threads), from
- * /proc/<pid>/stat: per request, a figure that holds up when other work shares the cores.
+ * /proc/<pid>/stat, or its main thread's alone (/proc/<pid>/task/<pid>/stat): per request, a
+ * figure that holds up when other work shares the cores.
  */
-function cpuSeconds(pid: number): number {
+function cpuSeconds(pid: number, mainThread = false): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the name), in 1/100 s.
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return NaN
@@ -85,13 +90,14 @@ function refusals(r: PhaseResult): string {
 }
 
 async function run(out: (line: string) => void): Promise<BenchSummary> {
+  if (!Number.isInteger(LATENCY_RATE) || LATENCY_RATE <= 0) throw new Error(`GATEWAY_BENCH_RATE must be a positive integer, got ${process.env.GATEWAY_BENCH_RATE}`)
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-gateway-'))
   const [port, replicationPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
   const secret = randomBytes(32)
   const nodeFlags = ['--max-semi-space-size=64', ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'start', '--data', dir, '--host', HOST, '--port', String(port),
     '--replication-port', String(replicationPort), '--metrics-port', String(metricsPort), '--log-level', 'warn',
-    '--master-secret', secret.toString('hex'), ...LIMIT_FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] })
+    '--master-secret', secret.toString('hex'), '--chain-id', String(CHAIN_ID), ...LIMIT_FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
   let exit: string | null = null
@@ -101,28 +107,40 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     await untilServing(port, () => exit)
     const ingress = await IngressClient.connect(wsNetwork, `ws://${HOST}:${replicationPort}`)
     const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => createFundedAccount({
-      submit: (c) => ingress.submit(c), now: () => Date.now(), chainId: 31337, masterSecret: secret, usdt: 1_000_000 })))
+      submit: (c) => ingress.submit(c), now: () => Date.now(), chainId: CHAIN_ID, masterSecret: secret, usdt: 1_000_000 })))
     ingress.close()
 
     const setup: LoadSetup = { host: HOST, port, accounts: accounts.map((a) => ({ apiKey: a.apiKey, secretKey: a.secretKey })) }
     worker = new Worker(new URL('./lib/http-load-worker.js', import.meta.url), { workerData: setup })
     const w = worker
     const phase = (p: Phase): Promise<PhaseResult> => new Promise((resolve, reject) => {
-      w.once('message', (m: PhaseResult & { error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m)))
+      const failed = (err: Error): void => reject(err)
+      w.once('error', failed)
+      w.once('message', (m: PhaseResult & { error?: string }) => {
+        w.off('error', failed)
+        if (m.error) reject(new Error(m.error))
+        else resolve(m)
+      })
       w.postMessage(p)
     })
     const load = os.loadavg()
-    // Exchange CPU µs per successful request of a phase.
-    const cpuPer = async (p: Phase): Promise<PhaseResult & { cpuUs: number }> => {
+    // Exchange CPU µs per successful request of a phase, and how busy its main thread was.
+    const cpuPer = async (p: Phase): Promise<PhaseResult & { cpuUs: number; mainBusy: number }> => {
       const before = cpuSeconds(child.pid!)
+      const mainBefore = cpuSeconds(child.pid!, true)
       const r = await phase(p)
-      return { ...r, cpuUs: ((cpuSeconds(child.pid!) - before) * 1e6) / Math.max(1, r.ok) }
+      return { ...r, cpuUs: ((cpuSeconds(child.pid!) - before) * 1e6) / Math.max(1, r.ok),
+        mainBusy: (cpuSeconds(child.pid!, true) - mainBefore) / r.seconds }
     }
+    const seeded = await phase({ kind: 'seed', levels: SEED_LEVELS, connections: 16 })
+    if (Object.keys(seeded.refused).length > 0) throw new Error(`seeding the book was refused: ${refusals(seeded)}`)
     await phase({ kind: 'closed', what: 'order', connections: ORDER_CONNECTIONS, seconds: WARMUP_SECONDS })
     const thr = await cpuPer({ kind: 'closed', what: 'order', connections: ORDER_CONNECTIONS, seconds: THROUGHPUT_SECONDS })
     const lat = await cpuPer({ kind: 'open', what: 'order', connections: LATENCY_CONNECTIONS, seconds: LATENCY_SECONDS, rate: LATENCY_RATE, graceSeconds: LATENCY_GRACE_SECONDS })
     const depth = await cpuPer({ kind: 'closed', what: 'depth', connections: DEPTH_CONNECTIONS, seconds: DEPTH_SECONDS })
     const loadAfter = os.loadavg()
+    const book = (await (await fetch(`http://${HOST}:${port}/fapi/v1/depth?symbol=BTCUSDTPERP&limit=1000`)).json()) as
+      { bids: [string, string][]; asks: [string, string][] }
 
     const ordersPerSec = thr.ok / thr.seconds
     const samples = lat.latencyMs!.sort()
@@ -131,13 +149,16 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const p999 = percentile(samples, 99.9)
     const depthPerSec = depth.ok / depth.seconds
     out(`gateway: exchange process (${nodeFlags.join(' ')}) on ${HOST}, ${ACCOUNTS} funded accounts, BTCUSDTPERP LIMIT GTC around 50000.0`)
+    out(`book after the order phases: ${book.bids.length} bid levels from ${book.bids[0]?.[0] ?? '-'}, ` +
+      `${book.asks.length} ask levels from ${book.asks[0]?.[0] ?? '-'} (${SEED_LEVELS} each seeded 10+ ticks out; the depth phase reads the best 100)`)
     out(`load average before ${load.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`)
     out('')
-    for (const line of table(['phase', 'offered', 'conns', 'seconds', 'ok/s', 'cpu µs/req', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx'], [
-      ['signed orders, closed loop', 'max', String(ORDER_CONNECTIONS), fixed(thr.seconds, 1), int(ordersPerSec), int(thr.cpuUs), '', '', '', '', refusals(thr)],
-      ['signed orders, open loop', `${int(LATENCY_RATE)}/s`, String(LATENCY_CONNECTIONS), fixed(lat.seconds, 1), int(lat.ok / lat.seconds), int(lat.cpuUs),
+    const busy = (r: { mainBusy: number }): string => `${Math.round(100 * r.mainBusy)}%`
+    for (const line of table(['phase', 'offered', 'conns', 'seconds', 'ok/s', 'cpu µs/req', 'main busy', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'non-2xx'], [
+      ['signed orders, closed loop', 'max', String(ORDER_CONNECTIONS), fixed(thr.seconds, 1), int(ordersPerSec), int(thr.cpuUs), busy(thr), '', '', '', '', refusals(thr)],
+      ['signed orders, open loop', `${int(LATENCY_RATE)}/s`, String(LATENCY_CONNECTIONS), fixed(lat.seconds, 1), int(lat.ok / lat.seconds), int(lat.cpuUs), busy(lat),
         fixed(p50, 2), fixed(p99, 2), fixed(p999, 2), fixed(samples[samples.length - 1]!, 2), refusals(lat)],
-      ['depth limit=100, closed loop', 'max', String(DEPTH_CONNECTIONS), fixed(depth.seconds, 1), int(depthPerSec), int(depth.cpuUs), '', '', '', '', refusals(depth)],
+      ['depth limit=100, closed loop', 'max', String(DEPTH_CONNECTIONS), fixed(depth.seconds, 1), int(depthPerSec), int(depth.cpuUs), busy(depth), '', '', '', '', refusals(depth)],
     ])) out(line)
     if (lat.lateSends! > 0) out(`open loop: ${int(lat.lateSends!)} requests waited for a free connection (counted in their latency)`)
     if (lat.unanswered! > 0) {
@@ -146,9 +167,12 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     return { bench: 'gateway', ordersPerSec: Math.round(ordersPerSec), p99Ms: Number(p99.toFixed(2)), depthPerSec: Math.round(depthPerSec) }
   } finally {
     await worker?.terminate()
-    // SIGTERM lets the exchange stop cleanly (and write a --cpu-prof profile).
+    // SIGTERM lets the exchange stop cleanly (and write a --cpu-prof profile); one that
+    // has not stopped within 30 s is killed.
     if (exit === null) child.kill('SIGTERM')
+    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000)
     await exited
+    clearTimeout(kill)
     await rm(dir, { recursive: true, force: true })
   }
 }

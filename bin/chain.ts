@@ -1,7 +1,14 @@
 // The chain module in a running sequencer (`exchange start` / `sequencer`): the chain services
 // over the node's state, log and checkpoints, configured from flags and environment.
 
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import type { BaseWallet } from 'ethers'
+import { devKey } from '../chain/anvil.js'
+import type { Deployment } from '../chain/deploy.js'
+import { depositFromNewWallet } from '../chain/fund.js'
+import { chainProvider, Operator } from '../chain/provider.js'
 import type { Command } from '../core/commands.js'
 import { hex } from '../replica/entry.js'
 import type { Logger } from '../replica/node.js'
@@ -30,4 +37,29 @@ export async function startChain(config: Config, running: RunningNode, submit: (
     latestCheckpoint: () => node.roots.at(-1),
     logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
   }, logger)
+}
+
+/**
+ * For `exchange account` next to a running `exchange start`: funds on the embedded chain that
+ * run left in the data directory (its deployment and RPC URL), or undefined when there is none.
+ */
+export async function embeddedChainFunder(config: Config): Promise<{
+  fundOnChain: (wallet: BaseWallet, asset: string, units: bigint) => Promise<void>
+  close(): void
+} | undefined> {
+  const dir = path.join(config.dataDir, 'chain')
+  if (config.chain === 'off' || config.rpcUrl || !existsSync(path.join(dir, 'rpc-url'))) return undefined
+  const deployment = JSON.parse(await readFile(path.join(dir, 'deployment.json'), 'utf8')) as Deployment
+  const provider = chainProvider((await readFile(path.join(dir, 'rpc-url'), 'utf8')).trim(), config.chainId)
+  try {
+    await provider.getBlockNumber()
+  } catch {
+    provider.destroy() // that run's chain is gone (the exchange runs without it now)
+    return undefined
+  }
+  const operator = new Operator(config.operatorKey || devKey(0), provider)
+  return {
+    fundOnChain: async (wallet, asset, units) => { await depositFromNewWallet({ provider, operator, deployment, wallet, asset, units }) },
+    close: () => provider.destroy(),
+  }
 }

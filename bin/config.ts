@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
+import type { PriceFeedOptions } from './price-feed.js'
 
 export interface Config {
   command: string
@@ -53,6 +54,8 @@ export interface Config {
   confirmations: number
   anchorIntervalMs: number
   chainPollMs: number
+  /** `start`'s oracle: a seeded random walk per pair, a CSV replay, or none (bin/price-feed.ts). */
+  priceFeed: PriceFeedOptions
   /** Positional arguments after the command (e.g. the data dir of `replay`). */
   args: string[]
 }
@@ -87,6 +90,11 @@ const OPTIONS = {
   'weight-limit': { type: 'string', env: 'EXCHANGE_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.weight1m) },
   'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
   'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
+  'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: 'random' },
+  'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
+  'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
+  'price-feed-band': { type: 'string', env: 'EXCHANGE_PRICE_FEED_BAND', default: '0.2' },
+  'price-feed-ms': { type: 'string', env: 'EXCHANGE_PRICE_FEED_MS', default: '1000' },
 } as const
 
 export const USAGE = `usage: exchange <command> [options]
@@ -105,6 +113,12 @@ ${Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(20)} ${v.env.padEnd(30
 function intOption(name: string, value: string, min: number, max: number): number {
   const n = Number(value)
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${value}`)
+  return n
+}
+
+function fractionOption(name: string, value: string): number {
+  const n = Number(value)
+  if (!/^\d*\.?\d+$/.test(value) || !(n > 0 && n < 1)) throw new Error(`--${name} must be a fraction in (0, 1), got ${value}`)
   return n
 }
 
@@ -156,8 +170,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       orders10s: intOption('order-limit-10s', get('order-limit-10s'), 1, 1_000_000_000),
       orders1m: intOption('order-limit-1m', get('order-limit-1m'), 1, 1_000_000_000),
     },
+    priceFeed: {
+      source: get('price-feed'),
+      seed: intOption('price-feed-seed', get('price-feed-seed'), 0, 2 ** 32 - 1),
+      step: fractionOption('price-feed-step', get('price-feed-step')),
+      band: fractionOption('price-feed-band', get('price-feed-band')),
+      intervalMs: intOption('price-feed-ms', get('price-feed-ms'), 100, 3_600_000),
+    },
     args,
   }
+  if (!/^(random|off|csv:.+)$/.test(config.priceFeed.source)) throw new Error('--price-feed must be random, off or csv:<file>')
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')

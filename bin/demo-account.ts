@@ -1,6 +1,6 @@
-// Funded accounts for a newcomer, a second trader, a bot or a test: a fresh wallet, an
-// operator deposit (until the chain module credits real deposits, only on the embedded
-// default and the test network), and a session signed by that wallet, printed and saved.
+// Funded accounts for a newcomer, a second trader, a bot or a test: a fresh wallet, a real
+// deposit on the embedded chain (an operator deposit where there is none), and a session
+// signed by that wallet, printed and saved.
 
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -26,7 +26,7 @@ export async function createFundedAccount(o: {
   chainId: number
   masterSecret: Uint8Array
   usdt: number
-  /** Funds the wallet by a real deposit on chain, resolving once credited (to SPOT); else operator deposits. */
+  /** Funds the wallet by a real deposit on chain (credited to SPOT by the watcher); else operator deposits. */
   fundOnChain?: (wallet: BaseWallet, asset: string, units: bigint) => Promise<void>
 }): Promise<DemoAccount> {
   const wallet = Wallet.createRandom()
@@ -35,8 +35,13 @@ export async function createFundedAccount(o: {
   // Half margin in the perp wallet, half in spot, so both APIs can be tried at once.
   if (o.fundOnChain) {
     await o.fundOnChain(wallet, 'USDT', units)
-    const ack = await o.submit({ type: 'Transfer', account: wallet.address, sub: 0, direction: 'SPOT_TO_PERP', amount: half })
-    if (!ack.result.ok) throw new Error(`funding transfer refused: ${ack.result.code}`)
+    // Refused for want of balance until the watcher has credited the deposit.
+    for (let attempt = 1; ; attempt++) {
+      const ack = await o.submit({ type: 'Transfer', account: wallet.address, sub: 0, direction: 'SPOT_TO_PERP', amount: half })
+      if (ack.result.ok) break
+      if (ack.result.code !== 'BALANCE_INSUFFICIENT' || attempt === 300) throw new Error(`funding transfer refused: ${ack.result.code}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
   } else for (const [wallet_, amount] of [['PERP', half], ['SPOT', Number(units) - half]] as const) {
     const ack = await o.submit({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount, wallet: wallet_,
       ref: `operator:${wallet.address}:${wallet_}` })

@@ -9,6 +9,7 @@ import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
 import { runAudit } from './audit.js'
 import { exportLog } from './export-log.js'
+import { embeddedChainFunder } from './chain.js'
 import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
 
@@ -54,12 +55,14 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'account': {
       const client = await IngressClient.connect(wsNetwork, `ws://${config.host}:${config.replicationPort}`)
+      const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),
-          chainId: config.chainId, masterSecret: await masterSecret(config), usdt: config.fund })
+          chainId: config.chainId, masterSecret: await masterSecret(config), usdt: config.fund, fundOnChain: funder?.fundOnChain })
         process.stdout.write(JSON.stringify(account, null, 2) + '\n')
       } finally {
         client.close()
+        funder?.close()
       }
       return
     }

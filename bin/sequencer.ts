@@ -12,6 +12,7 @@ import { createFundedAccount, saveDemoAccount } from './demo-account.js'
 import { runNode } from './runtime.js'
 import { chainEnabled, startChain } from './chain.js'
 import { serveGateway } from './serve-gateway.js'
+import { startPriceFeed } from './price-feed.js'
 
 export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
@@ -38,8 +39,12 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     logger.info({ file, address: demo.address, apiKey: demo.apiKey, secretKey: demo.secretKey }, 'demo account funded')
     process.stdout.write(`\ndemo account (saved in ${file}):\n  API key    ${demo.apiKey}\n  secret key ${demo.secretKey}\n  address    ${demo.address}\n  REST       ${api}\n\n`)
   }
+  // `start` publishes index prices itself; a bare sequencer leaves that to an external oracle.
+  const feed = config.command === 'start' ? await startPriceFeed({ options: config.priceFeed, dataDir: config.dataDir,
+    state: () => node.state, submit: (c) => sequencer!.submit(c), now: () => Date.now(), logger }) : undefined
   return {
     async stop() {
+      await feed?.stop()
       await chain?.stop()
       await gateway.close()
       await running.stop()

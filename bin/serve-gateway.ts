@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Command } from '../core/commands.js'
 import { buildGateway } from '../gateway/app.js'
 import type { GatewayContext } from '../gateway/context.js'
-import { attachWebSocket } from '../gateway/ws/server.js'
+import { attachStreams } from '../gateway/ws/attach.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import type { Config } from './config.js'
 import { masterSecret, type RunningNode } from './runtime.js'
@@ -28,7 +28,7 @@ export async function serveGateway(config: Config, running: RunningNode,
     onCommitted: (listener) => running.onCommitted(listener),
   }
   const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs })
-  attachWebSocket(app, ctx)
+  attachStreams(app, ctx)
   await app.listen({ host: config.host, port: config.port })
   return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}` }
 }

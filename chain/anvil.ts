@@ -27,7 +27,9 @@ export interface AnvilOptions {
   dieWithParent?: boolean
 }
 
-// $0 is anvil, $@ its arguments. SIGINT (a terminal's Ctrl-C) reaches anvil directly.
+// $0 is anvil, $@ its arguments. A terminal's Ctrl-C is ignored here (a background job ignores
+// it anyway): the exchange handles it and stops anvil through the pipe, with SIGTERM, so
+// anvil writes its --state file.
 const WATCHDOG = 'trap "" INT; "$0" "$@" </dev/null & a=$!; read -r _; kill $a 2>/dev/null; wait $a'
 
 export interface Anvil {
@@ -69,9 +71,19 @@ function exited(child: ChildProcess): Promise<void> {
     : new Promise((resolve) => child.once('exit', () => resolve()))
 }
 
+/** Starts anvil; a port taken between choosing and binding it costs another try. */
 export async function startAnvil(o: AnvilOptions = {}): Promise<Anvil> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(o, await freePort())
+    } catch (err) {
+      if (attempt === 3) throw err
+    }
+  }
+}
+
+async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
   const chainId = o.chainId ?? DEV_CHAIN_ID
-  const port = await freePort()
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), ...(o.args ?? [])]
   if (o.stateFile) args.push('--state', o.stateFile)
   const child = o.dieWithParent

@@ -10,6 +10,7 @@ import type { CreateSession } from '../core/commands.js'
 import { stateRoot } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { sessionSigner } from '../gateway/session-signature.js'
+import { verifyOraclePrice } from '../replica/oracle-signature.js'
 import { bodyOf, chainHash, GENESIS_HASH, hex, sameHash, type LogEntry } from '../replica/entry.js'
 
 export interface AnchorRecord {
@@ -45,19 +46,21 @@ export interface AuditOptions {
 }
 
 /**
- * Hook for oracle price signatures, which arrive with the prices issue: returns a finding's
- * text when the entry carries an oracle signature that does not verify, else undefined. No
- * command carries one yet.
+ * An oracle price's signature, checked as the ingress checked it before sequencing: returns a
+ * finding's text when the entry is an OraclePrice whose signature does not verify.
  */
-export function verifyOracleSignature(_entry: LogEntry): string | undefined {
-  return undefined
+export function verifyOracleSignature(entry: LogEntry): string | undefined {
+  const c = entry.command
+  if (c?.type !== 'OraclePrice') return undefined
+  return verifyOraclePrice(c) ? undefined : `oracle price for ${String(c.pair)} is not signed by ${String(c.oracle)}`
 }
 
 /** The session's wallet signature, checked as the gateway checked it before sequencing. */
 export function verifySessionSignature(chainId: number, c: CreateSession): string | undefined {
   const permissions = Array.isArray(c.permissions) ? c.permissions.join(',') : ''
-  const signer = sessionSigner(chainId, { address: c.account, subAccount: c.sub, permissions, expiresAt: c.expiresAt,
-    nonce: c.nonce }, c.signature)
+  const request = { address: c.account, subAccount: c.sub, permissions, expiresAt: c.expiresAt, nonce: c.nonce }
+  // An RSA-keyed session's signature also covers its public key (RsaSession).
+  const signer = sessionSigner(chainId, c.rsaPublicKey === undefined ? request : { ...request, publicKey: c.rsaPublicKey }, c.signature)
   return signer !== null && signer.toLowerCase() === String(c.account).toLowerCase()
     ? undefined
     : `session ${c.apiKey} is not signed by ${c.account}`

@@ -3,15 +3,16 @@
 // and the deposit watcher, withdrawal executor and anchorer over the node's state.
 
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { BaseWallet, Contract, JsonRpcProvider } from 'ethers'
+import type { BaseWallet, JsonRpcProvider } from 'ethers'
 import { Anchorer } from './anchor.js'
 import { devKey, startAnvil, type Anvil } from './anvil.js'
 import { deployAll, type ChainToken, type Deployment } from './deploy.js'
 import { DepositWatcher } from './deposit-watcher.js'
 import type { ExchangeLink, Logger } from './link.js'
-import { chainProvider, Operator, tokenAt, vaultAt } from './provider.js'
+import { depositFromNewWallet } from './fund.js'
+import { chainProvider, Operator, tokenAt } from './provider.js'
 import { WithdrawalExecutor } from './withdrawal-executor.js'
 
 export interface ChainSettings {
@@ -80,6 +81,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
       deployment = await embeddedDeployment(s.stateDir, provider, operator, logger)
     } else {
       if (!s.vault) throw new Error('an external chain needs --vault')
+      // Sessions are signed for this chain id too: the two must agree.
+      const actual = Number(await provider.send('eth_chainId', []))
+      if (actual !== s.chainId) throw new Error(`${rpcUrl} is chain ${actual}, but --chain-id is ${s.chainId}`)
       const tokens: ChainToken[] = []
       for (const t of s.tokens) tokens.push({ ...t, decimals: Number(await tokenAt(t.address, provider).decimals()) })
       deployment = { vault: s.vault, vaultBlock: s.vaultBlock, tokens }
@@ -103,21 +107,15 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
       async stop() {
         await Promise.all([watcher.stop(), executor.stop(), anchorer.stop()])
         provider.destroy()
+        if (anvil) await rm(path.join(s.stateDir, 'rpc-url'), { force: true })
         await anvil?.stop()
       },
     }
     if (anvil) {
+      // Where `exchange account` (another process) finds this run's chain.
+      await writeFile(path.join(s.stateDir, 'rpc-url'), rpcUrl + '\n')
       services.fundOnChain = async (wallet, asset, units, timeoutMs = 30_000) => {
-        const token = deployment.tokens.find((t) => t.asset === asset)
-        if (!token) throw new Error(`no ${asset} token on chain`)
-        await provider.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']) // 100 ETH of gas
-        await operator.run(async (signer) => (await (tokenAt(token.address, signer) as Contract).mint(wallet.address, units)).wait())
-        const from = wallet.connect(provider)
-        await (await (tokenAt(token.address, from) as Contract).approve(deployment.vault, units)).wait()
-        const receipt = await (await (vaultAt(deployment.vault, from) as Contract).deposit(token.address, units, 0)).wait()
-        const vault = vaultAt(deployment.vault, provider)
-        const log = receipt.logs.find((l: { topics: string[] }) => l.topics[0] === vault.interface.getEvent('Deposited')!.topicHash)
-        const ref = `${receipt.hash}:${log.index}`
+        const ref = await depositFromNewWallet({ provider, operator, deployment, wallet, asset, units })
         const deadline = Date.now() + timeoutMs
         while (!node.state().depositRefs.has(ref)) {
           if (Date.now() > deadline) throw new Error(`deposit ${ref} was not credited within ${timeoutMs} ms`)

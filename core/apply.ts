@@ -6,7 +6,10 @@ import type { Entry } from './commands.js'
 import type { Event, Result } from './events.js'
 import { createAsset, createPerpMarket, createSpotMarket, setMarketStatus } from './genesis.js'
 import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders.js'
+import { modifyOrder } from './modify.js'
+import { oraclePrice, setOracle } from './oracle.js'
 import { changeLeverage, changePositionMode } from './positions.js'
+import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
 import { accept, reject } from './results.js'
 import { createSession, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
@@ -18,7 +21,9 @@ export function apply(state: State, entry: Entry): Result {
   if (!(entry.time >= state.time) || !Number.isSafeInteger(entry.time)) assert(false, `entry time ${entry.time} before ${state.time}`)
   state.seq = entry.seq
   state.time = entry.time
-  return dispatch(state, entry)
+  const result = dispatch(state, entry)
+  pricesAfterCommand(state, entry.command, result, entry.time)
+  return result
 }
 
 function dispatch(state: State, entry: Entry): Result {
@@ -29,6 +34,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'PlaceOrder': return placeOrder(state, c, time)
     case 'CancelOrder': return cancelOrder(state, c, time)
     case 'CancelAll': return cancelAll(state, c, time)
+    case 'ModifyOrder': return modifyOrder(state, c, time)
     case 'Tick': return tick(state, time)
     case 'Deposit': return deposit(state, c, time)
     case 'Transfer': return transfer(state, c, time)
@@ -44,6 +50,8 @@ function dispatch(state: State, entry: Entry): Result {
     case 'CreatePerpMarket': return createPerpMarket(state, c, time)
     case 'CreateSpotMarket': return createSpotMarket(state, c, time)
     case 'SetMarketStatus': return setMarketStatus(state, c, time)
+    case 'SetOracle': return setOracle(state, c, time)
+    case 'OraclePrice': return oraclePrice(state, c, time)
     default: return reject('COMMAND_UNKNOWN')
   }
 }
@@ -51,5 +59,6 @@ function dispatch(state: State, entry: Entry): Result {
 function tick(state: State, time: number): Result {
   const events: Event[] = []
   expireGoodTillDate(state, time, events)
+  pricesOnTick(state, time, events)
   return accept(events)
 }

@@ -9,12 +9,13 @@
 //
 // Entries sit in placement order in dense arrays with holes where orders left; the holes
 // are squeezed out when the arrays fill, so iteration order is placement order, as a Map's.
+// Size is bounded by LIMITS.openOrdersPerAccountMax, which placement checks.
 
 import type { Order } from './state.js'
 
 const INITIAL_ENTRIES = 8
 
-/** FNV-1a over UTF-16 code units, never 0 (0 marks an empty slot of the table). */
+/** FNV-1a over UTF-16 code units (clientOrderIds are at most 36 ASCII characters). */
 function hashOf(key: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)

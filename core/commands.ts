@@ -64,6 +64,37 @@ export interface CreatePerpMarket extends MarketSpecCommon {
   brackets: Bracket[]
   /** Leverage new positions start with (Binance: 20, capped at maxLeverage). */
   defaultLeverage: number
+  /** Quote ledger units the impact bid/ask fill; default 200 quote coins × max leverage. */
+  impactNotional?: number
+  /** Funding rate cap and floor, 1e-8 units; default ±0.75 × the first bracket's mmr. */
+  fundingCapE8?: number
+  fundingFloorE8?: number
+  /** Funding interval, ms: a whole number of hours dividing 24 h; default 8 h. */
+  fundingIntervalMs?: number
+}
+
+/** Registers (or replaces) the key whose signed OraclePrice commands set a pair's index. */
+export interface SetOracle {
+  type: 'SetOracle'
+  pair: string
+  /** EVM address, 0x-prefixed hex. */
+  oracle: string
+}
+
+/**
+ * An index price for a pair, signed by its oracle (EIP-712, see replica/oracle-signature.ts).
+ * The signature is verified before sequencing and kept in the log for the audit; the core
+ * checks only the shape, that `oracle` is the registered key, and that `time` is newer.
+ */
+export interface OraclePrice {
+  type: 'OraclePrice'
+  pair: string
+  /** Price in 1e-8 units of the quote asset. */
+  priceE8: number
+  /** The oracle's time of the price, ms. */
+  time: number
+  oracle: string
+  signature: string
 }
 
 export interface CreateSpotMarket extends MarketSpecCommon {
@@ -134,6 +165,22 @@ export interface CancelOrder extends Issuer {
   orderId?: number
   clientOrderId?: string
   restriction?: CancelRestriction
+}
+
+/**
+ * Amends a resting LIMIT order's price and quantity in place (Binance's modify order): it
+ * keeps its orderId and client id, loses its time priority, and may trade at once.
+ */
+export interface ModifyOrder extends Issuer {
+  type: 'ModifyOrder'
+  marketId: number
+  orderId?: number
+  clientOrderId?: string
+  /** Must be the order's own side. */
+  side: Side
+  priceTicks: number
+  /** The new total quantity, fills included. */
+  qtyLots: number
 }
 
 export interface CancelAll extends Issuer {
@@ -209,11 +256,14 @@ export type Command =
   | PlaceOrder
   | CancelOrder
   | CancelAll
+  | ModifyOrder
   | ChangeLeverage
   | ChangePositionMode
   | CreateSession
   | RevokeSession
   | RegisterRsaKey
+  | SetOracle
+  | OraclePrice
   | Tick
 
 /** What the log hands the core: the command with its sequence number and time. */

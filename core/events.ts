@@ -6,7 +6,7 @@ import type { OrderType, PositionSide, Side, StpMode, TimeInForce, WalletKind } 
 
 export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH'
 /** Why an order record changed, as Binance's execution type `x`. */
-export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE'
+export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE' | 'AMENDMENT'
 
 /** An order's record: what order events carry and history read models keep. */
 export interface OrderRecordFields {
@@ -220,6 +220,55 @@ export interface AssetEvent {
   scale: number
 }
 
+/** A position's funding payment at an interval boundary (one per sub-account and market). */
+export interface FundingEvent {
+  type: 'funding'
+  account: string
+  sub: number
+  marketId: number
+  /** Signed change of the perp wallet: negative paid, positive received. */
+  amount: number
+  /** Perp wallet balance after it. */
+  wallet: number
+  fundingRateE8: number
+  markPriceTicks: number
+  /** Net position lots (LONG + SHORT + BOTH) it was charged on. */
+  positionQtyLots: number
+  /** The boundary settled. */
+  fundingTime: number
+  time: number
+}
+
+/** A market's funding settlement: the fundingRate history row. */
+export interface FundingRateEvent {
+  type: 'fundingRate'
+  marketId: number
+  fundingRateE8: number
+  fundingTime: number
+  markPriceTicks: number
+  /** What the payers paid and the receivers got; the difference went to the exchange's fees. */
+  paid: number
+  received: number
+  time: number
+}
+
+/** Index and mark after a Tick refreshed them (mark and index price klines, streams). */
+export interface PricesEvent {
+  type: 'prices'
+  marketId: number
+  indexE8: number
+  markPriceTicks: number
+  time: number
+}
+
+/** An oracle key registered for a pair. */
+export interface OracleEvent {
+  type: 'oracle'
+  pair: string
+  oracle: string
+  time: number
+}
+
 export type Event =
   | OrderEvent
   | PerpTradeEvent
@@ -233,6 +282,10 @@ export type Event =
   | SessionEvent
   | MarketEvent
   | AssetEvent
+  | FundingEvent
+  | FundingRateEvent
+  | PricesEvent
+  | OracleEvent
 
 export interface Accepted {
   ok: true

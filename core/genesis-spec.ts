@@ -35,6 +35,17 @@ export interface BracketSpec {
 export interface PerpMarketSpec extends MarketSpec {
   brackets: BracketSpec[]
   defaultLeverage: number
+  /**
+   * Quote notional the impact bid and ask fill (premium index). Binance's impact margin
+   * notional: 200 USDT / the initial margin rate at the highest leverage, 200 × 125 = 25,000
+   * for BTC. Default: that rule.
+   */
+  impactNotional?: string
+  /** Funding rate cap and floor, e.g. "0.003". Default ±0.75 × the first bracket's mmr (Binance's rule). */
+  fundingCap?: string
+  fundingFloor?: string
+  /** Default 8. */
+  fundingIntervalHours?: number
 }
 
 export interface GenesisSpec {
@@ -98,6 +109,10 @@ export function genesisCommands(spec: GenesisSpec): Command[] {
       })),
       defaultLeverage: p.defaultLeverage,
     }
+    if (p.impactNotional !== undefined) cmd.impactNotional = units(p.impactNotional, quoteUnit, 'impactNotional')
+    if (p.fundingCap !== undefined) cmd.fundingCapE8 = units(p.fundingCap, '0.00000001', 'fundingCap')
+    if (p.fundingFloor !== undefined) cmd.fundingFloorE8 = units(p.fundingFloor, '0.00000001', 'fundingFloor')
+    if (p.fundingIntervalHours !== undefined) cmd.fundingIntervalMs = p.fundingIntervalHours * 3_600_000
     out.push(cmd)
   }
   for (const s of spec.spotMarkets) out.push({ type: 'CreateSpotMarket', ...marketFields(s, scales) })
@@ -140,10 +155,12 @@ export const DEFAULT_GENESIS: GenesisSpec = {
   perpMarkets: [
     { marketId: 1, base: 'BTC', quote: 'USDT', tickSize: '0.1', stepSize: '0.001', minPrice: '100', maxPrice: '1000000',
       minQty: '0.001', maxQty: '1000', marketMaxQty: '120', minNotional: '100', makerFee: '0.0002', takerFee: '0.0005',
-      brackets: BTC_BRACKETS, defaultLeverage: 20 },
+      brackets: BTC_BRACKETS, defaultLeverage: 20,
+      impactNotional: '25000', fundingCap: '0.003', fundingFloor: '-0.003', fundingIntervalHours: 8 },
     { marketId: 2, base: 'ETH', quote: 'USDT', tickSize: '0.01', stepSize: '0.001', minPrice: '10', maxPrice: '100000',
       minQty: '0.001', maxQty: '10000', marketMaxQty: '2000', minNotional: '20', makerFee: '0.0002', takerFee: '0.0005',
-      brackets: ETH_BRACKETS, defaultLeverage: 20 },
+      brackets: ETH_BRACKETS, defaultLeverage: 20,
+      impactNotional: '20000', fundingCap: '0.00375', fundingFloor: '-0.00375', fundingIntervalHours: 8 },
   ],
   spotMarkets: [
     { marketId: 3, base: 'BTC', quote: 'USDT', tickSize: '0.01', stepSize: '0.0001', minPrice: '0.01', maxPrice: '1000000',

@@ -6,6 +6,7 @@ import type { Result } from './events.js'
 import { Book } from './book.js'
 import { GtdQueue } from './gtd.js'
 import { LIMITS } from './limits.js'
+import { newPriceState } from './prices.js'
 import { accept, reject } from './results.js'
 import type { Market, PerpMarket, SpotMarket, State } from './state.js'
 
@@ -98,9 +99,12 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
   if (margin && margin.quote !== cmd.quote) return reject('GENESIS_INVALID')
   const maxLeverage = cmd.brackets[0]!.maxLeverage
   if (!posInt(cmd.defaultLeverage, maxLeverage)) return reject('GENESIS_INVALID')
+  if (state.markets.some((x) => x?.kind === 'PERP' && x.pair === cmd.pair)) return reject('GENESIS_INVALID')
+  const prices = newPriceState(cmd, state.assets.get(cmd.quote)!.scale)
+  if (prices === null) return reject('GENESIS_INVALID')
   const m: PerpMarket = {
     ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets.map((b) => ({ ...b })),
-    maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0,
+    maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0, prices,
   }
   register(state, m)
   return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])

@@ -37,6 +37,16 @@ export const LIMITS = {
   feePpmMax: 100_000,
   /** Ledger amounts stay well inside the exact range of a JS number. */
   ledgerAmountMax: 2 ** 52,
+  /** An oracle price older than this against the sequencer's time is stale. */
+  oraclePriceMaxAgeMs: 60_000,
+  /** An oracle price may be this far ahead of the sequencer's time (clock skew). */
+  oraclePriceMaxAheadMs: 5_000,
+  /** Oracle prices, 1e-8 units: at most 10^7 quote coins per base coin. */
+  oraclePriceE8Max: 10 ** 15,
+  /** Longest funding interval (Binance offers 1, 4 and 8 h). */
+  fundingIntervalMaxMs: 24 * 3_600_000,
+  /** A premium sample is clamped to ±50 %, which keeps a day's weighted sum exact. */
+  premiumE8Max: 50_000_000,
 
   // Replication layer (replica/), stated here so every bound lives in one place.
   /** Commands waiting for the sequencer; past this, submitters are told it is overloaded. */
@@ -84,6 +94,8 @@ export const PROJECTION_LIMITS = {
   incomeMax: 1000,
   walletHistoryMax: 1000,
   openInterestHistoryMax: 500,
+  /** /fapi/v1/fundingRate. */
+  fundingRateHistoryMax: 1000,
   /** Trades of one market within this span of each other, at one price and side, aggregate. */
   aggregateWindowMs: 100,
   /** historicalTrades and income reach back three months (taken as 90 days). */

@@ -51,7 +51,13 @@ export function initialMargin(m: PerpMarket, exposureTicksLots: number, leverage
   return ceilDiv(mul(exposureTicksLots, m.quotePerTickLot), leverage)
 }
 
-export function holdingPnl(m: PerpMarket, h: PerpHolding): number {
+/**
+ * Unrealized PnL of a holding. A one-way account's LONG and SHORT positions are always flat
+ * (the mode changes only with every position flat, and one-way orders trade BOTH), so they
+ * are not read then: this runs for every holding on every order's margin check.
+ */
+export function holdingPnl(m: PerpMarket, h: PerpHolding, dualSide: boolean): number {
+  if (!dualSide) return unrealizedPnl(m, h.both)
   return unrealizedPnl(m, h.both) + unrealizedPnl(m, h.long) + unrealizedPnl(m, h.short)
 }
 
@@ -79,7 +85,7 @@ export function marginView(
     const target = h.marketId === marketId
     const lev = target && leverage > 0 ? leverage : h.leverage
     im += initialMargin(m, exposure(m, h, sub.dualSide, target ? delta : NO_DELTA), lev)
-    pnl += holdingPnl(m, h)
+    pnl += holdingPnl(m, h, sub.dualSide)
   }
   return { wallet: sub.perpWallet, unrealizedPnl: pnl, initialMargin: im, available: sub.perpWallet + pnl - im }
 }

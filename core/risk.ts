@@ -21,26 +21,24 @@ export function checkOrderMargin(state: State, sub: SubAccount, m: PerpMarket, s
   d.sellLots = buy ? 0 : lots
   d.sellNotional = buy ? 0 : notional
 
-  // Requirements of the other markets are the same before and after; only the sum matters.
-  let pnl = 0
-  let imOthers = 0
-  let target: PerpHolding | undefined
-  for (const h of sub.perp.values()) {
-    if (h.marketId === m.marketId) {
-      target = h
-      continue
-    }
-    const hm = state.markets[h.marketId] as PerpMarket
-    pnl += holdingPnl(hm, h)
-    imOthers += initialMargin(hm, exposure(hm, h, sub.dualSide, NO_DELTA), h.leverage)
-  }
+  const target = sub.perp.get(m.marketId)
   const h = target ?? EMPTY_HOLDING
-  const leverage = target ? target.leverage : m.defaultLeverage
-  if (target) pnl += holdingPnl(m, target)
   const before = target ? exposure(m, h, sub.dualSide, NO_DELTA) : 0
   const after = exposure(m, h, sub.dualSide, d)
+  // An order that adds no exposure needs nothing more, whatever the rest of the account.
   if (after <= before) return null
+  const leverage = target ? target.leverage : m.defaultLeverage
   if (after * m.quotePerTickLot > maxNotionalAt(m, leverage)) return 'POSITION_LIMIT'
+
+  // Requirements of the other markets are the same before and after; only the sum matters.
+  let pnl = target ? holdingPnl(m, target, sub.dualSide) : 0
+  let imOthers = 0
+  for (const other of sub.perp.values()) {
+    if (other === target) continue
+    const om = state.markets[other.marketId] as PerpMarket
+    pnl += holdingPnl(om, other, sub.dualSide)
+    imOthers += initialMargin(om, exposure(om, other, sub.dualSide, NO_DELTA), other.leverage)
+  }
   const imAfter = imOthers + initialMargin(m, after, leverage)
   if (sub.perpWallet + pnl - imAfter < 0) return 'MARGIN_INSUFFICIENT'
   return null

@@ -3,6 +3,7 @@
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
 
 import { hashLeaf, merkleRoot, toHex } from './merkle.js'
+import { pricesLeaf } from './prices.js'
 import type { Order, Position, State } from './state.js'
 
 const encoder = new TextEncoder()
@@ -29,6 +30,7 @@ export function stateLeaves(state: State): string[] {
     out.push(['market', m.marketId, m.kind, m.symbol, m.base, m.quote, m.status, m.pricePrecision, m.quantityPrecision,
       m.tickSize, m.stepSize, m.minPriceTicks, m.maxPriceTicks, m.minQtyLots, m.maxQtyLots, m.marketMaxQtyLots,
       m.minNotional, m.makerFeePpm, m.takerFeePpm, m.nextOrderId, m.nextTradeId, m.lastPriceTicks, m.onboardDate, perp].join('|'))
+    if (m.kind === 'PERP') out.push(pricesLeaf(m))
     for (const o of m.book.orders.values()) out.push(orderLeaf(o))
   }
   for (const account of state.accounts.values()) {

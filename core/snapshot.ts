@@ -6,7 +6,8 @@ import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
 import { Book } from './book.js'
 import { GtdQueue } from './gtd.js'
-import type { Bracket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
+import { newPriceState } from './prices.js'
+import type { Bracket, CreatePerpMarket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots } from './resting.js'
 import {
@@ -114,6 +115,10 @@ export function decodeSnapshot(bytes: Uint8Array): State {
 function restoreMarket(state: State, data: Record<string, unknown>): void {
   const { orders, ...fields } = data as { orders: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
   const m = { ...fields, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0 } as unknown as Market
+  // Snapshots from before prices existed: the market's default price state (no oracle yet).
+  if (m.kind === 'PERP' && m.prices === undefined) {
+    m.prices = newPriceState({ brackets: m.brackets } as CreatePerpMarket, state.assets.get(m.quote)?.scale ?? 0)!
+  }
   state.markets[m.marketId] = m
   state.marketsBySymbol.set(m.symbol, m)
   for (const t of orders) {

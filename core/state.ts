@@ -52,10 +52,47 @@ export interface PerpMarket extends MarketCommon {
   brackets: Bracket[]
   maxLeverage: number
   defaultLeverage: number
-  /** Price positions are valued at. Until the price issue lands: the last trade price. */
+  /**
+   * Price positions are valued at: the last trade price until the market's first oracle
+   * price, then the mark by API.md's formula (core/prices.ts).
+   */
   markPriceTicks: number
   /** Sum of long position lots across accounts. */
   openInterestLots: number
+  /** Oracle, index, mark inputs and funding (core/prices.ts, core/funding.ts). */
+  prices: PriceState
+}
+
+/**
+ * A perpetual's price and funding state. Prices are integers at 1e-8 of the quote (`E8`, as
+ * Binance prints them), rates integers at 1e-8 (`E8`: 10_000 is 0.01 %).
+ */
+export interface PriceState {
+  /** Address (lowercase 0x hex) whose signed OraclePrice commands set the index; '' none. */
+  oracle: string
+  /** The newest oracle price, E8; 0 until the first. */
+  indexE8: number
+  /** The oracle's own time of that price, ms. */
+  indexTime: number
+  /** Quote ledger units the impact bid and ask fill (Binance impact margin notional). */
+  impactNotional: number
+  fundingCapE8: number
+  fundingFloorE8: number
+  fundingIntervalMs: number
+  /** The rate settled at the last boundary, E8 (0 before the first). */
+  lastFundingRateE8: number
+  /** The boundary the next settlement happens at; 0 until the first index price. */
+  nextFundingTime: number
+  /** Premium samples of this interval: Σ weight × premium (E8), Σ weight, count. */
+  premiumWeightedE8: number
+  premiumWeights: number
+  premiumSamples: number
+  /** 5-s slot (time / 5000) of the newest premium sample; the newest sample, E8. */
+  premiumSlot: number
+  lastPremiumE8: number
+  /** (mid − index) samples of the last 30 s, one per 1-s slot: flat [slot, basisE8, …]. */
+  basis: number[]
+  basisSumE8: number
 }
 
 export interface SpotMarket extends MarketCommon {

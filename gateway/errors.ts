@@ -35,7 +35,7 @@ export type Venue = 'futures' | 'spot'
 
 /** The endpoint family a core code came back from; a few codes read differently per family. */
 export type Operation =
-  | 'place' | 'cancel' | 'cancelAll' | 'query'
+  | 'place' | 'cancel' | 'cancelAll' | 'query' | 'modify'
   | 'leverage' | 'positionMode' | 'wallet' | 'admin'
 
 export interface CoreErrorContext {
@@ -285,11 +285,19 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   FOK_UNFILLED: () => bad(-5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.'),
   POST_ONLY_WOULD_TAKE: () => bad(-5022, 'Due to the order could not be executed as maker, the Post Only order will be rejected.'),
 
-  // A query reports a missing order as -2013; a cancel as -2011 (Binance's own split).
-  ORDER_UNKNOWN: (ctx) => ctx.op === 'query' ? bad(-2013, 'Order does not exist.') : bad(-2011, 'Unknown order sent.'),
+  // A query or an amendment reports a missing order as -2013; a cancel as -2011 (Binance's own split).
+  ORDER_UNKNOWN: (ctx) => ctx.op === 'query' || ctx.op === 'modify' ? bad(-2013, 'Order does not exist.') : bad(-2011, 'Unknown order sent.'),
   CANCEL_RESTRICTED: () => bad(-2011, 'Order was not canceled due to cancel restrictions.'),
   CANCEL_RESTRICTION_INVALID: () => invalidCancelRestrictions(),
   ORDER_ID_REQUIRED: () => eitherParam('orderId', 'origClientOrderId'),
+  MODIFY_LIMIT_ONLY: () => bad(-5025, 'Only limit order is supported.'),
+  MODIFY_UNCHANGED: () => bad(-5027, 'No need to modify the order.'),
+  MODIFY_NOTIONAL_TOO_SMALL: (ctx) => bad(-5029, `Order's notional must be no smaller than ${ctx.minNotional ?? '0'}`),
+  MODIFY_NOT_TRADING: () => bad(-5024, 'Symbol is not in trading status. Order amendment is not permitted.'),
+
+  // Oracle prices come from the price feed, never a client; the codes are mapped for completeness.
+  ORACLE_UNKNOWN: () => bad(-1020, 'This operation is not supported.'),
+  ORACLE_STALE: () => bad(-1021, 'The oracle price is outside the accepted time window.'),
 
   // The gateway built a command the core does not know: no client input can cause that.
   COMMAND_UNKNOWN: () => bad(-1020, 'This operation is not supported.'),

@@ -3,6 +3,7 @@
 // amounts exact (tick·lot units never rounded), ids and times as numbers.
 
 import type { BookSide } from '../core/book.js'
+import { estimatedFundingRateE8 } from '../core/funding.js'
 import type { Market, PerpMarket } from '../core/state.js'
 import type { AggTradeRecord, KlineRecord, TickerRecord, TradeRecord } from '../replica/projections/index.js'
 import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio } from './decimal.js'
@@ -106,19 +107,20 @@ export function bookTickerBody(m: Market, lastUpdateId: number, time: number): o
 }
 
 // ---------------------------------------------------------------------------------------------
-// Mark price and funding, until the price issue lands: mark is the core's markPriceTicks (the
-// last trade), index equals mark, no funding has been charged yet.
+// Mark, index and funding from the core's price state (core/prices.ts, core/funding.ts). A
+// market without an oracle price yet has its mark at the last trade and the index printed
+// equal to it, and no funding is charged on it.
 
+/** The default interval (a market's own is in its price state). */
 export const FUNDING_INTERVAL_MS = 8 * 60 * 60 * 1000
-/** Binance prints mark, index and settle prices with 8 decimals. */
+/** Binance prints mark, index and settle prices and rates with 8 decimals. */
 const MARK_DECIMALS = 8
-const ZERO_RATE = '0.00000000'
 /** 0.01 % per 8 h (API.md), as Binance prints it. */
 const INTEREST_RATE = '0.00010000'
 
-/** The first funding boundary strictly after `nowMs`; boundaries are every 8 h from 00:00 UTC. */
-export function nextFundingTime(nowMs: number): number {
-  return Math.floor(nowMs / FUNDING_INTERVAL_MS) * FUNDING_INTERVAL_MS + FUNDING_INTERVAL_MS
+/** The first funding boundary strictly after `nowMs`; boundaries are every interval from 00:00 UTC. */
+export function nextFundingTime(nowMs: number, intervalMs = FUNDING_INTERVAL_MS): number {
+  return Math.floor(nowMs / intervalMs) * intervalMs + intervalMs
 }
 
 /** A mark (or index) price as Binance prints it: 8 decimals, or the price's when finer. */
@@ -126,10 +128,30 @@ export function markPrice(m: PerpMarket, ticks: number): string {
   return formatExact(BigInt(ticks) * BigInt(m.tickSize), m.pricePrecision, Math.max(MARK_DECIMALS, m.pricePrecision))
 }
 
+/** An E8 price (the index) as Binance prints it. */
+export function priceE8(m: PerpMarket, e8: number): string {
+  return formatExact(e8, 8, Math.max(MARK_DECIMALS, m.pricePrecision))
+}
+
+/** A rate in 1e-8 units, 8 decimals, signed. */
+export function rateE8(e8: number): string {
+  return formatExact(e8, 8, 8)
+}
+
+/**
+ * Binance's premiumIndex: lastFundingRate is the rate the coming boundary would settle at
+ * from the interval's samples so far (as Binance's figure moves during the interval); with
+ * no sample yet, the rate last settled.
+ */
 export function premiumIndexBody(m: PerpMarket, nowMs: number): object {
   const mark = markPrice(m, m.markPriceTicks)
+  const p = m.prices
+  const priced = p.indexE8 > 0
+  const rate = !priced ? 0 : p.premiumSamples > 0 ? estimatedFundingRateE8(m) : p.lastFundingRateE8
   return {
-    symbol: m.symbol, markPrice: mark, indexPrice: mark, estimatedSettlePrice: mark,
-    lastFundingRate: ZERO_RATE, interestRate: INTEREST_RATE, nextFundingTime: nextFundingTime(nowMs), time: nowMs,
+    symbol: m.symbol, markPrice: mark, indexPrice: priced ? priceE8(m, p.indexE8) : mark, estimatedSettlePrice: mark,
+    lastFundingRate: rateE8(rate), interestRate: INTEREST_RATE,
+    nextFundingTime: priced && p.nextFundingTime > nowMs ? p.nextFundingTime : nextFundingTime(nowMs, p.fundingIntervalMs),
+    time: nowMs,
   }
 }

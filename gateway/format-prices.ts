@@ -1,17 +1,13 @@
-// Bodies of the mark-price, index-price, funding-settings and insurance-fund endpoints, until
-// the prices issue lands: mark is the last trade price (the core's markPriceTicks moves with
-// every trade), index equals mark, and the core keeps no insurance fund yet, so its balance
-// is zero. Each body says only what the state holds.
+// Bodies of the mark- and index-price kline, funding-settings and insurance-fund endpoints.
+// The funding settings are the market's own (core/prices.ts); the core keeps no insurance
+// fund yet, so its balance is zero. Each body says only what the state holds.
 
 import type { PerpMarket, State } from '../core/state.js'
-import type { KlineRecord } from '../replica/projections/index.js'
+import type { FundingRateRecord, KlineRecord, PriceKlineRecord } from '../replica/projections/index.js'
 import { formatLedger, trimZeros } from './decimal.js'
-import { FUNDING_INTERVAL_MS, markPrice } from './format-market.js'
+import { markPrice, priceE8, rateE8 } from './format-market.js'
 
 const HOUR_MS = 60 * 60 * 1000
-/** The funding rate clamp every perpetual prints until markets carry their own (±2 %). */
-const FUNDING_RATE_CAP = '0.02000000'
-const FUNDING_RATE_FLOOR = '-0.02000000'
 
 /**
  * A mark or index price kline. Mark moves only with trades, so a trade kline's prices are the
@@ -26,6 +22,12 @@ export function priceKlineBody(m: PerpMarket, k: KlineRecord): (number | string)
   ]
 }
 
+/** A kline of sampled mark (ticks) or index (E8) prices; count is the samples it took. */
+export function sampledPriceKlineBody(m: PerpMarket, kind: 'mark' | 'index', k: PriceKlineRecord): (number | string)[] {
+  const f = (n: number): string => kind === 'mark' ? markPrice(m, n) : priceE8(m, n)
+  return [k.openTime, f(k.open), f(k.high), f(k.low), f(k.close), '0', k.closeTime, '0', k.count, '0', '0', '0']
+}
+
 export interface FundingInfoBody {
   symbol: string
   adjustedFundingRateCap: string
@@ -34,12 +36,35 @@ export interface FundingInfoBody {
   disclaimer: boolean
 }
 
-/** Funding settings of one perpetual: the default clamp and the 8 h interval nextFundingTime uses. */
+/** Funding settings of one perpetual, from its market parameters (genesis). */
 export function fundingInfoBody(m: PerpMarket): FundingInfoBody {
   return {
-    symbol: m.symbol, adjustedFundingRateCap: FUNDING_RATE_CAP, adjustedFundingRateFloor: FUNDING_RATE_FLOOR,
-    fundingIntervalHours: FUNDING_INTERVAL_MS / HOUR_MS, disclaimer: false,
+    symbol: m.symbol, adjustedFundingRateCap: rateE8(m.prices.fundingCapE8), adjustedFundingRateFloor: rateE8(m.prices.fundingFloorE8),
+    fundingIntervalHours: m.prices.fundingIntervalMs / HOUR_MS, disclaimer: false,
   }
+}
+
+export interface FundingRateBody {
+  symbol: string
+  fundingRate: string
+  fundingTime: number
+  markPrice: string
+}
+
+/**
+ * /fapi/v1/fundingRate over one market or all: each market's rows by the time-range rule,
+ * merged by time (then market), and cut to `limit` from the end the rule starts at (the
+ * oldest with a startTime, else the newest).
+ */
+export async function fundingRateBodies(markets: PerpMarket[], q: { startTime?: number | undefined; limit: number },
+  rows: (m: PerpMarket) => Promise<FundingRateRecord[]>): Promise<FundingRateBody[]> {
+  const all: { m: PerpMarket; r: FundingRateRecord }[] = []
+  for (const m of markets) for (const r of await rows(m)) all.push({ m, r })
+  all.sort((a, b) => a.r.fundingTime - b.r.fundingTime || a.m.marketId - b.m.marketId)
+  const cut = q.startTime !== undefined ? all.slice(0, q.limit) : all.slice(Math.max(0, all.length - q.limit))
+  return cut.map(({ m, r }) => ({
+    symbol: m.symbol, fundingRate: rateE8(r.fundingRateE8), fundingTime: r.fundingTime, markPrice: markPrice(m, r.markPriceTicks),
+  }))
 }
 
 export interface InsuranceBody {

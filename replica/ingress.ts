@@ -7,6 +7,7 @@ import type { Command } from '../core/commands.js'
 import type { Result } from '../core/events.js'
 import { LIMITS } from '../core/limits.js'
 import { packr } from './entry.js'
+import { verifyOraclePrice } from './oracle-signature.js'
 import type { Connection, Network } from './network.js'
 import type { Acknowledged, Sequencer } from './sequencer.js'
 
@@ -30,6 +31,11 @@ export function serveIngress(conn: Connection, sequencer: Sequencer): void {
       return
     }
     const id = m[1]
+    // An oracle price is sequenced only with a valid signature by the key it names (the core checks that key is registered).
+    if (m[2].type === 'OraclePrice' && !verifyOraclePrice(m[2])) {
+      send(conn, ['nack', id, 'SIGNATURE_INVALID', 'the oracle price signature does not verify'])
+      return
+    }
     sequencer.submit(m[2]).then(
       (a) => send(conn, ['ack', id, a.seq, a.time, a.result]),
       (err: Error & { code?: string }) => send(conn, ['nack', id, err.code ?? 'ERROR', err.message]),

@@ -9,7 +9,7 @@ import { Follower } from './follower.js'
 import { INGRESS_PATH, serveIngress } from './ingress.js'
 import type { LogStore } from './log-store.js'
 import type { Listener, Network } from './network.js'
-import { ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
+import { type Checkpoint, ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
 import { REPLICATION_PATH, ReplicationServer } from './replication.js'
 import { Sequencer } from './sequencer.js'
 
@@ -55,8 +55,16 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     return { node, follower, async stop() { follower.stop(); await follower.idle().catch(() => {}) } }
   }
   const replication = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger })
-  node.onCommitted((c) => replication.publish(c))
-  node.onCheckpoint((cp) => replication.publishCheckpoint(cp))
+  // A checkpoint's root goes out once its entry is durable (a sequencer that crashed before the
+  // write would have announced a root for an entry it never wrote: found by the cluster
+  // simulator) and before the batch holding it, so followers hold the root when they get there.
+  const roots: Checkpoint[] = []
+  node.onCheckpoint((cp) => roots.push(cp))
+  node.onCommitted((c) => {
+    const last = c.entries[c.entries.length - 1]!.seq
+    while (roots.length > 0 && roots[0]!.seq <= last) replication.publishCheckpoint(roots.shift()!)
+    replication.publish(c)
+  })
   const sequencer = new Sequencer({
     log: o.log, state: node.state, clock: o.clock, tickIntervalMs: o.role.tickIntervalMs,
     applyEntry: (e) => node.applyEntry(e),

@@ -11,6 +11,7 @@ import type { State } from '../core/state.js'
 import type { Clock, Timer } from './clock.js'
 import { makeEntry, type LogEntry } from './entry.js'
 import type { LogStore } from './log-store.js'
+import { TEST_FAULTS } from './test-faults.js'
 
 export class OverloadedError extends Error {
   override name = 'OverloadedError'
@@ -226,6 +227,12 @@ export class Sequencer {
       this.writing = null
       this.fail(err, parts)
     })
+    // Injected bug for the simulator's tests: answering here breaks "acknowledged means durable".
+    if (TEST_FAULTS.ackBeforeSync) {
+      for (const { batch, entries, results } of parts) {
+        for (let i = 0; i < batch.length; i++) batch[i]!.resolve({ seq: entries[i]!.seq, time: entries[i]!.time, result: results[i]! })
+      }
+    }
   }
 
   private halt(why: string): void {

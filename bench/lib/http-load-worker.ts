@@ -4,7 +4,7 @@
 
 import { createHmac } from 'node:crypto'
 import { parentPort, workerData } from 'node:worker_threads'
-import { closedLoop, connectAll, openLoop, type Outcomes } from './http-load.js'
+import { closedLoop, connectAll, openLoop, Outcomes, type HttpConnection } from './http-load.js'
 
 export interface LoadAccount {
   apiKey: string
@@ -18,6 +18,7 @@ export interface LoadSetup {
 }
 
 export type Phase =
+  | { kind: 'seed'; levels: number; connections: number }
   | { kind: 'closed'; what: 'order' | 'depth'; connections: number; seconds: number }
   | { kind: 'open'; what: 'order'; connections: number; seconds: number; rate: number; graceSeconds: number }
 
@@ -57,19 +58,38 @@ let sent = 0
  * stays near the touch instead of growing without end.
  */
 function orderRequest(): string {
-  const a = accounts[sent % accounts.length]!
-  const n = sent++
   const buy = rand() < 0.5
   const crossing = rand() < 1 / 3
   const offset = crossing ? -between(5, 7) : between(1, 5)
-  const ticks = buy ? MID_TICKS - offset : MID_TICKS + offset
-  const lots = between(3, 10) * (crossing ? 2 : 1)
+  return signedOrder(buy, buy ? MID_TICKS - offset : MID_TICKS + offset, between(3, 10) * (crossing ? 2 : 1))
+}
+
+/** The next account's signed LIMIT GTC order, as a whole HTTP request. */
+function signedOrder(buy: boolean, ticks: number, lots: number): string {
+  const a = accounts[sent % accounts.length]!
+  const n = sent++
   const body = `symbol=BTCUSDTPERP&side=${buy ? 'BUY' : 'SELL'}&type=LIMIT&timeInForce=GTC` +
     `&quantity=${(lots / 1000).toFixed(3)}&price=${(ticks / 10).toFixed(1)}&newClientOrderId=bench${n}` +
     `&recvWindow=5000&timestamp=${Date.now()}`
   const signed = `${body}&signature=${createHmac('sha256', a.secretKey).update(body).digest('hex')}`
   return `POST /fapi/v1/order HTTP/1.1\r\nHost: ${host}:${port}\r\nX-MBX-APIKEY: ${a.apiKey}\r\n` +
     `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${signed.length}\r\n\r\n${signed}`
+}
+
+/**
+ * Resting orders 10 ticks and more from the mid, one per level on each side, so the book has
+ * the depth a depth request reads; the order flow (at most 7 ticks through the mid) never
+ * reaches them.
+ */
+async function seedBook(conns: HttpConnection[], levels: number): Promise<Outcomes> {
+  const requests: string[] = []
+  for (let k = 0; k < levels; k++) requests.push(signedOrder(true, MID_TICKS - 10 - k, 5), signedOrder(false, MID_TICKS + 10 + k, 5))
+  const outcomes = new Outcomes()
+  let next = 0
+  await Promise.all(conns.map(async (c) => {
+    while (next < requests.length) outcomes.add(await c.request(requests[next++]!))
+  }))
+  return outcomes
 }
 
 const DEPTH = `GET /fapi/v1/depth?symbol=BTCUSDTPERP&limit=100 HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`
@@ -82,13 +102,16 @@ function result(o: Outcomes, seconds: number): PhaseResult {
 parentPort!.on('message', async (p: Phase) => {
   try {
     const conns = await connectAll(host, port, p.connections)
-    const make = p.what === 'order' ? orderRequest : depthRequest
     let out: PhaseResult
-    if (p.kind === 'closed') {
+    if (p.kind === 'seed') {
+      const started = performance.now()
+      out = result(await seedBook(conns, p.levels), (performance.now() - started) / 1000)
+    } else if (p.kind === 'closed') {
+      const make = p.what === 'order' ? orderRequest : depthRequest
       const r = await closedLoop(conns, make, p.seconds)
       out = result(r.outcomes, r.seconds)
     } else {
-      const r = await openLoop(conns, make, p.rate, p.seconds, p.graceSeconds)
+      const r = await openLoop(conns, orderRequest, p.rate, p.seconds, p.graceSeconds)
       out = { ...result(r.outcomes, r.seconds), latencyMs: r.latencyMs, lateSends: r.lateSends, unanswered: r.unanswered }
     }
     for (const c of conns) c.close()

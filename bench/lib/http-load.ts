@@ -101,12 +101,6 @@ export class Outcomes {
     const k = `${r.status} ${code}`.trim()
     this.refused.set(k, (this.refused.get(k) ?? 0) + 1)
   }
-
-  get refusedTotal(): number {
-    let n = 0
-    for (const v of this.refused.values()) n += v
-    return n
-  }
 }
 
 /**
@@ -171,8 +165,7 @@ export async function openLoop(conns: HttpConnection[], make: () => string, rate
         if (done === total) {
           clearTimeout(giveUp)
           resolve({ outcomes, latencyMs, lateSends, unanswered: 0, seconds: (performance.now() - start) / 1000 })
-        }
-        else if (dueHead < due.length) {
+        } else if (dueHead < due.length) {
           // This request waited for a free connection: the pool, not the server, held it.
           lateSends++
           send(c, due[dueHead++]!)

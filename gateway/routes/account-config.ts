@@ -12,6 +12,7 @@ import { formatUnits } from '../decimal.js'
 import { perpsParam } from '../market-params.js'
 import { arrayOf, bool, int, object, route, str } from '../schemas/common.js'
 import type { WeightCounter } from '../weights.js'
+import { futuresInfoRoutes } from './futures-info.js'
 
 interface Options {
   ctx: GatewayContext
@@ -62,6 +63,8 @@ export const accountConfigRoutes: FastifyPluginAsync<Options> = async (app, { ct
     const state = ctx.state()
     return perpsParam(state, a.params).map((m) => symbolConfigJson(state, a.sub, m))
   })
+
+  await app.register(futuresInfoRoutes, { ctx, weights })
 
   app.get('/fapi/v1/multiAssetsMargin', docs.multiAssetsMargin, async (req) => {
     weights.charge(req.ip, 30)

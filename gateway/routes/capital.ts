@@ -8,7 +8,10 @@ import type { Asset, State, SubAccount } from '../../core/state.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatLedger, trimZeros } from '../decimal.js'
+import { invalidParam, mandatoryParam } from '../errors.js'
+import { optional } from '../market-params.js'
 import { arrayOf, bool, int, object, route, str } from '../schemas/common.js'
+import { walletDocs } from '../schemas/wallet.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -99,6 +102,19 @@ export const capitalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const a = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()
     return [...state.assets.values()].map((asset) => coinJson(state, a.sub, asset))
+  })
+
+  // Deposits are made on chain from the account's own wallet into the Vault, which credits the
+  // sender: the account's address is where its deposits come from, so it stands as the address.
+  app.get('/sapi/v1/capital/deposit/address', walletDocs.depositAddress, async (req) => {
+    weights.charge(req.ip, 10)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const coin = optional(a.params, 'coin')
+    if (coin === undefined) throw mandatoryParam('coin')
+    if (!ctx.state().assets.has(coin)) throw invalidParam('coin')
+    const network = optional(a.params, 'network')
+    if (network !== undefined && network !== NETWORK) throw invalidParam('network')
+    return { address: a.session.account, coin, tag: '', url: '' }
   })
 
   // A gateway that answers is serving: maintenance is not a state the exchange has.

@@ -10,7 +10,7 @@ import {
   aggTradeBody, bookTickerBody, depthLevels, klineBody, premiumIndexBody, tickerBody, tradeBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
-import { fundingInfoBody, insuranceBodies, priceKlineBody } from '../format-prices.js'
+import { fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
 import {
   allPerps, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpParam, perpsParam, required,
   timeParam, type Params,
@@ -159,13 +159,11 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
 
   get({
     url: '/fapi/v1/fundingRate', params: ['symbol', 'startTime', 'endTime', 'limit'], response: fundingRateSchema, weight: 1,
-    handler: (p) => {
-      // Parameters are checked as they will be once funding is charged; until then no market has history.
-      if (optional(p, 'symbol') !== undefined) perpParam(ctx.state(), p)
-      timeParam(p, 'startTime')
-      timeParam(p, 'endTime')
-      limitParam(p, 100, 1000)
-      return []
+    handler: async (p) => {
+      const state = ctx.state()
+      const markets = optional(p, 'symbol') !== undefined ? [perpParam(state, p)] : allPerps(state)
+      const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 100, 1000) }
+      return fundingRateBodies(markets, q, (m) => ctx.projections.fundingRates(m.marketId, q))
     },
   })
 
@@ -175,9 +173,17 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     handler: () => allPerps(ctx.state()).map(fundingInfoBody),
   })
 
-  const priceKlines = async (m: PerpMarket, p: Params): Promise<(number | string)[][]> => {
+  /**
+   * Once a market has oracle prices its mark and index klines are the sampled prices
+   * (replica/projections/price-klines.ts); before, the mark was the last trade and the index
+   * equal to it, so the trade klines are both.
+   */
+  const priceKlines = async (m: PerpMarket, p: Params, kind: 'mark' | 'index'): Promise<(number | string)[][]> => {
     const interval = intervalParam(p)
     const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
+    if (m.prices.indexE8 > 0) {
+      return (await ctx.projections.priceKlines(kind, m.marketId, interval, q)).map((k) => sampledPriceKlineBody(m, kind, k))
+    }
     return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => priceKlineBody(m, k))
   }
   const klinesWeightOf = (p: Params): number => klinesWeight(limitForWeight(p, 500))
@@ -185,18 +191,18 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: '/fapi/v1/markPriceKlines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
-    handler: (p) => priceKlines(perpParam(ctx.state(), p), p),
+    handler: (p) => priceKlines(perpParam(ctx.state(), p), p, 'mark'),
   })
 
   get({
     url: '/fapi/v1/indexPriceKlines', params: ['pair', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
     handler: (p) => {
-      // The index belongs to the pair; until it has its own source it is the mark of the pair's perpetual.
+      // The index belongs to the pair: the oracle prices of the pair's perpetual.
       const pair = required(p, 'pair')
       const m = allPerps(ctx.state()).find((x) => x.pair === pair)
       if (m === undefined) throw invalidSymbol()
-      return priceKlines(m, p)
+      return priceKlines(m, p, 'index')
     },
   })
 

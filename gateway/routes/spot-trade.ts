@@ -7,7 +7,7 @@ import type { OrderType, PlaceOrder, StpMode, TimeInForce } from '../../core/com
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
@@ -15,6 +15,7 @@ import { idParam, optional, spotParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
+import { spotQueryRoutes } from './spot-queries.js'
 
 interface Options {
   ctx: GatewayContext
@@ -86,6 +87,7 @@ function placeCommand(a: Authenticated, m: SpotMarket): PlaceOrder {
 
 export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const orders = new OrderCounter(ctx.now, ctx.rateLimits)
+  await app.register(spotQueryRoutes, { ctx, weights })
   for (const v of ['/api/v1', '/api/v3']) {
     app.post(`${v}/order`, spotDocs.placeOrder, async (req, reply) => {
       weights.charge(req.ip, 1)
@@ -158,7 +160,8 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       const state = ctx.state()
       const balances = [...state.assets.values()].map((asset) => {
         const b = a.sub?.spot.get(asset.name)
-        return { asset: asset.name, free: formatLedger(b?.free ?? 0, asset.scale), locked: formatLedger(b?.locked ?? 0, asset.scale) }
+        // Binance spot prints balances with 8 decimals (more only for an asset whose scale is finer).
+        return { asset: asset.name, free: formatBalance(b?.free ?? 0, asset.scale), locked: formatBalance(b?.locked ?? 0, asset.scale) }
       })
       return {
         makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,

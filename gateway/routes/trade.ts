@@ -18,13 +18,14 @@ import { idParam, optional, perpParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
+import { batchOrderRoutes } from './batch-orders.js'
 
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
 }
 
-type Params = Map<string, string>
+export type Params = Map<string, string>
 
 const TIFS = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
 const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
@@ -38,14 +39,13 @@ function bool(p: Params, name: string): boolean | undefined {
   return v === 'true'
 }
 
-function coreError(state: State, m: PerpMarket, op: Operation, code: Parameters<typeof fromCore>[0], marketOrder = false): ApiError {
+export function coreError(state: State, m: PerpMarket, op: Operation, code: Parameters<typeof fromCore>[0], marketOrder = false): ApiError {
   const scale = state.assets.get(m.quote)!.scale
   return fromCore(code, { venue: 'futures', op, minNotional: formatMinNotional(m, scale), marketOrder })
 }
 
-/** Builds the PlaceOrder a request asks for, refusing bad parameters in Binance's order. */
-function placeCommand(a: Authenticated, m: PerpMarket): PlaceOrder {
-  const p = a.params
+/** Builds the PlaceOrder `p` (a request's or a batch element's) asks for, refusing bad parameters in Binance's order. */
+function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   const side = required(p, 'side')
   if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
   const type = required(p, 'type')
@@ -96,27 +96,41 @@ function openOrdersOf(sub: SubAccount | undefined, m: PerpMarket | undefined): O
   return out
 }
 
+/**
+ * Places one order from its parameters (a request's, or one element of a batch) and answers
+ * its ACK or RESULT body; a refusal is thrown as the ApiError Binance would send.
+ */
+export async function placeFrom(ctx: GatewayContext, a: Authenticated, p: Params,
+  defaultRespType: 'ACK' | 'RESULT' = 'ACK'): Promise<Record<string, unknown>> {
+  const state = ctx.state()
+  const m = perpParam(state, p)
+  const cmd = placeCommand(a, p, m)
+  const respType = optional(p, 'newOrderRespType') ?? defaultRespType
+  if (respType !== 'ACK' && respType !== 'RESULT') throw invalidParam('newOrderRespType')
+  const ack = await ctx.submit(cmd)
+  if (!ack.result.ok) throw coreError(state, m, 'place', ack.result.code, cmd.orderType === 'MARKET')
+  const orderId = ack.result.orderId!
+  const rec = orderAfter(ack.result.events, m.marketId, orderId)!
+  if (respType === 'ACK') {
+    return { symbol: m.symbol, product_id: m.marketId, orderId, clientOrderId: rec.clientOrderId, transactTime: ack.time }
+  }
+  return orderJson(m, rec, 'response')
+}
+
 export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const orders = new OrderCounter(ctx.now, ctx.rateLimits)
 
   app.post('/fapi/v1/order', tradeDocs.placeOrder, async (req, reply: FastifyReply) => {
     weights.charge(req.ip, 0)
     const a = authenticate(ctx, req, 'TRADE')
-    const state = ctx.state()
-    const m = perpParam(state, a.params)
+    // An unknown symbol is refused before the order counts against the limits.
+    perpParam(ctx.state(), a.params)
     void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
-    const cmd = placeCommand(a, m)
-    const respType = optional(a.params, 'newOrderRespType') ?? 'ACK'
-    if (respType !== 'ACK' && respType !== 'RESULT') throw invalidParam('newOrderRespType')
-    const ack = await ctx.submit(cmd)
-    if (!ack.result.ok) throw coreError(state, m, 'place', ack.result.code, cmd.orderType === 'MARKET')
-    const orderId = ack.result.orderId!
-    const rec = orderAfter(ack.result.events, m.marketId, orderId)!
-    if (respType === 'ACK') {
-      return { symbol: m.symbol, product_id: m.marketId, orderId, clientOrderId: rec.clientOrderId, transactTime: ack.time }
-    }
-    return orderJson(m, rec, 'response')
+    return placeFrom(ctx, a, a.params)
   })
+
+  // Batches and amendments count against the same order limits.
+  await app.register(batchOrderRoutes, { ctx, weights, orders })
 
   app.delete('/fapi/v1/order', tradeDocs.cancelOrder, async (req) => {
     weights.charge(req.ip, 1)

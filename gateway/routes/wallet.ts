@@ -9,7 +9,8 @@ import { marginAsset } from '../../core/wallet.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
-import { fromCore, invalidParam, permissionDenied } from '../errors.js'
+import { fromCore, invalidParam, mandatoryParam, permissionDenied } from '../errors.js'
+import type { TransferRecord } from '../../replica/projections/records.js'
 import { limitParam, optional, required, timeParam } from '../market-params.js'
 import { walletDocs } from '../schemas/wallet.js'
 import { WeightCounter } from '../weights.js'
@@ -48,11 +49,50 @@ function history(a: Authenticated, nowMs: number) {
   return { coin, startTime: start, endTime: end, limit: limitParam(a.params, 1000, 1000) }
 }
 
+/** Rows per page of transfer history (Binance's `size` maximum). */
+const TRANSFER_PAGE_MAX = 100
+/** Binance's transfer history without a range: the last 7 days. */
+const TRANSFER_DEFAULT_RANGE_MS = 7 * 86_400_000
+
+/** A page number or size in 1..max (default when not sent); anything else is -1130 naming it. */
+function pageParam(p: Map<string, string>, name: string, dflt: number, max: number): number {
+  const v = optional(p, name)
+  if (v === undefined) return dflt
+  const n = /^\d{1,16}$/.test(v) ? Number(v) : NaN
+  if (!(n >= 1 && n <= max)) throw invalidParam(name)
+  return n
+}
+
+/** The transfer history's range: 7 days back from endTime (or now) unless startTime is sent; at most 90 days. */
+function transferRange(a: Authenticated, nowMs: number): { startTime: number; endTime: number } {
+  const startTime = timeParam(a.params, 'startTime')
+  const endTime = timeParam(a.params, 'endTime')
+  const end = endTime ?? (startTime === undefined ? nowMs : Math.min(nowMs, startTime + PROJECTION_LIMITS.walletRangeMs))
+  const start = startTime ?? end - TRANSFER_DEFAULT_RANGE_MS
+  if (start > end || end - start > PROJECTION_LIMITS.walletRangeMs) throw invalidParam('startTime')
+  return { startTime: start, endTime: end }
+}
+
 /** SAPI weights count per account (Binance's UID limit), not against the IP's futures limit. */
 export const SAPI_UID_WEIGHT_1M = 180_000
 
 export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const uid = new WeightCounter(ctx.now, SAPI_UID_WEIGHT_1M)
+  /** A page (`current`, `size`) of the caller's transfers that `keep` selects, newest first, amounts printed. */
+  const transferPage = async (a: Authenticated, keep: (r: TransferRecord) => boolean) => {
+    const current = pageParam(a.params, 'current', 1, Number.MAX_SAFE_INTEGER)
+    const size = pageParam(a.params, 'size', 10, TRANSFER_PAGE_MAX)
+    const state = ctx.state()
+    await ctx.projections.flush()
+    const rows = await ctx.projections.transfers({ account: a.session.account, sub: a.session.sub },
+      { ...transferRange(a, ctx.now()), limit: PROJECTION_LIMITS.walletHistoryMax }, ctx.now())
+    const mine = rows.filter(keep).reverse()
+    return {
+      total: mine.length,
+      rows: mine.slice((current - 1) * size, current * size)
+        .map((r) => ({ ...r, amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)) })),
+    }
+  }
   const signedIn = (req: FastifyRequest, weight: number): Authenticated => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'USER_DATA')
@@ -114,6 +154,32 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       network: 'ETH', status: DEPOSIT_STATUS[r.status], address: r.address, addressTag: '', txId: r.txId,
       insertTime: r.time, completeTime: r.time, timestamp: r.time, transferType: 0, confirmTimes: '1/1', walletType: 0,
     }))
+  })
+
+  app.get('/sapi/v1/asset/transfer', walletDocs.transferHistory, async (req) => {
+    const a = signedIn(req, 1)
+    const type = required(a.params, 'type')
+    if (type !== 'MAIN_UMFUTURE' && type !== 'UMFUTURE_MAIN') throw invalidParam('type')
+    const direction = type === 'MAIN_UMFUTURE' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT'
+    const page = await transferPage(a, (r) => r.direction === direction)
+    return {
+      total: page.total,
+      rows: page.rows.map((r) => ({ asset: r.asset, amount: r.amount, type, status: 'CONFIRMED', tranId: r.tranId, timestamp: r.time })),
+    }
+  })
+
+  // The older futures form (the binance package's getFutureAccountTransferHistory): both
+  // directions, type "1" into perp and "2" out of it, for one asset from startTime on.
+  app.get('/sapi/v1/futures/transfer', walletDocs.futuresTransferHistory, async (req) => {
+    const a = signedIn(req, 10)
+    const asset = required(a.params, 'asset')
+    if (timeParam(a.params, 'startTime') === undefined) throw mandatoryParam('startTime')
+    const page = await transferPage(a, (r) => r.asset === asset)
+    return {
+      rows: page.rows.map((r) => ({ asset: r.asset, tranId: r.tranId, amount: r.amount,
+        type: r.direction === 'SPOT_TO_PERP' ? '1' : '2', timestamp: r.time, status: 'CONFIRMED' })),
+      total: page.total,
+    }
   })
 
   app.get('/sapi/v1/capital/withdraw/history', walletDocs.withdrawals, async (req) => {

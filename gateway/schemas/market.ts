@@ -48,4 +48,7 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   '/api/v1/trades': { required: ['symbol'], summary: 'Recent spot trades' },
   '/api/v1/klines': { required: ['symbol', 'interval'], summary: 'Spot candlesticks', description: KLINE_FIELDS },
   '/api/v1/ticker/24hr': { summary: 'Spot 24 h rolling ticker', weight: bySymbol(2, 80) },
+  '/api/v1/ticker/price': { summary: 'Spot last price', weight: bySymbol(2, 4) },
+  '/api/v1/ticker/bookTicker': { summary: 'Spot best bid and ask', weight: bySymbol(2, 4) },
+  '/api/v1/avgPrice': { required: ['symbol'], summary: 'Spot average price of the last 5 minutes (volume-weighted; the last price when nothing traded)' },
 }

@@ -1,14 +1,14 @@
 // Schemas of spot trading and account routes (/api/v1 and /api/v3), in Binance spot's
 // field order.
 
-import { arrayOf, bool, int, object, route, str, strings } from './common.js'
+import { arrayOf, bool, int, object, oneOrAll as oneOrAllSchema, route, str, strings } from './common.js'
 
 /**
  * Binance spot's order, every form in one: ACK (ids and transactTime), RESULT and FULL
  * (transactTime, no record fields; FULL adds fills), cancel (origClientOrderId), records
  * (query, open orders: stopPrice to origQuoteOrderQty). Absent fields are skipped.
  */
-const spotOrderSchema = object({
+export const spotOrderSchema = object({
   symbol: str, origClientOrderId: str, orderId: int, orderListId: int, clientOrderId: str, transactTime: int,
   price: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
   side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
@@ -52,5 +52,26 @@ export const spotDocs = {
   account: route({
     family: 'spot', summary: 'Spot account: commissions and balances', security: 'USER_DATA', weight: 20,
     response: spotAccountSchema,
+  }),
+}
+
+const symbolAndRange = ['symbol', 'orderId', 'startTime', 'endTime', 'limit'] as const
+
+/** Spot queries beyond the basics (routes/spot-queries.ts). */
+export const spotQueryDocs = {
+  priceSchema: oneOrAllSchema(object({ symbol: str, price: str })),
+  bookTickerSchema: oneOrAllSchema(object({ symbol: str, bidPrice: str, bidQty: str, askPrice: str, askQty: str })),
+  avgPriceSchema: object({ mins: int, price: str, closeTime: int }),
+  myTrades: route({
+    family: 'spot', summary: "The caller's spot trades of one market", security: 'USER_DATA',
+    weight: '20, 5 with orderId', params: [...symbolAndRange, 'fromId'], required: ['symbol'],
+    response: arrayOf(object({
+      symbol: str, id: int, orderId: int, orderListId: int, price: str, qty: str, quoteQty: str, commission: str,
+      commissionAsset: str, time: int, isBuyer: bool, isMaker: bool, isBestMatch: bool,
+    })),
+  }),
+  allOrders: route({
+    family: 'spot', summary: "The caller's spot orders of one market, open and closed", security: 'USER_DATA',
+    weight: 20, params: symbolAndRange, required: ['symbol'], response: arrayOf(spotOrderSchema),
   }),
 }

@@ -15,7 +15,7 @@ export const orderSchema: Schema = object({
 })
 
 /** newOrderRespType=ACK. */
-const orderAckSchema = object({ symbol: str, product_id: int, orderId: int, clientOrderId: str, transactTime: int })
+export const orderAckSchema = object({ symbol: str, product_id: int, orderId: int, clientOrderId: str, transactTime: int })
 
 /** Binance's bare success body. */
 export const successSchema = object({ code: int, msg: str })

@@ -48,6 +48,32 @@ export const walletDocs = {
     family: 'wallet', summary: 'Deposit history (at most 90 days per request)', security: 'USER_DATA',
     weight: '1 per IP, 1 per account', params: history, response: depositsSchema,
   }),
+  transferHistory: route({
+    family: 'wallet', summary: 'Universal transfer history of one direction (MAIN_UMFUTURE or UMFUTURE_MAIN)',
+    description: 'Newest first, a page of `size` (default 10, at most 100) from page `current` (default 1); total counts '
+      + 'every transfer of that direction in the range. Without startTime and endTime: the last 7 days; at most 90 days.',
+    security: 'USER_DATA', weight: 1, params: ['type', 'startTime', 'endTime', 'current', 'size'], required: ['type'],
+    response: object({
+      total: int, rows: arrayOf(object({ asset: str, amount: str, type: str, status: str, tranId: int, timestamp: int })),
+    }),
+  }),
+  futuresTransferHistory: route({
+    family: 'wallet', summary: 'Futures transfer history of one asset: type "1" spot to perp, "2" perp to spot',
+    description: 'Newest first, page `current` (default 1) of `size` (default 10, at most 100); startTime required; '
+      + 'at most 90 days.',
+    security: 'USER_DATA', weight: 10, params: ['asset', 'startTime', 'endTime', 'current', 'size'],
+    required: ['asset', 'startTime'],
+    response: object({
+      rows: arrayOf(object({ asset: str, tranId: int, amount: str, type: str, timestamp: int, status: str })), total: int,
+    }),
+  }),
+  depositAddress: route({
+    family: 'wallet', summary: "Deposit address: the account's own address",
+    description: 'Deposits are made on chain into the Vault from the account\'s own wallet (chain module), which '
+      + 'credits that address; the answer is that address, with no tag.',
+    security: 'USER_DATA', weight: 10, params: ['coin', 'network', 'amount'], required: ['coin'],
+    response: object({ address: str, coin: str, tag: str, url: str }),
+  }),
   withdrawals: route({
     family: 'wallet', summary: 'Withdrawal history (at most 90 days per request)', security: 'USER_DATA',
     weight: '1 per IP, 1 per account', params: history, response: withdrawalsSchema,

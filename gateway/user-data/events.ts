@@ -77,6 +77,13 @@ export class UserEvents {
           emit(e.account, e.sub, accountUpdate(state, time, reason, e.asset, e.free + e.locked, e.delta, []))
           break
         }
+        case 'funding': {
+          // Binance: a cross position's funding fee pushes the balance alone, with no positions.
+          const m = state.markets[e.marketId]
+          if (m === undefined || !wants(e.account, e.sub)) break
+          emit(e.account, e.sub, accountUpdate(state, time, 'FUNDING_FEE', m.quote, e.wallet, e.amount, []))
+          break
+        }
         case 'leverage': {
           const m = state.markets[e.marketId]
           if (m === undefined || !wants(e.account, e.sub)) break

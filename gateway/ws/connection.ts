@@ -38,6 +38,14 @@ class ControlError extends Error {
 
 const invalid = (msg: string) => new ControlError(2, `Invalid request: ${msg}`)
 
+/** Stream names beyond the market streams (the user data stream's listen keys). */
+export interface ExtraStreams {
+  /** Whether `name`, not a market stream name, is one of these streams now. */
+  accepts(name: string): boolean
+  /** A connection has subscribed to `name` (one it accepted). */
+  subscribed?(name: string): void
+}
+
 export class StreamConnection implements Subscriber {
   readonly streams = new Set<string>()
   private open = true
@@ -47,7 +55,8 @@ export class StreamConnection implements Subscriber {
   private readonly timers: NodeJS.Timeout[] = []
 
   constructor(private readonly ws: WebSocket, private combined: boolean, private readonly hub: StreamHub,
-    private readonly limits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void) {
+    private readonly limits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void,
+    private readonly extra?: ExtraStreams) {
     ws.on('message', (data, isBinary) => {
       if (!this.countIncoming()) return
       this.onMessage(isBinary ? null : data.toString())
@@ -90,6 +99,7 @@ export class StreamConnection implements Subscriber {
   }
 
   private send(text: string): void {
+    if (!this.open) return
     // The bound: a consumer that lets this much pile up is cut off rather than slow the feed
     // or let memory grow; it reconnects and resynchronizes like any client after a drop.
     if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
@@ -134,6 +144,17 @@ export class StreamConnection implements Subscriber {
     if (this.streams.has(name)) return
     this.streams.add(name)
     this.hub.add(name, this)
+    if (parseStream(name) === null) this.extra?.subscribed?.(name)
+  }
+
+  private streamParams(params: unknown): string[] {
+    if (!Array.isArray(params)) throw invalid('params must be an array of stream names')
+    for (const p of params) {
+      if (parseStream(p) === null && !(typeof p === 'string' && this.extra?.accepts(p) === true)) {
+        throw invalid(`invalid stream name ${JSON.stringify(p)}`)
+      }
+    }
+    return params as string[]
   }
 
   private onMessage(text: string | null): void {
@@ -173,7 +194,7 @@ export class StreamConnection implements Subscriber {
   private run(method: (typeof METHODS)[number], params: unknown): unknown {
     switch (method) {
       case 'SUBSCRIBE': {
-        const names = streamParams(params)
+        const names = this.streamParams(params)
         const added = names.filter((n) => !this.streams.has(n))
         if (new Set(added).size + this.streams.size > this.limits.streamsMax) {
           throw invalid(`too many streams; at most ${this.limits.streamsMax} per connection`)
@@ -182,7 +203,7 @@ export class StreamConnection implements Subscriber {
         return null
       }
       case 'UNSUBSCRIBE':
-        for (const n of streamParams(params)) {
+        for (const n of this.streamParams(params)) {
           if (this.streams.delete(n)) this.hub.remove(n, this)
         }
         return null
@@ -199,14 +220,6 @@ export class StreamConnection implements Subscriber {
         return this.combined
     }
   }
-}
-
-function streamParams(params: unknown): string[] {
-  if (!Array.isArray(params)) throw invalid('params must be an array of stream names')
-  for (const p of params) {
-    if (parseStream(p) === null) throw invalid(`invalid stream name ${JSON.stringify(p)}`)
-  }
-  return params as string[]
 }
 
 /** [name, value?] of SET_PROPERTY / GET_PROPERTY; `combined` is the only property. */

@@ -3,10 +3,14 @@
 // sequencer applies before it commits), so diff events cannot read it: a level sent with
 // `u` = N must hold its quantity as of seq N exactly, or a client whose snapshot falls between
 // would keep a wrong level. Order events carry each order's full record; trade events the
-// maker's fill; a new order that neither filled completely nor ended rests its remainder.
+// maker's fill; a new or amended order that neither filled completely nor ended rests its
+// remainder.
 
 import type { Event, OrderEvent } from '../../core/events.js'
 import type { Market, State } from '../../core/state.js'
+
+/** Prices per side waiting for the next check against the book; past this, some go unchecked. */
+const UNCHECKED_MAX = 100_000
 
 interface Resting {
   isBid: boolean
@@ -46,9 +50,15 @@ export class MarketLevels {
     this.touch(isBid, priceTicks)
   }
 
+  checkLater(isBid: boolean, priceTicks: number): void {
+    const set = isBid ? this.unchecked.bids : this.unchecked.asks
+    // A replica that never catches up with its feed would otherwise grow this without end.
+    if (set.size < UNCHECKED_MAX) set.add(priceTicks)
+  }
+
   touch(isBid: boolean, priceTicks: number): void {
     for (const c of this.changed) (isBid ? c.bids : c.asks).add(priceTicks)
-    ;(isBid ? this.unchecked.bids : this.unchecked.asks).add(priceTicks)
+    this.checkLater(isBid, priceTicks)
   }
 
   /** Replaces everything with the replica's book, marking every level that moved as changed. */
@@ -108,7 +118,7 @@ export class DepthBook {
   /** Orders placed in the entry being applied, by orderId (one command places in one market). */
   private readonly placed = new Map<number, Placed>()
 
-  /** Applies one entry's events, adding the markets whose levels moved to `touched`. */
+  /** Applies one entry's events, adding the markets they concern to `touched`. */
   applyEntry(events: readonly Event[], touched: Set<number>): void {
     const placed = this.placed
     placed.clear()
@@ -118,23 +128,23 @@ export class DepthBook {
     }
     for (const e of events) {
       if (e.type === 'order') {
-        if (e.execType === 'NEW') {
+        // Every price an order event names is checked against the book, moved or not.
+        touched.add(e.marketId)
+        if (e.orderType !== 'MARKET') this.market(e.marketId).checkLater(e.side === 'BUY', e.priceTicks)
+        if (e.execType === 'AMENDMENT') {
+          // A modified order leaves its level and comes back as a taker at its new price.
+          this.unrest(e.marketId, e.orderId, touched)
+        }
+        if (e.execType === 'NEW' || e.execType === 'AMENDMENT') {
           placed.set(e.orderId, { event: e, executedLots: e.executedQtyLots, ended: false })
           continue
         }
+        // A record still open changes nothing on the book (its fills come as trades); an ended
+        // one leaves it (cancel, expiry, self-trade prevention).
+        if (e.status === 'NEW' || e.status === 'PARTIALLY_FILLED') continue
         const p = placedIn(e.marketId, e.orderId)
-        if (p !== undefined) {
-          p.ended = true
-          continue
-        }
-        // Any other change to a resting order ends it here (cancel, expiry, self-trade prevention).
-        const levels = this.market(e.marketId)
-        const r = levels.orders.get(e.orderId)
-        if (r !== undefined) {
-          levels.orders.delete(e.orderId)
-          levels.move(r.isBid, r.priceTicks, -r.lots)
-          touched.add(e.marketId)
-        }
+        if (p !== undefined) p.ended = true
+        else this.unrest(e.marketId, e.orderId, touched)
       } else if (e.type === 'trade' || e.type === 'spotTrade') {
         const levels = this.market(e.marketId)
         const r = levels.orders.get(e.maker.orderId)
@@ -148,8 +158,22 @@ export class DepthBook {
         if (p !== undefined) p.executedLots = e.taker.executedQtyLots
       }
     }
-    // What is left of a new order that was not ended rests (IOC, FOK and market remainders
-    // are always ended with an EXPIRED event).
+    this.restPlaced(touched)
+  }
+
+  private unrest(marketId: number, orderId: number, touched: Set<number>): void {
+    const levels = this.market(marketId)
+    const r = levels.orders.get(orderId)
+    if (r === undefined) return
+    levels.orders.delete(orderId)
+    levels.move(r.isBid, r.priceTicks, -r.lots)
+    touched.add(marketId)
+  }
+
+  private restPlaced(touched: Set<number>): void {
+    const placed = this.placed
+    // What is left of a new (or amended) order that was not ended rests (IOC, FOK and market
+    // remainders are always ended with an EXPIRED event).
     for (const p of placed.values()) {
       const o = p.event
       const lots = o.origQtyLots - p.executedLots

@@ -10,7 +10,7 @@ import { WebSocketServer } from 'ws'
 import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { notFound } from '../errors.js'
-import { StreamConnection, CLOSE, type ConnectionLimits } from './connection.js'
+import { StreamConnection, CLOSE, type ConnectionLimits, type ExtraStreams } from './connection.js'
 import { StreamHub } from './hub.js'
 import { BINANCE_CADENCES, MarketFeed, type FeedCadences } from './market-feed.js'
 import { parseStream, STREAMS_PER_CONNECTION_MAX } from './streams.js'
@@ -21,6 +21,10 @@ export interface WebSocketOptions extends Partial<ConnectionLimits> {
   /** Open connections this gateway serves; further upgrades are refused with 503. */
   connectionsMax?: number
   cadences?: Partial<FeedCadences>
+  /** The hub to publish through, when another feed (user data) shares it; default a new one. */
+  hub?: StreamHub
+  /** Streams beyond the market ones, accepted in paths and SUBSCRIBE (listen keys). */
+  extraStreams?: ExtraStreams
   /** Errors inside the feed (never a client's doing). Default: logged by the app's logger. */
   onError?: (err: unknown) => void
 }
@@ -54,10 +58,13 @@ class RouteError extends Error {
 
 const CONNECTIONS_MAX = 10_000
 
-const PATH = /^\/(?:(public|market)\/)?(ws|stream)(?:\/(.*))?$/
+const PATH = /^\/(?:(public|market|private)\/)?(ws|stream)(?:\/(.*))?$/
 
-/** The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names). */
-export function routeOf(url: string, streamsMax: number): Route {
+/**
+ * The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names).
+ * `/private/…` takes the stream (a listen key) from `?listenKey=`.
+ */
+export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): Route {
   let u: URL
   try {
     u = new URL(url, 'http://localhost')
@@ -74,10 +81,11 @@ export function routeOf(url: string, streamsMax: number): Route {
   const names = combined
     ? (u.searchParams.get('streams') ?? '').split('/')
     : (m[3] ?? '').split('/')
+  if (m[1] === 'private') names.push(u.searchParams.get('listenKey') ?? '')
   const streams: string[] = []
   for (const n of names) {
     if (n === '') continue
-    if (parseStream(n) === null) {
+    if (parseStream(n) === null && extra?.accepts(n) !== true) {
       // The routed forms take any trailing segment; the plain ones name streams only.
       if (routed && !combined) continue
       throw new RouteError(400, { code: 2, msg: `Invalid request: invalid stream name ${JSON.stringify(n)}` })
@@ -108,7 +116,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     assert(Number.isSafeInteger(limits[k]) && limits[k] > 0, `WebSocket limit ${k} must be a positive integer`)
   }
   const onError = o.onError ?? ((err: unknown) => app.log.error({ err }, 'market stream feed failed'))
-  const hub = new StreamHub()
+  const hub = o.hub ?? new StreamHub()
   const feed = new MarketFeed(ctx, hub, { ...BINANCE_CADENCES, ...o.cadences }, onError)
   const connections = new Set<StreamConnection>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? 64 * 1024 })
@@ -124,7 +132,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     }
     let route: Route
     try {
-      route = routeOf(req.url ?? '/', limits.streamsMax)
+      route = routeOf(req.url ?? '/', limits.streamsMax, o.extraStreams)
     } catch (err) {
       // Nothing a client sends may escape this listener: it would take the process down.
       const e = err instanceof RouteError ? err : new RouteError(400, { code: -1000, msg: 'An unknown error occured while processing the request.' })
@@ -132,7 +140,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new StreamConnection(ws, route.combined, hub, limits, (c) => connections.delete(c))
+      const conn = new StreamConnection(ws, route.combined, hub, limits, (c) => connections.delete(c), o.extraStreams)
       connections.add(conn)
       conn.subscribeAll(route.streams)
     })

@@ -11,3 +11,5 @@ export type { TradesQuery, AggTradesQuery, RangeQuery } from './market-queries.j
 export type { AllOrdersQuery, UserTradesQuery, IncomeQuery } from './account-queries.js'
 export type { TimeRange } from './time-range.js'
 export type { ProjectionsParent } from './stores.js'
+export type { FundingRateRecord, FundingRateQuery } from './funding.js'
+export type { PriceKind, PriceKlineRecord, PriceKlineQuery } from './price-klines.js'

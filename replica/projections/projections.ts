@@ -7,6 +7,8 @@ import { Level } from 'level'
 import { assert, InvariantError } from '../../core/assert.js'
 import type { Event } from '../../core/events.js'
 import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
+import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, type PriceKlineRecord } from './price-klines.js'
+import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type FundingRateRecord } from './funding.js'
 import * as accountQueries from './account-queries.js'
 import { applyFill, PendingBatch, type BatchOp } from './batch.js'
 import { orderCodec, plainCodec } from './codec.js'
@@ -59,6 +61,7 @@ export async function createProjections(db: ProjectionsParent | string, options:
 export class Projections {
   private readonly stores: Stores
   private readonly market: MarketWriter
+  private readonly priceKlineWriter: PriceKlineWriter
   private pending = new PendingBatch()
   private writing: Promise<void> = Promise.resolve()
   private failure: unknown = null
@@ -73,6 +76,7 @@ export class Projections {
     options: ProjectionsOptions) {
     this.stores = openStores(base)
     this.market = new MarketWriter(this.stores)
+    this.priceKlineWriter = new PriceKlineWriter(this.stores)
     this.pendingOpsMax = options.pendingOpsMax ?? PROJECTION_LIMITS.pendingOpsMax
     this.flushOpsHint = options.flushOpsHint ?? PROJECTION_LIMITS.flushOpsHint
     assert(Number.isInteger(this.flushOpsHint) && this.flushOpsHint > 0 && this.flushOpsHint < this.pendingOpsMax,
@@ -97,6 +101,7 @@ export class Projections {
     const cursors: MarketCursor[] = []
     for await (const v of this.stores.cursors.values()) cursors.push(cursorCodec.decode(v))
     this.market.load(cursors)
+    await this.priceKlineWriter.load()
   }
 
   /**
@@ -141,6 +146,9 @@ export class Projections {
       case 'deposit': return onDeposit(s, b, e, nextRowId())
       case 'transfer': return onTransfer(s, b, e, nextRowId())
       case 'withdrawal': return onWithdrawal(s, b, e)
+      case 'funding': return onFunding(s, b, e, nextRowId())
+      case 'fundingRate': return onFundingRate(s, b, e)
+      case 'prices': return this.priceKlineWriter.onPrices(b, e)
       // Balances, leverage, position mode, markets and assets are current state, not history.
       default: return
     }
@@ -158,6 +166,7 @@ export class Projections {
     if (this.pending.empty && this.appliedSeq === this.durableSeq) return this.writing
     const batch = this.pending
     this.market.takeDirty(batch)
+    this.priceKlineWriter.takeDirty(batch)
     const meta: Meta = { lastSeq: this.appliedSeq, lastTime: this.appliedTime }
     this.pending = new PendingBatch()
     const done = this.writing.then(() => this.write(batch, meta))
@@ -257,6 +266,16 @@ export class Projections {
 
   openInterestHistory(marketId: number, q: marketQueries.RangeQuery): Promise<OpenInterestRecord[]> {
     return marketQueries.openInterestHistory(this.stores, marketId, q)
+  }
+
+  /** /fapi/v1/markPriceKlines and indexPriceKlines: prices sampled by Ticks and oracle prices. */
+  priceKlines(kind: PriceKind, marketId: number, interval: KlineInterval, q: PriceKlineQuery): Promise<PriceKlineRecord[]> {
+    return priceKlines(this.stores, kind, marketId, interval, q)
+  }
+
+  /** /fapi/v1/fundingRate: one market's settlements. */
+  fundingRates(marketId: number, q: FundingRateQuery): Promise<FundingRateRecord[]> {
+    return fundingRates(this.stores, marketId, q)
   }
 
   // Per sub-account.

@@ -65,12 +65,19 @@ export interface Stores {
   withdrawals: Store
   /** withdrawalId u64 → WithdrawalLocator. */
   withdrawalIds: Store
+  /** marketId u32, fundingTime u64 → FundingRateRecord (funding.ts). */
+  fundingRates: Store
+  /** kind u8 (mark 0, index 1), marketId u32, interval u8, openTime u64 → PriceKlineRecord (price-klines.ts). */
+  priceKlines: Store
+  /** marketId u32 → the market's open mark and index buckets. */
+  priceCursors: Store
 }
 
 const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders', 'orderTimes',
   'clientOrderIds', 'userTrades', 'userTradeIds', 'userTradeOrders', 'income', 'incomeByType', 'transfers',
-  'deposits', 'withdrawals', 'withdrawalIds',
+  'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
+  'priceCursors',
 ]
 
 export function openStores(base: BaseDb): Stores {

@@ -154,6 +154,24 @@ t.test('a log rewritten with a consistent hash chain fails at the first anchor a
     /^MISMATCH at seq 40: anchored root/])
 })
 
+t.test('a session whose wallet signature does not verify fails the audit at its seq', async (t) => {
+  const { header, records } = readExport()
+  const [seq, time, command] = packr.unpack(records[13]![2]) as [number, number, { type: string; account: string; signature: string }]
+  t.equal(command.type, 'CreateSession')
+  // Another wallet's signature over the same request: well-formed, but not the account's.
+  const forged = await Wallet.createRandom().signTypedData(sessionDomain(CHAIN_ID), SESSION_TYPES,
+    { address: command.account, subAccount: 0, permissions: 'TRADE,USER_DATA', expiresAt: 1, nonce: 1 })
+  records[13] = [records[13]![0], records[13]![1], packr.pack([seq, time, { ...command, signature: forged.toLowerCase() }])]
+  for (let i = 13; i < records.length; i++) {
+    const prev = records[i - 1]![1]
+    records[i] = [prev, chainHash(prev, records[i]![2]), records[i]![2]]
+  }
+  const r = await audit({ logFile: writeCopy('forged.msgpack', header, records), anchors: false })
+  t.equal(r.ok, false)
+  t.same(r.lines.filter((l) => l.startsWith('MISMATCH')),
+    [`MISMATCH at seq 14: session ${'k'.repeat(60)}1014 is not signed by ${command.account}`])
+})
+
 t.test('an anchored root that does not match fails the audit at that seq', async (t) => {
   const bogus = '0x' + 'ee'.repeat(32)
   await chain.operator.run(async (s) => (await (chain.vault.connect(s) as Contract).anchor(44, bogus, bogus)).wait())

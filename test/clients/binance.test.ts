@@ -157,7 +157,32 @@ t.test('binance USDMClient and MainClient: a full scenario against the gateway',
   t.same(withdrawals.map((x) => [x.id, x.amount, x.coin, x.status, x.address]), [[w.id, '25', 'USDT', 4, live.taker.address]])
   const deposits = await taker.wallet.getDepositHistory({ coin: 'USDT' })
   t.same(deposits.map((x) => [x.amount, x.coin, x.status, x.address]),
-    [['10000', 'USDT', 1, live.taker.address], ['10000', 'USDT', 1, live.taker.address]])
+    [['20000', 'USDT', 1, live.taker.address]], 'one on-chain deposit funded the account')
+
+  // Transfer history of one direction (newest first) and the deposit address (the account's own).
+  const history = await taker.wallet.getUniversalTransferHistory({ type: 'UMFUTURE_MAIN' })
+  t.same(history, { total: 1, rows: [{ asset: 'USDT', amount: '40', type: 'UMFUTURE_MAIN', status: 'CONFIRMED',
+    tranId: tout.tranId, timestamp: history.rows[0].timestamp }] })
+  t.same(await taker.wallet.getDepositAddress({ coin: 'USDT' }), { address: live.taker.address, coin: 'USDT', tag: '', url: '' })
+
+  // A batch of two bids with a refusal in its place, an amendment, a batch cancel.
+  const batch = await m.submitMultipleOrders([
+    { symbol: S, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 0.01, price: 57000 },
+    { symbol: S, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 0.01, price: 1 },
+    { symbol: S, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 0.02, price: 56000, newClientOrderId: 'bin-batch-3' },
+  ])
+  t.match(batch, [{ symbol: S, status: 'NEW', price: '57000.0', origQty: '0.010' },
+    { code: -4013, msg: 'Price less than min price.' },
+    { status: 'NEW', price: '56000.0', origQty: '0.020', clientOrderId: 'bin-batch-3' }])
+  const first = batch[0] as { orderId: number }
+  const amended = await m.modifyOrder({ symbol: S, orderId: first.orderId, side: 'BUY', quantity: 0.015, price: 57500 })
+  t.match(amended, { orderId: first.orderId, status: 'NEW', price: '57500.0', origQty: '0.015', executedQty: '0.000' })
+  t.same((await m.getAllOpenOrders({ symbol: S })).map((o) => [o.orderId, o.price, o.origQty]).sort((x, y) => Number(x[0]) - Number(y[0])),
+    [[first.orderId, '57500.0', '0.015'], [(batch[2] as { orderId: number }).orderId, '56000.0', '0.020']])
+  const canceled = await m.cancelMultipleOrders({ symbol: S, origClientOrderIdList: ['bin-batch-3', 'nope'] })
+  t.match(canceled, [{ clientOrderId: 'bin-batch-3', status: 'CANCELED' }, { code: -2011, msg: 'Unknown order sent.' }])
+  t.match(await m.cancelMultipleOrders({ symbol: S, orderIdList: [first.orderId] }), [{ orderId: first.orderId, status: 'CANCELED' }])
+  t.same(await m.getAllOpenOrders({ symbol: S }), [])
 
   t.same(live.offMachine, [], 'no request left this machine')
 })

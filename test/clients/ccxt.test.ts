@@ -145,25 +145,56 @@ t.test('ccxt binanceusdm: a full scenario against the gateway', { timeout: 120_0
     const account = await live.signed(live.taker, 'GET', '/api/v3/account') as { balances: { asset: string; free: string }[] }
     return account.balances.find((x) => x.asset === 'USDT')?.free
   }
-  t.equal(await spotFree(), '10000.000000')
+  t.equal(await spotFree(), '10000.00000000')
   const tin = await taker.transfer('USDT', 100, 'spot', 'future')
   const tout = await taker.transfer('USDT', 40, 'future', 'spot')
   // Binance answers a transfer with its tranId alone, which is all ccxt can parse.
   t.match([tin, tout], [{ currency: 'USDT', info: { tranId: Number } }, { currency: 'USDT', info: { tranId: Number } }])
   t.ok(Number(tin.id) > 0 && Number(tout.id) > Number(tin.id), 'transfer ids increase')
-  t.equal(await spotFree(), '9940.000000')
+  t.equal(await spotFree(), '9940.00000000')
   t.equal(r10((await taker.fetchBalance()).USDT!.total), r10(takerWallet + 0.5 + 60))
 
   // A withdrawal to the account's own address, then both histories.
   const w = await taker.withdraw('USDT', 25, live.taker.address)
   t.ok(w.id, 'withdrawal id')
-  t.equal(await spotFree(), '9915.000000')
+  t.equal(await spotFree(), '9915.00000000')
   const withdrawals = await taker.fetchWithdrawals('USDT')
   t.same(withdrawals.map((x) => [x.id, x.amount, x.currency, x.status, x.type, x.address]),
     [[w.id, 25, 'USDT', 'pending', 'withdrawal', live.taker.address]])
   const deposits = await taker.fetchDeposits('USDT')
   t.same(deposits.map((x) => [x.amount, x.currency, x.status, x.type]).sort(),
-    [[10000, 'USDT', 'ok', 'deposit'], [10000, 'USDT', 'ok', 'deposit']])
+    [[20000, 'USDT', 'ok', 'deposit']], 'one on-chain deposit funded the account')
+
+  // fetchTransfers reads one direction, named by Binance's type (binanceusdm's own default
+  // pairs swap with future, UMFUTURE_UMFUTURE, which Binance refuses as well).
+  const transfers = await taker.fetchTransfers('USDT', undefined, undefined, { type: 'UMFUTURE_MAIN' })
+  t.same(transfers.map((x) => [x.id, x.amount, x.currency, x.fromAccount, x.toAccount, x.status]),
+    [[tout.id, 40, 'USDT', 'linear', 'spot', 'ok']])
+  // Newest first: the 100 moved in above (funding may have moved some in before it).
+  const movedIn = await taker.fetchTransfers('USDT', undefined, undefined, { type: 'MAIN_UMFUTURE' })
+  t.match(movedIn.at(-1), { id: tin.id, amount: 100, fromAccount: 'spot', toAccount: 'linear' })
+  t.match(await taker.fetchDepositAddress('USDT'), { currency: 'USDT', address: live.taker.address })
+
+  // Batches and amendments: two bids in one request, one amended (new price and size), then
+  // both amended in a batch, then both canceled in one request.
+  const [e1, e2] = await maker.createOrders([
+    { symbol: S, type: 'limit', side: 'buy', amount: 0.01, price: 57000 },
+    { symbol: S, type: 'limit', side: 'buy', amount: 0.02, price: 56000, params: { clientOrderId: 'batch-2' } },
+  ])
+  t.match([e1, e2], [{ symbol: S, price: 57000, amount: 0.01, status: 'open' },
+    { symbol: S, price: 56000, amount: 0.02, status: 'open', clientOrderId: 'batch-2' }])
+  const edited = await maker.editOrder(e1!.id!, S, 'limit', 'buy', 0.015, 57500)
+  t.match(edited, { id: e1!.id, symbol: S, price: 57500, amount: 0.015, filled: 0, status: 'open' })
+  // (ccxt's OrderRequest type lacks the `id` editOrders reads.)
+  const editedBoth = await maker.editOrders([
+    { id: e1!.id!, symbol: S, type: 'limit', side: 'buy', amount: 0.01, price: 57400 },
+    { id: e2!.id!, symbol: S, type: 'limit', side: 'buy', amount: 0.03, price: 56000 },
+  ] as unknown as Parameters<typeof maker.editOrders>[0])
+  t.same(editedBoth.map((o) => [o.id, o.price, o.amount]), [[e1!.id, 57400, 0.01], [e2!.id, 56000, 0.03]])
+  t.same((await maker.fetchOrderBook(S)).bids, [[57400, 0.01], [56000, 0.03]])
+  const canceled = await maker.cancelOrders([e1!.id!, e2!.id!], S)
+  t.same(canceled.map((o) => [o.id, o.status]), [[e1!.id, 'canceled'], [e2!.id, 'canceled']])
+  t.same(await maker.fetchOpenOrders(S), [])
 
   t.same(live.offMachine, [], 'no request left this machine')
 })

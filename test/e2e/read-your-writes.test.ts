@@ -24,7 +24,7 @@ t.test('a write on one gateway is readable on the other at the seq it returned',
     '--follow', `ws://127.0.0.1:${repl}/replication`, ...common])
   t.teardown(async () => {
     await Promise.all([seq.kill(), fol.kill()])
-    await Promise.all([rm(dirA, { recursive: true, force: true }), rm(dirB, { recursive: true, force: true })])
+    await Promise.all([rm(dirA, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), rm(dirB, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })])
   })
   await seq.waitFor((l) => l.msg === 'demo account funded')
   await fol.waitFor((l) => l.msg === 'follower running')

@@ -81,7 +81,7 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   const rand = rng(seed)
   const dirA = await mkdtemp(path.join(os.tmpdir(), 'seq-'))
   const dirB = await mkdtemp(path.join(os.tmpdir(), 'fol-'))
-  t.teardown(() => Promise.all([rm(dirA, { recursive: true, force: true }), rm(dirB, { recursive: true, force: true })]))
+  t.teardown(() => Promise.all([rm(dirA, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), rm(dirB, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })]))
   const [port, metricsA, metricsB] = [await freePort(), await freePort(), await freePort()]
   const common = ['--tick-ms', '50', '--checkpoint-interval', String(CHECKPOINT), '--host', '127.0.0.1']
   const seqArgs = ['start', '--port', '0', '--data', dirA, '--replication-port', String(port), '--metrics-port', String(metricsA), ...common]

@@ -21,7 +21,7 @@ t.test('start, demo account, a second account, a trade over HTTP', { timeout: 60
   const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
   const args = ['--data', dir, '--port', String(port), '--replication-port', String(repl), '--metrics-port', String(metrics)]
   const proc = startExchange(['start', ...args])
-  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true }) })
+  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded')
   const demo = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as Account
   const second = JSON.parse((await run(process.execPath, [BIN, 'account', '--fund', '20000', ...args])).stdout) as Account

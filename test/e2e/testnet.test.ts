@@ -15,7 +15,7 @@ t.test('the test network serves the same API under chain id 31338', { timeout: 6
   const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
   const proc = startExchange(['start', '--network', 'testnet', '--data', dir, '--port', String(port),
     '--replication-port', String(repl), '--metrics-port', String(metrics)])
-  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true }) })
+  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded')
   const base = `http://127.0.0.1:${port}`
 

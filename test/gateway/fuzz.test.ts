@@ -1,55 +1,104 @@
-// fast-check over every route family: random parameter sets, correctly signed, never yield a
-// 5xx, and a rejected request leaves the state root unchanged.
+// fast-check over every route fastify registers (enumerated from the app itself, so a new
+// route is fuzzed without touching this file): random parameter sets, correctly signed,
+// never yield a 5xx, and a rejected request leaves the state root unchanged.
 
 import t from 'tap'
 import fc from 'fast-check'
 import { Wallet } from 'ethers'
+import type { FastifyInstance } from 'fastify'
 import { stateRoot } from '../../core/root.js'
-import { gatewayRig, hmac, openSession, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
 
-const ROUTES: [string, string][] = [
-  ['GET', '/fapi/v1/depth'], ['GET', '/fapi/v1/klines'], ['GET', '/fapi/v1/aggTrades'], ['GET', '/fapi/v1/ticker/24hr'],
-  ['GET', '/fapi/v1/exchangeInfo'], ['GET', '/api/v3/depth'],
-  ['POST', '/fapi/v1/order'], ['DELETE', '/fapi/v1/order'], ['GET', '/fapi/v1/order'], ['GET', '/fapi/v1/openOrders'],
-  ['DELETE', '/fapi/v1/allOpenOrders'], ['POST', '/fapi/v1/leverage'], ['POST', '/fapi/v1/positionSide/dual'],
-  ['GET', '/fapi/v2/account'], ['GET', '/fapi/v2/positionRisk'], ['GET', '/fapi/v3/myTrades'], ['GET', '/fapi/v1/income'],
-  ['GET', '/fapi/v1/allOrders'], ['POST', '/api/v3/order'], ['DELETE', '/api/v3/order'],
-  ['POST', '/sapi/v1/asset/transferQuoteFromSpotToPerp'], ['POST', '/sapi/v1/asset/transfer'],
-  ['POST', '/sapi/v1/capital/withdraw/apply'], ['GET', '/sapi/v1/capital/deposit/hisrec'],
-]
+/** [method, path] of every route in printRoutes()'s tree (HEAD mirrors GET; wildcards skipped). */
+function routesOf(app: FastifyInstance): [string, string][] {
+  const out: [string, string][] = []
+  const stack: string[] = []
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^([│├└─ ]*)(\S.*?) \(([A-Z, ]+)\)$/.exec(line)
+    if (m === null) continue
+    // Each tree level indents by four characters; a child's segment continues its parent's path.
+    const depth = m[1]!.length / 4
+    stack.length = depth
+    stack[depth] = m[2]!
+    const path = stack.join('')
+    if (path.includes('*')) continue
+    for (const method of m[3]!.split(', ')) if (method !== 'HEAD') out.push([method, path])
+  }
+  return out
+}
+
+/** Ends the session the fuzzer signs with: swept last, never drawn at random. */
+const SESSION_END = 'DELETE /fapi/v1/session'
 
 const NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'orderId', 'origClientOrderId', 'newClientOrderId',
   'limit', 'interval', 'startTime', 'endTime', 'fromId', 'leverage', 'reduceOnly', 'positionSide', 'amount', 'coin',
-  'dualSidePosition', 'cancelRestrictions', 'goodTillDate', 'newOrderRespType', 'selfTradePreventionMode', 'incomeType']
+  'dualSidePosition', 'cancelRestrictions', 'goodTillDate', 'newOrderRespType', 'selfTradePreventionMode', 'incomeType',
+  'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'network',
+  'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice']
 const VALUES = fc.oneof(
   fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
-    'GTX', 'GTD', '1m', '1M', 'true', 'false', 'LONG', 'USDT', 'RESULT', '0', '-1', '1e3', '0.001', '50000.0', '99999999999999999999'),
+    'GTX', 'GTD', '1m', '1M', 'true', 'false', 'LONG', 'USDT', 'RESULT', 'ISOLATED', 'CROSSED', 'MAIN_UMFUTURE', '0', '-1',
+    '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]'),
   fc.string({ maxLength: 12 }),
   fc.integer({ min: -5, max: 2 ** 53 }).map(String),
   fc.double({ noNaN: false }).map(String),
 )
+const PARAMS = fc.dictionary(fc.constantFrom(...NAMES), VALUES, { maxKeys: 6 })
 
-t.test('random signed parameters never yield a 5xx or change state on rejection', async (t) => {
+async function fuzzRig(): Promise<{ rig: GatewayRig, keys: Keys }> {
   const rig = await gatewayRig()
-  t.teardown(() => rig.close())
   const wallet = Wallet.createRandom()
   const keys = (await openSession(rig, wallet, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json() as Keys
   await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 1_000_000_000, wallet: 'PERP', ref: 'f' })
+  return { rig, keys }
+}
+
+/** Sends one signed request; throws on a 5xx, a malformed error body, or a rejection that changed state. */
+async function probe(rig: GatewayRig, keys: Keys, method: string, path: string, params: Record<string, string>): Promise<number> {
+  const q = new URLSearchParams({ ...params, timestamp: String(rig.ex.time) }).toString()
+  const before = stateRoot(rig.ex.state)
+  const r = await rig.app.inject({ method: method as 'GET', url: `${path}?${q}&signature=${hmac(keys.secretKey, q)}`,
+    headers: { 'x-mbx-apikey': keys.apiKey } })
+  if (r.statusCode >= 500) throw new Error(`${method} ${path}?${q} → ${r.statusCode} ${r.body}`)
+  if (r.statusCode >= 400) {
+    const body = r.json() as { code: number; msg: string }
+    if (typeof body.code !== 'number' || body.code >= 0 || typeof body.msg !== 'string') throw new Error(`${method} ${path}: bad error body ${r.body}`)
+    if (stateRoot(rig.ex.state) !== before) throw new Error(`${method} ${path}?${q} was rejected but changed state`)
+  }
+  return r.statusCode
+}
+
+t.test('every registered route, swept with random signed parameters', async (t) => {
+  const { rig, keys } = await fuzzRig()
+  t.teardown(() => rig.close())
+  const routes = routesOf(rig.app)
+  const names = routes.map(([m, p]) => `${m} ${p}`)
+  for (const expected of ['POST /fapi/v1/order', 'PUT /fapi/v1/order', 'DELETE /fapi/v1/batchOrders', 'GET /fapi/v1/leverageBracket',
+    'POST /sapi/v1/asset/transferQuoteFromSpotToPerp', 'GET /api/v3/depth', SESSION_END]) {
+    t.ok(names.includes(expected), `${expected} is enumerated`)
+  }
+  // Each route with a few parameter sets drawn from a fixed seed; the session ends last.
+  const ordered = [...routes.filter(([m, p]) => `${m} ${p}` !== SESSION_END), ...routes.filter(([m, p]) => `${m} ${p}` === SESSION_END)]
+  const samples = fc.sample(PARAMS, { seed: 20261122, numRuns: 4 * ordered.length })
+  let sent = 0
+  for (let i = 0; i < ordered.length; i++) {
+    const [method, path] = ordered[i]!
+    for (let k = 0; k < 4; k++) {
+      await probe(rig, keys, method, path, samples[4 * i + k]!)
+      sent++
+    }
+  }
+  t.equal(sent, 4 * routes.length, `${routes.length} routes, ${sent} requests, no 5xx, no state change on rejection`)
+})
+
+t.test('random routes and signed parameters never yield a 5xx or change state on rejection', async (t) => {
+  const { rig, keys } = await fuzzRig()
+  t.teardown(() => rig.close())
+  const routes = routesOf(rig.app).filter(([m, p]) => `${m} ${p}` !== SESSION_END)
   let checked = 0
-  await fc.assert(fc.asyncProperty(
-    fc.constantFrom(...ROUTES), fc.dictionary(fc.constantFrom(...NAMES), VALUES, { maxKeys: 6 }),
-    async ([method, path], params) => {
-      const q = new URLSearchParams({ ...params, timestamp: String(rig.ex.time) }).toString()
-      const before = stateRoot(rig.ex.state)
-      const r = await rig.app.inject({ method: method as 'GET', url: `${path}?${q}&signature=${hmac(keys.secretKey, q)}`,
-        headers: { 'x-mbx-apikey': keys.apiKey } })
-      checked++
-      if (r.statusCode >= 500) throw new Error(`${method} ${path}?${q} → ${r.statusCode} ${r.body}`)
-      if (r.statusCode >= 400) {
-        const body = r.json() as { code: number; msg: string }
-        if (typeof body.code !== 'number' || body.code >= 0 || typeof body.msg !== 'string') throw new Error(`bad error body ${r.body}`)
-        if (stateRoot(rig.ex.state) !== before) throw new Error(`${method} ${path}?${q} was rejected but changed state`)
-      }
-    }), { numRuns: 400, seed: 20261122 })
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...routes), PARAMS, async ([method, path], params) => {
+    await probe(rig, keys, method, path, params)
+    checked++
+  }), { numRuns: 400, seed: 20261122 })
   t.ok(checked >= 400, `${checked} requests`)
 })

@@ -113,8 +113,9 @@ t.test('fundingInfo: every perpetual, weight 0', async (t) => {
   const info = await r.get('/fapi/v1/fundingInfo')
   t.equal(info.status, 200)
   t.same(info.body, [
-    { symbol: 'BTCUSDTPERP', adjustedFundingRateCap: '0.02000000', adjustedFundingRateFloor: '-0.02000000', fundingIntervalHours: 8, disclaimer: false },
-    { symbol: 'ETHUSDTPERP', adjustedFundingRateCap: '0.02000000', adjustedFundingRateFloor: '-0.02000000', fundingIntervalHours: 8, disclaimer: false },
+    // The markets' own: ±0.75 × the first bracket's maintenance rate (0.4 % and 0.5 %).
+    { symbol: 'BTCUSDTPERP', adjustedFundingRateCap: '0.00300000', adjustedFundingRateFloor: '-0.00300000', fundingIntervalHours: 8, disclaimer: false },
+    { symbol: 'ETHUSDTPERP', adjustedFundingRateCap: '0.00375000', adjustedFundingRateFloor: '-0.00375000', fundingIntervalHours: 8, disclaimer: false },
   ])
   t.same(Object.keys(info.body[0]), ['symbol', 'adjustedFundingRateCap', 'adjustedFundingRateFloor', 'fundingIntervalHours', 'disclaimer'])
   t.equal(await r.weightOf('/fapi/v1/fundingInfo'), 0)

@@ -28,7 +28,7 @@ t.test('spot order flow', async (t) => {
   const acct = (await signedInject(rig, buyer, 'GET', '/api/v3/account')).json()
   const bal = (asset: string) => acct.balances.find((b: { asset: string }) => b.asset === asset)
   t.same(bal('BTC'), { asset: 'BTC', free: '0.04995000', locked: '0.00000000' })
-  t.same(bal('USDT'), { asset: 'USDT', free: '7500.000000', locked: '0.000000' })
+  t.same(bal('USDT'), { asset: 'USDT', free: '7500.00000000', locked: '0.00000000' })
   const sellerAcct = (await signedInject(rig, seller, 'GET', '/api/v3/account')).json()
   t.same(sellerAcct.balances.find((b: { asset: string }) => b.asset === 'BTC'), { asset: 'BTC', free: '0.90000000', locked: '0.05000000' })
 

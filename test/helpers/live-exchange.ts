@@ -69,8 +69,9 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'clients-'))
   const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
   const args = ['--data', dir, '--port', String(port), '--replication-port', String(repl), '--metrics-port', String(metrics)]
-  const proc = startExchange(['start', ...args])
-  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true }) })
+  // No price feed: the clients' scenarios hand-compute marks from their own trades.
+  const proc = startExchange(['start', ...args, '--price-feed', 'off'])
+  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const maker = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as LiveAccount
   const taker = JSON.parse((await run(process.execPath, [BIN, 'account', '--fund', '20000', ...args])).stdout) as LiveAccount

@@ -17,6 +17,8 @@ export interface StreamRig extends GatewayRig {
   http: string
   /** The replica's seq when the streams started: the first depth event's pu. */
   startSeq: number
+  /** What the feed reported (a depth model that disagrees with the book, say): stays empty. */
+  feedErrors: string[]
 }
 
 /**
@@ -27,13 +29,14 @@ export async function streamRig(o: WebSocketOptions = {},
   feedCtx: (ctx: GatewayContext) => GatewayContext = (ctx) => ctx): Promise<StreamRig> {
   const rig = await gatewayRig()
   const startSeq = rig.ex.state.seq
-  const streams = attachWebSocket(rig.app, feedCtx(rig.ctx), o)
+  const feedErrors: string[] = []
+  const streams = attachWebSocket(rig.app, feedCtx(rig.ctx), { onError: (err) => feedErrors.push(String(err)), ...o })
   await rig.app.listen({ port: 0, host: '127.0.0.1' })
   const port = (rig.app.server.address() as AddressInfo).port
   for (const account of [ALICE, BOB]) {
     await rig.run({ type: 'Deposit', account, sub: 0, asset: 'USDT', amount: 10_000_000 * USDT, wallet: 'PERP', ref: `fund-${account}` })
   }
-  return { ...rig, streams, startSeq, base: `ws://127.0.0.1:${port}`, http: `http://127.0.0.1:${port}` }
+  return { ...rig, streams, startSeq, feedErrors, base: `ws://127.0.0.1:${port}`, http: `http://127.0.0.1:${port}` }
 }
 
 export class Client {

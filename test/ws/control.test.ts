@@ -177,3 +177,22 @@ t.test('closing the gateway closes its stream connections', async (t) => {
   t.equal((await c.closedWith()).code, 1001)
   t.equal(c.ws.readyState, WebSocket.CLOSED)
 })
+
+t.test('other feeds plug in their own stream names (listen keys) on the same paths and hub', async (t) => {
+  const subscribed: string[] = []
+  const rig = await streamRig({ extraStreams: { accepts: (n) => n === 'k3y', subscribed: (n) => { subscribed.push(n) } } })
+  t.teardown(() => rig.close())
+  const forms = ['/ws/k3y', '/private/ws?listenKey=k3y', '/private/stream?listenKey=k3y', '/stream?streams=k3y/btcusdtperp@trade']
+  const clients = await Promise.all(forms.map((p) => connect(rig.base + p)))
+  t.same(subscribed, ['k3y', 'k3y', 'k3y', 'k3y'])
+  rig.streams.hub.publish('k3y', { e: 'listenKeyExpired', E: 1, listenKey: 'k3y' })
+  t.same(await clients[0]!.next(), { e: 'listenKeyExpired', E: 1, listenKey: 'k3y' })
+  t.same(await clients[1]!.next(), { e: 'listenKeyExpired', E: 1, listenKey: 'k3y' })
+  t.same(await clients[2]!.next(), { stream: 'k3y', data: { e: 'listenKeyExpired', E: 1, listenKey: 'k3y' } })
+  t.same(await clients[3]!.next(), { stream: 'k3y', data: { e: 'listenKeyExpired', E: 1, listenKey: 'k3y' } })
+  const c = await connect(rig.base + '/ws')
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['k3y'], id: 1 }), { result: null, id: 1 })
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['n0pe'], id: 2 }), { code: 2, msg: 'Invalid request: invalid stream name "n0pe"' })
+  t.equal(await refusal(rig.base + '/ws/n0pe'), 400)
+  for (const x of [...clients, c]) x.close()
+})

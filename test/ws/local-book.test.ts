@@ -161,7 +161,17 @@ t.test('a client keeping a local book from diffs and the REST snapshot holds exa
       const offset = Math.floor(rand() * 46) - 5
       await run(limit(account, side, side === 'BUY' ? 500_000 - offset : 500_000 + offset, 2 + Math.floor(rand() * 60),
         { timeInForce: rand() < 0.1 ? 'IOC' : 'GTC' }))
-    } else if (r < 0.88) {
+    } else if (r < 0.75) {
+      // Amend a resting order: a new price (it may trade) and a new total quantity.
+      const open = [...m.book.orders.values()]
+      if (open.length > 0) {
+        const o = pick(open)
+        const offset = Math.floor(rand() * 46) - 5
+        await run({ type: 'ModifyOrder', account: o.owner.address, sub: 0, marketId: BTCPERP, orderId: o.orderId,
+          side: o.side, priceTicks: o.side === 'BUY' ? 500_000 - offset : 500_000 + offset,
+          qtyLots: o.executedQtyLots + 2 + Math.floor(rand() * 60) })
+      }
+    } else if (r < 0.9) {
       const open = [...m.book.orders.values()]
       if (open.length > 0) {
         const o = pick(open)
@@ -197,6 +207,7 @@ t.test('a client keeping a local book from diffs and the REST snapshot holds exa
     s.stop()
   }
   for (const s of retired) t.same(s.failures, [], 'sessions that reconnected were exact until they left')
+  t.same(rig.feedErrors, [], 'the feed\'s depth levels always matched the book')
   const levels = rig.ex.state.markets[BTCPERP]!.book
   t.ok(levels.bids.levels.length > 3 && levels.asks.levels.length > 3, 'the book was not trivially empty')
   t.ok(retired.length >= 3, 'sessions reconnected mid-stream')

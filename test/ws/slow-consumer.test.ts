@@ -52,4 +52,5 @@ t.test('a slow consumer is cut off; a fast one on the same streams misses nothin
   const slowTrades = slow.messages.filter((m: any) => m.stream === `${S}@trade`).length
   t.ok(slowTrades < trades, `the slow consumer got only what was sent before the cut (${slowTrades} of ${trades} trades)`)
   fast.close()
+  t.same(rig.feedErrors, [], 'the feed\'s depth levels always matched the book')
 })

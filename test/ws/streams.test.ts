@@ -75,36 +75,48 @@ t.test('trade, depth, book ticker, aggregate trade, kline and tickers follow the
   t.same(await on(c, `${S}@aggTrade`), {
     e: 'aggTrade', E: later, s: 'BTCUSDTPERP', a: 1, p: '50000.0', q: '0.400', f: 1, l: 1, T: time3, m: false,
   })
+  // Klines and tickers go out on their own timers once the trade is flushed: before or after
+  // the later entry, so their event time (the rig's clock) is one of the two.
+  const eventTime = (d: { E: number }) => {
+    t.ok(d.E === time3 || d.E === later, 'sent at the trade or after the later entry')
+    return d.E
+  }
   const minute = Math.floor(time3 / 60_000) * 60_000
-  t.same(await on(c, `${S}@kline_1m`), {
-    e: 'kline', E: later, s: 'BTCUSDTPERP',
+  const kline = await on(c, `${S}@kline_1m`)
+  t.same(kline, {
+    e: 'kline', E: eventTime(kline), s: 'BTCUSDTPERP',
     k: {
       t: minute, T: minute + 59_999, s: 'BTCUSDTPERP', i: '1m', f: 1, L: 1, o: '50000.0', c: '50000.0', h: '50000.0',
       l: '50000.0', v: '0.400', n: 1, x: false, q: '20000.0000', V: '0.400', Q: '20000.0000', B: '0',
     },
   })
-  const ticker = {
-    e: '24hrTicker', E: later, s: 'BTCUSDTPERP', p: '0.0', P: '0.000', w: '50000.0', c: '50000.0', Q: '0.400',
-    o: '50000.0', h: '50000.0', l: '50000.0', v: '0.400', q: '20000.0000', O: later - 86_400_000, C: later,
+  const ticker = (E: number) => ({
+    e: '24hrTicker', E, s: 'BTCUSDTPERP', p: '0.0', P: '0.000', w: '50000.0', c: '50000.0', Q: '0.400',
+    o: '50000.0', h: '50000.0', l: '50000.0', v: '0.400', q: '20000.0000', O: E - 86_400_000, C: E,
     F: 1, L: 1, n: 1,
-  }
-  const mini = {
-    e: '24hrMiniTicker', E: later, s: 'BTCUSDTPERP', c: '50000.0', o: '50000.0', h: '50000.0', l: '50000.0',
+  })
+  const mini = (E: number) => ({
+    e: '24hrMiniTicker', E, s: 'BTCUSDTPERP', c: '50000.0', o: '50000.0', h: '50000.0', l: '50000.0',
     v: '0.400', q: '20000.0000',
-  }
-  t.same(await on(c, `${S}@ticker`), ticker)
-  t.same(await on(c, '!ticker@arr'), [ticker])
-  t.same(await on(c, `${S}@miniTicker`), mini)
-  t.same(await on(c, '!miniTicker@arr'), [mini])
+  })
+  const one = await on(c, `${S}@ticker`)
+  t.same(one, ticker(eventTime(one)))
+  const arr = await on(c, '!ticker@arr')
+  t.same(arr, [ticker(eventTime(arr[0]))])
+  const oneMini = await on(c, `${S}@miniTicker`)
+  t.same(oneMini, mini(eventTime(oneMini)))
+  const arrMini = await on(c, '!miniTicker@arr')
+  t.same(arrMini, [mini(eventTime(arrMini[0]))])
   // The REST ticker agrees with the stream.
   const rest = await (await fetch(`${rig.http}/fapi/v1/ticker/24hr?symbol=BTCUSDTPERP`)).json() as Record<string, unknown>
-  t.match(rest, { lastPrice: ticker.c, volume: ticker.v, quoteVolume: ticker.q, firstId: 1, lastId: 1, count: 1 })
+  t.match(rest, { lastPrice: one.c, volume: one.v, quoteVolume: one.q, firstId: 1, lastId: 1, count: 1 })
 
   // A kline whose minute has passed is sent once more, closed.
   await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'next-minute' }, 60_000)
   t.match(await on(c, `${S}@kline_1m`, (d) => d.k.x === true), { k: { t: minute, n: 1, x: true } })
 
   t.notOk(c.messages.some((m: any) => m.stream.includes('forceOrder')), 'no liquidations, no forceOrder events')
+  t.same(rig.feedErrors, [], 'the feed\'s depth levels always matched the book')
   c.close()
 })
 
@@ -144,4 +156,26 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
   t.match(await spot.next(), { e: 'trade', s: 'BTCUSDT', t: 1, m: false, T: rig.ex.time })
   spot.close()
+})
+
+t.test('levels that disagree with the book are reported and corrected from it', async (t) => {
+  // A feed that garbles cancel events stands in for core events the depth model does not know.
+  const rig = await streamRig({}, (ctx) => ({
+    ...ctx,
+    onCommitted: (listener) => ctx.onCommitted!((c) => listener({
+      entries: c.entries,
+      results: c.results.map((r) => ({ ...r, events: r.events.map((e) => e.type === 'order' && e.execType === 'CANCELED'
+        ? { ...e, execType: 'TRADE' as const, status: 'PARTIALLY_FILLED' as const } : e) })),
+    })),
+  }))
+  t.teardown(() => rig.close())
+  const c = await connect(`${rig.base}/ws/${S}@depth@100ms`)
+  const placed = await ok(rig, limit(ALICE, 'BUY', 499_000, 100))
+  t.match(await c.next(), { b: [['49900.0', '0.100']], a: [] })
+  const orderId = (placed.events[0] as { orderId: number }).orderId
+  await ok(rig, { type: 'CancelOrder', account: ALICE, sub: 0, marketId: 1, orderId })
+  t.match(await c.next(), { u: rig.ex.state.seq, b: [['49900.0', '0.000']], a: [] }, 'the level is removed all the same')
+  t.equal(rig.feedErrors.length, 1)
+  t.match(rig.feedErrors[0], /depth levels of BTCUSDTPERP differ from the book at seq \d+; reset/)
+  c.close()
 })

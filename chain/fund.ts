@@ -1,0 +1,33 @@
+// Funding a fresh wallet on a test chain with a real deposit: gas (anvil_setBalance), test
+// tokens minted by the operator, then approve and Vault.deposit from the wallet itself. The
+// watcher credits it like any other deposit.
+
+import type { BaseWallet, Contract, JsonRpcProvider } from 'ethers'
+import type { Deployment } from './deploy.js'
+import { tokenAt, vaultAt, type Operator } from './provider.js'
+
+/** Deposits `units` of `asset` from `wallet` (sub-account 0); the deposit's ref `<txHash>:<logIndex>`. */
+export async function depositFromNewWallet(o: { provider: JsonRpcProvider; operator: Operator; deployment: Deployment;
+  wallet: BaseWallet; asset: string; units: bigint }): Promise<string> {
+  const token = o.deployment.tokens.find((t) => t.asset === o.asset)
+  if (!token) throw new Error(`no ${o.asset} token on chain`)
+  await o.provider.send('anvil_setBalance', [o.wallet.address, '0x56bc75e2d63100000']) // 100 ETH of gas
+  // Another process may send with the operator's key at the same moment (`exchange account`
+  // next to a running exchange): a nonce taken under us is read again and the mint retried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await o.operator.run(async (signer) => (await (tokenAt(token.address, signer) as Contract).mint(o.wallet.address, o.units)).wait())
+      break
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      if (attempt === 5 || (code !== 'NONCE_EXPIRED' && code !== 'REPLACEMENT_UNDERPRICED')) throw err
+    }
+  }
+  const from = o.wallet.connect(o.provider)
+  await (await (tokenAt(token.address, from) as Contract).approve(o.deployment.vault, o.units)).wait()
+  const vault = vaultAt(o.deployment.vault, from) as Contract
+  const receipt = await (await vault.deposit(token.address, o.units, 0)).wait()
+  const topic = vault.interface.getEvent('Deposited')!.topicHash
+  const log = receipt.logs.find((l: { topics: string[] }) => l.topics[0] === topic)
+  return `${receipt.hash}:${log.index}`
+}

@@ -1,0 +1,124 @@
+// The rest of what ccxt's `binance` reads on the spot side, under /api/v1 and /api/v3: the
+// caller's trades (myTrades) and order history (allOrders), and the public last price,
+// best bid and ask, and 5-minute average price, in Binance spot's shapes and weights.
+
+import type { FastifyPluginAsync } from 'fastify'
+import type { SpotMarket, State } from '../../core/state.js'
+import { authenticate } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { formatAvgPrice, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { invalidParam } from '../errors.js'
+import { bestOf } from '../format-market.js'
+import { idParam, limitParam, optional, spotParam, spotsParam, timeParam, type Params } from '../market-params.js'
+import { spotQueryDocs } from '../schemas/spot.js'
+import type { WeightCounter } from '../weights.js'
+import { publicGet } from './public-get.js'
+import { spotOrderJson } from './spot-trade.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+const PREFIXES = ['/api/v1', '/api/v3'] as const
+const paths = (path: string): string[] => PREFIXES.map((p) => p + path)
+const DAY_MS = 86_400_000
+/** Binance spot's average price window. */
+const AVG_PRICE_MINS = 5
+
+function rangeOf(p: Params): { startTime?: number; endTime?: number } {
+  const startTime = timeParam(p, 'startTime')
+  const endTime = timeParam(p, 'endTime')
+  if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw invalidParam('startTime')
+  return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
+}
+
+/** One symbol's body, or every symbol's when none was sent (Binance's list form). */
+function oneOrAll(p: Params, bodies: object[]): object | object[] {
+  return optional(p, 'symbol') === undefined ? bodies : bodies[0]!
+}
+
+/** The last 5 minutes' volume-weighted price from 1-minute klines; the last price when nothing traded. */
+async function avgPrice(ctx: GatewayContext, m: SpotMarket): Promise<object> {
+  const now = Math.max(ctx.now(), ctx.projections.flushedTime)
+  const from = Math.floor(now / 60_000) * 60_000 - (AVG_PRICE_MINS - 1) * 60_000
+  const klines = await ctx.projections.klines(m.marketId, '1m', { startTime: from, endTime: now, limit: AVG_PRICE_MINS })
+  let quote = 0
+  let lots = 0
+  for (const k of klines) {
+    quote += k.quoteVolumeTicksLots
+    lots += k.volumeLots
+  }
+  const price = lots > 0 ? formatAvgPrice(m, quote, lots) : formatPrice(m, m.lastPriceTicks)
+  return { mins: AVG_PRICE_MINS, price, closeTime: now }
+}
+
+function tradeJson(state: State, m: SpotMarket, r: Awaited<ReturnType<GatewayContext['projections']['userTrades']>>[number]): object {
+  const feeAsset = r.commissionAsset ?? m.quote
+  return {
+    symbol: m.symbol, id: r.tradeId, orderId: r.orderId, orderListId: -1, price: formatPrice(m, r.priceTicks),
+    qty: formatQty(m, r.qtyLots), quoteQty: formatNotional(m, r.quoteQtyTicksLots),
+    commission: formatLedger(r.commission, state.assets.get(feeAsset)!.scale), commissionAsset: feeAsset, time: r.time,
+    isBuyer: r.buyer, isMaker: r.maker, isBestMatch: true,
+  }
+}
+
+export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const get = publicGet.bind(null, app, weights)
+
+  get({
+    url: paths('/ticker/price'), params: ['symbol'], response: spotQueryDocs.priceSchema,
+    weight: (p) => optional(p, 'symbol') === undefined ? 4 : 2,
+    handler: (p) => oneOrAll(p, spotsParam(ctx.state(), p).map((m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks) }))),
+  })
+
+  get({
+    url: paths('/ticker/bookTicker'), params: ['symbol'], response: spotQueryDocs.bookTickerSchema,
+    weight: (p) => optional(p, 'symbol') === undefined ? 4 : 2,
+    handler: (p) => oneOrAll(p, spotsParam(ctx.state(), p).map((m) => {
+      const [bidPrice, bidQty] = bestOf(m, m.book.bids)
+      const [askPrice, askQty] = bestOf(m, m.book.asks)
+      return { symbol: m.symbol, bidPrice, bidQty, askPrice, askQty }
+    })),
+  })
+
+  get({
+    url: paths('/avgPrice'), params: ['symbol'], response: spotQueryDocs.avgPriceSchema, weight: 2,
+    handler: (p) => avgPrice(ctx, spotParam(ctx.state(), p)),
+  })
+
+  for (const url of paths('/myTrades')) {
+    app.get(url, spotQueryDocs.myTrades, async (req) => {
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const orderId = idParam(a.params, 'orderId')
+      weights.charge(req.ip, orderId === undefined ? 20 : 5)
+      const state = ctx.state()
+      const m = spotParam(state, a.params)
+      const range = rangeOf(a.params)
+      // Binance spot: startTime and endTime at most 24 hours apart.
+      if (range.startTime !== undefined && range.endTime !== undefined && range.endTime - range.startTime > DAY_MS) {
+        throw invalidParam('startTime')
+      }
+      const fromId = idParam(a.params, 'fromId')
+      const limit = limitParam(a.params, 500, 1000)
+      await ctx.projections.flush()
+      const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
+        { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
+      return rows.map((r) => tradeJson(state, m, r))
+    })
+  }
+
+  for (const url of paths('/allOrders')) {
+    app.get(url, spotQueryDocs.allOrders, async (req) => {
+      weights.charge(req.ip, 20)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const m = spotParam(ctx.state(), a.params)
+      const orderId = idParam(a.params, 'orderId')
+      const limit = limitParam(a.params, 500, 1000)
+      await ctx.projections.flush()
+      const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
+        { ...rangeOf(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
+      return rows.map((r) => spotOrderJson(m, r, 'record'))
+    })
+  }
+}

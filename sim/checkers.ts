@@ -1,0 +1,104 @@
+// The simulator's checkers. Online: every replica that reaches a checkpoint has the same state
+// root there; a client's acknowledged seqs only grow; a node never serves a seq below one it
+// served before. At the end: every acknowledged command is in the final log at its seq, and
+// no submitted command is in the log more often than it was sent; the core's invariants hold.
+
+import type { Command } from '../core/commands.js'
+import type { State } from '../core/state.js'
+import { hex, packr, type LogEntry } from '../replica/entry.js'
+import type { ReplicaNode } from '../replica/node.js'
+import { stateViolations } from './model/invariants.js'
+import type { EventLoop } from './world/loop.js'
+
+const FAILURES_KEPT = 20
+
+export class Checks {
+  readonly failures: string[] = []
+  private readonly roots = new Map<number, { root: string, by: string }>()
+  private readonly sent = new Map<string, number>()
+  private readonly acks: { client: string, seq: number, key: string }[] = []
+  private readonly lastAck = new Map<string, number>()
+  private readonly servedMax = new Map<string, number>()
+
+  constructor(private readonly loop?: EventLoop) {}
+
+  get checkpoints(): number { return this.roots.size }
+
+  fail(msg: string): void {
+    this.loop?.record(`FAIL ${msg}`)
+    if (this.failures.length < FAILURES_KEPT && !this.failures.includes(msg)) this.failures.push(msg)
+  }
+
+  /** Follows a node's durable batches (replayed or new) from before it restores. */
+  watch(name: string, node: ReplicaNode): void {
+    const n = node.checkpointInterval
+    node.onCommitted((c) => {
+      const last = c.entries[c.entries.length - 1]!.seq
+      this.servedMax.set(name, Math.max(this.servedMax.get(name) ?? 0, last))
+      if (n <= 0) return
+      for (let seq = Math.ceil(c.entries[0]!.seq / n) * n; seq <= last; seq += n) {
+        let cp: { root: string } | undefined
+        for (let i = node.roots.length - 1; i >= 0 && cp === undefined; i--) if (node.roots[i]!.seq === seq) cp = node.roots[i]
+        if (cp === undefined) this.fail(`${name} passed checkpoint ${seq} without a root`)
+        else this.checkpoint(name, seq, cp.root)
+      }
+    })
+  }
+
+  /** A node (re)started serving at `seq`. */
+  served(name: string, seq: number): void {
+    const before = this.servedMax.get(name) ?? 0
+    if (seq < before) this.fail(`${name} restarted at seq ${seq}, below the ${before} it had applied`)
+  }
+
+  checkpoint(by: string, seq: number, root: string): void {
+    const known = this.roots.get(seq)
+    if (known === undefined) this.roots.set(seq, { root, by })
+    else if (known.root !== root) this.fail(`checkpoint ${seq}: ${by} has root ${root}, ${known.by} had ${known.root}`)
+  }
+
+  /** Records a command a client is about to send; returns the key its log entry must have. */
+  submitted(command: Command): string {
+    const key = keyOf(command)
+    this.sent.set(key, (this.sent.get(key) ?? 0) + 1)
+    return key
+  }
+
+  acked(client: string, seq: number, key: string): void {
+    const last = this.lastAck.get(client) ?? 0
+    if (seq <= last) this.fail(`client ${client} was acknowledged seq ${seq} after seq ${last}`)
+    this.lastAck.set(client, Math.max(last, seq))
+    this.acks.push({ client, seq, key })
+  }
+
+  finalLog(entries: readonly LogEntry[]): void {
+    const keys = new Map<number, string>()
+    const counts = new Map<string, number>()
+    for (const e of entries) {
+      const key = keyOf(e.command)
+      keys.set(e.seq, key)
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+    }
+    for (const a of this.acks) {
+      const key = keys.get(a.seq)
+      if (key === undefined) this.fail(`acknowledged seq ${a.seq} (client ${a.client}) is missing from the final log`)
+      else if (key !== a.key) this.fail(`acknowledged seq ${a.seq} (client ${a.client}) holds another command in the final log`)
+    }
+    for (const [key, n] of counts) {
+      const sent = this.sent.get(key)
+      if (sent !== undefined && n > sent) this.fail(`a command sent ${sent} time(s) is in the log ${n} times: ${describe(key)}`)
+    }
+  }
+
+  invariants(where: string, state: State): void {
+    for (const v of stateViolations(state).slice(0, 5)) this.fail(`${where} at seq ${state.seq}: ${v}`)
+  }
+}
+
+function keyOf(command: Command): string {
+  return hex(packr.pack(command))
+}
+
+function describe(key: string): string {
+  return JSON.stringify(packr.unpack(Buffer.from(key, 'hex'))).slice(0, 200)
+}

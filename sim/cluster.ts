@@ -1,0 +1,497 @@
+// One seed's run of a whole cluster: the real sequencer, followers and core (createReplica)
+// over the simulated disk, network and clock, client actors submitting generated workloads
+// through the real ingress client, and faults (crashes with torn tails, lost, delayed,
+// duplicated and reordered packets, partitions, clock steps) for a fault phase; then a healed
+// phase in which the cluster must converge, and the checkers (checkers.ts, shadows.ts).
+
+import fc from 'fast-check'
+import type { CancelOrder, Command, PlaceOrder } from '../core/commands.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
+import { stateRoot } from '../core/root.js'
+import { sameHash, packr, hex, type LogEntry } from '../replica/entry.js'
+import { IngressClient, IngressError } from '../replica/ingress.js'
+import type { ReplicaNode } from '../replica/node.js'
+import { createReplica, type Replica } from '../replica/replica.js'
+import { REPLICATION_PATH } from '../replica/replication.js'
+import { TEST_FAULTS, type TestFault } from '../replica/test-faults.js'
+import { Checks } from './checkers.js'
+import { describeFaults, drawFaults, NO_FAULTS, type FaultPlan } from './faults.js'
+import { commandStream, PROFILES, START_TIME, type TimedCommand } from './model/commands.js'
+import { resolveCancel } from './model/run.js'
+import { Rng } from './random.js'
+import { runShadows } from './shadows.js'
+import { SimClock } from './world/clock.js'
+import { SimDisk, SimLogStore, SimSnapshotStore } from './world/disk.js'
+import { EventLoop } from './world/loop.js'
+import { SimNetwork } from './world/network.js'
+
+/** Commands a price feed submits now (oracle prices, when the prices issue lands). */
+export type PriceMoves = (ctx: { wallMs: number, rng: Rng }) => Command[]
+
+export interface ClusterOptions {
+  seed: number
+  followers?: number
+  clients?: number
+  /** Commands each client draws (before its funding prelude). */
+  commandsPerClient?: number
+  /** Virtual ms of the fault phase, then at most healMs to converge. */
+  faultMs?: number
+  healMs?: number
+  checkpointInterval?: number
+  /** No faults at all (the same workload, for comparison). */
+  calm?: boolean
+  /** Injected bugs (replica/test-faults.ts) on for this run. */
+  bugs?: readonly TestFault[]
+  /** Hook for price moves; called every priceEveryMs of the fault phase. */
+  priceMoves?: PriceMoves
+  priceEveryMs?: number
+  /** Batches of the final log the restarting shadow restarts before. */
+  restartWindow?: number
+}
+
+export interface SeedStats {
+  submitted: number
+  acked: number
+  refused: number
+  unknown: number
+  logLength: number
+  crashes: number
+  sequencerCrashes: number
+  tornTails: number
+  partitions: number
+  fatalRestarts: number
+  lost: number
+  duplicated: number
+  corrupted: number
+  broken: number
+  checkpoints: number
+  virtualMs: number
+  events: number
+}
+
+export interface SeedReport {
+  seed: number
+  ok: boolean
+  failures: string[]
+  faults: string
+  stats: SeedStats
+  traceHash: string
+  /** The one-line command that replays this seed exactly. */
+  replay: string
+}
+
+export const DEFAULTS = {
+  followers: 2, clients: 3, commandsPerClient: 120, faultMs: 12_000, healMs: 30_000, checkpointInterval: 25,
+  priceEveryMs: 1_000, restartWindow: 40,
+} as const
+
+const SEQ_HOST = 'seq'
+const PORT = 7000
+const SEQ_URL = `sim://${SEQ_HOST}:${PORT}`
+const TICK_MS = 1_000
+const RECONNECT_MS = 100
+const MAX_IN_FLIGHT = 4
+
+/** The replay line for a seed and the options that differ from the defaults. */
+export function replayCommand(o: ClusterOptions): string {
+  const parts = ['npm run sim --', `--seed ${o.seed}`]
+  if (o.followers !== undefined && o.followers !== DEFAULTS.followers) parts.push(`--followers ${o.followers}`)
+  if (o.clients !== undefined && o.clients !== DEFAULTS.clients) parts.push(`--clients ${o.clients}`)
+  if (o.commandsPerClient !== undefined && o.commandsPerClient !== DEFAULTS.commandsPerClient) parts.push(`--commands ${o.commandsPerClient}`)
+  if (o.faultMs !== undefined && o.faultMs !== DEFAULTS.faultMs) parts.push(`--fault-ms ${o.faultMs}`)
+  if (o.restartWindow !== undefined && o.restartWindow !== DEFAULTS.restartWindow) parts.push(`--restart-window ${o.restartWindow}`)
+  if (o.calm) parts.push('--calm')
+  for (const b of o.bugs ?? []) parts.push(`--bug ${b}`)
+  return parts.join(' ')
+}
+
+/** A simulated machine running one replica process, restarted after every crash. */
+class SimNode {
+  readonly disk = new SimDisk()
+  replica: Replica | null = null
+  up = false
+  incarnation = 0
+  private clock: SimClock | null = null
+  private store: SimLogStore | null = null
+  private restartTimer: { cancel(): void } | null = null
+
+  constructor(readonly name: string, readonly sequencer: boolean, private readonly w: World) {}
+
+  get node(): ReplicaNode | undefined { return this.replica?.node }
+
+  start(): void {
+    const { w } = this
+    if (this.up) return
+    this.restartTimer?.cancel()
+    this.restartTimer = null
+    const inc = ++this.incarnation
+    this.up = true
+    w.net.restart(this.name)
+    w.loop.record(`start ${this.name}#${inc}`)
+    const clock = this.clock = new SimClock(w.loop, () => w.wall())
+    const store = this.store = new SimLogStore(this.disk, {
+      syncMs: () => w.plan.fsyncMs[0] + (w.plan.fsyncMs[1] - w.plan.fsyncMs[0]) * (w.rng.u32() / 4294967296),
+      after: (ms, fn) => w.loop.after(ms, fn),
+    })
+    const torn = this.disk.tornTails
+    const boot = async (): Promise<void> => {
+      await store.open()
+      w.stats.tornTails += this.disk.tornTails - torn
+      const replica = await createReplica({
+        log: store, network: w.net.view(this.name), clock,
+        role: this.sequencer
+          ? { kind: 'sequencer', host: this.name, port: PORT, tickIntervalMs: TICK_MS, genesis: genesisCommands(DEFAULT_GENESIS) }
+          : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS },
+        snapshots: new SimSnapshotStore(this.disk),
+        checkpointInterval: w.o.checkpointInterval,
+        beforeRestore: (node) => w.checks.watch(this.name, node),
+        onFatal: (err) => this.fatal(err, inc),
+      })
+      if (inc !== this.incarnation) return
+      this.replica = replica
+      w.checks.served(this.name, replica.node.state.seq)
+    }
+    boot().catch((err: Error) => { if (inc === this.incarnation && this.up) this.fatal(err, inc) })
+  }
+
+  crash(): void {
+    if (!this.up) return
+    this.up = false
+    this.w.net.crash(this.name)
+    this.clock?.kill()
+    this.store?.crash(this.w.rng, this.w.plan.tornChance)
+    this.replica = null
+  }
+
+  /**
+   * Crash while a write is in progress (the moment that tears tails and tests "acknowledged
+   * means durable"), or now if none starts within half a second; back after `downMs`.
+   */
+  crashInWrite(downMs: number): void {
+    const { w } = this
+    const store = this.store
+    if (store === null || !this.up) return
+    const inc = this.incarnation
+    const live = (): boolean => inc === this.incarnation && this.up
+    const fallback = w.loop.after(500, () => { if (live()) this.bounce(downMs) })
+    store.onWrite = () => {
+      store.onWrite = null
+      fallback.cancel()
+      const syncMs = w.plan.fsyncMs[0]
+      w.loop.after(syncMs * (w.rng.u32() / 4294967296), () => { if (live()) this.bounce(downMs) })
+    }
+  }
+
+  /** Crash now, come back after `downMs`. */
+  bounce(downMs: number): void {
+    this.crash()
+    this.restartTimer?.cancel()
+    this.restartTimer = this.w.loop.after(downMs, () => this.start())
+  }
+
+  /** The process stops on an error it cannot continue past; a supervisor restarts it. */
+  private fatal(err: Error, inc: number): void {
+    const { w } = this
+    if (inc !== this.incarnation || !this.up) return
+    w.stats.fatalRestarts++
+    w.loop.record(`fatal ${this.name}: ${err.message}`)
+    // Followers stop on corrupt frames by design; anything else is a bug.
+    if (this.sequencer || w.net.stats.corrupted === 0) w.checks.fail(`${this.name} stopped: ${err.message}`)
+    w.loop.after(0, () => { if (inc === this.incarnation && this.up) this.bounce(300) })
+  }
+}
+
+/** A trader (or admin tool) submitting its stream through the ingress client. */
+class SimClient {
+  private ingress: IngressClient | null = null
+  private connecting = false
+  private next = 0
+  inFlight = 0
+  stopped = false
+
+  constructor(readonly name: string, private readonly stream: TimedCommand[], private readonly w: World) {}
+
+  get done(): boolean { return (this.stopped || this.next >= this.stream.length) && this.inFlight === 0 }
+
+  start(): void {
+    this.w.loop.after(1, () => this.step())
+  }
+
+  private step(): void {
+    const { w } = this
+    if (this.stopped || this.next >= this.stream.length) return
+    if (this.ingress === null) {
+      this.connect()
+      w.loop.after(RECONNECT_MS, () => this.step())
+      return
+    }
+    if (this.inFlight < MAX_IN_FLIGHT) this.submit(this.stream[this.next++]!)
+    // Think time: the stream's gaps stretched so the stream spans the fault phase, pauses capped.
+    const dt = this.next < this.stream.length ? this.stream[this.next]!.time - this.stream[this.next - 1]!.time : 5
+    w.loop.after(Math.min(Math.max(1, dt * 3), 250), () => this.step())
+  }
+
+  private connect(): void {
+    if (this.connecting) return
+    this.connecting = true
+    IngressClient.connect(this.w.net.view(this.name), SEQ_URL).then((c) => {
+      this.connecting = false
+      this.ingress = c
+    }, () => { this.connecting = false })
+  }
+
+  private submit(t: TimedCommand): void {
+    const { w } = this
+    const command = this.concrete(t)
+    if (command === null) return
+    const client = this.ingress!
+    const key = w.checks.submitted(command)
+    this.inFlight++
+    w.stats.submitted++
+    client.submit(command).then((a) => {
+      this.inFlight--
+      w.stats.acked++
+      w.loop.record(`ack ${this.name} ${a.seq}`)
+      w.checks.acked(this.name, a.seq, key)
+    }, (err: Error) => {
+      this.inFlight--
+      if (err instanceof IngressError && err.code === 'DISCONNECTED') {
+        // Its fate is unknown: a client that cannot tell does not send it again.
+        w.stats.unknown++
+        if (this.ingress === client) this.ingress = null
+      } else {
+        w.stats.refused++
+      }
+    })
+  }
+
+  /** The command as this client sends it now: its cancels aimed at its open orders, dates from now. */
+  private concrete(t: TimedCommand): Command | null {
+    const { w } = this
+    let c = t.command
+    if (c.type === 'Tick') return null
+    const state = w.nodes[0]!.node?.state
+    if (t.cancelPick !== undefined && c.type === 'CancelOrder' && state !== undefined) {
+      const cancel = c
+      const resolved = resolveCancel(state, cancel, t.cancelPick)
+      // Now and then amend the order instead of canceling it.
+      const sub = state.accounts.get(c.account)?.subs[c.sub]
+      const o = resolved.orderId !== undefined ? sub && [...sub.orders.values()].find((x) => x.orderId === resolved.orderId && x.market.marketId === cancel.marketId) : undefined
+      if (o !== undefined && t.cancelPick % 3 === 0) {
+        return { type: 'ModifyOrder', account: cancel.account, sub: cancel.sub, marketId: cancel.marketId, orderId: o.orderId, side: o.side,
+          priceTicks: o.priceTicks + (t.cancelPick % 2 === 0 ? 1 : -1), qtyLots: o.origQtyLots }
+      }
+      c = resolved satisfies CancelOrder
+    }
+    if (c.type === 'PlaceOrder' && c.goodTillDate !== undefined) c = { ...c, goodTillDate: w.wall() + (c.goodTillDate - t.time) } satisfies PlaceOrder
+    if (c.type === 'Deposit' && !c.ref.startsWith('shared-')) c = { ...c, ref: `${this.name}:${c.ref}` }
+    return normalize(c)
+  }
+}
+
+/** The command as it comes back from the wire (msgpack drops undefined fields). */
+function normalize(c: Command): Command {
+  return packr.unpack(packr.pack(c)) as Command
+}
+
+/** Everything one run shares. */
+class World {
+  readonly loop = new EventLoop(START_TIME)
+  readonly rng: Rng
+  readonly net: SimNetwork
+  readonly plan: FaultPlan
+  readonly checks: Checks
+  readonly nodes: SimNode[] = []
+  readonly clients: SimClient[] = []
+  wallOffset = 0
+  readonly stats: SeedStats = {
+    submitted: 0, acked: 0, refused: 0, unknown: 0, logLength: 0, crashes: 0, sequencerCrashes: 0, tornTails: 0, partitions: 0,
+    fatalRestarts: 0, lost: 0, duplicated: 0, corrupted: 0, broken: 0, checkpoints: 0, virtualMs: 0, events: 0,
+  }
+
+  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs'>) {
+    this.rng = new Rng(o.seed)
+    this.plan = o.calm ? NO_FAULTS : drawFaults(this.rng)
+    this.net = new SimNetwork(this.loop, this.rng)
+    this.net.faults = this.plan.link
+    this.checks = new Checks(this.loop)
+  }
+
+  wall(): number { return Math.floor(this.loop.now) + this.wallOffset }
+}
+
+export async function runCluster(options: ClusterOptions): Promise<SeedReport> {
+  const o = { ...DEFAULTS, calm: false, ...options }
+  const saved = { ...TEST_FAULTS }
+  for (const b of o.bugs ?? []) TEST_FAULTS[b] = true
+  try {
+    return await run(new World(o))
+  } finally {
+    Object.assign(TEST_FAULTS, saved)
+  }
+}
+
+async function run(w: World): Promise<SeedReport> {
+  const { o, loop, plan } = w
+  const seq = new SimNode(SEQ_HOST, true, w)
+  w.nodes.push(seq)
+  for (let i = 1; i <= o.followers; i++) w.nodes.push(new SimNode(`f${i}`, false, w))
+  // Each client trades the six model accounts on all four markets; its stream comes from the seed.
+  for (let i = 1; i <= o.clients; i++) {
+    const [stream] = fc.sample(commandStream({
+      markets: [PROFILES.BTCPERP, PROFILES.ETHPERP, PROFILES.BTCSPOT, PROFILES.ETHSPOT], accounts: 6,
+      minLength: o.commandsPerClient, maxLength: o.commandsPerClient,
+    }), { seed: (o.seed * 7919 + i) | 0, numRuns: 1 })
+    w.clients.push(new SimClient(`c${i}`, stream!, w))
+  }
+
+  for (const n of w.nodes) n.start()
+  // Genesis first: clients start once the sequencer serves.
+  await loop.run(loop.now + 5_000, () => seq.replica !== null)
+  for (const c of w.clients) c.start()
+  const faultEnd = loop.now + o.faultMs
+  if (!o.calm) scheduleFaults(w, faultEnd)
+  if (o.priceMoves) schedulePrices(w, faultEnd)
+
+  await loop.run(faultEnd)
+  // Healed phase: the network is calm, every node comes back, clients finish what is in flight.
+  w.net.heal()
+  for (const c of w.clients) c.stopped = true
+  for (const n of w.nodes) n.start()
+  loop.record('healed')
+  const healEnd = faultEnd + o.healMs
+  let converged = false
+  await loop.run(healEnd, () => (converged = convergedNow(w)))
+  if (!converged) {
+    w.checks.fail(`did not converge within ${o.healMs} ms of healing: ${positions(w)}`)
+    if (w.nodes.every((n) => n.node !== undefined)) compareRoots(w)
+  } else {
+    await finalChecks(w)
+  }
+  for (const e of loop.errors) w.checks.fail(`uncaught in an event: ${e}`)
+
+  const ns = w.net.stats
+  w.stats.logLength = seq.disk.last().seq
+  Object.assign(w.stats, { lost: ns.lost, duplicated: ns.duplicated, corrupted: ns.corrupted, broken: ns.broken,
+    virtualMs: loop.now - START_TIME, events: loop.events, checkpoints: w.checks.checkpoints })
+  for (const n of w.nodes) n.crash()
+  return {
+    seed: o.seed, ok: w.checks.failures.length === 0, failures: w.checks.failures, faults: o.calm ? 'calm' : describeFaults(plan),
+    stats: w.stats, traceHash: loop.traceHash(), replay: replayCommand({ ...o }),
+  }
+}
+
+function scheduleFaults(w: World, until: number): void {
+  const { loop, rng, plan, nodes } = w
+  const uniform = (lo: number, hi: number): number => lo + (hi - lo) * (rng.u32() / 4294967296)
+  if (plan.crashEveryMs !== Infinity) {
+    const crash = (): void => {
+      if (loop.now >= until) return
+      const victim = rng.chance(plan.sequencerShare) ? nodes[0]! : nodes[1 + rng.below(nodes.length - 1)]!
+      if (victim.up) {
+        w.stats.crashes++
+        if (victim.sequencer) w.stats.sequencerCrashes++
+        const down = uniform(plan.downMs[0], plan.downMs[1])
+        if (rng.chance(0.6)) victim.crashInWrite(down)
+        else victim.bounce(down)
+      }
+      loop.after(uniform(0.5, 1.5) * plan.crashEveryMs, crash)
+    }
+    loop.after(uniform(0.2, 1) * plan.crashEveryMs, crash)
+  }
+  if (plan.partitionEveryMs !== Infinity) {
+    const split = (): void => {
+      if (loop.now >= until) return
+      // One node (or a client) cut off from everyone else for a while.
+      const names = [...nodes.map((n) => n.name), ...w.clients.map((c) => c.name)]
+      const lonely = names[rng.below(names.length)]!
+      for (const other of names) if (other !== lonely) w.net.partition(lonely, other)
+      w.stats.partitions++
+      loop.record(`partition ${lonely}`)
+      loop.after(uniform(plan.partitionMs[0], plan.partitionMs[1]), () => {
+        if (loop.now < until) { w.net.heal(); w.net.faults = plan.link }
+      })
+      loop.after(uniform(0.5, 1.5) * plan.partitionEveryMs, split)
+    }
+    loop.after(uniform(0.2, 1) * plan.partitionEveryMs, split)
+  }
+  const perSecond = (): void => {
+    if (loop.now >= until) return
+    if (rng.chance(plan.badLinkPerSecond)) {
+      const names = nodes.map((n) => n.name)
+      const a = names[rng.below(names.length)]!
+      const b = names[rng.below(names.length)]!
+      if (a !== b) {
+        w.net.setLink(a, b, { ...plan.link, delayMinMs: 20, delayMaxMs: 200, loss: Math.max(plan.link.loss, 0.2) })
+        loop.after(uniform(200, 2_000), () => w.net.setLink(a, b, undefined))
+      }
+    }
+    if (rng.chance(plan.clockStepPerSecond)) {
+      // Wall time jumps 11 minutes: resting GTD orders come due on the next Tick.
+      w.wallOffset += 660_000
+      loop.record('clock step')
+    }
+    loop.after(1_000, perSecond)
+  }
+  loop.after(1_000, perSecond)
+}
+
+function schedulePrices(w: World, until: number): void {
+  const { loop, o } = w
+  let client: IngressClient | null = null
+  const step = (): void => {
+    if (loop.now >= until) return
+    if (client === null) {
+      IngressClient.connect(w.net.view('prices'), SEQ_URL).then((c) => { client = c }, () => undefined)
+    } else {
+      for (const command of o.priceMoves!({ wallMs: w.wall(), rng: w.rng })) {
+        w.checks.submitted(normalize(command))
+        client.submit(normalize(command)).catch(() => { client = null })
+      }
+    }
+    loop.after(o.priceEveryMs, step)
+  }
+  loop.after(o.priceEveryMs, step)
+}
+
+function convergedNow(w: World): boolean {
+  const [seq, ...followers] = w.nodes
+  const s = seq!.node
+  if (s === undefined || !w.clients.every((c) => c.done)) return false
+  if (s.state.seq !== s.log.lastSeq) return false
+  for (const f of followers) {
+    const n = f.node
+    if (n === undefined || n.state.seq !== s.state.seq || n.log.lastSeq !== s.log.lastSeq || !sameHash(n.log.lastHash, s.log.lastHash)) return false
+  }
+  return true
+}
+
+function positions(w: World): string {
+  return w.nodes.map((n) => `${n.name} ${n.up ? '' : '(down) '}applied ${n.node?.state.seq ?? '-'} log ${n.node?.log.lastSeq ?? n.disk.last().seq}`).join(', ') +
+    `; clients in flight ${w.clients.map((c) => c.inFlight).join('/')}`
+}
+
+/** Every node's log head and state root against the sequencer's; returns the sequencer's root. */
+function compareRoots(w: World): string {
+  const s = w.nodes[0]!.node!
+  const root = stateRoot(s.state)
+  for (const n of w.nodes.slice(1)) {
+    const f = n.node!
+    if (f.log.lastSeq === s.log.lastSeq && !sameHash(f.log.lastHash, s.log.lastHash)) {
+      w.checks.fail(`${n.name}'s log differs from the sequencer's (same length ${f.log.lastSeq}, different head hash)`)
+    }
+    const r = stateRoot(f.state)
+    if (f.state.seq === s.state.seq && r !== root) w.checks.fail(`final state root of ${n.name} ${r} differs from the sequencer's ${root}`)
+  }
+  return root
+}
+
+async function finalChecks(w: World): Promise<void> {
+  const seq = w.nodes[0]!
+  const entries: LogEntry[] = seq.disk.batches.flat()
+  w.checks.finalLog(entries)
+  const root = compareRoots(w)
+  w.checks.invariants('sequencer (final)', seq.node!.state)
+  await runShadows(w.checks, seq.disk, w.o.checkpointInterval, root, w.rng.below(seq.disk.batches.length), w.o.restartWindow)
+  w.loop.record(`final ${entries.length} ${hex(seq.disk.last().hash)} ${root}`)
+}

@@ -1,0 +1,80 @@
+// The full path on `exchange start`: the embedded chain comes up with the contracts, the demo
+// account is funded by a real deposit, a withdrawal over REST is paid on chain, checkpoint
+// roots are anchored, and after the exchange stops the audit of its data directory passes
+// against the chain's state (kept in the data directory).
+
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { createHmac } from 'node:crypto'
+import { promisify } from 'node:util'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { startAnvil } from '../../chain/anvil.js'
+import { chainProvider, tokenAt, vaultAt } from '../../chain/provider.js'
+import { runAudit } from '../../bin/audit.js'
+import { freePort, startExchange } from '../helpers/processes.js'
+
+interface Account { address: string; apiKey: string; secretKey: string }
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+t.test('deposit, withdrawal, anchors and audit on the embedded chain', { timeout: 60_000 }, async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'chain-start-'))
+  const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
+  const proc = startExchange(['start', '--data', dir, '--port', String(port), '--replication-port', String(repl),
+    '--metrics-port', String(metrics), '--checkpoint-interval', '10', '--anchor-interval-ms', '200', '--chain-poll-ms', '50'])
+  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
+  const running = await proc.waitFor((l) => l.msg === 'chain services running', 30_000)
+  const vaultAddress = running.vault as string
+  await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
+  const demo = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as Account
+  const provider = chainProvider(running.rpc as string, 31337)
+  const usdt = JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')).tokens[0].address as string
+
+  const callAs = async (who: Account, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
+    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
+    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
+    return r.json()
+  }
+  const call = (method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => callAs(demo, method, p, params)
+
+  // Funded by a real deposit: the history's txId is a mined transaction to the Vault.
+  const deposits = await call('GET', '/sapi/v1/capital/deposit/hisrec') as { amount: string; txId: string }[]
+  t.equal(deposits.length, 1)
+  t.equal(deposits[0]!.amount, '100000')
+  const receipt = await provider.getTransactionReceipt(deposits[0]!.txId.split(':')[0]!)
+  t.equal(receipt?.status, 1)
+  t.equal(receipt?.to, vaultAddress)
+
+  // `exchange account` funds its new account on the same chain.
+  const second = JSON.parse((await promisify(execFile)(process.execPath, [path.resolve('bin/exchange.js'), 'account', '--fund', '20000',
+    '--data', dir, '--replication-port', String(repl)])).stdout) as Account
+  const secondDeposits = await callAs(second, 'GET', '/sapi/v1/capital/deposit/hisrec') as { amount: string; txId: string }[]
+  t.same(secondDeposits.map((d) => d.amount), ['20000'])
+  t.equal((await provider.getTransactionReceipt(secondDeposits[0]!.txId.split(':')[0]!))?.to, vaultAddress)
+  t.match(await callAs(second, 'GET', '/fapi/v2/balance'), [{ asset: 'USDT', balance: '10000.00000000' }])
+
+  const { id } = await call('POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '25' }) as { id: string }
+  let row: { id: string; status: number; txId: string } | undefined
+  while (row?.status !== 6) {
+    await sleep(100)
+    row = (await call('GET', '/sapi/v1/capital/withdraw/history') as (typeof row)[]).find((r) => r!.id === id)
+  }
+  t.equal(await tokenAt(usdt, provider).balanceOf(demo.address), 25_000_000n, 'the withdrawal arrived on chain')
+  t.equal((await provider.getTransactionReceipt(row.txId))?.status, 1)
+
+  const vault = vaultAt(vaultAddress, provider)
+  while ((await vault.latestSeq()) < 10n) await sleep(100)
+  provider.destroy()
+  await proc.kill('SIGTERM')
+
+  // The chain as the exchange left it, from its state file, and the audit of the data directory.
+  const anvil = await startAnvil({ stateFile: path.join(dir, 'chain', 'anvil-state.json') })
+  t.teardown(() => anvil.stop())
+  const lines: string[] = []
+  const ok = await runAudit({ dataDir: dir, rpc: anvil.url, vault: vaultAddress, chainId: 31337, out: (l) => lines.push(l) })
+  t.equal(ok, true, lines.join('\n'))
+  t.match(lines.join('\n'), /anchors +(\d+) of \1 on/)
+  t.notMatch(lines.join('\n'), /anchors +0 of/)
+})

@@ -1,0 +1,58 @@
+// Futures information endpoints bots poll: order-count limits, trading-rules status, ADL
+// quantiles (zeros per market with a position), forced orders (none), the multi-assets switch
+// (always off, with Binance's codes) and index constituents.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+async function trader(rig: GatewayRig): Promise<Keys> {
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: wallet.address })
+  return keys
+}
+
+t.test('limits, status, ADL, forced orders, multi-assets, constituents', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig)
+  const bob = await trader(rig)
+
+  t.same((await signedInject(rig, alice, 'GET', '/fapi/v1/rateLimit/order')).json(), [
+    { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 300 },
+    { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: 1200 },
+  ])
+  t.same((await signedInject(rig, alice, 'GET', '/fapi/v1/apiTradingStatus')).json(), { indicators: {}, updateTime: rig.ex.time })
+  t.same((await signedInject(rig, alice, 'GET', '/fapi/v1/apiTradingStatus', { symbol: 'NOPE' })).json(),
+    { code: -1121, msg: 'Invalid symbol.' })
+
+  t.same((await signedInject(rig, alice, 'GET', '/fapi/v1/adlQuantile')).json(), [], 'no position, no row')
+  await signedInject(rig, alice, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', type: 'LIMIT',
+    timeInForce: 'GTC', price: '50000.0', quantity: '0.010' })
+  await signedInject(rig, bob, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET', quantity: '0.010' })
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/adlQuantile')).json(),
+    [{ symbol: 'BTCUSDTPERP', adlQuantile: { LONG: 0, SHORT: 0, BOTH: 0 } }])
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/adlQuantile', { symbol: 'ETHUSDTPERP' })).json(), [])
+
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/forceOrders', { symbol: 'BTCUSDTPERP' })).json(), [])
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/forceOrders', { autoCloseType: 'BOTH' })).json(),
+    { code: -1130, msg: "Data sent for parameter 'autoCloseType' is not valid." })
+
+  t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/multiAssetsMargin', { multiAssetsMargin: 'false' })).json(),
+    { code: -4171, msg: 'Adjusted asset mode is currently set and does not need to be adjusted repeatedly.' })
+  t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/multiAssetsMargin', { multiAssetsMargin: 'true' })).json(),
+    { code: -1020, msg: 'This operation is not supported.' })
+  t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/multiAssetsMargin', { multiAssetsMargin: 'yes' })).json(),
+    { code: -1130, msg: "Data sent for parameter 'multiAssetsMargin' is not valid." })
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/multiAssetsMargin')).json(), { multiAssetsMargin: false })
+
+  // No oracle price yet: no constituent.
+  const c = await rig.app.inject({ method: 'GET', url: '/fapi/v1/constituents?symbol=BTCUSDTPERP' })
+  t.equal(c.statusCode, 200)
+  t.same(c.json(), { symbol: 'BTCUSDTPERP', time: rig.ex.time, constituents: [] })
+  t.same((await rig.app.inject({ method: 'GET', url: '/fapi/v1/constituents?symbol=BTCUSDT' })).json(),
+    { code: -1121, msg: 'Invalid symbol.' })
+  t.same((await rig.app.inject({ method: 'GET', url: '/fapi/v1/constituents' })).json(),
+    { code: -1102, msg: "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed." })
+})

@@ -1,0 +1,53 @@
+// Spot queries beyond the basics: the caller's trades and order history, the last price, the
+// best bid and ask, and the 5-minute average price, with Binance spot's shapes.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
+
+t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const sellerWallet = Wallet.createRandom()
+  const buyerWallet = Wallet.createRandom()
+  const seller = (await openSession(rig, sellerWallet)).json() as Keys
+  const buyer = (await openSession(rig, buyerWallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 's' })
+  await rig.run({ type: 'Deposit', account: buyerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'b' })
+
+  const get = (url: string) => rig.app.inject({ method: 'GET', url })
+  t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '0.00', closeTime: rig.ex.time })
+
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.1000', price: '50000.00' })
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.1000', price: '50100.00' })
+  // 0.1 at 50000 and 0.05 at 50100: 7505 USDT for 0.15, average 50033.33.
+  await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.1500' })
+  await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.0100', price: '49000.00' })
+
+  t.same((await get('/api/v3/ticker/price?symbol=BTCUSDT')).json(), { symbol: 'BTCUSDT', price: '50100.00' })
+  t.same((await get('/api/v3/ticker/price')).json(), [{ symbol: 'BTCUSDT', price: '50100.00' }, { symbol: 'ETHUSDT', price: '0.00' }])
+  t.same((await get('/api/v3/ticker/bookTicker?symbol=BTCUSDT')).json(),
+    { symbol: 'BTCUSDT', bidPrice: '49000.00', bidQty: '0.0100', askPrice: '50100.00', askQty: '0.0500' })
+  t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '50033.33', closeTime: rig.ex.time })
+  t.same((await get('/api/v3/ticker/price?symbol=BTCUSDTPERP')).json(), { code: -1121, msg: 'Invalid symbol.' })
+
+  const trades = (await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT' })).json()
+  t.equal(trades.length, 2)
+  t.same(trades[0], { symbol: 'BTCUSDT', id: 1, orderId: 3, orderListId: -1, price: '50000.00', qty: '0.1000',
+    quoteQty: '5000.000000', commission: '0.00010000', commissionAsset: 'BTC', time: trades[0].time, isBuyer: true,
+    isMaker: false, isBestMatch: true })
+  t.match(trades[1], { id: 2, price: '50100.00', qty: '0.0500', commission: '0.00005000' })
+  const sold = (await signedInject(rig, seller, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT', orderId: 2 })).json()
+  t.match(sold, [{ id: 2, orderId: 2, isBuyer: false, isMaker: true, commissionAsset: 'USDT', commission: '2.505000' }])
+
+  const orders = (await signedInject(rig, buyer, 'GET', '/api/v3/allOrders', { symbol: 'BTCUSDT' })).json()
+  t.match(orders, [
+    { orderId: 3, status: 'FILLED', type: 'MARKET', executedQty: '0.1500', cummulativeQuoteQty: '7505.000000' },
+    { orderId: 4, status: 'NEW', type: 'LIMIT', price: '49000.00', origQty: '0.0100' },
+  ])
+  t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT', startTime: 0, endTime: 86_400_001 })).json(),
+    { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." })
+})

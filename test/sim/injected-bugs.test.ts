@@ -1,0 +1,31 @@
+// The simulator catches deliberate bugs within the CI budget: each test turns one switch of
+// replica/test-faults.ts on and runs seeds until a checker fails, naming the seed to replay.
+
+import t from 'tap'
+import { runCluster, type SeedReport } from '../../sim/cluster.js'
+import { TEST_FAULTS, type TestFault } from '../../replica/test-faults.js'
+
+const BUDGET = 10
+
+async function firstFailure(bug: TestFault): Promise<SeedReport | undefined> {
+  for (let seed = 1; seed <= BUDGET; seed++) {
+    const r = await runCluster({ seed, bugs: [bug] })
+    if (!r.ok) return r
+  }
+  return undefined
+}
+
+t.test('acknowledging before fsync loses acknowledged commands', async (t) => {
+  const r = await firstFailure('ackBeforeSync')
+  t.ok(r, `caught within ${BUDGET} seeds`)
+  t.match(r!.failures.join('\n'), /acknowledged seq \d+ \(client c\d\) (holds another command|is missing)/)
+  t.match(r!.replay, /^npm run sim -- --seed \d+ --bug ackBeforeSync$/)
+  t.equal(TEST_FAULTS.ackBeforeSync, false, 'the switch is off again')
+})
+
+t.test('a follower skipping the hash check on replicated batches diverges', async (t) => {
+  const r = await firstFailure('skipWireHashCheck')
+  t.ok(r, `caught within ${BUDGET} seeds`)
+  t.match(r!.failures.join('\n'), /(checkpoint \d+: f\d has root|log differs from the sequencer's)/)
+  t.equal(TEST_FAULTS.skipWireHashCheck, false, 'the switch is off again')
+})
