@@ -21,6 +21,7 @@ import { tradeRoutes } from './routes/trade.js'
 import { walletRoutes } from './routes/wallet.js'
 import { timeUnitHooks } from './time-unit.js'
 import { WeightCounter } from './weights.js'
+import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 
 export interface GatewayOptions {
@@ -93,6 +94,10 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
     return s !== undefined && s.expiresAt > ctx.now()
   })
   app.decorate('listenKeys', listenKeys)
+  // Shared with the WebSocket API (gateway/ws-api): one order budget and one context for both.
+  const orders = new OrderCounter(ctx.now, ctx.rateLimits)
+  app.decorate('orders', orders)
+  app.decorate('gatewayCtx', ctx)
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
   })
@@ -117,7 +122,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(marketRoutes, { ctx, weights })
   await app.register(sessionRoutes, { ctx, weights })
   await app.register(accountRoutes, { ctx, weights })
-  await app.register(tradeRoutes, { ctx, weights })
+  await app.register(tradeRoutes, { ctx, weights, orders })
   await app.register(walletRoutes, { ctx, weights })
   await app.register(capitalRoutes, { ctx, weights })
   await app.register(accountConfigRoutes, { ctx, weights })

@@ -71,7 +71,7 @@ export function withoutSignature(raw: string): string {
   return raw.split('&').filter((p) => !p.startsWith('signature=')).join('&')
 }
 
-function checkSignature(ctx: GatewayContext, session: Session, r: RawRequest): void {
+export function checkSignature(ctx: GatewayContext, session: Session, r: RawRequest): void {
   const given = r.params.get('signature')
   if (given === undefined || given === '') throw mandatoryParam('signature')
   const payload = withoutSignature(r.rawQuery) + withoutSignature(r.rawBody)
@@ -86,7 +86,7 @@ function checkSignature(ctx: GatewayContext, session: Session, r: RawRequest): v
 }
 
 /** The timing rule: timestamp < server + 1000 and server - timestamp <= recvWindow. */
-function checkTiming(ctx: GatewayContext, req: FastifyRequest, r: RawRequest): void {
+export function checkTiming(ctx: GatewayContext, req: Pick<FastifyRequest, 'headers'>, r: Pick<RawRequest, 'params'>): void {
   const ts = r.params.get('timestamp')
   if (ts === undefined || ts === '') throw mandatoryParam('timestamp')
   if (!/^\d{1,19}$/.test(ts)) throw invalidParam('timestamp')
@@ -106,7 +106,11 @@ function checkTiming(ctx: GatewayContext, req: FastifyRequest, r: RawRequest): v
 
 /** The live session an API key names, or the Binance error for a missing or bad one. */
 export function sessionOf(ctx: GatewayContext, req: FastifyRequest): Session {
-  const key = req.headers['x-mbx-apikey']
+  return sessionByKey(ctx, req.headers['x-mbx-apikey'])
+}
+
+/** The live session of an API key however it was sent (header, WebSocket API params). */
+export function sessionByKey(ctx: GatewayContext, key: unknown): Session {
   if (typeof key !== 'string' || !API_KEY.test(key)) throw badApiKeyFormat()
   const session = ctx.state().sessions.get(key)
   if (!session || session.expiresAt <= ctx.now()) throw rejectedApiKey()

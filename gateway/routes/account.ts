@@ -28,7 +28,7 @@ function aliasOf(address: string, sub: number): string {
   return address.slice(2, 6).toUpperCase() + 'fu' + sub
 }
 
-function balanceRows(state: State, address: string, subNo: number, sub: SubAccount | undefined): object[] {
+export function balanceRows(state: State, address: string, subNo: number, sub: SubAccount | undefined): object[] {
   const asset = marginAsset(state)
   if (asset === undefined) return []
   const scale = state.assets.get(asset)!.scale

@@ -74,7 +74,7 @@ async function eachInPlace<T>(items: readonly T[], run: (item: T) => Promise<obj
 }
 
 /** Amends one order from its parameters (a request's or a batch element's); answers the order after it. */
-async function modifyFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
+export async function modifyFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
   const state = ctx.state()
   const m = perpParam(state, p)
   const orderId = idParam(p, 'orderId')

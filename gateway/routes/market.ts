@@ -31,7 +31,7 @@ interface Options {
 const DEPTH_LIMITS = [5, 10, 20, 50, 100, 500, 1000] as const
 
 /** Binance USD-M depth weight by limit. */
-function depthWeight(p: Params): number {
+export function depthWeight(p: Params): number {
   const limit = limitForWeight(p, 500)
   return limit <= 50 ? 2 : limit <= 100 ? 5 : limit <= 500 ? 10 : 20
 }
@@ -42,10 +42,34 @@ export function klinesWeight(limit: number): number {
 }
 
 /** Weight `one` with a symbol, `all` without. */
-const bySymbol = (one: number, all: number) => (p: Params): number => optional(p, 'symbol') === undefined ? all : one
+export const bySymbol = (one: number, all: number) => (p: Params): number => optional(p, 'symbol') === undefined ? all : one
 
 /** A single object when a symbol was sent, else the array Binance gives for every symbol. */
 const oneOrAll = <T>(p: Params, items: T[]): T | T[] => optional(p, 'symbol') === undefined ? items : items[0]!
+
+/** The order book (GET /fapi/v1/depth, WebSocket API `depth`). */
+export function depthBody(ctx: GatewayContext, p: Params): object {
+  const state = ctx.state()
+  const m = perpParam(state, p)
+  const limit = limitOneOf(p, 500, DEPTH_LIMITS)
+  const now = ctx.now()
+  // Both sides and the seq are read in one synchronous step: the snapshot is exact at lastUpdateId.
+  return { lastUpdateId: state.seq, E: now, T: now, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
+}
+
+/** Last prices (GET /fapi/v1/ticker/price, WebSocket API `ticker.price`). */
+export function tickerPriceBody(ctx: GatewayContext, p: Params): object {
+  const now = ctx.now()
+  // The core's last trade price, current to the last applied entry; `time` is when it is read.
+  return oneOrAll(p, perpsParam(ctx.state(), p).map((m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks), time: now })))
+}
+
+/** Best bid and ask (GET /fapi/v1/ticker/bookTicker, WebSocket API `ticker.book`). */
+export function bookTickerBodies(ctx: GatewayContext, p: Params): object {
+  const state = ctx.state()
+  const now = ctx.now()
+  return oneOrAll(p, perpsParam(state, p).map((m) => bookTickerBody(m, state.seq, now)))
+}
 
 export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const get = publicGet.bind(null, app, weights)
@@ -57,14 +81,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
 
   get({
     url: '/fapi/v1/depth', params: ['symbol', 'limit'], response: depthSchema, weight: depthWeight,
-    handler: (p) => {
-      const state = ctx.state()
-      const m = perpParam(state, p)
-      const limit = limitOneOf(p, 500, DEPTH_LIMITS)
-      const now = ctx.now()
-      // Both sides and the seq are read in one synchronous step: the snapshot is exact at lastUpdateId.
-      return { lastUpdateId: state.seq, E: now, T: now, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
-    },
+    handler: (p) => depthBody(ctx, p),
   })
 
   get({
@@ -125,20 +142,12 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: ['/fapi/v1/ticker/price', '/fapi/v2/ticker/price'], params: ['symbol'], response: priceSchema,
     weight: bySymbol(1, 2),
-    handler: (p) => {
-      const now = ctx.now()
-      // The core's last trade price, current to the last applied entry; `time` is when it is read.
-      return oneOrAll(p, perpsParam(ctx.state(), p).map((m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks), time: now })))
-    },
+    handler: (p) => tickerPriceBody(ctx, p),
   })
 
   get({
     url: '/fapi/v1/ticker/bookTicker', params: ['symbol'], response: bookTickerSchema, weight: bySymbol(2, 5),
-    handler: (p) => {
-      const state = ctx.state()
-      const now = ctx.now()
-      return oneOrAll(p, perpsParam(state, p).map((m) => bookTickerBody(m, state.seq, now)))
-    },
+    handler: (p) => bookTickerBodies(ctx, p),
   })
 
   get({

@@ -15,7 +15,7 @@ import {
 import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { idParam, optional, perpParam, required } from '../market-params.js'
-import { OrderCounter } from '../order-counter.js'
+import type { OrderCounter } from '../order-counter.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
 import { batchOrderRoutes } from './batch-orders.js'
@@ -23,6 +23,7 @@ import { batchOrderRoutes } from './batch-orders.js'
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
+  orders: OrderCounter
 }
 
 export type Params = Map<string, string>
@@ -117,9 +118,33 @@ export async function placeFrom(ctx: GatewayContext, a: Authenticated, p: Params
   return orderJson(m, rec, 'response')
 }
 
-export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const orders = new OrderCounter(ctx.now, ctx.rateLimits)
+/** Cancels one order named by `p` (orderId or origClientOrderId) and answers the order after it. */
+export async function cancelFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
+  const state = ctx.state()
+  const m = perpParam(state, p)
+  const orderId = idParam(p, 'orderId')
+  const clientOrderId = optional(p, 'origClientOrderId')
+  if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+  const restriction = optional(p, 'cancelRestrictions')
+  if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
+  const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}),
+    ...(restriction !== undefined ? { restriction } : {}) })
+  if (!ack.result.ok) throw coreError(state, m, 'cancel', ack.result.code)
+  const ev = ack.result.events.find((e) => e.type === 'order')
+  if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' })
+  return orderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response')
+}
 
+/** The caller's order named by `p`, as GET /fapi/v1/order answers it. */
+export async function queryFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
+  const m = perpParam(ctx.state(), p)
+  const rec = await findOrder(ctx, { ...a, params: p }, m)
+  if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'query' })
+  return orderJson(m, rec, 'record')
+}
+
+export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
   app.post('/fapi/v1/order', tradeDocs.placeOrder, async (req, reply: FastifyReply) => {
     weights.charge(req.ip, 0)
     const a = authenticate(ctx, req, 'TRADE')
@@ -135,20 +160,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
   app.delete('/fapi/v1/order', tradeDocs.cancelOrder, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
-    const state = ctx.state()
-    const m = perpParam(state, a.params)
-    const orderId = idParam(a.params, 'orderId')
-    const clientOrderId = optional(a.params, 'origClientOrderId')
-    if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
-    const restriction = optional(a.params, 'cancelRestrictions')
-    if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
-    const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-      marketId: m.marketId, ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}),
-      ...(restriction !== undefined ? { restriction } : {}) })
-    if (!ack.result.ok) throw coreError(state, m, 'cancel', ack.result.code)
-    const ev = ack.result.events.find((e) => e.type === 'order')
-    if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' })
-    return orderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response')
+    return cancelFrom(ctx, a, a.params)
   })
 
   for (const path of ['/fapi/v1/allOpenOrders', '/fapi/v1/openOrders']) {
@@ -166,10 +178,7 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
   app.get('/fapi/v1/order', tradeDocs.queryOrder, async (req) => {
     weights.charge(req.ip, 4)
     const a = authenticate(ctx, req, 'USER_DATA')
-    const m = perpParam(ctx.state(), a.params)
-    const rec = await findOrder(ctx, a, m)
-    if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'query' })
-    return orderJson(m, rec, 'record')
+    return queryFrom(ctx, a, a.params)
   })
 
   app.get('/fapi/v1/openOrders', tradeDocs.openOrders, async (req) => {

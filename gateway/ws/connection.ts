@@ -5,6 +5,7 @@
 
 import type { WebSocket } from 'ws'
 import type { StreamHub, Subscriber } from './hub.js'
+import { CLOSE, ManagedSocket } from './managed-socket.js'
 import { parseStream } from './streams.js'
 
 export interface ConnectionLimits {
@@ -20,13 +21,6 @@ export interface ConnectionLimits {
   /** How long a closing connection gets to finish its close handshake before it is destroyed. */
   closeGraceMs: number
 }
-
-/** Close codes sent to clients: standard ones, with reasons saying which limit was hit. */
-export const CLOSE = {
-  normal: 1000,
-  goingAway: 1001,
-  policy: 1008,
-} as const
 
 const METHODS = ['SUBSCRIBE', 'UNSUBSCRIBE', 'LIST_SUBSCRIPTIONS', 'SET_PROPERTY', 'GET_PROPERTY'] as const
 type Id = number | string
@@ -46,33 +40,22 @@ export interface ExtraStreams {
   subscribed?(name: string): void
 }
 
-export class StreamConnection implements Subscriber {
+export class StreamConnection extends ManagedSocket implements Subscriber {
   readonly streams = new Set<string>()
-  private open = true
   /** Arrival times (monotonic ms) of the incoming frames of the last second. */
   private arrivals: number[] = []
-  private lastPongAt = performance.now()
-  private readonly timers: NodeJS.Timeout[] = []
 
-  constructor(private readonly ws: WebSocket, private combined: boolean, private readonly hub: StreamHub,
-    private readonly limits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void,
+  constructor(ws: WebSocket, private combined: boolean, private readonly hub: StreamHub,
+    private readonly streamLimits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void,
     private readonly extra?: ExtraStreams) {
+    super(ws, streamLimits)
     ws.on('message', (data, isBinary) => {
       if (!this.countIncoming()) return
       this.onMessage(isBinary ? null : data.toString())
     })
     ws.on('ping', () => { this.countIncoming() })
-    ws.on('pong', () => {
-      this.lastPongAt = performance.now()
-      this.countIncoming()
-    })
-    ws.on('close', () => this.end())
-    ws.on('error', () => this.end())
-    this.timers.push(setInterval(() => this.heartbeat(), limits.pingIntervalMs))
-    this.timers.push(setTimeout(() => this.close(CLOSE.normal, 'Connection lifetime reached'), limits.lifetimeMs))
+    ws.on('pong', () => { this.countIncoming() })
   }
-
-  get isOpen(): boolean { return this.open }
 
   /** Subscribes to names already validated (the URL's streams). */
   subscribeAll(names: string[]): void {
@@ -80,39 +63,11 @@ export class StreamConnection implements Subscriber {
   }
 
   deliver(stream: string, json: string): void {
-    if (!this.open) return
-    this.send(this.combined ? `{"stream":${JSON.stringify(stream)},"data":${json}}` : json)
+    if (!this.isOpen) return
+    this.sendText(this.combined ? `{"stream":${JSON.stringify(stream)},"data":${json}}` : json)
   }
 
-  /** Closes with a close frame, then destroys the socket if the client does not finish the handshake. */
-  close(code: number, reason: string): void {
-    if (!this.open) return
-    this.end()
-    this.ws.close(code, reason)
-    setTimeout(() => this.ws.terminate(), this.limits.closeGraceMs).unref()
-  }
-
-  /** Drops the connection without a handshake (server shutdown, a dead peer). */
-  terminate(): void {
-    this.end()
-    this.ws.terminate()
-  }
-
-  private send(text: string): void {
-    if (!this.open) return
-    // The bound: a consumer that lets this much pile up is cut off rather than slow the feed
-    // or let memory grow; it reconnects and resynchronizes like any client after a drop.
-    if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
-      this.close(CLOSE.policy, 'Outbound queue full: consumer too slow')
-      return
-    }
-    this.ws.send(text)
-  }
-
-  private end(): void {
-    if (!this.open) return
-    this.open = false
-    for (const t of this.timers) clearTimeout(t)
+  protected ended(): void {
     for (const s of this.streams) this.hub.remove(s, this)
     this.streams.clear()
     this.onEnd(this)
@@ -120,24 +75,16 @@ export class StreamConnection implements Subscriber {
 
   /** Counts a frame against the per-second limit; false (and closed) past it. */
   private countIncoming(): boolean {
-    if (!this.open) return false
+    if (!this.isOpen) return false
     const now = performance.now()
     const a = this.arrivals
     while (a.length > 0 && now - a[0]! >= 1000) a.shift()
     a.push(now)
-    if (a.length > this.limits.messagesPerSecond) {
+    if (a.length > this.streamLimits.messagesPerSecond) {
       this.close(CLOSE.policy, 'Too many messages')
       return false
     }
     return true
-  }
-
-  private heartbeat(): void {
-    if (performance.now() - this.lastPongAt > this.limits.pongTimeoutMs) {
-      this.terminate()
-      return
-    }
-    this.ws.ping()
   }
 
   private subscribe(name: string): void {
@@ -165,7 +112,7 @@ export class StreamConnection implements Subscriber {
       if (!(err instanceof ControlError)) throw err
       reply = { code: err.code, msg: err.message }
     }
-    this.send(JSON.stringify(reply))
+    this.sendText(JSON.stringify(reply))
   }
 
   private handle(text: string | null): unknown {
@@ -196,8 +143,8 @@ export class StreamConnection implements Subscriber {
       case 'SUBSCRIBE': {
         const names = this.streamParams(params)
         const added = names.filter((n) => !this.streams.has(n))
-        if (new Set(added).size + this.streams.size > this.limits.streamsMax) {
-          throw invalid(`too many streams; at most ${this.limits.streamsMax} per connection`)
+        if (new Set(added).size + this.streams.size > this.streamLimits.streamsMax) {
+          throw invalid(`too many streams; at most ${this.streamLimits.streamsMax} per connection`)
         }
         for (const n of added) this.subscribe(n)
         return null

@@ -1,7 +1,7 @@
 // WebSocket market streams on the gateway's HTTP server: the paths Binance clients build
 // (raw `/ws/<streams>`, combined `/stream?streams=`, and the routed `/public/…` and
 // `/market/…` forms), each upgraded into a StreamConnection fed by one MarketFeed. The user
-// data stream and the WebSocket API plug in later as further routes on the same server.
+// data stream and the WebSocket API (gateway/ws-api) are further routes on the same server.
 
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -10,7 +10,8 @@ import { WebSocketServer } from 'ws'
 import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { notFound } from '../errors.js'
-import { StreamConnection, CLOSE, type ConnectionLimits, type ExtraStreams } from './connection.js'
+import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
+import { CLOSE } from './managed-socket.js'
 import { StreamHub } from './hub.js'
 import { BINANCE_CADENCES, MarketFeed, type FeedCadences } from './market-feed.js'
 import { parseStream, STREAMS_PER_CONNECTION_MAX } from './streams.js'
@@ -27,6 +28,8 @@ export interface WebSocketOptions extends Partial<ConnectionLimits> {
   extraStreams?: ExtraStreams
   /** Errors inside the feed (never a client's doing). Default: logged by the app's logger. */
   onError?: (err: unknown) => void
+  /** Another server on the same port (the WebSocket API): takes the upgrades of its own paths. */
+  otherUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean
 }
 
 export const DEFAULT_LIMITS: ConnectionLimits = {
@@ -126,6 +129,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting mid-handshake must not become an unhandled 'error'.
     socket.on('error', () => socket.destroy())
+    if (o.otherUpgrades?.(req, socket, head) === true) return
     if (connections.size >= connectionsMax) {
       refuse(socket, 503, { code: -1008, msg: 'Server is currently overloaded with other requests. Please try again in a few minutes.' })
       return

@@ -2,15 +2,9 @@
 // history and income, with hand-computed figures; each account sees only its own.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
-import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, type GatewayRig, fundedTrader } from '../helpers/gateway.js'
 
-async function trader(rig: GatewayRig): Promise<{ address: string; keys: Keys }> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'PERP', ref: wallet.address })
-  return { address: wallet.address, keys }
-}
+const trader = (rig: GatewayRig) => fundedTrader(rig, 10_000)
 
 t.test('after Alice sells 0.004 BTC at 50000.0 to Bob', async (t) => {
   const rig = await gatewayRig()

@@ -6,14 +6,9 @@ import t from 'tap'
 import { Wallet } from 'ethers'
 import { stateRoot } from '../../core/root.js'
 import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
-import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, hmac, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
 
-async function trader(rig: GatewayRig, usdt: number): Promise<Keys> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
-  return keys
-}
+const trader = async (rig: GatewayRig, usdt: number): Promise<Keys> => (await fundedTrader(rig, usdt)).keys
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()

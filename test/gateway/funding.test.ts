@@ -4,9 +4,8 @@
 // premium is 79,666 E8 and the rate 0.029666 %; a 0.006 BTC long pays 0.053399 USDT.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
 import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
-import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
 import { T0 } from '../helpers/exchange.js'
 import { limit } from '../helpers/commands.js'
 import { ORACLE, signedPrice } from '../helpers/oracle.js'
@@ -14,12 +13,7 @@ import { ORACLE, signedPrice } from '../helpers/oracle.js'
 const EIGHT_H = 8 * 3_600_000
 const BOUNDARY = Math.floor(T0 / EIGHT_H) * EIGHT_H + EIGHT_H
 
-async function trader(rig: GatewayRig): Promise<{ address: string; keys: Keys }> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: wallet.address })
-  return { address: wallet.address, keys }
-}
+const trader = (rig: GatewayRig) => fundedTrader(rig, 100_000)
 
 t.test('a funding interval seen through the REST API', async (t) => {
   const rig = await gatewayRig()

@@ -3,15 +3,9 @@
 // (always off, with Binance's codes) and index constituents.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
-import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
 
-async function trader(rig: GatewayRig): Promise<Keys> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: wallet.address })
-  return keys
-}
+const trader = async (rig: GatewayRig): Promise<Keys> => (await fundedTrader(rig, 100_000)).keys
 
 t.test('limits, status, ADL, forced orders, multi-assets, constituents', async (t) => {
   const rig = await gatewayRig()

@@ -3,17 +3,11 @@
 // signed payload: wherever `signature` sits among the parameters, the rest is what is signed.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
 import { loadConfig } from '../../bin/config.js'
 import { buildGateway } from '../../gateway/app.js'
-import { gatewayRig, hmac, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, hmac, signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
 
-async function trader(rig: GatewayRig): Promise<Keys> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000 * 1_000_000, wallet: 'PERP', ref: wallet.address })
-  return keys
-}
+const trader = async (rig: GatewayRig): Promise<Keys> => (await fundedTrader(rig, 100_000)).keys
 
 const order = (price: string) => ({ symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price })
 

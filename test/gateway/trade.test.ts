@@ -3,15 +3,9 @@
 // rejections; one account never touches another's orders.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
-import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, type GatewayRig, fundedTrader } from '../helpers/gateway.js'
 
-async function trader(rig: GatewayRig, usdt: number): Promise<{ address: string; keys: Keys }> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
-  return { address: wallet.address, keys }
-}
+const trader = (rig: GatewayRig, usdt: number) => fundedTrader(rig, usdt)
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()

@@ -3,17 +3,11 @@
 // ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE events a scripted sequence produces, exactly.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
 import type { Result } from '../../core/events.js'
 import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
-import { gatewayRig, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
 
-async function trader(rig: GatewayRig, usdt: number): Promise<{ address: string; keys: Keys }> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
-  return { address: wallet.address, keys }
-}
+const trader = (rig: GatewayRig, usdt: number) => fundedTrader(rig, usdt)
 
 const keyed = (rig: GatewayRig, keys: Keys | undefined, method: 'POST' | 'PUT' | 'DELETE', query = '') =>
   rig.app.inject({ method, url: '/fapi/v1/listenKey' + query, headers: keys ? { 'x-mbx-apikey': keys.apiKey } : {} })

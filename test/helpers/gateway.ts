@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createHmac } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import type { HDNodeWallet } from 'ethers'
+import { Wallet, type HDNodeWallet } from 'ethers'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
@@ -108,4 +108,12 @@ export function signedInject(rig: GatewayRig, keys: Keys, method: 'GET' | 'POST'
   const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])),
     timestamp: String(rig.ex.time) }).toString()
   return rig.app.inject({ method, url: `${path}?${q}&signature=${hmac(keys.secretKey, q)}`, headers: { 'x-mbx-apikey': keys.apiKey } })
+}
+
+/** A wallet with a session, funded with `usdt` in its perp wallet: the usual trader of a test. */
+export async function fundedTrader(rig: GatewayRig, usdt = 100_000): Promise<{ address: string; keys: Keys }> {
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
+  return { address: wallet.address, keys }
 }

@@ -4,17 +4,11 @@
 
 import t from 'tap'
 import type { AddressInfo } from 'node:net'
-import { Wallet } from 'ethers'
 import { attachStreams } from '../../gateway/ws/attach.js'
-import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
 import { connect, sleep, type Client } from './client.js'
 
-async function trader(rig: GatewayRig): Promise<{ address: string; keys: Keys }> {
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000 * 1_000_000, wallet: 'PERP', ref: wallet.address })
-  return { address: wallet.address, keys }
-}
+const trader = (rig: GatewayRig) => fundedTrader(rig, 100_000)
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()

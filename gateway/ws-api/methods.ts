@@ -1,0 +1,137 @@
+// The WebSocket API's methods, each dispatched to the code its REST route runs (same
+// parameters, checks, weights and bodies): order.place is POST /fapi/v1/order answering the
+// RESULT form, account.status is GET /fapi/v2/account, and so on.
+
+import type { Session } from '../../core/state.js'
+import type { Authenticated } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { ApiError, invalidListenKey } from '../errors.js'
+import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
+import { optional, perpParam } from '../market-params.js'
+import type { OrderCounter } from '../order-counter.js'
+import { balanceRows } from '../routes/account.js'
+import { modifyFrom } from '../routes/batch-orders.js'
+import { bookTickerBodies, bySymbol, depthBody, depthWeight, tickerPriceBody } from '../routes/market.js'
+import { cancelFrom, placeFrom, queryFrom } from '../routes/trade.js'
+import type { ListenKeys } from '../user-data/listen-keys.js'
+import type { WeightCounter } from '../weights.js'
+import type { WsSecurity } from './signing.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** New-order limits per account, shared by REST and the WebSocket API (decorated in app.ts). */
+    orders: OrderCounter
+    /** The context the routes run on (with the processing deadline), for the WebSocket API. */
+    gatewayCtx: GatewayContext
+    /** Request weight per IP, shared by REST and the WebSocket API (decorated in app.ts). */
+    weights: WeightCounter
+  }
+}
+
+export type Params = Map<string, string>
+
+/** One connection's session.logon state. */
+export interface Logon {
+  session: Session | undefined
+  authorizedSince: number | null
+  readonly connectedSince: number
+}
+
+export interface MethodEnv {
+  ctx: GatewayContext
+  listenKeys: ListenKeys
+  logon: Logon
+}
+
+export interface Method {
+  security: WsSecurity
+  /** REQUEST_WEIGHT, as the REST route charges it. */
+  weight: number | ((p: Params) => number)
+  /** A new order: counted against the ORDERS limits, reported in rateLimits. */
+  countsOrder?: boolean
+  run(env: MethodEnv, a: Authenticated | undefined, p: Params): unknown
+}
+
+/** Conditional (algo) orders are not offered yet: Binance's "not supported". */
+const unsupported = (): never => { throw new ApiError(400, -1020, 'This operation is not supported.') }
+
+function sessionStatus(env: MethodEnv): object {
+  const { logon } = env
+  return {
+    apiKey: logon.session?.apiKey ?? null, authorizedSince: logon.authorizedSince, connectedSince: logon.connectedSince,
+    returnRateLimits: true, serverTime: env.ctx.now(),
+  }
+}
+
+/** A listenKey sent must be this session's (as the REST routes insist). */
+function ownKey(env: MethodEnv, a: Authenticated): void {
+  const sent = a.params.get('listenKey')
+  if (sent !== undefined && sent !== env.listenKeys.keyOf(a.session.apiKey)) throw invalidListenKey()
+}
+
+export const METHODS: Record<string, Method> = {
+  'session.logon': {
+    security: 'SIGNED', weight: 2,
+    run: (env, a) => {
+      env.logon.session = a!.session
+      env.logon.authorizedSince = env.ctx.now()
+      return sessionStatus(env)
+    },
+  },
+  'session.status': { security: 'NONE', weight: 2, run: (env) => sessionStatus(env) },
+  'session.logout': {
+    security: 'NONE', weight: 2,
+    run: (env) => {
+      env.logon.session = undefined
+      env.logon.authorizedSince = null
+      return sessionStatus(env)
+    },
+  },
+
+  'order.place': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => placeFrom(env.ctx, a!, p, 'RESULT') },
+  'order.modify': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => modifyFrom(env.ctx, a!, p) },
+  'order.cancel': { security: 'TRADE', weight: 1, run: (env, a, p) => cancelFrom(env.ctx, a!, p) },
+  'order.status': { security: 'USER_DATA', weight: 4, run: (env, a, p) => queryFrom(env.ctx, a!, p) },
+  'algoOrder.place': { security: 'TRADE', weight: 0, run: unsupported },
+  'algoOrder.cancel': { security: 'TRADE', weight: 1, run: unsupported },
+
+  'account.balance': {
+    security: 'USER_DATA', weight: 5,
+    run: (env, a) => balanceRows(env.ctx.state(), a!.session.account, a!.session.sub, a!.sub),
+  },
+  'account.position': {
+    security: 'USER_DATA', weight: 5,
+    run: (env, a, p) => {
+      const state = env.ctx.state()
+      const only = optional(p, 'symbol') === undefined ? undefined : perpParam(state, p)
+      return positionRows(state, a!.sub, only).map((r) => positionRiskJson(state, r))
+    },
+  },
+  'account.status': { security: 'USER_DATA', weight: 5, run: (env, a) => accountJson(env.ctx.state(), a!.sub) },
+
+  depth: { security: 'NONE', weight: depthWeight, run: (env, _a, p) => depthBody(env.ctx, p) },
+  'ticker.price': { security: 'NONE', weight: bySymbol(1, 2), run: (env, _a, p) => tickerPriceBody(env.ctx, p) },
+  'ticker.book': { security: 'NONE', weight: bySymbol(2, 5), run: (env, _a, p) => bookTickerBodies(env.ctx, p) },
+
+  'userDataStream.start': {
+    security: 'USER_STREAM', weight: 1,
+    run: (env, a) => ({ listenKey: env.listenKeys.open(a!.session).listenKey }),
+  },
+  'userDataStream.ping': {
+    security: 'USER_STREAM', weight: 1,
+    run: (env, a) => {
+      ownKey(env, a!)
+      const entry = env.listenKeys.keepAlive(a!.session)
+      if (!entry) throw invalidListenKey()
+      return { listenKey: entry.listenKey }
+    },
+  },
+  'userDataStream.stop': {
+    security: 'USER_STREAM', weight: 1,
+    run: (env, a) => {
+      ownKey(env, a!)
+      if (!env.listenKeys.close(a!.session)) throw invalidListenKey()
+      return {}
+    },
+  },
+}

@@ -1,0 +1,191 @@
+// The WebSocket API (API.md "WebSocket API"): `/ws-fapi/v1` and `/ws-api/v1` on the gateway's
+// HTTP server. Each text frame is one request `{id, method, params}`; each gets one response
+// `{id, status, result | error, rateLimits}`. Request weight is charged to the same per-IP
+// budget as REST, new orders to the same per-account order counter.
+
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import { WebSocketServer, type WebSocket } from 'ws'
+import type { GatewayContext } from '../context.js'
+import { ApiError, unknownError } from '../errors.js'
+import { perpParam } from '../market-params.js'
+import { DEFAULT_RATE_LIMITS } from '../rate-limits.js'
+import type { ConnectionLimits } from '../ws/connection.js'
+import { CLOSE, ManagedSocket } from '../ws/managed-socket.js'
+import { DEFAULT_LIMITS } from '../ws/server.js'
+import { METHODS, type Logon, type MethodEnv, type Params } from './methods.js'
+import { authenticateWs } from './signing.js'
+
+export const WS_API_PATHS = ['/ws-fapi/v1', '/ws-api/v1'] as const
+
+type Id = number | string | null
+
+/** Requests one connection may have in flight; more are refused rather than queued without bound. */
+const IN_FLIGHT_MAX = 64
+/** Weight charged for a frame that is not a request at all (so floods of junk are not free). */
+const MALFORMED_WEIGHT = 1
+
+export interface WsApi {
+  /** Takes an upgrade for the WebSocket API's paths; false for any other path. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean
+  readonly connections: ReadonlySet<WsApiConnection>
+}
+
+export interface WsApiOptions extends Partial<Pick<ConnectionLimits, 'maxBufferedBytes' | 'pingIntervalMs' | 'pongTimeoutMs' | 'lifetimeMs' | 'closeGraceMs'>> {
+  maxPayload?: number
+  connectionsMax?: number
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?')
+  return q < 0 ? url : url.slice(0, q)
+}
+
+/** A request's params as strings, as a query string would carry them; -1135 otherwise. */
+function paramsOf(raw: unknown): Params {
+  const p: Params = new Map()
+  if (raw === undefined) return p
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ApiError(400, -1135, "Invalid 'params' in JSON request; expected an object.")
+  }
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v === 'string') p.set(k, v)
+    else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') p.set(k, String(v))
+    else throw new ApiError(400, -1135, `Invalid JSON Request; JSON sent for parameter '${k}' is not valid.`)
+  }
+  return p
+}
+
+export class WsApiConnection extends ManagedSocket {
+  private inFlight = 0
+  private readonly logon: Logon
+  private readonly env: MethodEnv
+
+  constructor(ws: WebSocket, private readonly ip: string, private readonly app: FastifyInstance,
+    ctx: GatewayContext, limits: ConnectionLimits, private readonly onEnd: (c: WsApiConnection) => void) {
+    super(ws, limits)
+    this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now() }
+    this.env = { ctx, listenKeys: app.listenKeys, logon: this.logon }
+    ws.on('message', (data, isBinary) => { void this.onMessage(isBinary ? null : data.toString()) })
+  }
+
+  protected ended(): void {
+    this.onEnd(this)
+  }
+
+  private send(body: object): void {
+    this.sendText(JSON.stringify(body))
+  }
+
+  private weightLimit(): object {
+    const w = this.app.weights
+    return { rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: w.limit, count: w.used(this.ip) }
+  }
+
+  private async onMessage(text: string | null): Promise<void> {
+    let id: Id = null
+    let orderCounts: { n10: number; n60: number } | undefined
+    let body: { status: number; result?: unknown; error?: object }
+    this.inFlight++
+    try {
+      const req = this.parse(text)
+      id = req.id
+      if (this.inFlight > IN_FLIGHT_MAX) throw new ApiError(429, -1003, 'Too many requests queued.')
+      const p = paramsOf(req.params)
+      const method = METHODS[req.method]
+      if (method === undefined) {
+        this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
+        throw new ApiError(400, -1020, 'This operation is not supported.')
+      }
+      this.app.weights.charge(this.ip, typeof method.weight === 'number' ? method.weight : method.weight(p))
+      const a = method.security === 'NONE' ? undefined : authenticateWs(this.env.ctx, p, method.security, this.logon.session)
+      if (method.countsOrder) {
+        // An unknown symbol is refused before the order counts (as on REST).
+        perpParam(this.env.ctx.state(), p)
+        const h = this.app.orders.count(`${a!.session.account}/${a!.session.sub}`)
+        orderCounts = { n10: Number(h['X-MBX-ORDER-COUNT-10S']), n60: Number(h['X-MBX-ORDER-COUNT-1M']) }
+      }
+      body = { status: 200, result: await method.run(this.env, a, p) }
+    } catch (err) {
+      // Nothing a client sends may escape: anything but a refusal is answered as -1000.
+      const api = err instanceof ApiError ? err : unknownError()
+      if (!(err instanceof ApiError)) this.app.log.error({ err }, 'WebSocket API request failed')
+      body = { status: api.status, error: api.toBody() }
+    } finally {
+      this.inFlight--
+    }
+    const rateLimits: object[] = [this.weightLimit()]
+    if (orderCounts !== undefined) {
+      const l = this.env.ctx.rateLimits ?? DEFAULT_RATE_LIMITS
+      rateLimits.push(
+        { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: l.orders10s, count: orderCounts.n10 },
+        { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: l.orders1m, count: orderCounts.n60 },
+      )
+    }
+    this.send({ id, ...body, rateLimits })
+  }
+
+  /** The request in a frame; malformed ones are charged and refused in Binance's shape. */
+  private parse(text: string | null): { id: Id; method: string; params: unknown } {
+    let req: unknown
+    try {
+      if (text === null) throw new SyntaxError('binary frame')
+      req = JSON.parse(text)
+    } catch {
+      this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
+      throw new ApiError(400, -1135, 'Invalid JSON Request.')
+    }
+    if (typeof req !== 'object' || req === null || Array.isArray(req)) {
+      this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
+      throw new ApiError(400, -1135, 'Invalid JSON Request.')
+    }
+    const r = req as Record<string, unknown>
+    const rawId = r.id
+    const idOk = rawId === null || (typeof rawId === 'number' && Number.isSafeInteger(rawId))
+      || (typeof rawId === 'string' && rawId.length <= 64)
+    if (!idOk) {
+      this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
+      throw new ApiError(400, -1135, "Invalid JSON Request; 'id' must be an integer or a string of at most 64 characters.")
+    }
+    if (typeof r.method !== 'string') {
+      this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
+      throw new ApiError(400, -1102, "Mandatory parameter 'method' was not sent, was empty/null, or malformed.")
+    }
+    return { id: rawId as Id, method: r.method, params: r.params }
+  }
+}
+
+/** Serves the WebSocket API on `app`'s server (its upgrades are handed over by the stream server). */
+export function attachWsApi(app: FastifyInstance, o: WsApiOptions = {}): WsApi {
+  const limits: ConnectionLimits = { ...DEFAULT_LIMITS }
+  for (const k of ['maxBufferedBytes', 'pingIntervalMs', 'pongTimeoutMs', 'lifetimeMs', 'closeGraceMs'] as const) {
+    const v = o[k]
+    if (v !== undefined) limits[k] = v
+  }
+  const connections = new Set<WsApiConnection>()
+  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? 64 * 1024 })
+  const connectionsMax = o.connectionsMax ?? 10_000
+  app.addHook('preClose', async () => {
+    for (const c of [...connections]) c.close(CLOSE.goingAway, 'Server shutting down')
+    for (const c of [...connections]) c.terminate()
+    await new Promise<void>((resolve) => wss.close(() => resolve()))
+  })
+  return {
+    connections,
+    handleUpgrade(req, socket, head) {
+      if (!(WS_API_PATHS as readonly string[]).includes(pathOf(req.url ?? '/'))) return false
+      if (connections.size >= connectionsMax) {
+        const text = JSON.stringify({ code: -1008, msg: 'Server is currently overloaded with other requests. Please try again in a few minutes.' })
+        socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
+        return true
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // The app's context (with the processing deadline and read-your-writes), as REST uses.
+        const ip = req.socket.remoteAddress ?? ''
+        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => connections.delete(c)))
+      })
+      return true
+    },
+  }
+}

@@ -1,0 +1,227 @@
+// The WebSocket API over real loopback: every method with its body (the REST route's own),
+// HMAC and RSA signatures over the sorted params, session.logon then unsigned requests,
+// refusals in Binance's shape that change nothing, one request-weight budget shared with
+// REST, rateLimits on every response, and the same listenKey as REST.
+
+import t from 'tap'
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { Wallet } from 'ethers'
+import { stateRoot } from '../../core/root.js'
+import { attachStreams } from '../../gateway/ws/attach.js'
+import { signaturePayload } from '../../gateway/ws-api/signing.js'
+import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { connect, type Client } from './client.js'
+
+const ORDER = { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }
+const WEIGHT = (count: number) => ({ rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: 2400, count })
+const ORDERS = (n10: number, n60: number) => [
+  { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 300, count: n10 },
+  { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: 1200, count: n60 },
+]
+
+type P = Record<string, string | number | boolean>
+
+async function setup(t: { teardown(fn: () => unknown): void }) {
+  const rig = await gatewayRig()
+  attachStreams(rig.app, rig.ctx)
+  await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (rig.app.server.address() as AddressInfo).port
+  const clients: Client[] = []
+  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
+  const open = async (path = '/ws-fapi/v1') => { const c = await connect(`ws://127.0.0.1:${port}${path}`); clients.push(c); return c }
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: 'd1' })
+  return { rig, open, keys, http: `http://127.0.0.1:${port}` }
+}
+
+/** params with apiKey and timestamp, HMAC-signed over the sorted `key=value` text. */
+function signed(rig: GatewayRig, keys: Keys, params: P): P {
+  const p: P = { apiKey: keys.apiKey, timestamp: rig.ex.time, ...params }
+  const text = signaturePayload(new Map(Object.entries(p).map(([k, v]) => [k, String(v)])))
+  return { ...p, signature: createHmac('sha256', keys.secretKey).update(text).digest('hex') }
+}
+
+let nextId = 1
+async function call(c: Client, method: string, params?: P): Promise<any> {
+  const id = nextId++
+  c.send({ id, method, ...(params !== undefined ? { params } : {}) })
+  return c.next((m) => m.id === id)
+}
+
+t.test('the signature payload is the params sorted by key, signature left out', async (t) => {
+  t.equal(signaturePayload(new Map([['timestamp', '5'], ['symbol', 'BTCUSDTPERP'], ['signature', 'x'], ['apiKey', 'k']])),
+    'apiKey=k&symbol=BTCUSDTPERP&timestamp=5')
+})
+
+t.test('trading over the WebSocket API answers what REST answers', async (t) => {
+  const { rig, open, keys } = await setup(t)
+  const ws = await open()
+
+  const placed = await call(ws, 'order.place', signed(rig, keys, { ...ORDER, newClientOrderId: 'ws-1' }))
+  t.equal(placed.status, 200)
+  t.same(placed.rateLimits, [WEIGHT(1), ...ORDERS(1, 1)], 'order methods report the order counts too (the weight 1 is REST\'s session request)')
+  const rec = (await signedInject(rig, keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: placed.result.orderId })).json()
+  t.same(placed.result, {
+    orderId: 1, symbol: 'BTCUSDTPERP', status: 'NEW', clientOrderId: 'ws-1', price: '40000.0', avgPrice: '0.0',
+    origQty: '0.010', executedQty: '0.000', cumQty: '0.000', cumQuote: '0.0000', timeInForce: 'GTC', type: 'LIMIT',
+    reduceOnly: false, closePosition: false, side: 'BUY', positionSide: 'BOTH', stopPrice: '0.0', workingType: 'CONTRACT_PRICE',
+    priceProtect: false, origType: 'LIMIT', priceMatch: 'NONE', selfTradePreventionMode: 'EXPIRE_MAKER', goodTillDate: 0,
+    updateTime: rec.updateTime,
+  }, 'the RESULT form')
+
+  const status = await call(ws, 'order.status', signed(rig, keys, { symbol: 'BTCUSDTPERP', origClientOrderId: 'ws-1' }))
+  t.same(status.result, rec, 'order.status is GET /fapi/v1/order')
+  t.same(status.rateLimits, [WEIGHT(1 + 4 + 4)], 'weight 4 after the REST query\'s 4 (order.place weighs 0)')
+
+  const modified = await call(ws, 'order.modify', signed(rig, keys, { symbol: 'BTCUSDTPERP', orderId: 1, side: 'BUY', quantity: '0.020', price: '40100.0' }))
+  t.equal(modified.status, 200)
+  t.match(modified.result, { orderId: 1, status: 'NEW', price: '40100.0', origQty: '0.020' })
+  t.same(modified.rateLimits.slice(1), ORDERS(2, 2), 'a modification counts as an order, as on REST')
+
+  const balance = await call(ws, 'account.balance', signed(rig, keys, {}))
+  t.same(balance.result, (await signedInject(rig, keys, 'GET', '/fapi/v2/balance')).json())
+  const account = await call(ws, 'account.status', signed(rig, keys, {}))
+  t.same(account.result, (await signedInject(rig, keys, 'GET', '/fapi/v2/account')).json())
+  const positions = await call(ws, 'account.position', signed(rig, keys, { symbol: 'BTCUSDTPERP' }))
+  t.same(positions.result, (await signedInject(rig, keys, 'GET', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' })).json())
+  t.equal(positions.result.length, 1)
+
+  const depth = await call(ws, 'depth', { symbol: 'BTCUSDTPERP', limit: 5 })
+  t.same(depth.result, { lastUpdateId: rig.ex.state.seq, E: rig.ex.time, T: rig.ex.time, bids: [['40100.0', '0.020']], asks: [] })
+  const price = await call(ws, 'ticker.price', { symbol: 'BTCUSDTPERP' })
+  t.same(price.result, (await rig.app.inject({ url: '/fapi/v1/ticker/price?symbol=BTCUSDTPERP' })).json())
+  const book = await call(ws, 'ticker.book', { symbol: 'BTCUSDTPERP' })
+  t.same(book.result, (await rig.app.inject({ url: '/fapi/v1/ticker/bookTicker?symbol=BTCUSDTPERP' })).json())
+  t.match(book.result, { symbol: 'BTCUSDTPERP', bidPrice: '40100.0', bidQty: '0.020' })
+
+  const cancelled = await call(ws, 'order.cancel', signed(rig, keys, { symbol: 'BTCUSDTPERP', orderId: 1 }))
+  t.match(cancelled, { status: 200, result: { orderId: 1, status: 'CANCELED', clientOrderId: 'ws-1' } })
+  t.equal(rig.ex.state.markets[1]!.book.orders.size, 0, 'the book is empty again')
+
+  const algo = await call(ws, 'algoOrder.place', signed(rig, keys, { ...ORDER, type: 'STOP', stopPrice: '39000.0' }))
+  t.same({ status: algo.status, error: algo.error }, { status: 400, error: { code: -1020, msg: 'This operation is not supported.' } })
+  const algoCancel = await call(ws, 'algoOrder.cancel', signed(rig, keys, { symbol: 'BTCUSDTPERP', algoId: 1 }))
+  t.same(algoCancel.error, { code: -1020, msg: 'This operation is not supported.' })
+})
+
+t.test('the test network path serves the same API', async (t) => {
+  const { open } = await setup(t)
+  const ws = await open('/ws-api/v1')
+  const price = await call(ws, 'ticker.price', { symbol: 'BTCUSDTPERP' })
+  t.match(price, { status: 200, result: { symbol: 'BTCUSDTPERP', price: '0.0' } })
+})
+
+t.test('RSA signatures: base64 over the same sorted text', async (t) => {
+  const { rig, open, keys } = await setup(t)
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const publicKey = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()
+  t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/apiKey/rsa', { publicKey })).statusCode, 200)
+  const ws = await open()
+  const p: P = { ...ORDER, newClientOrderId: 'rsa-ws', apiKey: keys.apiKey, timestamp: rig.ex.time }
+  const text = signaturePayload(new Map(Object.entries(p).map(([k, v]) => [k, String(v)])))
+  const signature = sign('sha256', Buffer.from(text), pair.privateKey).toString('base64')
+  const placed = await call(ws, 'order.place', { ...p, signature })
+  t.match(placed, { status: 200, result: { orderId: 1, clientOrderId: 'rsa-ws', status: 'NEW' } })
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const wrong = await call(ws, 'order.place', { ...p, newClientOrderId: 'rsa-x',
+    signature: sign('sha256', Buffer.from(text), other.privateKey).toString('base64') })
+  t.same(wrong.error, { code: -1022, msg: 'Signature for this request is not valid.' })
+})
+
+t.test('session.logon: later requests on the connection need no apiKey or signature', async (t) => {
+  const { rig, open, keys } = await setup(t)
+  const ws = await open()
+  const connectedSince = rig.ex.time
+  const before = await call(ws, 'session.status')
+  t.same(before.result, { apiKey: null, authorizedSince: null, connectedSince, returnRateLimits: true, serverTime: rig.ex.time })
+  const unsignedFirst = await call(ws, 'order.place', { ...ORDER, timestamp: rig.ex.time })
+  t.same({ status: unsignedFirst.status, error: unsignedFirst.error },
+    { status: 401, error: { code: -2014, msg: 'API-key format invalid.' } }, 'before logon an unsigned order is refused')
+
+  const logon = await call(ws, 'session.logon', signed(rig, keys, {}))
+  t.same(logon.result, { apiKey: keys.apiKey, authorizedSince: rig.ex.time, connectedSince, returnRateLimits: true, serverTime: rig.ex.time })
+  const placed = await call(ws, 'order.place', { ...ORDER, newClientOrderId: 'logon-1', timestamp: rig.ex.time })
+  t.match(placed, { status: 200, result: { orderId: 1, clientOrderId: 'logon-1' } })
+  const stale = await call(ws, 'order.place', { ...ORDER, timestamp: rig.ex.time - 6000 })
+  t.same(stale.error, { code: -1021, msg: 'Timestamp for this request is outside of the recvWindow.' }, 'the timestamp is still checked')
+
+  const other = await open()
+  const elsewhere = await call(other, 'order.place', { ...ORDER, timestamp: rig.ex.time })
+  t.equal(elsewhere.error.code, -2014, 'the logon belongs to its connection only')
+
+  const logout = await call(ws, 'session.logout')
+  t.same(logout.result, { apiKey: null, authorizedSince: null, connectedSince, returnRateLimits: true, serverTime: rig.ex.time })
+  const after = await call(ws, 'order.place', { ...ORDER, timestamp: rig.ex.time })
+  t.equal(after.error.code, -2014)
+  t.equal(rig.ex.state.markets[1]!.book.orders.size, 1, 'only the logged-on order was placed')
+})
+
+t.test('refusals in Binance\'s shape change nothing, and nothing a client sends crashes the server', async (t) => {
+  const { rig, open, keys } = await setup(t)
+  const ws = await open()
+  const root = stateRoot(rig.ex.state)
+  const good = signed(rig, keys, ORDER)
+  const cases: [string, unknown, number, { code: number; msg: string }][] = [
+    ['a bad signature', { id: 'a', method: 'order.place', params: { ...good, signature: '0'.repeat(64) } }, 400,
+      { code: -1022, msg: 'Signature for this request is not valid.' }],
+    ['a tampered param', { id: 'b', method: 'order.place', params: { ...good, quantity: '1.000' } }, 400,
+      { code: -1022, msg: 'Signature for this request is not valid.' }],
+    ['an old timestamp', { id: 'c', method: 'order.place', params: signed(rig, keys, { ...ORDER, recvWindow: 1000, timestamp: rig.ex.time - 2000 }) }, 400,
+      { code: -1021, msg: 'Timestamp for this request is outside of the recvWindow.' }],
+    ['a missing side', { id: 'd', method: 'order.place', params: signed(rig, keys, { symbol: 'BTCUSDTPERP', type: 'LIMIT', quantity: '1', price: '1' }) }, 400,
+      { code: -1102, msg: "Mandatory parameter 'side' was not sent, was empty/null, or malformed." }],
+    ['an unknown symbol', { id: 'e', method: 'order.place', params: signed(rig, keys, { ...ORDER, symbol: 'NOPE' }) }, 400,
+      { code: -1121, msg: 'Invalid symbol.' }],
+    ['params not an object', { id: 'f', method: 'depth', params: [1] }, 400,
+      { code: -1135, msg: "Invalid 'params' in JSON request; expected an object." }],
+    ['an unknown method', { id: 'g', method: 'order.explode', params: {} }, 400,
+      { code: -1020, msg: 'This operation is not supported.' }],
+    ['no apiKey', { id: 'h', method: 'account.balance', params: { timestamp: rig.ex.time } }, 401,
+      { code: -2014, msg: 'API-key format invalid.' }],
+  ]
+  for (const [name, req, status, error] of cases) {
+    ws.send(req)
+    const r = await ws.next((m) => m.id === (req as { id: string }).id)
+    t.same({ status: r.status, error: r.error }, { status, error }, name)
+    t.equal(r.rateLimits[0].rateLimitType, 'REQUEST_WEIGHT', `${name}: rateLimits present`)
+  }
+  ws.send('{not json')
+  const bad = await ws.next((m) => m.id === null)
+  t.same({ status: bad.status, error: bad.error }, { status: 400, error: { code: -1135, msg: 'Invalid JSON Request.' } })
+  ws.ws.send(Buffer.from([1, 2, 3]), { binary: true })
+  t.equal((await ws.next((m) => m.id === null)).error.code, -1135, 'a binary frame')
+  t.equal(stateRoot(rig.ex.state), root, 'the state root is unchanged')
+  const still = await call(ws, 'ticker.price', { symbol: 'BTCUSDTPERP' })
+  t.equal(still.status, 200, 'the connection and server still serve')
+})
+
+t.test('one request-weight budget per IP for REST and the WebSocket API', async (t) => {
+  const { rig, open, keys, http } = await setup(t)
+  const ws = await open()
+  const first = await call(ws, 'account.balance', signed(rig, keys, {}))
+  t.same(first.rateLimits, [WEIGHT(1 + 5)], 'the session was opened over REST (weight 1), then account.balance (5)')
+  const rest = await fetch(`${http}/fapi/v1/depth?symbol=BTCUSDTPERP&limit=5`)
+  t.equal(rest.headers.get('x-mbx-used-weight-1m'), '8', 'REST sees the WebSocket request\'s weight (6 + 2)')
+  const second = await call(ws, 'depth', { symbol: 'BTCUSDTPERP', limit: 5 })
+  t.same(second.rateLimits, [WEIGHT(10)], 'and the WebSocket API sees REST\'s')
+})
+
+t.test('userDataStream.start gives the listenKey REST gives', async (t) => {
+  const { rig, open, keys, http } = await setup(t)
+  const ws = await open()
+  const started = await call(ws, 'userDataStream.start', { apiKey: keys.apiKey })
+  const rest = await (await fetch(`${http}/fapi/v1/listenKey`, { method: 'POST', headers: { 'x-mbx-apikey': keys.apiKey } })).json()
+  t.same(started.result, rest)
+  t.equal(started.result.listenKey.length, 64)
+  const pinged = await call(ws, 'userDataStream.ping', { apiKey: keys.apiKey, listenKey: rest.listenKey })
+  t.same(pinged.result, rest)
+  const wrongKey = await call(ws, 'userDataStream.ping', { apiKey: keys.apiKey, listenKey: 'x'.repeat(64) })
+  t.same(wrongKey.error, { code: -1125, msg: 'This listenKey does not exist.' })
+  const stopped = await call(ws, 'userDataStream.stop', { apiKey: keys.apiKey })
+  t.same({ status: stopped.status, result: stopped.result }, { status: 200, result: {} })
+  const again = await call(ws, 'userDataStream.ping', { apiKey: keys.apiKey })
+  t.equal(again.error.code, -1125, 'the key is gone')
+  void rig
+})
