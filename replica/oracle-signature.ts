@@ -2,7 +2,7 @@
 // the price feed verify it before a price is sequenced; the log keeps the signature, so the
 // audit (bin/audit.ts) re-verifies every OraclePrice with `verifyOraclePrice`.
 
-import { Signature, verifyTypedData, type BaseWallet, type TypedDataDomain, type TypedDataField } from 'ethers'
+import { Signature, TypedDataEncoder, verifyTypedData, type BaseWallet, type TypedDataDomain, type TypedDataField } from 'ethers'
 import type { OraclePrice } from '../core/commands.js'
 
 /** No chainId: an oracle's prices are about the world, not one deployment's chain. */
@@ -22,10 +22,15 @@ function message(p: UnsignedOraclePrice): Record<string, unknown> {
   return { pair: p.pair, priceE8: p.priceE8, time: p.time }
 }
 
+/** Signs a price with the oracle's key: the command to submit (synchronously: the simulator signs inside its event loop). */
+export function signOraclePriceNow(wallet: BaseWallet, p: UnsignedOraclePrice): OraclePrice {
+  const signature = wallet.signingKey.sign(TypedDataEncoder.hash(ORACLE_DOMAIN, ORACLE_TYPES, message(p))).serialized
+  return { type: 'OraclePrice', pair: p.pair, priceE8: p.priceE8, time: p.time, oracle: wallet.address, signature }
+}
+
 /** Signs a price with the oracle's key: the command to submit. */
 export async function signOraclePrice(wallet: BaseWallet, p: UnsignedOraclePrice): Promise<OraclePrice> {
-  const signature = await wallet.signTypedData(ORACLE_DOMAIN, ORACLE_TYPES, message(p))
-  return { type: 'OraclePrice', pair: p.pair, priceE8: p.priceE8, time: p.time, oracle: wallet.address, signature }
+  return signOraclePriceNow(wallet, p)
 }
 
 /**

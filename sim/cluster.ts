@@ -7,6 +7,7 @@
 import fc from 'fast-check'
 import type { CancelOrder, Command, PlaceOrder } from '../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
+import { oracleGenesis, oracleWalk } from './prices.js'
 import { stateRoot } from '../core/root.js'
 import { sameHash, packr, hex, type LogEntry } from '../replica/entry.js'
 import { IngressClient, IngressError } from '../replica/ingress.js'
@@ -42,7 +43,7 @@ export interface ClusterOptions {
   calm?: boolean
   /** Injected bugs (replica/test-faults.ts) on for this run. */
   bugs?: readonly TestFault[]
-  /** Hook for price moves; called every priceEveryMs of the fault phase. */
+  /** Price moves (default: sim/prices.ts's signed random walk); called every priceEveryMs of the fault phase. */
   priceMoves?: PriceMoves
   priceEveryMs?: number
   /** Batches of the final log the restarting shadow restarts before. */
@@ -67,6 +68,9 @@ export interface SeedStats {
   checkpoints: number
   virtualMs: number
   events: number
+  /** Perpetuals with an index price, and those whose funding settled at least once (final state). */
+  priced: number
+  fundingSettled: number
 }
 
 export interface SeedReport {
@@ -140,7 +144,8 @@ class SimNode {
       const replica = await createReplica({
         log: store, network: w.net.view(this.name), clock,
         role: this.sequencer
-          ? { kind: 'sequencer', host: this.name, port: PORT, tickIntervalMs: TICK_MS, genesis: genesisCommands(DEFAULT_GENESIS) }
+          ? { kind: 'sequencer', host: this.name, port: PORT, tickIntervalMs: TICK_MS,
+              genesis: [...genesisCommands(DEFAULT_GENESIS), ...(w.o.priceMoves ? oracleGenesis() : [])] }
           : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS },
         snapshots: new SimSnapshotStore(this.disk),
         checkpointInterval: w.o.checkpointInterval,
@@ -303,10 +308,12 @@ class World {
   readonly checks: Checks
   readonly nodes: SimNode[] = []
   readonly clients: SimClient[] = []
-  wallOffset = 0
+  /** Wall time starts 6 s before a funding boundary (00:00 UTC + 8 h), so each run settles funding. */
+  wallOffset = 8 * 3_600_000 - 6_000
   readonly stats: SeedStats = {
     submitted: 0, acked: 0, refused: 0, unknown: 0, logLength: 0, crashes: 0, sequencerCrashes: 0, tornTails: 0, partitions: 0,
     fatalRestarts: 0, lost: 0, duplicated: 0, corrupted: 0, broken: 0, checkpoints: 0, virtualMs: 0, events: 0,
+    priced: 0, fundingSettled: 0,
   }
 
   constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs'>) {
@@ -322,6 +329,8 @@ class World {
 
 export async function runCluster(options: ClusterOptions): Promise<SeedReport> {
   const o = { ...DEFAULTS, calm: false, ...options }
+  // Oracle prices move in every run unless the caller brings its own moves.
+  o.priceMoves ??= oracleWalk()
   const saved = { ...TEST_FAULTS }
   for (const b of o.bugs ?? []) TEST_FAULTS[b] = true
   try {
@@ -372,6 +381,12 @@ async function run(w: World): Promise<SeedReport> {
 
   const ns = w.net.stats
   w.stats.logLength = seq.disk.last().seq
+  for (const m of seq.node?.state.markets ?? []) {
+    if (m?.kind !== 'PERP' || m.prices.indexE8 === 0) continue
+    w.stats.priced++
+    // The first boundary the run crosses is 8 h; a settlement moves the next one past it.
+    if (m.prices.nextFundingTime > 8 * 3_600_000) w.stats.fundingSettled++
+  }
   Object.assign(w.stats, { lost: ns.lost, duplicated: ns.duplicated, corrupted: ns.corrupted, broken: ns.broken,
     virtualMs: loop.now - START_TIME, events: loop.events, checkpoints: w.checks.checkpoints })
   for (const n of w.nodes) n.crash()

@@ -50,12 +50,12 @@ function bar(done: number, total: number, failed: number, started: number): stri
 }
 
 function table(reports: SeedReport[]): string {
-  const head = ['seed', 'result', 'log', 'acked', 'unknown', 'crashes(seq)', 'torn', 'partitions', 'lost', 'dup', 'corrupt', 'restarts', 'checkpoints', 'virtual s']
+  const head = ['seed', 'result', 'log', 'acked', 'unknown', 'crashes(seq)', 'torn', 'partitions', 'lost', 'dup', 'corrupt', 'restarts', 'checkpoints', 'priced/funded', 'virtual s']
   const rows = reports.map((r) => {
     const s = r.stats
     return [String(r.seed), r.ok ? 'ok' : 'FAIL', String(s.logLength), String(s.acked), String(s.unknown), `${s.crashes}(${s.sequencerCrashes})`,
       String(s.tornTails), String(s.partitions), String(s.lost), String(s.duplicated), String(s.corrupted), String(s.fatalRestarts),
-      String(s.checkpoints), (s.virtualMs / 1000).toFixed(1)]
+      String(s.checkpoints), `${s.priced}/${s.fundingSettled}`, (s.virtualMs / 1000).toFixed(1)]
   })
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]): string => cells.map((c, i) => c.padStart(widths[i]!)).join('  ')

@@ -41,8 +41,8 @@ const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost'])
 
 /**
  * Records every HTTP request this process starts to a host that is not loopback: through
- * node:http(s) (axios, which the binance package uses) and through fetch (undici, which
- * ccxt uses). There is no network here, so such a call would hang or fail; the test asserts
+ * node:http(s) (axios, which the binance package uses, and `ws`'s WebSocket upgrade requests,
+ * which both clients' streams use) and through fetch (undici, which ccxt uses). There is no network here, so such a call would hang or fail; the test asserts
  * none was even attempted.
  */
 function watchRequests(t: Tap): string[] {

@@ -1,6 +1,7 @@
 // The CI budget of the cluster simulator: a fixed run of seeds, each with its own fault rates
 // (crashes with torn tails, lossy and partitioned links, corrupt replication frames, clock
-// steps), must pass every checker; and a seed replays exactly (same trace hash twice).
+// steps) and signed oracle price moves across a funding boundary, must pass every checker;
+// and a seed replays exactly (same trace hash twice).
 
 import t from 'tap'
 import { runCluster } from '../../sim/cluster.js'
@@ -13,6 +14,7 @@ t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
     const r = await runCluster({ seed })
     t.same(r.failures, [], `seed ${r.seed} (${r.faults}); replay: ${r.replay}`)
     t.ok(r.stats.acked > 0 && r.stats.logLength > r.stats.acked, `seed ${seed}: ${r.stats.acked} acknowledged, log of ${r.stats.logLength}`)
+    t.same([r.stats.priced, r.stats.fundingSettled], [2, 2], `seed ${seed}: oracle prices reached both perpetuals and funding settled`)
   }
 })
 
