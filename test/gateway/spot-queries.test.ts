@@ -2,18 +2,12 @@
 // best bid and ask, and the 5-minute average price, with Binance spot's shapes.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
-import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
 
 t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
-  const sellerWallet = Wallet.createRandom()
-  const buyerWallet = Wallet.createRandom()
-  const seller = (await openSession(rig, sellerWallet)).json() as Keys
-  const buyer = (await openSession(rig, buyerWallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 's' })
-  await rig.run({ type: 'Deposit', account: buyerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'b' })
+  const { seller, buyer } = await spotTraders(rig)
 
   const get = (url: string) => rig.app.inject({ method: 'GET', url })
   t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '0.00', closeTime: rig.ex.time })

@@ -2,18 +2,12 @@
 // received, balances with locks, open orders, cancel, and spot's own error forms.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
-import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
 
 t.test('spot order flow', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
-  const sellerWallet = Wallet.createRandom()
-  const buyerWallet = Wallet.createRandom()
-  const seller = (await openSession(rig, sellerWallet)).json() as Keys
-  const buyer = (await openSession(rig, buyerWallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 's' })
-  await rig.run({ type: 'Deposit', account: buyerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'b' })
+  const { seller, buyer } = await spotTraders(rig)
 
   const ask = await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT',
     timeInForce: 'GTC', quantity: '0.1000', price: '50000.00', newOrderRespType: 'RESULT' })

@@ -117,3 +117,14 @@ export async function fundedTrader(rig: GatewayRig, usdt = 100_000): Promise<{ a
   await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'PERP', ref: wallet.address })
   return { address: wallet.address, keys }
 }
+
+/** A spot seller holding 1 BTC and a spot buyer holding 10,000 USDT, each with a session. */
+export async function spotTraders(rig: GatewayRig) {
+  const sellerWallet = Wallet.createRandom()
+  const buyerWallet = Wallet.createRandom()
+  const seller = (await openSession(rig, sellerWallet)).json() as Keys
+  const buyer = (await openSession(rig, buyerWallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 's' })
+  await rig.run({ type: 'Deposit', account: buyerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'b' })
+  return { seller, buyer, sellerWallet, buyerWallet }
+}
