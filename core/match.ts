@@ -95,7 +95,9 @@ function fill(state: State, m: Market, taker: Order, maker: Order, lots: number,
   const buyerIsMaker = maker.side === 'BUY'
   m.lastPriceTicks = priceTicks
   if (m.kind === 'PERP') {
-    m.markPriceTicks = priceTicks
+    // Without an oracle price the mark is the last trade; with one it is the formula's, which
+    // refreshMark recomputes after the command (a fill mid-sweep must not move it).
+    if (m.prices.indexE8 === 0) m.markPriceTicks = priceTicks
     const makerSide = settlePerpSide(state, m, maker, lots, priceTicks, true, time)
     const takerSide = settlePerpSide(state, m, taker, lots, priceTicks, false, time)
     events.push({ type: 'trade', marketId: m.marketId, tradeId, time, priceTicks, qtyLots: lots, buyerIsMaker,
