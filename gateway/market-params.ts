@@ -90,6 +90,20 @@ export function timeParam(params: Params, name: string): number | undefined {
   return n > BigInt(TIME_MAX) ? TIME_MAX : Number(n)
 }
 
+/**
+ * The optional startTime/endTime of a history query; -1130 naming startTime when it is after
+ * endTime or, with `maxSpanMs`, further from it than that (Binance's 24-hour trade windows).
+ */
+export function timeRange(params: Params, maxSpanMs?: number): { startTime?: number; endTime?: number } {
+  const startTime = timeParam(params, 'startTime')
+  const endTime = timeParam(params, 'endTime')
+  if (startTime !== undefined && endTime !== undefined
+    && (startTime > endTime || (maxSpanMs !== undefined && endTime - startTime > maxSpanMs))) {
+    throw invalidParam('startTime')
+  }
+  return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
+}
+
 /** A trade or aggregate id parameter, capped where no id can reach. */
 export function idParam(params: Params, name: string): number | undefined {
   const n = unsigned(params, name)

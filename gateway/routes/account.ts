@@ -12,7 +12,7 @@ import { invalidParam } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
 import { orderJson } from '../format-order.js'
 import { accountDocs } from '../schemas/account.js'
-import { idParam, limitParam, optional, perpParam, timeParam } from '../market-params.js'
+import { idParam, limitParam, optional, perpParam, timeRange } from '../market-params.js'
 import type { IncomeType } from '../../replica/projections/records.js'
 
 const INCOME_TYPES = new Set(['TRANSFER', 'REALIZED_PNL', 'FUNDING_FEE', 'COMMISSION', 'INSURANCE_CLEAR'])
@@ -49,12 +49,6 @@ export function balanceRows(state: State, address: string, subNo: number, sub: S
 
 const DAY_MS = 86_400_000
 
-function rangeOf(p: Map<string, string>): { startTime?: number; endTime?: number } {
-  const startTime = timeParam(p, 'startTime')
-  const endTime = timeParam(p, 'endTime')
-  if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw invalidParam('startTime')
-  return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
-}
 
 export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   for (const path of ['/fapi/v1/account', '/fapi/v2/account', '/fapi/v3/account']) {
@@ -88,10 +82,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()
       const m = perpParam(state, a.params)
-      const range = rangeOf(a.params)
-      if (range.startTime !== undefined && range.endTime !== undefined && range.endTime - range.startTime > DAY_MS) {
-        throw invalidParam('startTime')
-      }
+      const range = timeRange(a.params, DAY_MS)
       const orderId = idParam(a.params, 'orderId')
       const fromId = idParam(a.params, 'fromId')
       const limit = limitParam(a.params, 500, 1000)
@@ -118,7 +109,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const limit = limitParam(a.params, 500, 1000)
     await ctx.projections.flush()
     const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
-      { ...rangeOf(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
+      { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
     return rows.map((r) => orderJson(m, r, 'record'))
   })
 
@@ -132,7 +123,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const limit = limitParam(a.params, 100, 1000)
     await ctx.projections.flush()
     const rows = await ctx.projections.income({ account: a.session.account, sub: a.session.sub },
-      { ...rangeOf(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
+      { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
         ...(m !== undefined ? { marketId: m.marketId } : {}), limit }, ctx.now())
     return rows.map((r) => {
       const market = r.marketId === null ? undefined : state.markets[r.marketId]

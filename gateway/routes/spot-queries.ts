@@ -7,9 +7,8 @@ import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatAvgPrice, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { invalidParam } from '../errors.js'
 import { bestOf } from '../format-market.js'
-import { idParam, limitParam, optional, spotParam, spotsParam, timeParam, type Params } from '../market-params.js'
+import { idParam, limitParam, optional, spotParam, spotsParam, timeRange, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -26,12 +25,6 @@ const DAY_MS = 86_400_000
 /** Binance spot's average price window. */
 const AVG_PRICE_MINS = 5
 
-function rangeOf(p: Params): { startTime?: number; endTime?: number } {
-  const startTime = timeParam(p, 'startTime')
-  const endTime = timeParam(p, 'endTime')
-  if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw invalidParam('startTime')
-  return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
-}
 
 /** One symbol's body, or every symbol's when none was sent (Binance's list form). */
 function oneOrAll(p: Params, bodies: object[]): object | object[] {
@@ -94,11 +87,8 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       weights.charge(req.ip, orderId === undefined ? 20 : 5)
       const state = ctx.state()
       const m = spotParam(state, a.params)
-      const range = rangeOf(a.params)
       // Binance spot: startTime and endTime at most 24 hours apart.
-      if (range.startTime !== undefined && range.endTime !== undefined && range.endTime - range.startTime > DAY_MS) {
-        throw invalidParam('startTime')
-      }
+      const range = timeRange(a.params, DAY_MS)
       const fromId = idParam(a.params, 'fromId')
       const limit = limitParam(a.params, 500, 1000)
       await ctx.projections.flush()
@@ -117,7 +107,7 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       const limit = limitParam(a.params, 500, 1000)
       await ctx.projections.flush()
       const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
-        { ...rangeOf(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
+        { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
       return rows.map((r) => spotOrderJson(m, r, 'record'))
     })
   }

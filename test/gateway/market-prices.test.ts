@@ -3,11 +3,9 @@
 // price and index equals mark, so their klines follow the trade klines (volumes "0"); the core
 // holds no insurance fund, so its balance is zero.
 
-import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { buildGateway } from '../../gateway/app.js'
-import type { GatewayContext } from '../../gateway/context.js'
 import { ALICE, BOB, T0 } from '../helpers/exchange.js'
+import { marketGateway } from '../helpers/market-gateway.js'
 import { Fixture, trade, type Teardown } from '../helpers/projections-fixture.js'
 
 const MIN = 60_000
@@ -15,12 +13,6 @@ const HOUR = 60 * MIN
 /** Wednesday 2023-11-15 10:00:00 UTC. */
 const M = Date.UTC(2023, 10, 15, 10, 0, 0)
 
-interface Reply {
-  status: number
-  // Bodies are compared with t.same against literal values.
-  body: any
-  weight: number
-}
 
 /** BTCUSDTPERP trades at 30000.0, 30000.0, 30010.0 (first minute), 29990.0, then 30020.5. */
 async function rig(t: Teardown) {
@@ -31,29 +23,7 @@ async function rig(t: Teardown) {
   await trade(f, ALICE, BOB, 30010, 0.02, M + 50)
   await trade(f, BOB, ALICE, 29990, 0.03, M + MIN + 5, 'SELL')
   await trade(f, ALICE, BOB, 30020.5, 0.004, M + 2 * MIN)
-  const clock = { now: M + HOUR }
-  const ctx: GatewayContext = {
-    state: () => f.ex.state,
-    get projections() { return f.p },
-    submit: () => Promise.reject(new Error('market data never submits')),
-    now: () => clock.now,
-    network: 'mainnet',
-    chainId: 1,
-    masterSecret: new Uint8Array(32),
-    applied: { get seq() { return f.ex.state.seq }, until: async () => true },
-  }
-  const app: FastifyInstance = await buildGateway(ctx)
-  t.teardown(() => app.close())
-  const get = async (url: string): Promise<Reply> => {
-    const r = await app.inject({ method: 'GET', url })
-    return { status: r.statusCode, body: r.json(), weight: Number(r.headers['x-mbx-used-weight-1m']) }
-  }
-  /** A request alone in a fresh minute: its header shows its own weight. */
-  const weightOf = async (url: string): Promise<number> => {
-    clock.now = (Math.floor(clock.now / MIN) + 1) * MIN
-    return (await get(url)).weight
-  }
-  return { f, clock, get, weightOf }
+  return { f, ...(await marketGateway(t, f, M + HOUR)) }
 }
 
 const err = (code: number, msg: string) => ({ code, msg })

@@ -5,9 +5,8 @@
 
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { buildGateway } from '../../gateway/app.js'
-import type { GatewayContext } from '../../gateway/context.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE } from '../helpers/exchange.js'
+import { type Reply, marketGateway } from '../helpers/market-gateway.js'
 import { Fixture, limit, trade, type Teardown } from '../helpers/projections-fixture.js'
 
 const MIN = 60_000
@@ -25,12 +24,6 @@ interface Rig {
   weightOf(url: string, headers?: Record<string, string>): Promise<number>
 }
 
-interface Reply {
-  status: number
-  // Response bodies are checked with t.same against literal values.
-  body: any
-  weight: number
-}
 
 /**
  * BTCUSDTPERP trades (ids 1-5), resting bids and asks, one BTCUSDT spot trade and a spot
@@ -57,28 +50,7 @@ async function rig(t: Teardown): Promise<Rig> {
   await f.ok(limit(BOB, 'BUY', 0, 0, { ...spot, priceTicks: 3_500_000, qtyLots: 2000 }), 0)
   await f.ok(limit(BOB, 'BUY', 0, 0, { ...spot, priceTicks: 3_400_050, qtyLots: 1000 }), 0)
 
-  const clock = { now: M + HOUR }
-  const ctx: GatewayContext = {
-    state: () => f.ex.state,
-    get projections() { return f.p },
-    submit: () => Promise.reject(new Error('market data never submits')),
-    now: () => clock.now,
-    network: 'mainnet',
-    chainId: 1,
-    masterSecret: new Uint8Array(32),
-    applied: { get seq() { return f.ex.state.seq }, until: async () => true },
-  }
-  const app = await buildGateway(ctx)
-  t.teardown(() => app.close())
-  const get = async (url: string, headers: Record<string, string> = {}): Promise<Reply> => {
-    const r = await app.inject({ method: 'GET', url, headers })
-    return { status: r.statusCode, body: r.json(), weight: Number(r.headers['x-mbx-used-weight-1m']) }
-  }
-  const weightOf = async (url: string, headers: Record<string, string> = {}): Promise<number> => {
-    clock.now = (Math.floor(clock.now / MIN) + 1) * MIN
-    return (await get(url, headers)).weight
-  }
-  return { f, app, clock, get, weightOf }
+  return { f, ...(await marketGateway(t, f, M + HOUR)) }
 }
 
 const err = (code: number, msg: string) => ({ code, msg })

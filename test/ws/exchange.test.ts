@@ -3,31 +3,16 @@
 // the book REST serves, and the trade stream reports the trades REST lists.
 
 import t from 'tap'
-import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { promisify } from 'node:util'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { startLiveExchange, type LiveAccount as Account } from '../helpers/live-exchange.js'
 import { connect, sleep } from './client.js'
 
-const run = promisify(execFile)
-const BIN = path.resolve('bin/exchange.js')
-
-interface Account { address: string; apiKey: string; secretKey: string }
 type Levels = [string, string][]
 
 t.test('streams of a running exchange follow its book and trades', { timeout: 90_000 }, async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'ws-e2e-'))
-  const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
-  const args = ['--data', dir, '--port', String(port), '--replication-port', String(repl), '--metrics-port', String(metrics)]
-  const proc = startExchange(['start', ...args])
-  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
-  await proc.waitFor((l) => l.msg === 'demo account funded')
-  const demo = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as Account
-  const second = JSON.parse((await run(process.execPath, [BIN, 'account', '--fund', '50000', ...args])).stdout) as Account
-  const base = `http://127.0.0.1:${port}`
+  const live = await startLiveExchange(t)
+  const [demo, second, base] = [live.maker, live.taker, live.base]
+  const port = new URL(base).port
   const order = async (who: Account, params: Record<string, string>) => {
     const q = new URLSearchParams({ symbol: 'BTCUSDTPERP', ...params, timestamp: String(Date.now()) }).toString()
     const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
