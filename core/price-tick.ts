@@ -1,13 +1,16 @@
 // What a Tick and a book-changing command do to prices (DESIGN.md §4): on every Tick each
 // perpetual with an index takes its basis and premium samples, refreshes its mark, and
 // settles funding when the Tick's time reached the boundary; after an accepted order,
-// cancel or amendment the market's mark is refreshed (trades and the book moved it).
+// cancel, amendment or oracle price the market's mark is refreshed. Either way what the
+// move triggers follows (core/price-moves.ts).
 
 import type { Command } from './commands.js'
 import type { Event, Result } from './events.js'
 import { settleFunding } from './funding.js'
+import { perpOfPair } from './oracle.js'
+import { afterPriceMove } from './price-moves.js'
 import { refreshMark, sampleBasis, samplePremium } from './prices.js'
-import type { State } from './state.js'
+import type { Market, State } from './state.js'
 
 export function pricesOnTick(state: State, time: number, events: Event[]): void {
   for (const m of state.markets) {
@@ -17,13 +20,20 @@ export function pricesOnTick(state: State, time: number, events: Event[]): void 
     refreshMark(m, time)
     if (time >= m.prices.nextFundingTime) settleFunding(state, m, time, events)
     events.push({ type: 'prices', marketId: m.marketId, indexE8: m.prices.indexE8, markPriceTicks: m.markPriceTicks, time })
+    afterPriceMove(state, m, time, events)
   }
 }
 
-/** After an accepted command that may have traded or changed a book: the mark follows. */
+/**
+ * After an accepted command that may have traded, changed a book or set an index: the mark
+ * follows, then what the move triggers (core/price-moves.ts), its events added to the result.
+ */
 export function pricesAfterCommand(state: State, c: Command, result: Result, time: number): void {
   if (!result.ok) return
-  if (c.type !== 'PlaceOrder' && c.type !== 'CancelOrder' && c.type !== 'CancelAll' && c.type !== 'ModifyOrder') return
-  const m = state.markets[c.marketId]
-  if (m !== undefined && m.kind === 'PERP' && m.prices.indexE8 !== 0) refreshMark(m, time)
+  let m: Market | undefined
+  if (c.type === 'OraclePrice') m = perpOfPair(state, c.pair)
+  else if (c.type === 'PlaceOrder' || c.type === 'CancelOrder' || c.type === 'CancelAll' || c.type === 'ModifyOrder') m = state.markets[c.marketId]
+  if (m === undefined || m.kind !== 'PERP') return
+  if (m.prices.indexE8 !== 0 && c.type !== 'OraclePrice') refreshMark(m, time)
+  afterPriceMove(state, m, time, result.events)
 }
