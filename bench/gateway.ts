@@ -7,24 +7,15 @@
 // `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the gateway hot path; GATEWAY_BENCH_RATE
 // sets the open loop's offered rate (default 5,000 orders/s, the issue's).
 
-import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { createFundedAccount } from '../bin/demo-account.js'
 import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
+import { CHAIN_ID, cpuSeconds, HOST, startExchange } from './lib/exchange-process.js'
 import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
 
-const HOST = '127.0.0.1'
-/** The embedded default's chain id, which the accounts' session signatures are made in. */
-const CHAIN_ID = 31337
 const ACCOUNTS = 100
 /** Connections of the closed-loop order phase: enough requests in flight to fill group commits. */
 const ORDER_CONNECTIONS = 256
@@ -42,48 +33,6 @@ const SEED_LEVELS = 150
 /** Raised for the load test by the exchange's own flags; the limit code path still runs. */
 const LIMIT_FLAGS = ['--weight-limit', '1000000000', '--order-limit-10s', '1000000000', '--order-limit-1m', '1000000000']
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, HOST, () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-async function untilServing(port: number, exited: () => string | null): Promise<void> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const why = exited()
-    if (why !== null) throw new Error(`the exchange exited before serving: ${why}`)
-    try {
-      if ((await fetch(`http://${HOST}:${port}/fapi/v1/ping`)).ok) return
-    } catch { /* not listening yet */ }
-    if (Date.now() > deadline) throw new Error('the exchange did not start serving within 60 s')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
-/**
- * CPU seconds the exchange process has used (user + system, all its threads), from
- * /proc/<pid>/stat, or its main thread's alone (/proc/<pid>/task/<pid>/stat): per request, a
- * figure that holds up when other work shares the cores.
- */
-function cpuSeconds(pid: number, mainThread = false): number {
-  try {
-    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the name), in 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return NaN
-  }
-}
-
 function refusals(r: PhaseResult): string {
   const e = Object.entries(r.refused)
   return e.length === 0 ? '0' : e.map(([k, v]) => `${v} × ${k}`).join(', ')
@@ -91,20 +40,11 @@ function refusals(r: PhaseResult): string {
 
 async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(LATENCY_RATE) || LATENCY_RATE <= 0) throw new Error(`GATEWAY_BENCH_RATE must be a positive integer, got ${process.env.GATEWAY_BENCH_RATE}`)
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-gateway-'))
-  const [port, replicationPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
-  const secret = randomBytes(32)
   const nodeFlags = ['--max-semi-space-size=64', ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
-  const child = spawn(process.execPath, [...nodeFlags, BIN, 'start', '--data', dir, '--host', HOST, '--port', String(port),
-    '--replication-port', String(replicationPort), '--metrics-port', String(metricsPort), '--log-level', 'warn',
-    '--master-secret', secret.toString('hex'), '--chain-id', String(CHAIN_ID), ...LIMIT_FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
-  let exit: string | null = null
-  const exited = new Promise<void>((r) => child.once('exit', (code, signal) => { exit = `${code ?? signal}: ${stderr.slice(-2000)}`; r() }))
+  const ex = await startExchange('gateway', LIMIT_FLAGS, nodeFlags)
+  const { child, port, replicationPort, secret } = ex
   let worker: Worker | undefined
   try {
-    await untilServing(port, () => exit)
     const ingress = await IngressClient.connect(wsNetwork, `ws://${HOST}:${replicationPort}`)
     const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => createFundedAccount({
       submit: (c) => ingress.submit(c), now: () => Date.now(), chainId: CHAIN_ID, masterSecret: secret, usdt: 1_000_000 })))
@@ -167,13 +107,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     return { bench: 'gateway', ordersPerSec: Math.round(ordersPerSec), p99Ms: Number(p99.toFixed(2)), depthPerSec: Math.round(depthPerSec) }
   } finally {
     await worker?.terminate()
-    // SIGTERM lets the exchange stop cleanly (and write a --cpu-prof profile); one that
-    // has not stopped within 30 s is killed.
-    if (exit === null) child.kill('SIGTERM')
-    const kill = setTimeout(() => child.kill('SIGKILL'), 30_000)
-    await exited
-    clearTimeout(kill)
-    await rm(dir, { recursive: true, force: true })
+    await ex.stop()
   }
 }
 
