@@ -4,7 +4,7 @@
 // connection, a bounded outbound buffer, server pings with a pong deadline, and a lifetime.
 
 import type { WebSocket } from 'ws'
-import type { StreamHub, Subscriber } from './hub.js'
+import type { Frame, StreamHub, Subscriber } from './hub.js'
 import { CLOSE, ManagedSocket } from './managed-socket.js'
 import { parseStream } from './streams.js'
 
@@ -62,9 +62,9 @@ export class StreamConnection extends ManagedSocket implements Subscriber {
     for (const n of names) this.subscribe(n)
   }
 
-  deliver(stream: string, json: string): void {
+  deliver(frame: Frame): void {
     if (!this.isOpen) return
-    this.sendText(this.combined ? `{"stream":${JSON.stringify(stream)},"data":${json}}` : json)
+    this.sendText(this.combined ? frame.combined() : frame.raw())
   }
 
   protected ended(): void {

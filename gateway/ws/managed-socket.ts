@@ -43,8 +43,8 @@ export abstract class ManagedSocket {
     this.ws.terminate()
   }
 
-  /** Sends a text frame, or cuts the connection off when too much is already waiting. */
-  protected sendText(text: string): void {
+  /** Sends a text frame (a string, or its UTF-8 bytes), or cuts the connection off when too much is already waiting. */
+  protected sendText(text: string | Buffer): void {
     if (!this.open) return
     // The bound: a consumer that lets this much pile up is cut off rather than slow the feed
     // or let memory grow; it reconnects and resynchronizes like any client after a drop.
@@ -52,7 +52,7 @@ export abstract class ManagedSocket {
       this.close(CLOSE.policy, 'Outbound queue full: consumer too slow')
       return
     }
-    this.ws.send(text)
+    this.ws.send(text, { binary: false })
   }
 
   /** Called once, when the connection ends for any reason. */
