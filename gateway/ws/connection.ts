@@ -3,6 +3,7 @@
 // keep one client from costing the others: incoming messages per second, streams per
 // connection, a bounded outbound buffer, server pings with a pong deadline, and a lifetime.
 
+import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { Frame, StreamHub, Subscriber } from './hub.js'
 import { CLOSE, ManagedSocket } from './managed-socket.js'
@@ -47,8 +48,8 @@ export class StreamConnection extends ManagedSocket implements Subscriber {
 
   constructor(ws: WebSocket, private combined: boolean, private readonly hub: StreamHub,
     private readonly streamLimits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void,
-    private readonly extra?: ExtraStreams) {
-    super(ws, streamLimits)
+    private readonly extra?: ExtraStreams, socket?: Duplex) {
+    super(ws, streamLimits, socket)
     ws.on('message', (data, isBinary) => {
       if (!this.countIncoming()) return
       this.onMessage(isBinary ? null : data.toString())

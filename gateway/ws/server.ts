@@ -144,7 +144,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new StreamConnection(ws, route.combined, hub, limits, (c) => connections.delete(c), o.extraStreams)
+      const conn = new StreamConnection(ws, route.combined, hub, limits, (c) => connections.delete(c), o.extraStreams, socket)
       connections.add(conn)
       conn.subscribeAll(route.streams)
     })
