@@ -2,6 +2,9 @@
 // cancel, 10% small market orders) over two perp markets, applied by `core.apply` with
 // margin on. Throughput from an untimed-per-command pass, latency percentiles from a pass
 // that times every apply, and the same book operations through nodejs-order-book as a peer.
+// Then the price-moving workload (issue 6): the same mix with oracle prices, conditional
+// orders, Ticks and 1% of accounts near liquidation, whose throughput must stay at least 70%
+// of the plain one's.
 // Each throughput pass is also timed in CPU time (process.cpuUsage: this process's threads,
 // GC helpers included), which a busy shared machine disturbs far less than wall time.
 
@@ -9,7 +12,7 @@ import { hrtime } from 'node:process'
 import { apply } from '../core/apply.js'
 import type { Entry } from '../core/commands.js'
 import { createState, type State } from '../core/state.js'
-import { DEFAULT_WORKLOAD, generateWorkload, MIX_PERCENT, toEntries, type Workload } from '../sim/workload.js'
+import { DEFAULT_WORKLOAD, generateWorkload, MIX_PERCENT, PRICE_MOVES, toEntries, type Workload } from '../sim/workload.js'
 import { collectGarbage, fixed, int, latencyOf, table, type Benchmark, type BenchSummary, type Latency } from './lib/bench.js'
 import { applyPeerOp, freshBooks, runPeerOp, toPeerOps, type PeerOp } from './lib/peer-book.js'
 
@@ -149,6 +152,25 @@ function latencyPeer(ops: PeerOp[]): Latency {
   return latencyOf(samples)
 }
 
+/** What the price-moving stream made happen, from one more untimed replay. */
+function countEvents(w: Workload): { triggered: number; liquidations: number; marginCalls: number; near: number } {
+  const state = stateAfter(toEntries(w.setup, 1))
+  let triggered = 0
+  let liquidations = 0
+  let marginCalls = 0
+  for (const e of toEntries(w.stream, w.setup.length + 1)) {
+    for (const ev of apply(state, e).events) {
+      const x = ev as { type: string; execType?: string; clientOrderId?: string; cond?: { triggerTime: number } }
+      // A trigger is the conditional order's NEW record as LIMIT or MARKET (core/conditional.ts).
+      if (x.type === 'order' && x.execType === 'NEW' && (x.cond?.triggerTime ?? 0) > 0) triggered++
+      else if (x.type === 'forceOrder') liquidations++
+      else if (x.type === 'marginCall') marginCalls++
+    }
+  }
+  const near = Math.max(1, Math.round((w.accounts.length * (w.options.priceMoves?.nearLiquidationPercent ?? 0)) / 100))
+  return { triggered, liquidations, marginCalls, near }
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[(s.length - 1) >> 1]!
@@ -193,6 +215,32 @@ function measure(w: Workload): Measured {
   }
 }
 
+interface PriceMoving {
+  counts: Counts
+  runs: Pass[]
+  cmdsPerSec: number
+  cmdsPerCpuSec: number
+  latency: Latency
+  books: string
+}
+
+/** The price-moving workload through the core alone: counts, throughput passes, latency. */
+function measurePriceMoving(w: Workload): PriceMoving {
+  const setup = toEntries(w.setup, 1)
+  const entries = toEntries(w.stream, w.setup.length + 1)
+  const counts = countCore(setup, entries)
+  const runs: Pass[] = []
+  let books = ''
+  for (let r = 0; r < THROUGHPUT_RUNS; r++) {
+    const t = throughputCore(setup, entries)
+    if (t.accepted !== counts.accepted) throw new Error('core is not deterministic: accept counts differ between passes')
+    books = t.books
+    runs.push(t.pass)
+  }
+  return { counts, runs, cmdsPerSec: median(runs.map((p) => p.wall)), cmdsPerCpuSec: median(runs.map((p) => p.cpu)),
+    latency: latencyCore(setup, entries), books }
+}
+
 function row(name: string, n: number, f: Figures): string[] {
   return [
     name, int(n), int(f.counts.accepted), int(f.counts.rejected), int(f.counts.trades), int(f.cmdsPerSec),
@@ -227,6 +275,29 @@ function run(out: (line: string) => void): BenchSummary {
   out(`core books after the stream: ${books}`)
   out(`core rejections: ${codes === '' ? 'none' : codes}`)
   out(`peerRatio (core cmds/s ÷ peer cmds/s): ${fixed(peerRatio, 2)}`)
+
+  const pw = generateWorkload({ ...DEFAULT_WORKLOAD, priceMoves: PRICE_MOVES })
+  const pm = measurePriceMoving(pw)
+  const pn = pw.stream.length
+  const events = countEvents(pw)
+  const ratio = pm.cmdsPerSec / ours.cmdsPerSec
+  const cpuRatio = pm.cmdsPerCpuSec / ours.cmdsPerCpuSec
+  const ppct = (k: number): string => fixed((100 * k) / pn, 1) + '%'
+  out('')
+  out(`price-moving: ${int(pn)} commands after ${pw.setup.length} setup commands (oracles, ${events.near} accounts opened near ` +
+    `liquidation at 100×); mix: limit ${ppct(pw.mix.limit)}, cancel ${ppct(pw.mix.cancel)}, market ${ppct(pw.mix.market)}, ` +
+    `oracle price ${ppct(pw.mix.oracle)}, conditional ${ppct(pw.mix.conditional)}, Tick every ${int(PRICE_MOVES.tickEvery)}`)
+  out(`what the prices did: ${int(events.triggered)} conditional orders triggered, ${int(events.liquidations)} liquidation orders, ` +
+    `${int(events.marginCalls)} margin calls`)
+  out('')
+  for (const line of table(
+    ['workload', 'commands', 'accepted', 'rejected', 'trades', 'cmds/s', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs'],
+    [row('plain mixed', n, ours), row('price-moving', pn, { ...pm, counts: pm.counts })],
+  )) out(line)
+  out(`price-moving throughput passes (cmds/s, median reported): ${passes(pm.runs, 'wall')}; per CPU-second ${int(pm.cmdsPerCpuSec)} (${passes(pm.runs, 'cpu')})`)
+  out(`price-moving books after the stream: ${pm.books}`)
+  out(`price-moving rejections: ${pm.counts.rejections.map(([c, k]) => `${c} ${int(k)}`).join(', ') || 'none'}`)
+  out(`priceMovingRatio (price-moving cmds/s ÷ plain cmds/s; target ≥ 0.70): ${fixed(ratio, 2)} (per CPU-second ${fixed(cpuRatio, 2)})`)
   return {
     bench: 'core',
     cmdsPerSec: Math.round(ours.cmdsPerSec),
@@ -234,6 +305,9 @@ function run(out: (line: string) => void): BenchSummary {
     peerRatio: Number(fixed(peerRatio, 2)),
     cmdsPerCpuSec: Math.round(ours.cmdsPerCpuSec),
     cpuPeerRatio: Number(fixed(cpuPeerRatio, 2)),
+    priceMovingCmdsPerSec: Math.round(pm.cmdsPerSec),
+    priceMovingRatio: Number(fixed(ratio, 2)),
+    priceMovingCpuRatio: Number(fixed(cpuRatio, 2)),
   }
 }
 

@@ -41,7 +41,8 @@ function refusals(r: PhaseResult): string {
 async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(LATENCY_RATE) || LATENCY_RATE <= 0) throw new Error(`GATEWAY_BENCH_RATE must be a positive integer, got ${process.env.GATEWAY_BENCH_RATE}`)
   const nodeFlags = ['--max-semi-space-size=64', ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
-  const ex = await startExchange('gateway', LIMIT_FLAGS, nodeFlags)
+  // The market-making bot off: the load generator is the only client.
+  const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off'], nodeFlags)
   const { child, port, replicationPort, secret } = ex
   let worker: Worker | undefined
   try {

@@ -120,7 +120,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < WORKERS) throw new Error(`WS_BENCH_SUBSCRIBERS must be an integer ≥ ${WORKERS}`)
   if (!Number.isInteger(RATE) || RATE <= 0) throw new Error('WS_BENCH_RATE must be a positive integer')
   const nodeFlags = ['--max-semi-space-size=64', ...(process.env.WS_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
-  const ex = await startExchange('ws', ['--chain', 'off', '--price-feed', 'off'], nodeFlags)
+  const ex = await startExchange('ws', ['--chain', 'off', '--price-feed', 'off', '--bot', 'off'], nodeFlags)
   const workers: Worker[] = []
   let ingress: IngressClient | undefined
   let flowRun: { stop: () => Promise<void> } | undefined

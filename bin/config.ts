@@ -56,6 +56,8 @@ export interface Config {
   chainPollMs: number
   /** `start`'s oracle: a seeded random walk per pair, a CSV replay, or none (bin/price-feed.ts). */
   priceFeed: PriceFeedOptions
+  /** `start`'s market-making bot (bot/market-maker.ts): on by default, `--bot off` or `--no-bot` turns it off. */
+  bot: { enabled: boolean; intervalMs: number }
   /** Positional arguments after the command (e.g. the data dir of `replay`). */
   args: string[]
 }
@@ -95,11 +97,14 @@ const OPTIONS = {
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
   'price-feed-band': { type: 'string', env: 'EXCHANGE_PRICE_FEED_BAND', default: '0.2' },
   'price-feed-ms': { type: 'string', env: 'EXCHANGE_PRICE_FEED_MS', default: '1000' },
+  bot: { type: 'string', env: 'EXCHANGE_BOT', default: 'on' },
+  'bot-ms': { type: 'string', env: 'EXCHANGE_BOT_MS', default: '1000' },
 } as const
 
 export const USAGE = `usage: exchange <command> [options]
 commands:
-  start                  sequencer + replica + projections in one process (data under --data)
+  start                  sequencer + replica + projections in one process (data under --data), with
+                         the embedded chain, price feed and a market-making bot (--no-bot: without)
   sequencer              the sequencer alone, serving replication on --replication-port
   replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
@@ -124,7 +129,8 @@ function fractionOption(name: string, value: string): number {
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = parseArgs({
-    args: argv,
+    // `--no-bot` is the short form of `--bot off`.
+    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a)),
     allowPositionals: true,
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
   })
@@ -177,12 +183,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       band: fractionOption('price-feed-band', get('price-feed-band')),
       intervalMs: intOption('price-feed-ms', get('price-feed-ms'), 100, 3_600_000),
     },
+    bot: { enabled: get('bot') === 'on', intervalMs: intOption('bot-ms', get('bot-ms'), 100, 3_600_000) },
     args,
   }
   if (!/^(random|off|csv:.+)$/.test(config.priceFeed.source)) throw new Error('--price-feed must be random, off or csv:<file>')
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
+  if (get('bot') !== 'on' && get('bot') !== 'off') throw new Error('--bot must be on or off')
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')

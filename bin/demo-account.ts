@@ -28,8 +28,21 @@ export async function createFundedAccount(o: {
   usdt: number
   /** Funds the wallet by a real deposit on chain (credited to SPOT by the watcher); else operator deposits. */
   fundOnChain?: (wallet: BaseWallet, asset: string, units: bigint) => Promise<void>
+  /**
+   * Other assets deposited into the spot wallet too (the bot sells base assets on the spot
+   * books): token units on chain, ledger units for an operator deposit.
+   */
+  assets?: { asset: string; tokenUnits: bigint; ledgerUnits: number }[]
 }): Promise<DemoAccount> {
   const wallet = Wallet.createRandom()
+  for (const { asset, tokenUnits, ledgerUnits } of o.assets ?? []) {
+    if (o.fundOnChain) await o.fundOnChain(wallet, asset, tokenUnits)
+    else {
+      const ack = await o.submit({ type: 'Deposit', account: wallet.address, sub: 0, asset, amount: ledgerUnits, wallet: 'SPOT',
+        ref: `operator:${wallet.address}:${asset}` })
+      if (!ack.result.ok) throw new Error(`funding refused: ${ack.result.code}`)
+    }
+  }
   const units = BigInt(Math.round(o.usdt * 1e6))
   const half = Number(units / 2n)
   // Half margin in the perp wallet, half in spot, so both APIs can be tried at once.

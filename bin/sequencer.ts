@@ -13,6 +13,7 @@ import { runNode } from './runtime.js'
 import { chainEnabled, startChain } from './chain.js'
 import { serveGateway } from './serve-gateway.js'
 import { startPriceFeed } from './price-feed.js'
+import { startBot } from './bot.js'
 
 export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
@@ -42,8 +43,13 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
   // `start` publishes index prices itself; a bare sequencer leaves that to an external oracle.
   const feed = config.command === 'start' ? await startPriceFeed({ options: config.priceFeed, dataDir: config.dataDir,
     state: () => node.state, submit: (c) => sequencer!.submit(c), now: () => Date.now(), logger }) : undefined
+  // And a market maker quoting around that index, so the books, trades and charts are alive.
+  const bot = config.command === 'start' && config.bot.enabled ? await startBot({ api, dataDir: config.dataDir,
+    intervalMs: config.bot.intervalMs, chainId: config.chainId, masterSecret: secret, state: () => node.state,
+    submit: (c) => sequencer!.submit(c), fundOnChain: chain?.fundOnChain, deployment: chain?.deployment, logger }) : undefined
   return {
     async stop() {
+      await bot?.stop()
       await feed?.stop()
       await chain?.stop()
       await gateway.close()

@@ -4,9 +4,14 @@
 // has seen, and the watcher skips refs the state holds. After a restart the cursor comes from
 // the state too: the block of the newest deposit it credited (deposits are credited in chain
 // order, so everything before that block is in).
+//
+// Deposits in blocks not yet deep enough are reported as they are seen: a DepositPending note
+// per deposit each time its confirmation count changes (the history shows status 0 with
+// "seen/required"), and one with 0 confirmations if its block leaves the chain before the
+// depth. Notes change no balance; the credit is the Deposit alone.
 
 import { getAddress, type JsonRpcProvider, type Log } from 'ethers'
-import type { Deposit } from '../core/commands.js'
+import type { Deposit, DepositPending } from '../core/commands.js'
 import type { ChainToken } from './deploy.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
 import { vaultAt } from './provider.js'
@@ -37,6 +42,8 @@ export class DepositWatcher {
   private readonly tokens: Map<string, ChainToken>
   private readonly logger: Logger
   private loop: { stop(): Promise<void> } | undefined
+  /** Deposits reported pending and not yet credited: the confirmation count last reported, by ref. */
+  private readonly pending = new Map<string, { note: DepositPending }>()
 
   constructor(private readonly o: DepositWatcherOptions) {
     if (!Number.isInteger(o.confirmations) || o.confirmations < 1) throw new Error('confirmations must be at least 1')
@@ -74,7 +81,53 @@ export class DepositWatcher {
       // Advanced only once the whole range is in: a failed submit reads it again (idempotent).
       this.next = to + 1
     }
+    if (this.o.confirmations > 1) await this.reportPending(safe + 1, head)
     return credited
+  }
+
+  /** Notes for the deposits in blocks `from..head` (not yet deep enough), and for any that left the chain. */
+  private async reportPending(from: number, head: number): Promise<void> {
+    const seen = new Set<string>()
+    if (from <= head) {
+      const logs = await this.o.provider.getLogs({ address: this.o.vault, topics: [this.vault.interface.getEvent('Deposited')!.topicHash],
+        fromBlock: Math.max(from, this.o.fromBlock), toBlock: head })
+      logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index)
+      for (const log of logs) {
+        const parsed = this.parse(log)
+        if (parsed === undefined) continue
+        seen.add(parsed.ref)
+        const confirmations = head - log.blockNumber + 1
+        if (this.pending.get(parsed.ref)?.note.confirmations === confirmations) continue
+        const note: DepositPending = { type: 'DepositPending', account: parsed.account, sub: parsed.sub, asset: parsed.asset,
+          amount: parsed.amount, ref: parsed.ref, confirmations, required: this.o.confirmations }
+        if (await this.note(note)) this.pending.set(parsed.ref, { note })
+      }
+    }
+    for (const [ref, { note }] of this.pending) {
+      if (seen.has(ref)) continue
+      this.pending.delete(ref)
+      // Credited since (the usual case), or its block was reorganized away: then the row goes.
+      if (!this.o.exchange.state().depositRefs.has(ref)) await this.note({ ...note, confirmations: 0 })
+    }
+  }
+
+  /** Submits a pending note; false when refused (e.g. credited meanwhile). */
+  private async note(cmd: DepositPending): Promise<boolean> {
+    const ack = await this.o.exchange.submit(cmd)
+    return ack.result.ok
+  }
+
+  /** A Deposited log as the ledger would credit it, or undefined (with a warning) when it would not be. */
+  private parse(log: Log): { ref: string; account: string; sub: number; asset: string; amount: number } | undefined {
+    const ref = `${log.transactionHash}:${log.index}`
+    const state = this.o.exchange.state()
+    const ev = this.vault.interface.parseLog(log)
+    if (!ev) return undefined
+    const token = this.tokens.get(getAddress(ev.args.token as string))
+    const asset = token && state.assets.get(token.asset)
+    const amount = token && asset ? toLedger(ev.args.amount as bigint, token.decimals, asset.scale) : undefined
+    if (!token || amount === undefined) return undefined
+    return { ref, account: getAddress(ev.args.account as string), sub: Number(ev.args.subAccount), asset: token.asset, amount }
   }
 
   /** Where a fresh watcher starts: the block of the newest chain deposit the state holds. */

@@ -70,7 +70,11 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   let rpcUrl = s.rpcUrl
   if (!rpcUrl) {
     await mkdir(s.stateDir, { recursive: true })
-    anvil = await startAnvil({ chainId: s.chainId, stateFile: path.join(s.stateDir, 'anvil-state.json'), dieWithParent: true })
+    // Anvil mines only on transactions; deeper confirmations need blocks while idle, so then it
+    // also mines one a second (mixed mining: transactions are still mined at once).
+    const mining = s.confirmations > 1 ? ['--block-time', '1', '--mixed-mining'] : []
+    anvil = await startAnvil({ chainId: s.chainId, stateFile: path.join(s.stateDir, 'anvil-state.json'), dieWithParent: true,
+      args: mining })
     rpcUrl = anvil.url
   }
   const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))

@@ -6,14 +6,15 @@ import type { Entry } from './commands.js'
 import type { Event, Result } from './events.js'
 import { createAsset, createPerpMarket, createSpotMarket, setMarketStatus } from './genesis.js'
 import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders.js'
+import { adjustPositionMargin, changeMarginType } from './isolated.js'
 import { modifyOrder } from './modify.js'
 import { oraclePrice, setOracle } from './oracle.js'
 import { changeLeverage, changePositionMode } from './positions.js'
 import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
 import { accept, reject } from './results.js'
-import { createSession, registerRsaKey, revokeSession } from './sessions.js'
+import { createSession, listenKey, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
-import { completeWithdrawal, deposit, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
+import { completeWithdrawal, deposit, depositPending, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
 
 export function apply(state: State, entry: Entry): Result {
   // Messages are built only on failure: this runs for every command.
@@ -37,15 +38,19 @@ function dispatch(state: State, entry: Entry): Result {
     case 'ModifyOrder': return modifyOrder(state, c, time)
     case 'Tick': return tick(state, time)
     case 'Deposit': return deposit(state, c, time)
+    case 'DepositPending': return depositPending(state, c, time)
     case 'Transfer': return transfer(state, c, time)
     case 'WithdrawalRequest': return requestWithdrawal(state, c, time)
     case 'WithdrawalComplete': return completeWithdrawal(state, c, time)
     case 'WithdrawalFail': return failWithdrawal(state, c, time)
     case 'ChangeLeverage': return changeLeverage(state, c, time)
     case 'ChangePositionMode': return changePositionMode(state, c, time)
+    case 'ChangeMarginType': return changeMarginType(state, c, time)
+    case 'AdjustPositionMargin': return adjustPositionMargin(state, c, time)
     case 'CreateSession': return createSession(state, c, time)
     case 'RevokeSession': return revokeSession(state, c, time)
     case 'RegisterRsaKey': return registerRsaKey(state, c, time)
+    case 'ListenKey': return listenKey(state, c, time)
     case 'CreateAsset': return createAsset(state, c)
     case 'CreatePerpMarket': return createPerpMarket(state, c, time)
     case 'CreateSpotMarket': return createSpotMarket(state, c, time)

@@ -3,13 +3,19 @@
 // quantities in lots of their market. Decimal strings exist only at the edges.
 
 export type Side = 'BUY' | 'SELL'
-export type OrderType = 'LIMIT' | 'MARKET' | 'POST_ONLY'
+/** Conditional (stop, take-profit, trailing) types: they wait for a trigger (core/conditional.ts). */
+export type ConditionalType = 'STOP' | 'STOP_MARKET' | 'TAKE_PROFIT' | 'TAKE_PROFIT_MARKET' | 'TRAILING_STOP_MARKET'
+/** LIQUIDATION: the exchange's own closing orders (core/liquidation); never accepted from a client. */
+export type OrderType = 'LIMIT' | 'MARKET' | 'POST_ONLY' | 'LIQUIDATION' | ConditionalType
+/** The price a conditional order watches: the mark, or the last trade price. */
+export type WorkingType = 'MARK_PRICE' | 'CONTRACT_PRICE'
 export type TimeInForce = 'GTC' | 'IOC' | 'FOK' | 'GTX' | 'GTD'
 export type PositionSide = 'BOTH' | 'LONG' | 'SHORT'
 export type StpMode = 'NONE' | 'EXPIRE_TAKER' | 'EXPIRE_MAKER' | 'EXPIRE_BOTH'
 export type CancelRestriction = 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED'
 export type WalletKind = 'SPOT' | 'PERP'
 export type MarketStatus = 'TRADING' | 'HALT' | 'BREAK'
+export type MarginType = 'CROSSED' | 'ISOLATED'
 
 export interface Issuer {
   /** Wallet address, checksummed hex. */
@@ -71,6 +77,10 @@ export interface CreatePerpMarket extends MarketSpecCommon {
   fundingFloorE8?: number
   /** Funding interval, ms: a whole number of hours dividing 24 h; default 8 h. */
   fundingIntervalMs?: number
+  /** priceProtect threshold of |mark − last| / mark, ppm; default 50_000 (Binance triggerProtect 0.05). */
+  triggerProtectPpm?: number
+  /** Liquidation clearance fee, ppm of a liquidation's filled notional; default 12_500 (1.25 %). */
+  liquidationFeePpm?: number
 }
 
 /** Registers (or replaces) the key whose signed OraclePrice commands set a pair's index. */
@@ -116,6 +126,22 @@ export interface Deposit extends Issuer {
   ref: string
 }
 
+/**
+ * A deposit seen on chain but not yet at the confirmation depth: a note for the deposit
+ * history (status pending, `confirmations`/`required`), changing no balance. Refused once the
+ * ref was credited, so a late note never follows the credit. The ledger is credited only by
+ * the Deposit with the same ref. A note of 0 confirmations says the deposit's block left the
+ * chain (a reorganization): the pending row goes.
+ */
+export interface DepositPending extends Issuer {
+  type: 'DepositPending'
+  asset: string
+  amount: number
+  ref: string
+  confirmations: number
+  required: number
+}
+
 export interface Transfer extends Issuer {
   type: 'Transfer'
   direction: 'SPOT_TO_PERP' | 'PERP_TO_SPOT'
@@ -157,6 +183,19 @@ export interface PlaceOrder extends Issuer {
   reduceOnly?: boolean
   stp?: StpMode
   goodTillDate?: number
+  // Conditional types only (core/conditional.ts).
+  /** STOP, STOP_MARKET, TAKE_PROFIT, TAKE_PROFIT_MARKET: the trigger price. */
+  stopPriceTicks?: number
+  /** TRAILING_STOP_MARKET: the price that starts the trailing; default the price at placement. */
+  activationPriceTicks?: number
+  /** TRAILING_STOP_MARKET: the retrace that triggers, in 0.1 % steps (1 = 0.1 %, 100 = 10 %). */
+  callbackPermille?: number
+  /** Default CONTRACT_PRICE. */
+  workingType?: WorkingType
+  /** Hold the trigger while mark and last price differ by more than the market's triggerProtect. */
+  priceProtect?: boolean
+  /** STOP_MARKET / TAKE_PROFIT_MARKET: close the whole position at trigger (no qtyLots). */
+  closePosition?: boolean
 }
 
 export interface CancelOrder extends Issuer {
@@ -186,6 +225,8 @@ export interface ModifyOrder extends Issuer {
 export interface CancelAll extends Issuer {
   type: 'CancelAll'
   marketId: number
+  /** Only the waiting conditional orders (Binance DELETE /fapi/v1/algoOpenOrders). */
+  conditionalOnly?: boolean
 }
 
 export interface ChangeLeverage extends Issuer {
@@ -197,6 +238,27 @@ export interface ChangeLeverage extends Issuer {
 export interface ChangePositionMode extends Issuer {
   type: 'ChangePositionMode'
   dualSide: boolean
+}
+
+/** Cross ⇄ isolated margin for one market; refused with open orders or a position there. */
+export interface ChangeMarginType extends Issuer {
+  type: 'ChangeMarginType'
+  marketId: number
+  marginType: MarginType
+}
+
+/**
+ * Moves quote between the cross wallet and one isolated position's wallet (Binance's modify
+ * isolated position margin): ADD from cross available, REDUCE at most what keeps the position
+ * at its initial margin.
+ */
+export interface AdjustPositionMargin extends Issuer {
+  type: 'AdjustPositionMargin'
+  marketId: number
+  positionSide: PositionSide
+  /** Quote ledger units, positive. */
+  amount: number
+  direction: 'ADD' | 'REDUCE'
 }
 
 export type Permission = 'TRADE' | 'USER_DATA' | 'WITHDRAW'
@@ -239,6 +301,18 @@ export interface RegisterRsaKey extends Issuer {
   publicKey: string
 }
 
+/**
+ * The user data stream's listen key of a session (API.md "User data stream"), kept in the
+ * log so that every gateway agrees whether it is live: OPEN makes it live for 60 minutes (or
+ * extends a live one), KEEPALIVE extends a live one, CLOSE ends it. The key's name is derived
+ * by gateways from the apiKey; the core keeps only until when it is live.
+ */
+export interface ListenKey extends Issuer {
+  type: 'ListenKey'
+  apiKey: string
+  action: 'OPEN' | 'KEEPALIVE' | 'CLOSE'
+}
+
 export interface Tick {
   type: 'Tick'
 }
@@ -249,6 +323,7 @@ export type Command =
   | CreateSpotMarket
   | SetMarketStatus
   | Deposit
+  | DepositPending
   | Transfer
   | WithdrawalRequest
   | WithdrawalComplete
@@ -259,9 +334,12 @@ export type Command =
   | ModifyOrder
   | ChangeLeverage
   | ChangePositionMode
+  | ChangeMarginType
+  | AdjustPositionMargin
   | CreateSession
   | RevokeSession
   | RegisterRsaKey
+  | ListenKey
   | SetOracle
   | OraclePrice
   | Tick

@@ -2,7 +2,7 @@
 // each carries the whole new state of what it touched (order record, balances, position).
 
 import type { Code } from './codes.js'
-import type { OrderType, PositionSide, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
+import type { ConditionalType, MarginType, OrderType, PositionSide, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
 
 export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH'
 /** Why an order record changed, as Binance's execution type `x`. */
@@ -30,6 +30,26 @@ export interface OrderRecordFields {
   goodTillDate: number
   time: number
   updateTime: number
+  /** Conditional orders only: their trigger parameters (absent for plain orders). */
+  cond?: ConditionalFields
+}
+
+/** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */
+export interface ConditionalFields {
+  /** The type it was placed as; the record's orderType becomes LIMIT or MARKET at trigger. */
+  origType: ConditionalType
+  /** Trigger price; for a trailing stop, the trigger the extreme implies (0 until activated). */
+  stopPriceTicks: number
+  activationPriceTicks: number
+  /** Trailing retrace in 0.1 % steps; 0 for other types. */
+  callbackPermille: number
+  workingType: 'MARK_PRICE' | 'CONTRACT_PRICE'
+  priceProtect: boolean
+  closePosition: boolean
+  /** Time it triggered; 0 while waiting. */
+  triggerTime: number
+  /** Why it expired at trigger instead of being placed ('' otherwise). */
+  reason: Code | ''
 }
 
 /** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */
@@ -50,6 +70,12 @@ export interface PerpTradeEvent {
   buyerIsMaker: boolean
   maker: PerpFillSide
   taker: PerpFillSide
+  /**
+   * An auto-deleveraging fill (core/liquidation/adl.ts): a liquidation closed against an
+   * opposite position at the bankruptcy price, off the book. Not a market trade: public
+   * trades, tickers and klines skip it, and it does not move the last price.
+   */
+  adl?: true
 }
 
 export interface PerpFillSide {
@@ -70,8 +96,10 @@ export interface PerpFillSide {
   /** Position after the fill. */
   positionQtyLots: number
   positionCostTicksLots: number
-  /** Perp wallet balance after the fill. */
+  /** Perp (cross) wallet balance after the fill. */
   wallet: number
+  /** Isolated positions only: the position's isolated wallet after the fill. */
+  isolatedWallet?: number
 }
 
 /** One spot fill, with both sides' balances after it. */
@@ -142,6 +170,19 @@ export interface DepositEvent {
   time: number
 }
 
+/** A deposit seen on chain, `confirmations` of `required` deep, not credited yet. */
+export interface DepositPendingEvent {
+  type: 'depositPending'
+  account: string
+  sub: number
+  asset: string
+  amount: number
+  ref: string
+  confirmations: number
+  required: number
+  time: number
+}
+
 export interface TransferEvent {
   type: 'transfer'
   account: string
@@ -192,6 +233,17 @@ export interface PositionModeEvent {
   time: number
 }
 
+/** A session's listen key opened, extended or closed; `expiresAt` 0 once closed. */
+export interface ListenKeyEvent {
+  type: 'listenKey'
+  account: string
+  sub: number
+  apiKey: string
+  expiresAt: number
+  status: 'OPEN' | 'EXTENDED' | 'CLOSED'
+  time: number
+}
+
 export interface SessionEvent {
   type: 'session'
   account: string
@@ -226,7 +278,7 @@ export interface FundingEvent {
   account: string
   sub: number
   marketId: number
-  /** Signed change of the perp wallet: negative paid, positive received. */
+  /** Signed payment over the holding (cross and isolated positions): negative paid, positive received. */
   amount: number
   /** Perp wallet balance after it. */
   wallet: number
@@ -237,6 +289,11 @@ export interface FundingEvent {
   /** The boundary settled. */
   fundingTime: number
   time: number
+  /**
+   * Isolated positions paid from (or into) their own wallets, not the perp wallet: each one's
+   * side, payment and isolated wallet after it. Absent for a cross holding.
+   */
+  isolated?: { positionSide: PositionSide; amount: number; isolatedWallet: number; qtyLots: number; costTicksLots: number }[]
 }
 
 /** A market's funding settlement: the fundingRate history row. */
@@ -269,23 +326,115 @@ export interface OracleEvent {
   time: number
 }
 
+/** A market's margin type changed for a sub-account (nothing was open there). */
+export interface MarginTypeEvent {
+  type: 'marginType'
+  account: string
+  sub: number
+  marketId: number
+  marginType: MarginType
+  time: number
+}
+
+/** Margin moved between the cross wallet and an isolated position (Binance positionMargin). */
+export interface PositionMarginEvent {
+  type: 'positionMargin'
+  account: string
+  sub: number
+  marketId: number
+  positionSide: PositionSide
+  /** Binance's type: 1 add (cross → isolated), 2 reduce (isolated → cross). */
+  direction: 'ADD' | 'REDUCE'
+  /** Quote ledger units moved, positive. */
+  amount: number
+  /** Cross wallet and the position's isolated wallet after the move. */
+  wallet: number
+  isolatedWallet: number
+  /** The position it backs. */
+  positionQtyLots: number
+  positionCostTicksLots: number
+  time: number
+}
+
+/** The insurance fund of an asset changed (core/liquidation): a clearance fee in, a shortfall covered out. */
+export interface InsuranceEvent {
+  type: 'insurance'
+  asset: string
+  /** Signed change of the fund. */
+  amount: number
+  /** The fund after it. */
+  balance: number
+  reason: 'LIQUIDATION_FEE' | 'SHORTFALL'
+  /** The liquidated sub-account and position the change is for. */
+  account: string
+  sub: number
+  marketId: number
+  positionSide: PositionSide
+  /** Its perp (cross) wallet after the change. */
+  wallet: number
+  /** An isolated position still open: its isolated wallet after the change. */
+  isolatedWallet?: number
+  time: number
+}
+
+/** A liquidation or ADL order's record when it ends (Binance forceOrder stream, /fapi/v1/forceOrders). */
+export interface ForceOrderEvent extends OrderRecordFields {
+  type: 'forceOrder'
+  autoCloseType: 'LIQUIDATION' | 'ADL'
+  /** Lots of the order's last fill (Binance `l`). */
+  lastFilledQtyLots: number
+}
+
+/** One position of a margin call (Binance MARGIN_CALL `p` rows). */
+export interface MarginCallPosition {
+  marketId: number
+  positionSide: PositionSide
+  qtyLots: number
+  marginType: MarginType
+  isolatedWallet: number
+  markPriceTicks: number
+  unrealizedPnl: number
+  maintenance: number
+}
+
+/**
+ * A cross account, or an isolated position, crossed the warning level (margin ratio =
+ * maintenance / margin balance ≥ 80 %; core/liquidation/flags.ts). Once per crossing.
+ */
+export interface MarginCallEvent {
+  type: 'marginCall'
+  account: string
+  sub: number
+  /** Cross wallet balance (Binance `cw`). */
+  wallet: number
+  positions: MarginCallPosition[]
+  time: number
+}
+
 export type Event =
   | OrderEvent
   | PerpTradeEvent
   | SpotTradeEvent
   | BalanceEvent
   | DepositEvent
+  | DepositPendingEvent
   | TransferEvent
   | WithdrawalEvent
   | LeverageEvent
   | PositionModeEvent
   | SessionEvent
+  | ListenKeyEvent
   | MarketEvent
   | AssetEvent
   | FundingEvent
   | FundingRateEvent
   | PricesEvent
   | OracleEvent
+  | MarginTypeEvent
+  | PositionMarginEvent
+  | InsuranceEvent
+  | ForceOrderEvent
+  | MarginCallEvent
 
 export interface Accepted {
   ok: true

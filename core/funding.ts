@@ -1,13 +1,13 @@
 // Funding: the rate of an interval from its premium samples, and settlement when a Tick's
 // time crosses the interval boundary. Every position pays or receives notional at the mark ×
-// rate, longs paying when the rate is positive. Payers are charged rounded up and receivers
+// rate, longs paying when the rate is positive; an isolated position from its own wallet. Payers are charged rounded up and receivers
 // paid rounded down, so the payers' total covers the receivers' exactly and the remainder
 // (under one ledger unit per position) goes to the exchange's fees: money is conserved.
 
 import { abs, max, min } from './arith.js'
-import type { Event } from './events.js'
+import type { Event, FundingEvent } from './events.js'
 import { averagePremiumE8, boundaryAfter, E8, HOUR_MS } from './prices.js'
-import type { PerpHolding, PerpMarket, State } from './state.js'
+import type { PerpHolding, PerpMarket, State, SubAccount } from './state.js'
 import { addTo } from './state.js'
 
 /** 0.01 % per 8 h (API.md), E8. */
@@ -50,15 +50,36 @@ export function fundingPayment(qtyLots: number, markTicks: number, quotePerTickL
   return pays ? -Number((x + e8 - 1n) / e8) : Number(x / e8)
 }
 
-function holdingPayment(m: PerpMarket, h: PerpHolding, rateE8: number): { amount: number; paid: number; received: number } {
+interface HoldingPayment {
+  amount: number
+  paid: number
+  received: number
+  /** What went to (or came from) isolated wallets, per position; undefined for a cross holding. */
+  isolated: FundingEvent['isolated']
+}
+
+/**
+ * Pays one holding's positions: a cross position from the perp wallet, an isolated one from
+ * its own isolated wallet (core/isolated.ts).
+ */
+function payHolding(m: PerpMarket, sub: SubAccount, h: PerpHolding, rateE8: number): HoldingPayment {
   let paid = 0
   let received = 0
-  for (const p of [h.both, h.long, h.short]) {
+  const isolated = h.marginType === 'ISOLATED' ? [] as NonNullable<FundingEvent['isolated']> : undefined
+  for (const [side, p] of [['BOTH', h.both], ['LONG', h.long], ['SHORT', h.short]] as const) {
     const a = fundingPayment(p.qtyLots, m.markPriceTicks, m.quotePerTickLot, rateE8)
+    if (a === 0) continue
     if (a < 0) paid -= a
     else received += a
+    if (isolated) {
+      p.isolatedWallet += a
+      isolated.push({ positionSide: side, amount: a, isolatedWallet: p.isolatedWallet, qtyLots: p.qtyLots,
+        costTicksLots: p.costTicksLots })
+    } else {
+      sub.perpWallet += a
+    }
   }
-  return { amount: received - paid, paid, received }
+  return { amount: received - paid, paid, received, isolated }
 }
 
 /**
@@ -78,15 +99,14 @@ export function settleFunding(state: State, m: PerpMarket, time: number, events:
       for (const sub of account.subs) {
         const h = sub?.perp.get(m.marketId)
         if (sub === undefined || h === undefined) continue
-        const r = holdingPayment(m, h, rate)
+        const r = payHolding(m, sub, h, rate)
         if (r.paid === 0 && r.received === 0) continue
-        sub.perpWallet += r.amount
         paid += r.paid
         received += r.received
         events.push({
           type: 'funding', account: sub.address, sub: sub.sub, marketId: m.marketId, amount: r.amount, wallet: sub.perpWallet,
           fundingRateE8: rate, markPriceTicks: m.markPriceTicks, positionQtyLots: h.both.qtyLots + h.long.qtyLots + h.short.qtyLots,
-          fundingTime, time,
+          fundingTime, time, ...(r.isolated ? { isolated: r.isolated } : {}),
         })
       }
     }

@@ -46,6 +46,8 @@ export interface PerpMarketSpec extends MarketSpec {
   fundingFloor?: string
   /** Default 8. */
   fundingIntervalHours?: number
+  /** Liquidation clearance fee, e.g. "0.0125" (the default, Binance's liquidationFee). */
+  liquidationFee?: string
 }
 
 export interface GenesisSpec {
@@ -113,6 +115,7 @@ export function genesisCommands(spec: GenesisSpec): Command[] {
     if (p.fundingCap !== undefined) cmd.fundingCapE8 = units(p.fundingCap, '0.00000001', 'fundingCap')
     if (p.fundingFloor !== undefined) cmd.fundingFloorE8 = units(p.fundingFloor, '0.00000001', 'fundingFloor')
     if (p.fundingIntervalHours !== undefined) cmd.fundingIntervalMs = p.fundingIntervalHours * 3_600_000
+    if (p.liquidationFee !== undefined) cmd.liquidationFeePpm = ppm(p.liquidationFee)
     out.push(cmd)
   }
   for (const s of spec.spotMarkets) out.push({ type: 'CreateSpotMarket', ...marketFields(s, scales) })

@@ -7,6 +7,7 @@ import { Book } from './book.js'
 import { GtdQueue } from './gtd.js'
 import { LIMITS } from './limits.js'
 import { newPriceState } from './prices.js'
+import { newTriggerIndex } from './trigger-index.js'
 import { accept, reject } from './results.js'
 import type { Market, PerpMarket, SpotMarket, State } from './state.js'
 
@@ -91,6 +92,12 @@ function register(state: State, m: Market): void {
   state.marketsBySymbol.set(m.symbol, m)
 }
 
+/** Binance's triggerProtect 0.05: priceProtect holds a trigger while mark and last differ by over 5 %. */
+export const DEFAULT_TRIGGER_PROTECT_PPM = 50_000
+
+/** Binance's liquidation clearance fee for BTCUSDT: 1.25 % (API.md; /fapi/v1/exchangeInfo liquidationFee). */
+export const DEFAULT_LIQUIDATION_FEE_PPM = 12_500
+
 export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: number): Result {
   const common = commonMarket(state, cmd, time)
   if (common === null || !validBrackets(cmd)) return reject('GENESIS_INVALID')
@@ -102,9 +109,14 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
   if (state.markets.some((x) => x?.kind === 'PERP' && x.pair === cmd.pair)) return reject('GENESIS_INVALID')
   const prices = newPriceState(cmd, state.assets.get(cmd.quote)!.scale)
   if (prices === null) return reject('GENESIS_INVALID')
+  const triggerProtectPpm = cmd.triggerProtectPpm ?? DEFAULT_TRIGGER_PROTECT_PPM
+  if (!posInt(triggerProtectPpm, 1_000_000)) return reject('GENESIS_INVALID')
+  const liquidationFeePpm = cmd.liquidationFeePpm ?? DEFAULT_LIQUIDATION_FEE_PPM
+  if (!nonNegInt(liquidationFeePpm, LIMITS.feePpmMax)) return reject('GENESIS_INVALID')
   const m: PerpMarket = {
     ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets.map((b) => ({ ...b })),
     maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0, prices,
+    triggerProtectPpm, triggers: newTriggerIndex(), liquidationFeePpm,
   }
   register(state, m)
   return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])

@@ -25,6 +25,19 @@ export const LIMITS = {
   goodTillDateMax: 253402300799000,
   /** Entries of orders that left before their goodTillDate, beyond twice the live ones, before a market's GTD queue is compacted. */
   gtdStaleMax: 1024,
+  /** Waiting conditional orders per sub-account and market (Binance MAX_NUM_ALGO_ORDERS, -4045). */
+  conditionalOrdersPerMarketMax: 10,
+  /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */
+  triggerStaleMax: 1024,
+  /** Rounds of triggers one price move may cascade through; each conditional fires at most once, so this only guards. */
+  triggerRoundsMax: 100_000,
+  /**
+   * Liquidations (cross accounts or isolated positions) one price move carries out; the rest
+   * stay flagged in liquidation and go on at the market's next move (core/liquidation/sweep.ts).
+   */
+  liquidationsPerMoveMax: 1_000,
+  /** Dead entries beyond twice the holders before a liquidation trigger heap is rebuilt (core/liquidation/watch.ts). */
+  liquidationWatchStaleMax: 1024,
   /** A GTD order must live at least this long after placement (Binance: 600 s). */
   goodTillDateMinAheadMs: 600_000,
   pendingWithdrawalsPerAccountMax: 100,
@@ -32,8 +45,12 @@ export const LIMITS = {
   sessionLifetimeMaxMs: 30 * 86_400_000,
   /** An RSA public key's PEM text (a 4096-bit SPKI key is 800 characters). */
   rsaPublicKeyPemLengthMax: 1_024,
+  /** A listen key lives this long after its creation or last keep-alive (Binance: 60 minutes). */
+  listenKeyTtlMs: 60 * 60_000,
   withdrawRefLengthMax: 64,
   depositRefLengthMax: 100,
+  /** The deepest confirmation count a pending deposit note may name. */
+  depositConfirmationsMax: 10_000,
   feePpmMax: 100_000,
   /** Ledger amounts stay well inside the exact range of a JS number. */
   ledgerAmountMax: 2 ** 52,
@@ -96,6 +113,14 @@ export const PROJECTION_LIMITS = {
   openInterestHistoryMax: 500,
   /** /fapi/v1/fundingRate. */
   fundingRateHistoryMax: 1000,
+  /** /fapi/v1/forceOrders (Binance: default 50, max 100). */
+  forceOrdersMax: 100,
+  /** /fapi/v1/forceOrders without startTime searches this far back from endTime (Binance: 7 days). */
+  forceOrdersWindowMs: 7 * DAY_MS,
+  /** /fapi/v1/positionMargin/history (Binance's default 500; its maximum unstated). */
+  positionMarginHistoryMax: 1000,
+  /** Position margin history reaches back 30 days, and one query spans at most that. */
+  positionMarginRetentionMs: 30 * DAY_MS,
   /** Trades of one market within this span of each other, at one price and side, aggregate. */
   aggregateWindowMs: 100,
   /** historicalTrades and income reach back three months (taken as 90 days). */

@@ -1,6 +1,10 @@
-// Cross-margin arithmetic: what a sub-account's positions and open orders require, and what
-// it has available. Notionals are tick·lot products until the last step, where one multiply
-// by the market's quote units per tick·lot turns them into ledger units.
+// Margin arithmetic: what a sub-account's positions and open orders require, and what its
+// cross wallet has available. Notionals are tick·lot products until the last step, where one
+// multiply by the market's quote units per tick·lot turns them into ledger units.
+//
+// An isolated holding's positions are backed by their own isolated wallets and stay out of the
+// cross figures; its open orders still need their initial margin from cross available, since
+// a fill moves that margin from the cross wallet into the position's isolated wallet.
 
 import { abs, ceilDiv, max, mul, mulDivCeil } from './arith.js'
 import type { PerpHolding, PerpMarket, Position, State, SubAccount } from './state.js'
@@ -51,21 +55,55 @@ export function initialMargin(m: PerpMarket, exposureTicksLots: number, leverage
   return ceilDiv(mul(exposureTicksLots, m.quotePerTickLot), leverage)
 }
 
+/** Notional of a holding's positions alone, tick·lots (the first term of `exposure`). */
+export function positionsNotional(m: PerpMarket, h: PerpHolding, dualSide: boolean): number {
+  return dualSide ? positionNotional(m, h.long) + positionNotional(m, h.short) : positionNotional(m, h.both)
+}
+
 /**
- * Unrealized PnL of a holding. A one-way account's LONG and SHORT positions are always flat
- * (the mode changes only with every position flat, and one-way orders trade BOTH), so they
- * are not read then: this runs for every holding on every order's margin check.
+ * What a holding asks of the cross wallet: a cross holding, the initial margin of all its
+ * exposure; an isolated one, that of its open orders only (the positions have their own).
+ */
+export function crossInitialMargin(m: PerpMarket, h: PerpHolding, dualSide: boolean, d: OrderDelta, leverage: number): number {
+  const exp = exposure(m, h, dualSide, d)
+  if (h.marginType === 'CROSSED') return initialMargin(m, exp, leverage)
+  return initialMargin(m, exp - positionsNotional(m, h, dualSide), leverage)
+}
+
+/** Initial margin of one position at the mark and a leverage, ledger units. */
+export function positionInitialMargin(m: PerpMarket, p: Position, leverage: number): number {
+  return initialMargin(m, positionNotional(m, p), leverage)
+}
+
+/**
+ * Binance's "max removable" of an isolated position: what may leave its wallet and still leave
+ * wallet + unrealized PnL at the position's initial margin, never more than the wallet (profit
+ * not yet realized does not leave).
+ */
+export function maxRemovable(m: PerpMarket, h: PerpHolding, p: Position): number {
+  if (h.marginType !== 'ISOLATED' || p.qtyLots === 0) return 0
+  const room = p.isolatedWallet + unrealizedPnl(m, p) - positionInitialMargin(m, p, h.leverage)
+  return max(0, Math.min(p.isolatedWallet, room))
+}
+
+/**
+ * Unrealized PnL of a holding's cross positions (none for an isolated holding). A one-way
+ * account's LONG and SHORT positions are always flat (the mode changes only with every
+ * position flat, and one-way orders trade BOTH), so they are not read then: this runs for
+ * every holding on every order's margin check.
  */
 export function holdingPnl(m: PerpMarket, h: PerpHolding, dualSide: boolean): number {
+  if (h.marginType === 'ISOLATED') return 0
   if (!dualSide) return unrealizedPnl(m, h.both)
   return unrealizedPnl(m, h.both) + unrealizedPnl(m, h.long) + unrealizedPnl(m, h.short)
 }
 
 export interface MarginView {
-  /** Perp wallet balance. */
+  /** Perp (cross) wallet balance; isolated wallets are not part of it. */
   wallet: number
+  /** Of cross positions. */
   unrealizedPnl: number
-  /** Initial margin of positions and open orders. */
+  /** Initial margin of cross positions and of every open order (isolated markets' too). */
   initialMargin: number
   /** wallet + unrealizedPnl - initialMargin; may be negative after prices move. */
   available: number
@@ -84,10 +122,17 @@ export function marginView(
     const m = state.markets[h.marketId] as PerpMarket
     const target = h.marketId === marketId
     const lev = target && leverage > 0 ? leverage : h.leverage
-    im += initialMargin(m, exposure(m, h, sub.dualSide, target ? delta : NO_DELTA), lev)
+    im += crossInitialMargin(m, h, sub.dualSide, target ? delta : NO_DELTA, lev)
     pnl += holdingPnl(m, h, sub.dualSide)
   }
   return { wallet: sub.perpWallet, unrealizedPnl: pnl, initialMargin: im, available: sub.perpWallet + pnl - im }
+}
+
+/** Sum of a sub-account's isolated wallets (Binance's balance = cross wallet + this). */
+export function isolatedWalletTotal(sub: SubAccount): number {
+  let n = 0
+  for (const h of sub.perp.values()) n += h.both.isolatedWallet + h.long.isolatedWallet + h.short.isolatedWallet
+  return n
 }
 
 /** What may leave the perp wallet now: never more than the wallet, never past the margin. */
@@ -104,11 +149,10 @@ export function maxNotionalAt(m: PerpMarket, leverage: number): number {
 }
 
 /**
- * Maintenance margin of a position notional (ledger units) by the market's brackets:
- * notional × mmr − cum, where cum makes the schedule continuous at bracket edges (Binance's
- * "cum"). Rounded up, in bigint because notional × ppm leaves the safe range.
+ * The maintenance rate (ppm) and Binance's "cum" (ledger units × 1e6) of the bracket a position
+ * notional (ledger units) falls in: cum makes notional × mmr − cum continuous at bracket edges.
  */
-export function maintenanceMargin(m: PerpMarket, notional: number): number {
+export function maintenanceBracket(m: PerpMarket, notional: number): { mmrPpm: bigint; cumPpm: bigint } {
   const n = BigInt(notional)
   let cum = 0n
   let prevCap = 0n
@@ -121,6 +165,15 @@ export function maintenanceMargin(m: PerpMarket, notional: number): number {
     prevCap = BigInt(b.notionalCap)
     prevMmr = mmr
   }
-  const num = n * mmr - cum
+  return { mmrPpm: mmr, cumPpm: cum }
+}
+
+/**
+ * Maintenance margin of a position notional (ledger units) by the market's brackets:
+ * notional × mmr − cum. Rounded up, in bigint because notional × ppm leaves the safe range.
+ */
+export function maintenanceMargin(m: PerpMarket, notional: number): number {
+  const { mmrPpm, cumPpm } = maintenanceBracket(m, notional)
+  const num = BigInt(notional) * mmrPpm - cumPpm
   return num <= 0n ? 0 : Number((num + 999_999n) / 1_000_000n)
 }

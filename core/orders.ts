@@ -12,7 +12,9 @@ import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
-import { pushSpotBalanceEvent, releaseSpotLock, rest, retire } from './resting.js'
+import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire } from './resting.js'
+import { placeConditional } from './conditional.js'
+import { isConditionalType } from './trigger-index.js'
 import { lockFor, lockSpot } from './spot.js'
 import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
 
@@ -22,6 +24,9 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   const sub = findSub(state, cmd)
   if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
   if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
+  if (isConditionalType(cmd.orderType)) {
+    return m.kind === 'PERP' ? placeConditional(m, sub, cmd, time) : reject('ORDER_TYPE_INVALID')
+  }
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return reject(o)
   if (sub === undefined) {
@@ -69,8 +74,22 @@ function checkAgainstBook(m: Market, o: Order): Code | null {
   return null
 }
 
-/** Places on a perpetual book: the events, or why it was refused (nothing changed then). */
-function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number): Event[] | Code {
+/**
+ * Places a triggered conditional order (built, with its orderId) as placement would: the same
+ * checks, the same sweep; its NEW record and fills go to `events`. Null, or why it was refused.
+ */
+export function placeTriggered(state: State, m: PerpMarket, o: Order, time: number, events: Event[]): Code | null {
+  const limitCode = checkOrderLimits(m, o.owner, o)
+  if (limitCode) return limitCode
+  const r = placePerp(state, m, o.owner, o, time, events)
+  return typeof r === 'string' ? r : null
+}
+
+/**
+ * Places on a perpetual book: the events, or why it was refused (nothing changed then).
+ * `into`: a triggered order, which keeps its id and reports into the trigger's events.
+ */
+function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
   const closing = isClosing(o)
   if (closing) {
     const h = sub.perp.get(m.marketId)
@@ -93,7 +112,13 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
   }
   ensureHolding(sub, m)
   o.marginCounted = !closing
-  const events = open(m, o)
+  let events: Event[]
+  if (into === undefined) {
+    events = open(m, o)
+  } else {
+    events = into
+    events.push(orderEvent(o, 'NEW'))
+  }
   finish(o, sweep(state, m, o, time, events), time, events)
   return events
 }
@@ -126,7 +151,7 @@ function open(m: Market, o: Order): Event[] {
 }
 
 /** A deterministic id for orders sent without one, never equal to an open order's. */
-function generatedClientId(m: Market, o: Order): string {
+export function generatedClientId(m: Market, o: Order): string {
   let id = 'x-' + m.marketId + '-' + o.orderId
   for (let n = 1; o.owner.orders.has(id); n++) id = 'x-' + m.marketId + '-' + o.orderId + '-' + n
   return id
@@ -157,7 +182,7 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
 
 
 function findOrder(m: Market, sub: SubAccount, cmd: CancelOrder): Order | undefined {
-  const o = cmd.orderId !== undefined ? m.book.orders.get(cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
+  const o = cmd.orderId !== undefined ? openOrderOf(m, cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
   if (o === undefined || o.owner !== sub || o.market !== m) return undefined
   if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return undefined
   return o
@@ -188,7 +213,8 @@ export function cancelAll(state: State, cmd: CancelAll, time: number): Result {
   const events: Event[] = []
   if (sub === undefined || !sub.openByMarket.has(m.marketId)) return accept(events)
   const mine: Order[] = []
-  for (const o of sub.orders.values()) if (o.market === m) mine.push(o)
+  const only = cmd.conditionalOnly === true
+  for (const o of sub.orders.values()) if (o.market === m && (!only || isConditionalType(o.orderType))) mine.push(o)
   for (const o of mine) retire(o, 'CANCELED', 'CANCELED', time, events)
   return accept(events)
 }
@@ -200,7 +226,7 @@ export function expireGoodTillDate(state: State, time: number, events: Event[]):
     const q = m.gtd
     for (let top = q.peek(); top !== undefined && top.goodTillDate <= time; top = q.peek()) {
       q.pop()
-      const o = m.book.orders.get(top.orderId)
+      const o = openOrderOf(m, top.orderId)
       if (o !== undefined && o.goodTillDate === top.goodTillDate) retire(o, 'EXPIRED', 'EXPIRED', time, events)
     }
   }

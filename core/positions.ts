@@ -1,10 +1,11 @@
-// Per-account position settings: leverage per market and one-way ⇄ hedge mode.
+// Per-account position settings: leverage per market and one-way ⇄ hedge mode (margin type:
+// core/isolated.ts).
 
 import { ensureHolding, ensureSub, findSub, validIssuer } from './accounts.js'
 import type { ChangeLeverage, ChangePositionMode } from './commands.js'
 import type { Result } from './events.js'
 import { LIMITS } from './limits.js'
-import { exposure, marginView, maxNotionalAt, NO_DELTA } from './margin.js'
+import { exposure, marginView, maxNotionalAt, NO_DELTA, positionInitialMargin, unrealizedPnl } from './margin.js'
 import { marketOf } from './resting.js'
 import { accept, reject } from './results.js'
 import type { State } from './state.js'
@@ -22,6 +23,13 @@ export function changeLeverage(state: State, cmd: ChangeLeverage, time: number):
     if (exp * m.quotePerTickLot > maxNotionalAt(m, lev)) return reject('POSITION_LIMIT')
     if (lev < h.leverage && marginView(state, existing, m.marketId, NO_DELTA, lev).available < 0) {
       return reject('MARGIN_INSUFFICIENT')
+    }
+    // An isolated position must still hold its initial margin at the lower leverage.
+    if (lev < h.leverage && h.marginType === 'ISOLATED') {
+      for (const p of [h.both, h.long, h.short]) {
+        if (p.qtyLots === 0) continue
+        if (p.isolatedWallet + unrealizedPnl(m, p) < positionInitialMargin(m, p, lev)) return reject('MARGIN_INSUFFICIENT')
+      }
     }
   }
   const sub = ensureSub(state, cmd)

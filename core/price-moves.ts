@@ -5,11 +5,13 @@
 // steps in), then accounts the move left below maintenance are liquidated. Both can trade
 // and so move the price again; the hooks repeat their own scans until a pass changes nothing.
 
+import { runTriggers } from './conditional.js'
 import type { Event } from './events.js'
+import { liquidationSweep } from './liquidation/sweep.js'
 import type { PerpMarket, State } from './state.js'
 
 export function afterPriceMove(state: State, m: PerpMarket, time: number, events: Event[]): void {
-  // Conditional triggers (core/conditional) and the liquidation sweep (core/liquidation)
-  // are called from here, in that order.
-  void state; void m; void time; void events
+  // Conditional triggers first (core/conditional.ts), then the liquidation sweep (core/liquidation).
+  runTriggers(state, m, time, events)
+  liquidationSweep(state, m, time, events)
 }

@@ -9,6 +9,7 @@ import type { Event, Result } from './events.js'
 import { settleFunding } from './funding.js'
 import { perpOfPair } from './oracle.js'
 import { afterPriceMove } from './price-moves.js'
+import { marginMoved } from './liquidation/watch.js'
 import { refreshMark, sampleBasis, samplePremium } from './prices.js'
 import type { Market, State } from './state.js'
 
@@ -30,6 +31,8 @@ export function pricesOnTick(state: State, time: number, events: Event[]): void 
  */
 export function pricesAfterCommand(state: State, c: Command, result: Result, time: number): void {
   if (!result.ok) return
+  // Margin that left without a price move is checked at its markets' next move (liquidation/watch.ts).
+  if (c.type === 'Transfer' || c.type === 'AdjustPositionMargin') marginMoved(state, c)
   let m: Market | undefined
   if (c.type === 'OraclePrice') m = perpOfPair(state, c.pair)
   else if (c.type === 'PlaceOrder' || c.type === 'CancelOrder' || c.type === 'CancelAll' || c.type === 'ModifyOrder') m = state.markets[c.marketId]

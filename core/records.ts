@@ -1,10 +1,11 @@
 // Builders of the events that carry order records.
 
+import { conditionalFields } from './conditional.js'
 import type { ExecType, OrderEvent } from './events.js'
 import type { Order } from './state.js'
 
 export function orderEvent(o: Order, execType: ExecType): OrderEvent {
-  return {
+  const e: OrderEvent = {
     type: 'order', execType,
     marketId: o.market.marketId, orderId: o.orderId,
     account: o.owner.address, sub: o.owner.sub,
@@ -15,6 +16,9 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
     positionSide: o.positionSide, reduceOnly: o.reduceOnly, stp: o.stp,
     goodTillDate: o.goodTillDate, time: o.time, updateTime: o.updateTime,
   }
+  // Only conditional orders carry the field, so plain order events keep their shape.
+  if (o.cond) e.cond = conditionalFields(o)
+  return e
 }
 
 /** Whether an order can only shrink a position: reduce-only, or a hedge-mode close. */

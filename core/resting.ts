@@ -6,6 +6,8 @@ import type { Event, ExecType, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
+import { unrestConditional } from './conditional.js'
+import { isConditionalType } from './trigger-index.js'
 import type { Market, Order, PerpMarket, State } from './state.js'
 
 export function rest(o: Order): void {
@@ -17,15 +19,20 @@ export function rest(o: Order): void {
   if (o.goodTillDate > 0) trackGoodTillDate(m, o)
 }
 
-function trackGoodTillDate(m: Market, o: Order): void {
+export function trackGoodTillDate(m: Market, o: Order): void {
   m.gtdOpen += 1
   m.gtd.push({ goodTillDate: o.goodTillDate, marketId: m.marketId, orderId: o.orderId })
   if (m.gtd.size > 2 * m.gtdOpen + LIMITS.gtdStaleMax) {
-    m.gtd.compact((item) => m.book.orders.get(item.orderId)?.goodTillDate === item.goodTillDate)
+    m.gtd.compact((item) => openOrderOf(m, item.orderId)?.goodTillDate === item.goodTillDate)
   }
 }
 
-function countOpen(o: Order, by: number): void {
+/** A market's open order by id: resting in the book, or a conditional one waiting for its trigger. */
+export function openOrderOf(m: Market, orderId: number): Order | undefined {
+  return m.book.orders.get(orderId) ?? (m.kind === 'PERP' ? m.triggers.live.get(orderId) : undefined)
+}
+
+export function countOpen(o: Order, by: number): void {
   const map = o.owner.openByMarket
   const id = o.market.marketId
   const n = (map.get(id) ?? 0) + by
@@ -48,6 +55,11 @@ export function addMarginLots(h: { buyLots: number; buyNotional: number; sellLot
 
 /** Removes a resting order from the book and the account, releasing what it held. */
 export function unrest(o: Order): void {
+  // A conditional order still waiting for its trigger is in no book (plain orders have no cond).
+  if (o.cond && isConditionalType(o.orderType)) {
+    unrestConditional(o)
+    return
+  }
   const m = o.market
   const left = o.origQtyLots - o.executedQtyLots
   m.book.delete(o)

@@ -1,11 +1,12 @@
-// Pre-trade risk for perpetual orders: the order is accepted only if the sub-account's
-// margin still covers the initial margin of its positions and open orders with the order
-// added (or the order lowers that requirement), and the position stays within the bracket
-// its leverage allows.
+// Pre-trade risk for perpetual orders: the order is accepted only if the sub-account's cross
+// margin still covers the initial margin of its cross positions and of all open orders with
+// the order added (or the order lowers that requirement), and the position stays within the
+// bracket its leverage allows. An order on an isolated market needs only its own initial
+// margin from cross available: the isolated positions are backed by their own wallets.
 
 import type { Code } from './codes.js'
 import type { Side } from './commands.js'
-import { exposure, holdingPnl, initialMargin, maxNotionalAt, NO_DELTA, type OrderDelta } from './margin.js'
+import { crossInitialMargin, exposure, holdingPnl, maxNotionalAt, NO_DELTA, type OrderDelta } from './margin.js'
 import { newHolding, type PerpHolding, type PerpMarket, type State, type SubAccount } from './state.js'
 
 const scratch: OrderDelta = { buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
@@ -37,9 +38,9 @@ export function checkOrderMargin(state: State, sub: SubAccount, m: PerpMarket, s
     if (other === target) continue
     const om = state.markets[other.marketId] as PerpMarket
     pnl += holdingPnl(om, other, sub.dualSide)
-    imOthers += initialMargin(om, exposure(om, other, sub.dualSide, NO_DELTA), other.leverage)
+    imOthers += crossInitialMargin(om, other, sub.dualSide, NO_DELTA, other.leverage)
   }
-  const imAfter = imOthers + initialMargin(m, after, leverage)
+  const imAfter = imOthers + crossInitialMargin(m, h, sub.dualSide, d, leverage)
   if (sub.perpWallet + pnl - imAfter < 0) return 'MARGIN_INSUFFICIENT'
   return null
 }

@@ -2,6 +2,8 @@
 // position, open order, withdrawal and ledger total, sorted, so that any two replicas that
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
 
+import { DEFAULT_LIQUIDATION_FEE_PPM } from './genesis.js'
+import { DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
 import { hashLeaf, merkleRoot, toHex } from './merkle.js'
 import { pricesLeaf } from './prices.js'
 import type { Order, Position, State } from './state.js'
@@ -19,6 +21,13 @@ function orderLeaf(o: Order): string {
     o.lockedRemaining].join('|')
 }
 
+function conditionalLeaf(o: Order): string {
+  const c = o.cond!
+  return ['conditional', o.market.marketId, o.orderId, c.origType, c.stopPriceTicks, c.activationPriceTicks,
+    c.callbackPermille, c.workingType, c.priceProtect, c.closePosition, c.activated, c.extremeTicks, c.triggerTime,
+    c.reason].join('|')
+}
+
 /** Every leaf of the state, as canonical text, sorted. */
 export function stateLeaves(state: State): string[] {
   const out: string[] = [`meta|${state.nextWithdrawalId}`]
@@ -31,7 +40,17 @@ export function stateLeaves(state: State): string[] {
       m.tickSize, m.stepSize, m.minPriceTicks, m.maxPriceTicks, m.minQtyLots, m.maxQtyLots, m.marketMaxQtyLots,
       m.minNotional, m.makerFeePpm, m.takerFeePpm, m.nextOrderId, m.nextTradeId, m.lastPriceTicks, m.onboardDate, perp].join('|'))
     if (m.kind === 'PERP') out.push(pricesLeaf(m))
-    for (const o of m.book.orders.values()) out.push(orderLeaf(o))
+    // Its own leaf, present only off the default, so markets at the default hash as before.
+    if (m.kind === 'PERP' && m.liquidationFeePpm !== DEFAULT_LIQUIDATION_FEE_PPM) out.push(`liquidationFee|${m.marketId}|${m.liquidationFeePpm}`)
+    for (const o of m.book.orders.values()) {
+      out.push(orderLeaf(o))
+      if (o.cond) out.push(conditionalLeaf(o))
+    }
+    if (m.kind === 'PERP') {
+      if (m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
+      // Waiting conditional orders: the order and its trigger state (trailing extreme included).
+      for (const o of m.triggers.live.values()) out.push(orderLeaf(o), conditionalLeaf(o))
+    }
   }
   for (const account of state.accounts.values()) {
     for (const sub of account.subs) {
@@ -39,9 +58,14 @@ export function stateLeaves(state: State): string[] {
       const id = `${sub.address}|${sub.sub}`
       out.push(`perpWallet|${id}|${sub.perpWallet}|${sub.dualSide}|${sub.pendingWithdrawals}|${sub.sessionKey}|${sub.lastNonce}`)
       for (const [asset, b] of sub.spot) out.push(`spot|${id}|${asset}|${b.free}|${b.locked}`)
+      for (const [key, flags] of sub.riskFlags) out.push(`riskFlags|${id}|${key}|${flags}`)
       for (const h of sub.perp.values()) {
         out.push(`holding|${id}|${h.marketId}|${h.leverage}|${pos(h.both)}|${pos(h.long)}|${pos(h.short)}|` +
           `${h.buyLots}|${h.buyNotional}|${h.sellLots}|${h.sellNotional}`)
+        // A leaf of its own, present only off the defaults, so cross-only states hash as before.
+        if (h.marginType !== 'CROSSED' || h.both.isolatedWallet !== 0 || h.long.isolatedWallet !== 0 || h.short.isolatedWallet !== 0) {
+          out.push(`isolated|${id}|${h.marketId}|${h.marginType}|${h.both.isolatedWallet}|${h.long.isolatedWallet}|${h.short.isolatedWallet}`)
+        }
       }
     }
   }
@@ -53,8 +77,10 @@ export function stateLeaves(state: State): string[] {
     out.push(['session', s.apiKey, s.account, s.sub, s.permissions.join(','), s.expiresAt, s.createdAt, s.signature].join('|'))
     // A leaf of its own, so sessions without a key hash as they always did.
     if (s.rsaPublicKey !== undefined) out.push(`sessionRsaKey|${s.apiKey}|${s.rsaPublicKey}`)
+    if (s.listenKeyUntil) out.push(`sessionListenKey|${s.apiKey}|${s.listenKeyUntil}`)
   }
   for (const [asset, n] of state.fees) out.push(`fees|${asset}|${n}`)
+  for (const [asset, n] of state.insurance) out.push(`insurance|${asset}|${n}`)
   for (const [asset, n] of state.deposited) out.push(`deposited|${asset}|${n}`)
   for (const [asset, n] of state.withdrawn) out.push(`withdrawn|${asset}|${n}`)
   for (const ref of state.depositRefs) out.push(`depositRef|${ref}`)

@@ -3,7 +3,7 @@
 // newer one. Nonces only grow, so a signed request to create a session cannot be replayed.
 
 import { ensureSub, findSub, validIssuer } from './accounts.js'
-import type { CreateSession, RegisterRsaKey, RevokeSession } from './commands.js'
+import type { CreateSession, ListenKey, RegisterRsaKey, RevokeSession } from './commands.js'
 import type { Event, Result, SessionEvent } from './events.js'
 import { LIMITS } from './limits.js'
 import { accept, reject } from './results.js'
@@ -70,6 +70,25 @@ export function registerRsaKey(state: State, cmd: RegisterRsaKey, time: number):
   if (!validRsaPem(cmd.publicKey)) return reject('SESSION_INVALID')
   s.rsaPublicKey = cmd.publicKey
   return accept([sessionEvent(s, 'RSA_KEY', time)])
+}
+
+/**
+ * Opens, extends or closes the issuer's listen key. Liveness is by entry time, so a key that
+ * ran out is unknown to KEEPALIVE and CLOSE, and OPEN starts it afresh.
+ */
+export function listenKey(state: State, cmd: ListenKey, time: number): Result {
+  const s = typeof cmd.apiKey === 'string' ? state.sessions.get(cmd.apiKey) : undefined
+  if (!s || s.account !== cmd.account || s.sub !== cmd.sub) return reject('SESSION_UNKNOWN')
+  const live = (s.listenKeyUntil ?? 0) > time
+  let status: 'OPEN' | 'EXTENDED' | 'CLOSED'
+  if (cmd.action === 'OPEN') status = live ? 'EXTENDED' : 'OPEN'
+  else if (cmd.action === 'KEEPALIVE' || cmd.action === 'CLOSE') {
+    if (!live) return reject('LISTEN_KEY_UNKNOWN')
+    status = cmd.action === 'CLOSE' ? 'CLOSED' : 'EXTENDED'
+  } else return reject('COMMAND_INVALID')
+  s.listenKeyUntil = status === 'CLOSED' ? 0 : time + LIMITS.listenKeyTtlMs
+  return accept([{ type: 'listenKey', account: s.account, sub: s.sub, apiKey: s.apiKey, expiresAt: s.listenKeyUntil,
+    status, time }])
 }
 
 /** The shape of an SPKI PEM within its bound; the gateway parsed the key itself. */

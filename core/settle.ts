@@ -6,6 +6,7 @@ import { abs, min, mulDivCeil } from './arith.js'
 import { assertSafe } from './assert.js'
 import { ensureHolding } from './accounts.js'
 import type { PerpFillSide } from './events.js'
+import { settleIsolatedFill } from './isolated.js'
 import { addMarginLots } from './resting.js'
 import { addTo, positionOf, type Order, type PerpMarket, type Position, type State } from './state.js'
 
@@ -45,14 +46,20 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
   const sub = o.owner
   const h = ensureHolding(sub, m)
   const p = positionOf(h, o.positionSide)
+  const qtyBefore = p.qtyLots
   const longBefore = longLots(p)
   const pnl = movePosition(p, o.side === 'BUY' ? lots : -lots, priceTicks) * m.quotePerTickLot
   p.updateTime = time
   m.openInterestLots += longLots(p) - longBefore
 
   const notional = lots * priceTicks * m.quotePerTickLot
-  const fee = mulDivCeil(notional, isMaker ? m.makerFeePpm : m.takerFeePpm, PPM)
-  sub.perpWallet = assertSafe(sub.perpWallet + pnl - fee, 'perp wallet')
+  // Liquidation and ADL orders pay no trading fee: the liquidation charges its clearance fee
+  // to the insurance fund instead (core/liquidation/liquidate.ts).
+  const fee = o.orderType === 'LIQUIDATION' ? 0 : mulDivCeil(notional, isMaker ? m.makerFeePpm : m.takerFeePpm, PPM)
+  // An isolated position's PnL, fee and margin go through its own wallet (core/isolated.ts).
+  const isolated = h.marginType === 'ISOLATED'
+  if (isolated) settleIsolatedFill(sub, h, m, p, qtyBefore, lots, priceTicks, pnl, fee)
+  else sub.perpWallet = assertSafe(sub.perpWallet + pnl - fee, 'perp wallet')
   if (fee !== 0) addTo(state.fees, m.quote, fee)
 
   o.executedQtyLots += lots
@@ -66,6 +73,6 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
     side: o.side, positionSide: o.positionSide,
     executedQtyLots: o.executedQtyLots, cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status,
     fee, realizedPnl: pnl, positionQtyLots: p.qtyLots, positionCostTicksLots: p.costTicksLots,
-    wallet: sub.perpWallet,
+    wallet: sub.perpWallet, ...(isolated ? { isolatedWallet: p.isolatedWallet } : {}),
   }
 }

@@ -5,14 +5,17 @@
 import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
 import { Book } from './book.js'
+import { arm } from './conditional.js'
+import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
+import { isConditionalType, newTriggerIndex } from './trigger-index.js'
 import { GtdQueue } from './gtd.js'
 import { newPriceState } from './prices.js'
-import type { Bracket, CreatePerpMarket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
+import type { Bracket, ConditionalType, CreatePerpMarket, MarginType, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
-import { addMarginLots } from './resting.js'
+import { addMarginLots, openOrderOf } from './resting.js'
 import {
   createState, newSubAccount,
-  type Market, type Order, type PerpHolding, type Position, type Session, type State, type SubAccount, type Withdrawal,
+  type Conditional, type Market, type Order, type PerpHolding, type PerpMarket, type Position, type Session, type State, type SubAccount, type Withdrawal,
 } from './state.js'
 
 const VERSION = 1
@@ -20,15 +23,33 @@ const packr = new Packr({ useRecords: false })
 
 type PositionTuple = [number, number, number]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
-  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number]
+  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, CondTuple?]
+/** A conditional order's trigger state (core/conditional.ts), appended to its order tuple. */
+type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean, boolean, boolean, number, number, string]
 
 const posTuple = (p: Position): PositionTuple => [p.qtyLots, p.costTicksLots, p.updateTime]
-const fromPos = (t: PositionTuple): Position => ({ qtyLots: t[0], costTicksLots: t[1], updateTime: t[2] })
+const fromPos = (t: PositionTuple): Position => ({ qtyLots: t[0], costTicksLots: t[1], updateTime: t[2], isolatedWallet: 0 })
+/** Margin type and isolated wallets of a holding (BOTH, LONG, SHORT); absent when all default. */
+type IsolatedTuple = [MarginType, number, number, number]
 
 function orderTuple(o: Order): OrderTuple {
-  return [o.orderId, o.owner.address, o.owner.sub, o.clientOrderId, o.side, o.orderType, o.timeInForce, o.priceTicks,
+  const t: OrderTuple = [o.orderId, o.owner.address, o.owner.sub, o.clientOrderId, o.side, o.orderType, o.timeInForce, o.priceTicks,
     o.origQtyLots, o.executedQtyLots, o.cumQuoteTicksLots, o.status, o.positionSide, o.reduceOnly, o.stp,
     o.goodTillDate, o.time, o.updateTime, o.marginCounted, o.lockedRemaining]
+  const c = o.cond
+  if (c) {
+    t.push([c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
+      c.closePosition, c.activated, c.extremeTicks, c.triggerTime, c.reason])
+  }
+  return t
+}
+
+function condOf(t: CondTuple | undefined): Conditional | null {
+  if (t === undefined) return null
+  return {
+    origType: t[0], stopPriceTicks: t[1], activationPriceTicks: t[2], callbackPermille: t[3], workingType: t[4],
+    priceProtect: t[5], closePosition: t[6], activated: t[7], extremeTicks: t[8], triggerTime: t[9], reason: t[10], entry: null,
+  }
 }
 
 function marketData(m: Market): Record<string, unknown> {
@@ -38,14 +59,23 @@ function marketData(m: Market): Record<string, unknown> {
   for (const side of [book.bids, book.asks]) {
     for (const level of side.levels) for (let o = level.head; o; o = o.next) orders.push(orderTuple(o))
   }
-  return { ...rest, orders }
+  if (m.kind !== 'PERP') return { ...rest, orders }
+  // Waiting conditional orders in placement order; the trigger heaps are rebuilt from them.
+  const { triggers, ...perp } = rest as Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen'>
+  return { ...perp, orders, conditionals: [...triggers.live.values()].map(orderTuple) }
 }
 
 function subData(s: SubAccount): unknown[] {
-  const holdings = [...s.perp.values()].map((h) => [h.marketId, h.leverage, posTuple(h.both), posTuple(h.long), posTuple(h.short)])
+  const holdings = [...s.perp.values()].map((h) => {
+    const row: unknown[] = [h.marketId, h.leverage, posTuple(h.both), posTuple(h.long), posTuple(h.short)]
+    if (h.marginType !== 'CROSSED' || h.both.isolatedWallet !== 0 || h.long.isolatedWallet !== 0 || h.short.isolatedWallet !== 0) {
+      row.push([h.marginType, h.both.isolatedWallet, h.long.isolatedWallet, h.short.isolatedWallet] satisfies IsolatedTuple)
+    }
+    return row
+  })
   const spot = [...s.spot].map(([asset, b]) => [asset, b.free, b.locked])
   const orders = [...s.orders.values()].map((o) => [o.market.marketId, o.orderId])
-  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders, s.sessionKey, s.lastNonce]
+  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders, s.sessionKey, s.lastNonce, [...s.riskFlags]]
 }
 
 export function encodeSnapshot(state: State): Uint8Array {
@@ -54,14 +84,16 @@ export function encodeSnapshot(state: State): Uint8Array {
     VERSION, state.seq, state.time, [...state.assets.values()].map((a) => [a.name, a.scale]),
     state.markets.filter((m) => m !== undefined).map(marketData), accounts,
     [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
-    [...state.fees], [...state.deposited], [...state.withdrawn], [...state.sessions.values()],
+    [...state.fees], [...state.deposited], [...state.withdrawn], [...state.sessions.values()], [...state.insurance],
   ])
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
-  const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions] =
+  const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
+    insurance] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
-      string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][], Session[]]
+      string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][], Session[],
+      [string, number][] | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -70,14 +102,16 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const [address, subs] of accounts) {
     const account = { address, subs: [] as (SubAccount | undefined)[] }
     state.accounts.set(address, account)
-    for (const [sub, perpWallet, dualSide, pending, spot, holdings, , sessionKey, lastNonce] of subs as [number, number, boolean, number,
-      [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple][], unknown, string, number][]) {
+    for (const [sub, perpWallet, dualSide, pending, spot, holdings, , sessionKey, lastNonce, riskFlags] of subs as [number, number, boolean, number,
+      [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple, IsolatedTuple?][], unknown, string, number, [string, number][]?][]) {
       const s = newSubAccount(address, sub)
       Object.assign(s, { perpWallet, dualSide, pendingWithdrawals: pending, sessionKey, lastNonce })
       for (const [asset, free, locked] of spot) s.spot.set(asset, { free, locked })
-      for (const [marketId, leverage, both, long, short] of holdings) {
-        const h: PerpHolding = { marketId, leverage, both: fromPos(both), long: fromPos(long), short: fromPos(short),
-          buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
+      for (const [key, flags] of riskFlags ?? []) s.riskFlags.set(key, flags)
+      for (const [marketId, leverage, both, long, short, iso] of holdings) {
+        const h: PerpHolding = { marketId, leverage, marginType: iso?.[0] ?? 'CROSSED', both: fromPos(both), long: fromPos(long),
+          short: fromPos(short), buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
+        if (iso) [h.both.isolatedWallet, h.long.isolatedWallet, h.short.isolatedWallet] = [iso[1], iso[2], iso[3]]
         s.perp.set(marketId, h)
       }
       account.subs[sub] = s
@@ -89,7 +123,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
     for (const sd of subs) {
       const s = state.accounts.get(address)!.subs[sd[0] as number]!
       for (const [marketId, orderId] of sd[6] as [number, number][]) {
-        const o = state.markets[marketId]!.book.orders.get(orderId)
+        const o = openOrderOf(state.markets[marketId]!, orderId)
         assert(o !== undefined, 'snapshot order missing from its book')
         s.orders.set(o.clientOrderId, o)
         s.openByMarket.set(marketId, (s.openByMarket.get(marketId) ?? 0) + 1)
@@ -109,27 +143,36 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const [a, n] of deposited) state.deposited.set(a, n)
   for (const [a, n] of withdrawn) state.withdrawn.set(a, n)
   for (const s of sessions) state.sessions.set(s.apiKey, { ...s, permissions: [...s.permissions] })
+  for (const [a, n] of insurance ?? []) state.insurance.set(a, n)
   return state
 }
 
 function restoreMarket(state: State, data: Record<string, unknown>): void {
-  const { orders, ...fields } = data as { orders: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
+  const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
   const m = { ...fields, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0 } as unknown as Market
+  if (m.kind === 'PERP') {
+    m.triggers = newTriggerIndex()
+    // Snapshots from before conditional orders existed: Binance's default triggerProtect.
+    if (m.triggerProtectPpm === undefined) m.triggerProtectPpm = DEFAULT_TRIGGER_PROTECT_PPM
+  }
   // Snapshots from before prices existed: the market's default price state (no oracle yet).
   if (m.kind === 'PERP' && m.prices === undefined) {
     m.prices = newPriceState({ brackets: m.brackets } as CreatePerpMarket, state.assets.get(m.quote)?.scale ?? 0)!
   }
+  // Snapshots from before liquidation existed: the default clearance fee.
+  if (m.kind === 'PERP' && m.liquidationFeePpm === undefined) m.liquidationFeePpm = DEFAULT_LIQUIDATION_FEE_PPM
   state.markets[m.marketId] = m
   state.marketsBySymbol.set(m.symbol, m)
-  for (const t of orders) {
+  for (const t of conditionals === undefined ? orders : [...orders, ...conditionals]) {
     const owner = state.accounts.get(t[1])?.subs[t[2]]
     assert(owner !== undefined, 'snapshot order without its account')
     const o: Order = {
       orderId: t[0], market: m, owner, clientOrderId: t[3], side: t[4], orderType: t[5], timeInForce: t[6],
       priceTicks: t[7], origQtyLots: t[8], executedQtyLots: t[9], cumQuoteTicksLots: t[10], status: t[11],
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
-      marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null,
+      marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]),
     }
-    m.book.insert(o)
+    if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
+    else m.book.insert(o)
   }
 }

@@ -1,11 +1,12 @@
 // The exchange state the core mutates. Everything here is reachable from the log alone and
 // is covered by the state root and the snapshot.
 
-import type { Bracket, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
+import type { Bracket, ConditionalType, MarginType, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { Book, type Level } from './book.js'
 import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
+import type { TriggerEntry, TriggerIndex } from './trigger-index.js'
 
 export interface Asset {
   name: string
@@ -61,6 +62,12 @@ export interface PerpMarket extends MarketCommon {
   openInterestLots: number
   /** Oracle, index, mark inputs and funding (core/prices.ts, core/funding.ts). */
   prices: PriceState
+  /** priceProtect threshold of |mark − last| / mark, ppm (Binance triggerProtect). */
+  triggerProtectPpm: number
+  /** Waiting conditional orders and their trigger heaps (core/trigger-index.ts); the orders are in the root. */
+  triggers: TriggerIndex
+  /** Liquidation clearance fee on a liquidation's filled notional, ppm, to the insurance fund. */
+  liquidationFeePpm: number
 }
 
 /**
@@ -129,6 +136,26 @@ export interface Order {
   // Intrusive FIFO links inside the order's price level.
   prev: Order | null
   next: Order | null
+  /** Conditional orders: trigger parameters and trailing state (null or absent for plain orders). */
+  cond?: Conditional | null
+}
+
+/** What a conditional order waits for (core/conditional.ts). */
+export interface Conditional {
+  origType: ConditionalType
+  stopPriceTicks: number
+  activationPriceTicks: number
+  callbackPermille: number
+  workingType: 'MARK_PRICE' | 'CONTRACT_PRICE'
+  priceProtect: boolean
+  closePosition: boolean
+  /** Trailing stops: activated, and the highest (SELL) or lowest (BUY) price seen since. */
+  activated: boolean
+  extremeTicks: number
+  triggerTime: number
+  reason: string
+  /** Its live heap entry while it waits in one (derived, not in the root). */
+  entry: TriggerEntry | null
 }
 
 export interface Position {
@@ -137,12 +164,20 @@ export interface Position {
   /** Signed sum of entry price × qty still open, tick·lot units, same sign as qtyLots. */
   costTicksLots: number
   updateTime: number
+  /**
+   * Isolated margin of the position, quote ledger units (Binance isolatedWallet): funded from
+   * the cross wallet as the position opens, returned as it closes (core/isolated.ts). Always 0
+   * for a cross position and for a flat one.
+   */
+  isolatedWallet: number
 }
 
 /** One sub-account's standing in one perpetual market. */
 export interface PerpHolding {
   marketId: number
   leverage: number
+  /** Cross (default) or isolated, per market as Binance keeps it; changes only with nothing open. */
+  marginType: MarginType
   both: Position
   long: Position
   short: Position
@@ -176,6 +211,12 @@ export interface SubAccount {
   sessionKey: string
   /** Highest session nonce used. */
   lastNonce: number
+  /**
+   * Liquidation flags (core/liquidation/flags.ts) by target: 'C' the cross account, or
+   * '<marketId>:<positionSide>' an isolated position. Bits: 1 margin call sent, 2 in liquidation.
+   * Only non-zero entries are kept.
+   */
+  riskFlags: Map<string, number>
 }
 
 export interface Account {
@@ -206,6 +247,8 @@ export interface Session {
   signature: string
   /** SPKI PEM of the RSA key requests may also be signed with; absent until one is registered. */
   rsaPublicKey?: string
+  /** Until when (entry time, ms) the session's listen key is live; absent or 0 when it has none. */
+  listenKeyUntil?: number
 }
 
 export interface State {
@@ -224,6 +267,8 @@ export interface State {
   withdrawn: Map<string, number>
   /** Live sessions by apiKey (expired ones stay until replaced; gateways check expiry). */
   sessions: Map<string, Session>
+  /** Insurance fund per quote asset, ledger units (core/liquidation/insurance.ts). */
+  insurance: Map<string, number>
 }
 
 export function createState(): State {
@@ -241,16 +286,17 @@ export function createState(): State {
     deposited: new Map(),
     withdrawn: new Map(),
     sessions: new Map(),
+    insurance: new Map(),
   }
 }
 
 export function newPosition(): Position {
-  return { qtyLots: 0, costTicksLots: 0, updateTime: 0 }
+  return { qtyLots: 0, costTicksLots: 0, updateTime: 0, isolatedWallet: 0 }
 }
 
 export function newHolding(marketId: number, leverage: number): PerpHolding {
   return {
-    marketId, leverage,
+    marketId, leverage, marginType: 'CROSSED',
     both: newPosition(), long: newPosition(), short: newPosition(),
     buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0,
   }
@@ -268,6 +314,7 @@ export function newSubAccount(address: string, sub: number): SubAccount {
     pendingWithdrawals: 0,
     sessionKey: '',
     lastNonce: 0,
+    riskFlags: new Map(),
   }
 }
 

@@ -2,7 +2,7 @@
 // then complete or refund). Deposits are idempotent by their chain reference.
 
 import { ensureSpotBalance, ensureSub, findSub, spotBalance, validIssuer } from './accounts.js'
-import type { Deposit, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
+import type { Deposit, DepositPending, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
 import type { Event, Result, WithdrawalEvent } from './events.js'
 import { LIMITS } from './limits.js'
 import { maxWithdrawable } from './margin.js'
@@ -53,6 +53,23 @@ export function deposit(state: State, cmd: Deposit, time: number): Result {
     { type: 'balance', account: sub.address, sub: sub.sub, wallet: cmd.wallet, asset: cmd.asset,
       free, locked, delta: cmd.amount, reason: 'DEPOSIT', time },
   ])
+}
+
+/** The history's pending row for a deposit not yet deep enough; no state changes. */
+export function depositPending(state: State, cmd: DepositPending, time: number): Result {
+  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
+  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
+  if (typeof cmd.ref !== 'string' || cmd.ref.length === 0 || cmd.ref.length > LIMITS.depositRefLengthMax) {
+    return reject('COMMAND_INVALID')
+  }
+  if (state.depositRefs.has(cmd.ref)) return reject('DEPOSIT_DUPLICATE')
+  if (!Number.isInteger(cmd.required) || cmd.required < 1 || cmd.required > LIMITS.depositConfirmationsMax ||
+    !Number.isInteger(cmd.confirmations) || cmd.confirmations < 0 || cmd.confirmations >= cmd.required) {
+    return reject('COMMAND_INVALID')
+  }
+  return accept([{ type: 'depositPending', account: cmd.account, sub: cmd.sub, asset: cmd.asset, amount: cmd.amount,
+    ref: cmd.ref, confirmations: cmd.confirmations, required: cmd.required, time }])
 }
 
 export function transfer(state: State, cmd: Transfer, time: number): Result {

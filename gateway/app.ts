@@ -18,6 +18,7 @@ import { positionRoutes } from './routes/positions.js'
 import { sessionRoutes } from './routes/session.js'
 import { spotTradeRoutes } from './routes/spot-trade.js'
 import { tradeRoutes } from './routes/trade.js'
+import { algoOrderRoutes } from './routes/algo-orders.js'
 import { walletRoutes } from './routes/wallet.js'
 import { timeUnitHooks } from './time-unit.js'
 import { WeightCounter } from './weights.js'
@@ -89,7 +90,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   const weights = new WeightCounter(ctx.now, ctx.rateLimits?.weight1m)
   app.decorate('weights', weights)
   // The user data stream's keys: the listenKey routes make them, the WebSocket server reads them.
-  const listenKeys = new ListenKeys(ctx.masterSecret, ctx.now, (apiKey) => {
+  const listenKeys = new ListenKeys(ctx.masterSecret, ctx, (apiKey) => {
     const s = ctx.state().sessions.get(apiKey)
     return s !== undefined && s.expiresAt > ctx.now()
   })
@@ -123,6 +124,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(sessionRoutes, { ctx, weights })
   await app.register(accountRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights, orders })
+  await app.register(algoOrderRoutes, { ctx, weights, orders })
   await app.register(walletRoutes, { ctx, weights })
   await app.register(capitalRoutes, { ctx, weights })
   await app.register(accountConfigRoutes, { ctx, weights })

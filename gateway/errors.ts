@@ -36,7 +36,7 @@ export type Venue = 'futures' | 'spot'
 /** The endpoint family a core code came back from; a few codes read differently per family. */
 export type Operation =
   | 'place' | 'cancel' | 'cancelAll' | 'query' | 'modify'
-  | 'leverage' | 'positionMode' | 'wallet' | 'admin'
+  | 'leverage' | 'positionMode' | 'marginType' | 'positionMargin' | 'wallet' | 'admin'
 
 export interface CoreErrorContext {
   venue: Venue
@@ -281,7 +281,25 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   POSITION_MODE_UNCHANGED: () => bad(-4059, 'No need to change position side.'),
   POSITION_MODE_OPEN_ORDERS: () => bad(-4067, 'Position side cannot be changed if there exists open orders.'),
   POSITION_MODE_OPEN_POSITION: () => bad(-4068, 'Position side cannot be changed if there exists position.'),
+  MARGIN_TYPE_UNCHANGED: () => bad(-4046, 'No need to change margin type.'),
+  MARGIN_TYPE_OPEN_ORDERS: () => bad(-4047, 'Margin type cannot be changed if there exists open orders.'),
+  MARGIN_TYPE_OPEN_POSITION: () => bad(-4048, 'Margin type cannot be changed if there exists position.'),
+  MARGIN_NOT_ISOLATED: () => bad(-4049, 'Add margin only support for isolated position.'),
+  MARGIN_NO_POSITION: () => bad(-4054, 'Cannot add position margin: position is 0.'),
+  CROSS_BALANCE_INSUFFICIENT: () => bad(-4050, 'Cross balance insufficient.'),
+  ISOLATED_BALANCE_INSUFFICIENT: () => bad(-4051, 'Isolated balance insufficient.'),
 
+  STOP_PRICE_REQUIRED: () => mandatoryParam('stopPrice'),
+  CALLBACK_RATE_INVALID: () => mandatoryParam('callbackRate'),
+  ACTIVATION_PRICE_INVALID: () => bad(-4135, 'Invalid activation price.'),
+  WORKING_TYPE_INVALID: () => invalidParam('workingType'),
+  CLOSE_POSITION_INVALID: () => bad(-4136, 'Target strategy invalid for orderType and closePosition.'),
+  CLOSE_POSITION_WITH_QTY: () => bad(-4137, 'Quantity must be zero with closePosition equals true.'),
+  CLOSE_POSITION_WITH_REDUCE_ONLY: () => paramNotRequired('reduceOnly'),
+  WOULD_TRIGGER: () => bad(-2021, 'Order would immediately trigger.'),
+  TOO_MANY_CONDITIONAL: () => bad(-4045, 'Reach max stop order limit.'),
+  // Only ever a reason at trigger (closePosition with no position), never a placement answer.
+  CLOSE_POSITION_NOTHING: () => bad(-2022, 'ReduceOnly Order is rejected.'),
   FOK_UNFILLED: () => bad(-5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.'),
   POST_ONLY_WOULD_TAKE: () => bad(-5022, 'Due to the order could not be executed as maker, the Post Only order will be rejected.'),
 
@@ -307,6 +325,7 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   SESSION_INVALID: (ctx) => invalidParam(ctx.param ?? 'signature'),
   SESSION_NONCE_USED: (ctx) => invalidParam(ctx.param ?? 'nonce'),
   SESSION_UNKNOWN: () => rejectedApiKey(),
+  LISTEN_KEY_UNKNOWN: () => invalidListenKey(),
 }
 
 /** Spot forms: filter failures as -1013 "Filter failure: <FILTER>", engine rejects as -2010. */

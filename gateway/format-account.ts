@@ -3,8 +3,9 @@
 
 import { exposure, initialMargin, maintenanceMargin, marginView, maxNotionalAt, maxWithdrawable, NO_DELTA,
   positionNotional, unrealizedPnl } from '../core/margin.js'
+import { liquidationPrice, positionMaintenance } from '../core/margin-risk.js'
 import type { PerpHolding, PerpMarket, Position, State, SubAccount } from '../core/state.js'
-import { positionOf } from '../core/state.js'
+import { newHolding, positionOf } from '../core/state.js'
 import { marginAsset } from '../core/wallet.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty, formatUnits } from './decimal.js'
 
@@ -13,6 +14,8 @@ export interface PositionRow {
   h: PerpHolding
   side: 'BOTH' | 'LONG' | 'SHORT'
   p: Position
+  /** The owner (undefined for an account that never traded: every row flat). */
+  sub: SubAccount | undefined
 }
 
 /** Every position row Binance lists: one per market in one-way mode, two in hedge mode. */
@@ -20,19 +23,29 @@ export function positionRows(state: State, sub: SubAccount | undefined, only?: P
   const rows: PositionRow[] = []
   const perps = state.markets.filter((m): m is PerpMarket => m?.kind === 'PERP' && (only === undefined || m === only))
   for (const m of perps) {
-    const h = sub?.perp.get(m.marketId)
+    const h = sub?.perp.get(m.marketId) ?? newHolding(m.marketId, m.defaultLeverage)
     const sides = sub?.dualSide ? (['LONG', 'SHORT'] as const) : (['BOTH'] as const)
-    for (const side of sides) {
-      const holding = h ?? { marketId: m.marketId, leverage: m.defaultLeverage, both: zero(), long: zero(), short: zero(),
-        buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
-      rows.push({ m, h: holding, side, p: positionOf(holding, side) })
-    }
+    for (const side of sides) rows.push({ m, h, side, p: positionOf(h, side), sub })
   }
   return rows
 }
 
-function zero(): Position {
-  return { qtyLots: 0, costTicksLots: 0, updateTime: 0 }
+const isIsolated = (r: PositionRow): boolean => r.h.marginType === 'ISOLATED'
+
+/** Binance's liquidation price: 8 decimals, "0" when there is none. */
+function liquidationPriceText(state: State, r: PositionRow): string {
+  const e8 = r.sub ? liquidationPrice(state, r.sub, r.m, r.p) : 0
+  return e8 === 0 ? '0' : formatUnits(e8, 8)
+}
+
+/** Initial margin of a row's position and of the open orders that would add to it. */
+function rowInitialMargins(r: PositionRow): { position: number; orders: number } {
+  const notional = positionNotional(r.m, r.p) * r.m.quotePerTickLot
+  const position = Math.ceil(notional / r.h.leverage)
+  const total = initialMargin(r.m, exposure(r.m, r.h, r.sub?.dualSide ?? false, NO_DELTA), r.h.leverage)
+  // Hedge mode shows the orders' margin on the LONG row.
+  const orders = r.side === 'SHORT' ? 0 : Math.max(0, total - position)
+  return { position, orders }
 }
 
 function quoteScale(state: State, m: PerpMarket): number {
@@ -43,38 +56,49 @@ export function entryPrice(r: PositionRow): string {
   return formatAvgPrice(r.m, Math.abs(r.p.costTicksLots), Math.abs(r.p.qtyLots), r.m.pricePrecision)
 }
 
-/** positionRisk's row. Liquidation price arrives with the liquidation engine. */
+/** positionRisk's row (v1, v2 and v3 share it). */
 export function positionRiskJson(state: State, r: PositionRow): object {
   const scale = quoteScale(state, r.m)
+  const f = (n: number): string => formatBalance(n, scale)
   const notional = positionNotional(r.m, r.p) * r.m.quotePerTickLot
   const signedNotional = r.p.qtyLots < 0 ? -notional : notional
+  const pnl = unrealizedPnl(r.m, r.p)
+  const isolated = isIsolated(r)
+  const im = rowInitialMargins(r)
   return {
     symbol: r.m.symbol, positionSide: r.side, positionAmt: formatQty(r.m, r.p.qtyLots),
     entryPrice: entryPrice(r), breakEvenPrice: entryPrice(r),
-    markPrice: formatPrice(r.m, r.m.markPriceTicks), unRealizedProfit: formatBalance(unrealizedPnl(r.m, r.p), scale),
-    liquidationPrice: '0', leverage: String(r.h.leverage), maxNotionalValue: formatUnits(BigInt(maxNotionalAt(r.m, r.h.leverage)) / 10n ** BigInt(scale), 0),
-    marginType: 'cross', isolatedMargin: formatBalance(0, scale), isAutoAddMargin: 'false',
-    notional: formatBalance(signedNotional, scale), isolatedWallet: '0', updateTime: r.p.updateTime,
+    markPrice: formatPrice(r.m, r.m.markPriceTicks), unRealizedProfit: f(pnl),
+    liquidationPrice: liquidationPriceText(state, r), leverage: String(r.h.leverage),
+    maxNotionalValue: formatUnits(BigInt(maxNotionalAt(r.m, r.h.leverage)) / 10n ** BigInt(scale), 0),
+    marginType: isolated ? 'isolated' : 'cross',
+    // Binance: the isolated position's margin balance, wallet plus unrealized PnL.
+    isolatedMargin: f(isolated ? r.p.isolatedWallet + pnl : 0), isAutoAddMargin: 'false',
+    notional: f(signedNotional), marginAsset: r.m.quote, isolatedWallet: f(r.p.isolatedWallet),
+    initialMargin: f(im.position + im.orders), maintMargin: f(positionMaintenance(r.m, r.p)),
+    positionInitialMargin: f(im.position), openOrderInitialMargin: f(im.orders), adl: 0,
+    bidNotional: f(r.h.buyNotional * r.m.quotePerTickLot), askNotional: f(r.h.sellNotional * r.m.quotePerTickLot),
+    updateTime: r.p.updateTime,
   }
 }
 
 /** The account response's position row (spec: symbol, positionAmt, marginAmt; Binance's others). */
-export function accountPositionJson(state: State, sub: SubAccount | undefined, r: PositionRow): object {
+export function accountPositionJson(state: State, r: PositionRow): object {
   const scale = quoteScale(state, r.m)
   const notional = positionNotional(r.m, r.p) * r.m.quotePerTickLot
-  const positionIm = Math.ceil(notional / r.h.leverage)
-  const totalIm = initialMargin(r.m, exposure(r.m, r.h, sub?.dualSide ?? false, NO_DELTA), r.h.leverage)
-  const orderIm = r.side === 'SHORT' ? 0 : Math.max(0, totalIm - positionIm)
+  const im = rowInitialMargins(r)
   return {
     symbol: r.m.symbol, positionSide: r.side, positionAmt: formatQty(r.m, r.p.qtyLots),
-    marginAmt: formatBalance(positionIm, scale),
-    initialMargin: formatBalance(positionIm + orderIm, scale), maintMargin: formatBalance(maintenanceMargin(r.m, notional), scale),
-    unrealizedProfit: formatBalance(unrealizedPnl(r.m, r.p), scale), positionInitialMargin: formatBalance(positionIm, scale),
-    openOrderInitialMargin: formatBalance(orderIm, scale), leverage: String(r.h.leverage), isolated: false,
+    marginAmt: formatBalance(im.position, scale),
+    initialMargin: formatBalance(im.position + im.orders, scale), maintMargin: formatBalance(maintenanceMargin(r.m, notional), scale),
+    unrealizedProfit: formatBalance(unrealizedPnl(r.m, r.p), scale), positionInitialMargin: formatBalance(im.position, scale),
+    openOrderInitialMargin: formatBalance(im.orders, scale), leverage: String(r.h.leverage), isolated: isIsolated(r),
     entryPrice: entryPrice(r), breakEvenPrice: entryPrice(r),
     maxNotional: formatUnits(BigInt(maxNotionalAt(r.m, r.h.leverage)) / 10n ** BigInt(scale), 0),
-    notional: formatBalance(r.p.qtyLots < 0 ? -notional : notional, scale), isolatedWallet: '0', updateTime: r.p.updateTime,
-    bidNotional: formatBalance(r.h.buyNotional * r.m.quotePerTickLot, scale), askNotional: formatBalance(r.h.sellNotional * r.m.quotePerTickLot, scale),
+    notional: formatBalance(r.p.qtyLots < 0 ? -notional : notional, scale), isolatedWallet: formatBalance(r.p.isolatedWallet, scale),
+    updateTime: r.p.updateTime,
+    bidNotional: formatBalance(r.h.buyNotional * r.m.quotePerTickLot, scale),
+    askNotional: formatBalance(r.h.sellNotional * r.m.quotePerTickLot, scale),
   }
 }
 
@@ -82,32 +106,45 @@ export function accountPositionJson(state: State, sub: SubAccount | undefined, r
 export function accountJson(state: State, sub: SubAccount | undefined): object {
   const asset = marginAsset(state) ?? 'USDT'
   const scale = state.assets.get(asset)?.scale ?? 6
+  // The cross figures; isolated positions add their wallets, PnL and margin to the totals only.
   const v = sub ? marginView(state, sub) : { wallet: 0, unrealizedPnl: 0, initialMargin: 0, available: 0 }
   const rows = positionRows(state, sub)
   let maint = 0
   let positionIm = 0
+  let isoWallet = 0
+  let isoPnl = 0
+  let isoIm = 0
   for (const r of rows) {
     const notional = positionNotional(r.m, r.p) * r.m.quotePerTickLot
+    const im = Math.ceil(notional / r.h.leverage)
     maint += maintenanceMargin(r.m, notional)
-    positionIm += Math.ceil(notional / r.h.leverage)
+    positionIm += im
+    if (!isIsolated(r)) continue
+    isoWallet += r.p.isolatedWallet
+    isoPnl += unrealizedPnl(r.m, r.p)
+    isoIm += im
   }
   const f = (n: number): string => formatBalance(n, scale)
   const maxWithdraw = sub ? maxWithdrawable(state, sub) : 0
   const available = Math.max(0, v.available)
+  const wallet = v.wallet + isoWallet
+  const pnl = v.unrealizedPnl + isoPnl
+  const totalIm = v.initialMargin + isoIm
+  const orderIm = Math.max(0, totalIm - positionIm)
   return {
     feeTier: 0, canTrade: true, canDeposit: true, canWithdraw: true, updateTime: 0, multiAssetsMargin: false, tradeGroupId: -1,
-    totalInitialMargin: f(v.initialMargin), totalMaintMargin: f(maint), totalWalletBalance: f(v.wallet),
-    totalUnrealizedProfit: f(v.unrealizedPnl), totalMarginBalance: f(v.wallet + v.unrealizedPnl),
-    totalPositionInitialMargin: f(positionIm), totalOpenOrderInitialMargin: f(Math.max(0, v.initialMargin - positionIm)),
+    totalInitialMargin: f(totalIm), totalMaintMargin: f(maint), totalWalletBalance: f(wallet),
+    totalUnrealizedProfit: f(pnl), totalMarginBalance: f(wallet + pnl),
+    totalPositionInitialMargin: f(positionIm), totalOpenOrderInitialMargin: f(orderIm),
     totalCrossWalletBalance: f(v.wallet), totalCrossUnPnl: f(v.unrealizedPnl), availableBalance: f(available),
     maxWithdrawAmount: f(maxWithdraw),
     assets: [{
-      asset, walletBalance: f(v.wallet), unrealizedProfit: f(v.unrealizedPnl), marginBalance: f(v.wallet + v.unrealizedPnl),
-      maintMargin: f(maint), initialMargin: f(v.initialMargin), positionInitialMargin: f(positionIm),
-      openOrderInitialMargin: f(Math.max(0, v.initialMargin - positionIm)), crossWalletBalance: f(v.wallet),
+      asset, walletBalance: f(wallet), unrealizedProfit: f(pnl), marginBalance: f(wallet + pnl),
+      maintMargin: f(maint), initialMargin: f(totalIm), positionInitialMargin: f(positionIm),
+      openOrderInitialMargin: f(orderIm), crossWalletBalance: f(v.wallet),
       crossUnPnl: f(v.unrealizedPnl), availableBalance: f(available), maxWithdrawAmount: f(maxWithdraw),
       marginAvailable: true, updateTime: state.time,
     }],
-    positions: rows.map((r) => accountPositionJson(state, sub, r)),
+    positions: rows.map((r) => accountPositionJson(state, r)),
   }
 }

@@ -1,6 +1,7 @@
 // Order records as Binance USD-M shows them (query, open orders, cancel, RESULT), built from
 // the core's order events and fills: integers in, decimal strings at the market's precision out.
 
+import { conditionalFields } from '../core/conditional.js'
 import type { Event, OrderRecordFields, OrderStatus } from '../core/events.js'
 import type { Market, Order } from '../core/state.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
@@ -9,13 +10,20 @@ import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decima
 export type OrderFields = OrderRecordFields
 
 export function fieldsOfOrder(o: Order): OrderFields {
-  return {
+  const f: OrderFields = {
     marketId: o.market.marketId, orderId: o.orderId, account: o.owner.address, sub: o.owner.sub,
     clientOrderId: o.clientOrderId, side: o.side, orderType: o.orderType, timeInForce: o.timeInForce,
     priceTicks: o.priceTicks, origQtyLots: o.origQtyLots, executedQtyLots: o.executedQtyLots,
     cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status, positionSide: o.positionSide,
     reduceOnly: o.reduceOnly, stp: o.stp, goodTillDate: o.goodTillDate, time: o.time, updateTime: o.updateTime,
   }
+  if (o.cond) f.cond = conditionalFields(o)
+  return f
+}
+
+/** callbackRate as Binance prints it: percent with one decimal ("1.5"). */
+export function formatCallbackRate(permille: number): string {
+  return `${Math.floor(permille / 10)}.${permille % 10}`
 }
 
 /**
@@ -44,6 +52,7 @@ export function orderAfter(events: readonly Event[], marketId: number, orderId: 
 /** Binance's order record; `responseOnly` adds cumQty (responses), records carry `time`. */
 export function orderJson(m: Market, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
   const type = o.orderType
+  const c = o.cond
   const out: Record<string, unknown> = {
     orderId: o.orderId, symbol: m.symbol, status: o.status, clientOrderId: o.clientOrderId,
     price: formatPrice(m, o.priceTicks), avgPrice: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots),
@@ -51,11 +60,17 @@ export function orderJson(m: Market, o: OrderFields, form: 'record' | 'response'
   }
   if (form === 'response') out.cumQty = formatQty(m, o.executedQtyLots)
   Object.assign(out, {
-    cumQuote: formatNotional(m, o.cumQuoteTicksLots), timeInForce: o.timeInForce, type, origType: type,
-    side: o.side, positionSide: o.positionSide, reduceOnly: o.reduceOnly, closePosition: false,
-    stopPrice: formatPrice(m, 0), workingType: 'CONTRACT_PRICE', priceProtect: false,
-    selfTradePreventionMode: o.stp, goodTillDate: o.goodTillDate, priceMatch: 'NONE',
+    cumQuote: formatNotional(m, o.cumQuoteTicksLots), timeInForce: o.timeInForce, type, origType: c?.origType ?? type,
+    side: o.side, positionSide: o.positionSide, reduceOnly: o.reduceOnly, closePosition: c?.closePosition ?? false,
+    stopPrice: formatPrice(m, c?.stopPriceTicks ?? 0), workingType: c?.workingType ?? 'CONTRACT_PRICE',
+    priceProtect: c?.priceProtect ?? false,
   })
+  // Binance shows the trailing fields on trailing stops only.
+  if (c?.origType === 'TRAILING_STOP_MARKET') {
+    out.activatePrice = formatPrice(m, c.activationPriceTicks)
+    out.priceRate = formatCallbackRate(c.callbackPermille)
+  }
+  Object.assign(out, { selfTradePreventionMode: o.stp, goodTillDate: o.goodTillDate, priceMatch: 'NONE' })
   if (form === 'record') out.time = o.time
   out.updateTime = o.updateTime
   return out

@@ -1,6 +1,7 @@
 // Bodies of the mark- and index-price kline, funding-settings and insurance-fund endpoints.
-// The funding settings are the market's own (core/prices.ts); the core keeps no insurance
-// fund yet, so its balance is zero. Each body says only what the state holds.
+// The funding settings are the market's own (core/prices.ts); the insurance fund is the
+// core's, one per quote asset (core/liquidation/insurance.ts). Each body says only what the
+// state holds.
 
 import type { PerpMarket, State } from '../core/state.js'
 import type { FundingRateRecord, KlineRecord, PriceKlineRecord } from '../replica/projections/index.js'
@@ -74,8 +75,9 @@ export interface InsuranceBody {
 
 /**
  * One insurance fund per margin (quote) asset, covering every perpetual margined in it, in
- * market order. The core holds no fund yet: the balance is zero, unchanged since the first of
- * its markets was listed, which is the time given.
+ * market order. updateTime: a fund that never held anything is unchanged since the first of
+ * its markets was listed, which is the time given; otherwise the time of the state read (the
+ * core keeps no time of the last change).
  */
 export function insuranceBodies(state: State, perps: PerpMarket[]): InsuranceBody[] {
   const funds = new Map<string, { symbols: string[]; since: number }>()
@@ -86,6 +88,9 @@ export function insuranceBodies(state: State, perps: PerpMarket[]): InsuranceBod
   }
   return [...funds].map(([asset, fund]) => ({
     symbols: fund.symbols,
-    assets: [{ asset, marginBalance: trimZeros(formatLedger(0, state.assets.get(asset)?.scale ?? 0)), updateTime: fund.since }],
+    assets: [{
+      asset, marginBalance: trimZeros(formatLedger(state.insurance.get(asset) ?? 0, state.assets.get(asset)?.scale ?? 0)),
+      updateTime: state.insurance.has(asset) ? state.time : fund.since,
+    }],
   }))
 }

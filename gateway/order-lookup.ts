@@ -1,6 +1,7 @@
 // Finding the caller's order for query and cancel answers: by orderId or origClientOrderId,
 // open orders from the replica state, closed ones from the order history projection.
 
+import { openOrderOf } from '../core/resting.js'
 import type { Market } from '../core/state.js'
 import type { Authenticated } from './auth.js'
 import type { GatewayContext } from './context.js'
@@ -14,7 +15,7 @@ export async function findOrder(ctx: GatewayContext, a: Authenticated, m: Market
   const clientId = optional(a.params, 'origClientOrderId')
   if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
   const sub = a.sub
-  const open = orderId !== undefined ? m.book.orders.get(orderId) : sub?.orders.get(clientId!)
+  const open = orderId !== undefined ? openOrderOf(m, orderId) : sub?.orders.get(clientId!)
   if (open && open.owner === sub && open.market === m && (clientId === undefined || open.clientOrderId === clientId)) {
     return fieldsOfOrder(open)
   }

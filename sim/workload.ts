@@ -17,7 +17,28 @@ export interface WorkloadOptions {
   accounts: number
   /** Perp wallet deposit per account, USDT ledger units (scale 6). */
   depositPerAccount: number
+  /** The price-moving workload's additions; absent in the plain one. */
+  priceMoves?: PriceMoveOptions
 }
+
+/**
+ * What makes a workload price-moving (issue 6's benchmark): signed oracle prices following
+ * each market's mid, conditional orders around it, Ticks (mark refresh, premium samples),
+ * and a share of accounts holding leveraged positions close to their liquidation price, so
+ * every price move runs the trigger and liquidation checks for real.
+ */
+export interface PriceMoveOptions {
+  /** Percent of the stream that is OraclePrice commands. */
+  oraclePercent: number
+  /** Percent that places a conditional order (STOP_MARKET, TAKE_PROFIT_MARKET, TRAILING_STOP_MARKET). */
+  conditionalPercent: number
+  /** A Tick every this many commands. */
+  tickEvery: number
+  /** Percent of the accounts opened near liquidation before the stream (at least one). */
+  nearLiquidationPercent: number
+}
+
+export const PRICE_MOVES: PriceMoveOptions = { oraclePercent: 2, conditionalPercent: 5, tickEvery: 1_000, nearLiquidationPercent: 1 }
 
 export const DEFAULT_WORKLOAD: WorkloadOptions = {
   seed: 0x5eed,
@@ -34,7 +55,10 @@ export const WORKLOAD_T0 = 1_700_000_000_000
 
 interface MarketParams {
   marketId: number
+  pair: string
   startMidTicks: number
+  /** Oracle price units (1e-8 USDT) per tick. */
+  e8PerTick: number
   limitLots: readonly [number, number]
   marketLots: readonly [number, number]
 }
@@ -42,8 +66,8 @@ interface MarketParams {
 // BTCUSDTPERP ticks are 0.1 USDT, ETHUSDTPERP ticks 0.01 USDT; lots are 0.001 coin. Sizes
 // stay above each market's minimum notional (100 and 20 USDT) at these prices.
 const MARKETS: readonly MarketParams[] = [
-  { marketId: 1, startMidTicks: 600_000, limitLots: [3, 50], marketLots: [3, 20] },
-  { marketId: 2, startMidTicks: 300_000, limitLots: [10, 500], marketLots: [10, 100] },
+  { marketId: 1, pair: 'BTCUSDT', startMidTicks: 600_000, e8PerTick: 10_000_000, limitLots: [3, 50], marketLots: [3, 20] },
+  { marketId: 2, pair: 'ETHUSDT', startMidTicks: 300_000, e8PerTick: 1_000_000, limitLots: [10, 500], marketLots: [10, 100] },
 ]
 
 /** A limit buy is priced from this many ticks above the mid... */
@@ -59,6 +83,8 @@ export interface WorkloadMix {
   limit: number
   cancel: number
   market: number
+  oracle: number
+  conditional: number
 }
 
 export interface Workload {
@@ -98,10 +124,10 @@ class Generator {
   readonly mids: number[]
   readonly open: OpenOrders[]
   readonly stream: Command[] = []
-  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0 }
+  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0, oracle: 0, conditional: 0 }
   private nextClientId = 1
 
-  constructor(options: WorkloadOptions) {
+  constructor(readonly options: WorkloadOptions) {
     this.rng = new Rng(options.seed)
     this.mids = MARKETS.map((m) => m.startMidTicks)
     this.open = MARKETS.map(() => new OpenOrders())
@@ -120,6 +146,16 @@ class Generator {
   next(): void {
     const k = this.rng.int(0, MARKETS.length - 1)
     if (this.rng.chance(MID_STEP_CHANCE)) this.mids[k]! += this.rng.chance(0.5) ? 1 : -1
+    const pm = this.options.priceMoves
+    if (pm !== undefined) {
+      if ((this.stream.length + 1) % pm.tickEvery === 0) {
+        this.emit({ type: 'Tick' })
+        return
+      }
+      const roll = this.rng.below(100)
+      if (roll < pm.oraclePercent) return this.oraclePrice(k)
+      if (roll < pm.oraclePercent + pm.conditionalPercent) return this.conditional(k)
+    }
     const roll = this.rng.below(100)
     if (roll < MIX_PERCENT.limit) this.limit(k)
     else if (roll < MIX_PERCENT.limit + MIX_PERCENT.cancel) this.cancel(k)
@@ -182,6 +218,35 @@ class Generator {
     return null
   }
 
+  /** The oracle's price for market `k`, at its mid, stamped with the entry's own time. */
+  oraclePrice(k: number): void {
+    const p = MARKETS[k]!
+    this.mix.oracle += 1
+    this.emit({ type: 'OraclePrice', pair: p.pair, priceE8: this.mids[k]! * p.e8PerTick, time: WORKLOAD_T0 + this.state.seq + 1,
+      oracle: BENCH_ORACLE, signature: BENCH_SIGNATURE })
+  }
+
+  /** A stop or take-profit 5–200 ticks from the mid, or a trailing stop with a 0.5–2 % callback. */
+  conditional(k: number): void {
+    const p = MARKETS[k]!
+    const a = this.rng.below(this.accounts.length)
+    const side: Side = this.rng.chance(0.5) ? 'BUY' : 'SELL'
+    const away = this.rng.int(5, 200)
+    const kind = this.rng.below(3)
+    const base = {
+      type: 'PlaceOrder', account: this.accounts[a]!, sub: 0, marketId: p.marketId, side,
+      qtyLots: this.rng.int(p.marketLots[0], p.marketLots[1]), clientOrderId: 'c' + (this.nextClientId++).toString(36),
+    } as const
+    // A stop buys above the price and sells below it; a take-profit the other way round.
+    const cmd: PlaceOrder = kind === 0
+      ? { ...base, orderType: 'STOP_MARKET', stopPriceTicks: this.mids[k]! + (side === 'BUY' ? away : -away) }
+      : kind === 1
+        ? { ...base, orderType: 'TAKE_PROFIT_MARKET', stopPriceTicks: this.mids[k]! + (side === 'BUY' ? -away : away), workingType: 'MARK_PRICE' }
+        : { ...base, orderType: 'TRAILING_STOP_MARKET', callbackPermille: this.rng.int(5, 20) }
+    this.mix.conditional += 1
+    this.emit(cmd)
+  }
+
   market(k: number): void {
     const p = MARKETS[k]!
     const a = this.rng.below(this.accounts.length)
@@ -211,8 +276,49 @@ export function generateWorkload(options: WorkloadOptions = DEFAULT_WORKLOAD): W
     g.accounts.push(account)
     g.subs.push(g.state.accounts.get(account)!.subs[0]!)
   }
+  if (options.priceMoves) nearLiquidation(g, setup, options.priceMoves)
   while (g.stream.length < options.commands) g.next()
   return { options, setup, stream: g.stream, accounts: g.accounts, mix: g.mix }
+}
+
+/** The oracle the price-moving workload registers; the core checks a signature's shape only. */
+const BENCH_ORACLE = '0x' + '0b'.repeat(20)
+const BENCH_SIGNATURE = '0x' + '5e'.repeat(65)
+/** Leverage of the near-liquidation positions, and how far (ticks) their entry is from the mid, against them. */
+const NEAR_LEVERAGE = 100
+const NEAR_ENTRY_TICKS = 2_200
+
+/**
+ * Setup of the price-moving workload: each pair's oracle, then a share of the accounts opens
+ * a 100× position (half long, half short, BTC) with a counterparty account, entered far
+ * enough from the start mid against it that the first oracle price leaves it a few hundred
+ * ticks from liquidation, then the oracle price at the mid for both markets.
+ */
+function nearLiquidation(g: Generator, setup: Command[], pm: PriceMoveOptions): void {
+  const add = (c: Command): void => {
+    setup.push(c)
+    g.run(c)
+  }
+  for (const p of MARKETS) add({ type: 'SetOracle', pair: p.pair, oracle: BENCH_ORACLE })
+  const btc = MARKETS[0]!
+  const n = Math.max(1, Math.round((g.accounts.length * pm.nearLiquidationPercent) / 100))
+  const counterparty = g.accounts[g.accounts.length - 1]!
+  for (let i = 0; i < n; i++) {
+    const account = g.accounts[i]!
+    const long = i % 2 === 0
+    const entry = btc.startMidTicks + (long ? NEAR_ENTRY_TICKS : -NEAR_ENTRY_TICKS)
+    const lots = 1_000
+    // The position's initial margin and a little more, not the workload's large deposit.
+    add({ type: 'Transfer', account, sub: 0, direction: 'PERP_TO_SPOT', amount: g.subs[i]!.perpWallet - 620_000_000 })
+    add({ type: 'ChangeLeverage', account, sub: 0, marketId: btc.marketId, leverage: NEAR_LEVERAGE })
+    add({ type: 'PlaceOrder', account: counterparty, sub: 0, marketId: btc.marketId, side: long ? 'SELL' : 'BUY', orderType: 'LIMIT',
+      timeInForce: 'GTC', priceTicks: entry, qtyLots: lots, clientOrderId: `near-${i}` })
+    add({ type: 'PlaceOrder', account, sub: 0, marketId: btc.marketId, side: long ? 'BUY' : 'SELL', orderType: 'MARKET', qtyLots: lots })
+  }
+  for (const [k, p] of MARKETS.entries()) {
+    add({ type: 'OraclePrice', pair: p.pair, priceE8: g.mids[k]! * p.e8PerTick, time: WORKLOAD_T0 + g.state.seq + 1,
+      oracle: BENCH_ORACLE, signature: BENCH_SIGNATURE })
+  }
 }
 
 /** Log entries for commands applied in order, the first with `firstSeq`. */

@@ -40,11 +40,12 @@ const docs = {
 }
 
 function symbolConfigJson(state: State, sub: SubAccount | undefined, m: PerpMarket): object {
-  // A market the account never touched is at the market's default leverage.
-  const leverage = sub?.perp.get(m.marketId)?.leverage ?? m.defaultLeverage
+  // A market the account never touched is at the market's default leverage, cross.
+  const h = sub?.perp.get(m.marketId)
+  const leverage = h?.leverage ?? m.defaultLeverage
   const scale = state.assets.get(m.quote)!.scale
   return {
-    symbol: m.symbol, marginType: 'CROSSED', isAutoAddMargin: 'false', leverage,
+    symbol: m.symbol, marginType: h?.marginType ?? 'CROSSED', isAutoAddMargin: 'false', leverage,
     maxNotionalValue: formatUnits(BigInt(maxNotionalAt(m, leverage)) / 10n ** BigInt(scale), 0),
   }
 }

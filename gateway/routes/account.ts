@@ -2,7 +2,7 @@
 // order history and income, under the spec's paths and the v2/v3 aliases clients use.
 
 import type { FastifyPluginAsync } from 'fastify'
-import { marginView, maxWithdrawable } from '../../core/margin.js'
+import { isolatedWalletTotal, marginView, maxWithdrawable } from '../../core/margin.js'
 import type { State, SubAccount } from '../../core/state.js'
 import { marginAsset } from '../../core/wallet.js'
 import { authenticate } from '../auth.js'
@@ -36,7 +36,8 @@ export function balanceRows(state: State, address: string, subNo: number, sub: S
   const maxWithdraw = sub ? maxWithdrawable(state, sub) : 0
   return [{
     accountAlias: aliasOf(address, subNo), asset,
-    balance: formatBalance(v.wallet, scale),
+    // The whole wallet: cross plus every isolated position's.
+    balance: formatBalance(v.wallet + (sub ? isolatedWalletTotal(sub) : 0), scale),
     crossWalletBalance: formatBalance(v.wallet, scale),
     crossUnPnl: formatBalance(v.unrealizedPnl, scale),
     availableBalance: formatBalance(Math.max(0, v.available), scale),

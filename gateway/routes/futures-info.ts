@@ -1,16 +1,19 @@
 // Futures account and market information bots read on start or poll: the order-count limits
 // (rateLimit/order), the trading-quantitative-rules status (apiTradingStatus: no indicator
-// ever trips here), the ADL queue estimate and forced orders (zeros and none until
-// liquidation exists), the multi-assets switch (always off), and a symbol's index
+// ever trips here), the ADL queue estimate (core/liquidation/adl.ts) and forced orders (the
+// forceOrders projection), the multi-assets switch (always off), and a symbol's index
 // constituents (the oracle feeding the index price).
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket } from '../../core/state.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatUnits, trimZeros } from '../decimal.js'
+import { adlQuantiles } from '../../core/liquidation/adl.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
+import type { ForceOrderRecord } from '../../replica/projections/force-orders.js'
+import { formatAvgPrice, formatNotional, formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
 import { ApiError, invalidParam } from '../errors.js'
-import { checkDuplicates, limitParam, optional, perpParam, perpsParam, required, timeParam } from '../market-params.js'
+import { checkDuplicates, limitParam, optional, perpParam, perpsParam, required, timeRange } from '../market-params.js'
 import { rawRequest } from '../params.js'
 import { DEFAULT_RATE_LIMITS } from '../rate-limits.js'
 import { arrayOf, int, object, route, str } from '../schemas/common.js'
@@ -36,17 +39,26 @@ const docs = {
     response: object({ indicators: { type: 'object', additionalProperties: arrayOf(indicatorSchema) }, updateTime: int }),
   }),
   adlQuantile: route({
-    family: 'account', summary: 'ADL queue estimate per market with a position (0 until liquidation exists)',
-    description: 'One-way mode: LONG, SHORT and BOTH; hedge mode: LONG, SHORT and HEDGE (Binance\'s cross-margin form).',
+    family: 'account', summary: 'ADL queue estimate per market with a position: 0 (last) to 4 (first in the queue)',
+    description: 'Computed on request from the ranking ADL uses (PnL % × effective leverage). One-way mode: BOTH carries the ' +
+      'quantile, LONG and SHORT 0; hedge mode: LONG and SHORT, with HEDGE (a sign, always 0) for a cross holding and BOTH ' +
+      '(0) for an isolated one, as Binance.',
     security: 'USER_DATA', weight: 5, params: ['symbol'],
     response: arrayOf(object({
       symbol: str, adlQuantile: object({ LONG: int, SHORT: int, HEDGE: int, BOTH: int }),
     })),
   }),
   forceOrders: route({
-    family: 'account', summary: "The account's forced orders (liquidations, ADL): none until liquidation exists",
+    family: 'account', summary: "The account's forced orders: its liquidation orders and the ADL orders that closed its positions",
+    description: 'autoCloseType LIQUIDATION or ADL (both when absent); without startTime, the 7 days before endTime (or now); ' +
+      'limit default 50, max 100; ascending by time.',
     security: 'USER_DATA', weight: '20 with symbol, 50 without',
-    params: ['symbol', 'autoCloseType', 'startTime', 'endTime', 'limit'], response: arrayOf(object({})),
+    params: ['symbol', 'autoCloseType', 'startTime', 'endTime', 'limit'],
+    response: arrayOf(object({
+      orderId: int, symbol: str, status: str, clientOrderId: str, price: str, avgPrice: str, origQty: str, executedQty: str,
+      cumQuote: str, timeInForce: str, type: str, reduceOnly: { type: 'boolean' }, closePosition: { type: 'boolean' }, side: str,
+      positionSide: str, stopPrice: str, workingType: str, origType: str, time: int, updateTime: int,
+    })),
   }),
   setMultiAssetsMargin: route({
     family: 'trade', summary: 'Change multi-assets mode: it is always off (false: -4171, true: -1020)',
@@ -62,6 +74,17 @@ const docs = {
       constituents: arrayOf(object({ exchange: str, symbol: str, price: str, weight: str })),
     }),
   }),
+}
+
+/** A forced order as Binance prints it: a LIMIT IOC at the bankruptcy price (ADL ones too). */
+function forceOrderJson(m: PerpMarket, r: ForceOrderRecord): object {
+  return {
+    orderId: r.orderId, symbol: m.symbol, status: r.status, clientOrderId: r.clientOrderId, price: formatPrice(m, r.priceTicks),
+    avgPrice: formatAvgPrice(m, r.cumQuoteTicksLots, r.executedQtyLots), origQty: formatQty(m, r.origQtyLots),
+    executedQty: formatQty(m, r.executedQtyLots), cumQuote: formatNotional(m, r.cumQuoteTicksLots), timeInForce: 'IOC',
+    type: 'LIMIT', reduceOnly: r.reduceOnly, closePosition: false, side: r.side, positionSide: r.positionSide,
+    stopPrice: formatPrice(m, 0), workingType: 'CONTRACT_PRICE', origType: 'LIMIT', time: r.time, updateTime: r.updateTime,
+  }
 }
 
 /** Binance's answer for the mode already in force (multi-assets margin is off, and stays off). */
@@ -91,11 +114,16 @@ export const futuresInfoRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
     weights.charge(req.ip, 5)
     const a = authenticate(ctx, req, 'USER_DATA')
     const sub = a.sub
+    const state = ctx.state()
     const out: object[] = []
-    for (const m of perpsParam(ctx.state(), a.params)) {
+    for (const m of perpsParam(state, a.params)) {
       const h = sub?.perp.get(m.marketId)
       if (h === undefined || (h.both.qtyLots === 0 && h.long.qtyLots === 0 && h.short.qtyLots === 0)) continue
-      out.push({ symbol: m.symbol, adlQuantile: sub!.dualSide ? { LONG: 0, SHORT: 0, HEDGE: 0 } : { LONG: 0, SHORT: 0, BOTH: 0 } })
+      const q = adlQuantiles(state, m, sub!)
+      const cross = h.marginType !== 'ISOLATED'
+      out.push({ symbol: m.symbol, adlQuantile: sub!.dualSide
+        ? (cross ? { LONG: q.LONG, SHORT: q.SHORT, HEDGE: 0 } : { LONG: q.LONG, SHORT: q.SHORT, BOTH: 0 })
+        : { LONG: 0, SHORT: 0, BOTH: q.BOTH } })
     }
     return out
   })
@@ -103,14 +131,15 @@ export const futuresInfoRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
   app.get('/fapi/v1/forceOrders', docs.forceOrders, async (req) => {
     const a = authenticate(ctx, req, 'USER_DATA')
     weights.charge(req.ip, optional(a.params, 'symbol') === undefined ? 50 : 20)
-    if (optional(a.params, 'symbol') !== undefined) perpParam(ctx.state(), a.params)
+    const state = ctx.state()
+    const one = optional(a.params, 'symbol') !== undefined ? perpParam(state, a.params) : undefined
     const type = optional(a.params, 'autoCloseType')
     if (type !== undefined && type !== 'LIQUIDATION' && type !== 'ADL') throw invalidParam('autoCloseType')
-    const start = timeParam(a.params, 'startTime')
-    const end = timeParam(a.params, 'endTime')
-    if (start !== undefined && end !== undefined && start > end) throw invalidParam('startTime')
-    limitParam(a.params, 50, 100)
-    return []
+    const range = timeRange(a.params)
+    const limit = limitParam(a.params, 50, PROJECTION_LIMITS.forceOrdersMax)
+    const rows = await ctx.projections.forceOrders({ account: a.session.account, sub: a.session.sub },
+      { ...range, marketId: one?.marketId, autoCloseType: type, limit })
+    return rows.map((r) => forceOrderJson(state.markets[r.marketId] as PerpMarket, r))
   })
 
   app.post('/fapi/v1/multiAssetsMargin', docs.setMultiAssetsMargin, async (req) => {

@@ -31,7 +31,7 @@ export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   app.post('/fapi/v1/listenKey', docs.open, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'USER_STREAM')
-    return { listenKey: listenKeys.open(a.session).listenKey }
+    return { listenKey: (await listenKeys.open(a.session)).listenKey }
   })
 
   // The listenKey parameter is optional (Binance: the key names the stream); a key sent that
@@ -45,7 +45,7 @@ export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'USER_STREAM')
     own(a)
-    const entry = listenKeys.keepAlive(a.session)
+    const entry = await listenKeys.keepAlive(a.session)
     if (!entry) throw invalidListenKey()
     return { listenKey: entry.listenKey }
   })
@@ -54,7 +54,7 @@ export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'USER_STREAM')
     own(a)
-    if (!listenKeys.close(a.session)) throw invalidListenKey()
+    if (!(await listenKeys.close(a.session))) throw invalidListenKey()
     return {}
   })
 }

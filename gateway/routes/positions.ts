@@ -1,13 +1,14 @@
-// Position settings: one-way ⇄ hedge mode, margin type (cross only until isolated margin
-// lands with the risk issue), and the leverage brackets.
+// Position settings: one-way ⇄ hedge mode, margin type, isolated position margin (add, reduce,
+// history), and the leverage brackets.
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket } from '../../core/state.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatUnits } from '../decimal.js'
-import { ApiError, fromCore, invalidParam } from '../errors.js'
-import { allPerps, optional, perpParam, required } from '../market-params.js'
+import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
+import { formatUnits, parseUnits, trimZeros } from '../decimal.js'
+import { ApiError, fromCore, invalidParam, invalidPositionSide } from '../errors.js'
+import { allPerps, limitParam, optional, perpParam, required, timeRange } from '../market-params.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
 
@@ -60,11 +61,51 @@ export const positionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, we
   app.post('/fapi/v1/marginType', tradeDocs.marginType, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
-    perpParam(ctx.state(), a.params)
+    const m = perpParam(ctx.state(), a.params)
     const type = required(a.params, 'marginType')
-    if (type === 'CROSSED') throw new ApiError(400, -4046, 'No need to change margin type.')
-    // Isolated margin arrives with the liquidation engine; until then every position is cross.
-    throw invalidParam('marginType')
+    if (type !== 'ISOLATED' && type !== 'CROSSED') throw invalidParam('marginType')
+    const ack = await ctx.submit({ type: 'ChangeMarginType', account: a.session.account, sub: a.session.sub,
+      apiKey: a.session.apiKey, marketId: m.marketId, marginType: type })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'marginType' })
+    return { code: 200, msg: 'success' }
+  })
+
+  app.post('/fapi/v1/positionMargin', tradeDocs.positionMargin, async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'TRADE')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const type = required(a.params, 'type')
+    if (type !== '1' && type !== '2') throw invalidParam('type')
+    const side = optional(a.params, 'positionSide') ?? 'BOTH'
+    if (side !== 'BOTH' && side !== 'LONG' && side !== 'SHORT') throw invalidPositionSide()
+    const scale = state.assets.get(m.quote)!.scale
+    const units = parseUnits(required(a.params, 'amount'), 'amount', scale, { negative: true })
+    if (units <= 0n) throw new ApiError(400, -4055, 'Amount must be positive.')
+    if (units > BigInt(LIMITS.ledgerAmountMax)) throw invalidParam('amount')
+    const ack = await ctx.submit({ type: 'AdjustPositionMargin', account: a.session.account, sub: a.session.sub,
+      apiKey: a.session.apiKey, marketId: m.marketId, positionSide: side, amount: Number(units),
+      direction: type === '1' ? 'ADD' : 'REDUCE' })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'positionMargin', param: 'amount' })
+    // Binance answers the amount as a JSON number.
+    return { amount: Number(trimZeros(formatUnits(units, scale))), code: 200, msg: 'Successfully modify position margin.',
+      type: Number(type) }
+  })
+
+  app.get('/fapi/v1/positionMargin/history', tradeDocs.positionMarginHistory, async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const type = optional(a.params, 'type')
+    if (type !== undefined && type !== '1' && type !== '2') throw invalidParam('type')
+    const range = timeRange(a.params, PROJECTION_LIMITS.positionMarginRetentionMs)
+    const limit = limitParam(a.params, 500, PROJECTION_LIMITS.positionMarginHistoryMax)
+    const rows = await ctx.projections.positionMargins({ account: a.session.account, sub: a.session.sub }, m.marketId,
+      { ...range, ...(type !== undefined ? { type: Number(type) as 1 | 2 } : {}), limit })
+    const scale = state.assets.get(m.quote)!.scale
+    return rows.map((r) => ({ symbol: m.symbol, type: r.type, deltaType: 'USER_ADJUST',
+      amount: trimZeros(formatUnits(r.amount, scale)), asset: m.quote, time: r.time, positionSide: r.positionSide }))
   })
 
   app.get('/fapi/v1/leverageBracket', tradeDocs.leverageBracket, async (req) => {

@@ -14,8 +14,8 @@ function quoteScale(state: State, m: Market): number {
   return state.assets.get(m.quote)!.scale
 }
 
-/** PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, MAX_NUM_ORDERS and the notional filter. */
-function filters(m: Market, notionalFilter: object): object[] {
+/** PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, MAX_NUM_ORDERS, `more` (perps: MAX_NUM_ALGO_ORDERS) and the notional filter. */
+function filters(m: Market, notionalFilter: object, more: object[] = []): object[] {
   const tick = formatPrice(m, 1)
   const step = formatQty(m, 1)
   return [
@@ -23,6 +23,7 @@ function filters(m: Market, notionalFilter: object): object[] {
     { filterType: 'LOT_SIZE', minQty: formatQty(m, m.minQtyLots), maxQty: formatQty(m, m.maxQtyLots), stepSize: step },
     { filterType: 'MARKET_LOT_SIZE', minQty: formatQty(m, m.minQtyLots), maxQty: formatQty(m, m.marketMaxQtyLots), stepSize: step },
     { filterType: 'MAX_NUM_ORDERS', limit: LIMITS.openOrdersPerMarketMax },
+    ...more,
     notionalFilter,
   ]
 }
@@ -39,10 +40,12 @@ export function perpSymbol(state: State, m: PerpMarket): object {
     baseAsset: m.base, quoteAsset: m.quote, marginAsset: m.quote,
     pricePrecision: m.pricePrecision, quantityPrecision: m.quantityPrecision,
     baseAssetPrecision: state.assets.get(m.base)!.scale, quotePrecision: quoteScale(state, m),
-    underlyingType: 'COIN', underlyingSubType: [], settlePlan: 0, triggerProtect: '0.0500',
-    liquidationFee: '0.012500', marketTakeBound: '0.05', maxLeverage: m.maxLeverage,
-    filters: filters(m, { filterType: 'MIN_NOTIONAL', notional }),
-    orderTypes: ['LIMIT', 'MARKET', 'POST_ONLY'],
+    // priceProtect's threshold, ppm as a fraction with 4 decimals (50,000 ppm: "0.0500").
+    underlyingType: 'COIN', underlyingSubType: [], settlePlan: 0, triggerProtect: formatUnits(Math.round(m.triggerProtectPpm / 100), 4),
+    liquidationFee: formatUnits(m.liquidationFeePpm, 6), marketTakeBound: '0.05', maxLeverage: m.maxLeverage,
+    filters: filters(m, { filterType: 'MIN_NOTIONAL', notional },
+      [{ filterType: 'MAX_NUM_ALGO_ORDERS', limit: LIMITS.conditionalOrdersPerMarketMax }]),
+    orderTypes: ['LIMIT', 'MARKET', 'POST_ONLY', 'STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'],
     timeInForce: ['GTC', 'IOC', 'FOK', 'GTX', 'GTD'],
   }
 }

@@ -30,8 +30,9 @@ export type Params = Map<string, string>
 
 const TIFS = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
 const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
-/** Types of the spec that arrive with conditional orders (price, funding and risk issue). */
-const CONDITIONAL = new Set(['STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'])
+/** Conditional types: they wait for a trigger in the core (core/conditional.ts). */
+export const CONDITIONAL = new Set(['STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'])
+const ORDER_TYPES = new Set(['LIMIT', 'MARKET', 'POST_ONLY', ...CONDITIONAL])
 
 function bool(p: Params, name: string): boolean | undefined {
   const v = optional(p, name)
@@ -50,15 +51,16 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   const side = required(p, 'side')
   if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
   const type = required(p, 'type')
-  if (CONDITIONAL.has(type)) throw invalidOrderType()
-  if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'POST_ONLY') throw invalidOrderType()
-  const isMarket = type === 'MARKET'
+  if (!ORDER_TYPES.has(type)) throw invalidOrderType()
+  // Forms that become a MARKET order: no price, no time in force of their own.
+  const isMarket = type === 'MARKET' || type === 'STOP_MARKET' || type === 'TAKE_PROFIT_MARKET' || type === 'TRAILING_STOP_MARKET'
   const tif = optional(p, 'timeInForce')
   if (tif !== undefined && !TIFS.has(tif)) throw invalidTimeInForce()
   if (type === 'LIMIT' && tif === undefined) throw mandatoryParam('timeInForce')
-  if (bool(p, 'closePosition') === true) {
+  const closePosition = looseBool(p, 'closePosition')
+  if (closePosition === true) {
     if (optional(p, 'quantity') !== undefined) throw new ApiError(400, -4137, 'Quantity must be zero with closePosition equals true.')
-    throw invalidOrderType()
+    if (type !== 'STOP_MARKET' && type !== 'TAKE_PROFIT_MARKET') throw fromCore('CLOSE_POSITION_INVALID', { venue: 'futures', op: 'place' })
   }
   let priceTicks: number | undefined
   if (isMarket) {
@@ -66,7 +68,7 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   } else {
     priceTicks = parsePriceTicks(m, optional(p, 'price'))
   }
-  const qtyLots = parseQtyLots(m, optional(p, 'quantity'), isMarket)
+  const qtyLots = closePosition === true ? 0 : parseQtyLots(m, optional(p, 'quantity'), isMarket)
   const positionSide = optional(p, 'positionSide')
   if (positionSide !== undefined && positionSide !== 'BOTH' && positionSide !== 'LONG' && positionSide !== 'SHORT') throw invalidPositionSide()
   const stp = optional(p, 'selfTradePreventionMode')
@@ -85,7 +87,49 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   if (reduceOnly !== undefined) cmd.reduceOnly = reduceOnly
   if (stp !== undefined) cmd.stp = stp as StpMode
   if (gtd !== undefined) cmd.goodTillDate = gtd
+  if (CONDITIONAL.has(type)) conditionalParams(p, m, cmd, closePosition)
   return cmd
+}
+
+/** Binance sends these flags as "true"/"TRUE" (priceProtect is documented upper case). */
+function looseBool(p: Params, name: string): boolean | undefined {
+  const v = optional(p, name)
+  if (v === undefined) return undefined
+  const lower = v.toLowerCase()
+  if (lower !== 'true' && lower !== 'false') throw invalidParam(name)
+  return lower === 'true'
+}
+
+/** callbackRate "0.1"…"10" (one decimal at most) as 0.1 % steps; malformed is -1102 as Binance. */
+function callbackPermille(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined
+  const match = /^(\d{1,3})(?:\.(\d))?0*$/.exec(raw)
+  if (!match) throw mandatoryParam('callbackRate')
+  return Number(match[1]) * 10 + Number(match[2] ?? '0')
+}
+
+/** The conditional fields of a STOP…TRAILING_STOP_MARKET order; their rules are the core's. */
+function conditionalParams(p: Params, m: PerpMarket, cmd: PlaceOrder, closePosition: boolean | undefined): void {
+  if (cmd.orderType === 'TRAILING_STOP_MARKET') {
+    const cb = callbackPermille(optional(p, 'callbackRate'))
+    if (cb !== undefined) cmd.callbackPermille = cb
+    const activation = optional(p, 'activationPrice')
+    if (activation !== undefined) cmd.activationPriceTicks = parsePriceTicks(m, activation, 'activationPrice')
+  } else {
+    const stop = optional(p, 'stopPrice')
+    if (stop !== undefined) cmd.stopPriceTicks = parsePriceTicks(m, stop, 'stopPrice')
+  }
+  const wt = optional(p, 'workingType')
+  if (wt !== undefined) {
+    if (wt !== 'MARK_PRICE' && wt !== 'CONTRACT_PRICE') throw invalidParam('workingType')
+    cmd.workingType = wt
+  }
+  const protect = looseBool(p, 'priceProtect')
+  if (protect !== undefined) cmd.priceProtect = protect
+  if (closePosition === true) {
+    cmd.closePosition = true
+    delete (cmd as Partial<PlaceOrder>).qtyLots
+  }
 }
 
 function openOrdersOf(sub: SubAccount | undefined, m: PerpMarket | undefined): OrderFields[] {
@@ -97,21 +141,27 @@ function openOrdersOf(sub: SubAccount | undefined, m: PerpMarket | undefined): O
   return out
 }
 
+/** Sequences the PlaceOrder `p` asks for: the market, the order's record after the command, its time. */
+export async function submitPlace(ctx: GatewayContext, a: Authenticated, p: Params): Promise<{ m: PerpMarket; rec: OrderFields; time: number }> {
+  const state = ctx.state()
+  const m = perpParam(state, p)
+  const cmd = placeCommand(a, p, m)
+  const ack = await ctx.submit(cmd)
+  if (!ack.result.ok) throw coreError(state, m, 'place', ack.result.code, cmd.orderType === 'MARKET')
+  return { m, rec: orderAfter(ack.result.events, m.marketId, ack.result.orderId!)!, time: ack.time }
+}
+
 /**
  * Places one order from its parameters (a request's, or one element of a batch) and answers
  * its ACK or RESULT body; a refusal is thrown as the ApiError Binance would send.
  */
 export async function placeFrom(ctx: GatewayContext, a: Authenticated, p: Params,
   defaultRespType: 'ACK' | 'RESULT' = 'ACK'): Promise<Record<string, unknown>> {
-  const state = ctx.state()
-  const m = perpParam(state, p)
-  const cmd = placeCommand(a, p, m)
   const respType = optional(p, 'newOrderRespType') ?? defaultRespType
   if (respType !== 'ACK' && respType !== 'RESULT') throw invalidParam('newOrderRespType')
-  const ack = await ctx.submit(cmd)
-  if (!ack.result.ok) throw coreError(state, m, 'place', ack.result.code, cmd.orderType === 'MARKET')
-  const orderId = ack.result.orderId!
-  const rec = orderAfter(ack.result.events, m.marketId, orderId)!
+  const { m, rec, time } = await submitPlace(ctx, a, p)
+  const orderId = rec.orderId
+  const ack = { time }
   if (respType === 'ACK') {
     return { symbol: m.symbol, product_id: m.marketId, orderId, clientOrderId: rec.clientOrderId, transactTime: ack.time }
   }

@@ -20,8 +20,8 @@ interface Options {
   weights: WeightCounter
 }
 
-/** Deposit status codes Binance uses: 1 success (0 pending arrives with the chain watcher). */
-const DEPOSIT_STATUS = { SUCCESS: 1 } as const
+/** Deposit status codes Binance uses: 0 pending (seen on chain, not yet deep enough), 1 success. */
+const DEPOSIT_STATUS = { PENDING: 0, SUCCESS: 1 } as const
 /** Withdrawal status codes: 4 processing, 6 completed, 5 failed. */
 const WITHDRAW_STATUS = { PROCESSING: 4, COMPLETED: 6, FAILED: 5 } as const
 
@@ -148,12 +148,31 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const a = signedIn(req, 1)
     const state = ctx.state()
     await ctx.projections.flush()
-    const rows = await ctx.projections.deposits({ account: a.session.account, sub: a.session.sub }, history(a, ctx.now()), ctx.now())
-    return rows.map((r) => ({
-      id: String(r.id), amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)), coin: r.asset,
-      network: 'ETH', status: DEPOSIT_STATUS[r.status], address: r.address, addressTag: '', txId: r.txId,
-      insertTime: r.time, completeTime: r.time, timestamp: r.time, transferType: 0, confirmTimes: '1/1', walletType: 0,
-    }))
+    const rawStatus = optional(a.params, 'status')
+    if (rawStatus !== undefined && !/^\d{1,2}$/.test(rawStatus)) throw invalidParam('status')
+    const status = rawStatus === undefined ? undefined : Number(rawStatus)
+    const q = history(a, ctx.now())
+    const owner = { account: a.session.account, sub: a.session.sub }
+    const amount = (asset: string, units: number): string => trimZeros(formatLedger(units, state.assets.get(asset)!.scale))
+    const credited = status === undefined || status === DEPOSIT_STATUS.SUCCESS
+      ? (await ctx.projections.deposits(owner, q, ctx.now())).map((r) => ({
+          id: String(r.id), amount: amount(r.asset, r.amount), coin: r.asset,
+          network: 'ETH', status: DEPOSIT_STATUS[r.status], address: r.address, addressTag: '', txId: r.txId,
+          insertTime: r.time, completeTime: r.time, timestamp: r.time, transferType: 0, confirmTimes: '1/1', walletType: 0,
+        }))
+      : []
+    // Seen on chain, not yet as deep as the watcher requires: no ledger row yet, so the chain
+    // reference stands as the id; the credited row replaces it (API.md "Wallet").
+    const pending = status === undefined || status === DEPOSIT_STATUS.PENDING
+      ? (await ctx.projections.pendingDeposits(owner, q.coin))
+          .filter((r) => r.time >= q.startTime && r.time <= q.endTime)
+          .map((r) => ({
+            id: r.txId, amount: amount(r.asset, r.amount), coin: r.asset, network: 'ETH', status: DEPOSIT_STATUS.PENDING,
+            address: r.address, addressTag: '', txId: r.txId, insertTime: r.time, timestamp: r.time, transferType: 0,
+            confirmTimes: `${r.confirmations}/${r.required}`, walletType: 0,
+          }))
+      : []
+    return [...credited, ...pending].slice(0, q.limit)
   })
 
   app.get('/sapi/v1/asset/transfer', walletDocs.transferHistory, async (req) => {

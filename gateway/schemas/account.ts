@@ -33,7 +33,9 @@ export const accountSchema = object({
 const positionRiskSchema = arrayOf(object({
   symbol: str, positionSide: str, positionAmt: str, entryPrice: str, breakEvenPrice: str, markPrice: str,
   unRealizedProfit: str, liquidationPrice: str, leverage: str, maxNotionalValue: str, marginType: str,
-  isolatedMargin: str, isAutoAddMargin: str, notional: str, isolatedWallet: str, updateTime: int,
+  isolatedMargin: str, isAutoAddMargin: str, notional: str, marginAsset: str, isolatedWallet: str,
+  initialMargin: str, maintMargin: str, positionInitialMargin: str, openOrderInitialMargin: str, adl: int,
+  bidNotional: str, askNotional: str, updateTime: int,
 }))
 
 const userTradesSchema = arrayOf(object({

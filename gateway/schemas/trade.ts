@@ -11,7 +11,7 @@ export const orderSchema: Schema = object({
   orderId: int, symbol: str, status: str, clientOrderId: str, price: str, avgPrice: str, origQty: str,
   executedQty: str, cumQty: str, cumQuote: str, timeInForce: str, type: str, origType: str, side: str,
   positionSide: str, reduceOnly: bool, closePosition: bool, stopPrice: str, workingType: str, priceProtect: bool,
-  selfTradePreventionMode: str, goodTillDate: int, priceMatch: str, time: int, updateTime: int,
+  activatePrice: str, priceRate: str, selfTradePreventionMode: str, goodTillDate: int, priceMatch: str, time: int, updateTime: int,
 })
 
 /** newOrderRespType=ACK. */
@@ -29,14 +29,15 @@ const bracketsSchema = arrayOf(object({
 
 const placeParams = [
   'symbol', 'side', 'positionSide', 'type', 'timeInForce', 'quantity', 'reduceOnly', 'price', 'newClientOrderId',
-  'closePosition', 'newOrderRespType', 'selfTradePreventionMode', 'goodTillDate',
+  'closePosition', 'newOrderRespType', 'selfTradePreventionMode', 'goodTillDate', 'stopPrice', 'activationPrice',
+  'callbackRate', 'workingType', 'priceProtect',
 ] as const
 
 const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const
 
 export const tradeDocs = {
   placeOrder: route({
-    family: 'trade', summary: 'New futures order (LIMIT, MARKET, POST_ONLY)',
+    family: 'trade', summary: 'New futures order (LIMIT, MARKET, POST_ONLY and the conditional types)',
     description: 'newOrderRespType ACK (default) answers with the ids; RESULT with the order after matching.',
     security: 'TRADE', weight: '0 (counts against the order limits)', params: placeParams,
     required: ['symbol', 'side', 'type'],
@@ -74,8 +75,18 @@ export const tradeDocs = {
     params: ['dualSidePosition'], required: ['dualSidePosition'], response: successSchema,
   }),
   marginType: route({
-    family: 'trade', summary: 'Change margin type (cross only: CROSSED answers -4046)', security: 'TRADE', weight: 1,
-    params: ['symbol', 'marginType'], required: ['symbol', 'marginType'], response: successSchema,
+    family: 'trade', summary: 'Change margin type: ISOLATED or CROSSED (refused with open orders or a position)',
+    security: 'TRADE', weight: 1, params: ['symbol', 'marginType'], required: ['symbol', 'marginType'], response: successSchema,
+  }),
+  positionMargin: route({
+    family: 'trade', summary: 'Add (type 1) or reduce (type 2) the margin of an isolated position',
+    security: 'TRADE', weight: 1, params: ['symbol', 'positionSide', 'amount', 'type'], required: ['symbol', 'amount', 'type'],
+    response: object({ amount: num, code: int, msg: str, type: int }),
+  }),
+  positionMarginHistory: route({
+    family: 'trade', summary: 'Isolated position margin changes, 30 days back at most', security: 'USER_DATA', weight: 1,
+    params: ['symbol', 'type', 'startTime', 'endTime', 'limit'], required: ['symbol'],
+    response: arrayOf(object({ symbol: str, type: int, deltaType: str, amount: str, asset: str, time: int, positionSide: str })),
   }),
   leverageBracket: route({
     family: 'trade', summary: 'Notional brackets: leverage and maintenance margin ratio per bracket',

@@ -45,8 +45,10 @@ export const walletDocs = {
     required: ['coin', 'amount'], response: object({ id: str }),
   }),
   deposits: route({
-    family: 'wallet', summary: 'Deposit history (at most 90 days per request)', security: 'USER_DATA',
-    weight: '1 per IP, 1 per account', params: history, response: depositsSchema,
+    family: 'wallet', summary: 'Deposit history (at most 90 days per request)',
+    description: 'Credited deposits (status 1) and deposits seen on chain but not yet at the confirmation depth (status 0, '
+      + 'confirmTimes "seen/required", id the chain reference, no completeTime); `status` keeps one of them.',
+    security: 'USER_DATA', weight: '1 per IP, 1 per account', params: [...history, 'status'], response: depositsSchema,
   }),
   transferHistory: route({
     family: 'wallet', summary: 'Universal transfer history of one direction (MAIN_UMFUTURE or UMFUTURE_MAIN)',

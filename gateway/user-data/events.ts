@@ -1,17 +1,22 @@
 // The futures user data stream's events, in Binance USD-M's forms, built from one committed
 // entry's core events: ORDER_TRADE_UPDATE for every order change and fill, ACCOUNT_UPDATE for
-// perp wallet and position changes, ACCOUNT_CONFIG_UPDATE for leverage. Spot activity is not
-// part of the futures stream.
+// perp wallet, position and isolated margin changes (`mt`, `iw`), ACCOUNT_CONFIG_UPDATE for
+// leverage. Spot trading is not
+// part of the futures stream; deposits and withdrawals are (wallet-events.ts).
 //
 // A fill carries the order's new quantities but not its static fields (type, price, time in
 // force...): those come from a cache of the orders that can still trade, seeded from the
 // state and kept current from order events, so no fill waits on a history read.
 
+import type { PositionSide } from '../../core/commands.js'
 import type { Event, OrderRecordFields as CoreOrderFields, PerpFillSide, PerpTradeEvent } from '../../core/events.js'
-import { unrealizedPnl } from '../../core/margin.js'
+import { isolatedWalletTotal, unrealizedPnl } from '../../core/margin.js'
 import type { PerpMarket, State } from '../../core/state.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
-import { fieldsOfOrder } from '../format-order.js'
+import { algoUpdate } from '../format-algo.js'
+import { fieldsOfOrder, formatCallbackRate } from '../format-order.js'
+import { insurancePayload, marginCallPayload } from './liquidation-events.js'
+import { walletStep } from './wallet-events.js'
 
 export type Payload = Record<string, unknown>
 /** Receives one event for one sub-account. */
@@ -23,10 +28,22 @@ const TERMINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
 
 const orderKey = (marketId: number, orderId: number): string => marketId + ':' + orderId
 
+/** One position as an ACCOUNT_UPDATE shows it; isolatedWallet only for an isolated one. */
+interface PositionUpdate {
+  m: PerpMarket
+  positionSide: PositionSide
+  qtyLots: number
+  costTicksLots: number
+  isolatedWallet?: number
+}
+
+const fromFill = (m: PerpMarket, side: PerpFillSide): PositionUpdate => ({ m, positionSide: side.positionSide,
+  qtyLots: side.positionQtyLots, costTicksLots: side.positionCostTicksLots, isolatedWallet: side.isolatedWallet })
+
 /** What an ACCOUNT_UPDATE after fills reports for one sub-account. */
 interface FillSummary {
   wallet: number
-  positions: Map<string, { m: PerpMarket; side: PerpFillSide }>
+  positions: Map<string, PositionUpdate>
 }
 
 export class UserEvents {
@@ -44,6 +61,8 @@ export class UserEvents {
   entry(state: State, time: number, events: readonly Event[], wants: Wants, emit: Emit): void {
     let fills: Map<string, FillSummary> | undefined
     for (const e of events) {
+      const step = walletStep(state, time, e)
+      if (step !== undefined && wants(step.account, step.sub)) emit(step.account, step.sub, step.payload)
       switch (e.type) {
         case 'order': {
           const m = state.markets[e.marketId]
@@ -52,7 +71,10 @@ export class UserEvents {
           const key = orderKey(e.marketId, e.orderId)
           if (TERMINAL.has(e.status)) this.orders.delete(key)
           else this.orders.set(key, fields)
-          if (wants(e.account, e.sub)) emit(e.account, e.sub, orderUpdate(state, m, fields, execType, time, undefined))
+          if (!wants(e.account, e.sub)) break
+          emit(e.account, e.sub, orderUpdate(state, m, fields, execType, time, undefined))
+          // Conditional orders also report as algo orders: placed, canceled, triggered, rejected, done.
+          if (fields.cond) emit(e.account, e.sub, algoUpdate(m, fields, time))
           break
         }
         case 'trade': {
@@ -62,26 +84,66 @@ export class UserEvents {
             const fields = this.fill(e, side)
             if (!wants(side.account, side.sub)) continue
             if (fields) emit(side.account, side.sub, orderUpdate(state, m, fields, 'TRADE', time, { e, side }))
+            // A triggered order that a fill completes: its algo order is FINISHED.
+            if (fields?.cond && TERMINAL.has(side.status)) emit(side.account, side.sub, algoUpdate(m, fields, time))
             fills ??= new Map()
             const k = side.account + ':' + side.sub
             let f = fills.get(k)
             if (!f) fills.set(k, f = { wallet: side.wallet, positions: new Map() })
             f.wallet = side.wallet
-            f.positions.set(m.marketId + ':' + side.positionSide, { m, side })
+            f.positions.set(m.marketId + ':' + side.positionSide, fromFill(m, side))
           }
           break
         }
         case 'balance': {
           if (e.wallet !== 'PERP' || !wants(e.account, e.sub)) break
           const reason = e.reason === 'TRANSFER' ? (e.delta >= 0 ? 'DEPOSIT' : 'WITHDRAW') : e.reason
-          emit(e.account, e.sub, accountUpdate(state, time, reason, e.asset, e.free + e.locked, e.delta, []))
+          emit(e.account, e.sub, accountUpdate(state, time, reason, e.asset, e.free + e.locked, e.delta, [],
+            isolatedTotal(state, e.account, e.sub)))
           break
         }
         case 'funding': {
-          // Binance: a cross position's funding fee pushes the balance alone, with no positions.
+          // Binance: a cross position's funding fee pushes the balance alone, with no positions;
+          // an isolated one's also the position, whose isolated wallet paid it.
           const m = state.markets[e.marketId]
-          if (m === undefined || !wants(e.account, e.sub)) break
-          emit(e.account, e.sub, accountUpdate(state, time, 'FUNDING_FEE', m.quote, e.wallet, e.amount, []))
+          if (m?.kind !== 'PERP' || !wants(e.account, e.sub)) break
+          const rows = (e.isolated ?? []).map((i): PositionUpdate => ({ m, positionSide: i.positionSide, qtyLots: i.qtyLots,
+            costTicksLots: i.costTicksLots, isolatedWallet: i.isolatedWallet }))
+          emit(e.account, e.sub, accountUpdate(state, time, 'FUNDING_FEE', m.quote, e.wallet, e.amount, rows,
+            isolatedTotal(state, e.account, e.sub)))
+          break
+        }
+        case 'positionMargin': {
+          const m = state.markets[e.marketId]
+          if (m?.kind !== 'PERP' || !wants(e.account, e.sub)) break
+          const row: PositionUpdate = { m, positionSide: e.positionSide, qtyLots: e.positionQtyLots,
+            costTicksLots: e.positionCostTicksLots, isolatedWallet: e.isolatedWallet }
+          const change = e.direction === 'ADD' ? -e.amount : e.amount
+          emit(e.account, e.sub, accountUpdate(state, time, 'MARGIN_TRANSFER', m.quote, e.wallet, change, [row],
+            isolatedTotal(state, e.account, e.sub)))
+          break
+        }
+        case 'marginType': {
+          // Nothing was open: the balance as it stands and the market's flat positions in the new type.
+          const m = state.markets[e.marketId]
+          const sub = state.accounts.get(e.account)?.subs[e.sub]
+          if (m?.kind !== 'PERP' || !wants(e.account, e.sub)) break
+          const sides: PositionSide[] = sub?.dualSide ? ['LONG', 'SHORT'] : ['BOTH']
+          const iso = e.marginType === 'ISOLATED' ? 0 : undefined
+          const rows = sides.map((ps): PositionUpdate => ({ m, positionSide: ps, qtyLots: 0, costTicksLots: 0, isolatedWallet: iso }))
+          emit(e.account, e.sub, accountUpdate(state, time, 'MARGIN_TYPE_CHANGE', m.quote, sub?.perpWallet ?? 0, 0, rows,
+            isolatedTotal(state, e.account, e.sub)))
+          break
+        }
+        case 'marginCall':
+          if (wants(e.account, e.sub)) emit(e.account, e.sub, marginCallPayload(state, e, time))
+          break
+        case 'insurance': {
+          if (!wants(e.account, e.sub)) break
+          emit(e.account, e.sub, insurancePayload(state, e, time))
+          // The ACCOUNT_UPDATE that sums this entry's fills comes last: it shows the wallet after the fund's move.
+          const f = fills?.get(e.account + ':' + e.sub)
+          if (f) f.wallet = e.wallet
           break
         }
         case 'leverage': {
@@ -99,7 +161,9 @@ export class UserEvents {
       const i = k.lastIndexOf(':')
       const rows = [...f.positions.values()]
       const asset = rows[0]!.m.quote
-      emit(k.slice(0, i), Number(k.slice(i + 1)), accountUpdate(state, time, 'ORDER', asset, f.wallet, 0, rows))
+      const account = k.slice(0, i)
+      const sub = Number(k.slice(i + 1))
+      emit(account, sub, accountUpdate(state, time, 'ORDER', asset, f.wallet, 0, rows, isolatedTotal(state, account, sub)))
     }
   }
 
@@ -122,12 +186,14 @@ function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: 
   fill: { e: PerpTradeEvent; side: PerpFillSide } | undefined): Payload {
   const scale = state.assets.get(m.quote)!.scale
   const zero = formatBalance(0, scale)
+  const c = o.cond
+  const trailing = c?.origType === 'TRAILING_STOP_MARKET'
   return {
     e: 'ORDER_TRADE_UPDATE', E: time, T: time,
     o: {
       s: m.symbol, c: o.clientOrderId, S: o.side, o: o.orderType, f: o.timeInForce,
       q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks),
-      ap: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots), sp: formatPrice(m, 0),
+      ap: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots), sp: formatPrice(m, c?.stopPriceTicks ?? 0),
       // Binance reports expiry by self-trade prevention as execution EXPIRED, status EXPIRED_IN_MATCH.
       x: execType === 'EXPIRED_IN_MATCH' ? 'EXPIRED' : execType, X: o.status, i: o.orderId,
       l: formatQty(m, fill ? fill.e.qtyLots : 0), z: formatQty(m, o.executedQtyLots),
@@ -135,28 +201,40 @@ function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: 
       ...(fill ? { N: m.quote, n: formatBalance(fill.side.fee, scale) } : {}),
       T: fill ? fill.e.time : o.updateTime, t: fill ? fill.e.tradeId : 0,
       b: '0', a: '0', m: fill ? fill.side === fill.e.maker : false, R: o.reduceOnly,
-      wt: 'CONTRACT_PRICE', ot: o.orderType, ps: o.positionSide, cp: false,
+      wt: c?.workingType ?? 'CONTRACT_PRICE', ot: c?.origType ?? o.orderType, ps: o.positionSide, cp: c?.closePosition ?? false,
+      // Trailing stops carry their activation price and callback rate.
+      ...(trailing ? { AP: formatPrice(m, c.activationPriceTicks), cr: formatCallbackRate(c.callbackPermille) } : {}),
       rp: fill ? formatBalance(fill.side.realizedPnl, scale) : zero,
-      pP: false, si: 0, ss: 0, V: o.stp, pm: 'NONE', gtd: o.goodTillDate,
+      pP: c?.priceProtect ?? false, si: 0, ss: 0, V: o.stp, pm: 'NONE', gtd: o.goodTillDate,
     },
   }
 }
 
-/** ACCOUNT_UPDATE: the quote balance after the change and the positions it touched. */
+/**
+ * The sub-account's isolated wallets in total, as the state stands (Binance's `wb` is the whole
+ * wallet, `cw` the cross part; events carry only the cross wallet).
+ */
+function isolatedTotal(state: State, account: string, sub: number): number {
+  const s = state.accounts.get(account)?.subs[sub]
+  return s === undefined ? 0 : isolatedWalletTotal(s)
+}
+
+/** ACCOUNT_UPDATE: the balance after the change (wb whole, cw cross) and the positions it touched. */
 function accountUpdate(state: State, time: number, reason: string, asset: string, wallet: number, change: number,
-  rows: { m: PerpMarket; side: PerpFillSide }[]): Payload {
+  rows: PositionUpdate[], isolated = 0): Payload {
   const scale = state.assets.get(asset)?.scale ?? 0
   return {
     e: 'ACCOUNT_UPDATE', E: time, T: time,
     a: {
       m: reason,
-      B: [{ a: asset, wb: formatBalance(wallet, scale), cw: formatBalance(wallet, scale), bc: formatBalance(change, scale) }],
-      P: rows.map(({ m, side }) => {
-        const p = { qtyLots: side.positionQtyLots, costTicksLots: side.positionCostTicksLots, updateTime: time }
-        const ep = formatAvgPrice(m, Math.abs(p.costTicksLots), Math.abs(p.qtyLots), m.pricePrecision)
+      B: [{ a: asset, wb: formatBalance(wallet + isolated, scale), cw: formatBalance(wallet, scale), bc: formatBalance(change, scale) }],
+      P: rows.map((r) => {
+        const p = { qtyLots: r.qtyLots, costTicksLots: r.costTicksLots, updateTime: time, isolatedWallet: r.isolatedWallet ?? 0 }
+        const ep = formatAvgPrice(r.m, Math.abs(p.costTicksLots), Math.abs(p.qtyLots), r.m.pricePrecision)
         return {
-          s: m.symbol, pa: formatQty(m, p.qtyLots), ep, bep: ep, cr: formatBalance(0, scale),
-          up: formatBalance(unrealizedPnl(m, p), scale), mt: 'cross', iw: formatBalance(0, scale), ps: side.positionSide,
+          s: r.m.symbol, pa: formatQty(r.m, p.qtyLots), ep, bep: ep, cr: formatBalance(0, scale),
+          up: formatBalance(unrealizedPnl(r.m, p), scale), mt: r.isolatedWallet === undefined ? 'cross' : 'isolated',
+          iw: formatBalance(p.isolatedWallet, scale), ps: r.positionSide,
         }
       }),
     },

@@ -1,13 +1,16 @@
 // Listen keys of the user data stream (API.md "User data stream"): one per session, valid 60
 // minutes from its creation or last keep-alive. A POST while one is live returns the same key
-// and extends it, as Binance does. Keys live in this gateway's memory: a client creates and
-// connects on the same gateway. The key is derived from the master secret and the API key, so
-// it names its session without a table, and reveals neither.
+// and extends it, as Binance does. Opening, extending and closing go through the log (the
+// ListenKey command), so every gateway agrees whether a key is live: a client may create the
+// key on one gateway, keep it alive on a second and stream from a third. The key's name is
+// derived from the master secret and the API key, so it names its session without a table
+// and reveals neither.
 
 import { createHmac } from 'node:crypto'
+import type { ListenKey } from '../../core/commands.js'
 import type { Session } from '../../core/state.js'
-
-export const LISTEN_KEY_TTL_MS = 60 * 60_000
+import type { GatewayContext } from '../context.js'
+import { fromCore } from '../errors.js'
 
 export interface ListenKeyEntry {
   listenKey: string
@@ -20,58 +23,74 @@ export interface ListenKeyEntry {
 type Listener = (entry: ListenKeyEntry, why: 'expired' | 'closed') => void
 
 export class ListenKeys {
-  private readonly byKey = new Map<string, ListenKeyEntry>()
+  /** API key by listen key and back, for the sessions this gateway has derived a key for. */
+  private readonly apiKeyOf = new Map<string, string>()
+  private readonly keyByApiKey = new Map<string, string>()
+  /** Keys this gateway opened or served while live: the ones `sweep` watches end. */
+  private readonly known = new Map<string, ListenKeyEntry>()
   private readonly listeners = new Set<Listener>()
 
   /** `sessionLive` tells whether an API key's session still stands (not revoked, replaced or expired). */
-  constructor(private readonly masterSecret: Uint8Array, private readonly now: () => number,
-    private readonly sessionLive: (apiKey: string) => boolean, private readonly ttlMs = LISTEN_KEY_TTL_MS) {}
+  constructor(private readonly masterSecret: Uint8Array, private readonly ctx: Pick<GatewayContext, 'state' | 'submit' | 'now'>,
+    private readonly sessionLive: (apiKey: string) => boolean) {}
 
   keyOf(apiKey: string): string {
-    return createHmac('sha256', this.masterSecret).update('listenKey\0' + apiKey).digest('hex')
+    let key = this.keyByApiKey.get(apiKey)
+    if (key === undefined) {
+      key = createHmac('sha256', this.masterSecret).update('listenKey\0' + apiKey).digest('hex')
+      this.keyByApiKey.set(apiKey, key)
+      this.apiKeyOf.set(key, apiKey)
+    }
+    return key
   }
 
   /** Creates the session's key, or extends the live one. */
-  open(session: Session): ListenKeyEntry {
-    const listenKey = this.keyOf(session.apiKey)
-    const entry = this.live(listenKey) ?? { listenKey, apiKey: session.apiKey, account: session.account, sub: session.sub, expiresAt: 0 }
-    entry.expiresAt = this.now() + this.ttlMs
-    this.byKey.set(listenKey, entry)
+  async open(session: Session): Promise<ListenKeyEntry> {
+    const entry = await this.submit(session, 'OPEN')
+    if (entry === undefined) throw new Error('listen key not live right after opening')
     return entry
   }
 
   /** Extends the session's live key; undefined when it has none. */
-  keepAlive(session: Session): ListenKeyEntry | undefined {
-    const entry = this.live(this.keyOf(session.apiKey))
-    if (entry) entry.expiresAt = this.now() + this.ttlMs
-    return entry
+  keepAlive(session: Session): Promise<ListenKeyEntry | undefined> {
+    return this.submit(session, 'KEEPALIVE')
   }
 
   /** Invalidates the session's key; its streams end. False when it had none. */
-  close(session: Session): boolean {
-    const entry = this.live(this.keyOf(session.apiKey))
-    if (!entry) return false
-    this.byKey.delete(entry.listenKey)
-    for (const l of this.listeners) l(entry, 'closed')
+  async close(session: Session): Promise<boolean> {
+    const key = this.keyOf(session.apiKey)
+    if (this.live(key) === undefined) return false
+    const ack = await this.ctx.submit(this.command(session, 'CLOSE'))
+    if (!ack.result.ok) {
+      if (ack.result.code === 'LISTEN_KEY_UNKNOWN') return false
+      throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
+    }
+    this.sweep()
     return true
   }
 
-  /** The live entry of a key, or undefined (unknown, closed or expired). */
+  /** The live entry of a key, or undefined (unknown, closed, expired, or its session gone). */
   live(listenKey: string): ListenKeyEntry | undefined {
-    const entry = this.byKey.get(listenKey)
-    if (entry === undefined) return undefined
-    if (entry.expiresAt <= this.now() || !this.sessionLive(entry.apiKey)) {
-      this.expire(entry)
-      return undefined
-    }
+    const apiKey = this.apiKeyOf.get(listenKey) ?? this.find(listenKey)
+    if (apiKey === undefined) return undefined
+    const s = this.ctx.state().sessions.get(apiKey)
+    if (s === undefined || !((s.listenKeyUntil ?? 0) > this.ctx.now()) || !this.sessionLive(apiKey)) return undefined
+    const entry = { listenKey, apiKey, account: s.account, sub: s.sub, expiresAt: s.listenKeyUntil! }
+    this.known.set(listenKey, entry)
     return entry
   }
 
-  /** Ends every key past its time; the stream server calls this on a timer. */
+  /**
+   * Ends every known key that is no longer live: run on a timer for expiry, and after a
+   * committed batch that closed a key or ended a session.
+   */
   sweep(): void {
-    const now = this.now()
-    for (const entry of [...this.byKey.values()]) {
-      if (entry.expiresAt <= now || !this.sessionLive(entry.apiKey)) this.expire(entry)
+    for (const [key, entry] of [...this.known]) {
+      if (this.live(key) !== undefined) continue
+      this.known.delete(key)
+      const s = this.ctx.state().sessions.get(entry.apiKey)
+      const why = s !== undefined && s.listenKeyUntil === 0 ? 'closed' : 'expired'
+      for (const l of this.listeners) l(entry, why)
     }
   }
 
@@ -81,9 +100,29 @@ export class ListenKeys {
     return () => this.listeners.delete(listener)
   }
 
-  private expire(entry: ListenKeyEntry): void {
-    this.byKey.delete(entry.listenKey)
-    for (const l of this.listeners) l(entry, 'expired')
+  private command(session: Session, action: ListenKey['action']): ListenKey {
+    return { type: 'ListenKey', account: session.account, sub: session.sub, apiKey: session.apiKey, action }
+  }
+
+  private async submit(session: Session, action: 'OPEN' | 'KEEPALIVE'): Promise<ListenKeyEntry | undefined> {
+    const ack = await this.ctx.submit(this.command(session, action))
+    if (!ack.result.ok) {
+      if (ack.result.code === 'LISTEN_KEY_UNKNOWN') return undefined
+      throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
+    }
+    return this.live(this.keyOf(session.apiKey))
+  }
+
+  /**
+   * A key first seen here (made on another gateway): derives the keys of sessions not yet
+   * derived, each once, so unknown keys sent again cost map lookups only.
+   */
+  private find(listenKey: string): string | undefined {
+    if (!/^[0-9a-f]{64}$/.test(listenKey)) return undefined
+    for (const apiKey of this.ctx.state().sessions.keys()) {
+      if (!this.keyByApiKey.has(apiKey)) this.keyOf(apiKey)
+    }
+    return this.apiKeyOf.get(listenKey)
   }
 }
 

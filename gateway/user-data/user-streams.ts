@@ -57,9 +57,16 @@ export class UserStreams {
 
   private batch(b: CommittedBatch): void {
     const state = this.ctx.state()
+    let keysEnded = false
     for (let i = 0; i < b.entries.length; i++) {
-      this.events.entry(state, b.entries[i]!.time, b.results[i]!.events, this.wants, this.emit)
+      const events = b.results[i]!.events
+      this.events.entry(state, b.entries[i]!.time, events, this.wants, this.emit)
+      for (const e of events) {
+        if ((e.type === 'listenKey' && e.status === 'CLOSED') || (e.type === 'session' && e.status !== 'ACTIVE' && e.status !== 'RSA_KEY')) keysEnded = true
+      }
     }
+    // A key closed or a session ended, perhaps through another gateway: its streams end now.
+    if (keysEnded) this.listenKeys.sweep()
   }
 
   private readonly wants = (account: string, sub: number): boolean => {

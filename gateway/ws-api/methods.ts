@@ -5,7 +5,7 @@
 import type { Session } from '../../core/state.js'
 import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { ApiError, invalidListenKey } from '../errors.js'
+import { invalidListenKey } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
 import { optional, perpParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -13,6 +13,7 @@ import { balanceRows } from '../routes/account.js'
 import { modifyFrom } from '../routes/batch-orders.js'
 import { bookTickerBodies, bySymbol, depthBody, depthWeight, tickerPriceBody } from '../routes/market.js'
 import { cancelFrom, placeFrom, queryFrom } from '../routes/trade.js'
+import { cancelAlgoFrom, placeAlgoFrom } from '../routes/algo-orders.js'
 import type { ListenKeys } from '../user-data/listen-keys.js'
 import type { WeightCounter } from '../weights.js'
 import type { WsSecurity } from './signing.js'
@@ -52,9 +53,6 @@ export interface Method {
   run(env: MethodEnv, a: Authenticated | undefined, p: Params): unknown
 }
 
-/** Conditional (algo) orders are not offered yet: Binance's "not supported". */
-const unsupported = (): never => { throw new ApiError(400, -1020, 'This operation is not supported.') }
-
 function sessionStatus(env: MethodEnv): object {
   const { logon } = env
   return {
@@ -92,8 +90,8 @@ export const METHODS: Record<string, Method> = {
   'order.modify': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => modifyFrom(env.ctx, a!, p) },
   'order.cancel': { security: 'TRADE', weight: 1, run: (env, a, p) => cancelFrom(env.ctx, a!, p) },
   'order.status': { security: 'USER_DATA', weight: 4, run: (env, a, p) => queryFrom(env.ctx, a!, p) },
-  'algoOrder.place': { security: 'TRADE', weight: 0, run: unsupported },
-  'algoOrder.cancel': { security: 'TRADE', weight: 1, run: unsupported },
+  'algoOrder.place': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => placeAlgoFrom(env.ctx, a!, p) },
+  'algoOrder.cancel': { security: 'TRADE', weight: 1, run: (env, a, p) => cancelAlgoFrom(env.ctx, a!, p) },
 
   'account.balance': {
     security: 'USER_DATA', weight: 5,
@@ -115,22 +113,22 @@ export const METHODS: Record<string, Method> = {
 
   'userDataStream.start': {
     security: 'USER_STREAM', weight: 1,
-    run: (env, a) => ({ listenKey: env.listenKeys.open(a!.session).listenKey }),
+    run: async (env, a) => ({ listenKey: (await env.listenKeys.open(a!.session)).listenKey }),
   },
   'userDataStream.ping': {
     security: 'USER_STREAM', weight: 1,
-    run: (env, a) => {
+    run: async (env, a) => {
       ownKey(env, a!)
-      const entry = env.listenKeys.keepAlive(a!.session)
+      const entry = await env.listenKeys.keepAlive(a!.session)
       if (!entry) throw invalidListenKey()
       return { listenKey: entry.listenKey }
     },
   },
   'userDataStream.stop': {
     security: 'USER_STREAM', weight: 1,
-    run: (env, a) => {
+    run: async (env, a) => {
       ownKey(env, a!)
-      if (!env.listenKeys.close(a!.session)) throw invalidListenKey()
+      if (!(await env.listenKeys.close(a!.session))) throw invalidListenKey()
       return {}
     },
   },

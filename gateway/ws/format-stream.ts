@@ -3,16 +3,31 @@
 // a stream and the matching REST endpoint always print the same value the same way.
 
 import type { BookSide } from '../../core/book.js'
-import type { PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
+import type { ForceOrderEvent, PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
 import type { Market, PerpMarket } from '../../core/state.js'
 import type { AggTradeRecord, KlineInterval, KlineRecord, TickerRecord } from '../../replica/projections/index.js'
-import { formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { formatAvgPrice, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf, depthLevels, premiumIndexBody, tickerBody, type PriceLevel } from '../format-market.js'
 
 export function tradeEvent(m: Market, e: PerpTradeEvent | SpotTradeEvent, now: number): object {
   return {
     e: 'trade', E: now, T: e.time, s: m.symbol, t: e.tradeId,
     p: formatPrice(m, e.priceTicks), q: formatQty(m, e.qtyLots), X: 'MARKET', m: e.buyerIsMaker,
+  }
+}
+
+/**
+ * A liquidation order's snapshot (Binance `forceOrder`): printed as the LIMIT IOC order it is,
+ * at its bankruptcy price, with its average fill price and its last and total fills.
+ */
+export function forceOrderEvent(m: Market, e: ForceOrderEvent, now: number): object {
+  return {
+    e: 'forceOrder', E: now,
+    o: {
+      s: m.symbol, S: e.side, o: 'LIMIT', f: 'IOC', q: formatQty(m, e.origQtyLots), p: formatPrice(m, e.priceTicks),
+      ap: formatAvgPrice(m, e.cumQuoteTicksLots, e.executedQtyLots), X: e.status, l: formatQty(m, e.lastFilledQtyLots),
+      z: formatQty(m, e.executedQtyLots), T: e.updateTime,
+    },
   }
 }
 

@@ -3,12 +3,12 @@
 // trades as they commit, book tickers after each batch, depth at its cadences, mark and index
 // prices on timers, and the projection-backed streams once their rows are flushed.
 
-import type { Event } from '../../core/events.js'
+import type { Event, ForceOrderEvent } from '../../core/events.js'
 import type { State } from '../../core/state.js'
 import type { CommittedBatch, GatewayContext } from '../context.js'
 import { DepthBook } from './depth-book.js'
 import { DepthFeed, type FeedPosition } from './depth-feed.js'
-import { bestKey, bookTickerEvent, indexPriceEvent, markPriceEvent, tradeEvent } from './format-stream.js'
+import { bestKey, bookTickerEvent, forceOrderEvent, indexPriceEvent, markPriceEvent, tradeEvent } from './format-stream.js'
 import type { StreamHub } from './hub.js'
 import { ProjectionFeed } from './projection-feed.js'
 import { DEPTH_SPEEDS, streamName } from './streams.js'
@@ -127,13 +127,30 @@ export class MarketFeed {
 
   private trades(state: State, seq: number, events: readonly Event[]): void {
     for (const e of events) {
-      if (e.type !== 'trade' && e.type !== 'spotTrade') continue
+      if (e.type === 'forceOrder') {
+        this.forceOrder(state, e)
+        continue
+      }
+      // An ADL fill is off the book: no public trade.
+      if ((e.type !== 'trade' || e.adl) && e.type !== 'spotTrade') continue
       const m = state.markets[e.marketId]
       if (m === undefined) continue
       this.projected.onTrade(e.marketId, seq, e.time, e.tradeId)
       const name = streamName.trade(m.symbol.toLowerCase())
       if (this.hub.has(name)) this.hub.publish(name, tradeEvent(m, e, this.ctx.now()))
     }
+  }
+
+  /** A liquidation order as it ends, on its market's stream and the all-market one (ADL orders are not liquidations). */
+  private forceOrder(state: State, e: ForceOrderEvent): void {
+    const m = state.markets[e.marketId]
+    if (m === undefined || e.autoCloseType !== 'LIQUIDATION') return
+    const one = streamName.forceOrder(m.symbol.toLowerCase())
+    const all = streamName.forceOrder(null)
+    if (!this.hub.has(one) && !this.hub.has(all)) return
+    const event = JSON.stringify(forceOrderEvent(m, e, this.ctx.now()))
+    this.hub.publish(one, event)
+    this.hub.publish(all, event)
   }
 
   /** The replica's best levels, when they differ from the last sent; u is the replica's seq. */

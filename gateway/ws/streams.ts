@@ -85,4 +85,5 @@ export const streamName = {
   ticker: (symbol: string | null): string => symbol === null ? '!ticker@arr' : `${symbol}@ticker`,
   miniTicker: (symbol: string | null): string => symbol === null ? '!miniTicker@arr' : `${symbol}@miniTicker`,
   bookTicker: (symbol: string | null): string => symbol === null ? '!bookTicker' : `${symbol}@bookTicker`,
+  forceOrder: (symbol: string | null): string => symbol === null ? '!forceOrder@arr' : `${symbol}@forceOrder`,
 }

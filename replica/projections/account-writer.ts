@@ -25,6 +25,7 @@ export function onOrder(stores: Stores, batch: PendingBatch, e: OrderEvent): voi
     status: e.status, positionSide: e.positionSide, reduceOnly: e.reduceOnly, stp: e.stp,
     goodTillDate: e.goodTillDate, time: e.time, updateTime: e.updateTime,
   }
+  if (e.cond !== undefined) p.record.cond = e.cond
   p.fill = null
   if (e.execType === 'NEW') {
     // Indexes by creation time and client id are written once; a later order reusing the

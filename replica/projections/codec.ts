@@ -5,7 +5,7 @@
 import { Packr } from 'msgpackr'
 import { assert } from '../../core/assert.js'
 import type {
-  AggTradeRecord, DepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, TradeRecord, TransferRecord,
+  AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, TradeRecord, TransferRecord,
   UserTradeRecord, WithdrawalLocator, WithdrawalRecord,
 } from './records.js'
 
@@ -25,7 +25,11 @@ export function plainCodec<T>(): Codec<T> {
   }
 }
 
-export function tupleCodec<T extends object>(layout: Record<keyof T, true>): Codec<T> {
+/**
+ * `optionalTail`: how many of the layout's last fields are optional, so rows written before
+ * they were appended still decode (those fields come back undefined).
+ */
+export function tupleCodec<T extends object>(layout: Record<keyof T, true>, optionalTail = 0): Codec<T> {
   const fields = Object.keys(layout) as (keyof T)[]
   return {
     encode(value) {
@@ -35,9 +39,13 @@ export function tupleCodec<T extends object>(layout: Record<keyof T, true>): Cod
     },
     decode(bytes) {
       const row = packr.unpack(bytes) as unknown[]
-      assert(Array.isArray(row) && row.length >= fields.length, 'stored row shorter than its layout')
+      assert(Array.isArray(row) && row.length >= fields.length - optionalTail, 'stored row shorter than its layout')
       const out = {} as Record<keyof T, unknown>
-      for (let i = 0; i < fields.length; i++) out[fields[i]!] = row[i]
+      for (let i = 0; i < fields.length; i++) {
+        // An optional field left out (undefined or never written) stays absent, as it was.
+        if (row[i] !== undefined && row[i] !== null) out[fields[i]!] = row[i]
+        else if (i < fields.length - optionalTail) out[fields[i]!] = row[i]
+      }
       return out as T
     },
   }
@@ -63,7 +71,8 @@ export const orderCodec = tupleCodec<OrderRecord>({
   marketId: true, orderId: true, account: true, sub: true, clientOrderId: true, side: true, orderType: true,
   timeInForce: true, priceTicks: true, origQtyLots: true, executedQtyLots: true, cumQuoteTicksLots: true,
   status: true, positionSide: true, reduceOnly: true, stp: true, goodTillDate: true, time: true, updateTime: true,
-})
+  cond: true,
+}, 1)
 
 export const userTradeCodec = tupleCodec<UserTradeRecord>({
   marketId: true, tradeId: true, orderId: true, side: true, priceTicks: true, qtyLots: true,
@@ -81,6 +90,10 @@ export const transferCodec = tupleCodec<TransferRecord>({
 
 export const depositCodec = tupleCodec<DepositRecord>({
   id: true, asset: true, amount: true, wallet: true, txId: true, status: true, address: true, time: true,
+})
+
+export const pendingDepositCodec = tupleCodec<PendingDepositRecord>({
+  asset: true, amount: true, txId: true, address: true, confirmations: true, required: true, time: true,
 })
 
 export const withdrawalCodec = tupleCodec<WithdrawalRecord>({

@@ -10,6 +10,8 @@ import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
 import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, type PriceKlineRecord } from './price-klines.js'
 import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type FundingRateRecord } from './funding.js'
 import * as accountQueries from './account-queries.js'
+import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
+import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp } from './batch.js'
 import { orderCodec, plainCodec } from './codec.js'
 import type { KlineInterval } from './intervals.js'
@@ -18,12 +20,12 @@ import * as marketQueries from './market-queries.js'
 import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
 import { pruneByTimeSuffix, pruneTrades } from './prune.js'
 import type {
-  AggTradeRecord, DepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
+  AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
   TradeRecord, TransferRecord, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import { allStores, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Stores } from './stores.js'
 import { ticker24h } from './ticker.js'
-import { onDeposit, onTransfer, onWithdrawal } from './wallet-writer.js'
+import { onDeposit, onDepositPending, onTransfer, onWithdrawal } from './wallet-writer.js'
 import * as walletQueries from './wallet-queries.js'
 
 export interface ProjectionsOptions {
@@ -138,17 +140,22 @@ export class Projections {
     switch (e.type) {
       case 'order': return onOrder(s, b, e)
       case 'trade':
-        this.market.onTrade(b, e)
+        // An ADL fill is off the book: not a market trade (no tape, kline or ticker).
+        if (!e.adl) this.market.onTrade(b, e)
         return onPerpTrade(s, b, e, nextRowId)
       case 'spotTrade':
         this.market.onTrade(b, e)
         return onSpotTrade(s, b, e)
       case 'deposit': return onDeposit(s, b, e, nextRowId())
+      case 'depositPending': return onDepositPending(s, b, e)
       case 'transfer': return onTransfer(s, b, e, nextRowId())
       case 'withdrawal': return onWithdrawal(s, b, e)
       case 'funding': return onFunding(s, b, e, nextRowId())
       case 'fundingRate': return onFundingRate(s, b, e)
       case 'prices': return this.priceKlineWriter.onPrices(b, e)
+      case 'positionMargin': return onPositionMargin(s, b, e, nextRowId())
+      case 'forceOrder': return onForceOrder(s, b, e, nextRowId())
+      case 'insurance': return onInsurance(s, b, e, nextRowId())
       // Balances, leverage, position mode, markets and assets are current state, not history.
       default: return
     }
@@ -221,8 +228,9 @@ export class Projections {
   }
 
   /**
-   * Deletes trades and income rows past their three-month windows (as of `nowMs`, default
-   * flushedTime), at most pruneKeysMax keys per call; returns how many went.
+   * Deletes trades and income rows past their three-month windows and position margin rows past
+   * their 30 days (as of `nowMs`, default flushedTime), at most pruneKeysMax keys per call;
+   * returns how many went.
    */
   async prune(nowMs = this.durableTime): Promise<number> {
     const budget = PROJECTION_LIMITS.pruneKeysMax
@@ -231,6 +239,7 @@ export class Projections {
     const incomeCutoff = nowMs - PROJECTION_LIMITS.incomeRetentionMs
     n += await pruneByTimeSuffix(this.stores.income, incomeCutoff, budget - n)
     n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
+    n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
     return n
   }
 
@@ -296,12 +305,27 @@ export class Projections {
     return accountQueries.userTrades(this.stores, owner, marketId, q)
   }
 
+  /** /fapi/v1/forceOrders: the sub-account's liquidation and ADL orders. */
+  forceOrders(owner: Owner, q: ForceOrderQuery, nowMs = this.durableTime): Promise<ForceOrderRecord[]> {
+    return forceOrders(this.stores, owner, q, nowMs)
+  }
+
+  /** /fapi/v1/positionMargin/history: one market's isolated margin changes, 30 days back. */
+  positionMargins(owner: Owner, marketId: number, q: PositionMarginQuery, nowMs = this.durableTime): Promise<PositionMarginRecord[]> {
+    return positionMargins(this.stores, owner, marketId, q, nowMs)
+  }
+
   income(owner: Owner, q: accountQueries.IncomeQuery, nowMs = this.durableTime): Promise<IncomeRecord[]> {
     return accountQueries.income(this.stores, owner, q, nowMs - PROJECTION_LIMITS.incomeRetentionMs)
   }
 
   deposits(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<DepositRecord[]> {
     return walletQueries.deposits(this.stores, owner, q, nowMs)
+  }
+
+  /** Deposits seen on chain, not yet credited (no time range: they last only until credited). */
+  pendingDeposits(owner: Owner, coin?: string): Promise<PendingDepositRecord[]> {
+    return walletQueries.pendingDeposits(this.stores, owner, coin)
   }
 
   withdrawals(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<WithdrawalRecord[]> {

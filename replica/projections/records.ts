@@ -163,6 +163,18 @@ export interface DepositRecord {
   time: number
 }
 
+/** A deposit seen on chain but not yet as deep as the watcher requires (status 0 in the history). */
+export interface PendingDepositRecord {
+  asset: string
+  amount: number
+  txId: string
+  address: string
+  confirmations: number
+  required: number
+  /** When the deposit was last reported (the latest note's entry time). */
+  time: number
+}
+
 export interface WithdrawalRecord extends Omit<WithdrawalEvent, 'type' | 'account' | 'sub' | 'time'> {
   /** Time of the latest status change. */
   updateTime: number

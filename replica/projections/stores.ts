@@ -61,6 +61,8 @@ export interface Stores {
   transfers: Store
   /** owner, time u64, id u64 → DepositRecord. */
   deposits: Store
+  /** owner, ref → PendingDepositRecord: deposits seen on chain, not yet credited (deleted on credit). */
+  pendingDeposits: Store
   /** owner, applyTime u64, withdrawalId u64 → WithdrawalRecord (overwritten on each status). */
   withdrawals: Store
   /** withdrawalId u64 → WithdrawalLocator. */
@@ -71,13 +73,17 @@ export interface Stores {
   priceKlines: Store
   /** marketId u32 → the market's open mark and index buckets. */
   priceCursors: Store
+  /** owner, marketId u32, time u64, id u64 → PositionMarginRecord (position-margin.ts). */
+  positionMargins: Store
+  /** owner, time u64, id u64 → ForceOrderRecord (force-orders.ts). */
+  forceOrders: Store
 }
 
 const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders', 'orderTimes',
   'clientOrderIds', 'userTrades', 'userTradeIds', 'userTradeOrders', 'income', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
-  'priceCursors',
+  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders',
 ]
 
 export function openStores(base: BaseDb): Stores {
@@ -155,6 +161,11 @@ export function userTradeOrderKey(o: Owner, marketId: number, orderId: number, t
 /** Income, transfers, deposits and withdrawals: owner, time, id. */
 export function ownerTimeKey(o: Owner, time: number, id: number): Buffer {
   return ownerKey(o.account, o.sub).u64(time).u64(id).build()
+}
+
+/** A pending deposit: owner, its chain ref. */
+export function pendingDepositKey(o: Owner, ref: string): Buffer {
+  return ownerKey(o.account, o.sub).str(ref).build()
 }
 
 export function incomeTypePrefix(o: Owner, typeCode: number): Buffer {

@@ -3,11 +3,11 @@
 // and its 90-day maximum, which the gateway refuses first and the projections assert.
 
 import { assert } from '../../core/assert.js'
-import { depositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
+import { depositCodec, pendingDepositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
-import type { DepositRecord, Owner, TransferRecord, WithdrawalRecord } from './records.js'
+import type { DepositRecord, Owner, PendingDepositRecord, TransferRecord, WithdrawalRecord } from './records.js'
 import { ownerPrefix, ownerTimeKey, withdrawalIdKey, type Store, type Stores } from './stores.js'
-import { checkLimit, scan, timeRangeBounds, type TimeRange } from './time-range.js'
+import { checkLimit, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
 export interface WalletQuery extends TimeRange {
   /** Asset filter (the spec's coin). */
@@ -29,6 +29,14 @@ async function history<T extends { asset: string }>(store: Store, owner: Owner, 
   return scan(store, timeRangeBounds(ownerPrefix(owner), walletRange(q, nowMs)), q.limit, (_k, v) => {
     const r = decode(v)
     return q.coin === undefined || r.asset === q.coin ? r : undefined
+  })
+}
+
+/** The sub-account's deposits seen on chain and not yet credited, by ref (few: they last a few blocks). */
+export function pendingDeposits(stores: Stores, owner: Owner, coin: string | undefined): Promise<PendingDepositRecord[]> {
+  return scan(stores.pendingDeposits, fromBounds(ownerPrefix(owner), Buffer.alloc(0)), PROJECTION_LIMITS.walletHistoryMax, (_k, v) => {
+    const r = pendingDepositCodec.decode(v)
+    return coin === undefined || r.asset === coin ? r : undefined
   })
 }
 

@@ -2,13 +2,27 @@
 // withdrawal, rewritten as it moves PROCESSING → COMPLETED | FAILED), plus the TRANSFER
 // income rows that money entering or leaving the perp wallet causes.
 
-import type { DepositEvent, TransferEvent, WithdrawalEvent } from '../../core/events.js'
+import type { DepositEvent, DepositPendingEvent, TransferEvent, WithdrawalEvent } from '../../core/events.js'
 import type { PendingBatch } from './batch.js'
 import { putIncome } from './account-writer.js'
-import { depositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
-import { ownerTimeKey, withdrawalIdKey, type Stores } from './stores.js'
+import { depositCodec, pendingDepositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
+import { ownerTimeKey, pendingDepositKey, withdrawalIdKey, type Stores } from './stores.js'
+
+/**
+ * A deposit not yet deep enough: one row per ref, rewritten by each note, deleted by the
+ * credit, or by a note of 0 confirmations (its block left the chain).
+ */
+export function onDepositPending(stores: Stores, batch: PendingBatch, e: DepositPendingEvent): void {
+  if (e.confirmations === 0) return batch.del(stores.pendingDeposits, pendingDepositKey(e, e.ref))
+  batch.put(stores.pendingDeposits, pendingDepositKey(e, e.ref), pendingDepositCodec.encode({
+    asset: e.asset, amount: e.amount, txId: e.ref, address: e.account, confirmations: e.confirmations,
+    required: e.required, time: e.time,
+  }))
+}
 
 export function onDeposit(stores: Stores, batch: PendingBatch, e: DepositEvent, id: number): void {
+  // The core refuses a note after the credit, so deleting here leaves no pending row behind.
+  batch.del(stores.pendingDeposits, pendingDepositKey(e, e.ref))
   batch.put(stores.deposits, ownerTimeKey(e, e.time, id), depositCodec.encode({
     id, asset: e.asset, amount: e.amount, wallet: e.wallet, txId: e.ref, status: 'SUCCESS', address: e.account,
     time: e.time,

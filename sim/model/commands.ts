@@ -84,7 +84,7 @@ const smallDt = weighted([40, fc.integer({ min: 1, max: 50 })], [1, fc.integer({
 /** Field values an order is sometimes sent with to draw each rejection code (integers only). */
 const MANGLES: Partial<Record<keyof PlaceOrder, unknown>>[] = [
   { marketId: 99 }, { qtyLots: 0 }, { qtyLots: -3 }, { qtyLots: 10_000_000 }, { priceTicks: 0 }, { priceTicks: 1 },
-  { priceTicks: 2_000_000_000 }, { side: 'BOTH' }, { orderType: 'STOP' }, { timeInForce: 'DAY' }, { stp: 'EXPIRE_ALL' },
+  { priceTicks: 2_000_000_000 }, { side: 'BOTH' }, { orderType: 'OCO' }, { timeInForce: 'DAY' }, { stp: 'EXPIRE_ALL' },
   { clientOrderId: 'no spaces allowed' }, { positionSide: 'BOTH' }, { account: '0x12' }, { sub: 40 },
 ]
 

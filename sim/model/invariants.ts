@@ -6,6 +6,7 @@ import type { Entry } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import type { BookSide } from '../../core/book.js'
 import type { Market, Order, State, SubAccount } from '../../core/state.js'
+import { openOrderOf } from '../../core/resting.js'
 
 /** Books: sorted levels, never crossed, level totals and FIFO links consistent, maps in step. */
 export function bookViolations(state: State): string[] {
@@ -69,7 +70,9 @@ export function ownershipViolations(state: State): string[] {
   const perSub = new Map<SubAccount, Map<number, number>>()
   for (const m of state.markets) {
     if (m === undefined) continue
-    for (const o of m.book.orders.values()) {
+    // Resting orders and waiting conditional ones (open orders outside the book).
+    const open = m.kind === 'PERP' ? [...m.book.orders.values(), ...m.triggers.live.values()] : m.book.orders.values()
+    for (const o of open) {
       const who = `${o.owner.address}/${o.owner.sub}`
       if (!liveSub(state, o.owner)) out.push(`order ${m.marketId}/${o.orderId}: owner ${who} is not a live sub-account`)
       if (o.owner.orders.get(o.clientOrderId) !== o) out.push(`order ${m.marketId}/${o.orderId}: not indexed by ${who} as ${o.clientOrderId}`)
@@ -82,7 +85,7 @@ export function ownershipViolations(state: State): string[] {
     for (const s of account.subs) {
       if (s === undefined) continue
       for (const [cid, o] of s.orders) {
-        if (o.clientOrderId !== cid || o.owner !== s || o.market.book.orders.get(o.orderId) !== o) {
+        if (o.clientOrderId !== cid || o.owner !== s || openOrderOf(o.market, o.orderId) !== o) {
           out.push(`${s.address}/${s.sub}: indexed order ${cid} is not resting as that`)
         }
       }
@@ -96,8 +99,8 @@ export function ownershipViolations(state: State): string[] {
 }
 
 /**
- * Money per asset, in bigint: spot free + locked, perp wallets less the entry cost of open
- * positions (what a fill moves between the two), fees and pending withdrawals add up to
+ * Money per asset, in bigint: spot free + locked, perp wallets and isolated wallets less the
+ * entry cost of open positions (what a fill moves between the two), fees and pending withdrawals add up to
  * deposits less completed withdrawals. Also: no negative spot balance, and each spot lock
  * equals what its open orders hold.
  */
@@ -125,7 +128,13 @@ export function moneyViolations(state: State): string[] {
         let wallet = BigInt(s.perpWallet)
         for (const h of s.perp.values()) {
           const m = state.markets[h.marketId]!
-          for (const p of [h.both, h.long, h.short]) wallet -= BigInt(p.costTicksLots) * BigInt(m.quotePerTickLot)
+          for (const p of [h.both, h.long, h.short]) {
+            // An isolated wallet is money of the sub-account held against one position.
+            wallet += BigInt(p.isolatedWallet) - BigInt(p.costTicksLots) * BigInt(m.quotePerTickLot)
+            if (p.isolatedWallet !== 0 && (p.qtyLots === 0 || h.marginType !== 'ISOLATED')) {
+              out.push(`${s.address}/${s.sub} market ${h.marketId}: isolated wallet ${p.isolatedWallet} without an isolated position`)
+            }
+          }
         }
         add(margin, wallet)
       } else if (s.perpWallet !== 0) {
@@ -134,6 +143,7 @@ export function moneyViolations(state: State): string[] {
     }
   }
   for (const [asset, n] of state.fees) add(asset, BigInt(n))
+  for (const [asset, n] of state.insurance) add(asset, BigInt(n))
   for (const w of state.withdrawals.values()) if (w.status === 'PROCESSING') add(w.asset, BigInt(w.amount))
   const assets = new Set([...held.keys(), ...state.deposited.keys(), ...state.withdrawn.keys()])
   for (const asset of assets) {

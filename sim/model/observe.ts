@@ -47,6 +47,8 @@ export interface SubView {
   positions: Record<string, [number, bigint]>
   /** marketId → leverage, for every perp market the sub-account holds. */
   leverage: Record<string, number>
+  /** `marketId:side` → isolated wallet, for every position of an isolated market; cross markets left out. */
+  isolated: Record<string, bigint>
 }
 
 export interface LedgerView {
@@ -131,14 +133,21 @@ export function coreLedger(state: State): LedgerView {
       for (const [asset, b] of s.spot) if (b.free !== 0 || b.locked !== 0) spot[asset] = [BigInt(b.free), BigInt(b.locked)]
       const positions: Record<string, [number, bigint]> = {}
       const leverage: Record<string, number> = {}
+      const isolated: Record<string, bigint> = {}
       for (const h of s.perp.values()) {
         leverage[String(h.marketId)] = h.leverage
+        if (h.marginType === 'ISOLATED') {
+          for (const [side, p] of [['BOTH', h.both], ['LONG', h.long], ['SHORT', h.short]] as const) {
+            isolated[`${h.marketId}:${side}`] = BigInt(p.isolatedWallet)
+          }
+        }
         for (const [side, p] of [['BOTH', h.both], ['LONG', h.long], ['SHORT', h.short]] as const) {
           if (p.qtyLots !== 0 || p.costTicksLots !== 0) positions[`${h.marketId}:${side}`] = [p.qtyLots, BigInt(p.costTicksLots)]
         }
       }
       subs.push({ key: `${s.address}/${s.sub}`, perpWallet: BigInt(s.perpWallet), dualSide: s.dualSide,
-        pendingWithdrawals: s.pendingWithdrawals, spot: sorted(spot), positions: sorted(positions), leverage: sorted(leverage) })
+        pendingWithdrawals: s.pendingWithdrawals, spot: sorted(spot), positions: sorted(positions), leverage: sorted(leverage),
+        isolated: sorted(isolated) })
     }
   }
   subs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))

@@ -116,11 +116,17 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'CreateSession':
     case 'RevokeSession':
     case 'RegisterRsaKey':
+    case 'ListenKey':
     // Nor amendments (yet): the generators send none.
     case 'ModifyOrder':
     // Nor oracle prices: without them marks follow trades, as modeled.
     case 'SetOracle':
     case 'OraclePrice':
+    // Nor pending-deposit notes (they change no balance).
+    case 'DepositPending':
+    // Nor isolated margin: every modeled position is cross.
+    case 'ChangeMarginType':
+    case 'AdjustPositionMargin':
       throw new Error(`${c.type} is not modeled`)
   }
 }
@@ -564,8 +570,9 @@ export function refLedger(st: RefState): LedgerView {
     }
     const leverage: Record<string, number> = {}
     for (const k of [...s.leverage.keys()].map(String).sort()) leverage[k] = s.leverage.get(Number(k))!
+    // Every modeled market is cross: no isolated wallets.
     return { key: s.key, perpWallet: s.perpWallet, dualSide: s.dualSide, pendingWithdrawals: s.pendingWithdrawals,
-      spot, positions, leverage }
+      spot, positions, leverage, isolated: {} }
   })
   subs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return { subs, fees: nonZero(st.fees), deposited: nonZero(st.deposited), withdrawn: nonZero(st.withdrawn) }

@@ -70,3 +70,31 @@ t.test('sessions survive a snapshot and count in the root', async (t) => {
   t.same(restored.sessions.get(key('k')), ex.state.sessions.get(key('k')))
   t.equal(restored.accounts.get(ALICE)!.subs[0]!.lastNonce, ex.sub(ALICE).lastNonce)
 })
+
+t.test('a listen key lives 60 minutes from its opening or last keep-alive, by entry time', async (t) => {
+  const ex = new TestExchange()
+  ex.ok(session(ex))
+  const lk = (action: 'OPEN' | 'KEEPALIVE' | 'CLOSE', account = ALICE): Command => ({ type: 'ListenKey', account, sub: 0, apiKey: key('k'), action })
+  const s = (): { listenKeyUntil?: number } => ex.state.sessions.get(key('k'))!
+  t.equal(code(ex, lk('KEEPALIVE')), 'LISTEN_KEY_UNKNOWN', 'nothing to keep alive before opening')
+  t.equal(code(ex, lk('OPEN', BOB)), 'SESSION_UNKNOWN', 'only the session owner opens its key')
+  const rootBefore = stateRoot(ex.state)
+  const opened = ex.ok(lk('OPEN'))
+  t.same(opened.events, [{ type: 'listenKey', account: ALICE, sub: 0, apiKey: key('k'), expiresAt: ex.time + 3_600_000, status: 'OPEN', time: ex.time }])
+  t.not(stateRoot(ex.state), rootBefore, 'the root covers it')
+  t.same(decodeSnapshot(encodeSnapshot(ex.state)).sessions.get(key('k'))!.listenKeyUntil, ex.time + 3_600_000, 'and the snapshot')
+
+  const openedAt = ex.time
+  ex.ok({ type: 'Tick' }, 59 * 60_000)
+  t.same(ex.ok(lk('KEEPALIVE')).events.map((e) => e.type === 'listenKey' && [e.status, e.expiresAt]), [['EXTENDED', ex.time + 3_600_000]])
+  t.same(ex.ok(lk('OPEN')).events.map((e) => e.type === 'listenKey' && e.status), ['EXTENDED'], 'opening a live key extends it')
+  t.ok(s().listenKeyUntil! > openedAt + 3_600_000)
+  ex.ok({ type: 'Tick' }, 60 * 60_000)
+  t.equal(code(ex, lk('KEEPALIVE')), 'LISTEN_KEY_UNKNOWN', 'run out an hour after the last extension')
+  t.equal(code(ex, lk('CLOSE')), 'LISTEN_KEY_UNKNOWN')
+  t.same(ex.ok(lk('OPEN')).events.map((e) => e.type === 'listenKey' && e.status), ['OPEN'], 'opened afresh')
+  t.same(ex.ok(lk('CLOSE')).events.map((e) => e.type === 'listenKey' && [e.status, e.expiresAt]), [['CLOSED', 0]])
+  t.equal(s().listenKeyUntil, 0)
+  t.equal(code(ex, lk('CLOSE')), 'LISTEN_KEY_UNKNOWN', 'closed once')
+  t.equal(code(ex, { type: 'ListenKey', account: ALICE, sub: 0, apiKey: key('k'), action: 'RENEW' as 'OPEN' }), 'COMMAND_INVALID')
+})

@@ -1,5 +1,5 @@
 // Futures information endpoints bots poll: order-count limits, trading-rules status, ADL
-// quantiles (zeros per market with a position), forced orders (none), the multi-assets switch
+// quantiles (per market with a position), forced orders (none here), the multi-assets switch
 // (always off, with Binance's codes) and index constituents.
 
 import t from 'tap'
@@ -25,8 +25,9 @@ t.test('limits, status, ADL, forced orders, multi-assets, constituents', async (
   await signedInject(rig, alice, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', type: 'LIMIT',
     timeInForce: 'GTC', price: '50000.0', quantity: '0.010' })
   await signedInject(rig, bob, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET', quantity: '0.010' })
+  // The only long: first in its queue (quantile 4); test/gateway/liquidation.test.ts ranks more.
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/adlQuantile')).json(),
-    [{ symbol: 'BTCUSDTPERP', adlQuantile: { LONG: 0, SHORT: 0, BOTH: 0 } }])
+    [{ symbol: 'BTCUSDTPERP', adlQuantile: { LONG: 0, SHORT: 0, BOTH: 4 } }])
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/adlQuantile', { symbol: 'ETHUSDTPERP' })).json(), [])
 
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/forceOrders', { symbol: 'BTCUSDTPERP' })).json(), [])

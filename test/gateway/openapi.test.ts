@@ -113,7 +113,8 @@ t.test('/openapi.json over HTTP: OpenAPI 3.0, every registered route with parame
     (doc.paths[path]![method]!.parameters ?? []).map((p) => `${p.name}${p.required ? '*' : ''}`)
   t.same(params('post', '/fapi/v1/order'), ['symbol*', 'side*', 'positionSide', 'type*', 'timeInForce', 'quantity',
     'reduceOnly', 'price', 'newClientOrderId', 'closePosition', 'newOrderRespType', 'selfTradePreventionMode',
-    'goodTillDate', 'timestamp*', 'recvWindow', 'signature*'])
+    'goodTillDate', 'stopPrice', 'activationPrice', 'callbackRate', 'workingType', 'priceProtect', 'timestamp*', 'recvWindow',
+    'signature*'])
   t.same(params('get', '/fapi/v1/depth'), ['symbol*', 'limit'])
   t.same(params('get', '/fapi/v3/myTrades'), params('get', '/fapi/v1/userTrades'), 'aliases share their parameters')
   t.same(params('post', '/fapi/v1/session'), ['address*', 'subAccount', 'permissions', 'expiresAt*', 'nonce*',
@@ -123,7 +124,7 @@ t.test('/openapi.json over HTTP: OpenAPI 3.0, every registered route with parame
   const not30 = [...schemaNodes(doc.paths)].filter((n) => Array.isArray(n.items) || 'additionalItems' in n || 'if' in n)
   t.same(not30, [], 'tuples and conditionals written in OpenAPI 3.0 terms')
   const placed = doc.paths['/fapi/v1/order']!.post!.responses['200']!.content!['application/json']!.schema
-  t.same((placed.anyOf as { properties: object }[]).map((s) => Object.keys(s.properties).length), [25, 5], 'RESULT or ACK')
+  t.same((placed.anyOf as { properties: object }[]).map((s) => Object.keys(s.properties).length), [27, 5], 'RESULT or ACK')
   const klines = doc.paths['/fapi/v1/klines']!.get!.responses['200']!.content!['application/json']!.schema
   t.same(klines.items, { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] }, minItems: 12, maxItems: 12 })
 

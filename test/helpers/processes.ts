@@ -28,6 +28,9 @@ export interface Proc {
 }
 
 export function startExchange(args: string[]): Proc {
+  // Tests assert exact books and trades: `start`'s market-making bot runs only where a test asks for it.
+  const botSet = args.some((a) => a === '--bot' || a.startsWith('--bot=') || a === '--no-bot')
+  if (args[0] === 'start' && !botSet) args = [...args, '--bot', 'off']
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: Record<string, unknown>[] = []
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []

@@ -100,10 +100,14 @@ t.test('trading over the WebSocket API answers what REST answers', async (t) => 
   t.match(cancelled, { status: 200, result: { orderId: 1, status: 'CANCELED', clientOrderId: 'ws-1' } })
   t.equal(rig.ex.state.markets[1]!.book.orders.size, 0, 'the book is empty again')
 
-  const algo = await call(ws, 'algoOrder.place', signed(rig, keys, { ...ORDER, type: 'STOP', stopPrice: '39000.0' }))
-  t.same({ status: algo.status, error: algo.error }, { status: 400, error: { code: -1020, msg: 'This operation is not supported.' } })
-  const algoCancel = await call(ws, 'algoOrder.cancel', signed(rig, keys, { symbol: 'BTCUSDTPERP', algoId: 1 }))
-  t.same(algoCancel.error, { code: -1020, msg: 'This operation is not supported.' })
+  // Conditional orders in the algo forms: the STOP gets orderId 2, so algoId 2 × 256 + market 1.
+  const algo = await call(ws, 'algoOrder.place', signed(rig, keys, { ...ORDER, algoType: 'CONDITIONAL', type: 'STOP',
+    price: '39000.0', triggerPrice: '39000.0', clientAlgoId: 'algo-1' }))
+  t.equal(algo.status, 200)
+  t.match(algo.result, { algoId: 513, clientAlgoId: 'algo-1', algoType: 'CONDITIONAL', orderType: 'STOP', algoStatus: 'NEW',
+    triggerPrice: '39000.0', price: '39000.0', quantity: '0.010', actualOrderId: '' })
+  const algoCancel = await call(ws, 'algoOrder.cancel', signed(rig, keys, { algoId: 513 }))
+  t.same(algoCancel.result, { algoId: 513, clientAlgoId: 'algo-1', code: '200', msg: 'success' })
 })
 
 t.test('the test network path serves the same API', async (t) => {

@@ -1,0 +1,361 @@
+// Conditional orders (STOP, STOP_MARKET, TAKE_PROFIT, TAKE_PROFIT_MARKET,
+// TRAILING_STOP_MARKET): placed, they wait outside the book holding no margin, as open
+// orders of their sub-account; when the watched price (mark or last trade) crosses their
+// trigger they become a LIMIT or MARKET order with the same orderId and go through normal
+// placement (filters, reduce-only, margin, matching). See docs/CORE.md "Conditional orders".
+
+import type { Code } from './codes.js'
+import type { ConditionalType, PlaceOrder, WorkingType } from './commands.js'
+import type { ConditionalFields, Event, Result } from './events.js'
+import { buildOrder } from './filters.js'
+import { LIMITS } from './limits.js'
+import { generatedClientId, placeTriggered } from './orders.js'
+import { refreshMark } from './prices.js'
+import { orderEvent } from './records.js'
+import { acceptOrder, reject } from './results.js'
+import { countOpen, retire, trackGoodTillDate } from './resting.js'
+import { positionOf, type Conditional, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
+import { isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
+
+const PERMILLE = 1000
+
+/** The price a working type watches; 0 while the market has none. */
+function watched(m: PerpMarket, wt: WorkingType): number {
+  return wt === 'MARK_PRICE' ? m.markPriceTicks : m.lastPriceTicks
+}
+
+/**
+ * Whether a static trigger (or a trailing stop's activation) fires as the price rises
+ * (price ≥ trigger): STOP BUY, TAKE_PROFIT SELL, trailing SELL's activation. Otherwise it
+ * fires as the price falls (price ≤ trigger).
+ */
+function rising(o: Order): boolean {
+  const t = o.cond!.origType
+  const buy = o.side === 'BUY'
+  if (t === 'STOP' || t === 'STOP_MARKET') return buy
+  if (t === 'TAKE_PROFIT' || t === 'TAKE_PROFIT_MARKET') return !buy
+  return !buy
+}
+
+function heapOf(m: PerpMarket, o: Order): TriggerHeap {
+  const set = setOf(m.triggers, o.cond!.workingType as WorkingType)
+  return rising(o) ? set.up : set.down
+}
+
+/** Puts a waiting conditional order into its market's index (placement, snapshot restore, a held trigger). */
+export function arm(m: PerpMarket, o: Order): void {
+  const c = o.cond!
+  m.triggers.live.set(o.orderId, o)
+  if (c.activated) {
+    setOf(m.triggers, c.workingType).trailing.set(o.orderId, o)
+    return
+  }
+  const key = c.origType === 'TRAILING_STOP_MARKET' ? c.activationPriceTicks : c.stopPriceTicks
+  const entry = { priceTicks: key, orderId: o.orderId, order: o }
+  c.entry = entry
+  heapOf(m, o).push(entry)
+}
+
+/** Takes a conditional order out of the index (cancel, trigger, expiry). */
+function disarm(m: PerpMarket, o: Order): void {
+  const c = o.cond!
+  m.triggers.live.delete(o.orderId)
+  if (c.entry !== null) {
+    c.entry = null
+    heapOf(m, o).markStale()
+  }
+  setOf(m.triggers, c.workingType).trailing.delete(o.orderId)
+}
+
+/** The unrest of a waiting conditional order: index, account, open count (resting.ts calls it). */
+export function unrestConditional(o: Order): void {
+  const m = o.market as PerpMarket
+  disarm(m, o)
+  o.owner.orders.delete(o.clientOrderId)
+  countOpen(o, -1)
+  if (o.goodTillDate > 0) m.gtdOpen -= 1
+}
+
+/** A waiting conditional order of the market by orderId. */
+export function conditionalOf(m: PerpMarket, orderId: number): Order | undefined {
+  return m.triggers.live.get(orderId)
+}
+
+/** The trigger a trailing stop's extreme implies, ×1000 (exact): extreme × (1 ∓ callback). */
+function trailingTrigger1000(o: Order): number {
+  const c = o.cond!
+  return o.side === 'SELL' ? c.extremeTicks * (PERMILLE - c.callbackPermille) : c.extremeTicks * (PERMILLE + c.callbackPermille)
+}
+
+/** What order records show of a conditional (a copy: the state keeps changing). */
+export function conditionalFields(o: Order): ConditionalFields {
+  const c = o.cond!
+  let stop = c.stopPriceTicks
+  if (c.origType === 'TRAILING_STOP_MARKET') {
+    // Ticks of the trigger the extreme implies, rounded toward the extreme (0 until activated).
+    const t = trailingTrigger1000(o)
+    stop = c.activated && c.extremeTicks > 0 ? (o.side === 'SELL' ? Math.ceil(t / PERMILLE) : Math.floor(t / PERMILLE)) : 0
+  }
+  return {
+    origType: c.origType, stopPriceTicks: stop, activationPriceTicks: c.activationPriceTicks,
+    callbackPermille: c.callbackPermille, workingType: c.workingType, priceProtect: c.priceProtect,
+    closePosition: c.closePosition, triggerTime: c.triggerTime, reason: c.reason as Code | '',
+  }
+}
+
+// ---- placement ----
+
+function isInt(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n)
+}
+
+function checkTriggerPrice(m: PerpMarket, p: unknown): Code | null {
+  if (p === undefined) return 'STOP_PRICE_REQUIRED'
+  if (typeof p !== 'number' || Number.isNaN(p)) return 'STOP_PRICE_REQUIRED'
+  if (p <= 0) return 'PRICE_BELOW_ZERO'
+  if (!isInt(p)) return p > m.maxPriceTicks ? 'PRICE_ABOVE_MAX' : 'PRICE_TICK'
+  if (p < m.minPriceTicks) return 'PRICE_BELOW_MIN'
+  if (p > m.maxPriceTicks) return 'PRICE_ABOVE_MAX'
+  return null
+}
+
+/** Parameter rules of the conditional fields (Binance New Order): the conditional, or why not. */
+function buildConditional(m: PerpMarket, cmd: PlaceOrder, dualSide: boolean): Conditional | Code {
+  const t = cmd.orderType as ConditionalType
+  const wt = cmd.workingType ?? 'CONTRACT_PRICE'
+  if (wt !== 'CONTRACT_PRICE' && wt !== 'MARK_PRICE') return 'WORKING_TYPE_INVALID'
+  if (cmd.priceProtect !== undefined && typeof cmd.priceProtect !== 'boolean') return 'COMMAND_INVALID'
+  if (cmd.closePosition !== undefined && typeof cmd.closePosition !== 'boolean') return 'COMMAND_INVALID'
+  const closePosition = cmd.closePosition === true
+  if (closePosition) {
+    if (t !== 'STOP_MARKET' && t !== 'TAKE_PROFIT_MARKET') return 'CLOSE_POSITION_INVALID'
+    if (cmd.qtyLots !== undefined && cmd.qtyLots !== 0) return 'CLOSE_POSITION_WITH_QTY'
+    if (cmd.reduceOnly === true) return 'CLOSE_POSITION_WITH_REDUCE_ONLY'
+    // Hedge mode: only the side that closes its position side (SELL LONG, BUY SHORT).
+    if (dualSide && (cmd.positionSide === 'LONG') !== (cmd.side === 'SELL')) return 'CLOSE_POSITION_INVALID'
+  }
+  let stop = 0
+  let activation = 0
+  let callback = 0
+  if (t === 'TRAILING_STOP_MARKET') {
+    if (!isInt(cmd.callbackPermille) || cmd.callbackPermille < 1 || cmd.callbackPermille > 100) return 'CALLBACK_RATE_INVALID'
+    callback = cmd.callbackPermille
+    if (cmd.activationPriceTicks !== undefined) {
+      const code = checkTriggerPrice(m, cmd.activationPriceTicks)
+      if (code) return code === 'STOP_PRICE_REQUIRED' ? 'ACTIVATION_PRICE_INVALID' : code
+      activation = cmd.activationPriceTicks
+    }
+  } else {
+    const code = checkTriggerPrice(m, cmd.stopPriceTicks)
+    if (code) return code
+    stop = cmd.stopPriceTicks!
+  }
+  return {
+    origType: t, stopPriceTicks: stop, activationPriceTicks: activation, callbackPermille: callback,
+    workingType: wt, priceProtect: cmd.priceProtect === true, closePosition,
+    activated: false, extremeTicks: 0, triggerTime: 0, reason: '', entry: null,
+  }
+}
+
+/** The order the conditional becomes, checked by placement's own filters (LIMIT for STOP/TAKE_PROFIT, else MARKET). */
+function probeOf(m: PerpMarket, cmd: PlaceOrder, c: Conditional, dualSide: boolean): PlaceOrder {
+  const limit = c.origType === 'STOP' || c.origType === 'TAKE_PROFIT'
+  const probe: PlaceOrder = { ...cmd, orderType: limit ? 'LIMIT' : 'MARKET' }
+  if (!limit) delete probe.timeInForce
+  if (c.closePosition) {
+    // Its quantity is the position's at trigger; the filters see the smallest, as reduce-only in one-way mode.
+    probe.qtyLots = m.minQtyLots
+    if (!dualSide) probe.reduceOnly = true
+  }
+  return probe
+}
+
+/** Would the conditional fire at the price of its placement (Binance -2021)? */
+function wouldTrigger(m: PerpMarket, o: Order): boolean {
+  const c = o.cond!
+  const price = watched(m, c.workingType)
+  if (price === 0) return false
+  const key = c.origType === 'TRAILING_STOP_MARKET' ? c.activationPriceTicks : c.stopPriceTicks
+  if (key === 0) return false
+  return rising(o) ? price >= key : price <= key
+}
+
+function conditionalCount(sub: SubAccount, m: PerpMarket): number {
+  let n = 0
+  for (const o of sub.orders.values()) if (o.market === m && isConditionalType(o.orderType)) n += 1
+  return n
+}
+
+/** Places a conditional order: it waits in the market's trigger index (placeOrder dispatches here). */
+export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Result {
+  const dualSide = sub?.dualSide ?? false
+  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return reject('SIDE_INVALID')
+  const c = buildConditional(m, cmd, dualSide)
+  if (typeof c === 'string') return reject(c)
+  const o = buildOrder(m, sub, dualSide, probeOf(m, cmd, c, dualSide), time)
+  if (typeof o === 'string') return reject(o)
+  if (sub === undefined) return reject(c.closePosition || o.reduceOnly ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
+  o.owner = sub
+  o.orderType = c.origType
+  o.cond = c
+  if (c.origType !== 'STOP' && c.origType !== 'TAKE_PROFIT') {
+    o.timeInForce = 'GTC'
+    // The notional a market form would have at its trigger (Binance checks it at placement).
+    const ref = c.stopPriceTicks || c.activationPriceTicks || watched(m, c.workingType)
+    if (!o.reduceOnly && !c.closePosition && ref > 0 && o.origQtyLots * ref * m.quotePerTickLot < m.minNotional) {
+      return reject('NOTIONAL_TOO_SMALL')
+    }
+  }
+  if (c.closePosition) o.origQtyLots = 0
+  if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return reject('TOO_MANY_ORDERS')
+  if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return reject('TOO_MANY_ORDERS')
+  if (conditionalCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return reject('TOO_MANY_CONDITIONAL')
+  if (wouldTrigger(m, o)) return reject('WOULD_TRIGGER')
+  if (c.origType === 'TRAILING_STOP_MARKET' && c.activationPriceTicks === 0) {
+    // No activation price: trailing starts at once from the price of the placement.
+    c.activated = true
+    c.extremeTicks = watched(m, c.workingType)
+    c.activationPriceTicks = c.extremeTicks
+  }
+  o.orderId = m.nextOrderId++
+  if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o)
+  sub.orders.set(o.clientOrderId, o)
+  countOpen(o, 1)
+  arm(m, o)
+  if (o.goodTillDate > 0) trackGoodTillDate(m, o)
+  return acceptOrder([orderEvent(o, 'NEW')], o.orderId)
+}
+
+// ---- triggering ----
+
+interface Due {
+  order: Order
+  /** How far behind the current price its trigger lies, ×1000: the price path crossed it first. */
+  distance1000: number
+}
+
+/** priceProtect: hold the trigger while |mark − last| / mark exceeds the market's triggerProtect. */
+function protectedNow(m: PerpMarket, o: Order): boolean {
+  if (!o.cond!.priceProtect) return false
+  const mark = m.markPriceTicks
+  const last = m.lastPriceTicks
+  if (mark === 0 || last === 0) return false
+  return Math.abs(mark - last) * 1_000_000 > mark * m.triggerProtectPpm
+}
+
+/** Pops what the price crossed in one heap: activates trailing stops, queues the rest. */
+function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number, due: Due[], held: Order[]): void {
+  for (let e = heap.peek(); e !== undefined; e = heap.peek()) {
+    if (heap.rising ? e.priceTicks > price : e.priceTicks < price) break
+    heap.pop()
+    const o = e.order
+    const c = o.cond!
+    c.entry = null
+    if (c.origType === 'TRAILING_STOP_MARKET') {
+      c.activated = true
+      c.extremeTicks = price
+      set.trailing.set(o.orderId, o)
+    } else if (protectedNow(m, o)) {
+      held.push(o)
+    } else {
+      m.triggers.live.delete(o.orderId)
+      due.push({ order: o, distance1000: Math.abs(price - e.priceTicks) * PERMILLE })
+    }
+  }
+}
+
+/** Activated trailing stops: follow the extreme, queue those the retrace reached. */
+function trail(m: PerpMarket, set: TriggerSet, price: number, due: Due[]): void {
+  for (const o of set.trailing.values()) {
+    const c = o.cond!
+    const sell = o.side === 'SELL'
+    if (c.extremeTicks === 0 || (sell ? price > c.extremeTicks : price < c.extremeTicks)) c.extremeTicks = price
+    const trigger1000 = trailingTrigger1000(o)
+    const crossed = sell ? price * PERMILLE <= trigger1000 : price * PERMILLE >= trigger1000
+    if (!crossed || protectedNow(m, o)) continue
+    set.trailing.delete(o.orderId)
+    m.triggers.live.delete(o.orderId)
+    due.push({ order: o, distance1000: Math.abs(price * PERMILLE - trigger1000) })
+  }
+}
+
+function collect(m: PerpMarket, wt: WorkingType, due: Due[], held: Order[]): void {
+  const price = watched(m, wt)
+  if (price === 0) return
+  const set = setOf(m.triggers, wt)
+  drain(m, set, set.up, price, due, held)
+  drain(m, set, set.down, price, due, held)
+  if (set.trailing.size > 0) trail(m, set, price, due)
+}
+
+function byCrossing(a: Due, b: Due): number {
+  return b.distance1000 - a.distance1000 || a.order.orderId - b.order.orderId
+}
+
+/**
+ * Fires every conditional order the market's current prices cross, in the order the price
+ * path crossed them (farthest behind the current price first, ties by orderId), then again
+ * for what their trades crossed, until a round fires nothing. Run first after every price move.
+ */
+export function runTriggers(state: State, m: PerpMarket, time: number, events: Event[]): void {
+  if (m.triggers.live.size === 0) return
+  const held: Order[] = []
+  for (let round = 0; round < LIMITS.triggerRoundsMax; round++) {
+    const due: Due[] = []
+    collect(m, 'CONTRACT_PRICE', due, held)
+    collect(m, 'MARK_PRICE', due, held)
+    if (due.length === 0) break
+    due.sort(byCrossing)
+    for (const d of due) fire(state, m, d.order, time, events)
+    if (m.prices.indexE8 !== 0) refreshMark(m, time)
+  }
+  // Held by priceProtect: they keep waiting, back in their heaps.
+  for (const o of held) arm(m, o)
+}
+
+/** The lots a closePosition order closes: the whole position on the side it reduces. */
+function closableLots(m: PerpMarket, o: Order): number {
+  const h = o.owner.perp.get(m.marketId)
+  if (h === undefined) return 0
+  const q = positionOf(h, o.positionSide).qtyLots
+  return o.side === 'SELL' ? Math.max(0, q) : Math.max(0, -q)
+}
+
+/** One conditional order triggers: it leaves the index and is placed as LIMIT or MARKET, or expires. */
+function fire(state: State, m: PerpMarket, o: Order, time: number, events: Event[]): void {
+  const c = o.cond!
+  // Out of the index and the account; placement puts it back if it rests.
+  o.owner.orders.delete(o.clientOrderId)
+  countOpen(o, -1)
+  if (o.goodTillDate > 0) m.gtdOpen -= 1
+  c.triggerTime = time
+  o.updateTime = time
+  const limit = c.origType === 'STOP' || c.origType === 'TAKE_PROFIT'
+  o.orderType = limit ? 'LIMIT' : 'MARKET'
+  if (!limit) o.timeInForce = 'IOC'
+  let code: Code | null = null
+  if (c.closePosition) {
+    const lots = Math.min(closableLots(m, o), m.marketMaxQtyLots)
+    if (lots === 0) code = 'CLOSE_POSITION_NOTHING'
+    o.origQtyLots = lots
+    if (!o.owner.dualSide) o.reduceOnly = true
+  }
+  if (code === null) code = placeTriggered(state, m, o, time, events)
+  if (code === null) return
+  c.reason = code
+  o.status = 'EXPIRED'
+  events.push(orderEvent(o, 'EXPIRED'))
+}
+
+/**
+ * Cancels a sub-account's waiting conditional orders in one market (marketId −1: in all), in
+ * placement order; the liquidation engine calls it before closing an account.
+ */
+export function cancelConditionals(state: State, sub: SubAccount, marketId: number, time: number, events: Event[]): void {
+  void state
+  const mine: Order[] = []
+  for (const o of sub.orders.values()) {
+    if (isConditionalType(o.orderType) && (marketId === -1 || o.market.marketId === marketId)) mine.push(o)
+  }
+  for (const o of mine) retire(o, 'CANCELED', 'CANCELED', time, events)
+}

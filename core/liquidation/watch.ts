@@ -1,0 +1,201 @@
+// Which sub-accounts a price move must look at, so a move does not check every account.
+// Derived caches, not state: nothing here is in the root or the snapshot, and a state
+// restored from a snapshot starts with empty caches, whose first sweep of each market checks
+// every holder (core/liquidation/sweep.ts explains why that gives the same results).
+//
+// Per market: the holders (sub-accounts with a position there), the cumulative distance its
+// mark has travelled (`moved`, ticks), and a min-heap of triggers. When a sub-account is
+// checked and found clear of the warning level, its headroom (margin balance − 1.25 ×
+// maintenance) is shared among the markets it holds, and each gets a trigger: the `moved`
+// value at which that market's mark could have eaten its share. A position loses at most
+// 3 × |qty| × quotePerTickLot per tick of mark (1 for the PnL, ≤ 1.25 × mmr ≤ 1.25 for the
+// maintenance, rounded up), so until some trigger fires the account cannot have reached
+// the warning level, let alone maintenance.
+//
+// Entries are deleted lazily: each sub-account has a version, bumped whenever its triggers
+// are reset; an entry with an older version is dropped when it surfaces.
+
+import type { PerpMarket, State, SubAccount } from '../state.js'
+import { findSub } from '../accounts.js'
+import type { Issuer } from '../commands.js'
+import { LIMITS } from '../limits.js'
+
+interface Trigger {
+  /** The market's `moved` value at which to check again. */
+  at: number
+  sub: SubAccount
+  version: number
+}
+
+/** Binary min-heap of triggers by `at`. */
+class TriggerHeap {
+  readonly items: Trigger[] = []
+
+  push(t: Trigger): void {
+    const a = this.items
+    a.push(t)
+    let i = a.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (a[parent]!.at <= t.at) break
+      a[i] = a[parent]!
+      i = parent
+    }
+    a[i] = t
+  }
+
+  peek(): Trigger | undefined {
+    return this.items[0]
+  }
+
+  pop(): Trigger | undefined {
+    const a = this.items
+    const top = a[0]
+    const last = a.pop()
+    if (a.length > 0 && last !== undefined) {
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        if (l >= a.length) break
+        const r = l + 1
+        const c = r < a.length && a[r]!.at < a[l]!.at ? r : l
+        if (a[c]!.at >= last.at) break
+        a[i] = a[c]!
+        i = c
+      }
+      a[i] = last
+    }
+    return top
+  }
+}
+
+export interface MarketWatch {
+  /** The mark `moved` was last brought up to. */
+  markTicks: number
+  /** Σ |Δmark| since the watch began, ticks. */
+  moved: number
+  heap: TriggerHeap
+  /** Sub-accounts that held a position here when last seen; checks drop the ones that left. */
+  holders: Set<SubAccount>
+  /** False until the first sweep, which checks every holder. */
+  primed: boolean
+}
+
+interface StateWatch {
+  markets: Map<number, MarketWatch>
+  /** Sub-accounts with a risk flag set (always checked while their markets move). */
+  hot: Set<SubAccount>
+  /** Sub-accounts whose margin fell without a price move (a transfer out): checked at their next sweep. */
+  dirty: Set<SubAccount>
+  versions: WeakMap<SubAccount, number>
+}
+
+const watches = new WeakMap<State, StateWatch>()
+
+function stateWatch(state: State): StateWatch {
+  let w = watches.get(state)
+  if (w === undefined) {
+    w = { markets: new Map(), hot: new Set(), dirty: new Set(), versions: new WeakMap() }
+    for (const account of state.accounts.values()) {
+      for (const sub of account.subs) if (sub !== undefined && sub.riskFlags.size > 0) w.hot.add(sub)
+    }
+    watches.set(state, w)
+  }
+  return w
+}
+
+function hasPosition(sub: SubAccount, marketId: number): boolean {
+  const h = sub.perp.get(marketId)
+  return h !== undefined && (h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0)
+}
+
+/** The market's watch, its `moved` brought up to the current mark. */
+export function marketWatch(state: State, m: PerpMarket): MarketWatch {
+  const sw = stateWatch(state)
+  let w = sw.markets.get(m.marketId)
+  if (w === undefined) {
+    w = { markTicks: m.markPriceTicks, moved: 0, heap: new TriggerHeap(), holders: new Set(), primed: false }
+    for (const account of state.accounts.values()) {
+      for (const sub of account.subs) if (sub !== undefined && hasPosition(sub, m.marketId)) w.holders.add(sub)
+    }
+    sw.markets.set(m.marketId, w)
+  }
+  const d = m.markPriceTicks - w.markTicks
+  w.moved += d < 0 ? -d : d
+  w.markTicks = m.markPriceTicks
+  return w
+}
+
+/**
+ * Everyone the move of `m` asks to check, into `out`: every holder on the first sweep;
+ * afterwards the hot and dirty holders and those whose triggers the move reached.
+ */
+export function dueForCheck(state: State, m: PerpMarket, w: MarketWatch, out: Set<SubAccount>): void {
+  const sw = stateWatch(state)
+  if (!w.primed) {
+    w.primed = true
+    for (const sub of w.holders) out.add(sub)
+  }
+  for (const sub of sw.hot) if (sub.perp.has(m.marketId)) out.add(sub)
+  for (const sub of sw.dirty) if (hasPosition(sub, m.marketId)) out.add(sub)
+  for (let t = w.heap.peek(); t !== undefined && t.at <= w.moved; t = w.heap.peek()) {
+    w.heap.pop()
+    if (sw.versions.get(t.sub) === t.version) out.add(t.sub)
+  }
+}
+
+/** Records that a sub-account holds (or may hold) a position in `m`: it trades or is checked there. */
+export function noteHolder(state: State, m: PerpMarket, sub: SubAccount): void {
+  const w = stateWatch(state).markets.get(m.marketId)
+  if (w !== undefined && hasPosition(sub, m.marketId)) w.holders.add(sub)
+}
+
+/** The holders of `m` (for ADL and quantiles): sub-accounts with a position there, any order. */
+export function holdersOf(state: State, m: PerpMarket): Iterable<SubAccount> {
+  return marketWatch(state, m).holders
+}
+
+/** Keeps the hot set in step with a sub-account's flags. */
+export function setHot(state: State, sub: SubAccount): void {
+  const sw = stateWatch(state)
+  if (sub.riskFlags.size > 0) sw.hot.add(sub)
+  else sw.hot.delete(sub)
+}
+
+/** Margin left a sub-account without a price move (a transfer out, margin to an isolated position). */
+export function marginMoved(state: State, issuer: Issuer): void {
+  const sub = findSub(state, issuer)
+  if (sub !== undefined) stateWatch(state).dirty.add(sub)
+}
+
+/**
+ * After a check found the sub-account clear: forget its old triggers, drop it from the
+ * holders of markets it left, and set new triggers from each target's headroom. `targets`
+ * lists, per market, the headroom shares and the loss per tick they must cover.
+ */
+export function rearm(state: State, sub: SubAccount, targets: readonly { m: PerpMarket; headroom: number; lossPerTick: number }[]): void {
+  const sw = stateWatch(state)
+  sw.dirty.delete(sub)
+  const version = (sw.versions.get(sub) ?? 0) + 1
+  sw.versions.set(sub, version)
+  for (const h of sub.perp.values()) {
+    const w = sw.markets.get(h.marketId)
+    if (w !== undefined && !hasPosition(sub, h.marketId)) w.holders.delete(sub)
+  }
+  for (const t of targets) {
+    const w = marketWatch(state, t.m)
+    w.holders.add(sub)
+    const ticks = t.lossPerTick > 0 ? Math.floor(Math.max(0, t.headroom) / t.lossPerTick) : Number.MAX_SAFE_INTEGER - w.moved - 1
+    w.heap.push({ at: w.moved + ticks + 1, sub, version })
+    compact(sw, w)
+  }
+}
+
+/** Rebuilds a heap whose dead entries outnumber the live ones by the limit. */
+function compact(sw: StateWatch, w: MarketWatch): void {
+  const items = w.heap.items
+  if (items.length <= 2 * w.holders.size + LIMITS.liquidationWatchStaleMax) return
+  const live = items.filter((t) => sw.versions.get(t.sub) === t.version)
+  items.length = 0
+  for (const t of live) w.heap.push(t)
+}

@@ -1,0 +1,120 @@
+// A perpetual market's waiting conditional orders, indexed so that a price move touches only
+// the orders it crosses: per working type (mark, last trade) one heap of triggers that fire
+// as the price rises (`up`: price ≥ trigger) and one of those that fire as it falls (`down`:
+// price ≤ trigger). Trailing stops wait in the same heaps for their activation price, then
+// move to `trailing`, whose trigger follows the price extreme. Derived from the orders, so
+// the snapshot stores the orders and rebuilds this.
+//
+// Heaps delete lazily: an entry is live while its order's `cond.entry` is that entry; dead
+// ones are dropped as they surface, and the heap is rebuilt when they outnumber the live.
+
+import type { ConditionalType, OrderType, WorkingType } from './commands.js'
+import { LIMITS } from './limits.js'
+import type { Order } from './state.js'
+
+/** Whether an order is a conditional one still waiting (at trigger its type becomes LIMIT or MARKET). */
+export function isConditionalType(t: OrderType): t is ConditionalType {
+  return t === 'STOP' || t === 'STOP_MARKET' || t === 'TAKE_PROFIT' || t === 'TAKE_PROFIT_MARKET' || t === 'TRAILING_STOP_MARKET'
+}
+
+export interface TriggerEntry {
+  /** Trigger (or activation) price, ticks. */
+  priceTicks: number
+  orderId: number
+  order: Order
+}
+
+/** Binary heap of entries: nearest trigger on top (lowest for `up`, highest for `down`), ties by orderId. */
+export class TriggerHeap {
+  readonly items: TriggerEntry[] = []
+  /** Entries whose order left (skipped when they surface). */
+  stale = 0
+
+  constructor(readonly rising: boolean) {}
+
+  private before(a: TriggerEntry, b: TriggerEntry): boolean {
+    if (a.priceTicks !== b.priceTicks) return this.rising ? a.priceTicks < b.priceTicks : a.priceTicks > b.priceTicks
+    return a.orderId < b.orderId
+  }
+
+  /** The nearest live entry, dropping dead ones above it. */
+  peek(): TriggerEntry | undefined {
+    for (let top = this.items[0]; top !== undefined; top = this.items[0]) {
+      if (top.order.cond?.entry === top) return top
+      this.pop()
+      this.stale -= 1
+    }
+    return undefined
+  }
+
+  push(e: TriggerEntry): void {
+    const a = this.items
+    a.push(e)
+    let i = a.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!this.before(a[i]!, a[parent]!)) break
+      const t = a[i]!; a[i] = a[parent]!; a[parent] = t
+      i = parent
+    }
+  }
+
+  pop(): TriggerEntry | undefined {
+    const a = this.items
+    const top = a[0]
+    const last = a.pop()
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < a.length && this.before(a[l]!, a[m]!)) m = l
+        if (r < a.length && this.before(a[r]!, a[m]!)) m = r
+        if (m === i) break
+        const t = a[i]!; a[i] = a[m]!; a[m] = t
+        i = m
+      }
+    }
+    return top
+  }
+
+  /** One entry left early: rebuild once the dead outnumber the live (keeps size bounded). */
+  markStale(): void {
+    this.stale += 1
+    if (this.stale > this.items.length - this.stale + LIMITS.triggerStaleMax) {
+      const kept = this.items.filter((e) => e.order.cond?.entry === e)
+      this.items.length = 0
+      this.stale = 0
+      for (const e of kept) this.push(e)
+    }
+  }
+}
+
+/** One working type's heaps and its activated trailing stops. */
+export interface TriggerSet {
+  up: TriggerHeap
+  down: TriggerHeap
+  /** Activated trailing stops by orderId, in activation order (the log's order). */
+  trailing: Map<number, Order>
+}
+
+export interface TriggerIndex {
+  /** Every waiting conditional order of the market by orderId, in placement order. */
+  live: Map<number, Order>
+  mark: TriggerSet
+  contract: TriggerSet
+}
+
+function newSet(): TriggerSet {
+  return { up: new TriggerHeap(true), down: new TriggerHeap(false), trailing: new Map() }
+}
+
+export function newTriggerIndex(): TriggerIndex {
+  return { live: new Map(), mark: newSet(), contract: newSet() }
+}
+
+export function setOf(index: TriggerIndex, wt: WorkingType): TriggerSet {
+  return wt === 'MARK_PRICE' ? index.mark : index.contract
+}
