@@ -4,31 +4,13 @@
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import WebSocket from 'ws'
-import { freePort, startExchange } from '../helpers/processes.js'
-
-interface Account { address: string; apiKey: string; secretKey: string }
+import { startGatewayPair } from '../helpers/processes.js'
 
 const SECRET = '22'.repeat(32)
 
 t.test('a listen key made on one gateway streams, extends and closes on another', { timeout: 90_000 }, async (t) => {
-  const [dirA, dirB] = [await mkdtemp(path.join(os.tmpdir(), 'lk-a-')), await mkdtemp(path.join(os.tmpdir(), 'lk-b-'))]
-  const [apiA, apiB, repl, metA, metB] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()]
-  const common = ['--master-secret', SECRET, '--tick-ms', '100']
-  const seq = startExchange(['start', '--data', dirA, '--port', String(apiA), '--replication-port', String(repl),
-    '--metrics-port', String(metA), '--chain', 'off', '--price-feed', 'off', ...common])
-  const fol = startExchange(['replica', '--data', dirB, '--port', String(apiB), '--metrics-port', String(metB),
-    '--follow', `ws://127.0.0.1:${repl}/replication`, ...common])
-  t.teardown(async () => {
-    await Promise.all([seq.kill(), fol.kill()])
-    await Promise.all([rm(dirA, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), rm(dirB, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })])
-  })
-  await seq.waitFor((l) => l.msg === 'demo account funded')
-  await fol.waitFor((l) => l.msg === 'follower running')
-  const demo = JSON.parse(await readFile(path.join(dirA, 'demo-account.json'), 'utf8')) as Account
+  const { apiA, apiB, demo } = await startGatewayPair(t, SECRET, ['--tick-ms', '100'], ['--chain', 'off', '--price-feed', 'off'])
 
   const keyed = async (port: number, method: string): Promise<{ status: number; body: any; seq: string }> => {
     const r = await fetch(`http://127.0.0.1:${port}/fapi/v1/listenKey`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })

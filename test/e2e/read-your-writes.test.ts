@@ -4,31 +4,14 @@
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { startGatewayPair } from '../helpers/processes.js'
 
-interface Account { address: string; apiKey: string; secretKey: string }
 interface Answer { status: number; seq: number; body: any }
 
 const SECRET = '11'.repeat(32)
 
 t.test('a write on one gateway is readable on the other at the seq it returned', { timeout: 90_000 }, async (t) => {
-  const [dirA, dirB] = [await mkdtemp(path.join(os.tmpdir(), 'ryw-a-')), await mkdtemp(path.join(os.tmpdir(), 'ryw-b-'))]
-  const [apiA, apiB, repl, metA, metB] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()]
-  const common = ['--master-secret', SECRET, '--tick-ms', '100', '--read-wait-ms', '300']
-  const seq = startExchange(['start', '--data', dirA, '--port', String(apiA), '--replication-port', String(repl),
-    '--metrics-port', String(metA), ...common])
-  const fol = startExchange(['replica', '--data', dirB, '--port', String(apiB), '--metrics-port', String(metB),
-    '--follow', `ws://127.0.0.1:${repl}/replication`, ...common])
-  t.teardown(async () => {
-    await Promise.all([seq.kill(), fol.kill()])
-    await Promise.all([rm(dirA, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), rm(dirB, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })])
-  })
-  await seq.waitFor((l) => l.msg === 'demo account funded')
-  await fol.waitFor((l) => l.msg === 'follower running')
-  const demo = JSON.parse(await readFile(path.join(dirA, 'demo-account.json'), 'utf8')) as Account
+  const { apiA, apiB, seq, demo } = await startGatewayPair(t, SECRET, ['--tick-ms', '100', '--read-wait-ms', '300'])
 
   const call = async (port: number, method: string, p: string, params: Record<string, string> = {},
     headers: Record<string, string> = {}): Promise<Answer> => {

@@ -2,7 +2,9 @@
 // killed with SIGKILL, their JSON log lines watched for what they announce.
 
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -65,4 +67,39 @@ export function startExchange(args: string[]): Proc {
       await exited
     },
   }
+}
+
+export interface GatewayPair {
+  /** The sequencer's and the follower's REST ports. */
+  apiA: number
+  apiB: number
+  seq: Proc
+  fol: Proc
+  /** The demo account `start` funded (its credentials, from demo-account.json). */
+  demo: { address: string; apiKey: string; secretKey: string }
+}
+
+/**
+ * A sequencer node and a follower node, each serving the API, both running until the test
+ * ends (their data directories removed then); resolves once the demo account is funded and
+ * the follower runs. `extra` flags go to both, `startExtra` to the sequencer only.
+ */
+export async function startGatewayPair(t: { teardown(fn: () => Promise<void>): void }, secret: string, extra: string[],
+  startExtra: string[] = []): Promise<GatewayPair> {
+  const [dirA, dirB] = [await mkdtemp(path.join(os.tmpdir(), 'pair-a-')), await mkdtemp(path.join(os.tmpdir(), 'pair-b-'))]
+  const [apiA, apiB, repl, metA, metB] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()]
+  const common = ['--master-secret', secret, ...extra]
+  const seq = startExchange(['start', '--data', dirA, '--port', String(apiA), '--replication-port', String(repl),
+    '--metrics-port', String(metA), ...startExtra, ...common])
+  const fol = startExchange(['replica', '--data', dirB, '--port', String(apiB), '--metrics-port', String(metB),
+    '--follow', `ws://127.0.0.1:${repl}/replication`, ...common])
+  t.teardown(async () => {
+    await Promise.all([seq.kill(), fol.kill()])
+    const gone = { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }
+    await Promise.all([rm(dirA, gone), rm(dirB, gone)])
+  })
+  await seq.waitFor((l) => l.msg === 'demo account funded')
+  await fol.waitFor((l) => l.msg === 'follower running')
+  const demo = JSON.parse(await readFile(path.join(dirA, 'demo-account.json'), 'utf8')) as GatewayPair['demo']
+  return { apiA, apiB, seq, fol, demo }
 }
