@@ -17,6 +17,7 @@ import { countOpen, retire, trackGoodTillDate } from './resting.js'
 import { positionOf, type Conditional, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
 import { isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
 
+
 const PERMILLE = 1000
 
 /** The price a working type watches; 0 while the market has none. */
@@ -42,12 +43,35 @@ function heapOf(m: PerpMarket, o: Order): TriggerHeap {
   return rising(o) ? set.up : set.down
 }
 
+/** An activated trailing stop's heaps: by extreme, and by the trigger it implies (×1000). */
+function trailHeaps(set: TriggerSet, o: Order): [TriggerHeap, TriggerHeap] {
+  return o.side === 'SELL' ? [set.sellExtreme, set.sellTrigger] : [set.buyExtreme, set.buyTrigger]
+}
+
+/** (Re)files an activated trailing stop under its current extreme and trigger. */
+function fileTrailing(set: TriggerSet, o: Order): void {
+  const c = o.cond!
+  const [byExtreme, byTrigger] = trailHeaps(set, o)
+  if (c.extremeEntry) byExtreme.markStale()
+  if (c.entry) byTrigger.markStale()
+  const ext = { priceTicks: c.extremeTicks, orderId: o.orderId, order: o }
+  const trig = { priceTicks: trailingTrigger1000(o), orderId: o.orderId, order: o }
+  c.extremeEntry = ext
+  c.entry = trig
+  byExtreme.push(ext)
+  byTrigger.push(trig)
+}
+
 /** Puts a waiting conditional order into its market's index (placement, snapshot restore, a held trigger). */
 export function arm(m: PerpMarket, o: Order): void {
   const c = o.cond!
   m.triggers.live.set(o.orderId, o)
   if (c.activated) {
-    setOf(m.triggers, c.workingType).trailing.set(o.orderId, o)
+    const set = setOf(m.triggers, c.workingType)
+    set.trailing += 1
+    c.entry = null
+    c.extremeEntry = null
+    fileTrailing(set, o)
     return
   }
   const key = c.origType === 'TRAILING_STOP_MARKET' ? c.activationPriceTicks : c.stopPriceTicks
@@ -60,11 +84,18 @@ export function arm(m: PerpMarket, o: Order): void {
 function disarm(m: PerpMarket, o: Order): void {
   const c = o.cond!
   m.triggers.live.delete(o.orderId)
-  if (c.entry !== null) {
+  if (!c.activated) {
+    if (c.entry !== null) heapOf(m, o).markStale()
     c.entry = null
-    heapOf(m, o).markStale()
+    return
   }
-  setOf(m.triggers, c.workingType).trailing.delete(o.orderId)
+  const set = setOf(m.triggers, c.workingType)
+  const [byExtreme, byTrigger] = trailHeaps(set, o)
+  if (c.entry) byTrigger.markStale()
+  if (c.extremeEntry) byExtreme.markStale()
+  c.entry = null
+  c.extremeEntry = null
+  set.trailing -= 1
 }
 
 /** The unrest of a waiting conditional order: index, account, open count (resting.ts calls it). */
@@ -212,10 +243,13 @@ export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
   if (conditionalCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return reject('TOO_MANY_CONDITIONAL')
   if (wouldTrigger(m, o)) return reject('WOULD_TRIGGER')
   if (c.origType === 'TRAILING_STOP_MARKET' && c.activationPriceTicks === 0) {
-    // No activation price: trailing starts at once from the price of the placement.
+    // No activation price: trailing starts at once from the price of the placement, which
+    // must exist (a market with no trade, or no mark, has none to start from).
+    const price = watched(m, c.workingType)
+    if (price === 0) return reject('ACTIVATION_PRICE_INVALID')
     c.activated = true
-    c.extremeTicks = watched(m, c.workingType)
-    c.activationPriceTicks = c.extremeTicks
+    c.extremeTicks = price
+    c.activationPriceTicks = price
   }
   o.orderId = m.nextOrderId++
   if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o)
@@ -254,7 +288,8 @@ function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number,
     if (c.origType === 'TRAILING_STOP_MARKET') {
       c.activated = true
       c.extremeTicks = price
-      set.trailing.set(o.orderId, o)
+      set.trailing += 1
+      fileTrailing(set, o)
     } else if (protectedNow(m, o)) {
       held.push(o)
     } else {
@@ -264,18 +299,36 @@ function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number,
   }
 }
 
-/** Activated trailing stops: follow the extreme, queue those the retrace reached. */
-function trail(m: PerpMarket, set: TriggerSet, price: number, due: Due[]): void {
-  for (const o of set.trailing.values()) {
+/**
+ * Activated trailing stops: those the price passed move their extreme to it (and their
+ * trigger with it); then those whose trigger the retrace reached are queued. Both heaps pop
+ * only what changes, so a move costs what it changes.
+ */
+function trail(m: PerpMarket, set: TriggerSet, byExtreme: TriggerHeap, byTrigger: TriggerHeap, price: number,
+  due: Due[], held: Order[]): void {
+  // SELL: extremes below the price rise to it; BUY: extremes above it fall to it.
+  for (let e = byExtreme.peek(); e !== undefined; e = byExtreme.peek()) {
+    if (byExtreme.rising ? e.priceTicks >= price : e.priceTicks <= price) break
+    e.order.cond!.extremeTicks = price
+    fileTrailing(set, e.order)
+  }
+  const price1000 = price * PERMILLE
+  // SELL fires when price × 1000 ≤ trigger (highest trigger first); BUY when ≥ (lowest first).
+  for (let e = byTrigger.peek(); e !== undefined; e = byTrigger.peek()) {
+    if (byTrigger.rising ? e.priceTicks > price1000 : e.priceTicks < price1000) break
+    byTrigger.pop()
+    const o = e.order
     const c = o.cond!
-    const sell = o.side === 'SELL'
-    if (c.extremeTicks === 0 || (sell ? price > c.extremeTicks : price < c.extremeTicks)) c.extremeTicks = price
-    const trigger1000 = trailingTrigger1000(o)
-    const crossed = sell ? price * PERMILLE <= trigger1000 : price * PERMILLE >= trigger1000
-    if (!crossed || protectedNow(m, o)) continue
-    set.trailing.delete(o.orderId)
+    c.entry = null
+    if (protectedNow(m, o)) {
+      held.push(o)
+      continue
+    }
+    if (c.extremeEntry) byExtreme.markStale()
+    c.extremeEntry = null
+    set.trailing -= 1
     m.triggers.live.delete(o.orderId)
-    due.push({ order: o, distance1000: Math.abs(price * PERMILLE - trigger1000) })
+    due.push({ order: o, distance1000: Math.abs(price1000 - e.priceTicks) })
   }
 }
 
@@ -285,7 +338,10 @@ function collect(m: PerpMarket, wt: WorkingType, due: Due[], held: Order[]): voi
   const set = setOf(m.triggers, wt)
   drain(m, set, set.up, price, due, held)
   drain(m, set, set.down, price, due, held)
-  if (set.trailing.size > 0) trail(m, set, price, due)
+  if (set.trailing > 0) {
+    trail(m, set, set.sellExtreme, set.sellTrigger, price, due, held)
+    trail(m, set, set.buyExtreme, set.buyTrigger, price, due, held)
+  }
 }
 
 function byCrossing(a: Due, b: Due): number {
@@ -310,7 +366,21 @@ export function runTriggers(state: State, m: PerpMarket, time: number, events: E
     if (m.prices.indexE8 !== 0) refreshMark(m, time)
   }
   // Held by priceProtect: they keep waiting, back in their heaps.
-  for (const o of held) arm(m, o)
+  for (const o of held) rearm(m, o)
+}
+
+/** A held order back into its heap; an activated trailing stop keeps its place in the extreme heap. */
+function rearm(m: PerpMarket, o: Order): void {
+  const c = o.cond!
+  if (!c.activated) {
+    arm(m, o)
+    return
+  }
+  // A later round may already have refiled it under a new extreme.
+  if (c.entry) return
+  const trig = { priceTicks: trailingTrigger1000(o), orderId: o.orderId, order: o }
+  c.entry = trig
+  trailHeaps(setOf(m.triggers, c.workingType), o)[1].push(trig)
 }
 
 /** The lots a closePosition order closes: the whole position on the side it reduces. */

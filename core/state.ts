@@ -156,6 +156,8 @@ export interface Conditional {
   reason: string
   /** Its live heap entry while it waits in one (derived, not in the root). */
   entry: TriggerEntry | null
+  /** An activated trailing stop's entry in its extreme heap (derived). */
+  extremeEntry?: TriggerEntry | null
 }
 
 export interface Position {

@@ -1,12 +1,15 @@
 // A perpetual market's waiting conditional orders, indexed so that a price move touches only
 // the orders it crosses: per working type (mark, last trade) one heap of triggers that fire
 // as the price rises (`up`: price ≥ trigger) and one of those that fire as it falls (`down`:
-// price ≤ trigger). Trailing stops wait in the same heaps for their activation price, then
-// move to `trailing`, whose trigger follows the price extreme. Derived from the orders, so
-// the snapshot stores the orders and rebuilds this.
+// price ≤ trigger). Trailing stops wait in the same heaps for their activation price; once
+// activated each sits in two heaps of its side: one by its extreme (the orders a new high,
+// for SELL, or low, for BUY, moves) and one by the trigger that extreme implies, ×1000 (the
+// orders a retrace fires). Derived from the orders, so the snapshot stores the orders and
+// rebuilds this.
 //
-// Heaps delete lazily: an entry is live while its order's `cond.entry` is that entry; dead
-// ones are dropped as they surface, and the heap is rebuilt when they outnumber the live.
+// Heaps delete lazily: an entry is live while its order's `cond.entry` (or, in an extreme
+// heap, `cond.extremeEntry`) is that entry; dead ones are dropped as they surface, and the
+// heap is rebuilt when they outnumber the live.
 
 import type { ConditionalType, OrderType, WorkingType } from './commands.js'
 import { LIMITS } from './limits.js'
@@ -18,7 +21,7 @@ export function isConditionalType(t: OrderType): t is ConditionalType {
 }
 
 export interface TriggerEntry {
-  /** Trigger (or activation) price, ticks. */
+  /** Trigger or activation price in ticks; extreme in ticks; or a trailing trigger in ticks × 1000. */
   priceTicks: number
   orderId: number
   order: Order
@@ -30,7 +33,13 @@ export class TriggerHeap {
   /** Entries whose order left (skipped when they surface). */
   stale = 0
 
-  constructor(readonly rising: boolean) {}
+  /** `rising`: lowest key on top; else highest. `extremes`: entries are `cond.extremeEntry`. */
+  constructor(readonly rising: boolean, readonly extremes = false) {}
+
+  private live(e: TriggerEntry): boolean {
+    const c = e.order.cond
+    return c != null && (this.extremes ? c.extremeEntry === e : c.entry === e)
+  }
 
   private before(a: TriggerEntry, b: TriggerEntry): boolean {
     if (a.priceTicks !== b.priceTicks) return this.rising ? a.priceTicks < b.priceTicks : a.priceTicks > b.priceTicks
@@ -40,9 +49,9 @@ export class TriggerHeap {
   /** The nearest live entry, dropping dead ones above it. */
   peek(): TriggerEntry | undefined {
     for (let top = this.items[0]; top !== undefined; top = this.items[0]) {
-      if (top.order.cond?.entry === top) return top
+      if (this.live(top)) return top
       this.pop()
-      this.stale -= 1
+      if (this.stale > 0) this.stale -= 1
     }
     return undefined
   }
@@ -84,7 +93,7 @@ export class TriggerHeap {
   markStale(): void {
     this.stale += 1
     if (this.stale > this.items.length - this.stale + LIMITS.triggerStaleMax) {
-      const kept = this.items.filter((e) => e.order.cond?.entry === e)
+      const kept = this.items.filter((e) => this.live(e))
       this.items.length = 0
       this.stale = 0
       for (const e of kept) this.push(e)
@@ -92,12 +101,18 @@ export class TriggerHeap {
   }
 }
 
-/** One working type's heaps and its activated trailing stops. */
+/** One working type's heaps. */
 export interface TriggerSet {
   up: TriggerHeap
   down: TriggerHeap
-  /** Activated trailing stops by orderId, in activation order (the log's order). */
-  trailing: Map<number, Order>
+  /** Activated trailing SELL stops by extreme (lowest on top: a new high raises them) and by trigger ×1000 (highest on top). */
+  sellExtreme: TriggerHeap
+  sellTrigger: TriggerHeap
+  /** Activated trailing BUY stops by extreme (highest on top: a new low lowers them) and by trigger ×1000 (lowest on top). */
+  buyExtreme: TriggerHeap
+  buyTrigger: TriggerHeap
+  /** Activated trailing stops now in these heaps. */
+  trailing: number
 }
 
 export interface TriggerIndex {
@@ -108,7 +123,12 @@ export interface TriggerIndex {
 }
 
 function newSet(): TriggerSet {
-  return { up: new TriggerHeap(true), down: new TriggerHeap(false), trailing: new Map() }
+  return {
+    up: new TriggerHeap(true), down: new TriggerHeap(false),
+    sellExtreme: new TriggerHeap(true, true), sellTrigger: new TriggerHeap(false),
+    buyExtreme: new TriggerHeap(false, true), buyTrigger: new TriggerHeap(true),
+    trailing: 0,
+  }
 }
 
 export function newTriggerIndex(): TriggerIndex {

@@ -7,9 +7,10 @@
 import { abs } from '../arith.js'
 import type { PositionSide } from '../commands.js'
 import type { Event, MarginCallPosition } from '../events.js'
-import { unrealizedPnl } from '../margin.js'
+import { positionNotional, unrealizedPnl } from '../margin.js'
 import { belowMaintenance, crossRisk, isolatedRisk, positionMaintenance, type Risk } from '../margin-risk.js'
 import { positionOf, type PerpHolding, type PerpMarket, type State, type SubAccount } from '../state.js'
+import { fastMaintenance } from './maintenance.js'
 import { rearm, setHot } from './watch.js'
 
 export const MARGIN_CALLED = 1
@@ -64,6 +65,7 @@ export function riskOf(state: State, sub: SubAccount, t: Target): Risk {
  * liquidated), or null, in which case the sub-account's triggers are set afresh.
  */
 export function checkSub(state: State, sub: SubAccount, time: number, events: Event[]): Target | null {
+  if (sub.riskFlags.size === 0 && clearCross(state, sub)) return null
   let due: Target | null = null
   const triggers: { m: PerpMarket; headroom: number; lossPerTick: number }[] = []
   for (const t of targetsOf(state, sub)) {
@@ -87,6 +89,45 @@ export function checkSub(state: State, sub: SubAccount, time: number, events: Ev
   if (due === null) rearm(state, sub, triggers)
   return due
 }
+
+/** Reused by `clearCross`: one entry per market the sub-account holds, refilled on each call. */
+const scratch: { m: PerpMarket; headroom: number; lossPerTick: number }[] = []
+
+/**
+ * The common case, without allocating: a cross-only sub-account with no flags that is clear of
+ * the warning level gets its triggers and true; anything else (isolated holdings, at the
+ * warning level) false, for the full check. Same arithmetic as `riskOf` and `triggersOf`.
+ */
+function clearCross(state: State, sub: SubAccount): boolean {
+  let balance = sub.perpWallet
+  let maintenance = 0
+  let n = 0
+  for (const h of sub.perp.values()) {
+    if (h.marginType === 'ISOLATED') return false
+    const lots = abs(h.both.qtyLots) + abs(h.long.qtyLots) + abs(h.short.qtyLots)
+    if (lots === 0) continue
+    const m = state.markets[h.marketId] as PerpMarket
+    for (const p of sub.dualSide ? HEDGE_SIDES : ONE_WAY) {
+      const pos = positionOf(h, p)
+      if (pos.qtyLots === 0) continue
+      balance += unrealizedPnl(m, pos)
+      maintenance += fastMaintenance(m, positionNotional(m, pos) * m.quotePerTickLot)
+    }
+    let slot = scratch[n]
+    if (slot === undefined) scratch[n] = slot = { m, headroom: 0, lossPerTick: 0 }
+    slot.m = m
+    slot.lossPerTick = 3 * lots * m.quotePerTickLot
+    n += 1
+  }
+  if (maintenance > 0 && balance <= maintenance + Math.floor(maintenance / 4)) return false
+  const share = n === 0 ? 0 : Math.floor((balance - maintenance - Math.floor(maintenance / 4) - 2 * (n + 1)) / n)
+  for (let i = 0; i < n; i++) scratch[i]!.headroom = share
+  rearm(state, sub, scratch, n)
+  return true
+}
+
+const ONE_WAY: readonly PositionSide[] = ['BOTH']
+const HEDGE_SIDES: readonly PositionSide[] = ['LONG', 'SHORT']
 
 /** Headroom of a clear target over the warning level, shared among its markets (watch.ts). */
 function triggersOf(state: State, sub: SubAccount, t: Target, r: Risk): { m: PerpMarket; headroom: number; lossPerTick: number }[] {

@@ -49,28 +49,78 @@ class Queue {
 }
 
 /** Sub-accounts whose positions or wallets this command's events in `m` changed. */
-function touchedIn(state: State, m: PerpMarket, events: readonly Event[], out: Set<SubAccount>): void {
-  const find = (account: string, sub: number): SubAccount | undefined => state.accounts.get(account)?.subs[sub]
+function touchedIn(state: State, m: PerpMarket, events: readonly Event[], out: UniqueList): void {
   for (const e of events) {
-    if (e.type === 'trade' && e.marketId === m.marketId) {
-      for (const side of [e.maker, e.taker]) {
-        const s = find(side.account, side.sub)
-        if (s !== undefined) { out.add(s); noteHolder(state, m, s) }
-      }
+    if (e.type === 'trade') {
+      if (e.marketId !== m.marketId) continue
+      touch(state, m, e.maker.account, e.maker.sub, out)
+      touch(state, m, e.taker.account, e.taker.sub, out)
     } else if (e.type === 'funding' && e.marketId === m.marketId) {
-      const s = find(e.account, e.sub)
-      if (s !== undefined) out.add(s)
+      touch(state, m, e.account, e.sub, out)
     }
   }
 }
 
+function touch(state: State, m: PerpMarket, account: string, sub: number, out: UniqueList): void {
+  const s = state.accounts.get(account)?.subs[sub]
+  if (s === undefined || out.has(s)) return
+  out.add(s)
+  noteHolder(state, m, s)
+}
+
+/**
+ * Sub-accounts without repeats, in an array: a scan for the few a trade touches, a Set once
+ * there are many (a market's first sweep adds every holder).
+ */
+class UniqueList {
+  readonly items: SubAccount[] = []
+  private set: Set<SubAccount> | null = null
+
+  has(s: SubAccount): boolean {
+    return this.set !== null ? this.set.has(s) : this.items.includes(s)
+  }
+
+  add(s: SubAccount): void {
+    if (this.has(s)) return
+    this.items.push(s)
+    if (this.set !== null) this.set.add(s)
+    else if (this.items.length > 16) this.set = new Set(this.items)
+  }
+
+  clear(): void {
+    this.items.length = 0
+    this.set = null
+  }
+}
+
+// Reused by every sweep (sweeps do not nest): the common move checks a trade's two sides and
+// liquidates no one, and should allocate nothing for it.
+const dueScratch = new UniqueList()
+
 export function liquidationSweep(state: State, m: PerpMarket, time: number, events: Event[]): void {
-  const due = new Set<SubAccount>()
+  const due = dueScratch
+  due.clear()
   dueForCheck(state, m, marketWatch(state, m), due)
   touchedIn(state, m, events, due)
-  if (due.size === 0) return
-  const queue = new Queue()
-  queue.addAll(due)
+  const list = due.items
+  if (list.length === 0) return
+  if (list.length === 2) {
+    if (compareKey(list[0]!, list[1]!) > 0) list.reverse()
+  } else if (list.length > 2) {
+    list.sort(compareKey)
+  }
+  for (let i = 0; i < list.length; i++) {
+    if (checkSub(state, list[i]!, time, events) === null) continue
+    // Someone to liquidate: the general loop takes over from here (it checks this one again).
+    const queue = new Queue()
+    queue.addAll(list.slice(i))
+    liquidateQueued(state, queue, time, events)
+    return
+  }
+}
+
+/** Checks in key order, liquidating whoever is below maintenance, until no one waits. */
+function liquidateQueued(state: State, queue: Queue, time: number, events: Event[]): void {
   let budget: number = LIMITS.liquidationsPerMoveMax
   for (let sub = queue.pop(); sub !== undefined; sub = queue.pop()) {
     const target = checkSub(state, sub, time, events)

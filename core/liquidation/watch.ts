@@ -12,8 +12,9 @@
 // maintenance, rounded up), so until some trigger fires the account cannot have reached
 // the warning level, let alone maintenance.
 //
-// Entries are deleted lazily: each sub-account has a version, bumped whenever its triggers
-// are reset; an entry with an older version is dropped when it surfaces.
+// Each sub-account has at most one live entry per market (`live`). A check that computes a
+// later trigger than the live one keeps the live one (it only checks earlier than needed);
+// an earlier one replaces it. Replaced entries are marked dead and dropped when they surface.
 
 import type { PerpMarket, State, SubAccount } from '../state.js'
 import { findSub } from '../accounts.js'
@@ -24,7 +25,7 @@ interface Trigger {
   /** The market's `moved` value at which to check again. */
   at: number
   sub: SubAccount
-  version: number
+  dead: boolean
 }
 
 /** Binary min-heap of triggers by `at`. */
@@ -75,6 +76,8 @@ export interface MarketWatch {
   /** Σ |Δmark| since the watch began, ticks. */
   moved: number
   heap: TriggerHeap
+  /** Each sub-account's live entry in `heap`. */
+  live: Map<SubAccount, Trigger>
   /** Sub-accounts that held a position here when last seen; checks drop the ones that left. */
   holders: Set<SubAccount>
   /** False until the first sweep, which checks every holder. */
@@ -87,19 +90,20 @@ interface StateWatch {
   hot: Set<SubAccount>
   /** Sub-accounts whose margin fell without a price move (a transfer out): checked at their next sweep. */
   dirty: Set<SubAccount>
-  versions: WeakMap<SubAccount, number>
 }
 
-const watches = new WeakMap<State, StateWatch>()
+/** Kept on the state object (non-enumerable, like the market watches below). */
+const STATE_WATCH = Symbol('liquidation state watch')
+type WatchedState = State & { [STATE_WATCH]?: StateWatch }
 
 function stateWatch(state: State): StateWatch {
-  let w = watches.get(state)
+  let w = (state as WatchedState)[STATE_WATCH]
   if (w === undefined) {
-    w = { markets: new Map(), hot: new Set(), dirty: new Set(), versions: new WeakMap() }
+    w = { markets: new Map(), hot: new Set(), dirty: new Set() }
     for (const account of state.accounts.values()) {
       for (const sub of account.subs) if (sub !== undefined && sub.riskFlags.size > 0) w.hot.add(sub)
     }
-    watches.set(state, w)
+    Object.defineProperty(state, STATE_WATCH, { value: w, enumerable: false, writable: false, configurable: true })
   }
   return w
 }
@@ -109,16 +113,24 @@ function hasPosition(sub: SubAccount, marketId: number): boolean {
   return h !== undefined && (h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0)
 }
 
+/**
+ * Where a market's watch is kept: a non-enumerable symbol property of the market object, so it
+ * costs no map lookup, and snapshots, the root and copies never see it.
+ */
+const WATCH = Symbol('liquidation watch')
+type Watched = PerpMarket & { [WATCH]?: MarketWatch }
+
 /** The market's watch, its `moved` brought up to the current mark. */
 export function marketWatch(state: State, m: PerpMarket): MarketWatch {
-  const sw = stateWatch(state)
-  let w = sw.markets.get(m.marketId)
+  let w = (m as Watched)[WATCH]
   if (w === undefined) {
-    w = { markTicks: m.markPriceTicks, moved: 0, heap: new TriggerHeap(), holders: new Set(), primed: false }
+    const sw = stateWatch(state)
+    w = { markTicks: m.markPriceTicks, moved: 0, heap: new TriggerHeap(), live: new Map(), holders: new Set(), primed: false }
     for (const account of state.accounts.values()) {
       for (const sub of account.subs) if (sub !== undefined && hasPosition(sub, m.marketId)) w.holders.add(sub)
     }
     sw.markets.set(m.marketId, w)
+    Object.defineProperty(m, WATCH, { value: w, enumerable: false, writable: false, configurable: true })
   }
   const d = m.markPriceTicks - w.markTicks
   w.moved += d < 0 ? -d : d
@@ -130,23 +142,25 @@ export function marketWatch(state: State, m: PerpMarket): MarketWatch {
  * Everyone the move of `m` asks to check, into `out`: every holder on the first sweep;
  * afterwards the hot and dirty holders and those whose triggers the move reached.
  */
-export function dueForCheck(state: State, m: PerpMarket, w: MarketWatch, out: Set<SubAccount>): void {
+export function dueForCheck(state: State, m: PerpMarket, w: MarketWatch, out: { add(s: SubAccount): unknown }): void {
   const sw = stateWatch(state)
   if (!w.primed) {
     w.primed = true
     for (const sub of w.holders) out.add(sub)
   }
-  for (const sub of sw.hot) if (sub.perp.has(m.marketId)) out.add(sub)
-  for (const sub of sw.dirty) if (hasPosition(sub, m.marketId)) out.add(sub)
+  if (sw.hot.size > 0) for (const sub of sw.hot) if (sub.perp.has(m.marketId)) out.add(sub)
+  if (sw.dirty.size > 0) for (const sub of sw.dirty) if (hasPosition(sub, m.marketId)) out.add(sub)
   for (let t = w.heap.peek(); t !== undefined && t.at <= w.moved; t = w.heap.peek()) {
     w.heap.pop()
-    if (sw.versions.get(t.sub) === t.version) out.add(t.sub)
+    if (t.dead) continue
+    w.live.delete(t.sub)
+    out.add(t.sub)
   }
 }
 
 /** Records that a sub-account holds (or may hold) a position in `m`: it trades or is checked there. */
-export function noteHolder(state: State, m: PerpMarket, sub: SubAccount): void {
-  const w = stateWatch(state).markets.get(m.marketId)
+export function noteHolder(_state: State, m: PerpMarket, sub: SubAccount): void {
+  const w = (m as Watched)[WATCH]
   if (w !== undefined && hasPosition(sub, m.marketId)) w.holders.add(sub)
 }
 
@@ -169,33 +183,50 @@ export function marginMoved(state: State, issuer: Issuer): void {
 }
 
 /**
- * After a check found the sub-account clear: forget its old triggers, drop it from the
- * holders of markets it left, and set new triggers from each target's headroom. `targets`
- * lists, per market, the headroom shares and the loss per tick they must cover.
+ * After a check found the sub-account clear: set its triggers from each target's headroom
+ * (`targets`: per market, the headroom share and the loss per tick it must cover), and drop
+ * it from the markets it no longer holds.
  */
-export function rearm(state: State, sub: SubAccount, targets: readonly { m: PerpMarket; headroom: number; lossPerTick: number }[]): void {
+export function rearm(state: State, sub: SubAccount, targets: readonly { m: PerpMarket; headroom: number; lossPerTick: number }[],
+  count = targets.length): void {
   const sw = stateWatch(state)
   sw.dirty.delete(sub)
-  const version = (sw.versions.get(sub) ?? 0) + 1
-  sw.versions.set(sub, version)
   for (const h of sub.perp.values()) {
-    const w = sw.markets.get(h.marketId)
-    if (w !== undefined && !hasPosition(sub, h.marketId)) w.holders.delete(sub)
+    const w = (state.markets[h.marketId] as Watched)[WATCH]
+    if (w === undefined || hasPosition(sub, h.marketId)) continue
+    w.holders.delete(sub)
+    kill(w, sub)
   }
-  for (const t of targets) {
+  for (let i = 0; i < count; i++) {
+    const t = targets[i]!
     const w = marketWatch(state, t.m)
-    w.holders.add(sub)
+    const old = w.live.get(sub)
+    // A live entry means it is a holder already.
+    if (old === undefined) w.holders.add(sub)
     const ticks = t.lossPerTick > 0 ? Math.floor(Math.max(0, t.headroom) / t.lossPerTick) : Number.MAX_SAFE_INTEGER - w.moved - 1
-    w.heap.push({ at: w.moved + ticks + 1, sub, version })
-    compact(sw, w)
+    const at = w.moved + ticks + 1
+    // An earlier trigger only checks sooner than needed: keep it, and spare the heap.
+    if (old !== undefined && old.at <= at) continue
+    if (old !== undefined) old.dead = true
+    const entry: Trigger = { at, sub, dead: false }
+    w.live.set(sub, entry)
+    w.heap.push(entry)
+    compact(w)
   }
 }
 
+function kill(w: MarketWatch, sub: SubAccount): void {
+  const old = w.live.get(sub)
+  if (old === undefined) return
+  old.dead = true
+  w.live.delete(sub)
+}
+
 /** Rebuilds a heap whose dead entries outnumber the live ones by the limit. */
-function compact(sw: StateWatch, w: MarketWatch): void {
+function compact(w: MarketWatch): void {
   const items = w.heap.items
-  if (items.length <= 2 * w.holders.size + LIMITS.liquidationWatchStaleMax) return
-  const live = items.filter((t) => sw.versions.get(t.sub) === t.version)
+  if (items.length <= 2 * w.live.size + LIMITS.liquidationWatchStaleMax) return
+  const live = items.filter((t) => !t.dead)
   items.length = 0
   for (const t of live) w.heap.push(t)
 }

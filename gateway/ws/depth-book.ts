@@ -8,6 +8,7 @@
 
 import type { Event, OrderEvent } from '../../core/events.js'
 import type { Market, State } from '../../core/state.js'
+import { isConditionalType } from '../../core/trigger-index.js'
 
 /** Prices per side waiting for the next check against the book; past this, some go unchecked. */
 const UNCHECKED_MAX = 100_000
@@ -128,6 +129,9 @@ export class DepthBook {
     }
     for (const e of events) {
       if (e.type === 'order') {
+        // A conditional order waiting for its trigger is in no book; once triggered it comes
+        // back as a NEW LIMIT or MARKET record like any placement.
+        if (isConditionalType(e.orderType)) continue
         // Every price an order event names is checked against the book, moved or not.
         touched.add(e.marketId)
         if (e.orderType !== 'MARKET') this.market(e.marketId).checkLater(e.side === 'BUY', e.priceTicks)

@@ -217,7 +217,8 @@ export class IdMonitor {
         const last = this.lastTradeId.get(e.marketId) ?? 0
         if (e.tradeId !== last + 1) out.push(`seq ${entry.seq}: market ${e.marketId} trade id ${e.tradeId} after ${last}`)
         this.lastTradeId.set(e.marketId, e.tradeId)
-      } else if (e.type === 'order' && e.execType === 'NEW') {
+      } else if (e.type === 'order' && e.execType === 'NEW' && !(e.cond && e.cond.triggerTime > 0)) {
+        // (A triggered conditional order's NEW record keeps the id it was given when placed.)
         const last = this.lastNewOrderId.get(e.marketId) ?? 0
         if (e.orderId !== last + 1) out.push(`seq ${entry.seq}: market ${e.marketId} order id ${e.orderId} after ${last}`)
         this.lastNewOrderId.set(e.marketId, e.orderId)

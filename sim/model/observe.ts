@@ -55,6 +55,8 @@ export interface LedgerView {
   subs: SubView[]
   /** asset → amount; zero totals left out. */
   fees: Record<string, bigint>
+  /** The insurance fund per asset (liquidation). */
+  insurance: Record<string, bigint>
   deposited: Record<string, bigint>
   withdrawn: Record<string, bigint>
 }
@@ -151,5 +153,6 @@ export function coreLedger(state: State): LedgerView {
     }
   }
   subs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  return { subs, fees: totals(state.fees), deposited: totals(state.deposited), withdrawn: totals(state.withdrawn) }
+  return { subs, fees: totals(state.fees), insurance: totals(state.insurance), deposited: totals(state.deposited),
+    withdrawn: totals(state.withdrawn) }
 }

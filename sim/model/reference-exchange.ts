@@ -5,7 +5,8 @@
 //
 // Modeled: genesis (trusted), deposits, transfers, withdrawals, leverage, position mode,
 // LIMIT/MARKET/POST_ONLY with GTC/IOC/FOK/GTX/GTD, reduce-only, hedge mode, every STP mode,
-// cancels, cancel-all, GTD expiry (on Tick, or when a taker meets an expired maker). Not modeled: the size limits of core/limits.ts
+// cancels, cancel-all, GTD expiry (on Tick, or when a taker meets an expired maker), cross
+// liquidation with the insurance fund and ADL (reference-liquidation.ts). Not modeled: the size limits of core/limits.ts
 // (streams stay far below them) and malformed numbers (non-integers).
 
 import type { Command, PlaceOrder, Side } from '../../core/commands.js'
@@ -18,6 +19,7 @@ import {
   reducibleLots, settlePerp, settleSpot, subKey, type RefMarket, type RefSub,
 } from './reference-ledger.js'
 import type { BookView, LedgerView, Observed, ObservedResult, SubView } from './observe.js'
+import { refLiquidations } from './reference-liquidation.js'
 
 export interface RefWithdrawal {
   withdrawalId: number
@@ -36,6 +38,8 @@ export interface RefState {
   withdrawals: Map<number, RefWithdrawal>
   nextWithdrawalId: number
   fees: Map<string, bigint>
+  /** Insurance fund per quote asset (reference-liquidation.ts). */
+  insurance: Map<string, bigint>
   deposited: Map<string, bigint>
   withdrawn: Map<string, bigint>
   restCounter: number
@@ -44,7 +48,7 @@ export interface RefState {
 export function createReference(): RefState {
   return {
     time: 0, assets: new Map(), markets: new Map(), subs: new Map(), depositRefs: new Set(),
-    withdrawals: new Map(), nextWithdrawalId: 1, fees: new Map(), deposited: new Map(), withdrawn: new Map(),
+    withdrawals: new Map(), nextWithdrawalId: 1, fees: new Map(), insurance: new Map(), deposited: new Map(), withdrawn: new Map(),
     restCounter: 0,
   }
 }
@@ -108,9 +112,9 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'WithdrawalFail': return endWithdrawal(st, c.withdrawalId, 'FAILED', 'x')
     case 'ChangeLeverage': return changeLeverage(st, c)
     case 'ChangePositionMode': return changePositionMode(st, c)
-    case 'PlaceOrder': return placeOrder(st, c)
-    case 'CancelOrder': return cancelOrder(st, c)
-    case 'CancelAll': return cancelAll(st, c)
+    case 'PlaceOrder': return afterPriceMove(st, c.marketId, placeOrder(st, c))
+    case 'CancelOrder': return afterPriceMove(st, c.marketId, cancelOrder(st, c))
+    case 'CancelAll': return afterPriceMove(st, c.marketId, cancelAll(st, c))
     case 'Tick': return tick(st)
     // The generators make no sessions: they change nothing the model compares.
     case 'CreateSession':
@@ -131,6 +135,19 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
   }
 }
 
+/** After an accepted order command in a perpetual: the liquidations it calls for. */
+function afterPriceMove(st: RefState, marketId: number, r: ObservedResult): ObservedResult {
+  if (!r.ok || st.markets.get(marketId)?.kind !== 'PERP') return r
+  refLiquidations({
+    markets: st.markets, subs: st.subs, insurance: st.insurance,
+    sweep: (m, taker, out) => { sweep(st, m, taker, out) },
+    openOrders: (key) => openOrdersOf(st, key),
+    cancel: (o, out) => { retire(st, o, 'CANCELED', out) },
+    observe: orderObserved,
+  }, r.events)
+  return r
+}
+
 // ---- genesis -------------------------------------------------------------------------------
 
 function createMarket(st: RefState, c: Extract<Command, { type: 'CreatePerpMarket' | 'CreateSpotMarket' }>): void {
@@ -149,7 +166,8 @@ function createMarket(st: RefState, c: Extract<Command, { type: 'CreatePerpMarke
     marketMaxQtyLots: c.marketMaxQtyLots, minNotional: big(c.minNotional),
     makerFeePpm: big(c.makerFeePpm), takerFeePpm: big(c.takerFeePpm),
     quotePerTickLot: tickLotNum / tickLotDen, basePerLot: lotNum / lotDen,
-    brackets: perp ? c.brackets.map((b) => ({ notionalCap: big(b.notionalCap), maxLeverage: b.maxLeverage })) : [],
+    brackets: perp ? c.brackets.map((b) => ({ notionalCap: big(b.notionalCap), maxLeverage: b.maxLeverage, mmrPpm: big(b.mmrPpm) })) : [],
+    liquidationFeePpm: big(perp ? c.liquidationFeePpm ?? 12_500 : 0),
     maxLeverage: perp ? c.brackets[0]!.maxLeverage : 0, defaultLeverage: perp ? c.defaultLeverage : 0,
     nextOrderId: 1, nextTradeId: 1, markPriceTicks: 0, book: { orders: [] },
   })
@@ -575,6 +593,6 @@ export function refLedger(st: RefState): LedgerView {
       spot, positions, leverage, isolated: {} }
   })
   subs.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  return { subs, fees: nonZero(st.fees), deposited: nonZero(st.deposited), withdrawn: nonZero(st.withdrawn) }
+  return { subs, fees: nonZero(st.fees), insurance: nonZero(st.insurance), deposited: nonZero(st.deposited), withdrawn: nonZero(st.withdrawn) }
 }
 

@@ -9,6 +9,7 @@ import { remainingLots } from './reference-book.js'
 export interface RefBracket {
   notionalCap: bigint
   maxLeverage: number
+  mmrPpm: bigint
 }
 
 export interface RefMarket {
@@ -30,6 +31,8 @@ export interface RefMarket {
   /** Base ledger units of one lot. */
   basePerLot: bigint
   brackets: RefBracket[]
+  /** Liquidation clearance fee (reference-liquidation.ts). */
+  liquidationFeePpm: bigint
   maxLeverage: number
   defaultLeverage: number
   nextOrderId: number
@@ -261,7 +264,8 @@ export function settlePerp(s: RefSub, m: RefMarket, o: RefOrder, lots: number, p
   const p = position(s, m.marketId, o.positionSide)
   const pnl = movePosition(p, o.side === 'BUY' ? lots : -lots, priceTicks) * m.quotePerTickLot
   const notional = big(lots) * big(priceTicks) * m.quotePerTickLot
-  const fee = ceilDiv(notional * (isMaker ? m.makerFeePpm : m.takerFeePpm), PPM)
+  // Liquidation and ADL orders pay no trading fee (reference-liquidation.ts).
+  const fee = o.orderType === 'LIQUIDATION' ? 0n : ceilDiv(notional * (isMaker ? m.makerFeePpm : m.takerFeePpm), PPM)
   s.perpWallet += pnl - fee
   fees.set(m.quote, (fees.get(m.quote) ?? 0n) + fee)
   return { fee, realizedPnl: pnl }

@@ -13,6 +13,7 @@ import type { PerpMarket, State } from '../../core/state.js'
 import { cancel, fillTrail, limit, orderEvents, rejection, type OrderExtra } from '../helpers/commands.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, TestExchange, btcTicks as px } from '../helpers/exchange.js'
 import { publish, registerOracle } from '../helpers/oracle.js'
+import { IdMonitor, stateViolations } from '../../sim/model/invariants.js'
 
 function conditional(account: string, side: Side, orderType: ConditionalType, extra: OrderExtra & { qtyLots?: number } = {}): PlaceOrder {
   return { type: 'PlaceOrder', account, sub: 0, marketId: BTCPERP, side, orderType, qtyLots: 10, ...extra } as PlaceOrder
@@ -202,6 +203,25 @@ t.test('a trailing BUY stop without an activation price starts at the placement 
   t.same(triggered(print(ex, 49_980)).map((x) => x[0]), [id])
 })
 
+t.test('several trailing stops share a price path: each its own extreme and callback', async (t) => {
+  const ex = setup()
+  print(ex, 50_000)
+  const a = ex.ok(conditional(ALICE, 'SELL', 'TRAILING_STOP_MARKET', { callbackPermille: 10 })).orderId!
+  print(ex, 51_000)
+  const b = ex.ok(conditional(BOB, 'SELL', 'TRAILING_STOP_MARKET', { callbackPermille: 20 })).orderId!
+  const c = ex.ok(conditional(ALICE, 'SELL', 'TRAILING_STOP_MARKET', { callbackPermille: 5, activationPriceTicks: px(53_000) })).orderId!
+  const ext = (id: number): number => perp(ex).triggers.live.get(id)!.cond!.extremeTicks
+  print(ex, 52_000)
+  t.same([ext(a), ext(b), ext(c)], [520_000, 520_000, 0], 'a and b follow the high; c waits for 53,000')
+  t.same(triggered(print(ex, 51_900)), [], 'a fires at 51,480, b at 50,960')
+  print(ex, 53_000)
+  t.same([ext(a), ext(b), ext(c)], [530_000, 530_000, 530_000])
+  // Triggers now: a 52,470, b 51,940, c 52,735. At 52,000 c (crossed first, 735 behind) then a (470).
+  t.same(triggered(print(ex, 52_000)).map((x) => x[0]), [c, a])
+  t.same(triggered(print(ex, 51_940)).map((x) => x[0]), [b])
+  t.equal(perp(ex).triggers.contract.trailing, 0)
+})
+
 t.test('closePosition closes the whole position at trigger, whatever it grew to', async (t) => {
   const ex = setup()
   print(ex, 50_000)
@@ -329,7 +349,8 @@ t.test('a snapshot keeps waiting orders and trailing state: same root, same late
   ex.ok(conditional(ALICE, 'SELL', 'TRAILING_STOP_MARKET', { activationPriceTicks: px(51_000), callbackPermille: 10 }))
   ex.ok(conditional(BOB, 'BUY', 'TRAILING_STOP_MARKET', { callbackPermille: 30, workingType: 'MARK_PRICE', priceProtect: true }))
   ex.ok(conditional(BOB, 'BUY', 'STOP', { stopPriceTicks: px(53_000), priceTicks: px(53_100), timeInForce: 'GTD', goodTillDate: ex.time + 900_000 }))
-  print(ex, 51_500)
+  // 51,400 activates the SELL trailing stop and stays under the BUY one's 50,000 × 1.03.
+  print(ex, 51_400)
   const copy = new TestExchange()
   ;(copy as { state: State }).state = decodeSnapshot(encodeSnapshot(ex.state))
   copy.time = ex.time
@@ -337,14 +358,111 @@ t.test('a snapshot keeps waiting orders and trailing state: same root, same late
   const a = perp(ex).triggers
   const b = (copy.state.markets[BTCPERP] as PerpMarket).triggers
   t.same([...b.live.keys()], [...a.live.keys()])
-  t.same([...b.contract.trailing.keys()], [...a.contract.trailing.keys()])
+  t.same([b.contract.trailing, b.mark.trailing], [a.contract.trailing, a.mark.trailing])
+  t.same([a.contract.trailing, a.mark.trailing], [1, 1], 'one activated trailing stop per working type')
   for (const price of [52_000, 50_900, 53_000, 40_000]) {
     const ra = print(ex, price)
     const rb = print(copy, price)
     t.same(rb.events, ra.events, `same events at ${price}`)
     t.equal(stateRoot(copy.state), stateRoot(ex.state))
   }
-  const moved: OrderEvent[] = []
-  for (const e of orderEvents(print(ex, 40_000))) moved.push(e)
-  t.ok(moved.length > 0)
+  // A triggered STOP resting as a LIMIT keeps its conditional record through a snapshot too.
+  const ex2 = setup()
+  print(ex2, 50_000)
+  const id = ex2.ok(conditional(BOB, 'BUY', 'STOP', { stopPriceTicks: px(51_000), priceTicks: px(50_500) })).orderId!
+  print(ex2, 51_000)
+  const resting = perp(ex2).book.orders.get(id)!
+  t.same([resting.orderType, resting.cond!.origType, resting.cond!.triggerTime > 0], ['LIMIT', 'STOP', true])
+  const back = decodeSnapshot(encodeSnapshot(ex2.state))
+  t.equal(stateRoot(back), stateRoot(ex2.state))
+  t.same((back.markets[BTCPERP] as PerpMarket).book.orders.get(id)!.cond!.origType, 'STOP')
+  const moved: OrderEvent[] = orderEvents(ex2.ok(cancel(BOB, { orderId: id })))
+  t.same(moved.map((e) => [e.orderType, e.cond!.origType, e.status]), [['LIMIT', 'STOP', 'CANCELED']])
+})
+
+/**
+ * A naive model of the market forms on last-price prints, checked against the core on seeded
+ * random streams: every waiting order is looked at on every print (what the heaps avoid), the
+ * fired ones sorted by how far behind the print their trigger lies, then orderId.
+ */
+interface ModelOrder { id: number; type: ConditionalType; side: Side; stop: number; activation: number; cb: number; active: boolean; ext: number }
+
+function modelPrint(orders: Map<number, ModelOrder>, price: number): number[] {
+  const due: [number, number][] = []
+  for (const o of orders.values()) {
+    if (o.type === 'TRAILING_STOP_MARKET') {
+      if (!o.active) {
+        if (o.side === 'SELL' ? price >= o.activation : price <= o.activation) { o.active = true; o.ext = price }
+        continue
+      }
+      if (o.side === 'SELL' ? price > o.ext : price < o.ext) o.ext = price
+      const trig = o.side === 'SELL' ? o.ext * (1000 - o.cb) : o.ext * (1000 + o.cb)
+      if (o.side === 'SELL' ? price * 1000 <= trig : price * 1000 >= trig) due.push([Math.abs(price * 1000 - trig), o.id])
+      continue
+    }
+    const up = o.type === 'STOP_MARKET' ? o.side === 'BUY' : o.side === 'SELL'
+    if (up ? price >= o.stop : price <= o.stop) due.push([Math.abs(price - o.stop) * 1000, o.id])
+  }
+  due.sort((a, b) => b[0] - a[0] || a[1] - b[1])
+  for (const [, id] of due) orders.delete(id)
+  return due.map((d) => d[1])
+}
+
+t.test('random streams: the indexed triggers fire exactly what a full scan fires, in its order', async (t) => {
+  let firedTotal = 0
+  let together = 0
+  for (let seed = 1; seed <= 12; seed++) {
+    let x = seed * 7919
+    const rnd = (n: number): number => { x = (x * 1103515245 + 12345) % 2147483648; return x % n }
+    const ex = setup()
+    // The simulator's invariants hold with conditional orders about (ownership, ids, money, positions).
+    const ids = new IdMonitor()
+    const violations: string[] = []
+    const see = (r: Result): Result => {
+      violations.push(...ids.see({ seq: ex.state.seq, time: ex.time, command: { type: 'Tick' } }, r))
+      return r
+    }
+    let last = 50_000
+    see(ex.ok(limit(CAROL, 'SELL', px(last), 10)))
+    see(ex.ok(limit(DAVE, 'BUY', px(last), 10)))
+    const model = new Map<number, ModelOrder>()
+    const accounts = [ALICE, BOB]
+    let mismatches = 0
+    for (let step = 0; step < 300; step++) {
+      if (rnd(3) === 0) {
+        const side: Side = rnd(2) === 0 ? 'BUY' : 'SELL'
+        const kind = rnd(3)
+        const away = 1 + rnd(300)
+        const who = accounts[rnd(2)]!
+        let cmd: PlaceOrder
+        if (kind === 0) cmd = conditional(who, side, 'STOP_MARKET', { stopPriceTicks: px(last + (side === 'BUY' ? away : -away)) })
+        else if (kind === 1) cmd = conditional(who, side, 'TAKE_PROFIT_MARKET', { stopPriceTicks: px(last + (side === 'BUY' ? -away : away)) })
+        else {
+          const activation = rnd(2) === 0 ? undefined : px(last + (side === 'SELL' ? away : -away))
+          cmd = conditional(who, side, 'TRAILING_STOP_MARKET', { callbackPermille: 1 + rnd(30), ...(activation ? { activationPriceTicks: activation } : {}) })
+        }
+        const r = see(ex.run(cmd))
+        if (!r.ok) continue // the 10-per-market cap
+        const id = r.orderId!
+        const stop = cmd.stopPriceTicks ?? 0
+        const trailing = cmd.orderType === 'TRAILING_STOP_MARKET'
+        model.set(id, { id, type: cmd.orderType as ConditionalType, side, stop, cb: cmd.callbackPermille ?? 0,
+          activation: cmd.activationPriceTicks ?? 0, active: trailing && cmd.activationPriceTicks === undefined, ext: px(last) })
+      } else {
+        last = Math.max(40_000, Math.min(60_000, last + rnd(401) - 200))
+        see(ex.ok(limit(CAROL, 'SELL', px(last), 10)))
+        const r = see(ex.ok(limit(DAVE, 'BUY', px(last), 10)))
+        violations.push(...stateViolations(ex.state))
+        const fired = triggered(r).map((f) => f[0])
+        const expected = modelPrint(model, px(last))
+        if (JSON.stringify(fired) !== JSON.stringify(expected)) mismatches++
+        firedTotal += fired.length
+        if (fired.length > 1) together++
+      }
+    }
+    t.equal(mismatches, 0, `seed ${seed}`)
+    t.same(violations.slice(0, 5), [], `seed ${seed}: no invariant broken`)
+    t.same([...perp(ex).triggers.live.keys()].sort((a, b) => a - b), [...model.keys()].sort((a, b) => a - b), `seed ${seed}: the same orders wait`)
+  }
+  t.ok(firedTotal > 100 && together > 10, `the streams fire (${firedTotal} triggers, ${together} prints firing several)`)
 })

@@ -9,6 +9,7 @@
 // maker fee 0.02 %, taker 0.05 %, clearance fee 1.25 %.
 
 import t from 'tap'
+import fc from 'fast-check'
 import type { Event, ForceOrderEvent, MarginCallEvent } from '../../core/events.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
@@ -19,6 +20,8 @@ import { moneyViolations } from '../../sim/model/invariants.js'
 import { limit } from '../helpers/commands.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, TestExchange, USDT } from '../helpers/exchange.js'
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
+import { fastMaintenance } from '../../core/liquidation/maintenance.js'
+import { maintenanceMargin } from '../../core/margin.js'
 
 const ERIN = '0x' + 'e'.repeat(40)
 const FRANK = '0x' + 'f'.repeat(40)
@@ -265,4 +268,16 @@ t.test('a market\'s own clearance fee: charged in full when the margin left cove
   t.equal((copy.markets[BTCPERP] as PerpMarket).liquidationFeePpm, 1_000)
   t.equal(stateRoot(copy), stateRoot(ex.state))
   t.not(stateRoot(new TestExchange(spec).state), stateRoot(new TestExchange().state), 'the fee is in the root')
+})
+
+t.test('the liquidation checks\' plain-number maintenance equals maintenanceMargin across the range', async (t) => {
+  const ex = new TestExchange()
+  for (const id of [BTCPERP, ETHPERP]) {
+    const m = ex.state.markets[id] as PerpMarket
+    const caps = m.brackets.map((b) => b.notionalCap)
+    const edges = fc.constantFrom(...caps.flatMap((c) => [c - 1, c, c + 1]), 0, 1, 999_999, 1_000_000, 2 ** 52)
+    fc.assert(fc.property(fc.oneof(edges, fc.integer({ min: 0, max: 2 ** 52 })), (n) => fastMaintenance(m, n) === maintenanceMargin(m, n)),
+      { numRuns: 5_000 })
+  }
+  t.pass()
 })

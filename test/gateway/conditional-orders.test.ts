@@ -5,7 +5,10 @@
 
 import t from 'tap'
 import type { AddressInfo } from 'node:net'
+import type { PlaceOrder } from '../../core/commands.js'
 import { attachStreams } from '../../gateway/ws/attach.js'
+import { DepthBook } from '../../gateway/ws/depth-book.js'
+import { ALICE, BOB, CAROL, TestExchange } from '../helpers/exchange.js'
 import { fundedTrader, gatewayRig, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
 import { connect, sleep, type Client } from '../ws/client.js'
 
@@ -85,6 +88,15 @@ t.test('placement: fields, Binance errors, open and queried records', async (t) 
 
   const canceled = await signedInject(rig, alice.keys, 'DELETE', '/fapi/v1/order', { ...SYM, orderId: 4 })
   t.match(canceled.json(), { orderId: 4, status: 'CANCELED', type: 'TRAILING_STOP_MARKET', priceRate: '1.5' })
+
+  // A batch: each conditional order or its refusal in place.
+  const batch = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/batchOrders', { batchOrders: JSON.stringify([
+    { ...SYM, side: 'SELL', type: 'TAKE_PROFIT_MARKET', stopPrice: '52000.0', quantity: '0.010' },
+    { ...SYM, side: 'SELL', type: 'TAKE_PROFIT_MARKET', quantity: '0.010' },
+  ]) })
+  const [ok, refused] = batch.json()
+  t.match(ok, { orderId: 5, type: 'TAKE_PROFIT_MARKET', stopPrice: '52000.0', status: 'NEW' })
+  t.same(refused, { code: -1102, msg: "Mandatory parameter 'stopPrice' was not sent, was empty/null, or malformed." })
 })
 
 t.test('a closePosition stop triggers on a print, sells the whole position, and history shows it', async (t) => {
@@ -154,6 +166,20 @@ t.test('algo routes: place, query, open, cancel, all, cancel all', async (t) => 
   t.same(history.map((o: { algoId: number; algoStatus: string }) => [o.algoId, o.algoStatus]), [[769, 'CANCELED'], [1025, 'CANCELED']])
 })
 
+t.test('refused at trigger: the order EXPIRED, the algo order REJECTED', async (t) => {
+  const { rig, alice, carol, dave } = await setup(t)
+  await print(rig, carol, dave, '50000.0') // orders 1, 2
+  // Reduce-only with no position: accepted waiting, refused when it triggers.
+  const placed = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL',
+    side: 'SELL', type: 'STOP_MARKET', quantity: '0.010', triggerPrice: '49000.0', reduceOnly: 'true' })
+  t.equal(placed.json().algoStatus, 'NEW')
+  await print(rig, carol, dave, '49000.0')
+  const algo = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/algoOrder', { algoId: 3 * 256 + 1 })).json()
+  t.match(algo, { algoStatus: 'REJECTED', actualOrderId: '', triggerTime: rig.ex.time })
+  const order = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { ...SYM, orderId: 3 })).json()
+  t.match(order, { status: 'EXPIRED', type: 'MARKET', origType: 'STOP_MARKET', executedQty: '0.000' })
+})
+
 t.test('exchangeInfo lists the conditional types, MAX_NUM_ALGO_ORDERS and triggerProtect', async (t) => {
   const { rig, alice, carol, dave } = await setup(t)
   const info = (await rig.app.inject({ url: '/fapi/v1/exchangeInfo' })).json()
@@ -202,4 +228,23 @@ t.test('user data stream: ORDER_TRADE_UPDATE and ALGO_UPDATE from placement to f
   const sequence = seen.filter((m) => (m.e === 'ORDER_TRADE_UPDATE' && m.o.c === 'sl') || m.e === 'ALGO_UPDATE')
     .map((m) => m.e === 'ALGO_UPDATE' ? `ALGO ${m.o.X}` : `${m.o.o} ${m.o.x}`)
   t.same(sequence, ['STOP_MARKET NEW', 'ALGO NEW', 'MARKET NEW', 'ALGO TRIGGERED', 'MARKET TRADE', 'ALGO FINISHED'])
+})
+
+t.test('the depth streams\' book model leaves waiting conditional orders out, and takes them in once triggered', async (t) => {
+  const ex = new TestExchange()
+  for (const a of [ALICE, BOB, CAROL]) ex.fund(a, 1_000_000)
+  const depth = new DepthBook(ex.state, 1)
+  const levels = depth.market(1)
+  const step = (c: PlaceOrder): void => depth.applyEntry(ex.ok(c).events, new Set())
+  const order = (account: string, side: 'BUY' | 'SELL', extra: Partial<PlaceOrder>): PlaceOrder =>
+    ({ type: 'PlaceOrder', account, sub: 0, marketId: 1, side, orderType: 'LIMIT', qtyLots: 10, ...extra } as PlaceOrder)
+  step(order(BOB, 'SELL', { priceTicks: 500_000 }))
+  step(order(CAROL, 'BUY', { priceTicks: 500_000 })) // last 50,000
+  step(order(ALICE, 'BUY', { orderType: 'STOP', stopPriceTicks: 510_000, priceTicks: 505_000 }))
+  t.equal(levels.qty(true, 505_000), 0, 'a waiting STOP is no bid')
+  t.ok(levels.matches(ex.state.markets[1]!))
+  step(order(BOB, 'SELL', { priceTicks: 510_000 }))
+  step(order(CAROL, 'BUY', { priceTicks: 510_000 })) // last 51,000: the STOP becomes a LIMIT bid at 50,500
+  t.equal(levels.qty(true, 505_000), 10)
+  t.ok(levels.matches(ex.state.markets[1]!))
 })

@@ -74,6 +74,17 @@ const exact: [Code, CoreErrorContext, Shape][] = [
   ['POSITION_SIDE_INVALID', FUT_PLACE, [400, -4061, "Order's position side does not match user's setting."]],
   ['FOK_UNFILLED', FUT_PLACE, [400, -5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.']],
   ['POST_ONLY_WOULD_TAKE', FUT_PLACE, [400, -5022, 'Due to the order could not be executed as maker, the Post Only order will be rejected.']],
+  // conditional orders
+  ['STOP_PRICE_REQUIRED', FUT_PLACE, [400, -1102, "Mandatory parameter 'stopPrice' was not sent, was empty/null, or malformed."]],
+  ['CALLBACK_RATE_INVALID', FUT_PLACE, [400, -1102, "Mandatory parameter 'callbackRate' was not sent, was empty/null, or malformed."]],
+  ['ACTIVATION_PRICE_INVALID', FUT_PLACE, [400, -4135, 'Invalid activation price.']],
+  ['WORKING_TYPE_INVALID', FUT_PLACE, [400, -1130, "Data sent for parameter 'workingType' is not valid."]],
+  ['CLOSE_POSITION_INVALID', FUT_PLACE, [400, -4136, 'Target strategy invalid for orderType and closePosition.']],
+  ['CLOSE_POSITION_WITH_QTY', FUT_PLACE, [400, -4137, 'Quantity must be zero with closePosition equals true.']],
+  ['CLOSE_POSITION_WITH_REDUCE_ONLY', FUT_PLACE, [400, -1106, "Parameter 'reduceOnly' sent when not required."]],
+  ['WOULD_TRIGGER', FUT_PLACE, [400, -2021, 'Order would immediately trigger.']],
+  ['TOO_MANY_CONDITIONAL', FUT_PLACE, [400, -4045, 'Reach max stop order limit.']],
+  ['CLOSE_POSITION_NOTHING', FUT_PLACE, [400, -2022, 'ReduceOnly Order is rejected.']],
   // cancel and query
   ['ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' }, [400, -2011, 'Unknown order sent.']],
   ['ORDER_UNKNOWN', { venue: 'futures', op: 'query' }, [400, -2013, 'Order does not exist.']],
