@@ -83,6 +83,11 @@ export const CODES = [
   'MODIFY_UNCHANGED',
   'MODIFY_NOTIONAL_TOO_SMALL',
   'MODIFY_NOT_TRADING',
+  'MODIFY_LIMIT_REACHED',
+  // priceMatch (core/price-match.ts)
+  'PRICE_MATCH_INVALID',
+  'PRICE_MATCH_TYPE',
+  'PRICE_MATCH_NO_DEPTH',
   // oracle prices
   'ORACLE_UNKNOWN',
   'ORACLE_STALE',

@@ -16,6 +16,12 @@ export type CancelRestriction = 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED'
 export type WalletKind = 'SPOT' | 'PERP'
 export type MarketStatus = 'TRADING' | 'HALT' | 'BREAK'
 export type MarginType = 'CROSSED' | 'ISOLATED'
+/**
+ * Binance's priceMatch: the price is taken from the book when the command is applied
+ * (core/price-match.ts). OPPONENT is the opposite side's best level, OPPONENT_n its n-th;
+ * QUEUE the own side's best, QUEUE_n its n-th. NONE: the order's own price.
+ */
+export type PriceMatch = 'NONE' | 'OPPONENT' | 'OPPONENT_5' | 'OPPONENT_10' | 'OPPONENT_20' | 'QUEUE' | 'QUEUE_5' | 'QUEUE_10' | 'QUEUE_20'
 
 export interface Issuer {
   /** Wallet address, checksummed hex. */
@@ -196,6 +202,8 @@ export interface PlaceOrder extends Issuer {
   priceProtect?: boolean
   /** STOP_MARKET / TAKE_PROFIT_MARKET: close the whole position at trigger (no qtyLots). */
   closePosition?: boolean
+  /** LIMIT only: take the price from the book instead of priceTicks (which must then be absent). */
+  priceMatch?: PriceMatch
 }
 
 export interface CancelOrder extends Issuer {
@@ -217,9 +225,12 @@ export interface ModifyOrder extends Issuer {
   clientOrderId?: string
   /** Must be the order's own side. */
   side: Side
-  priceTicks: number
+  /** The new price; absent when priceMatch names one. */
+  priceTicks?: number
   /** The new total quantity, fills included. */
   qtyLots: number
+  /** Take the new price from the book (core/price-match.ts); priceTicks must then be absent. */
+  priceMatch?: PriceMatch
 }
 
 export interface CancelAll extends Issuer {

@@ -2,7 +2,7 @@
 // each carries the whole new state of what it touched (order record, balances, position).
 
 import type { Code } from './codes.js'
-import type { ConditionalType, MarginType, OrderType, PositionSide, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
+import type { ConditionalType, MarginType, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
 
 export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH'
 /** Why an order record changed, as Binance's execution type `x`. */
@@ -32,6 +32,8 @@ export interface OrderRecordFields {
   updateTime: number
   /** Conditional orders only: their trigger parameters (absent for plain orders). */
   cond?: ConditionalFields
+  /** The priceMatch mode its price was taken by; absent for NONE. */
+  priceMatch?: PriceMatch
 }
 
 /** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */
@@ -56,6 +58,16 @@ export interface ConditionalFields {
 export interface OrderEvent extends OrderRecordFields {
   type: 'order'
   execType: ExecType
+  /** AMENDMENT events only: what the amendment changed (Binance's order modify history row). */
+  amendment?: AmendmentFields
+}
+
+/** One amendment: price and quantity before it (after it: the record's own), and its number. */
+export interface AmendmentFields {
+  priceBeforeTicks: number
+  origQtyBeforeLots: number
+  /** 1 for the order's first amendment, and so on. */
+  count: number
 }
 
 /** One perpetual fill. Carries both sides' order, position and wallet state after it. */
@@ -96,6 +108,8 @@ export interface PerpFillSide {
   /** Position after the fill. */
   positionQtyLots: number
   positionCostTicksLots: number
+  /** The position side's accumulated realized PnL after the fill (Binance `cr`). */
+  positionRealizedPnl: number
   /** Perp (cross) wallet balance after the fill. */
   wallet: number
   /** Isolated positions only: the position's isolated wallet after the fill. */

@@ -15,6 +15,8 @@ export const LIMITS = {
   levelsPerSideMax: 200_000,
   /** Maker orders one taker may meet in one command; the rest of the taker expires. */
   fillsPerCommandMax: 2_000,
+  /** Amendments of one order (Binance: at most 10,000; the next is -5026). */
+  amendmentsPerOrderMax: 10_000,
   clientOrderIdLengthMax: 36,
   assetNameLengthMax: 16,
   symbolLengthMax: 32,

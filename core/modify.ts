@@ -12,6 +12,8 @@ import type { ModifyOrder, PlaceOrder } from './commands.js'
 import type { Event, Result } from './events.js'
 import { buildOrder, crosses, remaining } from './filters.js'
 import { sweep } from './match.js'
+import { LIMITS } from './limits.js'
+import { isPriceMatch, resolvePriceMatch } from './price-match.js'
 import { isClosing, orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { addMarginLots, rest, retire, unrest } from './resting.js'
@@ -27,16 +29,25 @@ function findResting(m: PerpMarket, sub: SubAccount, cmd: ModifyOrder): Order | 
 }
 
 /** The market's filters on the new price and quantity, as a placement of the same order would meet them. */
-function checkFilters(m: PerpMarket, sub: SubAccount, o: Order, cmd: ModifyOrder, time: number): Code | null {
+function checkFilters(m: PerpMarket, sub: SubAccount, o: Order, cmd: ModifyOrder, priceTicks: number | undefined,
+  time: number): Code | null {
   const probe: PlaceOrder = {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: m.marketId, side: o.side, orderType: 'LIMIT',
     // GTC: a GTD order's date was checked when it was placed and is not being changed.
-    timeInForce: 'GTC', priceTicks: cmd.priceTicks, qtyLots: cmd.qtyLots, positionSide: o.positionSide,
+    timeInForce: 'GTC', priceTicks, qtyLots: cmd.qtyLots, positionSide: o.positionSide,
     reduceOnly: o.reduceOnly,
   }
   const built = buildOrder(m, sub, sub.dualSide, probe, time)
   if (typeof built !== 'string') return null
   return built === 'NOTIONAL_TOO_SMALL' ? 'MODIFY_NOTIONAL_TOO_SMALL' : built
+}
+
+/** The new price: the command's own, or the one its priceMatch takes from the book. */
+function newPrice(m: PerpMarket, o: Order, cmd: ModifyOrder): number | undefined | Code {
+  if (cmd.priceMatch === undefined || cmd.priceMatch === 'NONE') return cmd.priceTicks
+  if (!isPriceMatch(cmd.priceMatch)) return 'PRICE_MATCH_INVALID'
+  if (cmd.priceTicks !== undefined) return 'PRICE_NOT_ALLOWED'
+  return resolvePriceMatch(m, o.side, cmd.priceMatch)
 }
 
 /**
@@ -66,9 +77,14 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
   // POST_ONLY is a limit order with GTX under another name; stop orders will not qualify.
   if (o.orderType !== 'LIMIT' && o.orderType !== 'POST_ONLY') return reject('MODIFY_LIMIT_ONLY')
   if (cmd.side !== o.side) return reject('SIDE_INVALID')
-  const filterCode = checkFilters(m, sub, o, cmd, time)
+  if ((o.amendCount ?? 0) >= LIMITS.amendmentsPerOrderMax) return reject('MODIFY_LIMIT_REACHED')
+  const price = newPrice(m, o, cmd)
+  if (typeof price === 'string') return reject(price)
+  const filterCode = checkFilters(m, sub, o, cmd, price, time)
   if (filterCode) return reject(filterCode)
-  if (cmd.priceTicks === o.priceTicks && cmd.qtyLots === o.origQtyLots) return reject('MODIFY_UNCHANGED')
+  // The filters passed, so the price is there.
+  const priceTicks = price!
+  if (priceTicks === o.priceTicks && cmd.qtyLots === o.origQtyLots) return reject('MODIFY_UNCHANGED')
 
   const events: Event[] = []
   // Binance cancels, rather than refuses, an amendment to no more than what already filled,
@@ -76,7 +92,7 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
   const isBuy = o.side === 'BUY'
   const best = m.book.side(!isBuy).best()
   if (cmd.qtyLots <= o.executedQtyLots
-    || (o.timeInForce === 'GTX' && best !== undefined && crosses(isBuy, cmd.priceTicks, best.priceTicks))) {
+    || (o.timeInForce === 'GTX' && best !== undefined && crosses(isBuy, priceTicks, best.priceTicks))) {
     retire(o, 'CANCELED', 'CANCELED', time, events)
     return acceptOrder(events, o.orderId)
   }
@@ -87,19 +103,26 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
     if (left > (o.side === 'SELL' ? q : -q)) return reject('REDUCE_ONLY_REJECTED')
   }
   if (o.marginCounted) {
-    const marginCode = checkMargin(state, sub, m, o, cmd.priceTicks, left)
+    const marginCode = checkMargin(state, sub, m, o, priceTicks, left)
     if (marginCode) return reject(marginCode)
   }
   // A new price needs a level: room for one, unless the order leaves its own level empty.
-  if (cmd.priceTicks !== o.priceTicks && !m.book.side(isBuy).canAddLevel(cmd.priceTicks) && o.level!.count > 1) {
+  if (priceTicks !== o.priceTicks && !m.book.side(isBuy).canAddLevel(priceTicks) && o.level!.count > 1) {
     return reject('TOO_MANY_ORDERS')
   }
 
   unrest(o)
-  o.priceTicks = cmd.priceTicks
+  const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: (o.amendCount ?? 0) + 1 }
+  o.priceTicks = priceTicks
   o.origQtyLots = cmd.qtyLots
   o.updateTime = time
-  events.push(orderEvent(o, 'AMENDMENT'))
+  o.amendCount = amendment.count
+  // The record shows the mode the current price came from; an explicit price clears it.
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = cmd.priceMatch
+  else if (o.priceMatch !== undefined) o.priceMatch = undefined
+  const e = orderEvent(o, 'AMENDMENT')
+  e.amendment = amendment
+  events.push(e)
   const end = sweep(state, m, o, time, events)
   if (remaining(o) > 0) {
     if (end === 'DONE') {

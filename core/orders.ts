@@ -14,6 +14,7 @@ import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire } from './resting.js'
 import { placeConditional } from './conditional.js'
+import { isPriceMatch, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
 import { lockFor, lockSpot } from './spot.js'
 import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
@@ -24,11 +25,17 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   const sub = findSub(state, cmd)
   if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
   if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') {
+    const matched = withMatchedPrice(m, cmd)
+    if (typeof matched === 'string') return reject(matched)
+    cmd = matched
+  }
   if (isConditionalType(cmd.orderType)) {
     return m.kind === 'PERP' ? placeConditional(m, sub, cmd, time) : reject('ORDER_TYPE_INVALID')
   }
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return reject(o)
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = cmd.priceMatch
   if (sub === undefined) {
     // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
     if (m.kind === 'SPOT') return reject('BALANCE_INSUFFICIENT')
@@ -41,6 +48,20 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   if (typeof r === 'string') return reject(r)
   // Accepted promises the id the order was given, so a caller need not dig it out of the events.
   return acceptOrder(r, o.orderId)
+}
+
+/**
+ * The command with the price its priceMatch names (core/price-match.ts). Perpetual LIMIT
+ * orders only: Binance also takes it on STOP and TAKE_PROFIT, resolved at trigger, which
+ * the conditional orders here do not do yet, so they are refused with its -5038.
+ */
+function withMatchedPrice(m: Market, cmd: PlaceOrder): PlaceOrder | Code {
+  if (!isPriceMatch(cmd.priceMatch)) return 'PRICE_MATCH_INVALID'
+  if (m.kind !== 'PERP' || (cmd.orderType !== 'LIMIT' && cmd.orderType !== 'POST_ONLY')) return 'PRICE_MATCH_TYPE'
+  if (cmd.priceTicks !== undefined) return 'PRICE_NOT_ALLOWED'
+  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
+  const priceTicks = resolvePriceMatch(m, cmd.side, cmd.priceMatch)
+  return typeof priceTicks === 'string' ? priceTicks : { ...cmd, priceTicks }
 }
 
 /** Room for the order to rest, should it: per account, per market, per book, per side. */

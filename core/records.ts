@@ -18,6 +18,7 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
   }
   // Only conditional orders carry the field, so plain order events keep their shape.
   if (o.cond) e.cond = conditionalFields(o)
+  if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') e.priceMatch = o.priceMatch
   return e
 }
 

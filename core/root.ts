@@ -11,7 +11,9 @@ import type { Order, Position, State } from './state.js'
 const encoder = new TextEncoder()
 
 function pos(p: Position): string {
-  return `${p.qtyLots}|${p.costTicksLots}|${p.updateTime}`
+  // Accumulated realized PnL only when there is some, so positions without it hash as before.
+  return p.realizedPnl === 0 ? `${p.qtyLots}|${p.costTicksLots}|${p.updateTime}`
+    : `${p.qtyLots}|${p.costTicksLots}|${p.updateTime}|${p.realizedPnl}`
 }
 
 function orderLeaf(o: Order): string {
@@ -26,6 +28,10 @@ function conditionalLeaf(o: Order): string {
   return ['conditional', o.market.marketId, o.orderId, c.origType, c.stopPriceTicks, c.activationPriceTicks,
     c.callbackPermille, c.workingType, c.priceProtect, c.closePosition, c.activated, c.extremeTicks, c.triggerTime,
     c.reason].join('|')
+}
+
+function orderExtraLeaf(o: Order): string {
+  return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount ?? 0}|${o.priceMatch ?? ''}`
 }
 
 /** Every leaf of the state, as canonical text, sorted. */
@@ -45,11 +51,16 @@ export function stateLeaves(state: State): string[] {
     for (const o of m.book.orders.values()) {
       out.push(orderLeaf(o))
       if (o.cond) out.push(conditionalLeaf(o))
+      // Its own leaf, present only once amended or price-matched, so other orders hash as before.
+      if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
     }
     if (m.kind === 'PERP') {
       if (m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
       // Waiting conditional orders: the order and its trigger state (trailing extreme included).
-      for (const o of m.triggers.live.values()) out.push(orderLeaf(o), conditionalLeaf(o))
+      for (const o of m.triggers.live.values()) {
+        out.push(orderLeaf(o), conditionalLeaf(o))
+        if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
+      }
     }
   }
   for (const account of state.accounts.values()) {

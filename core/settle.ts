@@ -50,6 +50,7 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
   const longBefore = longLots(p)
   const pnl = movePosition(p, o.side === 'BUY' ? lots : -lots, priceTicks) * m.quotePerTickLot
   p.updateTime = time
+  if (pnl !== 0) p.realizedPnl = assertSafe(p.realizedPnl + pnl, 'accumulated realized PnL')
   m.openInterestLots += longLots(p) - longBefore
 
   const notional = lots * priceTicks * m.quotePerTickLot
@@ -72,7 +73,7 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
     account: sub.address, sub: sub.sub, orderId: o.orderId, clientOrderId: o.clientOrderId,
     side: o.side, positionSide: o.positionSide,
     executedQtyLots: o.executedQtyLots, cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status,
-    fee, realizedPnl: pnl, positionQtyLots: p.qtyLots, positionCostTicksLots: p.costTicksLots,
+    fee, realizedPnl: pnl, positionQtyLots: p.qtyLots, positionCostTicksLots: p.costTicksLots, positionRealizedPnl: p.realizedPnl,
     wallet: sub.perpWallet, ...(isolated ? { isolatedWallet: p.isolatedWallet } : {}),
   }
 }

@@ -10,7 +10,7 @@ import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './gene
 import { isConditionalType, newTriggerIndex } from './trigger-index.js'
 import { GtdQueue } from './gtd.js'
 import { newPriceState } from './prices.js'
-import type { Bracket, ConditionalType, CreatePerpMarket, MarginType, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
+import type { Bracket, ConditionalType, CreatePerpMarket, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
 import {
@@ -21,14 +21,18 @@ import {
 const VERSION = 1
 const packr = new Packr({ useRecords: false })
 
-type PositionTuple = [number, number, number]
+type PositionTuple = [number, number, number, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
-  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, CondTuple?]
+  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, ExtraTuple?]
 /** A conditional order's trigger state (core/conditional.ts), appended to its order tuple. */
 type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean, boolean, boolean, number, number, string]
+/** Amendment count and priceMatch, appended (after a null cond) only when either is set. */
+type ExtraTuple = [number, PriceMatch | '']
 
-const posTuple = (p: Position): PositionTuple => [p.qtyLots, p.costTicksLots, p.updateTime]
-const fromPos = (t: PositionTuple): Position => ({ qtyLots: t[0], costTicksLots: t[1], updateTime: t[2], isolatedWallet: 0 })
+const posTuple = (p: Position): PositionTuple => p.realizedPnl === 0 ? [p.qtyLots, p.costTicksLots, p.updateTime]
+  : [p.qtyLots, p.costTicksLots, p.updateTime, p.realizedPnl]
+const fromPos = (t: PositionTuple): Position => ({ qtyLots: t[0], costTicksLots: t[1], updateTime: t[2], isolatedWallet: 0,
+  realizedPnl: t[3] ?? 0 })
 /** Margin type and isolated wallets of a holding (BOTH, LONG, SHORT); absent when all default. */
 type IsolatedTuple = [MarginType, number, number, number]
 
@@ -41,11 +45,22 @@ function orderTuple(o: Order): OrderTuple {
     t.push([c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
       c.closePosition, c.activated, c.extremeTicks, c.triggerTime, c.reason])
   }
+  if (o.amendCount || o.priceMatch !== undefined) {
+    if (!c) t.push(null)
+    t.push([o.amendCount ?? 0, o.priceMatch ?? ''])
+  }
   return t
 }
 
-function condOf(t: CondTuple | undefined): Conditional | null {
-  if (t === undefined) return null
+/** Sets the amendment count and priceMatch an order tuple carries (absent from older snapshots). */
+function restoreExtra(o: Order, t: ExtraTuple | undefined): void {
+  if (t === undefined) return
+  if (t[0] > 0) o.amendCount = t[0]
+  if (t[1] !== '') o.priceMatch = t[1]
+}
+
+function condOf(t: CondTuple | null | undefined): Conditional | null {
+  if (t === undefined || t === null) return null
   return {
     origType: t[0], stopPriceTicks: t[1], activationPriceTicks: t[2], callbackPermille: t[3], workingType: t[4],
     priceProtect: t[5], closePosition: t[6], activated: t[7], extremeTicks: t[8], triggerTime: t[9], reason: t[10], entry: null,
@@ -172,6 +187,7 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
       marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]),
     }
+    restoreExtra(o, t[21])
     if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
     else m.book.insert(o)
   }

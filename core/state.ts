@@ -1,7 +1,7 @@
 // The exchange state the core mutates. Everything here is reachable from the log alone and
 // is covered by the state root and the snapshot.
 
-import type { Bracket, ConditionalType, MarginType, MarketStatus, OrderType, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
+import type { Bracket, ConditionalType, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { Book, type Level } from './book.js'
 import { ClientIdIndex } from './client-id-index.js'
@@ -138,6 +138,10 @@ export interface Order {
   next: Order | null
   /** Conditional orders: trigger parameters and trailing state (null or absent for plain orders). */
   cond?: Conditional | null
+  /** Times it was amended (Binance's amendment count; capped by LIMITS.amendmentsPerOrderMax). Absent: 0. */
+  amendCount?: number
+  /** The priceMatch mode its price was last taken by (absent: NONE). */
+  priceMatch?: PriceMatch
 }
 
 /** What a conditional order waits for (core/conditional.ts). */
@@ -172,6 +176,11 @@ export interface Position {
    * for a cross position and for a flat one.
    */
   isolatedWallet: number
+  /**
+   * Realized PnL of this position side's fills, before fees, quote ledger units, summed over
+   * the sub-account's life in the market (Binance's `cr`, accumulated realized).
+   */
+  realizedPnl: number
 }
 
 /** One sub-account's standing in one perpetual market. */
@@ -293,7 +302,7 @@ export function createState(): State {
 }
 
 export function newPosition(): Position {
-  return { qtyLots: 0, costTicksLots: 0, updateTime: 0, isolatedWallet: 0 }
+  return { qtyLots: 0, costTicksLots: 0, updateTime: 0, isolatedWallet: 0, realizedPnl: 0 }
 }
 
 export function newHolding(marketId: number, leverage: number): PerpHolding {

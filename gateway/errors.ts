@@ -312,6 +312,10 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   MODIFY_UNCHANGED: () => bad(-5027, 'No need to modify the order.'),
   MODIFY_NOTIONAL_TOO_SMALL: (ctx) => bad(-5029, `Order's notional must be no smaller than ${ctx.minNotional ?? '0'}`),
   MODIFY_NOT_TRADING: () => bad(-5024, 'Symbol is not in trading status. Order amendment is not permitted.'),
+  MODIFY_LIMIT_REACHED: () => bad(-5026, 'Exceed maximum modify order limit.'),
+  PRICE_MATCH_INVALID: () => bad(-5037, 'Invalid price match'),
+  PRICE_MATCH_TYPE: () => bad(-5038, 'Price match only supports order type: LIMIT, STOP AND TAKE_PROFIT'),
+  PRICE_MATCH_NO_DEPTH: () => bad(-5041, 'No depth matches this BBO order'),
 
   // Oracle prices come from the price feed, never a client; the codes are mapped for completeness.
   ORACLE_UNKNOWN: () => bad(-1020, 'This operation is not supported.'),

@@ -11,7 +11,7 @@
 import type { PositionSide } from '../../core/commands.js'
 import type { Event, OrderRecordFields as CoreOrderFields, PerpFillSide, PerpTradeEvent } from '../../core/events.js'
 import { isolatedWalletTotal, unrealizedPnl } from '../../core/margin.js'
-import type { PerpMarket, State } from '../../core/state.js'
+import { positionOf, type PerpMarket, type State } from '../../core/state.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
 import { algoUpdate } from '../format-algo.js'
 import { fieldsOfOrder, formatCallbackRate } from '../format-order.js'
@@ -35,10 +35,13 @@ interface PositionUpdate {
   qtyLots: number
   costTicksLots: number
   isolatedWallet?: number
+  /** Accumulated realized PnL (`cr`); read from the state where the event does not carry it. */
+  realizedPnl?: number
 }
 
 const fromFill = (m: PerpMarket, side: PerpFillSide): PositionUpdate => ({ m, positionSide: side.positionSide,
-  qtyLots: side.positionQtyLots, costTicksLots: side.positionCostTicksLots, isolatedWallet: side.isolatedWallet })
+  qtyLots: side.positionQtyLots, costTicksLots: side.positionCostTicksLots, isolatedWallet: side.isolatedWallet,
+  realizedPnl: side.positionRealizedPnl })
 
 /** What an ACCOUNT_UPDATE after fills reports for one sub-account. */
 interface FillSummary {
@@ -110,7 +113,7 @@ export class UserEvents {
           const rows = (e.isolated ?? []).map((i): PositionUpdate => ({ m, positionSide: i.positionSide, qtyLots: i.qtyLots,
             costTicksLots: i.costTicksLots, isolatedWallet: i.isolatedWallet }))
           emit(e.account, e.sub, accountUpdate(state, time, 'FUNDING_FEE', m.quote, e.wallet, e.amount, rows,
-            isolatedTotal(state, e.account, e.sub)))
+            isolatedTotal(state, e.account, e.sub), e))
           break
         }
         case 'positionMargin': {
@@ -120,7 +123,7 @@ export class UserEvents {
             costTicksLots: e.positionCostTicksLots, isolatedWallet: e.isolatedWallet }
           const change = e.direction === 'ADD' ? -e.amount : e.amount
           emit(e.account, e.sub, accountUpdate(state, time, 'MARGIN_TRANSFER', m.quote, e.wallet, change, [row],
-            isolatedTotal(state, e.account, e.sub)))
+            isolatedTotal(state, e.account, e.sub), e))
           break
         }
         case 'marginType': {
@@ -132,7 +135,7 @@ export class UserEvents {
           const iso = e.marginType === 'ISOLATED' ? 0 : undefined
           const rows = sides.map((ps): PositionUpdate => ({ m, positionSide: ps, qtyLots: 0, costTicksLots: 0, isolatedWallet: iso }))
           emit(e.account, e.sub, accountUpdate(state, time, 'MARGIN_TYPE_CHANGE', m.quote, sub?.perpWallet ?? 0, 0, rows,
-            isolatedTotal(state, e.account, e.sub)))
+            isolatedTotal(state, e.account, e.sub), e))
           break
         }
         case 'marginCall':
@@ -219,9 +222,16 @@ function isolatedTotal(state: State, account: string, sub: number): number {
   return s === undefined ? 0 : isolatedWalletTotal(s)
 }
 
+/** A position's accumulated realized PnL as the state holds it, for rows no fill reported. */
+function realizedOf(state: State, owner: { account: string; sub: number } | undefined, r: PositionUpdate): number {
+  if (owner === undefined) return 0
+  const h = state.accounts.get(owner.account)?.subs[owner.sub]?.perp.get(r.m.marketId)
+  return h === undefined ? 0 : positionOf(h, r.positionSide).realizedPnl
+}
+
 /** ACCOUNT_UPDATE: the balance after the change (wb whole, cw cross) and the positions it touched. */
 function accountUpdate(state: State, time: number, reason: string, asset: string, wallet: number, change: number,
-  rows: PositionUpdate[], isolated = 0): Payload {
+  rows: PositionUpdate[], isolated = 0, owner?: { account: string; sub: number }): Payload {
   const scale = state.assets.get(asset)?.scale ?? 0
   return {
     e: 'ACCOUNT_UPDATE', E: time, T: time,
@@ -229,10 +239,10 @@ function accountUpdate(state: State, time: number, reason: string, asset: string
       m: reason,
       B: [{ a: asset, wb: formatBalance(wallet + isolated, scale), cw: formatBalance(wallet, scale), bc: formatBalance(change, scale) }],
       P: rows.map((r) => {
-        const p = { qtyLots: r.qtyLots, costTicksLots: r.costTicksLots, updateTime: time, isolatedWallet: r.isolatedWallet ?? 0 }
+        const p = { qtyLots: r.qtyLots, costTicksLots: r.costTicksLots, updateTime: time, isolatedWallet: r.isolatedWallet ?? 0, realizedPnl: 0 }
         const ep = formatAvgPrice(r.m, Math.abs(p.costTicksLots), Math.abs(p.qtyLots), r.m.pricePrecision)
         return {
-          s: r.m.symbol, pa: formatQty(r.m, p.qtyLots), ep, bep: ep, cr: formatBalance(0, scale),
+          s: r.m.symbol, pa: formatQty(r.m, p.qtyLots), ep, bep: ep, cr: formatBalance(r.realizedPnl ?? realizedOf(state, owner, r), scale),
           up: formatBalance(unrealizedPnl(r.m, p), scale), mt: r.isolatedWallet === undefined ? 'cross' : 'isolated',
           iw: formatBalance(p.isolatedWallet, scale), ps: r.positionSide,
         }

@@ -113,4 +113,16 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
   // Cancel: the rest of the ask, with its fill so far.
   feed(await rig.run({ type: 'CancelOrder', account: alice.address, sub: 0, marketId: 1, orderId: 1 }))
   t.match(take(), [{ who: 'alice/0', e: 'ORDER_TRADE_UPDATE', o: { i: 1, x: 'CANCELED', X: 'CANCELED', z: '0.004', ap: '50000.0' } }])
+
+  // Closing fills: `cr`, the position's accumulated realized PnL before fees, adds up.
+  // Alice (short 0.004 at 50000) buys 0.002 back at 50100: −0.20 each time; Bob the opposite.
+  for (const [price, expected] of [[501_000, ['-0.20000000', '0.20000000']], [501_000, ['-0.40000000', '0.40000000']]] as const) {
+    feed(await rig.run({ type: 'PlaceOrder', account: alice.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT',
+      timeInForce: 'GTC', priceTicks: price, qtyLots: 2 }))
+    feed(await rig.run({ type: 'PlaceOrder', account: bob.address, sub: 0, marketId: 1, side: 'SELL', orderType: 'MARKET', qtyLots: 2 }))
+    const all = take()
+    const cr = (who: string): string[] => all.filter((g) => g.who === who && g.e === 'ACCOUNT_UPDATE')
+      .map((g) => (g.a as { P: { cr: string }[] }).P[0]!.cr)
+    t.same([cr('alice/0'), cr('bob/0')], [[expected[0]], [expected[1]]], `cr after closing 0.002 at 50100.0: ${expected.join(', ')}`)
+  }
 })
