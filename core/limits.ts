@@ -119,6 +119,8 @@ export const PROJECTION_LIMITS = {
   forceOrdersMax: 100,
   /** /fapi/v1/forceOrders without startTime searches this far back from endTime (Binance: 7 days). */
   forceOrdersWindowMs: 7 * DAY_MS,
+  /** Forced orders are kept (and reachable) this long, as the other account histories. */
+  forceOrderRetentionMs: 90 * DAY_MS,
   /** /fapi/v1/positionMargin/history (Binance's default 500; its maximum unstated). */
   positionMarginHistoryMax: 1000,
   /** Position margin history reaches back 30 days, and one query spans at most that. */

@@ -58,11 +58,12 @@ export interface ForceOrderQuery extends TimeRange {
 
 /**
  * A sub-account's forced orders by the time-range rule, ascending. As Binance: without a
- * startTime only the 7 days before endTime (or now) are searched.
+ * startTime only the 7 days before endTime (or now) are searched; never past the retention.
  */
 export function forceOrders(stores: Stores, owner: Owner, q: ForceOrderQuery, nowMs: number): Promise<ForceOrderRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.forceOrdersMax)
-  const floor = q.startTime === undefined ? Math.max(0, (q.endTime ?? nowMs) - PROJECTION_LIMITS.forceOrdersWindowMs) : 0
+  const kept = Math.max(0, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs)
+  const floor = q.startTime === undefined ? Math.max(kept, (q.endTime ?? nowMs) - PROJECTION_LIMITS.forceOrdersWindowMs) : kept
   return scan(stores.forceOrders, timeRangeBounds(ownerKey(owner.account, owner.sub).build(), q, floor), q.limit, (_k, v) => {
     const r = forceOrderCodec.decode(v)
     if (q.marketId !== undefined && r.marketId !== q.marketId) return undefined

@@ -240,6 +240,7 @@ export class Projections {
     n += await pruneByTimeSuffix(this.stores.income, incomeCutoff, budget - n)
     n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
     n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
+    n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
     return n
   }
 
