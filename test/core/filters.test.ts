@@ -46,7 +46,7 @@ const rows: [string, Command, string][] = [
   ['spot with a positionSide', limit(ALICE, 'BUY', 2_500_000, 2, { marketId: BTCSPOT, positionSide: 'BOTH' }), 'COMMAND_INVALID'],
   // shapes
   ['side', limit(ALICE, 'HOLD' as never, 500_000, 10), 'SIDE_INVALID'],
-  ['order type', { ...limit(ALICE, 'BUY', 500_000, 10), orderType: 'STOP' as never }, 'ORDER_TYPE_INVALID'],
+  ['order type', { ...limit(ALICE, 'BUY', 500_000, 10), orderType: 'OCO' as never }, 'ORDER_TYPE_INVALID'],
   ['time in force', limit(ALICE, 'BUY', 500_000, 10, { timeInForce: 'DAY' as never }), 'TIF_INVALID'],
   ['unknown market', limit(ALICE, 'BUY', 500_000, 10, { marketId: 99 }), 'MARKET_UNKNOWN'],
   ['fractional market id', limit(ALICE, 'BUY', 500_000, 10, { marketId: 1.5 }), 'MARKET_UNKNOWN'],
