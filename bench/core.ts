@@ -152,21 +152,40 @@ function latencyPeer(ops: PeerOp[]): Latency {
   return latencyOf(samples)
 }
 
+interface PriceEvents {
+  /** Conditional orders that triggered (each counted once). */
+  triggered: number
+  /** Liquidation orders (forceOrder LIQUIDATION) and the lots they filled. */
+  liquidations: number
+  liquidatedLots: number
+  /** ADL orders (forceOrder ADL): counterparties closed against a liquidation the book could not take. */
+  adl: number
+  marginCalls: number
+  /** Insurance fund changes: clearance fees in, shortfalls covered. */
+  insurance: number
+  near: number
+}
+
 /** What the price-moving stream made happen, from one more untimed replay. */
-function countEvents(w: Workload): { triggered: number; liquidations: number; marginCalls: number; near: number } {
+function countEvents(w: Workload): PriceEvents {
   const state = stateAfter(toEntries(w.setup, 1))
   const triggered = new Set<string>()
-  let liquidations = 0
-  let marginCalls = 0
+  const out: PriceEvents = { triggered: 0, liquidations: 0, liquidatedLots: 0, adl: 0, marginCalls: 0, insurance: 0, near: 0 }
   for (const e of toEntries(w.stream, w.setup.length + 1)) {
     for (const ev of apply(state, e).events) {
+      // A conditional order's records carry its trigger time once it fired.
       if (ev.type === 'order' && ev.cond !== undefined && ev.cond.triggerTime > 0) triggered.add(`${ev.marketId}:${ev.orderId}`)
-      else if (ev.type === 'forceOrder') liquidations++
-      else if (ev.type === 'marginCall') marginCalls++
+      else if (ev.type === 'forceOrder' && ev.autoCloseType === 'LIQUIDATION') {
+        out.liquidations++
+        out.liquidatedLots += ev.executedQtyLots
+      } else if (ev.type === 'forceOrder') out.adl++
+      else if (ev.type === 'marginCall') out.marginCalls++
+      else if (ev.type === 'insurance') out.insurance++
     }
   }
-  const near = Math.max(1, Math.round((w.accounts.length * (w.options.priceMoves?.nearLiquidationPercent ?? 0)) / 100))
-  return { triggered: triggered.size, liquidations, marginCalls, near }
+  out.triggered = triggered.size
+  out.near = Math.max(1, Math.round((w.accounts.length * (w.options.priceMoves?.nearLiquidationPercent ?? 0)) / 100))
+  return out
 }
 
 function median(xs: number[]): number {
@@ -277,11 +296,14 @@ function run(out: (line: string) => void): BenchSummary {
   const cpuRatio = pm.cmdsPerCpuSec / ours.cmdsPerCpuSec
   const ppct = (k: number): string => fixed((100 * k) / pn, 1) + '%'
   out('')
-  out(`price-moving: ${int(pn)} commands after ${pw.setup.length} setup commands (oracles, ${events.near} accounts opened near ` +
-    `liquidation at 100×); mix: limit ${ppct(pw.mix.limit)}, cancel ${ppct(pw.mix.cancel)}, market ${ppct(pw.mix.market)}, ` +
-    `oracle price ${ppct(pw.mix.oracle)}, conditional ${ppct(pw.mix.conditional)}, Tick every ${int(PRICE_MOVES.tickEvery)}`)
-  out(`what the prices did: ${int(events.triggered)} conditional orders triggered, ${int(events.liquidations)} liquidation orders, ` +
-    `${int(events.marginCalls)} margin calls`)
+  out(`price-moving: ${int(pn)} commands after ${pw.setup.length} setup commands; ${int(pw.accounts.length)} accounts, ` +
+    `${events.near} of them holding 0.2 BTC at 100× near liquidation, BTC's mid drifting against one at a time and each ` +
+    `re-opening its position once liquidated; mix: limit ${ppct(pw.mix.limit)}, cancel ${ppct(pw.mix.cancel)}, ` +
+    `market ${ppct(pw.mix.market)}, oracle price ${ppct(pw.mix.oracle)}, conditional ${ppct(pw.mix.conditional)}, ` +
+    `re-opening ${ppct(pw.mix.rearm)}, Tick every ${int(PRICE_MOVES.tickEvery)}`)
+  out(`what the prices did: ${int(events.triggered)} conditional orders triggered, ${int(events.liquidations)} liquidation orders ` +
+    `(${int(events.liquidatedLots)} lots), ${int(events.adl)} ADL orders, ${int(events.marginCalls)} margin calls, ` +
+    `${int(events.insurance)} insurance fund changes`)
   out('')
   for (const line of table(
     ['workload', 'commands', 'accepted', 'rejected', 'trades', 'cmds/s', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs'],

@@ -11,6 +11,7 @@ import { modifyOrder } from './modify.js'
 import { oraclePrice, setOracle } from './oracle.js'
 import { changeLeverage, changePositionMode } from './positions.js'
 import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
+import { trimClosingOrders } from './reduce-only.js'
 import { accept, reject } from './results.js'
 import { createSession, listenKey, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
@@ -24,6 +25,7 @@ export function apply(state: State, entry: Entry): Result {
   state.time = entry.time
   const result = dispatch(state, entry)
   pricesAfterCommand(state, entry.command, result, entry.time)
+  trimClosingOrders(state, result, entry.time)
   return result
 }
 

@@ -309,8 +309,18 @@ function trail(m: PerpMarket, set: TriggerSet, byExtreme: TriggerHeap, byTrigger
   // SELL: extremes below the price rise to it; BUY: extremes above it fall to it.
   for (let e = byExtreme.peek(); e !== undefined; e = byExtreme.peek()) {
     if (byExtreme.rising ? e.priceTicks >= price : e.priceTicks <= price) break
-    e.order.cond!.extremeTicks = price
-    fileTrailing(set, e.order)
+    // The live top entry moves to the new extreme in place (no dead entry, no allocation);
+    // the trigger entry, somewhere inside its heap, is replaced.
+    byExtreme.pop()
+    const o = e.order
+    const c = o.cond!
+    c.extremeTicks = price
+    e.priceTicks = price
+    byExtreme.push(e)
+    if (c.entry) byTrigger.markStale()
+    const trig = { priceTicks: trailingTrigger1000(o), orderId: o.orderId, order: o }
+    c.entry = trig
+    byTrigger.push(trig)
   }
   const price1000 = price * PERMILLE
   // SELL fires when price × 1000 ≤ trigger (highest trigger first); BUY when ≥ (lowest first).

@@ -125,6 +125,10 @@ export const PROJECTION_LIMITS = {
   positionMarginHistoryMax: 1000,
   /** Position margin history reaches back 30 days, and one query spans at most that. */
   positionMarginRetentionMs: 30 * DAY_MS,
+  /** /fapi/v1/orderAmendment (Binance: default 50, max 100). */
+  orderAmendmentsMax: 100,
+  /** Order modify history reaches back three months (taken as 90 days). */
+  orderAmendmentRetentionMs: 90 * DAY_MS,
   /** Trades of one market within this span of each other, at one price and side, aggregate. */
   aggregateWindowMs: 100,
   /** historicalTrades and income reach back three months (taken as 90 days). */

@@ -12,6 +12,7 @@
 // heap is rebuilt when they outnumber the live.
 
 import type { ConditionalType, OrderType, WorkingType } from './commands.js'
+import { Heap } from './heap.js'
 import { LIMITS } from './limits.js'
 import type { Order } from './state.js'
 
@@ -27,27 +28,31 @@ export interface TriggerEntry {
   order: Order
 }
 
-/** Binary heap of entries: nearest trigger on top (lowest for `up`, highest for `down`), ties by orderId. */
-export class TriggerHeap {
-  readonly items: TriggerEntry[] = []
+function risingBefore(a: TriggerEntry, b: TriggerEntry): boolean {
+  return a.priceTicks !== b.priceTicks ? a.priceTicks < b.priceTicks : a.orderId < b.orderId
+}
+
+function fallingBefore(a: TriggerEntry, b: TriggerEntry): boolean {
+  return a.priceTicks !== b.priceTicks ? a.priceTicks > b.priceTicks : a.orderId < b.orderId
+}
+
+/** Binary heap (core/heap.ts) of entries: nearest trigger on top (lowest for `up`, highest for `down`), ties by orderId. */
+export class TriggerHeap extends Heap<TriggerEntry> {
   /** Entries whose order left (skipped when they surface). */
   stale = 0
 
   /** `rising`: lowest key on top; else highest. `extremes`: entries are `cond.extremeEntry`. */
-  constructor(readonly rising: boolean, readonly extremes = false) {}
+  constructor(readonly rising: boolean, readonly extremes = false) {
+    super(rising ? risingBefore : fallingBefore)
+  }
 
   private live(e: TriggerEntry): boolean {
     const c = e.order.cond
     return c != null && (this.extremes ? c.extremeEntry === e : c.entry === e)
   }
 
-  private before(a: TriggerEntry, b: TriggerEntry): boolean {
-    if (a.priceTicks !== b.priceTicks) return this.rising ? a.priceTicks < b.priceTicks : a.priceTicks > b.priceTicks
-    return a.orderId < b.orderId
-  }
-
   /** The nearest live entry, dropping dead ones above it. */
-  peek(): TriggerEntry | undefined {
+  override peek(): TriggerEntry | undefined {
     for (let top = this.items[0]; top !== undefined; top = this.items[0]) {
       if (this.live(top)) return top
       this.pop()
@@ -56,47 +61,12 @@ export class TriggerHeap {
     return undefined
   }
 
-  push(e: TriggerEntry): void {
-    const a = this.items
-    a.push(e)
-    let i = a.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!this.before(a[i]!, a[parent]!)) break
-      const t = a[i]!; a[i] = a[parent]!; a[parent] = t
-      i = parent
-    }
-  }
-
-  pop(): TriggerEntry | undefined {
-    const a = this.items
-    const top = a[0]
-    const last = a.pop()
-    if (a.length > 0 && last !== undefined) {
-      a[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < a.length && this.before(a[l]!, a[m]!)) m = l
-        if (r < a.length && this.before(a[r]!, a[m]!)) m = r
-        if (m === i) break
-        const t = a[i]!; a[i] = a[m]!; a[m] = t
-        i = m
-      }
-    }
-    return top
-  }
-
   /** One entry left early: rebuild once the dead outnumber the live (keeps size bounded). */
   markStale(): void {
     this.stale += 1
     if (this.stale > this.items.length - this.stale + LIMITS.triggerStaleMax) {
-      const kept = this.items.filter((e) => this.live(e))
-      this.items.length = 0
+      this.retain((e) => this.live(e))
       this.stale = 0
-      for (const e of kept) this.push(e)
     }
   }
 }

@@ -18,6 +18,7 @@ export function fieldsOfOrder(o: Order): OrderFields {
     reduceOnly: o.reduceOnly, stp: o.stp, goodTillDate: o.goodTillDate, time: o.time, updateTime: o.updateTime,
   }
   if (o.cond) f.cond = conditionalFields(o)
+  if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') f.priceMatch = o.priceMatch
   return f
 }
 
@@ -70,7 +71,7 @@ export function orderJson(m: Market, o: OrderFields, form: 'record' | 'response'
     out.activatePrice = formatPrice(m, c.activationPriceTicks)
     out.priceRate = formatCallbackRate(c.callbackPermille)
   }
-  Object.assign(out, { selfTradePreventionMode: o.stp, goodTillDate: o.goodTillDate, priceMatch: 'NONE' })
+  Object.assign(out, { selfTradePreventionMode: o.stp, goodTillDate: o.goodTillDate, priceMatch: o.priceMatch ?? 'NONE' })
   if (form === 'record') out.time = o.time
   out.updateTime = o.updateTime
   return out

@@ -7,7 +7,7 @@ import type { Command } from '../core/commands.js'
 import type { State } from '../core/state.js'
 import { hex, packr, type LogEntry } from '../replica/entry.js'
 import type { ReplicaNode } from '../replica/node.js'
-import { stateViolations } from './model/invariants.js'
+import { maintenanceViolations, stateViolations } from './model/invariants.js'
 import type { EventLoop } from './world/loop.js'
 
 const FAILURES_KEPT = 20
@@ -91,7 +91,7 @@ export class Checks {
   }
 
   invariants(where: string, state: State): void {
-    for (const v of stateViolations(state).slice(0, 5)) this.fail(`${where} at seq ${state.seq}: ${v}`)
+    for (const v of [...stateViolations(state), ...maintenanceViolations(state)].slice(0, 5)) this.fail(`${where} at seq ${state.seq}: ${v}`)
   }
 }
 

@@ -8,7 +8,9 @@ import fc from 'fast-check'
 import type { CancelOrder, Command, PlaceOrder } from '../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { oracleGenesis, oracleWalk } from './prices.js'
+import type { Result } from '../core/events.js'
 import { stateRoot } from '../core/root.js'
+import type { State } from '../core/state.js'
 import { sameHash, packr, hex, type LogEntry } from '../replica/entry.js'
 import { IngressClient, IngressError } from '../replica/ingress.js'
 import type { ReplicaNode } from '../replica/node.js'
@@ -48,6 +50,8 @@ export interface ClusterOptions {
   priceEveryMs?: number
   /** Batches of the final log the restarting shadow restarts before. */
   restartWindow?: number
+  /** Sees every entry of the final log with its result, once (for diagnostics). */
+  onResult?: (entry: LogEntry, result: Result) => void
 }
 
 export interface SeedStats {
@@ -71,6 +75,12 @@ export interface SeedStats {
   /** Perpetuals with an index price, and those whose funding settled at least once (final state). */
   priced: number
   fundingSettled: number
+  /** From the final log's results: conditional orders triggered, liquidation and ADL orders, margin calls, shortfalls the insurance fund covered. */
+  triggers: number
+  liquidations: number
+  adlFills: number
+  marginCalls: number
+  shortfalls: number
 }
 
 export interface SeedReport {
@@ -212,6 +222,8 @@ class SimClient {
   private ingress: IngressClient | null = null
   private connecting = false
   private next = 0
+  /** Per perpetual, the price its orders were last centred on (kept while the sequencer is down). */
+  private readonly centre = new Map<number, number>()
   inFlight = 0
   stopped = false
 
@@ -271,6 +283,24 @@ class SimClient {
     })
   }
 
+  /**
+   * A perpetual order's prices (limit, stop, activation) moved from the generator's fixed mid
+   * to the market's mark price now, so books, triggers and liquidations follow the oracle.
+   */
+  private recentred(c: PlaceOrder, state: State | undefined): PlaceOrder {
+    const mid = PERP_MIDS.get(c.marketId)
+    if (mid === undefined) return c
+    const m = state?.markets[c.marketId]
+    if (m?.kind === 'PERP' && m.markPriceTicks > 0) this.centre.set(c.marketId, m.markPriceTicks)
+    const delta = (this.centre.get(c.marketId) ?? mid) - mid
+    if (delta === 0) return c
+    const out = { ...c }
+    if (c.priceTicks !== undefined) out.priceTicks = shift(c.priceTicks, mid, delta)
+    if (c.stopPriceTicks !== undefined) out.stopPriceTicks = shift(c.stopPriceTicks, mid, delta)
+    if (c.activationPriceTicks !== undefined) out.activationPriceTicks = shift(c.activationPriceTicks, mid, delta)
+    return out
+  }
+
   /** The command as this client sends it now: its cancels aimed at its open orders, dates from now. */
   private concrete(t: TimedCommand): Command | null {
     const { w } = this
@@ -290,9 +320,22 @@ class SimClient {
       c = resolved satisfies CancelOrder
     }
     if (c.type === 'PlaceOrder' && c.goodTillDate !== undefined) c = { ...c, goodTillDate: w.wall() + (c.goodTillDate - t.time) } satisfies PlaceOrder
+    if (c.type === 'PlaceOrder') c = this.recentred(c, state)
     if (c.type === 'Deposit' && !c.ref.startsWith('shared-')) c = { ...c, ref: `${this.name}:${c.ref}` }
     return normalize(c)
   }
+}
+
+/** The perpetuals as clients trade them: orders up to about 9 000 and 6 000 USDT, so thin wallets run high leverage. */
+const SIM_BTCPERP = { ...PROFILES.BTCPERP, maxLots: 300 }
+const SIM_ETHPERP = { ...PROFILES.ETHPERP, maxLots: 3_000 }
+
+/** The generator's mid of each perpetual (its prices are offsets from it). */
+const PERP_MIDS = new Map<number, number>([SIM_BTCPERP, SIM_ETHPERP].map((p) => [p.marketId, p.midTicks]))
+
+/** A price the generator meant (within 10 % of its mid; a deliberately bad one is left alone) moved by `delta`. */
+function shift(price: number | undefined, mid: number, delta: number): number | undefined {
+  return price === undefined || Math.abs(price - mid) > mid / 10 ? price : price + delta
 }
 
 /** The command as it comes back from the wire (msgpack drops undefined fields). */
@@ -314,10 +357,10 @@ class World {
   readonly stats: SeedStats = {
     submitted: 0, acked: 0, refused: 0, unknown: 0, logLength: 0, crashes: 0, sequencerCrashes: 0, tornTails: 0, partitions: 0,
     fatalRestarts: 0, lost: 0, duplicated: 0, corrupted: 0, broken: 0, checkpoints: 0, virtualMs: 0, events: 0,
-    priced: 0, fundingSettled: 0,
+    priced: 0, fundingSettled: 0, triggers: 0, liquidations: 0, adlFills: 0, marginCalls: 0, shortfalls: 0,
   }
 
-  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs'>) {
+  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult'>) {
     this.rng = new Rng(o.seed)
     this.plan = o.calm ? NO_FAULTS : drawFaults(this.rng)
     this.net = new SimNetwork(this.loop, this.rng)
@@ -349,8 +392,8 @@ async function run(w: World): Promise<SeedReport> {
   // Each client trades the six model accounts on all four markets; its stream comes from the seed.
   for (let i = 1; i <= o.clients; i++) {
     const [stream] = fc.sample(commandStream({
-      markets: [PROFILES.BTCPERP, PROFILES.ETHPERP, PROFILES.BTCSPOT, PROFILES.ETHSPOT], accounts: 6,
-      minLength: o.commandsPerClient, maxLength: o.commandsPerClient,
+      markets: [SIM_BTCPERP, SIM_ETHPERP, PROFILES.BTCSPOT, PROFILES.ETHSPOT], accounts: 6,
+      minLength: o.commandsPerClient, maxLength: o.commandsPerClient, extended: true,
     }), { seed: (o.seed * 7919 + i) | 0, numRuns: 1 })
     w.clients.push(new SimClient(`c${i}`, stream!, w))
   }
@@ -395,6 +438,21 @@ async function run(w: World): Promise<SeedReport> {
     seed: o.seed, ok: w.checks.failures.length === 0, failures: w.checks.failures, faults: o.calm ? 'calm' : describeFaults(plan),
     stats: w.stats, traceHash: loop.traceHash(), replay: replayCommand({ ...o }),
   }
+}
+
+/** Adds one result's triggers, liquidations, ADL fills, margin calls and shortfalls to the seed's counts. */
+function count(stats: SeedStats, r: Result): void {
+  // A conditional order fires into a NEW record (placed) or an EXPIRED one with its reason.
+  const fired = new Set<string>()
+  for (const e of r.events) {
+    if (e.type === 'order' && e.cond !== undefined && e.cond.triggerTime > 0 && (e.execType === 'NEW' || e.cond.reason !== '')) {
+      fired.add(`${e.marketId}:${e.orderId}`)
+    }
+    else if (e.type === 'forceOrder') stats[e.autoCloseType === 'ADL' ? 'adlFills' : 'liquidations']++
+    else if (e.type === 'marginCall') stats.marginCalls++
+    else if (e.type === 'insurance' && e.reason === 'SHORTFALL') stats.shortfalls++
+  }
+  stats.triggers += fired.size
 }
 
 function scheduleFaults(w: World, until: number): void {
@@ -508,6 +566,7 @@ async function finalChecks(w: World): Promise<void> {
   w.checks.finalLog(entries)
   const root = compareRoots(w)
   w.checks.invariants('sequencer (final)', seq.node!.state)
-  await runShadows(w.checks, seq.disk, w.o.checkpointInterval, root, w.rng.below(seq.disk.batches.length), w.o.restartWindow)
+  await runShadows(w.checks, seq.disk, w.o.checkpointInterval, root, w.rng.below(seq.disk.batches.length), w.o.restartWindow,
+    (e, r) => { count(w.stats, r); w.o.onResult?.(e, r) })
   w.loop.record(`final ${entries.length} ${hex(seq.disk.last().hash)} ${root}`)
 }

@@ -50,12 +50,13 @@ function bar(done: number, total: number, failed: number, started: number): stri
 }
 
 function table(reports: SeedReport[]): string {
-  const head = ['seed', 'result', 'log', 'acked', 'unknown', 'crashes(seq)', 'torn', 'partitions', 'lost', 'dup', 'corrupt', 'restarts', 'checkpoints', 'priced/funded', 'virtual s']
+  const head = ['seed', 'result', 'log', 'acked', 'unknown', 'crashes(seq)', 'torn', 'partitions', 'lost', 'dup', 'corrupt', 'restarts', 'checkpoints', 'priced/funded', 'triggers', 'liq', 'adl', 'shortfall', 'mcall', 'virtual s']
   const rows = reports.map((r) => {
     const s = r.stats
     return [String(r.seed), r.ok ? 'ok' : 'FAIL', String(s.logLength), String(s.acked), String(s.unknown), `${s.crashes}(${s.sequencerCrashes})`,
       String(s.tornTails), String(s.partitions), String(s.lost), String(s.duplicated), String(s.corrupted), String(s.fatalRestarts),
-      String(s.checkpoints), `${s.priced}/${s.fundingSettled}`, (s.virtualMs / 1000).toFixed(1)]
+      String(s.checkpoints), `${s.priced}/${s.fundingSettled}`, String(s.triggers), String(s.liquidations), String(s.adlFills),
+      String(s.shortfalls), String(s.marginCalls), (s.virtualMs / 1000).toFixed(1)]
   })
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]): string => cells.map((c, i) => c.padStart(widths[i]!)).join('  ')
@@ -82,6 +83,9 @@ async function main(): Promise<void> {
     for (const f of r.failures) console.log(`  - ${f}`)
     console.log(`  replay: ${r.replay}`)
   }
+  const sum = (k: 'triggers' | 'liquidations' | 'adlFills' | 'shortfalls' | 'marginCalls'): number => reports.reduce((n, r) => n + r.stats[k], 0)
+  console.log(`\ntotals: ${sum('triggers')} triggers, ${sum('liquidations')} liquidation orders, ${sum('adlFills')} ADL fills, ` +
+    `${sum('shortfalls')} shortfalls covered by the insurance fund, ${sum('marginCalls')} margin calls`)
   console.log(`\n${args.seeds - failed}/${args.seeds} seeds passed in ${((Date.now() - started) / 1000).toFixed(1)}s`)
   process.exitCode = failed > 0 ? 1 : 0
 }

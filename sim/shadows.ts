@@ -1,14 +1,16 @@
 // Shadow replicas over the sequencer's final log, each reaching its state another way: one
 // restarts (restores from its snapshots and log) before every batch of a window, one sees only the log
-// and replays it from genesis (checking the core's invariants and id sequences as it goes),
+// and replays it from genesis (checking the core's invariants and id sequences as it goes, and
+// after every batch that no account is below maintenance unless in liquidation),
 // one starts from a snapshot. All must pass every checkpoint with the same root and end at
 // the sequencer's root.
 
+import type { Result } from '../core/events.js'
 import type { LogEntry } from '../replica/entry.js'
 import { ReplicaNode } from '../replica/node.js'
 import { stateRoot } from '../core/root.js'
 import type { Checks } from './checkers.js'
-import { IdMonitor } from './model/invariants.js'
+import { IdMonitor, maintenanceViolations } from './model/invariants.js'
 import { SimDisk, SimLogStore, SimSnapshotStore, type DiskIo } from './world/disk.js'
 
 /** Writes that sync at once: shadows run outside the event loop. */
@@ -28,10 +30,10 @@ function finalRoot(checks: Checks, name: string, node: ReplicaNode, root: string
 
 /**
  * `restartFrom` and `restartBatches` choose the window of batches the restarting shadow
- * restarts before (the seed picks where it starts).
+ * restarts before (the seed picks where it starts); `seen` gets every entry with its result once.
  */
 export async function runShadows(checks: Checks, source: SimDisk, interval: number, root: string,
-  restartFrom: number, restartBatches: number): Promise<void> {
+  restartFrom: number, restartBatches: number, seen?: (e: LogEntry, r: Result) => void): Promise<void> {
   const batches: LogEntry[][] = source.batches.map((b) => b.slice())
   const lastSeq = source.last().seq
 
@@ -43,7 +45,12 @@ export async function runShadows(checks: Checks, source: SimDisk, interval: numb
     checks.watch('shadow-log', node)
     const ids = new IdMonitor()
     node.onCommitted((c) => {
-      for (let i = 0; i < c.entries.length; i++) for (const v of ids.see(c.entries[i]!, c.results[i]!)) checks.fail(`shadow-log: ${v}`)
+      for (let i = 0; i < c.entries.length; i++) {
+        for (const v of ids.see(c.entries[i]!, c.results[i]!)) checks.fail(`shadow-log: ${v}`)
+        seen?.(c.entries[i]!, c.results[i]!)
+      }
+      // Liquidation keeps every account above maintenance (checked after each batch; cheap: a few accounts).
+      for (const v of maintenanceViolations(node.state).slice(0, 3)) checks.fail(`shadow-log at seq ${node.state.seq}: ${v}`)
       const first = c.entries[0]!.seq
       const last = c.entries[c.entries.length - 1]!.seq
       if (Math.floor(last / interval) > Math.floor((first - 1) / interval)) checks.invariants('shadow-log', node.state)

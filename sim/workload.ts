@@ -36,9 +36,14 @@ export interface PriceMoveOptions {
   tickEvery: number
   /** Percent of the accounts opened near liquidation before the stream (at least one). */
   nearLiquidationPercent: number
+  /**
+   * Accounts of the price-moving workload (more than the plain one's, so that 1 % is several).
+   * The near-liquidation accounts trade only their own positions; the rest trade as in the plain one.
+   */
+  accounts: number
 }
 
-export const PRICE_MOVES: PriceMoveOptions = { oraclePercent: 2, conditionalPercent: 5, tickEvery: 1_000, nearLiquidationPercent: 1 }
+export const PRICE_MOVES: PriceMoveOptions = { oraclePercent: 2, conditionalPercent: 5, tickEvery: 1_000, nearLiquidationPercent: 1, accounts: 400 }
 
 export const DEFAULT_WORKLOAD: WorkloadOptions = {
   seed: 0x5eed,
@@ -85,6 +90,8 @@ export interface WorkloadMix {
   market: number
   oracle: number
   conditional: number
+  /** Commands re-opening a liquidated near-liquidation position (a transfer and a market order each time). */
+  rearm: number
 }
 
 export interface Workload {
@@ -124,7 +131,11 @@ class Generator {
   readonly mids: number[]
   readonly open: OpenOrders[]
   readonly stream: Command[] = []
-  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0, oracle: 0, conditional: 0 }
+  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0, oracle: 0, conditional: 0, rearm: 0 }
+  /** Accounts below this index hold the near-liquidation positions and place no other orders. */
+  firstTrader = 0
+  /** The near-liquidation account BTC's mid is drifting against (index into accounts), or -1. */
+  target = -1
   private nextClientId = 1
 
   constructor(readonly options: WorkloadOptions) {
@@ -145,9 +156,14 @@ class Generator {
 
   next(): void {
     const k = this.rng.int(0, MARKETS.length - 1)
-    if (this.rng.chance(MID_STEP_CHANCE)) this.mids[k]! += this.rng.chance(0.5) ? 1 : -1
+    if (this.rng.chance(MID_STEP_CHANCE)) {
+      const up = this.rng.chance(0.5)
+      // While the target holds its near-liquidation position, BTC's mid walks against it.
+      this.mids[k]! += k === 0 && this.targetHolds() ? (this.target % 2 === 0 ? -1 : 1) : up ? 1 : -1
+    }
     const pm = this.options.priceMoves
     if (pm !== undefined) {
+      if (this.target >= 0 && this.rearm()) return
       if ((this.stream.length + 1) % pm.tickEvery === 0) {
         this.emit({ type: 'Tick' })
         return
@@ -162,10 +178,21 @@ class Generator {
     else this.market(k)
   }
 
+  targetHolds(): boolean {
+    if (this.target < 0) return false
+    const h = this.subs[this.target]!.perp.get(MARKETS[0]!.marketId)
+    return h !== undefined && h.both.qtyLots !== 0
+  }
+
+  /** A random account that trades (not one holding a near-liquidation position). */
+  trader(): number {
+    return this.firstTrader + this.rng.below(this.accounts.length - this.firstTrader)
+  }
+
   pickAccount(marketId: number): number {
     let a = 0
     for (let i = 0; i < ACCOUNT_TRIES; i++) {
-      a = this.rng.below(this.accounts.length)
+      a = this.trader()
       if ((this.subs[a]!.openByMarket.get(marketId) ?? 0) < LIMITS.openOrdersPerMarketMax) break
     }
     return a
@@ -229,7 +256,7 @@ class Generator {
   /** A stop or take-profit 5–200 ticks from the mid, or a trailing stop with a 0.5–2 % callback. */
   conditional(k: number): void {
     const p = MARKETS[k]!
-    const a = this.rng.below(this.accounts.length)
+    const a = this.trader()
     const side: Side = this.rng.chance(0.5) ? 'BUY' : 'SELL'
     const away = this.rng.int(5, 200)
     const kind = this.rng.below(3)
@@ -249,7 +276,7 @@ class Generator {
 
   market(k: number): void {
     const p = MARKETS[k]!
-    const a = this.rng.below(this.accounts.length)
+    const a = this.trader()
     const cmd: PlaceOrder = {
       type: 'PlaceOrder', account: this.accounts[a]!, sub: 0, marketId: p.marketId,
       side: this.rng.chance(0.5) ? 'BUY' : 'SELL', orderType: 'MARKET',
@@ -258,6 +285,38 @@ class Generator {
     this.mix.market += 1
     this.emit(cmd)
   }
+
+  /**
+   * Once the target's position is gone (liquidated, or closed by ADL), it opens a new one at
+   * the market: its perp wallet set to the initial margin at 100×, the fee and a little more,
+   * so the drift reaches its liquidation price some 4,000 ticks later. Then the next
+   * near-liquidation account becomes the target (longs and shorts alternate, so the mid
+   * swings back and forth). True if it emitted the re-arming commands.
+   */
+  rearm(): boolean {
+    const a = this.target
+    const btc = MARKETS[0]!
+    if (this.targetHolds()) return false
+    // Not before the book on the side it takes from could fill it twice over.
+    const m = this.state.markets[btc.marketId]
+    if (m === undefined || m.kind !== 'PERP') return false
+    let depth = 0
+    for (const level of (a % 2 === 0 ? m.book.asks : m.book.bids).levels) depth += level.qtyLots
+    if (depth < 2 * NEAR_LOTS) return false
+    const account = this.accounts[a]!
+    // Ledger units (scale 6) of NEAR_LOTS lots (0.001 BTC) at the mid (0.1 USDT ticks).
+    const notional = NEAR_LOTS * this.mids[0]! * 100
+    const wallet = Math.floor(notional / NEAR_LEVERAGE) + Math.floor(notional / 1_000) + 2_000_000
+    const have = this.subs[a]!.perpWallet
+    if (have !== wallet) {
+      this.emit({ type: 'Transfer', account, sub: 0, direction: have > wallet ? 'PERP_TO_SPOT' : 'SPOT_TO_PERP', amount: Math.abs(have - wallet) })
+      this.mix.rearm += 1
+    }
+    this.emit({ type: 'PlaceOrder', account, sub: 0, marketId: btc.marketId, side: a % 2 === 0 ? 'BUY' : 'SELL', orderType: 'MARKET', qtyLots: NEAR_LOTS })
+    this.mix.rearm += 1
+    this.target = (a + 1) % this.firstTrader
+    return true
+  }
 }
 
 /** Builds the workload; deterministic in its options. */
@@ -265,7 +324,8 @@ export function generateWorkload(options: WorkloadOptions = DEFAULT_WORKLOAD): W
   const setup: Command[] = genesisCommands(DEFAULT_GENESIS)
   const g = new Generator(options)
   for (const c of setup) g.run(c)
-  for (let i = 0; i < options.accounts; i++) {
+  const accounts = options.priceMoves?.accounts ?? options.accounts
+  for (let i = 0; i < accounts; i++) {
     const account = '0x' + g.rng.hex(40)
     const deposit: Command = {
       type: 'Deposit', account, sub: 0, asset: 'USDT', amount: options.depositPerAccount, wallet: 'PERP',
@@ -278,6 +338,8 @@ export function generateWorkload(options: WorkloadOptions = DEFAULT_WORKLOAD): W
   }
   if (options.priceMoves) nearLiquidation(g, setup, options.priceMoves)
   while (g.stream.length < options.commands) g.next()
+  // A re-arming transfer and order may overshoot by one.
+  g.stream.length = options.commands
   return { options, setup, stream: g.stream, accounts: g.accounts, mix: g.mix }
 }
 
@@ -287,12 +349,16 @@ const BENCH_SIGNATURE = '0x' + '5e'.repeat(65)
 /** Leverage of the near-liquidation positions, and how far (ticks) their entry is from the mid, against them. */
 const NEAR_LEVERAGE = 100
 const NEAR_ENTRY_TICKS = 2_200
+/** Size of each near-liquidation position: 0.2 BTC. */
+const NEAR_LOTS = 200
 
 /**
  * Setup of the price-moving workload: each pair's oracle, then a share of the accounts opens
  * a 100× position (half long, half short, BTC) with a counterparty account, entered far
- * enough from the start mid against it that the first oracle price leaves it a few hundred
- * ticks from liquidation, then the oracle price at the mid for both markets.
+ * enough from the start mid (where the oracle prices are set first) against it that it is
+ * some 1,600 ticks from liquidation. In the stream
+ * BTC's mid drifts against one of them at a time (the target) until it is liquidated, which
+ * then re-opens its position (Generator.rearm) and hands the target on.
  */
 function nearLiquidation(g: Generator, setup: Command[], pm: PriceMoveOptions): void {
   const add = (c: Command): void => {
@@ -300,6 +366,11 @@ function nearLiquidation(g: Generator, setup: Command[], pm: PriceMoveOptions): 
     g.run(c)
   }
   for (const p of MARKETS) add({ type: 'SetOracle', pair: p.pair, oracle: BENCH_ORACLE })
+  // Prices first, so marks follow the index rather than these trades' far-off prices.
+  for (const [k, p] of MARKETS.entries()) {
+    add({ type: 'OraclePrice', pair: p.pair, priceE8: g.mids[k]! * p.e8PerTick, time: WORKLOAD_T0 + g.state.seq + 1,
+      oracle: BENCH_ORACLE, signature: BENCH_SIGNATURE })
+  }
   const btc = MARKETS[0]!
   const n = Math.max(1, Math.round((g.accounts.length * pm.nearLiquidationPercent) / 100))
   const counterparty = g.accounts[g.accounts.length - 1]!
@@ -307,18 +378,16 @@ function nearLiquidation(g: Generator, setup: Command[], pm: PriceMoveOptions): 
     const account = g.accounts[i]!
     const long = i % 2 === 0
     const entry = btc.startMidTicks + (long ? NEAR_ENTRY_TICKS : -NEAR_ENTRY_TICKS)
-    const lots = 1_000
+    const lots = NEAR_LOTS
     // The position's initial margin and a little more, not the workload's large deposit.
-    add({ type: 'Transfer', account, sub: 0, direction: 'PERP_TO_SPOT', amount: g.subs[i]!.perpWallet - 620_000_000 })
+    add({ type: 'Transfer', account, sub: 0, direction: 'PERP_TO_SPOT', amount: g.subs[i]!.perpWallet - NEAR_LOTS * 620_000 })
     add({ type: 'ChangeLeverage', account, sub: 0, marketId: btc.marketId, leverage: NEAR_LEVERAGE })
     add({ type: 'PlaceOrder', account: counterparty, sub: 0, marketId: btc.marketId, side: long ? 'SELL' : 'BUY', orderType: 'LIMIT',
       timeInForce: 'GTC', priceTicks: entry, qtyLots: lots, clientOrderId: `near-${i}` })
     add({ type: 'PlaceOrder', account, sub: 0, marketId: btc.marketId, side: long ? 'BUY' : 'SELL', orderType: 'MARKET', qtyLots: lots })
   }
-  for (const [k, p] of MARKETS.entries()) {
-    add({ type: 'OraclePrice', pair: p.pair, priceE8: g.mids[k]! * p.e8PerTick, time: WORKLOAD_T0 + g.state.seq + 1,
-      oracle: BENCH_ORACLE, signature: BENCH_SIGNATURE })
-  }
+  g.firstTrader = n
+  g.target = 0
 }
 
 /** Log entries for commands applied in order, the first with `firstSeq`. */

@@ -63,9 +63,11 @@ function touchedIn(state: State, m: PerpMarket, events: readonly Event[], out: U
 
 function touch(state: State, m: PerpMarket, account: string, sub: number, out: UniqueList): void {
   const s = state.accounts.get(account)?.subs[sub]
-  if (s === undefined || out.has(s)) return
-  out.add(s)
+  if (s === undefined) return
+  // Noted as a holder even when already due (hot or dirty): ADL finds counterparties among
+  // the holders, and a restored replica's rebuilt index has everyone with a position.
   noteHolder(state, m, s)
+  out.add(s)
 }
 
 /**

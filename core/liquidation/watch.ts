@@ -19,6 +19,7 @@
 import type { PerpMarket, State, SubAccount } from '../state.js'
 import { findSub } from '../accounts.js'
 import type { Issuer } from '../commands.js'
+import { Heap } from '../heap.js'
 import { LIMITS } from '../limits.js'
 
 interface Trigger {
@@ -28,46 +29,15 @@ interface Trigger {
   dead: boolean
 }
 
-/** Binary min-heap of triggers by `at`. */
-class TriggerHeap {
-  readonly items: Trigger[] = []
-
-  push(t: Trigger): void {
-    const a = this.items
-    a.push(t)
-    let i = a.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (a[parent]!.at <= t.at) break
-      a[i] = a[parent]!
-      i = parent
-    }
-    a[i] = t
+/** Min-heap (core/heap.ts) of triggers by `at`; ties surface in any order (the sweep sorts who it checks). */
+class TriggerHeap extends Heap<Trigger> {
+  constructor() {
+    super(earlier)
   }
+}
 
-  peek(): Trigger | undefined {
-    return this.items[0]
-  }
-
-  pop(): Trigger | undefined {
-    const a = this.items
-    const top = a[0]
-    const last = a.pop()
-    if (a.length > 0 && last !== undefined) {
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        if (l >= a.length) break
-        const r = l + 1
-        const c = r < a.length && a[r]!.at < a[l]!.at ? r : l
-        if (a[c]!.at >= last.at) break
-        a[i] = a[c]!
-        i = c
-      }
-      a[i] = last
-    }
-    return top
-  }
+function earlier(a: Trigger, b: Trigger): boolean {
+  return a.at < b.at
 }
 
 export interface MarketWatch {
@@ -224,9 +194,6 @@ function kill(w: MarketWatch, sub: SubAccount): void {
 
 /** Rebuilds a heap whose dead entries outnumber the live ones by the limit. */
 function compact(w: MarketWatch): void {
-  const items = w.heap.items
-  if (items.length <= 2 * w.live.size + LIMITS.liquidationWatchStaleMax) return
-  const live = items.filter((t) => !t.dead)
-  items.length = 0
-  for (const t of live) w.heap.push(t)
+  if (w.heap.size <= 2 * w.live.size + LIMITS.liquidationWatchStaleMax) return
+  w.heap.retain((t) => !t.dead)
 }

@@ -11,11 +11,12 @@ import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { ApiError, eitherParam, fromCore, invalidParam, invalidSide } from '../errors.js'
 import { orderAfter, orderJson } from '../format-order.js'
+import { amendmentHistory } from '../order-amendments.js'
 import { idParam, optional, perpParam, required } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { batchDocs } from '../schemas/batch.js'
 import type { WeightCounter } from '../weights.js'
-import { coreError, placeFrom, type Params } from './trade.js'
+import { coreError, placeFrom, priceMatchParam, type Params } from './trade.js'
 
 interface Options {
   ctx: GatewayContext
@@ -83,13 +84,14 @@ export async function modifyFrom(ctx: GatewayContext, a: Authenticated, p: Param
   if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
   const side = required(p, 'side')
   if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
-  // Price match (pegging to the book) is not offered: only its "none" is accepted.
-  const priceMatch = optional(p, 'priceMatch')
-  if (priceMatch !== undefined && priceMatch !== 'NONE') throw invalidParam('priceMatch')
-  const priceTicks = parsePriceTicks(m, optional(p, 'price'))
+  // With a priceMatch the core takes the new price from the book (and refuses one sent too).
+  const priceMatch = priceMatchParam(p)
+  const matched = priceMatch !== undefined && priceMatch !== 'NONE'
+  const priceTicks = matched && optional(p, 'price') === undefined ? undefined : parsePriceTicks(m, optional(p, 'price'))
   const qtyLots = parseQtyLots(m, optional(p, 'quantity'), false)
   const ack = await ctx.submit({ type: 'ModifyOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, ...(orderId !== undefined ? { orderId } : { clientOrderId: clientOrderId! }), side, priceTicks, qtyLots })
+    marketId: m.marketId, ...(orderId !== undefined ? { orderId } : { clientOrderId: clientOrderId! }), side, qtyLots,
+    ...(priceTicks !== undefined ? { priceTicks } : {}), ...(matched ? { priceMatch } : {}) })
   if (!ack.result.ok) throw coreError(state, m, 'modify', ack.result.code)
   return orderJson(m, orderAfter(ack.result.events, m.marketId, ack.result.orderId!)!, 'response')
 }
@@ -146,6 +148,11 @@ export const batchOrderRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     perpParam(ctx.state(), a.params)
     count(a, reply, 1)
     return modifyFrom(ctx, a, a.params)
+  })
+
+  app.get('/fapi/v1/orderAmendment', batchDocs.amendments, async (req) => {
+    weights.charge(req.ip, 1)
+    return amendmentHistory(ctx, authenticate(ctx, req, 'USER_DATA'))
   })
 
   app.put('/fapi/v1/batchOrders', batchDocs.modifyBatch, async (req, reply) => {

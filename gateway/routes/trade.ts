@@ -3,7 +3,8 @@
 // the command; the core's verdict comes back through the error catalogue.
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import type { OrderType, PlaceOrder, PositionSide, StpMode, TimeInForce } from '../../core/commands.js'
+import type { OrderType, PlaceOrder, PositionSide, PriceMatch, StpMode, TimeInForce } from '../../core/commands.js'
+import { isPriceMatch } from '../../core/price-match.js'
 import type { PerpMarket, State, SubAccount } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
@@ -62,10 +63,12 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
     if (optional(p, 'quantity') !== undefined) throw new ApiError(400, -4137, 'Quantity must be zero with closePosition equals true.')
     if (type !== 'STOP_MARKET' && type !== 'TAKE_PROFIT_MARKET') throw fromCore('CLOSE_POSITION_INVALID', { venue: 'futures', op: 'place' })
   }
+  const priceMatch = priceMatchParam(p)
   let priceTicks: number | undefined
   if (isMarket) {
     if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
-  } else {
+  } else if (priceMatch === undefined || optional(p, 'price') !== undefined) {
+    // With a priceMatch the core takes the price from the book (and refuses one sent too).
     priceTicks = parsePriceTicks(m, optional(p, 'price'))
   }
   const qtyLots = closePosition === true ? 0 : parseQtyLots(m, optional(p, 'quantity'), isMarket)
@@ -87,8 +90,17 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   if (reduceOnly !== undefined) cmd.reduceOnly = reduceOnly
   if (stp !== undefined) cmd.stp = stp as StpMode
   if (gtd !== undefined) cmd.goodTillDate = gtd
+  if (priceMatch !== undefined) cmd.priceMatch = priceMatch
   if (CONDITIONAL.has(type)) conditionalParams(p, m, cmd, closePosition)
   return cmd
+}
+
+/** priceMatch (OPPONENT…QUEUE_20, or NONE); any other value is Binance's -5037. */
+export function priceMatchParam(p: Params): PriceMatch | undefined {
+  const v = optional(p, 'priceMatch')
+  if (v === undefined) return undefined
+  if (!isPriceMatch(v)) throw fromCore('PRICE_MATCH_INVALID', { venue: 'futures', op: 'place' })
+  return v
 }
 
 /** Binance sends these flags as "true"/"TRUE" (priceProtect is documented upper case). */

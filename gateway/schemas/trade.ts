@@ -30,7 +30,7 @@ const bracketsSchema = arrayOf(object({
 const placeParams = [
   'symbol', 'side', 'positionSide', 'type', 'timeInForce', 'quantity', 'reduceOnly', 'price', 'newClientOrderId',
   'closePosition', 'newOrderRespType', 'selfTradePreventionMode', 'goodTillDate', 'stopPrice', 'activationPrice',
-  'callbackRate', 'workingType', 'priceProtect',
+  'callbackRate', 'workingType', 'priceProtect', 'priceMatch',
 ] as const
 
 const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const

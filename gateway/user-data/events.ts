@@ -208,7 +208,7 @@ function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: 
       // Trailing stops carry their activation price and callback rate.
       ...(trailing ? { AP: formatPrice(m, c.activationPriceTicks), cr: formatCallbackRate(c.callbackPermille) } : {}),
       rp: fill ? formatBalance(fill.side.realizedPnl, scale) : zero,
-      pP: c?.priceProtect ?? false, si: 0, ss: 0, V: o.stp, pm: 'NONE', gtd: o.goodTillDate,
+      pP: c?.priceProtect ?? false, si: 0, ss: 0, V: o.stp, pm: o.priceMatch ?? 'NONE', gtd: o.goodTillDate,
     },
   }
 }

@@ -10,6 +10,7 @@ import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
 import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, type PriceKlineRecord } from './price-klines.js'
 import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type FundingRateRecord } from './funding.js'
 import * as accountQueries from './account-queries.js'
+import { onAmendment, orderAmendments, type AmendmentQuery, type AmendmentRecord } from './amendments.js'
 import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp } from './batch.js'
@@ -138,7 +139,9 @@ export class Projections {
     const s = this.stores
     const b = this.pending
     switch (e.type) {
-      case 'order': return onOrder(s, b, e)
+      case 'order':
+        if (e.amendment !== undefined) onAmendment(s, b, e, nextRowId())
+        return onOrder(s, b, e)
       case 'trade':
         // An ADL fill is off the book: not a market trade (no tape, kline or ticker).
         if (!e.adl) this.market.onTrade(b, e)
@@ -241,6 +244,7 @@ export class Projections {
     n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
     n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
+    n += await pruneByTimeSuffix(this.stores.orderAmendments, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs, budget - n)
     return n
   }
 
@@ -309,6 +313,12 @@ export class Projections {
   /** /fapi/v1/forceOrders: the sub-account's liquidation and ADL orders. */
   forceOrders(owner: Owner, q: ForceOrderQuery, nowMs = this.durableTime): Promise<ForceOrderRecord[]> {
     return forceOrders(this.stores, owner, q, nowMs)
+  }
+
+  /** /fapi/v1/orderAmendment: one order's amendments, newest first, three months back. */
+  orderAmendments(owner: Owner, marketId: number, orderId: number, q: AmendmentQuery,
+    nowMs = this.durableTime): Promise<AmendmentRecord[]> {
+    return orderAmendments(this.stores, owner, marketId, orderId, q, nowMs)
   }
 
   /** /fapi/v1/positionMargin/history: one market's isolated margin changes, 30 days back. */

@@ -77,13 +77,15 @@ export interface Stores {
   positionMargins: Store
   /** owner, time u64, id u64 → ForceOrderRecord (force-orders.ts). */
   forceOrders: Store
+  /** owner, marketId u32, orderId u64, time u64, amendmentId u64 → AmendmentRecord (amendments.ts). */
+  orderAmendments: Store
 }
 
 const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders', 'orderTimes',
   'clientOrderIds', 'userTrades', 'userTradeIds', 'userTradeOrders', 'income', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
-  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders',
+  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments',
 ]
 
 export function openStores(base: BaseDb): Stores {

@@ -4,7 +4,7 @@
 // enough to expire GTD orders. Streams are plain data and replay exactly from their seed.
 
 import fc from 'fast-check'
-import type { Command, Deposit, PlaceOrder, Side, StpMode } from '../../core/commands.js'
+import type { Command, ConditionalType, Deposit, PlaceOrder, Side, StpMode, WorkingType } from '../../core/commands.js'
 
 export const MODEL_ACCOUNTS: readonly string[] = ['1', '2', '3', '4', '5', '6'].map((d) => '0x' + d.repeat(40))
 
@@ -44,6 +44,13 @@ export interface StreamOptions {
   hedgeAccount?: boolean
   /** The quote asset's ledger units per coin (USDT: 10^6). */
   quoteUnit?: number
+  /**
+   * Also conditional orders of every type, conditional-only CancelAll, isolated margin
+   * (ChangeMarginType, AdjustPositionMargin) and a prelude of thin, highly leveraged perp
+   * accounts: what the cluster simulator sends. Off for the reference-model streams, which
+   * do not model them.
+   */
+  extended?: boolean
 }
 
 /** A command with the sequencer time it is applied at. */
@@ -161,10 +168,92 @@ function cancelDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary
   })
 }
 
+/**
+ * A conditional order (extended streams): each type, both working types, closePosition and
+ * reduce-only, its trigger mostly on the side that waits (a trigger that would fire at once
+ * is refused), mostly within 1 % of the mid, at most 3 %; a client re-centres it on the price of the moment.
+ */
+function conditionalDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<Draft> {
+  return fc.record({
+    who: who(o),
+    dtMs: smallDt,
+    side: fc.constantFrom<Side>('BUY', 'SELL'),
+    type: fc.constantFrom<ConditionalType>('STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'),
+    workingType: weighted<WorkingType | undefined>([2, fc.constant(undefined)], [2, fc.constant('CONTRACT_PRICE')], [3, fc.constant('MARK_PRICE')]),
+    distPpm: weighted([4, fc.integer({ min: 50, max: 2_000 })], [2, fc.integer({ min: 2_000, max: 10_000 })],
+      [1, fc.integer({ min: 10_000, max: 30_000 })]),
+    waits: weighted([6, fc.constant(true)], [1, fc.constant(false)]),
+    limitOffset: fc.integer({ min: -p.spreadTicks, max: p.spreadTicks }),
+    lots: fc.integer({ min: 1, max: p.maxLots }),
+    close: weighted([4, fc.constant(false)], [1, fc.constant(true)]),
+    reduceOnly: weighted([3, fc.constant(undefined)], [1, fc.constant(true)]),
+    callbackPermille: fc.integer({ min: 1, max: 30 }),
+    activation: fc.boolean(),
+    priceProtect: weighted([5, fc.constant(undefined)], [1, fc.constant(true)]),
+    hedgeSide: fc.constantFrom('LONG' as const, 'SHORT' as const),
+    clientOrderId: weighted([3, fc.constant(undefined)], [1, fc.constantFrom(...CLIENT_IDS)]),
+  }).map((r): Draft => {
+    const buy = r.side === 'BUY'
+    // Rising triggers (price ≥ stop): STOP BUY, TAKE_PROFIT SELL, a trailing SELL's activation.
+    const rising = r.type === 'STOP' || r.type === 'STOP_MARKET' ? buy : !buy
+    const dist = Math.max(1, Math.round(p.midTicks * r.distPpm / 1_000_000))
+    const trigger = p.midTicks + ((rising === r.waits) ? dist : -dist)
+    const command: PlaceOrder = {
+      type: 'PlaceOrder', account: r.who.account, sub: r.who.sub, marketId: p.marketId, side: r.side, orderType: r.type,
+      qtyLots: r.lots,
+    }
+    if (r.type === 'TRAILING_STOP_MARKET') {
+      command.callbackPermille = r.callbackPermille
+      if (r.activation) command.activationPriceTicks = trigger
+    } else {
+      command.stopPriceTicks = trigger
+    }
+    if (r.type === 'STOP' || r.type === 'TAKE_PROFIT') {
+      command.priceTicks = trigger + r.limitOffset
+      command.timeInForce = 'GTC'
+    }
+    if (r.workingType !== undefined) command.workingType = r.workingType
+    if (r.priceProtect !== undefined) command.priceProtect = r.priceProtect
+    if (r.clientOrderId !== undefined) command.clientOrderId = r.clientOrderId
+    if (r.who.hedge) command.positionSide = r.hedgeSide
+    if (r.close && (r.type === 'STOP_MARKET' || r.type === 'TAKE_PROFIT_MARKET')) {
+      // Closes the whole position at trigger: no quantity; in hedge mode the side it closes.
+      command.closePosition = true
+      delete (command as { qtyLots?: number }).qtyLots
+      if (r.who.hedge) command.positionSide = buy ? 'SHORT' : 'LONG'
+    } else if (r.reduceOnly !== undefined && !r.who.hedge) {
+      command.reduceOnly = r.reduceOnly
+    }
+    return { dtMs: r.dtMs, command }
+  })
+}
+
+/** Isolated margin (extended streams): margin type changes and isolated wallet top-ups and withdrawals. */
+function marginDrafts(o: Required<StreamOptions>, perps: readonly MarketProfile[]): [number, fc.Arbitrary<Draft>][] {
+  const q = o.quoteUnit
+  const market = fc.constantFrom(...perps.map((p) => p.marketId))
+  return [
+    [1, fc.record({ who: who(o), dtMs: smallDt, marketId: market, isolated: fc.boolean() })
+      .map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'ChangeMarginType', account: r.who.account, sub: r.who.sub,
+        marketId: r.marketId, marginType: r.isolated ? 'ISOLATED' : 'CROSSED' } }))],
+    [2, fc.record({
+      who: who(o), dtMs: smallDt, marketId: market, side: fc.constantFrom('LONG' as const, 'SHORT' as const),
+      add: fc.boolean(), amount: fc.integer({ min: 1, max: 300 * q }), isolatedOne: fc.boolean(),
+    }).map((r): Draft => {
+      // Half aimed at the account the prelude made isolated in the first perpetual.
+      const w = r.isolatedOne ? { account: MODEL_ACCOUNTS[1]!, sub: 0, hedge: false } : r.who
+      const marketId = r.isolatedOne ? perps[0]!.marketId : r.marketId
+      return { dtMs: r.dtMs, command: { type: 'AdjustPositionMargin', account: w.account, sub: w.sub,
+        marketId, positionSide: w.hedge ? r.side : 'BOTH', amount: r.amount, direction: r.add ? 'ADD' : 'REDUCE' } }
+    })],
+  ]
+}
+
 function depositDraft(o: Required<StreamOptions>, spots: readonly MarketProfile[]): fc.Arbitrary<Draft> {
   const q = o.quoteUnit
   const kinds: [number, fc.Arbitrary<{ asset: string; wallet: 'SPOT' | 'PERP'; amount: number }>][] = [
-    [3, fc.integer({ min: 50 * q, max: 5_000 * q }).map((amount) => ({ asset: 'USDT', wallet: 'PERP' as const, amount }))],
+    // (Extended streams keep perp wallets thin: leverage is what they exercise.)
+    [3, fc.integer({ min: 50 * q, max: (o.extended ? 500 : 5_000) * q }).map((amount) => ({ asset: 'USDT', wallet: 'PERP' as const, amount }))],
     [2, fc.integer({ min: 50 * q, max: 20_000 * q }).map((amount) => ({ asset: 'USDT', wallet: 'SPOT' as const, amount }))],
   ]
   for (const s of spots) {
@@ -185,7 +274,7 @@ function walletDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile[
   return [
     [5, depositDraft(o, spots)],
     [4, fc.record({
-      who: who(o), dtMs: smallDt, toPerp: fc.boolean(), amount: fc.integer({ min: 1, max: 3_000 * q }),
+      who: who(o), dtMs: smallDt, toPerp: fc.boolean(), amount: fc.integer({ min: 1, max: (o.extended ? 300 : 3_000) * q }),
     }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'Transfer', account: r.who.account, sub: r.who.sub,
       direction: r.toPerp ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT', amount: r.amount } }))],
     [2, fc.record({
@@ -221,11 +310,15 @@ function settingsDrafts(o: Required<StreamOptions>, perps: readonly MarketProfil
 }
 
 /** Every account starts with money in each wallet; the hedge account turns hedge mode on. */
-function preludeDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile[]): fc.Arbitrary<Draft[]> {
+function preludeDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile[], perps: readonly MarketProfile[]): fc.Arbitrary<Draft[]> {
   const n = Math.min(o.accounts, MODEL_ACCOUNTS.length)
   const q = o.quoteUnit
   const perAccount = (i: number): fc.Arbitrary<Draft[]> => fc.record({
-    perp: fc.integer({ min: 200 * q, max: 20_000 * q }),
+    // Extended streams: thin perp wallets, so leveraged positions meet their liquidation price.
+    perp: o.extended ? fc.integer({ min: 100 * q, max: 2_000 * q }) : fc.integer({ min: 200 * q, max: 20_000 * q }),
+    // (A constant draws nothing: the model's streams stay as they were.)
+    extra: o.extended ? fc.record({ leverage: fc.constantFrom(20, 50, 75, 100, 125), isolated: fc.boolean() })
+      : fc.constant({ leverage: 0, isolated: false }),
     spot: fc.integer({ min: 200 * q, max: 50_000 * q }),
     bases: fc.tuple(...spots.map((s) => fc.integer({ min: 1, max: s.baseDepositMax }))),
   }).map((r) => {
@@ -235,6 +328,15 @@ function preludeDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile
     const out = [dep('USDT', 'PERP', r.perp), dep('USDT', 'SPOT', r.spot)]
     spots.forEach((s, k) => out.push(dep(s.base, 'SPOT', r.bases[k]!)))
     if (o.hedgeAccount && i === n - 1) out.push({ dtMs: 1, command: { type: 'ChangePositionMode', account, sub: 0, dualSide: true } })
+    if (o.extended) {
+      for (const p of perps) out.push({ dtMs: 1, command: { type: 'ChangeLeverage', account, sub: 0, marketId: p.marketId, leverage: r.extra.leverage } })
+      // The second account trades the first perpetual isolated (set while it is still flat).
+      if (i === 1 && perps.length > 0) {
+        out.push({ dtMs: 1, command: { type: 'ChangeMarginType', account, sub: 0, marketId: perps[0]!.marketId, marginType: 'ISOLATED' } })
+      } else if (r.extra.isolated && perps.length > 1) {
+        out.push({ dtMs: 1, command: { type: 'ChangeMarginType', account, sub: 0, marketId: perps[1]!.marketId, marginType: 'ISOLATED' } })
+      }
+    }
     return out
   })
   return fc.tuple(...Array.from({ length: n }, (_, i) => perAccount(i))).map((all) => all.flat())
@@ -258,7 +360,7 @@ function timeline(drafts: Draft[]): TimedCommand[] {
 export function commandStream(options: StreamOptions = {}): fc.Arbitrary<TimedCommand[]> {
   const o: Required<StreamOptions> = {
     markets: [PROFILES.BTCPERP, PROFILES.BTCSPOT], accounts: 4, minLength: 1, maxLength: 250,
-    hedgeAccount: true, quoteUnit: QUOTE, ...options,
+    hedgeAccount: true, quoteUnit: QUOTE, extended: false, ...options,
   }
   const perps = o.markets.filter((m) => m.kind === 'PERP')
   const spots = o.markets.filter((m) => m.kind === 'SPOT')
@@ -272,7 +374,13 @@ export function commandStream(options: StreamOptions = {}): fc.Arbitrary<TimedCo
     drafts.push([Math.max(1, Math.round(share / 4)), cancelDraft(p, o)])
     drafts.push([1, fc.record({ who: who(o), dtMs: smallDt }).map((r): Draft => ({ dtMs: r.dtMs,
       command: { type: 'CancelAll', account: r.who.account, sub: r.who.sub, marketId: p.marketId } }))])
+    if (o.extended && p.kind === 'PERP') {
+      drafts.push([Math.max(1, Math.round(share / 2)), conditionalDraft(p, o)])
+      drafts.push([1, fc.record({ who: who(o), dtMs: smallDt }).map((r): Draft => ({ dtMs: r.dtMs,
+        command: { type: 'CancelAll', account: r.who.account, sub: r.who.sub, marketId: p.marketId, conditionalOnly: true } }))])
+    }
   }
-  return fc.tuple(preludeDrafts(o, spots), fc.array(weighted(...drafts), { minLength: o.minLength, maxLength: o.maxLength, size: 'max' }))
+  if (o.extended && perps.length > 0) drafts.push(...marginDrafts(o, perps))
+  return fc.tuple(preludeDrafts(o, spots, perps), fc.array(weighted(...drafts), { minLength: o.minLength, maxLength: o.maxLength, size: 'max' }))
     .map(([prelude, body]) => timeline([...prelude, ...body]))
 }

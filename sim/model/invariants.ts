@@ -5,8 +5,10 @@
 import type { Entry } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import type { BookSide } from '../../core/book.js'
-import type { Market, Order, State, SubAccount } from '../../core/state.js'
+import { positionOf, type Market, type Order, type PerpMarket, type State, type SubAccount } from '../../core/state.js'
 import { openOrderOf } from '../../core/resting.js'
+import { CROSS, IN_LIQUIDATION } from '../../core/liquidation/check.js'
+import { belowMaintenance, crossRisk, isolatedRisk } from '../../core/margin-risk.js'
 
 /** Books: sorted levels, never crossed, level totals and FIFO links consistent, maps in step. */
 export function bookViolations(state: State): string[] {
@@ -194,6 +196,36 @@ export function positionViolations(state: State): string[] {
     const l = longs.get(m.marketId) ?? 0
     const sh = shorts.get(m.marketId) ?? 0
     if (l !== sh || l !== m.openInterestLots) out.push(`market ${m.marketId}: long ${l}, short ${sh}, open interest ${m.openInterestLots}`)
+  }
+  return out
+}
+
+/**
+ * Liquidation: no cross account and no isolated position is below maintenance, and no cross
+ * margin balance is below zero, unless it is flagged as in liquidation (which it stays while
+ * its market is halted).
+ */
+export function maintenanceViolations(state: State): string[] {
+  const out: string[] = []
+  for (const account of state.accounts.values()) {
+    for (const sub of account.subs) {
+      if (sub === undefined) continue
+      const who = `${sub.address}/${sub.sub}`
+      const cross = crossRisk(state, sub)
+      const crossFlagged = ((sub.riskFlags.get(CROSS) ?? 0) & IN_LIQUIDATION) !== 0
+      if (belowMaintenance(cross) && !crossFlagged) out.push(`${who}: cross below maintenance ${JSON.stringify(cross)}, not in liquidation`)
+      if (cross.marginBalance < 0 && !crossFlagged) out.push(`${who}: cross margin balance ${cross.marginBalance} < 0, not in liquidation`)
+      for (const h of sub.perp.values()) {
+        if (h.marginType !== 'ISOLATED') continue
+        const m = state.markets[h.marketId] as PerpMarket
+        for (const side of ['BOTH', 'LONG', 'SHORT'] as const) {
+          if (positionOf(h, side).qtyLots === 0) continue
+          const r = isolatedRisk(m, h, side)
+          const flagged = ((sub.riskFlags.get(`${h.marketId}:${side}`) ?? 0) & IN_LIQUIDATION) !== 0
+          if (belowMaintenance(r) && !flagged) out.push(`${who} isolated ${h.marketId} ${side}: below maintenance ${JSON.stringify(r)}, not in liquidation`)
+        }
+      }
+    }
   }
   return out
 }

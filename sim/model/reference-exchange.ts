@@ -112,9 +112,9 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'WithdrawalFail': return endWithdrawal(st, c.withdrawalId, 'FAILED', 'x')
     case 'ChangeLeverage': return changeLeverage(st, c)
     case 'ChangePositionMode': return changePositionMode(st, c)
-    case 'PlaceOrder': return afterPriceMove(st, c.marketId, placeOrder(st, c))
-    case 'CancelOrder': return afterPriceMove(st, c.marketId, cancelOrder(st, c))
-    case 'CancelAll': return afterPriceMove(st, c.marketId, cancelAll(st, c))
+    case 'PlaceOrder': return trimClosing(st, afterPriceMove(st, c.marketId, placeOrder(st, c)))
+    case 'CancelOrder': return trimClosing(st, afterPriceMove(st, c.marketId, cancelOrder(st, c)))
+    case 'CancelAll': return trimClosing(st, afterPriceMove(st, c.marketId, cancelAll(st, c)))
     case 'Tick': return tick(st)
     // The generators make no sessions: they change nothing the model compares.
     case 'CreateSession':
@@ -133,6 +133,25 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'AdjustPositionMargin':
       throw new Error(`${c.type} is not modeled`)
   }
+}
+
+/**
+ * After a command that traded (core/reduce-only.ts): every resting closing order in a market
+ * that traded, larger than the position it may still reduce, expires, by orderId.
+ */
+function trimClosing(st: RefState, r: ObservedResult): ObservedResult {
+  if (!r.ok) return r
+  const traded = new Set<number>()
+  for (const e of r.events) if (e.type === 'trade') traded.add(e.marketId)
+  for (const marketId of [...traded].sort((a, b) => a - b)) {
+    const m = st.markets.get(marketId)!
+    if (m.kind !== 'PERP') continue
+    const tooLarge = m.book.orders
+      .filter((o) => isClosing(o) && remainingLots(o) > reducibleLots(st.subs.get(o.owner)!, marketId, o))
+      .sort((a, b) => a.orderId - b.orderId)
+    for (const o of tooLarge) retire(st, o, 'EXPIRED', r.events)
+  }
+  return r
 }
 
 /** After an accepted order command in a perpetual: the liquidations it calls for. */

@@ -174,17 +174,18 @@ t.test('resting reduce-only orders are capped so they never flip the position', 
   }
 })
 
-t.test('a resting reduce-only order expires when it meets a taker after its position is gone', async (t) => {
+t.test('a resting reduce-only order expires in the command that closes or flips its position', async (t) => {
   for (const [name, sold, position] of [['closed', 10, 0], ['flipped short', 15, -5]] as const) {
     const ex = setup()
     aliceLong(ex)
     const id = placedId(ex.ok(limit(ALICE, 'SELL', 520_000, 10, { reduceOnly: true })))
     ex.ok(limit(BOB, 'BUY', 500_000, sold))
-    ex.ok(market(ALICE, 'SELL', sold))
+    const closing = ex.ok(market(ALICE, 'SELL', sold))
     t.equal(ex.position(ALICE).qtyLots, position, name)
+    t.same(orderTrail(closing).at(-1), [ALICE, id, 'EXPIRED', 'EXPIRED', 0], `${name}: expired by the close`)
     const r = ex.ok(limit(CAROL, 'BUY', 520_000, 10))
     t.same(tradeEvents(r), [], `${name}: no trade`)
-    t.same(orderTrail(r), [[CAROL, id + 3, 'NEW', 'NEW', 0], [ALICE, id, 'EXPIRED', 'EXPIRED', 0]], name)
+    t.same(orderTrail(r), [[CAROL, id + 3, 'NEW', 'NEW', 0]], name)
     t.equal(ex.position(ALICE).qtyLots, position, `${name}: position unchanged`)
     t.equal(ex.state.markets[BTCPERP]!.book.bids.best()!.qtyLots, 10, `${name}: Carol rests`)
   }

@@ -109,8 +109,8 @@ t.test('amend one order: same ids, new price and quantity, back of the queue', a
       { code: -1102, msg: "Mandatory parameter 'side' was not sent, was empty/null, or malformed." }],
     [{ symbol: S, orderId: '1', side: 'SELL', quantity: '0.020' },
       { code: -1102, msg: "Mandatory parameter 'price' was not sent, was empty/null, or malformed." }],
-    [{ symbol: S, orderId: '1', side: 'SELL', price: '60000.0', quantity: '0.020', priceMatch: 'QUEUE' },
-      { code: -1130, msg: "Data sent for parameter 'priceMatch' is not valid." }],
+    [{ symbol: S, orderId: '1', side: 'SELL', price: '60000.0', quantity: '0.020', priceMatch: 'QUEUE_3' },
+      { code: -5037, msg: 'Invalid price match' }],
   ]
   for (const [params, want] of errors) t.same((await signedBody(rig, alice, 'PUT', '/fapi/v1/order', params)).json(), want)
 })

@@ -113,7 +113,7 @@ t.test('/openapi.json over HTTP: OpenAPI 3.0, every registered route with parame
     (doc.paths[path]![method]!.parameters ?? []).map((p) => `${p.name}${p.required ? '*' : ''}`)
   t.same(params('post', '/fapi/v1/order'), ['symbol*', 'side*', 'positionSide', 'type*', 'timeInForce', 'quantity',
     'reduceOnly', 'price', 'newClientOrderId', 'closePosition', 'newOrderRespType', 'selfTradePreventionMode',
-    'goodTillDate', 'stopPrice', 'activationPrice', 'callbackRate', 'workingType', 'priceProtect', 'timestamp*', 'recvWindow',
+    'goodTillDate', 'stopPrice', 'activationPrice', 'callbackRate', 'workingType', 'priceProtect', 'priceMatch', 'timestamp*', 'recvWindow',
     'signature*'])
   t.same(params('get', '/fapi/v1/depth'), ['symbol*', 'limit'])
   t.same(params('get', '/fapi/v3/myTrades'), params('get', '/fapi/v1/userTrades'), 'aliases share their parameters')

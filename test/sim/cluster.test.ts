@@ -1,7 +1,8 @@
 // The CI budget of the cluster simulator: a fixed run of seeds, each with its own fault rates
 // (crashes with torn tails, lossy and partitioned links, corrupt replication frames, clock
-// steps) and signed oracle price moves across a funding boundary, must pass every checker;
-// and a seed replays exactly (same trace hash twice).
+// steps), signed oracle price moves with jumps across a funding boundary, conditional orders,
+// isolated margin and liquidations, must pass every checker; and a seed replays exactly (same
+// trace hash twice).
 
 import t from 'tap'
 import { runCluster } from '../../sim/cluster.js'
@@ -10,12 +11,20 @@ import { runCluster } from '../../sim/cluster.js'
 const CI_SEEDS = 15
 
 t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
+  let adl = 0
+  let marginCalls = 0
   for (let seed = 1; seed <= CI_SEEDS; seed++) {
     const r = await runCluster({ seed })
+    const s = r.stats
     t.same(r.failures, [], `seed ${r.seed} (${r.faults}); replay: ${r.replay}`)
-    t.ok(r.stats.acked > 0 && r.stats.logLength > r.stats.acked, `seed ${seed}: ${r.stats.acked} acknowledged, log of ${r.stats.logLength}`)
-    t.same([r.stats.priced, r.stats.fundingSettled], [2, 2], `seed ${seed}: oracle prices reached both perpetuals and funding settled`)
+    t.ok(s.acked > 0 && s.logLength > s.acked, `seed ${seed}: ${s.acked} acknowledged, log of ${s.logLength}`)
+    t.same([s.priced, s.fundingSettled], [2, 2], `seed ${seed}: oracle prices reached both perpetuals and funding settled`)
+    // The generator must keep reaching the risk engine: every seed fires conditional orders and liquidates.
+    t.ok(s.triggers > 0 && s.liquidations > 0, `seed ${seed}: ${s.triggers} triggers, ${s.liquidations} liquidation orders`)
+    adl += s.adlFills
+    marginCalls += s.marginCalls
   }
+  t.ok(adl > 0 && marginCalls > 0, `ADL fills ${adl}, margin calls ${marginCalls}`)
 })
 
 t.test('a seed replays exactly', async (t) => {
