@@ -75,6 +75,22 @@ export function rankPositions(state: State, m: PerpMarket, long: boolean): Ranke
 }
 
 /**
+ * The most lots of a counterparty's position that can be closed at `priceTicks` without
+ * taking its margin balance (cross, or the isolated position's) below zero: a losing
+ * position ranked for ADL is closed only as far as it can pay for. Closing at a price worse
+ * than the mark costs (price − mark) per lot beyond the unrealized PnL already counted, plus
+ * at most one tick·lot of rounding in the cost the close removes.
+ */
+function solventLots(state: State, m: PerpMarket, r: Ranked, qtyLots: number, priceTicks: number): number {
+  const adverseTicks = qtyLots > 0 ? m.markPriceTicks - priceTicks : priceTicks - m.markPriceTicks
+  if (adverseTicks <= 0) return abs(qtyLots)
+  const h = r.sub.perp.get(m.marketId)!
+  const balance = (h.marginType === 'ISOLATED' ? isolatedRisk(m, h, r.side) : crossRisk(state, r.sub)).marginBalance - m.quotePerTickLot
+  if (balance <= 0) return 0
+  return Math.min(abs(qtyLots), Math.floor(balance / (adverseTicks * m.quotePerTickLot)))
+}
+
+/**
  * Fills what is left of liquidation order `o` against the ranked opposite positions at
  * `priceTicks`. Adds every counterparty to `touched`. Returns the lots filled.
  */
@@ -87,7 +103,7 @@ export function autoDeleverage(state: State, m: PerpMarket, o: Order, priceTicks
     if (left === 0) break
     const p = positionOf(r.sub.perp.get(m.marketId)!, r.side)
     if (p === positionOf(o.owner.perp.get(m.marketId)!, o.positionSide)) continue
-    const lots = Math.min(left, abs(p.qtyLots))
+    const lots = Math.min(left, abs(p.qtyLots), solventLots(state, m, r, p.qtyLots, priceTicks))
     if (lots === 0) continue
     const c: Order = {
       orderId: m.nextOrderId++, market: m, owner: r.sub, clientOrderId: ADL_CLIENT_ID,

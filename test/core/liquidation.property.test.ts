@@ -198,3 +198,11 @@ t.test('money, maintenance and funding hold through random price paths with liqu
   t.comment(`liquidation orders ${seen.liquidations}, ADL fills ${seen.adl}, shortfalls covered ${seen.shortfalls}`)
   t.ok(seen.liquidations > 0 && seen.adl > 0, 'the runs liquidated and deleveraged')
 })
+
+// Found by the property above: an isolated long liquidated into an empty book with an empty
+// fund was deleveraged against a losing short at its bankruptcy price, beyond what the short's
+// margin could pay (its wallet ended at −0.02874). ADL now closes a losing counterparty only
+// as far as it stays solvent; the rest of the liquidation waits, flagged, for the book.
+t.test('ADL never takes a counterparty below zero', async () => {
+  run({deposits: [150, 150, 150, 150], leverages: [10, 125, 10, 100], steps: [{kind: 'quote', m: 0, spreadPpm: 17085, lots: 200}, {kind: 'cancel', m: 0, who: 0}, {kind: 'cancel', m: 0, who: 0}, {kind: 'oracle', m: 0, movePpm: 0, dtMs: 1}, {kind: 'trade', m: 0, who: 1, buy: false, lots: 200, offsetPpm: 0, market: true, long: false}, {kind: 'trade', m: 0, who: 0, buy: false, lots: 51, offsetPpm: 0, market: false, long: false}, {kind: 'trade', m: 0, who: 3, buy: true, lots: 200, offsetPpm: 0, market: true, long: false}], snapshotAt: 0} as Scenario)
+})
