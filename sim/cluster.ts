@@ -510,19 +510,47 @@ function scheduleFaults(w: World, until: number): void {
   loop.after(1_000, perSecond)
 }
 
+/**
+ * The price feed: every priceEveryMs the walk takes a step, and the step's prices are sent at
+ * once if the feed is connected, else as soon as it (re)connects, unless a newer step replaced
+ * them. (Sending only at the next step lost every price in seeds where the sequencer crashes
+ * more often than once a second.)
+ */
 function schedulePrices(w: World, until: number): void {
   const { loop, o } = w
   let client: IngressClient | null = null
+  let connecting = false
+  let pending: Command[] = []
+  const flush = (): void => {
+    if (client === null || pending.length === 0 || loop.now >= until) return
+    const c = client
+    for (const command of pending) {
+      w.checks.submitted(normalize(command))
+      c.submit(normalize(command)).catch(() => {
+        if (client !== c) return
+        client = null
+        loop.after(RECONNECT_MS, connect)
+      })
+    }
+    pending = []
+  }
+  const connect = (): void => {
+    if (client !== null || connecting || loop.now >= until) return
+    connecting = true
+    IngressClient.connect(w.net.view('prices'), SEQ_URL).then((c) => {
+      connecting = false
+      client = c
+      flush()
+    }, () => {
+      connecting = false
+      loop.after(RECONNECT_MS, connect)
+    })
+  }
   const step = (): void => {
     if (loop.now >= until) return
-    if (client === null) {
-      IngressClient.connect(w.net.view('prices'), SEQ_URL).then((c) => { client = c }, () => undefined)
-    } else {
-      for (const command of o.priceMoves!({ wallMs: w.wall(), rng: w.rng })) {
-        w.checks.submitted(normalize(command))
-        client.submit(normalize(command)).catch(() => { client = null })
-      }
-    }
+    pending = o.priceMoves!({ wallMs: w.wall(), rng: w.rng })
+    if (client === null) connect()
+    else flush()
     loop.after(o.priceEveryMs, step)
   }
   loop.after(o.priceEveryMs, step)
