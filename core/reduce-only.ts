@@ -39,7 +39,7 @@ export function trimClosingOrders(state: State, result: Result, time: number): v
     const e = events[i]!
     if (e.type !== 'trade') continue
     for (const side of [e.maker, e.taker]) {
-      if (!shrank(side, e.qtyLots)) continue
+      if (!shrank(side, e.qtyLots) || state.accounts.get(side.account)?.subs[side.sub]?.closingResting === 0) continue
       touched ??= []
       touched.push([side.account, side.sub, e.marketId])
     }

@@ -4,7 +4,7 @@
 import { assert } from './assert.js'
 import type { Event, ExecType, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
-import { orderEvent } from './records.js'
+import { isClosing, orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
 import { unrestConditional } from './conditional.js'
 import { isConditionalType } from './trigger-index.js'
@@ -16,6 +16,7 @@ export function rest(o: Order): void {
   o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)
   if (m.kind === 'PERP' && o.marginCounted) addMarginLots(ensureHolding(o.owner, m), o, o.origQtyLots - o.executedQtyLots)
+  if (m.kind === 'PERP' && isClosing(o)) o.owner.closingResting += 1
   if (o.goodTillDate > 0) trackGoodTillDate(m, o)
 }
 
@@ -67,6 +68,7 @@ export function unrest(o: Order): void {
   assert(deleted, 'resting order missing from its account')
   countOpen(o, -1)
   if (o.goodTillDate > 0) m.gtdOpen -= 1
+  if (m.kind === 'PERP' && isClosing(o)) o.owner.closingResting -= 1
   if (m.kind === 'PERP') {
     if (o.marginCounted) addMarginLots(o.owner.perp.get(m.marketId)!, o, -left)
   } else if (o.lockedRemaining > 0) {

@@ -10,6 +10,7 @@ import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './gene
 import { isConditionalType, newTriggerIndex } from './trigger-index.js'
 import { GtdQueue } from './gtd.js'
 import { newPriceState } from './prices.js'
+import { isClosing } from './records.js'
 import type { Bracket, ConditionalType, CreatePerpMarket, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
@@ -189,6 +190,9 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
     }
     restoreExtra(o, t[21])
     if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
-    else m.book.insert(o)
+    else {
+      m.book.insert(o)
+      if (m.kind === 'PERP' && isClosing(o)) owner.closingResting += 1
+    }
   }
 }

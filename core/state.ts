@@ -223,6 +223,12 @@ export interface SubAccount {
   /** Highest session nonce used. */
   lastNonce: number
   /**
+   * Resting perpetual closing orders (reduce-only or a hedge-mode close): derived from the
+   * books, so not in the root or the snapshot; lets a fill that shrank a position skip the
+   * scan for orders it left too large when there are none (core/reduce-only.ts).
+   */
+  closingResting: number
+  /**
    * Liquidation flags (core/liquidation/flags.ts) by target: 'C' the cross account, or
    * '<marketId>:<positionSide>' an isolated position. Bits: 1 margin call sent, 2 in liquidation.
    * Only non-zero entries are kept.
@@ -325,6 +331,7 @@ export function newSubAccount(address: string, sub: number): SubAccount {
     pendingWithdrawals: 0,
     sessionKey: '',
     lastNonce: 0,
+    closingResting: 0,
     riskFlags: new Map(),
   }
 }

@@ -72,8 +72,10 @@ export function liquidate(state: State, sub: SubAccount, t: Target, time: number
   for (const c of closings) {
     // A halted market cannot trade: its position waits, in liquidation, for the market to reopen.
     if (c.m.status !== 'TRADING') continue
-    closePosition(state, c, time, events, touched)
-    traded.add(c.m)
+    // Only a close that filled something counts as progress: lots no one can take (an empty
+    // book, no fund, no solvent counterparty) wait, flagged, for the next price move rather
+    // than being offered again and again within this one.
+    if (closePosition(state, c, time, events, touched)) traded.add(c.m)
   }
 }
 
@@ -120,7 +122,8 @@ export function bankruptcyPrice(state: State, c: Closing, extra: number): number
   return clamped
 }
 
-function closePosition(state: State, c: Closing, time: number, events: Event[], touched: Set<SubAccount>): void {
+/** Closes what it can of one position; true when some of it closed. */
+function closePosition(state: State, c: Closing, time: number, events: Event[], touched: Set<SubAccount>): boolean {
   const { m, sub } = c
   const p = positionOf(c.h, c.side)
   const bankruptcy = bankruptcyPrice(state, c, 0)
@@ -168,6 +171,7 @@ function closePosition(state: State, c: Closing, time: number, events: Event[], 
     events.push(orderEvent(o, 'EXPIRED'))
   }
   events.push(forceOrderEvent(o, 'LIQUIDATION', lastFillLots(events, first, o)))
+  return o.executedQtyLots > 0
 }
 
 function coverShortfall(state: State, c: Closing, time: number, events: Event[]): void {

@@ -95,8 +95,7 @@ function liquidate(h: LiquidationHooks, s: RefSub, out: Observed[]): boolean {
   let progress = false
   for (const p of held(h, s)) {
     if (p.m.status !== 'TRADING') continue
-    close(h, s, p.m, p.side, out)
-    progress = true
+    if (close(h, s, p.m, p.side, out)) progress = true
   }
   return progress
 }
@@ -127,7 +126,7 @@ function fund(h: LiquidationHooks, asset: string): bigint {
   return h.insurance.get(asset) ?? 0n
 }
 
-function close(h: LiquidationHooks, s: RefSub, m: RefMarket, side: PositionSide, out: Observed[]): void {
+function close(h: LiquidationHooks, s: RefSub, m: RefMarket, side: PositionSide, out: Observed[]): boolean {
   const qty = s.positions.get(`${m.marketId}:${side}`)!.qtyLots
   const price = bankruptcy(h, s, m, side, 0n)
   const o = order(m, s.key, qty > 0 ? 'SELL' : 'BUY', side, Math.abs(qty), price, '')
@@ -154,6 +153,7 @@ function close(h: LiquidationHooks, s: RefSub, m: RefMarket, side: PositionSide,
     o.status = 'EXPIRED'
     out.push(h.observe(o, 'EXPIRED'))
   }
+  return o.filledLots > 0
 }
 
 function cover(h: LiquidationHooks, s: RefSub, m: RefMarket): void {
