@@ -16,12 +16,10 @@ import fc from 'fast-check'
 import { apply } from '../../core/apply.js'
 import type { Command, OraclePrice } from '../../core/commands.js'
 import type { Event } from '../../core/events.js'
-import { IN_LIQUIDATION } from '../../core/liquidation/check.js'
-import { belowMaintenance, crossRisk, isolatedRisk } from '../../core/margin-risk.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
-import { positionOf, type PerpMarket, type State } from '../../core/state.js'
-import { moneyViolations } from '../../sim/model/invariants.js'
+import type { PerpMarket, State } from '../../core/state.js'
+import { maintenanceViolations, moneyViolations } from '../../sim/model/invariants.js'
 import { BTCPERP, TestExchange, USDT } from '../helpers/exchange.js'
 
 const ORACLE = '0x' + '9'.repeat(40)
@@ -107,27 +105,7 @@ function commandsOf(ex: TestExchange, s: Step): { command: Command; dtMs: number
 
 /** Everything the properties require of the state and of one command's events. */
 function violations(state: State, events: readonly Event[]): string[] {
-  const out = moneyViolations(state)
-  for (const account of state.accounts.values()) {
-    for (const sub of account.subs) {
-      if (sub === undefined) continue
-      const who = `${sub.address}/${sub.sub}`
-      const cross = crossRisk(state, sub)
-      const crossFlagged = ((sub.riskFlags.get('C') ?? 0) & IN_LIQUIDATION) !== 0
-      if (belowMaintenance(cross) && !crossFlagged) out.push(`${who}: cross below maintenance ${JSON.stringify(cross)}, not in liquidation`)
-      if (cross.marginBalance < 0 && !crossFlagged) out.push(`${who}: cross margin balance ${cross.marginBalance} < 0, not in liquidation`)
-      for (const h of sub.perp.values()) {
-        if (h.marginType !== 'ISOLATED') continue
-        const m = state.markets[h.marketId] as PerpMarket
-        for (const side of ['BOTH', 'LONG', 'SHORT'] as const) {
-          if (positionOf(h, side).qtyLots === 0) continue
-          const r = isolatedRisk(m, h, side)
-          const flagged = ((sub.riskFlags.get(`${h.marketId}:${side}`) ?? 0) & IN_LIQUIDATION) !== 0
-          if (belowMaintenance(r) && !flagged) out.push(`${who} isolated ${side}: below maintenance ${JSON.stringify(r)}, not in liquidation`)
-        }
-      }
-    }
-  }
+  const out = [...moneyViolations(state), ...maintenanceViolations(state)]
   let reported = 0
   let payments = 0
   for (const e of events) {
