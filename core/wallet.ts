@@ -2,6 +2,7 @@
 // then complete or refund). Deposits are idempotent by their chain reference.
 
 import { ensureSpotBalance, ensureSub, findSub, spotBalance, validIssuer } from './accounts.js'
+import type { Code } from './codes.js'
 import type { Deposit, DepositPending, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
 import type { Event, Result, WithdrawalEvent } from './events.js'
 import { LIMITS } from './limits.js'
@@ -19,14 +20,19 @@ export function marginAsset(state: State): string | undefined {
   return undefined
 }
 
+/** What a deposit and its pending note are both refused for: issuer, asset, amount, ref, a ref already credited. */
+function depositRefusal(state: State, cmd: Deposit | DepositPending): Code | null {
+  if (!validIssuer(cmd)) return 'ACCOUNT_INVALID'
+  if (!state.assets.has(cmd.asset)) return 'ASSET_UNKNOWN'
+  if (!validAmount(cmd.amount)) return 'AMOUNT_INVALID'
+  if (typeof cmd.ref !== 'string' || cmd.ref.length === 0 || cmd.ref.length > LIMITS.depositRefLengthMax) return 'COMMAND_INVALID'
+  if (state.depositRefs.has(cmd.ref)) return 'DEPOSIT_DUPLICATE'
+  return null
+}
+
 export function deposit(state: State, cmd: Deposit, time: number): Result {
-  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
-  if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
-  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
-  if (typeof cmd.ref !== 'string' || cmd.ref.length === 0 || cmd.ref.length > LIMITS.depositRefLengthMax) {
-    return reject('COMMAND_INVALID')
-  }
-  if (state.depositRefs.has(cmd.ref)) return reject('DEPOSIT_DUPLICATE')
+  const refused = depositRefusal(state, cmd)
+  if (refused !== null) return reject(refused)
   if (cmd.wallet !== 'SPOT' && cmd.wallet !== 'PERP') return reject('COMMAND_INVALID')
   if (cmd.wallet === 'PERP' && cmd.asset !== marginAsset(state)) return reject('ASSET_UNKNOWN')
   const existing = findSub(state, cmd)
@@ -57,13 +63,8 @@ export function deposit(state: State, cmd: Deposit, time: number): Result {
 
 /** The history's pending row for a deposit not yet deep enough; no state changes. */
 export function depositPending(state: State, cmd: DepositPending, time: number): Result {
-  if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
-  if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
-  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
-  if (typeof cmd.ref !== 'string' || cmd.ref.length === 0 || cmd.ref.length > LIMITS.depositRefLengthMax) {
-    return reject('COMMAND_INVALID')
-  }
-  if (state.depositRefs.has(cmd.ref)) return reject('DEPOSIT_DUPLICATE')
+  const refused = depositRefusal(state, cmd)
+  if (refused !== null) return reject(refused)
   if (!Number.isInteger(cmd.required) || cmd.required < 1 || cmd.required > LIMITS.depositConfirmationsMax ||
     !Number.isInteger(cmd.confirmations) || cmd.confirmations < 0 || cmd.confirmations >= cmd.required) {
     return reject('COMMAND_INVALID')
