@@ -77,16 +77,18 @@ export function rankPositions(state: State, m: PerpMarket, long: boolean): Ranke
 /**
  * The most lots of a counterparty's position that can be closed at `priceTicks` without
  * taking its margin balance (cross, or the isolated position's) below zero: a losing
- * position ranked for ADL is closed only as far as it can pay for. Closing at a price worse
+ * position ranked for ADL is closed only as far as it can pay for, and one with no margin
+ * balance left not at all. Closing at a price worse
  * than the mark costs (price − mark) per lot beyond the unrealized PnL already counted, plus
  * at most one tick·lot of rounding in the cost the close removes.
  */
 function solventLots(state: State, m: PerpMarket, r: Ranked, qtyLots: number, priceTicks: number): number {
-  const adverseTicks = qtyLots > 0 ? m.markPriceTicks - priceTicks : priceTicks - m.markPriceTicks
-  if (adverseTicks <= 0) return abs(qtyLots)
   const h = r.sub.perp.get(m.marketId)!
   const balance = (h.marginType === 'ISOLATED' ? isolatedRisk(m, h, r.side) : crossRisk(state, r.sub)).marginBalance - m.quotePerTickLot
+  // A counterparty already past its own bankruptcy (itself waiting in liquidation) takes nothing.
   if (balance <= 0) return 0
+  const adverseTicks = qtyLots > 0 ? m.markPriceTicks - priceTicks : priceTicks - m.markPriceTicks
+  if (adverseTicks <= 0) return abs(qtyLots)
   return Math.min(abs(qtyLots), Math.floor(balance / (adverseTicks * m.quotePerTickLot)))
 }
 

@@ -196,7 +196,7 @@ function deleverage(h: LiquidationHooks, s: RefSub, m: RefMarket, o: RefOrder, p
     // beyond the mark (less one tick·lot of rounding), as core/liquidation/adl.ts does.
     const adverse = big(p.qtyLots > 0 ? m.markPriceTicks - price : price - m.markPriceTicks)
     const room = risk(h, r.sub).balance - m.quotePerTickLot
-    const solvent = adverse <= 0n ? Math.abs(p.qtyLots) : room <= 0n ? 0 : Number(room / (adverse * m.quotePerTickLot))
+    const solvent = room <= 0n ? 0 : adverse <= 0n ? Math.abs(p.qtyLots) : Number(room / (adverse * m.quotePerTickLot))
     const lots = Math.min(remainingLots(o), Math.abs(p.qtyLots), solvent)
     if (lots === 0) continue
     const c = order(m, r.sub.key, o.side === 'BUY' ? 'SELL' : 'BUY', r.side, lots, price, 'adl_autoclose')

@@ -27,6 +27,14 @@ t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
   t.ok(adl > 0 && marginCalls > 0, `ADL fills ${adl}, margin calls ${marginCalls}`)
 })
 
+// Seed 25 deleveraged an isolated short that was itself past bankruptcy, waiting in
+// liquidation: its loss fell on its cross wallet, -144.48 USDT, with no one flagged. ADL now
+// takes nothing from a counterparty without margin left (core/liquidation/adl.ts).
+t.test('seed 25: ADL leaves alone a counterparty already past bankruptcy', async (t) => {
+  const r = await runCluster({ seed: 25 })
+  t.same(r.failures, [], `replay: ${r.replay}`)
+})
+
 t.test('a seed replays exactly', async (t) => {
   const a = await runCluster({ seed: 2 })
   const b = await runCluster({ seed: 2 })
