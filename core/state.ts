@@ -1,8 +1,8 @@
 // The exchange state the core mutates. Everything here is reachable from the log alone and
 // is covered by the state root and the snapshot.
 
-import type { Bracket, ConditionalType, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce } from './commands.js'
-import type { OrderStatus, WithdrawalStatus } from './events.js'
+import type { Bracket, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce } from './commands.js'
+import type { ConditionalFields, OrderStatus, WithdrawalStatus } from './events.js'
 import { Book, type Level } from './book.js'
 import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
@@ -144,19 +144,14 @@ export interface Order {
   priceMatch?: PriceMatch
 }
 
-/** What a conditional order waits for (core/conditional.ts). */
-export interface Conditional {
-  origType: ConditionalType
-  stopPriceTicks: number
-  activationPriceTicks: number
-  callbackPermille: number
-  workingType: 'MARK_PRICE' | 'CONTRACT_PRICE'
-  priceProtect: boolean
-  closePosition: boolean
+/**
+ * What a conditional order waits for (core/conditional.ts): the parameters its records show
+ * (events.ts ConditionalFields; stopPriceTicks here is the placed trigger), and its state.
+ */
+export interface Conditional extends Omit<ConditionalFields, 'reason'> {
   /** Trailing stops: activated, and the highest (SELL) or lowest (BUY) price seen since. */
   activated: boolean
   extremeTicks: number
-  triggerTime: number
   reason: string
   /** Its live heap entry while it waits in one (derived, not in the root). */
   entry: TriggerEntry | null
