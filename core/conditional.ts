@@ -15,6 +15,7 @@ import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { countOpen, retire, trackGoodTillDate } from './resting.js'
 import { positionOf, type Conditional, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
+import { ConditionalState, type Due, type TrailSide } from './trailing.js'
 import { isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
 
 
@@ -43,35 +44,26 @@ function heapOf(m: PerpMarket, o: Order): TriggerHeap {
   return rising(o) ? set.up : set.down
 }
 
-/** An activated trailing stop's heaps: by extreme, and by the trigger it implies (×1000). */
-function trailHeaps(set: TriggerSet, o: Order): [TriggerHeap, TriggerHeap] {
-  return o.side === 'SELL' ? [set.sellExtreme, set.sellTrigger] : [set.buyExtreme, set.buyTrigger]
+/** An activated trailing stop's side of the index. */
+function trailSide(set: TriggerSet, o: Order): TrailSide {
+  return o.side === 'SELL' ? set.sell : set.buy
 }
 
-/** (Re)files an activated trailing stop under its current extreme and trigger. */
+/** Files an activated trailing stop (placement, activation, snapshot restore). */
 function fileTrailing(set: TriggerSet, o: Order): void {
-  const c = o.cond!
-  const [byExtreme, byTrigger] = trailHeaps(set, o)
-  if (c.extremeEntry) byExtreme.markStale()
-  if (c.entry) byTrigger.markStale()
-  const ext = { priceTicks: c.extremeTicks, orderId: o.orderId, order: o }
-  const trig = { priceTicks: trailingTrigger1000(o), orderId: o.orderId, order: o }
-  c.extremeEntry = ext
-  c.entry = trig
-  byExtreme.push(ext)
-  byTrigger.push(trig)
+  set.trailing += 1
+  trailSide(set, o).join(o)
 }
 
 /** Puts a waiting conditional order into its market's index (placement, snapshot restore, a held trigger). */
 export function arm(m: PerpMarket, o: Order): void {
-  const c = o.cond!
+  // A snapshot restores plain objects: the index works on ConditionalState.
+  let c = o.cond!
+  if (!(c instanceof ConditionalState)) o.cond = c = new ConditionalState(c)
   m.triggers.live.set(o.orderId, o)
   if (c.activated) {
-    const set = setOf(m.triggers, c.workingType)
-    set.trailing += 1
     c.entry = null
-    c.extremeEntry = null
-    fileTrailing(set, o)
+    fileTrailing(setOf(m.triggers, c.workingType), o)
     return
   }
   const key = c.origType === 'TRAILING_STOP_MARKET' ? c.activationPriceTicks : c.stopPriceTicks
@@ -90,11 +82,7 @@ function disarm(m: PerpMarket, o: Order): void {
     return
   }
   const set = setOf(m.triggers, c.workingType)
-  const [byExtreme, byTrigger] = trailHeaps(set, o)
-  if (c.entry) byTrigger.markStale()
-  if (c.extremeEntry) byExtreme.markStale()
-  c.entry = null
-  c.extremeEntry = null
+  trailSide(set, o).leave(o)
   set.trailing -= 1
 }
 
@@ -181,11 +169,11 @@ function buildConditional(m: PerpMarket, cmd: PlaceOrder, dualSide: boolean): Co
     if (code) return code
     stop = cmd.stopPriceTicks!
   }
-  return {
+  return new ConditionalState({
     origType: t, stopPriceTicks: stop, activationPriceTicks: activation, callbackPermille: callback,
     workingType: wt, priceProtect: cmd.priceProtect === true, closePosition,
     activated: false, extremeTicks: 0, triggerTime: 0, reason: '', entry: null,
-  }
+  })
 }
 
 /** The order the conditional becomes, checked by placement's own filters (LIMIT for STOP/TAKE_PROFIT, else MARKET). */
@@ -262,12 +250,6 @@ export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
 
 // ---- triggering ----
 
-interface Due {
-  order: Order
-  /** How far behind the current price its trigger lies, ×1000: the price path crossed it first. */
-  distance1000: number
-}
-
 /** priceProtect: hold the trigger while |mark − last| / mark exceeds the market's triggerProtect. */
 function protectedNow(m: PerpMarket, o: Order): boolean {
   if (!o.cond!.priceProtect) return false
@@ -288,7 +270,6 @@ function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number,
     if (c.origType === 'TRAILING_STOP_MARKET') {
       c.activated = true
       c.extremeTicks = price
-      set.trailing += 1
       fileTrailing(set, o)
     } else if (protectedNow(m, o)) {
       held.push(o)
@@ -300,45 +281,16 @@ function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number,
 }
 
 /**
- * Activated trailing stops: those the price passed move their extreme to it (and their
- * trigger with it); then those whose trigger the retrace reached are queued. Both heaps pop
- * only what changes, so a move costs what it changes.
+ * Activated trailing stops of one side: extremes the price passed move to it, then those
+ * whose trigger the retrace reached are queued (or held). Each costs what it changes.
  */
-function trail(m: PerpMarket, set: TriggerSet, byExtreme: TriggerHeap, byTrigger: TriggerHeap, price: number,
-  due: Due[], held: Order[]): void {
-  // SELL: extremes below the price rise to it; BUY: extremes above it fall to it.
-  for (let e = byExtreme.peek(); e !== undefined; e = byExtreme.peek()) {
-    if (byExtreme.rising ? e.priceTicks >= price : e.priceTicks <= price) break
-    // The live top entry moves to the new extreme in place (no dead entry, no allocation);
-    // the trigger entry, somewhere inside its heap, is replaced.
-    byExtreme.pop()
-    const o = e.order
-    const c = o.cond!
-    c.extremeTicks = price
-    e.priceTicks = price
-    byExtreme.push(e)
-    if (c.entry) byTrigger.markStale()
-    const trig = { priceTicks: trailingTrigger1000(o), orderId: o.orderId, order: o }
-    c.entry = trig
-    byTrigger.push(trig)
-  }
-  const price1000 = price * PERMILLE
-  // SELL fires when price × 1000 ≤ trigger (highest trigger first); BUY when ≥ (lowest first).
-  for (let e = byTrigger.peek(); e !== undefined; e = byTrigger.peek()) {
-    if (byTrigger.rising ? e.priceTicks > price1000 : e.priceTicks < price1000) break
-    byTrigger.pop()
-    const o = e.order
-    const c = o.cond!
-    c.entry = null
-    if (protectedNow(m, o)) {
-      held.push(o)
-      continue
-    }
-    if (c.extremeEntry) byExtreme.markStale()
-    c.extremeEntry = null
+function trail(m: PerpMarket, set: TriggerSet, side: TrailSide, price: number, due: Due[], held: Order[]): void {
+  side.move(price)
+  const from = due.length
+  side.fire(price, m, protectedNow, due, held)
+  for (let i = from; i < due.length; i++) {
     set.trailing -= 1
-    m.triggers.live.delete(o.orderId)
-    due.push({ order: o, distance1000: Math.abs(price1000 - e.priceTicks) })
+    m.triggers.live.delete(due[i]!.order.orderId)
   }
 }
 
@@ -349,9 +301,25 @@ function collect(m: PerpMarket, wt: WorkingType, due: Due[], held: Order[]): voi
   drain(m, set, set.up, price, due, held)
   drain(m, set, set.down, price, due, held)
   if (set.trailing > 0) {
-    trail(m, set, set.sellExtreme, set.sellTrigger, price, due, held)
-    trail(m, set, set.buyExtreme, set.buyTrigger, price, due, held)
+    trail(m, set, set.sell, price, due, held)
+    trail(m, set, set.buy, price, due, held)
   }
+}
+
+/**
+ * Whether the working type's price crosses nothing: no heap's top (live or not: the top has
+ * the nearest key of all) and no trailing stop's extreme or trigger. Most moves cross
+ * nothing, and then the run is skipped whole.
+ */
+function quiet(m: PerpMarket, wt: WorkingType): boolean {
+  const price = watched(m, wt)
+  if (price === 0) return true
+  const set = setOf(m.triggers, wt)
+  const up = set.up.items[0]
+  if (up !== undefined && up.priceTicks <= price) return false
+  const down = set.down.items[0]
+  if (down !== undefined && down.priceTicks >= price) return false
+  return set.trailing === 0 || (set.sell.quiet(price) && set.buy.quiet(price))
 }
 
 function byCrossing(a: Due, b: Due): number {
@@ -365,6 +333,7 @@ function byCrossing(a: Due, b: Due): number {
  */
 export function runTriggers(state: State, m: PerpMarket, time: number, events: Event[]): void {
   if (m.triggers.live.size === 0) return
+  if (quiet(m, 'CONTRACT_PRICE') && quiet(m, 'MARK_PRICE')) return
   const held: Order[] = []
   for (let round = 0; round < LIMITS.triggerRoundsMax; round++) {
     const due: Due[] = []
@@ -379,18 +348,14 @@ export function runTriggers(state: State, m: PerpMarket, time: number, events: E
   for (const o of held) rearm(m, o)
 }
 
-/** A held order back into its heap; an activated trailing stop keeps its place in the extreme heap. */
+/**
+ * A held order back into its heap. An activated trailing stop never left its group: it is
+ * no longer skipped (and if a later round fired it after all, it is gone).
+ */
 function rearm(m: PerpMarket, o: Order): void {
-  const c = o.cond!
-  if (!c.activated) {
-    arm(m, o)
-    return
-  }
-  // A later round may already have refiled it under a new extreme.
-  if (c.entry) return
-  const trig = { priceTicks: trailingTrigger1000(o), orderId: o.orderId, order: o }
-  c.entry = trig
-  trailHeaps(setOf(m.triggers, c.workingType), o)[1].push(trig)
+  const c = o.cond as ConditionalState
+  if (c.activated) c.heldAt = 0
+  else arm(m, o)
 }
 
 /** The lots a closePosition order closes: the whole position on the side it reduces. */

@@ -53,24 +53,49 @@ export function boundaryAfter(time: number, intervalMs: number): number {
 function tickNum(m: PerpMarket): bigint { return BigInt(m.tickSize) * E8n }
 function tickDen(m: PerpMarket): bigint { return 10n ** BigInt(m.pricePrecision) }
 
-/** A price in ticks as E8 (exact for pricePrecision ≤ 8, floored beyond). */
+// The conversions below run after every order command (the mark's refresh), so they work in
+// plain numbers whenever every intermediate is a safe integer, where a float quotient truncated
+// or floored is exact (arith.ts floorDiv), and fall back to bigint otherwise: the same results.
+const SAFE = Number.MAX_SAFE_INTEGER
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i)
+
+/** tickNum and tickDen as numbers, or 0 when either is not a safe integer. */
+function tickNumber(m: PerpMarket): number {
+  const n = m.tickSize * E8
+  return n <= SAFE ? n : 0
+}
+function tickDenNumber(m: PerpMarket): number {
+  return POW10[m.pricePrecision] ?? 0
+}
+
+/** A price in ticks as E8 (exact for pricePrecision ≤ 8, truncated beyond). */
 export function ticksToE8(m: PerpMarket, ticks: number): number {
+  const num = tickNumber(m)
+  const den = tickDenNumber(m)
+  const p = ticks * num
+  if (num > 0 && den > 0 && p <= SAFE && p >= -SAFE) return Math.trunc(p / den)
   return Number((BigInt(ticks) * tickNum(m)) / tickDen(m))
 }
 
 /** An E8 price to the nearest tick (halves up), at least one tick. */
 export function e8ToTicks(m: PerpMarket, e8: number): number {
-  const num = BigInt(e8) * tickDen(m)
-  const den = tickNum(m)
-  return max(1, Number((2n * num + den) / (2n * den)))
+  const num = tickNumber(m)
+  const den = tickDenNumber(m)
+  const x = 2 * e8 * den
+  if (num > 0 && den > 0 && x <= SAFE - num && x >= -SAFE && 2 * num <= SAFE) return max(1, Math.trunc((x + num) / (2 * num)))
+  const bigNum = BigInt(e8) * tickDen(m)
+  const bigDen = tickNum(m)
+  return max(1, Number((2n * bigNum + bigDen) / (2n * bigDen)))
 }
 
-/** floor(a × b / d) in bigint, for E8 products that leave the safe range. */
-function mulDiv(a: number, b: number, d: number): number {
-  const p = BigInt(a) * BigInt(b)
+/** floor(a × b / d), d > 0: in numbers while a × b is safe, else in bigint. */
+export function mulDiv(a: number, b: number, d: number): number {
+  const p = a * b
+  if (p <= SAFE && p >= -SAFE && d <= SAFE) return Math.floor(p / d)
+  const big = BigInt(a) * BigInt(b)
   const bd = BigInt(d)
-  let q = p / bd
-  if (p % bd !== 0n && p < 0n) q -= 1n
+  let q = big / bd
+  if (big % bd !== 0n && big < 0n) q -= 1n
   return Number(q)
 }
 

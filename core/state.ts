@@ -153,10 +153,8 @@ export interface Conditional extends Omit<ConditionalFields, 'reason'> {
   activated: boolean
   extremeTicks: number
   reason: string
-  /** Its live heap entry while it waits in one (derived, not in the root). */
+  /** Its live heap entry while it waits in one (derived, not in the root; activated trailing stops wait in core/trailing.ts). */
   entry: TriggerEntry | null
-  /** An activated trailing stop's entry in its extreme heap (derived). */
-  extremeEntry?: TriggerEntry | null
 }
 
 export interface Position {

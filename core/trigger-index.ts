@@ -2,19 +2,17 @@
 // the orders it crosses: per working type (mark, last trade) one heap of triggers that fire
 // as the price rises (`up`: price ≥ trigger) and one of those that fire as it falls (`down`:
 // price ≤ trigger). Trailing stops wait in the same heaps for their activation price; once
-// activated each sits in two heaps of its side: one by its extreme (the orders a new high,
-// for SELL, or low, for BUY, moves) and one by the trigger that extreme implies, ×1000 (the
-// orders a retrace fires). Derived from the orders, so the snapshot stores the orders and
-// rebuilds this.
+// activated they are grouped by shared extreme per side (core/trailing.ts). Derived from the
+// orders, so the snapshot stores the orders and rebuilds this.
 //
-// Heaps delete lazily: an entry is live while its order's `cond.entry` (or, in an extreme
-// heap, `cond.extremeEntry`) is that entry; dead ones are dropped as they surface, and the
-// heap is rebuilt when they outnumber the live.
+// Heaps delete lazily: an entry is live while its order's `cond.entry` is that entry; dead
+// ones are dropped as they surface, and the heap is rebuilt when they outnumber the live.
 
 import type { ConditionalType, OrderType, WorkingType } from './commands.js'
 import { Heap } from './heap.js'
 import { LIMITS } from './limits.js'
 import type { Order } from './state.js'
+import { TrailSide } from './trailing.js'
 
 /** Whether an order is a conditional one still waiting (at trigger its type becomes LIMIT or MARKET). */
 export function isConditionalType(t: OrderType): t is ConditionalType {
@@ -22,7 +20,7 @@ export function isConditionalType(t: OrderType): t is ConditionalType {
 }
 
 export interface TriggerEntry {
-  /** Trigger or activation price in ticks; extreme in ticks; or a trailing trigger in ticks × 1000. */
+  /** Trigger or activation price in ticks. */
   priceTicks: number
   orderId: number
   order: Order
@@ -41,14 +39,14 @@ export class TriggerHeap extends Heap<TriggerEntry> {
   /** Entries whose order left (skipped when they surface). */
   stale = 0
 
-  /** `rising`: lowest key on top; else highest. `extremes`: entries are `cond.extremeEntry`. */
-  constructor(readonly rising: boolean, readonly extremes = false) {
+  /** `rising`: lowest key on top; else highest. */
+  constructor(readonly rising: boolean) {
     super(rising ? risingBefore : fallingBefore)
   }
 
   private live(e: TriggerEntry): boolean {
     const c = e.order.cond
-    return c != null && (this.extremes ? c.extremeEntry === e : c.entry === e)
+    return c != null && c.entry === e
   }
 
   /** The nearest live entry, dropping dead ones above it. */
@@ -75,13 +73,10 @@ export class TriggerHeap extends Heap<TriggerEntry> {
 export interface TriggerSet {
   up: TriggerHeap
   down: TriggerHeap
-  /** Activated trailing SELL stops by extreme (lowest on top: a new high raises them) and by trigger ×1000 (highest on top). */
-  sellExtreme: TriggerHeap
-  sellTrigger: TriggerHeap
-  /** Activated trailing BUY stops by extreme (highest on top: a new low lowers them) and by trigger ×1000 (lowest on top). */
-  buyExtreme: TriggerHeap
-  buyTrigger: TriggerHeap
-  /** Activated trailing stops now in these heaps. */
+  /** Activated trailing stops by side, grouped by shared extreme. */
+  sell: TrailSide
+  buy: TrailSide
+  /** Activated trailing stops now in `sell` and `buy`. */
   trailing: number
 }
 
@@ -95,8 +90,7 @@ export interface TriggerIndex {
 function newSet(): TriggerSet {
   return {
     up: new TriggerHeap(true), down: new TriggerHeap(false),
-    sellExtreme: new TriggerHeap(true, true), sellTrigger: new TriggerHeap(false),
-    buyExtreme: new TriggerHeap(false, true), buyTrigger: new TriggerHeap(true),
+    sell: new TrailSide(true), buy: new TrailSide(false),
     trailing: 0,
   }
 }

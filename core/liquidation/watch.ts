@@ -12,9 +12,12 @@
 // maintenance, rounded up), so until some trigger fires the account cannot have reached
 // the warning level, let alone maintenance.
 //
-// Each sub-account has at most one live entry per market (`live`). A check that computes a
-// later trigger than the live one keeps the live one (it only checks earlier than needed);
-// an earlier one replaces it. Replaced entries are marked dead and dropped when they surface.
+// Each sub-account has at most one live entry per market, kept on the sub-account itself
+// (`SubWatch`, a non-enumerable symbol property like the market's watch: a check after every
+// trade reads it, and the sub-account is at hand then while a map lookup would not be). A
+// check that computes a later trigger than the live one keeps the live one (it only checks
+// earlier than needed); an earlier one replaces it. Replaced entries are dropped when they
+// surface (an entry is live while its sub-account's slot for the market holds it).
 
 import type { PerpMarket, State, SubAccount } from '../state.js'
 import { findSub } from '../accounts.js'
@@ -26,7 +29,28 @@ interface Trigger {
   /** The market's `moved` value at which to check again. */
   at: number
   sub: SubAccount
-  dead: boolean
+}
+
+/** A sub-account's live trigger per marketId, and its `at` (read without touching the entry). */
+interface SubWatch {
+  entry: (Trigger | undefined)[]
+  at: number[]
+}
+
+const SUB_WATCH = Symbol('liquidation sub-account watch')
+type WatchedSub = SubAccount & { [SUB_WATCH]?: SubWatch }
+
+function subWatch(sub: SubAccount): SubWatch {
+  let w = (sub as WatchedSub)[SUB_WATCH]
+  if (w === undefined) {
+    w = { entry: [], at: [] }
+    Object.defineProperty(sub, SUB_WATCH, { value: w, enumerable: false, writable: false, configurable: true })
+  }
+  return w
+}
+
+function isLive(t: Trigger, marketId: number): boolean {
+  return (t.sub as WatchedSub)[SUB_WATCH]?.entry[marketId] === t
 }
 
 /** Min-heap (core/heap.ts) of triggers by `at`; ties surface in any order (the sweep sorts who it checks). */
@@ -46,8 +70,8 @@ export interface MarketWatch {
   /** Σ |Δmark| since the watch began, ticks. */
   moved: number
   heap: TriggerHeap
-  /** Each sub-account's live entry in `heap`. */
-  live: Map<SubAccount, Trigger>
+  /** Live entries in `heap` (each sub-account's is in its SubWatch). */
+  live: number
   /** Sub-accounts that held a position here when last seen; checks drop the ones that left. */
   holders: Set<SubAccount>
   /** False until the first sweep, which checks every holder. */
@@ -95,7 +119,7 @@ export function marketWatch(state: State, m: PerpMarket): MarketWatch {
   let w = (m as Watched)[WATCH]
   if (w === undefined) {
     const sw = stateWatch(state)
-    w = { markTicks: m.markPriceTicks, moved: 0, heap: new TriggerHeap(), live: new Map(), holders: new Set(), primed: false }
+    w = { markTicks: m.markPriceTicks, moved: 0, heap: new TriggerHeap(), live: 0, holders: new Set(), primed: false }
     for (const account of state.accounts.values()) {
       for (const sub of account.subs) if (sub !== undefined && hasPosition(sub, m.marketId)) w.holders.add(sub)
     }
@@ -122,8 +146,11 @@ export function dueForCheck(state: State, m: PerpMarket, w: MarketWatch, out: { 
   if (sw.dirty.size > 0) for (const sub of sw.dirty) if (hasPosition(sub, m.marketId)) out.add(sub)
   for (let t = w.heap.peek(); t !== undefined && t.at <= w.moved; t = w.heap.peek()) {
     w.heap.pop()
-    if (t.dead) continue
-    w.live.delete(t.sub)
+    const sw = (t.sub as WatchedSub)[SUB_WATCH]
+    if (sw === undefined || sw.entry[m.marketId] !== t) continue
+    sw.entry[m.marketId] = undefined
+    sw.at[m.marketId] = 0
+    w.live -= 1
     out.add(t.sub)
   }
 }
@@ -160,40 +187,44 @@ export function marginMoved(state: State, issuer: Issuer): void {
 export function rearm(state: State, sub: SubAccount, targets: readonly { m: PerpMarket; headroom: number; lossPerTick: number }[],
   count = targets.length): void {
   const sw = stateWatch(state)
-  sw.dirty.delete(sub)
+  if (sw.dirty.size > 0) sw.dirty.delete(sub)
+  const mine = subWatch(sub)
   for (const h of sub.perp.values()) {
+    if (h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0) continue
     const w = (state.markets[h.marketId] as Watched)[WATCH]
-    if (w === undefined || hasPosition(sub, h.marketId)) continue
+    if (w === undefined) continue
     w.holders.delete(sub)
-    kill(w, sub)
+    kill(w, mine, h.marketId)
   }
   for (let i = 0; i < count; i++) {
     const t = targets[i]!
     const w = marketWatch(state, t.m)
-    const old = w.live.get(sub)
+    const id = t.m.marketId
+    const old = mine.entry[id]
     // A live entry means it is a holder already.
     if (old === undefined) w.holders.add(sub)
     const ticks = t.lossPerTick > 0 ? Math.floor(Math.max(0, t.headroom) / t.lossPerTick) : Number.MAX_SAFE_INTEGER - w.moved - 1
     const at = w.moved + ticks + 1
     // An earlier trigger only checks sooner than needed: keep it, and spare the heap.
-    if (old !== undefined && old.at <= at) continue
-    if (old !== undefined) old.dead = true
-    const entry: Trigger = { at, sub, dead: false }
-    w.live.set(sub, entry)
+    if (old !== undefined && mine.at[id]! <= at) continue
+    const entry: Trigger = { at, sub }
+    if (old === undefined) w.live += 1
+    mine.entry[id] = entry
+    mine.at[id] = at
     w.heap.push(entry)
-    compact(w)
+    compact(w, id)
   }
 }
 
-function kill(w: MarketWatch, sub: SubAccount): void {
-  const old = w.live.get(sub)
-  if (old === undefined) return
-  old.dead = true
-  w.live.delete(sub)
+function kill(w: MarketWatch, mine: SubWatch, marketId: number): void {
+  if (mine.entry[marketId] === undefined) return
+  mine.entry[marketId] = undefined
+  mine.at[marketId] = 0
+  w.live -= 1
 }
 
 /** Rebuilds a heap whose dead entries outnumber the live ones by the limit. */
-function compact(w: MarketWatch): void {
-  if (w.heap.size <= 2 * w.live.size + LIMITS.liquidationWatchStaleMax) return
-  w.heap.retain((t) => !t.dead)
+function compact(w: MarketWatch, marketId: number): void {
+  if (w.heap.size <= 2 * w.live + LIMITS.liquidationWatchStaleMax) return
+  w.heap.retain((t) => isLive(t, marketId))
 }
