@@ -15,11 +15,14 @@ import type { Order } from './state.js'
 
 const INITIAL_ENTRIES = 8
 
-/** FNV-1a over UTF-16 code units (clientOrderIds are at most 36 ASCII characters). */
+/**
+ * FNV-1a over UTF-16 code units (clientOrderIds are at most 36 ASCII characters). Every bit
+ * can be a home slot's: forcing one (as `| 1` once did) left half the table as overflow only.
+ */
 function hashOf(key: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return h | 1
+  return h
 }
 
 export class ClientIdIndex {
@@ -30,8 +33,12 @@ export class ClientIdIndex {
   /** Entries used, holes included. */
   private end = 0
   private count = 0
-  /** Open-addressing table of entry index + 1 (0: empty), twice the entry capacity. */
-  private table = new Int32Array(2 * INITIAL_ENTRIES)
+  /**
+   * Open-addressing table, twice the entry capacity in slots; slot i is the pair
+   * [2i] entry index + 1 (0: empty), [2i + 1] the entry's hash, so a probe reads one array.
+   */
+  private table = new Int32Array(4 * INITIAL_ENTRIES)
+  /** Slots − 1. */
   private mask = 2 * INITIAL_ENTRIES - 1
 
   get size(): number {
@@ -43,16 +50,16 @@ export class ClientIdIndex {
     const table = this.table
     const mask = this.mask
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const e = table[i]!
+      const e = table[2 * i]!
       if (e === 0) return -1
-      if (this.hashes[e - 1] === h && this.cids[e - 1] === key) return i
+      if (table[2 * i + 1] === h && this.cids[e - 1] === key) return i
     }
   }
 
   get(key: string): Order | undefined {
     if (typeof key !== 'string') return undefined
     const i = this.slotOf(key, hashOf(key))
-    return i < 0 ? undefined : this.ords[this.table[i]! - 1]
+    return i < 0 ? undefined : this.ords[this.table[2 * i]! - 1]
   }
 
   has(key: string): boolean {
@@ -63,7 +70,7 @@ export class ClientIdIndex {
     const h = hashOf(key)
     const i = this.slotOf(key, h)
     if (i >= 0) {
-      this.ords[this.table[i]! - 1] = order
+      this.ords[this.table[2 * i]! - 1] = order
       return this
     }
     if (this.end === this.cids.length) this.reshape()
@@ -80,7 +87,7 @@ export class ClientIdIndex {
     if (typeof key !== 'string') return false
     let i = this.slotOf(key, hashOf(key))
     if (i < 0) return false
-    const e = this.table[i]! - 1
+    const e = this.table[2 * i]! - 1
     this.cids[e] = undefined
     this.ords[e] = undefined
     this.count -= 1
@@ -89,15 +96,17 @@ export class ClientIdIndex {
     const table = this.table
     const mask = this.mask
     for (let j = (i + 1) & mask; ; j = (j + 1) & mask) {
-      const f = table[j]!
+      const f = table[2 * j]!
       if (f === 0) break
-      const home = this.hashes[f - 1]! & mask
+      const fh = table[2 * j + 1]!
+      const home = fh & mask
       const stays = i <= j ? (i < home && home <= j) : (i < home || home <= j)
       if (stays) continue
-      table[i] = f
+      table[2 * i] = f
+      table[2 * i + 1] = fh
       i = j
     }
-    table[i] = 0
+    table[2 * i] = 0
     if (this.count === 0) this.end = 0
     return true
   }
@@ -129,14 +138,19 @@ export class ClientIdIndex {
     const table = this.table
     const mask = this.mask
     let i = h & mask
-    while (table[i] !== 0) i = (i + 1) & mask
-    table[i] = entry
+    while (table[2 * i] !== 0) i = (i + 1) & mask
+    table[2 * i] = entry
+    table[2 * i + 1] = h
   }
 
-  /** The entry arrays are full: squeeze out the holes, first doubling when over half are live. */
+  /**
+   * The entry arrays are full: squeeze out the holes, first doubling when over a third are
+   * live, so that at least two thirds of the capacity fills between squeezes (a book's churn
+   * keeps an account's count steady, and each squeeze re-places every live entry).
+   */
   private reshape(): void {
     const capacity = this.cids.length
-    if (this.count * 2 > capacity) {
+    if (this.count * 3 > capacity) {
       this.cids.length = 2 * capacity
       this.cids.fill(undefined, capacity)
       this.ords.length = 2 * capacity
@@ -144,7 +158,7 @@ export class ClientIdIndex {
       const hashes = new Int32Array(2 * capacity)
       hashes.set(this.hashes)
       this.hashes = hashes
-      this.table = new Int32Array(4 * capacity)
+      this.table = new Int32Array(8 * capacity)
       this.mask = 4 * capacity - 1
     } else {
       this.table.fill(0)

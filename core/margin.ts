@@ -65,7 +65,11 @@ export function positionsNotional(m: PerpMarket, h: PerpHolding, dualSide: boole
  * exposure; an isolated one, that of its open orders only (the positions have their own).
  */
 export function crossInitialMargin(m: PerpMarket, h: PerpHolding, dualSide: boolean, d: OrderDelta, leverage: number): number {
-  const exp = exposure(m, h, dualSide, d)
+  return crossInitialMarginOf(m, h, dualSide, exposure(m, h, dualSide, d), leverage)
+}
+
+/** `crossInitialMargin` from the holding's exposure already computed (`exp`, tick·lots). */
+export function crossInitialMarginOf(m: PerpMarket, h: PerpHolding, dualSide: boolean, exp: number, leverage: number): number {
   if (h.marginType === 'CROSSED') return initialMargin(m, exp, leverage)
   return initialMargin(m, exp - positionsNotional(m, h, dualSide), leverage)
 }

@@ -12,7 +12,7 @@ import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
-import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire } from './resting.js'
+import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { placeConditional } from './conditional.js'
 import { isPriceMatch, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
@@ -221,9 +221,7 @@ export function cancelOrder(state: State, cmd: CancelOrder, time: number): Resul
   if (o === undefined) return reject('ORDER_UNKNOWN')
   if (r === 'ONLY_NEW' && o.status !== 'NEW') return reject('CANCEL_RESTRICTED')
   if (r === 'ONLY_PARTIALLY_FILLED' && o.status !== 'PARTIALLY_FILLED') return reject('CANCEL_RESTRICTED')
-  const events: Event[] = []
-  retire(o, 'CANCELED', 'CANCELED', time, events)
-  return accept(events)
+  return accept(retireInto(o, 'CANCELED', 'CANCELED', time))
 }
 
 export function cancelAll(state: State, cmd: CancelAll, time: number): Result {

@@ -29,6 +29,11 @@ function shrank(side: PerpFillSide, lots: number): boolean {
   return before !== 0 && (Math.sign(before) !== Math.sign(after) || Math.abs(after) < Math.abs(before))
 }
 
+/** Whether a fill side shrank its position while its owner has resting closing orders. */
+function mayTrim(state: State, side: PerpFillSide, lots: number): boolean {
+  return shrank(side, lots) && state.accounts.get(side.account)?.subs[side.sub]?.closingResting !== 0
+}
+
 /** Expires the closing orders the command's perpetual fills left too large; their events join the result. */
 export function trimClosingOrders(state: State, result: Result, time: number): void {
   if (!result.ok) return
@@ -38,11 +43,9 @@ export function trimClosingOrders(state: State, result: Result, time: number): v
   for (let i = 0; i < n; i++) {
     const e = events[i]!
     if (e.type !== 'trade') continue
-    for (const side of [e.maker, e.taker]) {
-      if (!shrank(side, e.qtyLots) || state.accounts.get(side.account)?.subs[side.sub]?.closingResting === 0) continue
-      touched ??= []
-      touched.push([side.account, side.sub, e.marketId])
-    }
+    // Maker then taker, written out: this runs for every trade of every command.
+    if (mayTrim(state, e.maker, e.qtyLots)) (touched ??= []).push([e.maker.account, e.maker.sub, e.marketId])
+    if (mayTrim(state, e.taker, e.qtyLots)) (touched ??= []).push([e.taker.account, e.taker.sub, e.marketId])
   }
   if (touched === undefined) return
   const seen = new Set<string>()

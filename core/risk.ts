@@ -6,7 +6,7 @@
 
 import type { Code } from './codes.js'
 import type { Side } from './commands.js'
-import { crossInitialMargin, exposure, holdingPnl, maxNotionalAt, NO_DELTA, type OrderDelta } from './margin.js'
+import { crossInitialMargin, crossInitialMarginOf, exposure, holdingPnl, maxNotionalAt, NO_DELTA, type OrderDelta } from './margin.js'
 import { newHolding, type PerpHolding, type PerpMarket, type State, type SubAccount } from './state.js'
 
 const scratch: OrderDelta = { buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }
@@ -40,7 +40,8 @@ export function checkOrderMargin(state: State, sub: SubAccount, m: PerpMarket, s
     pnl += holdingPnl(om, other, sub.dualSide)
     imOthers += crossInitialMargin(om, other, sub.dualSide, NO_DELTA, other.leverage)
   }
-  const imAfter = imOthers + crossInitialMargin(m, h, sub.dualSide, d, leverage)
+  // The target's exposure with the order is `after`, computed above.
+  const imAfter = imOthers + crossInitialMarginOf(m, h, sub.dualSide, after, leverage)
   if (sub.perpWallet + pnl - imAfter < 0) return 'MARGIN_INSUFFICIENT'
   return null
 }

@@ -69,11 +69,14 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
   if (isMaker && o.marginCounted) addMarginLots(h, o, -lots)
   o.status = o.executedQtyLots === o.origQtyLots ? 'FILLED' : 'PARTIALLY_FILLED'
 
-  return {
+  const side: PerpFillSide = {
     account: sub.address, sub: sub.sub, orderId: o.orderId, clientOrderId: o.clientOrderId,
     side: o.side, positionSide: o.positionSide,
     executedQtyLots: o.executedQtyLots, cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status,
     fee, realizedPnl: pnl, positionQtyLots: p.qtyLots, positionCostTicksLots: p.costTicksLots, positionRealizedPnl: p.realizedPnl,
-    wallet: sub.perpWallet, ...(isolated ? { isolatedWallet: p.isolatedWallet } : {}),
+    wallet: sub.perpWallet,
   }
+  // Added last, as the field it was: a literal with a spread is built slowly on every fill.
+  if (isolated) side.isolatedWallet = p.isolatedWallet
+  return side
 }
