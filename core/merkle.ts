@@ -1,33 +1,69 @@
 // A binary Merkle tree over keccak-256, with domain separation between leaves and inner
 // nodes (so a node can never pass for a leaf). An odd node at a level is carried up as is.
 
-import { keccak_256 } from '@noble/hashes/sha3.js'
+import { keccak256 } from './keccak.js'
 
 const LEAF = 0
 const NODE = 1
 
+/** keccak-256(0x00 ‖ data). */
 export function hashLeaf(data: Uint8Array): Uint8Array {
-  const buf = new Uint8Array(data.length + 1)
-  buf[0] = LEAF
-  buf.set(data, 1)
-  return keccak_256(buf)
+  return keccak256(data, LEAF)
 }
 
+// The two children end to end; keccak256() has read it by the time it returns.
+const pair = new Uint8Array(64)
+
+/** keccak-256(0x01 ‖ left ‖ right). */
 export function hashNode(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const buf = new Uint8Array(65)
-  buf[0] = NODE
-  buf.set(left, 1)
-  buf.set(right, 33)
-  return keccak_256(buf)
+  pair.set(left, 0)
+  pair.set(right, 32)
+  return keccak256(pair, NODE)
 }
 
 export function merkleRoot(leaves: Uint8Array[]): Uint8Array {
-  if (leaves.length === 0) return keccak_256(new Uint8Array(0))
+  if (leaves.length === 0) return keccak256(new Uint8Array(0))
   let level = leaves
   while (level.length > 1) {
     const next: Uint8Array[] = []
     for (let i = 0; i < level.length; i += 2) {
       next.push(i + 1 < level.length ? hashNode(level[i]!, level[i + 1]!) : level[i]!)
+    }
+    level = next
+  }
+  return level[0]!
+}
+
+// Inner nodes already hashed, by their left child: the parent of (left, right) when the
+// right child is the same object as then. Only stateRoot() builds trees through it, over
+// leaf and node hashes it never hands out, so no array it keys on is ever changed after.
+const parents = new WeakMap<Uint8Array, { right: Uint8Array, parent: Uint8Array }>()
+
+/**
+ * merkleRoot() for a caller whose leaf hashes are immutable objects that often recur from one
+ * call to the next (the state root's): a pair of children met before is not hashed again,
+ * so a tree whose leaves barely changed costs little more than walking it. Same result.
+ */
+export function merkleRootReusing(leaves: Uint8Array[]): Uint8Array {
+  if (leaves.length === 0) return merkleRoot(leaves)
+  let level = leaves
+  while (level.length > 1) {
+    const next: Uint8Array[] = []
+    for (let i = 0; i < level.length; i += 2) {
+      if (i + 1 === level.length) {
+        next.push(level[i]!)
+        continue
+      }
+      const left = level[i]!
+      const right = level[i + 1]!
+      const known = parents.get(left)
+      if (known !== undefined && known.right === right) {
+        next.push(known.parent)
+      } else {
+        const parent = hashNode(left, right)
+        parents.set(left, { right, parent })
+        next.push(parent)
+      }
     }
     level = next
   }

@@ -4,7 +4,7 @@
 
 import { DEFAULT_LIQUIDATION_FEE_PPM } from './genesis.js'
 import { DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
-import { hashLeaf, merkleRoot, toHex } from './merkle.js'
+import { hashLeaf, merkleRoot, merkleRootReusing, toHex } from './merkle.js'
 import { pricesLeaf } from './prices.js'
 import type { Order, Position, State } from './state.js'
 
@@ -102,7 +102,28 @@ export function leafHash(leaf: string): Uint8Array {
   return hashLeaf(encoder.encode(leaf))
 }
 
+// The leaf hashes of the last root computed, by leaf text. Between two checkpoints most
+// leaves (resting orders, idle accounts, assets) are unchanged, and a hash is a function of
+// the text alone, so each is looked up instead of hashed again: only new or changed leaves
+// are hashed, and pairs of unchanged neighbours are not hashed again either (merkle.ts).
+// It changes no root; it is dropped for states too large to keep twice.
+let lastLeafHashes = new Map<string, Uint8Array>()
+const CACHED_LEAVES_MAX = 250_000
+
 /** The state root as 0x-prefixed hex. */
 export function stateRoot(state: State): string {
-  return toHex(merkleRoot(stateLeaves(state).map(leafHash)))
+  const leaves = stateLeaves(state)
+  if (leaves.length > CACHED_LEAVES_MAX) {
+    lastLeafHashes = new Map()
+    return toHex(merkleRoot(leaves.map(leafHash)))
+  }
+  const previous = lastLeafHashes
+  const now = new Map<string, Uint8Array>()
+  const hashes = leaves.map((leaf) => {
+    const h = previous.get(leaf) ?? leafHash(leaf)
+    now.set(leaf, h)
+    return h
+  })
+  lastLeafHashes = now
+  return toHex(merkleRootReusing(hashes))
 }

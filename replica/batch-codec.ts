@@ -172,7 +172,7 @@ export function decodeChain(
       throw (failed = fail(seq, `entry body does not hold seq ${seq}`))
     }
     const hash = hashBytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
-    entries.push(sealEntry(seq, time, command as Command, prev, hash, body))
+    entries.push(sealEntry(seq, time, command as Command, prev, hash, body, true))
     prev = hash
     bodiesEnd = end
     return entries.length < stopAfter ? undefined : false

@@ -1,7 +1,7 @@
 // The hash-chain checks shared by every log store: what an append must satisfy before it is
 // written, and the errors for a refused append and for a log found corrupt when read back.
 
-import { bodyHeadIs, chainDigest, digestEquals, encodeBody, HASH_BYTES, hex, sameHash, sealedBody, type LogEntry } from './entry.js'
+import { bodyHeadIs, chainDigest, digestEquals, encodeBody, hashChecked, HASH_BYTES, hex, sameHash, sealedBody, type LogEntry } from './entry.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 
 /** An append that does not continue the chain; the store is unchanged. */
@@ -22,9 +22,10 @@ export class LogCorruptError extends Error {
 
 /**
  * Checks that `entries` continue the chain after (lastSeq, lastHash): seqs consecutive, times
- * valid, prevHash links, and every hash recomputed over the entry's body. A sealed entry
- * (entry.ts) brings its body, the bytes its command was encoded to once, and they are
- * hashed as given after a look at their head (seq and time); any other entry is encoded
+ * valid, prevHash links, and every hash matches the entry's body. A sealed entry (entry.ts)
+ * brings its body, the bytes its command was encoded to once, and they are hashed as given
+ * after a look at their head (seq and time), unless the hash was already computed or checked
+ * over them when the entry was sealed (hashChecked); any other entry is encoded and hashed
  * now. Returns the bodies, so a store keeps exactly the bytes that were hashed.
  */
 export function checkContinues(lastSeq: number, lastHash: Uint8Array, entries: readonly LogEntry[]): Uint8Array[] {
@@ -39,13 +40,17 @@ export function checkContinues(lastSeq: number, lastHash: Uint8Array, entries: r
     const e = entries[i]!
     if (e.seq !== seq + 1) throw new AppendRefusedError(e.seq, `expected seq ${seq + 1}`)
     if (!Number.isSafeInteger(e.time) || e.time < 0) throw new AppendRefusedError(e.seq, `bad time ${e.time}`)
-    if (!sameHash(e.prevHash, prevHash)) {
+    // The same array (an entry made after the one before it) needs no byte compare.
+    if (e.prevHash !== prevHash && !sameHash(e.prevHash, prevHash)) {
       throw new AppendRefusedError(e.seq, `prevHash ${hex(e.prevHash)} does not match ${hex(prevHash)}`)
     }
     let body = sealedBody(e)
     if (body === undefined) body = encodeBody(e.seq, e.time, e.command)
     else if (!bodyHeadIs(body, e.seq, e.time)) throw new AppendRefusedError(e.seq, 'its body does not hold its seq and time')
-    if (e.hash.length !== HASH_BYTES || !digestEquals(chainDigest(prevHash, body), e.hash)) {
+    // An entry whose hash was computed or checked over this body when it was sealed (its
+    // prevHash being the one just compared) is not hashed twice: SHA-256 is the largest part
+    // of an append's own work.
+    if (e.hash.length !== HASH_BYTES || (!hashChecked(e) && !digestEquals(chainDigest(prevHash, body), e.hash))) {
       throw new AppendRefusedError(e.seq, 'hash does not match its body')
     }
     bodies[i] = body

@@ -37,17 +37,24 @@ export function encodeBody(seq: number, time: number, command: Command): Uint8Ar
  */
 class SealedEntry implements LogEntry {
   readonly #body: Uint8Array
+  /** Whether `hash` is known to be chainHash(prevHash, body): computed or checked when sealed. */
+  readonly #hashChecked: boolean
 
   constructor(
     readonly seq: number, readonly time: number, readonly command: Command,
-    readonly prevHash: Uint8Array, readonly hash: Uint8Array, body: Uint8Array,
+    readonly prevHash: Uint8Array, readonly hash: Uint8Array, body: Uint8Array, hashChecked: boolean,
   ) {
     this.#body = body
+    this.#hashChecked = hashChecked
     Object.freeze(this)
   }
 
   static bodyOf(e: LogEntry): Uint8Array | undefined {
     return #body in e ? e.#body : undefined
+  }
+
+  static hashChecked(e: LogEntry): boolean {
+    return #body in e && e.#hashChecked
   }
 }
 
@@ -62,11 +69,23 @@ export function bodyOf(e: LogEntry): Uint8Array {
 }
 
 /**
- * Seals an entry with `body` and the command decoded from exactly those bytes: only the
- * decoders of stored batches and replicated ones call this (batch-codec.ts).
+ * Whether `e`'s hash is known to be SHA-256(prevHash ‖ body) over its sealed body: makeEntry()
+ * computed it, or the decoder that sealed it checked it (`hashChecked`). A store appending
+ * such an entry need not hash it again; any other entry is hashed at the append.
  */
-export function sealEntry(seq: number, time: number, command: Command, prevHash: Uint8Array, hash: Uint8Array, body: Uint8Array): LogEntry {
-  return new SealedEntry(seq, time, command, prevHash, hash, body)
+export function hashChecked(e: LogEntry): boolean {
+  return SealedEntry.hashChecked(e)
+}
+
+/**
+ * Seals an entry with `body` and the command decoded from exactly those bytes: only the
+ * decoders of stored batches and replicated ones call this (batch-codec.ts). `hashChecked`
+ * says the caller has checked `hash` against `prevHash` and these bytes.
+ */
+export function sealEntry(
+  seq: number, time: number, command: Command, prevHash: Uint8Array, hash: Uint8Array, body: Uint8Array, hashChecked = false,
+): LogEntry {
+  return new SealedEntry(seq, time, command, prevHash, hash, body, hashChecked)
 }
 
 /**
@@ -155,7 +174,7 @@ export function chainHash(prevHash: Uint8Array, body: Uint8Array): Uint8Array {
 /** Builds the entry that follows `prevHash`, encoding and hashing it once. */
 export function makeEntry(seq: number, time: number, command: Command, prevHash: Uint8Array): LogEntry {
   const body = encodeBody(seq, time, command)
-  return new SealedEntry(seq, time, command, prevHash, chainHash(prevHash, body), body)
+  return new SealedEntry(seq, time, command, prevHash, chainHash(prevHash, body), body, true)
 }
 
 export function sameHash(a: Uint8Array, b: Uint8Array): boolean {

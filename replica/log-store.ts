@@ -21,9 +21,10 @@ export interface LogStore {
   /**
    * Appends entries that continue the chain (seq = lastSeq + 1, prevHash = lastHash, each
    * hash correct) as one durable batch; resolves only after the write is synced to disk.
-   * Each hash is recomputed over the bytes that will be stored: a sealed entry's own body
-   * (entry.ts), any other entry's fields encoded now. Throws AppendRefusedError, changing
-   * nothing, when they do not.
+   * Each hash is checked over the bytes that will be stored: a sealed entry's own body
+   * (entry.ts), recomputed unless it was computed or checked over that body when the entry
+   * was sealed (makeEntry, a verified read or replicated batch), any other entry's fields
+   * encoded now. Throws AppendRefusedError, changing nothing, when they do not.
    */
   append(entries: LogEntry[]): Promise<void>
   /**

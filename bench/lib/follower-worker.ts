@@ -17,9 +17,11 @@ const follower = new Follower({ node, network: wsNetwork, url, clock: systemCloc
   onFatal: (err) => parentPort!.postMessage({ error: err.message }) })
 follower.start()
 parentPort!.postMessage({ ready: true })
-parentPort!.on('message', async (m: { stop?: boolean; waitSeq?: number }) => {
+parentPort!.on('message', async (m: { stop?: boolean; waitSeq?: number; forget?: boolean }) => {
   if (m.waitSeq !== undefined) {
     while (node.state.seq < m.waitSeq) await new Promise((r) => setTimeout(r, 2))
+    // Samples so far were the warm-up's: only what comes after is measured.
+    if (m.forget) follower.lagSamplesMs.length = 0
     parentPort!.postMessage({ reached: node.state.seq })
   }
   if (m.stop) {

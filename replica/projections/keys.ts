@@ -53,6 +53,14 @@ export class KeyBuilder {
     return this
   }
 
+  /** Bytes already in key form (a cached prefix), as they are. */
+  raw(b: Buffer): this {
+    this.room(b.length)
+    b.copy(this.bytes, this.length)
+    this.length += b.length
+    return this
+  }
+
   build(): Buffer {
     return this.bytes.subarray(0, this.length)
   }
@@ -79,7 +87,16 @@ export function prefixEnd(prefix: Buffer): Buffer {
   assert(false, 'a prefix of all 0xff bytes has no end')
 }
 
+/** Accounts' encoded strings (the same bytes `str` writes), kept: every fill writes several owner keys. */
+const accountBytes = new Map<string, Buffer>()
+const ACCOUNTS_CACHED_MAX = 10_000
+
 /** Owner prefix shared by every per-sub-account store: account, then sub-account. */
 export function ownerKey(account: string, sub: number): KeyBuilder {
-  return key().str(account).u8(sub)
+  let a = accountBytes.get(account)
+  if (a === undefined) {
+    if (accountBytes.size >= ACCOUNTS_CACHED_MAX) accountBytes.clear()
+    accountBytes.set(account, a = key().str(account).build())
+  }
+  return key().raw(a).u8(sub)
 }

@@ -6,7 +6,7 @@ import t from 'tap'
 import { createHash } from 'node:crypto'
 import { Packr } from 'msgpackr'
 import { AppendRefusedError, checkContinues } from '../../replica/chain.js'
-import { bodyHeadIs, bodyOf, chainHash, encodeBody, GENESIS_HASH, hex, makeEntry, sealedBody, sealEntry } from '../../replica/entry.js'
+import { bodyHeadIs, bodyOf, chainHash, encodeBody, GENESIS_HASH, hashChecked, hex, makeEntry, sealedBody, sealEntry } from '../../replica/entry.js'
 import { chain, command } from '../helpers/log-fixtures.js'
 
 const independent = (prevHash: Uint8Array, seq: number, time: number, c: unknown): string =>
@@ -44,6 +44,20 @@ t.test('the store catches a sealed body that is not what was hashed or not its s
   t.throws(() => checkContinues(0, GENESIS_HASH, [e1!, elsewhere]), AppendRefusedError)
   t.throws(() => checkContinues(0, GENESIS_HASH, [e1!, elsewhere]), { message: /its body does not hold its seq and time/ })
   t.same(checkContinues(0, GENESIS_HASH, [e1!, sealEntry(2, e2!.time, e2!.command, e1!.hash, e2!.hash, body)]), [sealedBody(e1!), body])
+})
+
+t.test('an append hashes again only what was not hashed over its body when sealed', async (t) => {
+  const [e1, e2] = chain(1, 2, GENESIS_HASH)
+  t.ok(hashChecked(e1!), 'makeEntry computed the hash itself')
+  const unchecked = sealEntry(2, e2!.time, e2!.command, e1!.hash, e2!.hash, sealedBody(e2!)!)
+  t.notOk(hashChecked(unchecked), 'a sealed entry is unchecked unless its sealer says so')
+  t.notOk(hashChecked({ ...e2! }), 'a copy is not sealed at all')
+  const wrong = Uint8Array.from(e2!.hash)
+  wrong[0] ^= 1
+  t.throws(() => checkContinues(0, GENESIS_HASH, [e1!, sealEntry(2, e2!.time, e2!.command, e1!.hash, wrong, sealedBody(e2!)!)]),
+    { message: 'append refused at seq 2: hash does not match its body' })
+  t.throws(() => checkContinues(0, GENESIS_HASH, [e1!, { ...e2!, hash: wrong }]), { message: 'append refused at seq 2: hash does not match its body' })
+  t.same(checkContinues(0, GENESIS_HASH, [e1!, e2!]), [sealedBody(e1!), sealedBody(e2!)])
 })
 
 t.test('the head of a body names its seq and time, however msgpack wrote them', async (t) => {
