@@ -99,8 +99,9 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   const orders = new OrderCounter(ctx.now, ctx.rateLimits)
   app.decorate('orders', orders)
   app.decorate('gatewayCtx', ctx)
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
+    done()
   })
 
   app.setErrorHandler((err: FastifyError | ApiError, _req, reply) => {

@@ -127,5 +127,5 @@ export function authenticate(ctx: GatewayContext, req: FastifyRequest, security:
     if (!session.permissions.includes(security)) throw permissionDenied()
   }
   const sub = ctx.state().accounts.get(session.account)?.subs[session.sub]
-  return { ...r, session, sub }
+  return { rawQuery: r.rawQuery, rawBody: r.rawBody, params: r.params, session, sub }
 }

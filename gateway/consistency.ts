@@ -18,16 +18,19 @@ function behind(seq: number): ApiError {
 }
 
 export function readYourWrites(app: FastifyInstance, ctx: GatewayContext, waitMs: number): void {
-  app.addHook('onRequest', async (req) => {
+  // Callback-style hooks: most requests name no seq, and then neither hook allocates a promise.
+  app.addHook('onRequest', (req, _reply, done) => {
     const raw = req.headers[SEQ_HEADER]
-    if (raw === undefined) return
+    if (raw === undefined) return done()
     if (typeof raw !== 'string' || !SEQ_FORMAT.test(raw)) {
-      throw new ApiError(400, -1100, `Illegal characters found in header '${SEQ_HEADER.toUpperCase()}'; legal range is '^[0-9]{1,15}$'.`)
+      return done(new ApiError(400, -1100, `Illegal characters found in header '${SEQ_HEADER.toUpperCase()}'; legal range is '^[0-9]{1,15}$'.`))
     }
     const seq = Number(raw)
-    if (!(await ctx.applied.until(seq, waitMs))) throw behind(seq)
+    if (seq <= ctx.applied.seq) return done()
+    ctx.applied.until(seq, waitMs).then((reached) => done(reached ? undefined : behind(seq)), done)
   })
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', (_req, reply, _payload, done) => {
     reply.header(SEQ_HEADER, String(ctx.applied.seq))
+    done()
   })
 }

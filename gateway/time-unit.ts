@@ -41,11 +41,12 @@ export function toMicroseconds(body: unknown): unknown {
 }
 
 export function timeUnitHooks(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req) => {
+  // Callback-style hooks: on every request, and without the header they have nothing to wait for.
+  app.addHook('onRequest', (req, _reply, done) => {
     const unit = req.headers['x-mbx-time-unit']
-    if (unit === undefined) return
+    if (unit === undefined) return done()
     const upper = typeof unit === 'string' ? unit.toUpperCase() : ''
-    if (upper !== 'MICROSECOND' && upper !== 'MILLISECOND') throw invalidTimeUnit()
+    done(upper !== 'MICROSECOND' && upper !== 'MILLISECOND' ? invalidTimeUnit() : undefined)
   })
-  app.addHook('preSerialization', async (req, _reply, payload) => (wantsMicroseconds(req) ? toMicroseconds(payload) : payload))
+  app.addHook('preSerialization', (req, _reply, payload, done) => done(null, wantsMicroseconds(req) ? toMicroseconds(payload) : payload))
 }

@@ -2,7 +2,7 @@
 // generator each have a core: signed order placement and public depth requests as a bot sends
 // them, run phase by phase as the main thread asks.
 
-import { createHmac } from 'node:crypto'
+import { createHmac, createSecretKey } from 'node:crypto'
 import { parentPort, workerData } from 'node:worker_threads'
 import { closedLoop, connectAll, openLoop, Outcomes, type HttpConnection } from './http-load.js'
 
@@ -35,6 +35,8 @@ export interface PhaseResult {
 }
 
 const { host, port, accounts } = workerData as LoadSetup
+/** Each account's HMAC key, imported once (as a client library keeps its secret), not per request. */
+const keys = accounts.map((a) => createSecretKey(Buffer.from(a.secretKey)))
 
 // BTCUSDTPERP around a fixed mid of 50,000.0 (tick 0.1, step 0.001, min notional 100 USDT).
 const MID_TICKS = 500_000
@@ -66,12 +68,13 @@ function orderRequest(): string {
 
 /** The next account's signed LIMIT GTC order, as a whole HTTP request. */
 function signedOrder(buy: boolean, ticks: number, lots: number): string {
-  const a = accounts[sent % accounts.length]!
+  const i = sent % accounts.length
+  const a = accounts[i]!
   const n = sent++
   const body = `symbol=BTCUSDTPERP&side=${buy ? 'BUY' : 'SELL'}&type=LIMIT&timeInForce=GTC` +
     `&quantity=${(lots / 1000).toFixed(3)}&price=${(ticks / 10).toFixed(1)}&newClientOrderId=bench${n}` +
     `&recvWindow=5000&timestamp=${Date.now()}`
-  const signed = `${body}&signature=${createHmac('sha256', a.secretKey).update(body).digest('hex')}`
+  const signed = `${body}&signature=${createHmac('sha256', keys[i]!).update(body).digest('hex')}`
   return `POST /fapi/v1/order HTTP/1.1\r\nHost: ${host}:${port}\r\nX-MBX-APIKEY: ${a.apiKey}\r\n` +
     `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${signed.length}\r\n\r\n${signed}`
 }

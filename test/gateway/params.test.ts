@@ -1,0 +1,67 @@
+// Request parameters: the gateway's own split of a plain query string or form body gives
+// exactly the pairs the WHATWG form-urlencoded parser (URLSearchParams) gives, in the same
+// order, the query winning over the body; texts with escapes, '+' or a leading '?' are
+// decoded as URLSearchParams decodes them.
+
+import t from 'tap'
+import { parseParams } from '../../gateway/params.js'
+
+/** The reference: URLSearchParams over the body, then the query. */
+function reference(rawQuery: string, rawBody: string): [string, string][] {
+  const m = new Map<string, string>()
+  for (const [k, v] of new URLSearchParams(rawBody)) m.set(k, v)
+  for (const [k, v] of new URLSearchParams(rawQuery)) m.set(k, v)
+  return [...m]
+}
+
+t.test('a signed order body, as a bot sends it', async (t) => {
+  const body = 'symbol=BTCUSDTPERP&side=BUY&type=LIMIT&timeInForce=GTC&quantity=0.005&price=49999.9&recvWindow=5000' +
+    '&timestamp=1763800000000&signature=ab12'
+  t.same([...parseParams('', body)], [
+    ['symbol', 'BTCUSDTPERP'], ['side', 'BUY'], ['type', 'LIMIT'], ['timeInForce', 'GTC'], ['quantity', '0.005'],
+    ['price', '49999.9'], ['recvWindow', '5000'], ['timestamp', '1763800000000'], ['signature', 'ab12'],
+  ])
+})
+
+t.test('the query wins over the body and keeps the body\'s position', async (t) => {
+  t.same([...parseParams('b=query&c=3', 'a=1&b=body')], [['a', '1'], ['b', 'query'], ['c', '3']])
+})
+
+t.test('edge cases read as URLSearchParams reads them', async (t) => {
+  const cases: [string, [string, string][]][] = [
+    ['', []],
+    ['a', [['a', '']]],
+    ['a=', [['a', '']]],
+    ['=x', [['', 'x']]],
+    ['=', [['', '']]],
+    ['a=b=c', [['a', 'b=c']]],
+    ['&&a=1&&', [['a', '1']]],
+    ['a=1&a=2', [['a', '2']]],
+    ['?a=1', [['a', '1']]],
+    ['a=%41%zz', [['a', 'A%zz']]],
+    ['a+b=c+d', [['a b', 'c d']]],
+    ['clientId=x%26y', [['clientId', 'x&y']]],
+    ['k=é', [['k', 'é']]],
+  ]
+  for (const [raw, pairs] of cases) {
+    t.same([...parseParams(raw, '')], pairs, `query ${JSON.stringify(raw)}`)
+    t.same([...parseParams('', raw)], pairs, `body ${JSON.stringify(raw)}`)
+  }
+})
+
+t.test('random texts agree with URLSearchParams', async (t) => {
+  const alphabet = ['a', 'b', '=', '&', '%', '%41', '+', '?', 'é', '\uD800', '0', '.']
+  let seed = 12345
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed % n
+  }
+  const text = (): string => Array.from({ length: rand(16) }, () => alphabet[rand(alphabet.length)]).join('')
+  let disagreements = 0
+  for (let i = 0; i < 5000; i++) {
+    const q = text()
+    const b = text()
+    if (JSON.stringify([...parseParams(q, b)]) !== JSON.stringify(reference(q, b))) disagreements++
+  }
+  t.equal(disagreements, 0)
+})
