@@ -11,7 +11,9 @@
 // few numbers they need in place, so that the thousand clients cost less than the server.
 //
 // WS_BENCH_SUBSCRIBERS (default 1,000), WS_BENCH_RATE (book-changing commands/s, default
-// 2,000), WS_BENCH_NODE_FLAGS (extra node flags for the exchange, e.g. --cpu-prof).
+// 2,000), WS_BENCH_NODE_FLAGS (extra node flags for the exchange, e.g. --cpu-prof; the
+// fan-out process inherits them), WS_BENCH_FAN_OUT (the exchange's --ws-fan-out: process,
+// its default, or inline, for comparison).
 
 import os from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -20,11 +22,12 @@ import type { Command } from '../core/commands.js'
 import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, cpuSeconds, HOST, startExchange } from './lib/exchange-process.js'
+import { CHAIN_ID, childPids, cpuSeconds, HOST, startExchange } from './lib/exchange-process.js'
 import type { SubscriberCommand, SubscriberReport, SubscriberSetup } from './lib/ws-subscriber-worker.js'
 
 const SUBSCRIBERS = Number(process.env.WS_BENCH_SUBSCRIBERS ?? 1_000)
 const RATE = Number(process.env.WS_BENCH_RATE ?? 2_000)
+const FAN_OUT = process.env.WS_BENCH_FAN_OUT ?? 'process'
 const WORKERS = 2
 const STREAMS = 'btcusdtperp@depth@100ms/btcusdtperp@trade'
 const WARMUP_SECONDS = 3
@@ -119,8 +122,9 @@ function concat(parts: Float64Array[]): Float64Array {
 async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < WORKERS) throw new Error(`WS_BENCH_SUBSCRIBERS must be an integer ≥ ${WORKERS}`)
   if (!Number.isInteger(RATE) || RATE <= 0) throw new Error('WS_BENCH_RATE must be a positive integer')
+  if (FAN_OUT !== 'process' && FAN_OUT !== 'inline') throw new Error('WS_BENCH_FAN_OUT must be process or inline')
   const nodeFlags = ['--max-semi-space-size=64', ...(process.env.WS_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
-  const ex = await startExchange('ws', ['--chain', 'off', '--price-feed', 'off', '--bot', 'off'], nodeFlags)
+  const ex = await startExchange('ws', ['--chain', 'off', '--price-feed', 'off', '--bot', 'off', '--ws-fan-out', FAN_OUT], nodeFlags)
   const workers: Worker[] = []
   let ingress: IngressClient | undefined
   let flowRun: { stop: () => Promise<void> } | undefined
@@ -149,14 +153,19 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000))
     const load = os.loadavg()
     const acceptedBefore = counts.accepted
+    // The exchange's CPU includes its fan-out process (its one child here: the chain is off).
+    const children = childPids(ex.child.pid!)
+    const childCpu = (): number => children.reduce((n, pid) => n + cpuSeconds(pid), 0)
     const cpuBefore = cpuSeconds(ex.child.pid!)
+    const childBefore = childCpu()
     const mainBefore = cpuSeconds(ex.child.pid!, true)
     const t0 = performance.now()
     for (const w of workers) w.postMessage({ kind: 'measure' } satisfies SubscriberCommand)
     await new Promise((r) => setTimeout(r, MEASURE_SECONDS * 1000))
     const reports = await Promise.all(workers.map((w) => ask(w, { kind: 'report' })))
     const seconds = (performance.now() - t0) / 1000
-    const cpu = (cpuSeconds(ex.child.pid!) - cpuBefore) / seconds
+    const childBusy = (childCpu() - childBefore) / seconds
+    const cpu = (cpuSeconds(ex.child.pid!) - cpuBefore) / seconds + childBusy
     const mainBusy = (cpuSeconds(ex.child.pid!, true) - mainBefore) / seconds
     const acceptedPerSec = (counts.accepted - acceptedBefore) / seconds
     await flowRun.stop()
@@ -172,10 +181,11 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const gaps = reports.reduce((n, r) => n + r.depthGaps, 0)
     const refused = [...counts.refused].map(([k, v]) => `${v} × ${k}`).join(', ') || '0'
 
-    out(`ws: exchange process (${nodeFlags.join(' ')}) on ${HOST}; ${int(connected)} subscribers of ${STREAMS} in ${WORKERS} worker threads`)
+    out(`ws: exchange process (${nodeFlags.join(' ')}; --ws-fan-out ${FAN_OUT}) on ${HOST}; ${int(connected)} subscribers of ${STREAMS} in ${WORKERS} worker threads`)
     out(`flow: ${int(RATE)} book-changing commands/s offered through the ingress (makers placing and cancelling within 4.0 of 50000.0, ` +
       `1 in ${TAKER_EVERY} a 0.003 BTC IOC taker); ${int(acceptedPerSec)}/s accepted while measuring; refused: ${refused}`)
-    out(`exchange CPU ${Math.round(100 * cpu)}% (main thread ${Math.round(100 * mainBusy)}%); ` +
+    out(`exchange CPU ${Math.round(100 * cpu)}% (main thread ${Math.round(100 * mainBusy)}%, ` +
+      `${FAN_OUT === 'process' ? `fan-out process ${Math.round(100 * childBusy)}%` : 'sockets on the main thread'}); ` +
       `load average before ${load.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`)
     out(`subscribers cut off or failed: ${closed}; depth diffs out of sequence: ${gaps}`)
     out('')
@@ -186,7 +196,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     ])) out(line)
     out(`${int(bytes / seconds / 1024)} KiB/s delivered in ${int(messages / seconds)} messages/s`)
     return { bench: 'ws', subscribers: connected, deliveredPerSec: Math.round(messages / seconds), p99Ms: Number(percentile(all, 99).toFixed(2)),
-      tradeP99Ms: Number(percentile(trade, 99).toFixed(2)), depthP99Ms: Number(percentile(depth, 99).toFixed(2)), bookUpdatesPerSec: Math.round(acceptedPerSec) }
+      tradeP99Ms: Number(percentile(trade, 99).toFixed(2)), depthP99Ms: Number(percentile(depth, 99).toFixed(2)), bookUpdatesPerSec: Math.round(acceptedPerSec),
+      fanOut: FAN_OUT, mainThreadPct: Math.round(100 * mainBusy) }
   } finally {
     await flowRun?.stop().catch(() => undefined)
     ingress?.close()

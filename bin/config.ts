@@ -58,6 +58,8 @@ export interface Config {
   priceFeed: PriceFeedOptions
   /** `start`'s market-making bot (bot/market-maker.ts): on by default, `--bot off` or `--no-bot` turns it off. */
   bot: { enabled: boolean; intervalMs: number }
+  /** Where the gateway's market-stream sockets live: a fan-out process of their own (default), or the gateway's thread. */
+  wsFanOut?: 'process' | 'inline'
   /** Positional arguments after the command (e.g. the data dir of `replay`). */
   args: string[]
 }
@@ -99,6 +101,7 @@ const OPTIONS = {
   'price-feed-ms': { type: 'string', env: 'EXCHANGE_PRICE_FEED_MS', default: '1000' },
   bot: { type: 'string', env: 'EXCHANGE_BOT', default: 'on' },
   'bot-ms': { type: 'string', env: 'EXCHANGE_BOT_MS', default: '1000' },
+  'ws-fan-out': { type: 'string', env: 'EXCHANGE_WS_FAN_OUT', default: 'process' },
 } as const
 
 export const USAGE = `usage: exchange <command> [options]
@@ -184,6 +187,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       intervalMs: intOption('price-feed-ms', get('price-feed-ms'), 100, 3_600_000),
     },
     bot: { enabled: get('bot') === 'on', intervalMs: intOption('bot-ms', get('bot-ms'), 100, 3_600_000) },
+    wsFanOut: get('ws-fan-out') === 'inline' ? 'inline' : 'process',
     args,
   }
   if (!/^(random|off|csv:.+)$/.test(config.priceFeed.source)) throw new Error('--price-feed must be random, off or csv:<file>')
@@ -191,6 +195,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
   if (get('bot') !== 'on' && get('bot') !== 'off') throw new Error('--bot must be on or off')
+  if (get('ws-fan-out') !== 'process' && get('ws-fan-out') !== 'inline') throw new Error('--ws-fan-out must be process or inline')
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')

@@ -28,7 +28,7 @@ export async function serveGateway(config: Config, running: RunningNode,
     onCommitted: (listener) => running.onCommitted(listener),
   }
   const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs })
-  attachStreams(app, ctx)
+  attachStreams(app, ctx, { fanOut: config.wsFanOut ?? 'process' })
   await app.listen({ host: config.host, port: config.port })
   return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}` }
 }

@@ -83,6 +83,15 @@ export async function startExchange(name: string, flags: string[], nodeFlags: st
   return { child, port, replicationPort, secret, nodeFlags, stop }
 }
 
+/** The processes `pid` started (the gateway's WebSocket fan-out process, say), from /proc. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
 /**
  * CPU seconds a process has used (user + system, all its threads), from /proc/<pid>/stat,
  * or its main thread's alone (/proc/<pid>/task/<pid>/stat).

@@ -70,6 +70,8 @@ export class UserStreams {
   }
 
   private readonly wants = (account: string, sub: number): boolean => {
+    // Nobody listening at all (the usual case for a gateway under order load): no key to build.
+    if (this.keysBySub.size === 0) return false
     const keys = this.keysBySub.get(account + ':' + sub)
     if (keys === undefined) return false
     // Keys whose last connection went away stop costing anything.

@@ -1,12 +1,11 @@
 // One market-stream connection: Binance's control protocol (SUBSCRIBE, UNSUBSCRIBE,
 // LIST_SUBSCRIPTIONS, SET_PROPERTY, GET_PROPERTY) with its exact replies, and the limits that
 // keep one client from costing the others: incoming messages per second, streams per
-// connection, a bounded outbound buffer, server pings with a pong deadline, and a lifetime.
+// connection here; a bounded outbound buffer, server pings with a pong deadline, and a
+// lifetime on its socket side (stream-socket.ts), which may live in the fan-out process.
 
-import type { Duplex } from 'node:stream'
-import type { WebSocket } from 'ws'
-import type { Frame, StreamHub, Subscriber } from './hub.js'
-import { CLOSE, ManagedSocket } from './managed-socket.js'
+import { CLOSE } from './managed-socket.js'
+import type { SocketEvents, StreamLink } from './stream-socket.js'
 import { parseStream } from './streams.js'
 
 export interface ConnectionLimits {
@@ -41,37 +40,51 @@ export interface ExtraStreams {
   subscribed?(name: string): void
 }
 
-export class StreamConnection extends ManagedSocket implements Subscriber {
+export class StreamConnection implements SocketEvents {
   readonly streams = new Set<string>()
   /** Arrival times (monotonic ms) of the incoming frames of the last second. */
   private arrivals: number[] = []
+  private open = true
 
-  constructor(ws: WebSocket, private combined: boolean, private readonly hub: StreamHub,
-    private readonly streamLimits: ConnectionLimits, private readonly onEnd: (c: StreamConnection) => void,
-    private readonly extra?: ExtraStreams, socket?: Duplex) {
-    super(ws, streamLimits, socket)
-    ws.on('message', (data, isBinary) => {
-      if (!this.countIncoming()) return
-      this.onMessage(isBinary ? null : data.toString())
-    })
-    ws.on('ping', () => { this.countIncoming() })
-    ws.on('pong', () => { this.countIncoming() })
-  }
+  constructor(private readonly link: StreamLink, private combined: boolean,
+    private readonly streamLimits: Pick<ConnectionLimits, 'messagesPerSecond' | 'streamsMax'>,
+    private readonly onEnd: (c: StreamConnection) => void, private readonly extra?: ExtraStreams) {}
+
+  get isOpen(): boolean { return this.open }
 
   /** Subscribes to names already validated (the URL's streams). */
   subscribeAll(names: string[]): void {
     for (const n of names) this.subscribe(n)
   }
 
-  deliver(frame: Frame): void {
-    if (!this.isOpen) return
-    this.sendText(this.combined ? frame.combined() : frame.raw())
+  message(text: string | null): void {
+    if (this.countIncoming()) this.onMessage(text)
   }
 
-  protected ended(): void {
-    for (const s of this.streams) this.hub.remove(s, this)
+  control(): void {
+    this.countIncoming()
+  }
+
+  /** The socket side ended (the client went, or a limit of its own cut it off). */
+  ended(): void {
+    if (!this.open) return
+    this.open = false
+    for (const s of this.streams) this.link.remove(s)
     this.streams.clear()
     this.onEnd(this)
+  }
+
+  /** Closes with a close frame (after every reply already sent). */
+  close(code: number, reason: string): void {
+    if (!this.open) return
+    this.ended()
+    this.link.close(code, reason)
+  }
+
+  /** Drops the connection without a handshake. */
+  terminate(): void {
+    this.ended()
+    this.link.terminate()
   }
 
   /** Counts a frame against the per-second limit; false (and closed) past it. */
@@ -91,7 +104,7 @@ export class StreamConnection extends ManagedSocket implements Subscriber {
   private subscribe(name: string): void {
     if (this.streams.has(name)) return
     this.streams.add(name)
-    this.hub.add(name, this)
+    this.link.add(name)
     if (parseStream(name) === null) this.extra?.subscribed?.(name)
   }
 
@@ -113,7 +126,7 @@ export class StreamConnection extends ManagedSocket implements Subscriber {
       if (!(err instanceof ControlError)) throw err
       reply = { code: err.code, msg: err.message }
     }
-    this.sendText(JSON.stringify(reply))
+    this.link.reply(JSON.stringify(reply))
   }
 
   private handle(text: string | null): unknown {
@@ -152,7 +165,7 @@ export class StreamConnection extends ManagedSocket implements Subscriber {
       }
       case 'UNSUBSCRIBE':
         for (const n of this.streamParams(params)) {
-          if (this.streams.delete(n)) this.hub.remove(n, this)
+          if (this.streams.delete(n)) this.link.remove(n)
         }
         return null
       case 'LIST_SUBSCRIPTIONS':
@@ -161,6 +174,7 @@ export class StreamConnection extends ManagedSocket implements Subscriber {
         const [, value] = propertyParams(params, 2)
         if (typeof value !== 'boolean') throw new ControlError(1, 'Invalid value type: expected Boolean')
         this.combined = value
+        this.link.setCombined(value)
         return null
       }
       case 'GET_PROPERTY':

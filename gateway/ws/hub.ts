@@ -1,5 +1,6 @@
 // Who listens to which stream. Feeds ask `has` before building an event, so streams nobody
-// holds cost nothing; `publish` serializes and encodes an event once for every subscriber.
+// holds cost nothing; `publish` serializes and encodes an event once for every subscriber,
+// down to the WebSocket frame, so each connection's share is one write of shared bytes.
 
 /**
  * One event as its subscribers receive it: the UTF-8 bytes of the raw form, and of the
@@ -9,6 +10,8 @@
 export class Frame {
   private rawBytes: Buffer | undefined
   private combinedBytes: Buffer | undefined
+  private rawWire: Buffer | undefined
+  private combinedWire: Buffer | undefined
 
   constructor(readonly stream: string, readonly json: string) {}
 
@@ -19,6 +22,35 @@ export class Frame {
   combined(): Buffer {
     return this.combinedBytes ??= Buffer.from(`{"stream":${JSON.stringify(this.stream)},"data":${this.json}}`)
   }
+
+  /**
+   * The whole WebSocket text frame of either form, header included. A server's frames are
+   * never masked, so these bytes are the same for every connection.
+   */
+  wire(combined: boolean): Buffer {
+    return combined
+      ? this.combinedWire ??= textFrame(this.combined())
+      : this.rawWire ??= textFrame(this.raw())
+  }
+}
+
+/** An unfragmented, unmasked text frame (RFC 6455 5.2) carrying `payload`. */
+export function textFrame(payload: Buffer): Buffer {
+  const n = payload.length
+  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10
+  const frame = Buffer.allocUnsafe(head + n)
+  frame[0] = 0x81 // FIN, opcode 1 (text)
+  if (n < 126) {
+    frame[1] = n
+  } else if (n < 65_536) {
+    frame[1] = 126
+    frame.writeUInt16BE(n, 2)
+  } else {
+    frame[1] = 127
+    frame.writeBigUInt64BE(BigInt(n), 2)
+  }
+  payload.copy(frame, head)
+  return frame
 }
 
 /** What the hub delivers to: one WebSocket connection. */
@@ -56,7 +88,8 @@ export class StreamHub {
     const set = this.byStream.get(stream)
     if (set === undefined) return
     const frame = new Frame(stream, typeof event === 'string' ? event : JSON.stringify(event))
-    // A subscriber cut off while delivering removes itself: iterate over a copy.
-    for (const s of [...set]) s.deliver(frame)
+    // A subscriber cut off while delivering removes itself; a Set's iteration allows that
+    // (a removed member not yet reached is skipped, as it should be).
+    for (const s of set) s.deliver(frame)
   }
 }

@@ -15,11 +15,19 @@ export const CLOSE = {
 
 export type SocketLimits = Pick<ConnectionLimits, 'maxBufferedBytes' | 'pingIntervalMs' | 'pongTimeoutMs' | 'lifetimeMs' | 'closeGraceMs'>
 
+/** Sockets corked this turn; one callback uncorks them all (not one per socket: there may be thousands). */
+let corked: Duplex[] = []
+
+function uncorkAll(): void {
+  const all = corked
+  corked = []
+  for (const s of all) s.uncork()
+}
+
 export abstract class ManagedSocket {
   private open = true
   private lastPongAt = performance.now()
   private readonly timers: NodeJS.Timeout[] = []
-  private corked = false
 
   /**
    * `socket`, the connection's TCP socket when the caller has it, lets every frame sent in one
@@ -53,24 +61,36 @@ export abstract class ManagedSocket {
 
   /** Sends a text frame (a string, or its UTF-8 bytes), or cuts the connection off when too much is already waiting. */
   protected sendText(text: string | Buffer): void {
-    if (!this.open) return
+    if (!this.writable()) return
+    this.ws.send(text, { binary: false })
+  }
+
+  /**
+   * Sends a frame already encoded whole (hub.ts `Frame.wire`), straight to the TCP socket:
+   * `ws` would frame the same bytes again for every connection. Safe beside `ws`'s own sends
+   * because they never queue (no compression is negotiated), so order is kept. Needs `socket`.
+   */
+  protected sendEncoded(frame: Buffer): void {
+    // Nothing after a close frame, whichever side sent it (`ws` drops its own sends then too).
+    if (this.ws.readyState !== this.ws.OPEN || !this.writable()) return
+    this.socket!.write(frame)
+  }
+
+  /** Whether a frame may be sent now (corking the socket for this turn); cuts off a consumer too slow. */
+  private writable(): boolean {
+    if (!this.open) return false
     // The bound: a consumer that lets this much pile up is cut off rather than slow the feed
     // or let memory grow; it reconnects and resynchronizes like any client after a drop.
     if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
       this.close(CLOSE.policy, 'Outbound queue full: consumer too slow')
-      return
+      return false
     }
-    if (this.socket !== undefined && !this.corked) {
-      this.corked = true
-      this.socket.cork()
-      process.nextTick(this.uncork)
+    const socket = this.socket
+    if (socket !== undefined && socket.writableCorked === 0) {
+      socket.cork()
+      if (corked.push(socket) === 1) process.nextTick(uncorkAll)
     }
-    this.ws.send(text, { binary: false })
-  }
-
-  private readonly uncork = (): void => {
-    this.corked = false
-    this.socket!.uncork()
+    return true
   }
 
   /** Called once, when the connection ends for any reason. */

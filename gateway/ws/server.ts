@@ -2,6 +2,8 @@
 // (raw `/ws/<streams>`, combined `/stream?streams=`, and the routed `/public/…` and
 // `/market/…` forms), each upgraded into a StreamConnection fed by one MarketFeed. The user
 // data stream and the WebSocket API (gateway/ws-api) are further routes on the same server.
+// The connections' sockets live on this thread or, with `fanOut: 'process'`, in a fan-out
+// process that does their writing (fan-out.ts); routing and the control protocol stay here.
 
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -11,8 +13,10 @@ import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { notFound } from '../errors.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
+import { FanOut } from './fan-out.js'
 import { CLOSE } from './managed-socket.js'
 import { StreamHub } from './hub.js'
+import { StreamSocket } from './stream-socket.js'
 import { BINANCE_CADENCES, MarketFeed, type FeedCadences } from './market-feed.js'
 import { parseStream, STREAMS_PER_CONNECTION_MAX } from './streams.js'
 
@@ -30,6 +34,12 @@ export interface WebSocketOptions extends Partial<ConnectionLimits> {
   onError?: (err: unknown) => void
   /** Another server on the same port (the WebSocket API): takes the upgrades of its own paths. */
   otherUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean
+  /**
+   * Where the connections' sockets live: 'inline' on this thread; 'process' in a child process
+   * that writes every event to every subscriber, so a thousand subscribers cost this thread
+   * one message per event instead of a thousand writes. Clients see no difference. Default inline.
+   */
+  fanOut?: 'inline' | 'process'
 }
 
 export const DEFAULT_LIMITS: ConnectionLimits = {
@@ -47,6 +57,8 @@ export interface MarketStreams {
   feed: MarketFeed
   /** Open connections. */
   readonly connections: ReadonlySet<StreamConnection>
+  /** The fan-out process holding their sockets, with `fanOut: 'process'`. */
+  readonly fanOut?: FanOut
 }
 
 /** A request path the streams serve: whether payloads are combined, and the streams named in it. */
@@ -122,7 +134,9 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   const hub = o.hub ?? new StreamHub()
   const feed = new MarketFeed(ctx, hub, { ...BINANCE_CADENCES, ...o.cadences }, onError)
   const connections = new Set<StreamConnection>()
-  const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? 64 * 1024 })
+  const maxPayload = o.maxPayload ?? 64 * 1024
+  const wss = new WebSocketServer({ noServer: true, maxPayload })
+  const fanOut = o.fanOut === 'process' ? new FanOut(hub, { limits, maxPayload }, onError) : undefined
   feed.start()
 
   const connectionsMax = o.connectionsMax ?? CONNECTIONS_MAX
@@ -143,8 +157,19 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
       refuse(socket, e.status, e.body)
       return
     }
+    if (fanOut !== undefined) {
+      fanOut.adopt(req, socket, head, route.combined, (link, onEnd) => {
+        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); onEnd() }, o.extraStreams)
+        connections.add(c)
+        c.subscribeAll(route.streams)
+        return c
+      })
+      return
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new StreamConnection(ws, route.combined, hub, limits, (c) => connections.delete(c), o.extraStreams, socket)
+      const s = new StreamSocket(ws, socket, limits, hub, route.combined)
+      const conn = new StreamConnection(s, route.combined, limits, (c) => connections.delete(c), o.extraStreams)
+      s.listen(conn)
       connections.add(conn)
       conn.subscribeAll(route.streams)
     })
@@ -155,7 +180,8 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     feed.stop()
     for (const c of [...connections]) c.close(CLOSE.goingAway, 'Server shutting down')
     for (const c of [...connections]) c.terminate()
+    await fanOut?.stop()
     await new Promise<void>((resolve) => wss.close(() => resolve()))
   })
-  return { hub, feed, connections }
+  return { hub, feed, connections, fanOut }
 }

@@ -22,6 +22,12 @@ export interface StreamRig extends GatewayRig {
 }
 
 /**
+ * Where the stream sockets live in these tests: inline by default; TEST_WS_FAN_OUT=process runs
+ * every stream test against the fan-out process instead (the exchange's own setting).
+ */
+export const FAN_OUT: WebSocketOptions['fanOut'] = process.env.TEST_WS_FAN_OUT === 'process' ? 'process' : 'inline'
+
+/**
  * A gateway rig with market streams, listening on loopback; ALICE and BOB funded. `feedCtx`
  * may change the context the streams read (a delayed committed feed, say).
  */
@@ -30,7 +36,7 @@ export async function streamRig(o: WebSocketOptions = {},
   const rig = await gatewayRig()
   const startSeq = rig.ex.state.seq
   const feedErrors: string[] = []
-  const streams = attachWebSocket(rig.app, feedCtx(rig.ctx), { onError: (err) => feedErrors.push(String(err)), ...o })
+  const streams = attachWebSocket(rig.app, feedCtx(rig.ctx), { onError: (err) => feedErrors.push(String(err)), fanOut: FAN_OUT, ...o })
   await rig.app.listen({ port: 0, host: '127.0.0.1' })
   const port = (rig.app.server.address() as AddressInfo).port
   for (const account of [ALICE, BOB]) {

@@ -6,13 +6,13 @@ import t from 'tap'
 import type { AddressInfo } from 'node:net'
 import { attachStreams } from '../../gateway/ws/attach.js'
 import { gatewayRig, signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
-import { connect, sleep, type Client } from './client.js'
+import { connect, FAN_OUT, sleep, type Client } from './client.js'
 
 const trader = (rig: GatewayRig) => fundedTrader(rig, 100_000)
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()
-  attachStreams(rig.app, rig.ctx, { listenKeySweepMs: 50 })
+  attachStreams(rig.app, rig.ctx, { listenKeySweepMs: 50, fanOut: FAN_OUT })
   await rig.app.listen({ port: 0, host: '127.0.0.1' })
   const base = `ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}`
   const clients: Client[] = []

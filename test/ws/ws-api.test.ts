@@ -11,7 +11,7 @@ import { stateRoot } from '../../core/root.js'
 import { attachStreams } from '../../gateway/ws/attach.js'
 import { signaturePayload } from '../../gateway/ws-api/signing.js'
 import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
-import { connect, type Client } from './client.js'
+import { connect, FAN_OUT, type Client } from './client.js'
 
 const ORDER = { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }
 const WEIGHT = (count: number) => ({ rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: 2400, count })
@@ -24,7 +24,7 @@ type P = Record<string, string | number | boolean>
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()
-  attachStreams(rig.app, rig.ctx)
+  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT })
   await rig.app.listen({ port: 0, host: '127.0.0.1' })
   const port = (rig.app.server.address() as AddressInfo).port
   const clients: Client[] = []

@@ -1,0 +1,75 @@
+// The market-stream sockets in the fan-out process (`fanOut: 'process'`, the exchange's
+// setting): the gateway process hands each routed connection over and sends each event once.
+// Every other stream test runs against it too with TEST_WS_FAN_OUT=process; these are the
+// things only this mode has: where the sockets are, and losing the process.
+
+import { readdirSync, readlinkSync } from 'node:fs'
+import t from 'tap'
+import { limit } from '../helpers/commands.js'
+import { ALICE, BOB } from '../helpers/exchange.js'
+import { connect, ok, sleep, streamRig } from './client.js'
+
+/** The sockets a process holds open, as `socket:[inode]` names, from /proc. */
+function sockets(pid: number): Set<string> {
+  const out = new Set<string>()
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const link = readlinkSync(`/proc/${pid}/fd/${fd}`)
+      if (link.startsWith('socket:')) out.add(link)
+    } catch { /* closed meanwhile */ }
+  }
+  return out
+}
+
+t.test('events and replies reach clients whose sockets the fan-out process holds', async (t) => {
+  const rig = await streamRig({ fanOut: 'process' })
+  t.teardown(() => rig.close())
+  const pid = rig.streams.fanOut!.pid!
+  t.not(pid, process.pid)
+  const before = sockets(pid).size
+  const raw = await connect(`${rig.base}/ws/btcusdtperp@trade`)
+  const combined = await connect(`${rig.base}/stream?streams=btcusdtperp@trade/btcusdtperp@bookTicker`)
+  t.equal(sockets(pid).size, before + 2, 'the two connections\' sockets are in the fan-out process')
+
+  t.same(await combined.request({ method: 'LIST_SUBSCRIPTIONS', id: 1 }), { result: ['btcusdtperp@trade', 'btcusdtperp@bookTicker'], id: 1 })
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  const time = rig.ex.time
+  const trade = { e: 'trade', E: time, T: time, s: 'BTCUSDTPERP', t: 1, p: '50000.0', q: '0.400', X: 'MARKET', m: false }
+  t.same(await raw.next(), trade)
+  t.same(await combined.next((m) => m.stream === 'btcusdtperp@trade'), { stream: 'btcusdtperp@trade', data: trade })
+
+  // A subscription is in place before its reply: the next trade after the reply arrives.
+  t.same(await raw.request({ method: 'SUBSCRIBE', params: ['btcusdtperp@bookTicker'], id: 2 }), { result: null, id: 2 })
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100))
+  t.match(await raw.next((m) => m.e === 'bookTicker'), { e: 'bookTicker', a: '50000.0', A: '0.500' })
+  t.match(await raw.next((m) => m.e === 'trade'), { e: 'trade', t: 2, q: '0.100' })
+  t.same(await raw.request({ method: 'UNSUBSCRIBE', params: ['btcusdtperp@trade'], id: 3 }), { result: null, id: 3 })
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100))
+  t.match(await raw.next(), { e: 'bookTicker', a: '50000.0', A: '0.400' }, 'no trade after the unsubscribe')
+  await sleep(100)
+  t.same(raw.messages, [])
+  raw.close()
+  combined.close()
+})
+
+t.test('when the fan-out process dies its clients are dropped, and a new one serves new connections', async (t) => {
+  const errors: string[] = []
+  const rig = await streamRig({ fanOut: 'process', onError: (err) => { errors.push(String(err)) } })
+  t.teardown(() => rig.close())
+  const first = rig.streams.fanOut!.pid!
+  const c = await connect(`${rig.base}/ws/btcusdtperp@trade`)
+  t.equal(rig.streams.connections.size, 1)
+  process.kill(first, 'SIGKILL')
+  t.equal((await c.closedWith()).code, 1006, 'dropped without a close frame')
+  while (rig.streams.connections.size > 0) await sleep(10)
+  t.same(errors, ['Error: WebSocket fan-out process exited (SIGKILL); restarting it'])
+  t.not(rig.streams.fanOut!.pid, first)
+
+  const again = await connect(`${rig.base}/ws/btcusdtperp@trade`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  t.match(await again.next(), { e: 'trade', t: 1, q: '0.400' })
+  t.equal(rig.streams.connections.size, 1)
+  again.close()
+})
