@@ -102,16 +102,28 @@ function clearCross(state: State, sub: SubAccount): boolean {
   let balance = sub.perpWallet
   let maintenance = 0
   let n = 0
+  let left = false
+  const dual = sub.dualSide
   for (const h of sub.perp.values()) {
     if (h.marginType === 'ISOLATED') return false
     const lots = abs(h.both.qtyLots) + abs(h.long.qtyLots) + abs(h.short.qtyLots)
-    if (lots === 0) continue
+    if (lots === 0) {
+      left = true
+      continue
+    }
     const m = state.markets[h.marketId] as PerpMarket
-    for (const p of sub.dualSide ? HEDGE_SIDES : ONE_WAY) {
-      const pos = positionOf(h, p)
-      if (pos.qtyLots === 0) continue
-      balance += unrealizedPnl(m, pos)
-      maintenance += fastMaintenance(m, positionNotional(m, pos) * m.quotePerTickLot)
+    if (dual) {
+      if (h.long.qtyLots !== 0) {
+        balance += unrealizedPnl(m, h.long)
+        maintenance += fastMaintenance(m, positionNotional(m, h.long) * m.quotePerTickLot)
+      }
+      if (h.short.qtyLots !== 0) {
+        balance += unrealizedPnl(m, h.short)
+        maintenance += fastMaintenance(m, positionNotional(m, h.short) * m.quotePerTickLot)
+      }
+    } else if (h.both.qtyLots !== 0) {
+      balance += unrealizedPnl(m, h.both)
+      maintenance += fastMaintenance(m, positionNotional(m, h.both) * m.quotePerTickLot)
     }
     let slot = scratch[n]
     if (slot === undefined) scratch[n] = slot = { m, headroom: 0, lossPerTick: 0 }
@@ -122,12 +134,11 @@ function clearCross(state: State, sub: SubAccount): boolean {
   if (maintenance > 0 && balance <= maintenance + Math.floor(maintenance / 4)) return false
   const share = n === 0 ? 0 : Math.floor((balance - maintenance - Math.floor(maintenance / 4) - 2 * (n + 1)) / n)
   for (let i = 0; i < n; i++) scratch[i]!.headroom = share
-  rearm(state, sub, scratch, n)
+  // Without a holding left flat, rearm need not look for markets to drop it from.
+  rearm(state, sub, scratch, n, left)
   return true
 }
 
-const ONE_WAY: readonly PositionSide[] = ['BOTH']
-const HEDGE_SIDES: readonly PositionSide[] = ['LONG', 'SHORT']
 
 /** Headroom of a clear target over the warning level, shared among its markets (watch.ts). */
 function triggersOf(state: State, sub: SubAccount, t: Target, r: Risk): { m: PerpMarket; headroom: number; lossPerTick: number }[] {

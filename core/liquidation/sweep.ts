@@ -50,11 +50,20 @@ class Queue {
 
 /** Sub-accounts whose positions or wallets this command's events in `m` changed. */
 function touchedIn(state: State, m: PerpMarket, events: readonly Event[], out: UniqueList): void {
-  for (const e of events) {
+  // A taker's fills all name it: the side just touched is skipped without a lookup (touching
+  // it again would find it listed and noted already, its position being the same).
+  let lastAccount: string | null = null
+  let lastSub = -1
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!
     if (e.type === 'trade') {
       if (e.marketId !== m.marketId) continue
-      touch(state, m, e.maker.account, e.maker.sub, out)
-      touch(state, m, e.taker.account, e.taker.sub, out)
+      const maker = e.maker
+      const taker = e.taker
+      if (maker.account !== lastAccount || maker.sub !== lastSub) touch(state, m, maker.account, maker.sub, out)
+      if (taker.account !== lastAccount || taker.sub !== lastSub) touch(state, m, taker.account, taker.sub, out)
+      lastAccount = taker.account
+      lastSub = taker.sub
     } else if (e.type === 'funding' && e.marketId === m.marketId) {
       touch(state, m, e.account, e.sub, out)
     }
@@ -71,27 +80,55 @@ function touch(state: State, m: PerpMarket, account: string, sub: number, out: U
 }
 
 /**
- * Sub-accounts without repeats, in an array: a scan for the few a trade touches, a Set once
- * there are many (a market's first sweep adds every holder).
+ * Sub-accounts without repeats: the first `size` slots of an array (kept, not truncated, between
+ * sweeps: shortening an array is a runtime call), scanned for the few a trade touches; a Set
+ * once there are many (a market's first sweep adds every holder).
  */
 class UniqueList {
   readonly items: SubAccount[] = []
+  size = 0
   private set: Set<SubAccount> | null = null
 
   has(s: SubAccount): boolean {
-    return this.set !== null ? this.set.has(s) : this.items.includes(s)
+    if (this.set !== null) return this.set.has(s)
+    const items = this.items
+    for (let i = 0; i < this.size; i++) if (items[i] === s) return true
+    return false
   }
 
   add(s: SubAccount): void {
     if (this.has(s)) return
-    this.items.push(s)
+    if (this.size < this.items.length) this.items[this.size] = s
+    else this.items.push(s)
+    this.size += 1
     if (this.set !== null) this.set.add(s)
-    else if (this.items.length > 16) this.set = new Set(this.items)
+    else if (this.size > 16) this.set = new Set(this.items.slice(0, this.size))
   }
 
+  /** Empties the list; the slots past `size` keep stale references until overwritten. */
   clear(): void {
-    this.items.length = 0
+    this.size = 0
     this.set = null
+  }
+
+  /** Puts the listed sub-accounts in key order: insertion sort for a few, a sort for many. */
+  sortByKey(): void {
+    const a = this.items
+    const n = this.size
+    if (n > 16) {
+      const sorted = a.slice(0, n).sort(compareKey)
+      for (let i = 0; i < n; i++) a[i] = sorted[i]!
+      return
+    }
+    for (let i = 1; i < n; i++) {
+      const x = a[i]!
+      let j = i - 1
+      while (j >= 0 && compareKey(a[j]!, x) > 0) {
+        a[j + 1] = a[j]!
+        j -= 1
+      }
+      a[j + 1] = x
+    }
   }
 }
 
@@ -104,18 +141,15 @@ export function liquidationSweep(state: State, m: PerpMarket, time: number, even
   due.clear()
   dueForCheck(state, m, marketWatch(state, m), due)
   touchedIn(state, m, events, due)
+  const n = due.size
+  if (n === 0) return
+  if (n > 1) due.sortByKey()
   const list = due.items
-  if (list.length === 0) return
-  if (list.length === 2) {
-    if (compareKey(list[0]!, list[1]!) > 0) list.reverse()
-  } else if (list.length > 2) {
-    list.sort(compareKey)
-  }
-  for (let i = 0; i < list.length; i++) {
+  for (let i = 0; i < n; i++) {
     if (checkSub(state, list[i]!, time, events) === null) continue
     // Someone to liquidate: the general loop takes over from here (it checks this one again).
     const queue = new Queue()
-    queue.addAll(list.slice(i))
+    queue.addAll(list.slice(i, n))
     liquidateQueued(state, queue, time, events)
     return
   }

@@ -158,7 +158,11 @@ export function dueForCheck(state: State, m: PerpMarket, w: MarketWatch, out: { 
 /** Records that a sub-account holds (or may hold) a position in `m`: it trades or is checked there. */
 export function noteHolder(_state: State, m: PerpMarket, sub: SubAccount): void {
   const w = (m as Watched)[WATCH]
-  if (w !== undefined && hasPosition(sub, m.marketId)) w.holders.add(sub)
+  if (w === undefined) return
+  // A live trigger here means it is a holder already (rearm keeps the two in step).
+  const mine = (sub as WatchedSub)[SUB_WATCH]
+  if (mine !== undefined && mine.entry[m.marketId] !== undefined) return
+  if (hasPosition(sub, m.marketId)) w.holders.add(sub)
 }
 
 /** The holders of `m` (for ADL and quantiles): sub-accounts with a position there, any order. */
@@ -185,11 +189,11 @@ export function marginMoved(state: State, issuer: Issuer): void {
  * it from the markets it no longer holds.
  */
 export function rearm(state: State, sub: SubAccount, targets: readonly { m: PerpMarket; headroom: number; lossPerTick: number }[],
-  count = targets.length): void {
+  count = targets.length, mayHaveLeft = true): void {
   const sw = stateWatch(state)
   if (sw.dirty.size > 0) sw.dirty.delete(sub)
   const mine = subWatch(sub)
-  for (const h of sub.perp.values()) {
+  if (mayHaveLeft) for (const h of sub.perp.values()) {
     if (h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0) continue
     const w = (state.markets[h.marketId] as Watched)[WATCH]
     if (w === undefined) continue
