@@ -8,6 +8,7 @@ import type { CancelOrder, Command, Entry, PlaceOrder, Side } from '../core/comm
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { LIMITS } from '../core/limits.js'
 import { createState, type State, type SubAccount } from '../core/state.js'
+import { isConditionalType } from '../core/trigger-index.js'
 import { Rng } from './random.js'
 
 export interface WorkloadOptions {
@@ -37,13 +38,15 @@ export interface PriceMoveOptions {
   /** Percent of the accounts opened near liquidation before the stream (at least one). */
   nearLiquidationPercent: number
   /**
-   * Accounts of the price-moving workload (more than the plain one's, so that 1 % is several).
-   * The near-liquidation accounts trade only their own positions; the rest trade as in the plain one.
+   * Accounts of the price-moving workload; by default the plain one's, so that the two differ
+   * only in what moves prices (more accounts alone make matching and margin slower: their
+   * data no longer fits the caches as well). The near-liquidation accounts trade only their
+   * own positions; the rest trade as in the plain one.
    */
-  accounts: number
+  accounts?: number
 }
 
-export const PRICE_MOVES: PriceMoveOptions = { oraclePercent: 2, conditionalPercent: 5, tickEvery: 1_000, nearLiquidationPercent: 1, accounts: 400 }
+export const PRICE_MOVES: PriceMoveOptions = { oraclePercent: 2, conditionalPercent: 5, tickEvery: 1_000, nearLiquidationPercent: 1 }
 
 export const DEFAULT_WORKLOAD: WorkloadOptions = {
   seed: 0x5eed,
@@ -90,6 +93,8 @@ export interface WorkloadMix {
   market: number
   oracle: number
   conditional: number
+  /** Cancels of a conditional order by an account at its cap of them in that market (it moves its stops). */
+  conditionalCancel: number
   /** Commands re-opening a liquidated near-liquidation position (a transfer and a market order each time). */
   rearm: number
 }
@@ -131,7 +136,7 @@ class Generator {
   readonly mids: number[]
   readonly open: OpenOrders[]
   readonly stream: Command[] = []
-  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0, oracle: 0, conditional: 0, rearm: 0 }
+  readonly mix: WorkloadMix = { limit: 0, cancel: 0, market: 0, oracle: 0, conditional: 0, conditionalCancel: 0, rearm: 0 }
   /** Accounts below this index hold the near-liquidation positions and place no other orders. */
   firstTrader = 0
   /** The near-liquidation account BTC's mid is drifting against (index into accounts), or -1. */
@@ -232,6 +237,18 @@ class Generator {
     this.limit(k)
   }
 
+  /** The orderId of account `a`'s oldest conditional order in the market when it holds the most allowed, else 0. */
+  oldestConditional(a: number, marketId: number): number {
+    let n = 0
+    let oldest = 0
+    for (const o of this.subs[a]!.orders.values()) {
+      if (o.market.marketId !== marketId || !isConditionalType(o.orderType)) continue
+      n += 1
+      if (oldest === 0 || o.orderId < oldest) oldest = o.orderId
+    }
+    return n >= LIMITS.conditionalOrdersPerMarketMax ? oldest : 0
+  }
+
   /** A random order of market `k` that is still open, removed from the list; null if none. */
   takeOpen(k: number): { clientId: string; owner: number } | null {
     const list = this.open[k]!
@@ -257,6 +274,15 @@ class Generator {
   conditional(k: number): void {
     const p = MARKETS[k]!
     const a = this.trader()
+    // At the cap (-4045 past it), the account cancels its oldest conditional order there
+    // instead, as a bot moving its stops does: the stream places conditional orders, not
+    // refusals of them.
+    const oldest = this.oldestConditional(a, p.marketId)
+    if (oldest !== 0) {
+      this.mix.conditionalCancel += 1
+      this.emit({ type: 'CancelOrder', account: this.accounts[a]!, sub: 0, marketId: p.marketId, orderId: oldest })
+      return
+    }
     const side: Side = this.rng.chance(0.5) ? 'BUY' : 'SELL'
     const away = this.rng.int(5, 200)
     const kind = this.rng.below(3)
