@@ -31,6 +31,7 @@ import { retire } from '../resting.js'
 import { positionOf, type Order, type PerpHolding, type PerpMarket, type State, type SubAccount } from '../state.js'
 import type { PositionSide } from '../commands.js'
 import { autoDeleverage } from './adl.js'
+import { dropBudget } from './budget.js'
 import { IN_LIQUIDATION, setFlag, targetKey, type Target } from './check.js'
 import { insuranceBalance, moveFund } from './insurance.js'
 import { forceOrderEvent } from './records.js'
@@ -72,6 +73,9 @@ export function liquidate(state: State, sub: SubAccount, t: Target, time: number
   for (const c of closings) {
     // A halted market cannot trade: its position waits, in liquidation, for the market to reopen.
     if (c.m.status !== 'TRADING') continue
+    // Flat already: in hedge mode an earlier closing's auto-deleveraging can take this very
+    // sub-account's opposite side as its counterparty.
+    if (positionOf(c.h, c.side).qtyLots === 0) continue
     // Only a close that filled something counts as progress: lots no one can take (an empty
     // book, no fund, no solvent counterparty) wait, flagged, for the next price move rather
     // than being offered again and again within this one.
@@ -98,6 +102,7 @@ function marginLeft(state: State, c: Closing): number {
 /** Moves `amount` into (negative: out of) the wallet backing the position; returns [cross, isolated?] after. */
 function adjust(c: Closing, amount: number): [number, number | undefined] {
   const p = positionOf(c.h, c.side)
+  dropBudget(c.sub)
   if (c.isolated && p.qtyLots !== 0) {
     p.isolatedWallet += amount
     return [c.sub.perpWallet, p.isolatedWallet]

@@ -95,6 +95,8 @@ function liquidate(h: LiquidationHooks, s: RefSub, out: Observed[]): boolean {
   let progress = false
   for (const p of held(h, s)) {
     if (p.m.status !== 'TRADING') continue
+    // An earlier close's auto-deleveraging may have taken this side (hedge mode: its own opposite).
+    if ((s.positions.get(`${p.m.marketId}:${p.side}`)?.qtyLots ?? 0) === 0) continue
     if (close(h, s, p.m, p.side, out)) progress = true
   }
   return progress

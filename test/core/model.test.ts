@@ -89,3 +89,34 @@ t.test('found by the model: a self-trade keeps a capped reduce-only maker first 
   // 24 expired when alice's short shrank to 16: the whole taker meets carol.
   t.same(makers, [[4, 20]], 'the reduce-only maker (order 3) expired before; carol (order 4) takes all 20')
 })
+
+t.test('found by the model: auto-deleveraging a hedge account against its own opposite side', async (t) => {
+  // Dave (hedge mode, 125×) goes short 78 then long 582 into a thin book and is liquidated
+  // at once. Nothing takes his long at the bankruptcy price and the fund is empty, so it is
+  // auto-deleveraged, and the ranked counterparties include his own short. That closed the
+  // short before its turn in the liquidation came, and closing a flat position divided by
+  // zero (core and reference alike); now a side already flat is skipped.
+  const [alice, bob, carol, dave] = MODEL_ACCOUNTS as [string, string, string, string]
+  const deposit = (account: string, amount: number, i: number): Command =>
+    ({ type: 'Deposit', account, sub: 0, asset: 'USDT', amount, wallet: 'PERP', ref: `dep-${i}` })
+  const commands: Command[] = [
+    deposit(alice, 912_878_640, 0), deposit(bob, 200_000_000, 1), deposit(carol, 200_000_000, 2), deposit(dave, 200_000_000, 3),
+    { type: 'ChangePositionMode', account: dave, sub: 0, dualSide: true },
+    { type: 'PlaceOrder', account: alice, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT', qtyLots: 78, priceTicks: 300_000 },
+    { type: 'PlaceOrder', account: alice, sub: 0, marketId: 1, side: 'SELL', orderType: 'LIMIT', qtyLots: 582, priceTicks: 313_704 },
+    { type: 'ChangeLeverage', account: dave, sub: 0, marketId: 1, leverage: 125 },
+    { type: 'PlaceOrder', account: dave, sub: 0, marketId: 1, side: 'SELL', orderType: 'MARKET', qtyLots: 78, positionSide: 'SHORT' },
+    { type: 'PlaceOrder', account: dave, sub: 0, marketId: 1, side: 'BUY', orderType: 'MARKET', qtyLots: 582, positionSide: 'LONG' },
+  ]
+  const stream = commands.map((command, i) => ({ time: START_TIME + 1 + i, command }))
+  const entries = entriesOf(stream)
+  const d = findDisagreement(entries)
+  t.equal(d, null, d === null ? 'core and reference agree' : describeDisagreement(d))
+  const state = createState()
+  let last: Result | undefined
+  for (const e of entries) last = apply(state, e)
+  const closes = last!.events.flatMap((e) => (e.type === 'order' && e.clientOrderId.startsWith('autoclose-') ? [e.orderId] : []))
+  t.equal(closes.length, 1, 'one liquidation order: the long; the short was flat by then')
+  const h = state.accounts.get(dave)!.subs[0]!.perp.get(1)!
+  t.same([h.long.qtyLots, h.short.qtyLots], [0, 0], 'both sides closed')
+})
