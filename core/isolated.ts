@@ -16,6 +16,7 @@ import { assertSafe } from './assert.js'
 import type { AdjustPositionMargin, ChangeMarginType } from './commands.js'
 import type { Result } from './events.js'
 import { LIMITS } from './limits.js'
+import { dropBudget } from './liquidation/budget.js'
 import { initialMargin, marginView, maxRemovable } from './margin.js'
 import { marketOf } from './resting.js'
 import { accept, reject } from './results.js'
@@ -33,6 +34,8 @@ export function changeMarginType(state: State, cmd: ChangeMarginType, time: numb
   if (h && (h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0)) return reject('MARGIN_TYPE_OPEN_POSITION')
   const sub = ensureSub(state, cmd)
   ensureHolding(sub, m).marginType = cmd.marginType
+  // The fill budget assumed a cross-only sub-account (core/liquidation/budget.ts).
+  dropBudget(sub)
   return accept([{ type: 'marginType', account: sub.address, sub: sub.sub, marketId: m.marketId,
     marginType: cmd.marginType, time }])
 }

@@ -7,6 +7,7 @@ import { assertSafe } from './assert.js'
 import { ensureHolding } from './accounts.js'
 import type { PerpFillSide } from './events.js'
 import { settleIsolatedFill } from './isolated.js'
+import { fillSettled } from './liquidation/budget.js'
 import { addMarginLots } from './resting.js'
 import { addTo, positionOf, type Order, type PerpMarket, type Position, type State } from './state.js'
 
@@ -61,6 +62,8 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
   const isolated = h.marginType === 'ISOLATED'
   if (isolated) settleIsolatedFill(sub, h, m, p, qtyBefore, lots, priceTicks, pnl, fee)
   else sub.perpWallet = assertSafe(sub.perpWallet + pnl - fee, 'perp wallet')
+  // Within the sub-account's fill budget, or else checked by the market's sweep (core/liquidation/budget.ts).
+  fillSettled(state, sub, m, h, p, qtyBefore, priceTicks, fee)
   if (fee !== 0) addTo(state.fees, m.quote, fee)
 
   o.executedQtyLots += lots

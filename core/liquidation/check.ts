@@ -10,6 +10,7 @@ import type { Event, MarginCallPosition } from '../events.js'
 import { positionNotional, unrealizedPnl } from '../margin.js'
 import { belowMaintenance, crossRisk, isolatedRisk, positionMaintenance, type Risk } from '../margin-risk.js'
 import { positionOf, type PerpHolding, type PerpMarket, type State, type SubAccount } from '../state.js'
+import { dropBudget, hasBudget, setBudget, type HeldMarket } from './budget.js'
 import { fastMaintenance } from './maintenance.js'
 import { rearm, setHot } from './watch.js'
 
@@ -33,6 +34,7 @@ export function setFlag(state: State, sub: SubAccount, key: string, bit: number,
   const before = sub.riskFlags.get(key) ?? 0
   const after = on ? before | bit : before & ~bit
   if (after === before) return
+  dropBudget(sub)
   if (after === 0) sub.riskFlags.delete(key)
   else sub.riskFlags.set(key, after)
   setHot(state, sub)
@@ -65,6 +67,8 @@ export function riskOf(state: State, sub: SubAccount, t: Target): Risk {
  * liquidated), or null, in which case the sub-account's triggers are set afresh.
  */
 export function checkSub(state: State, sub: SubAccount, time: number, events: Event[]): Target | null {
+  // Within its fill budget (budget.ts) the check would find nothing to do.
+  if (hasBudget(sub)) return null
   if (sub.riskFlags.size === 0 && clearCross(state, sub)) return null
   let due: Target | null = null
   const triggers: { m: PerpMarket; headroom: number; lossPerTick: number }[] = []
@@ -91,7 +95,7 @@ export function checkSub(state: State, sub: SubAccount, time: number, events: Ev
 }
 
 /** Reused by `clearCross`: one entry per market the sub-account holds, refilled on each call. */
-const scratch: { m: PerpMarket; headroom: number; lossPerTick: number }[] = []
+const scratch: HeldMarket[] = []
 
 /**
  * The common case, without allocating: a cross-only sub-account with no flags that is clear of
@@ -126,14 +130,22 @@ function clearCross(state: State, sub: SubAccount): boolean {
       maintenance += fastMaintenance(m, positionNotional(m, h.both) * m.quotePerTickLot)
     }
     let slot = scratch[n]
-    if (slot === undefined) scratch[n] = slot = { m, headroom: 0, lossPerTick: 0 }
+    if (slot === undefined) scratch[n] = slot = { m, lots: 0, headroom: 0, lossPerTick: 0 }
     slot.m = m
-    slot.lossPerTick = 3 * lots * m.quotePerTickLot
+    slot.lots = lots
     n += 1
   }
-  if (maintenance > 0 && balance <= maintenance + Math.floor(maintenance / 4)) return false
-  const share = n === 0 ? 0 : Math.floor((balance - maintenance - Math.floor(maintenance / 4) - 2 * (n + 1)) / n)
-  for (let i = 0; i < n; i++) scratch[i]!.headroom = share
+  const warning = maintenance + Math.floor(maintenance / 4)
+  if (maintenance > 0 && balance <= warning) return false
+  // With a budget, the triggers get their part of the headroom (budget.ts); without, all of it.
+  if (!setBudget(sub, balance - warning, scratch, n)) {
+    const share = n === 0 ? 0 : Math.floor((balance - warning - 2 * (n + 1)) / n)
+    for (let i = 0; i < n; i++) {
+      const slot = scratch[i]!
+      slot.headroom = share
+      slot.lossPerTick = 3 * slot.lots * slot.m.quotePerTickLot
+    }
+  }
   // Without a holding left flat, rearm need not look for markets to drop it from.
   rearm(state, sub, scratch, n, left)
   return true

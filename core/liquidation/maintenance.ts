@@ -55,3 +55,25 @@ export function fastMaintenance(m: PerpMarket, notional: number): number {
   const x = high + ceilDiv(low, PPM)
   return x > 0 ? x : 0
 }
+
+/**
+ * ceil(1.25 × the highest maintenance rate of the brackets a notional up to `notional` (ledger
+ * units) falls in), ppm: maintenance is continuous in the notional (the cum terms) and on
+ * [0, notional] rises no faster than that rate, so 1.25 × maintenance no faster than this.
+ */
+export function warningRate(m: PerpMarket, notional: number): number {
+  const t = tableOf(m)
+  let top = 0
+  for (let i = 0; i < t.caps.length; i++) {
+    if (t.mmrPpm[i]! > top) top = t.mmrPpm[i]!
+    if (notional <= t.caps[i]!) break
+  }
+  return Math.ceil((5 * top) / 4)
+}
+
+/** ceil(grown × rate / 1e6) for a notional growth (ledger units, ≥ 0); Infinity past 2^52. */
+export function warningRise(rate: number, grown: number): number {
+  if (grown > 2 ** 52) return Infinity
+  const q = Math.floor(grown / PPM)
+  return q * rate + ceilDiv((grown - q * PPM) * rate, PPM)
+}

@@ -4,7 +4,8 @@
 //
 // Who is checked (watch.ts): the market's holders on its first sweep; then the hot ones
 // (flagged), the dirty ones, those whose triggers the mark reached, and everyone this
-// command's trades or funding payments in m touched. Liquidations trade and move marks, so
+// command's trades (those beyond their fill budgets, budget.ts) or funding payments in m
+// touched. Liquidations trade and move marks, so
 // their counterparties and the markets they traded in are looked at again.
 //
 // Determinism: checks run in the order of (address, sub-account), always taking the smallest
@@ -17,9 +18,10 @@ import type { Event } from '../events.js'
 import { LIMITS } from '../limits.js'
 import { refreshMark } from '../prices.js'
 import type { PerpMarket, State, SubAccount } from '../state.js'
+import { dropBudget } from './budget.js'
 import { checkSub, IN_LIQUIDATION, setFlag, targetKey } from './check.js'
 import { liquidate } from './liquidate.js'
-import { dueForCheck, marketWatch, noteHolder } from './watch.js'
+import { dueForCheck, marketWatch, noteHolder, takeFills } from './watch.js'
 
 function compareKey(a: SubAccount, b: SubAccount): number {
   if (a.address !== b.address) return a.address < b.address ? -1 : 1
@@ -48,35 +50,23 @@ class Queue {
   }
 }
 
-/** Sub-accounts whose positions or wallets this command's events in `m` changed. */
+/**
+ * Sub-accounts whose positions or wallets this command changed in `m`: those whose fills there
+ * their budgets did not cover (a fill within its budget needs no check, budget.ts), and those
+ * paid funding.
+ */
 function touchedIn(state: State, m: PerpMarket, events: readonly Event[], out: UniqueList): void {
-  // A taker's fills all name it: the side just touched is skipped without a lookup (touching
-  // it again would find it listed and noted already, its position being the same).
-  let lastAccount: string | null = null
-  let lastSub = -1
+  takeFills(state, m, out)
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!
-    if (e.type === 'trade') {
-      if (e.marketId !== m.marketId) continue
-      const maker = e.maker
-      const taker = e.taker
-      if (maker.account !== lastAccount || maker.sub !== lastSub) touch(state, m, maker.account, maker.sub, out)
-      if (taker.account !== lastAccount || taker.sub !== lastSub) touch(state, m, taker.account, taker.sub, out)
-      lastAccount = taker.account
-      lastSub = taker.sub
-    } else if (e.type === 'funding' && e.marketId === m.marketId) {
-      touch(state, m, e.account, e.sub, out)
-    }
+    if (e.type !== 'funding' || e.marketId !== m.marketId) continue
+    const s = state.accounts.get(e.account)?.subs[e.sub]
+    if (s === undefined) continue
+    // Funding moved its wallet outside the budget's bounds.
+    dropBudget(s)
+    noteHolder(state, m, s)
+    out.add(s)
   }
-}
-
-function touch(state: State, m: PerpMarket, account: string, sub: number, out: UniqueList): void {
-  const s = state.accounts.get(account)?.subs[sub]
-  if (s === undefined) return
-  // Noted as a holder even when already due (hot or dirty): ADL finds counterparties among
-  // the holders, and a restored replica's rebuilt index has everyone with a position.
-  noteHolder(state, m, s)
-  out.add(s)
 }
 
 /**

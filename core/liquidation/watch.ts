@@ -31,19 +31,33 @@ interface Trigger {
   sub: SubAccount
 }
 
-/** A sub-account's live trigger per marketId, and its `at` (read without touching the entry). */
-interface SubWatch {
+/**
+ * A sub-account's live trigger per marketId, and its `at` (read without touching the entry);
+ * and its fill budget (budget.ts), kept here so that a trade reads one property of the sub-account.
+ */
+export interface SubWatch {
   entry: (Trigger | undefined)[]
   at: number[]
+  /** The budget is valid: a check now would find nothing to do. */
+  budgeted: boolean
+  /** What fills may still cost (ledger units) before a check is due. */
+  budgetLeft: number
+  /** Per marketId: the mark the budget was set at, and the most lots it allows there (0: none). */
+  budgetMark: number[]
+  budgetLots: number[]
+  /** Per marketId: ceil(1.25 × the highest maintenance rate up to the cap's notional), ppm. */
+  budgetRate: number[]
+  /** How many times a full check set the budget (tests tell a skipped check from a full one by it). */
+  budgetSets: number
 }
 
-const SUB_WATCH = Symbol('liquidation sub-account watch')
-type WatchedSub = SubAccount & { [SUB_WATCH]?: SubWatch }
+export const SUB_WATCH = Symbol('liquidation sub-account watch')
+export type WatchedSub = SubAccount & { [SUB_WATCH]?: SubWatch }
 
-function subWatch(sub: SubAccount): SubWatch {
+export function subWatch(sub: SubAccount): SubWatch {
   let w = (sub as WatchedSub)[SUB_WATCH]
   if (w === undefined) {
-    w = { entry: [], at: [] }
+    w = { entry: [], at: [], budgeted: false, budgetLeft: 0, budgetMark: [], budgetLots: [], budgetRate: [], budgetSets: 0 }
     Object.defineProperty(sub, SUB_WATCH, { value: w, enumerable: false, writable: false, configurable: true })
   }
   return w
@@ -84,6 +98,14 @@ interface StateWatch {
   hot: Set<SubAccount>
   /** Sub-accounts whose margin fell without a price move (a transfer out): checked at their next sweep. */
   dirty: Set<SubAccount>
+  /**
+   * This command's (`fillSeq`) fills that their sub-accounts' budgets did not cover (budget.ts):
+   * the sub-account and the market, for the market's sweep; a fill the budget covered needs no check.
+   */
+  fillSubs: SubAccount[]
+  fillMarkets: number[]
+  fillCount: number
+  fillSeq: number
 }
 
 /** Kept on the state object (non-enumerable, like the market watches below). */
@@ -93,7 +115,7 @@ type WatchedState = State & { [STATE_WATCH]?: StateWatch }
 function stateWatch(state: State): StateWatch {
   let w = (state as WatchedState)[STATE_WATCH]
   if (w === undefined) {
-    w = { markets: new Map(), hot: new Set(), dirty: new Set() }
+    w = { markets: new Map(), hot: new Set(), dirty: new Set(), fillSubs: [], fillMarkets: [], fillCount: 0, fillSeq: -1 }
     for (const account of state.accounts.values()) {
       for (const sub of account.subs) if (sub !== undefined && sub.riskFlags.size > 0) w.hot.add(sub)
     }
@@ -150,6 +172,8 @@ export function dueForCheck(state: State, m: PerpMarket, w: MarketWatch, out: { 
     if (sw === undefined || sw.entry[m.marketId] !== t) continue
     sw.entry[m.marketId] = undefined
     sw.at[m.marketId] = 0
+    // The budget counted on this trigger to bound its price loss: the check must be a full one.
+    sw.budgeted = false
     w.live -= 1
     out.add(t.sub)
   }
@@ -170,6 +194,48 @@ export function holdersOf(state: State, m: PerpMarket): Iterable<SubAccount> {
   return marketWatch(state, m).holders
 }
 
+/** A fill of `sub` in market `marketId` that its budget did not cover: the market's sweep checks it. */
+export function noteFill(state: State, sub: SubAccount, marketId: number): void {
+  const sw = stateWatch(state)
+  if (sw.fillSeq !== state.seq) {
+    sw.fillSeq = state.seq
+    sw.fillCount = 0
+  }
+  const n = sw.fillCount
+  // A taker's fills come one after another.
+  if (n > 0 && sw.fillSubs[n - 1] === sub && sw.fillMarkets[n - 1] === marketId) return
+  sw.fillSubs[n] = sub
+  sw.fillMarkets[n] = marketId
+  sw.fillCount = n + 1
+}
+
+/**
+ * This command's fills in `m` that need a check, into `out`, each noted as a holder; they are
+ * taken off the list (fills in other markets wait for their own markets' sweeps).
+ */
+export function takeFills(state: State, m: PerpMarket, out: { add(s: SubAccount): unknown }): void {
+  const sw = stateWatch(state)
+  if (sw.fillSeq !== state.seq || sw.fillCount === 0) return
+  const subs = sw.fillSubs
+  const markets = sw.fillMarkets
+  const id = m.marketId
+  let kept = 0
+  for (let i = 0; i < sw.fillCount; i++) {
+    const s = subs[i]!
+    if (markets[i] === id) {
+      // Noted as a holder even when already due (hot or dirty): ADL finds counterparties among
+      // the holders, and a restored replica's rebuilt index has everyone with a position.
+      noteHolder(state, m, s)
+      out.add(s)
+    } else {
+      subs[kept] = s
+      markets[kept] = markets[i]!
+      kept += 1
+    }
+  }
+  sw.fillCount = kept
+}
+
 /** Keeps the hot set in step with a sub-account's flags. */
 export function setHot(state: State, sub: SubAccount): void {
   const sw = stateWatch(state)
@@ -180,7 +246,10 @@ export function setHot(state: State, sub: SubAccount): void {
 /** Margin left a sub-account without a price move (a transfer out, margin to an isolated position). */
 export function marginMoved(state: State, issuer: Issuer): void {
   const sub = findSub(state, issuer)
-  if (sub !== undefined) stateWatch(state).dirty.add(sub)
+  if (sub === undefined) return
+  stateWatch(state).dirty.add(sub)
+  const mine = (sub as WatchedSub)[SUB_WATCH]
+  if (mine !== undefined) mine.budgeted = false
 }
 
 /**
