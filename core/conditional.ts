@@ -60,7 +60,13 @@ export function arm(m: PerpMarket, o: Order): void {
   // A snapshot restores plain objects: the index works on ConditionalState.
   let c = o.cond!
   if (!(c instanceof ConditionalState)) o.cond = c = new ConditionalState(c)
-  m.triggers.live.set(o.orderId, o)
+  // Placement never arms one that crosses (WOULD_TRIGGER), but the shortcut does not rely on it.
+  m.triggers.quietMark = -1
+  const live = m.triggers.live
+  const n = live.size
+  live.set(o.orderId, o)
+  // A held order re-armed was still waiting: only a new one counts.
+  if (live.size !== n) counted(m, o, 1)
   if (c.activated) {
     c.entry = null
     fileTrailing(setOf(m.triggers, c.workingType), o)
@@ -72,10 +78,23 @@ export function arm(m: PerpMarket, o: Order): void {
   heapOf(m, o).push(entry)
 }
 
+/** A sub-account's waiting conditional orders in the market, `by` more or fewer. */
+function counted(m: PerpMarket, o: Order, by: number): void {
+  const bySub = m.triggers.bySub
+  const n = (bySub.get(o.owner) ?? 0) + by
+  if (n === 0) bySub.delete(o.owner)
+  else bySub.set(o.owner, n)
+}
+
+/** A conditional order leaves the waiting list (cancel, trigger, expiry). */
+function unlist(m: PerpMarket, o: Order): void {
+  if (m.triggers.live.delete(o.orderId)) counted(m, o, -1)
+}
+
 /** Takes a conditional order out of the index (cancel, trigger, expiry). */
 function disarm(m: PerpMarket, o: Order): void {
   const c = o.cond!
-  m.triggers.live.delete(o.orderId)
+  unlist(m, o)
   if (!c.activated) {
     if (c.entry !== null) heapOf(m, o).markStale()
     c.entry = null
@@ -199,10 +218,9 @@ function wouldTrigger(m: PerpMarket, o: Order): boolean {
   return rising(o) ? price >= key : price <= key
 }
 
+/** The sub-account's waiting conditional orders in the market (each is in the market's index). */
 function conditionalCount(sub: SubAccount, m: PerpMarket): number {
-  let n = 0
-  for (const o of sub.orders.values()) if (o.market === m && isConditionalType(o.orderType)) n += 1
-  return n
+  return m.triggers.bySub.get(sub) ?? 0
 }
 
 /** Places a conditional order: it waits in the market's trigger index (placeOrder dispatches here). */
@@ -274,7 +292,7 @@ function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number,
     } else if (protectedNow(m, o)) {
       held.push(o)
     } else {
-      m.triggers.live.delete(o.orderId)
+      unlist(m, o)
       due.push({ order: o, distance1000: Math.abs(price - e.priceTicks) * PERMILLE })
     }
   }
@@ -290,7 +308,7 @@ function trail(m: PerpMarket, set: TriggerSet, side: TrailSide, price: number, d
   side.fire(price, m, protectedNow, due, held)
   for (let i = from; i < due.length; i++) {
     set.trailing -= 1
-    m.triggers.live.delete(due[i]!.order.orderId)
+    unlist(m, due[i]!.order)
   }
 }
 
@@ -332,20 +350,38 @@ function byCrossing(a: Due, b: Due): number {
  * for what their trades crossed, until a round fires nothing. Run first after every price move.
  */
 export function runTriggers(state: State, m: PerpMarket, time: number, events: Event[]): void {
-  if (m.triggers.live.size === 0) return
-  if (quiet(m, 'CONTRACT_PRICE') && quiet(m, 'MARK_PRICE')) return
+  const ix = m.triggers
+  if (ix.live.size === 0) return
+  // Prices at which nothing crossed and nothing was held, and no order armed since: nothing does now.
+  if (m.markPriceTicks === ix.quietMark && m.lastPriceTicks === ix.quietLast) return
+  if (quiet(m, 'CONTRACT_PRICE') && quiet(m, 'MARK_PRICE')) {
+    settled(m)
+    return
+  }
   const held: Order[] = []
+  let done = false
   for (let round = 0; round < LIMITS.triggerRoundsMax; round++) {
     const due: Due[] = []
     collect(m, 'CONTRACT_PRICE', due, held)
     collect(m, 'MARK_PRICE', due, held)
-    if (due.length === 0) break
+    if (due.length === 0) {
+      done = true
+      break
+    }
     due.sort(byCrossing)
     for (const d of due) fire(state, m, d.order, time, events)
     if (m.prices.indexE8 !== 0) refreshMark(m, time)
   }
   // Held by priceProtect: they keep waiting, back in their heaps.
   for (const o of held) rearm(m, o)
+  // A last round that fired nothing moved every trailing extreme to the prices and left every trigger beyond them.
+  if (done && held.length === 0) settled(m)
+}
+
+/** Nothing in the market's index crosses its current prices (runTriggers' shortcut until they or the index change). */
+function settled(m: PerpMarket): void {
+  m.triggers.quietMark = m.markPriceTicks
+  m.triggers.quietLast = m.lastPriceTicks
 }
 
 /**

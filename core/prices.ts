@@ -169,12 +169,66 @@ export function markE8(m: PerpMarket, time: number): number {
   return median(x.fundingBasisE8, x.movingAverageE8, x.lastTradeE8)
 }
 
+/**
+ * Everything the mark was last computed from, and the result. It runs after every order
+ * command and its inputs rarely all move: while they are the same the mark is too. Derived
+ * (it lives in the market's trigger index, rebuilt empty on restore), never in the root.
+ */
+export interface MarkMemo {
+  indexE8: number
+  lastPriceTicks: number
+  basisSumE8: number
+  basisCount: number
+  /** Whether the book had no order on either side (the mark is then the index). */
+  emptyBook: boolean
+  fundingRateE8: number
+  fundingIntervalMs: number
+  nextFundingTime: number
+  /** The time it was computed at: with a funding rate the mark moves with time. */
+  time: number
+  /** Before this time pruneBasis drops no sample. */
+  pruneFrom: number
+  markPriceTicks: number
+}
+
+export function newMarkMemo(): MarkMemo {
+  return {
+    indexE8: 0, lastPriceTicks: 0, basisSumE8: 0, basisCount: 0, emptyBook: false, fundingRateE8: 0,
+    fundingIntervalMs: 0, nextFundingTime: 0, time: 0, pruneFrom: 0, markPriceTicks: 0,
+  }
+}
+
 /** Sets markPriceTicks from the formula; a market without an oracle price keeps its last trade price. */
 export function refreshMark(m: PerpMarket, time: number): void {
   const p = m.prices
   if (p.indexE8 === 0) return
+  const memo = m.triggers.markMemo
+  const emptyBook = m.book.bids.best() === undefined && m.book.asks.best() === undefined
+  // The same inputs give the same mark: index, last trade, the basis average (sum and count),
+  // the book's emptiness, the funding term (time enters it only through a non-zero rate) and
+  // no basis sample old enough for pruneBasis to drop.
+  if (time < memo.pruneFrom && memo.indexE8 === p.indexE8 && memo.lastPriceTicks === m.lastPriceTicks &&
+    memo.basisSumE8 === p.basisSumE8 && memo.basisCount === p.basis.length && memo.emptyBook === emptyBook &&
+    memo.fundingRateE8 === p.lastFundingRateE8 && memo.fundingIntervalMs === p.fundingIntervalMs &&
+    (p.lastFundingRateE8 === 0 || (memo.time === time && memo.nextFundingTime === p.nextFundingTime))) {
+    m.markPriceTicks = memo.markPriceTicks
+    return
+  }
   pruneBasis(p, time)
-  m.markPriceTicks = e8ToTicks(m, markE8(m, time))
+  const ticks = e8ToTicks(m, markE8(m, time))
+  m.markPriceTicks = ticks
+  memo.indexE8 = p.indexE8
+  memo.lastPriceTicks = m.lastPriceTicks
+  memo.basisSumE8 = p.basisSumE8
+  memo.basisCount = p.basis.length
+  memo.emptyBook = emptyBook
+  memo.fundingRateE8 = p.lastFundingRateE8
+  memo.fundingIntervalMs = p.fundingIntervalMs
+  memo.nextFundingTime = p.nextFundingTime
+  memo.time = time
+  // The oldest sample (its second, basis[0]) leaves the window once time reaches this.
+  memo.pruneFrom = p.basis.length === 0 ? Number.MAX_SAFE_INTEGER : (p.basis[0]! + BASIS_WINDOW_MS / BASIS_SLOT_MS) * BASIS_SLOT_MS
+  memo.markPriceTicks = ticks
 }
 
 /**

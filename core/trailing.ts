@@ -1,18 +1,20 @@
 // Activated trailing stops, kept so that a new high or low costs what it merges, not what it
 // moves. A trailing SELL stop's extreme is the highest watched price seen since it activated,
 // a BUY stop's the lowest. A new high p raises every SELL extreme below p to p, after which
-// all those stops share one extreme. So the stops of one side (per market and working type)
-// sit in groups sharing an extreme, and a new high merges the groups below it into one group
-// at p (a union-find link per group) without touching a stop. A stop reads its own extreme
-// from its group (ConditionalState.extremeTicks), so the state root, the snapshot and order
-// records see exactly what they saw when each stop carried its own.
+// all those stops share one extreme, whatever their callbacks. So the stops of one side (per
+// market and working type) sit in groups sharing an extreme, and a new high merges the groups
+// below it into one group at p (a union-find link per group) without touching a stop: a move
+// costs one step per group it merges, however many callback values the stops use. A stop
+// reads its own extreme from its group (ConditionalState.extremeTicks), so the state root, the
+// snapshot and order records see exactly what they saw when each stop carried its own.
 //
-// A stop's trigger, extreme × (1000 ∓ callback) (ticks × 1000, exact), depends on its
-// callback as well, so each callback value (1..100 permille) has its own class of groups:
-// within a class the trigger follows the extreme, and the groups, sorted by extreme, are
-// merged at one end (the near one: lowest extremes for SELL) and fired from the other (the
-// far one: highest extremes, hence highest triggers, for SELL). Derived from the orders, like
-// the rest of the trigger index: the snapshot stores each stop's extreme and rebuilds this.
+// A stop's trigger, extreme × (1000 ∓ callback) (ticks × 1000, exact), depends on its callback
+// as well: within a group the members sit in buckets by callback, smallest first, which is
+// also the order they fire in (SELL: the smallest callback has the highest trigger; BUY the
+// lowest). The groups, sorted by extreme, are merged at one end (the near one: lowest extremes
+// for SELL) and fired from the other (the far one: highest extremes, hence highest triggers).
+// Derived from the orders, like the rest of the trigger index: the snapshot stores each stop's
+// extreme and rebuilds this.
 
 import { assert } from './assert.js'
 import type { ConditionalType, WorkingType } from './commands.js'
@@ -21,13 +23,21 @@ import type { TriggerEntry } from './trigger-index.js'
 
 const PERMILLE = 1000
 
+/** The members of a group with one callback value: a doubly-linked list through ConditionalState.prev/next. */
+class Bucket {
+  head: Order | null = null
+  tail: Order | null = null
+  size = 0
+
+  constructor(readonly callbackPermille: number) {}
+}
+
 /** Activated trailing stops sharing one extreme. */
 export class TrailGroup {
   /** Set once merged into another group, whose extreme is then this group's (union-find). */
   parent: TrailGroup | null = null
-  /** Members, a doubly-linked list through ConditionalState.prev/next (root groups only). */
-  head: Order | null = null
-  tail: Order | null = null
+  /** Members by callback, ascending callback, none empty (root groups only). */
+  buckets: Bucket[] = []
   size = 0
 
   constructor(public extreme: number) {}
@@ -45,22 +55,58 @@ function rootOf(g: TrailGroup): TrailGroup {
   return r
 }
 
-/** The two member lists as one, under the larger group (which stays the root). */
+/** Index of the first bucket whose callback is not below `cb` (buckets.length if none). */
+function bucketIndex(buckets: Bucket[], cb: number): number {
+  let lo = 0
+  let hi = buckets.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (buckets[mid]!.callbackPermille < cb) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function append(b: Bucket, o: Order): void {
+  const c = condOf(o)
+  c.prev = b.tail
+  c.next = null
+  if (b.tail === null) b.head = o
+  else condOf(b.tail).next = o
+  b.tail = o
+  b.size += 1
+}
+
+function unlink(b: Bucket, c: ConditionalState): void {
+  if (c.prev === null) b.head = c.next
+  else condOf(c.prev).next = c.next
+  if (c.next === null) b.tail = c.prev
+  else condOf(c.next).prev = c.prev
+  c.prev = null
+  c.next = null
+  b.size -= 1
+}
+
+/** The two groups as one, under the larger (which stays the root); buckets of one callback concatenated. */
 function union(a: TrailGroup, b: TrailGroup): TrailGroup {
-  const [big, small] = a.size >= b.size ? [a, b] : [b, a]
-  if (small.head !== null) {
-    if (big.tail === null) {
-      big.head = small.head
-    } else {
-      condOf(big.tail).next = small.head
-      condOf(small.head).prev = big.tail
+  const big = a.size >= b.size ? a : b
+  const small = big === a ? b : a
+  const bs = big.buckets
+  for (const sb of small.buckets) {
+    const i = bucketIndex(bs, sb.callbackPermille)
+    const bb = bs[i]
+    if (bb === undefined || bb.callbackPermille !== sb.callbackPermille) {
+      bs.splice(i, 0, sb)
+      continue
     }
-    big.tail = small.tail
+    condOf(bb.tail!).next = sb.head
+    condOf(sb.head!).prev = bb.tail
+    bb.tail = sb.tail
+    bb.size += sb.size
   }
   big.size += small.size
   small.parent = big
-  small.head = null
-  small.tail = null
+  small.buckets = []
   small.size = 0
   return big
 }
@@ -139,29 +185,27 @@ export interface Due {
   distance1000: number
 }
 
-/** One callback value's groups. */
-class CallbackClass {
-  /** Root groups with members, far to near (SELL: extreme descending; BUY: ascending); extremes distinct. */
-  readonly groups: TrailGroup[] = []
-  /** Index in TrailSide.active while it has groups; -1 otherwise. */
-  slot = -1
-
-  constructor(readonly callbackPermille: number) {}
-}
-
 /** The activated trailing stops of one side of one working type of a market. */
 export class TrailSide {
-  private readonly classes: (CallbackClass | undefined)[] = []
-  /** Classes with groups, in no particular order (nothing depends on it: fired orders are sorted). */
-  private readonly active: CallbackClass[] = []
-  /** No extreme is nearer the price than this (SELL: ≤ every extreme; BUY: ≥): a price not past it moves none. */
-  private near: number
-  /** No trigger (×1000) is farther than this (SELL: ≥ every trigger; BUY: ≤): a price not past it fires none. */
+  /** Root groups with members, far to near (SELL: extreme descending; BUY: ascending); extremes distinct. */
+  private readonly groups: TrailGroup[] = []
+  // Each group's extreme and its farthest trigger (its smallest callback's, ×1000), side by
+  // side with `groups`: the scans read these packed numbers, not the group objects.
+  private readonly exts: number[] = []
+  private readonly tops: number[] = []
+  /** Stops waiting per callback value, and the smallest value with any (MAX_SAFE_INTEGER: none). */
+  private readonly perCallback: number[] = new Array<number>(101).fill(0)
+  private minCallback = Number.MAX_SAFE_INTEGER
+  /** The farthest trigger (×1000) of all (SELL: the highest; BUY: the lowest): a price not past it fires none. */
   private far: number
 
   constructor(readonly sell: boolean) {
-    this.near = sell ? Number.MAX_SAFE_INTEGER : 0
-    this.far = sell ? 0 : Number.MAX_SAFE_INTEGER
+    this.far = this.none()
+  }
+
+  /** `far` with no stop: no price reaches it. */
+  private none(): number {
+    return this.sell ? 0 : Number.MAX_SAFE_INTEGER
   }
 
   /** The trigger an extreme implies for a callback, ×1000 (exact). */
@@ -174,107 +218,148 @@ export class TrailSide {
     return this.sell ? a < b : a > b
   }
 
+  /** Whether trigger a (×1000) lies strictly farther than b (a retrace reaches it first). */
+  private farther(a: number, b: number): boolean {
+    return this.sell ? a > b : a < b
+  }
+
+  /** A root group's farthest trigger. */
+  private topOf(g: TrailGroup): number {
+    return this.trigger1000(g.extreme, g.buckets[0]!.callbackPermille)
+  }
+
   /** Whether `price` would move no extreme and fire no stop (a cheap look before a trigger run). */
   quiet(price: number): boolean {
-    return !this.nearer(this.near, price) && (this.sell ? price * PERMILLE > this.far : price * PERMILLE < this.far)
+    const n = this.exts.length
+    if (n === 0) return true
+    return !this.nearer(this.exts[n - 1]!, price) && this.farther(price * PERMILLE, this.far)
   }
 
   /** Files an activated trailing stop under its own extreme. */
   join(o: Order): void {
     const c = condOf(o)
     const extreme = c.extremeTicks
-    const cls = this.classOf(c.callbackPermille)
-    const gs = cls.groups
-    let g: TrailGroup
-    const last = gs[gs.length - 1]
-    if (last === undefined || this.nearer(extreme, last.extreme)) {
-      g = new TrailGroup(extreme)
-      gs.push(g)
-    } else if (last.extreme === extreme) {
-      g = last
+    const cb = c.callbackPermille
+    const gs = this.groups
+    const n = gs.length
+    let i: number
+    if (n === 0 || this.nearer(extreme, this.exts[n - 1]!)) {
+      i = n
+      gs.push(new TrailGroup(extreme))
+      this.exts.push(extreme)
+      this.tops.push(0)
+    } else if (this.exts[n - 1] === extreme) {
+      i = n - 1
     } else {
       // Rare (a snapshot restore, a price no trigger run saw): the first group not farther.
-      let lo = 0
-      let hi = gs.length - 1
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1
-        if (this.nearer(extreme, gs[mid]!.extreme)) lo = mid + 1
-        else hi = mid
-      }
-      if (gs[lo]!.extreme === extreme) {
-        g = gs[lo]!
-      } else {
-        g = new TrailGroup(extreme)
-        gs.splice(lo, 0, g)
+      i = this.groupIndex(extreme)
+      if (this.exts[i] !== extreme) {
+        gs.splice(i, 0, new TrailGroup(extreme))
+        this.exts.splice(i, 0, extreme)
+        this.tops.splice(i, 0, 0)
       }
     }
-    if (cls.slot === -1) {
-      cls.slot = this.active.length
-      this.active.push(cls)
+    const g = gs[i]!
+    const bs = g.buckets
+    const k = bucketIndex(bs, cb)
+    let b = bs[k]
+    if (b === undefined || b.callbackPermille !== cb) {
+      b = new Bucket(cb)
+      bs.splice(k, 0, b)
+      if (k === 0) this.tops[i] = this.trigger1000(extreme, cb)
     }
-    c.group = g
-    c.prev = g.tail
-    c.next = null
-    if (g.tail === null) g.head = o
-    else condOf(g.tail).next = o
-    g.tail = o
+    append(b, o)
     g.size += 1
-    if (this.nearer(extreme, this.near)) this.near = extreme
-    const t = this.trigger1000(extreme, c.callbackPermille)
-    if (this.sell ? t > this.far : t < this.far) this.far = t
+    c.group = g
+    this.perCallback[cb] = (this.perCallback[cb] ?? 0) + 1
+    if (cb < this.minCallback) this.minCallback = cb
+    const t = this.trigger1000(extreme, cb)
+    if (this.farther(t, this.far)) this.far = t
+  }
+
+  /** Index of the root group with `extreme` or, if none, where it would go (extremes are distinct and in order). */
+  private groupIndex(extreme: number): number {
+    const es = this.exts
+    let lo = 0
+    let hi = es.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (this.nearer(extreme, es[mid]!)) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
 
   /** Takes a stop out (fired, canceled, expired): its extreme becomes its own again. */
   leave(o: Order): void {
     const c = condOf(o)
     const g = c.ungroup()
-    this.unlink(g, c)
-    if (g.size > 0) return
-    const cls = this.classes[c.callbackPermille]!
-    const gs = cls.groups
-    // Distinct extremes in order: find it by bisection.
-    let lo = 0
-    let hi = gs.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (this.nearer(g.extreme, gs[mid]!.extreme)) lo = mid + 1
-      else hi = mid
+    const cb = c.callbackPermille
+    const bs = g.buckets
+    const k = bucketIndex(bs, cb)
+    const b = bs[k]!
+    assert(b !== undefined && b.callbackPermille === cb, 'a grouped trailing stop is in its bucket')
+    unlink(b, c)
+    g.size -= 1
+    const i = this.groupIndex(g.extreme)
+    assert(this.groups[i] === g, 'a trailing group is in its side')
+    // The farthest trigger may have been this one's.
+    const wasFar = this.trigger1000(g.extreme, cb) === this.far
+    if (b.size === 0) bs.splice(k, 1)
+    if (g.size === 0) {
+      this.groups.splice(i, 1)
+      this.exts.splice(i, 1)
+      this.tops.splice(i, 1)
+    } else if (k === 0 && b.size === 0) {
+      this.tops[i] = this.topOf(g)
     }
-    assert(gs[lo] === g, 'an emptied trailing group is in its class')
-    gs.splice(lo, 1)
-    if (gs.length === 0) this.retire(cls)
+    this.counted(cb)
+    if (wasFar) this.refar()
   }
 
-  private unlink(g: TrailGroup, c: ConditionalState): void {
-    if (c.prev === null) g.head = c.next
-    else condOf(c.prev).next = c.next
-    if (c.next === null) g.tail = c.prev
-    else condOf(c.next).prev = c.prev
-    c.prev = null
-    c.next = null
-    g.size -= 1
+  /** One stop of callback `cb` left. */
+  private counted(cb: number): void {
+    const n = this.perCallback[cb]! - 1
+    this.perCallback[cb] = n
+    if (n > 0 || cb !== this.minCallback) return
+    let next = Number.MAX_SAFE_INTEGER
+    for (let k = cb + 1; k < this.perCallback.length; k++) {
+      if ((this.perCallback[k] ?? 0) > 0) {
+        next = k
+        break
+      }
+    }
+    this.minCallback = next
   }
 
   /**
    * The price reached `price`: every extreme it passed moves to it (a SELL stop's extreme
-   * below it, a BUY stop's above), by merging the groups concerned in each class.
+   * below it, a BUY stop's above), by merging the groups concerned.
    */
   move(price: number): void {
-    if (!this.nearer(this.near, price)) return
-    for (const cls of this.active) {
-      const gs = cls.groups
-      const last = gs[gs.length - 1]!
-      if (!this.nearer(last.extreme, price)) continue
-      let merged = gs.pop()!
-      // Those passed, and one already at the price.
-      for (let g = gs[gs.length - 1]; g !== undefined && !this.nearer(price, g.extreme); g = gs[gs.length - 1]) {
-        gs.pop()
-        merged = union(merged, g)
-      }
-      merged.extreme = price
-      gs.push(merged)
+    const es = this.exts
+    let n = es.length
+    if (n === 0 || !this.nearer(es[n - 1]!, price)) return
+    const gs = this.groups
+    const tops = this.tops
+    let merged = gs.pop()!
+    es.pop()
+    tops.pop()
+    n -= 1
+    // Those passed, and one already at the price.
+    while (n > 0 && !this.nearer(price, es[n - 1]!)) {
+      merged = union(merged, gs.pop()!)
+      es.pop()
+      tops.pop()
+      n -= 1
     }
-    this.bound()
+    merged.extreme = price
+    gs.push(merged)
+    es.push(price)
+    const t = this.topOf(merged)
+    tops.push(t)
+    // Its trigger is at least as far as those of the groups it took in: the farthest can only grow.
+    if (this.farther(t, this.far)) this.far = t
   }
 
   /**
@@ -284,75 +369,83 @@ export class TrailSide {
    */
   fire(price: number, m: PerpMarket, protect: (m: PerpMarket, o: Order) => boolean, due: Due[], held: Order[]): void {
     const price1000 = price * PERMILLE
-    if (this.sell ? price1000 > this.far : price1000 < this.far) return
-    for (let k = 0; k < this.active.length; k++) {
-      const cls = this.active[k]!
-      const cb = cls.callbackPermille
-      const gs = cls.groups
-      let i = 0
-      let kept = 0
-      for (; i < gs.length; i++) {
-        const g = gs[i]!
-        const t = this.trigger1000(g.extreme, cb)
-        if (this.sell ? price1000 > t : price1000 < t) break
+    if (this.farther(price1000, this.far)) return
+    const gs = this.groups
+    const es = this.exts
+    const tops = this.tops
+    // No callback is smaller than this one: a group whose trigger with it the price has not reached fires none, nor do nearer ones.
+    const minCb = this.minCallback
+    let i = 0
+    let kept = 0
+    for (; i < es.length; i++) {
+      const e = es[i]!
+      if (this.farther(price1000, this.trigger1000(e, minCb))) break
+      if (this.farther(price1000, tops[i]!)) {
+        // Not reached: it stays as it is.
+        if (kept < i) {
+          gs[kept] = gs[i]!
+          es[kept] = e
+          tops[kept] = tops[i]!
+        }
+        kept += 1
+        continue
+      }
+      const g = gs[i]!
+      const bs = g.buckets
+      let j = 0
+      let bKept = 0
+      for (; j < bs.length; j++) {
+        const b = bs[j]!
+        const cb = b.callbackPermille
+        const t = this.trigger1000(e, cb)
+        if (this.farther(price1000, t)) break
         const distance1000 = Math.abs(price1000 - t)
-        for (let o = g.head; o !== null;) {
+        for (let o = b.head; o !== null;) {
           const c = condOf(o)
           const next = c.next
-          if (c.heldAt !== g.extreme) {
+          if (c.heldAt !== e) {
             if (protect(m, o)) {
-              c.heldAt = g.extreme
+              c.heldAt = e
               held.push(o)
             } else {
-              this.unlink(g, c)
+              unlink(b, c)
+              g.size -= 1
               c.ungroup()
+              this.counted(cb)
               due.push({ order: o, distance1000 })
             }
           }
           o = next
         }
-        if (g.size > 0) gs[kept++] = g
+        if (b.size > 0) bs[bKept++] = b
       }
-      if (kept < i) gs.splice(kept, i - kept)
-      if (gs.length === 0) {
-        this.retire(cls)
-        k -= 1
+      if (bKept < j) bs.splice(bKept, j - bKept)
+      if (g.size > 0) {
+        gs[kept] = g
+        es[kept] = e
+        tops[kept] = this.topOf(g)
+        kept += 1
       }
     }
-    this.bound()
+    if (kept < i) {
+      gs.splice(kept, i - kept)
+      es.splice(kept, i - kept)
+      tops.splice(kept, i - kept)
+    }
+    this.refar()
   }
 
-  /** A class left with no groups leaves the active list. */
-  private retire(cls: CallbackClass): void {
-    const lastCls = this.active.pop()!
-    if (lastCls !== cls) {
-      this.active[cls.slot] = lastCls
-      lastCls.slot = cls.slot
+  /** Recomputes the farthest trigger exactly, from the far end until no nearer group can beat it. */
+  private refar(): void {
+    const minCb = this.minCallback
+    const es = this.exts
+    const tops = this.tops
+    let far = this.none()
+    for (let i = 0; i < es.length; i++) {
+      if (!this.farther(this.trigger1000(es[i]!, minCb), far)) break
+      const t = tops[i]!
+      if (this.farther(t, far)) far = t
     }
-    cls.slot = -1
-  }
-
-  private classOf(cb: number): CallbackClass {
-    let cls = this.classes[cb]
-    if (cls === undefined) {
-      cls = new CallbackClass(cb)
-      this.classes[cb] = cls
-    }
-    return cls
-  }
-
-  /** Recomputes both bounds exactly from each class's ends. */
-  private bound(): void {
-    let near = this.sell ? Number.MAX_SAFE_INTEGER : 0
-    let far = this.sell ? 0 : Number.MAX_SAFE_INTEGER
-    for (const cls of this.active) {
-      const gs = cls.groups
-      const e = gs[gs.length - 1]!.extreme
-      if (this.nearer(e, near)) near = e
-      const t = this.trigger1000(gs[0]!.extreme, cls.callbackPermille)
-      if (this.sell ? t > far : t < far) far = t
-    }
-    this.near = near
     this.far = far
   }
 }

@@ -11,7 +11,8 @@
 import type { ConditionalType, OrderType, WorkingType } from './commands.js'
 import { Heap } from './heap.js'
 import { LIMITS } from './limits.js'
-import type { Order } from './state.js'
+import { newMarkMemo, type MarkMemo } from './prices.js'
+import type { Order, SubAccount } from './state.js'
 import { TrailSide } from './trailing.js'
 
 /** Whether an order is a conditional one still waiting (at trigger its type becomes LIMIT or MARKET). */
@@ -83,8 +84,18 @@ export interface TriggerSet {
 export interface TriggerIndex {
   /** Every waiting conditional order of the market by orderId, in placement order. */
   live: Map<number, Order>
+  /** How many of `live` each sub-account owns (placement's per-market cap; derived like the rest). */
+  bySub: Map<SubAccount, number>
   mark: TriggerSet
   contract: TriggerSet
+  /**
+   * The mark and last trade prices at which the last trigger run left nothing crossing and
+   * nothing held (-1: none since the index changed): a run at the same prices does nothing.
+   */
+  quietMark: number
+  quietLast: number
+  /** What the mark was last computed from (core/prices.ts refreshMark), to skip recomputing it. */
+  markMemo: MarkMemo
 }
 
 function newSet(): TriggerSet {
@@ -96,7 +107,7 @@ function newSet(): TriggerSet {
 }
 
 export function newTriggerIndex(): TriggerIndex {
-  return { live: new Map(), mark: newSet(), contract: newSet() }
+  return { live: new Map(), bySub: new Map(), mark: newSet(), contract: newSet(), quietMark: -1, quietLast: -1, markMemo: newMarkMemo() }
 }
 
 export function setOf(index: TriggerIndex, wt: WorkingType): TriggerSet {

@@ -100,6 +100,7 @@ t.test('the grouped structure against the naive model: joins anywhere, leaves, n
   let fired = 0
   let held = 0
   let mostWaiting = 0
+  let quietRuns = 0
   for (let seed = 1; seed <= 30; seed++) {
     const r = rng(seed)
     const sides = { SELL: new TrailSide(true), BUY: new TrailSide(false) }
@@ -137,8 +138,15 @@ t.test('the grouped structure against the naive model: joins anywhere, leaves, n
         for (let round = 0; round < 1 + r(3); round++) {
           const due: Due[] = []
           for (const side of [sides.SELL, sides.BUY]) {
+            // A side that says a price is quiet must be left as it was by it (runTriggers skips it then).
+            const quiet = side.quiet(price)
+            const extremes = (): string => JSON.stringify([...orders.values()].map((o) => o.cond!.extremeTicks))
+            const before = quiet ? extremes() : ''
+            const counts = due.length + heldCore.length
             side.move(price)
             side.fire(price, {} as PerpMarket, (_m, o) => protectIds.has(o.orderId), due, heldCore)
+            if (quiet && (extremes() !== before || due.length + heldCore.length !== counts)) mismatches++
+            if (quiet) quietRuns++
           }
           // A fired stop left its group with the extreme it fired at.
           const got = due.map((d) => [d.order.orderId, d.distance1000, d.order.cond!.extremeTicks] as [number, number, number])
@@ -162,7 +170,8 @@ t.test('the grouped structure against the naive model: joins anywhere, leaves, n
     }
     t.equal(mismatches, 0, `seed ${seed}: same extremes, same firing`)
   }
-  t.ok(fired > 1000 && held > 100 && mostWaiting > 50, `the paths fire (${fired}) and hold (${held}), up to ${mostWaiting} stops waiting`)
+  t.ok(fired > 1000 && held > 100 && mostWaiting > 50 && quietRuns > 1000,
+    `the paths fire (${fired}) and hold (${held}), up to ${mostWaiting} stops waiting, ${quietRuns} quiet looks`)
 })
 
 // ---- the exchange ----
