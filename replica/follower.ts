@@ -1,9 +1,16 @@
 // A follower: connects to the sequencer's replication endpoint, asks from the end of its own
 // log, verifies every entry against the hash chain, appends it durably, applies it, and
 // compares its state root with the sequencer's at every checkpoint. A gap, a bad hash or a
-// different root stops it with a clear error; a dropped connection reconnects. Batches that
-// arrive while its previous write is syncing are appended together, one sync for all.
+// different root stops it with a clear error; a dropped connection reconnects.
+//
+// Writing and applying overlap, as on the sequencer: a verified group's write is started and
+// the group is applied while it syncs; groups that arrive meanwhile wait and go out together
+// in the next write (group commit). Listeners (projections, streams) hear of a group only once
+// it is durable here, so a restarted follower never serves less than it served before; the
+// state runs ahead of this node's log by at most the write in progress, entries the sequencer
+// already holds durably, which a restart fetches again.
 
+import type { Result } from '../core/events.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { Clock, Timer } from './clock.js'
 import type { LogEntry } from './entry.js'
@@ -23,6 +30,8 @@ export interface FollowerOptions {
   logger?: Logger
   reconnectMs?: number
   onFatal?: (err: Error) => void
+  /** Called as a verified group is applied (before it is durable here): the bench's lag probe. */
+  onApplied?: (entries: readonly LogEntry[]) => void
 }
 
 export class Follower {
@@ -31,14 +40,27 @@ export class Follower {
   private inbox: Message[] = []
   private inboxBytes: number[] = []
   private inboxTotalBytes = 0
-  private draining: Promise<void> | null = null
+  /**
+   * Whether drain() is running, set and cleared by drain() itself: it can finish without
+   * yielding, and a message received before a `finally` callback cleared a promise field
+   * would be left in the inbox with no drain to take it (found by the cluster simulator).
+   */
+  private drainRunning = false
+  private drained: Promise<void> = Promise.resolve()
+  /** The write in progress and its group (applied, not yet durable here), if any. */
+  private writing: Promise<void> | null = null
+  /** Snapshots captured at checkpoints are saved in order, off the write path. */
+  private snapshotting: Promise<void> = Promise.resolve()
   private stopped = false
   private retry: Timer | null = null
   /** Roots the sequencer announced that this node has not reached yet. */
   private readonly expected = new Map<number, string>()
-  /** Receive time minus entry time of the newest applied entry, ms. */
+  /** Apply time minus sequencer time of the newest applied entry, ms. */
   lastLagMs = 0
+  /** Per batch received: the time it was applied here minus its newest entry's sequencer time, ms. */
   readonly lagSamplesMs: number[] = []
+  /** Per batch received: the time it was durable here minus its newest entry's sequencer time, ms. */
+  readonly durableLagSamplesMs: number[] = []
   connected = false
 
   constructor(private readonly o: FollowerOptions) {
@@ -56,9 +78,13 @@ export class Follower {
     this.conn?.close('follower stopping')
   }
 
-  /** Resolves when everything received so far is handled. */
+  /** Resolves when everything received so far is handled, written and its snapshots saved. */
   async idle(): Promise<void> {
-    while (this.draining !== null) await this.draining
+    while (this.drainRunning || this.writing !== null) {
+      if (this.drainRunning) await this.drained
+      if (this.writing !== null) await this.writing
+    }
+    await this.snapshotting
   }
 
   private connect(): void {
@@ -107,17 +133,22 @@ export class Follower {
     this.inbox.push(m)
     this.inboxBytes.push(bytes.length)
     this.inboxTotalBytes += bytes.length
-    if (this.draining === null) this.draining = this.drain().finally(() => { this.draining = null })
+    if (!this.drainRunning) this.drained = this.drain()
   }
 
   private async drain(): Promise<void> {
+    this.drainRunning = true
     try {
       while (this.inbox.length > 0 && !this.stopped) {
-        if (this.inbox[0]![0] === 'batch') await this.appendBatches()
+        if (this.writing !== null) await this.writing
+        if (this.stopped) break
+        if (this.inbox[0]![0] === 'batch') this.writeAndApply()
         else await this.handle(this.take())
       }
     } catch (err) {
       this.fatal(err as Error)
+    } finally {
+      this.drainRunning = false
     }
   }
 
@@ -127,10 +158,11 @@ export class Follower {
   }
 
   /**
-   * Verifies every batch waiting at the head of the inbox against the chain, appends them as
-   * one durable write (up to the store's batch limit), then applies them.
+   * Verifies every batch waiting at the head of the inbox against the chain, starts their
+   * write as one durable append (up to the store's batch limit), and applies them while it
+   * syncs. The write's completion tells listeners.
    */
-  private async appendBatches(): Promise<void> {
+  private writeAndApply(): void {
     const node = this.o.node
     const log = node.log
     const entries: LogEntry[] = []
@@ -148,14 +180,34 @@ export class Follower {
       seq = last.seq
       hash = last.hash
     }
-    await log.append(entries)
-    node.applyBatch(entries)
-    await node.flushSnapshots()
+    // The store checks the chain and starts the write before append() first yields.
+    const written = log.append(entries)
+    let results: Result[]
+    try {
+      results = entries.map((e) => node.applyEntry(e))
+    } finally {
+      // Even when applying failed (a different root): the write is the sequencer's log.
+      this.writing = written.then(() => this.durable(entries, results, newest))
+        .catch((err: Error) => this.fatal(err))
+        .finally(() => { this.writing = null })
+    }
+    this.o.onApplied?.(entries)
     // Lag: from the sequencer stamping the newest entry of each batch to this node having applied it.
     const now = this.o.clock.now()
     for (const time of newest) this.lagSamplesMs.push(now - time)
     this.lastLagMs = now - newest[newest.length - 1]!
-    if (this.lagSamplesMs.length > 10_000) this.lagSamplesMs.splice(0, this.lagSamplesMs.length - 5_000)
+    trim(this.lagSamplesMs)
+  }
+
+  /** A group's write is synced: listeners hear of it, and snapshots up to it are saved. */
+  private durable(entries: LogEntry[], results: Result[] | undefined, newest: number[]): void {
+    if (results === undefined) return
+    const node = this.o.node
+    node.committed({ entries, results })
+    this.snapshotting = this.snapshotting.then(() => node.flushSnapshots()).catch((err: Error) => this.fatal(err))
+    const now = this.o.clock.now()
+    for (const time of newest) this.durableLagSamplesMs.push(now - time)
+    trim(this.durableLagSamplesMs)
   }
 
   private async handle(m: Message): Promise<void> {
@@ -163,6 +215,7 @@ export class Follower {
     switch (m[0]) {
       case 'snapshot':
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
+        await this.snapshotting
         await node.install(m[1], m[2])
         return
       case 'checkpoint': {
@@ -198,4 +251,9 @@ export class Follower {
     this.stop()
     this.o.onFatal?.(err)
   }
+}
+
+/** Keeps the newest few thousand samples. */
+function trim(samples: number[]): void {
+  if (samples.length > 10_000) samples.splice(0, samples.length - 5_000)
 }
