@@ -10,7 +10,7 @@ import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import type { Logger } from '../replica/node.js'
 import { AppliedWatch } from '../replica/applied-watch.js'
-import { createProjections, type Projections } from '../replica/projections/index.js'
+import { createProjections, startProjectionsWorker, type Projections } from '../replica/projections/index.js'
 import { createReplica, type Replica, type Role } from '../replica/replica.js'
 import type { Committed } from '../replica/sequencer.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
@@ -52,7 +52,11 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const snapshots = new SnapshotStore(path.join(config.dataDir, 'snapshots'))
   await log.open()
   await snapshots.open()
-  const projections = await createProjections(path.join(config.dataDir, 'projections'))
+  // In a worker thread: the main thread sends each batch's events and reads through it.
+  // EXCHANGE_PROJECTIONS=inline keeps them on the main thread (to compare the two).
+  const projectionsPath = path.join(config.dataDir, 'projections')
+  const projections: Projections = process.env.EXCHANGE_PROJECTIONS === 'inline'
+    ? await createProjections(projectionsPath) : await startProjectionsWorker(projectionsPath)
   let flushing: Promise<void> = Promise.resolve()
   const applied = new AppliedWatch(projections.flushedSeq)
   const batchListeners = new Set<(c: Committed) => void>()

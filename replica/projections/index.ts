@@ -1,7 +1,10 @@
 // The history read models (DESIGN.md §5): derived from core events into LevelDB sublevels,
 // rebuildable from the log. Writers apply; the gateway only reads.
 
-export { createProjections, Projections, type ProjectionsOptions } from './projections.js'
+export { createProjections, PROJECTED_EVENTS, type ProjectionsOptions } from './projections.js'
+/** The projections as readers and feeders see them, in this thread or in a worker's. */
+export type { ProjectionsApi as Projections } from './projections.js'
+export { startProjectionsWorker, ProjectionsClient } from './projections-client.js'
 export type * from './records.js'
 export { INCOME_TYPE_CODES } from './records.js'
 export { KLINE_INTERVALS, isKlineInterval, bucketOpen, bucketClose, type KlineInterval } from './intervals.js'

@@ -53,6 +53,12 @@ const OPEN_ORDERS_CACHED_MAX = 100_000
 /** Row ids are seq × rowsPerEntryMax + n and must stay safe integers. */
 const SEQ_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PROJECTION_LIMITS.rowsPerEntryMax)
 
+/** The event types the projections keep (applyEvent's cases); the rest are current state. */
+export const PROJECTED_EVENTS: ReadonlySet<Event['type']> = new Set<Event['type']>([
+  'order', 'trade', 'spotTrade', 'deposit', 'depositPending', 'transfer', 'withdrawal', 'funding', 'fundingRate',
+  'prices', 'positionMargin', 'forceOrder', 'insurance',
+])
+
 /**
  * Opens the projections under a 'projections' sublevel of `db` (a database the caller owns
  * and closes) or in a LevelDB at `path` (which the projections open and close themselves).
@@ -65,6 +71,9 @@ export async function createProjections(db: ProjectionsParent | string, options:
   await p.load()
   return p
 }
+
+/** What readers and feeders use: the store here, or the client of one in a worker thread. */
+export type ProjectionsApi = Omit<Projections, 'load'>
 
 export class Projections {
   private readonly stores: Stores
@@ -97,6 +106,8 @@ export class Projections {
 
   /** Seq of the last entry applied (flushed or not). */
   get lastSeq(): number { return this.appliedSeq }
+  /** Time of the last entry applied. */
+  get lastTime(): number { return this.appliedTime }
   /** Seq of the last entry on disk: queries answer as of it. */
   get flushedSeq(): number { return this.durableSeq }
   /** Time of that entry: the "now" of retention windows and default ranges. */
@@ -144,6 +155,7 @@ export class Projections {
     this.appliedTime = time
   }
 
+  /** Each case below is in PROJECTED_EVENTS, so a feeder may leave out every other event. */
   private applyEvent(e: Event, nextRowId: () => number): void {
     const s = this.stores
     const b = this.pending

@@ -12,7 +12,7 @@ import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import { buildGateway } from '../../gateway/app.js'
 import type { CommittedBatch, GatewayContext } from '../../gateway/context.js'
-import { createProjections, type Projections } from '../../replica/projections/index.js'
+import { createProjections, startProjectionsWorker, type Projections } from '../../replica/projections/index.js'
 import { TestExchange } from './exchange.js'
 
 export const TEST_CHAIN_ID = 31337
@@ -32,7 +32,8 @@ export interface GatewayRig {
 export async function gatewayRig(): Promise<GatewayRig> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-'))
   const ex = new TestExchange()
-  const projections = await createProjections(dir)
+  // TEST_PROJECTIONS_WORKER=1 runs them in a worker thread, as a node does.
+  const projections = process.env.TEST_PROJECTIONS_WORKER === '1' ? await startProjectionsWorker(dir) : await createProjections(dir)
   // Genesis events (assets, markets) carry nothing the projections keep; the entries still count.
   for (let seq = 1; seq <= ex.state.seq; seq++) projections.apply(seq, ex.time, [])
   await projections.flush()

@@ -6,13 +6,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Command, PlaceOrder } from '../../core/commands.js'
 import type { Event, Result } from '../../core/events.js'
-import { createProjections, type Projections } from '../../replica/projections/index.js'
+import { createProjections, startProjectionsWorker, type Projections } from '../../replica/projections/index.js'
 import { BTCPERP, btcLots, btcTicks, TestExchange } from './exchange.js'
 
 export interface LoggedEntry {
   seq: number
   time: number
   events: Event[]
+}
+
+/** The store in this thread, or with TEST_PROJECTIONS_WORKER=1 (or `worker`) in a worker thread as a node runs it. */
+export function openProjections(path: string, worker = process.env.TEST_PROJECTIONS_WORKER === '1'): Promise<Projections> {
+  return worker ? startProjectionsWorker(path) : createProjections(path)
 }
 
 export interface Teardown {
@@ -31,9 +36,9 @@ export class Fixture {
     for (let seq = 1; seq <= this.ex.state.seq; seq++) this.feed(seq, this.ex.time, [])
   }
 
-  static async open(t: Teardown): Promise<Fixture> {
+  static async open(t: Teardown, o: { worker?: boolean } = {}): Promise<Fixture> {
     const dir = mkdtempSync(join(tmpdir(), 'proj-'))
-    const f = new Fixture(dir, await createProjections(join(dir, 'db')))
+    const f = new Fixture(dir, await openProjections(join(dir, 'db'), o.worker))
     await f.p.flush()
     t.teardown(async () => {
       await f.p.close().catch(() => undefined)
@@ -72,9 +77,9 @@ export class Fixture {
   }
 
   /** Reopens the projections from disk. */
-  async reopen(): Promise<void> {
+  async reopen(o: { worker?: boolean } = {}): Promise<void> {
     await this.p.close()
-    this.p = await createProjections(join(this.dir, 'db'))
+    this.p = await openProjections(join(this.dir, 'db'), o.worker)
   }
 }
 

@@ -1,0 +1,68 @@
+// The projections' worker thread: owns the projections' LevelDB, applies the entries each
+// message from the main thread brings (with a flush, a query, or on their own during a long
+// replay), writes them, and answers the calls in the order they come, so a query after a
+// flush reads everything that flush covered, exactly as in one thread.
+
+import { parentPort, workerData } from 'node:worker_threads'
+import { readWire } from './event-wire.js'
+import { createProjections, type Projections } from './projections.js'
+import type { CallMessage, Entries, FromWorker, Position, ToWorker, WorkerSetup } from './worker-protocol.js'
+
+/** What the main thread may call: queries and the store's own upkeep, nothing internal. */
+const CALLABLE: ReadonlySet<string> = new Set([
+  'flush', 'prune', 'clear', 'close', 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
+  'openInterest', 'openInterestHistory', 'priceKlines', 'fundingRates', 'order', 'orderByClientId', 'allOrders',
+  'userTrades', 'forceOrders', 'orderAmendments', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
+  'withdrawals', 'withdrawal', 'transfers',
+])
+
+const port = parentPort!
+const setup = workerData as WorkerSetup
+const send = (m: FromWorker): void => port.postMessage(m)
+
+function position(p: Projections): Position {
+  return { lastSeq: p.lastSeq, lastTime: p.lastTime, flushedSeq: p.flushedSeq, flushedTime: p.flushedTime }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+const projections = await createProjections(setup.path, setup.options)
+let failed = false
+
+async function call(m: CallMessage): Promise<void> {
+  try {
+    // Entries sent on ahead of a flush (a long replay): applied already, nothing to answer.
+    if (m.method === 'send') {
+      send({ op: 'reply', id: m.id, ok: true, value: undefined, position: position(projections) })
+      return
+    }
+    if (!CALLABLE.has(m.method)) throw new Error(`projections: ${m.method} is not callable`)
+    const fn = (projections as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method]!
+    const value = await fn.apply(projections, m.args)
+    send({ op: 'reply', id: m.id, ok: true, value, position: position(projections) })
+    if (m.method === 'close') port.close()
+  } catch (err) {
+    send({ op: 'reply', id: m.id, ok: false, error: message(err), position: position(projections) })
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.entries !== null && !failed) apply(m.entries)
+  void call(m)
+})
+
+function apply(m: Entries): void {
+  try {
+    const events = readWire(m.events)
+    for (let i = 0; i < m.times.length; i++) projections.apply(m.firstSeq + i, m.times[i]!, events[i]!)
+    // The main thread flushes once per batch; during a long replay this bounds the batch anyway.
+    if (projections.flushDue) projections.flush().catch(() => undefined)
+  } catch (err) {
+    failed = true
+    send({ op: 'failure', error: message(err) })
+  }
+}
+
+send({ op: 'ready', position: position(projections) })
