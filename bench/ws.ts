@@ -9,6 +9,9 @@
 // counted. Subscribers live in worker threads of this process and share the cores with the
 // exchange; they use a minimal WebSocket client (bench/lib/light-ws-client.ts) and read the
 // few numbers they need in place, so that the thousand clients cost less than the server.
+// Since everything shares the cores, the bench also prints CPU time per delivered message:
+// the exchange's (main thread, fan-out process) and the subscriber threads'. Under load they
+// fall as well, as more events leave in each write, so compare them at similar loads.
 //
 // WS_BENCH_SUBSCRIBERS (default 1,000), WS_BENCH_RATE (book-changing commands/s, default
 // 2,000), WS_BENCH_NODE_FLAGS (extra node flags for the exchange, e.g. --cpu-prof; the
@@ -75,7 +78,12 @@ class Flow {
   }
 }
 
-interface Counts { accepted: number; refused: Map<string, number> }
+interface Counts {
+  accepted: number
+  refused: Map<string, number>
+  /** While set: each acknowledgement's delay (ms) from its entry's time, the commit path's share of the latency. */
+  acks?: number[]
+}
 
 function submitAt(ingress: IngressClient, flow: Flow, rate: number, counts: Counts): { stop: () => Promise<void> } {
   const start = performance.now()
@@ -86,6 +94,7 @@ function submitAt(ingress: IngressClient, flow: Flow, rate: number, counts: Coun
     const due = Math.floor(((performance.now() - start) / 1000) * rate)
     for (; sent < due; sent++) {
       ingress.submit(flow.next()).then((a) => {
+        counts.acks?.push(Date.now() - a.time)
         if (a.result.ok) counts.accepted++
         else counts.refused.set(a.result.code, (counts.refused.get(a.result.code) ?? 0) + 1)
       }, () => { counts.refused.set('DISCONNECTED', (counts.refused.get('DISCONNECTED') ?? 0) + 1) })
@@ -159,14 +168,21 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const cpuBefore = cpuSeconds(ex.child.pid!)
     const childBefore = childCpu()
     const mainBefore = cpuSeconds(ex.child.pid!, true)
+    // This process's threads other than its main one: the subscribers (and node's helpers).
+    const subscriberCpu = (): number => cpuSeconds(process.pid) - cpuSeconds(process.pid, true)
+    const subscribersBefore = subscriberCpu()
     const t0 = performance.now()
     for (const w of workers) w.postMessage({ kind: 'measure' } satisfies SubscriberCommand)
+    counts.acks = []
     await new Promise((r) => setTimeout(r, MEASURE_SECONDS * 1000))
+    const acks = Float64Array.from(counts.acks).sort()
+    delete counts.acks
     const reports = await Promise.all(workers.map((w) => ask(w, { kind: 'report' })))
     const seconds = (performance.now() - t0) / 1000
     const childBusy = (childCpu() - childBefore) / seconds
     const cpu = (cpuSeconds(ex.child.pid!) - cpuBefore) / seconds + childBusy
     const mainBusy = (cpuSeconds(ex.child.pid!, true) - mainBefore) / seconds
+    const subscribersBusy = (subscriberCpu() - subscribersBefore) / seconds
     const acceptedPerSec = (counts.accepted - acceptedBefore) / seconds
     await flowRun.stop()
     flowRun = undefined
@@ -179,6 +195,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const bytes = reports.reduce((n, r) => n + r.bytes, 0)
     const closed = reports.reduce((n, r) => n + r.closed, 0)
     const gaps = reports.reduce((n, r) => n + r.depthGaps, 0)
+    const unreadable = reports.reduce((n, r) => n + r.unreadable, 0)
+    const perMessage = (busy: number): string => fixed((busy * 1e6) / (messages / seconds), 1)
     const refused = [...counts.refused].map(([k, v]) => `${v} × ${k}`).join(', ') || '0'
 
     out(`ws: exchange process (${nodeFlags.join(' ')}; --ws-fan-out ${FAN_OUT}) on ${HOST}; ${int(connected)} subscribers of ${STREAMS} in ${WORKERS} worker threads`)
@@ -187,7 +205,10 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     out(`exchange CPU ${Math.round(100 * cpu)}% (main thread ${Math.round(100 * mainBusy)}%, ` +
       `${FAN_OUT === 'process' ? `fan-out process ${Math.round(100 * childBusy)}%` : 'sockets on the main thread'}); ` +
       `load average before ${load.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`)
-    out(`subscribers cut off or failed: ${closed}; depth diffs out of sequence: ${gaps}`)
+    out(`CPU per delivered message: exchange ${perMessage(cpu)} µs (main thread ${perMessage(mainBusy)}` +
+      `${FAN_OUT === 'process' ? `, fan-out process ${perMessage(childBusy)}` : ''}), subscriber threads ${perMessage(subscribersBusy)} µs ` +
+      `(${Math.round(100 * subscribersBusy)}% CPU)`)
+    out(`subscribers cut off or failed: ${closed}; depth diffs out of sequence: ${gaps}; messages without a readable T: ${unreadable}`)
     out('')
     const row = (name: string, s: Float64Array): string[] => [name, int(s.length / seconds), fixed(percentile(s, 50), 2), fixed(percentile(s, 99), 2),
       fixed(percentile(s, 99.9), 2), fixed(s[s.length - 1] ?? NaN, 2)]
@@ -195,9 +216,13 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
       row('trade', trade), row('depth@100ms', depth), row('all', all),
     ])) out(line)
     out(`${int(bytes / seconds / 1024)} KiB/s delivered in ${int(messages / seconds)} messages/s`)
+    out(`commit path, an entry's time to its acknowledgement at the ingress client (durable and answered): ` +
+      `p50 ${fixed(percentile(acks, 50), 2)} ms, p99 ${fixed(percentile(acks, 99), 2)} ms`)
     return { bench: 'ws', subscribers: connected, deliveredPerSec: Math.round(messages / seconds), p99Ms: Number(percentile(all, 99).toFixed(2)),
       tradeP99Ms: Number(percentile(trade, 99).toFixed(2)), depthP99Ms: Number(percentile(depth, 99).toFixed(2)), bookUpdatesPerSec: Math.round(acceptedPerSec),
-      fanOut: FAN_OUT, mainThreadPct: Math.round(100 * mainBusy) }
+      fanOut: FAN_OUT, mainThreadPct: Math.round(100 * mainBusy),
+      exchangeCpuUsPerMessage: Number(perMessage(cpu)), subscriberCpuUsPerMessage: Number(perMessage(subscribersBusy)),
+      commitP99Ms: Number(percentile(acks, 99).toFixed(2)) }
   } finally {
     await flowRun?.stop().catch(() => undefined)
     ingress?.close()

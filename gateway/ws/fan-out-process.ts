@@ -70,7 +70,7 @@ function run(ops: Extract<ToFanOut, { t: 'ops' }>['ops']): void {
 }
 
 function stop(): void {
-  // Close frames already written leave first (writes are corked until the next tick).
+  // Frames and close frames queued this turn leave first (outbox.ts writes them at its end).
   setImmediate(() => {
     for (const s of [...sockets.values()]) s.terminate()
     process.exit(0)

@@ -126,6 +126,8 @@ export class FanOut {
   constructor(private readonly hub: StreamHub, private readonly config: FanOutConfig,
     private readonly onError: (err: unknown) => void) {
     this.spawn()
+    // A committed batch's events leave at once, not after the rest of the sequencer's turn.
+    hub.onBatchEnd(() => this.flush())
   }
 
   /** The child's process id (it changes when a child that died is replaced). */
@@ -160,7 +162,7 @@ export class FanOut {
     this.ops.push(o)
     if (this.flushing) return
     this.flushing = true
-    // One message per turn: a committed batch's events and replies travel together.
+    // One message per turn, or per committed batch when the feed says it is done (batchEnd).
     process.nextTick(() => this.flush())
   }
 

@@ -60,6 +60,7 @@ export interface Subscriber {
 
 export class StreamHub {
   private readonly byStream = new Map<string, Set<Subscriber>>()
+  private readonly batchEnds: (() => void)[] = []
 
   has(stream: string): boolean {
     return this.byStream.has(stream)
@@ -81,6 +82,20 @@ export class StreamHub {
     if (set === undefined) return
     set.delete(s)
     if (set.size === 0) this.byStream.delete(stream)
+  }
+
+  /** Calls `fn` whenever a feed has published everything a committed batch produced. */
+  onBatchEnd(fn: () => void): void {
+    this.batchEnds.push(fn)
+  }
+
+  /**
+   * Says a committed batch's events are all published, so what holds them for the end of the
+   * turn may send them now: the sequencer goes on in the same turn (answering submitters,
+   * applying the next commands) and the events need not wait for it.
+   */
+  batchEnd(): void {
+    for (const fn of this.batchEnds) fn()
   }
 
   /** Sends `event` (an object or an already serialized string) to the stream's subscribers. */

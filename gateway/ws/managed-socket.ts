@@ -5,6 +5,7 @@
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import type { ConnectionLimits } from './connection.js'
+import { startRun, type Pending, type Run } from './outbox.js'
 
 /** Close codes sent to clients: standard ones, with reasons saying which limit was hit. */
 export const CLOSE = {
@@ -15,25 +16,16 @@ export const CLOSE = {
 
 export type SocketLimits = Pick<ConnectionLimits, 'maxBufferedBytes' | 'pingIntervalMs' | 'pongTimeoutMs' | 'lifetimeMs' | 'closeGraceMs'>
 
-/** Sockets corked this turn; one callback uncorks them all (not one per socket: there may be thousands). */
-let corked: Duplex[] = []
-
-function uncorkAll(): void {
-  const all = corked
-  corked = []
-  for (const s of all) s.uncork()
-}
-
-export abstract class ManagedSocket {
+export abstract class ManagedSocket implements Pending {
   private open = true
+  /** Frames queued this turn (outbox.ts), written together at its end. */
+  private pending: Run | undefined
   private lastPongAt = performance.now()
   private readonly timers: NodeJS.Timeout[] = []
 
   /**
-   * `socket`, the connection's TCP socket when the caller has it, lets every frame sent in one
-   * turn of the event loop leave in one write: a committed batch's trades and depth for one
-   * client cost one system call, not one each (on loopback a write costs the kernel's whole
-   * receive path, and at a thousand subscribers those calls were most of the gateway's time).
+   * `socket`, the connection's TCP socket when the caller has it, takes the stream frames
+   * (sendEncoded): every frame sent in one turn of the event loop leaves in one write.
    */
   constructor(protected readonly ws: WebSocket, protected readonly limits: SocketLimits, private readonly socket?: Duplex) {
     ws.on('pong', () => { this.lastPongAt = performance.now() })
@@ -48,6 +40,9 @@ export abstract class ManagedSocket {
   /** Closes with a close frame, then destroys the socket if the client does not finish the handshake. */
   close(code: number, reason: string): void {
     if (!this.open) return
+    // Frames queued before the close leave before its frame.
+    this.flushPending()
+    if (!this.open) return
     this.end()
     this.ws.close(code, reason)
     setTimeout(() => this.ws.terminate(), this.limits.closeGraceMs).unref()
@@ -61,22 +56,34 @@ export abstract class ManagedSocket {
 
   /** Sends a text frame (a string, or its UTF-8 bytes), or cuts the connection off when too much is already waiting. */
   protected sendText(text: string | Buffer): void {
+    // After the frames queued before it.
+    this.flushPending()
     if (!this.writable()) return
     this.ws.send(text, { binary: false })
   }
 
   /**
-   * Sends a frame already encoded whole (hub.ts `Frame.wire`), straight to the TCP socket:
-   * `ws` would frame the same bytes again for every connection. Safe beside `ws`'s own sends
-   * because they never queue (no compression is negotiated), so order is kept. Needs `socket`.
+   * Queues a frame already encoded whole (hub.ts `Frame.wire`) for the end of the turn, when
+   * the turn's frames go straight to the TCP socket in one write (outbox.ts): `ws` would frame
+   * the same bytes again for every connection. Safe beside `ws`'s own sends because they never
+   * queue (no compression is negotiated) and the frames queued go first. Needs `socket`.
    */
   protected sendEncoded(frame: Buffer): void {
     // Nothing after a close frame, whichever side sent it (`ws` drops its own sends then too).
-    if (this.ws.readyState !== this.ws.OPEN || !this.writable()) return
-    this.socket!.write(frame)
+    if (!this.open || this.ws.readyState !== this.ws.OPEN) return
+    this.pending = (this.pending ?? startRun(this)).followedBy(frame)
   }
 
-  /** Whether a frame may be sent now (corking the socket for this turn); cuts off a consumer too slow. */
+  /** Writes the frames queued this turn, if any (outbox.ts calls it at the turn's end). */
+  flushPending(): void {
+    const run = this.pending
+    if (run === undefined) return
+    this.pending = undefined
+    if (this.ws.readyState !== this.ws.OPEN || !this.writable()) return
+    this.socket!.write(run.bytes())
+  }
+
+  /** Whether a frame may be sent now; cuts off a consumer too slow. */
   private writable(): boolean {
     if (!this.open) return false
     // The bound: a consumer that lets this much pile up is cut off rather than slow the feed
@@ -84,11 +91,6 @@ export abstract class ManagedSocket {
     if (this.ws.bufferedAmount > this.limits.maxBufferedBytes) {
       this.close(CLOSE.policy, 'Outbound queue full: consumer too slow')
       return false
-    }
-    const socket = this.socket
-    if (socket !== undefined && socket.writableCorked === 0) {
-      socket.cork()
-      if (corked.push(socket) === 1) process.nextTick(uncorkAll)
     }
     return true
   }
@@ -99,6 +101,7 @@ export abstract class ManagedSocket {
   private end(): void {
     if (!this.open) return
     this.open = false
+    this.pending = undefined
     for (const t of this.timers) clearTimeout(t)
     this.ended()
   }

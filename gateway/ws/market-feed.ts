@@ -107,6 +107,7 @@ export class MarketFeed {
     }
     if (state.seq === this.position.seq) this.verify(state, touched)
     for (const id of touched) this.bookTicker(state, id)
+    this.hub.batchEnd()
   }
 
   /**

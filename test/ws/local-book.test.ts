@@ -109,7 +109,9 @@ class LocalBook {
   private process(e: any): void {
     if (this.lastU === null) {
       if (e.u < this.snapshotId) return
-      if (!(e.U <= this.snapshotId && e.u >= this.snapshotId)) {
+      // U may be lastUpdateId + 1: the event ending at lastUpdateId went out before this
+      // connection subscribed (the book idle while it connected), and the snapshot holds it.
+      if (!(e.U <= this.snapshotId + 1 && e.u >= this.snapshotId)) {
         this.failures.push(`first event ${e.U}..${e.u} does not cover snapshot ${this.snapshotId}`)
         return
       }
