@@ -1,7 +1,7 @@
 // The core against the naive reference model (sim/model) on random command streams: same
 // decisions and codes, same order updates and trades, same books, same balances (DESIGN.md §8).
 
-import t from 'tap'
+import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import { apply } from '../../core/apply.js'
 import type { Code } from '../../core/codes.js'
@@ -60,6 +60,17 @@ t.test('the streams exercise what the model checks', async (t) => {
   for (const k of ['EXPIRED_IN_MATCH/EXPIRED_IN_MATCH', 'EXPIRED/EXPIRED', 'CANCELED/CANCELED']) t.ok((exec.get(k) ?? 0) > 0, `some ${k}`)
 })
 
+/** A fixed case: core and reference must agree on it; returns the core's state and last result. */
+function fixedCase(t: Test, commands: Command[]): { state: ReturnType<typeof createState>; last: Result } {
+  const entries = entriesOf(commands.map((command, i) => ({ time: START_TIME + 1 + i, command })))
+  const d = findDisagreement(entries)
+  t.equal(d, null, d === null ? 'core and reference agree' : describeDisagreement(d))
+  const state = createState()
+  let last: Result | undefined
+  for (const e of entries) last = apply(state, e)
+  return { state, last: last! }
+}
+
 t.test('found by the model: a self-trade keeps a capped reduce-only maker first in its queue', async (t) => {
   // A reduce-only maker capped by its position, met by its own account's taker (STP NONE):
   // the taker's fill gives the position back, so the maker may still reduce and keeps its
@@ -77,14 +88,8 @@ t.test('found by the model: a self-trade keeps a capped reduce-only maker first 
     order(dave, 'SELL', 8, 300_010), order(alice, 'BUY', 8, 300_010), // alice short 16: the maker's cap is 16
     order(alice, 'SELL', 20, 299_990, { stp: 'NONE' }),
   ]
-  const stream = commands.map((command, i) => ({ time: START_TIME + 1 + i, command }))
-  const entries = entriesOf(stream)
-  const d = findDisagreement(entries)
-  t.equal(d, null, d === null ? 'core and reference agree' : describeDisagreement(d))
-  const state = createState()
-  let last: Result | undefined
-  for (const e of entries) last = apply(state, e)
-  const makers = last!.events.flatMap((e) => (e.type === 'trade' ? [[e.maker.orderId, e.qtyLots]] : []))
+  const { last } = fixedCase(t, commands)
+  const makers = last.events.flatMap((e) => (e.type === 'trade' ? [[e.maker.orderId, e.qtyLots]] : []))
   // Since reduce-only orders never outlive their position (core/reduce-only.ts), the maker of
   // 24 expired when alice's short shrank to 16: the whole taker meets carol.
   t.same(makers, [[4, 20]], 'the reduce-only maker (order 3) expired before; carol (order 4) takes all 20')
@@ -108,14 +113,8 @@ t.test('found by the model: auto-deleveraging a hedge account against its own op
     { type: 'PlaceOrder', account: dave, sub: 0, marketId: 1, side: 'SELL', orderType: 'MARKET', qtyLots: 78, positionSide: 'SHORT' },
     { type: 'PlaceOrder', account: dave, sub: 0, marketId: 1, side: 'BUY', orderType: 'MARKET', qtyLots: 582, positionSide: 'LONG' },
   ]
-  const stream = commands.map((command, i) => ({ time: START_TIME + 1 + i, command }))
-  const entries = entriesOf(stream)
-  const d = findDisagreement(entries)
-  t.equal(d, null, d === null ? 'core and reference agree' : describeDisagreement(d))
-  const state = createState()
-  let last: Result | undefined
-  for (const e of entries) last = apply(state, e)
-  const closes = last!.events.flatMap((e) => (e.type === 'order' && e.clientOrderId.startsWith('autoclose-') ? [e.orderId] : []))
+  const { state, last } = fixedCase(t, commands)
+  const closes = last.events.flatMap((e) => (e.type === 'order' && e.clientOrderId.startsWith('autoclose-') ? [e.orderId] : []))
   t.equal(closes.length, 1, 'one liquidation order: the long; the short was flat by then')
   const h = state.accounts.get(dave)!.subs[0]!.perp.get(1)!
   t.same([h.long.qtyLots, h.short.qtyLots], [0, 0], 'both sides closed')
