@@ -4,50 +4,16 @@
 // and batches delivered back to back in one turn are all taken.
 
 import t from 'tap'
-import type { Command } from '../../core/commands.js'
-import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { stateRoot } from '../../core/root.js'
 import { systemClock } from '../../replica/clock.js'
-import { GENESIS_HASH, makeEntry, type LogEntry } from '../../replica/entry.js'
+import { GENESIS_HASH, makeEntry } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import type { Connection, Network } from '../../replica/network.js'
 import { ReplicaNode } from '../../replica/node.js'
-import { encodeBatchMessage, REPLICATION_PATH, ReplicationServer } from '../../replica/replication.js'
-import { Sequencer } from '../../replica/sequencer.js'
+import { encodeBatchMessage } from '../../replica/replication.js'
 import { wsNetwork } from '../../replica/ws-network.js'
-
-interface Teardown { teardown(fn: () => unknown): void }
-
-const A = '0x' + 'a'.repeat(40)
-const deposit = (n: number): Command => ({ type: 'Deposit', account: A, sub: 0, asset: 'USDT', amount: 1000 + n, wallet: 'PERP', ref: `d${n}` })
-
-/** A memory log whose appends wait until the test opens the gate. */
-class GatedLog extends MemoryLogStore {
-  private gate: Promise<void> = Promise.resolve()
-  release: () => void = () => {}
-  hold(): void { this.gate = new Promise((r) => { this.release = r }) }
-  override async append(entries: LogEntry[]): Promise<void> {
-    await this.gate
-    return super.append(entries)
-  }
-}
-
-async function leader(t: Teardown) {
-  const log = new MemoryLogStore()
-  await log.open()
-  const node = new ReplicaNode({ log, checkpointInterval: 10 })
-  const server = new ReplicationServer({ log })
-  node.onCommitted((c) => server.publish(c))
-  node.onCheckpoint((cp) => server.publishCheckpoint(cp))
-  const seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),
-    onCommit: (c) => node.committed(c) })
-  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => server.attach(conn))
-  t.teardown(async () => { server.close(); await listener.close(); await seq.stop() })
-  const submit = (cs: Command[]) => Promise.all(cs.map((c) => seq.submit(c)))
-  await submit(genesisCommands(DEFAULT_GENESIS))
-  return { node, submit, url: listener.url + REPLICATION_PATH }
-}
+import { deposit, GatedLog, leader, until, type Teardown } from '../helpers/replication-rig.js'
 
 function follow(t: Teardown, log: MemoryLogStore, url: string, network: Network = wsNetwork) {
   const node = new ReplicaNode({ log, checkpointInterval: 10 })
@@ -57,14 +23,6 @@ function follow(t: Teardown, log: MemoryLogStore, url: string, network: Network 
   const f = new Follower({ node, network, url, clock: systemClock, reconnectMs: 20, onFatal: (e) => errors.push(e) })
   t.teardown(() => f.stop())
   return { node, f, heard, errors }
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached')
-    await new Promise((r) => setTimeout(r, 5))
-  }
 }
 
 t.test('a group is applied while its write syncs; listeners hear of it once durable', async (t) => {

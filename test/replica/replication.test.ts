@@ -7,56 +7,21 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import type { Command } from '../../core/commands.js'
-import { genesisCommands, DEFAULT_GENESIS } from '../../core/genesis-spec.js'
 import { stateRoot } from '../../core/root.js'
 import { encodeBody, GENESIS_HASH, hex, makeEntry, packr, sealedBody, type LogEntry } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
-import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode } from '../../replica/node.js'
-import { decodeMessage, encodeBatchMessage, encodeMessage, REPLICATION_PATH, ReplicationServer, verifyWire, type BatchMessage } from '../../replica/replication.js'
-import { Sequencer } from '../../replica/sequencer.js'
+import { decodeMessage, encodeBatchMessage, encodeMessage, REPLICATION_PATH, verifyWire, type BatchMessage } from '../../replica/replication.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
+import { A, deposit, GatedLog, leader, until, type Teardown } from '../helpers/replication-rig.js'
 import { systemClock } from '../../replica/clock.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 
 /** The batch message a sequencer sends for `entries`, as the follower decodes it. */
 const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encodeBatchMessage(entries)) as BatchMessage
 
-interface Teardown { teardown(fn: () => unknown): void }
-
-const A = '0x' + 'a'.repeat(40)
-const deposit = (n: number): Command => ({ type: 'Deposit', account: A, sub: 0, asset: 'USDT', amount: 1000 + n, wallet: 'PERP', ref: `d${n}` })
 const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, sub: 0, marketId: 1, side: n % 2 ? 'BUY' : 'SELL',
   orderType: 'LIMIT', priceTicks: n % 2 ? 400_000 : 700_000, qtyLots: 1, clientOrderId: `c${n}` })
-
-async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number } = {}) {
-  const log = new MemoryLogStore()
-  await log.open()
-  const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10 })
-  const server = new ReplicationServer({ log, snapshots: o.snapshots })
-  node.onCommitted((c) => server.publish(c))
-  node.onCheckpoint((cp) => server.publishCheckpoint(cp))
-  const seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),
-    onCommit: (c) => { node.committed(c); void node.flushSnapshots() } })
-  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => server.attach(conn))
-  t.teardown(async () => { server.close(); await listener.close(); await seq.stop() })
-  const submit = (cs: Command[]) => Promise.all(cs.map((c) => seq.submit(c)))
-  await submit(genesisCommands(DEFAULT_GENESIS))
-  return { log, node, server, seq, submit, url: listener.url + REPLICATION_PATH }
-}
-
-/** A memory log whose appends wait until the test opens the gate, counting them. */
-class GatedLog extends MemoryLogStore {
-  gate: Promise<void> = Promise.resolve()
-  release: () => void = () => {}
-  appends: number[] = []
-  hold(): void { this.gate = new Promise((r) => { this.release = r }) }
-  override async append(entries: LogEntry[]): Promise<void> {
-    await this.gate
-    this.appends.push(entries.length)
-    return super.append(entries)
-  }
-}
 
 async function follower(t: Teardown, url: string, checkpointInterval = 10) {
   const log = new GatedLog()
@@ -67,14 +32,6 @@ async function follower(t: Teardown, url: string, checkpointInterval = 10) {
   f.start()
   t.teardown(() => f.stop())
   return { log, node, f, errors }
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached')
-    await new Promise((r) => setTimeout(r, 5))
-  }
 }
 
 t.test('a follower catches up from the log, then follows live, with equal roots', async (t) => {

@@ -1,0 +1,58 @@
+// A sequencer serving replication over loopback WebSocket, and the pieces follower tests
+// share: a log whose appends the test holds, and a bounded wait.
+
+import type { Command } from '../../core/commands.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
+import { systemClock } from '../../replica/clock.js'
+import type { LogEntry } from '../../replica/entry.js'
+import { MemoryLogStore } from '../../replica/memory-log.js'
+import { ReplicaNode } from '../../replica/node.js'
+import { REPLICATION_PATH, ReplicationServer } from '../../replica/replication.js'
+import { Sequencer } from '../../replica/sequencer.js'
+import type { SnapshotStore } from '../../replica/snapshot-store.js'
+import { wsNetwork } from '../../replica/ws-network.js'
+
+export interface Teardown { teardown(fn: () => unknown): void }
+
+export const A = '0x' + 'a'.repeat(40)
+export const deposit = (n: number): Command =>
+  ({ type: 'Deposit', account: A, sub: 0, asset: 'USDT', amount: 1000 + n, wallet: 'PERP', ref: `d${n}` })
+
+/** A sequencer on a memory log at genesis, serving replication on a loopback port. */
+export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number } = {}) {
+  const log = new MemoryLogStore()
+  await log.open()
+  const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10 })
+  const server = new ReplicationServer({ log, snapshots: o.snapshots })
+  node.onCommitted((c) => server.publish(c))
+  node.onCheckpoint((cp) => server.publishCheckpoint(cp))
+  const seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),
+    onCommit: (c) => { node.committed(c); void node.flushSnapshots() } })
+  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => server.attach(conn))
+  t.teardown(async () => { server.close(); await listener.close(); await seq.stop() })
+  const submit = (cs: Command[]) => Promise.all(cs.map((c) => seq.submit(c)))
+  await submit(genesisCommands(DEFAULT_GENESIS))
+  return { log, node, server, seq, submit, url: listener.url + REPLICATION_PATH }
+}
+
+/** A memory log whose appends wait until the test opens the gate, counting them. */
+export class GatedLog extends MemoryLogStore {
+  private gate: Promise<void> = Promise.resolve()
+  release: () => void = () => {}
+  appends: number[] = []
+  hold(): void { this.gate = new Promise((r) => { this.release = r }) }
+  override async append(entries: LogEntry[]): Promise<void> {
+    await this.gate
+    this.appends.push(entries.length)
+    return super.append(entries)
+  }
+}
+
+/** Waits until `cond` holds; throws after `ms`. */
+export async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
