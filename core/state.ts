@@ -136,12 +136,14 @@ export interface Order {
   // Intrusive FIFO links inside the order's price level.
   prev: Order | null
   next: Order | null
-  /** Conditional orders: trigger parameters and trailing state (null or absent for plain orders). */
-  cond?: Conditional | null
-  /** Times it was amended (Binance's amendment count; capped by LIMITS.amendmentsPerOrderMax). Absent: 0. */
-  amendCount?: number
-  /** The priceMatch mode its price was last taken by (absent: NONE). */
-  priceMatch?: PriceMatch
+  // The last three are set on every order, if only to null, 0 and undefined: all orders then
+  // share one hidden class, and the matching path reads them through monomorphic accesses.
+  /** Conditional orders: trigger parameters and trailing state (null for plain orders). */
+  cond: Conditional | null
+  /** Times it was amended (Binance's amendment count; capped by LIMITS.amendmentsPerOrderMax). */
+  amendCount: number
+  /** The priceMatch mode its price was last taken by (undefined: NONE). */
+  priceMatch: PriceMatch | undefined
 }
 
 /**
