@@ -10,6 +10,7 @@ import type { ConditionalFields, Event, Result } from './events.js'
 import { buildOrder } from './filters.js'
 import { LIMITS } from './limits.js'
 import { generatedClientId, placeTriggered } from './orders.js'
+import { resolvePriceMatch } from './price-match.js'
 import { refreshMark } from './prices.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
@@ -200,11 +201,14 @@ function probeOf(m: PerpMarket, cmd: PlaceOrder, c: Conditional, dualSide: boole
   const limit = c.origType === 'STOP' || c.origType === 'TAKE_PROFIT'
   // Its quantity at trigger is the position's: the filters see the smallest, as reduce-only in one-way mode.
   const close = c.closePosition
+  // A STOP or TAKE_PROFIT whose price the book gives at trigger (priceMatch) is checked at its stop price.
+  const matched = limit && cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE'
   // Written out, not spread with a field deleted: a deleted property leaves a slow dictionary
   // object, and one more shape at every read of the order filters.
   return {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
-    orderType: limit ? 'LIMIT' : 'MARKET', timeInForce: limit ? cmd.timeInForce : undefined, priceTicks: cmd.priceTicks,
+    orderType: limit ? 'LIMIT' : 'MARKET', timeInForce: limit ? cmd.timeInForce : undefined,
+    priceTicks: matched ? cmd.stopPriceTicks : cmd.priceTicks,
     qtyLots: close ? m.minQtyLots : cmd.qtyLots, clientOrderId: cmd.clientOrderId, positionSide: cmd.positionSide,
     reduceOnly: close && !dualSide ? true : cmd.reduceOnly, stp: cmd.stp, goodTillDate: cmd.goodTillDate,
   }
@@ -237,6 +241,11 @@ export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
   o.owner = sub
   o.orderType = c.origType
   o.cond = c
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') {
+    // A STOP or TAKE_PROFIT (placeOrder refuses it on the others): its price comes from the book at trigger.
+    o.priceMatch = cmd.priceMatch
+    o.priceTicks = 0
+  }
   if (c.origType !== 'STOP' && c.origType !== 'TAKE_PROFIT') {
     o.timeInForce = 'GTC'
     // The notional a market form would have at its trigger (Binance checks it at placement).
@@ -404,6 +413,18 @@ function closableLots(m: PerpMarket, o: Order): number {
   return o.side === 'SELL' ? Math.max(0, q) : Math.max(0, -q)
 }
 
+/**
+ * A STOP or TAKE_PROFIT with a priceMatch takes its price from the book as it triggers; the
+ * minimum notional is checked again at that price. Null, or why it cannot be placed.
+ */
+function matchAtTrigger(m: PerpMarket, o: Order): Code | null {
+  const price = resolvePriceMatch(m, o.side, o.priceMatch!)
+  if (typeof price === 'string') return price
+  if (!o.reduceOnly && price * o.origQtyLots * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
+  o.priceTicks = price
+  return null
+}
+
 /** One conditional order triggers: it leaves the index and is placed as LIMIT or MARKET, or expires. */
 function fire(state: State, m: PerpMarket, o: Order, time: number, events: Event[]): void {
   const c = o.cond!
@@ -423,6 +444,7 @@ function fire(state: State, m: PerpMarket, o: Order, time: number, events: Event
     o.origQtyLots = lots
     if (!o.owner.dualSide) o.reduceOnly = true
   }
+  if (code === null && limit && o.priceMatch !== undefined) code = matchAtTrigger(m, o)
   if (code === null) code = placeTriggered(state, m, o, time, events)
   if (code === null) return
   c.reason = code

@@ -52,14 +52,16 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
 
 /**
  * The command with the price its priceMatch names (core/price-match.ts). Perpetual LIMIT
- * orders only: Binance also takes it on STOP and TAKE_PROFIT, resolved at trigger, which
- * the conditional orders here do not do yet, so they are refused with its -5038.
+ * orders take it now; STOP and TAKE_PROFIT keep the mode and take theirs as they trigger
+ * (core/conditional.ts), as Binance's do.
  */
 function withMatchedPrice(m: Market, cmd: PlaceOrder): PlaceOrder | Code {
   if (!isPriceMatch(cmd.priceMatch)) return 'PRICE_MATCH_INVALID'
-  if (m.kind !== 'PERP' || (cmd.orderType !== 'LIMIT' && cmd.orderType !== 'POST_ONLY')) return 'PRICE_MATCH_TYPE'
+  const atTrigger = cmd.orderType === 'STOP' || cmd.orderType === 'TAKE_PROFIT'
+  if (m.kind !== 'PERP' || (cmd.orderType !== 'LIMIT' && cmd.orderType !== 'POST_ONLY' && !atTrigger)) return 'PRICE_MATCH_TYPE'
   if (cmd.priceTicks !== undefined) return 'PRICE_NOT_ALLOWED'
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
+  if (atTrigger) return cmd
   const priceTicks = resolvePriceMatch(m, cmd.side, cmd.priceMatch)
   return typeof priceTicks === 'string' ? priceTicks : { ...cmd, priceTicks }
 }

@@ -54,7 +54,7 @@ export function algoJson(m: Market, o: OrderFields): Record<string, unknown> {
     actualOrderId: triggered ? String(o.orderId) : '',
     actualPrice: triggered ? formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots) : '',
     triggerPrice: formatPrice(m, c.stopPriceTicks), price: formatPrice(m, o.priceTicks),
-    selfTradePreventionMode: o.stp, workingType: c.workingType, priceMatch: 'NONE', closePosition: c.closePosition,
+    selfTradePreventionMode: o.stp, workingType: c.workingType, priceMatch: o.priceMatch ?? 'NONE', closePosition: c.closePosition,
     priceProtect: c.priceProtect, reduceOnly: o.reduceOnly,
     activatePrice: trailing ? formatPrice(m, c.activationPriceTicks) : '',
     callbackRate: trailing ? formatCallbackRate(c.callbackPermille) : '',
@@ -73,7 +73,7 @@ export function algoUpdate(m: Market, o: OrderFields, time: number): Record<stri
       S: o.side, ps: o.positionSide, f: o.timeInForce, q: formatQty(m, o.origQtyLots), X: algoStatusOf(o),
       ai: triggered ? String(o.orderId) : '', ap: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots),
       aq: formatQty(m, o.executedQtyLots), act: triggered ? o.orderType : '', tp: formatPrice(m, c.stopPriceTicks),
-      p: formatPrice(m, o.priceTicks), V: o.stp, wt: c.workingType, pm: 'NONE', cp: c.closePosition, pP: c.priceProtect,
+      p: formatPrice(m, o.priceTicks), V: o.stp, wt: c.workingType, pm: o.priceMatch ?? 'NONE', cp: c.closePosition, pP: c.priceProtect,
       R: o.reduceOnly, tt: c.triggerTime, gtd: o.goodTillDate, rm: c.reason === '' ? '' : reasonText(c.reason),
     },
   }

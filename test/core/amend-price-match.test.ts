@@ -134,8 +134,8 @@ t.test('priceMatch refusals change nothing', async (t) => {
   t.same(rejection(ex, withoutPrice({ priceMatch: 'FOO' as PriceMatch })), { code: 'PRICE_MATCH_INVALID', ...none })
   t.same(rejection(ex, market(ALICE, 'BUY', btcLots(0.003), { priceMatch: 'OPPONENT' })),
     { code: 'PRICE_MATCH_TYPE', ...none }, 'MARKET')
-  t.same(rejection(ex, { ...withoutPrice({ priceMatch: 'OPPONENT', stopPriceTicks: btcTicks(51000) }), orderType: 'STOP' }),
-    { code: 'PRICE_MATCH_TYPE', ...none }, 'STOP (resolved at trigger on Binance; not offered here)')
+  t.same(rejection(ex, { ...withoutPrice({ priceMatch: 'OPPONENT', stopPriceTicks: btcTicks(51000) }), orderType: 'STOP_MARKET' }),
+    { code: 'PRICE_MATCH_TYPE', ...none }, 'STOP_MARKET (STOP and TAKE_PROFIT take it at trigger: test/core/conditional.test.ts)')
   const id = placedId(ex.ok(limit(ALICE, 'BUY', btcTicks(49000), btcLots(0.003))))
   t.same(rejection(ex, modify(id, btcTicks(49500), btcLots(0.003), { priceMatch: 'OPPONENT' })),
     { code: 'PRICE_NOT_ALLOWED', ...none }, 'modify: price and priceMatch')

@@ -253,6 +253,42 @@ t.test('what cannot be placed at trigger expires with the reason', async (t) => 
   t.equal(ex.sub(ALICE).openByMarket.size, 0)
 })
 
+t.test('priceMatch on STOP and TAKE_PROFIT: the price comes from the book as it triggers', async (t) => {
+  const ex = setup()
+  print(ex, 50_000)
+  ex.ok(limit(BOB, 'SELL', px(50_010), 10))
+  ex.ok(limit(BOB, 'SELL', px(50_020), 10))
+  const none = { eventCount: 0, rootUnchanged: true }
+  t.same(rejection(ex, conditional(ALICE, 'BUY', 'STOP', { stopPriceTicks: px(50_005), priceTicks: px(50_010), priceMatch: 'OPPONENT' })),
+    { code: 'PRICE_NOT_ALLOWED', ...none }, 'a price and a priceMatch')
+  t.same(rejection(ex, conditional(ALICE, 'BUY', 'STOP_MARKET', { stopPriceTicks: px(50_005), priceMatch: 'OPPONENT' })),
+    { code: 'PRICE_MATCH_TYPE', ...none }, 'a MARKET form')
+
+  const buy = ex.ok(conditional(ALICE, 'BUY', 'STOP', { stopPriceTicks: px(50_005), priceMatch: 'OPPONENT', timeInForce: 'GTC' }))
+  t.match(orderEvents(buy)[0], { execType: 'NEW', orderType: 'STOP', priceTicks: 0, priceMatch: 'OPPONENT' }, 'waits without a price')
+  const sell = ex.ok(conditional(ALICE, 'SELL', 'STOP', { stopPriceTicks: px(49_500), priceMatch: 'OPPONENT', timeInForce: 'GTC', reduceOnly: true }))
+
+  // A snapshot keeps the mode: the same root, the same trigger later.
+  const restored = new TestExchange()
+  Object.assign(restored, { state: decodeSnapshot(encodeSnapshot(ex.state)), time: ex.time })
+  t.equal(stateRoot(restored.state), stateRoot(ex.state))
+  t.equal(perp(restored).triggers.live.get(buy.orderId!)?.priceMatch, 'OPPONENT')
+
+  for (const e of [ex, restored]) {
+    // The print at 50,005 takes its own ask; the stop then buys at the best ask left, 50,010.
+    const r = print(e, 50_005)
+    t.match(orderEvents(r).find((o) => o.orderId === buy.orderId && o.execType === 'NEW'),
+      { orderType: 'LIMIT', priceTicks: px(50_010), priceMatch: 'OPPONENT' })
+    t.match(r.events.filter((x) => x.type === 'trade').map((x) => x.priceTicks), [px(50_005), px(50_010)])
+  }
+  t.equal(stateRoot(restored.state), stateRoot(ex.state))
+
+  // With no bid to match, the reduce-only SELL stop expires as it triggers.
+  const r = print(ex, 49_000)
+  t.match(orderEvents(r).find((o) => o.orderId === sell.orderId),
+    { execType: 'EXPIRED', status: 'EXPIRED', cond: { reason: 'PRICE_MATCH_NO_DEPTH' } })
+})
+
 t.test('a reduce-only stop reduces at trigger when the position is there', async (t) => {
   const ex = setup()
   print(ex, 50_000)

@@ -160,6 +160,16 @@ t.test('priceMatch over REST: placement, amendment, the record, and Binance\'s e
   // OPPONENT in a batch takes the best ask at once.
   const batch = await signed(rig, alice, 'POST', '/fapi/v1/batchOrders', { batchOrders: JSON.stringify([matched('OPPONENT')]) })
   t.match(batch.json(), [{ status: 'FILLED', price: '50100.0', avgPrice: '50100.0', priceMatch: 'OPPONENT' }])
+
+  // STOP and TAKE_PROFIT wait with the mode and no price; the book gives it at trigger (test/core/conditional.test.ts).
+  const stopOrder = await place({ symbol: S, side: 'BUY', type: 'STOP', timeInForce: 'GTC', quantity: '0.010', stopPrice: '60000.0',
+    priceMatch: 'OPPONENT', newOrderRespType: 'RESULT' })
+  t.equal(stopOrder.statusCode, 200, stopOrder.body)
+  t.match(stopOrder.json(), { type: 'STOP', status: 'NEW', price: '0.0', stopPrice: '60000.0', priceMatch: 'OPPONENT' })
+  const algo = await signed(rig, alice, 'POST', '/fapi/v1/algoOrder', { symbol: S, algoType: 'CONDITIONAL', side: 'SELL',
+    type: 'TAKE_PROFIT', quantity: '0.010', triggerPrice: '60000.0', priceMatch: 'QUEUE_5' })
+  t.equal(algo.statusCode, 200, algo.body)
+  t.match(algo.json(), { orderType: 'TAKE_PROFIT', algoStatus: 'NEW', price: '0.0', triggerPrice: '60000.0', priceMatch: 'QUEUE_5' })
 })
 
 t.test('the binance package: submitNewOrder with priceMatch, modifyOrder, getOrderModifyHistory', async (t) => {
