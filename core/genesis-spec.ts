@@ -48,6 +48,8 @@ export interface PerpMarketSpec extends MarketSpec {
   fundingIntervalHours?: number
   /** Liquidation clearance fee, e.g. "0.0125" (the default, Binance's liquidationFee). */
   liquidationFee?: string
+  /** priceProtect's threshold of |mark − last| / mark, e.g. "0.05" (the default, Binance's triggerProtect). */
+  triggerProtect?: string
 }
 
 export interface GenesisSpec {
@@ -116,6 +118,7 @@ export function genesisCommands(spec: GenesisSpec): Command[] {
     if (p.fundingFloor !== undefined) cmd.fundingFloorE8 = units(p.fundingFloor, '0.00000001', 'fundingFloor')
     if (p.fundingIntervalHours !== undefined) cmd.fundingIntervalMs = p.fundingIntervalHours * 3_600_000
     if (p.liquidationFee !== undefined) cmd.liquidationFeePpm = ppm(p.liquidationFee)
+    if (p.triggerProtect !== undefined) cmd.triggerProtectPpm = ppm(p.triggerProtect)
     out.push(cmd)
   }
   for (const s of spec.spotMarkets) out.push({ type: 'CreateSpotMarket', ...marketFields(s, scales) })

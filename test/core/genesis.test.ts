@@ -81,6 +81,16 @@ t.test('genesis specs must be exact in their units', async (t) => {
   t.throws(() => genesisCommands(spec), /minPrice 100.05 is not a multiple of 0.1/)
 })
 
+t.test('a genesis spec sets the optional market parameters in their units', async (t) => {
+  const spec = structuredClone(DEFAULT_GENESIS)
+  Object.assign(spec.perpMarkets[0]!, { triggerProtect: '0.1', liquidationFee: '0.015', fundingIntervalHours: 4 })
+  const btc = genesisCommands(spec).find((c) => c.type === 'CreatePerpMarket')!
+  t.match(btc, { triggerProtectPpm: 100_000, liquidationFeePpm: 15_000, fundingIntervalMs: 4 * 3_600_000 })
+  const ex = new TestExchange(spec)
+  t.equal((ex.state.markets[btc.marketId] as PerpMarket).triggerProtectPpm, 100_000)
+  t.equal(genesisCommands(DEFAULT_GENESIS).find((c) => c.type === 'CreatePerpMarket')!.triggerProtectPpm, undefined, 'default: the core\'s 0.05')
+})
+
 t.test('market status', async (t) => {
   const ex = new TestExchange()
   t.same(rejection(ex, { type: 'SetMarketStatus', marketId: 99, status: 'HALT' }).code, 'MARKET_UNKNOWN')
