@@ -4,7 +4,7 @@
 // is integer arithmetic on E8 prices (1e-8 of the quote) and E8 rates, so replay recomputes it
 // exactly. Until a market has an oracle price its mark stays the last trade price.
 
-import { max, min } from './arith.js'
+import { max, min, mulDivFloor } from './arith.js'
 import type { Bracket, CreatePerpMarket } from './commands.js'
 import type { BookSide } from './book.js'
 import { LIMITS } from './limits.js'
@@ -88,17 +88,6 @@ export function e8ToTicks(m: PerpMarket, e8: number): number {
   return max(1, Number((2n * bigNum + bigDen) / (2n * bigDen)))
 }
 
-/** floor(a × b / d), d > 0: in numbers while a × b is safe, else in bigint. */
-export function mulDiv(a: number, b: number, d: number): number {
-  const p = a * b
-  if (p <= SAFE && p >= -SAFE && d <= SAFE) return Math.floor(p / d)
-  const big = BigInt(a) * BigInt(b)
-  const bd = BigInt(d)
-  let q = big / bd
-  if (big % bd !== 0n && big < 0n) q -= 1n
-  return Number(q)
-}
-
 function median(a: number, b: number, c: number): number {
   return max(min(a, b), min(max(a, b), c))
 }
@@ -153,7 +142,7 @@ export interface MarkInputs {
 export function markInputs(m: PerpMarket, time: number): MarkInputs {
   const p = m.prices
   const toNext = max(0, p.nextFundingTime - time)
-  const fundingBasisE8 = p.indexE8 + mulDiv(p.indexE8, p.lastFundingRateE8 * toNext, E8 * p.fundingIntervalMs)
+  const fundingBasisE8 = p.indexE8 + mulDivFloor(p.indexE8, p.lastFundingRateE8 * toNext, E8 * p.fundingIntervalMs)
   return {
     fundingBasisE8,
     movingAverageE8: p.indexE8 + basisAverageE8(p),
@@ -268,7 +257,7 @@ export function premiumE8(m: PerpMarket): number {
   const ask = impactPriceE8(m, m.book.asks, p.impactNotional)
   if (bid === 0 || ask === 0 || p.indexE8 === 0) return 0
   const diff = max(0, bid - p.indexE8) - max(0, p.indexE8 - ask)
-  const premium = mulDiv(diff, E8, p.indexE8)
+  const premium = mulDivFloor(diff, E8, p.indexE8)
   return max(-LIMITS.premiumE8Max, min(LIMITS.premiumE8Max, premium))
 }
 
