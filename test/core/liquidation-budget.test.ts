@@ -12,7 +12,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { apply } from '../../core/apply.js'
-import type { Command, OraclePrice } from '../../core/commands.js'
+import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import { budgets, hasBudget } from '../../core/liquidation/budget.js'
 import { warningRate, warningRise } from '../../core/liquidation/maintenance.js'
@@ -23,16 +23,13 @@ import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { createState, type PerpMarket, type State, type SubAccount } from '../../core/state.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { DEFAULT_WORKLOAD, generateWorkload, PRICE_MOVES, toEntries } from '../../sim/workload.js'
-import { BTCPERP, ETHPERP, T0, USDT } from '../helpers/exchange.js'
+import { BTCPERP, T0, USDT } from '../helpers/exchange.js'
+import { flowCommands, flowSteps, MAKER, ORACLE, PERPS, SIGNATURE, START_E8, type FlowStep } from '../helpers/random-flow.js'
 
-const ORACLE = '0x' + '9'.repeat(40)
-const SIGNATURE = '0x' + '1'.repeat(130)
-const MAKER = '0x' + '7'.repeat(40)
 const TRADERS = ['1', '2', '3', '4', '5'].map((d) => '0x' + d.repeat(40))
 /** Trader 4 trades BTC isolated; trader 3 is in hedge mode. */
 const ISOLATED = TRADERS[3]!
 const HEDGE = TRADERS[2]!
-const PERPS = [{ marketId: BTCPERP, pair: 'BTCUSDT', e8PerTick: 10_000_000 }, { marketId: ETHPERP, pair: 'ETHUSDT', e8PerTick: 1_000_000 }]
 
 /** One engine: a state, its clock, and whether it runs with budgets. */
 class Engine {
@@ -106,11 +103,7 @@ class Pair {
 }
 
 type Step =
-  | { kind: 'price'; m: number; movePpm: number; dtMs: number }
-  | { kind: 'quote'; m: number; spreadPpm: number; lots: number }
-  | { kind: 'trade'; m: number; who: number; buy: boolean; lots: number; offsetPpm: number; market: boolean; long: boolean }
-  | { kind: 'tick'; dtMs: number }
-  | { kind: 'cancel'; m: number; who: number }
+  | FlowStep
   | { kind: 'transfer'; who: number; out: boolean; permille: number }
   | { kind: 'margin'; add: boolean; permille: number }
   | { kind: 'marginType'; who: number; m: number; isolated: boolean }
@@ -119,15 +112,9 @@ type Step =
 const perp = fc.integer({ min: 0, max: 1 })
 const who = fc.integer({ min: 0, max: TRADERS.length - 1 })
 
+const flow: fc.WeightedArbitrary<Step>[] = flowSteps(TRADERS.length, 6)
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('price' as const), m: perp, movePpm: fc.integer({ min: -40_000, max: 40_000 }),
-    dtMs: fc.integer({ min: 1, max: 2_000 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('quote' as const), m: perp, spreadPpm: fc.integer({ min: 100, max: 30_000 }),
-    lots: fc.integer({ min: 5, max: 400 }) }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('trade' as const), m: perp, who, buy: fc.boolean(),
-    lots: fc.integer({ min: 5, max: 300 }), offsetPpm: fc.integer({ min: -20_000, max: 20_000 }), market: fc.boolean(), long: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), dtMs: fc.integer({ min: 100, max: 4 * 3_600_000 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), m: perp, who: fc.integer({ min: 0, max: TRADERS.length }) }) },
+  ...flow,
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('transfer' as const), who, out: fc.boolean(), permille: fc.integer({ min: 1, max: 900 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('margin' as const), add: fc.boolean(), permille: fc.integer({ min: 1, max: 900 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('marginType' as const), who, m: perp, isolated: fc.boolean() }) },
@@ -145,41 +132,7 @@ const scenario = fc.record({
 type Scenario = { oracle: boolean; deposits: number[]; leverages: number[]; steps: Step[]; restoreAt: number }
 
 function commandsOf(pair: Pair, sc: Scenario, mids: number[], s: Step): { command: Command; dtMs: number }[] {
-  const which = s.kind === 'tick' || s.kind === 'transfer' || s.kind === 'margin' ? 0 : s.m
-  const { marketId, pair: name, e8PerTick } = PERPS[which]!
-  const pm = pair.on.state.markets[marketId] as PerpMarket
-  const mid = Math.round(mids[which]! / e8PerTick)
-  const clamp = (ticks: number): number => Math.max(pm.minPriceTicks, Math.min(pm.maxPriceTicks, ticks))
   switch (s.kind) {
-    case 'price': {
-      mids[which] = Math.max(1_000 * e8PerTick, Math.round(mids[which]! * (1 + s.movePpm / 1e6) / e8PerTick) * e8PerTick)
-      if (!sc.oracle) return []
-      const oracle: OraclePrice = { type: 'OraclePrice', pair: name, priceE8: mids[which]!, time: pair.on.time + s.dtMs, oracle: ORACLE,
-        signature: SIGNATURE }
-      return [{ command: oracle, dtMs: s.dtMs }]
-    }
-    case 'quote': {
-      const off = Math.max(1, Math.round(mid * s.spreadPpm / 1e6))
-      return [
-        { command: { type: 'CancelAll', account: MAKER, sub: 0, marketId }, dtMs: 1 },
-        { command: { type: 'PlaceOrder', account: MAKER, sub: 0, marketId, side: 'BUY', orderType: 'LIMIT',
-          priceTicks: clamp(mid - off), qtyLots: s.lots }, dtMs: 1 },
-        { command: { type: 'PlaceOrder', account: MAKER, sub: 0, marketId, side: 'SELL', orderType: 'LIMIT',
-          priceTicks: clamp(mid + off), qtyLots: s.lots }, dtMs: 1 },
-      ]
-    }
-    case 'trade': {
-      const account = TRADERS[s.who]!
-      const side = s.buy ? 'BUY' : 'SELL'
-      const positionSide = account === HEDGE ? (s.long ? 'LONG' : 'SHORT') : 'BOTH'
-      const common = { type: 'PlaceOrder', account, sub: 0, marketId, side, positionSide, qtyLots: s.lots } as const
-      if (s.market) return [{ command: { ...common, orderType: 'MARKET' }, dtMs: 1 }]
-      return [{ command: { ...common, orderType: 'LIMIT', priceTicks: clamp(Math.round(mid * (1 + s.offsetPpm / 1e6))) }, dtMs: 1 }]
-    }
-    case 'tick':
-      return [{ command: { type: 'Tick' }, dtMs: s.dtMs }]
-    case 'cancel':
-      return [{ command: { type: 'CancelAll', account: s.who === TRADERS.length ? MAKER : TRADERS[s.who]!, sub: 0, marketId }, dtMs: 1 }]
     case 'transfer': {
       const sub = subOf(pair.on.state, TRADERS[s.who]!, 0)
       const from = s.out ? (sub?.perpWallet ?? 0) : (sub?.spot.get('USDT')?.free ?? 0)
@@ -195,17 +148,20 @@ function commandsOf(pair: Pair, sc: Scenario, mids: number[], s: Step): { comman
         direction: s.add ? 'ADD' : 'REDUCE' }, dtMs: 1 }]
     }
     case 'marginType':
-      return [{ command: { type: 'ChangeMarginType', account: TRADERS[s.who]!, sub: 0, marketId, marginType: s.isolated ? 'ISOLATED' : 'CROSSED' },
-        dtMs: 1 }]
+      return [{ command: { type: 'ChangeMarginType', account: TRADERS[s.who]!, sub: 0, marketId: PERPS[s.m]!.marketId,
+        marginType: s.isolated ? 'ISOLATED' : 'CROSSED' }, dtMs: 1 }]
     case 'leverage':
-      return [{ command: { type: 'ChangeLeverage', account: TRADERS[s.who]!, sub: 0, marketId, leverage: s.leverage }, dtMs: 1 }]
+      return [{ command: { type: 'ChangeLeverage', account: TRADERS[s.who]!, sub: 0, marketId: PERPS[s.m]!.marketId, leverage: s.leverage },
+        dtMs: 1 }]
+    default:
+      return flowCommands({ state: pair.on.state, time: pair.on.time, traders: TRADERS, hedge: HEDGE, pricesE8: mids, oracle: sc.oracle }, s)
   }
 }
 
 function runScenario(sc: Scenario): void {
   const pair = new Pair()
   for (const c of genesisCommands(DEFAULT_GENESIS)) pair.ok(c)
-  const mids = [3_000_000_000_000, 200_000_000_000]
+  const mids = [...START_E8]
   const setup: Command[] = [
     { type: 'Deposit', account: MAKER, sub: 0, asset: 'USDT', amount: 5_000_000 * USDT, wallet: 'PERP', ref: 'maker' },
     { type: 'ChangeMarginType', account: ISOLATED, sub: 0, marketId: BTCPERP, marginType: 'ISOLATED' },

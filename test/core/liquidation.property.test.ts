@@ -14,44 +14,23 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { apply } from '../../core/apply.js'
-import type { Command, OraclePrice } from '../../core/commands.js'
+import type { Command } from '../../core/commands.js'
 import type { Event } from '../../core/events.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
-import type { PerpMarket, State } from '../../core/state.js'
+import type { State } from '../../core/state.js'
 import { maintenanceViolations, moneyViolations } from '../../sim/model/invariants.js'
 import { BTCPERP, TestExchange, USDT } from '../helpers/exchange.js'
+import { flowCommands, flowSteps, MAKER, ORACLE, PERPS, SIGNATURE, START_E8, type FlowStep } from '../helpers/random-flow.js'
 
-const ORACLE = '0x' + '9'.repeat(40)
-const SIGNATURE = '0x' + '1'.repeat(130)
-const MAKER = '0x' + '7'.repeat(40)
 const TRADERS = ['1', '2', '3', '4'].map((d) => '0x' + d.repeat(40))
 /** Trader 4 trades BTC isolated; trader 3 is in hedge mode. */
 const ISOLATED = TRADERS[3]!
 const HEDGE = TRADERS[2]!
-const ETHPERP = 2
-/** Per market: the pair, and E8 per tick (BTC tick 0.1, ETH tick 0.01). */
-const PERPS = [{ marketId: BTCPERP, pair: 'BTCUSDT', e8PerTick: 10_000_000 }, { marketId: ETHPERP, pair: 'ETHUSDT', e8PerTick: 1_000_000 }]
 
-type Step =
-  | { kind: 'oracle'; m: number; movePpm: number; dtMs: number }
-  | { kind: 'quote'; m: number; spreadPpm: number; lots: number }
-  | { kind: 'trade'; m: number; who: number; buy: boolean; lots: number; offsetPpm: number; market: boolean; long: boolean }
-  | { kind: 'tick'; dtMs: number }
-  | { kind: 'cancel'; m: number; who: number }
+type Step = FlowStep
 
-const perp = fc.integer({ min: 0, max: 1 })
-
-const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('oracle' as const), m: perp, movePpm: fc.integer({ min: -40_000, max: 40_000 }),
-    dtMs: fc.integer({ min: 1, max: 2_000 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('quote' as const), m: perp, spreadPpm: fc.integer({ min: 100, max: 30_000 }),
-    lots: fc.integer({ min: 5, max: 400 }) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('trade' as const), m: perp, who: fc.integer({ min: 0, max: 3 }), buy: fc.boolean(),
-    lots: fc.integer({ min: 5, max: 300 }), offsetPpm: fc.integer({ min: -20_000, max: 20_000 }), market: fc.boolean(), long: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), dtMs: fc.integer({ min: 100, max: 4 * 3_600_000 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), m: perp, who: fc.integer({ min: 0, max: 4 }) }) },
-)
+const step: fc.Arbitrary<Step> = fc.oneof(...flowSteps(TRADERS.length, 4))
 
 const scenario = fc.record({
   deposits: fc.array(fc.integer({ min: 150, max: 3_000 }), { minLength: 4, maxLength: 4 }),
@@ -59,49 +38,6 @@ const scenario = fc.record({
   steps: fc.array(step, { minLength: 30, maxLength: 160 }),
   snapshotAt: fc.nat(),
 })
-
-/** Index prices near which everything trades, E8, per entry of PERPS. */
-const indexE8 = [0, 0]
-
-function commandsOf(ex: TestExchange, s: Step): { command: Command; dtMs: number }[] {
-  const which = s.kind === 'tick' ? 0 : s.m
-  const { marketId, pair, e8PerTick } = PERPS[which]!
-  const pm = ex.state.markets[marketId] as PerpMarket
-  const mid = Math.round(indexE8[which]! / e8PerTick)
-  const clamp = (ticks: number): number => Math.max(pm.minPriceTicks, Math.min(pm.maxPriceTicks, ticks))
-  switch (s.kind) {
-    case 'oracle': {
-      const floor = 1_000 * e8PerTick
-      indexE8[which] = Math.max(floor, Math.round(indexE8[which]! * (1 + s.movePpm / 1e6) / e8PerTick) * e8PerTick)
-      const oracle: OraclePrice = { type: 'OraclePrice', pair, priceE8: indexE8[which]!, time: ex.time + s.dtMs, oracle: ORACLE,
-        signature: SIGNATURE }
-      return [{ command: oracle, dtMs: s.dtMs }]
-    }
-    case 'quote': {
-      const off = Math.max(1, Math.round(mid * s.spreadPpm / 1e6))
-      return [
-        { command: { type: 'CancelAll', account: MAKER, sub: 0, marketId }, dtMs: 1 },
-        { command: { type: 'PlaceOrder', account: MAKER, sub: 0, marketId, side: 'BUY', orderType: 'LIMIT',
-          priceTicks: clamp(mid - off), qtyLots: s.lots }, dtMs: 1 },
-        { command: { type: 'PlaceOrder', account: MAKER, sub: 0, marketId, side: 'SELL', orderType: 'LIMIT',
-          priceTicks: clamp(mid + off), qtyLots: s.lots }, dtMs: 1 },
-      ]
-    }
-    case 'trade': {
-      const account = TRADERS[s.who]!
-      const side = s.buy ? 'BUY' : 'SELL'
-      // The hedge trader opens or closes either side; everyone else trades BOTH.
-      const positionSide = account === HEDGE ? (s.long ? 'LONG' : 'SHORT') : 'BOTH'
-      const common = { type: 'PlaceOrder', account, sub: 0, marketId, side, positionSide, qtyLots: s.lots } as const
-      if (s.market) return [{ command: { ...common, orderType: 'MARKET' }, dtMs: 1 }]
-      return [{ command: { ...common, orderType: 'LIMIT', priceTicks: clamp(Math.round(mid * (1 + s.offsetPpm / 1e6))) }, dtMs: 1 }]
-    }
-    case 'tick':
-      return [{ command: { type: 'Tick' }, dtMs: s.dtMs }]
-    case 'cancel':
-      return [{ command: { type: 'CancelAll', account: s.who === 4 ? MAKER : TRADERS[s.who]!, sub: 0, marketId }, dtMs: 1 }]
-  }
-}
 
 /** Everything the properties require of the state and of one command's events. */
 function violations(state: State, events: readonly Event[]): string[] {
@@ -130,8 +66,8 @@ const seen = { liquidations: 0, adl: 0, shortfalls: 0 }
 
 function run(sc: Scenario): void {
   const ex = new TestExchange()
-  indexE8[0] = 3_000_000_000_000
-  indexE8[1] = 200_000_000_000
+  // Index prices near which everything trades.
+  const indexE8 = [...START_E8]
   const setup: Command[] = [
     { type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE },
     { type: 'SetOracle', pair: 'ETHUSDT', oracle: ORACLE },
@@ -152,7 +88,8 @@ function run(sc: Scenario): void {
   const cut = sc.snapshotAt % sc.steps.length
   sc.steps.forEach((s, i) => {
     if (i === cut) copy = decodeSnapshot(encodeSnapshot(ex.state))
-    for (const { command, dtMs } of commandsOf(ex, s)) {
+    const flow = { state: ex.state, time: ex.time, traders: TRADERS, hedge: HEDGE, pricesE8: indexE8, oracle: true }
+    for (const { command, dtMs } of flowCommands(flow, s)) {
       const r = ex.run(command, dtMs)
       if (copy !== null) {
         const c: State = copy
@@ -182,5 +119,5 @@ t.test('money, maintenance and funding hold through random price paths with liqu
 // margin could pay (its wallet ended at −0.02874). ADL now closes a losing counterparty only
 // as far as it stays solvent; the rest of the liquidation waits, flagged, for the book.
 t.test('ADL never takes a counterparty below zero', async () => {
-  run({deposits: [150, 150, 150, 150], leverages: [10, 125, 10, 100], steps: [{kind: 'quote', m: 0, spreadPpm: 17085, lots: 200}, {kind: 'cancel', m: 0, who: 0}, {kind: 'cancel', m: 0, who: 0}, {kind: 'oracle', m: 0, movePpm: 0, dtMs: 1}, {kind: 'trade', m: 0, who: 1, buy: false, lots: 200, offsetPpm: 0, market: true, long: false}, {kind: 'trade', m: 0, who: 0, buy: false, lots: 51, offsetPpm: 0, market: false, long: false}, {kind: 'trade', m: 0, who: 3, buy: true, lots: 200, offsetPpm: 0, market: true, long: false}], snapshotAt: 0} as Scenario)
+  run({deposits: [150, 150, 150, 150], leverages: [10, 125, 10, 100], steps: [{kind: 'quote', m: 0, spreadPpm: 17085, lots: 200}, {kind: 'cancel', m: 0, who: 0}, {kind: 'cancel', m: 0, who: 0}, {kind: 'price', m: 0, movePpm: 0, dtMs: 1}, {kind: 'trade', m: 0, who: 1, buy: false, lots: 200, offsetPpm: 0, market: true, long: false}, {kind: 'trade', m: 0, who: 0, buy: false, lots: 51, offsetPpm: 0, market: false, long: false}, {kind: 'trade', m: 0, who: 3, buy: true, lots: 200, offsetPpm: 0, market: true, long: false}], snapshotAt: 0} as Scenario)
 })
