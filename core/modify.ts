@@ -77,7 +77,7 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
   // POST_ONLY is a limit order with GTX under another name; stop orders will not qualify.
   if (o.orderType !== 'LIMIT' && o.orderType !== 'POST_ONLY') return reject('MODIFY_LIMIT_ONLY')
   if (cmd.side !== o.side) return reject('SIDE_INVALID')
-  if ((o.amendCount ?? 0) >= LIMITS.amendmentsPerOrderMax) return reject('MODIFY_LIMIT_REACHED')
+  if (o.amendCount >= LIMITS.amendmentsPerOrderMax) return reject('MODIFY_LIMIT_REACHED')
   const price = newPrice(m, o, cmd)
   if (typeof price === 'string') return reject(price)
   const filterCode = checkFilters(m, sub, o, cmd, price, time)
@@ -112,7 +112,7 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
   }
 
   unrest(o)
-  const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: (o.amendCount ?? 0) + 1 }
+  const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: o.amendCount + 1 }
   o.priceTicks = priceTicks
   o.origQtyLots = cmd.qtyLots
   o.updateTime = time

@@ -31,7 +31,7 @@ function conditionalLeaf(o: Order): string {
 }
 
 function orderExtraLeaf(o: Order): string {
-  return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount ?? 0}|${o.priceMatch ?? ''}`
+  return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
 
 /** Every leaf of the state, as canonical text, sorted. */

@@ -48,7 +48,7 @@ function orderTuple(o: Order): OrderTuple {
   }
   if (o.amendCount || o.priceMatch !== undefined) {
     if (!c) t.push(null)
-    t.push([o.amendCount ?? 0, o.priceMatch ?? ''])
+    t.push([o.amendCount, o.priceMatch ?? ''])
   }
   return t
 }
