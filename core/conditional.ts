@@ -197,17 +197,16 @@ function buildConditional(m: PerpMarket, cmd: PlaceOrder, dualSide: boolean): Co
 }
 
 /** The order the conditional becomes, checked by placement's own filters (LIMIT for STOP/TAKE_PROFIT, else MARKET). */
-function probeOf(m: PerpMarket, cmd: PlaceOrder, c: Conditional, dualSide: boolean): PlaceOrder {
+function probeOf(m: PerpMarket, cmd: PlaceOrder, c: Conditional, dualSide: boolean, matched: boolean): PlaceOrder {
   const limit = c.origType === 'STOP' || c.origType === 'TAKE_PROFIT'
   // Its quantity at trigger is the position's: the filters see the smallest, as reduce-only in one-way mode.
   const close = c.closePosition
-  // A STOP or TAKE_PROFIT whose price the book gives at trigger (priceMatch) is checked at its stop price.
-  const matched = limit && cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE'
   // Written out, not spread with a field deleted: a deleted property leaves a slow dictionary
   // object, and one more shape at every read of the order filters.
   return {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
     orderType: limit ? 'LIMIT' : 'MARKET', timeInForce: limit ? cmd.timeInForce : undefined,
+    // A STOP or TAKE_PROFIT whose price the book gives at trigger (priceMatch) is checked at its stop price.
     priceTicks: matched ? cmd.stopPriceTicks : cmd.priceTicks,
     qtyLots: close ? m.minQtyLots : cmd.qtyLots, clientOrderId: cmd.clientOrderId, positionSide: cmd.positionSide,
     reduceOnly: close && !dualSide ? true : cmd.reduceOnly, stp: cmd.stp, goodTillDate: cmd.goodTillDate,
@@ -235,14 +234,16 @@ export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return reject('SIDE_INVALID')
   const c = buildConditional(m, cmd, dualSide)
   if (typeof c === 'string') return reject(c)
-  const o = buildOrder(m, sub, dualSide, probeOf(m, cmd, c, dualSide), time)
+  // Only STOP and TAKE_PROFIT get here with a priceMatch (placeOrder refuses it on the others).
+  const matched = cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE'
+  const o = buildOrder(m, sub, dualSide, probeOf(m, cmd, c, dualSide, matched), time)
   if (typeof o === 'string') return reject(o)
   if (sub === undefined) return reject(c.closePosition || o.reduceOnly ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
   o.owner = sub
   o.orderType = c.origType
   o.cond = c
-  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') {
-    // A STOP or TAKE_PROFIT (placeOrder refuses it on the others): its price comes from the book at trigger.
+  if (matched) {
+    // Its price comes from the book at trigger (matchAtTrigger).
     o.priceMatch = cmd.priceMatch
     o.priceTicks = 0
   }

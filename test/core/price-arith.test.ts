@@ -40,6 +40,7 @@ t.test('ticks ↔ E8 and floor(a × b / d) agree with bigint, across the safe ra
   const big = (): number => Math.floor(r() * 2 ** (1 + Math.floor(r() * 60)))
   let mismatches = 0
   let checked = 0
+  let unsafe = 0
   for (const [tickSize, precision] of [[1, 1], [1, 2], [5, 1], [25, 3], [1, 8], [3, 10], [7, 12], [1, 0], [50, 0]] as const) {
     const m = { tickSize, pricePrecision: precision } as PerpMarket
     for (let i = 0; i < 3_000; i++) {
@@ -54,8 +55,10 @@ t.test('ticks ↔ E8 and floor(a × b / d) agree with bigint, across the safe ra
     const a = Math.min(Number.MAX_SAFE_INTEGER, big()) * (r() < 0.3 ? -1 : 1)
     const b = Math.min(Number.MAX_SAFE_INTEGER, big()) * (r() < 0.3 ? -1 : 1)
     const d = Math.max(1, Math.min(Number.MAX_SAFE_INTEGER, big()))
-    if (!Number.isSafeInteger(refMulDiv(a, b, d))) continue
-    if (mulDivFloor(a, b, d) !== refMulDiv(a, b, d)) mismatches++
+    if (!Number.isSafeInteger(refMulDiv(a, b, d))) {
+      // A quotient past the safe range is refused, never rounded.
+      try { mulDivFloor(a, b, d); mismatches++ } catch { unsafe++ }
+    } else if (mulDivFloor(a, b, d) !== refMulDiv(a, b, d)) mismatches++
     checked += 1
   }
   // Exact quotients and their neighbours, where a float quotient would round the wrong way first.
@@ -64,6 +67,7 @@ t.test('ticks ↔ E8 and floor(a × b / d) agree with bigint, across the safe ra
     if (mulDivFloor(a, b, d) !== refMulDiv(a, b, d)) mismatches++
   }
   t.equal(mismatches, 0, `${checked} conversions`)
+  t.ok(unsafe > 0, `${unsafe} quotients past the safe range refused`)
   t.equal(e8ToTicks({ tickSize: 1, pricePrecision: 1 } as PerpMarket, 3_001_005_000_000), 300_101, '30010.05 rounds half up to 30010.1')
   t.equal(ticksToE8({ tickSize: 1, pricePrecision: 1 } as PerpMarket, 300_101), 3_001_010_000_000)
 })
