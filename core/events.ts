@@ -110,6 +110,8 @@ export interface PerpFillSide {
   positionCostTicksLots: number
   /** The position side's accumulated realized PnL after the fill (Binance `cr`). */
   positionRealizedPnl: number
+  /** The position's realized PnL since it last opened (for its break-even price, gateway/format-account.ts). */
+  positionRealizedSinceOpen: number
   /** Perp (cross) wallet balance after the fill. */
   wallet: number
   /** Isolated positions only: the position's isolated wallet after the fill. */

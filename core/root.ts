@@ -11,9 +11,11 @@ import type { Order, Position, State } from './state.js'
 const encoder = new TextEncoder()
 
 function pos(p: Position): string {
-  // Accumulated realized PnL only when there is some, so positions without it hash as before.
-  return p.realizedPnl === 0 ? `${p.qtyLots}|${p.costTicksLots}|${p.updateTime}`
-    : `${p.qtyLots}|${p.costTicksLots}|${p.updateTime}|${p.realizedPnl}`
+  // Accumulated realized PnL, then the part since the position opened, only when there is
+  // some, so positions without them hash as before.
+  const head = `${p.qtyLots}|${p.costTicksLots}|${p.updateTime}`
+  if (p.realizedSinceOpen !== 0) return `${head}|${p.realizedPnl}|${p.realizedSinceOpen}`
+  return p.realizedPnl === 0 ? head : `${head}|${p.realizedPnl}`
 }
 
 function orderLeaf(o: Order): string {

@@ -52,6 +52,9 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
   const pnl = movePosition(p, o.side === 'BUY' ? lots : -lots, priceTicks) * m.quotePerTickLot
   p.updateTime = time
   if (pnl !== 0) p.realizedPnl = assertSafe(p.realizedPnl + pnl, 'accumulated realized PnL')
+  // A partial close keeps its PnL with the position; going flat, flipping or opening starts afresh.
+  p.realizedSinceOpen = qtyBefore !== 0 && p.qtyLots !== 0 && (qtyBefore > 0) === (p.qtyLots > 0)
+    ? assertSafe(p.realizedSinceOpen + pnl, 'realized PnL since open') : 0
   m.openInterestLots += longLots(p) - longBefore
 
   const notional = lots * priceTicks * m.quotePerTickLot
@@ -77,7 +80,7 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
     side: o.side, positionSide: o.positionSide,
     executedQtyLots: o.executedQtyLots, cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status,
     fee, realizedPnl: pnl, positionQtyLots: p.qtyLots, positionCostTicksLots: p.costTicksLots, positionRealizedPnl: p.realizedPnl,
-    wallet: sub.perpWallet,
+    positionRealizedSinceOpen: p.realizedSinceOpen, wallet: sub.perpWallet,
   }
   // Added last, as the field it was: a literal with a spread is built slowly on every fill.
   if (isolated) side.isolatedWallet = p.isolatedWallet

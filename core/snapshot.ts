@@ -22,7 +22,7 @@ import {
 const VERSION = 1
 const packr = new Packr({ useRecords: false })
 
-type PositionTuple = [number, number, number, number?]
+type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
   OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, ExtraTuple?]
 /** A conditional order's trigger state (core/conditional.ts), appended to its order tuple. */
@@ -30,10 +30,12 @@ type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean,
 /** Amendment count and priceMatch, appended (after a null cond) only when either is set. */
 type ExtraTuple = [number, PriceMatch | '']
 
-const posTuple = (p: Position): PositionTuple => p.realizedPnl === 0 ? [p.qtyLots, p.costTicksLots, p.updateTime]
-  : [p.qtyLots, p.costTicksLots, p.updateTime, p.realizedPnl]
+// Trailing zeros (realized PnL, realized since open) are left out.
+const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
+  ? [p.qtyLots, p.costTicksLots, p.updateTime, p.realizedPnl, p.realizedSinceOpen]
+  : p.realizedPnl === 0 ? [p.qtyLots, p.costTicksLots, p.updateTime] : [p.qtyLots, p.costTicksLots, p.updateTime, p.realizedPnl]
 const fromPos = (t: PositionTuple): Position => ({ qtyLots: t[0], costTicksLots: t[1], updateTime: t[2], isolatedWallet: 0,
-  realizedPnl: t[3] ?? 0 })
+  realizedPnl: t[3] ?? 0, realizedSinceOpen: t[4] ?? 0 })
 /** Margin type and isolated wallets of a holding (BOTH, LONG, SHORT); absent when all default. */
 type IsolatedTuple = [MarginType, number, number, number]
 

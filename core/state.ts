@@ -176,6 +176,12 @@ export interface Position {
    * the sub-account's life in the market (Binance's `cr`, accumulated realized).
    */
   realizedPnl: number
+  /**
+   * Realized PnL, quote ledger units, of the partial closes since the position last opened
+   * from flat (or flipped); 0 while flat. With costTicksLots it gives Binance's break-even
+   * price, (cost of the entries − what the closes got back) / size (gateway/format-account.ts).
+   */
+  realizedSinceOpen: number
 }
 
 /** One sub-account's standing in one perpetual market. */
@@ -303,7 +309,7 @@ export function createState(): State {
 }
 
 export function newPosition(): Position {
-  return { qtyLots: 0, costTicksLots: 0, updateTime: 0, isolatedWallet: 0, realizedPnl: 0 }
+  return { qtyLots: 0, costTicksLots: 0, updateTime: 0, isolatedWallet: 0, realizedPnl: 0, realizedSinceOpen: 0 }
 }
 
 export function newHolding(marketId: number, leverage: number): PerpHolding {

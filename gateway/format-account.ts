@@ -56,6 +56,21 @@ export function entryPrice(r: PositionRow): string {
   return formatAvgPrice(r.m, Math.abs(r.p.costTicksLots), Math.abs(r.p.qtyLots), r.m.pricePrecision)
 }
 
+/**
+ * Binance's break-even price (its futures FAQ): (cost of the entries − what the partial closes
+ * got back) / size, which is (entry cost − realized PnL since the position opened) / size,
+ * fees and funding left out as there. Until a partial close it is the entry price; a close at
+ * a profit lowers a long's and raises a short's. "0" when flat, and when the realized profit
+ * already exceeds what is still at stake (no price loses money then).
+ */
+export function breakEvenPrice(m: PerpMarket, p: Pick<Position, 'qtyLots' | 'costTicksLots' | 'realizedSinceOpen'>): string {
+  const u = BigInt(m.quotePerTickLot)
+  const net = BigInt(p.costTicksLots) * u - BigInt(p.realizedSinceOpen)
+  const size = BigInt(p.qtyLots) * u
+  if (size === 0n || net === 0n || (net > 0n) !== (size > 0n)) return formatAvgPrice(m, 0, 0, m.pricePrecision)
+  return formatAvgPrice(m, net < 0n ? -net : net, size < 0n ? -size : size, m.pricePrecision)
+}
+
 /** positionRisk's row (v1, v2 and v3 share it). */
 export function positionRiskJson(state: State, r: PositionRow): object {
   const scale = quoteScale(state, r.m)
@@ -67,7 +82,7 @@ export function positionRiskJson(state: State, r: PositionRow): object {
   const im = rowInitialMargins(r)
   return {
     symbol: r.m.symbol, positionSide: r.side, positionAmt: formatQty(r.m, r.p.qtyLots),
-    entryPrice: entryPrice(r), breakEvenPrice: entryPrice(r),
+    entryPrice: entryPrice(r), breakEvenPrice: breakEvenPrice(r.m, r.p),
     markPrice: formatPrice(r.m, r.m.markPriceTicks), unRealizedProfit: f(pnl),
     liquidationPrice: liquidationPriceText(state, r), leverage: String(r.h.leverage),
     maxNotionalValue: formatUnits(BigInt(maxNotionalAt(r.m, r.h.leverage)) / 10n ** BigInt(scale), 0),
@@ -93,7 +108,7 @@ export function accountPositionJson(state: State, r: PositionRow): object {
     initialMargin: formatBalance(im.position + im.orders, scale), maintMargin: formatBalance(maintenanceMargin(r.m, notional), scale),
     unrealizedProfit: formatBalance(unrealizedPnl(r.m, r.p), scale), positionInitialMargin: formatBalance(im.position, scale),
     openOrderInitialMargin: formatBalance(im.orders, scale), leverage: String(r.h.leverage), isolated: isIsolated(r),
-    entryPrice: entryPrice(r), breakEvenPrice: entryPrice(r),
+    entryPrice: entryPrice(r), breakEvenPrice: breakEvenPrice(r.m, r.p),
     maxNotional: formatUnits(BigInt(maxNotionalAt(r.m, r.h.leverage)) / 10n ** BigInt(scale), 0),
     notional: formatBalance(r.p.qtyLots < 0 ? -notional : notional, scale), isolatedWallet: formatBalance(r.p.isolatedWallet, scale),
     updateTime: r.p.updateTime,

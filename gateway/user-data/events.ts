@@ -11,8 +11,9 @@
 import type { PositionSide } from '../../core/commands.js'
 import type { Event, OrderRecordFields as CoreOrderFields, PerpFillSide, PerpTradeEvent } from '../../core/events.js'
 import { isolatedWalletTotal, unrealizedPnl } from '../../core/margin.js'
-import { positionOf, type PerpMarket, type State } from '../../core/state.js'
+import { positionOf, type PerpMarket, type Position, type State } from '../../core/state.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
+import { breakEvenPrice } from '../format-account.js'
 import { algoUpdate } from '../format-algo.js'
 import { fieldsOfOrder, formatCallbackRate } from '../format-order.js'
 import { insurancePayload, marginCallPayload } from './liquidation-events.js'
@@ -37,11 +38,13 @@ interface PositionUpdate {
   isolatedWallet?: number
   /** Accumulated realized PnL (`cr`); read from the state where the event does not carry it. */
   realizedPnl?: number
+  /** Realized PnL since the position opened (its break-even price, `bep`); likewise. */
+  realizedSinceOpen?: number
 }
 
 const fromFill = (m: PerpMarket, side: PerpFillSide): PositionUpdate => ({ m, positionSide: side.positionSide,
   qtyLots: side.positionQtyLots, costTicksLots: side.positionCostTicksLots, isolatedWallet: side.isolatedWallet,
-  realizedPnl: side.positionRealizedPnl })
+  realizedPnl: side.positionRealizedPnl, realizedSinceOpen: side.positionRealizedSinceOpen })
 
 /** What an ACCOUNT_UPDATE after fills reports for one sub-account. */
 interface FillSummary {
@@ -222,11 +225,11 @@ function isolatedTotal(state: State, account: string, sub: number): number {
   return s === undefined ? 0 : isolatedWalletTotal(s)
 }
 
-/** A position's accumulated realized PnL as the state holds it, for rows no fill reported. */
-function realizedOf(state: State, owner: { account: string; sub: number } | undefined, r: PositionUpdate): number {
-  if (owner === undefined) return 0
+/** A position as the state holds it, for the realized PnL of rows no fill reported. */
+function stateRow(state: State, owner: { account: string; sub: number } | undefined, r: PositionUpdate): Position | undefined {
+  if (owner === undefined) return undefined
   const h = state.accounts.get(owner.account)?.subs[owner.sub]?.perp.get(r.m.marketId)
-  return h === undefined ? 0 : positionOf(h, r.positionSide).realizedPnl
+  return h === undefined ? undefined : positionOf(h, r.positionSide)
 }
 
 /** ACCOUNT_UPDATE: the balance after the change (wb whole, cw cross) and the positions it touched. */
@@ -239,10 +242,14 @@ function accountUpdate(state: State, time: number, reason: string, asset: string
       m: reason,
       B: [{ a: asset, wb: formatBalance(wallet + isolated, scale), cw: formatBalance(wallet, scale), bc: formatBalance(change, scale) }],
       P: rows.map((r) => {
-        const p = { qtyLots: r.qtyLots, costTicksLots: r.costTicksLots, updateTime: time, isolatedWallet: r.isolatedWallet ?? 0, realizedPnl: 0 }
+        const held = r.realizedPnl === undefined || r.realizedSinceOpen === undefined ? stateRow(state, owner, r) : undefined
+        const p = { qtyLots: r.qtyLots, costTicksLots: r.costTicksLots, updateTime: time, isolatedWallet: r.isolatedWallet ?? 0,
+          realizedPnl: r.realizedPnl ?? held?.realizedPnl ?? 0,
+          // A flat row has nothing since open, whatever the state has moved on to.
+          realizedSinceOpen: r.qtyLots === 0 ? 0 : r.realizedSinceOpen ?? held?.realizedSinceOpen ?? 0 }
         const ep = formatAvgPrice(r.m, Math.abs(p.costTicksLots), Math.abs(p.qtyLots), r.m.pricePrecision)
         return {
-          s: r.m.symbol, pa: formatQty(r.m, p.qtyLots), ep, bep: ep, cr: formatBalance(r.realizedPnl ?? realizedOf(state, owner, r), scale),
+          s: r.m.symbol, pa: formatQty(r.m, p.qtyLots), ep, bep: breakEvenPrice(r.m, p), cr: formatBalance(p.realizedPnl, scale),
           up: formatBalance(unrealizedPnl(r.m, p), scale), mt: r.isolatedWallet === undefined ? 'cross' : 'isolated',
           iw: formatBalance(p.isolatedWallet, scale), ps: r.positionSide,
         }

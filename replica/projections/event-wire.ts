@@ -16,7 +16,7 @@ const TRADE = 2
 /** Own keys of a plain order event and a plain trade event and fill side (none optional present). */
 const ORDER_KEYS = 21
 const TRADE_KEYS = 9
-const SIDE_KEYS = 15
+const SIDE_KEYS = 16
 
 export interface WireEvents {
   /** Events of each entry, in order. */
@@ -113,7 +113,7 @@ export class WireWriter {
     let i = this.nn
     n[i++] = s.sub; n[i++] = s.orderId; n[i++] = s.executedQtyLots; n[i++] = s.cumQuoteTicksLots; n[i++] = s.fee
     n[i++] = s.realizedPnl; n[i++] = s.positionQtyLots; n[i++] = s.positionCostTicksLots; n[i++] = s.positionRealizedPnl
-    n[i++] = s.wallet
+    n[i++] = s.positionRealizedSinceOpen; n[i++] = s.wallet
     this.nn = i
     this.strs.push(s.account, s.clientOrderId, s.side, s.positionSide, s.status)
   }
@@ -134,14 +134,14 @@ export function readWire(w: WireEvents): Event[][] {
   const { kinds, nums: n, strs: s, cloned } = w
   const side = (): PerpFillSide => {
     const i = ni
-    ni += 10
+    ni += 11
     const j = si
     si += 5
     return {
       account: s[j]!, sub: n[i]!, orderId: n[i + 1]!, clientOrderId: s[j + 1]!, side: s[j + 2] as PerpFillSide['side'],
       positionSide: s[j + 3] as PerpFillSide['positionSide'], executedQtyLots: n[i + 2]!, cumQuoteTicksLots: n[i + 3]!,
       status: s[j + 4] as PerpFillSide['status'], fee: n[i + 4]!, realizedPnl: n[i + 5]!, positionQtyLots: n[i + 6]!,
-      positionCostTicksLots: n[i + 7]!, positionRealizedPnl: n[i + 8]!, wallet: n[i + 9]!,
+      positionCostTicksLots: n[i + 7]!, positionRealizedPnl: n[i + 8]!, positionRealizedSinceOpen: n[i + 9]!, wallet: n[i + 10]!,
     }
   }
   for (const count of w.counts) {

@@ -101,6 +101,38 @@ t.test('open, add, partial close, full close through zero: fees, PnL, entry, wal
     'flat: nothing held')
 })
 
+t.test('realized PnL since the position opened: kept through partial closes, reset by a flip and by going flat', async (t) => {
+  const ex = new TestExchange()
+  ex.fund(ALICE, 10_000)
+  ex.fund(BOB, 10_000)
+  const since = (): [number, number] => [ex.position(ALICE).realizedSinceOpen, ex.position(BOB).realizedSinceOpen]
+  // Alice long 10 at 50000.0, Bob short 10.
+  ex.ok(limit(BOB, 'SELL', 500_000, 10))
+  ex.ok(limit(ALICE, 'BUY', 500_000, 10))
+  t.same(since(), [0, 0], 'opening realizes nothing')
+  // Alice sells 6 at 52000.0: 6 × 520,000 − 3,000,000 = 120,000 tick·lots = 12,000,000 units; Bob the opposite.
+  ex.ok(limit(ALICE, 'SELL', 520_000, 6))
+  ex.ok(limit(BOB, 'BUY', 520_000, 6))
+  t.same(since(), [12_000_000, -12_000_000], 'a partial close keeps its PnL with the position')
+  t.same([ex.position(ALICE).realizedPnl, ex.position(BOB).realizedPnl], [12_000_000, -12_000_000])
+  // Alice sells 10 at 49000.0: closes her 4 and opens short 6; Bob from short 4 to long 6.
+  ex.ok(limit(BOB, 'BUY', 490_000, 10))
+  ex.ok(limit(ALICE, 'SELL', 490_000, 10))
+  t.same([ex.position(ALICE).qtyLots, ex.position(BOB).qtyLots], [-6, 6])
+  t.same(since(), [0, 0], 'a flip starts a new position')
+  // Alice buys 3 back at 48000.0: removed cost −2,940,000 × 3/6 = −1,470,000; PnL −3 × 480,000 + 1,470,000 =
+  // 30,000 tick·lots = 3,000,000 units. Bob sells 3 of his 6 at a loss of the same.
+  ex.ok(limit(BOB, 'SELL', 480_000, 3))
+  ex.ok(limit(ALICE, 'BUY', 480_000, 3))
+  t.same(since(), [3_000_000, -3_000_000])
+  t.same([ex.position(ALICE).costTicksLots, ex.position(BOB).costTicksLots], [-1_470_000, 1_470_000])
+  // The rest at 48000.0: both flat, nothing since open; the lifetime figure stays.
+  ex.ok(limit(BOB, 'SELL', 480_000, 3))
+  ex.ok(limit(ALICE, 'BUY', 480_000, 3))
+  t.same([ex.position(ALICE).qtyLots, ...since()], [0, 0, 0], 'flat: nothing since open')
+  t.equal(ex.position(ALICE).realizedPnl, 12_000_000 - 4_000_000 + 3_000_000 + 3_000_000, 'accumulated: +12, −4 (4 lots at −1000), +3, +3 USDT')
+})
+
 t.test('entry price is cost / qty', async (t) => {
   const ex = new TestExchange()
   ex.fund(ALICE, 100_000)

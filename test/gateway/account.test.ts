@@ -56,3 +56,40 @@ t.test('after Alice sells 0.004 BTC at 50000.0 to Bob', async (t) => {
   const bad = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/income', { incomeType: 'GIFT' })
   t.equal(bad.json().code, -1130)
 })
+
+t.test('breakEvenPrice: (entry cost − PnL realized since the position opened) / size', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig)
+  const bob = await trader(rig)
+  /** Alice rests `qty` at `price` on `side`; Bob takes it at the market. */
+  const bobTakes = async (side: 'BUY' | 'SELL', qty: string, price: string): Promise<void> => {
+    await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: side === 'BUY' ? 'SELL' : 'BUY',
+      type: 'LIMIT', timeInForce: 'GTC', quantity: qty, price })
+    const r = await signedInject(rig, bob.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side, type: 'MARKET', quantity: qty,
+      newOrderRespType: 'RESULT' })
+    t.equal(r.json().status, 'FILLED', `Bob ${side} ${qty} at ${price}`)
+  }
+  /** [entryPrice, breakEvenPrice] of BTCUSDTPERP in positionRisk v2 and v3 and account v2 and v3. */
+  const rows = async (who: typeof alice): Promise<string[][]> => Promise.all(
+    ['/fapi/v2/positionRisk', '/fapi/v3/positionRisk', '/fapi/v2/account', '/fapi/v3/account'].map(async (path) => {
+      const body = (await signedInject(rig, who.keys, 'GET', path)).json()
+      const r = (path.includes('account') ? body.positions : body).find((p: { symbol: string }) => p.symbol === 'BTCUSDTPERP')
+      return [r.entryPrice, r.breakEvenPrice]
+    }))
+  const everywhere = (pair: string[]): string[][] => [pair, pair, pair, pair]
+
+  // Bob buys 0.004 at 50000.0: nothing realized, break-even at the entry.
+  await bobTakes('BUY', '0.004', '50000.0')
+  t.same(await rows(bob), everywhere(['50000.0', '50000.0']), 'opened: break-even is the entry price')
+  // He sells 0.002 at 50100.0 and realizes +0.20: the rest, 0.002 at a cost of 100, breaks even at
+  // (100 − 0.20) / 0.002 = 49900.0. Alice's short, having lost 0.20, at (−100 + 0.20) / −0.002 = 49900.0.
+  await bobTakes('SELL', '0.002', '50100.0')
+  t.same(await rows(bob), everywhere(['50000.0', '49900.0']), 'a profitable partial close lowers a long\'s break-even')
+  t.same(await rows(alice), everywhere(['50000.0', '49900.0']), 'a losing partial close lowers a short\'s')
+  // Flat, then a new long at 50200.0: what the old position realized is not carried over.
+  await bobTakes('SELL', '0.002', '50100.0')
+  t.same(await rows(bob), everywhere(['0.0', '0.0']), 'flat')
+  await bobTakes('BUY', '0.002', '50200.0')
+  t.same(await rows(bob), everywhere(['50200.0', '50200.0']), 'a new position starts afresh')
+})

@@ -116,6 +116,10 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
 
   // Closing fills: `cr`, the position's accumulated realized PnL before fees, adds up.
   // Alice (short 0.004 at 50000) buys 0.002 back at 50100: −0.20 each time; Bob the opposite.
+  // `bep`, the break-even price: (entry cost − realized since open) / size. After the first
+  // close Alice (short 0.002, cost −100, realized −0.20) is at (−100 + 0.20) / −0.002
+  // = 49900.0, and Bob's long (100 − 0.20) / 0.002 = 49900.0 too; flat after the second.
+  const beps = [['49900.0', '49900.0'], ['0.0', '0.0']]
   for (const [price, expected] of [[501_000, ['-0.20000000', '0.20000000']], [501_000, ['-0.40000000', '0.40000000']]] as const) {
     feed(await rig.run({ type: 'PlaceOrder', account: alice.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT',
       timeInForce: 'GTC', priceTicks: price, qtyLots: 2 }))
@@ -124,5 +128,9 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
     const cr = (who: string): string[] => all.filter((g) => g.who === who && g.e === 'ACCOUNT_UPDATE')
       .map((g) => (g.a as { P: { cr: string }[] }).P[0]!.cr)
     t.same([cr('alice/0'), cr('bob/0')], [[expected[0]], [expected[1]]], `cr after closing 0.002 at 50100.0: ${expected.join(', ')}`)
+    const bep = (who: string): string[] => all.filter((g) => g.who === who && g.e === 'ACCOUNT_UPDATE')
+      .map((g) => (g.a as { P: { bep: string }[] }).P[0]!.bep)
+    const want = beps.shift()!
+    t.same([bep('alice/0'), bep('bob/0')], [[want[0]], [want[1]]], `bep after closing 0.002 at 50100.0: ${want.join(', ')}`)
   }
 })
