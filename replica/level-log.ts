@@ -11,7 +11,6 @@ import { GENESIS_HASH, packr, type LogEntry } from './entry.js'
 import type { Logger, LogStore } from './log-store.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 import { keySeq, keySpaces, seqKey, SYNC, type LogKeySpaces } from './level-keys.js'
-import { BUSY_DB_OPTIONS } from './level-options.js'
 import { ReadAhead } from './level-read-ahead.js'
 import { repairTail } from './level-tail.js'
 
@@ -58,7 +57,7 @@ export class LevelLogStore implements LogStore {
   async open(): Promise<void> {
     assert(this.#db === undefined, 'log store already open')
     await mkdir(this.dir, { recursive: true })
-    const db = new Level<Bytes, Bytes>(this.dir, { ...BUSY_DB_OPTIONS, keyEncoding: 'view', valueEncoding: 'view' })
+    const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view' })
     await db.open()
     this.#db = db
     const spaces = this.#spaces = keySpaces(db)
