@@ -7,7 +7,7 @@
 // at ~70% of a core under the gateway benchmark's order flow, more than the gateway's own
 // thread. A 64 MiB buffer (RocksDB's default) absorbs the rewrites before they reach disk
 // and flushes a sixteenth as often: measured over a 60-second closed loop, the thread's CPU
-// fell from 35.0 to 14.2 CPU-seconds and the exchange's CPU per order from 305 to 260 µs
+// fell from 35.0 to 15.6 CPU-seconds and the exchange's CPU per order from 305 to 253 µs
 // (docs/BENCHMARKS.md, session 8). The price is memory, at most two buffers per database
 // (one filling, one being written out), and up to 64 MiB of LevelDB's own log to replay when
 // a database opens after a crash. A database only uses what is written to it, so the many
@@ -15,5 +15,5 @@
 // ever grow, so its level-0 tables move down the levels without being rewritten, and the
 // log benchmark showed no difference either way.
 
-/** Open options for a database written continuously (passed to `new Level(dir, …)`). */
-export const BUSY_DB_OPTIONS = { writeBufferSize: 64 * 1024 * 1024 } as const
+/** Open options of the projections' own database (passed to `new Level(dir, …)`). */
+export const PROJECTIONS_DB_OPTIONS = { writeBufferSize: 64 * 1024 * 1024 } as const

@@ -244,9 +244,7 @@ function accountUpdate(state: State, time: number, reason: string, asset: string
       P: rows.map((r) => {
         const held = r.realizedPnl === undefined || r.realizedSinceOpen === undefined ? stateRow(state, owner, r) : undefined
         const p = { qtyLots: r.qtyLots, costTicksLots: r.costTicksLots, updateTime: time, isolatedWallet: r.isolatedWallet ?? 0,
-          realizedPnl: r.realizedPnl ?? held?.realizedPnl ?? 0,
-          // A flat row has nothing since open, whatever the state has moved on to.
-          realizedSinceOpen: r.qtyLots === 0 ? 0 : r.realizedSinceOpen ?? held?.realizedSinceOpen ?? 0 }
+          realizedPnl: r.realizedPnl ?? held?.realizedPnl ?? 0, realizedSinceOpen: r.realizedSinceOpen ?? held?.realizedSinceOpen ?? 0 }
         const ep = formatAvgPrice(r.m, Math.abs(p.costTicksLots), Math.abs(p.qtyLots), r.m.pricePrecision)
         return {
           s: r.m.symbol, pa: formatQty(r.m, p.qtyLots), ep, bep: breakEvenPrice(r.m, p), cr: formatBalance(p.realizedPnl, scale),

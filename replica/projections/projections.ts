@@ -3,7 +3,6 @@
 // gateway's queries from what is flushed. Idempotent by seq; a gap is an error.
 
 import { Level } from 'level'
-import { BUSY_DB_OPTIONS } from '../level-options.js'
 import { assert, InvariantError } from '../../core/assert.js'
 import type { Event } from '../../core/events.js'
 import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
@@ -17,6 +16,7 @@ import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batc
 import { orderCodec, plainCodec } from './codec.js'
 import type { KlineInterval } from './intervals.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
+import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
 import * as marketQueries from './market-queries.js'
 import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
 import { pruneByTimeSuffix, pruneTrades } from './prune.js'
@@ -65,7 +65,7 @@ export const PROJECTED_EVENTS: ReadonlySet<Event['type']> = new Set<Event['type'
  * and closes) or in a LevelDB at `path` (which the projections open and close themselves).
  */
 export async function createProjections(db: ProjectionsParent | string, options: ProjectionsOptions = {}): Promise<Projections> {
-  const own = typeof db === 'string' ? new Level<Buffer, Buffer>(db, { ...BUSY_DB_OPTIONS, keyEncoding: 'buffer', valueEncoding: 'buffer' }) : null
+  const own = typeof db === 'string' ? new Level<Buffer, Buffer>(db, { ...PROJECTIONS_DB_OPTIONS, keyEncoding: 'buffer', valueEncoding: 'buffer' }) : null
   const base = openBase(own ?? (db as ProjectionsParent))
   await base.open()
   const p = new Projections(base, own, options)
