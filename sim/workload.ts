@@ -286,16 +286,23 @@ class Generator {
     const side: Side = this.rng.chance(0.5) ? 'BUY' : 'SELL'
     const away = this.rng.int(5, 200)
     const kind = this.rng.below(3)
-    const base = {
-      type: 'PlaceOrder', account: this.accounts[a]!, sub: 0, marketId: p.marketId, side,
-      qtyLots: this.rng.int(p.marketLots[0], p.marketLots[1]), clientOrderId: 'c' + (this.nextClientId++).toString(36),
-    } as const
+    const account = this.accounts[a]!
+    const marketId = p.marketId
+    const qtyLots = this.rng.int(p.marketLots[0], p.marketLots[1])
+    const clientOrderId = 'c' + (this.nextClientId++).toString(36)
+    // Whole literals, as every other command, not a spread of shared fields: V8 gives an
+    // object made by a spread 4 fields in the object and the rest in a separate properties
+    // array, one more cold memory read per command when the benchmark applies a million
+    // commands generated long before.
     // A stop buys above the price and sells below it; a take-profit the other way round.
     const cmd: PlaceOrder = kind === 0
-      ? { ...base, orderType: 'STOP_MARKET', stopPriceTicks: this.mids[k]! + (side === 'BUY' ? away : -away) }
+      ? { type: 'PlaceOrder', account, sub: 0, marketId, side, qtyLots, clientOrderId, orderType: 'STOP_MARKET',
+        stopPriceTicks: this.mids[k]! + (side === 'BUY' ? away : -away) }
       : kind === 1
-        ? { ...base, orderType: 'TAKE_PROFIT_MARKET', stopPriceTicks: this.mids[k]! + (side === 'BUY' ? -away : away), workingType: 'MARK_PRICE' }
-        : { ...base, orderType: 'TRAILING_STOP_MARKET', callbackPermille: this.rng.int(5, 20) }
+        ? { type: 'PlaceOrder', account, sub: 0, marketId, side, qtyLots, clientOrderId, orderType: 'TAKE_PROFIT_MARKET',
+          stopPriceTicks: this.mids[k]! + (side === 'BUY' ? -away : away), workingType: 'MARK_PRICE' }
+        : { type: 'PlaceOrder', account, sub: 0, marketId, side, qtyLots, clientOrderId, orderType: 'TRAILING_STOP_MARKET',
+          callbackPermille: this.rng.int(5, 20) }
     this.mix.conditional += 1
     this.emit(cmd)
   }
