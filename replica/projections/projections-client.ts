@@ -3,8 +3,8 @@
 // was about a fifth of the main thread's time under order load. apply() checks the seq
 // here and keeps the entry's kept events; the next call (a flush, once per committed batch
 // or fewer) takes them to the worker in the same message, as each message wakes a thread;
-// flush() resolves once the worker has written them; queries run in the worker on what is
-// written (as in one thread).
+// flush() resolves once the worker has written them; queries run in the worker, in order
+// behind every entry sent before them and after their writes (projections-worker.ts).
 
 import { Worker } from 'node:worker_threads'
 import { assert, InvariantError } from '../../core/assert.js'
@@ -76,6 +76,8 @@ export class ProjectionsClient implements ProjectionsApi {
   /** The latest flush asked of the worker, and the last entry it covers. */
   private lastFlush: Promise<void> | null = null
   private lastFlushSeq = 0
+  /** The last entry sent to the worker. */
+  private sentSeq: number
   private closed = false
 
   constructor(private readonly worker: Worker, p: Position) {
@@ -83,6 +85,7 @@ export class ProjectionsClient implements ProjectionsApi {
     this.appliedTime = p.lastTime
     this.durableSeq = p.flushedSeq
     this.durableTime = p.flushedTime
+    this.sentSeq = p.lastSeq
     worker.on('message', (m: FromWorker) => this.received(m))
     worker.on('error', (err) => this.stop(`the projections worker failed: ${err.message}`))
     worker.on('exit', (code) => { if (!this.closed) this.stop(`the projections worker exited (${code})`) })
@@ -92,6 +95,14 @@ export class ProjectionsClient implements ProjectionsApi {
   get lastTime(): number { return this.appliedTime }
   get flushedSeq(): number { return this.durableSeq }
   get flushedTime(): number { return this.durableTime }
+  /**
+   * The seq a query asked now answers as of at least: every entry sent to the worker, since
+   * it answers queries behind them and after their writes (so a flush is readable as soon as
+   * it is asked for, not once the worker has written it).
+   */
+  get readableSeq(): number { return this.sentSeq }
+  /** Resolves once every flush asked for so far has been written (or has failed). */
+  written(): Promise<void> { return this.call('written', []).then(() => undefined) }
   /** The worker flushes a batch that grows large by itself. */
   get flushDue(): boolean { return false }
 
@@ -156,6 +167,7 @@ export class ProjectionsClient implements ProjectionsApi {
       entries = { firstSeq: this.appliedSeq - n + 1, times: this.times, events }
       transfer.push(events.kinds.buffer as ArrayBuffer, events.nums.buffer as ArrayBuffer)
       this.times = []
+      this.sentSeq = this.appliedSeq
     }
     const m: CallMessage = { id, method, args, entries }
     return new Promise((resolve, reject) => {

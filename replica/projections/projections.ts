@@ -113,6 +113,10 @@ export class Projections {
   get flushedSeq(): number { return this.durableSeq }
   /** Time of that entry: the "now" of retention windows and default ranges. */
   get flushedTime(): number { return this.durableTime }
+  /** The seq a query asked now answers as of at least: here, what is written. */
+  get readableSeq(): number { return this.durableSeq }
+  /** Resolves once every flush asked for so far has been written (or has failed). */
+  written(): Promise<void> { return this.writing }
   /** Whether the pending batch is large enough that the apply loop should flush now. */
   get flushDue(): boolean { return this.pending.size >= this.flushOpsHint }
 
