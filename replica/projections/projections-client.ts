@@ -76,8 +76,6 @@ export class ProjectionsClient implements ProjectionsApi {
   /** The latest flush asked of the worker, and the last entry it covers. */
   private lastFlush: Promise<void> | null = null
   private lastFlushSeq = 0
-  /** The last entry sent to the worker. */
-  private sentSeq: number
   private closed = false
 
   constructor(private readonly worker: Worker, p: Position) {
@@ -85,7 +83,6 @@ export class ProjectionsClient implements ProjectionsApi {
     this.appliedTime = p.lastTime
     this.durableSeq = p.flushedSeq
     this.durableTime = p.flushedTime
-    this.sentSeq = p.lastSeq
     worker.on('message', (m: FromWorker) => this.received(m))
     worker.on('error', (err) => this.stop(`the projections worker failed: ${err.message}`))
     worker.on('exit', (code) => { if (!this.closed) this.stop(`the projections worker exited (${code})`) })
@@ -96,11 +93,11 @@ export class ProjectionsClient implements ProjectionsApi {
   get flushedSeq(): number { return this.durableSeq }
   get flushedTime(): number { return this.durableTime }
   /**
-   * The seq a query asked now answers as of at least: every entry sent to the worker, since
-   * it answers queries behind them and after their writes (so a flush is readable as soon as
-   * it is asked for, not once the worker has written it).
+   * The seq a query asked now answers as of at least: every entry a flush has been asked
+   * for, since the worker answers queries after the writes of the flushes asked before them
+   * (so a flush is readable as soon as it is asked for, not once the worker has written it).
    */
-  get readableSeq(): number { return this.sentSeq }
+  get readableSeq(): number { return this.failure === null ? Math.max(this.durableSeq, this.lastFlushSeq) : this.durableSeq }
   /** Resolves once every flush asked for so far has been written (or has failed). */
   written(): Promise<void> { return this.call('written', []).then(() => undefined) }
   /** The worker flushes a batch that grows large by itself. */
@@ -142,6 +139,7 @@ export class ProjectionsClient implements ProjectionsApi {
     await this.call('clear', [])
     this.appliedSeq = this.appliedTime = this.durableSeq = this.durableTime = 0
     this.lastFlush = null
+    this.lastFlushSeq = 0
   }
 
   async close(): Promise<void> {
@@ -167,7 +165,6 @@ export class ProjectionsClient implements ProjectionsApi {
       entries = { firstSeq: this.appliedSeq - n + 1, times: this.times, events }
       transfer.push(events.kinds.buffer as ArrayBuffer, events.nums.buffer as ArrayBuffer)
       this.times = []
-      this.sentSeq = this.appliedSeq
     }
     const m: CallMessage = { id, method, args, entries }
     return new Promise((resolve, reject) => {
