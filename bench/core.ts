@@ -219,15 +219,20 @@ interface Measured {
  * each engine interleaved, so a burst of load on the machine hits both; the median counts.
  */
 function measure(w: Workload): Measured {
-  const setup = toEntries(w.setup, 1)
-  const entries = toEntries(w.stream, w.setup.length + 1)
+  const ours = prepare(w)
   const ops = toPeerOps(w.stream, MARKET_IDS)
-  const oursCounts = countCore(setup, entries)
   const peerCounts = countPeer(ops)
+  const oursRuns: Pass[] = []
   const peerRuns: Pass[] = []
-  const { runs: oursRuns, books } = corePasses(setup, entries, oursCounts, () => { peerRuns.push(throughputPeer(ops)) })
+  let books = ''
+  for (let r = 0; r < THROUGHPUT_RUNS; r++) {
+    const t = passOf(ours)
+    oursRuns.push(t.pass)
+    books = t.books
+    peerRuns.push(throughputPeer(ops))
+  }
   return {
-    ours: figures(oursCounts, oursRuns, latencyCore(setup, entries)),
+    ours: figures(ours.counts, oursRuns, latencyCore(ours.setup, ours.entries)),
     peer: figures(peerCounts, peerRuns, latencyPeer(ops)),
     oursRuns, peerRuns, books,
   }
@@ -235,25 +240,6 @@ function measure(w: Workload): Measured {
 
 function figures(counts: Counts, runs: Pass[], latency: Latency): Figures {
   return { counts, cmdsPerSec: median(runs.map((p) => p.wall)), cmdsPerCpuSec: median(runs.map((p) => p.cpu)), latency }
-}
-
-/** THROUGHPUT_RUNS passes of the core, each followed by `between` (the peer's pass, interleaved). */
-function corePasses(setup: Entry[], entries: Entry[], counts: Counts, between: () => void = () => {}): { runs: Pass[]; books: string } {
-  const runs: Pass[] = []
-  let books = ''
-  for (let r = 0; r < THROUGHPUT_RUNS; r++) {
-    const t = throughputCore(setup, entries)
-    if (t.accepted !== counts.accepted) throw new Error('core is not deterministic: accept counts differ between passes')
-    books = t.books
-    runs.push(t.pass)
-    between()
-  }
-  return { runs, books }
-}
-
-export interface PriceMoving extends Figures {
-  runs: Pass[]
-  books: string
 }
 
 /** A workload ready for throughput passes: its entries and what they do (the counting pass warmed up). */
@@ -276,9 +262,9 @@ export function passOf(p: Prepared): CoreThroughput {
   return t
 }
 
-/** The figures of a prepared workload's passes, with the latency pass. */
-export function figuresOf(p: Prepared, runs: Pass[], books: string): PriceMoving {
-  return { ...figures(p.counts, runs, latencyCore(p.setup, p.entries)), runs, books }
+/** The latency pass of a prepared workload. */
+export function latencyPass(p: Prepared): Latency {
+  return latencyCore(p.setup, p.entries)
 }
 
 function row(name: string, n: number, f: Figures): string[] {
@@ -337,8 +323,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   }
   const { pw, events: counted } = first!.pm
   const events = counted!
-  const plainFig = { ...first!.plain.pm, cmdsPerSec: median(plainRuns.map((p) => p.wall)), cmdsPerCpuSec: median(plainRuns.map((p) => p.cpu)) }
-  const pm = { ...first!.pm.pm, cmdsPerSec: median(pmRuns.map((p) => p.wall)), cmdsPerCpuSec: median(pmRuns.map((p) => p.cpu)) }
+  const plainFig = figures(first!.plain.counts, plainRuns, first!.plain.latency)
+  const pm = { ...figures(first!.pm.counts, pmRuns, first!.pm.latency), books: first!.pm.books }
   const pn = pw.stream.length
   const ratio = median(pairs.map((p) => p.wall))
   const cpuRatio = median(pairs.map((p) => p.cpu))
@@ -380,10 +366,16 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   }
 }
 
-/** What a workload worker reports at the end: its workload's description, figures and (price-moving) events. */
+/**
+ * What a workload worker reports at the end (its passes' figures were sent one by one): its
+ * workload's description, what the stream does, its latencies, its books after the last
+ * pass, and (price-moving) what the prices did.
+ */
 export interface WorkloadReport {
   pw: Pick<Workload, 'setup' | 'accounts' | 'mix'> & { stream: { length: number } }
-  pm: PriceMoving
+  counts: Counts
+  latency: Latency
+  books: string
   events: PriceEvents | null
 }
 
