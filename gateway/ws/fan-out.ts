@@ -222,8 +222,14 @@ export class FanOut {
     // server's close wait for the child to report it closed: a wait that never ends once the
     // child has exited. The child owns the socket alone: the server forgets it, and the husk
     // left here (its descriptor gone with the send) is ended as a closed socket would be.
-    const socket = handle as Duplex & { server?: unknown }
+    const socket = handle as Duplex & { server?: unknown; _handle?: { readStop?(): number } | null }
     socket.server = null
+    // This side's copy of the descriptor stays open until the child acknowledges the handle,
+    // and Node leaves it reading, with what it reads dropped: a frame the client sends as soon
+    // as the child's handshake reply arrives (a SUBSCRIBE) could be read and lost here. Node
+    // offers no public way to stop a socket's reads (pause() only stops delivering them), so
+    // its handle is told directly, as `pauseOnConnect` would have kept it for a plain server.
+    socket._handle?.readStop?.()
     this.child.send(m, socket as never, (err) => {
       failed(err)
       socket.destroy()

@@ -1,13 +1,17 @@
 // The market-stream sockets in the fan-out process (`fanOut: 'process'`, the exchange's
 // setting): the gateway process hands each routed connection over and sends each event once.
 // Every other stream test runs against it too with TEST_WS_FAN_OUT=process; these are the
-// things only this mode has: where the sockets are, and losing the process.
+// things only this mode has: where the sockets are, the handover, and losing the process.
 
+import { execFile } from 'node:child_process'
 import { readdirSync, readlinkSync } from 'node:fs'
+import { promisify } from 'node:util'
 import t from 'tap'
 import { limit } from '../helpers/commands.js'
 import { ALICE, BOB } from '../helpers/exchange.js'
 import { connect, ok, sleep, streamRig } from './client.js'
+
+const run = promisify(execFile)
 
 /** The sockets a process holds open, as `socket:[inode]` names, from /proc. */
 function sockets(pid: number): Set<string> {
@@ -72,4 +76,37 @@ t.test('when the fan-out process dies its clients are dropped, and a new one ser
   t.match(await again.next(), { e: 'trade', t: 1, q: '0.400' })
   t.equal(rig.streams.connections.size, 1)
   again.close()
+})
+
+/**
+ * Opens `n` connections one after another from a process of its own, sending a request on each
+ * as soon as it opens; prints the ids left unanswered after 5 s. (A client in the gateway's
+ * own process could not send while the gateway is between handing a socket over and hearing
+ * that the fan-out process has it, which is the moment this is about.)
+ */
+const FIRST_REQUESTS = `
+import WebSocket from 'ws'
+const [url, n] = [process.argv[1], Number(process.argv[2])]
+const unanswered = []
+for (let id = 1; id <= n; id++) {
+  const answered = await new Promise((resolve) => {
+    const ws = new WebSocket(url)
+    const done = (v) => { clearTimeout(timer); ws.terminate(); resolve(v) }
+    const timer = setTimeout(() => done(false), 5000)
+    ws.on('open', () => ws.send(JSON.stringify({ method: 'LIST_SUBSCRIPTIONS', id })))
+    ws.on('message', (d) => { if (JSON.parse(String(d)).id === id) done(true) })
+    ws.on('error', () => done(false))
+  })
+  if (!answered) unanswered.push(id)
+}
+console.log(JSON.stringify(unanswered))
+`
+
+t.test('a request sent the moment the handshake completes is answered, connection after connection', async (t) => {
+  // The gateway hands each socket over once upgraded; a frame the client sends as soon as the
+  // handshake reply arrives must reach the fan-out process, never be read by the gateway's copy.
+  const rig = await streamRig({ fanOut: 'process' })
+  t.teardown(() => rig.close())
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', FIRST_REQUESTS, `${rig.base}/ws`, '200'])
+  t.same(JSON.parse(stdout), [], 'every connection\'s first request was answered')
 })
