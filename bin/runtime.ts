@@ -58,6 +58,8 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const projections: Projections = process.env.EXCHANGE_PROJECTIONS === 'inline'
     ? await createProjections(projectionsPath) : await startProjectionsWorker(projectionsPath)
   let flushing: Promise<void> = Promise.resolve()
+  /** A failed flush stops the node once; the flushes after it fail the same way. */
+  let failed = false
   const applied = new AppliedWatch(projections.flushedSeq)
   const batchListeners = new Set<(c: Committed) => void>()
   const role: Role = kind === 'sequencer'
@@ -76,9 +78,15 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
           const e = c.entries[i]!
           projections.apply(e.seq, e.time, c.results[i]!.events)
         }
-        // Flushes run in order; one per batch keeps queries close behind the log.
-        flushing = flushing.then(() => projections.flush())
-          .then(() => applied.advance(projections.flushedSeq)).catch(onFatal)
+        // One flush per batch keeps queries close behind the log. Queries are answered in
+        // order behind it, so in the worker what it covers is readable as soon as it is asked
+        // for (readableSeq), and writes are answered without waiting for the projections' own.
+        const flushed = projections.flush()
+        applied.advance(projections.readableSeq)
+        flushing = flushed.then(() => applied.advance(projections.readableSeq), (err: unknown) => {
+          if (!failed) onFatal(err instanceof Error ? err : new Error(String(err)))
+          failed = true
+        })
         for (const fn of batchListeners) fn(c)
       })
     },

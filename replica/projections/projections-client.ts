@@ -3,8 +3,8 @@
 // was about a fifth of the main thread's time under order load. apply() checks the seq
 // here and keeps the entry's kept events; the next call (a flush, once per committed batch
 // or fewer) takes them to the worker in the same message, as each message wakes a thread;
-// flush() resolves once the worker has written them; queries run in the worker on what is
-// written (as in one thread).
+// flush() resolves once the worker has written them; queries run in the worker, in order
+// behind every entry sent before them and after their writes (projections-worker.ts).
 
 import { Worker } from 'node:worker_threads'
 import { assert, InvariantError } from '../../core/assert.js'
@@ -92,6 +92,14 @@ export class ProjectionsClient implements ProjectionsApi {
   get lastTime(): number { return this.appliedTime }
   get flushedSeq(): number { return this.durableSeq }
   get flushedTime(): number { return this.durableTime }
+  /**
+   * The seq a query asked now answers as of at least: every entry a flush has been asked
+   * for, since the worker answers queries after the writes of the flushes asked before them
+   * (so a flush is readable as soon as it is asked for, not once the worker has written it).
+   */
+  get readableSeq(): number { return this.failure === null ? Math.max(this.durableSeq, this.lastFlushSeq) : this.durableSeq }
+  /** Resolves once every flush asked for so far has been written (or has failed). */
+  written(): Promise<void> { return this.call('written', []).then(() => undefined) }
   /** The worker flushes a batch that grows large by itself. */
   get flushDue(): boolean { return false }
 
@@ -131,6 +139,7 @@ export class ProjectionsClient implements ProjectionsApi {
     await this.call('clear', [])
     this.appliedSeq = this.appliedTime = this.durableSeq = this.durableTime = 0
     this.lastFlush = null
+    this.lastFlushSeq = 0
   }
 
   async close(): Promise<void> {

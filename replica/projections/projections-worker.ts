@@ -1,7 +1,8 @@
 // The projections' worker thread: owns the projections' LevelDB, applies the entries each
 // message from the main thread brings (with a flush, a query, or on their own during a long
-// replay), writes them, and answers the calls in the order they come, so a query after a
-// flush reads everything that flush covered, exactly as in one thread.
+// replay), writes them, and answers the calls in the order they come. A query waits for the
+// writes of every flush asked before it, so it reads every entry sent before it: the main
+// thread can count entries readable once they are sent (ProjectionsClient.readableSeq).
 
 import { parentPort, workerData } from 'node:worker_threads'
 import { readWire } from './event-wire.js'
@@ -9,8 +10,9 @@ import { createProjections, type Projections } from './projections.js'
 import type { CallMessage, Entries, FromWorker, Position, ToWorker, WorkerSetup } from './worker-protocol.js'
 
 /** What the main thread may call: queries and the store's own upkeep, nothing internal. */
+const UPKEEP: ReadonlySet<string> = new Set(['flush', 'written', 'prune', 'clear', 'close'])
 const CALLABLE: ReadonlySet<string> = new Set([
-  'flush', 'prune', 'clear', 'close', 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
+  ...UPKEEP, 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
   'openInterest', 'openInterestHistory', 'priceKlines', 'fundingRates', 'order', 'orderByClientId', 'allOrders',
   'userTrades', 'forceOrders', 'orderAmendments', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
   'withdrawals', 'withdrawal', 'transfers',
@@ -39,6 +41,8 @@ async function call(m: CallMessage): Promise<void> {
       return
     }
     if (!CALLABLE.has(m.method)) throw new Error(`projections: ${m.method} is not callable`)
+    // Writes of flushes asked for before the query are still in flight: it reads after them.
+    if (!UPKEEP.has(m.method)) await projections.written()
     const fn = (projections as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method]!
     const value = await fn.apply(projections, m.args)
     send({ op: 'reply', id: m.id, ok: true, value, position: position(projections) })

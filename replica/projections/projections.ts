@@ -85,7 +85,11 @@ export class Projections {
   private readonly openOrders = new Map<string, Buffer>()
   /** Each store's prefix in the root database. */
   private readonly prefixes = new Map<Store, Buffer>()
+  /** The last write asked for (settles once it and every write before it has). */
   private writing: Promise<void> = Promise.resolve()
+  /** A write runs; the flushes asked meanwhile wait for `queued`, the one after it. */
+  private inFlight = false
+  private queued: Promise<void> | null = null
   private failure: unknown = null
   private appliedSeq = 0
   private appliedTime = 0
@@ -113,6 +117,10 @@ export class Projections {
   get flushedSeq(): number { return this.durableSeq }
   /** Time of that entry: the "now" of retention windows and default ranges. */
   get flushedTime(): number { return this.durableTime }
+  /** The seq a query asked now answers as of at least: here, what is written. */
+  get readableSeq(): number { return this.durableSeq }
+  /** Resolves once every flush asked for so far has been written (or has failed). */
+  written(): Promise<void> { return this.writing }
   /** Whether the pending batch is large enough that the apply loop should flush now. */
   get flushDue(): boolean { return this.pending.size >= this.flushOpsHint }
 
@@ -188,22 +196,47 @@ export class Projections {
 
   /**
    * Writes everything applied since the last flush as one batch, with lastSeq, and resolves
-   * when it is written. Flushes run one at a time in call order; apply() may go on meanwhile.
-   * A failed write stops the projections: reopen them, and the apply loop replays from
-   * their stored lastSeq.
+   * when it is written. Writes run one at a time: the flushes asked while one is in flight
+   * share the next, which takes everything applied by the time it starts (under load, fewer
+   * and larger writes). apply() may go on meanwhile. A failed write stops the projections:
+   * reopen them, and the apply loop replays from their stored lastSeq.
    */
-  async flush(): Promise<void> {
-    // Everything up to the first await runs now: the batch taken is exactly what was applied.
-    this.checkHealthy()
+  flush(): Promise<void> {
+    try {
+      this.checkHealthy()
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    if (this.queued !== null) return this.queued
+    if (this.inFlight) {
+      const next = this.writing.then(() => {
+        this.queued = null
+        return this.writeApplied()
+      })
+      this.queued = next
+      this.writing = next.catch((err: unknown) => { this.failure = err })
+      return next
+    }
     if (this.pending.empty && this.appliedSeq === this.durableSeq) return this.writing
+    const done = this.writeApplied()
+    this.writing = done.catch((err: unknown) => { this.failure = err })
+    return done
+  }
+
+  /** Takes everything applied (all of it before the first await) and writes it. */
+  private async writeApplied(): Promise<void> {
+    this.checkHealthy()
     const batch = this.pending
     this.market.takeDirty(batch)
     this.priceKlineWriter.takeDirty(batch)
     const meta: Meta = { lastSeq: this.appliedSeq, lastTime: this.appliedTime }
     this.pending = new PendingBatch()
-    const done = this.writing.then(() => this.write(batch, meta))
-    this.writing = done.catch((err: unknown) => { this.failure = err })
-    return done
+    this.inFlight = true
+    try {
+      await this.write(batch, meta)
+    } finally {
+      this.inFlight = false
+    }
   }
 
   private async write(batch: PendingBatch, meta: Meta): Promise<void> {

@@ -108,6 +108,27 @@ t.test('applying is synchronous; queries see what is flushed', async (t) => {
   t.notOk(f.p.flushDue)
 })
 
+t.test('flushes asked while a write is in flight share the next write', async (t) => {
+  const f = await Fixture.open(t, { worker: false })
+  await f.fund(ALICE, 1000)
+  f.autoFlush = false
+  const from = f.p.lastSeq
+  f.p.apply(from + 1, f.ex.time, [])
+  const first = f.p.flush()
+  f.p.apply(from + 2, f.ex.time, [])
+  const second = f.p.flush()
+  f.p.apply(from + 3, f.ex.time, [])
+  const third = f.p.flush()
+  t.equal(third, second, 'one write for both')
+  t.not(second, first)
+  await first
+  t.equal(f.p.flushedSeq, from + 1, 'the first wrote what was applied when it was asked')
+  await third
+  t.equal(f.p.flushedSeq, from + 3, 'the shared one, everything applied before it started')
+  await f.p.flush()
+  t.equal(f.p.flushedSeq, from + 3, 'nothing left to write')
+})
+
 t.test('keys sort numerically; the time-range rule picks its end', async (t) => {
   const nums = [0, 1, 255, 256, 65_535, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 7, Number.MAX_SAFE_INTEGER]
   const keys = nums.map((n) => key().u64(n).build())
