@@ -13,7 +13,7 @@ import { createFundedAccount } from '../bin/demo-account.js'
 import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, cpuSeconds, HOST, startExchange } from './lib/exchange-process.js'
+import { CHAIN_ID, cpuSeconds, HOST, scrapeMetrics, startExchange } from './lib/exchange-process.js'
 import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
 
 const ACCOUNTS = 100
@@ -81,7 +81,15 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     if (Object.keys(seeded.refused).length > 0) throw new Error(`seeding the book was refused: ${refusals(seeded)}`)
     await phase({ kind: 'closed', what: 'order', connections: ORDER_CONNECTIONS, seconds: WARMUP_SECONDS })
     const thr = await cpuPer({ kind: 'closed', what: 'order', connections: ORDER_CONNECTIONS, seconds: THROUGHPUT_SECONDS })
+    // The exchange's event-loop delay gauges cover the time since the previous scrape.
+    await scrapeMetrics(ex)
     const lat = await cpuPer({ kind: 'open', what: 'order', connections: LATENCY_CONNECTIONS, seconds: LATENCY_SECONDS, rate: LATENCY_RATE, graceSeconds: LATENCY_GRACE_SECONDS })
+    const gauges = await scrapeMetrics(ex)
+    const loop = (name: string): number => {
+      const v = gauges[`exchange_event_loop_delay_${name}_ms`]
+      if (v === undefined) throw new Error(`the exchange's /metrics has no exchange_event_loop_delay_${name}_ms`)
+      return v
+    }
     const depth = await cpuPer({ kind: 'closed', what: 'depth', connections: DEPTH_CONNECTIONS, seconds: DEPTH_SECONDS })
     const loadAfter = os.loadavg()
     const book = (await (await fetch(`http://${HOST}:${port}/fapi/v1/depth?symbol=BTCUSDTPERP&limit=1000`)).json()) as
@@ -111,11 +119,15 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     ])) out(line)
     out('cpu µs/req: the exchange process (all threads); main µs/req: its main thread (the projections run in a worker thread unless')
     out('EXCHANGE_PROJECTIONS=inline); gen µs/req: the load generator (signing, HTTP client) on the same cores')
+    out(`open loop: the exchange's main thread event-loop delay p50 ${fixed(loop('p50'), 2)} ms, ` +
+      `p99 ${fixed(loop('p99'), 2)} ms, max ${fixed(loop('max'), 2)} ms ` +
+      '(how late a timer due then ran: what every answer waited behind)')
     if (lat.lateSends! > 0) out(`open loop: ${int(lat.lateSends!)} requests waited for a free connection (counted in their latency)`)
     if (lat.unanswered! > 0) {
       out(`open loop: ${int(lat.unanswered!)} requests unanswered ${LATENCY_GRACE_SECONDS} s after the last send, counted with their wait so far: the percentiles are lower bounds`)
     }
-    return { bench: 'gateway', ordersPerSec: Math.round(ordersPerSec), p99Ms: Number(p99.toFixed(2)), depthPerSec: Math.round(depthPerSec) }
+    return { bench: 'gateway', ordersPerSec: Math.round(ordersPerSec), p99Ms: Number(p99.toFixed(2)), depthPerSec: Math.round(depthPerSec),
+      loopDelayP99Ms: loop('p99'), loopDelayMaxMs: loop('max') }
   } finally {
     await worker?.terminate()
     await ex.stop()

@@ -5,7 +5,7 @@ import { IngressLink, sequencerBaseOf } from '../replica/ingress-link.js'
 import type { Logger } from '../replica/node.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
-import { serveMetrics } from './metrics.js'
+import { eventLoopDelay, serveMetrics } from './metrics.js'
 import { runNode } from './runtime.js'
 import { serveGateway } from './serve-gateway.js'
 
@@ -14,10 +14,12 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
   const { node, follower } = running.replica
   let applied = 0
   node.onCommitted((c) => { applied += c.entries.length })
+  const loopDelay = eventLoopDelay()
   const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
     exchange_seq: node.state.seq,
     exchange_applied_entries_total: applied,
     exchange_follower_lag_ms: follower!.lastLagMs,
+    ...loopDelay.gauges(),
   }))
   const ingress = new IngressLink(wsNetwork, sequencerBaseOf(config.follow))
   const { app: gateway, api } = await serveGateway(config, running, (c) => ingress.submit(c))
@@ -28,6 +30,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
       ingress.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))
+      loopDelay.stop()
     },
   }
 }

@@ -1,7 +1,8 @@
 // Prometheus text metrics at /metrics: seq, apply rate (a counter), commit latency, queue
-// depth, follower count and follower lag.
+// depth, follower count, follower lag, and the main thread's event-loop delay.
 
 import http from 'node:http'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 export type Gauges = () => Record<string, number>
 
@@ -12,6 +13,37 @@ const HELP: Record<string, string> = {
   exchange_ingress_queue: 'Commands waiting for the sequencer',
   exchange_followers: 'Followers connected to this sequencer',
   exchange_follower_lag_ms: 'Receive time minus sequencer time of the newest applied entry',
+  exchange_event_loop_delay_p50_ms: 'Median delay of the main thread\'s event loop since the previous scrape',
+  exchange_event_loop_delay_p99_ms: '99th percentile delay of the main thread\'s event loop since the previous scrape',
+  exchange_event_loop_delay_max_ms: 'Longest delay of the main thread\'s event loop since the previous scrape',
+}
+
+/** Event-loop delay sampling every this many ms (the histogram's resolution). */
+const LOOP_DELAY_RESOLUTION_MS = 10
+
+/**
+ * The main thread's event-loop delay (how late a timer due now would run: whatever blocks
+ * the thread, a long request or a GC pause, delays every answer), as gauges over the time
+ * since the previous scrape. `stop()` ends the sampling.
+ */
+export function eventLoopDelay(): { gauges: Gauges; stop(): void } {
+  const h = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS })
+  h.enable()
+  // The histogram records the time between its timer's runs, the resolution included.
+  const ms = (ns: number): number => Math.max(0, Math.round((ns / 1e6 - LOOP_DELAY_RESOLUTION_MS) * 100) / 100)
+  return {
+    gauges: () => {
+      const empty = h.count === 0
+      const out = {
+        exchange_event_loop_delay_p50_ms: empty ? 0 : ms(h.percentile(50)),
+        exchange_event_loop_delay_p99_ms: empty ? 0 : ms(h.percentile(99)),
+        exchange_event_loop_delay_max_ms: empty ? 0 : ms(h.max),
+      }
+      h.reset()
+      return out
+    },
+    stop: () => h.disable(),
+  }
 }
 
 export function renderMetrics(values: Record<string, number>): string {

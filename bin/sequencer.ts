@@ -5,7 +5,7 @@ import { INGRESS_PATH } from '../replica/ingress.js'
 import type { Logger } from '../replica/node.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
 import type { Config } from './config.js'
-import { serveMetrics } from './metrics.js'
+import { eventLoopDelay, serveMetrics } from './metrics.js'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { createFundedAccount, saveDemoAccount } from './demo-account.js'
@@ -20,12 +20,14 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
   const { node, sequencer, replication, url } = running.replica
   let applied = 0
   node.onCommitted((c) => { applied += c.entries.length })
+  const loopDelay = eventLoopDelay()
   const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
     exchange_seq: node.state.seq,
     exchange_applied_entries_total: applied,
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
+    ...loopDelay.gauges(),
   }))
   const { app: gateway, ctx, api } = await serveGateway(config, running, (c) => sequencer!.submit(c))
   const secret = ctx.masterSecret
@@ -55,6 +57,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
       await gateway.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))
+      loopDelay.stop()
     },
   }
 }

@@ -21,6 +21,8 @@ export interface ExchangeProcess {
   child: ChildProcess
   port: number
   replicationPort: number
+  /** Its Prometheus /metrics port. */
+  metricsPort: number
   secret: Buffer
   nodeFlags: string[]
   /** Sends SIGTERM (SIGKILL after 30 s), waits for the exit, removes the data directory. */
@@ -80,7 +82,18 @@ export async function startExchange(name: string, flags: string[], nodeFlags: st
     await stop()
     throw err
   }
-  return { child, port, replicationPort, secret, nodeFlags, stop }
+  return { child, port, replicationPort, metricsPort, secret, nodeFlags, stop }
+}
+
+/** The exchange's /metrics gauges (Prometheus text, one `name value` line each). */
+export async function scrapeMetrics(ex: Pick<ExchangeProcess, 'metricsPort'>): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://${HOST}:${ex.metricsPort}/metrics`)).text()
+  const out: Record<string, number> = {}
+  for (const line of text.split('\n')) {
+    const m = /^([a-z0-9_]+) (\S+)$/.exec(line)
+    if (m !== null) out[m[1]!] = Number(m[2])
+  }
+  return out
 }
 
 /** The processes `pid` started (the gateway's WebSocket fan-out process, say), from /proc. */

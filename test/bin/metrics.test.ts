@@ -1,0 +1,47 @@
+// /metrics over real HTTP: the Prometheus text format, and the event-loop delay gauges
+// showing a main thread that was blocked, over the time since the previous scrape.
+
+import t from 'tap'
+import { eventLoopDelay, serveMetrics } from '../../bin/metrics.js'
+
+function gauge(text: string, name: string): number {
+  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)
+  if (m === null) throw new Error(`no ${name} in:\n${text}`)
+  return Number(m[1])
+}
+
+/** Keeps the thread busy for `ms`: no timer can run meanwhile. */
+function block(ms: number): void {
+  const until = performance.now() + ms
+  while (performance.now() < until) { /* busy */ }
+}
+
+t.test('the event-loop delay of a blocked thread, then of the quiet interval after it', async (t) => {
+  const loopDelay = eventLoopDelay()
+  const server = await serveMetrics('127.0.0.1', 0, () => ({ exchange_seq: 7, ...loopDelay.gauges() }))
+  t.teardown(() => { loopDelay.stop(); server.close() })
+  const port = (server.address() as { port: number }).port
+  const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+
+  await new Promise((r) => setTimeout(r, 50))
+  block(200)
+  await new Promise((r) => setTimeout(r, 50))
+  const text = await scrape()
+  t.match(text, /^# TYPE exchange_event_loop_delay_max_ms gauge$/m)
+  t.equal(gauge(text, 'exchange_seq'), 7)
+  t.ok(gauge(text, 'exchange_event_loop_delay_max_ms') >= 150, 'the 200 ms block shows as the longest delay')
+  t.ok(gauge(text, 'exchange_event_loop_delay_p50_ms') <= gauge(text, 'exchange_event_loop_delay_p99_ms'), 'p50 ≤ p99')
+
+  // The next scrape covers only the time since this one: nothing blocked then.
+  await new Promise((r) => setTimeout(r, 100))
+  t.ok(gauge(await scrape(), 'exchange_event_loop_delay_max_ms') < 150, 'the block is not counted again')
+})
+
+t.test('an unknown path is a Binance-style 404', async (t) => {
+  const server = await serveMetrics('127.0.0.1', 0, () => ({}))
+  t.teardown(() => server.close())
+  const port = (server.address() as { port: number }).port
+  const res = await fetch(`http://127.0.0.1:${port}/nope`)
+  t.equal(res.status, 404)
+  t.same(await res.json(), { code: -1000, msg: 'Not found.' })
+})
