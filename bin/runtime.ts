@@ -12,6 +12,7 @@ import type { Logger } from '../replica/node.js'
 import { AppliedWatch } from '../replica/applied-watch.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../replica/projections/index.js'
 import { createReplica, type Replica, type Role } from '../replica/replica.js'
+import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
 import { wsNetwork } from '../replica/ws-network.js'
@@ -66,9 +67,12 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     ? { kind, host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs,
         genesis: genesisCommands(DEFAULT_GENESIS) }
     : { kind, url: config.follow }
+  // Checkpoint roots on a thread of their own: hashing the whole state would stall applying.
+  const roots = new RootHasher()
+  roots.warm()
   const replica = await createReplica({
     log, snapshots, network: wsNetwork, clock: systemClock, role, logger, onFatal,
-    checkpointInterval: config.checkpointInterval,
+    checkpointInterval: config.checkpointInterval, roots,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
     snapshotSeqMax: projections.lastSeq,
     beforeRestore: (node) => {
@@ -101,6 +105,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     async stop() {
       applied.close()
       await replica.stop()
+      await roots.close()
       await flushing
       await projections.close()
       await log.close()

@@ -55,6 +55,9 @@ export class Follower {
   private retry: Timer | null = null
   /** Roots the sequencer announced that this node has not reached yet. */
   private readonly expected = new Map<number, string>()
+  /** Checkpoints whose roots matched the sequencer's, and the newest of them. */
+  checkpointsMatched = 0
+  lastMatchedSeq = 0
   /** Apply time minus sequencer time of the newest applied entry, ms. */
   lastLagMs = 0
   /** Per batch received: the time it was applied here minus its newest entry's sequencer time, ms. */
@@ -64,7 +67,15 @@ export class Follower {
   connected = false
 
   constructor(private readonly o: FollowerOptions) {
-    o.node.onCheckpoint((cp) => this.compare(cp))
+    o.node.onCheckpoint((cp) => {
+      try {
+        this.compare(cp)
+      } catch (err) {
+        // Stops here too: a root computed off-thread arrives where a throw reaches no one.
+        this.fatal(err as Error)
+        throw err
+      }
+    })
   }
 
   start(): void {
@@ -221,7 +232,7 @@ export class Follower {
       case 'checkpoint': {
         const mine = node.roots.find((r) => r.seq === m[1])
         if (mine) this.check(m[1], mine.root, m[2])
-        else if (m[1] > node.state.seq) this.expected.set(m[1], m[2])
+        else if (m[1] > node.state.seq || node.rootPending(m[1])) this.expected.set(m[1], m[2])
         return
       }
       case 'error':
@@ -243,6 +254,8 @@ export class Follower {
     if (mine !== theirs) {
       throw new FollowerError(`state root differs from the sequencer's at checkpoint ${seq}: ${mine} != ${theirs}`)
     }
+    this.checkpointsMatched++
+    this.lastMatchedSeq = Math.max(this.lastMatchedSeq, seq)
   }
 
   private fatal(err: Error): void {

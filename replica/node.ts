@@ -10,6 +10,7 @@ import { stateRoot } from '../core/root.js'
 import { createState, type State } from '../core/state.js'
 import { hex, type LogEntry } from './entry.js'
 import type { LogStore } from './log-store.js'
+import type { RootSource } from './root-hasher.js'
 import type { Committed } from './sequencer.js'
 
 export interface SnapshotMeta {
@@ -46,6 +47,19 @@ export interface NodeOptions {
   logger?: Logger
   /** Called with each replayed or newly applied batch (for projections). */
   onApplied?: (c: Committed) => void
+  /**
+   * Computes checkpoint roots from their snapshot bytes elsewhere (root-hasher.ts), so applying
+   * never waits for one; roots then reach `roots` and the checkpoint listeners a little after
+   * their entry, still in order. Without it (the simulator) they are computed on the spot.
+   */
+  roots?: RootSource
+}
+
+/** A checkpoint's snapshot, waiting for its entry to be durable (and, off-thread, for its root). */
+interface PendingSnapshot {
+  meta: Omit<SnapshotMeta, 'root'>
+  root: string | Promise<string>
+  bytes: Uint8Array
 }
 
 export class ReplicaNode {
@@ -53,7 +67,13 @@ export class ReplicaNode {
   readonly checkpointInterval: number
   /** Roots this node computed, newest last (bounded). */
   readonly roots: Checkpoint[] = []
-  private pendingSnapshots: { meta: SnapshotMeta; bytes: Uint8Array }[] = []
+  private pendingSnapshots: PendingSnapshot[] = []
+  /** Checkpoints whose roots are being computed elsewhere, oldest first. */
+  private readonly rooting: number[] = []
+  /** Resolves once every root asked for so far is delivered. */
+  private rooted: Promise<void> = Promise.resolve()
+  /** A root that could not be computed (the node cannot go on without it). */
+  private rootFailure: Error | undefined
   private readonly listeners: ((c: Committed) => void)[] = []
   private readonly checkpointListeners: ((c: Checkpoint) => void)[] = []
 
@@ -126,17 +146,51 @@ export class ReplicaNode {
     for (const fn of this.listeners) fn(c)
   }
 
+  /** Whether the root of the checkpoint at `seq` is still being computed (it will be delivered). */
+  rootPending(seq: number): boolean {
+    return this.rooting.includes(seq)
+  }
+
+  /** Resolves once every checkpoint reached so far has its root delivered. */
+  async rootsDelivered(): Promise<void> {
+    await this.rooted
+    if (this.rootFailure) throw this.rootFailure
+  }
+
   private captureCheckpoint(entry: LogEntry): void {
-    const root = stateRoot(this.state)
-    const cp = { seq: entry.seq, root }
+    const meta = { seq: entry.seq, time: entry.time, hash: hex(entry.hash) }
+    const source = this.o.roots
+    if (source === undefined) {
+      const root = stateRoot(this.state)
+      if (this.o.snapshots) this.pendingSnapshots.push({ meta, root, bytes: encodeSnapshot(this.state) })
+      this.deliver({ seq: entry.seq, root })
+      return
+    }
+    // The snapshot's bytes are the state as of this entry: the root is theirs, computed while
+    // the state moves on.
+    const bytes = encodeSnapshot(this.state)
+    const root = source.rootOf(bytes)
+    root.catch(() => {}) // (its failure is reported through `rooted`)
+    if (this.o.snapshots) this.pendingSnapshots.push({ meta, root, bytes })
+    this.rooting.push(entry.seq)
+    this.rooted = this.rooted.then(() => root).then((r) => {
+      this.rooting.shift()
+      try {
+        this.deliver({ seq: entry.seq, root: r })
+      } catch (err) {
+        // A listener's failure (a follower's differing root) is its own to report.
+        this.o.logger?.warn({ seq: entry.seq, err: (err as Error).message }, 'checkpoint listener failed')
+      }
+    }, (err: Error) => {
+      this.rooting.shift()
+      this.rootFailure ??= err
+      this.o.logger?.error({ seq: entry.seq, err: err.message }, 'checkpoint root failed')
+    })
+  }
+
+  private deliver(cp: Checkpoint): void {
     this.roots.push(cp)
     if (this.roots.length > 1000) this.roots.shift()
-    if (this.o.snapshots) {
-      this.pendingSnapshots.push({
-        meta: { seq: entry.seq, time: entry.time, root, hash: hex(entry.hash) },
-        bytes: encodeSnapshot(this.state),
-      })
-    }
     for (const fn of this.checkpointListeners) fn(cp)
   }
 
@@ -145,8 +199,12 @@ export class ReplicaNode {
     const store = this.o.snapshots
     if (!store) return
     while (this.pendingSnapshots.length > 0 && this.pendingSnapshots[0]!.meta.seq <= this.o.log.lastSeq) {
-      const s = this.pendingSnapshots.shift()!
-      await store.save(s.meta, s.bytes)
+      const s = this.pendingSnapshots[0]!
+      const root = await s.root
+      // (A concurrent flush may have saved it while the root was awaited.)
+      if (this.pendingSnapshots[0] !== s) continue
+      this.pendingSnapshots.shift()
+      await store.save({ ...s.meta, root }, s.bytes)
       await store.prune?.(REPLICA_LIMITS.snapshotsKept)
     }
   }

@@ -11,6 +11,7 @@ import type { LogStore } from './log-store.js'
 import type { Listener, Network } from './network.js'
 import { type Checkpoint, ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
 import { REPLICATION_PATH, ReplicationServer } from './replication.js'
+import type { RootSource } from './root-hasher.js'
 import { Sequencer } from './sequencer.js'
 
 export type Role =
@@ -27,6 +28,8 @@ export interface ReplicaOptions {
   logger?: Logger
   /** Restore from no snapshot newer than this (a consumer must see every later entry). */
   snapshotSeqMax?: number
+  /** Computes checkpoint roots off the applying thread (node.ts); the simulator leaves it out. */
+  roots?: RootSource
   /** Lets the caller attach listeners (projections) before the log is replayed. */
   beforeRestore?: (node: ReplicaNode) => void
   onFatal?: (err: Error) => void
@@ -44,7 +47,8 @@ export interface Replica {
 
 export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const onFatal = o.onFatal ?? ((err: Error) => { throw err })
-  const node = new ReplicaNode({ log: o.log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval, logger: o.logger })
+  const node = new ReplicaNode({ log: o.log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval, logger: o.logger,
+    roots: o.roots })
   o.beforeRestore?.(node)
   await node.restore(o.snapshotSeqMax)
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
@@ -58,11 +62,17 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   // A checkpoint's root goes out once its entry is durable (a sequencer that crashed before the
   // write would have announced a root for an entry it never wrote: found by the cluster
   // simulator) and before the batch holding it, so followers hold the root when they get there.
+  // A root computed off-thread may come after its batch went out: it goes at once (followers
+  // keep roots announced for checkpoints they have not rooted yet, follower.ts).
   const roots: Checkpoint[] = []
-  node.onCheckpoint((cp) => roots.push(cp))
+  let durableSeq = node.state.seq
+  node.onCheckpoint((cp) => {
+    if (cp.seq <= durableSeq) replication.publishCheckpoint(cp)
+    else roots.push(cp)
+  })
   node.onCommitted((c) => {
-    const last = c.entries[c.entries.length - 1]!.seq
-    while (roots.length > 0 && roots[0]!.seq <= last) replication.publishCheckpoint(roots.shift()!)
+    durableSeq = c.entries[c.entries.length - 1]!.seq
+    while (roots.length > 0 && roots[0]!.seq <= durableSeq) replication.publishCheckpoint(roots.shift()!)
     replication.publish(c)
   })
   const sequencer = new Sequencer({
@@ -88,6 +98,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
       await sequencer.stop()
       replication.close()
       await listener.close()
+      await node.rootsDelivered()
       await node.flushSnapshots()
     },
   }

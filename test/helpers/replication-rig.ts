@@ -8,6 +8,7 @@ import type { LogEntry } from '../../replica/entry.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { REPLICATION_PATH, ReplicationServer } from '../../replica/replication.js'
+import type { RootSource } from '../../replica/root-hasher.js'
 import { Sequencer } from '../../replica/sequencer.js'
 import type { SnapshotStore } from '../../replica/snapshot-store.js'
 import { wsNetwork } from '../../replica/ws-network.js'
@@ -19,10 +20,10 @@ export const deposit = (n: number): Command =>
   ({ type: 'Deposit', account: A, sub: 0, asset: 'USDT', amount: 1000 + n, wallet: 'PERP', ref: `d${n}` })
 
 /** A sequencer on a memory log at genesis, serving replication on a loopback port. */
-export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number } = {}) {
+export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number; roots?: RootSource } = {}) {
   const log = new MemoryLogStore()
   await log.open()
-  const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10 })
+  const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10, roots: o.roots })
   const server = new ReplicationServer({ log, snapshots: o.snapshots })
   node.onCommitted((c) => server.publish(c))
   node.onCheckpoint((cp) => server.publishCheckpoint(cp))

@@ -12,6 +12,7 @@ import { encodeBody, GENESIS_HASH, hex, makeEntry, packr, sealedBody, type LogEn
 import { Follower } from '../../replica/follower.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { decodeMessage, encodeBatchMessage, encodeMessage, REPLICATION_PATH, verifyWire, type BatchMessage } from '../../replica/replication.js'
+import { RootHasher, type RootSource } from '../../replica/root-hasher.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { A, deposit, GatedLog, leader, until, type Teardown } from '../helpers/replication-rig.js'
 import { systemClock } from '../../replica/clock.js'
@@ -23,10 +24,10 @@ const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encode
 const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, sub: 0, marketId: 1, side: n % 2 ? 'BUY' : 'SELL',
   orderType: 'LIMIT', priceTicks: n % 2 ? 400_000 : 700_000, qtyLots: 1, clientOrderId: `c${n}` })
 
-async function follower(t: Teardown, url: string, checkpointInterval = 10) {
+async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource) {
   const log = new GatedLog()
   await log.open()
-  const node = new ReplicaNode({ log, checkpointInterval })
+  const node = new ReplicaNode({ log, checkpointInterval, roots })
   const errors: Error[] = []
   const f = new Follower({ node, network: wsNetwork, url, clock: systemClock, reconnectMs: 20, onFatal: (e) => errors.push(e) })
   f.start()
@@ -44,6 +45,22 @@ t.test('a follower catches up from the log, then follows live, with equal roots'
   t.equal(stateRoot(F.node.state), stateRoot(L.node.state), 'same state root')
   t.same(F.node.roots, L.node.roots, 'same checkpoint roots')
   t.ok(F.node.roots.length >= 8, `${F.node.roots.length} checkpoints compared`)
+  t.same(F.errors, [])
+})
+
+t.test('with roots computed off-thread on both sides, every checkpoint is still compared', async (t) => {
+  const roots = new RootHasher()
+  t.teardown(() => roots.close())
+  const L = await leader(t, { roots })
+  const F = await follower(t, L.url, 10, roots)
+  await L.submit(Array.from({ length: 50 }, (_, i) => deposit(i)))
+  await L.submit(Array.from({ length: 30 }, (_, i) => order(i)))
+  await until(() => F.node.state.seq === L.node.state.seq)
+  await Promise.all([L.node.rootsDelivered(), F.node.rootsDelivered()])
+  t.same(F.node.roots, L.node.roots, 'same checkpoint roots')
+  t.ok(F.node.roots.length >= 8, `${F.node.roots.length} checkpoints`)
+  await until(() => F.f.lastMatchedSeq === F.node.roots.at(-1)!.seq)
+  t.equal(F.f.checkpointsMatched, F.node.roots.length, 'each one compared with the sequencer\'s')
   t.same(F.errors, [])
 })
 
@@ -118,6 +135,20 @@ t.test('a follower whose root differs from the sequencer stops and says so', asy
   await until(() => F.errors.length > 0)
   t.match(F.errors[0]!.message, /state root differs from the sequencer's at checkpoint 30/)
   t.ok(F.node.state.seq >= 30 && F.node.state.seq < L.node.state.seq, 'it stopped at the checkpoint, short of the sequencer')
+})
+
+t.test('a follower whose root, computed off-thread, differs from the sequencer\'s stops too', async (t) => {
+  const roots = new RootHasher()
+  t.teardown(() => roots.close())
+  const L = await leader(t, { checkpointInterval: 0 })
+  await L.submit(Array.from({ length: 12 }, (_, i) => deposit(i)))
+  const F = await follower(t, L.url, 10, roots)
+  await until(() => F.node.state.seq === L.node.state.seq)
+  L.server.publishCheckpoint({ seq: 30, root: '0x' + '0'.repeat(64) })
+  await L.submit(Array.from({ length: 20 }, (_, i) => deposit(100 + i)))
+  await until(() => F.errors.length > 0)
+  t.match(F.errors[0]!.message, /state root differs from the sequencer's at checkpoint 30/)
+  t.equal(F.f.checkpointsMatched, 0)
 })
 
 t.test('batches that arrive while the follower syncs are appended together', async (t) => {

@@ -1,0 +1,17 @@
+// The checkpoint root's thread (see root-hasher.ts): restores a checkpoint's snapshot bytes and
+// computes their state root, so the thread that sequences and applies only encodes them.
+
+import { parentPort } from 'node:worker_threads'
+import { stateRoot } from '../core/root.js'
+import { decodeSnapshot } from '../core/snapshot.js'
+import type { RootReply, RootRequest } from './root-hasher.js'
+
+parentPort!.on('message', (m: RootRequest) => {
+  let reply: RootReply
+  try {
+    reply = { id: m.id, root: stateRoot(decodeSnapshot(m.bytes)) }
+  } catch (err) {
+    reply = { id: m.id, error: (err as Error).message }
+  }
+  parentPort!.postMessage(reply)
+})
