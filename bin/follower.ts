@@ -15,14 +15,15 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
   let applied = 0
   node.onCommitted((c) => { applied += c.entries.length })
   const loopDelay = eventLoopDelay()
+  const ingress = new IngressLink(wsNetwork, sequencerBaseOf(config.follow))
+  const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => ingress.submit(c))
   const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
     exchange_seq: node.state.seq,
     exchange_applied_entries_total: applied,
     exchange_follower_lag_ms: follower!.lastLagMs,
     ...loopDelay.gauges(),
+    ...requestTime(),
   }))
-  const ingress = new IngressLink(wsNetwork, sequencerBaseOf(config.follow))
-  const { app: gateway, api } = await serveGateway(config, running, (c) => ingress.submit(c))
   logger.info({ follow: config.follow, api }, 'follower running')
   return {
     async stop() {

@@ -21,6 +21,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
   let applied = 0
   node.onCommitted((c) => { applied += c.entries.length })
   const loopDelay = eventLoopDelay()
+  const { app: gateway, ctx, api, requestTime } = await serveGateway(config, running, (c) => sequencer!.submit(c))
   const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
     exchange_seq: node.state.seq,
     exchange_applied_entries_total: applied,
@@ -28,8 +29,8 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
     ...loopDelay.gauges(),
+    ...requestTime(),
   }))
-  const { app: gateway, ctx, api } = await serveGateway(config, running, (c) => sequencer!.submit(c))
   const secret = ctx.masterSecret
   const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
   logger.info({ api, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,

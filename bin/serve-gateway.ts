@@ -9,6 +9,7 @@ import type { GatewayContext } from '../gateway/context.js'
 import { attachStreams } from '../gateway/ws/attach.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import type { Config } from './config.js'
+import { requestTime, type Gauges } from './metrics.js'
 import { masterSecret, type RunningNode } from './runtime.js'
 
 export interface ServedGateway {
@@ -16,6 +17,8 @@ export interface ServedGateway {
   ctx: GatewayContext
   /** The API's base URL. */
   api: string
+  /** The request-time gauges for /metrics. */
+  requestTime: Gauges
 }
 
 export async function serveGateway(config: Config, running: RunningNode,
@@ -28,7 +31,8 @@ export async function serveGateway(config: Config, running: RunningNode,
     onCommitted: (listener) => running.onCommitted(listener),
   }
   const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs })
+  const timing = requestTime(app)
   attachStreams(app, ctx, { fanOut: config.wsFanOut ?? 'process' })
   await app.listen({ host: config.host, port: config.port })
-  return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}` }
+  return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}`, requestTime: timing.gauges }
 }

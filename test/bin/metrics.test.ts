@@ -1,8 +1,10 @@
-// /metrics over real HTTP: the Prometheus text format, and the event-loop delay gauges
-// showing a main thread that was blocked, over the time since the previous scrape.
+// /metrics over real HTTP: the Prometheus text format, the event-loop delay gauges showing a
+// main thread that was blocked, and the REST request-time gauges showing a slow request, each
+// over the time since the previous scrape.
 
+import Fastify from 'fastify'
 import t from 'tap'
-import { eventLoopDelay, serveMetrics } from '../../bin/metrics.js'
+import { eventLoopDelay, requestTime, serveMetrics } from '../../bin/metrics.js'
 
 function gauge(text: string, name: string): number {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)
@@ -35,6 +37,33 @@ t.test('the event-loop delay of a blocked thread, then of the quiet interval aft
   // The next scrape covers only the time since this one: nothing blocked then.
   await new Promise((r) => setTimeout(r, 100))
   t.ok(gauge(await scrape(), 'exchange_event_loop_delay_max_ms') < 150, 'the block is not counted again')
+})
+
+t.test('the REST request time: a slow request shows, and is not counted again', async (t) => {
+  const app = Fastify()
+  const timing = requestTime(app)
+  app.get('/fast', async () => ({}))
+  app.get('/slow', async () => { await new Promise((r) => setTimeout(r, 120)); return {} })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const server = await serveMetrics('127.0.0.1', 0, timing.gauges)
+  t.teardown(async () => { server.close(); await app.close() })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`)).text()
+
+  t.equal(gauge(await scrape(), 'exchange_http_request_max_ms'), 0, 'nothing answered yet')
+  for (let i = 0; i < 9; i++) await (await fetch(`${base}/fast`)).text()
+  await (await fetch(`${base}/slow`)).text()
+  const text = await scrape()
+  t.match(text, /^# TYPE exchange_http_requests_total counter$/m)
+  t.equal(gauge(text, 'exchange_http_requests_total'), 10)
+  t.ok(gauge(text, 'exchange_http_request_max_ms') >= 115, 'the 120 ms request is the longest')
+  t.ok(gauge(text, 'exchange_http_request_p50_ms') < 100, 'the fast ones make the median')
+  t.ok(gauge(text, 'exchange_http_request_p99_ms') >= 115, 'and the slow one the 99th percentile')
+
+  await (await fetch(`${base}/fast`)).text()
+  const next = await scrape()
+  t.equal(gauge(next, 'exchange_http_requests_total'), 11, 'the total keeps counting')
+  t.ok(gauge(next, 'exchange_http_request_max_ms') < 100, 'the slow request is not counted again')
 })
 
 t.test('an unknown path is a Binance-style 404', async (t) => {
