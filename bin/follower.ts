@@ -21,6 +21,8 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_seq: node.state.seq,
     exchange_applied_entries_total: applied,
     exchange_follower_lag_ms: follower!.lastLagMs,
+    exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
+    exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
     ...loopDelay.gauges(),
     ...requestTime(),
   }))

@@ -1,6 +1,6 @@
 // Prometheus text metrics at /metrics: seq, apply rate (a counter), commit latency, queue
-// depth, follower count, follower lag, the main thread's event-loop delay and the REST
-// gateway's request time.
+// depth, follower count, follower lag and checkpoints matched, the main thread's event-loop
+// delay and the REST gateway's request time.
 
 import http from 'node:http'
 import { createHistogram, monitorEventLoopDelay } from 'node:perf_hooks'
@@ -15,6 +15,8 @@ const HELP: Record<string, string> = {
   exchange_ingress_queue: 'Commands waiting for the sequencer',
   exchange_followers: 'Followers connected to this sequencer',
   exchange_follower_lag_ms: 'Receive time minus sequencer time of the newest applied entry',
+  exchange_follower_checkpoints_matched_total: 'Checkpoints whose state root this follower computed equal to the sequencer\'s, since start',
+  exchange_follower_checkpoint_matched_seq: 'Seq of the newest checkpoint whose root matched the sequencer\'s',
   exchange_event_loop_delay_p50_ms: 'Median delay of the main thread\'s event loop since the previous scrape',
   exchange_event_loop_delay_p99_ms: '99th percentile delay of the main thread\'s event loop since the previous scrape',
   exchange_event_loop_delay_max_ms: 'Longest delay of the main thread\'s event loop since the previous scrape',

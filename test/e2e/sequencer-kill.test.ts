@@ -118,10 +118,30 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   }
   t.ok(acked.size > 100, `${acked.size} commands acknowledged across ${rounds} kills`)
 
-  // Let the follower catch up with the sequencer, then stop both hard.
-  const target = await metricSeq(metricsA)
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && await metricSeq(metricsB).catch(() => 0) < target) await new Promise((r) => setTimeout(r, 100))
+  // Let the follower catch up with the sequencer; then a checkpoint's worth of commands while it
+  // follows live, so it compares that checkpoint's root (each side computes its roots off its
+  // applying thread) with the sequencer's as it goes; then stop both hard.
+  const caughtUp = async (): Promise<number> => {
+    const target = await metricSeq(metricsA)
+    const deadline = Date.now() + 30_000
+    while (Date.now() < deadline && await metricSeq(metricsB).catch(() => 0) < target) await new Promise((r) => setTimeout(r, 100))
+    return target
+  }
+  await caughtUp()
+  const last = await IngressClient.connect(wsNetwork, `ws://127.0.0.1:${port}`)
+  await Promise.all(Array.from({ length: CHECKPOINT }, () => {
+    const { id, command: c } = command(n++, rand)
+    return last.submit(c).then((a) => { acked.set(id, a.seq) })
+  }))
+  last.close()
+  const matched = async (): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsB}/metrics`)).text()
+    return Number(/^exchange_follower_checkpoints_matched_total (\d+)/m.exec(text)![1])
+  }
+  const matchDeadline = Date.now() + 15_000
+  while (Date.now() < matchDeadline && await matched() === 0) await new Promise((r) => setTimeout(r, 100))
+  t.ok(await matched() > 0, 'the follower matched a checkpoint root with the sequencer\'s while following')
+  const target = await caughtUp()
   await sequencer.kill('SIGKILL')
   await follower.kill('SIGKILL')
 
