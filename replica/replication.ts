@@ -90,7 +90,11 @@ interface Session {
 export class ReplicationServer {
   private readonly sessions = new Set<Session>()
 
-  constructor(private readonly o: { log: LogStore; snapshots?: SnapshotStoreLike; logger?: Logger }) {}
+  /**
+   * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
+   * from the log gets the roots of the checkpoints it passes, not only of those it reaches live.
+   */
+  constructor(private readonly o: { log: LogStore; snapshots?: SnapshotStoreLike; logger?: Logger; roots?: () => readonly Checkpoint[] }) {}
 
   get followers(): number { return this.sessions.size }
 
@@ -134,6 +138,7 @@ export class ReplicationServer {
       if (entries.length === 0) break
       this.sendBytes(s, encodeBatchMessage(entries))
       s.next = entries[entries.length - 1]!.seq + 1
+      this.sendRootsWithin(s, entries[0]!.seq, s.next - 1)
       // Let the socket drain before reading more.
       while (this.sessions.has(s) && s.conn.bufferedBytes > LIMITS.followerBufferBytesMax / 4) {
         await new Promise((r) => setTimeout(r, 5))
@@ -154,6 +159,13 @@ export class ReplicationServer {
       bytes ??= encodeBatchMessage(c.entries)
       this.sendBytes(s, bytes)
       s.next = c.entries[c.entries.length - 1]!.seq + 1
+    }
+  }
+
+  /** The known roots of checkpoints from `from` to `to`, after the batch that holds them. */
+  private sendRootsWithin(s: Session, from: number, to: number): void {
+    for (const cp of this.o.roots?.() ?? []) {
+      if (cp.seq >= from && cp.seq <= to && this.sessions.has(s)) this.send(s, ['checkpoint', cp.seq, cp.root])
     }
   }
 

@@ -44,7 +44,9 @@ t.test('a follower catches up from the log, then follows live, with equal roots'
   await until(() => F.node.state.seq === L.node.state.seq)
   t.equal(stateRoot(F.node.state), stateRoot(L.node.state), 'same state root')
   t.same(F.node.roots, L.node.roots, 'same checkpoint roots')
-  t.ok(F.node.roots.length >= 8, `${F.node.roots.length} checkpoints compared`)
+  t.ok(F.node.roots.length >= 8, `${F.node.roots.length} checkpoints`)
+  await until(() => F.f.lastMatchedSeq === F.node.roots.at(-1)!.seq)
+  t.equal(F.f.checkpointsMatched, F.node.roots.length, 'each compared with the sequencer\'s, those caught up from the log too')
   t.same(F.errors, [])
 })
 
