@@ -107,6 +107,10 @@ t.test('a request sent the moment the handshake completes is answered, connectio
   // handshake reply arrives must reach the fan-out process, never be read by the gateway's copy.
   const rig = await streamRig({ fanOut: 'process' })
   t.teardown(() => rig.close())
+  // Once the fan-out process is up (its start is not what this measures).
+  const first = await connect(`${rig.base}/ws`)
+  t.same(await first.request({ method: 'LIST_SUBSCRIPTIONS', id: 0 }), { result: [], id: 0 })
+  first.close()
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', FIRST_REQUESTS, `${rig.base}/ws`, '200'])
   t.same(JSON.parse(stdout), [], 'every connection\'s first request was answered')
 })
