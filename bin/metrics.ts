@@ -3,7 +3,7 @@
 // delay and the REST gateway's request time.
 
 import http from 'node:http'
-import { createHistogram, monitorEventLoopDelay } from 'node:perf_hooks'
+import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
 
 export type Gauges = () => Record<string, number>
@@ -38,20 +38,9 @@ export function eventLoopDelay(): { gauges: Gauges; stop(): void } {
   const h = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS })
   h.enable()
   // The histogram records the time between its timer's runs, the resolution included.
-  const ms = (ns: number): number => Math.max(0, Math.round((ns / 1e6 - LOOP_DELAY_RESOLUTION_MS) * 100) / 100)
-  return {
-    gauges: () => {
-      const empty = h.count === 0
-      const out = {
-        exchange_event_loop_delay_p50_ms: empty ? 0 : ms(h.percentile(50)),
-        exchange_event_loop_delay_p99_ms: empty ? 0 : ms(h.percentile(99)),
-        exchange_event_loop_delay_max_ms: empty ? 0 : ms(h.max),
-      }
-      h.reset()
-      return out
-    },
-    stop: () => h.disable(),
-  }
+  const window = sinceLastScrape(h, 'exchange_event_loop_delay',
+    (ns) => Math.max(0, Math.round((ns / 1e6 - LOOP_DELAY_RESOLUTION_MS) * 100) / 100))
+  return { gauges: window, stop: () => h.disable() }
 }
 
 /**
@@ -75,19 +64,24 @@ export function requestTime(app: FastifyInstance): { gauges: Gauges } {
     answered++
     done()
   })
-  const ms = (us: number): number => Math.round(us / 10) / 100
-  return {
-    gauges: () => {
-      const empty = h.count === 0
-      const out = {
-        exchange_http_requests_total: answered,
-        exchange_http_request_p50_ms: empty ? 0 : ms(h.percentile(50)),
-        exchange_http_request_p99_ms: empty ? 0 : ms(h.percentile(99)),
-        exchange_http_request_max_ms: empty ? 0 : ms(h.max),
-      }
-      h.reset()
-      return out
-    },
+  const window = sinceLastScrape(h, 'exchange_http_request', (us) => Math.round(us / 10) / 100)
+  return { gauges: () => ({ exchange_http_requests_total: answered, ...window() }) }
+}
+
+/**
+ * `<prefix>_{p50,p99,max}_ms` of what `h` recorded since the previous call (0 when nothing
+ * was), its values turned into ms by `ms`; each call starts the next window.
+ */
+function sinceLastScrape(h: RecordableHistogram | IntervalHistogram, prefix: string, ms: (v: number) => number): Gauges {
+  return () => {
+    const empty = h.count === 0
+    const out = {
+      [`${prefix}_p50_ms`]: empty ? 0 : ms(h.percentile(50)),
+      [`${prefix}_p99_ms`]: empty ? 0 : ms(h.percentile(99)),
+      [`${prefix}_max_ms`]: empty ? 0 : ms(h.max),
+    }
+    h.reset()
+    return out
   }
 }
 
