@@ -18,6 +18,9 @@ export interface Teardown { teardown(fn: () => unknown): void }
 export const A = '0x' + 'a'.repeat(40)
 export const deposit = (n: number): Command =>
   ({ type: 'Deposit', account: A, sub: 0, asset: 'USDT', amount: 1000 + n, wallet: 'PERP', ref: `d${n}` })
+/** A resting limit order of A's (buys at 40,000.0 and sells at 70,000.0 never cross). */
+export const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, sub: 0, marketId: 1, side: n % 2 ? 'BUY' : 'SELL',
+  orderType: 'LIMIT', priceTicks: n % 2 ? 400_000 : 700_000, qtyLots: 1, clientOrderId: `c${n}` })
 
 /** A sequencer on a memory log at genesis, serving replication on a loopback port. */
 export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number; roots?: RootSource } = {}) {

@@ -6,7 +6,6 @@ import t from 'tap'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type { Command } from '../../core/commands.js'
 import { stateRoot } from '../../core/root.js'
 import { encodeBody, GENESIS_HASH, hex, makeEntry, packr, sealedBody, type LogEntry } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
@@ -14,15 +13,12 @@ import { ReplicaNode } from '../../replica/node.js'
 import { decodeMessage, encodeBatchMessage, encodeMessage, REPLICATION_PATH, verifyWire, type BatchMessage } from '../../replica/replication.js'
 import { RootHasher, type RootSource } from '../../replica/root-hasher.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
-import { A, deposit, GatedLog, leader, until, type Teardown } from '../helpers/replication-rig.js'
+import { deposit, GatedLog, leader, order, until, type Teardown } from '../helpers/replication-rig.js'
 import { systemClock } from '../../replica/clock.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 
 /** The batch message a sequencer sends for `entries`, as the follower decodes it. */
 const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encodeBatchMessage(entries)) as BatchMessage
-
-const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, sub: 0, marketId: 1, side: n % 2 ? 'BUY' : 'SELL',
-  orderType: 'LIMIT', priceTicks: n % 2 ? 400_000 : 700_000, qtyLots: 1, clientOrderId: `c${n}` })
 
 async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource) {
   const log = new GatedLog()

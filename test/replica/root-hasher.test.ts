@@ -3,7 +3,6 @@
 // them; snapshots are saved with them; and a lost thread costs nothing but time.
 
 import t from 'tap'
-import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { stateRoot } from '../../core/root.js'
 import { encodeSnapshot } from '../../core/snapshot.js'
@@ -11,10 +10,7 @@ import { GENESIS_HASH, makeEntry, type LogEntry } from '../../replica/entry.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode, type Checkpoint, type SnapshotMeta, type SnapshotStoreLike } from '../../replica/node.js'
 import { RootHasher, type RootSource } from '../../replica/root-hasher.js'
-import { A, deposit } from '../helpers/replication-rig.js'
-
-const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, sub: 0, marketId: 1, side: n % 2 ? 'BUY' : 'SELL',
-  orderType: 'LIMIT', priceTicks: n % 2 ? 400_000 + n * 10 : 700_000 - n * 10, qtyLots: 1 + (n % 3), clientOrderId: `c${n}` })
+import { deposit, order } from '../helpers/replication-rig.js'
 
 /** Genesis, deposits, then resting orders: a state whose root changes with every entry. */
 function stream(): LogEntry[] {
