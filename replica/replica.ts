@@ -65,14 +65,13 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   // A root computed off-thread may come after its batch went out: it goes at once (followers
   // keep roots announced for checkpoints they have not rooted yet, follower.ts).
   const roots: Checkpoint[] = []
-  let durableSeq = node.state.seq
   node.onCheckpoint((cp) => {
-    if (cp.seq <= durableSeq) replication.publishCheckpoint(cp)
+    if (cp.seq <= o.log.lastSeq) replication.publishCheckpoint(cp)
     else roots.push(cp)
   })
   node.onCommitted((c) => {
-    durableSeq = c.entries[c.entries.length - 1]!.seq
-    while (roots.length > 0 && roots[0]!.seq <= durableSeq) replication.publishCheckpoint(roots.shift()!)
+    const last = c.entries[c.entries.length - 1]!.seq
+    while (roots.length > 0 && roots[0]!.seq <= last) replication.publishCheckpoint(roots.shift()!)
     replication.publish(c)
   })
   const sequencer = new Sequencer({
