@@ -6,9 +6,9 @@
 // that. If the thread cannot answer, the root is computed on the caller's thread instead, so a
 // checkpoint is never lost, only slower.
 
-import { Worker } from 'node:worker_threads'
 import { stateRoot } from '../core/root.js'
 import { decodeSnapshot } from '../core/snapshot.js'
+import { ownCopy, WorkerCalls } from './worker-calls.js'
 
 export interface RootRequest {
   id: number
@@ -16,7 +16,8 @@ export interface RootRequest {
   bytes: Uint8Array
 }
 
-export type RootReply = { id: number; root: string } | { id: number; error: string }
+/** A root, or why it could not be computed; id 0 is the thread saying it is up. */
+export type RootReply = { id: number; root: string } | { id: number; error: string } | { id: 0; up: true }
 
 /** What a node asks for its checkpoints' roots (replica/node.ts). */
 export interface RootSource {
@@ -33,85 +34,57 @@ interface Waiting {
 }
 
 export class RootHasher implements RootSource {
-  #worker: Worker | undefined
-  #nextId = 1
-  readonly #waiting = new Map<number, Waiting>()
+  readonly #calls: WorkerCalls<RootReply, Waiting>
   #closed = false
 
   /** `url`: the worker's module, root-worker.ts unless a test says otherwise. */
-  constructor(private readonly url: URL = WORKER_URL) {}
+  constructor(url: URL = WORKER_URL) {
+    this.#calls = new WorkerCalls(url, {
+      answered(reply, w) {
+        if ('root' in reply) w.resolve(reply.root)
+        else if ('error' in reply) w.reject(new Error(`checkpoint root: ${reply.error}`))
+      },
+      // Whatever the lost (or closed) thread still owed is computed here.
+      lost: (calls) => {
+        for (const w of calls) here(w)
+      },
+    })
+  }
 
   /** Starts the thread now rather than at the first checkpoint. */
   warm(): void {
-    this.#start()
+    try {
+      this.#calls.start()
+    } catch {
+      // Not startable now; rootOf() computes in place.
+    }
   }
 
   /** The state root of the snapshot `bytes` (copied; the caller keeps its own). */
   rootOf(bytes: Uint8Array): Promise<string> {
     return new Promise((resolve, reject) => {
-      const worker = this.#closed ? undefined : this.#start()
-      if (worker === undefined) {
-        this.#here({ bytes, resolve, reject })
-        return
+      const w = { bytes, resolve, reject }
+      if (this.#closed) return here(w)
+      const copy = ownCopy(bytes)
+      try {
+        this.#calls.send(w, (id) => ({ id, bytes: copy } satisfies RootRequest), [copy.buffer as ArrayBuffer])
+      } catch {
+        here(w)
       }
-      const id = this.#nextId++
-      const copy = new Uint8Array(bytes.length) // its own buffer, to transfer (a Buffer may share one)
-      copy.set(bytes)
-      if (this.#waiting.size === 0) worker.ref()
-      this.#waiting.set(id, { bytes, resolve, reject })
-      worker.postMessage({ id, bytes: copy } satisfies RootRequest, [copy.buffer])
     })
   }
 
   /** Stops the thread; roots still being computed are computed here. */
   async close(): Promise<void> {
     this.#closed = true
-    const worker = this.#worker
-    this.#worker = undefined
-    this.#takeBack()
-    await worker?.terminate()
+    await this.#calls.close()
   }
+}
 
-  #start(): Worker | undefined {
-    if (this.#worker !== undefined) return this.#worker
-    let worker: Worker
-    try {
-      worker = new Worker(this.url)
-    } catch {
-      return undefined
-    }
-    worker.unref()
-    worker.on('message', (reply: RootReply) => {
-      const w = this.#waiting.get(reply.id)
-      if (w === undefined) return
-      this.#waiting.delete(reply.id)
-      if (this.#waiting.size === 0) worker.unref()
-      if ('root' in reply) w.resolve(reply.root)
-      else w.reject(new Error(`checkpoint root: ${reply.error}`))
-    })
-    const lost = (): void => {
-      if (this.#worker !== worker) return
-      this.#worker = undefined
-      this.#takeBack()
-    }
-    worker.on('error', lost)
-    worker.on('exit', lost)
-    this.#worker = worker
-    return worker
-  }
-
-  /** Computes on this thread every root the lost (or closed) thread still owed. */
-  #takeBack(): void {
-    const waiting = [...this.#waiting.values()]
-    this.#waiting.clear()
-    for (const w of waiting) this.#here(w)
-  }
-
-  #here(w: Waiting): void {
-    try {
-      w.resolve(stateRoot(decodeSnapshot(w.bytes)))
-    } catch (err) {
-      w.reject(err as Error)
-    }
+function here(w: Waiting): void {
+  try {
+    w.resolve(stateRoot(decodeSnapshot(w.bytes)))
+  } catch (err) {
+    w.reject(err as Error)
   }
 }

@@ -15,3 +15,5 @@ parentPort!.on('message', (m: RootRequest) => {
   }
   parentPort!.postMessage(reply)
 })
+
+parentPort!.postMessage({ id: 0, up: true } satisfies RootReply)
