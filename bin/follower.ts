@@ -23,6 +23,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
+    exchange_projections_written_seq: running.projections.flushedSeq,
     ...loopDelay.gauges(),
     ...requestTime(),
   }))

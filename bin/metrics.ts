@@ -17,6 +17,7 @@ const HELP: Record<string, string> = {
   exchange_follower_lag_ms: 'Receive time minus sequencer time of the newest applied entry',
   exchange_follower_checkpoints_matched_total: 'Checkpoints whose state root this follower computed equal to the sequencer\'s, since start',
   exchange_follower_checkpoint_matched_seq: 'Seq of the newest checkpoint whose root matched the sequencer\'s',
+  exchange_projections_written_seq: 'Seq of the last entry the history read models have written; exchange_seq minus it is how far behind they are',
   exchange_event_loop_delay_p50_ms: 'Median delay of the main thread\'s event loop since the previous scrape',
   exchange_event_loop_delay_p99_ms: '99th percentile delay of the main thread\'s event loop since the previous scrape',
   exchange_event_loop_delay_max_ms: 'Longest delay of the main thread\'s event loop since the previous scrape',

@@ -28,6 +28,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
+    exchange_projections_written_seq: running.projections.flushedSeq,
     ...loopDelay.gauges(),
     ...requestTime(),
   }))

@@ -142,6 +142,16 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   while (Date.now() < matchDeadline && await matched() === 0) await new Promise((r) => setTimeout(r, 100))
   t.ok(await matched() > 0, 'the follower matched a checkpoint root with the sequencer\'s while following')
   const target = await caughtUp()
+  // Both nodes' history read models (written on a lower-priority thread) catch up as well.
+  const written = async (metricsPort: number): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+    return Number(/^exchange_projections_written_seq (\d+)/m.exec(text)![1])
+  }
+  for (const [name, metricsPort] of [['sequencer', metricsA], ['follower', metricsB]] as const) {
+    const deadline = Date.now() + 15_000
+    while (Date.now() < deadline && await written(metricsPort) < target) await new Promise((r) => setTimeout(r, 100))
+    t.ok(await written(metricsPort) >= target, `the ${name}'s projections have written up to seq ${target}`)
+  }
   await sequencer.kill('SIGKILL')
   await follower.kill('SIGKILL')
 
