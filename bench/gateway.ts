@@ -82,7 +82,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     await phase({ kind: 'closed', what: 'order', connections: ORDER_CONNECTIONS, seconds: WARMUP_SECONDS })
     const thr = await cpuPer({ kind: 'closed', what: 'order', connections: ORDER_CONNECTIONS, seconds: THROUGHPUT_SECONDS })
     // The exchange's event-loop delay gauges cover the time since the previous scrape.
-    await scrapeMetrics(ex)
+    const afterClosed = await scrapeMetrics(ex)
     const lat = await cpuPer({ kind: 'open', what: 'order', connections: LATENCY_CONNECTIONS, seconds: LATENCY_SECONDS, rate: LATENCY_RATE, graceSeconds: LATENCY_GRACE_SECONDS })
     const gauges = await scrapeMetrics(ex)
     const gauge = (name: string): number => {
@@ -91,6 +91,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
       return v
     }
     const loop = (name: string): number => gauge(`exchange_event_loop_delay_${name}_ms`)
+    // How far the history read models (on their lower-priority thread) were behind as each order phase ended.
+    const behind = (g: Record<string, number>): number => (g.exchange_seq ?? 0) - (g.exchange_projections_written_seq ?? 0)
     const served = (name: string): number => gauge(`exchange_http_request_${name}_ms`)
     const depth = await cpuPer({ kind: 'closed', what: 'depth', connections: DEPTH_CONNECTIONS, seconds: DEPTH_SECONDS })
     const loadAfter = os.loadavg()
@@ -127,12 +129,14 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     out(`open loop: the exchange's own time per request (read to written) p50 ${fixed(served('p50'), 2)} ms, ` +
       `p99 ${fixed(served('p99'), 2)} ms, max ${fixed(served('max'), 2)} ms ` +
       '(the p50/p99 above add waiting to be read, loopback, and the load generator sharing the cores)')
+    out(`projections: entries applied but not yet written by the history read models as the closed loop ended ${int(behind(afterClosed))}, ` +
+      `as the open loop ended ${int(behind(gauges))}`)
     if (lat.lateSends! > 0) out(`open loop: ${int(lat.lateSends!)} requests waited for a free connection (counted in their latency)`)
     if (lat.unanswered! > 0) {
       out(`open loop: ${int(lat.unanswered!)} requests unanswered ${LATENCY_GRACE_SECONDS} s after the last send, counted with their wait so far: the percentiles are lower bounds`)
     }
     return { bench: 'gateway', ordersPerSec: Math.round(ordersPerSec), p99Ms: Number(p99.toFixed(2)), depthPerSec: Math.round(depthPerSec),
-      loopDelayP99Ms: loop('p99'), loopDelayMaxMs: loop('max'), serverP99Ms: served('p99') }
+      loopDelayP99Ms: loop('p99'), loopDelayMaxMs: loop('max'), serverP99Ms: served('p99'), projectionsBehindClosed: behind(afterClosed) }
   } finally {
     await worker?.terminate()
     await ex.stop()

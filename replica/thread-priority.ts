@@ -1,11 +1,15 @@
-// Background threads (the projections' writer, the checkpoint root hasher) yield the CPU to the
-// thread that sequences, applies and answers orders. On a machine with few cores they compete
-// for it: under the gateway benchmark's order flow the projections' worker uses more than half
-// as much CPU as the main thread, and while it holds a core an order's answer can wait. Their work
-// can lag by milliseconds without anyone noticing (queries wait for what they must read; roots
-// are announced when ready), so they run at a lower priority: a higher nice value, which the
-// scheduler weighs about a tenth as much as the default at +10. Measured in docs/BENCHMARKS.md
-// (session 11).
+// A background thread whose work is bounded yields the CPU to the thread that sequences,
+// applies and answers orders: the checkpoint root hasher, whose root per checkpoint may arrive a
+// few milliseconds later without changing anything. It runs at a lower priority, a higher nice
+// value, which the scheduler weighs about a tenth as much as the default at +10. (Its ~40–60 ms
+// of CPU per checkpoint is too little for the gateway benchmark to show apart from its noise.)
+//
+// Not the projections' worker: its work grows with the order flow, and at a lower priority it
+// fell further behind for as long as the load lasted (59,000–70,000 entries at the end of the
+// gateway benchmark's closed loop, against ~200 at the default), which every read-your-writes
+// query would wait for; the closed loop's higher figure was that work deferred, not saved
+// (docs/BENCHMARKS.md, session 11). At the same priority the scheduler shares the cores and it
+// keeps up.
 //
 // Linux keeps the nice value per thread, and setpriority() with a thread's id changes that
 // thread alone; /proc/thread-self names the calling thread. Elsewhere this does nothing.

@@ -5,7 +5,6 @@
 // thread can count entries readable once they are sent (ProjectionsClient.readableSeq).
 
 import { parentPort, workerData } from 'node:worker_threads'
-import { lowerThreadPriority } from '../thread-priority.js'
 import { readWire } from './event-wire.js'
 import { createProjections, type Projections } from './projections.js'
 import type { CallMessage, Entries, FromWorker, Position, ToWorker, WorkerSetup } from './worker-protocol.js'
@@ -31,8 +30,6 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
 }
 
-// Writing the read models may lag a little; answering orders should not (thread-priority.ts).
-lowerThreadPriority()
 const projections = await createProjections(setup.path, setup.options)
 let failed = false
 

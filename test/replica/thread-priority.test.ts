@@ -1,14 +1,10 @@
-// Background threads run nicer than the thread that answers orders (replica/thread-priority.ts):
-// the projections' worker and the checkpoint root hasher each lower their own thread's
-// priority, and only their own.
+// The checkpoint root hasher runs nicer than the thread that answers orders
+// (replica/thread-priority.ts): it lowers its own thread's priority, and only its own.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
+import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { encodeSnapshot } from '../../core/snapshot.js'
 import { createState } from '../../core/state.js'
-import { startProjectionsWorker } from '../../replica/projections/index.js'
 import { RootHasher } from '../../replica/root-hasher.js'
 import { BACKGROUND_NICE_INCREMENT } from '../../replica/thread-priority.js'
 
@@ -30,18 +26,6 @@ function niceByThread(): Map<number, number> {
 function newThreads(before: Map<number, number>): number[] {
   return [...niceByThread()].filter(([tid]) => !before.has(tid)).map(([, nice]) => nice)
 }
-
-t.test('the projections worker runs its thread at a lower priority, the main thread keeps its own', { skip: !linux && 'Linux only' }, async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'thread-priority-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const mine = niceByThread().get(process.pid)!
-  const before = niceByThread()
-  const projections = await startProjectionsWorker(path.join(dir, 'projections'))
-  t.teardown(() => projections.close())
-  const expected = Math.min(19, mine + BACKGROUND_NICE_INCREMENT)
-  t.equal(newThreads(before).filter((n) => n === expected).length, 1, `one new thread at nice ${expected}`)
-  t.equal(niceByThread().get(process.pid), mine, 'the main thread is unchanged')
-})
 
 t.test('the root hasher\'s thread runs at a lower priority once it has answered', { skip: !linux && 'Linux only' }, async (t) => {
   const mine = niceByThread().get(process.pid)!
