@@ -91,7 +91,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
       return v
     }
     const loop = (name: string): number => gauge(`exchange_event_loop_delay_${name}_ms`)
-    // How far the history read models (on their lower-priority thread) were behind as each order phase ended.
+    // How far the history read models were behind as each order phase ended: work deferred past a phase flatters its figure.
     const behind = (g: Record<string, number>): number => (g.exchange_seq ?? 0) - (g.exchange_projections_written_seq ?? 0)
     const served = (name: string): number => gauge(`exchange_http_request_${name}_ms`)
     const depth = await cpuPer({ kind: 'closed', what: 'depth', connections: DEPTH_CONNECTIONS, seconds: DEPTH_SECONDS })

@@ -1,8 +1,8 @@
 // A background thread whose work is bounded yields the CPU to the thread that sequences,
 // applies and answers orders: the checkpoint root hasher, whose root per checkpoint may arrive a
 // few milliseconds later without changing anything. It runs at a lower priority, a higher nice
-// value, which the scheduler weighs about a tenth as much as the default at +10. (Its ~40–60 ms
-// of CPU per checkpoint is too little for the gateway benchmark to show apart from its noise.)
+// value, which the scheduler weighs about a tenth as much as the default at +10. (Its effect
+// alone, ~40–60 ms of CPU per checkpoint yielding, was not measured.)
 //
 // Not the projections' worker: its work grows with the order flow, and at a lower priority it
 // fell further behind for as long as the load lasted (59,000–70,000 entries at the end of the

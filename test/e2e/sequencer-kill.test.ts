@@ -142,7 +142,7 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   while (Date.now() < matchDeadline && await matched() === 0) await new Promise((r) => setTimeout(r, 100))
   t.ok(await matched() > 0, 'the follower matched a checkpoint root with the sequencer\'s while following')
   const target = await caughtUp()
-  // Both nodes' history read models (written on a lower-priority thread) catch up as well.
+  // Both nodes' history read models catch up as well, as /metrics tells.
   const written = async (metricsPort: number): Promise<number> => {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
     return Number(/^exchange_projections_written_seq (\d+)/m.exec(text)![1])
