@@ -85,14 +85,14 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const afterClosed = await scrapeMetrics(ex)
     const lat = await cpuPer({ kind: 'open', what: 'order', connections: LATENCY_CONNECTIONS, seconds: LATENCY_SECONDS, rate: LATENCY_RATE, graceSeconds: LATENCY_GRACE_SECONDS })
     const gauges = await scrapeMetrics(ex)
-    const gauge = (name: string): number => {
-      const v = gauges[name]
+    const gauge = (name: string, from = gauges): number => {
+      const v = from[name]
       if (v === undefined) throw new Error(`the exchange's /metrics has no ${name}`)
       return v
     }
     const loop = (name: string): number => gauge(`exchange_event_loop_delay_${name}_ms`)
     // How far the history read models were behind as each order phase ended: work deferred past a phase flatters its figure.
-    const behind = (g: Record<string, number>): number => (g.exchange_seq ?? 0) - (g.exchange_projections_written_seq ?? 0)
+    const behind = (g: Record<string, number>): number => gauge('exchange_seq', g) - gauge('exchange_projections_written_seq', g)
     const served = (name: string): number => gauge(`exchange_http_request_${name}_ms`)
     const depth = await cpuPer({ kind: 'closed', what: 'depth', connections: DEPTH_CONNECTIONS, seconds: DEPTH_SECONDS })
     const loadAfter = os.loadavg()

@@ -5,28 +5,21 @@ import { IngressLink, sequencerBaseOf } from '../replica/ingress-link.js'
 import type { Logger } from '../replica/node.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import type { Config } from './config.js'
-import { eventLoopDelay, serveMetrics } from './metrics.js'
+import { nodeGauges, serveMetrics } from './metrics.js'
 import { runNode } from './runtime.js'
 import { serveGateway } from './serve-gateway.js'
 
 export async function runFollower(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'follower', logger, onFatal)
-  const { node, follower } = running.replica
-  let applied = 0
-  node.onCommitted((c) => { applied += c.entries.length })
-  const loopDelay = eventLoopDelay()
+  const { follower } = running.replica
   const ingress = new IngressLink(wsNetwork, sequencerBaseOf(config.follow))
   const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => ingress.submit(c))
-  const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
-    exchange_seq: node.state.seq,
-    exchange_applied_entries_total: applied,
+  const gauges = nodeGauges(running, requestTime, () => ({
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
-    exchange_projections_written_seq: running.projections.flushedSeq,
-    ...loopDelay.gauges(),
-    ...requestTime(),
   }))
+  const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   logger.info({ follow: config.follow, api }, 'follower running')
   return {
     async stop() {
@@ -34,7 +27,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
       ingress.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))
-      loopDelay.stop()
+      gauges.stop()
     },
   }
 }

@@ -5,6 +5,7 @@
 import http from 'node:http'
 import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
+import type { RunningNode } from './runtime.js'
 
 export type Gauges = () => Record<string, number>
 
@@ -25,6 +26,29 @@ const HELP: Record<string, string> = {
   exchange_http_request_p50_ms: 'Median time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_request_p99_ms: '99th percentile time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_request_max_ms: 'Longest time from reading a REST request to having written its response, since the previous scrape',
+}
+
+/**
+ * What every node's /metrics shows: its seq and apply counter, then `own` (the sequencer's or
+ * the follower's gauges), how far its projections have written, the main thread's event-loop
+ * delay and the gateway's `requestTime`. `stop()` ends the event-loop sampling.
+ */
+export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauges): { gauges: Gauges; stop(): void } {
+  const { node } = running.replica
+  let applied = 0
+  node.onCommitted((c) => { applied += c.entries.length })
+  const loopDelay = eventLoopDelay()
+  return {
+    gauges: () => ({
+      exchange_seq: node.state.seq,
+      exchange_applied_entries_total: applied,
+      ...own(),
+      exchange_projections_written_seq: running.projections.flushedSeq,
+      ...loopDelay.gauges(),
+      ...requestTime(),
+    }),
+    stop: loopDelay.stop,
+  }
 }
 
 /** Event-loop delay sampling every this many ms (the histogram's resolution). */

@@ -5,7 +5,7 @@ import { INGRESS_PATH } from '../replica/ingress.js'
 import type { Logger } from '../replica/node.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
 import type { Config } from './config.js'
-import { eventLoopDelay, serveMetrics } from './metrics.js'
+import { nodeGauges, serveMetrics } from './metrics.js'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { createFundedAccount, saveDemoAccount } from './demo-account.js'
@@ -18,20 +18,13 @@ import { startBot } from './bot.js'
 export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
   const { node, sequencer, replication, url } = running.replica
-  let applied = 0
-  node.onCommitted((c) => { applied += c.entries.length })
-  const loopDelay = eventLoopDelay()
   const { app: gateway, ctx, api, requestTime } = await serveGateway(config, running, (c) => sequencer!.submit(c))
-  const metrics = await serveMetrics(config.host, config.metricsPort, () => ({
-    exchange_seq: node.state.seq,
-    exchange_applied_entries_total: applied,
+  const gauges = nodeGauges(running, requestTime, () => ({
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
-    exchange_projections_written_seq: running.projections.flushedSeq,
-    ...loopDelay.gauges(),
-    ...requestTime(),
   }))
+  const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   const secret = ctx.masterSecret
   const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
   logger.info({ api, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
@@ -59,7 +52,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
       await gateway.close()
       await running.stop()
       await new Promise((r) => metrics.close(r))
-      loopDelay.stop()
+      gauges.stop()
     },
   }
 }
