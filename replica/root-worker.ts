@@ -5,10 +5,12 @@ import { parentPort } from 'node:worker_threads'
 import { stateRoot } from '../core/root.js'
 import { decodeSnapshot } from '../core/snapshot.js'
 import type { RootReply, RootRequest } from './root-hasher.js'
+import { nameThread } from './thread-name.js'
 import { lowerThreadPriority } from './thread-priority.js'
 
 // A root may come a little later; applying should not wait for a core (thread-priority.ts).
 lowerThreadPriority()
+nameThread('root-hasher')
 
 parentPort!.on('message', (m: RootRequest) => {
   let reply: RootReply

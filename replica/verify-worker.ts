@@ -5,6 +5,9 @@ import { parentPort } from 'node:worker_threads'
 import { decodeEnvelope, verifyBodies } from './batch-codec.js'
 import { LogCorruptError } from './chain.js'
 import type { VerifyReply, VerifyRequest } from './chain-verifier.js'
+import { nameThread } from './thread-name.js'
+
+nameThread('chain-verifier')
 
 const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
 

@@ -5,6 +5,7 @@
 // thread can count entries readable once they are sent (ProjectionsClient.readableSeq).
 
 import { parentPort, workerData } from 'node:worker_threads'
+import { nameThread } from '../thread-name.js'
 import { readWire } from './event-wire.js'
 import { createProjections, type Projections } from './projections.js'
 import type { CallMessage, Entries, FromWorker, Position, ToWorker, WorkerSetup } from './worker-protocol.js'
@@ -18,6 +19,7 @@ const CALLABLE: ReadonlySet<string> = new Set([
   'withdrawals', 'withdrawal', 'transfers',
 ])
 
+nameThread('projections')
 const port = parentPort!
 const setup = workerData as WorkerSetup
 const send = (m: FromWorker): void => port.postMessage(m)
