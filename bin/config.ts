@@ -34,6 +34,11 @@ export interface Config {
   rateLimits: RateLimits
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
   readWaitMs: number
+  /**
+   * Entries the projections may be behind what the node applied before it holds new applying
+   * until they are half as far behind (replica/apply-gate.ts); 0: never held.
+   */
+  projectionsBehindMax: number
   /** JSON-RPC URL of the chain (`audit`: where the anchors are read). */
   rpcUrl: string
   /** The Vault contract's address on that chain. */
@@ -79,6 +84,7 @@ const OPTIONS = {
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
   fund: { type: 'string', env: 'EXCHANGE_FUND', default: '10000' },
   'read-wait-ms': { type: 'string', env: 'EXCHANGE_READ_WAIT_MS', default: '5000' },
+  'projections-behind-max': { type: 'string', env: 'EXCHANGE_PROJECTIONS_BEHIND_MAX', default: '50000' },
   rpc: { type: 'string', env: 'EXCHANGE_RPC', default: '' },
   vault: { type: 'string', env: 'EXCHANGE_VAULT', default: '' },
   log: { type: 'string', env: 'EXCHANGE_LOG_FILE', default: '' },
@@ -159,6 +165,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     logLevel: get('log-level'),
     fund: intOption('fund', get('fund'), 1, 1_000_000_000),
     readWaitMs: intOption('read-wait-ms', get('read-wait-ms'), 0, 60_000),
+    projectionsBehindMax: intOption('projections-behind-max', get('projections-behind-max'), 0, 10_000_000),
     rpcUrl: get('rpc'),
     vaultAddress: get('vault'),
     logFile: get('log'),

@@ -77,6 +77,15 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     snapshotSeqMax: projections.lastSeq,
     beforeRestore: (node) => {
       node.onCheckpoint((cp) => logger.info({ seq: cp.seq, root: cp.root }, 'checkpoint'))
+      const behindMax = config.projectionsBehindMax
+      const behind = (): number => projections.lastSeq - projections.flushedSeq
+      // Bounds the projections' backlog (replica/apply-gate.ts): held at behindMax entries,
+      // released at half of it, so a hold lasts while they write a good part of it.
+      const release = (): void => {
+        if (node.gate.open || behind() > behindMax / 2) return
+        node.gate.release()
+        logger.info({ seq: node.state.seq, behind: behind() }, 'projections caught up; applying again')
+      }
       node.onCommitted((c) => {
         for (let i = 0; i < c.entries.length; i++) {
           const e = c.entries[i]!
@@ -87,7 +96,14 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
         // for (readableSeq), and writes are answered without waiting for the projections' own.
         const flushed = projections.flush()
         applied.advance(projections.readableSeq)
-        flushing = flushed.then(() => applied.advance(projections.readableSeq), (err: unknown) => {
+        if (behindMax > 0 && node.gate.open && behind() >= behindMax) {
+          node.gate.hold()
+          logger.warn({ seq: node.state.seq, behind: behind() }, 'projections far behind; holding new commands until they catch up')
+        }
+        flushing = flushed.then(() => {
+          applied.advance(projections.readableSeq)
+          release()
+        }, (err: unknown) => {
           if (!failed) onFatal(err instanceof Error ? err : new Error(String(err)))
           failed = true
         })
@@ -104,6 +120,8 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     },
     async stop() {
       applied.close()
+      // Whatever waits on a held gate goes on, and sees the stop.
+      replica.node.gate.release()
       await replica.stop()
       await roots.close()
       await flushing

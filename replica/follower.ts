@@ -32,6 +32,8 @@ export interface FollowerOptions {
   onFatal?: (err: Error) => void
   /** Called as a verified group is applied (before it is durable here): the bench's lag probe. */
   onApplied?: (entries: readonly LogEntry[]) => void
+  /** Bytes received and not yet handled past which it lets the connection go (LIMITS.followerBufferBytesMax). */
+  inboxBytesMax?: number
 }
 
 export class Follower {
@@ -128,7 +130,9 @@ export class Follower {
   private receive(conn: Connection, bytes: Uint8Array): void {
     // Messages of a connection given up on are dropped whole: it catches up when it reconnects.
     if (this.stopped || conn !== this.conn) return
-    if (this.inboxTotalBytes + bytes.length > LIMITS.followerBufferBytesMax) {
+    // One message is always taken into an empty inbox, however large: a catch-up message (up
+    // to replicationBatchMax entries) refused there would be asked for again, and refused, forever.
+    if (this.inboxTotalBytes > 0 && this.inboxTotalBytes + bytes.length > (this.o.inboxBytesMax ?? LIMITS.followerBufferBytesMax)) {
       this.o.logger?.warn({ inboxBytes: this.inboxTotalBytes }, 'follower inbox full; reconnecting to catch up')
       this.conn = null
       conn.close('follower inbox full')
@@ -151,6 +155,9 @@ export class Follower {
     this.drainRunning = true
     try {
       while (this.inbox.length > 0 && !this.stopped) {
+        // Held (apply-gate.ts): the inbox fills meanwhile, and past its bound the follower
+        // lets the connection go and catches up from the log once it reconnects.
+        if (!this.o.node.gate.open) await this.o.node.gate.whenOpen()
         if (this.writing !== null) await this.writing
         if (this.stopped) break
         if (this.inbox[0]![0] === 'batch') this.writeAndApply()

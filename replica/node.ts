@@ -8,6 +8,7 @@ import type { Result } from '../core/events.js'
 import { decodeSnapshot, encodeSnapshot } from '../core/snapshot.js'
 import { stateRoot } from '../core/root.js'
 import { createState, type State } from '../core/state.js'
+import { ApplyGate } from './apply-gate.js'
 import { hex, type LogEntry } from './entry.js'
 import type { LogStore } from './log-store.js'
 import type { RootSource } from './root-hasher.js'
@@ -67,6 +68,8 @@ export class ReplicaNode {
   readonly checkpointInterval: number
   /** Roots this node computed, newest last (bounded). */
   readonly roots: Checkpoint[] = []
+  /** Held while a consumer of applied batches (the projections) catches up; see apply-gate.ts. */
+  readonly gate = new ApplyGate()
   private pendingSnapshots: PendingSnapshot[] = []
   /** Checkpoints whose roots are being computed elsewhere, oldest first. */
   private readonly rooting: number[] = []
@@ -110,7 +113,10 @@ export class ReplicaNode {
     const { log } = this.o
     const lastSeq = log.lastSeq
     if (this.state.seq < lastSeq) {
-      for await (const entries of log.readBatches(this.state.seq + 1)) this.applyBatch(entries)
+      for await (const entries of log.readBatches(this.state.seq + 1)) {
+        if (!this.gate.open) await this.gate.whenOpen()
+        this.applyBatch(entries)
+      }
       if (this.state.seq !== lastSeq) throw new Error(`replay ended at ${this.state.seq}, the log at ${lastSeq}`)
     }
     await this.flushSnapshots()

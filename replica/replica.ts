@@ -76,7 +76,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   })
   const sequencer = new Sequencer({
     log: o.log, state: node.state, clock: o.clock, tickIntervalMs: o.role.tickIntervalMs,
-    applyEntry: (e) => node.applyEntry(e),
+    applyEntry: (e) => node.applyEntry(e), gate: node.gate,
     onCommit: (c) => { node.committed(c); flush() },
     onFatal,
   })

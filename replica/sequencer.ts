@@ -8,6 +8,7 @@ import type { Result } from '../core/events.js'
 import { assert } from '../core/assert.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { State } from '../core/state.js'
+import type { ApplyGate } from './apply-gate.js'
 import type { Clock, Timer } from './clock.js'
 import { makeEntry, type LogEntry } from './entry.js'
 import type { LogStore } from './log-store.js'
@@ -52,6 +53,8 @@ export interface SequencerOptions {
   onCommit?: (c: Committed) => void
   /** Called when the sequencer stops on a fault it cannot continue past. */
   onFatal?: (err: Error) => void
+  /** While held, no new batch is taken (apply-gate.ts); submissions queue up to the ingress bound. */
+  gate?: ApplyGate
 }
 
 interface Pending {
@@ -95,6 +98,7 @@ export class Sequencer {
       `batchMax ${this.batchMax}: two batches must fit one log append`)
     if (o.state.seq !== o.log.lastSeq) throw new Error(`state at ${o.state.seq} but log at ${o.log.lastSeq}`)
     this.prevHash = o.log.lastHash
+    o.gate?.onRelease(() => this.pump())
   }
 
   get queued(): number { return this.queue.length - this.head }
@@ -138,11 +142,12 @@ export class Sequencer {
 
   /**
    * Stamps and applies waiting commands while fewer than two batches' worth of entries await
-   * durability, starting a write whenever none is in progress.
+   * durability and the gate is open, starting a write whenever none is in progress.
    */
   private pump(): void {
     const cap = 2 * this.batchMax
-    while (this.queued > 0 && this.notDurable < cap && this.stopped === null) {
+    const gate = this.o.gate
+    while (this.queued > 0 && this.notDurable < cap && this.stopped === null && (gate === undefined || gate.open)) {
       this.prepare(Math.min(this.batchMax, cap - this.notDurable))
       this.write()
     }

@@ -20,15 +20,18 @@ import { wsNetwork } from '../../replica/ws-network.js'
 /** The batch message a sequencer sends for `entries`, as the follower decodes it. */
 const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encodeBatchMessage(entries)) as BatchMessage
 
-async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource) {
+async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource, inboxBytesMax?: number) {
   const log = new GatedLog()
   await log.open()
   const node = new ReplicaNode({ log, checkpointInterval, roots })
   const errors: Error[] = []
-  const f = new Follower({ node, network: wsNetwork, url, clock: systemClock, reconnectMs: 20, onFatal: (e) => errors.push(e) })
+  const warnings: string[] = []
+  const logger = { info() {}, error() {}, warn: (_o: object, msg?: string) => { warnings.push(msg ?? '') } }
+  const f = new Follower({ node, network: wsNetwork, url, clock: systemClock, reconnectMs: 20, onFatal: (e) => errors.push(e),
+    logger, inboxBytesMax })
   f.start()
   t.teardown(() => f.stop())
-  return { log, node, f, errors }
+  return { log, node, f, errors, warnings }
 }
 
 t.test('a follower catches up from the log, then follows live, with equal roots', async (t) => {
@@ -59,6 +62,39 @@ t.test('with roots computed off-thread on both sides, every checkpoint is still 
   t.ok(F.node.roots.length >= 8, `${F.node.roots.length} checkpoints`)
   await until(() => F.f.lastMatchedSeq === F.node.roots.at(-1)!.seq)
   t.equal(F.f.checkpointsMatched, F.node.roots.length, 'each one compared with the sequencer\'s')
+  t.same(F.errors, [])
+})
+
+t.test('a follower whose apply gate is held takes nothing new; released, it catches up', async (t) => {
+  const L = await leader(t)
+  const F = await follower(t, L.url)
+  await until(() => F.node.state.seq === L.node.state.seq)
+  const before = F.node.state.seq
+  F.node.gate.hold()
+  await L.submit(Array.from({ length: 30 }, (_, i) => order(i)))
+  await new Promise((r) => setTimeout(r, 100))
+  t.equal(F.node.state.seq, before, 'nothing applied while held')
+  F.node.gate.release()
+  await until(() => F.node.state.seq === L.node.state.seq)
+  t.equal(stateRoot(F.node.state), stateRoot(L.node.state), 'same state root')
+  t.same(F.errors, [])
+})
+
+t.test('held past its inbox bound, a follower lets the connection go and catches up from the log once released', async (t) => {
+  const L = await leader(t)
+  // A few batches' worth: what arrives while held overflows it. (Catching up, one message of
+  // them all is larger, and is taken: it comes into an empty inbox.)
+  const F = await follower(t, L.url, 10, undefined, 4096)
+  await until(() => F.node.state.seq === L.node.state.seq)
+  F.node.gate.hold()
+  for (let i = 0; i < 20; i++) await L.submit(Array.from({ length: 10 }, (_, j) => order(i * 10 + j)))
+  await until(() => F.warnings.includes('follower inbox full; reconnecting to catch up'))
+  const dropped = F.warnings.length
+  F.node.gate.release()
+  await until(() => F.node.state.seq === L.node.state.seq)
+  t.equal(stateRoot(F.node.state), stateRoot(L.node.state), 'same state root after catching up')
+  t.same(F.node.roots, L.node.roots, 'same checkpoint roots')
+  t.ok(F.warnings.length <= dropped + 1, `no drop after catching up (${F.warnings.slice(dropped).join('; ')})`)
   t.same(F.errors, [])
 })
 

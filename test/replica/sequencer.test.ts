@@ -5,6 +5,7 @@ import t from 'tap'
 import type { Command } from '../../core/commands.js'
 import { createState } from '../../core/state.js'
 import type { LogEntry } from '../../replica/entry.js'
+import { ApplyGate } from '../../replica/apply-gate.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { OverloadedError, Sequencer, StoppedError } from '../../replica/sequencer.js'
 import { ManualClock } from '../helpers/fake-clock.js'
@@ -29,12 +30,12 @@ const deposit = (n: number): Command => ({ type: 'Deposit', account: '0x' + '1'.
   amount: 1, wallet: 'SPOT', ref: `r${n}` })
 const asset: Command = { type: 'CreateAsset', asset: 'USDT', scale: 6 }
 
-async function setup(o: { queueMax?: number; tickMs?: number; batchMax?: number } = {}) {
+async function setup(o: { queueMax?: number; tickMs?: number; batchMax?: number; gate?: ApplyGate } = {}) {
   const log = new GatedLog()
   await log.open()
   const clock = new ManualClock()
   const state = createState()
-  const s = new Sequencer({ log, state, clock, ingressQueueMax: o.queueMax, tickIntervalMs: o.tickMs, batchMax: o.batchMax })
+  const s = new Sequencer({ log, state, clock, ingressQueueMax: o.queueMax, tickIntervalMs: o.tickMs, batchMax: o.batchMax, gate: o.gate })
   s.start()
   return { log, clock, state, s }
 }
@@ -71,6 +72,33 @@ t.test('a full ingress queue refuses with OVERLOADED and keeps going', async (t)
   log.open_()
   const acks = await Promise.all([first, applied, ...waiting])
   t.same(acks.map((a) => a.seq), [1, 2, 3, 4, 5], 'everything accepted is sequenced in order')
+})
+
+t.test('while the apply gate is held nothing new is applied; the queue fills, then refuses; released, all of it goes through in order', async (t) => {
+  const gate = new ApplyGate()
+  const { state, s } = await setup({ queueMax: 3, gate })
+  await s.submit(asset)
+  gate.hold()
+  const waiting = [s.submit(deposit(1)), s.submit(deposit(2)), s.submit(deposit(3))]
+  const refused = await s.submit(deposit(4)).then(() => null, (e: Error) => e)
+  t.ok(refused instanceof OverloadedError, 'past the ingress bound: OVERLOADED')
+  await new Promise((r) => setTimeout(r, 20))
+  t.equal(state.seq, 1, 'nothing applied while held')
+  t.equal(s.queued, 3, 'three waiting')
+  gate.release()
+  const acks = await Promise.all(waiting)
+  t.same(acks.map((a) => a.seq), [2, 3, 4], 'sequenced in order once released')
+  t.equal(state.seq, 4)
+  t.equal(gate.holds, 1)
+})
+
+t.test('a sequencer stopped while its gate is held rejects what waits', async (t) => {
+  const gate = new ApplyGate()
+  const { s } = await setup({ gate })
+  gate.hold()
+  const waiting = s.submit(asset).then(() => null, (e: Error) => e)
+  await s.stop()
+  t.ok(await waiting instanceof StoppedError)
 })
 
 t.test('batches applied while a write syncs go out together in the next write', async (t) => {
