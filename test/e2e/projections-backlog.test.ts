@@ -5,52 +5,32 @@
 // the log holds its replay the same way and ends with the same history.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import os from 'node:os'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { freePort, startExchange, type Proc } from '../helpers/processes.js'
+import { restartableNode } from '../helpers/processes.js'
 
 const SECRET = '33'.repeat(32)
 const ORDERS = 60
 
 t.test('held at every batch for the projections, the exchange still answers every order and keeps every one', { timeout: 120_000 }, async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'backlog-'))
-  const [api, repl, metrics] = [await freePort(), await freePort(), await freePort()]
-  let proc: Proc | undefined
-  t.teardown(async () => {
-    await proc?.kill()
-    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
-  })
-  const start = async (): Promise<void> => {
-    proc = startExchange(['start', '--data', dir, '--port', String(api), '--replication-port', String(repl),
-      '--metrics-port', String(metrics), '--master-secret', SECRET, '--projections-behind-max', '1'])
-    await proc.waitFor((l) => l.msg === 'sequencer running', 30_000)
-  }
+  const node = await restartableNode(t, 'backlog', SECRET, ['--projections-behind-max', '1'])
   const gauges = async (): Promise<Record<string, number>> => {
-    const text = await (await fetch(`http://127.0.0.1:${metrics}/metrics`)).text()
+    const text = await (await fetch(`http://127.0.0.1:${node.metrics}/metrics`)).text()
     return Object.fromEntries(text.split('\n').filter((l) => l.startsWith('exchange_')).map((l) => {
       const [name, value] = l.split(' ')
       return [name!, Number(value)]
     }))
   }
-  await start()
-  await proc!.waitFor((l) => l.msg === 'demo account funded')
-  const demo = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as { apiKey: string; secretKey: string }
-  const call = async (method: string, p: string, params: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${api}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
-    return { status: r.status, body: await r.json() }
-  }
+  await node.start()
+  const demo = await node.demo()
   const history = async (): Promise<number[]> => {
-    const r = await call('GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP', limit: '1000' })
+    const r = await node.call(demo, 'GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP', limit: '1000' })
     t.equal(r.status, 200)
     return (r.body as { orderId: number }[]).map((o) => o.orderId).sort((a, b) => a - b)
   }
 
   // All at once: they arrive while earlier batches are held for.
-  const placed = await Promise.all(Array.from({ length: ORDERS }, (_, i) => call('POST', '/fapi/v1/order',
+  const placed = await Promise.all(Array.from({ length: ORDERS }, (_, i) => node.call(demo, 'POST', '/fapi/v1/order',
     { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.003', price: String(40_000 + i) })))
   t.same(placed.filter((r) => r.status !== 200).map((r) => r.body), [], 'every order answered 200')
   const ids = placed.map((r) => r.body.orderId as number).sort((a, b) => a - b)
@@ -58,13 +38,13 @@ t.test('held at every batch for the projections, the exchange still answers ever
   const m = await gauges()
   t.ok(m.exchange_apply_holds_total! > 0, `held ${m.exchange_apply_holds_total} times`)
   t.equal(m.exchange_apply_held, 0, 'not held once the projections have caught up')
-  t.ok(proc!.lines.some((l) => l.msg === 'projections far behind; holding new commands until they catch up'), 'the hold is logged')
-  t.ok(proc!.lines.some((l) => l.msg === 'projections caught up; applying again'), 'so is the release')
+  t.ok(node.proc.lines.some((l) => l.msg === 'projections far behind; holding new commands until they catch up'), 'the hold is logged')
+  t.ok(node.proc.lines.some((l) => l.msg === 'projections caught up; applying again'), 'so is the release')
 
   // Rebuilt from the log at start: the replay is held the same way, and ends where it was.
-  await proc!.kill('SIGTERM')
-  await rm(path.join(dir, 'projections'), { recursive: true, force: true })
-  await start()
+  await node.proc.kill('SIGTERM')
+  await rm(path.join(node.dir, 'projections'), { recursive: true, force: true })
+  await node.start()
   t.same(await history(), ids, 'the same history, rebuilt')
   t.ok((await gauges()).exchange_apply_holds_total! > 0, 'the rebuild was held for the projections too')
 })
