@@ -13,7 +13,7 @@ import { createFundedAccount } from '../bin/demo-account.js'
 import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, cpuSeconds, HOST, scrapeMetrics, startExchange } from './lib/exchange-process.js'
+import { CHAIN_ID, cpuByThread, cpuSeconds, HOST, scrapeMetrics, startExchange, UNNAMED_THREADS } from './lib/exchange-process.js'
 import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
 
 const ACCOUNTS = 100
@@ -67,15 +67,18 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const load = os.loadavg()
     // Exchange CPU µs per successful request of a phase, how busy its main thread was, and the
     // load generator's CPU µs per request (this process: the worker's, on the same two cores).
-    const cpuPer = async (p: Phase): Promise<PhaseResult & { cpuUs: number; mainBusy: number; genUs: number }> => {
+    // Also the exchange's CPU µs per request by thread (main, projections, the rest).
+    const cpuPer = async (p: Phase): Promise<PhaseResult & { cpuUs: number; mainBusy: number; genUs: number; byThread: [string, number][] }> => {
       const before = cpuSeconds(child.pid!)
       const mainBefore = cpuSeconds(child.pid!, true)
+      const threadsBefore = cpuByThread(child.pid!)
       const genBefore = process.cpuUsage()
       const r = await phase(p)
       const gen = process.cpuUsage(genBefore)
       const ok = Math.max(1, r.ok)
+      const byThread = [...cpuByThread(child.pid!)].map(([name, s]): [string, number] => [name, ((s - (threadsBefore.get(name) ?? 0)) * 1e6) / ok])
       return { ...r, cpuUs: ((cpuSeconds(child.pid!) - before) * 1e6) / ok,
-        mainBusy: (cpuSeconds(child.pid!, true) - mainBefore) / r.seconds, genUs: (gen.user + gen.system) / ok }
+        mainBusy: (cpuSeconds(child.pid!, true) - mainBefore) / r.seconds, genUs: (gen.user + gen.system) / ok, byThread }
     }
     const seeded = await phase({ kind: 'seed', levels: SEED_LEVELS, connections: 16 })
     if (Object.keys(seeded.refused).length > 0) throw new Error(`seeding the book was refused: ${refusals(seeded)}`)
@@ -123,6 +126,12 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     ])) out(line)
     out('cpu µs/req: the exchange process (all threads); main µs/req: its main thread (the projections run in a worker thread unless')
     out('EXCHANGE_PROJECTIONS=inline); gen µs/req: the load generator (signing, HTTP client) on the same cores')
+    // Named threads first (main, then the rest by name), the unnamed ones' sum last.
+    const threads = (r: { byThread: [string, number][] }): string => r.byThread
+      .sort(([a], [b]) => Number(a === UNNAMED_THREADS) - Number(b === UNNAMED_THREADS) || Number(b === 'main') - Number(a === 'main') || a.localeCompare(b))
+      .map(([name, us]) => `${name} ${int(us)}`).join(', ')
+    out(`exchange cpu µs/req by thread, closed loop: ${threads(thr)}; open loop: ${threads(lat)}`)
+    out(`  (${UNNAMED_THREADS}: the threads that do not name themselves: V8's garbage-collection helpers, libuv's, LevelDB's compaction)`)
     out(`open loop: the exchange's main thread event-loop delay p50 ${fixed(loop('p50'), 2)} ms, ` +
       `p99 ${fixed(loop('p99'), 2)} ms, max ${fixed(loop('max'), 2)} ms ` +
       '(how late a timer due then ran: what every answer waited behind)')

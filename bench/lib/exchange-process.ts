@@ -4,7 +4,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
@@ -118,4 +118,32 @@ export function cpuSeconds(pid: number, mainThread = false): number {
   } catch {
     return NaN
   }
+}
+
+/** What cpuByThread() calls the threads that do not name themselves: V8's, libuv's, LevelDB's. */
+export const UNNAMED_THREADS = 'other'
+
+/**
+ * CPU seconds by thread of a process, from /proc/<pid>/task: `main` for its main thread, the
+ * exchange's own threads by the names they give themselves (replica/thread-name.ts), and
+ * every other one summed under UNNAMED_THREADS. A thread that has ended is no longer counted.
+ */
+export function cpuByThread(pid: number): Map<string, number> {
+  const out = new Map<string, number>()
+  let tids: string[]
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return out
+  }
+  for (const tid of tids) {
+    try {
+      const name = Number(tid) === pid ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const key = name === 'node' ? UNNAMED_THREADS : name
+      out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100)
+    } catch { /* the thread ended meanwhile */ }
+  }
+  return out
 }
