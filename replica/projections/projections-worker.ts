@@ -1,8 +1,9 @@
 // The projections' worker thread: owns the projections' LevelDB, applies the entries each
 // message from the main thread brings (with a flush, a query, or on their own during a long
-// replay), writes them, and answers the calls in the order they come. A query waits for the
-// writes of every flush asked before it, so it reads every entry sent before it: the main
-// thread can count entries readable once they are sent (ProjectionsClient.readableSeq).
+// replay), writes them, and answers the calls in the order they come. A query first writes
+// every entry sent before it (its own message's included) and waits for that write, so it
+// reads every entry sent before it: the main thread counts an entry readable as soon as it is
+// applied there, since any query takes it along (ProjectionsClient.readableSeq).
 
 import { parentPort, workerData } from 'node:worker_threads'
 import { nameThread } from '../thread-name.js'
@@ -43,8 +44,8 @@ async function call(m: CallMessage): Promise<void> {
       return
     }
     if (!CALLABLE.has(m.method)) throw new Error(`projections: ${m.method} is not callable`)
-    // Writes of flushes asked for before the query are still in flight: it reads after them.
-    if (!UPKEEP.has(m.method)) await projections.written()
+    // Entries sent before the query may be pending or their write in flight: it reads after them.
+    if (!UPKEEP.has(m.method)) await projections.flush()
     const fn = (projections as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method]!
     const value = await fn.apply(projections, m.args)
     send({ op: 'reply', id: m.id, ok: true, value, position: position(projections) })

@@ -78,7 +78,8 @@ t.test('order history: NEW → PARTIALLY_FILLED → FILLED, CANCELED, EXPIRED', 
 })
 
 t.test('order history in one batch: order event, fills and expiry flushed together', async (t) => {
-  const f = await Fixture.open(t)
+  // The store in this thread, whose queries see only what is flushed (the worker's write what is pending first).
+  const f = await Fixture.open(t, { worker: false })
   for (const a of [ALICE, BOB]) await f.fund(a, 10_000_000)
   f.autoFlush = false
   await f.at(M, limit(ALICE, 'SELL', 30000, 0.01))

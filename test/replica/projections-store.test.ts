@@ -81,7 +81,8 @@ t.test('idempotent by seq; a gap or time going back is refused', async (t) => {
 })
 
 t.test('a broken invariant stops the projections', async (t) => {
-  const f = await Fixture.open(t)
+  // The store's own apply throws; the worker's is tested in projections-worker.test.ts.
+  const f = await Fixture.open(t, { worker: false })
   await scenario(f)
   const last = f.log[f.log.length - 1]!
   const replayed = f.log.find((e) => e.events.some((x) => x.type === 'trade'))!.events
@@ -91,7 +92,8 @@ t.test('a broken invariant stops the projections', async (t) => {
 })
 
 t.test('applying is synchronous; queries see what is flushed', async (t) => {
-  const f = await Fixture.open(t)
+  // The store in this thread (the worker writes what a query finds pending first: projections-worker.test.ts).
+  const f = await Fixture.open(t, { worker: false })
   for (const a of [ALICE, BOB]) await f.fund(a, 1_000_000)
   f.autoFlush = false
   await trade(f, ALICE, BOB, 30000, 0.01, M)

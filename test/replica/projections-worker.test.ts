@@ -1,5 +1,5 @@
 // The projections in a worker thread, as a node runs them: the same answers as the store in
-// this thread, read-your-writes as soon as a flush is asked for, the same checks on apply, a restart that
+// this thread, read-your-writes as soon as an entry is applied, the same checks on apply, a restart that
 // goes on from the stored seq, and a failure in the worker that stops them.
 
 import { join } from 'node:path'
@@ -40,26 +40,39 @@ t.test('what a flush has covered, the next query reads', async (t) => {
   t.same(await f.p.order({ account: BOB, sub: 0 }, BTCPERP, 99), undefined, 'an order never placed')
 })
 
-t.test('what a flush covers is readable once it is asked for: the query waits for its write', async (t) => {
+t.test('every entry applied is readable at once: a query takes it along and the worker writes it first', async (t) => {
   const f = await Fixture.open(t, { worker: true })
   for (const a of [ALICE, BOB]) await f.fund(a, 1_000_000)
   f.autoFlush = false
-  // Enough rows that the write is still in flight when the query reaches the worker.
+  // Enough rows that their write is still in flight when the query is read.
   const TRADES = 300
   for (let i = 0; i < TRADES; i++) await trade(f, ALICE, BOB, 30000, 0.01, M + i)
-  t.ok(f.p.readableSeq < f.ex.state.seq, 'entries applied but not sent are not readable')
-  const flushed = f.p.flush()
-  t.equal(f.p.readableSeq, f.ex.state.seq, 'readable as the flush is asked for')
+  t.equal(f.p.readableSeq, f.ex.state.seq, 'readable as applied, with no flush asked for')
   t.ok(f.p.flushedSeq < f.ex.state.seq, 'though not yet written')
-  // Asked before the flush's answer came back: the worker runs them after the write.
   const [trades, orders] = await Promise.all([
     f.p.recentTrades(BTCPERP, 1000),
     f.p.allOrders({ account: BOB, sub: 0 }, BTCPERP, { limit: 1000 }),
   ])
   t.equal(trades.length, TRADES, 'every trade')
   t.equal(orders.filter((o) => o.status === 'FILLED').length, TRADES, 'every taker order, filled')
-  await flushed
-  t.equal(f.p.flushedSeq, f.ex.state.seq)
+  t.equal(f.p.flushedSeq, f.ex.state.seq, 'written for the query')
+})
+
+t.test('flushes asked close together share one message and one write', async (t) => {
+  const f = await Fixture.open(t, { worker: true })
+  for (const a of [ALICE, BOB]) await f.fund(a, 1_000_000)
+  f.autoFlush = false
+  await f.p.flush()
+  const flushes: Promise<void>[] = []
+  for (let i = 0; i < 5; i++) {
+    await trade(f, ALICE, BOB, 30000, 0.01, M + i)
+    flushes.push(f.p.flush())
+  }
+  t.equal(new Set(flushes).size, 1, 'one flush for all five')
+  t.ok(f.p.flushedSeq < f.ex.state.seq, 'not written yet')
+  await flushes[0]
+  t.equal(f.p.flushedSeq, f.ex.state.seq, 'all of them written by it')
+  t.equal((await f.p.recentTrades(BTCPERP, 10)).length, 5)
 })
 
 t.test('the store in this thread counts only what is written as readable', async (t) => {
