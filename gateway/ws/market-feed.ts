@@ -1,7 +1,7 @@
 // Turns the replica's committed batches into market stream events. Everything comes from
 // core events (and the state and projections they built) on the replica the gateway reads:
 // trades as they commit, book tickers after each batch, depth at its cadences, mark and index
-// prices on timers, and the projection-backed streams once their rows are flushed.
+// prices on timers, and the projection-backed streams once their rows are readable.
 
 import type { Event, ForceOrderEvent } from '../../core/events.js'
 import type { State } from '../../core/state.js'

@@ -1,6 +1,8 @@
 // Streams read from the projections, so they match REST exactly: aggregate trades (ids as
 // /fapi/v1/aggTrades gives them), klines and the 24 h tickers. A market's trades mark it
-// dirty; an emitter handles it once the projections have flushed past its last trade.
+// dirty; an emitter handles it once the projections can read past its last trade (at once for
+// the projections' worker, whose queries write what is pending first; once flushed for the
+// store in the main thread).
 
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { Market, State } from '../../core/state.js'
@@ -51,8 +53,8 @@ export class ProjectionFeed {
     for (const sets of Object.values(this.tickerDirty)) for (const s of sets) s.add(marketId)
   }
 
-  private flushed(marketId: number): boolean {
-    return this.projections.flushedSeq >= (this.traded.get(marketId)?.seq ?? 0)
+  private readable(marketId: number): boolean {
+    return this.projections.readableSeq >= (this.traded.get(marketId)?.seq ?? 0)
   }
 
   private symbolOf(marketId: number): { m: Market; symbol: string } | undefined {
@@ -76,7 +78,7 @@ export class ProjectionFeed {
         this.agg.delete(id)
         continue
       }
-      if (!this.flushed(id)) continue
+      if (!this.readable(id)) continue
       const rows = cursor.nextAggId !== null
         ? await this.projections.aggTrades(id, { fromId: cursor.nextAggId, limit: AGG_BATCH })
         : (await this.projections.aggTrades(id, {
@@ -98,7 +100,7 @@ export class ProjectionFeed {
   async klineTick(): Promise<void> {
     const now = this.now()
     for (const id of [...this.klineDirty]) {
-      if (!this.flushed(id)) continue
+      if (!this.readable(id)) continue
       this.klineDirty.delete(id)
       const s = this.symbolOf(id)
       const t = this.traded.get(id)
@@ -138,7 +140,7 @@ export class ProjectionFeed {
     const format = kind === 'ticker' ? tickerEvent : miniTickerEvent
     const batch: object[] = []
     for (const id of [...dirty]) {
-      if (!this.flushed(id)) continue
+      if (!this.readable(id)) continue
       dirty.delete(id)
       const s = this.symbolOf(id)
       if (s === undefined) continue
