@@ -91,9 +91,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
           const e = c.entries[i]!
           projections.apply(e.seq, e.time, c.results[i]!.events)
         }
-        // One flush per batch keeps queries close behind the log. Queries are answered in
-        // order behind it, so in the worker what it covers is readable as soon as it is asked
-        // for (readableSeq), and writes are answered without waiting for the projections' own.
+        // A flush per batch gets it written even when no query asks for it (the worker's
+        // flushes share a message). Readable is what a query will see (readableSeq): in the
+        // worker, every entry applied, as a query writes what is pending first; so writes are
+        // answered without waiting for the projections' own.
         const flushed = projections.flush()
         applied.advance(projections.readableSeq)
         if (behindMax > 0 && node.gate.open && behind() >= behindMax) {
