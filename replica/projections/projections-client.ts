@@ -33,9 +33,11 @@ const ENTRIES_PER_MESSAGE = 10_000
 /**
  * How long a flush waits for later ones to share its message. One message per committed
  * batch was ~7% of the main thread's time at 5,000 orders/s (batches of one to three orders),
- * and each woke the worker for a LevelDB write of its own.
+ * and each woke the worker for a LevelDB write of its own. Nothing reads sooner for a shorter
+ * wait (queries write what is pending first); at 5,000 orders/s 20 ms took ~5% less of the
+ * exchange's CPU per order than 5 ms (docs/BENCHMARKS.md, session 12).
  */
-const FLUSH_SHARE_MS = 5
+const FLUSH_SHARE_MS = 20
 
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './projections-worker.ts' : './projections-worker.js', import.meta.url)
 
