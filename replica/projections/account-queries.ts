@@ -7,7 +7,7 @@ import { key, readU64 } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord, type Owner, type UserTradeRecord } from './records.js'
 import {
-  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, ownerPrefix, userTradeKey, type Store, type Stores,
+  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, userTradeKey, type Store, type Stores,
 } from './stores.js'
 import { checkLimit, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
@@ -101,14 +101,25 @@ async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: Us
   return getAll(stores.userTrades, keys, userTradeCodec.decode)
 }
 
-/** Income rows, newest three months only (`floorTime`), optionally of one type and market. */
+/**
+ * Income rows, newest three months only (`floorTime`), optionally of one type and market.
+ * Rows are kept per type; without one, each type's first `limit` rows by the time-range rule
+ * hold the answer's, so merging them in (time, tranId) order and keeping the same end of it
+ * gives what one walk over every type would.
+ */
 export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floorTime: number): Promise<IncomeRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.incomeMax)
-  const byType = q.incomeType !== undefined
-  const prefix = byType ? incomeTypePrefix(owner, INCOME_TYPE_CODES[q.incomeType!]) : ownerPrefix(owner)
-  const store = byType ? stores.incomeByType : stores.income
-  return scan(store, timeRangeBounds(prefix, q, floorTime), q.limit, (_k, v) => {
-    const r = incomeCodec.decode(v)
-    return q.marketId === undefined || r.marketId === q.marketId ? r : undefined
-  })
+  const ofType = (type: IncomeType): Promise<IncomeRecord[]> => {
+    const bounds = timeRangeBounds(incomeTypePrefix(owner, INCOME_TYPE_CODES[type]), q, floorTime)
+    return scan(stores.incomeByType, bounds, q.limit, (_k, v) => {
+      const r = incomeCodec.decode(v)
+      return q.marketId === undefined || r.marketId === q.marketId ? r : undefined
+    })
+  }
+  if (q.incomeType !== undefined) return ofType(q.incomeType)
+  const all = (await Promise.all(INCOME_TYPES.map(ofType))).flat().sort((a, b) => a.time - b.time || a.tranId - b.tranId)
+  // The rule walks from the newest end unless a startTime anchors it at the oldest (time-range.ts).
+  return q.startTime === undefined ? all.slice(-q.limit) : all.slice(0, q.limit)
 }
+
+const INCOME_TYPES = Object.keys(INCOME_TYPE_CODES) as IncomeType[]

@@ -339,7 +339,6 @@ export class Projections {
     const markets = [...this.market.cursors.keys()]
     let n = await pruneTrades(this.stores, markets, nowMs - PROJECTION_LIMITS.tradeRetentionMs, budget)
     const incomeCutoff = nowMs - PROJECTION_LIMITS.incomeRetentionMs
-    n += await pruneByTimeSuffix(this.stores.income, incomeCutoff, budget - n)
     n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
     n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)

@@ -53,9 +53,7 @@ export interface Stores {
   userTradeIds: Store
   /** owner, marketId u32, orderId u64, tradeId u64, maker u8 → time (an order's fills). */
   userTradeOrders: Store
-  /** owner, time u64, tranId u64 → IncomeRecord. */
-  income: Store
-  /** owner, income type u8, time u64, tranId u64 → IncomeRecord (type-filtered queries). */
+  /** owner, income type u8, time u64, tranId u64 → IncomeRecord (every income row). */
   incomeByType: Store
   /** owner, time u64, tranId u64 → TransferRecord. */
   transfers: Store
@@ -83,7 +81,7 @@ export interface Stores {
 
 const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders', 'orderTimes',
-  'clientOrderIds', 'userTrades', 'userTradeIds', 'userTradeOrders', 'income', 'incomeByType', 'transfers',
+  'clientOrderIds', 'userTrades', 'userTradeIds', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments',
 ]
