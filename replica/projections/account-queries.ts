@@ -2,12 +2,12 @@
 // user trades (myTrades) and income. Each reads only what has been flushed.
 
 import { assert } from '../../core/assert.js'
-import { incomeCodec, numberCodec, orderCodec, userTradeCodec } from './codec.js'
+import { incomeCodec, numberCodec, orderCodec, tradeCodec, userTradeCodec } from './codec.js'
 import { key, readU64 } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord, type Owner, type UserTradeRecord } from './records.js'
 import {
-  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, userTradeKey, type Store, type Stores,
+  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, tradeKey, userTradeKey, type Store, type Stores,
 } from './stores.js'
 import { checkLimit, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
@@ -77,16 +77,16 @@ export async function userTrades(stores: Stores, owner: Owner, marketId: number,
   if (q.fromId === undefined) {
     return scan(stores.userTrades, timeRangeBounds(prefix, q), q.limit, (_k, v) => userTradeCodec.decode(v))
   }
-  // Find the first fill at or after fromId, then walk the time-ordered rows from it.
-  const firsts = await scan(stores.userTradeIds, fromBounds(prefix, key().u64(q.fromId).build()), 1,
-    (k, v) => ({ tradeId: readU64(k, k.length - 9), maker: k[k.length - 1] === 1, time: numberCodec.decode(v) }))
-  const first = firsts[0]
-  if (first === undefined) return []
-  let gte = userTradeKey(owner, marketId, first.time, first.tradeId, first.maker)
-  if (q.startTime !== undefined && q.startTime > first.time) gte = Buffer.concat([prefix, key().u64(q.startTime).build()])
-  const bounds = timeRangeBounds(prefix, { startTime: 0, endTime: q.endTime })
-  if (bounds === null) return []
-  return scan(stores.userTrades, { ...bounds, gte }, q.limit, (_k, v) => userTradeCodec.decode(v))
+  // A market's trade ids grow with time (ADL fills, which are not on its tape, take ids from
+  // the same counter), so every fill from fromId on is at or after the time of the tape's last
+  // trade before fromId: walk the time-ordered rows from there, skipping the few before fromId.
+  // (A fromId older than the tape's retention walks from the owner's oldest fill.)
+  const fromId = q.fromId
+  const before = await scan(stores.trades, { gte: tradeKey(marketId, 0), lt: tradeKey(marketId, fromId), reverse: true }, 1,
+    (_k, v) => tradeCodec.decode(v).time)
+  const from = Math.max(before[0] ?? 0, q.startTime ?? 0)
+  const bounds = timeRangeBounds(prefix, { startTime: from, endTime: q.endTime })
+  return scan(stores.userTrades, bounds, q.limit, (k, v) => (readU64(k, k.length - 9) >= fromId ? userTradeCodec.decode(v) : undefined))
 }
 
 async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery): Promise<UserTradeRecord[]> {

@@ -10,7 +10,7 @@ import { EMPTY, incomeCodec, numberCodec, userTradeCodec } from './codec.js'
 import type { IncomeRecord, Owner, UserTradeRecord } from './records.js'
 import { INCOME_TYPE_CODES } from './records.js'
 import {
-  clientOrderIdKey, incomeTypeKey, orderKey, orderTimeKey, userTradeIdKey, userTradeKey,
+  clientOrderIdKey, incomeTypeKey, orderKey, orderTimeKey, userTradeKey,
   userTradeOrderKey, type Stores,
 } from './stores.js'
 
@@ -44,9 +44,8 @@ function onFillState(batch: PendingBatch, marketId: number, s: PerpFillSide | Sp
 
 function putUserTrade(stores: Stores, batch: PendingBatch, owner: Owner, t: UserTradeRecord): void {
   batch.put(stores.userTrades, userTradeKey(owner, t.marketId, t.time, t.tradeId, t.maker), userTradeCodec.encode(t))
-  const time = numberCodec.encode(t.time)
-  batch.put(stores.userTradeIds, userTradeIdKey(owner, t.marketId, t.tradeId, t.maker), time)
-  batch.put(stores.userTradeOrders, userTradeOrderKey(owner, t.marketId, t.orderId, t.tradeId, t.maker), time)
+  // No index by trade id: a fromId query seeks through the market's trade tape (account-queries.ts).
+  batch.put(stores.userTradeOrders, userTradeOrderKey(owner, t.marketId, t.orderId, t.tradeId, t.maker), numberCodec.encode(t.time))
 }
 
 /**

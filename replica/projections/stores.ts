@@ -49,8 +49,6 @@ export interface Stores {
   clientOrderIds: Store
   /** owner, marketId u32, time u64, tradeId u64, maker u8 → UserTradeRecord. */
   userTrades: Store
-  /** owner, marketId u32, tradeId u64, maker u8 → time (fromId seeks). */
-  userTradeIds: Store
   /** owner, marketId u32, orderId u64, tradeId u64, maker u8 → time (an order's fills). */
   userTradeOrders: Store
   /** owner, income type u8, time u64, tranId u64 → IncomeRecord (every income row). */
@@ -81,7 +79,7 @@ export interface Stores {
 
 const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders', 'orderTimes',
-  'clientOrderIds', 'userTrades', 'userTradeIds', 'userTradeOrders', 'incomeByType', 'transfers',
+  'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments',
 ]
@@ -148,10 +146,6 @@ export function clientOrderIdKey(o: Owner, marketId: number, clientOrderId: stri
 
 export function userTradeKey(o: Owner, marketId: number, time: number, tradeId: number, maker: boolean): Buffer {
   return ownerKey(o.account, o.sub).u32(marketId).u64(time).u64(tradeId).u8(maker ? 1 : 0).build()
-}
-
-export function userTradeIdKey(o: Owner, marketId: number, tradeId: number, maker: boolean): Buffer {
-  return ownerKey(o.account, o.sub).u32(marketId).u64(tradeId).u8(maker ? 1 : 0).build()
 }
 
 export function userTradeOrderKey(o: Owner, marketId: number, orderId: number, tradeId: number, maker: boolean): Buffer {

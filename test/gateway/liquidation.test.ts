@@ -115,6 +115,13 @@ t.test('forced orders, ADL quantiles, the insurance fund, forceOrder streams and
   t.notOk(market.messages.some((m: any) => m.data?.o?.S === 'BUY'), 'ADL orders are not liquidations on the stream')
   const trades = (await rig.app.inject({ method: 'GET', url: `/fapi/v1/trades?symbol=${S}` })).json()
   t.notOk(trades.some((x: { price: string }) => x.price === '26055.7'), 'the ADL fill is not a public trade')
+  // Its id comes from the market's trade counter though: myTrades from it starts at it.
+  const mine = (await signedInject(rig, bob.keys, 'GET', '/fapi/v1/userTrades', { symbol: S })).json() as { id: number; price: string }[]
+  const adlFill = mine.find((x) => x.price === '26055.7')
+  t.ok(adlFill, 'the ADL fill is among BOB\'s trades')
+  const fromAdl = (await signedInject(rig, bob.keys, 'GET', '/fapi/v1/userTrades', { symbol: S, fromId: String(adlFill!.id) })).json()
+  t.same(fromAdl.map((x: { id: number }) => x.id), mine.filter((x) => x.id >= adlFill!.id).map((x) => x.id),
+    'fromId naming the ADL fill (not on the tape) starts at it')
   t.equal(rig.ex.state.accounts.get(erin.address)!.subs[0]!.perpWallet, 45_000, 'ERIN keeps 0.045 (the bankruptcy price rounds up)')
 })
 
