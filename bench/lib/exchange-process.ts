@@ -111,13 +111,18 @@ export function childPids(pid: number): number[] {
  */
 export function cpuSeconds(pid: number, mainThread = false): number {
   try {
-    const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the name), in 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return statCpuSeconds(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`)
   } catch {
     return NaN
   }
+}
+
+/** User + system CPU seconds from a /proc `stat` file (a process's or a thread's). */
+function statCpuSeconds(file: string): number {
+  const stat = readFileSync(file, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // utime and stime (fields 14 and 15 of the line, 12 and 13 after the name), in 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** What cpuByThread() calls the threads that do not name themselves: V8's, libuv's, LevelDB's. */
@@ -139,10 +144,8 @@ export function cpuByThread(pid: number): Map<string, number> {
   for (const tid of tids) {
     try {
       const name = Number(tid) === pid ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       const key = name === 'node' ? UNNAMED_THREADS : name
-      out.set(key, (out.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100)
+      out.set(key, (out.get(key) ?? 0) + statCpuSeconds(`/proc/${pid}/task/${tid}/stat`))
     } catch { /* the thread ended meanwhile */ }
   }
   return out

@@ -7,20 +7,14 @@
 import t from 'tap'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { restartableNode } from '../helpers/processes.js'
+import { restartableNode, scrapeGauges } from '../helpers/processes.js'
 
 const SECRET = '33'.repeat(32)
 const ORDERS = 60
 
 t.test('held at every batch for the projections, the exchange still answers every order and keeps every one', { timeout: 120_000 }, async (t) => {
   const node = await restartableNode(t, 'backlog', SECRET, ['--projections-behind-max', '1'])
-  const gauges = async (): Promise<Record<string, number>> => {
-    const text = await (await fetch(`http://127.0.0.1:${node.metrics}/metrics`)).text()
-    return Object.fromEntries(text.split('\n').filter((l) => l.startsWith('exchange_')).map((l) => {
-      const [name, value] = l.split(' ')
-      return [name!, Number(value)]
-    }))
-  }
+  const gauges = (): Promise<Record<string, number>> => scrapeGauges(node.metrics)
   await node.start()
   const demo = await node.demo()
   const history = async (): Promise<number[]> => {

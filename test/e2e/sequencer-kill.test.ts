@@ -16,7 +16,7 @@ import { hex, type LogEntry } from '../../replica/entry.js'
 import { IngressClient } from '../../replica/ingress.js'
 import { LevelLogStore } from '../../replica/level-log.js'
 import { wsNetwork } from '../../replica/ws-network.js'
-import { freePort, startExchange, type Proc } from '../helpers/processes.js'
+import { freePort, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
 
 const CHECKPOINT = 100
 const ACCOUNTS = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40), '0x' + '3'.repeat(40)]
@@ -71,8 +71,7 @@ function rootsAt(entries: LogEntry[]): Map<number, string> {
 }
 
 async function metricSeq(port: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-  return Number(/^exchange_seq (\d+)/m.exec(text)![1])
+  return (await scrapeGauges(port)).exchange_seq!
 }
 
 t.test('acknowledged commands survive SIGKILL and followers converge', { timeout: 120_000 }, async (t) => {
@@ -134,19 +133,13 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
     return last.submit(c).then((a) => { acked.set(id, a.seq) })
   }))
   last.close()
-  const matched = async (): Promise<number> => {
-    const text = await (await fetch(`http://127.0.0.1:${metricsB}/metrics`)).text()
-    return Number(/^exchange_follower_checkpoints_matched_total (\d+)/m.exec(text)![1])
-  }
+  const matched = async (): Promise<number> => (await scrapeGauges(metricsB)).exchange_follower_checkpoints_matched_total!
   const matchDeadline = Date.now() + 15_000
   while (Date.now() < matchDeadline && await matched() === 0) await new Promise((r) => setTimeout(r, 100))
   t.ok(await matched() > 0, 'the follower matched a checkpoint root with the sequencer\'s while following')
   const target = await caughtUp()
   // Both nodes' history read models catch up as well, as /metrics tells.
-  const written = async (metricsPort: number): Promise<number> => {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
-    return Number(/^exchange_projections_written_seq (\d+)/m.exec(text)![1])
-  }
+  const written = async (metricsPort: number): Promise<number> => (await scrapeGauges(metricsPort)).exchange_projections_written_seq!
   for (const [name, metricsPort] of [['sequencer', metricsA], ['follower', metricsB]] as const) {
     const deadline = Date.now() + 15_000
     while (Date.now() < deadline && await written(metricsPort) < target) await new Promise((r) => setTimeout(r, 100))

@@ -22,6 +22,14 @@ export async function freePort(): Promise<number> {
   })
 }
 
+/** A node's /metrics gauges (Prometheus text, one `name value` line each) on loopback `port`. */
+export async function scrapeGauges(port: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const out: Record<string, number> = {}
+  for (const m of text.matchAll(/^(exchange_[a-z0-9_]+) (\S+)$/gm)) out[m[1]!] = Number(m[2])
+  return out
+}
+
 export interface Proc {
   child: ChildProcess
   lines: Record<string, unknown>[]
