@@ -102,6 +102,8 @@ export const REPLICA_LIMITS = {
   readAheadBytesMax: 8 * 1024 * 1024,
   /** Snapshots a node keeps after each checkpoint. */
   snapshotsKept: 3,
+  /** Command key sets a replay builds by a compiled literal (replica/body-tape.ts); past it, field by field. */
+  tapeKeySetsMax: 256,
 } as const
 
 const DAY_MS = 86_400_000

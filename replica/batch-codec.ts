@@ -7,6 +7,7 @@ import type { Command } from '../core/commands.js'
 import { LogCorruptError } from './chain.js'
 import { chainDigest, digestEquals, HASH_BYTES, packr, sealEntry, type LogEntry } from './entry.js'
 import { skipValue } from './msgpack-skip.js'
+import { TapeReader, type BodyTape } from './body-tape.js'
 
 const FORMAT = 1
 
@@ -141,16 +142,17 @@ export function verifyBodies(
  * first one seq `firstSeq` after `prevHash`: each hash recomputed from the previous one and
  * the body bytes, each body holding the next seq and a time. With `ends` from verifyBodies(),
  * the hashes are already checked over exactly those extents, and each decoded body must end
- * where it said. The entries come back sealed (their bodies are the verified bytes).
- * `stopAfter` ends the walk early; `fail` makes the error. Hashes and bodies must agree in
- * number unless the walk stops early.
+ * where it said; with a `tape` of the same bodies too (body-tape.ts), the commands are built
+ * from it instead of decoded. The entries come back sealed (their bodies are the verified
+ * bytes). `stopAfter` ends the walk early; `fail` makes the error. Hashes and bodies must
+ * agree in number unless the walk stops early.
  */
 export function decodeChain(
   firstSeq: number, prevHash: Uint8Array, hashes: Uint8Array, bodies: Uint8Array,
-  fail: (seq: number, reason: string) => Error, o: { stopAfter?: number, ends?: Uint32Array } = {},
+  fail: (seq: number, reason: string) => Error, o: { stopAfter?: number, ends?: Uint32Array, tape?: BodyTape } = {},
 ): { entries: LogEntry[], bodiesEnd: number } {
   const count = hashes.length / HASH_BYTES
-  const { stopAfter = Infinity, ends } = o
+  const { stopAfter = Infinity, ends, tape } = o
   // Plain views: Buffer.subarray() per entry costs several times more.
   const hashBytes = new Uint8Array(hashes.buffer, hashes.byteOffset, hashes.length)
   const bodyBytes = new Uint8Array(bodies.buffer, bodies.byteOffset, bodies.length)
@@ -158,7 +160,8 @@ export function decodeChain(
   let prev = prevHash
   let bodiesEnd = 0
   let failed: Error | undefined
-  const visit = (value: unknown, start: number, end: number): boolean | undefined => {
+  /** Takes the next entry's decoded [seq, time, command], found at start..end of the bodies. */
+  const accept = (bodySeq: unknown, time: unknown, command: unknown, start: number, end: number): boolean | undefined => {
     const i = entries.length
     const seq = firstSeq + i
     if (i >= count) throw (failed = fail(seq, 'more bodies than hashes'))
@@ -167,7 +170,6 @@ export function decodeChain(
       throw (failed = fail(seq, 'hash does not match its body'))
     }
     if (ends !== undefined && ends[i] !== end) throw (failed = fail(seq, 'body does not end where its hash was checked'))
-    const [bodySeq, time, command] = (Array.isArray(value) ? value : []) as unknown[]
     if (bodySeq !== seq || typeof time !== 'number' || typeof command !== 'object' || command === null) {
       throw (failed = fail(seq, `entry body does not hold seq ${seq}`))
     }
@@ -177,8 +179,13 @@ export function decodeChain(
     bodiesEnd = end
     return entries.length < stopAfter ? undefined : false
   }
+  const visit = (value: unknown, start: number, end: number): boolean | undefined => {
+    const [bodySeq, time, command] = (Array.isArray(value) ? value : []) as unknown[]
+    return accept(bodySeq, time, command, start, end)
+  }
   try {
-    packr.unpackMultiple(bodyBytes, visit as (value: unknown, start?: number, end?: number) => boolean | undefined)
+    if (tape !== undefined && ends !== undefined) acceptTaped(tape, ends, bodyBytes, Math.min(count, stopAfter), accept, visit)
+    else packr.unpackMultiple(bodyBytes, visit as (value: unknown, start?: number, end?: number) => boolean | undefined)
   } catch (err) {
     if (err === failed) throw err
     throw fail(firstSeq + entries.length, `undecodable entry (${(err as Error).message})`)
@@ -187,15 +194,38 @@ export function decodeChain(
   return { entries, bodiesEnd }
 }
 
+/** Walks `n` bodies of a tape: each built from it, or decoded from its bytes where it says so. */
+function acceptTaped(
+  tape: BodyTape, ends: Uint32Array, bodyBytes: Uint8Array, n: number,
+  accept: (seq: unknown, time: unknown, command: unknown, start: number, end: number) => unknown,
+  visit: (value: unknown, start: number, end: number) => unknown,
+): void {
+  const reader = new TapeReader(tape)
+  let start = 0
+  for (let i = 0; i < n && i < ends.length; i++) {
+    const end = ends[i]!
+    const command = reader.next()
+    if (command !== undefined) accept(reader.seq, reader.time, command, start, end)
+    else visit(packr.unpack(bodyBytes.subarray(start, end)), start, end)
+    start = end
+  }
+}
+
 const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
 
+/** The chain verifier's answer for a stored batch: where each body ends, and the bodies on a tape. */
+export interface Verdict {
+  ends: Uint32Array
+  tape?: BodyTape
+}
+
 /**
- * Decodes and verifies a whole batch; the first entry's prevHash is the one it stored. `ends`
- * is the chain verifier's answer for these bytes when it checked the hashes already.
+ * Decodes and verifies a whole batch; the first entry's prevHash is the one it stored.
+ * `verdict` is the chain verifier's answer for these bytes when it checked the hashes already.
  */
-export function decodeBatch(firstSeq: number, bytes: Uint8Array, ends?: Uint32Array): LogEntry[] {
+export function decodeBatch(firstSeq: number, bytes: Uint8Array, verdict?: Verdict): LogEntry[] {
   const env = decodeEnvelope(firstSeq, bytes)
-  return decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { ends }).entries
+  return decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { ends: verdict?.ends, tape: verdict?.tape }).entries
 }
 
 /** The batch cut down to its first `keep` entries (verified as they are walked), and the last of them. */

@@ -3,6 +3,7 @@
 // from the thread that decodes and applies it. One worker per process, started on first use;
 // it keeps the process alive only while a batch is being checked.
 
+import type { Verdict } from './batch-codec.js'
 import { LogCorruptError } from './chain.js'
 import { ownCopy, WorkerCalls } from './worker-calls.js'
 
@@ -14,10 +15,10 @@ export interface VerifyRequest {
 }
 
 /**
- * Where each body ends (as verifyBodies() returns it), or where and why the chain breaks; id 0
- * is the thread saying it is up.
+ * Where each body ends (as verifyBodies() returns it) and the bodies on a tape, or where and
+ * why the chain breaks; id 0 is the thread saying it is up.
  */
-export type VerifyReply = { id: number; ends: Uint32Array } | { id: number; seq: number; reason: string } | { id: 0; up: true }
+export type VerifyReply = ({ id: number } & Verdict) | { id: number; seq: number; reason: string } | { id: 0; up: true }
 
 /** The verifier thread could not answer (it failed to start or died); the check was not made. */
 export class VerifierUnavailableError extends Error {
@@ -25,7 +26,7 @@ export class VerifierUnavailableError extends Error {
 }
 
 interface Waiting {
-  resolve: (ends: Uint32Array) => void
+  resolve: (verdict: Verdict) => void
   reject: (err: Error) => void
 }
 
@@ -39,7 +40,7 @@ export class ChainVerifier {
   constructor(url: URL = WORKER_URL) {
     this.#calls = new WorkerCalls(url, {
       answered(reply, w) {
-        if ('ends' in reply) w.resolve(reply.ends)
+        if ('ends' in reply) w.resolve({ ends: reply.ends, tape: reply.tape })
         else if ('reason' in reply) w.reject(new LogCorruptError(reply.seq, reply.reason))
       },
       lost(calls, why) {
@@ -65,11 +66,11 @@ export class ChainVerifier {
 
   /**
    * Verifies the stored batch `bytes` under `firstSeq` (its own chain from its stored
-   * prevHash); resolves with the end of each body, rejects with LogCorruptError, or with
+   * prevHash); resolves with the end of each body and the bodies on a tape, rejects with LogCorruptError, or with
    * VerifierUnavailableError when the thread cannot answer. The bytes are copied, so the
    * caller keeps its own.
    */
-  verifyBatch(firstSeq: number, bytes: Uint8Array): Promise<Uint32Array> {
+  verifyBatch(firstSeq: number, bytes: Uint8Array): Promise<Verdict> {
     return new Promise((resolve, reject) => {
       const copy = ownCopy(bytes)
       try {

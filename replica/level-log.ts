@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises'
 import { Level } from 'level'
 import { assert } from '../core/assert.js'
-import { decodeBatch, encodeEntries, truncateBatch } from './batch-codec.js'
+import { decodeBatch, encodeEntries, truncateBatch, type Verdict } from './batch-codec.js'
 import { checkContinues, checkLink, LogCorruptError } from './chain.js'
 import { chainVerifier, VerifierUnavailableError, type ChainVerifier } from './chain-verifier.js'
 import { GENESIS_HASH, packr, type LogEntry } from './entry.js'
@@ -192,7 +192,7 @@ export class LevelLogStore implements LogStore {
     try {
       for (let batch = await ahead.next(); batch !== undefined; batch = await ahead.next()) {
         const start = batch.seq
-        const entries = decodeBatch(start, batch.bytes, await this.#verdict(batch.ends))
+        const entries = decodeBatch(start, batch.bytes, await this.#verdict(batch.verdict))
         if (prev !== undefined) checkLink(prev.seq, prev.hash, entries[0]!)
         prev = entries[entries.length - 1]!
         const lo = Math.max(0, fromSeq - start)
@@ -239,9 +239,9 @@ export class LevelLogStore implements LogStore {
   }
 
   /** The verifier's answer; undefined (check inline) if there was no question or no answer. */
-  async #verdict(ends: Promise<Uint32Array> | undefined): Promise<Uint32Array | undefined> {
+  async #verdict(verdict: Promise<Verdict> | undefined): Promise<Verdict | undefined> {
     try {
-      return await ends
+      return await verdict
     } catch (err) {
       if (!(err instanceof VerifierUnavailableError)) throw err
       if (!this.#verifierWarned) this.options.logger?.warn({ err: err.message }, 'chain verifier thread unavailable; checking hashes inline')

@@ -2,6 +2,7 @@
 // the verifier thread as it arrives, so reading, checking and decoding overlap.
 
 import { REPLICA_LIMITS } from '../core/limits.js'
+import type { Verdict } from './batch-codec.js'
 import type { ChainVerifier } from './chain-verifier.js'
 import { keySeq } from './level-keys.js'
 
@@ -19,7 +20,7 @@ export interface StoredBatch {
   seq: number
   bytes: Bytes
   /** The verifier's answer for these bytes, when it is checking them. */
-  ends?: Promise<Uint32Array>
+  verdict?: Promise<Verdict>
 }
 
 export class ReadAhead {
@@ -68,9 +69,9 @@ export class ReadAhead {
         const seq = keySeq(key)
         // A check past a failed batch is never awaited; its rejection is expected.
         const v = this.verifier
-        const ends = v !== undefined && (v.ready || this.waitForThread) ? v.verifyBatch(seq, bytes) : undefined
-        ends?.catch(() => {})
-        this.#queue.push({ seq, bytes, ends })
+        const verdict = v !== undefined && (v.ready || this.waitForThread) ? v.verifyBatch(seq, bytes) : undefined
+        verdict?.catch(() => {})
+        this.#queue.push({ seq, bytes, verdict })
         this.#queuedBytes += bytes.length
       }
       this.#fill()

@@ -230,12 +230,13 @@ t.test('a body whose extent differs from the one hashed is refused', async (t) =
   t.teardown(() => verifier.close())
   await raw(dir, async ({ log }) => {
     const bytes = (await log.get(seqKey(1)))!
-    const ends = await verifier.verifyBatch(1, bytes)
+    const { ends, tape } = await verifier.verifyBatch(1, bytes)
     t.same([...ends], all.map((_, i) => all.slice(0, i + 1).reduce((n, x) => n + encodeBody(x.seq, x.time, x.command).length, 0)))
     const wrong = Uint32Array.from(ends)
     wrong[1]! -= 1
-    t.throws(() => decodeBatch(1, bytes, wrong), { name: 'LogCorruptError', message: /seq 2: body does not end where its hash was checked/ })
-    t.same(views(decodeBatch(1, bytes, ends)), views(all), 'with the verifier\'s own answer it decodes')
+    t.throws(() => decodeBatch(1, bytes, { ends: wrong }), { name: 'LogCorruptError', message: /seq 2: body does not end where its hash was checked/ })
+    t.same(views(decodeBatch(1, bytes, { ends })), views(all), 'with the verifier\'s own answer it decodes')
+    t.same(views(decodeBatch(1, bytes, { ends, tape })), views(all), 'and builds from its tape')
   })
 })
 

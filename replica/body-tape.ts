@@ -1,0 +1,385 @@
+// Log bodies pre-read on the chain verifier's thread, so the replaying thread builds commands
+// without parsing msgpack. Decoding and applying on one thread could not pass ~350k entries/s:
+// msgpackr builds each command map with a keyed store per field, and every string anew. The
+// verifier, which walks the bodies anyway, writes each one as a tape of numbers (fields in
+// order, strings as indexes into the batch's own table, each distinct string once); the main
+// thread builds each command as one object literal per key set, sharing the batch's strings.
+//
+// The tape covers what commands hold: a body [seq, time, {key: value, ...}] whose values are
+// integers up to 32 bits, float64s, booleans, nil and ASCII strings, with ASCII keys. Any other
+// body (nested values, wider integers, non-ASCII text) is marked to be decoded from its bytes
+// by msgpackr, so what comes out is always what msgpackr gives for those bytes.
+
+import { assert } from '../core/assert.js'
+import { REPLICA_LIMITS } from '../core/limits.js'
+
+export interface BodyTape {
+  /** Per body: DECODE, or TAPED then seq, time, key set, and per field a kind and a value. */
+  nums: Float64Array
+  /** The batch's strings, each once, indexed from `nums`. */
+  strs: string[]
+  /** The key sets, in the order the fields are on the tape, indexed from `nums`. */
+  keySets: string[][]
+}
+
+/** A body left to msgpackr. */
+const DECODE = 0
+/** A body on the tape. */
+const TAPED = 1
+// Field kinds.
+const NUMBER = 0
+const STRING = 1
+const TRUE = 2
+const FALSE = 3
+const NIL = 4
+
+/** Thrown while a body is read when it is not one the tape covers. */
+const NOT_TAPED = new Error('not taped')
+
+/**
+ * Writes the bodies (end to end, ending at `ends`) to a tape. Runs on the verifier's thread,
+ * after the hashes are checked over the same extents.
+ */
+export function tapeBodies(bodies: Uint8Array, ends: Uint32Array): BodyTape {
+  const w = new TapeWriter(bodies)
+  let start = 0
+  for (const end of ends) {
+    w.body(start, end)
+    start = end
+  }
+  return w.finish()
+}
+
+/** A key set met on the verifier's thread: a node of the trie of key sequences. */
+interface KeySetNode {
+  keys: string[]
+  next: Map<string, KeySetNode>
+  /** A key appears twice: msgpackr keeps the last value at the first place; no command has this shape. */
+  repeats: boolean
+  /** The key (its encoded bytes) that followed this one last time, and where it led: most often it does again. */
+  last?: { bytes: Uint8Array, child: KeySetNode }
+}
+
+// Kept across batches on the verifier's thread: the key sequences met, as a trie walked key by
+// key (no name is built per body), and recent strings by their bytes, so a key or an account
+// met before is found, not made again. Both are caches: the trie is dropped past its bound,
+// and a string slot is overwritten by the next string that hashes to it.
+let keySetRoot: KeySetNode = { keys: [], next: new Map(), repeats: false }
+let keySetNodes = 0
+const STRING_SLOTS = 4096
+const slotBytes: (Uint8Array | undefined)[] = new Array(STRING_SLOTS)
+const slotStrings: string[] = new Array(STRING_SLOTS)
+/** Per slot: the batch (a TapeWriter's number) that listed its string last, and where. */
+const slotBatch = new Float64Array(STRING_SLOTS).fill(-1)
+const slotIndex = new Uint32Array(STRING_SLOTS)
+let writersMade = 0
+/** Strings longer than this are made each time (no command field is). */
+const CACHED_STRING_BYTES_MAX = 64
+
+function childKeySet(node: KeySetNode, key: string): KeySetNode {
+  let child = node.next.get(key)
+  if (child === undefined) {
+    if (keySetNodes >= REPLICA_LIMITS.tapeKeySetsMax * 16) {
+      keySetRoot = { keys: [], next: new Map(), repeats: false }
+      keySetNodes = 0
+    }
+    child = { keys: [...node.keys, key], next: new Map(), repeats: node.repeats || node.keys.includes(key) }
+    node.next.set(key, child)
+    keySetNodes++
+  }
+  return child
+}
+
+class TapeWriter {
+  private nums = new Float64Array(4096)
+  private n = 0
+  private pos = 0
+  private readonly strs: string[] = []
+  private readonly strIndex = new Map<string, number>()
+  private readonly keySets: string[][] = []
+  private readonly keySetIndex = new Map<KeySetNode, number>()
+  private readonly batch = writersMade++
+  /** The last string too long for the cache. */
+  private text = ''
+
+  constructor(private readonly b: Uint8Array) {}
+
+  finish(): BodyTape {
+    return { nums: this.nums.slice(0, this.n), strs: this.strs, keySets: this.keySets }
+  }
+
+  body(start: number, end: number): void {
+    const mark = this.n
+    this.pos = start
+    try {
+      this.taped(end)
+    } catch (err) {
+      if (err !== NOT_TAPED) throw err
+      this.n = mark
+      this.push(DECODE)
+    }
+  }
+
+  private taped(end: number): void {
+    const b = this.b
+    if (b[this.pos++] !== 0x93) throw NOT_TAPED
+    this.push(TAPED)
+    this.push(this.number())
+    this.push(this.number())
+    const size = this.mapSize()
+    const at = this.n
+    this.push(0) // the key set, known once the keys are read
+    let node = keySetRoot
+    for (let i = 0; i < size; i++) {
+      node = this.nextKey(node)
+      this.value()
+    }
+    if (this.pos !== end || node.repeats) throw NOT_TAPED
+    this.nums[at] = this.keySet(node)
+  }
+
+  /** Reads a key: the node's last next key when the bytes are the same, else the trie's child. */
+  private nextKey(node: KeySetNode): KeySetNode {
+    const last = node.last
+    if (last !== undefined && this.bytesAre(last.bytes)) {
+      this.pos += last.bytes.length
+      return last.child
+    }
+    const start = this.pos
+    const key = this.string()
+    if (key === '__proto__') throw NOT_TAPED
+    const child = childKeySet(node, key)
+    node.last = { bytes: this.b.slice(start, this.pos), child }
+    return child
+  }
+
+  private bytesAre(expected: Uint8Array): boolean {
+    const { b, pos } = this
+    if (pos + expected.length > b.length) return false
+    for (let i = 0; i < expected.length; i++) if (b[pos + i] !== expected[i]) return false
+    return true
+  }
+
+  private keySet(node: KeySetNode): number {
+    let i = this.keySetIndex.get(node)
+    if (i === undefined) {
+      i = this.keySets.length
+      this.keySets.push(node.keys)
+      this.keySetIndex.set(node, i)
+    }
+    return i
+  }
+
+  private mapSize(): number {
+    const tag = this.b[this.pos++]!
+    if (tag >= 0x80 && tag <= 0x8f) return tag & 0x0f
+    if (tag === 0xde) return this.uint(2)
+    throw NOT_TAPED
+  }
+
+  private value(): void {
+    const tag = this.b[this.pos]!
+    if (tag >= 0xa0 && tag <= 0xbf || tag >= 0xd9 && tag <= 0xdb) {
+      const slot = this.stringSlot()
+      this.push(STRING)
+      this.push(slot < 0 ? this.indexOf(this.text) : this.indexOfSlot(slot))
+      return
+    }
+    if (tag === 0xc0 || tag === 0xc2 || tag === 0xc3) {
+      this.pos++
+      this.push(tag === 0xc0 ? NIL : tag === 0xc3 ? TRUE : FALSE)
+      this.push(0)
+      return
+    }
+    this.push(NUMBER)
+    this.push(this.number())
+  }
+
+  /** An integer of at most 32 bits or a float64; anything else is not taped. */
+  private number(): number {
+    const b = this.b
+    const tag = b[this.pos++]!
+    if (tag < 0x80) return tag
+    if (tag >= 0xe0) return tag - 0x100
+    switch (tag) {
+      case 0xcc: return this.uint(1)
+      case 0xcd: return this.uint(2)
+      case 0xce: return this.uint(4)
+      case 0xd0: return (this.uint(1) << 24) >> 24
+      case 0xd1: return (this.uint(2) << 16) >> 16
+      case 0xd2: return this.uint(4) | 0
+      case 0xcb: {
+        if (this.pos + 8 > b.length) throw NOT_TAPED
+        const v = new DataView(b.buffer, b.byteOffset + this.pos, 8).getFloat64(0)
+        this.pos += 8
+        return v
+      }
+      default: throw NOT_TAPED
+    }
+  }
+
+  /** An ASCII string (keys); anything else is not taped. */
+  private string(): string {
+    const slot = this.stringSlot()
+    return slot < 0 ? this.text : slotStrings[slot]!
+  }
+
+  /** The batch's index of the string in `slot`, added to the batch's strings at its first use. */
+  private indexOfSlot(slot: number): number {
+    if (slotBatch[slot] === this.batch) return slotIndex[slot]!
+    const i = this.strs.length
+    this.strs.push(slotStrings[slot]!)
+    slotBatch[slot] = this.batch
+    slotIndex[slot] = i
+    return i
+  }
+
+  /** The batch's index of a string too long to be cached. */
+  private indexOf(s: string): number {
+    let i = this.strIndex.get(s)
+    if (i === undefined) {
+      i = this.strs.length
+      this.strs.push(s)
+      this.strIndex.set(s, i)
+    }
+    return i
+  }
+
+  /**
+   * Reads an ASCII string (anything else is not taped): returns its cache slot, or -1 for one
+   * too long to cache, left in `text`.
+   */
+  private stringSlot(): number {
+    const b = this.b
+    const tag = b[this.pos++]!
+    let length: number
+    if (tag >= 0xa0 && tag <= 0xbf) length = tag & 0x1f
+    else if (tag === 0xd9) length = this.uint(1)
+    else if (tag === 0xda) length = this.uint(2)
+    else if (tag === 0xdb) length = this.uint(4)
+    else throw NOT_TAPED
+    const start = this.pos
+    const end = start + length
+    if (end > b.length) throw NOT_TAPED
+    this.pos = end
+    if (length > CACHED_STRING_BYTES_MAX) {
+      this.text = asciiText(b, start, end)
+      return -1
+    }
+    // Hashed over at most the first and last 8 bytes (an address's); the match is checked in full.
+    let h = length
+    for (let i = start; i < end; i = i === start + 7 && end - start > 16 ? end - 8 : i + 1) h = Math.imul(h, 31) + b[i]! | 0
+    const slot = (h ^ (h >>> 15)) & (STRING_SLOTS - 1)
+    const known = slotBytes[slot]
+    if (known !== undefined && known.length === length) {
+      let same = true
+      for (let i = 0; i < length; i++) {
+        if (known[i] !== b[start + i]) {
+          same = false
+          break
+        }
+      }
+      if (same) return slot
+    }
+    slotStrings[slot] = asciiText(b, start, end)
+    slotBytes[slot] = b.slice(start, end)
+    slotBatch[slot] = -1
+    return slot
+  }
+
+  private uint(width: number): number {
+    const b = this.b
+    if (this.pos + width > b.length) throw NOT_TAPED
+    let v = 0
+    for (let i = 0; i < width; i++) v = v * 256 + b[this.pos + i]!
+    this.pos += width
+    return v
+  }
+
+  private push(v: number): void {
+    if (this.n === this.nums.length) {
+      const grown = new Float64Array(this.nums.length * 2)
+      grown.set(this.nums)
+      this.nums = grown
+    }
+    this.nums[this.n++] = v
+  }
+}
+
+/** The bytes start..end as text when they are ASCII; otherwise the body is not taped. */
+function asciiText(b: Uint8Array, start: number, end: number): string {
+  for (let i = start; i < end; i++) if (b[i]! >= 0x80) throw NOT_TAPED
+  return end - start <= CACHED_STRING_BYTES_MAX
+    ? String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[])
+    : Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1')
+}
+
+/** A key set's name: its keys in order, with their count, so no two sets share one ([] and ['']). */
+function keySetName(keys: readonly string[]): string {
+  return `${keys.length}:${keys.join('\0')}`
+}
+
+/** Builds a command of one key set from the tape's next fields (`next` reads one field). */
+type Build = (next: () => unknown) => object
+
+// One builder per key set seen, an object literal in key order: the objects come out with
+// their fields in place, as the commands the gateway makes do. Keys are written as JSON
+// string literals, so no key can be anything but a property name.
+const builders = new Map<string, Build>()
+
+function builder(keys: readonly string[]): Build {
+  const name = keySetName(keys)
+  let build = builders.get(name)
+  if (build === undefined) {
+    if (builders.size >= REPLICA_LIMITS.tapeKeySetsMax) return (next) => buildByKeys(keys, next)
+    build = new Function('next', `return {${keys.map((k) => `${JSON.stringify(k)}: next()`).join(', ')}}`) as Build
+    builders.set(name, build)
+  }
+  return build
+}
+
+/** The same object, field by field: for key sets past the builders' bound. */
+function buildByKeys(keys: readonly string[], next: () => unknown): object {
+  const o: Record<string, unknown> = {}
+  for (const k of keys) o[k] = next()
+  return o
+}
+
+/** Reads a tape body by body, on the thread that applies them. */
+export class TapeReader {
+  private at = 0
+  /** Seq and time of the body next() returned a command for. */
+  seq = 0
+  time = 0
+  private readonly builds: Build[]
+
+  constructor(private readonly tape: BodyTape) {
+    this.builds = tape.keySets.map(builder)
+  }
+
+  /** The next body's command (seq and time set), or undefined when it is to be decoded from its bytes. */
+  next(): object | undefined {
+    const nums = this.tape.nums
+    assert(this.at < nums.length, 'tape read past its end')
+    if (nums[this.at++] === DECODE) return undefined
+    this.seq = nums[this.at]!
+    this.time = nums[this.at + 1]!
+    const build = this.builds[nums[this.at + 2]!]!
+    this.at += 3
+    return build(this.field)
+  }
+
+  private readonly field = (): unknown => {
+    const { nums, strs } = this.tape
+    const kind = nums[this.at]!
+    const v = nums[this.at + 1]!
+    this.at += 2
+    switch (kind) {
+      case NUMBER: return v
+      case STRING: return strs[v]
+      case TRUE: return true
+      case FALSE: return false
+      default: return null
+    }
+  }
+}
