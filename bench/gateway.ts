@@ -13,7 +13,7 @@ import { createFundedAccount } from '../bin/demo-account.js'
 import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, cpuByThread, cpuSeconds, HOST, scrapeMetrics, startExchange, UNNAMED_THREADS } from './lib/exchange-process.js'
+import { CHAIN_ID, cpuByThread, cpuSeconds, exchangeNodeFlags, HOST, scrapeMetrics, startExchange, UNNAMED_THREADS } from './lib/exchange-process.js'
 import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
 
 const ACCOUNTS = 100
@@ -40,7 +40,7 @@ function refusals(r: PhaseResult): string {
 
 async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(LATENCY_RATE) || LATENCY_RATE <= 0) throw new Error(`GATEWAY_BENCH_RATE must be a positive integer, got ${process.env.GATEWAY_BENCH_RATE}`)
-  const nodeFlags = ['--max-semi-space-size=64', ...(process.env.GATEWAY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
+  const nodeFlags = exchangeNodeFlags('GATEWAY_BENCH_NODE_FLAGS')
   // The market-making bot off: the load generator is the only client.
   const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off'], nodeFlags)
   const { child, port, replicationPort, secret } = ex

@@ -25,7 +25,7 @@ import type { Command } from '../core/commands.js'
 import { IngressClient } from '../replica/ingress.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, childPids, cpuSeconds, HOST, startExchange } from './lib/exchange-process.js'
+import { CHAIN_ID, childPids, cpuSeconds, exchangeNodeFlags, HOST, startExchange } from './lib/exchange-process.js'
 import type { SubscriberCommand, SubscriberReport, SubscriberSetup } from './lib/ws-subscriber-worker.js'
 
 const SUBSCRIBERS = Number(process.env.WS_BENCH_SUBSCRIBERS ?? 1_000)
@@ -132,7 +132,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(SUBSCRIBERS) || SUBSCRIBERS < WORKERS) throw new Error(`WS_BENCH_SUBSCRIBERS must be an integer ≥ ${WORKERS}`)
   if (!Number.isInteger(RATE) || RATE <= 0) throw new Error('WS_BENCH_RATE must be a positive integer')
   if (FAN_OUT !== 'process' && FAN_OUT !== 'inline') throw new Error('WS_BENCH_FAN_OUT must be process or inline')
-  const nodeFlags = ['--max-semi-space-size=64', ...(process.env.WS_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)]
+  const nodeFlags = exchangeNodeFlags('WS_BENCH_NODE_FLAGS')
   const ex = await startExchange('ws', ['--chain', 'off', '--price-feed', 'off', '--bot', 'off', '--ws-fan-out', FAN_OUT], nodeFlags)
   const workers: Worker[] = []
   let ingress: IngressClient | undefined

@@ -54,6 +54,14 @@ async function untilServing(port: number, exited: () => string | null): Promise<
 }
 
 /**
+ * The node flags `npm start` runs the exchange with (package.json), so the benchmarks measure
+ * it as deployed, followed by those in the environment variable `envName` (e.g. `--cpu-prof`).
+ */
+export function exchangeNodeFlags(envName: string): string[] {
+  return ['--max-semi-space-size=64', '--heap-growing-percent=100', ...(process.env[envName] ?? '').split(/\s+/).filter(Boolean)]
+}
+
+/**
  * Starts `exchange start` with `flags` added and resolves once it serves REST. `nodeFlags`
  * go to node itself (e.g. `--cpu-prof`).
  */
