@@ -4,10 +4,10 @@
 // Replication ships the same hashes and bodies.
 
 import type { Command } from '../core/commands.js'
+import { TapeReader, type BodyTape } from './body-tape.js'
 import { LogCorruptError } from './chain.js'
 import { chainDigest, digestEquals, HASH_BYTES, packr, sealEntry, type LogEntry } from './entry.js'
 import { skipValue } from './msgpack-skip.js'
-import { TapeReader, type BodyTape } from './body-tape.js'
 
 const FORMAT = 1
 

@@ -66,9 +66,9 @@ export class ChainVerifier {
 
   /**
    * Verifies the stored batch `bytes` under `firstSeq` (its own chain from its stored
-   * prevHash); resolves with the end of each body and the bodies on a tape, rejects with LogCorruptError, or with
-   * VerifierUnavailableError when the thread cannot answer. The bytes are copied, so the
-   * caller keeps its own.
+   * prevHash); resolves with the end of each body and the bodies on a tape (body-tape.ts),
+   * rejects with LogCorruptError, or with VerifierUnavailableError when the thread cannot
+   * answer. The bytes are copied, so the caller keeps its own.
    */
   verifyBatch(firstSeq: number, bytes: Uint8Array): Promise<Verdict> {
     return new Promise((resolve, reject) => {
