@@ -104,6 +104,8 @@ export const REPLICA_LIMITS = {
   snapshotsKept: 3,
   /** Command key sets a replay builds by a compiled literal (replica/body-tape.ts); past it, field by field. */
   tapeKeySetsMax: 256,
+  /** Fields of a command the replay's tape takes (no command has half as many); a larger map is left to msgpackr. */
+  tapeFieldsMax: 64,
 } as const
 
 const DAY_MS = 86_400_000

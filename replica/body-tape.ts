@@ -127,6 +127,7 @@ class TapeWriter {
     this.push(this.number())
     this.push(this.number())
     const size = this.mapSize()
+    if (size > REPLICA_LIMITS.tapeFieldsMax) throw NOT_TAPED
     const at = this.n
     this.push(0) // the key set, known once the keys are read
     let node = keySetRoot

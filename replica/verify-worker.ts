@@ -4,7 +4,7 @@
 
 import { parentPort } from 'node:worker_threads'
 import { decodeEnvelope, verifyBodies } from './batch-codec.js'
-import { tapeBodies } from './body-tape.js'
+import { tapeBodies, type BodyTape } from './body-tape.js'
 import { LogCorruptError } from './chain.js'
 import type { VerifyReply, VerifyRequest } from './chain-verifier.js'
 import { nameThread } from './thread-name.js'
@@ -13,15 +13,27 @@ nameThread('chain-verifier')
 
 const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
 
+/**
+ * The bodies on a tape, or none if writing it failed: the tape only spares the main thread's
+ * decoding, which it then does itself, so a fault here must not pass for a corrupt log.
+ */
+function tapeOrNone(bodies: Uint8Array, ends: Uint32Array): BodyTape | undefined {
+  try {
+    return tapeBodies(bodies, ends)
+  } catch {
+    return undefined
+  }
+}
+
 parentPort!.on('message', (m: VerifyRequest) => {
   let reply: VerifyReply
   let transfer: ArrayBuffer[] = []
   try {
     const env = decodeEnvelope(m.firstSeq, m.bytes)
     const ends = verifyBodies(m.firstSeq, env.prevHash, env.hashes, env.bodies, corrupt)
-    const tape = tapeBodies(env.bodies, ends)
+    const tape = tapeOrNone(env.bodies, ends)
     reply = { id: m.id, ends, tape }
-    transfer = [ends.buffer as ArrayBuffer, tape.nums.buffer as ArrayBuffer]
+    transfer = tape === undefined ? [ends.buffer as ArrayBuffer] : [ends.buffer as ArrayBuffer, tape.nums.buffer as ArrayBuffer]
   } catch (err) {
     reply = err instanceof LogCorruptError
       ? { id: m.id, seq: err.seq, reason: err.reason }

@@ -87,6 +87,13 @@ t.test('wide integers (msgpackr writes them as float64s), -0 and empty keys and 
   t.equal(readBack(bodies), bodies.length)
 })
 
+t.test('a command of more fields than the tape takes is left to msgpackr', async (t) => {
+  const fields = (n: number): object => Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i]))
+  const max = REPLICA_LIMITS.tapeFieldsMax
+  t.equal(readBack([encodeBody(1, 1, fields(max) as never)]), 1, `${max} fields: from the tape`)
+  t.equal(readBack([encodeBody(1, 1, fields(max + 1) as never)]), 0, `${max + 1}: left to msgpackr`)
+})
+
 t.test('past the bound of compiled key sets, commands are still built field by field', async (t) => {
   const sets = REPLICA_LIMITS.tapeKeySetsMax + 50
   const bodies = Array.from({ length: sets }, (_, i) => encodeBody(i + 1, 7, { type: 'Probe', [`k${i}`]: i, last: 'x' } as never))
