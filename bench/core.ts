@@ -7,32 +7,35 @@
 // of the plain one's.
 // Each throughput pass is also timed in CPU time (process.cpuUsage: this process's threads,
 // GC helpers included), which a busy shared machine disturbs far less than wall time.
-// The price-moving ratio compares the two workloads each in a worker thread, a fresh V8
-// isolate, as each would run in an exchange process of its own: in one isolate whichever
-// workload ran second ran on code optimized for the first one's shapes (measured: the
+// Every engine runs in a worker thread, a fresh V8 isolate, as it would in a process of its
+// own: sharing one isolate, each slowed the other. Measured (session 14): our core's passes ran
+// at ~950k cmds/s alone in a main thread, ~880k with the peer's million operations merely
+// held in the same heap, ~820k with the peer's passes run between them; and in one isolate
+// whichever workload ran second ran on code optimized for the first one's shapes (the
 // price-moving stream at ~390k cmds per CPU-second when first, ~250k after the plain one).
 // This machine's speed also drifts by up to 2x over tens of seconds (other tenants of the
-// host), so the two workers of a round live side by side and take turns, one pass each, and
-// each price-moving pass is compared with the plain pass run next to it; the figure is the
-// median of those ratios over RATIO_ROUNDS rounds of fresh workers (one isolate's figures
-// also differ from the next one's by up to 30%: where V8's optimizations land).
+// host), so the workers of a comparison live side by side and take turns, one pass each,
+// alternating which goes first. The price-moving ratio compares each price-moving pass with
+// the plain pass run next to it; the figure is the median of those ratios over RATIO_ROUNDS
+// rounds of fresh workers (one isolate's figures also differ from the next one's by up to
+// 30%: where V8's optimizations land).
 
 import { hrtime } from 'node:process'
 import { Worker } from 'node:worker_threads'
 import { apply } from '../core/apply.js'
 import type { Entry } from '../core/commands.js'
 import { createState, type State } from '../core/state.js'
-import { DEFAULT_WORKLOAD, generateWorkload, MIX_PERCENT, PRICE_MOVES, toEntries, type Workload } from '../sim/workload.js'
+import { MIX_PERCENT, PRICE_MOVES, toEntries, type Workload } from '../sim/workload.js'
 import { collectGarbage, fixed, int, latencyOf, table, type Benchmark, type BenchSummary, type Latency } from './lib/bench.js'
-import { applyPeerOp, freshBooks, runPeerOp, toPeerOps, type PeerOp } from './lib/peer-book.js'
+import { applyPeerOp, freshBooks, runPeerOp, type PeerOp } from './lib/peer-book.js'
 
-const MARKET_IDS = [1, 2]
+export const MARKET_IDS = [1, 2]
 /** Throughput passes per engine; the median is reported. */
 const THROUGHPUT_RUNS = 3
 /** Rounds of the price-moving comparison: a fresh pair of workers per round. */
 const RATIO_ROUNDS = Number(process.env.CORE_BENCH_RATIO_ROUNDS ?? 3)
 
-interface Counts {
+export interface Counts {
   accepted: number
   rejected: number
   trades: number
@@ -130,7 +133,7 @@ function latencyCore(setup: Entry[], entries: Entry[]): Latency {
   return latencyOf(samples)
 }
 
-function countPeer(ops: PeerOp[]): Counts {
+export function countPeer(ops: PeerOp[]): Counts {
   const books = freshBooks(MARKET_IDS.length)
   let accepted = 0
   let trades = 0
@@ -142,7 +145,7 @@ function countPeer(ops: PeerOp[]): Counts {
   return { accepted, rejected: ops.length - accepted, trades, rejections: [] }
 }
 
-function throughputPeer(ops: PeerOp[]): Pass {
+export function throughputPeer(ops: PeerOp[]): Pass {
   const books = freshBooks(MARKET_IDS.length)
   const n = ops.length
   collectGarbage()
@@ -151,7 +154,7 @@ function throughputPeer(ops: PeerOp[]): Pass {
   return stop()
 }
 
-function latencyPeer(ops: PeerOp[]): Latency {
+export function latencyPeer(ops: PeerOp[]): Latency {
   const books = freshBooks(MARKET_IDS.length)
   const n = ops.length
   const samples = new Float64Array(n)
@@ -211,30 +214,37 @@ interface Measured {
   /** Every throughput pass, in the order run. */
   oursRuns: Pass[]
   peerRuns: Pass[]
-  books: string
+  /** Our worker's report: the workload's description, and its books after the last pass. */
+  report: WorkloadReport
 }
 
 /**
- * Counting passes first (they are the warm-up), then THROUGHPUT_RUNS throughput passes of
- * each engine interleaved, so a burst of load on the machine hits both; the median counts.
+ * Our core and the peer each in a worker of its own (counting passes first: they are the
+ * warm-up), then THROUGHPUT_RUNS throughput passes of each taking turns, alternating which
+ * goes first, so a burst of load on the machine hits both; the median counts.
  */
-function measure(w: Workload): Measured {
-  const ours = prepare(w)
-  const ops = toPeerOps(w.stream, MARKET_IDS)
-  const peerCounts = countPeer(ops)
-  const oursRuns: Pass[] = []
-  const peerRuns: Pass[] = []
-  let books = ''
-  for (let r = 0; r < THROUGHPUT_RUNS; r++) {
-    const t = passOf(ours)
-    oursRuns.push(t.pass)
-    books = t.books
-    peerRuns.push(throughputPeer(ops))
-  }
-  return {
-    ours: figures(ours.counts, oursRuns, latencyCore(ours.setup, ours.entries)),
-    peer: figures(peerCounts, peerRuns, latencyPeer(ops)),
-    oursRuns, peerRuns, books,
+async function measure(): Promise<Measured> {
+  const [core, peer] = await Promise.all([WorkloadWorker.start('core'), WorkloadWorker.start('peer')])
+  try {
+    const oursRuns: Pass[] = []
+    const peerRuns: Pass[] = []
+    for (let r = 0; r < THROUGHPUT_RUNS; r++) {
+      if (r % 2 === 0) {
+        oursRuns.push(await core.pass())
+        peerRuns.push(await peer.pass())
+      } else {
+        peerRuns.push(await peer.pass())
+        oursRuns.push(await core.pass())
+      }
+    }
+    const [report, peerReport] = [await core.report(), await peer.report()]
+    return {
+      ours: figures(report.counts, oursRuns, report.latency),
+      peer: figures(peerReport.counts, peerRuns, peerReport.latency),
+      oursRuns, peerRuns, report,
+    }
+  } finally {
+    await Promise.all([core.close(), peer.close()])
   }
 }
 
@@ -275,9 +285,9 @@ function row(name: string, n: number, f: Figures): string[] {
 }
 
 async function run(out: (line: string) => void): Promise<BenchSummary> {
-  const w = generateWorkload(DEFAULT_WORKLOAD)
+  const { ours, peer, oursRuns, peerRuns, report } = await measure()
+  const { pw: w, books } = report
   const n = w.stream.length
-  const { ours, peer, oursRuns, peerRuns, books } = measure(w)
   const peerRatio = ours.cmdsPerSec / peer.cmdsPerSec
   const cpuPeerRatio = ours.cmdsPerCpuSec / peer.cmdsPerCpuSec
 
@@ -291,7 +301,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     ['engine', 'commands', 'accepted', 'rejected', 'trades', 'cmds/s', 'p50 µs', 'p99 µs', 'p99.9 µs', 'max µs'],
     [row('core.apply', n, ours), row('nodejs-order-book', n, peer)],
   )) out(line)
-  out('(peer trades: maker orders each operation filled against, counted the way ours are)')
+  out('(each engine in a worker thread of its own, taking turns pass by pass; peer trades: maker orders each operation filled against,')
+  out(' counted the way ours are)')
   out('')
   const codes = ours.counts.rejections.map(([c, k]) => `${c} ${int(k)}`).join(', ')
   const passes = (runs: Pass[], key: keyof Pass): string => runs.map((p) => int(p[key])).join(' / ')
@@ -308,7 +319,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   const pairs: Pass[] = []
   let first: { plain: WorkloadReport; pm: WorkloadReport } | undefined
   for (let r = 0; r < RATIO_ROUNDS; r++) {
-    const [plainWorker, pmWorker] = await Promise.all([WorkloadWorker.start(false), WorkloadWorker.start(true)])
+    const [plainWorker, pmWorker] = await Promise.all([WorkloadWorker.start('core'), WorkloadWorker.start('price-moving')])
     for (let i = 0; i < THROUGHPUT_RUNS; i++) {
       // Alternating which goes first, so a steady drift favours neither.
       const a = i % 2 === 0 ? await plainWorker.pass() : await pmWorker.pass()
@@ -372,17 +383,20 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
  * pass, and (price-moving) what the prices did.
  */
 export interface WorkloadReport {
-  pw: Pick<Workload, 'setup' | 'accounts' | 'mix'> & { stream: { length: number } }
+  pw: Pick<Workload, 'setup' | 'accounts' | 'mix' | 'options'> & { stream: { length: number } }
   counts: Counts
   latency: Latency
   books: string
   events: PriceEvents | null
 }
 
-/** Messages from a workload worker (bench/lib/price-moving-worker.ts). */
+/** What a workload worker runs: our core on the plain or the price-moving workload, or the peer on the plain one. */
+export type WorkerKind = 'core' | 'price-moving' | 'peer'
+
+/** Messages from a workload worker (bench/lib/workload-worker.ts). */
 export type WorkerMessage = { type: 'ready' } | { type: 'pass'; pass: Pass } | { type: 'report'; report: WorkloadReport }
 
-/** The plain or the price-moving workload in a worker thread, run one pass at a time. */
+/** One engine on one workload in a worker thread, run one pass at a time. */
 class WorkloadWorker {
   readonly #waiting: { resolve: (m: WorkerMessage) => void; reject: (err: unknown) => void }[] = []
 
@@ -392,8 +406,8 @@ class WorkloadWorker {
   }
 
   /** Started, its workload generated and counted. */
-  static async start(priceMoves: boolean): Promise<WorkloadWorker> {
-    const w = new WorkloadWorker(new Worker(new URL('./lib/price-moving-worker.js', import.meta.url), { workerData: { priceMoves } }))
+  static async start(kind: WorkerKind): Promise<WorkloadWorker> {
+    const w = new WorkloadWorker(new Worker(new URL('./lib/workload-worker.js', import.meta.url), { workerData: { kind } }))
     await w.#next()
     return w
   }
