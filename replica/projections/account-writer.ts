@@ -66,12 +66,14 @@ export function onPerpTrade(stores: Stores, batch: PendingBatch, e: PerpTradeEve
       realizedPnl: s.realizedPnl, commission: s.fee, commissionAsset: null, time: e.time,
       buyer: s.side === 'BUY', maker, positionSide: s.positionSide,
     })
-    const base = { marketId: e.marketId, asset: null, info: String(e.tradeId), time: e.time, tradeId: e.tradeId }
-    if (s.realizedPnl !== 0) {
-      putIncome(stores, batch, s, { ...base, tranId: nextRowId(), incomeType: 'REALIZED_PNL', income: s.realizedPnl })
-    }
-    if (s.fee !== 0) putIncome(stores, batch, s, { ...base, tranId: nextRowId(), incomeType: 'COMMISSION', income: -s.fee })
+    if (s.realizedPnl !== 0) putIncome(stores, batch, s, fillIncome(e, nextRowId(), 'REALIZED_PNL', s.realizedPnl))
+    if (s.fee !== 0) putIncome(stores, batch, s, fillIncome(e, nextRowId(), 'COMMISSION', -s.fee))
   }
+}
+
+/** A fill's income row, one literal: a spread of shared fields cost a tenth of this thread's time under order flow. */
+function fillIncome(e: PerpTradeEvent, tranId: number, incomeType: 'REALIZED_PNL' | 'COMMISSION', income: number): IncomeRecord {
+  return { tranId, incomeType, marketId: e.marketId, income, asset: null, info: String(e.tradeId), time: e.time, tradeId: e.tradeId }
 }
 
 export function onSpotTrade(stores: Stores, batch: PendingBatch, e: SpotTradeEvent): void {
