@@ -1,7 +1,7 @@
 // Builders of the events that carry order records.
 
 import { conditionalFields } from './conditional.js'
-import type { ExecType, OrderEvent } from './events.js'
+import type { ExecType, OrderEvent, OrderRecordFields } from './events.js'
 import type { Order } from './state.js'
 
 export function orderEvent(o: Order, execType: ExecType): OrderEvent {
@@ -20,6 +20,26 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
   if (o.cond) e.cond = conditionalFields(o)
   if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') e.priceMatch = o.priceMatch
   return e
+}
+
+/**
+ * The record an order event carries, without its type and execType: one literal, as a rest
+ * destructuring (`{ type, execType, ...fields }`) copies field by field through the runtime
+ * into an object of its own shape, on every order a gateway answers or streams.
+ */
+export function recordOf(e: OrderRecordFields): OrderRecordFields {
+  const r: OrderRecordFields = {
+    marketId: e.marketId, orderId: e.orderId, account: e.account, sub: e.sub,
+    clientOrderId: e.clientOrderId, side: e.side, orderType: e.orderType,
+    timeInForce: e.timeInForce, priceTicks: e.priceTicks,
+    origQtyLots: e.origQtyLots, executedQtyLots: e.executedQtyLots,
+    cumQuoteTicksLots: e.cumQuoteTicksLots, status: e.status,
+    positionSide: e.positionSide, reduceOnly: e.reduceOnly, stp: e.stp,
+    goodTillDate: e.goodTillDate, time: e.time, updateTime: e.updateTime,
+  }
+  if (e.cond !== undefined) r.cond = e.cond
+  if (e.priceMatch !== undefined) r.priceMatch = e.priceMatch
+  return r
 }
 
 /** Whether an order can only shrink a position: reduce-only, or a hedge-mode close. */

@@ -2,6 +2,7 @@
 // the core's order events and fills: integers in, decimal strings at the market's precision out.
 
 import { conditionalFields } from '../core/conditional.js'
+import { recordOf } from '../core/records.js'
 import type { Event, OrderRecordFields, OrderStatus } from '../core/events.js'
 import type { Market, Order } from '../core/state.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
@@ -35,8 +36,7 @@ export function orderAfter(events: readonly Event[], marketId: number, orderId: 
   let rec: OrderFields | undefined
   for (const e of events) {
     if (e.type === 'order' && e.marketId === marketId && e.orderId === orderId) {
-      const { type: _t, execType: _x, ...fields } = e
-      rec = fields
+      rec = recordOf(e)
     } else if ((e.type === 'trade' || e.type === 'spotTrade') && e.marketId === marketId && rec) {
       const side = e.taker.orderId === orderId ? e.taker : e.maker.orderId === orderId ? e.maker : undefined
       if (side) {

@@ -11,6 +11,7 @@
 import type { PositionSide } from '../../core/commands.js'
 import type { Event, OrderRecordFields as CoreOrderFields, PerpFillSide, PerpTradeEvent } from '../../core/events.js'
 import { isolatedWalletTotal, unrealizedPnl } from '../../core/margin.js'
+import { recordOf } from '../../core/records.js'
 import { positionOf, type PerpMarket, type Position, type State } from '../../core/state.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
 import { breakEvenPrice } from '../format-account.js'
@@ -73,12 +74,12 @@ export class UserEvents {
         case 'order': {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'PERP') break
-          const { type: _t, execType, ...fields } = e
+          const fields = recordOf(e)
           const key = orderKey(e.marketId, e.orderId)
           if (TERMINAL.has(e.status)) this.orders.delete(key)
           else this.orders.set(key, fields)
           if (!wants(e.account, e.sub)) break
-          emit(e.account, e.sub, orderUpdate(state, m, fields, execType, time, undefined))
+          emit(e.account, e.sub, orderUpdate(state, m, fields, e.execType, time, undefined))
           // Conditional orders also report as algo orders: placed, canceled, triggered, rejected, done.
           if (fields.cond) emit(e.account, e.sub, algoUpdate(m, fields, time))
           break
