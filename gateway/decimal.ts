@@ -133,7 +133,7 @@ export function parseAmount(asset: Asset, raw: string | undefined, name = 'amoun
 
 function big(n: number | bigint, what: string): bigint {
   if (typeof n === 'bigint') return n
-  assert(Number.isSafeInteger(n), `${what} is not a safe integer: ${n}`)
+  if (!Number.isSafeInteger(n)) assert(false, `${what} is not a safe integer: ${n}`)
   return BigInt(n)
 }
 
@@ -156,7 +156,7 @@ export function formatExact(units: number | bigint, unitDecimals: number, decima
   const u = big(units, 'units')
   if (decimals >= unitDecimals) return formatUnits(u * pow10(decimals - unitDecimals), decimals)
   const f = pow10(unitDecimals - decimals)
-  assert(u % f === 0n, `${u}e-${unitDecimals} does not fit ${decimals} decimals`)
+  if (u % f !== 0n) assert(false, `${u}e-${unitDecimals} does not fit ${decimals} decimals`)
   return formatUnits(u / f, decimals)
 }
 

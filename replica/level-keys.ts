@@ -10,7 +10,7 @@ type Bytes = Uint8Array
 export const SYNC: object = { sync: true }
 
 export function seqKey(seq: number): Bytes {
-  assert(Number.isSafeInteger(seq) && seq >= 0, `log key for seq ${seq}`)
+  if (!(Number.isSafeInteger(seq) && seq >= 0)) assert(false, `log key for seq ${seq}`)
   const key = new Uint8Array(8)
   const view = new DataView(key.buffer)
   view.setUint32(0, Math.floor(seq / 2 ** 32))
@@ -19,7 +19,7 @@ export function seqKey(seq: number): Bytes {
 }
 
 export function keySeq(key: Bytes): number {
-  assert(key.length === 8, `log key of ${key.length} bytes`)
+  if (key.length !== 8) assert(false, `log key of ${key.length} bytes`)
   const view = new DataView(key.buffer, key.byteOffset, 8)
   return view.getUint32(0) * 2 ** 32 + view.getUint32(4)
 }

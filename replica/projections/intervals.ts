@@ -22,7 +22,7 @@ const FIXED_MS: Record<Exclude<KlineInterval, '1w' | '1M'>, number> = {
 /** Index of the interval inside keys and cursors; the order of KLINE_INTERVALS, never changed. */
 export function intervalIndex(interval: KlineInterval): number {
   const i = KLINE_INTERVALS.indexOf(interval)
-  assert(i >= 0, `unknown kline interval ${String(interval)}`)
+  if (i < 0) assert(false, `unknown kline interval ${String(interval)}`)
   return i
 }
 

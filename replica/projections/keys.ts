@@ -19,14 +19,14 @@ export class KeyBuilder {
   }
 
   u8(n: number): this {
-    assert(Number.isInteger(n) && n >= 0 && n < 256, `key u8 out of range: ${n}`)
+    if (!(Number.isInteger(n) && n >= 0 && n < 256)) assert(false, `key u8 out of range: ${n}`)
     this.room(1)
     this.bytes[this.length++] = n
     return this
   }
 
   u32(n: number): this {
-    assert(Number.isInteger(n) && n >= 0 && n < TWO_32, `key u32 out of range: ${n}`)
+    if (!(Number.isInteger(n) && n >= 0 && n < TWO_32)) assert(false, `key u32 out of range: ${n}`)
     this.room(4)
     this.bytes.writeUInt32BE(n, this.length)
     this.length += 4
@@ -35,7 +35,7 @@ export class KeyBuilder {
 
   /** A non-negative safe integer as 8 bytes big-endian. */
   u64(n: number): this {
-    assert(Number.isSafeInteger(n) && n >= 0, `key u64 out of range: ${n}`)
+    if (!(Number.isSafeInteger(n) && n >= 0)) assert(false, `key u64 out of range: ${n}`)
     this.room(8)
     this.bytes.writeUInt32BE(Math.floor(n / TWO_32), this.length)
     this.bytes.writeUInt32BE(n % TWO_32, this.length + 4)

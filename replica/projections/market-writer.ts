@@ -67,7 +67,7 @@ export class MarketWriter {
 
   onTrade(batch: PendingBatch, e: TradeEvent): void {
     const c = this.cursor(e.marketId, e.type === 'trade')
-    assert(e.tradeId > c.lastTradeId, `trade ${e.tradeId} of market ${e.marketId} after ${c.lastTradeId}`)
+    if (!(e.tradeId > c.lastTradeId)) assert(false, `trade ${e.tradeId} of market ${e.marketId} after ${c.lastTradeId}`)
     assert(e.time >= c.lastTime, 'trade time went backwards')
     const quote = assertSafe(e.priceTicks * e.qtyLots, 'trade quote quantity')
     batch.put(this.stores.trades, tradeKey(e.marketId, e.tradeId), tradeCodec.encode({
@@ -105,7 +105,7 @@ export class MarketWriter {
       c = newCursor(marketId, perp)
       this.cursors.set(marketId, c)
     }
-    assert(c.perp === perp, `market ${marketId} traded as both perp and spot`)
+    if (c.perp !== perp) assert(false, `market ${marketId} traded as both perp and spot`)
     return c
   }
 

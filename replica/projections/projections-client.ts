@@ -121,7 +121,7 @@ export class ProjectionsClient implements ProjectionsApi {
   apply(seq: number, time: number, events: readonly Event[]): void {
     this.checkHealthy()
     if (seq <= this.appliedSeq) return
-    assert(seq === this.appliedSeq + 1, `projections: entry ${seq} after ${this.appliedSeq} (gap)`)
+    if (seq !== this.appliedSeq + 1) assert(false, `projections: entry ${seq} after ${this.appliedSeq} (gap)`)
     assert(Number.isSafeInteger(time) && time >= this.appliedTime, 'projections: entry time went backwards')
     const kept = this.kept
     for (let i = 0; i < events.length; i++) {

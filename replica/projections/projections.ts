@@ -143,7 +143,7 @@ export class Projections {
   apply(seq: number, time: number, events: readonly Event[]): void {
     this.checkHealthy()
     if (seq <= this.appliedSeq) return
-    assert(seq === this.appliedSeq + 1, `projections: entry ${seq} after ${this.appliedSeq} (gap)`)
+    if (seq !== this.appliedSeq + 1) assert(false, `projections: entry ${seq} after ${this.appliedSeq} (gap)`)
     assert(Number.isSafeInteger(time) && time >= this.appliedTime, 'projections: entry time went backwards')
     assert(seq <= SEQ_MAX, 'projections: seq too large for row ids')
     // Checked before the entry, so a refused entry changes nothing; one entry adds far less than the slack.
