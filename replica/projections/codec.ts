@@ -31,11 +31,13 @@ export function plainCodec<T>(): Codec<T> {
  */
 export function tupleCodec<T extends object>(layout: Record<keyof T, true>, optionalTail = 0): Codec<T> {
   const fields = Object.keys(layout) as (keyof T)[]
+  // The row as one array literal of named reads, compiled once per layout (field names from the
+  // code, not from data): a loop reading value[fields[i]] is one keyed load that sees every
+  // layout's names on every record shape, and every projection row was written through it.
+  const row = new Function('v', `return [${fields.map((f) => `v[${JSON.stringify(f)}]`).join(', ')}]`) as (value: T) => unknown[]
   return {
     encode(value) {
-      const row = new Array<unknown>(fields.length)
-      for (let i = 0; i < fields.length; i++) row[i] = value[fields[i]!]
-      return packr.pack(row)
+      return packr.pack(row(value))
     },
     decode(bytes) {
       const row = packr.unpack(bytes) as unknown[]
