@@ -2,8 +2,8 @@
 // the core's order events and fills: integers in, decimal strings at the market's precision out.
 
 import { conditionalFields } from '../core/conditional.js'
-import { recordOf } from '../core/records.js'
 import type { Event, OrderRecordFields, OrderStatus } from '../core/events.js'
+import { recordOf } from '../core/records.js'
 import type { Market, Order } from '../core/state.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
 

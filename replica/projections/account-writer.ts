@@ -71,7 +71,7 @@ export function onPerpTrade(stores: Stores, batch: PendingBatch, e: PerpTradeEve
   }
 }
 
-/** A fill's income row, one literal: a spread of shared fields cost a tenth of this thread's time under order flow. */
+/** A fill's income row as one literal: built by spreading shared fields, it cost over a tenth of this thread's time under order flow. */
 function fillIncome(e: PerpTradeEvent, tranId: number, incomeType: 'REALIZED_PNL' | 'COMMISSION', income: number): IncomeRecord {
   return { tranId, incomeType, marketId: e.marketId, income, asset: null, info: String(e.tradeId), time: e.time, tradeId: e.tradeId }
 }
