@@ -1,26 +1,17 @@
 // Order records as Binance USD-M shows them (query, open orders, cancel, RESULT), built from
 // the core's order events and fills: integers in, decimal strings at the market's precision out.
 
-import { conditionalFields } from '../core/conditional.js'
 import type { Event, OrderRecordFields, OrderStatus } from '../core/events.js'
-import { recordOf } from '../core/records.js'
+import { orderEvent, recordOf } from '../core/records.js'
 import type { Market, Order } from '../core/state.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
 
 /** The record fields an order has, wherever it comes from (state, events, projections). */
 export type OrderFields = OrderRecordFields
 
+/** A live order's record, as its events carry it (the core builds it once; nothing lists its fields again here). */
 export function fieldsOfOrder(o: Order): OrderFields {
-  const f: OrderFields = {
-    marketId: o.market.marketId, orderId: o.orderId, account: o.owner.address, sub: o.owner.sub,
-    clientOrderId: o.clientOrderId, side: o.side, orderType: o.orderType, timeInForce: o.timeInForce,
-    priceTicks: o.priceTicks, origQtyLots: o.origQtyLots, executedQtyLots: o.executedQtyLots,
-    cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status, positionSide: o.positionSide,
-    reduceOnly: o.reduceOnly, stp: o.stp, goodTillDate: o.goodTillDate, time: o.time, updateTime: o.updateTime,
-  }
-  if (o.cond) f.cond = conditionalFields(o)
-  if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') f.priceMatch = o.priceMatch
-  return f
+  return recordOf(orderEvent(o, 'NEW'))
 }
 
 /** callbackRate as Binance prints it: percent with one decimal ("1.5"). */
