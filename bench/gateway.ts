@@ -140,6 +140,10 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
       '(the p50/p99 above add waiting to be read, loopback, and the load generator sharing the cores)')
     out(`projections: entries applied but not yet written by the history read models as the closed loop ended ${int(behind(afterClosed))}, ` +
       `as the open loop ended ${int(behind(gauges))}`)
+    const late = lat.sendLateMs!.sort()
+    out(`open loop: the generator sent each request p50 ${fixed(percentile(late, 50), 2)} ms, p99 ${fixed(percentile(late, 99), 2)} ms ` +
+      'after it was due (its own delay on the shared cores, counted in the latency); ' +
+      (lat.nice !== undefined ? `it and its pacer ran at nice ${lat.nice}, as clients on machines of their own` : 'at normal priority (raising it was not permitted)'))
     if (lat.lateSends! > 0) out(`open loop: ${int(lat.lateSends!)} requests waited for a free connection (counted in their latency)`)
     if (lat.unanswered! > 0) {
       out(`open loop: ${int(lat.unanswered!)} requests unanswered ${LATENCY_GRACE_SECONDS} s after the last send, counted with their wait so far: the percentiles are lower bounds`)

@@ -5,6 +5,7 @@
 import { createHmac, createSecretKey } from 'node:crypto'
 import { parentPort, workerData } from 'node:worker_threads'
 import { closedLoop, connectAll, openLoop, Outcomes, type HttpConnection } from './http-load.js'
+import { OPEN_LOOP_NICE, setThreadNice } from './thread-priority.js'
 
 export interface LoadAccount {
   apiKey: string
@@ -28,10 +29,14 @@ export interface PhaseResult {
   seconds: number
   /** Open loop only: per-request latency from scheduled send, ms. */
   latencyMs?: Float64Array
+  /** Open loop only: per request, how late the generator sent it, ms (part of its latency). */
+  sendLateMs?: Float64Array
   /** Open loop only: requests that waited for a free connection. */
   lateSends?: number
   /** Open loop only: requests given up on, counted with their wait so far. */
   unanswered?: number
+  /** Open loop only: the generator's nice value in it, when raised (thread-priority.ts). */
+  nice?: number
 }
 
 const { host, port, accounts } = workerData as LoadSetup
@@ -114,8 +119,15 @@ parentPort!.on('message', async (p: Phase) => {
       const r = await closedLoop(conns, make, p.seconds)
       out = result(r.outcomes, r.seconds)
     } else {
-      const r = await openLoop(conns, orderRequest, p.rate, p.seconds, p.graceSeconds)
-      out = { ...result(r.outcomes, r.seconds), latencyMs: r.latencyMs, lateSends: r.lateSends, unanswered: r.unanswered }
+      const before = setThreadNice(OPEN_LOOP_NICE)
+      const nice = before === undefined ? undefined : OPEN_LOOP_NICE
+      try {
+        const r = await openLoop(conns, orderRequest, p.rate, p.seconds, p.graceSeconds, nice)
+        out = { ...result(r.outcomes, r.seconds), latencyMs: r.latencyMs, sendLateMs: r.sendLateMs, lateSends: r.lateSends, unanswered: r.unanswered }
+        if (nice !== undefined) out.nice = nice
+      } finally {
+        if (before !== undefined) setThreadNice(before)
+      }
     }
     for (const c of conns) c.close()
     parentPort!.postMessage(out)

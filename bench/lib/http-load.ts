@@ -4,7 +4,11 @@
 // (requests scheduled by time at a fixed rate, latency counted from the scheduled time so a
 // slow server cannot hide its stalls by slowing the generator: no coordinated omission).
 
+import { once } from 'node:events'
 import net from 'node:net'
+import { Worker } from 'node:worker_threads'
+import { monotonicMs } from './clock.js'
+import type { PacerSetup } from './pacer-worker.js'
 
 export interface Reply {
   status: number
@@ -82,6 +86,18 @@ export class HttpConnection {
   }
 }
 
+export interface OpenLoopResult {
+  outcomes: Outcomes
+  /** Per request, from when it was due to its whole reply. */
+  latencyMs: Float64Array
+  /** Per request, how long after it was due the generator sent it (part of its latency). */
+  sendLateMs: Float64Array
+  /** Requests that waited for a free connection. */
+  lateSends: number
+  unanswered: number
+  seconds: number
+}
+
 export async function connectAll(host: string, port: number, n: number): Promise<HttpConnection[]> {
   return Promise.all(Array.from({ length: n }, () => HttpConnection.connect(host, port)))
 }
@@ -127,16 +143,18 @@ export async function closedLoop(conns: HttpConnection[], make: () => string, se
  * Offers `rate` requests per second for `seconds`, each scheduled at start + i/rate and sent
  * by the first idle connection; latency runs from the scheduled time to the whole reply. The
  * seconds returned run to the last reply: past `seconds` when the server fell behind.
- * The pacing timer wakes about every millisecond, so up to ~1 ms of a sample's latency can be
- * the generator's own scheduling delay (counted against us, never hidden). A server that has
- * not answered everything `graceSeconds` after the last scheduled send is given up on: each
+ * A pacer thread wakes the generator as each request falls due (pacer-worker.ts); how late
+ * each was sent all the same (this thread busy, or waiting for a core) is returned as
+ * `sendLateMs`, and counts in its latency (against us, never hidden). A server that has not
+ * answered everything `graceSeconds` after the last scheduled send is given up on: each
  * request still open counts with its wait so far (a lower bound), and `unanswered` says how
- * many; close the connections afterwards.
+ * many; close the connections afterwards. `nice`, when given, is the pacer thread's nice value.
  */
 export async function openLoop(conns: HttpConnection[], make: () => string, rate: number, seconds: number,
-  graceSeconds: number): Promise<{ outcomes: Outcomes; latencyMs: Float64Array; lateSends: number; unanswered: number; seconds: number }> {
+  graceSeconds: number, nice?: number): Promise<OpenLoopResult> {
   const total = Math.round(rate * seconds)
   const latencyMs = new Float64Array(total)
+  const sendLateMs = new Float64Array(total)
   const outcomes = new Outcomes()
   const idle = [...conns]
   const due: number[] = []
@@ -146,25 +164,36 @@ export async function openLoop(conns: HttpConnection[], make: () => string, rate
   let lateSends = 0
   let over = false
   const answered = new Uint8Array(total)
-  const start = performance.now() + 5
-  const at = (i: number): number => start + (i * 1000) / rate
+  const stop = new SharedArrayBuffer(4)
+  const stopFlag = new Int32Array(stop)
+  const pacer = new Worker(new URL('./pacer-worker.js', import.meta.url))
+  await once(pacer, 'online')
+  const intervalMs = 1000 / rate
+  const start = monotonicMs() + 5
+  const at = (i: number): number => start + i * intervalMs
+  const ended = (unanswered: number): OpenLoopResult => {
+    Atomics.store(stopFlag, 0, 1)
+    Atomics.notify(stopFlag, 0)
+    return { outcomes, latencyMs, sendLateMs, lateSends, unanswered, seconds: (monotonicMs() - start) / 1000 }
+  }
   return new Promise((resolve, reject) => {
     const giveUp = setTimeout(() => {
       over = true
-      const now = performance.now()
+      const now = monotonicMs()
       for (let i = 0; i < total; i++) if (answered[i] === 0) latencyMs[i] = now - at(i)
-      resolve({ outcomes, latencyMs, lateSends, unanswered: total - done, seconds: (now - start) / 1000 })
+      resolve(ended(total - done))
     }, 5 + (seconds + graceSeconds) * 1000)
     const send = (c: HttpConnection, i: number): void => {
+      sendLateMs[i] = monotonicMs() - at(i)
       c.request(make()).then((r) => {
         if (over) return
-        latencyMs[i] = performance.now() - at(i)
+        latencyMs[i] = monotonicMs() - at(i)
         answered[i] = 1
         outcomes.add(r)
         done++
         if (done === total) {
           clearTimeout(giveUp)
-          resolve({ outcomes, latencyMs, lateSends, unanswered: 0, seconds: (performance.now() - start) / 1000 })
+          resolve(ended(0))
         } else if (dueHead < due.length) {
           // This request waited for a free connection: the pool, not the server, held it.
           lateSends++
@@ -172,13 +201,14 @@ export async function openLoop(conns: HttpConnection[], make: () => string, rate
         } else idle.push(c)
       }, (err: unknown) => { if (!over) reject(err) })
     }
-    const pump = (): void => {
+    pacer.on('message', () => {
       if (over) return
-      const now = performance.now()
+      const now = monotonicMs()
       while (scheduled < total && at(scheduled) <= now) due.push(scheduled++)
       while (dueHead < due.length && idle.length > 0) send(idle.pop()!, due[dueHead++]!)
-      if (scheduled < total) setTimeout(pump, 1)
-    }
-    setTimeout(pump, 5)
+    })
+    pacer.on('error', (err) => { if (!over) reject(err) })
+    const setup: PacerSetup = { startMs: start, intervalMs, total, stop, nice }
+    pacer.postMessage(setup)
   })
 }
