@@ -3,13 +3,13 @@
 
 import { assert } from '../../core/assert.js'
 import { incomeCodec, numberCodec, orderCodec, tradeCodec, userTradeCodec } from './codec.js'
-import { key, readU64 } from './keys.js'
+import { key, prefixEnd, readU64 } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord, type Owner, type UserTradeRecord } from './records.js'
 import {
   clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, tradeKey, userTradeKey, type Store, type Stores,
 } from './stores.js'
-import { checkLimit, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
+import { checkLimit, checkRange, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
 export interface AllOrdersQuery extends TimeRange {
   /** Oldest order id to return; with it, startTime and endTime only bound the result. */
@@ -43,21 +43,68 @@ export async function orderByClientId(stores: Stores, owner: Owner, marketId: nu
   return v === undefined ? undefined : order(stores, owner, marketId, numberCodec.decode(v))
 }
 
-/** Binance allOrders: ascending from `orderId` when given, else the time-range rule on creation time. */
+/**
+ * Binance allOrders: ascending from `orderId` when given, else the time-range rule on
+ * creation time. Creation time grows with the order id inside a market, so a time bound is
+ * an id bound (firstOrderFrom), and every answer is one walk over the orders themselves.
+ */
 export async function allOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery): Promise<OrderRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.allOrdersMax)
+  checkRange(q)
   const prefix = ownerMarketPrefix(owner, marketId)
-  if (q.orderId !== undefined) {
-    // Creation time grows with the order id inside a market, so the first order past
-    // endTime ends the walk.
-    return scan(stores.orders, fromBounds(prefix, key().u64(q.orderId).build()), q.limit, (_k, v) => {
-      const o = orderCodec.decode(v)
-      if (q.endTime !== undefined && o.time > q.endTime) return 'stop'
-      return q.startTime !== undefined && o.time < q.startTime ? undefined : o
-    })
+  const decode = (_k: Buffer, v: Buffer): OrderRecord => orderCodec.decode(v)
+  if (q.orderId === undefined && q.startTime === undefined) {
+    // The newest orders, up to endTime when given.
+    const upTo = q.endTime === undefined ? undefined : await firstOrderFrom(stores.orders, prefix, q.endTime + 1)
+    const lt = upTo === undefined ? prefixEnd(prefix) : Buffer.concat([prefix, key().u64(upTo).build()])
+    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, decode)
   }
-  const ids = await scan(stores.orderTimes, timeRangeBounds(prefix, q), q.limit, (k) => readU64(k, k.length - 8))
-  return getAll(stores.orders, ids.map((id) => orderKey(owner, marketId, id)), orderCodec.decode)
+  const fromId = q.orderId ?? await firstOrderFrom(stores.orders, prefix, q.startTime!)
+  if (fromId === undefined) return []
+  // The first order past endTime ends the walk.
+  return scan(stores.orders, fromBounds(prefix, key().u64(fromId).build()), q.limit, (_k, v) => {
+    const o = orderCodec.decode(v)
+    if (q.endTime !== undefined && o.time > q.endTime) return 'stop'
+    return q.startTime !== undefined && o.time < q.startTime ? undefined : o
+  })
+}
+
+/**
+ * The id of the first of `prefix`'s orders created at or after `time`, undefined when none
+ * is. Creation time grows with the order id inside a market, so bisecting the ids finds it
+ * in a few dozen seeks; an index by time cost a row per order on the projections' write
+ * path, their busiest (session 15: ~2.5% of the gateway's closed loop).
+ */
+async function firstOrderFrom(orders: Store, prefix: Buffer, time: number): Promise<number | undefined> {
+  const end = prefixEnd(prefix)
+  const [last] = await orders.iterator({ gte: prefix, lt: end, reverse: true, limit: 1 }).all()
+  if (last === undefined || orderCodec.decode(last[1]).time < time) return undefined
+  const it = orders.iterator({ gte: prefix, lt: end })
+  try {
+    // The first order with an id of at least `id`: there is one while id <= hi.
+    const atLeast = async (id: number): Promise<{ id: number; time: number }> => {
+      it.seek(Buffer.concat([prefix, key().u64(id).build()]))
+      const row = await it.next()
+      assert(row !== undefined, 'an order id below the last has an order at or after it')
+      return { id: readU64(row[0], row[0].length - 8), time: orderCodec.decode(row[1]).time }
+    }
+    // The first order at or after id x is new enough from some x on: find the least such
+    // x in [lo, hi], remembering the order it gives (the last order's, to begin with).
+    let lo = 0
+    let hi = readU64(last[0], last[0].length - 8)
+    let found = hi
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2)
+      const o = await atLeast(mid)
+      if (o.time >= time) {
+        hi = mid
+        found = o.id
+      } else lo = o.id + 1
+    }
+    return found
+  } finally {
+    await it.close()
+  }
 }
 
 async function getAll<T>(store: Store, keys: Buffer[], decode: (b: Buffer) => T): Promise<T[]> {

@@ -6,11 +6,11 @@ import { assertSafe } from '../../core/assert.js'
 import type { OrderEvent, PerpFillSide, PerpTradeEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { PendingBatch } from './batch.js'
 import { applyFill } from './batch.js'
-import { EMPTY, incomeCodec, numberCodec, userTradeCodec } from './codec.js'
+import { incomeCodec, numberCodec, userTradeCodec } from './codec.js'
 import type { IncomeRecord, Owner, UserTradeRecord } from './records.js'
 import { INCOME_TYPE_CODES } from './records.js'
 import {
-  clientOrderIdKey, incomeTypeKey, orderKey, orderTimeKey, userTradeKey,
+  clientOrderIdKey, incomeTypeKey, orderKey, userTradeKey,
   userTradeOrderKey, type Stores,
 } from './stores.js'
 
@@ -28,9 +28,8 @@ export function onOrder(stores: Stores, batch: PendingBatch, e: OrderEvent): voi
   if (e.cond !== undefined) p.record.cond = e.cond
   p.fill = null
   if (e.execType === 'NEW') {
-    // Indexes by creation time and client id are written once; a later order reusing the
-    // client id takes the index over, as Binance answers with the latest.
-    batch.put(stores.orderTimes, orderTimeKey(owner, e.marketId, e.time, e.orderId), EMPTY)
+    // The index by client id is written once; a later order reusing the client id takes it
+    // over, as Binance answers with the latest. (Orders by time need no index: account-queries.ts.)
     batch.put(stores.clientOrderIds, clientOrderIdKey(owner, e.marketId, e.clientOrderId), numberCodec.encode(e.orderId))
   }
 }

@@ -114,5 +114,3 @@ export const numberCodec: Codec<number> = {
     return n
   },
 }
-
-export const EMPTY = Buffer.alloc(0)

@@ -43,8 +43,6 @@ export interface Stores {
   openInterest: Store
   /** owner, marketId u32, orderId u64 → OrderRecord. */
   orders: Store
-  /** owner, marketId u32, time u64, orderId u64 → empty (orders by creation time). */
-  orderTimes: Store
   /** owner, marketId u32, clientOrderId → orderId of the latest order with that id. */
   clientOrderIds: Store
   /** owner, marketId u32, time u64, tradeId u64, maker u8 → UserTradeRecord. */
@@ -78,7 +76,7 @@ export interface Stores {
 }
 
 const NAMES: (keyof Stores)[] = [
-  'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders', 'orderTimes',
+  'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders',
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments',
@@ -134,10 +132,6 @@ export function ownerMarketPrefix(o: Owner, marketId: number): Buffer {
 
 export function orderKey(o: Owner, marketId: number, orderId: number): Buffer {
   return ownerKey(o.account, o.sub).u32(marketId).u64(orderId).build()
-}
-
-export function orderTimeKey(o: Owner, marketId: number, time: number, orderId: number): Buffer {
-  return ownerKey(o.account, o.sub).u32(marketId).u64(time).u64(orderId).build()
 }
 
 export function clientOrderIdKey(o: Owner, marketId: number, clientOrderId: string): Buffer {

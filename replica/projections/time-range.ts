@@ -26,14 +26,19 @@ function checkTime(t: number | undefined, what: string): void {
   assert(t === undefined || (Number.isSafeInteger(t) && t >= 0), `${what} must be a non-negative integer`)
 }
 
+/** Asserts a range's times are non-negative integers (a query's caller has checked them). */
+export function checkRange(range: TimeRange): void {
+  checkTime(range.startTime, 'startTime')
+  checkTime(range.endTime, 'endTime')
+}
+
 /**
  * Bounds of `range` over keys `prefix ‖ u64(time) ‖ …`, or null when nothing can match.
  * `floorTime` (a retention window) cuts old rows off without changing which end a query
  * starts from: the rule picks the direction, retention only the oldest row visible.
  */
 export function timeRangeBounds(prefix: Buffer, range: TimeRange, floorTime = 0): Bounds | null {
-  checkTime(range.startTime, 'startTime')
-  checkTime(range.endTime, 'endTime')
+  checkRange(range)
   const from = Math.max(range.startTime ?? 0, floorTime)
   if (range.endTime !== undefined && range.endTime < from) return null
   return {

@@ -1,6 +1,7 @@
 // Per-sub-account read models: order history through its statuses, user trades with fees
 // and realized PnL, income rows and their three-month window.
 
+import fc from 'fast-check'
 import t from 'tap'
 import type { OrderRecord, UserTradeRecord } from '../../replica/projections/index.js'
 import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, DAVE, ETHPERP } from '../helpers/exchange.js'
@@ -244,4 +245,44 @@ t.test('spot fills: user trades carry the fee asset, and no income', async (t) =
   t.equal((await f.p.klines(BTCSPOT, '1m', { limit: 10 }))[0]?.quoteVolumeTicksLots, 300_000_000)
   t.same(await f.p.income(alice, { limit: 10 }), [], 'spot fills are not perp income')
   t.equal(await f.p.openInterest(BTCSPOT), undefined)
+})
+
+t.test('allOrders by time range: every rule, against the orders as placed', async (t) => {
+  // Orders of three owners interleaved, several in one millisecond and long gaps between
+  // some: the time bounds are found by bisecting order ids (account-queries.ts).
+  const f = await Fixture.open(t)
+  f.autoFlush = false
+  const owners = [alice, bob, carol]
+  for (const o of owners) await f.fund(o.account, 10_000_000)
+  const placed = new Map<string, { orderId: number; time: number }[]>(owners.map((o) => [o.account, []]))
+  let seed = 7
+  const next = (n: number): number => { seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31; return seed % n }
+  for (let i = 0; i < 240; i++) {
+    const who = owners[next(3)]!
+    const dt = [0, 0, 1, 5, 1000][next(5)]!
+    // Most expire at once (IOC, nothing to match); some rest, far from each other's prices.
+    const rest = next(4) === 0
+    const buy = next(2) === 0
+    const r = await f.ok(limit(who.account, buy ? 'BUY' : 'SELL', buy ? (rest ? 25000 : 20000) : (rest ? 35000 : 40000), 0.01,
+      { timeInForce: rest ? 'GTC' : 'IOC' }), dt)
+    if (!r.ok) throw new Error(r.code)
+    placed.get(who.account)!.push({ orderId: r.orderId!, time: f.ex.time })
+  }
+  await f.p.flush()
+  const first = placed.get(ALICE)![0]!.time
+  const last = f.ex.time
+  for (const o of owners) {
+    t.same((await f.p.allOrders(o, BTCPERP, { limit: 1000 })).map((r) => r.orderId), placed.get(o.account)!.map((p) => p.orderId))
+  }
+  const time = fc.integer({ min: first - 3, max: last + 3 })
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 2 }), fc.option(time), fc.option(time), fc.integer({ min: 1, max: 30 }),
+    async (i, startTime, endTime, n) => {
+      const all = placed.get(owners[i]!.account)!
+      const q = { startTime: startTime ?? undefined, endTime: endTime ?? undefined, limit: n }
+      const inRange = all.filter((p) => (q.startTime === undefined || p.time >= q.startTime) && (q.endTime === undefined || p.time <= q.endTime))
+      // Only a startTime anchors the answer at the old end.
+      const want = q.startTime === undefined ? inRange.slice(-n) : inRange.slice(0, n)
+      const got = (await f.p.allOrders(owners[i]!, BTCPERP, q)).map((r) => r.orderId)
+      return got.join() === want.map((p) => p.orderId).join()
+    }), { numRuns: 300, seed: 15 })
 })
