@@ -2,12 +2,12 @@
 // user trades (myTrades) and income. Each reads only what has been flushed.
 
 import { assert } from '../../core/assert.js'
-import { incomeCodec, numberCodec, orderCodec, tradeCodec, userTradeCodec } from './codec.js'
+import { incomeCodec, numberCodec, orderCodec, storedUserTradeCodec, tradeCodec, userTradeCodec } from './codec.js'
 import { key, prefixEnd, readU64 } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord, type Owner, type UserTradeRecord } from './records.js'
 import {
-  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, tradeKey, userTradeKey, type Store, type Stores,
+  clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, ownerPrefix, tradeKey, userTradeKey, type Store, type Stores,
 } from './stores.js'
 import { checkLimit, checkRange, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
@@ -150,12 +150,15 @@ async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: Us
 
 /**
  * Income rows, newest three months only (`floorTime`), optionally of one type and market.
- * Rows are kept per type; without one, each type's first `limit` rows by the time-range rule
- * hold the answer's, so merging them in (time, tranId) order and keeping the same end of it
- * gives what one walk over every type would.
+ * Rows are kept per type, and a fill's REALIZED_PNL and COMMISSION in its user trade
+ * (account-writer.ts), so an answer merges up to five types' rows and, for those two, each
+ * market's fills. Each source's first `limit` items by the time-range rule, with every item
+ * of the millisecond the source stopped in, hold the answer's: sorting them all by (time,
+ * tranId) and keeping the same end of it gives what one walk over every item would.
  */
 export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floorTime: number): Promise<IncomeRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.incomeMax)
+  const types = q.incomeType !== undefined ? [q.incomeType] : INCOME_TYPES
   const ofType = (type: IncomeType): Promise<IncomeRecord[]> => {
     const bounds = timeRangeBounds(incomeTypePrefix(owner, INCOME_TYPE_CODES[type]), q, floorTime)
     return scan(stores.incomeByType, bounds, q.limit, (_k, v) => {
@@ -163,10 +166,65 @@ export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floor
       return q.marketId === undefined || r.marketId === q.marketId ? r : undefined
     })
   }
-  if (q.incomeType !== undefined) return ofType(q.incomeType)
-  const all = (await Promise.all(INCOME_TYPES.map(ofType))).flat().sort((a, b) => a.time - b.time || a.tranId - b.tranId)
+  const fillTypes = types.filter((type): type is FillIncomeType => type === 'REALIZED_PNL' || type === 'COMMISSION')
+  const markets = fillTypes.length === 0 ? [] : q.marketId !== undefined ? [q.marketId] : await perpMarketsTraded(stores, owner)
+  const sources = [
+    ...types.map(ofType),
+    ...markets.flatMap((m) => fillTypes.map((type) => fillIncome(stores, owner, m, type, q, floorTime))),
+  ]
+  const all = (await Promise.all(sources)).flat().sort((a, b) => a.time - b.time || a.tranId - b.tranId)
   // The rule walks from the newest end unless a startTime anchors it at the oldest (time-range.ts).
   return q.startTime === undefined ? all.slice(-q.limit) : all.slice(0, q.limit)
+}
+
+type FillIncomeType = 'REALIZED_PNL' | 'COMMISSION'
+
+/**
+ * One market's fill income of one type from `owner`'s user trades: the first `limit` items by
+ * the time-range rule, and the rest of the millisecond the last of them is in (a user
+ * trade's key orders a millisecond's fills by trade id, the answer by tranId).
+ */
+function fillIncome(stores: Stores, owner: Owner, marketId: number, type: FillIncomeType, q: IncomeQuery,
+  floorTime: number): Promise<IncomeRecord[]> {
+  let taken = 0
+  let lastTime = -1
+  return scan(stores.userTrades, timeRangeBounds(ownerMarketPrefix(owner, marketId), q, floorTime), Number.MAX_SAFE_INTEGER, (_k, v) => {
+    const t = storedUserTradeCodec.decode(v)
+    if (taken >= q.limit && t.time !== lastTime) return 'stop'
+    // Rows from before incomeId was stored have their income in incomeByType.
+    if (t.incomeId === undefined || t.incomeId === 0) return undefined
+    const pnl = type === 'REALIZED_PNL'
+    const amount = pnl ? t.realizedPnl : -t.commission
+    if (amount === 0) return undefined
+    taken++
+    lastTime = t.time
+    // The fill's ids were taken REALIZED_PNL first (account-writer.ts).
+    const tranId = !pnl && t.realizedPnl !== 0 ? t.incomeId + 1 : t.incomeId
+    return { tranId, incomeType: type, marketId, income: amount, asset: null, info: String(t.tradeId), time: t.time, tradeId: t.tradeId }
+  })
+}
+
+/**
+ * The perp markets `owner` has fills in: each market's first row, then a seek past the
+ * market. A spot fill names its fee asset (a perp fill's is the market's quote, null), and
+ * spot fills have no income.
+ */
+async function perpMarketsTraded(stores: Stores, owner: Owner): Promise<number[]> {
+  const prefix = ownerPrefix(owner)
+  const it = stores.userTrades.iterator({ gte: prefix, lt: prefixEnd(prefix) })
+  const out: number[] = []
+  try {
+    for (;;) {
+      const row = await it.next()
+      if (row === undefined) return out
+      const marketId = row[0].readUInt32BE(prefix.length)
+      if (userTradeCodec.decode(row[1]).commissionAsset === null) out.push(marketId)
+      if (marketId === 0xffff_ffff) return out
+      it.seek(ownerMarketPrefix(owner, marketId + 1))
+    }
+  } finally {
+    await it.close()
+  }
 }
 
 const INCOME_TYPES = Object.keys(INCOME_TYPE_CODES) as IncomeType[]

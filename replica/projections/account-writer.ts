@@ -1,13 +1,14 @@
 // Per-sub-account read models from order events and fills: order history (latest record of
-// every order), user trades (myTrades) and the income rows fills cause (REALIZED_PNL,
-// COMMISSION). Nothing here reads the store; see batch.ts for how fills reach old orders.
+// every order) and user trades (myTrades), which also hold the income fills cause
+// (REALIZED_PNL, COMMISSION). Nothing here reads the store; see batch.ts for how fills reach
+// old orders.
 
 import { assertSafe } from '../../core/assert.js'
 import type { OrderEvent, PerpFillSide, PerpTradeEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { PendingBatch } from './batch.js'
 import { applyFill } from './batch.js'
-import { incomeCodec, numberCodec, userTradeCodec } from './codec.js'
-import type { IncomeRecord, Owner, UserTradeRecord } from './records.js'
+import { incomeCodec, numberCodec, storedUserTradeCodec } from './codec.js'
+import type { IncomeRecord, Owner, StoredUserTrade } from './records.js'
 import { INCOME_TYPE_CODES } from './records.js'
 import {
   clientOrderIdKey, incomeTypeKey, orderKey, userTradeKey,
@@ -41,38 +42,38 @@ function onFillState(batch: PendingBatch, marketId: number, s: PerpFillSide | Sp
   else p.fill = fill
 }
 
-function putUserTrade(stores: Stores, batch: PendingBatch, owner: Owner, t: UserTradeRecord): void {
-  batch.put(stores.userTrades, userTradeKey(owner, t.marketId, t.time, t.tradeId, t.maker), userTradeCodec.encode(t))
+function putUserTrade(stores: Stores, batch: PendingBatch, owner: Owner, t: StoredUserTrade): void {
+  batch.put(stores.userTrades, userTradeKey(owner, t.marketId, t.time, t.tradeId, t.maker), storedUserTradeCodec.encode(t))
   // No index by trade id: a fromId query seeks through the market's trade tape (account-queries.ts).
   batch.put(stores.userTradeOrders, userTradeOrderKey(owner, t.marketId, t.orderId, t.tradeId, t.maker), numberCodec.encode(t.time))
 }
 
 /**
- * One row per income item, under its type: a query of every type merges the five (account-queries.ts).
- * A second copy by time alone was a sixth of the bytes the projections wrote per order.
+ * One row per income item that is not a fill's, under its type: a query of every type merges
+ * them with the fills' (account-queries.ts). A second copy by time alone was a sixth of the
+ * bytes the projections wrote per order.
  */
 export function putIncome(stores: Stores, batch: PendingBatch, owner: Owner, r: IncomeRecord): void {
   batch.put(stores.incomeByType, incomeTypeKey(owner, INCOME_TYPE_CODES[r.incomeType], r.time, r.tranId), incomeCodec.encode(r))
 }
 
+/**
+ * A fill side's user trade, holding its REALIZED_PNL and COMMISSION income too (their tranIds
+ * taken in that order, as for rows of their own): written as rows of their own they were over
+ * a quarter of the bytes the projections wrote per order.
+ */
 export function onPerpTrade(stores: Stores, batch: PendingBatch, e: PerpTradeEvent, nextRowId: () => number): void {
   for (const s of [e.maker, e.taker]) {
-    const maker = s === e.maker
     onFillState(batch, e.marketId, s, e.time)
+    const pnlId = s.realizedPnl !== 0 ? nextRowId() : 0
+    const feeId = s.fee !== 0 ? nextRowId() : 0
     putUserTrade(stores, batch, s, {
       marketId: e.marketId, tradeId: e.tradeId, orderId: s.orderId, side: s.side, priceTicks: e.priceTicks,
       qtyLots: e.qtyLots, quoteQtyTicksLots: assertSafe(e.priceTicks * e.qtyLots, 'fill quote'),
       realizedPnl: s.realizedPnl, commission: s.fee, commissionAsset: null, time: e.time,
-      buyer: s.side === 'BUY', maker, positionSide: s.positionSide,
+      buyer: s.side === 'BUY', maker: s === e.maker, positionSide: s.positionSide, incomeId: pnlId || feeId,
     })
-    if (s.realizedPnl !== 0) putIncome(stores, batch, s, fillIncome(e, nextRowId(), 'REALIZED_PNL', s.realizedPnl))
-    if (s.fee !== 0) putIncome(stores, batch, s, fillIncome(e, nextRowId(), 'COMMISSION', -s.fee))
   }
-}
-
-/** A fill's income row as one literal: built by spreading shared fields, it cost over a tenth of this thread's time under order flow. */
-function fillIncome(e: PerpTradeEvent, tranId: number, incomeType: 'REALIZED_PNL' | 'COMMISSION', income: number): IncomeRecord {
-  return { tranId, incomeType, marketId: e.marketId, income, asset: null, info: String(e.tradeId), time: e.time, tradeId: e.tradeId }
 }
 
 export function onSpotTrade(stores: Stores, batch: PendingBatch, e: SpotTradeEvent): void {
@@ -82,7 +83,7 @@ export function onSpotTrade(stores: Stores, batch: PendingBatch, e: SpotTradeEve
       marketId: e.marketId, tradeId: e.tradeId, orderId: s.orderId, side: s.side, priceTicks: e.priceTicks,
       qtyLots: e.qtyLots, quoteQtyTicksLots: assertSafe(e.priceTicks * e.qtyLots, 'fill quote'),
       realizedPnl: 0, commission: s.fee, commissionAsset: s.feeAsset, time: e.time,
-      buyer: s.side === 'BUY', maker: s === e.maker, positionSide: 'BOTH',
+      buyer: s.side === 'BUY', maker: s === e.maker, positionSide: 'BOTH', incomeId: 0,
     })
   }
 }

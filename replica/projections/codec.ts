@@ -6,7 +6,7 @@ import { Packr } from 'msgpackr'
 import { assert } from '../../core/assert.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, TradeRecord, TransferRecord,
-  UserTradeRecord, WithdrawalLocator, WithdrawalRecord,
+  StoredUserTrade, UserTradeRecord, WithdrawalLocator, WithdrawalRecord,
 } from './records.js'
 
 // Plain arrays and maps only: records (msgpackr structures) would need their schemas stored.
@@ -76,11 +76,17 @@ export const orderCodec = tupleCodec<OrderRecord>({
   cond: true, priceMatch: true,
 }, 2)
 
-export const userTradeCodec = tupleCodec<UserTradeRecord>({
+const USER_TRADE_LAYOUT: Record<keyof UserTradeRecord, true> = {
   marketId: true, tradeId: true, orderId: true, side: true, priceTicks: true, qtyLots: true,
   quoteQtyTicksLots: true, realizedPnl: true, commission: true, commissionAsset: true, time: true, buyer: true,
   maker: true, positionSide: true,
-})
+}
+
+/** A user trade as myTrades answers it (a stored row's trailing incomeId is left out). */
+export const userTradeCodec = tupleCodec<UserTradeRecord>(USER_TRADE_LAYOUT)
+
+/** A user trade as stored: the fill's income rows are read from it (account-writer.ts). */
+export const storedUserTradeCodec = tupleCodec<StoredUserTrade>({ ...USER_TRADE_LAYOUT, incomeId: true }, 1)
 
 export const incomeCodec = tupleCodec<IncomeRecord>({
   tranId: true, incomeType: true, marketId: true, income: true, asset: true, info: true, time: true, tradeId: true,

@@ -330,7 +330,8 @@ export class Projections {
   }
 
   /**
-   * Deletes trades and income rows past their three-month windows and position margin rows past
+   * Deletes trades and income rows past their three-month windows (a fill's income is in its
+   * user trade, which is kept, and only the window hides it) and position margin rows past
    * their 30 days (as of `nowMs`, default flushedTime), at most pruneKeysMax keys per call;
    * returns how many went.
    */

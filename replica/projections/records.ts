@@ -121,6 +121,16 @@ export const INCOME_TYPE_CODES: Record<IncomeType, number> = {
   INSURANCE_CLEAR: 5,
 }
 
+/**
+ * A user trade as its row holds it. A perp fill's REALIZED_PNL and COMMISSION income rows are
+ * not stored apart: `incomeId` is the tranId of the first of them (REALIZED_PNL when the fill
+ * realized any, then COMMISSION when it paid a fee), 0 when it has neither, as on spot fills.
+ * Rows written before it was added have none: their income rows are in incomeByType.
+ */
+export interface StoredUserTrade extends UserTradeRecord {
+  incomeId?: number
+}
+
 export interface IncomeRecord {
   tranId: number
   incomeType: IncomeType

@@ -5,7 +5,7 @@
 
 import t from 'tap'
 import { Packr } from 'msgpackr'
-import { incomeCodec, orderCodec, userTradeCodec } from '../../replica/projections/codec.js'
+import { incomeCodec, orderCodec, storedUserTradeCodec, userTradeCodec } from '../../replica/projections/codec.js'
 import type { IncomeRecord, OrderRecord, UserTradeRecord } from '../../replica/projections/records.js'
 
 const packr = new Packr({ useRecords: false, mapsAsObjects: true })
@@ -36,6 +36,12 @@ t.test('user trade and income rows, as the fills write them', async (t) => {
   }
   t.same(userTradeCodec.encode(trade), packr.pack([2, 99, 1234, 'BUY', 30_000, 4, 120_000, -1_500, 24, null, 1_764_200_000_000, true, false, 'LONG']))
   t.same(userTradeCodec.decode(userTradeCodec.encode(trade)), trade)
+  // As stored, the fill's first income tranId follows; myTrades reads past it, income reads it.
+  const stored = storedUserTradeCodec.encode({ ...trade, incomeId: 5_000_000 })
+  t.same(stored, packr.pack([2, 99, 1234, 'BUY', 30_000, 4, 120_000, -1_500, 24, null, 1_764_200_000_000, true, false, 'LONG', 5_000_000]))
+  t.same(userTradeCodec.decode(stored), trade, 'myTrades leaves incomeId out')
+  t.same(storedUserTradeCodec.decode(stored), { ...trade, incomeId: 5_000_000 })
+  t.same(storedUserTradeCodec.decode(userTradeCodec.encode(trade)), trade, 'a row from before incomeId has none')
   const income: IncomeRecord = {
     tranId: 5_000_001, incomeType: 'COMMISSION', marketId: 2, income: -24, asset: null, info: '99', time: 1_764_200_000_000, tradeId: 99,
   }
