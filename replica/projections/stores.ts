@@ -41,15 +41,15 @@ export interface Stores {
   klines: Store
   /** marketId u32, bucket time u64 → OpenInterestRecord (last value in the bucket). */
   openInterest: Store
-  /** owner, marketId u32, orderId u64 → OrderRecord. */
+  /** owner, marketId u32, orderId u64 → OrderRecord (by time too: account-queries.ts). */
   orders: Store
   /** owner, marketId u32, clientOrderId → orderId of the latest order with that id. */
   clientOrderIds: Store
-  /** owner, marketId u32, time u64, tradeId u64, maker u8 → UserTradeRecord. */
+  /** owner, marketId u32, time u64, tradeId u64, maker u8 → StoredUserTrade (with the fill's income). */
   userTrades: Store
   /** owner, marketId u32, orderId u64, tradeId u64, maker u8 → time (an order's fills). */
   userTradeOrders: Store
-  /** owner, income type u8, time u64, tranId u64 → IncomeRecord (every income row). */
+  /** owner, income type u8, time u64, tranId u64 → IncomeRecord (every income row but a fill's). */
   incomeByType: Store
   /** owner, time u64, tranId u64 → TransferRecord. */
   transfers: Store
