@@ -58,7 +58,7 @@ async function untilServing(port: number, exited: () => string | null): Promise<
  * it as deployed, followed by those in the environment variable `envName` (e.g. `--cpu-prof`).
  */
 export function exchangeNodeFlags(envName: string): string[] {
-  return ['--max-semi-space-size=64', '--heap-growing-percent=100', ...(process.env[envName] ?? '').split(/\s+/).filter(Boolean)]
+  return ['--max-semi-space-size=64', '--heap-growing-percent=400', ...(process.env[envName] ?? '').split(/\s+/).filter(Boolean)]
 }
 
 /**
