@@ -105,7 +105,9 @@ t.test('a follower behind the retained log installs a snapshot first', async (t)
   t.teardown(async () => { await snapshots.close(); await rm(dir, { recursive: true, force: true }) })
   const L = await leader(t, { snapshots })
   await L.submit(Array.from({ length: 40 }, (_, i) => deposit(i)))
-  await until(() => L.node.state.seq >= 40)
+  // A checkpoint is saved once its entry is durable: waiting for the state alone let the
+  // last one be saved after `latest` was read, and the follower install that one instead.
+  await until(() => L.node.state.seq >= 40 && L.log.lastSeq >= L.node.state.seq)
   await L.node.flushSnapshots()
   const latest = (await snapshots.latest())!
   await L.log.dropBefore(latest.meta.seq + 1)
