@@ -67,8 +67,7 @@ interface KeySetNode {
 let keySetRoot: KeySetNode = { keys: [], next: new Map(), repeats: false }
 let keySetNodes = 0
 const STRING_SLOTS = 4096
-const slotBytes: (Uint8Array | undefined)[] = new Array(STRING_SLOTS)
-const slotStrings: string[] = new Array(STRING_SLOTS)
+const slotStrings: (string | undefined)[] = new Array(STRING_SLOTS)
 /** Per slot: the batch (a TapeWriter's number) that listed its string last, and where. */
 const slotBatch = new Float64Array(STRING_SLOTS).fill(-1)
 const slotIndex = new Uint32Array(STRING_SLOTS)
@@ -267,23 +266,16 @@ class TapeWriter {
       this.text = asciiText(b, start, end)
       return -1
     }
-    // Hashed over at most the first and last 8 bytes (an address's); the match is checked in full.
+    // Hashed over at most the first and last 8 bytes (an address's); the match is checked in
+    // full, against the cached string itself: an ASCII string's char codes are its bytes.
     let h = length
-    for (let i = start; i < end; i = i === start + 7 && end - start > 16 ? end - 8 : i + 1) h = Math.imul(h, 31) + b[i]! | 0
+    const head = length > 16 ? start + 8 : end
+    for (let i = start; i < head; i++) h = Math.imul(h, 31) + b[i]! | 0
+    if (head !== end) for (let i = end - 8; i < end; i++) h = Math.imul(h, 31) + b[i]! | 0
     const slot = (h ^ (h >>> 15)) & (STRING_SLOTS - 1)
-    const known = slotBytes[slot]
-    if (known !== undefined && known.length === length) {
-      let same = true
-      for (let i = 0; i < length; i++) {
-        if (known[i] !== b[start + i]) {
-          same = false
-          break
-        }
-      }
-      if (same) return slot
-    }
+    const known = slotStrings[slot]
+    if (known !== undefined && known.length === length && textIs(known, b, start)) return slot
     slotStrings[slot] = asciiText(b, start, end)
-    slotBytes[slot] = b.slice(start, end)
     slotBatch[slot] = -1
     return slot
   }
@@ -307,12 +299,29 @@ class TapeWriter {
   }
 }
 
+/** Whether `text` (ASCII) is the bytes at `start` (as many as it has chars). */
+function textIs(text: string, b: Uint8Array, start: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== b[start + i]) return false
+  return true
+}
+
+/** Per length, an array of that many char codes for String.fromCharCode(): no view is made. */
+const charCodes: number[][] = Array.from({ length: CACHED_STRING_BYTES_MAX + 1 }, (_, n) => new Array<number>(n).fill(0))
+
 /** The bytes start..end as text when they are ASCII; otherwise the body is not taped. */
 function asciiText(b: Uint8Array, start: number, end: number): string {
-  for (let i = start; i < end; i++) if (b[i]! >= 0x80) throw NOT_TAPED
-  return end - start <= CACHED_STRING_BYTES_MAX
-    ? String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[])
-    : Buffer.from(b.buffer, b.byteOffset + start, end - start).toString('latin1')
+  const n = end - start
+  if (n > CACHED_STRING_BYTES_MAX) {
+    for (let i = start; i < end; i++) if (b[i]! >= 0x80) throw NOT_TAPED
+    return Buffer.from(b.buffer, b.byteOffset + start, n).toString('latin1')
+  }
+  const codes = charCodes[n]!
+  for (let i = 0; i < n; i++) {
+    const c = b[start + i]!
+    if (c >= 0x80) throw NOT_TAPED
+    codes[i] = c
+  }
+  return String.fromCharCode.apply(null, codes)
 }
 
 /** A key set's name: its keys in order, with their count, so no two sets share one ([] and ['']). */

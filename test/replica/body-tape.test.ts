@@ -81,6 +81,17 @@ t.test('any flat command comes back from the tape as msgpackr decodes it', async
   t.pass('300 batches of random commands')
 })
 
+t.test('strings alike where the string cache hashes them are told apart by all their bytes', async (t) => {
+  // Longer than 16 bytes, the cache hashes only the first and last 8: these share a slot.
+  const middles = ['0000', '0001', '1000', 'zzzz', 'zzzy', 'é000']
+  const account = (m: string): string => `0xaaaaaa${m.repeat(8)}bbbbbbbb`
+  const bodies = Array.from({ length: 40 }, (_, i) => encodeBody(i + 1, 9, { type: 'Probe', account: account(middles[(i * 7) % middles.length]!) } as never))
+  // Twice, so the second batch meets the strings the first one cached.
+  const ascii = bodies.filter((_, i) => (i * 7) % middles.length !== 5).length
+  t.equal(readBack(bodies), ascii, 'every ASCII one from the tape')
+  t.equal(readBack(bodies.slice().reverse()), ascii, 'and again, in the other order')
+})
+
 t.test('wide integers (msgpackr writes them as float64s), -0 and empty keys and commands are built from the tape', async (t) => {
   const bodies = [{ big: 2 ** 40, small: -(2 ** 40), zero: -0, half: 0.5 }, { '': 0 }, {}, { '': '' }]
     .map((c, i) => encodeBody(i + 1, 3, c as never))
