@@ -33,6 +33,9 @@ const TRUE = 2
 const FALSE = 3
 const NIL = 4
 
+/** Words of a cached string: CACHED_STRING_BYTES_MAX bytes. */
+const SLOT_WORDS = 16
+
 /** Thrown while a body is read when it is not one the tape covers. */
 const NOT_TAPED = new Error('not taped')
 
@@ -56,8 +59,8 @@ interface KeySetNode {
   next: Map<string, KeySetNode>
   /** A key appears twice: msgpackr keeps the last value at the first place; no command has this shape. */
   repeats: boolean
-  /** The key (its encoded bytes) that followed this one last time, and where it led: most often it does again. */
-  last?: { bytes: Uint8Array, child: KeySetNode }
+  /** The key that followed this one last time (its encoded bytes, as words), and where it led: most often it does again. */
+  last?: { words: Int32Array, length: number, child: KeySetNode }
 }
 
 // Kept across batches on the verifier's thread: the key sequences met, as a trie walked key by
@@ -68,12 +71,16 @@ let keySetRoot: KeySetNode = { keys: [], next: new Map(), repeats: false }
 let keySetNodes = 0
 const STRING_SLOTS = 4096
 const slotStrings: (string | undefined)[] = new Array(STRING_SLOTS)
+/** Per slot, its string's bytes as words (see wordsOf()), at slot × SLOT_WORDS. */
+const slotWords = new Int32Array(STRING_SLOTS * SLOT_WORDS)
 /** Per slot: the batch (a TapeWriter's number) that listed its string last, and where. */
 const slotBatch = new Float64Array(STRING_SLOTS).fill(-1)
 const slotIndex = new Uint32Array(STRING_SLOTS)
 let writersMade = 0
 /** Strings longer than this are made each time (no command field is). */
 const CACHED_STRING_BYTES_MAX = 64
+/** The tape's numbers are written here, kept across batches; a tape takes a copy of its part. */
+let tapeNums = new Float64Array(16_384)
 
 function childKeySet(node: KeySetNode, key: string): KeySetNode {
   let child = node.next.get(key)
@@ -90,9 +97,11 @@ function childKeySet(node: KeySetNode, key: string): KeySetNode {
 }
 
 class TapeWriter {
-  private nums = new Float64Array(4096)
+  private nums = tapeNums
   private n = 0
   private pos = 0
+  /** The bodies' bytes read 4 or 8 at a time (big-endian, as msgpack writes them). */
+  private readonly dv: DataView
   private readonly strs: string[] = []
   private readonly strIndex = new Map<string, number>()
   private readonly keySets: string[][] = []
@@ -101,9 +110,12 @@ class TapeWriter {
   /** The last string too long for the cache. */
   private text = ''
 
-  constructor(private readonly b: Uint8Array) {}
+  constructor(private readonly b: Uint8Array) {
+    this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+  }
 
   finish(): BodyTape {
+    tapeNums = this.nums
     return { nums: this.nums.slice(0, this.n), strs: this.strs, keySets: this.keySets }
   }
 
@@ -141,23 +153,19 @@ class TapeWriter {
   /** Reads a key: the node's last next key when the bytes are the same, else the trie's child. */
   private nextKey(node: KeySetNode): KeySetNode {
     const last = node.last
-    if (last !== undefined && this.bytesAre(last.bytes)) {
-      this.pos += last.bytes.length
+    if (last !== undefined && this.pos + last.length <= this.b.length && wordsAre(this.dv, this.b, this.pos, last.length, last.words, 0)) {
+      this.pos += last.length
       return last.child
     }
     const start = this.pos
     const key = this.string()
     if (key === '__proto__') throw NOT_TAPED
     const child = childKeySet(node, key)
-    node.last = { bytes: this.b.slice(start, this.pos), child }
+    const length = this.pos - start
+    const words = new Int32Array(wordCount(length))
+    wordsOf(this.dv, this.b, start, length, words, 0)
+    node.last = { words, length, child }
     return child
-  }
-
-  private bytesAre(expected: Uint8Array): boolean {
-    const { b, pos } = this
-    if (pos + expected.length > b.length) return false
-    for (let i = 0; i < expected.length; i++) if (b[pos + i] !== expected[i]) return false
-    return true
   }
 
   private keySet(node: KeySetNode): number {
@@ -210,7 +218,7 @@ class TapeWriter {
       case 0xd2: return this.uint(4) | 0
       case 0xcb: {
         if (this.pos + 8 > b.length) throw NOT_TAPED
-        const v = new DataView(b.buffer, b.byteOffset + this.pos, 8).getFloat64(0)
+        const v = this.dv.getFloat64(this.pos)
         this.pos += 8
         return v
       }
@@ -267,15 +275,23 @@ class TapeWriter {
       return -1
     }
     // Hashed over at most the first and last 8 bytes (an address's); the match is checked in
-    // full, against the cached string itself: an ASCII string's char codes are its bytes.
+    // full, against the cached string's bytes, a word at a time.
+    const dv = this.dv
     let h = length
-    const head = length > 16 ? start + 8 : end
-    for (let i = start; i < head; i++) h = Math.imul(h, 31) + b[i]! | 0
-    if (head !== end) for (let i = end - 8; i < end; i++) h = Math.imul(h, 31) + b[i]! | 0
+    if (length < 4) h = Math.imul(h, 31) + shortWord(b, start, length) | 0
+    else {
+      h = Math.imul(h, 31) + dv.getInt32(start) | 0
+      h = Math.imul(h, 31) + dv.getInt32(end - 4) | 0
+      if (length >= 16) {
+        h = Math.imul(h, 31) + dv.getInt32(start + 4) | 0
+        h = Math.imul(h, 31) + dv.getInt32(end - 8) | 0
+      }
+    }
     const slot = (h ^ (h >>> 15)) & (STRING_SLOTS - 1)
     const known = slotStrings[slot]
-    if (known !== undefined && known.length === length && textIs(known, b, start)) return slot
+    if (known !== undefined && known.length === length && wordsAre(dv, b, start, length, slotWords, slot * SLOT_WORDS)) return slot
     slotStrings[slot] = asciiText(b, start, end)
+    wordsOf(dv, b, start, length, slotWords, slot * SLOT_WORDS)
     slotBatch[slot] = -1
     return slot
   }
@@ -299,10 +315,38 @@ class TapeWriter {
   }
 }
 
-/** Whether `text` (ASCII) is the bytes at `start` (as many as it has chars). */
-function textIs(text: string, b: Uint8Array, start: number): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== b[start + i]) return false
-  return true
+// A run of bytes as words, to compare 4 bytes at a time: for 4 bytes or more, the 4 bytes at
+// 0, 4, 8... and the last 4 (overlapping the one before: no partial word); fewer, as one word.
+
+/** Words of a run of `length` bytes. */
+function wordCount(length: number): number {
+  return length < 4 ? 1 : (length + 3) >> 2
+}
+
+/** A run of fewer than 4 bytes as one word. */
+function shortWord(b: Uint8Array, start: number, length: number): number {
+  let v = 0
+  for (let i = 0; i < length; i++) v = (v << 8) | b[start + i]!
+  return v
+}
+
+/** Writes the words of the `length` bytes at `start` to `out` from `at`. */
+function wordsOf(dv: DataView, b: Uint8Array, start: number, length: number, out: Int32Array, at: number): void {
+  if (length < 4) {
+    out[at] = shortWord(b, start, length)
+    return
+  }
+  const last = length - 4
+  for (let p = 0; p < last; p += 4) out[at++] = dv.getInt32(start + p)
+  out[at] = dv.getInt32(start + last)
+}
+
+/** Whether the `length` bytes at `start` (all within `b`) are those whose words are in `words` from `at`. */
+function wordsAre(dv: DataView, b: Uint8Array, start: number, length: number, words: Int32Array, at: number): boolean {
+  if (length < 4) return shortWord(b, start, length) === words[at]
+  const last = length - 4
+  for (let p = 0; p < last; p += 4) if (dv.getInt32(start + p) !== words[at++]) return false
+  return dv.getInt32(start + last) === words[at]
 }
 
 /** Per length, an array of that many char codes for String.fromCharCode(): no view is made. */

@@ -92,6 +92,22 @@ t.test('strings alike where the string cache hashes them are told apart by all t
   t.equal(readBack(bodies.slice().reverse()), ascii, 'and again, in the other order')
 })
 
+t.test('strings and keys of every cached length that differ in one byte are told apart', async (t) => {
+  // The cache and the key trie compare 4 bytes at a time, the last 4 overlapping: a difference
+  // at the start, in the middle or at the end of any length must show.
+  const bodies: Uint8Array[] = []
+  for (let length = 1; length <= 70; length++) {
+    for (const at of new Set([0, length >> 1, length - 1])) {
+      const same = 'a'.repeat(length)
+      const other = same.slice(0, at) + 'b' + same.slice(at + 1)
+      for (const [key, value] of [[same, same], [same, other], [other, same], [other, other], [same, same]]) {
+        bodies.push(encodeBody(bodies.length + 1, 1, { type: 'Probe', [key!]: value, end: 1 } as never))
+      }
+    }
+  }
+  t.equal(readBack(bodies), bodies.length, `${bodies.length} bodies, each as msgpackr decodes it`)
+})
+
 t.test('wide integers (msgpackr writes them as float64s), -0 and empty keys and commands are built from the tape', async (t) => {
   const bodies = [{ big: 2 ** 40, small: -(2 ** 40), zero: -0, half: 0.5 }, { '': 0 }, {}, { '': '' }]
     .map((c, i) => encodeBody(i + 1, 3, c as never))
