@@ -9,7 +9,7 @@ import { LIMITS } from './limits.js'
 import { newPriceState } from './prices.js'
 import { newTriggerIndex } from './trigger-index.js'
 import { accept, reject } from './results.js'
-import type { Market, PerpMarket, SpotMarket, State } from './state.js'
+import { bracketOf, type Market, type PerpMarket, type SpotMarket, type State } from './state.js'
 
 const NAME = /^[A-Z0-9]{1,16}$/
 const SYMBOL = /^[A-Z0-9]{2,32}$/
@@ -114,7 +114,7 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
   const liquidationFeePpm = cmd.liquidationFeePpm ?? DEFAULT_LIQUIDATION_FEE_PPM
   if (!nonNegInt(liquidationFeePpm, LIMITS.feePpmMax)) return reject('GENESIS_INVALID')
   const m: PerpMarket = {
-    ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets.map((b) => ({ ...b })),
+    ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets.map(bracketOf),
     maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0, prices,
     triggerProtectPpm, triggers: newTriggerIndex(), liquidationFeePpm,
   }

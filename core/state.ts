@@ -308,6 +308,15 @@ export function createState(): State {
   }
 }
 
+/**
+ * A market's copy of a bracket, written as a literal: a copy by spreading would take the
+ * shape of whatever made the command (a literal, msgpackr, a snapshot), and the margin code
+ * reading brackets would then meet several shapes and run slower on all of them.
+ */
+export function bracketOf(b: Bracket): Bracket {
+  return { notionalCap: b.notionalCap, maxLeverage: b.maxLeverage, mmrPpm: b.mmrPpm }
+}
+
 export function newPosition(): Position {
   return { qtyLots: 0, costTicksLots: 0, updateTime: 0, isolatedWallet: 0, realizedPnl: 0, realizedSinceOpen: 0 }
 }

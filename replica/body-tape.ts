@@ -32,6 +32,8 @@ const STRING = 1
 const TRUE = 2
 const FALSE = 3
 const NIL = 4
+/** A number that is an int32 (not -0): built as one, so it is a small integer, as a literal would be. */
+const INT = 5
 
 /** Words of a cached string: CACHED_STRING_BYTES_MAX bytes. */
 const SLOT_WORDS = 16
@@ -199,8 +201,9 @@ class TapeWriter {
       this.push(0)
       return
     }
-    this.push(NUMBER)
-    this.push(this.number())
+    const v = this.number()
+    this.push(v === (v | 0) && (v !== 0 || 1 / v > 0) ? INT : NUMBER)
+    this.push(v)
   }
 
   /** An integer of at most 32 bits or a float64; anything else is not taped. */
@@ -429,6 +432,7 @@ export class TapeReader {
     const v = nums[this.at + 1]!
     this.at += 2
     switch (kind) {
+      case INT: return v | 0
       case NUMBER: return v
       case STRING: return strs[v]
       case TRUE: return true
