@@ -5,19 +5,19 @@
 // placement (filters, reduce-only, margin, matching). See docs/CORE.md "Conditional orders".
 
 import type { Code } from './codes.js'
-import type { ConditionalType, PlaceOrder, WorkingType } from './commands.js'
+import type { PlaceOrder, WorkingType } from './commands.js'
 import type { ConditionalFields, Event, Result } from './events.js'
 import { buildOrder } from './filters.js'
 import { LIMITS } from './limits.js'
 import { generatedClientId, placeTriggered } from './orders.js'
-import { resolvePriceMatch } from './price-match.js'
+import { priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { refreshMark } from './prices.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { countOpen, retire, trackGoodTillDate } from './resting.js'
 import { positionOf, type Conditional, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
 import { ConditionalState, type Due, type TrailSide } from './trailing.js'
-import { isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
+import { conditionalTypeOf, isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
 
 
 const PERMILLE = 1000
@@ -160,9 +160,11 @@ function checkTriggerPrice(m: PerpMarket, p: unknown): Code | null {
 
 /** Parameter rules of the conditional fields (Binance New Order): the conditional, or why not. */
 function buildConditional(m: PerpMarket, cmd: PlaceOrder, dualSide: boolean): Conditional | Code {
-  const t = cmd.orderType as ConditionalType
-  const wt = cmd.workingType ?? 'CONTRACT_PRICE'
-  if (wt !== 'CONTRACT_PRICE' && wt !== 'MARK_PRICE') return 'WORKING_TYPE_INVALID'
+  // Literals of the core's own, not the command's strings (core/filters.ts says why).
+  const t = conditionalTypeOf(cmd.orderType)
+  const wt = cmd.workingType === undefined || cmd.workingType === 'CONTRACT_PRICE' ? 'CONTRACT_PRICE'
+    : cmd.workingType === 'MARK_PRICE' ? 'MARK_PRICE' : null
+  if (wt === null) return 'WORKING_TYPE_INVALID'
   if (cmd.priceProtect !== undefined && typeof cmd.priceProtect !== 'boolean') return 'COMMAND_INVALID'
   if (cmd.closePosition !== undefined && typeof cmd.closePosition !== 'boolean') return 'COMMAND_INVALID'
   const closePosition = cmd.closePosition === true
@@ -244,7 +246,7 @@ export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
   o.cond = c
   if (matched) {
     // Its price comes from the book at trigger (matchAtTrigger).
-    o.priceMatch = cmd.priceMatch
+    o.priceMatch = priceMatchLiteral(cmd.priceMatch!)
     o.priceTicks = 0
   }
   if (c.origType !== 'STOP' && c.origType !== 'TAKE_PROFIT') {

@@ -3,7 +3,7 @@
 // It builds the order record the rest of placement works on, not yet linked into state.
 
 import type { Code } from './codes.js'
-import type { PlaceOrder, PositionSide, StpMode, TimeInForce } from './commands.js'
+import type { OrderType, PlaceOrder, PositionSide, Side, StpMode, TimeInForce } from './commands.js'
 import { LIMITS } from './limits.js'
 import type { Market, Order, SubAccount } from './state.js'
 
@@ -43,11 +43,33 @@ function checkQty(m: Market, qty: number, isMarket: boolean): Code | null {
   return null
 }
 
-function timeInForceOf(cmd: PlaceOrder): TimeInForce | null {
-  if (cmd.orderType === 'POST_ONLY') return 'GTX'
-  if (cmd.orderType === 'MARKET') return 'IOC'
-  const tif = cmd.timeInForce ?? 'GTC'
-  return tif === 'GTC' || tif === 'IOC' || tif === 'FOK' || tif === 'GTX' || tif === 'GTD' ? tif : null
+// The order keeps the core's own literals for what a command names by a string (side, type,
+// time in force...), never the command's strings: those may be any strings equal to them
+// (parsed from a request, built from the log), and the order's fields are compared at every
+// step of matching and margin. Literals compare as one object, and the code comparing them
+// meets one kind of string whatever made the command.
+
+function timeInForceOf(type: OrderType, cmd: PlaceOrder): TimeInForce | null {
+  if (type === 'POST_ONLY') return 'GTX'
+  if (type === 'MARKET') return 'IOC'
+  switch (cmd.timeInForce ?? 'GTC') {
+    case 'GTC': return 'GTC'
+    case 'IOC': return 'IOC'
+    case 'FOK': return 'FOK'
+    case 'GTX': return 'GTX'
+    case 'GTD': return 'GTD'
+    default: return null
+  }
+}
+
+function stpOf(stp: StpMode | undefined): StpMode | null {
+  switch (stp ?? 'EXPIRE_MAKER') {
+    case 'EXPIRE_MAKER': return 'EXPIRE_MAKER'
+    case 'NONE': return 'NONE'
+    case 'EXPIRE_TAKER': return 'EXPIRE_TAKER'
+    case 'EXPIRE_BOTH': return 'EXPIRE_BOTH'
+    default: return null
+  }
 }
 
 /**
@@ -56,10 +78,12 @@ function timeInForceOf(cmd: PlaceOrder): TimeInForce | null {
  */
 export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boolean,
   cmd: PlaceOrder, time: number): Order | Code {
-  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
-  const type = cmd.orderType
-  if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'POST_ONLY') return 'ORDER_TYPE_INVALID'
-  const tif = timeInForceOf(cmd)
+  const side: Side | null = cmd.side === 'BUY' ? 'BUY' : cmd.side === 'SELL' ? 'SELL' : null
+  if (side === null) return 'SIDE_INVALID'
+  const type: OrderType | null = cmd.orderType === 'LIMIT' ? 'LIMIT' : cmd.orderType === 'MARKET' ? 'MARKET'
+    : cmd.orderType === 'POST_ONLY' ? 'POST_ONLY' : null
+  if (type === null) return 'ORDER_TYPE_INVALID'
+  const tif = timeInForceOf(type, cmd)
   if (tif === null) return 'TIF_INVALID'
   const isMarket = type === 'MARKET'
   if (isMarket) {
@@ -79,13 +103,13 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
   } else if (dualSide) {
     if (cmd.positionSide !== 'LONG' && cmd.positionSide !== 'SHORT') return 'POSITION_SIDE_INVALID'
     if (reduceOnly) return 'REDUCE_ONLY_IMPROPER'
-    positionSide = cmd.positionSide
+    positionSide = cmd.positionSide === 'LONG' ? 'LONG' : 'SHORT'
   } else if (cmd.positionSide !== undefined && cmd.positionSide !== 'BOTH') {
     return 'POSITION_SIDE_INVALID'
   }
 
-  const stp: StpMode = cmd.stp ?? 'EXPIRE_MAKER'
-  if (stp !== 'EXPIRE_MAKER' && stp !== 'NONE' && stp !== 'EXPIRE_TAKER' && stp !== 'EXPIRE_BOTH') return 'STP_INVALID'
+  const stp = stpOf(cmd.stp)
+  if (stp === null) return 'STP_INVALID'
 
   let goodTillDate = 0
   if (tif === 'GTD') {
@@ -109,7 +133,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
 
   return {
     orderId: 0, market: m, owner: sub!, clientOrderId,
-    side: cmd.side, orderType: type, timeInForce: tif, priceTicks,
+    side, orderType: type, timeInForce: tif, priceTicks,
     origQtyLots: cmd.qtyLots, executedQtyLots: 0, cumQuoteTicksLots: 0,
     status: 'NEW', positionSide, reduceOnly, stp, goodTillDate,
     time, updateTime: time, marginCounted: false, lockedRemaining: 0,

@@ -33,7 +33,7 @@ export function changeMarginType(state: State, cmd: ChangeMarginType, time: numb
   if ((existing?.openByMarket.get(m.marketId) ?? 0) > 0) return reject('MARGIN_TYPE_OPEN_ORDERS')
   if (h && (h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0)) return reject('MARGIN_TYPE_OPEN_POSITION')
   const sub = ensureSub(state, cmd)
-  ensureHolding(sub, m).marginType = cmd.marginType
+  ensureHolding(sub, m).marginType = cmd.marginType === 'ISOLATED' ? 'ISOLATED' : 'CROSSED'
   // The fill budget assumed a cross-only sub-account (core/liquidation/budget.ts).
   dropBudget(sub)
   return accept([{ type: 'marginType', account: sub.address, sub: sub.sub, marketId: m.marketId,

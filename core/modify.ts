@@ -13,7 +13,7 @@ import type { Event, Result } from './events.js'
 import { buildOrder, crosses, remaining } from './filters.js'
 import { sweep } from './match.js'
 import { LIMITS } from './limits.js'
-import { isPriceMatch, resolvePriceMatch } from './price-match.js'
+import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isClosing, orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { addMarginLots, rest, retire, unrest } from './resting.js'
@@ -118,7 +118,7 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
   o.updateTime = time
   o.amendCount = amendment.count
   // The record shows the mode the current price came from; an explicit price clears it.
-  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = cmd.priceMatch
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
   else if (o.priceMatch !== undefined) o.priceMatch = undefined
   const e = orderEvent(o, 'AMENDMENT')
   e.amendment = amendment

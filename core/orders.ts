@@ -14,7 +14,7 @@ import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { placeConditional } from './conditional.js'
-import { isPriceMatch, resolvePriceMatch } from './price-match.js'
+import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
 import { lockFor, lockSpot } from './spot.js'
 import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
@@ -35,7 +35,7 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   }
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return reject(o)
-  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = cmd.priceMatch
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
   if (sub === undefined) {
     // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
     if (m.kind === 'SPOT') return reject('BALANCE_INSUFFICIENT')

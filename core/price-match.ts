@@ -17,6 +17,13 @@ export function isPriceMatch(v: unknown): v is PriceMatch {
   return typeof v === 'string' && Object.prototype.hasOwnProperty.call(MODES, v)
 }
 
+const MODE_NAMES = Object.keys(MODES) as PriceMatch[]
+
+/** The core's own literal for a valid mode, for an order to keep (core/filters.ts says why). */
+export function priceMatchLiteral(mode: PriceMatch): PriceMatch {
+  return MODE_NAMES.find((name) => name === mode)!
+}
+
 /** The price in ticks a priceMatch mode names for an order on `side`, or why there is none. */
 export function resolvePriceMatch(m: Market, side: Side, mode: PriceMatch): number | Code {
   if (!isPriceMatch(mode) || mode === 'NONE') return 'PRICE_MATCH_INVALID'

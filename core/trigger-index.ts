@@ -8,6 +8,7 @@
 // Heaps delete lazily: an entry is live while its order's `cond.entry` is that entry; dead
 // ones are dropped as they surface, and the heap is rebuilt when they outnumber the live.
 
+import { assert } from './assert.js'
 import type { ConditionalType, OrderType, WorkingType } from './commands.js'
 import { Heap } from './heap.js'
 import { LIMITS } from './limits.js'
@@ -18,6 +19,19 @@ import { TrailSide } from './trailing.js'
 /** Whether an order is a conditional one still waiting (at trigger its type becomes LIMIT or MARKET). */
 export function isConditionalType(t: OrderType): t is ConditionalType {
   return t === 'STOP' || t === 'STOP_MARKET' || t === 'TAKE_PROFIT' || t === 'TAKE_PROFIT_MARKET' || t === 'TRAILING_STOP_MARKET'
+}
+
+/** The core's own literal for a conditional type (core/filters.ts says why an order keeps one). */
+export function conditionalTypeOf(t: ConditionalType | OrderType): ConditionalType {
+  switch (t) {
+    case 'STOP': return 'STOP'
+    case 'STOP_MARKET': return 'STOP_MARKET'
+    case 'TAKE_PROFIT': return 'TAKE_PROFIT'
+    case 'TAKE_PROFIT_MARKET': return 'TAKE_PROFIT_MARKET'
+    default:
+      if (t !== 'TRAILING_STOP_MARKET') assert(false, `not a conditional type: ${t}`)
+      return 'TRAILING_STOP_MARKET'
+  }
 }
 
 export interface TriggerEntry {
