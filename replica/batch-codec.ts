@@ -6,7 +6,7 @@
 import type { Command } from '../core/commands.js'
 import { TapeReader, type BodyTape } from './body-tape.js'
 import { LogCorruptError } from './chain.js'
-import { chainDigest, digestEquals, HASH_BYTES, packr, sealEntry, type LogEntry } from './entry.js'
+import { chainDigest, digestEquals, HASH_BYTES, packr, sealEntryAt, type LogEntry } from './entry.js'
 import { skipValue } from './msgpack-skip.js'
 
 const FORMAT = 1
@@ -168,8 +168,7 @@ export function decodeChain(
     const i = entries.length
     const seq = firstSeq + i
     if (i >= count) throw (failed = fail(seq, 'more bodies than hashes'))
-    const body = bodyBytes.subarray(start, end)
-    if (ends === undefined && !digestEquals(chainDigest(prev, body), hashBytes, i * HASH_BYTES)) {
+    if (ends === undefined && !digestEquals(chainDigest(prev, bodyBytes.subarray(start, end)), hashBytes, i * HASH_BYTES)) {
       throw (failed = fail(seq, 'hash does not match its body'))
     }
     if (ends !== undefined && ends[i] !== end) throw (failed = fail(seq, 'body does not end where its hash was checked'))
@@ -177,7 +176,7 @@ export function decodeChain(
       throw (failed = fail(seq, `entry body does not hold seq ${seq}`))
     }
     const hash = hashBytes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
-    entries.push(sealEntry(seq, time, command as Command, prev, hash, body, true))
+    entries.push(sealEntryAt(seq, time, command as Command, prev, hash, bodyBytes, start, end, true))
     prev = hash
     bodiesEnd = end
     return entries.length < stopAfter ? undefined : false

@@ -36,21 +36,30 @@ export function encodeBody(seq: number, time: number, command: Command): Uint8Ar
  * themselves are values: nothing changes one after it is sealed (the core only reads them).
  */
 class SealedEntry implements LogEntry {
-  readonly #body: Uint8Array
+  /** The body is bytes start..end of these; its own view is made when first asked for. */
+  readonly #bytes: Uint8Array
+  readonly #start: number
+  readonly #end: number
+  #body: Uint8Array | undefined
   /** Whether `hash` is known to be chainHash(prevHash, body): computed or checked when sealed. */
   readonly #hashChecked: boolean
 
   constructor(
     readonly seq: number, readonly time: number, readonly command: Command,
-    readonly prevHash: Uint8Array, readonly hash: Uint8Array, body: Uint8Array, hashChecked: boolean,
+    readonly prevHash: Uint8Array, readonly hash: Uint8Array, bytes: Uint8Array, start: number, end: number, hashChecked: boolean,
   ) {
-    this.#body = body
+    this.#bytes = bytes
+    this.#start = start
+    this.#end = end
+    this.#body = start === 0 && end === bytes.length ? bytes : undefined
     this.#hashChecked = hashChecked
     Object.freeze(this)
   }
 
   static bodyOf(e: LogEntry): Uint8Array | undefined {
-    return #body in e ? e.#body : undefined
+    if (!(#body in e)) return undefined
+    // A replayed entry is applied, not stored again: most never need a view of their own.
+    return e.#body ??= e.#bytes.subarray(e.#start, e.#end)
   }
 
   static hashChecked(e: LogEntry): boolean {
@@ -85,7 +94,15 @@ export function hashChecked(e: LogEntry): boolean {
 export function sealEntry(
   seq: number, time: number, command: Command, prevHash: Uint8Array, hash: Uint8Array, body: Uint8Array, hashChecked = false,
 ): LogEntry {
-  return new SealedEntry(seq, time, command, prevHash, hash, body, hashChecked)
+  return new SealedEntry(seq, time, command, prevHash, hash, body, 0, body.length, hashChecked)
+}
+
+/** sealEntry() with the body given as bytes start..end of `bytes` (a batch's bodies end to end). */
+export function sealEntryAt(
+  seq: number, time: number, command: Command, prevHash: Uint8Array, hash: Uint8Array,
+  bytes: Uint8Array, start: number, end: number, hashChecked: boolean,
+): LogEntry {
+  return new SealedEntry(seq, time, command, prevHash, hash, bytes, start, end, hashChecked)
 }
 
 /**
@@ -174,7 +191,7 @@ export function chainHash(prevHash: Uint8Array, body: Uint8Array): Uint8Array {
 /** Builds the entry that follows `prevHash`, encoding and hashing it once. */
 export function makeEntry(seq: number, time: number, command: Command, prevHash: Uint8Array): LogEntry {
   const body = encodeBody(seq, time, command)
-  return new SealedEntry(seq, time, command, prevHash, chainHash(prevHash, body), body, true)
+  return new SealedEntry(seq, time, command, prevHash, chainHash(prevHash, body), body, 0, body.length, true)
 }
 
 export function sameHash(a: Uint8Array, b: Uint8Array): boolean {
