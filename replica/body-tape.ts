@@ -62,14 +62,19 @@ interface KeySetNode {
   /** A key appears twice: msgpackr keeps the last value at the first place; no command has this shape. */
   repeats: boolean
   /** The key that followed this one last time (its encoded bytes, as words), and where it led: most often it does again. */
-  last?: { words: Int32Array, length: number, child: KeySetNode }
+  last: { words: Int32Array, length: number, child: KeySetNode } | undefined
+}
+
+/** A node with every field present from the start, so all nodes share one shape. */
+function newKeySetNode(keys: string[], repeats: boolean): KeySetNode {
+  return { keys, next: new Map(), repeats, last: undefined }
 }
 
 // Kept across batches on the verifier's thread: the key sequences met, as a trie walked key by
 // key (no name is built per body), and recent strings by their bytes, so a key or an account
 // met before is found, not made again. Both are caches: the trie is dropped past its bound,
 // and a string slot is overwritten by the next string that hashes to it.
-let keySetRoot: KeySetNode = { keys: [], next: new Map(), repeats: false }
+let keySetRoot = newKeySetNode([], false)
 let keySetNodes = 0
 const STRING_SLOTS = 4096
 const slotStrings: (string | undefined)[] = new Array(STRING_SLOTS)
@@ -88,10 +93,10 @@ function childKeySet(node: KeySetNode, key: string): KeySetNode {
   let child = node.next.get(key)
   if (child === undefined) {
     if (keySetNodes >= REPLICA_LIMITS.tapeKeySetsMax * 16) {
-      keySetRoot = { keys: [], next: new Map(), repeats: false }
+      keySetRoot = newKeySetNode([], false)
       keySetNodes = 0
     }
-    child = { keys: [...node.keys, key], next: new Map(), repeats: node.repeats || node.keys.includes(key) }
+    child = newKeySetNode([...node.keys, key], node.repeats || node.keys.includes(key))
     node.next.set(key, child)
     keySetNodes++
   }
