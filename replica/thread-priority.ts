@@ -1,8 +1,15 @@
 // A background thread whose work is bounded yields the CPU to the thread that sequences,
-// applies and answers orders: the checkpoint root hasher, whose root per checkpoint may arrive a
-// few milliseconds later without changing anything. It runs at a lower priority, a higher nice
-// value, which the scheduler weighs about a tenth as much as the default at +10. (Its effect
-// alone, ~40–60 ms of CPU per checkpoint yielding, was not measured.)
+// applies and answers orders. It runs at a lower priority, a higher nice value, which the
+// scheduler weighs about a tenth as much as the default at +10:
+// - the checkpoint root hasher, whose root per checkpoint may arrive a few milliseconds later
+//   without changing anything (its effect alone, ~40–60 ms of CPU per checkpoint yielding, was
+//   not measured);
+// - the chain verifier, which checks and tapes stored batches read ahead of the thread that
+//   applies them (up to REPLICA_LIMITS.readAheadBytesMax). In a replay on two cores it needs ~1.2
+//   µs of CPU per entry against the applying thread's ~1.6, and the V8 threads compiling and
+//   collecting want more: when all three want a core, the applying thread should get one. The
+//   log bench's replay, 5 alternated pairs: 547,242 / 537,535 / 549,662 / 557,088 / 515,439
+//   entries/s against 494,319 / 484,701 / 489,429 / 467,521 / 488,126 at the default.
 //
 // Not the projections' worker: its work grows with the order flow, and at a lower priority it
 // fell further behind for as long as the load lasted (59,000–70,000 entries at the end of the

@@ -8,7 +8,11 @@ import { tapeBodies, type BodyTape } from './body-tape.js'
 import { LogCorruptError } from './chain.js'
 import type { VerifyReply, VerifyRequest } from './chain-verifier.js'
 import { nameThread } from './thread-name.js'
+import { lowerThreadPriority } from './thread-priority.js'
 
+// Its batches are read ahead of the thread applying them; it should not take that thread's
+// core (thread-priority.ts).
+lowerThreadPriority()
 nameThread('chain-verifier')
 
 const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
