@@ -14,11 +14,17 @@ import { assert } from '../core/assert.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 
 export interface BodyTape {
-  /** Per body: DECODE, or TAPED then seq, time, key set, and per field a kind and a value. */
-  nums: Float64Array
-  /** The batch's strings, each once, indexed from `nums`. */
+  /**
+   * Per body: DECODE, or TAPED then its key set and per field a kind, followed for INT and
+   * STRING by the value or the string's index. Four bytes a number: the tape is the largest
+   * buffer a replay allocates per entry, and its allocations drive the collections.
+   */
+  ints: Int32Array
+  /** Per taped body its seq and time, and the value of each NUMBER field, in order. */
+  floats: Float64Array
+  /** The batch's strings, each once, indexed from `ints`. */
   strs: string[]
-  /** The key sets, in the order the fields are on the tape, indexed from `nums`. */
+  /** The key sets, in the order the fields are on the tape, indexed from `ints`. */
   keySets: string[][]
 }
 
@@ -32,7 +38,7 @@ const STRING = 1
 const TRUE = 2
 const FALSE = 3
 const NIL = 4
-/** A number that is an int32 (not -0): built as one, so it is a small integer, as a literal would be. */
+/** A number that is an int32 (not -0): kept as one, so it comes back a small integer, as a literal would be. */
 const INT = 5
 
 /** Words of a cached string: CACHED_STRING_BYTES_MAX bytes. */
@@ -87,7 +93,8 @@ let writersMade = 0
 /** Strings longer than this are made each time (no command field is). */
 const CACHED_STRING_BYTES_MAX = 64
 /** The tape's numbers are written here, kept across batches; a tape takes a copy of its part. */
-let tapeNums = new Float64Array(16_384)
+let tapeInts = new Int32Array(16_384)
+let tapeFloats = new Float64Array(4096)
 
 function childKeySet(node: KeySetNode, key: string): KeySetNode {
   let child = node.next.get(key)
@@ -104,8 +111,10 @@ function childKeySet(node: KeySetNode, key: string): KeySetNode {
 }
 
 class TapeWriter {
-  private nums = tapeNums
+  private ints = tapeInts
   private n = 0
+  private floats = tapeFloats
+  private f = 0
   private pos = 0
   /** The bodies' bytes read 4 or 8 at a time (big-endian, as msgpack writes them). */
   private readonly dv: DataView
@@ -122,18 +131,21 @@ class TapeWriter {
   }
 
   finish(): BodyTape {
-    tapeNums = this.nums
-    return { nums: this.nums.slice(0, this.n), strs: this.strs, keySets: this.keySets }
+    tapeInts = this.ints
+    tapeFloats = this.floats
+    return { ints: this.ints.slice(0, this.n), floats: this.floats.slice(0, this.f), strs: this.strs, keySets: this.keySets }
   }
 
   body(start: number, end: number): void {
     const mark = this.n
+    const floatMark = this.f
     this.pos = start
     try {
       this.taped(end)
     } catch (err) {
       if (err !== NOT_TAPED) throw err
       this.n = mark
+      this.f = floatMark
       this.push(DECODE)
     }
   }
@@ -142,8 +154,8 @@ class TapeWriter {
     const b = this.b
     if (b[this.pos++] !== 0x93) throw NOT_TAPED
     this.push(TAPED)
-    this.push(this.number())
-    this.push(this.number())
+    this.pushFloat(this.number())
+    this.pushFloat(this.number())
     const size = this.mapSize()
     if (size > REPLICA_LIMITS.tapeFieldsMax) throw NOT_TAPED
     const at = this.n
@@ -154,7 +166,7 @@ class TapeWriter {
       this.value()
     }
     if (this.pos !== end || node.repeats) throw NOT_TAPED
-    this.nums[at] = this.keySet(node)
+    this.ints[at] = this.keySet(node)
   }
 
   /** Reads a key: the node's last next key when the bytes are the same, else the trie's child. */
@@ -203,12 +215,16 @@ class TapeWriter {
     if (tag === 0xc0 || tag === 0xc2 || tag === 0xc3) {
       this.pos++
       this.push(tag === 0xc0 ? NIL : tag === 0xc3 ? TRUE : FALSE)
-      this.push(0)
       return
     }
     const v = this.number()
-    this.push(v === (v | 0) && (v !== 0 || 1 / v > 0) ? INT : NUMBER)
-    this.push(v)
+    if (v === (v | 0) && (v !== 0 || 1 / v > 0)) {
+      this.push(INT)
+      this.push(v)
+    } else {
+      this.push(NUMBER)
+      this.pushFloat(v)
+    }
   }
 
   /** An integer of at most 32 bits or a float64; anything else is not taped. */
@@ -313,13 +329,23 @@ class TapeWriter {
     return v
   }
 
+  /** Appends an int32 (a kind, an int32 value, an index). */
   private push(v: number): void {
-    if (this.n === this.nums.length) {
-      const grown = new Float64Array(this.nums.length * 2)
-      grown.set(this.nums)
-      this.nums = grown
+    if (this.n === this.ints.length) {
+      const grown = new Int32Array(this.ints.length * 2)
+      grown.set(this.ints)
+      this.ints = grown
     }
-    this.nums[this.n++] = v
+    this.ints[this.n++] = v
+  }
+
+  private pushFloat(v: number): void {
+    if (this.f === this.floats.length) {
+      const grown = new Float64Array(this.floats.length * 2)
+      grown.set(this.floats)
+      this.floats = grown
+    }
+    this.floats[this.f++] = v
   }
 }
 
@@ -410,6 +436,7 @@ function buildByKeys(keys: readonly string[], next: () => unknown): object {
 /** Reads a tape body by body, on the thread that applies them. */
 export class TapeReader {
   private at = 0
+  private af = 0
   /** Seq and time of the body next() returned a command for. */
   seq = 0
   time = 0
@@ -421,25 +448,22 @@ export class TapeReader {
 
   /** The next body's command (seq and time set), or undefined when it is to be decoded from its bytes. */
   next(): object | undefined {
-    const nums = this.tape.nums
-    assert(this.at < nums.length, 'tape read past its end')
-    if (nums[this.at++] === DECODE) return undefined
-    this.seq = nums[this.at]!
-    this.time = nums[this.at + 1]!
-    const build = this.builds[nums[this.at + 2]!]!
-    this.at += 3
+    const { ints, floats } = this.tape
+    assert(this.at < ints.length, 'tape read past its end')
+    if (ints[this.at++] === DECODE) return undefined
+    this.seq = floats[this.af]!
+    this.time = floats[this.af + 1]!
+    this.af += 2
+    const build = this.builds[ints[this.at++]!]!
     return build(this.field)
   }
 
   private readonly field = (): unknown => {
-    const { nums, strs } = this.tape
-    const kind = nums[this.at]!
-    const v = nums[this.at + 1]!
-    this.at += 2
-    switch (kind) {
-      case INT: return v | 0
-      case NUMBER: return v
-      case STRING: return strs[v]
+    const { ints } = this.tape
+    switch (ints[this.at++]) {
+      case INT: return ints[this.at++]
+      case NUMBER: return this.tape.floats[this.af++]
+      case STRING: return this.tape.strs[ints[this.at++]!]
       case TRUE: return true
       case FALSE: return false
       default: return null

@@ -37,7 +37,7 @@ parentPort!.on('message', (m: VerifyRequest) => {
     const ends = verifyBodies(m.firstSeq, env.prevHash, env.hashes, env.bodies, corrupt)
     const tape = tapeOrNone(env.bodies, ends)
     reply = { id: m.id, ends, tape }
-    transfer = tape === undefined ? [ends.buffer as ArrayBuffer] : [ends.buffer as ArrayBuffer, tape.nums.buffer as ArrayBuffer]
+    transfer = tape === undefined ? [ends.buffer as ArrayBuffer] : [ends.buffer as ArrayBuffer, tape.ints.buffer as ArrayBuffer, tape.floats.buffer as ArrayBuffer]
   } catch (err) {
     reply = err instanceof LogCorruptError
       ? { id: m.id, seq: err.seq, reason: err.reason }
