@@ -331,22 +331,20 @@ class TapeWriter {
 
   /** Appends an int32 (a kind, an int32 value, an index). */
   private push(v: number): void {
-    if (this.n === this.ints.length) {
-      const grown = new Int32Array(this.ints.length * 2)
-      grown.set(this.ints)
-      this.ints = grown
-    }
+    if (this.n === this.ints.length) this.ints = doubled(this.ints, new Int32Array(this.n * 2))
     this.ints[this.n++] = v
   }
 
   private pushFloat(v: number): void {
-    if (this.f === this.floats.length) {
-      const grown = new Float64Array(this.floats.length * 2)
-      grown.set(this.floats)
-      this.floats = grown
-    }
+    if (this.f === this.floats.length) this.floats = doubled(this.floats, new Float64Array(this.f * 2))
     this.floats[this.f++] = v
   }
+}
+
+/** `to` (twice the size) holding `from`'s numbers first: a tape outgrowing its buffer. */
+function doubled<T extends Int32Array | Float64Array>(from: T, to: T): T {
+  to.set(from)
+  return to
 }
 
 // A run of bytes as words, to compare 4 bytes at a time: for 4 bytes or more, the 4 bytes at
