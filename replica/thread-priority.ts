@@ -28,16 +28,41 @@ import { getPriority, setPriority } from 'node:os'
 export const BACKGROUND_NICE_INCREMENT = 10
 const NICE_MAX = 19
 
+/** The calling thread's id, from /proc/thread-self (a link to <pid>/task/<tid>). */
+function threadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Sets the calling thread's nice value; returns the one it had, to restore, or undefined when
+ * it could not (another OS, or not permitted: raising a priority takes root or CAP_SYS_NICE).
+ */
+export function setThreadNice(nice: number): number | undefined {
+  const tid = threadId()
+  if (tid === undefined) return undefined
+  try {
+    const before = getPriority(tid)
+    setPriority(tid, nice)
+    return before
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Lowers the calling thread's priority by `increment` nice steps (from what it has now);
  * returns its new nice value, or null where threads cannot be told apart or it is refused.
  */
 export function lowerThreadPriority(increment = BACKGROUND_NICE_INCREMENT): number | null {
+  const tid = threadId()
+  if (tid === undefined) return null
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
-    if (!Number.isSafeInteger(tid) || tid <= 0) return null
-    const nice = Math.min(NICE_MAX, getPriority(tid) + increment)
-    setPriority(tid, nice)
+    setPriority(tid, Math.min(NICE_MAX, getPriority(tid) + increment))
     return getPriority(tid)
   } catch {
     return null
