@@ -15,7 +15,7 @@ import type { Bracket, ConditionalType, CreatePerpMarket, MarginType, MarketStat
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
 import {
-  createState, newSubAccount,
+  bracketOf, createState, newSubAccount,
   type Conditional, type Market, type Order, type PerpHolding, type PerpMarket, type Position, type Session, type State, type SubAccount, type Withdrawal,
 } from './state.js'
 
@@ -169,6 +169,7 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
   const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
   const m = { ...fields, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0 } as unknown as Market
   if (m.kind === 'PERP') {
+    m.brackets = m.brackets.map(bracketOf)
     m.triggers = newTriggerIndex()
     // Snapshots from before conditional orders existed: Binance's default triggerProtect.
     if (m.triggerProtectPpm === undefined) m.triggerProtectPpm = DEFAULT_TRIGGER_PROTECT_PPM
