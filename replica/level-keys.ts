@@ -21,7 +21,11 @@ export function seqKey(seq: number): Bytes {
 export function keySeq(key: Bytes): number {
   if (key.length !== 8) assert(false, `log key of ${key.length} bytes`)
   const view = new DataView(key.buffer, key.byteOffset, 8)
-  return view.getUint32(0) * 2 ** 32 + view.getUint32(4)
+  const high = view.getUint32(0)
+  // Below 2^32 the low word alone: the sum is a heap number even when it is a small integer,
+  // and a heap number reaching state.seq changes that field's representation (small integer
+  // to double), which throws away the optimized code of everything reading the state.
+  return high === 0 ? view.getUint32(4) : high * 2 ** 32 + view.getUint32(4)
 }
 
 export function keySpaces(db: Level<Bytes, Bytes>) {

@@ -104,6 +104,8 @@ t.test('one value per batch, keyed by the big-endian seq of its first entry', as
   })
   t.same([...seqKey(2 ** 40 + 258)], [0, 0, 1, 0, 0, 0, 1, 2], 'big-endian past 32 bits')
   t.equal(keySeq(seqKey(2 ** 53 - 1)), 2 ** 53 - 1)
+  // keySeq reads seqs below 2^32 from the low word alone: both sides of that edge round-trip.
+  for (const seq of [0, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 40 + 258]) t.equal(keySeq(seqKey(seq)), seq, `seq ${seq}`)
 })
 
 t.test('open creates a missing directory', async (t) => {
