@@ -43,8 +43,47 @@ function ledgerUnits(size: number, decimals: number, scale: number): number {
 
 type MarketSpec = CreatePerpMarket | CreateSpotMarket
 
+/** What perpetual and spot markets share, as genesis derives it or a snapshot holds it. */
+type MarketFields = Omit<SpotMarket, 'kind' | 'book' | 'gtd' | 'gtdOpen'>
+/** A spot market's fields without what is built new for it (its book and GTD queue). */
+export type SpotFields = Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen'>
+/** A perpetual's fields without what is built new for it (its book, GTD queue and trigger index). */
+export type PerpFields = Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen' | 'triggers'>
+
+// Markets are made by the two literals below, from genesis and from snapshots alike, every
+// field in one order. A market made by spreading got a map of its own each time V8 had not
+// yet settled how that spread builds objects (and kept most fields outside the object): the
+// order, margin and matching code, optimized for the first markets, was thrown away when a
+// later state's markets came with another map (docs/CORE.md, "Object shapes").
+
+export function spotMarketOf(f: SpotFields): SpotMarket {
+  return {
+    marketId: f.marketId, symbol: f.symbol, base: f.base, quote: f.quote, status: f.status,
+    pricePrecision: f.pricePrecision, quantityPrecision: f.quantityPrecision, tickSize: f.tickSize, stepSize: f.stepSize,
+    minPriceTicks: f.minPriceTicks, maxPriceTicks: f.maxPriceTicks, minQtyLots: f.minQtyLots, maxQtyLots: f.maxQtyLots,
+    marketMaxQtyLots: f.marketMaxQtyLots, minNotional: f.minNotional, makerFeePpm: f.makerFeePpm, takerFeePpm: f.takerFeePpm,
+    quotePerTickLot: f.quotePerTickLot, basePerLot: f.basePerLot, nextOrderId: f.nextOrderId, nextTradeId: f.nextTradeId,
+    lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
+    kind: 'SPOT',
+  }
+}
+
+export function perpMarketOf(f: PerpFields): PerpMarket {
+  return {
+    marketId: f.marketId, symbol: f.symbol, base: f.base, quote: f.quote, status: f.status,
+    pricePrecision: f.pricePrecision, quantityPrecision: f.quantityPrecision, tickSize: f.tickSize, stepSize: f.stepSize,
+    minPriceTicks: f.minPriceTicks, maxPriceTicks: f.maxPriceTicks, minQtyLots: f.minQtyLots, maxQtyLots: f.maxQtyLots,
+    marketMaxQtyLots: f.marketMaxQtyLots, minNotional: f.minNotional, makerFeePpm: f.makerFeePpm, takerFeePpm: f.takerFeePpm,
+    quotePerTickLot: f.quotePerTickLot, basePerLot: f.basePerLot, nextOrderId: f.nextOrderId, nextTradeId: f.nextTradeId,
+    lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
+    kind: 'PERP', pair: f.pair, brackets: f.brackets.map(bracketOf), maxLeverage: f.maxLeverage,
+    defaultLeverage: f.defaultLeverage, markPriceTicks: f.markPriceTicks, openInterestLots: f.openInterestLots,
+    prices: f.prices, triggerProtectPpm: f.triggerProtectPpm, triggers: newTriggerIndex(), liquidationFeePpm: f.liquidationFeePpm,
+  }
+}
+
 /** Validates what perpetual and spot markets share and derives their unit sizes. */
-function commonMarket(state: State, cmd: MarketSpec, time: number): Omit<Market, 'kind'> | null {
+function commonMarket(state: State, cmd: MarketSpec, time: number): MarketFields | null {
   if (!nonNegInt(cmd.marketId, LIMITS.marketsMax - 1) || state.markets[cmd.marketId] !== undefined) return null
   if (typeof cmd.symbol !== 'string' || !SYMBOL.test(cmd.symbol) || state.marketsBySymbol.has(cmd.symbol)) return null
   const base = state.assets.get(cmd.base)
@@ -70,8 +109,7 @@ function commonMarket(state: State, cmd: MarketSpec, time: number): Omit<Market,
     minPriceTicks: cmd.minPriceTicks, maxPriceTicks: cmd.maxPriceTicks,
     minQtyLots: cmd.minQtyLots, maxQtyLots: cmd.maxQtyLots, marketMaxQtyLots: cmd.marketMaxQtyLots,
     minNotional: cmd.minNotional, makerFeePpm: cmd.makerFeePpm, takerFeePpm: cmd.takerFeePpm,
-    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, onboardDate: time, book: new Book(),
-    gtd: new GtdQueue(), gtdOpen: 0,
+    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, onboardDate: time,
   }
 }
 
@@ -113,11 +151,11 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
   if (!posInt(triggerProtectPpm, 1_000_000)) return reject('GENESIS_INVALID')
   const liquidationFeePpm = cmd.liquidationFeePpm ?? DEFAULT_LIQUIDATION_FEE_PPM
   if (!nonNegInt(liquidationFeePpm, LIMITS.feePpmMax)) return reject('GENESIS_INVALID')
-  const m: PerpMarket = {
-    ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets.map(bracketOf),
+  const m = perpMarketOf({
+    ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets,
     maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0, prices,
-    triggerProtectPpm, triggers: newTriggerIndex(), liquidationFeePpm,
-  }
+    triggerProtectPpm, liquidationFeePpm,
+  })
   register(state, m)
   return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])
 }
@@ -125,7 +163,7 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
 export function createSpotMarket(state: State, cmd: CreateSpotMarket, time: number): Result {
   const common = commonMarket(state, cmd, time)
   if (common === null) return reject('GENESIS_INVALID')
-  const m: SpotMarket = { ...common, kind: 'SPOT' }
+  const m = spotMarketOf({ ...common, kind: 'SPOT' })
   register(state, m)
   return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])
 }

@@ -4,18 +4,16 @@
 
 import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
-import { Book } from './book.js'
 import { arm } from './conditional.js'
-import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
-import { isConditionalType, newTriggerIndex } from './trigger-index.js'
-import { GtdQueue } from './gtd.js'
+import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_TRIGGER_PROTECT_PPM, perpMarketOf, spotMarketOf, type PerpFields, type SpotFields } from './genesis.js'
+import { isConditionalType } from './trigger-index.js'
 import { newPriceState } from './prices.js'
 import { isClosing } from './records.js'
-import type { Bracket, ConditionalType, CreatePerpMarket, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
+import type { ConditionalType, CreatePerpMarket, MarginType, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
 import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
 import {
-  bracketOf, createState, newSubAccount,
+  createState, newSubAccount,
   type Conditional, type Market, type Order, type PerpHolding, type PerpMarket, type Position, type Session, type State, type SubAccount, type Withdrawal,
 } from './state.js'
 
@@ -166,20 +164,20 @@ export function decodeSnapshot(bytes: Uint8Array): State {
 }
 
 function restoreMarket(state: State, data: Record<string, unknown>): void {
-  const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; brackets?: Bracket[]; status: MarketStatus }
-  const m = { ...fields, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0 } as unknown as Market
-  if (m.kind === 'PERP') {
-    m.brackets = m.brackets.map(bracketOf)
-    m.triggers = newTriggerIndex()
-    // Snapshots from before conditional orders existed: Binance's default triggerProtect.
-    if (m.triggerProtectPpm === undefined) m.triggerProtectPpm = DEFAULT_TRIGGER_PROTECT_PPM
-  }
-  // Snapshots from before prices existed: the market's default price state (no oracle yet).
-  if (m.kind === 'PERP' && m.prices === undefined) {
-    m.prices = newPriceState({ brackets: m.brackets } as CreatePerpMarket, state.assets.get(m.quote)?.scale ?? 0)!
-  }
-  // Snapshots from before liquidation existed: the default clearance fee.
-  if (m.kind === 'PERP' && m.liquidationFeePpm === undefined) m.liquidationFeePpm = DEFAULT_LIQUIDATION_FEE_PPM
+  const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; kind: Market['kind'] }
+  let m: Market
+  if (fields.kind === 'PERP') {
+    const f = fields as Partial<PerpFields> & Omit<PerpFields, 'triggerProtectPpm' | 'prices' | 'liquidationFeePpm'>
+    m = perpMarketOf({
+      ...f,
+      // Snapshots from before conditional orders existed: Binance's default triggerProtect.
+      triggerProtectPpm: f.triggerProtectPpm ?? DEFAULT_TRIGGER_PROTECT_PPM,
+      // Snapshots from before prices existed: the market's default price state (no oracle yet).
+      prices: f.prices ?? newPriceState({ brackets: f.brackets } as CreatePerpMarket, state.assets.get(f.quote)?.scale ?? 0)!,
+      // Snapshots from before liquidation existed: the default clearance fee.
+      liquidationFeePpm: f.liquidationFeePpm ?? DEFAULT_LIQUIDATION_FEE_PPM,
+    })
+  } else m = spotMarketOf(fields as SpotFields)
   state.markets[m.marketId] = m
   state.marketsBySymbol.set(m.symbol, m)
   for (const t of conditionals === undefined ? orders : [...orders, ...conditionals]) {
