@@ -4,9 +4,10 @@
 
 import { parentPort } from 'node:worker_threads'
 import { decodeEnvelope, verifyBodies } from './batch-codec.js'
-import { tapeBodies, type BodyTape } from './body-tape.js'
+import { tapeBatches, type BodyTape, type TapeBatch } from './body-tape.js'
 import { LogCorruptError } from './chain.js'
 import type { VerifyReply, VerifyRequest } from './chain-verifier.js'
+import { detachEarly } from './detach-early.js'
 import { nameThread } from './thread-name.js'
 import { lowerThreadPriority } from './thread-priority.js'
 
@@ -14,6 +15,8 @@ import { lowerThreadPriority } from './thread-priority.js'
 // core (thread-priority.ts).
 lowerThreadPriority()
 nameThread('chain-verifier')
+// Its replies hand their buffers over (detach-early.ts).
+detachEarly()
 
 const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
 
@@ -21,27 +24,39 @@ const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq,
  * The bodies on a tape, or none if writing it failed: the tape only spares the main thread's
  * decoding, which it then does itself, so a fault here must not pass for a corrupt log.
  */
-function tapeOrNone(bodies: Uint8Array, ends: Uint32Array): BodyTape | undefined {
+function tapeOrNone(batches: TapeBatch[]): { tape: BodyTape, starts: number[] } | undefined {
   try {
-    return tapeBodies(bodies, ends)
+    return tapeBatches(batches)
   } catch {
     return undefined
   }
 }
 
 parentPort!.on('message', (m: VerifyRequest) => {
-  let reply: VerifyReply
-  let transfer: ArrayBuffer[] = []
-  try {
-    const env = decodeEnvelope(m.firstSeq, m.bytes)
-    const ends = verifyBodies(m.firstSeq, env.prevHash, env.hashes, env.bodies, corrupt)
-    const tape = tapeOrNone(env.bodies, ends)
-    reply = { id: m.id, ends, tape }
-    transfer = tape === undefined ? [ends.buffer as ArrayBuffer] : [ends.buffer as ArrayBuffer, tape.ints.buffer as ArrayBuffer, tape.floats.buffer as ArrayBuffer]
-  } catch (err) {
-    reply = err instanceof LogCorruptError
-      ? { id: m.id, seq: err.seq, reason: err.reason }
-      : { id: m.id, seq: m.firstSeq, reason: `verifier failed: ${(err as Error).message}` }
+  const ends: Uint32Array[] = []
+  const batches: TapeBatch[] = []
+  let reply: VerifyReply | undefined
+  let start = 0
+  for (let k = 0; k < m.batches.length && reply === undefined; k += 2) {
+    const firstSeq = m.batches[k]!
+    const end = m.batches[k + 1]!
+    try {
+      const env = decodeEnvelope(firstSeq, m.bytes.subarray(start, end))
+      const bodyEnds = verifyBodies(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt)
+      ends.push(bodyEnds)
+      batches.push({ bodies: env.bodies, ends: bodyEnds })
+    } catch (err) {
+      reply = err instanceof LogCorruptError
+        ? { id: m.id, ends, seq: err.seq, reason: err.reason }
+        : { id: m.id, ends, seq: firstSeq, reason: `verifier failed: ${(err as Error).message}` }
+    }
+    start = end
+  }
+  const transfer: ArrayBuffer[] = ends.map((e) => e.buffer as ArrayBuffer)
+  if (reply === undefined) {
+    const taped = tapeOrNone(batches)
+    reply = { id: m.id, ends, tape: taped?.tape, starts: taped?.starts }
+    if (taped !== undefined) transfer.push(taped.tape.ints.buffer as ArrayBuffer, taped.tape.floats.buffer as ArrayBuffer)
   }
   parentPort!.postMessage(reply, transfer)
 })

@@ -4,9 +4,13 @@
 // back to the owner, which decides what they become: refused, or done on its own thread.
 
 import { Worker } from 'node:worker_threads'
+import { detachEarly } from './detach-early.js'
 
 /** After a thread fails before saying anything, how long start() refuses rather than start another. */
 export const RESTART_AFTER_MS = 10_000
+
+// Calls hand their buffers over (detach-early.ts).
+detachEarly()
 
 export interface WorkerCallsHandlers<Reply, Call> {
   /** The reply to `call` (no longer outstanding). */

@@ -9,6 +9,7 @@
 // message, and resolve once the worker has written them.
 
 import { Worker } from 'node:worker_threads'
+import { detachEarly } from '../detach-early.js'
 import { assert, InvariantError } from '../../core/assert.js'
 import type { Event } from '../../core/events.js'
 import { WireWriter } from './event-wire.js'
@@ -27,6 +28,9 @@ import type {
 } from './records.js'
 import type * as walletQueries from './wallet-queries.js'
 import type { CallMessage, Entries, FromWorker, Position, WorkerSetup } from './worker-protocol.js'
+
+// Its messages hand their buffers over (detach-early.ts).
+detachEarly()
 
 /** Entries applied here past which they go to the worker without waiting for a flush. */
 const ENTRIES_PER_MESSAGE = 10_000
