@@ -355,6 +355,26 @@ export type Command =
   | OraclePrice
   | Tick
 
+/**
+ * The fixed strings commands hold: their types and the values of their enumerated fields. A
+ * replica's tape reader hands the core these very strings (replica/body-tape.ts), which are
+ * the core's own literals: V8 compares such strings by reference, and code optimized on
+ * commands made in code is thrown away when the same text first comes as another string. A
+ * word missing here costs only that.
+ */
+export const COMMAND_WORDS = [
+  'CreateAsset', 'CreatePerpMarket', 'CreateSpotMarket', 'SetMarketStatus', 'Deposit', 'DepositPending', 'Transfer',
+  'WithdrawalRequest', 'WithdrawalComplete', 'WithdrawalFail', 'PlaceOrder', 'CancelOrder', 'CancelAll', 'ModifyOrder',
+  'ChangeLeverage', 'ChangePositionMode', 'ChangeMarginType', 'AdjustPositionMargin', 'CreateSession', 'RevokeSession',
+  'RegisterRsaKey', 'ListenKey', 'SetOracle', 'OraclePrice', 'Tick',
+  'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET',
+  'TRAILING_STOP_MARKET', 'MARK_PRICE', 'CONTRACT_PRICE', 'GTC', 'IOC', 'FOK', 'GTX', 'GTD', 'BOTH', 'LONG', 'SHORT',
+  'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
+  'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
+  'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE',
+] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
+  CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'])[]
+
 /** What the log hands the core: the command with its sequence number and time. */
 export interface Entry {
   seq: number

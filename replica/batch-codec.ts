@@ -159,10 +159,10 @@ export function verifyBodies(
  */
 export function decodeChain(
   firstSeq: number, prevHash: Uint8Array, hashes: Uint8Array, bodies: Uint8Array,
-  fail: (seq: number, reason: string) => Error, o: { stopAfter?: number, ends?: Uint32Array, tape?: BodyTape } = {},
+  fail: (seq: number, reason: string) => Error, o: { stopAfter?: number, ends?: Uint32Array, tape?: BodyTape, tapeAt?: TapeAt } = {},
 ): { entries: LogEntry[], bodiesEnd: number } {
   const count = hashes.length / HASH_BYTES
-  const { stopAfter = Infinity, ends, tape } = o
+  const { stopAfter = Infinity, ends, tape, tapeAt } = o
   const hashBytes = plain(hashes)
   const bodyBytes = plain(bodies)
   const entries: LogEntry[] = []
@@ -192,7 +192,7 @@ export function decodeChain(
     return accept(bodySeq, time, command, start, end)
   }
   try {
-    if (tape !== undefined && ends !== undefined) acceptTaped(tape, ends, bodyBytes, Math.min(count, stopAfter), accept, visit)
+    if (tape !== undefined && ends !== undefined) acceptTaped(new TapeReader(tape, tapeAt?.[0], tapeAt?.[1]), ends, bodyBytes, Math.min(count, stopAfter), accept, visit)
     else packr.unpackMultiple(bodyBytes, visit as (value: unknown, start?: number, end?: number) => boolean | undefined)
   } catch (err) {
     if (err === failed) throw err
@@ -202,13 +202,12 @@ export function decodeChain(
   return { entries, bodiesEnd }
 }
 
-/** Walks `n` bodies of a tape: each built from it, or decoded from its bytes where it says so. */
+/** Walks `n` bodies on a tape: each built from it, or decoded from its bytes where it says so. */
 function acceptTaped(
-  tape: BodyTape, ends: Uint32Array, bodyBytes: Uint8Array, n: number,
+  reader: TapeReader, ends: Uint32Array, bodyBytes: Uint8Array, n: number,
   accept: (seq: unknown, time: unknown, command: unknown, start: number, end: number) => unknown,
   visit: (value: unknown, start: number, end: number) => unknown,
 ): void {
-  const reader = new TapeReader(tape)
   let start = 0
   for (let i = 0; i < n && i < ends.length; i++) {
     const end = ends[i]!
@@ -221,10 +220,15 @@ function acceptTaped(
 
 const corrupt = (seq: number, reason: string): Error => new LogCorruptError(seq, reason)
 
+/** Where a batch's bodies begin on a tape written for several batches: its ints, then its floats. */
+export type TapeAt = readonly [number, number]
+
 /** The chain verifier's answer for a stored batch: where each body ends, and the bodies on a tape. */
 export interface Verdict {
   ends: Uint32Array
   tape?: BodyTape
+  /** Where on `tape` this batch's bodies begin, when the tape holds other batches' too. */
+  tapeAt?: TapeAt
 }
 
 /**
@@ -233,7 +237,7 @@ export interface Verdict {
  */
 export function decodeBatch(firstSeq: number, bytes: Uint8Array, verdict?: Verdict): LogEntry[] {
   const env = decodeEnvelope(firstSeq, bytes)
-  return decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { ends: verdict?.ends, tape: verdict?.tape }).entries
+  return decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { ends: verdict?.ends, tape: verdict?.tape, tapeAt: verdict?.tapeAt }).entries
 }
 
 /** The batch cut down to its first `keep` entries (verified as they are walked), and the last of them. */

@@ -11,6 +11,7 @@
 // by msgpackr, so what comes out is always what msgpackr gives for those bytes.
 
 import { assert } from '../core/assert.js'
+import { COMMAND_WORDS } from '../core/commands.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 
 export interface BodyTape {
@@ -24,6 +25,8 @@ export interface BodyTape {
   floats: Float64Array
   /** The batch's strings, each once, indexed from `ints`. */
   strs: string[]
+  /** Per string that is a command word: its index in `strs`, then in COMMAND_WORDS (core/commands.ts). */
+  words: number[]
   /** The key sets, in the order the fields are on the tape, indexed from `ints`. */
   keySets: string[][]
 }
@@ -44,6 +47,8 @@ const INT = 5
 /** Words of a cached string: CACHED_STRING_BYTES_MAX bytes. */
 const SLOT_WORDS = 16
 
+const EMPTY = new Uint8Array(0)
+
 /** Thrown while a body is read when it is not one the tape covers. */
 const NOT_TAPED = new Error('not taped')
 
@@ -52,13 +57,26 @@ const NOT_TAPED = new Error('not taped')
  * after the hashes are checked over the same extents.
  */
 export function tapeBodies(bodies: Uint8Array, ends: Uint32Array): BodyTape {
-  const w = new TapeWriter(bodies)
-  let start = 0
-  for (const end of ends) {
-    w.body(start, end)
-    start = end
-  }
+  const w = new TapeWriter()
+  w.write(bodies, ends)
   return w.finish()
+}
+
+/** A batch's bodies, end to end, and where each ends. */
+export interface TapeBatch {
+  bodies: Uint8Array
+  ends: Uint32Array
+}
+
+/**
+ * Writes several batches' bodies to one tape, in order: `starts` holds where each batch's
+ * bodies begin on it (its ints, then its floats), for a TapeReader of that batch.
+ */
+export function tapeBatches(batches: readonly TapeBatch[]): { tape: BodyTape, starts: number[] } {
+  const w = new TapeWriter()
+  const starts: number[] = []
+  for (const { bodies, ends } of batches) starts.push(...w.write(bodies, ends))
+  return { tape: w.finish(), starts }
 }
 
 /** A key set met on the verifier's thread: a node of the trie of key sequences. */
@@ -89,12 +107,23 @@ const slotWords = new Int32Array(STRING_SLOTS * SLOT_WORDS)
 /** Per slot: the batch (a TapeWriter's number) that listed its string last, and where. */
 const slotBatch = new Float64Array(STRING_SLOTS).fill(-1)
 const slotIndex = new Uint32Array(STRING_SLOTS)
+/** Per slot, its string's index in COMMAND_WORDS, or -1: found once, as the slot is filled. */
+const slotWord = new Int16Array(STRING_SLOTS).fill(-1)
 let writersMade = 0
 /** Strings longer than this are made each time (no command field is). */
 const CACHED_STRING_BYTES_MAX = 64
 /** The tape's numbers are written here, kept across batches; a tape takes a copy of its part. */
 let tapeInts = new Int32Array(16_384)
 let tapeFloats = new Float64Array(4096)
+
+const WORD_INDEX = new Map<string, number>(COMMAND_WORDS.map((w, i) => [w, i]))
+const WORD_LENGTH_MAX = Math.max(...COMMAND_WORDS.map((w) => w.length))
+
+/** The string's index in COMMAND_WORDS, or -1. Every word starts with a capital: most strings are ruled out unhashed. */
+function commandWord(s: string): number {
+  if (s.length > WORD_LENGTH_MAX || s.charCodeAt(0) < 65 || s.charCodeAt(0) > 90) return -1
+  return WORD_INDEX.get(s) ?? -1
+}
 
 function childKeySet(node: KeySetNode, key: string): KeySetNode {
   let child = node.next.get(key)
@@ -116,27 +145,39 @@ class TapeWriter {
   private floats = tapeFloats
   private f = 0
   private pos = 0
-  /** The bodies' bytes read 4 or 8 at a time (big-endian, as msgpack writes them). */
-  private readonly dv: DataView
   private readonly strs: string[] = []
+  private readonly words: number[] = []
   private readonly strIndex = new Map<string, number>()
   private readonly keySets: string[][] = []
   private readonly keySetIndex = new Map<KeySetNode, number>()
   private readonly batch = writersMade++
   /** The last string too long for the cache. */
   private text = ''
+  /** The bodies being written. */
+  private b: Uint8Array = EMPTY
+  /** They, read 4 or 8 bytes at a time (big-endian, as msgpack writes them). */
+  private dv: DataView = new DataView(EMPTY.buffer)
 
-  constructor(private readonly b: Uint8Array) {
-    this.dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+  /** Writes the bodies (end to end, ending at `ends`); returns where they begin on the tape (ints, floats). */
+  write(bodies: Uint8Array, ends: Uint32Array): [number, number] {
+    const at: [number, number] = [this.n, this.f]
+    this.b = bodies
+    this.dv = new DataView(bodies.buffer, bodies.byteOffset, bodies.byteLength)
+    let start = 0
+    for (const end of ends) {
+      this.body(start, end)
+      start = end
+    }
+    return at
   }
 
   finish(): BodyTape {
     tapeInts = this.ints
     tapeFloats = this.floats
-    return { ints: this.ints.slice(0, this.n), floats: this.floats.slice(0, this.f), strs: this.strs, keySets: this.keySets }
+    return { ints: this.ints.slice(0, this.n), floats: this.floats.slice(0, this.f), strs: this.strs, words: this.words, keySets: this.keySets }
   }
 
-  body(start: number, end: number): void {
+  private body(start: number, end: number): void {
     const mark = this.n
     const floatMark = this.f
     this.pos = start
@@ -261,6 +302,7 @@ class TapeWriter {
     if (slotBatch[slot] === this.batch) return slotIndex[slot]!
     const i = this.strs.length
     this.strs.push(slotStrings[slot]!)
+    if (slotWord[slot]! >= 0) this.words.push(i, slotWord[slot]!)
     slotBatch[slot] = this.batch
     slotIndex[slot] = i
     return i
@@ -314,9 +356,11 @@ class TapeWriter {
     const slot = (h ^ (h >>> 15)) & (STRING_SLOTS - 1)
     const known = slotStrings[slot]
     if (known !== undefined && known.length === length && wordsAre(dv, b, start, length, slotWords, slot * SLOT_WORDS)) return slot
-    slotStrings[slot] = asciiText(b, start, end)
+    const text = asciiText(b, start, end)
+    slotStrings[slot] = text
     wordsOf(dv, b, start, length, slotWords, slot * SLOT_WORDS)
     slotBatch[slot] = -1
+    slotWord[slot] = commandWord(text)
     return slot
   }
 
@@ -431,6 +475,25 @@ function buildByKeys(keys: readonly string[], next: () => unknown): object {
   return o
 }
 
+
+/** Per tape, its builders: the batches written to one tape share them. */
+const preparedTapes = new WeakMap<BodyTape, Build[]>()
+
+/**
+ * The tape's builders; its first reader also makes its command words the core's own strings
+ * (core/commands.ts, COMMAND_WORDS), which V8 compares by reference.
+ */
+function prepared(tape: BodyTape): Build[] {
+  let builds = preparedTapes.get(tape)
+  if (builds === undefined) {
+    const { strs, words } = tape
+    for (let i = 0; i < words.length; i += 2) strs[words[i]!] = COMMAND_WORDS[words[i + 1]!]!
+    builds = tape.keySets.map(builder)
+    preparedTapes.set(tape, builds)
+  }
+  return builds
+}
+
 /** Reads a tape body by body, on the thread that applies them. */
 export class TapeReader {
   private at = 0
@@ -440,8 +503,11 @@ export class TapeReader {
   time = 0
   private readonly builds: Build[]
 
-  constructor(private readonly tape: BodyTape) {
-    this.builds = tape.keySets.map(builder)
+  /** A reader of the bodies that begin on `tape` at `at` (ints) and `af` (floats): tapeBatches() says where. */
+  constructor(private readonly tape: BodyTape, at = 0, af = 0) {
+    this.at = at
+    this.af = af
+    this.builds = prepared(tape)
   }
 
   /** The next body's command (seq and time set), or undefined when it is to be decoded from its bytes. */

@@ -14,6 +14,13 @@ export interface BatchIterator {
 
 /** Batches asked for per iterator hop. */
 const BATCHES_PER_HOP = 32
+/**
+ * Consecutive batches go to the verifier together up to this many bytes: a batch committed
+ * under light load holds a few dozen entries, and a message each way per batch cost the
+ * applying thread about as much as the entries did (docs/REPLICA.md). A batch this large goes
+ * alone, as one that waits for a group's last verdict waits longer.
+ */
+const VERIFY_GROUP_BYTES = 128 * 1024
 
 export interface StoredBatch {
   /** Seq of the batch's first entry (its key). */
@@ -65,15 +72,30 @@ export class ReadAhead {
     this.#reading = this.it.nextv(BATCHES_PER_HOP).then((hop) => {
       this.#reading = undefined
       if (hop.length === 0) this.#done = true
-      for (const [key, bytes] of hop) {
-        const seq = keySeq(key)
-        // A check past a failed batch is never awaited; its rejection is expected.
-        const v = this.verifier
-        const verdict = v !== undefined && (v.ready || this.waitForThread) ? v.verifyBatch(seq, bytes) : undefined
-        verdict?.catch(() => {})
-        this.#queue.push({ seq, bytes, verdict })
-        this.#queuedBytes += bytes.length
+      const v = this.verifier
+      const checked = v !== undefined && (v.ready || this.waitForThread) ? v : undefined
+      let group: StoredBatch[] = []
+      let groupBytes = 0
+      const check = (): void => {
+        if (checked === undefined || group.length === 0) return
+        const verdicts = checked.verifyBatches(group)
+        for (let i = 0; i < group.length; i++) {
+          // A check past a failed batch is never awaited; its rejection is expected.
+          verdicts[i]!.catch(() => {})
+          group[i]!.verdict = verdicts[i]!
+        }
+        group = []
+        groupBytes = 0
       }
+      for (const [key, bytes] of hop) {
+        const batch: StoredBatch = { seq: keySeq(key), bytes, verdict: undefined }
+        this.#queue.push(batch)
+        this.#queuedBytes += bytes.length
+        if (groupBytes + bytes.length > VERIFY_GROUP_BYTES) check()
+        group.push(batch)
+        groupBytes += bytes.length
+      }
+      check()
       this.#fill()
     }, (err: unknown) => {
       this.#reading = undefined

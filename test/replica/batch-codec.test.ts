@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import { Packr } from 'msgpackr'
-import { decodeBatch, decodeEnvelope, encodeBatch, encodeEntries, packWithBins, verifyBodies } from '../../replica/batch-codec.js'
+import { decodeBatch, decodeEnvelope, encodeBatch, encodeEntries, packWithBins, verifyBodies, type Verdict } from '../../replica/batch-codec.js'
 import { LogCorruptError } from '../../replica/chain.js'
 import { ChainVerifier } from '../../replica/chain-verifier.js'
 import { encodeBody, GENESIS_HASH, hashChecked, sealedBody } from '../../replica/entry.js'
@@ -62,4 +62,31 @@ t.test('the verifier thread answers for stored bytes, and catches a corrupted bo
   await t.rejects(verifier.verifyBatch(1, new Uint8Array([1, 2, 3])), { name: 'LogCorruptError', message: /log corrupt at seq 1: undecodable batch/ })
   const answers = await Promise.all([1, 2, 3].map(() => verifier.verifyBatch(1, bytes)))
   t.same(answers.map((a) => a.ends.length), [300, 300, 300], 'concurrent questions each get their answer')
+})
+
+t.test('several batches in one request: each answered on its own chain, one tape for all', async (t) => {
+  const verifier = new ChainVerifier()
+  t.teardown(() => verifier.close())
+  const entries = chain(1, 40, GENESIS_HASH)
+  // Batches of 1, 9, 10 and 20 entries, each under its own first seq.
+  const cuts = [[0, 1], [1, 10], [10, 20], [20, 40]] as const
+  const batches = cuts.map(([from, to]) => {
+    const part = entries.slice(from, to)
+    return { seq: from + 1, bytes: encodeEntries(part, part.map((e) => sealedBody(e)!)), part }
+  })
+  const verdicts = await Promise.all(verifier.verifyBatches(batches))
+  t.equal(new Set(verdicts.map((v) => v.tape)).size, 1, 'one tape')
+  for (const [i, b] of batches.entries()) {
+    t.same(views(decodeBatch(b.seq, b.bytes, verdicts[i])), views(b.part), `batch ${i} built from its place on the tape`)
+  }
+  // The third batch broken: the first two answered, the third and fourth refused.
+  const bad = batches.map((b) => ({ ...b, bytes: Uint8Array.from(b.bytes) }))
+  bad[2]!.bytes[bad[2]!.bytes.length - 20] ^= 0x01
+  const answers = await Promise.allSettled(verifier.verifyBatches(bad))
+  t.same(answers.map((a) => a.status), ['fulfilled', 'fulfilled', 'rejected', 'rejected'])
+  for (const i of [0, 1]) {
+    const verdict = (answers[i] as PromiseFulfilledResult<Verdict>).value
+    t.same(views(decodeBatch(bad[i]!.seq, bad[i]!.bytes, verdict)), views(batches[i]!.part), `batch ${i} still decodes`)
+  }
+  for (const i of [2, 3]) t.match((answers[i] as PromiseRejectedResult).reason, { name: 'LogCorruptError', message: 'log corrupt at seq 20: hash does not match its body' })
 })
