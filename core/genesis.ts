@@ -54,7 +54,7 @@ export type PerpFields = Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen' | 'triggers
 // field in one order. A market made by spreading got a map of its own each time V8 had not
 // yet settled how that spread builds objects (and kept most fields outside the object): the
 // order, margin and matching code, optimized for the first markets, was thrown away when a
-// later state's markets came with another map (docs/CORE.md, "Object shapes").
+// later state's markets came with another map (docs/CORE.md, "Commands").
 
 export function spotMarketOf(f: SpotFields): SpotMarket {
   return {
