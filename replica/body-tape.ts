@@ -155,7 +155,7 @@ class TapeWriter {
   private text = ''
   /** The bodies being written. */
   private b: Uint8Array = EMPTY
-  /** They, read 4 or 8 bytes at a time (big-endian, as msgpack writes them). */
+  /** The same bytes, for words and float64s read 4 or 8 at a time (big-endian, as msgpack writes them). */
   private dv: DataView = new DataView(EMPTY.buffer)
 
   /** Writes the bodies (end to end, ending at `ends`); returns where they begin on the tape (ints, floats). */
@@ -474,7 +474,6 @@ function buildByKeys(keys: readonly string[], next: () => unknown): object {
   for (const k of keys) o[k] = next()
   return o
 }
-
 
 /** Per tape, its builders: the batches written to one tape share them. */
 const preparedTapes = new WeakMap<BodyTape, Build[]>()

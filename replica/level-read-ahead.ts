@@ -16,8 +16,8 @@ export interface BatchIterator {
 const BATCHES_PER_HOP = 32
 /**
  * Consecutive batches go to the verifier together up to this many bytes: a batch committed
- * under light load holds a few dozen entries, and a message each way per batch cost the
- * applying thread about as much as the entries did (docs/REPLICA.md). A batch this large goes
+ * under light load holds a few dozen entries, and a message each way and a tape per batch
+ * made both threads spend more per entry on them (docs/REPLICA.md). A batch this large goes
  * alone, as one that waits for a group's last verdict waits longer.
  */
 const VERIFY_GROUP_BYTES = 128 * 1024
