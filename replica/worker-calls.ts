@@ -43,6 +43,10 @@ export class WorkerCalls<Reply extends { id: number }, Call> {
     let up = false
     this.#up = false
     worker.on('message', (reply: Reply) => {
+      // Unref'd as it was made, a thread still held its process open once it had started
+      // (under the test runner's module hooks, where a test that read a long log hung at its
+      // end): unref'd again when it first speaks, unless a call is already out.
+      if (!up && this.#waiting.size === 0) worker.unref()
       up = true
       if (this.#worker === worker) this.#up = true
       this.#settle(reply)

@@ -48,6 +48,19 @@ t.test('each reply reaches its own call, whatever order they come back in', asyn
   t.same(lost, [])
 })
 
+t.test('a thread that has spoken and owes nothing holds nothing open: a process with nothing else to do ends', async (t) => {
+  const { wc } = calls(ECHO)
+  t.teardown(() => wc.close())
+  const ports = (): number => (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles()
+    .filter((h) => h.constructor.name === 'MessagePort').length
+  const before = ports()
+  wc.start()
+  while (!wc.ready) await new Promise((r) => setTimeout(r, 10))
+  t.equal(ports(), before, 'no handle left by the idle thread')
+  t.equal(await ask(wc, 5), 10, 'and it still answers')
+  t.equal(ports(), before, 'nor once it has answered')
+})
+
 t.test('closing hands back the calls still owed', async (t) => {
   const { wc, lost } = calls(SILENT)
   // Caught at once: they reject during close(), before the checks below.
