@@ -91,6 +91,8 @@ export class ReadAhead {
         const batch: StoredBatch = { seq: keySeq(key), bytes, verdict: undefined }
         this.#queue.push(batch)
         this.#queuedBytes += bytes.length
+        // Inline checks (no thread asked) need no groups.
+        if (checked === undefined) continue
         if (groupBytes + bytes.length > VERIFY_GROUP_BYTES) check()
         group.push(batch)
         groupBytes += bytes.length
