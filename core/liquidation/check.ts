@@ -11,6 +11,7 @@ import { positionNotional, unrealizedPnl } from '../margin.js'
 import { belowMaintenance, crossRisk, isolatedRisk, positionMaintenance, type Risk } from '../margin-risk.js'
 import { positionOf, type PerpHolding, type PerpMarket, type State, type SubAccount } from '../state.js'
 import { dropBudget, hasBudget, setBudget, type HeldMarket } from './budget.js'
+import { coverDebt } from './debt.js'
 import { fastMaintenance } from './maintenance.js'
 import { rearm, setHot } from './watch.js'
 
@@ -53,7 +54,8 @@ export function targetsOf(state: State, sub: SubAccount): Target[] {
       else cross = true
     }
   }
-  if (cross || sub.riskFlags.has(CROSS)) out.unshift({ kind: 'CROSS' })
+  // A cross wallet in debt is a target with no position: see `coverDebt`.
+  if (cross || sub.riskFlags.has(CROSS) || sub.perpWallet < 0) out.unshift({ kind: 'CROSS' })
   return out
 }
 
@@ -74,7 +76,8 @@ export function checkSub(state: State, sub: SubAccount, time: number, events: Ev
   const triggers: { m: PerpMarket; headroom: number; lossPerTick: number }[] = []
   for (const t of targetsOf(state, sub)) {
     const key = targetKey(t)
-    const r = riskOf(state, sub, t)
+    let r = riskOf(state, sub, t)
+    if (t.kind === 'CROSS' && r.maintenance === 0 && r.marginBalance < 0) r = coverDebt(state, sub, time, events)
     const warn = atWarning(r)
     const flags = sub.riskFlags.get(key) ?? 0
     if (warn && (flags & MARGIN_CALLED) === 0) {
@@ -87,6 +90,7 @@ export function checkSub(state: State, sub: SubAccount, time: number, events: Ev
     // A cross side left with a debt no one could cover stays in liquidation (bad debt on record).
     const settled = !below && (t.kind !== 'CROSS' || sub.perpWallet >= 0 || r.maintenance > 0)
     if (settled && (flags & IN_LIQUIDATION) !== 0) setFlag(state, sub, key, IN_LIQUIDATION, false)
+    if (!settled && !below && (flags & IN_LIQUIDATION) === 0) setFlag(state, sub, key, IN_LIQUIDATION, true)
     if (below && due === null) due = t
     if (!below) triggers.push(...triggersOf(state, sub, t, r))
   }
@@ -136,7 +140,7 @@ function clearCross(state: State, sub: SubAccount): boolean {
     n += 1
   }
   const warning = maintenance + Math.floor(maintenance / 4)
-  if (maintenance > 0 && balance <= warning) return false
+  if (maintenance > 0 ? balance <= warning : balance < 0) return false
   // With a budget, the triggers get their part of the headroom (budget.ts); without, all of it.
   if (!setBudget(sub, balance - warning, scratch, n)) {
     const share = n === 0 ? 0 : Math.floor((balance - warning - 2 * (n + 1)) / n)

@@ -17,7 +17,7 @@ import { apply } from '../../core/apply.js'
 import { DEFAULT_GENESIS } from '../../core/genesis-spec.js'
 import type { PerpMarket } from '../../core/state.js'
 import { moneyViolations } from '../../sim/model/invariants.js'
-import { limit } from '../helpers/commands.js'
+import { limit, market } from '../helpers/commands.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, TestExchange, USDT } from '../helpers/exchange.js'
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
 import { fastMaintenance } from '../../core/liquidation/maintenance.js'
@@ -168,6 +168,57 @@ t.test('an isolated position is liquidated from its own wallet; the cross wallet
   t.same(of(events, 'insurance').map((e) => [e.reason, e.amount, e.positionSide, e.wallet]), [['LIQUIDATION_FEE', 22 * USDT, 'BOTH', 1_250 * USDT]])
   t.same(of(events, 'marginCall').map((e) => [e.positions[0]!.marginType, e.positions[0]!.isolatedWallet]), [['ISOLATED', 747 * USDT]])
   t.same([ex.sub(ALICE).perpWallet, ex.position(ALICE).qtyLots, ex.position(ALICE).isolatedWallet], [1_250 * USDT, 0, 0])
+  t.same(moneyViolations(ex.state), [])
+})
+
+// A trader's own close below the bankruptcy price (a thin book) is not a liquidation: its loss is
+// settled in full, the isolated wallet's deficit handed back to the cross wallet. What that
+// leaves below zero is a debt (core/liquidation/debt.ts): the fund pays it as far as it goes,
+// and the rest stays on record, the cross side flagged in liquidation until it is paid.
+t.test('an isolated close below its bankruptcy price: the cross wallet pays, the fund the debt beyond it', async (t) => {
+  const ex = fresh()
+  scenarioA(ex)
+  t.equal(ex.state.insurance.get('USDT'), 22 * USDT, 'scenario A left 22 USDT in the fund')
+  t.equal(ex.sub(ALICE).perpWallet, 0, 'scenario A left ALICE nothing')
+  ex.fund(ALICE, 800)
+  ex.ok({ type: 'ChangeMarginType', account: ALICE, sub: 0, marketId: BTCPERP, marginType: 'ISOLATED' })
+  ex.ok(limit(BOB, 'SELL', 300_000, 500))
+  ex.ok(limit(ALICE, 'BUY', 300_000, 500))
+  // Taker fee 15,000 × 0.05 % = 7.5: isolated 750 − 7.5 = 742.5, cross 800 − 750 = 50.
+  t.same([ex.sub(ALICE).perpWallet, ex.position(ALICE).isolatedWallet], [50 * USDT, 742_500_000])
+  ex.ok(limit(BOB, 'BUY', 280_000, 500))
+  const events = ex.ok(market(ALICE, 'SELL', 500)).events
+  // Sold at 28,000.0: PnL 500 × −20,000 × 100 = −1,000 USDT, fee 14,000 × 0.05 % = 7: isolated
+  // 742.5 − 1,007 = −264.5, handed back: the cross wallet goes from 50 to −214.5.
+  const fill = of(events, 'trade').find((e) => e.taker.account === ALICE)!
+  t.same([fill.priceTicks, fill.qtyLots, fill.taker.realizedPnl], [280_000, 500, -1_000 * USDT])
+  // The fund pays 22 of the 214.5; 192.5 stays owed, flagged.
+  t.same(of(events, 'insurance').map((e) => [e.reason, e.account, e.amount, e.balance, e.wallet, e.marketId]),
+    [['SHORTFALL', ALICE, -22 * USDT, 0, -192_500_000, BTCPERP]])
+  t.equal(ex.sub(ALICE).perpWallet, -192_500_000)
+  t.equal(ex.sub(ALICE).riskFlags.get('C'), IN_LIQUIDATION, 'the debt is on record: cross side in liquidation')
+  t.same(moneyViolations(ex.state), [])
+
+  // Paid back by a deposit; the next check (the next move) clears the flag.
+  ex.fund(ALICE, 200)
+  tradeAt(ex, 280_100)
+  t.equal(ex.sub(ALICE).perpWallet, 7_500_000)
+  t.equal(ex.sub(ALICE).riskFlags.get('C'), undefined, 'no longer in liquidation')
+})
+
+t.test('a cross position closed flat below its bankruptcy price: the fund pays the debt', async (t) => {
+  const ex = fresh()
+  scenarioA(ex)
+  ex.fund(ERIN, 160)
+  ex.ok(limit(ERIN, 'BUY', 300_000, 100))
+  ex.ok(limit(BOB, 'SELL', 300_000, 100))
+  ex.ok(limit(BOB, 'BUY', 280_000, 100))
+  const events = ex.ok(market(ERIN, 'SELL', 100)).events
+  // Maker fee 3,000 × 0.02 % = 0.6, PnL 100 × −20,000 × 100 = −200, taker fee 2,800 × 0.05 % = 1.4:
+  // 160 − 0.6 − 200 − 1.4 = −42, flat. The fund's 22 pays part; 20 stays owed.
+  t.same(of(events, 'insurance').map((e) => [e.reason, e.account, e.amount, e.wallet]), [['SHORTFALL', ERIN, -22 * USDT, -20 * USDT]])
+  t.same([ex.position(ERIN).qtyLots, ex.sub(ERIN).perpWallet], [0, -20 * USDT])
+  t.equal(ex.sub(ERIN).riskFlags.get('C'), IN_LIQUIDATION)
   t.same(moneyViolations(ex.state), [])
 })
 
