@@ -15,7 +15,7 @@ import { insuranceBalance, moveFund } from './insurance.js'
 /**
  * Pays the sub-account's negative perp wallet from the fund, as far as the fund goes, and
  * returns the cross side's risk after (no maintenance: there is no cross position). The fund
- * event names the sub-account's first perp market, where its debt was made.
+ * event names the sub-account's first perp market: a debt has no market of its own.
  */
 export function coverDebt(state: State, sub: SubAccount, time: number, events: Event[]): Risk {
   const first = sub.perp.values().next()
