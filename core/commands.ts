@@ -87,6 +87,10 @@ export interface CreatePerpMarket extends MarketSpecCommon {
   triggerProtectPpm?: number
   /** Liquidation clearance fee, ppm of a liquidation's filled notional; default 12_500 (1.25 %). */
   liquidationFeePpm?: number
+  /** PERCENT_PRICE half-width around the mark, ppm, below 1_000_000; 0 turns it off; default 50_000 (1.05 / 0.95). */
+  percentPricePpm?: number
+  /** marketTakeBound around the mark, ppm, below 1_000_000; 0 turns it off; default 50_000 (0.05). */
+  marketTakeBoundPpm?: number
 }
 
 /** Registers (or replaces) the key whose signed OraclePrice commands set a pair's index. */

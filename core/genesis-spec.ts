@@ -50,6 +50,10 @@ export interface PerpMarketSpec extends MarketSpec {
   liquidationFee?: string
   /** priceProtect's threshold of |mark − last| / mark, e.g. "0.05" (the default, Binance's triggerProtect). */
   triggerProtect?: string
+  /** PERCENT_PRICE around the mark, e.g. "0.05" (the default: multipliers 1.05 / 0.95); "0" turns it off. */
+  percentPrice?: string
+  /** marketTakeBound around the mark, e.g. "0.05" (the default); "0" turns it off. */
+  marketTakeBound?: string
 }
 
 export interface GenesisSpec {
@@ -119,6 +123,8 @@ export function genesisCommands(spec: GenesisSpec): Command[] {
     if (p.fundingIntervalHours !== undefined) cmd.fundingIntervalMs = p.fundingIntervalHours * 3_600_000
     if (p.liquidationFee !== undefined) cmd.liquidationFeePpm = ppm(p.liquidationFee)
     if (p.triggerProtect !== undefined) cmd.triggerProtectPpm = ppm(p.triggerProtect)
+    if (p.percentPrice !== undefined) cmd.percentPricePpm = ppm(p.percentPrice)
+    if (p.marketTakeBound !== undefined) cmd.marketTakeBoundPpm = ppm(p.marketTakeBound)
     out.push(cmd)
   }
   for (const s of spec.spotMarkets) out.push({ type: 'CreateSpotMarket', ...marketFields(s, scales) })

@@ -79,6 +79,7 @@ export function perpMarketOf(f: PerpFields): PerpMarket {
     kind: 'PERP', pair: f.pair, brackets: f.brackets.map(bracketOf), maxLeverage: f.maxLeverage,
     defaultLeverage: f.defaultLeverage, markPriceTicks: f.markPriceTicks, openInterestLots: f.openInterestLots,
     prices: f.prices, triggerProtectPpm: f.triggerProtectPpm, triggers: newTriggerIndex(), liquidationFeePpm: f.liquidationFeePpm,
+    percentPricePpm: f.percentPricePpm, marketTakeBoundPpm: f.marketTakeBoundPpm,
   }
 }
 
@@ -136,6 +137,9 @@ export const DEFAULT_TRIGGER_PROTECT_PPM = 50_000
 /** Binance's liquidation clearance fee for BTCUSDT: 1.25 % (API.md; /fapi/v1/exchangeInfo liquidationFee). */
 export const DEFAULT_LIQUIDATION_FEE_PPM = 12_500
 
+/** Binance's BTCUSDT band: PERCENT_PRICE multipliers 1.05 / 0.95, marketTakeBound 0.05. */
+export const DEFAULT_PRICE_BAND_PPM = 50_000
+
 export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: number): Result {
   const common = commonMarket(state, cmd, time)
   if (common === null || !validBrackets(cmd)) return reject('GENESIS_INVALID')
@@ -151,10 +155,13 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
   if (!posInt(triggerProtectPpm, 1_000_000)) return reject('GENESIS_INVALID')
   const liquidationFeePpm = cmd.liquidationFeePpm ?? DEFAULT_LIQUIDATION_FEE_PPM
   if (!nonNegInt(liquidationFeePpm, LIMITS.feePpmMax)) return reject('GENESIS_INVALID')
+  const percentPricePpm = cmd.percentPricePpm ?? DEFAULT_PRICE_BAND_PPM
+  const marketTakeBoundPpm = cmd.marketTakeBoundPpm ?? DEFAULT_PRICE_BAND_PPM
+  if (!nonNegInt(percentPricePpm, 999_999) || !nonNegInt(marketTakeBoundPpm, 999_999)) return reject('GENESIS_INVALID')
   const m = perpMarketOf({
     ...common, kind: 'PERP', pair: cmd.pair, brackets: cmd.brackets,
     maxLeverage, defaultLeverage: cmd.defaultLeverage, markPriceTicks: 0, openInterestLots: 0, prices,
-    triggerProtectPpm, liquidationFeePpm,
+    triggerProtectPpm, liquidationFeePpm, percentPricePpm, marketTakeBoundPpm,
   })
   register(state, m)
   return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])

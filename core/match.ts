@@ -6,6 +6,7 @@ import { max, min } from './arith.js'
 import type { Event } from './events.js'
 import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
+import { takeBound } from './price-band.js'
 import { isClosing } from './records.js'
 import { retire, unrest } from './resting.js'
 import { settlePerpSide } from './settle.js'
@@ -25,11 +26,17 @@ function reducible(p: Position, o: Order, pending: number): number {
   return o.side === 'SELL' ? max(q, 0) : max(-q, 0)
 }
 
+/** The worst price the taker may fill at (0: any): its own, or a perpetual market order's band. */
+function limitOf(m: Market, taker: Order, isBuy: boolean): number {
+  if (taker.orderType !== 'MARKET') return taker.priceTicks
+  return m.kind === 'PERP' ? takeBound(m, isBuy) : 0
+}
+
 export function sweep(state: State, m: Market, taker: Order, time: number, events: Event[]): SweepEnd {
   const isBuy = taker.side === 'BUY'
   const opp = m.book.side(!isBuy)
-  const limitPrice = taker.orderType === 'MARKET' ? 0 : taker.priceTicks
   const perp = m.kind === 'PERP'
+  const limitPrice = limitOf(m, taker, isBuy)
   const takerCloses = perp && isClosing(taker)
   let fills = 0
   for (;;) {
@@ -137,7 +144,7 @@ const UNTRACKED: Map<Position, number> = new Map()
 function walk(m: Market, taker: Order, moved: Map<Position, number> | null): Simulation | null {
   const isBuy = taker.side === 'BUY'
   const opp = m.book.side(!isBuy)
-  const limitPrice = taker.orderType === 'MARKET' ? 0 : taker.priceTicks
+  const limitPrice = limitOf(m, taker, isBuy)
   const tracked = moved !== null && moved !== UNTRACKED
   const takerHolding = tracked ? taker.owner?.perp.get(m.marketId) : undefined
   const takerPos = takerHolding ? positionOf(takerHolding, taker.positionSide) : null

@@ -13,6 +13,7 @@ import type { Event, Result } from './events.js'
 import { buildOrder, crosses, remaining } from './filters.js'
 import { sweep } from './match.js'
 import { LIMITS } from './limits.js'
+import { bandCode } from './price-band.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isClosing, orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
@@ -85,6 +86,9 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
   // The filters passed, so the price is there.
   const priceTicks = price!
   if (priceTicks === o.priceTicks && cmd.qtyLots === o.origQtyLots) return reject('MODIFY_UNCHANGED')
+  // A new price must be in the band; a quantity change keeps the price it had.
+  const band = priceTicks === o.priceTicks ? null : bandCode(m, o.side, priceTicks)
+  if (band) return reject(band)
 
   const events: Event[] = []
   // Binance cancels, rather than refuses, an amendment to no more than what already filled,

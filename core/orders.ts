@@ -14,6 +14,7 @@ import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { placeConditional } from './conditional.js'
+import { bandCode, marketBandCode } from './price-band.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
 import { lockFor, lockSpot } from './spot.js'
@@ -119,6 +120,12 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
     const q = h ? positionOf(h, o.positionSide).qtyLots : 0
     const reducible = o.side === 'SELL' ? q : -q
     if (o.origQtyLots > reducible) return 'REDUCE_ONLY_REJECTED'
+  }
+  // The band (core/price-band.ts) on what a trader sends; a triggered order's market sweep
+  // keeps to it too (match.ts), but a trigger is not refused for it.
+  if (into === undefined) {
+    const band = o.orderType === 'MARKET' ? marketBandCode(m, o.side) : bandCode(m, o.side, o.priceTicks)
+    if (band) return band
   }
   const bookCode = checkAgainstBook(m, o)
   if (bookCode) return bookCode

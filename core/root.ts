@@ -2,7 +2,7 @@
 // position, open order, withdrawal and ledger total, sorted, so that any two replicas that
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
 
-import { DEFAULT_LIQUIDATION_FEE_PPM } from './genesis.js'
+import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM } from './genesis.js'
 import { DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
 import { hashLeaf, merkleRoot, merkleRootReusing, toHex } from './merkle.js'
 import { pricesLeaf } from './prices.js'
@@ -50,6 +50,9 @@ export function stateLeaves(state: State): string[] {
     if (m.kind === 'PERP') out.push(pricesLeaf(m))
     // Its own leaf, present only off the default, so markets at the default hash as before.
     if (m.kind === 'PERP' && m.liquidationFeePpm !== DEFAULT_LIQUIDATION_FEE_PPM) out.push(`liquidationFee|${m.marketId}|${m.liquidationFeePpm}`)
+    if (m.kind === 'PERP' && (m.percentPricePpm !== DEFAULT_PRICE_BAND_PPM || m.marketTakeBoundPpm !== DEFAULT_PRICE_BAND_PPM)) {
+      out.push(`priceBand|${m.marketId}|${m.percentPricePpm}|${m.marketTakeBoundPpm}`)
+    }
     for (const o of m.book.orders.values()) {
       out.push(orderLeaf(o))
       if (o.cond) out.push(conditionalLeaf(o))

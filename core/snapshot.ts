@@ -5,7 +5,7 @@
 import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
 import { arm } from './conditional.js'
-import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_TRIGGER_PROTECT_PPM, perpMarketOf, spotMarketOf, type PerpFields, type SpotFields } from './genesis.js'
+import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM, perpMarketOf, spotMarketOf, type PerpFields, type SpotFields } from './genesis.js'
 import { isConditionalType } from './trigger-index.js'
 import { newPriceState } from './prices.js'
 import { isClosing } from './records.js'
@@ -167,7 +167,8 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
   const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; kind: Market['kind'] }
   let m: Market
   if (fields.kind === 'PERP') {
-    const f = fields as Partial<PerpFields> & Omit<PerpFields, 'triggerProtectPpm' | 'prices' | 'liquidationFeePpm'>
+    const f = fields as Partial<PerpFields>
+      & Omit<PerpFields, 'triggerProtectPpm' | 'prices' | 'liquidationFeePpm' | 'percentPricePpm' | 'marketTakeBoundPpm'>
     m = perpMarketOf({
       ...f,
       // Snapshots from before conditional orders existed: Binance's default triggerProtect.
@@ -176,6 +177,9 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
       prices: f.prices ?? newPriceState({ brackets: f.brackets } as CreatePerpMarket, state.assets.get(f.quote)?.scale ?? 0)!,
       // Snapshots from before liquidation existed: the default clearance fee.
       liquidationFeePpm: f.liquidationFeePpm ?? DEFAULT_LIQUIDATION_FEE_PPM,
+      // Snapshots from before the price band: the default band.
+      percentPricePpm: f.percentPricePpm ?? DEFAULT_PRICE_BAND_PPM,
+      marketTakeBoundPpm: f.marketTakeBoundPpm ?? DEFAULT_PRICE_BAND_PPM,
     })
   } else m = spotMarketOf(fields as SpotFields)
   state.markets[m.marketId] = m

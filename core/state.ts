@@ -68,6 +68,10 @@ export interface PerpMarket extends MarketCommon {
   triggers: TriggerIndex
   /** Liquidation clearance fee on a liquidation's filled notional, ppm, to the insurance fund. */
   liquidationFeePpm: number
+  /** PERCENT_PRICE: a limit price within mark × (1 ± this), ppm; 0: no band (core/price-band.ts). */
+  percentPricePpm: number
+  /** marketTakeBound: a market order fills within mark × (1 ± this), ppm; 0: no bound. */
+  marketTakeBoundPpm: number
 }
 
 /**

@@ -45,6 +45,9 @@ export interface CoreErrorContext {
   param?: string
   /** MIN_NOTIONAL as exchangeInfo prints it (e.g. "100"), for the -4164 text. */
   minNotional?: string
+  /** The PERCENT_PRICE cap and floor at the mark, as prices print, for the -4016 and -4024 texts. */
+  priceCap?: string
+  priceFloor?: string
   /** The leverage that was asked for, for the -4028 text. */
   leverage?: number | string
   /** Spot: a MARKET order, whose quantity filter is MARKET_LOT_SIZE rather than LOT_SIZE. */
@@ -254,6 +257,9 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   PRICE_BELOW_MIN: () => bad(-4013, 'Price less than min price.'),
   PRICE_ABOVE_MAX: () => bad(-4002, 'Price greater than max price.'),
   PRICE_TICK: () => bad(-4014, 'Price not increased by tick size.'),
+  PRICE_ABOVE_BAND: (ctx) => bad(-4016, `Limit price can't be higher than ${ctx.priceCap ?? 'the PERCENT_PRICE cap'}.`),
+  PRICE_BELOW_BAND: (ctx) => bad(-4024, `Limit price can't be lower than ${ctx.priceFloor ?? 'the PERCENT_PRICE floor'}.`),
+  MARKET_BEYOND_BAND: () => bad(-4131, 'The counterparty\'s best price does not meet the PERCENT_PRICE filter limit.'),
   // The live API's wording (the docs say "less than zero"); the core refuses zero too.
   QTY_BELOW_ZERO: () => bad(-4003, 'Quantity less than or equal to zero.'),
   QTY_BELOW_MIN: () => bad(-4004, 'Quantity less than min quantity.'),

@@ -28,6 +28,14 @@ function filters(m: Market, notionalFilter: object, more: object[] = []): object
   ]
 }
 
+/** PERCENT_PRICE with Binance's four decimals (1.0500 / 0.9500); none for a market without a band. */
+function percentPrice(m: PerpMarket): object[] {
+  if (m.percentPricePpm === 0) return []
+  const ppm4 = (ppm: number): string => formatUnits(Math.round(ppm / 100), 4)
+  return [{ filterType: 'PERCENT_PRICE', multiplierUp: ppm4(1_000_000 + m.percentPricePpm),
+    multiplierDown: ppm4(1_000_000 - m.percentPricePpm), multiplierDecimal: '4' }]
+}
+
 export function perpSymbol(state: State, m: PerpMarket): object {
   const notional = trimZeros(formatUnits(m.minNotional, quoteScale(state, m)))
   const bracket0 = m.brackets[0]!
@@ -42,9 +50,12 @@ export function perpSymbol(state: State, m: PerpMarket): object {
     baseAssetPrecision: state.assets.get(m.base)!.scale, quotePrecision: quoteScale(state, m),
     // priceProtect's threshold, ppm as a fraction with 4 decimals (50,000 ppm: "0.0500").
     underlyingType: 'COIN', underlyingSubType: [], settlePlan: 0, triggerProtect: formatUnits(Math.round(m.triggerProtectPpm / 100), 4),
-    liquidationFee: formatUnits(m.liquidationFeePpm, 6), marketTakeBound: '0.05', maxLeverage: m.maxLeverage,
-    filters: filters(m, { filterType: 'MIN_NOTIONAL', notional },
-      [{ filterType: 'MAX_NUM_ALGO_ORDERS', limit: LIMITS.conditionalOrdersPerMarketMax }]),
+    liquidationFee: formatUnits(m.liquidationFeePpm, 6), marketTakeBound: trimZeros(formatUnits(m.marketTakeBoundPpm, 6)),
+    maxLeverage: m.maxLeverage,
+    filters: filters(m, { filterType: 'MIN_NOTIONAL', notional }, [
+      { filterType: 'MAX_NUM_ALGO_ORDERS', limit: LIMITS.conditionalOrdersPerMarketMax },
+      ...percentPrice(m),
+    ]),
     orderTypes: ['LIMIT', 'MARKET', 'POST_ONLY', 'STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'],
     timeInForce: ['GTC', 'IOC', 'FOK', 'GTX', 'GTD'],
   }

@@ -5,10 +5,11 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { OrderType, PlaceOrder, PositionSide, PriceMatch, StpMode, TimeInForce } from '../../core/commands.js'
 import { isPriceMatch } from '../../core/price-match.js'
+import { buyCap, sellFloor } from '../../core/price-band.js'
 import type { PerpMarket, State, SubAccount } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatMinNotional, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { formatMinNotional, formatPrice, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import {
   ApiError, eitherParam, fromCore, invalidCancelRestrictions, invalidOrderType, invalidParam, invalidPositionSide,
   invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
@@ -44,7 +45,10 @@ function bool(p: Params, name: string): boolean | undefined {
 
 export function coreError(state: State, m: PerpMarket, op: Operation, code: Parameters<typeof fromCore>[0], marketOrder = false): ApiError {
   const scale = state.assets.get(m.quote)!.scale
-  return fromCore(code, { venue: 'futures', op, minNotional: formatMinNotional(m, scale), marketOrder })
+  // The band at the mark this replica has now: the sequencer's may have been a tick apart.
+  const band = code === 'PRICE_ABOVE_BAND' || code === 'PRICE_BELOW_BAND'
+    ? { priceCap: formatPrice(m, buyCap(m)), priceFloor: formatPrice(m, sellFloor(m)) } : {}
+  return fromCore(code, { venue: 'futures', op, minNotional: formatMinNotional(m, scale), marketOrder, ...band })
 }
 
 /** Builds the PlaceOrder `p` (a request's or a batch element's) asks for, refusing bad parameters in Binance's order. */

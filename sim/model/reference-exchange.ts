@@ -187,6 +187,7 @@ function createMarket(st: RefState, c: Extract<Command, { type: 'CreatePerpMarke
     quotePerTickLot: tickLotNum / tickLotDen, basePerLot: lotNum / lotDen,
     brackets: perp ? c.brackets.map((b) => ({ notionalCap: big(b.notionalCap), maxLeverage: b.maxLeverage, mmrPpm: big(b.mmrPpm) })) : [],
     liquidationFeePpm: big(perp ? c.liquidationFeePpm ?? 12_500 : 0),
+    percentPricePpm: big(perp ? c.percentPricePpm ?? 50_000 : 0), marketTakeBoundPpm: big(perp ? c.marketTakeBoundPpm ?? 50_000 : 0),
     maxLeverage: perp ? c.brackets[0]!.maxLeverage : 0, defaultLeverage: perp ? c.defaultLeverage : 0,
     nextOrderId: 1, nextTradeId: 1, markPriceTicks: 0, book: { orders: [] },
   })
@@ -381,10 +382,14 @@ type SweepEnd = 'DONE' | 'STP' | 'CAPPED'
 
 /** Fills the taker against the book in price-time priority until it is done or must stop. */
 function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd {
+  // A perpetual market order fills only within marketTakeBound of the mark it found.
+  const mark = big(m.markPriceTicks)
+  const bounded = m.kind === 'PERP' && taker.orderType === 'MARKET' && mark > 0n && m.marketTakeBoundPpm > 0n
   for (;;) {
     if (remainingLots(taker) === 0) return 'DONE'
     const maker = nextMaker(m.book, taker.side, taker.priceTicks)
     if (maker === undefined) return 'DONE'
+    if (bounded && beyondTakeBound(m, mark, taker.side, maker.priceTicks)) return 'DONE'
     if (maker.goodTillDate !== 0 && maker.goodTillDate <= st.time) {
       // Past its goodTillDate, not yet reached by a Tick: it expires rather than trade.
       retire(st, maker, 'EXPIRED', out)
@@ -437,6 +442,27 @@ function trade(st: RefState, m: RefMarket, taker: RefOrder, maker: RefOrder, lot
     makerPnl: fills[0]!.realizedPnl, takerPnl: fills[1]!.realizedPnl })
 }
 
+/** Is `price` further from `mark` than a market order may take, on the taker's side? */
+function beyondTakeBound(m: RefMarket, mark: bigint, side: Side, price: number): boolean {
+  const p = big(price) * 1_000_000n
+  return side === 'BUY' ? p > mark * (1_000_000n + m.marketTakeBoundPpm) : p < mark * (1_000_000n - m.marketTakeBoundPpm)
+}
+
+/** The price band on what a trader sends: a limit price near the mark, a market order's best price within reach. */
+function bandCode(m: RefMarket, o: RefOrder): string | null {
+  const mark = big(m.markPriceTicks)
+  if (mark === 0n) return null
+  if (o.orderType === 'MARKET') {
+    const best = bestPrice(m.book, o.side === 'BUY' ? 'SELL' : 'BUY')
+    if (m.marketTakeBoundPpm === 0n || best === undefined) return null
+    return beyondTakeBound(m, mark, o.side, best) ? 'MARKET_BEYOND_BAND' : null
+  }
+  if (m.percentPricePpm === 0n) return null
+  const p = big(o.priceTicks) * 1_000_000n
+  if (o.side === 'BUY') return p > mark * (1_000_000n + m.percentPricePpm) ? 'PRICE_ABOVE_BAND' : null
+  return p < mark * (1_000_000n - m.percentPricePpm) ? 'PRICE_BELOW_BAND' : null
+}
+
 /** What the taker would fill right now: the real sweep, run on a throwaway copy. */
 function dryRun(st: RefState, taker: RefOrder): { lots: number; notional: bigint } {
   const copy = structuredClone(st)
@@ -483,6 +509,8 @@ function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
 function placePerp(st: RefState, m: RefMarket, s: RefSub, o: RefOrder): ObservedResult {
   const closing = isClosing(o)
   if (closing && o.qtyLots > reducibleLots(s, m.marketId, o)) return rejected('REDUCE_ONLY_REJECTED')
+  const band = bandCode(m, o)
+  if (band !== null) return rejected(band)
   const code = bookCode(st, m, o)
   if (code !== null) return rejected(code)
   if (!closing) {

@@ -33,6 +33,9 @@ export interface RefMarket {
   brackets: RefBracket[]
   /** Liquidation clearance fee (reference-liquidation.ts). */
   liquidationFeePpm: bigint
+  /** The price band's half-widths around the mark, ppm (0: none): limit prices, market fills. */
+  percentPricePpm: bigint
+  marketTakeBoundPpm: bigint
   maxLeverage: number
   defaultLeverage: number
   nextOrderId: number

@@ -3,7 +3,7 @@
 // entry cost rounded so the PnL rounds down. 1 USDT = 1,000,000 units.
 
 import t from 'tap'
-import { ALICE, BOB, BTCPERP, TestExchange, USDT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, NO_BAND_GENESIS, TestExchange, USDT } from '../helpers/exchange.js'
 import { limit, market, tradeEvents } from '../helpers/commands.js'
 import type { PerpFillSide } from '../../core/events.js'
 import { marginView } from '../../core/margin.js'
@@ -11,7 +11,8 @@ import { marginView } from '../../core/margin.js'
 type Figures = Pick<PerpFillSide, 'account' | 'fee' | 'realizedPnl' | 'positionQtyLots' | 'positionCostTicksLots' | 'wallet'>
 
 t.test('open, add, partial close, full close through zero: fees, PnL, entry, wallets', async (t) => {
-  const ex = new TestExchange()
+  // Steps of up to 10 % between trades: without the price band.
+  const ex = new TestExchange(NO_BAND_GENESIS)
   ex.fund(ALICE, 10_000) // 10,000,000,000 units
   ex.fund(BOB, 10_000)
   const steps: {
@@ -102,7 +103,7 @@ t.test('open, add, partial close, full close through zero: fees, PnL, entry, wal
 })
 
 t.test('realized PnL since the position opened: kept through partial closes, reset by a flip and by going flat', async (t) => {
-  const ex = new TestExchange()
+  const ex = new TestExchange(NO_BAND_GENESIS)
   ex.fund(ALICE, 10_000)
   ex.fund(BOB, 10_000)
   const since = (): [number, number] => [ex.position(ALICE).realizedSinceOpen, ex.position(BOB).realizedSinceOpen]

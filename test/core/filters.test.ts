@@ -5,11 +5,13 @@
 import t from 'tap'
 import type { Command, PlaceOrder } from '../../core/commands.js'
 import { DEFAULT_GENESIS } from '../../core/genesis-spec.js'
-import { ALICE, BOB, BTCSPOT, CAROL, ETHPERP, TestExchange } from '../helpers/exchange.js'
-import { limit, market, rejection } from '../helpers/commands.js'
+import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, ETHPERP, NO_BAND_GENESIS, TestExchange } from '../helpers/exchange.js'
+import { limit, market, orderEvents, rejection, tradeEvents } from '../helpers/commands.js'
+import { publish, registerOracle } from '../helpers/oracle.js'
+import type { PerpMarket } from '../../core/state.js'
 
-function setup(): TestExchange {
-  const ex = new TestExchange()
+function setup(spec = DEFAULT_GENESIS): TestExchange {
+  const ex = new TestExchange(spec)
   ex.fund(ALICE, 1_000_000)
   ex.fund(BOB, 1_000_000)
   ex.fund(ALICE, 1_000, 0, 'SPOT')
@@ -65,7 +67,8 @@ t.test('filters at their boundaries', async (t) => {
 })
 
 t.test('a MARKET order\'s notional is checked at the touch before any trade, then at the mark', async (t) => {
-  const ex = setup()
+  // A bid at twice the mark: beyond the price band, so without one.
+  const ex = setup(NO_BAND_GENESIS)
   ex.fund(CAROL, 1_000)
   ex.ok(limit(BOB, 'SELL', 500_000, 2))
   // No mark yet: the best ask 50000.0 prices it. 1 lot = 50 USDT, 2 lots = 100 USDT.
@@ -86,4 +89,85 @@ t.test('QTY_BELOW_MIN when the minimum is above one step', async (t) => {
   t.equal(ex.state.markets[1]!.minQtyLots, 10)
   t.equal(rejection(ex, limit(ALICE, 'BUY', 500_000, 9)).code, 'QTY_BELOW_MIN')
   t.equal(rejection(ex, limit(ALICE, 'BUY', 500_000, 10)).code, 'ACCEPTED')
+})
+
+// The price band (core/price-band.ts), Binance's BTCUSDT figures: PERCENT_PRICE 1.05 / 0.95 and
+// marketTakeBound 0.05 around the mark, which here (no oracle) is the last trade, 50000.0.
+function banded(): TestExchange {
+  const ex = setup()
+  ex.ok(limit(BOB, 'SELL', 500_000, 2))
+  ex.ok(limit(ALICE, 'BUY', 500_000, 2))
+  return ex
+}
+
+t.test('price band: a limit price within 5 % of the mark, the cap and floor inclusive', async (t) => {
+  // Cap floor(500,000 × 1.05) = 525,000 ticks; floor ceil(500,000 × 0.95) = 475,000. Each on a
+  // fresh book: an accepted one may trade and move the mark.
+  for (const [cmd, code] of [
+    [limit(ALICE, 'BUY', 525_001, 2), 'PRICE_ABOVE_BAND'], [limit(ALICE, 'BUY', 525_000, 2), 'ACCEPTED'],
+    [limit(ALICE, 'BUY', 525_001, 2, { timeInForce: 'IOC' }), 'PRICE_ABOVE_BAND'],
+    [limit(BOB, 'SELL', 474_999, 3), 'PRICE_BELOW_BAND'], [limit(BOB, 'SELL', 475_000, 3), 'ACCEPTED'],
+    // A buy far below and a sell far above the mark are no risk: no band on those sides.
+    [limit(ALICE, 'BUY', 1_000, 1_000), 'ACCEPTED'], [limit(BOB, 'SELL', 10_000_000, 1), 'ACCEPTED'],
+  ] as const) {
+    const r = rejection(banded(), cmd)
+    t.equal(r.code, code, `${cmd.side} ${cmd.timeInForce ?? 'GTC'} at ${cmd.priceTicks}`)
+    if (code !== 'ACCEPTED') t.same([r.eventCount, r.rootUnchanged], [0, true], 'nothing changed')
+  }
+})
+
+t.test('price band: none before the first mark, none on a market that turns it off', async (t) => {
+  t.equal(rejection(setup(), limit(ALICE, 'BUY', 1_000_000, 1)).code, 'ACCEPTED', 'no mark yet: twice any later cap')
+  const spec = structuredClone(DEFAULT_GENESIS)
+  spec.perpMarkets[0]!.percentPrice = '0'
+  spec.perpMarkets[0]!.marketTakeBound = '0.1'
+  const ex = setup(spec)
+  ex.ok(limit(BOB, 'SELL', 500_000, 2))
+  ex.ok(limit(ALICE, 'BUY', 500_000, 2))
+  t.equal(rejection(ex, limit(ALICE, 'BUY', 1_000_000, 1)).code, 'ACCEPTED')
+  ex.ok(limit(BOB, 'SELL', 549_000, 2))
+  t.equal(rejection(ex, market(ALICE, 'BUY', 2)).code, 'ACCEPTED', 'a 10 % take bound reaches 54900.0')
+})
+
+t.test('price band: a market order fills within 5 % of the mark it found; the rest expires', async (t) => {
+  const ex = banded()
+  ex.ok(limit(BOB, 'SELL', 510_000, 2))
+  ex.ok(limit(BOB, 'SELL', 525_000, 2))
+  ex.ok(limit(BOB, 'SELL', 525_100, 2))
+  // Bound floor(500,000 × 1.05) = 525,000: the first fill moves the mark to 51000.0, but the
+  // bound stays the one the order found.
+  const r = ex.ok(market(ALICE, 'BUY', 6))
+  t.same(tradeEvents(r).map((e) => [e.priceTicks, e.qtyLots]), [[510_000, 2], [525_000, 2]])
+  const last = orderEvents(r).at(-1)!
+  t.same([last.execType, last.status, last.executedQtyLots], ['EXPIRED', 'EXPIRED', 4])
+  t.equal(ex.state.markets[BTCPERP]!.book.side(false).best()!.priceTicks, 525_100, 'the ask beyond stays')
+})
+
+t.test('price band: a market order whose best price is already beyond it is refused (-4131)', async (t) => {
+  const ex = banded()
+  ex.ok(limit(BOB, 'SELL', 525_100, 2))
+  const r = rejection(ex, market(ALICE, 'BUY', 2))
+  t.same([r.code, r.eventCount, r.rootUnchanged], ['MARKET_BEYOND_BAND', 0, true])
+  ex.ok(limit(ALICE, 'BUY', 474_900, 3))
+  t.equal(rejection(ex, market(BOB, 'SELL', 2)).code, 'MARKET_BEYOND_BAND', 'bids below ceil(500,000 × 0.95) = 475,000')
+  t.equal(rejection(ex, market(ALICE, 'SELL', 2, { reduceOnly: true })).code, 'MARKET_BEYOND_BAND', 'closing orders too')
+})
+
+t.test('price band: an amendment\'s new price is checked; a quantity change alone is not', async (t) => {
+  // With an oracle the mark follows the index, so it can move away from a resting order.
+  const ex = setup()
+  registerOracle(ex)
+  await publish(ex, '50000')
+  const btc = (): PerpMarket => ex.state.markets[BTCPERP] as PerpMarket
+  const cap = (): number => Math.floor(btc().markPriceTicks * 1.05)
+  const placed = ex.ok(limit(ALICE, 'BUY', cap(), 10))
+  const amend = (priceTicks: number, qtyLots: number): Command =>
+    ({ type: 'ModifyOrder', account: ALICE, sub: 0, marketId: BTCPERP, orderId: placed.orderId, side: 'BUY', priceTicks, qtyLots })
+  t.equal(rejection(ex, amend(cap() + 1, 10)).code, 'PRICE_ABOVE_BAND')
+  const before = cap()
+  await publish(ex, '45000', 1_000)
+  t.ok(cap() < before, `the mark fell: cap ${before} → ${cap()}`)
+  t.equal(rejection(ex, amend(before, 5)).code, 'ACCEPTED', 'the order, now above the cap, may still shrink')
+  t.equal(rejection(ex, amend(cap() + 1, 5)).code, 'PRICE_ABOVE_BAND')
+  t.equal(rejection(ex, amend(cap(), 5)).code, 'ACCEPTED')
 })

@@ -5,6 +5,8 @@ import t from 'tap'
 import type { Command, CreatePerpMarket, CreateSpotMarket } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import type { PerpMarket } from '../../core/state.js'
+import { stateRoot } from '../../core/root.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { BTCPERP, BTCSPOT, ETHPERP, ETHSPOT, TestExchange } from '../helpers/exchange.js'
 import { rejection } from '../helpers/commands.js'
 
@@ -62,6 +64,8 @@ t.test('genesis rejections', async (t) => {
     ['a tick finer than a USDT unit', perp({ pricePrecision: 7 }), 'GENESIS_INVALID'],
     ['fee above 10%', perp({ takerFeePpm: 100_001 }), 'GENESIS_INVALID'],
     ['the largest order past the ledger bound', perp({ maxQtyLots: 100_000_000 }), 'GENESIS_INVALID'],
+    ['a price band of 100 %', perp({ percentPricePpm: 1_000_000 }), 'GENESIS_INVALID'],
+    ['a negative market take bound', perp({ marketTakeBoundPpm: -1 }), 'GENESIS_INVALID'],
   ]
   for (const [name, cmd, code] of more) t.same(rejection(ex, cmd), { code, eventCount: 0, rootUnchanged: true }, name)
   const ok = ex.run(perp({}))
@@ -83,11 +87,19 @@ t.test('genesis specs must be exact in their units', async (t) => {
 
 t.test('a genesis spec sets the optional market parameters in their units', async (t) => {
   const spec = structuredClone(DEFAULT_GENESIS)
-  Object.assign(spec.perpMarkets[0]!, { triggerProtect: '0.1', liquidationFee: '0.015', fundingIntervalHours: 4 })
+  Object.assign(spec.perpMarkets[0]!, { triggerProtect: '0.1', liquidationFee: '0.015', fundingIntervalHours: 4,
+    percentPrice: '0.1', marketTakeBound: '0' })
   const btc = genesisCommands(spec).find((c) => c.type === 'CreatePerpMarket')!
-  t.match(btc, { triggerProtectPpm: 100_000, liquidationFeePpm: 15_000, fundingIntervalMs: 4 * 3_600_000 })
+  t.match(btc, { triggerProtectPpm: 100_000, liquidationFeePpm: 15_000, fundingIntervalMs: 4 * 3_600_000,
+    percentPricePpm: 100_000, marketTakeBoundPpm: 0 })
   const ex = new TestExchange(spec)
-  t.equal((ex.state.markets[btc.marketId] as PerpMarket).triggerProtectPpm, 100_000)
+  t.match(ex.state.markets[btc.marketId], { triggerProtectPpm: 100_000, percentPricePpm: 100_000, marketTakeBoundPpm: 0 })
+  const copy = decodeSnapshot(encodeSnapshot(ex.state))
+  t.match(copy.markets[btc.marketId], { percentPricePpm: 100_000, marketTakeBoundPpm: 0 }, 'the band through a snapshot')
+  t.equal(stateRoot(copy), stateRoot(ex.state))
+  const bandOnly = structuredClone(DEFAULT_GENESIS)
+  bandOnly.perpMarkets[0]!.marketTakeBound = '0.1'
+  t.not(stateRoot(new TestExchange(bandOnly).state), stateRoot(new TestExchange().state), 'the band is in the root')
   t.equal(genesisCommands(DEFAULT_GENESIS).find((c) => c.type === 'CreatePerpMarket')!.triggerProtectPpm, undefined, 'default: the core\'s 0.05')
 })
 

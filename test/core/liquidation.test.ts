@@ -14,11 +14,10 @@ import type { Event, ForceOrderEvent, MarginCallEvent } from '../../core/events.
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { apply } from '../../core/apply.js'
-import { DEFAULT_GENESIS } from '../../core/genesis-spec.js'
 import type { PerpMarket } from '../../core/state.js'
 import { moneyViolations } from '../../sim/model/invariants.js'
 import { limit, market } from '../helpers/commands.js'
-import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, TestExchange, USDT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, NO_BAND_GENESIS, TestExchange, USDT } from '../helpers/exchange.js'
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
 import { fastMaintenance } from '../../core/liquidation/maintenance.js'
 import { maintenanceMargin } from '../../core/margin.js'
@@ -35,8 +34,9 @@ function tradeAt(ex: TestExchange, priceTicks: number): Event[] {
   return ex.ok(limit(DAVE, 'BUY', priceTicks, 5)).events
 }
 
+/** The scenarios move the mark by 5–10 % in one trade to reach maintenance: without the price band. */
 function fresh(): TestExchange {
-  const ex = new TestExchange()
+  const ex = new TestExchange(NO_BAND_GENESIS)
   ex.fund(BOB, 100_000)
   ex.fund(CAROL, 10_000)
   ex.fund(DAVE, 10_000)
@@ -305,7 +305,7 @@ t.test('a position in a halted market waits, flagged in liquidation, and is clos
 })
 
 t.test('a market\'s own clearance fee: charged in full when the margin left covers it; in the root and the snapshot', async (t) => {
-  const spec = { ...DEFAULT_GENESIS, perpMarkets: DEFAULT_GENESIS.perpMarkets.map((p, i) => (i === 0 ? { ...p, liquidationFee: '0.001' } : p)) }
+  const spec = { ...NO_BAND_GENESIS, perpMarkets: NO_BAND_GENESIS.perpMarkets.map((p, i) => (i === 0 ? { ...p, liquidationFee: '0.001' } : p)) }
   const ex = new TestExchange(spec)
   ex.fund(BOB, 100_000)
   ex.fund(CAROL, 10_000)
@@ -318,7 +318,7 @@ t.test('a market\'s own clearance fee: charged in full when the margin left cove
   const copy = decodeSnapshot(encodeSnapshot(ex.state))
   t.equal((copy.markets[BTCPERP] as PerpMarket).liquidationFeePpm, 1_000)
   t.equal(stateRoot(copy), stateRoot(ex.state))
-  t.not(stateRoot(new TestExchange(spec).state), stateRoot(new TestExchange().state), 'the fee is in the root')
+  t.not(stateRoot(new TestExchange(spec).state), stateRoot(new TestExchange(NO_BAND_GENESIS).state), 'the fee is in the root')
 })
 
 t.test('the liquidation checks\' plain-number maintenance equals maintenanceMargin across the range', async (t) => {

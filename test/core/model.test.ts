@@ -60,6 +60,19 @@ t.test('the streams exercise what the model checks', async (t) => {
   for (const k of ['EXPIRED_IN_MATCH/EXPIRED_IN_MATCH', 'EXPIRED/EXPIRED', 'CANCELED/CANCELED']) t.ok((exec.get(k) ?? 0) > 0, `some ${k}`)
 })
 
+t.test('the wide streams reach the price band: limit prices both sides, market orders', async (t) => {
+  const codes = new Map<Code | 'OK', number>()
+  const markets = [{ ...PROFILES.BTCPERP, spreadTicks: 30_000, maxLots: 2_000 }]
+  fc.assert(fc.property(commandStream({ markets, maxLength: 200 }), (stream) => {
+    findDisagreement(entriesOf(stream), (_e, r) => {
+      const k = r.ok ? 'OK' : r.code
+      codes.set(k, (codes.get(k) ?? 0) + 1)
+    })
+  }), { numRuns: 20, seed: 1 })
+  t.comment(`band: ${['PRICE_ABOVE_BAND', 'PRICE_BELOW_BAND', 'MARKET_BEYOND_BAND'].map((c) => `${c} ${codes.get(c as Code) ?? 0}`).join(', ')}`)
+  for (const code of ['PRICE_ABOVE_BAND', 'PRICE_BELOW_BAND', 'MARKET_BEYOND_BAND'] as const) t.ok((codes.get(code) ?? 0) > 0, `some ${code}`)
+})
+
 /** A fixed case: core and reference must agree on it; returns the core's state and last result. */
 function fixedCase(t: Test, commands: Command[]): { state: ReturnType<typeof createState>; last: Result } {
   const entries = entriesOf(commands.map((command, i) => ({ time: START_TIME + 1 + i, command })))

@@ -5,7 +5,7 @@
 import t from 'tap'
 import type { Command, Deposit } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
-import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, NO_BAND_GENESIS, TestExchange, USDT } from '../helpers/exchange.js'
 import { limit, rejection } from '../helpers/commands.js'
 
 const ADDR = '0x' + '1'.repeat(40)
@@ -74,7 +74,8 @@ t.test('transfers between spot and perp report both balances', async (t) => {
 })
 
 t.test('perp to spot: unrealized loss counts, unrealized profit does not', async (t) => {
-  const ex = new TestExchange()
+  // Marks 10 % apart in one trade: without the price band.
+  const ex = new TestExchange(NO_BAND_GENESIS)
   // Alice with 130: the loss to come leaves her above maintenance, so no liquidation steps in.
   ex.fund(ALICE, 130)
   ex.fund(BOB, 100)

@@ -40,16 +40,20 @@ t.test('start, demo account, a second account, a trade over HTTP', { timeout: 60
   const secondBal = await call(second, 'GET', '/fapi/v2/balance')
   t.equal((secondBal.body as unknown as { balance: string }[])[0]!.balance, '10000.00000000')
 
+  // The embedded price feed sets the mark; orders stay within its price band (PERCENT_PRICE).
+  const premium = await (await fetch(`${base}/fapi/v1/premiumIndex?symbol=BTCUSDTPERP`)).json() as { markPrice: string }
+  const price = Number(premium.markPrice).toFixed(1)
+  t.ok(Number(price) > 0, `mark ${premium.markPrice}`)
   const ask = await call(demo, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', type: 'LIMIT',
-    timeInForce: 'GTC', quantity: '0.010', price: '60000.0' })
+    timeInForce: 'GTC', quantity: '0.010', price })
   t.equal(ask.status, 200, JSON.stringify(ask.body))
   const take = await call(second, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET',
     quantity: '0.010', newOrderRespType: 'RESULT' })
-  t.match(take.body, { status: 'FILLED', avgPrice: '60000.0', executedQty: '0.010' })
+  t.match(take.body, { status: 'FILLED', avgPrice: price, executedQty: '0.010' })
   const risk = await call(demo, 'GET', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' })
-  t.match(risk.body, [{ positionAmt: '-0.010', entryPrice: '60000.0' }])
+  t.match(risk.body, [{ positionAmt: '-0.010', entryPrice: price }])
   const depth = await (await fetch(`${base}/fapi/v1/depth?symbol=BTCUSDTPERP&limit=5`)).json() as { bids: unknown[]; asks: unknown[] }
   t.same([depth.bids, depth.asks], [[], []], 'the book is empty again')
   const trades = await (await fetch(`${base}/fapi/v1/trades?symbol=BTCUSDTPERP`)).json() as { price: string; qty: string }[]
-  t.match(trades, [{ price: '60000.0', qty: '0.010' }])
+  t.match(trades, [{ price, qty: '0.010' }])
 })

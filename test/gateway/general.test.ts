@@ -41,6 +41,9 @@ t.test('futures exchangeInfo lists the perpetuals with their filters', async (t)
   t.same(btc.filters.find((f: { filterType: string }) => f.filterType === 'LOT_SIZE'),
     { filterType: 'LOT_SIZE', minQty: '0.001', maxQty: '1000.000', stepSize: '0.001' })
   t.same(btc.filters.find((f: { filterType: string }) => f.filterType === 'MIN_NOTIONAL'), { filterType: 'MIN_NOTIONAL', notional: '100' })
+  t.same(btc.filters.find((f: { filterType: string }) => f.filterType === 'PERCENT_PRICE'),
+    { filterType: 'PERCENT_PRICE', multiplierUp: '1.0500', multiplierDown: '0.9500', multiplierDecimal: '4' })
+  t.equal(btc.marketTakeBound, '0.05')
   t.equal(btc.onboardDate, rig.ex.state.markets[1]!.onboardDate)
   t.equal(r.headers['x-mbx-used-weight-1m'], '20')
 

@@ -17,6 +17,7 @@ import type { Command } from '../../core/commands.js'
 import { attachStreams } from '../../gateway/ws/attach.js'
 import { fundedTrader, gatewayRig, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
 import { connect, sleep, type Client } from '../ws/client.js'
+import { NO_BAND_GENESIS } from '../helpers/exchange.js'
 
 const S = 'BTCUSDTPERP'
 
@@ -30,7 +31,8 @@ async function ok(rig: GatewayRig, command: Command): Promise<void> {
 }
 
 t.test('forced orders, ADL quantiles, the insurance fund, forceOrder streams and the user stream', async (t) => {
-  const rig = await gatewayRig()
+  // The mark falls over 5 % in one trade to reach maintenance: without the price band.
+  const rig = await gatewayRig(NO_BAND_GENESIS)
   attachStreams(rig.app, rig.ctx)
   await rig.app.listen({ port: 0, host: '127.0.0.1' })
   const base = `ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}`

@@ -96,3 +96,24 @@ t.test('bad orders get Binance errors and change nothing', async (t) => {
   t.ok(unchanged - seq <= 2, 'only the core rejections reached the log (margin, notional)')
   t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', {})).json(), [], 'no order rests')
 })
+
+t.test('the price band: -4016 and -4024 name the cap and floor at the mark, -4131 refuses a market order', async (t) => {
+  const { rig, alice, bob } = await setup(t)
+  const order = (keys: typeof alice.keys, params: Record<string, string>) =>
+    signedInject(rig, keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', quantity: '0.010', ...params })
+  // A trade at 50000.0 sets the mark (no oracle: the last trade).
+  t.equal((await order(bob.keys, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', price: '50000.0' })).statusCode, 200)
+  t.equal((await order(alice.keys, { side: 'BUY', type: 'MARKET' })).statusCode, 200)
+  const high = await order(alice.keys, { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', price: '52500.1' })
+  t.equal(high.statusCode, 400)
+  t.same(high.json(), { code: -4016, msg: 'Limit price can\'t be higher than 52500.0.' })
+  const low = await order(bob.keys, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', price: '47499.9' })
+  t.same(low.json(), { code: -4024, msg: 'Limit price can\'t be lower than 47500.0.' })
+  t.equal((await order(bob.keys, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', price: '52600.0' })).statusCode, 200,
+    'a sell above the cap is no risk: it rests')
+  const market = await order(alice.keys, { side: 'BUY', type: 'MARKET' })
+  t.equal(market.statusCode, 400)
+  t.same(market.json(), { code: -4131, msg: 'The counterparty\'s best price does not meet the PERCENT_PRICE filter limit.' })
+  const open = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', {})
+  t.same(open.json(), [], 'nothing of alice\'s rests')
+})

@@ -28,6 +28,15 @@ export const btcLots = (qty: number): number => Math.round(qty * 1000)
 
 export const T0 = 1_700_000_000_000
 
+/**
+ * The default genesis without the price band (core/price-band.ts), for hand-computed
+ * scenarios that move the mark by trades far beyond it in one step (a liquidation in one move).
+ */
+export const NO_BAND_GENESIS: GenesisSpec = {
+  ...DEFAULT_GENESIS,
+  perpMarkets: DEFAULT_GENESIS.perpMarkets.map((p) => ({ ...p, percentPrice: '0', marketTakeBound: '0' })),
+}
+
 export class TestExchange {
   readonly state: State = createState()
   time = T0

@@ -10,6 +10,7 @@ import { Wallet, type HDNodeWallet } from 'ethers'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
+import type { GenesisSpec } from '../../core/genesis-spec.js'
 import { buildGateway } from '../../gateway/app.js'
 import type { CommittedBatch, GatewayContext } from '../../gateway/context.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../../replica/projections/index.js'
@@ -29,9 +30,9 @@ export interface GatewayRig {
   close(): Promise<void>
 }
 
-export async function gatewayRig(): Promise<GatewayRig> {
+export async function gatewayRig(spec?: GenesisSpec): Promise<GatewayRig> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-'))
-  const ex = new TestExchange()
+  const ex = new TestExchange(spec)
   // TEST_PROJECTIONS_WORKER=1 runs them in a worker thread, as a node does.
   const projections = process.env.TEST_PROJECTIONS_WORKER === '1' ? await startProjectionsWorker(dir) : await createProjections(dir)
   // Genesis events (assets, markets) carry nothing the projections keep; the entries still count.
