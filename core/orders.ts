@@ -121,12 +121,10 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
     const reducible = o.side === 'SELL' ? q : -q
     if (o.origQtyLots > reducible) return 'REDUCE_ONLY_REJECTED'
   }
-  // The band (core/price-band.ts) on what a trader sends; a triggered order's market sweep
-  // keeps to it too (match.ts), but a trigger is not refused for it.
-  if (into === undefined) {
-    const band = o.orderType === 'MARKET' ? marketBandCode(m, o.side) : bandCode(m, o.side, o.priceTicks)
-    if (band) return band
-  }
+  // The band (core/price-band.ts), on placed and triggered orders alike: a refused trigger
+  // expires with the code as its reason.
+  const band = o.orderType === 'MARKET' ? marketBandCode(m, o.side) : bandCode(m, o.side, o.priceTicks)
+  if (band) return band
   const bookCode = checkAgainstBook(m, o)
   if (bookCode) return bookCode
   if (!closing) {

@@ -254,6 +254,20 @@ t.test('what cannot be placed at trigger expires with the reason', async (t) => 
   t.equal(ex.sub(ALICE).openByMarket.size, 0)
 })
 
+t.test('a triggered order beyond the price band expires with the band\'s code as its reason', async (t) => {
+  const ex = setup()
+  print(ex, 50_000)
+  // A STOP sell limited at 46,000: below the floor ⌈49,000 × 0.95⌉ = 46,550 once 49,000 prints.
+  const stop = ex.ok(conditional(ALICE, 'SELL', 'STOP', { stopPriceTicks: px(49_000), priceTicks: px(46_000) })).orderId!
+  // A STOP_MARKET buy at 50,500 whose only ask, 53,100, is past ⌊50,500 × 1.05⌋ = 53,025.
+  const market = ex.ok(conditional(BOB, 'BUY', 'STOP_MARKET', { stopPriceTicks: px(50_500) })).orderId!
+  const r1 = print(ex, 49_000)
+  t.same(orderEvents(r1).filter((e) => e.orderId === stop).map((e) => [e.execType, e.cond!.reason]), [['EXPIRED', 'PRICE_BELOW_BAND']])
+  ex.ok(limit(CAROL, 'SELL', px(53_100), 10))
+  const r2 = print(ex, 50_500)
+  t.same(orderEvents(r2).filter((e) => e.orderId === market).map((e) => [e.execType, e.cond!.reason]), [['EXPIRED', 'MARKET_BEYOND_BAND']])
+})
+
 t.test('priceMatch on STOP and TAKE_PROFIT: the price comes from the book as it triggers', async (t) => {
   const ex = setup()
   print(ex, 50_000)
