@@ -41,8 +41,10 @@ function refusals(r: PhaseResult): string {
 async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(LATENCY_RATE) || LATENCY_RATE <= 0) throw new Error(`GATEWAY_BENCH_RATE must be a positive integer, got ${process.env.GATEWAY_BENCH_RATE}`)
   const nodeFlags = exchangeNodeFlags('GATEWAY_BENCH_NODE_FLAGS')
-  // The market-making bot off: the load generator is the only client.
-  const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off'], nodeFlags)
+  // The market-making bot off: the load generator is the only client. The price feed off too,
+  // so the book alone sets the mark: the feed's index starts at 30000.0 (bin/price-feed.ts), and
+  // the price band would refuse this load's buys at 50000.0 until the mark caught up.
+  const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off', '--price-feed', 'off'], nodeFlags)
   const { child, port, replicationPort, secret } = ex
   let worker: Worker | undefined
   try {
