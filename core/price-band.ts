@@ -16,16 +16,21 @@ import type { PerpMarket } from './state.js'
 
 const PPM = 1_000_000
 
+/** mark × (1 ± ppm), rounded toward the mark (0: no mark or no band): an edge of the band. */
+function edge(m: PerpMarket, ppm: number, above: boolean): number {
+  const mark = m.markPriceTicks
+  if (mark === 0 || ppm === 0) return 0
+  return above ? mulDivFloor(mark, PPM + ppm, PPM) : mulDivCeil(mark, PPM - ppm, PPM)
+}
+
 /** The highest limit price a buy may have now (0: no band). */
 export function buyCap(m: PerpMarket): number {
-  const mark = m.markPriceTicks
-  return mark === 0 || m.percentPricePpm === 0 ? 0 : mulDivFloor(mark, PPM + m.percentPricePpm, PPM)
+  return edge(m, m.percentPricePpm, true)
 }
 
 /** The lowest limit price a sell may have now (0: no band). */
 export function sellFloor(m: PerpMarket): number {
-  const mark = m.markPriceTicks
-  return mark === 0 || m.percentPricePpm === 0 ? 0 : mulDivCeil(mark, PPM - m.percentPricePpm, PPM)
+  return edge(m, m.percentPricePpm, false)
 }
 
 /** Why a limit price is outside the band, or null. */
@@ -40,10 +45,7 @@ export function bandCode(m: PerpMarket, side: Side, priceTicks: number): Code | 
 
 /** The worst price a market order may fill at now: its limit for the sweep (0: none). */
 export function takeBound(m: PerpMarket, isBuy: boolean): number {
-  const mark = m.markPriceTicks
-  const b = m.marketTakeBoundPpm
-  if (mark === 0 || b === 0) return 0
-  return isBuy ? mulDivFloor(mark, PPM + b, PPM) : mulDivCeil(mark, PPM - b, PPM)
+  return edge(m, m.marketTakeBoundPpm, isBuy)
 }
 
 /** A market order whose best counterparty price is already beyond its bound is refused. */

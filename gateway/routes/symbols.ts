@@ -28,12 +28,16 @@ function filters(m: Market, notionalFilter: object, more: object[] = []): object
   ]
 }
 
-/** PERCENT_PRICE with Binance's four decimals (1.0500 / 0.9500); none for a market without a band. */
+/** A ppm figure as a fraction with Binance's four decimals (50,000 ppm: "0.0500"). */
+function fraction4(ppm: number): string {
+  return formatUnits(Math.round(ppm / 100), 4)
+}
+
+/** PERCENT_PRICE's multipliers (1.0500 / 0.9500); none for a market without a band. */
 function percentPrice(m: PerpMarket): object[] {
   if (m.percentPricePpm === 0) return []
-  const ppm4 = (ppm: number): string => formatUnits(Math.round(ppm / 100), 4)
-  return [{ filterType: 'PERCENT_PRICE', multiplierUp: ppm4(1_000_000 + m.percentPricePpm),
-    multiplierDown: ppm4(1_000_000 - m.percentPricePpm), multiplierDecimal: '4' }]
+  return [{ filterType: 'PERCENT_PRICE', multiplierUp: fraction4(1_000_000 + m.percentPricePpm),
+    multiplierDown: fraction4(1_000_000 - m.percentPricePpm), multiplierDecimal: '4' }]
 }
 
 export function perpSymbol(state: State, m: PerpMarket): object {
@@ -48,8 +52,8 @@ export function perpSymbol(state: State, m: PerpMarket): object {
     baseAsset: m.base, quoteAsset: m.quote, marginAsset: m.quote,
     pricePrecision: m.pricePrecision, quantityPrecision: m.quantityPrecision,
     baseAssetPrecision: state.assets.get(m.base)!.scale, quotePrecision: quoteScale(state, m),
-    // priceProtect's threshold, ppm as a fraction with 4 decimals (50,000 ppm: "0.0500").
-    underlyingType: 'COIN', underlyingSubType: [], settlePlan: 0, triggerProtect: formatUnits(Math.round(m.triggerProtectPpm / 100), 4),
+    // priceProtect's threshold.
+    underlyingType: 'COIN', underlyingSubType: [], settlePlan: 0, triggerProtect: fraction4(m.triggerProtectPpm),
     liquidationFee: formatUnits(m.liquidationFeePpm, 6), marketTakeBound: trimZeros(formatUnits(m.marketTakeBoundPpm, 6)),
     maxLeverage: m.maxLeverage,
     filters: filters(m, { filterType: 'MIN_NOTIONAL', notional }, [
