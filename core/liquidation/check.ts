@@ -65,14 +65,14 @@ export function riskOf(state: State, sub: SubAccount, t: Target): Risk {
 
 /**
  * Checks every target of the sub-account: margin calls sent or cleared, in-liquidation flags
- * cleared where the target recovered. Returns the first target below maintenance (to be
- * liquidated), or null, in which case the sub-account's triggers are set afresh.
+ * cleared where the target recovered. Returns the targets below maintenance (to be
+ * liquidated), in target order, or null, in which case the sub-account's triggers are set afresh.
  */
-export function checkSub(state: State, sub: SubAccount, time: number, events: Event[]): Target | null {
+export function checkSub(state: State, sub: SubAccount, time: number, events: Event[]): Target[] | null {
   // Within its fill budget (budget.ts) the check would find nothing to do.
   if (hasBudget(sub)) return null
   if (sub.riskFlags.size === 0 && clearCross(state, sub)) return null
-  let due: Target | null = null
+  let due: Target[] | null = null
   const triggers: { m: PerpMarket; headroom: number; lossPerTick: number }[] = []
   for (const t of targetsOf(state, sub)) {
     const key = targetKey(t)
@@ -91,7 +91,7 @@ export function checkSub(state: State, sub: SubAccount, time: number, events: Ev
     const settled = !below && (t.kind !== 'CROSS' || sub.perpWallet >= 0 || r.maintenance > 0)
     if (settled && (flags & IN_LIQUIDATION) !== 0) setFlag(state, sub, key, IN_LIQUIDATION, false)
     if (!settled && !below && (flags & IN_LIQUIDATION) === 0) setFlag(state, sub, key, IN_LIQUIDATION, true)
-    if (below && due === null) due = t
+    if (below) (due ??= []).push(t)
     if (!below) triggers.push(...triggersOf(state, sub, t, r))
   }
   if (due === null) rearm(state, sub, triggers)

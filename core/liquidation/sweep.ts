@@ -145,21 +145,30 @@ export function liquidationSweep(state: State, m: PerpMarket, time: number, even
   }
 }
 
-/** Checks in key order, liquidating whoever is below maintenance, until no one waits. */
+/**
+ * Checks in key order, liquidating whoever is below maintenance, until no one waits. A
+ * sub-account's targets below maintenance are taken in order until one trades. One that cannot
+ * (its market halted, no one to take it) stays flagged and must not hold up the next: with no
+ * trade no mark moved, and what it moved (its own wallet, the fund) is no other target's margin.
+ */
 function liquidateQueued(state: State, queue: Queue, time: number, events: Event[]): void {
   let budget: number = LIMITS.liquidationsPerMoveMax
   for (let sub = queue.pop(); sub !== undefined; sub = queue.pop()) {
-    const target = checkSub(state, sub, time, events)
-    if (target === null) continue
-    if (budget === 0) {
-      // Past the limit: it stays flagged in liquidation, and hot, so the next move resumes it.
-      setFlag(state, sub, targetKey(target), IN_LIQUIDATION, true)
-      continue
-    }
-    budget -= 1
+    const targets = checkSub(state, sub, time, events)
+    if (targets === null) continue
     const touched = new Set<SubAccount>()
     const traded = new Set<PerpMarket>()
-    liquidate(state, sub, target, time, events, touched, traded)
+    for (const target of targets) {
+      if (budget === 0) {
+        // Past the limit: it stays flagged in liquidation, and hot, so the next move resumes it.
+        setFlag(state, sub, targetKey(target), IN_LIQUIDATION, true)
+        continue
+      }
+      budget -= 1
+      liquidate(state, sub, target, time, events, touched, traded)
+      // Trades moved marks, maybe this sub-account's other targets' too: it is checked again below.
+      if (traded.size > 0) break
+    }
     // Nothing could trade (its markets are halted): it stays flagged, and waits for them.
     if (traded.size === 0) continue
     // The trades moved marks: everyone the moves reach, and everyone the liquidation touched.

@@ -15,8 +15,9 @@ import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { apply } from '../../core/apply.js'
 import type { PerpMarket } from '../../core/state.js'
-import { moneyViolations } from '../../sim/model/invariants.js'
+import { maintenanceViolations, moneyViolations } from '../../sim/model/invariants.js'
 import { limit, market } from '../helpers/commands.js'
+import { ORACLE, SIGNATURE } from '../helpers/random-flow.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, NO_BAND_GENESIS, TestExchange, USDT } from '../helpers/exchange.js'
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
 import { fastMaintenance } from '../../core/liquidation/maintenance.js'
@@ -301,6 +302,41 @@ t.test('a position in a halted market waits, flagged in liquidation, and is clos
   t.same(of(resumed, 'trade').filter((e) => e.adl).map((e) => [e.priceTicks, e.qtyLots, e.maker.account, e.taker.realizedPnl]),
     [[300_000, 500, BOB, 0]])
   t.same([ex.position(ALICE).qtyLots, ex.sub(ALICE).perpWallet, ex.sub(ALICE).riskFlags.size], [0, 0, 0])
+  t.same(moneyViolations(ex.state), [])
+})
+
+// Seed 20394 of `npm run sim`: an isolated position in a halted market, below maintenance, came
+// first among its sub-account's targets and held up the next one. Each target is taken in turn
+// until one trades; a stuck one stays flagged and waits for its market.
+t.test('a stuck target does not hold up the next: an isolated position is closed while another waits in a halted market', async (t) => {
+  const ex = fresh()
+  ex.fund(ALICE, 2_000)
+  for (const marketId of [BTCPERP, ETHPERP]) ex.ok({ type: 'ChangeMarginType', account: ALICE, sub: 0, marketId, marginType: 'ISOLATED' })
+  // Isolated longs, BTC first (its target comes first): 0.5 BTC at 30,000.0 (750 in, less 3 fee) and
+  // 2 ETH at 2,000.00 (200 in, less 0.8 fee), both as maker.
+  ex.ok(limit(ALICE, 'BUY', 300_000, 500))
+  ex.ok(limit(BOB, 'SELL', 300_000, 500))
+  ex.ok(limit(ALICE, 'BUY', 200_000, 2_000, { marketId: ETHPERP }))
+  ex.ok(limit(BOB, 'SELL', 200_000, 2_000, { marketId: ETHPERP }))
+  t.same([ex.position(ALICE).isolatedWallet, ex.position(ALICE, ETHPERP).isolatedWallet, ex.sub(ALICE).perpWallet],
+    [747 * USDT, 199_200_000, 1_050 * USDT])
+
+  // BTC halts; its index falls to 20,000: the mark follows (no book to say otherwise), a loss of 5,000
+  // against 747 of margin. Nothing can trade there: the position waits, flagged.
+  ex.ok({ type: 'SetMarketStatus', marketId: BTCPERP, status: 'HALT' })
+  ex.ok({ type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE })
+  ex.ok({ type: 'OraclePrice', pair: 'BTCUSDT', priceE8: 20_000e8, time: ex.time + 1, oracle: ORACLE, signature: SIGNATURE })
+  t.ok((ex.sub(ALICE).riskFlags.get(`${BTCPERP}:BOTH`)! & IN_LIQUIDATION) !== 0, 'BTC: in liquidation')
+  t.equal(ex.position(ALICE).qtyLots, 500, 'BTC: waiting for its market')
+
+  // ETH trades at 1,800.00 (CAROL sells into BOB's bid): 199.2 − 400 < 0, below maintenance.
+  ex.ok(limit(BOB, 'BUY', 180_000, 2_000, { marketId: ETHPERP }))
+  const events = ex.ok(limit(CAROL, 'SELL', 180_000, 100, { marketId: ETHPERP })).events
+  // Before the fix the BTC target, first, was liquidated again (nothing to do), and ETH's never.
+  const liquidations = of(events, 'forceOrder').filter((e) => e.autoCloseType === 'LIQUIDATION')
+  t.same(liquidations.map((e) => [e.marketId, e.account]), [[ETHPERP, ALICE]])
+  t.same([ex.position(ALICE, ETHPERP).qtyLots, ex.position(ALICE).qtyLots], [0, 500])
+  t.same(maintenanceViolations(ex.state), [], 'every target below maintenance is in liquidation')
   t.same(moneyViolations(ex.state), [])
 })
 
