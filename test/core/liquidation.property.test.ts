@@ -1,7 +1,8 @@
 // Liquidation properties over random price paths and order flow (fast-check): thinly funded,
-// highly leveraged traders (one isolated in BTC, one in hedge mode) in both perpetuals against
-// a market maker, oracle prices on random walks with jumps, and Ticks that cross funding
-// boundaries. After every command:
+// highly leveraged traders (one isolated in both markets, one in hedge mode) in both perpetuals
+// against a market maker, oracle prices on random walks with jumps, Ticks that cross funding
+// boundaries, and markets halted and reopened (the index moves on while a market is halted).
+// After every command:
 //   - money is conserved: deposits − withdrawals = wallets + isolated wallets + fees + the
 //     insurance fund (sim/model/invariants.ts);
 //   - no cross account and no isolated position is below maintenance unless it is recorded
@@ -20,17 +21,20 @@ import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import type { State } from '../../core/state.js'
 import { maintenanceViolations, moneyViolations } from '../../sim/model/invariants.js'
-import { BTCPERP, TestExchange, USDT } from '../helpers/exchange.js'
+import { TestExchange, USDT } from '../helpers/exchange.js'
 import { flowCommands, flowSteps, MAKER, ORACLE, PERPS, SIGNATURE, START_E8, type FlowStep } from '../helpers/random-flow.js'
 
 const TRADERS = ['1', '2', '3', '4'].map((d) => '0x' + d.repeat(40))
-/** Trader 4 trades BTC isolated; trader 3 is in hedge mode. */
+/** Trader 4 trades both markets isolated; trader 3 is in hedge mode. */
 const ISOLATED = TRADERS[3]!
 const HEDGE = TRADERS[2]!
 
-type Step = FlowStep
+/** A market halted or reopened: its positions wait, in liquidation, while prices move on. */
+type StatusStep = { kind: 'status'; m: number; halt: boolean }
+type Step = FlowStep | StatusStep
 
-const step: fc.Arbitrary<Step> = fc.oneof(...flowSteps(TRADERS.length, 4))
+const statusStep: fc.Arbitrary<StatusStep> = fc.record({ kind: fc.constant('status' as const), m: fc.integer({ min: 0, max: 1 }), halt: fc.boolean() })
+const step: fc.Arbitrary<Step> = fc.oneof(...flowSteps(TRADERS.length, 4), { weight: 1, arbitrary: statusStep })
 
 const scenario = fc.record({
   deposits: fc.array(fc.integer({ min: 150, max: 3_000 }), { minLength: 4, maxLength: 4 }),
@@ -72,7 +76,7 @@ function run(sc: Scenario): void {
     { type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE },
     { type: 'SetOracle', pair: 'ETHUSDT', oracle: ORACLE },
     { type: 'Deposit', account: MAKER, sub: 0, asset: 'USDT', amount: 5_000_000 * USDT, wallet: 'PERP', ref: 'maker' },
-    { type: 'ChangeMarginType', account: ISOLATED, sub: 0, marketId: BTCPERP, marginType: 'ISOLATED' },
+    ...PERPS.map(({ marketId }): Command => ({ type: 'ChangeMarginType', account: ISOLATED, sub: 0, marketId, marginType: 'ISOLATED' })),
     { type: 'ChangePositionMode', account: HEDGE, sub: 0, dualSide: true },
   ]
   TRADERS.forEach((account, i) => {
@@ -89,7 +93,10 @@ function run(sc: Scenario): void {
   sc.steps.forEach((s, i) => {
     if (i === cut) copy = decodeSnapshot(encodeSnapshot(ex.state))
     const flow = { state: ex.state, time: ex.time, traders: TRADERS, hedge: HEDGE, pricesE8: indexE8, oracle: true }
-    for (const { command, dtMs } of flowCommands(flow, s)) {
+    const commands = s.kind === 'status'
+      ? [{ command: { type: 'SetMarketStatus', marketId: PERPS[s.m]!.marketId, status: s.halt ? 'HALT' : 'TRADING' } as Command, dtMs: 1 }]
+      : flowCommands(flow, s)
+    for (const { command, dtMs } of commands) {
       const r = ex.run(command, dtMs)
       if (copy !== null) {
         const c: State = copy
