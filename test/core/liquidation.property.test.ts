@@ -1,5 +1,5 @@
 // Liquidation properties over random price paths and order flow (fast-check): thinly funded,
-// highly leveraged traders (one isolated in both markets, one in hedge mode) in both perpetuals
+// highly leveraged traders (one isolated in both markets, one in hedge mode, isolated in ETH) in both perpetuals
 // against a market maker, oracle prices on random walks with jumps, Ticks that cross funding
 // boundaries, and markets halted and reopened (the index moves on while a market is halted).
 // After every command:
@@ -25,7 +25,7 @@ import { TestExchange, USDT } from '../helpers/exchange.js'
 import { flowCommands, flowSteps, MAKER, ORACLE, PERPS, SIGNATURE, START_E8, type FlowStep } from '../helpers/random-flow.js'
 
 const TRADERS = ['1', '2', '3', '4'].map((d) => '0x' + d.repeat(40))
-/** Trader 4 trades both markets isolated; trader 3 is in hedge mode. */
+/** Trader 4 trades both markets isolated; trader 3 is in hedge mode, isolated in ETH (two isolated targets in one market). */
 const ISOLATED = TRADERS[3]!
 const HEDGE = TRADERS[2]!
 
@@ -78,6 +78,7 @@ function run(sc: Scenario): void {
     { type: 'Deposit', account: MAKER, sub: 0, asset: 'USDT', amount: 5_000_000 * USDT, wallet: 'PERP', ref: 'maker' },
     ...PERPS.map(({ marketId }): Command => ({ type: 'ChangeMarginType', account: ISOLATED, sub: 0, marketId, marginType: 'ISOLATED' })),
     { type: 'ChangePositionMode', account: HEDGE, sub: 0, dualSide: true },
+    { type: 'ChangeMarginType', account: HEDGE, sub: 0, marketId: PERPS[1]!.marketId, marginType: 'ISOLATED' },
   ]
   TRADERS.forEach((account, i) => {
     setup.push({ type: 'Deposit', account, sub: 0, asset: 'USDT', amount: sc.deposits[i]! * USDT, wallet: 'PERP', ref: `t${i}` })
