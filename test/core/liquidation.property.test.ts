@@ -1,7 +1,8 @@
 // Liquidation properties over random price paths and order flow (fast-check): thinly funded,
-// highly leveraged traders (one isolated in both markets, one in hedge mode, isolated in ETH) in both perpetuals
-// against a market maker, oracle prices on random walks with jumps, Ticks that cross funding
-// boundaries, and markets halted and reopened (the index moves on while a market is halted).
+// highly leveraged traders (one isolated in both markets, one in hedge mode and isolated in
+// ETH) in both perpetuals against a market maker, oracle prices on random walks with jumps,
+// Ticks that cross funding boundaries, and markets halted and reopened (the index moves on
+// while a market is halted).
 // After every command:
 //   - money is conserved: deposits − withdrawals = wallets + isolated wallets + fees + the
 //     insurance fund (sim/model/invariants.ts);
