@@ -35,6 +35,14 @@ t.test('seed 25: ADL leaves alone a counterparty already past bankruptcy', async
   t.same(r.failures, [], `replay: ${r.replay}`)
 })
 
+// Seed 20394 left an isolated ETH position below maintenance, unflagged and open, behind the
+// same sub-account's isolated BTC position waiting in a halted market: the sweep took only a
+// sub-account's first target. It now takes each in turn (core/liquidation/sweep.ts).
+t.test('seed 20394: a target in a halted market does not hold up the next', async (t) => {
+  const r = await runCluster({ seed: 20394 })
+  t.same(r.failures, [], `replay: ${r.replay}`)
+})
+
 t.test('a seed replays exactly', async (t) => {
   const a = await runCluster({ seed: 2 })
   const b = await runCluster({ seed: 2 })
