@@ -66,7 +66,8 @@ export function riskOf(state: State, sub: SubAccount, t: Target): Risk {
 /**
  * Checks every target of the sub-account: margin calls sent or cleared, in-liquidation flags
  * cleared where the target recovered. Returns the targets below maintenance (to be
- * liquidated), in target order, or null, in which case the sub-account's triggers are set afresh.
+ * liquidated), in target order, or null, in which case the sub-account's triggers are set
+ * afresh.
  */
 export function checkSub(state: State, sub: SubAccount, time: number, events: Event[]): Target[] | null {
   // Within its fill budget (budget.ts) the check would find nothing to do.

@@ -169,7 +169,7 @@ function liquidateQueued(state: State, queue: Queue, time: number, events: Event
       // Trades moved marks, maybe this sub-account's other targets' too: it is checked again below.
       if (traded.size > 0) break
     }
-    // Nothing could trade (its markets are halted): it stays flagged, and waits for them.
+    // Nothing could trade (halted markets, no one to take it): it stays flagged, and waits.
     if (traded.size === 0) continue
     // The trades moved marks: everyone the moves reach, and everyone the liquidation touched.
     const again = new Set<SubAccount>(touched)
