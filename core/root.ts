@@ -2,8 +2,7 @@
 // position, open order, withdrawal and ledger total, sorted, so that any two replicas that
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
 
-import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM } from './genesis.js'
-import { DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
+import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
 import { hashLeaf, merkleRoot, merkleRootReusing, toHex } from './merkle.js'
 import { pricesLeaf } from './prices.js'
 import type { Order, Position, State } from './state.js'
