@@ -39,8 +39,7 @@ interface Answer {
 /** A request's batches, each waiting for its verdict. */
 type Waiting = Answer[]
 
-// Under the test runner the sources are TypeScript; compiled, they are JavaScript.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './verify-worker.ts' : './verify-worker.js', import.meta.url)
+const WORKER_URL = new URL('./verify-worker.js', import.meta.url)
 
 export class ChainVerifier {
   readonly #calls: WorkerCalls<VerifyReply, Waiting>

@@ -24,8 +24,7 @@ export interface RootSource {
   rootOf(bytes: Uint8Array): Promise<string>
 }
 
-// Under the test runner the sources are TypeScript; compiled, they are JavaScript.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './root-worker.ts' : './root-worker.js', import.meta.url)
+const WORKER_URL = new URL('./root-worker.js', import.meta.url)
 
 interface Waiting {
   bytes: Uint8Array

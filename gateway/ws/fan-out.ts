@@ -54,8 +54,8 @@ export type FromFanOut = { t: 'ready' } | { t: 'events'; events: FanOutEvent[] }
 /** How long a stopping child may take before it is killed. */
 const STOP_MS = 5_000
 
-/** The child's entry: the compiled module beside this one, or the TypeScript source under a TS loader. */
-const CHILD = new URL(import.meta.url.endsWith('.ts') ? './fan-out-process.ts' : './fan-out-process.js', import.meta.url)
+/** The child's entry: the compiled module beside this one. */
+const CHILD = new URL('./fan-out-process.js', import.meta.url)
 
 /** One stream's subscribers in the child, as the hub sees them: one subscriber, however many connections. */
 class Relay implements Subscriber {

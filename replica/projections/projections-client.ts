@@ -43,7 +43,7 @@ const ENTRIES_PER_MESSAGE = 10_000
  */
 const FLUSH_SHARE_MS = 20
 
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './projections-worker.ts' : './projections-worker.js', import.meta.url)
+const WORKER_URL = new URL('./projections-worker.js', import.meta.url)
 
 /** Starts the worker on the LevelDB at `path` and resolves once it has opened it. */
 export async function startProjectionsWorker(path: string, options: ProjectionsOptions = {}): Promise<ProjectionsClient> {

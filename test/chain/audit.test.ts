@@ -22,7 +22,7 @@ import { runAudit } from '../../bin/audit.js'
 import { exportLog } from '../../bin/export-log.js'
 import { chainRig } from './rig.js'
 import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
 
 const CHAIN_ID = 31337
 const chain = await chainRig()
@@ -186,9 +186,9 @@ t.test('an anchored root that does not match fails the audit at that seq', async
 })
 
 t.test('the CLI: export-log writes the file, audit exits non-zero naming the seq', async (t) => {
-  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
+  const bin = EXCHANGE_BIN
   const run = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
+    execFile(process.execPath, [bin, ...args], { env: childEnv() }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
   })
   const file = path.join(dir, 'cli.msgpack')
   t.same(await run(['export-log', '--data', dir, '--out', file]), { code: 0, stdout: `exported 45 entries to ${file}\n` })

@@ -5,13 +5,15 @@
 // schemas also serialize them.
 
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
 import Fastify from 'fastify'
 import { Wallet } from 'ethers'
 import { checkResponses } from '../../gateway/response-check.js'
+import { ROOT } from '../helpers/paths.js'
 import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }
 
 type Route = [method: string, path: string]
 

@@ -7,9 +7,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { childEnv, EXCHANGE_BIN } from './paths.js'
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
+const BIN = EXCHANGE_BIN
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,7 +42,7 @@ export function startExchange(args: string[]): Proc {
   // Tests assert exact books and trades: `start`'s market-making bot runs only where a test asks for it.
   const botSet = args.some((a) => a === '--bot' || a.startsWith('--bot=') || a === '--no-bot')
   if (args[0] === 'start' && !botSet) args = [...args, '--bot', 'off']
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() })
   const lines: Record<string, unknown>[] = []
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []
   let buf = ''
@@ -132,7 +132,8 @@ export interface RestartableNode {
 
 /**
  * One `exchange start` node on a data directory and ports of its own that a test may stop and
- * start again (both removed at the end); `extra` flags go to every start.
+ * start again (both removed at the end); `extra` flags go to every start. It runs no price feed,
+ * whose band around an index of 30,000 would refuse the tests' orders once its first price lands.
  */
 export async function restartableNode(t: { teardown(fn: () => Promise<void>): void }, name: string, secret: string,
   extra: string[] = []): Promise<RestartableNode> {
@@ -148,7 +149,7 @@ export async function restartableNode(t: { teardown(fn: () => Promise<void>): vo
     get proc() { return proc! },
     async start() {
       proc = startExchange(['start', '--data', dir, '--port', String(api), '--replication-port', String(repl),
-        '--metrics-port', String(metrics), '--master-secret', secret, ...extra])
+        '--metrics-port', String(metrics), '--master-secret', secret, '--price-feed', 'off', ...extra])
       await proc.waitFor((l) => l.msg === 'sequencer running', 30_000)
     },
     async demo() {

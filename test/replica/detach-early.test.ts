@@ -4,12 +4,12 @@
 // of its own, with no buffer detached yet.
 
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { Worker } from 'node:worker_threads'
 import t from 'tap'
+import { DIST } from '../helpers/paths.js'
 
-const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist')
 
 // The probes ask V8 whether a function is optimized.
 setFlagsFromString('--allow-natives-syntax')
