@@ -93,7 +93,8 @@ export class WsApiConnection extends ManagedSocket {
       id = req.id
       if (this.inFlight > IN_FLIGHT_MAX) throw new ApiError(429, -1003, 'Too many requests queued.')
       const p = paramsOf(req.params)
-      const method = METHODS[req.method]
+      // Own keys only: `constructor` or `toString` must not find Object.prototype's.
+      const method = Object.hasOwn(METHODS, req.method) ? METHODS[req.method] : undefined
       if (method === undefined) {
         this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
         throw new ApiError(400, -1020, 'This operation is not supported.')

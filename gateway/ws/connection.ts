@@ -48,7 +48,8 @@ export class StreamConnection implements SocketEvents {
 
   constructor(private readonly link: StreamLink, private combined: boolean,
     private readonly streamLimits: Pick<ConnectionLimits, 'messagesPerSecond' | 'streamsMax'>,
-    private readonly onEnd: (c: StreamConnection) => void, private readonly extra?: ExtraStreams) {}
+    private readonly onEnd: (c: StreamConnection) => void, private readonly onError: (err: unknown) => void,
+    private readonly extra?: ExtraStreams) {}
 
   get isOpen(): boolean { return this.open }
 
@@ -123,7 +124,13 @@ export class StreamConnection implements SocketEvents {
     try {
       reply = this.handle(text)
     } catch (err) {
-      if (!(err instanceof ControlError)) throw err
+      if (!(err instanceof ControlError)) {
+        // Thrown on into the socket's listener it would take the whole process down: a bug of
+        // ours is reported, and costs only this connection.
+        this.onError(err)
+        this.close(CLOSE.internal, 'Internal error')
+        return
+      }
       reply = { code: err.code, msg: err.message }
     }
     this.link.reply(JSON.stringify(reply))
@@ -142,7 +149,8 @@ export class StreamConnection implements SocketEvents {
     if (!('method' in r)) throw invalid('missing field `method`')
     const method = r.method
     if (typeof method !== 'string' || !(METHODS as readonly string[]).includes(method)) {
-      throw invalid(`unknown variant \`${String(method)}\`, expected one of ${METHODS.map((m) => `\`${m}\``).join(', ')}`)
+      // Not String(method): a parsed object's own `toString` key would make that throw.
+      throw invalid(`unknown variant \`${typeof method === 'string' ? method : JSON.stringify(method)}\`, expected one of ${METHODS.map((m) => `\`${m}\``).join(', ')}`)
     }
     const id = r.id
     // Binance takes unsigned integers; API.md also allows strings.

@@ -12,6 +12,7 @@ export const CLOSE = {
   normal: 1000,
   goingAway: 1001,
   policy: 1008,
+  internal: 1011,
 } as const
 
 export type SocketLimits = Pick<ConnectionLimits, 'maxBufferedBytes' | 'pingIntervalMs' | 'pongTimeoutMs' | 'lifetimeMs' | 'closeGraceMs'>

@@ -30,7 +30,7 @@ export interface WebSocketOptions extends Partial<ConnectionLimits> {
   hub?: StreamHub
   /** Streams beyond the market ones, accepted in paths and SUBSCRIBE (listen keys). */
   extraStreams?: ExtraStreams
-  /** Errors inside the feed (never a client's doing). Default: logged by the app's logger. */
+  /** Errors inside the feed or a connection (never a client's doing). Default: logged by the app's logger. */
   onError?: (err: unknown) => void
   /** Another server on the same port (the WebSocket API): takes the upgrades of its own paths. */
   otherUpgrades?: (req: IncomingMessage, socket: Duplex, head: Buffer) => boolean
@@ -130,7 +130,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     if (v !== undefined) limits[k] = v
     assert(Number.isSafeInteger(limits[k]) && limits[k] > 0, `WebSocket limit ${k} must be a positive integer`)
   }
-  const onError = o.onError ?? ((err: unknown) => app.log.error({ err }, 'market stream feed failed'))
+  const onError = o.onError ?? ((err: unknown) => app.log.error({ err }, 'market streams failed'))
   const hub = o.hub ?? new StreamHub()
   const feed = new MarketFeed(ctx, hub, { ...BINANCE_CADENCES, ...o.cadences }, onError)
   const connections = new Set<StreamConnection>()
@@ -159,7 +159,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     }
     if (fanOut !== undefined) {
       fanOut.adopt(req, socket, head, route.combined, (link, onEnd) => {
-        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); onEnd() }, o.extraStreams)
+        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); onEnd() }, onError, o.extraStreams)
         connections.add(c)
         c.subscribeAll(route.streams)
         return c
@@ -168,7 +168,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const s = new StreamSocket(ws, socket, limits, hub, route.combined)
-      const conn = new StreamConnection(s, route.combined, limits, (c) => connections.delete(c), o.extraStreams)
+      const conn = new StreamConnection(s, route.combined, limits, (c) => connections.delete(c), onError, o.extraStreams)
       s.listen(conn)
       connections.add(conn)
       conn.subscribeAll(route.streams)

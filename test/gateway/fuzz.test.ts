@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { Wallet } from 'ethers'
 import type { FastifyInstance } from 'fastify'
 import { stateRoot } from '../../core/root.js'
+import { PARAMS } from '../helpers/fuzz-params.js'
 import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
 
 /** [method, path] of every route in printRoutes()'s tree (HEAD mirrors GET; wildcards skipped). */
@@ -29,21 +30,6 @@ function routesOf(app: FastifyInstance): [string, string][] {
 
 /** Ends the session the fuzzer signs with: swept last, never drawn at random. */
 const SESSION_END = 'DELETE /fapi/v1/session'
-
-const NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'orderId', 'origClientOrderId', 'newClientOrderId',
-  'limit', 'interval', 'startTime', 'endTime', 'fromId', 'leverage', 'reduceOnly', 'positionSide', 'amount', 'coin',
-  'dualSidePosition', 'cancelRestrictions', 'goodTillDate', 'newOrderRespType', 'selfTradePreventionMode', 'incomeType',
-  'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'network',
-  'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice']
-const VALUES = fc.oneof(
-  fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
-    'GTX', 'GTD', '1m', '1M', 'true', 'false', 'LONG', 'USDT', 'RESULT', 'ISOLATED', 'CROSSED', 'MAIN_UMFUTURE', '0', '-1',
-    '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]'),
-  fc.string({ maxLength: 12 }),
-  fc.integer({ min: -5, max: 2 ** 53 }).map(String),
-  fc.double({ noNaN: false }).map(String),
-)
-const PARAMS = fc.dictionary(fc.constantFrom(...NAMES), VALUES, { maxKeys: 6 })
 
 async function fuzzRig(): Promise<{ rig: GatewayRig, keys: Keys }> {
   const rig = await gatewayRig()

@@ -17,7 +17,7 @@ export interface StreamRig extends GatewayRig {
   http: string
   /** The replica's seq when the streams started: the first depth event's pu. */
   startSeq: number
-  /** What the feed reported (a depth model that disagrees with the book, say): stays empty. */
+  /** What the feed or a connection reported (a depth model that disagrees with the book, say): stays empty. */
   feedErrors: string[]
 }
 

@@ -78,6 +78,12 @@ t.test('control messages answer exactly as Binance does', async (t) => {
   t.same(await ask({ method: 'PING', id: 9 }), { code: 2,
     msg: 'Invalid request: unknown variant `PING`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' })
   t.same(await ask({ params: [], id: 9 }), { code: 2, msg: 'Invalid request: missing field `method`' })
+  // An object whose own `toString` is not a function: formatting it with String() threw, and the
+  // throw took the whole exchange process down.
+  t.same(await ask({ method: { toString: 1 }, id: 9 }), { code: 2,
+    msg: 'Invalid request: unknown variant `{"toString":1}`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' })
+  t.same(await ask({ method: 5, id: 9 }), { code: 2,
+    msg: 'Invalid request: unknown variant `5`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' })
   t.same(await ask({ method: 'SUBSCRIBE', params: ['btcusdtperp@nothing'], id: 10 }),
     { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@nothing"' })
   const bad = await ask('{"method":')
@@ -195,4 +201,19 @@ t.test('other feeds plug in their own stream names (listen keys) on the same pat
   t.same(await c.request({ method: 'SUBSCRIBE', params: ['n0pe'], id: 2 }), { code: 2, msg: 'Invalid request: invalid stream name "n0pe"' })
   t.equal(await refusal(rig.base + '/ws/n0pe'), 400)
   for (const x of [...clients, c]) x.close()
+})
+
+t.test('a fault of ours while handling a frame closes that connection with 1011 and is reported; the rest go on', async (t) => {
+  // A plugged-in stream check that throws stands for any bug on the frame's path.
+  const rig = await streamRig({ extraStreams: { accepts: (n) => { if (n === 'b00m') throw new Error('the check failed'); return false } } })
+  t.teardown(() => rig.close())
+  const other = await connect(rig.base + '/ws')
+  const c = await connect(rig.base + '/ws')
+  c.send({ method: 'SUBSCRIBE', params: ['b00m'], id: 1 })
+  t.same(await c.closedWith(), { code: 1011, reason: 'Internal error' })
+  t.match(rig.feedErrors, [/the check failed/], 'reported to the gateway\'s error handler')
+  t.same(await other.request({ method: 'LIST_SUBSCRIPTIONS', id: 2 }), { result: [], id: 2 }, 'another connection still served')
+  const again = await connect(rig.base + '/ws')
+  t.same(await again.request({ method: 'LIST_SUBSCRIPTIONS', id: 3 }), { result: [], id: 3 }, 'and new ones accepted')
+  for (const x of [other, again]) x.close()
 })

@@ -182,6 +182,11 @@ t.test('refusals in Binance\'s shape change nothing, and nothing a client sends 
       { code: -1135, msg: "Invalid 'params' in JSON request; expected an object." }],
     ['an unknown method', { id: 'g', method: 'order.explode', params: {} }, 400,
       { code: -1020, msg: 'This operation is not supported.' }],
+    // Looked up in the method table, these found Object.prototype's and answered 500.
+    ['a method named constructor', { id: 'g2', method: 'constructor', params: {} }, 400,
+      { code: -1020, msg: 'This operation is not supported.' }],
+    ['a method named toString', { id: 'g3', method: 'toString', params: {} }, 400,
+      { code: -1020, msg: 'This operation is not supported.' }],
     ['no apiKey', { id: 'h', method: 'account.balance', params: { timestamp: rig.ex.time } }, 401,
       { code: -2014, msg: 'API-key format invalid.' }],
   ]

@@ -1,0 +1,22 @@
+// Random request parameters for the fuzz tests of REST and of the WebSocket API: names the
+// routes read, with values that are valid somewhere, malformed, huge, or arbitrary text.
+
+import fc from 'fast-check'
+
+export const PARAM_NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'orderId', 'origClientOrderId', 'newClientOrderId',
+  'limit', 'interval', 'startTime', 'endTime', 'fromId', 'leverage', 'reduceOnly', 'positionSide', 'amount', 'coin',
+  'dualSidePosition', 'cancelRestrictions', 'goodTillDate', 'newOrderRespType', 'selfTradePreventionMode', 'incomeType',
+  'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'network',
+  'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice']
+
+export const PARAM_VALUES = fc.oneof(
+  fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
+    'GTX', 'GTD', '1m', '1M', 'true', 'false', 'LONG', 'USDT', 'RESULT', 'ISOLATED', 'CROSSED', 'MAIN_UMFUTURE', '0', '-1',
+    '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]'),
+  fc.string({ maxLength: 12 }),
+  fc.integer({ min: -5, max: 2 ** 53 }).map(String),
+  fc.double({ noNaN: false }).map(String),
+)
+
+/** Up to six named parameters, as strings. */
+export const PARAMS = fc.dictionary(fc.constantFrom(...PARAM_NAMES), PARAM_VALUES, { maxKeys: 6 })

@@ -1,0 +1,157 @@
+// fast-check against the WebSocket endpoints over real loopback, as test/gateway/fuzz.test.ts
+// does for REST. On the WebSocket API (/ws-fapi/v1): every method with random signed params,
+// and random frames of any shape, each get one reply in Binance's shape, never a 5xx; a refused
+// request leaves the state root unchanged; the connection goes on serving. On the market
+// streams (/ws): random control frames each get a reply in Binance's stream shape, the socket
+// stays open, and LIST_SUBSCRIPTIONS always lists what the accepted SUBSCRIBEs and UNSUBSCRIBEs left.
+
+import t from 'tap'
+import fc from 'fast-check'
+import { createHmac } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { Wallet } from 'ethers'
+import { stateRoot } from '../../core/root.js'
+import { attachStreams } from '../../gateway/ws/attach.js'
+import { METHODS } from '../../gateway/ws-api/methods.js'
+import { signaturePayload } from '../../gateway/ws-api/signing.js'
+import { PARAMS } from '../helpers/fuzz-params.js'
+import { gatewayRig, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { connect, FAN_OUT, type Client } from './client.js'
+
+const SEED = 20261127
+
+async function setup(t: { teardown(fn: () => unknown): void }) {
+  const rig = await gatewayRig()
+  // The streams' limit of 10 frames a second would close the fuzzer's socket: not what is tested here.
+  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT, messagesPerSecond: 1_000_000 })
+  await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (rig.app.server.address() as AddressInfo).port
+  const clients: Client[] = []
+  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
+  const open = async (path: string) => { const c = await connect(`ws://127.0.0.1:${port}${path}`); clients.push(c); return c }
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 1_000_000_000, wallet: 'PERP', ref: 'f' })
+  return { rig, open, keys }
+}
+
+/** params with apiKey and timestamp, HMAC-signed over the sorted `key=value` text. */
+function signed(rig: GatewayRig, keys: Keys, params: Record<string, string>): Record<string, string> {
+  const p: Record<string, string> = { apiKey: keys.apiKey, timestamp: String(rig.ex.time), ...params }
+  const text = signaturePayload(new Map(Object.entries(p)))
+  return { ...p, signature: createHmac('sha256', keys.secretKey).update(text).digest('hex') }
+}
+
+/** A WebSocket API reply; throws when it is not one in Binance's shape, or is a 5xx. */
+function checkReply(r: any, sent: string): number {
+  const where = `${sent} → ${JSON.stringify(r)}`
+  if (typeof r.status !== 'number' || r.status >= 500) throw new Error(`a 5xx or no status: ${where}`)
+  if (!Array.isArray(r.rateLimits) || r.rateLimits[0]?.rateLimitType !== 'REQUEST_WEIGHT') throw new Error(`no rateLimits: ${where}`)
+  if (r.status >= 400) {
+    if (typeof r.error?.code !== 'number' || r.error.code >= 0 || typeof r.error.msg !== 'string') throw new Error(`bad error: ${where}`)
+  } else if (!('result' in r)) {
+    throw new Error(`neither result nor error: ${where}`)
+  }
+  return r.status
+}
+
+/** Sends one frame and waits for its reply: the next message with a status. */
+async function exchange(ws: Client, frame: string): Promise<any> {
+  ws.send(frame)
+  return ws.next((m) => m !== null && typeof m === 'object' && 'status' in m)
+}
+
+t.test('the WebSocket API: every method with random signed params', async (t) => {
+  const { rig, open, keys } = await setup(t)
+  const ws = await open('/ws-fapi/v1')
+  const methods = [...Object.keys(METHODS).filter((m) => m !== 'session.logout'), 'order.explode', 'constructor', 'toString']
+  const statuses = new Map<number, number>()
+  let id = 0
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...methods), PARAMS, fc.boolean(), async (method, params, sign) => {
+    const before = stateRoot(rig.ex.state)
+    const frame = JSON.stringify({ id: ++id, method, params: sign ? signed(rig, keys, params) : params })
+    const r = await exchange(ws, frame)
+    if (r.id !== id) throw new Error(`reply to ${id} came with id ${r.id}`)
+    const status = checkReply(r, frame)
+    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+    if (status >= 400 && stateRoot(rig.ex.state) !== before) throw new Error(`${frame} was refused but changed state`)
+  }), { numRuns: 400, seed: SEED })
+  t.comment(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
+  t.ok((statuses.get(200) ?? 0) > 0 && (statuses.get(400) ?? 0) > 0, 'some requests served, some refused')
+  t.equal([...statuses.keys()].filter((s) => s >= 500).length, 0, 'no 5xx')
+  const still = await exchange(ws, JSON.stringify({ id: 'last', method: 'ticker.price', params: { symbol: 'BTCUSDTPERP' } }))
+  t.equal(still.status, 200, 'the connection still serves')
+})
+
+/** Any frame: text that is not JSON, JSON of any shape, and request-like objects with any fields. */
+const FRAMES = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+  fc.record({
+    id: fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.nat(), fc.string({ maxLength: 70 })),
+    method: fc.oneof(fc.constantFrom(...Object.keys(METHODS), 'SUBSCRIBE'), fc.jsonValue({ maxDepth: 1 })),
+    params: fc.oneof(PARAMS, fc.jsonValue({ maxDepth: 2 })),
+  }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+)
+
+t.test('the WebSocket API: random frames of any shape', async (t) => {
+  const { rig, open } = await setup(t)
+  const ws = await open('/ws-fapi/v1')
+  const root = stateRoot(rig.ex.state)
+  let replies = 0
+  await fc.assert(fc.asyncProperty(fc.oneof(FRAMES, fc.uint8Array({ maxLength: 16 })), async (frame) => {
+    if (typeof frame === 'string') ws.send(frame)
+    else ws.ws.send(frame, { binary: true })
+    checkReply(await ws.next((m) => m !== null && typeof m === 'object' && 'status' in m), String(frame))
+    replies++
+  }), { numRuns: 400, seed: SEED })
+  t.equal(replies, 400, 'one reply in Binance\'s shape to each frame, none a 5xx')
+  t.equal(stateRoot(rig.ex.state), root, 'nothing unsigned changed state')
+  t.equal(ws.closed, null, 'the connection is open')
+})
+
+// Names parseStream takes (symbols need not be listed), near misses, and arbitrary values.
+const STREAM_NAMES = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('btcusdtperp@aggTrade', 'btcusdtperp@depth', 'btcusdtperp@depth5@100ms',
+    'ethusdtperp@kline_1m', 'btcusdtperp@markPrice@1s', '!markPrice@arr', '!ticker@arr', '!bookTicker', 'btcusdt@indexPrice',
+    'zz9@trade') },
+  fc.constantFrom('btcusdtperp@depth7', 'BTCUSDTPERP@trade', '@trade', 'btcusdtperp@', 'btcusdtperp@kline_2m'),
+  fc.string({ maxLength: 20 }),
+  fc.jsonValue({ maxDepth: 1 }),
+)
+const CONTROL = fc.record({
+  method: fc.constantFrom('SUBSCRIBE', 'UNSUBSCRIBE', 'LIST_SUBSCRIPTIONS', 'SET_PROPERTY', 'GET_PROPERTY'),
+  params: fc.oneof({ weight: 6, arbitrary: fc.array(STREAM_NAMES, { maxLength: 4 }) }, fc.constant(['combined', true]), fc.constant(['combined']),
+    fc.jsonValue({ maxDepth: 2 })),
+  id: fc.oneof({ weight: 4, arbitrary: fc.nat() }, fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 })),
+}, { requiredKeys: ['method', 'id'] })
+
+t.test('the market streams: random control frames', async (t) => {
+  const { open } = await setup(t)
+  const ws = await open('/ws')
+  const isReply = (m: any) => m !== null && typeof m === 'object' && ('id' in m || 'code' in m)
+  const listed = new Set<string>()
+  let checked = 0
+  let changes = 0
+  await fc.assert(fc.asyncProperty(fc.oneof({ weight: 4, arbitrary: CONTROL.map((c) => JSON.stringify(c)) },
+    { weight: 1, arbitrary: FRAMES }), async (frame) => {
+    ws.send(frame)
+    const r = await ws.next(isReply)
+    if ('code' in r) {
+      if (!Number.isInteger(r.code) || r.code < 0 || r.code > 3 || typeof r.msg !== 'string') throw new Error(`${frame} → ${JSON.stringify(r)}`)
+    } else {
+      // Accepted: the subscriptions change as the request said.
+      const req = JSON.parse(frame) as { method: string; params: string[] }
+      if (req.method === 'SUBSCRIBE') for (const n of req.params) { if (!listed.has(n)) changes++; listed.add(n) }
+      if (req.method === 'UNSUBSCRIBE') for (const n of req.params) { if (listed.has(n)) changes++; listed.delete(n) }
+    }
+    const list = await ws.request({ method: 'LIST_SUBSCRIPTIONS', id: 'list' })
+    if (JSON.stringify([...list.result].sort()) !== JSON.stringify([...listed].sort())) {
+      throw new Error(`after ${frame}: listed ${JSON.stringify(list.result)}, expected ${JSON.stringify([...listed])}`)
+    }
+    checked++
+  }), { numRuns: 300, seed: SEED })
+  t.equal(checked, 300, 'each frame answered in the stream shape; LIST_SUBSCRIPTIONS always right')
+  t.ok(changes > 0, `${changes} subscriptions added or removed along the way`)
+  t.equal(ws.closed, null, 'the socket is open')
+})
