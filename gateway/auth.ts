@@ -11,7 +11,7 @@ import {
   badApiKeyFormat, invalidParam, invalidSignature, mandatoryParam, permissionDenied, rejectedApiKey,
   timestampAhead, timestampOutsideRecvWindow,
 } from './errors.js'
-import { rawRequest, type RawRequest } from './params.js'
+import { checkDuplicates, rawRequest, type RawRequest } from './params.js'
 import { rsaSignatureValid } from './rsa.js'
 
 export type Security = 'USER_STREAM' | 'MARKET_DATA' | 'TRADE' | 'USER_DATA'
@@ -22,7 +22,7 @@ const RECV_WINDOW_MAX = 60_000
 /** A request may be stamped up to this far ahead of the server clock. */
 const AHEAD_MS = 1000
 
-export interface Authenticated extends RawRequest {
+export interface Authenticated extends Omit<RawRequest, 'duplicate'> {
   session: Session
   /** The session's sub-account, when it holds anything yet. */
   sub: SubAccount | undefined
@@ -71,7 +71,7 @@ export function withoutSignature(raw: string): string {
   return raw.split('&').filter((p) => !p.startsWith('signature=')).join('&')
 }
 
-export function checkSignature(ctx: GatewayContext, session: Session, r: RawRequest): void {
+export function checkSignature(ctx: GatewayContext, session: Session, r: Omit<RawRequest, 'duplicate'>): void {
   const given = r.params.get('signature')
   if (given === undefined || given === '') throw mandatoryParam('signature')
   const payload = withoutSignature(r.rawQuery) + withoutSignature(r.rawBody)
@@ -121,6 +121,7 @@ export function sessionByKey(ctx: GatewayContext, key: unknown): Session {
 export function authenticate(ctx: GatewayContext, req: FastifyRequest, security: Security): Authenticated {
   const session = sessionOf(ctx, req)
   const r = rawRequest(req)
+  checkDuplicates(r)
   if (security === 'TRADE' || security === 'USER_DATA') {
     checkSignature(ctx, session, r)
     checkTiming(ctx, req, r)

@@ -5,9 +5,8 @@
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
-  duplicateParameter, illegalChars, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
+  illegalChars, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
 } from './errors.js'
-import type { RawRequest } from './params.js'
 
 export type Params = Map<string, string>
 
@@ -32,21 +31,6 @@ export function required(params: Params, name: string): string {
   const v = optional(params, name)
   if (v === undefined) throw mandatoryParam(name)
   return v
-}
-
-/**
- * A parameter sent twice in the query string, or twice in the body, is refused (-1101). One
- * sent in both is not a duplicate: the query wins, as the spec says.
- */
-export function checkDuplicates(raw: RawRequest): void {
-  for (const part of [raw.rawQuery, raw.rawBody]) {
-    if (part === '') continue
-    const seen = new Set<string>()
-    for (const k of new URLSearchParams(part).keys()) {
-      if (seen.has(k)) throw duplicateParameter()
-      seen.add(k)
-    }
-  }
 }
 
 /** An unsigned integer parameter, exact as a bigint; -1100 when it is not plain digits. */

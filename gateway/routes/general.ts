@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket, SpotMarket } from '../../core/state.js'
 import type { GatewayContext } from '../context.js'
 import { invalidSymbol } from '../errors.js'
-import { rawRequest } from '../params.js'
+import { checkDuplicates, rawRequest, type RawRequest } from '../params.js'
 import { generalDocs } from '../schemas/general.js'
 import type { WeightCounter } from '../weights.js'
 import { perpSymbol, spotSymbol } from './symbols.js'
@@ -16,7 +16,9 @@ interface Options {
 }
 
 /** The `symbol` or `symbols` (JSON array) parameter, or every symbol when neither is sent. */
-function requestedSymbols(params: Map<string, string>): Set<string> | null {
+function requestedSymbols(raw: RawRequest): Set<string> | null {
+  checkDuplicates(raw)
+  const params = raw.params
   const one = params.get('symbol')
   if (one !== undefined) return new Set([one])
   const many = params.get('symbols')
@@ -44,7 +46,7 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   app.get('/fapi/v1/exchangeInfo', generalDocs.futuresExchangeInfo, async (req) => {
     weights.charge(req.ip, 20)
     const state = ctx.state()
-    const wanted = requestedSymbols(rawRequest(req).params)
+    const wanted = requestedSymbols(rawRequest(req))
     const perps = state.markets.filter((m): m is PerpMarket => m?.kind === 'PERP')
     const symbols = perps.filter((m) => wanted === null || wanted.has(m.symbol))
     if (wanted !== null && symbols.length === 0) throw invalidSymbol()
@@ -61,7 +63,7 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     app.get(`${prefix}/exchangeInfo`, generalDocs.spotExchangeInfo, async (req) => {
       weights.charge(req.ip, 20)
       const state = ctx.state()
-      const wanted = requestedSymbols(rawRequest(req).params)
+      const wanted = requestedSymbols(rawRequest(req))
       const spots = state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
       const symbols = spots.filter((m) => wanted === null || wanted.has(m.symbol))
       if (wanted !== null && symbols.length === 0) throw invalidSymbol()

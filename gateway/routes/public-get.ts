@@ -3,10 +3,10 @@
 // requests too), duplicate parameters refused, then the handler.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { checkDuplicates, type Params } from '../market-params.js'
+import type { Params } from '../market-params.js'
 import { route as routeOptions } from '../schemas/common.js'
 import { MARKET_DOCS } from '../schemas/market.js'
-import { rawRequest } from '../params.js'
+import { checkDuplicates, rawRequest } from '../params.js'
 import type { WeightCounter } from '../weights.js'
 
 export interface PublicGet {

@@ -10,7 +10,7 @@ import { LIMITS } from '../../core/limits.js'
 import { authenticate, newApiKey, secretFor } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, timestampAhead, timestampOutsideRecvWindow } from '../errors.js'
-import { rawRequest } from '../params.js'
+import { checkDuplicates, rawRequest } from '../params.js'
 import { sessionDocs } from '../schemas/session.js'
 import { canonicalRsaPublicKey } from '../rsa.js'
 import { sessionSigner } from '../session-signature.js'
@@ -77,7 +77,9 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
 
   app.post('/fapi/v1/session', sessionDocs.open, async (req) => {
     weights.charge(req.ip, 1)
-    const command = walletSigned(rawRequest(req).params)
+    const raw = rawRequest(req)
+    checkDuplicates(raw)
+    const command = walletSigned(raw.params)
     const ack = await ctx.submit(command)
     if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
     const { apiKey, account: address, sub: subAccount, permissions, expiresAt } = command
@@ -92,7 +94,9 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   app.post('/fapi/v1/apiKey/rsa', sessionDocs.rsaKey, async (req) => {
     weights.charge(req.ip, 1)
     if (req.headers['x-mbx-apikey'] === undefined) {
-      const { params } = rawRequest(req)
+      const raw = rawRequest(req)
+      checkDuplicates(raw)
+      const { params } = raw
       const command = walletSigned(params, canonicalRsaPublicKey(required(params, 'publicKey')))
       const ack = await ctx.submit(command)
       if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })

@@ -1,7 +1,8 @@
 // Request parameters: the gateway's own split of a plain query string or form body gives
 // exactly the pairs the WHATWG form-urlencoded parser (URLSearchParams) gives, in the same
 // order, the query winning over the body; texts with escapes, '+' or a leading '?' are
-// decoded as URLSearchParams decodes them.
+// decoded as URLSearchParams decodes them; a name sent twice within the query, or within the
+// body, is told apart from one sent in both (the first is refused, -1101; the second is not).
 
 import t from 'tap'
 import { parseParams } from '../../gateway/params.js'
@@ -14,17 +15,25 @@ function reference(rawQuery: string, rawBody: string): [string, string][] {
   return [...m]
 }
 
+/** Whether a name comes twice within the query or within the body, as URLSearchParams reads them. */
+function referenceDuplicate(rawQuery: string, rawBody: string): boolean {
+  return [rawQuery, rawBody].some((raw) => {
+    const keys = [...new URLSearchParams(raw).keys()]
+    return new Set(keys).size < keys.length
+  })
+}
+
 t.test('a signed order body, as a bot sends it', async (t) => {
   const body = 'symbol=BTCUSDTPERP&side=BUY&type=LIMIT&timeInForce=GTC&quantity=0.005&price=49999.9&recvWindow=5000' +
     '&timestamp=1763800000000&signature=ab12'
-  t.same([...parseParams('', body)], [
+  t.same([...parseParams('', body).params], [
     ['symbol', 'BTCUSDTPERP'], ['side', 'BUY'], ['type', 'LIMIT'], ['timeInForce', 'GTC'], ['quantity', '0.005'],
     ['price', '49999.9'], ['recvWindow', '5000'], ['timestamp', '1763800000000'], ['signature', 'ab12'],
   ])
 })
 
 t.test('the query wins over the body and keeps the body\'s position', async (t) => {
-  t.same([...parseParams('b=query&c=3', 'a=1&b=body')], [['a', '1'], ['b', 'query'], ['c', '3']])
+  t.same([...parseParams('b=query&c=3', 'a=1&b=body').params], [['a', '1'], ['b', 'query'], ['c', '3']])
 })
 
 t.test('edge cases read as URLSearchParams reads them', async (t) => {
@@ -44,8 +53,8 @@ t.test('edge cases read as URLSearchParams reads them', async (t) => {
     ['k=é', [['k', 'é']]],
   ]
   for (const [raw, pairs] of cases) {
-    t.same([...parseParams(raw, '')], pairs, `query ${JSON.stringify(raw)}`)
-    t.same([...parseParams('', raw)], pairs, `body ${JSON.stringify(raw)}`)
+    t.same([...parseParams(raw, '').params], pairs, `query ${JSON.stringify(raw)}`)
+    t.same([...parseParams('', raw).params], pairs, `body ${JSON.stringify(raw)}`)
   }
 })
 
@@ -61,10 +70,14 @@ t.test('random texts agree with URLSearchParams', async (t) => {
   }
   const text = (): string => Array.from({ length: rand(16) }, () => alphabet[rand(alphabet.length)]).join('')
   let disagreements = 0
+  let duplicateDisagreements = 0
   for (let i = 0; i < 5000; i++) {
     const q = text()
     const b = text()
-    if (JSON.stringify([...parseParams(q, b)]) !== JSON.stringify(reference(q, b))) disagreements++
+    const got = parseParams(q, b)
+    if (JSON.stringify([...got.params]) !== JSON.stringify(reference(q, b))) disagreements++
+    if (got.duplicate !== referenceDuplicate(q, b)) duplicateDisagreements++
   }
   t.equal(disagreements, 0)
+  t.equal(duplicateDisagreements, 0, 'a name twice in one part is told apart from one in both')
 })

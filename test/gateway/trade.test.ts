@@ -3,7 +3,7 @@
 // rejections; one account never touches another's orders.
 
 import t from 'tap'
-import { gatewayRig, signedInject, type GatewayRig, fundedTrader } from '../helpers/gateway.js'
+import { gatewayRig, hmac, signedInject, type GatewayRig, fundedTrader } from '../helpers/gateway.js'
 
 const trader = (rig: GatewayRig, usdt: number) => fundedTrader(rig, usdt)
 
@@ -94,7 +94,26 @@ t.test('bad orders get Binance errors and change nothing', async (t) => {
   }
   const unchanged = rig.ex.state.seq
   t.ok(unchanged - seq <= 2, 'only the core rejections reached the log (margin, notional)')
+  // A name sent twice, correctly signed, in the query or in the body: refused, not the last value
+  // taken. Once in each is allowed (the query wins).
+  const sign = (text: string) => `${text}&signature=${hmac(alice.keys.secretKey, text)}`
+  const order = `symbol=BTCUSDTPERP&side=BUY&type=LIMIT&timeInForce=GTC&price=40000.0&timestamp=${rig.ex.time}`
+  const twice = `${order}&quantity=0.010&quantity=0.500`
+  const headers = { 'x-mbx-apikey': alice.keys.apiKey, 'content-type': 'application/x-www-form-urlencoded' }
+  for (const [where, r] of [
+    ['query', await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${sign(twice)}`, headers })],
+    ['body', await rig.app.inject({ method: 'POST', url: '/fapi/v1/order', headers, payload: sign(twice) })],
+  ] as const) {
+    t.equal(r.statusCode, 400, `twice in the ${where}: 400`)
+    t.same(r.json(), { code: -1101, msg: 'Duplicate values for a parameter detected.' }, `twice in the ${where}: -1101`)
+  }
+  t.equal(rig.ex.state.seq, unchanged, 'neither reached the log')
   t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', {})).json(), [], 'no order rests')
+  const both = await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${order}&quantity=0.010`, headers,
+    payload: `quantity=0.500&signature=${hmac(alice.keys.secretKey, `${order}&quantity=0.010quantity=0.500`)}` })
+  t.equal(both.statusCode, 200, 'once in the query and once in the body: accepted')
+  const placed = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: both.json().orderId })
+  t.equal(placed.json().origQty, '0.010', 'the query\'s value')
 })
 
 t.test('the price band: -4016 and -4024 name the cap and floor at the mark, -4131 refuses a market order', async (t) => {
