@@ -11,7 +11,7 @@ import os from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { createFundedAccount } from '../bin/demo-account.js'
 import { IngressClient } from '../replica/ingress.js'
-import { wsNetwork } from '../replica/ws-network.js'
+import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
 import { CHAIN_ID, cpuByThread, cpuSeconds, exchangeNodeFlags, HOST, scrapeMetrics, startExchange, UNNAMED_THREADS } from './lib/exchange-process.js'
 import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
@@ -48,7 +48,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   const { child, port, replicationPort, secret } = ex
   let worker: Worker | undefined
   try {
-    const ingress = await IngressClient.connect(wsNetwork, `ws://${HOST}:${replicationPort}`)
+    const ingress = await IngressClient.connect(wsNetworkWith(linkToken(secret)), `ws://${HOST}:${replicationPort}`)
     const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => createFundedAccount({
       submit: (c) => ingress.submit(c), now: () => Date.now(), chainId: CHAIN_ID, masterSecret: secret, usdt: 1_000_000 })))
     ingress.close()

@@ -23,7 +23,7 @@ import { Worker } from 'node:worker_threads'
 import { createFundedAccount, type DemoAccount } from '../bin/demo-account.js'
 import type { Command } from '../core/commands.js'
 import { IngressClient } from '../replica/ingress.js'
-import { wsNetwork } from '../replica/ws-network.js'
+import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
 import { CHAIN_ID, childPids, cpuSeconds, exchangeNodeFlags, HOST, startExchange } from './lib/exchange-process.js'
 import type { SubscriberCommand, SubscriberReport, SubscriberSetup } from './lib/ws-subscriber-worker.js'
@@ -138,7 +138,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   let ingress: IngressClient | undefined
   let flowRun: { stop: () => Promise<void> } | undefined
   try {
-    ingress = await IngressClient.connect(wsNetwork, `ws://${HOST}:${ex.replicationPort}`)
+    ingress = await IngressClient.connect(wsNetworkWith(linkToken(ex.secret)), `ws://${HOST}:${ex.replicationPort}`)
     const i = ingress
     const fund = (): Promise<DemoAccount> => createFundedAccount({ submit: (c) => i.submit(c), now: () => Date.now(), chainId: CHAIN_ID,
       masterSecret: ex.secret, usdt: 10_000_000 })

@@ -4,13 +4,12 @@ import pino from 'pino'
 import { loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { IngressClient } from '../replica/ingress.js'
-import { wsNetwork } from '../replica/ws-network.js'
 import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
 import { runAudit } from './audit.js'
 import { exportLog } from './export-log.js'
 import { embeddedChainFunder } from './chain.js'
-import { masterSecret } from './runtime.js'
+import { internalNetwork, masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
 
 async function main(argv: string[]): Promise<void> {
@@ -54,7 +53,7 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'account': {
-      const client = await IngressClient.connect(wsNetwork, `ws://${config.host}:${config.replicationPort}`)
+      const client = await IngressClient.connect(await internalNetwork(config), `ws://${config.host}:${config.replicationPort}`)
       const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),

@@ -15,7 +15,8 @@ import { createReplica, type Replica, type Role } from '../replica/replica.js'
 import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
-import { wsNetwork } from '../replica/ws-network.js'
+import type { Network } from '../replica/network.js'
+import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import type { Config } from './config.js'
 
 /**
@@ -34,6 +35,11 @@ export async function masterSecret(config: Config): Promise<Uint8Array> {
     await writeFile(file, secret.toString('hex') + '\n', { mode: 0o600 })
     return secret
   }
+}
+
+/** The network of this node's internal links (replication, command ingress), open to holders of its master secret. */
+export async function internalNetwork(config: Config): Promise<Network> {
+  return wsNetworkWith(linkToken(await masterSecret(config)))
 }
 
 export interface RunningNode {
@@ -71,7 +77,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const roots = new RootHasher()
   roots.warm()
   const replica = await createReplica({
-    log, snapshots, network: wsNetwork, clock: systemClock, role, logger, onFatal,
+    log, snapshots, network: await internalNetwork(config), clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
     snapshotSeqMax: projections.lastSeq,

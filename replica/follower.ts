@@ -55,6 +55,8 @@ export class Follower {
   private snapshotting: Promise<void> = Promise.resolve()
   private stopped = false
   private retry: Timer | null = null
+  /** The last failed connect's reason, so each new one is logged once. */
+  private lastConnectError: string | undefined
   /** Roots the sequencer announced that this node has not reached yet. */
   private readonly expected = new Map<number, string>()
   /** Checkpoints whose roots matched the sequencer's, and the newest of them. */
@@ -104,6 +106,7 @@ export class Follower {
     if (this.stopped) return
     this.o.network.connect(this.o.url).then((conn) => {
       if (this.stopped) { conn.close(); return }
+      this.lastConnectError = undefined
       this.conn = conn
       this.connected = true
       conn.onMessage((bytes) => this.receive(conn, bytes))
@@ -118,7 +121,13 @@ export class Follower {
       // Ask from the end of the log once everything received before is handled.
       this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1])) },
         (err: Error) => this.fatal(err))
-    }, () => this.scheduleReconnect())
+    }, (err: Error) => {
+      // Said once per reason, not at every retry: a sequencer that is down, or one that refuses
+      // this follower's master secret, which no retry will change.
+      if (err.message !== this.lastConnectError) this.o.logger?.warn({ reason: err.message }, 'cannot connect to the sequencer; retrying')
+      this.lastConnectError = err.message
+      this.scheduleReconnect()
+    })
   }
 
   private scheduleReconnect(): void {

@@ -9,9 +9,8 @@ import path from 'node:path'
 import { Wallet } from 'ethers'
 import { IngressClient, IngressError } from '../../replica/ingress.js'
 import { signOraclePrice } from '../../replica/oracle-signature.js'
-import { wsNetwork } from '../../replica/ws-network.js'
 import { parsePriceCsv } from '../../bin/price-feed.js'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { freePort, internalLink, startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -40,7 +39,8 @@ t.test('start with --price-feed csv: the index follows the file; ingress verifie
     ['ETHUSDTPERP', '2500.25000000', '2500.25000000'],
   ], 'an empty book: mark = index')
 
-  const client = await IngressClient.connect(wsNetwork, `ws://127.0.0.1:${repl}`)
+  const client = await IngressClient.connect(internalLink((await readFile(path.join(dir, 'gateway-secret'), 'utf8')).trim()),
+    `ws://127.0.0.1:${repl}`)
   t.teardown(() => client.close())
   const good = await signOraclePrice(oracle, { pair: 'BTCUSDT', priceE8: 4_200_000_000_000, time: Date.now() })
   const tampered = { ...good, priceE8: 4_300_000_000_000 }

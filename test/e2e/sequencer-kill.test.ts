@@ -15,8 +15,7 @@ import { createState } from '../../core/state.js'
 import { hex, type LogEntry } from '../../replica/entry.js'
 import { IngressClient } from '../../replica/ingress.js'
 import { LevelLogStore } from '../../replica/level-log.js'
-import { wsNetwork } from '../../replica/ws-network.js'
-import { freePort, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
+import { freePort, internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
 
 const CHECKPOINT = 100
 const ACCOUNTS = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40), '0x' + '3'.repeat(40)]
@@ -82,7 +81,8 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   const dirB = await mkdtemp(path.join(os.tmpdir(), 'fol-'))
   t.teardown(() => Promise.all([rm(dirA, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }), rm(dirB, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })]))
   const [port, metricsA, metricsB] = [await freePort(), await freePort(), await freePort()]
-  const common = ['--tick-ms', '50', '--checkpoint-interval', String(CHECKPOINT), '--host', '127.0.0.1']
+  const secret = '5e'.repeat(32)
+  const common = ['--tick-ms', '50', '--checkpoint-interval', String(CHECKPOINT), '--host', '127.0.0.1', '--master-secret', secret]
   const seqArgs = ['start', '--port', '0', '--data', dirA, '--replication-port', String(port), '--metrics-port', String(metricsA), ...common]
   const folArgs = ['replica', '--port', '0', '--data', dirB, '--follow', `ws://127.0.0.1:${port}/replication`, '--metrics-port', String(metricsB), ...common]
   const running = (l: Record<string, unknown>): boolean => l.msg === 'sequencer running'
@@ -96,7 +96,7 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   let n = 0
   const rounds = 5
   for (let round = 0; round < rounds; round++) {
-    const client = await IngressClient.connect(wsNetwork, `ws://127.0.0.1:${port}`)
+    const client = await IngressClient.connect(internalLink(secret), `ws://127.0.0.1:${port}`)
     const killAt = Date.now() + 150 + Math.floor(rand() * 600)
     const inflight = new Set<Promise<void>>()
     while (Date.now() < killAt) {
@@ -127,7 +127,7 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
     return target
   }
   await caughtUp()
-  const last = await IngressClient.connect(wsNetwork, `ws://127.0.0.1:${port}`)
+  const last = await IngressClient.connect(internalLink(secret), `ws://127.0.0.1:${port}`)
   await Promise.all(Array.from({ length: CHECKPOINT }, () => {
     const { id, command: c } = command(n++, rand)
     return last.submit(c).then((a) => { acked.set(id, a.seq) })

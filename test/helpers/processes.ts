@@ -7,6 +7,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import type { Network } from '../../replica/network.js'
+import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import { childEnv, EXCHANGE_BIN } from './paths.js'
 
 const BIN = EXCHANGE_BIN
@@ -163,4 +165,9 @@ export async function restartableNode(t: { teardown(fn: () => Promise<void>): vo
       return { status: r.status, body: await r.json() }
     },
   }
+}
+
+/** The network into a node's internal port (replication, command ingress), for one with this master secret (hex). */
+export function internalLink(secretHex: string): Network {
+  return wsNetworkWith(linkToken(Buffer.from(secretHex, 'hex')))
 }

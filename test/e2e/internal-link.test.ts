@@ -1,0 +1,48 @@
+// The replication port is the exchange's inside (docs/REPLICA.md, "Who may connect"): with real
+// processes, a follower started with another master secret is refused, says why, and gets
+// nothing; an ingress client without the node's secret cannot submit a deposit; with the
+// secret, both work.
+
+import t from 'tap'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { IngressClient } from '../../replica/ingress.js'
+import { wsNetwork } from '../../replica/ws-network.js'
+import { freePort, internalLink, startExchange } from '../helpers/processes.js'
+
+const SECRET = '77'.repeat(32)
+
+t.test('only holders of the master secret replicate or submit', { timeout: 90_000 }, async (t) => {
+  const [dirA, dirB] = [await mkdtemp(path.join(os.tmpdir(), 'link-a-')), await mkdtemp(path.join(os.tmpdir(), 'link-b-'))]
+  const [apiA, apiB, repl, metA, metB] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()]
+  const seq = startExchange(['start', '--data', dirA, '--port', String(apiA), '--replication-port', String(repl),
+    '--metrics-port', String(metA), '--master-secret', SECRET, '--chain', 'off', '--price-feed', 'off'])
+  const follow = (secret: string) => startExchange(['replica', '--data', dirB, '--port', String(apiB), '--metrics-port', String(metB),
+    '--follow', `ws://127.0.0.1:${repl}/replication`, '--master-secret', secret])
+  let fol = follow('78'.repeat(32))
+  t.teardown(async () => {
+    await Promise.all([seq.kill(), fol.kill()])
+    await Promise.all([dirA, dirB].map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })))
+  })
+  await seq.waitFor((l) => l.msg === 'sequencer running')
+
+  const refused = await fol.waitFor((l) => l.msg === 'cannot connect to the sequencer; retrying')
+  t.match(refused.reason, /refused the link \(401\): it runs with another master secret/, 'the follower says why')
+  const seqOf = async (api: number) => Number((await fetch(`http://127.0.0.1:${api}/fapi/v1/ping`)).headers.get('x-exchange-seq'))
+  t.equal(await seqOf(apiB), 0, 'and holds nothing of the log')
+
+  const deposit = { type: 'Deposit', account: '0x' + '9'.repeat(40), sub: 0, asset: 'USDT', amount: 1_000_000_000_000, wallet: 'PERP', ref: 'mint' } as const
+  await t.rejects(IngressClient.connect(wsNetwork, `ws://127.0.0.1:${repl}`), { message: /401/ }, 'no secret: no ingress')
+  const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${repl}`)
+  t.teardown(() => client.close())
+  const ack = await client.submit(deposit)
+  t.ok(ack.result.ok, 'with the secret, commands are taken')
+
+  await fol.kill()
+  fol = follow(SECRET)
+  await fol.waitFor((l) => l.msg === 'follower running')
+  const until = Date.now() + 20_000
+  while (await seqOf(apiB) < ack.seq && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+  t.ok(await seqOf(apiB) >= ack.seq, 'with the secret, the follower follows')
+})
