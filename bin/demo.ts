@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Contract, formatUnits, parseUnits, Wallet } from 'ethers'
 import { devKey, startAnvil } from '../chain/anvil.js'
-import { chainProvider, Operator, tokenAt, vaultAt } from '../chain/provider.js'
+import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../gateway/session-signature.js'
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
@@ -119,13 +119,13 @@ async function main(argv: string[]): Promise<void> {
     const units = parseUnits(DEPOSIT_USDT, 6)
     await provider.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000'])
     const operator = new Operator(devKey(0), provider)
-    await operator.run(async (s) => (await (tokenAt(usdtToken.address, s) as Contract).mint(wallet.address, units)).wait())
+    await operator.run(async (s) => mined(await (tokenAt(usdtToken.address, s) as Contract).mint(wallet.address, units)))
     detail(`wallet     ${wallet.address}`)
     detail(`holds      ${formatUnits(await usdt.balanceOf(wallet.address), 6)} USDT on chain`)
 
     step(`The wallet deposits ${DEPOSIT_USDT} USDT into the Vault on chain (approve, then Vault.deposit)`)
-    await (await (tokenAt(usdtToken.address, wallet) as Contract).approve(vaultAddress, units)).wait()
-    const receipt = await (await (vaultAt(vaultAddress, wallet) as Contract).deposit(usdtToken.address, units, 0)).wait()
+    await mined(await (tokenAt(usdtToken.address, wallet) as Contract).approve(vaultAddress, units))
+    const receipt = await mined(await (vaultAt(vaultAddress, wallet) as Contract).deposit(usdtToken.address, units, 0))
     detail(`tx         ${receipt.hash} (block ${receipt.blockNumber})`)
 
     step('The wallet signs a trading session (EIP-712) and gets an API key and secret (POST /fapi/v1/session)')

@@ -3,6 +3,7 @@
 
 import { ContractFactory, type Signer } from 'ethers'
 import { TestToken, Vault } from './generated/contracts.js'
+import { mined } from './provider.js'
 
 export interface TokenSpec {
   /** The exchange's asset name (USDT, BTC, ETH). */
@@ -41,6 +42,6 @@ export async function deployAll(signer: Signer, tokens: TokenSpec[] = DEFAULT_TO
     out.push({ asset: t.asset, address: await c.getAddress(), decimals: t.decimals })
   }
   const vault = await new ContractFactory(Vault.abi, Vault.bytecode, signer).deploy(operator)
-  const receipt = await vault.deploymentTransaction()!.wait()
+  const receipt = await mined(vault.deploymentTransaction()!)
   return { vault: await vault.getAddress(), vaultBlock: receipt!.blockNumber, tokens: out }
 }

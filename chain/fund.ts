@@ -4,7 +4,7 @@
 
 import type { BaseWallet, Contract, JsonRpcProvider } from 'ethers'
 import type { Deployment } from './deploy.js'
-import { tokenAt, vaultAt, type Operator } from './provider.js'
+import { mined, tokenAt, vaultAt, type Operator } from './provider.js'
 
 /** Deposits `units` of `asset` from `wallet` (sub-account 0); the deposit's ref `<txHash>:<logIndex>`. */
 export async function depositFromNewWallet(o: { provider: JsonRpcProvider; operator: Operator; deployment: Deployment;
@@ -16,7 +16,7 @@ export async function depositFromNewWallet(o: { provider: JsonRpcProvider; opera
   // next to a running exchange): a nonce taken under us is read again and the mint retried.
   for (let attempt = 1; ; attempt++) {
     try {
-      await o.operator.run(async (signer) => (await (tokenAt(token.address, signer) as Contract).mint(o.wallet.address, o.units)).wait())
+      await o.operator.run(async (signer) => mined(await (tokenAt(token.address, signer) as Contract).mint(o.wallet.address, o.units)))
       break
     } catch (err) {
       const code = (err as { code?: string }).code
@@ -24,10 +24,11 @@ export async function depositFromNewWallet(o: { provider: JsonRpcProvider; opera
     }
   }
   const from = o.wallet.connect(o.provider)
-  await (await (tokenAt(token.address, from) as Contract).approve(o.deployment.vault, o.units)).wait()
+  await mined(await (tokenAt(token.address, from) as Contract).approve(o.deployment.vault, o.units))
   const vault = vaultAt(o.deployment.vault, from) as Contract
-  const receipt = await (await vault.deposit(token.address, o.units, 0)).wait()
+  const receipt = await mined(await vault.deposit(token.address, o.units, 0))
   const topic = vault.interface.getEvent('Deposited')!.topicHash
-  const log = receipt.logs.find((l: { topics: string[] }) => l.topics[0] === topic)
+  const log = receipt.logs.find((l) => l.topics[0] === topic)
+  if (log === undefined) throw new Error(`deposit ${receipt.hash} emitted no Deposited event`)
   return `${receipt.hash}:${log.index}`
 }

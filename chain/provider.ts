@@ -3,11 +3,28 @@
 // anvil, and both add ~10 ms a call), short polling; and the operator's transactions sent one
 // at a time with nonces counted locally.
 
-import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type Signer } from 'ethers'
+import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type Signer,
+  type TransactionReceipt, type TransactionResponse } from 'ethers'
 import { TestToken, Vault } from './generated/contracts.js'
 
 export function chainProvider(url: string, chainId: number, pollingMs = 50): JsonRpcProvider {
   return new JsonRpcProvider(url, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1, pollingInterval: pollingMs })
+}
+
+/**
+ * Waits for a sent transaction to be mined, then gives what its `wait()` gives (and throws what
+ * it throws: a revert is CALL_EXCEPTION). Not `wait()` alone: that looks for the receipt once,
+ * then only at each new block, taking the newest block when it starts listening as its
+ * baseline. A block mined between that look and that baseline is never announced, and an idle
+ * dev chain (anvil mines only when a transaction comes) gives no next one: such a wait hung a
+ * test for five minutes, and in the withdrawal executor it would hold the operator (every
+ * payment and anchor after it) for good. Polling the receipt has no such gap.
+ */
+export async function mined(tx: TransactionResponse): Promise<TransactionReceipt> {
+  const pollMs = tx.provider instanceof JsonRpcProvider ? tx.provider.pollingInterval : 50
+  while ((await tx.provider.getTransactionReceipt(tx.hash)) === null) await new Promise((r) => setTimeout(r, pollMs))
+  // Mined, so wait() finds the receipt at its first look; null only ever means 0 confirmations asked.
+  return (await tx.wait())!
 }
 
 export function vaultAt(address: string, runner: ContractRunner): Contract {

@@ -8,7 +8,7 @@ import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider 
 import type { Withdrawal } from '../core/state.js'
 import type { ChainToken } from './deploy.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
-import { revertName, vaultAt, type Operator } from './provider.js'
+import { mined, revertName, vaultAt, type Operator } from './provider.js'
 import { toTokenUnits } from './units.js'
 
 export interface WithdrawalExecutorOptions {
@@ -77,7 +77,7 @@ export class WithdrawalExecutor {
     try {
       const receipt = await this.o.operator.run(async (signer) => {
         const tx = await (this.vault.connect(signer) as Contract).withdraw(w.withdrawalId, token.address, getAddress(w.address), units)
-        return tx.wait()
+        return mined(tx)
       })
       return { status: 'COMPLETED', txId: receipt.hash }
     } catch (err) {

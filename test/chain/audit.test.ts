@@ -12,6 +12,7 @@ import { Wallet, type Contract } from 'ethers'
 import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { Anchorer, readAnchors } from '../../chain/anchor.js'
+import { mined } from '../../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { chainHash, hex } from '../../replica/entry.js'
 import { systemClock } from '../../replica/clock.js'
@@ -174,14 +175,14 @@ t.test('a session whose wallet signature does not verify fails the audit at its 
 
 t.test('an anchored root that does not match fails the audit at that seq', async (t) => {
   const bogus = '0x' + 'ee'.repeat(32)
-  await chain.operator.run(async (s) => (await (chain.vault.connect(s) as Contract).anchor(44, bogus, bogus)).wait())
+  await chain.operator.run(async (s) => mined(await (chain.vault.connect(s) as Contract).anchor(44, bogus, bogus)))
   const r = await audit({ data: true })
   t.equal(r.ok, false)
   t.match(r.lines.join('\n'), /anchors +2 of 3 on/)
   t.match(r.lines.filter((l) => l.startsWith('MISMATCH')), [new RegExp(`^MISMATCH at seq 44: anchored root ${bogus} but the log gives 0x[0-9a-f]{64}$`)])
   t.equal(r.lines.filter((l) => l.startsWith('MISMATCH')).length, 1)
   // seq 44 is not the last entry; an anchor past the log's end is a finding too.
-  await chain.operator.run(async (s) => (await (chain.vault.connect(s) as Contract).anchor(50, bogus, bogus)).wait())
+  await chain.operator.run(async (s) => mined(await (chain.vault.connect(s) as Contract).anchor(50, bogus, bogus)))
   t.match((await audit({ data: true })).lines.filter((l) => l.startsWith('MISMATCH')).at(-1), 'MISMATCH at seq 50: anchored, but the log ends at 45')
 })
 

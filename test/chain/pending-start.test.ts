@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Wallet, type Contract } from 'ethers'
 import { devKey } from '../../chain/anvil.js'
-import { chainProvider, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
+import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { connect } from '../ws/client.js'
 import { freePort, startExchange } from '../helpers/processes.js'
@@ -49,10 +49,10 @@ t.test('a deposit is pending with its confirmations, then credited once', { time
   // Gas and 250 test USDT from the operator, then the deposit from the wallet itself.
   await provider.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000'])
   const operator = new Operator(devKey(0), provider)
-  await operator.run(async (s) => (await (tokenAt(usdt, s) as Contract).mint(wallet.address, 250_000_000n)).wait())
-  await (await (tokenAt(usdt, wallet) as Contract).approve(running.vault as string, 250_000_000n)).wait()
-  const receipt = await (await (vaultAt(running.vault as string, wallet) as Contract).deposit(usdt, 250_000_000n, 0)).wait()
-  const ref = `${receipt.hash}:${receipt.logs.at(-1).index}`
+  await operator.run(async (s) => mined(await (tokenAt(usdt, s) as Contract).mint(wallet.address, 250_000_000n)))
+  await mined(await (tokenAt(usdt, wallet) as Contract).approve(running.vault as string, 250_000_000n))
+  const receipt = await mined(await (vaultAt(running.vault as string, wallet) as Contract).deposit(usdt, 250_000_000n, 0))
+  const ref = `${receipt.hash}:${receipt.logs.at(-1)!.index}`
 
   // Seen, not yet deep enough: status 0 with its count (polled; the chain moves on each second).
   let rows: any[] = []

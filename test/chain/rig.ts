@@ -4,7 +4,7 @@
 import { HDNodeWallet, type Contract } from 'ethers'
 import { DEV_MNEMONIC, startAnvil, type Anvil } from '../../chain/anvil.js'
 import { deployAll, type Deployment } from '../../chain/deploy.js'
-import { chainProvider, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
+import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
 import type { JsonRpcProvider } from 'ethers'
 
 export interface ChainRig {
@@ -49,14 +49,14 @@ export async function chainRig(): Promise<ChainRig> {
     async mint(asset, to, amount) {
       await operator.run(async (s) => {
         const tx = await (rig.token(asset).connect(s) as Contract).mint(to, amount)
-        await tx.wait()
+        await mined(tx)
       })
     },
     async deposit(from, asset, amount, sub = 0) {
       const token = rig.token(asset).connect(from) as Contract
-      await (await token.approve(deployment.vault, amount)).wait()
+      await mined(await token.approve(deployment.vault, amount))
       const tx = await (vault.connect(from) as Contract).deposit(tokenAddress(asset), amount, sub)
-      const receipt = await tx.wait()
+      const receipt = await mined(tx)
       return { hash: receipt.hash as string, block: receipt.blockNumber as number }
     },
     async mine(blocks = 1) {

@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import type { Contract } from 'ethers'
-import { revertName as decodeRevert } from '../../chain/provider.js'
+import { mined, revertName as decodeRevert } from '../../chain/provider.js'
 import { chainRig } from './rig.js'
 
 const rig = await chainRig()
@@ -38,7 +38,7 @@ t.test('a deposit moves the tokens into the Vault and names the account, sub-acc
 t.test('only the operator pays a withdrawal, and each id only once', async (t) => {
   t.equal(await revertName((rig.vault.connect(bob) as Contract).withdraw(1n, usdt, bob.address, 1_000_000n)), 'NotOperator')
   const vault = await asOperator()
-  await rig.operator.run(async () => (await vault.withdraw(1n, usdt, bob.address, 1_000_000n)).wait())
+  await rig.operator.run(async () => mined(await vault.withdraw(1n, usdt, bob.address, 1_000_000n)))
   t.equal(await rig.token('USDT').balanceOf(bob.address), 1_000_000n)
   t.equal(await rig.vault.paid(1n), true)
   t.equal(await rig.vault.paid(2n), false)
@@ -54,14 +54,28 @@ t.test('anchors: operator only, seq strictly increasing, readable latest and by 
   t.same(await rig.vault.latestAnchor(), [0n, root(0), root(0)])
   t.equal(await revertName((rig.vault.connect(alice) as Contract).anchor(5n, root(1), root(2))), 'NotOperator')
   const vault = await asOperator()
-  await rig.operator.run(async () => (await vault.anchor(5n, root(1), root(2))).wait())
+  await rig.operator.run(async () => mined(await vault.anchor(5n, root(1), root(2))))
   t.equal(await revertName(rig.operator.run(() => vault.anchor(5n, root(3), root(4)))), 'SeqNotAfter')
   t.equal(await revertName(rig.operator.run(() => vault.anchor(4n, root(3), root(4)))), 'SeqNotAfter')
   t.equal(await revertName(rig.operator.run(() => vault.anchor(6n, root(0), root(4)))), 'RootZero')
-  await rig.operator.run(async () => (await vault.anchor(10n, root(3), root(4))).wait())
+  await rig.operator.run(async () => mined(await vault.anchor(10n, root(3), root(4))))
   t.same(await rig.vault.latestAnchor(), [10n, root(3), root(4)])
   t.same(await rig.vault.anchorAt(5n), [root(1), root(2)])
   t.equal(await rig.vault.anchorCount(), 2n)
   t.equal(await rig.vault.anchoredSeqs(0n), 5n)
   t.equal(await revertName(rig.vault.anchorAt(7n)), 'NoAnchor')
+})
+
+t.test('mined: a transaction mined only later is waited for, and its receipt returned', async (t) => {
+  // Blocks only on demand: nothing else will mine one.
+  await rig.provider.send('evm_setAutomine', [false])
+  t.teardown(() => rig.provider.send('evm_setAutomine', [true]))
+  const tx = await rig.operator.run(async (s) => (rig.token('USDT').connect(s) as Contract).mint(alice.address, 1n))
+  let receipt: { hash: string; status: number | null } | undefined
+  const waiting = mined(tx).then((r) => { receipt = r })
+  await new Promise((r) => setTimeout(r, 300))
+  t.equal(receipt, undefined, 'not before its block')
+  await rig.provider.send('evm_mine', [])
+  await waiting
+  t.match(receipt, { hash: tx.hash, status: 1 }, 'its receipt once mined')
 })

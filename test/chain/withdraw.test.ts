@@ -6,6 +6,7 @@ import t from 'tap'
 import type { Contract } from 'ethers'
 import { findSub, spotBalance } from '../../core/accounts.js'
 import { DepositWatcher } from '../../chain/deposit-watcher.js'
+import { mined } from '../../chain/provider.js'
 import { WithdrawalExecutor } from '../../chain/withdrawal-executor.js'
 import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
 import { chainRig } from './rig.js'
@@ -57,7 +58,7 @@ t.test('a withdrawal the Vault already paid completes with that payment, never p
   const id = await apply(aliceKeys, '30')
   // An earlier executor paid and stopped before completing.
   const tx = await chain.operator.run(async (s) =>
-    (await (chain.vault.connect(s) as Contract).withdraw(BigInt(id), tokens[0]!.address, alice.address, 30_000_000n)).wait())
+    mined(await (chain.vault.connect(s) as Contract).withdraw(BigInt(id), tokens[0]!.address, alice.address, 30_000_000n)))
   t.equal(await usdt.balanceOf(alice.address), 150_500_000n)
   t.equal(await executor().poll(), 1)
   t.equal(await usdt.balanceOf(alice.address), 150_500_000n, 'not paid again')
