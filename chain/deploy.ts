@@ -43,5 +43,5 @@ export async function deployAll(signer: Signer, tokens: TokenSpec[] = DEFAULT_TO
   }
   const vault = await new ContractFactory(Vault.abi, Vault.bytecode, signer).deploy(operator)
   const receipt = await mined(vault.deploymentTransaction()!)
-  return { vault: await vault.getAddress(), vaultBlock: receipt!.blockNumber, tokens: out }
+  return { vault: await vault.getAddress(), vaultBlock: receipt.blockNumber, tokens: out }
 }

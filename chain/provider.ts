@@ -16,9 +16,10 @@ export function chainProvider(url: string, chainId: number, pollingMs = 50): Jso
  * it throws: a revert is CALL_EXCEPTION). Not `wait()` alone: that looks for the receipt once,
  * then only at each new block, taking the newest block when it starts listening as its
  * baseline. A block mined between that look and that baseline is never announced, and an idle
- * dev chain (anvil mines only when a transaction comes) gives no next one: such a wait hung a
- * test for five minutes, and in the withdrawal executor it would hold the operator (every
- * payment and anchor after it) for good. Polling the receipt has no such gap.
+ * dev chain (anvil mines only when a transaction comes) gives no next one: the likely cause of
+ * a test that hung for five minutes in its first deposit. In the withdrawal executor such a
+ * wait would hold the operator (every payment and anchor after it) for good. Polling the
+ * receipt has no such gap.
  */
 export async function mined(tx: TransactionResponse): Promise<TransactionReceipt> {
   const pollMs = tx.provider instanceof JsonRpcProvider ? tx.provider.pollingInterval : 50

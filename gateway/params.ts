@@ -32,9 +32,10 @@ const NEEDS_DECODING = /[%+\uD800-\uDFFF]/
 
 /**
  * Adds the pairs of `raw` as the WHATWG form-urlencoded parser (URLSearchParams) reads them,
- * later pairs winning; returns how many pairs there were. A text with nothing to decode (a bot's usual request) is split in
- * one pass here, without URLSearchParams' iterator and its per-pair arrays; anything else,
- * or a leading '?' (which URLSearchParams drops), goes to URLSearchParams itself.
+ * later pairs winning, and returns how many pairs there were. A text with nothing to decode
+ * (a bot's usual request) is split in one pass here, without URLSearchParams' iterator and
+ * its per-pair arrays; anything else, or a leading '?' (which URLSearchParams drops), goes to
+ * URLSearchParams itself.
  */
 function addParams(params: Map<string, string>, raw: string): number {
   if (raw === '') return 0
