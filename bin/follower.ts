@@ -5,13 +5,13 @@ import { IngressLink, sequencerBaseOf } from '../replica/ingress-link.js'
 import type { Logger } from '../replica/node.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
-import { internalNetwork, runNode } from './runtime.js'
+import { runNode } from './runtime.js'
 import { serveGateway } from './serve-gateway.js'
 
 export async function runFollower(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'follower', logger, onFatal)
   const { follower } = running.replica
-  const ingress = new IngressLink(await internalNetwork(config), sequencerBaseOf(config.follow))
+  const ingress = new IngressLink(running.network, sequencerBaseOf(config.follow))
   const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => ingress.submit(c))
   const gauges = nodeGauges(running, requestTime, () => ({
     exchange_follower_lag_ms: follower!.lastLagMs,

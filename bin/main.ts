@@ -4,12 +4,13 @@ import pino from 'pino'
 import { loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { IngressClient } from '../replica/ingress.js'
+import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
 import { runAudit } from './audit.js'
 import { exportLog } from './export-log.js'
 import { embeddedChainFunder } from './chain.js'
-import { internalNetwork, masterSecret } from './runtime.js'
+import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
 
 async function main(argv: string[]): Promise<void> {
@@ -53,11 +54,12 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'account': {
-      const client = await IngressClient.connect(await internalNetwork(config), `ws://${config.host}:${config.replicationPort}`)
+      const secret = await masterSecret(config)
+      const client = await IngressClient.connect(wsNetworkWith(linkToken(secret)), `ws://${config.host}:${config.replicationPort}`)
       const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),
-          chainId: config.chainId, masterSecret: await masterSecret(config), usdt: config.fund, fundOnChain: funder?.fundOnChain })
+          chainId: config.chainId, masterSecret: secret, usdt: config.fund, fundOnChain: funder?.fundOnChain })
         process.stdout.write(JSON.stringify(account, null, 2) + '\n')
       } finally {
         client.close()

@@ -37,13 +37,11 @@ export async function masterSecret(config: Config): Promise<Uint8Array> {
   }
 }
 
-/** The network of this node's internal links (replication, command ingress), open to holders of its master secret. */
-export async function internalNetwork(config: Config): Promise<Network> {
-  return wsNetworkWith(linkToken(await masterSecret(config)))
-}
 
 export interface RunningNode {
   replica: Replica
+  /** The network of this node's internal links (replication, command ingress), open to holders of its master secret. */
+  network: Network
   log: LevelLogStore
   projections: Projections
   /** The seq that state and projections both answer as of (read-your-writes). */
@@ -74,10 +72,11 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
         genesis: genesisCommands(DEFAULT_GENESIS) }
     : { kind, url: config.follow }
   // Checkpoint roots on a thread of their own: hashing the whole state would stall applying.
+  const network = wsNetworkWith(linkToken(await masterSecret(config)))
   const roots = new RootHasher()
   roots.warm()
   const replica = await createReplica({
-    log, snapshots, network: await internalNetwork(config), clock: systemClock, role, logger, onFatal,
+    log, snapshots, network, clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
     snapshotSeqMax: projections.lastSeq,
@@ -120,7 +119,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   })
   logger.info({ seq: replica.node.state.seq, firstSeq: log.firstSeq }, 'state restored')
   return {
-    replica, log, projections, applied,
+    replica, network, log, projections, applied,
     onCommitted(listener) {
       batchListeners.add(listener)
       return () => { batchListeners.delete(listener) }

@@ -187,9 +187,8 @@ t.test('an anchored root that does not match fails the audit at that seq', async
 })
 
 t.test('the CLI: export-log writes the file, audit exits non-zero naming the seq', async (t) => {
-  const bin = EXCHANGE_BIN
   const run = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: childEnv() }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
+    execFile(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
   })
   const file = path.join(dir, 'cli.msgpack')
   t.same(await run(['export-log', '--data', dir, '--out', file]), { code: 0, stdout: `exported 45 entries to ${file}\n` })

@@ -9,10 +9,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { childEnv, EXCHANGE_BIN } from './paths.js'
 import { freePort, startExchange } from './processes.js'
 
 const run = promisify(execFile)
-const BIN = path.resolve('bin/exchange.js')
 
 export interface LiveAccount {
   address: string
@@ -74,7 +74,7 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
   t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const maker = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as LiveAccount
-  const taker = JSON.parse((await run(process.execPath, [BIN, 'account', '--fund', '20000', ...args])).stdout) as LiveAccount
+  const taker = JSON.parse((await run(process.execPath, [EXCHANGE_BIN, 'account', '--fund', '20000', ...args], { env: childEnv() })).stdout) as LiveAccount
   const base = `http://127.0.0.1:${port}`
   const signed = async (who: LiveAccount, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
     const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()

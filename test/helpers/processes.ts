@@ -11,7 +11,6 @@ import type { Network } from '../../replica/network.js'
 import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import { childEnv, EXCHANGE_BIN } from './paths.js'
 
-const BIN = EXCHANGE_BIN
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -44,7 +43,7 @@ export function startExchange(args: string[]): Proc {
   // Tests assert exact books and trades: `start`'s market-making bot runs only where a test asks for it.
   const botSet = args.some((a) => a === '--bot' || a.startsWith('--bot=') || a === '--no-bot')
   if (args[0] === 'start' && !botSet) args = [...args, '--bot', 'off']
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() })
+  const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() })
   const lines: Record<string, unknown>[] = []
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []
   let buf = ''

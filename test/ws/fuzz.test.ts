@@ -7,40 +7,16 @@
 
 import t from 'tap'
 import fc from 'fast-check'
-import { createHmac } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
-import { Wallet } from 'ethers'
 import { stateRoot } from '../../core/root.js'
-import { attachStreams } from '../../gateway/ws/attach.js'
 import { METHODS } from '../../gateway/ws-api/methods.js'
-import { signaturePayload } from '../../gateway/ws-api/signing.js'
 import { PARAMS } from '../helpers/fuzz-params.js'
-import { gatewayRig, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
-import { connect, FAN_OUT, type Client } from './client.js'
+import type { Client } from './client.js'
+import { signed, wsApiRig } from './ws-api-rig.js'
 
 const SEED = 20261127
-
-async function setup(t: { teardown(fn: () => unknown): void }) {
-  const rig = await gatewayRig()
-  // The streams' limit of 10 frames a second would close the fuzzer's socket: not what is tested here.
-  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT, messagesPerSecond: 1_000_000 })
-  await rig.app.listen({ port: 0, host: '127.0.0.1' })
-  const port = (rig.app.server.address() as AddressInfo).port
-  const clients: Client[] = []
-  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
-  const open = async (path: string) => { const c = await connect(`ws://127.0.0.1:${port}${path}`); clients.push(c); return c }
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 1_000_000_000, wallet: 'PERP', ref: 'f' })
-  return { rig, open, keys }
-}
-
-/** params with apiKey and timestamp, HMAC-signed over the sorted `key=value` text. */
-function signed(rig: GatewayRig, keys: Keys, params: Record<string, string>): Record<string, string> {
-  const p: Record<string, string> = { apiKey: keys.apiKey, timestamp: String(rig.ex.time), ...params }
-  const text = signaturePayload(new Map(Object.entries(p)))
-  return { ...p, signature: createHmac('sha256', keys.secretKey).update(text).digest('hex') }
-}
+// Every permission; the streams' limit of 10 frames a second would close the fuzzer's socket,
+// which is not what is tested here.
+const RIG = { permissions: 'TRADE,USER_DATA,WITHDRAW', messagesPerSecond: 1_000_000 }
 
 /** A WebSocket API reply; throws when it is not one in Binance's shape, or is a 5xx. */
 function checkReply(r: any, sent: string): number {
@@ -62,7 +38,7 @@ async function exchange(ws: Client, frame: string): Promise<any> {
 }
 
 t.test('the WebSocket API: every method with random signed params', async (t) => {
-  const { rig, open, keys } = await setup(t)
+  const { rig, open, keys } = await wsApiRig(t, RIG)
   const ws = await open('/ws-fapi/v1')
   const methods = [...Object.keys(METHODS).filter((m) => m !== 'session.logout'), 'order.explode', 'constructor', 'toString']
   const statuses = new Map<number, number>()
@@ -95,7 +71,7 @@ const FRAMES = fc.oneof(
 )
 
 t.test('the WebSocket API: random frames of any shape', async (t) => {
-  const { rig, open } = await setup(t)
+  const { rig, open } = await wsApiRig(t, RIG)
   const ws = await open('/ws-fapi/v1')
   const root = stateRoot(rig.ex.state)
   let replies = 0
@@ -127,7 +103,7 @@ const CONTROL = fc.record({
 }, { requiredKeys: ['method', 'id'] })
 
 t.test('the market streams: random control frames', async (t) => {
-  const { open } = await setup(t)
+  const { open } = await wsApiRig(t, RIG)
   const ws = await open('/ws')
   const isReply = (m: any) => m !== null && typeof m === 'object' && ('id' in m || 'code' in m)
   const listed = new Set<string>()

@@ -4,14 +4,12 @@
 // REST, rateLimits on every response, and the same listenKey as REST.
 
 import t from 'tap'
-import { createHmac, generateKeyPairSync, sign } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
-import { Wallet } from 'ethers'
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { stateRoot } from '../../core/root.js'
-import { attachStreams } from '../../gateway/ws/attach.js'
 import { signaturePayload } from '../../gateway/ws-api/signing.js'
-import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
-import { connect, FAN_OUT, type Client } from './client.js'
+import { signedInject } from '../helpers/gateway.js'
+import type { Client } from './client.js'
+import { signed, wsApiRig, type WsParams } from './ws-api-rig.js'
 
 const ORDER = { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }
 const WEIGHT = (count: number) => ({ rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: 2400, count })
@@ -20,28 +18,9 @@ const ORDERS = (n10: number, n60: number) => [
   { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: 1200, count: n60 },
 ]
 
-type P = Record<string, string | number | boolean>
+type P = WsParams
 
-async function setup(t: { teardown(fn: () => unknown): void }) {
-  const rig = await gatewayRig()
-  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT })
-  await rig.app.listen({ port: 0, host: '127.0.0.1' })
-  const port = (rig.app.server.address() as AddressInfo).port
-  const clients: Client[] = []
-  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
-  const open = async (path = '/ws-fapi/v1') => { const c = await connect(`ws://127.0.0.1:${port}${path}`); clients.push(c); return c }
-  const wallet = Wallet.createRandom()
-  const keys = (await openSession(rig, wallet)).json() as Keys
-  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: 'd1' })
-  return { rig, open, keys, http: `http://127.0.0.1:${port}` }
-}
-
-/** params with apiKey and timestamp, HMAC-signed over the sorted `key=value` text. */
-function signed(rig: GatewayRig, keys: Keys, params: P): P {
-  const p: P = { apiKey: keys.apiKey, timestamp: rig.ex.time, ...params }
-  const text = signaturePayload(new Map(Object.entries(p).map(([k, v]) => [k, String(v)])))
-  return { ...p, signature: createHmac('sha256', keys.secretKey).update(text).digest('hex') }
-}
+const setup = (t: { teardown(fn: () => unknown): void }) => wsApiRig(t)
 
 let nextId = 1
 async function call(c: Client, method: string, params?: P): Promise<any> {

@@ -1,0 +1,35 @@
+// A gateway with its WebSocket endpoints (market streams and the WebSocket API) listening on
+// loopback and one funded session, and params signed the WebSocket API's way: what the
+// WebSocket API tests and its fuzz test share.
+
+import { createHmac } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { Wallet } from 'ethers'
+import { attachStreams } from '../../gateway/ws/attach.js'
+import { signaturePayload } from '../../gateway/ws-api/signing.js'
+import { gatewayRig, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { connect, FAN_OUT, type Client } from './client.js'
+
+export type WsParams = Record<string, string | number | boolean>
+
+export async function wsApiRig(t: { teardown(fn: () => unknown): void },
+  o: { permissions?: string; messagesPerSecond?: number } = {}) {
+  const rig = await gatewayRig()
+  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT, ...(o.messagesPerSecond === undefined ? {} : { messagesPerSecond: o.messagesPerSecond }) })
+  await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (rig.app.server.address() as AddressInfo).port
+  const clients: Client[] = []
+  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
+  const open = async (path = '/ws-fapi/v1') => { const c = await connect(`ws://127.0.0.1:${port}${path}`); clients.push(c); return c }
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet, o.permissions === undefined ? {} : { permissions: o.permissions })).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: 'd1' })
+  return { rig, open, keys, http: `http://127.0.0.1:${port}` }
+}
+
+/** params with apiKey and timestamp, HMAC-signed over the sorted `key=value` text. */
+export function signed<P extends WsParams>(rig: GatewayRig, keys: Keys, params: P): WsParams {
+  const p: WsParams = { apiKey: keys.apiKey, timestamp: rig.ex.time, ...params }
+  const text = signaturePayload(new Map(Object.entries(p).map(([k, v]) => [k, String(v)])))
+  return { ...p, signature: createHmac('sha256', keys.secretKey).update(text).digest('hex') }
+}
