@@ -20,15 +20,18 @@ t.test('only holders of the master secret replicate or submit', { timeout: 90_00
     '--metrics-port', String(metA), '--master-secret', SECRET, '--chain', 'off', '--price-feed', 'off'])
   const follow = (secret: string) => startExchange(['replica', '--data', dirB, '--port', String(apiB), '--metrics-port', String(metB),
     '--follow', `ws://127.0.0.1:${repl}/replication`, '--master-secret', secret])
-  let fol = follow('78'.repeat(32))
+  let fol: ReturnType<typeof follow> | undefined
   t.teardown(async () => {
-    await Promise.all([seq.kill(), fol.kill()])
+    await Promise.all([seq.kill(), fol?.kill()])
     await Promise.all([dirA, dirB].map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })))
   })
   await seq.waitFor((l) => l.msg === 'sequencer running')
-
-  const refused = await fol.waitFor((l) => l.msg === 'cannot connect to the sequencer; retrying')
+  // Started only now, and the refusal looked for by its reason: a follower that came up first
+  // would log ECONNREFUSED before the port listened, and that line would match too.
+  fol = follow('78'.repeat(32))
+  const refused = await fol.waitFor((l) => l.msg === 'cannot connect to the sequencer; retrying' && /401/.test(String(l.reason)))
   t.match(refused.reason, /refused the link \(401\): it runs with another master secret/, 'the follower says why')
+  await fol.waitFor((l) => l.msg === 'follower running') // its gateway comes up after its first try
   const seqOf = async (api: number) => Number((await fetch(`http://127.0.0.1:${api}/fapi/v1/ping`)).headers.get('x-exchange-seq'))
   t.equal(await seqOf(apiB), 0, 'and holds nothing of the log')
 
