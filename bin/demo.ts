@@ -10,7 +10,6 @@
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,6 +18,7 @@ import { Contract, formatUnits, parseUnits, Wallet } from 'ethers'
 import { devKey, startAnvil } from '../chain/anvil.js'
 import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../gateway/session-signature.js'
+import { freePort } from '../replica/free-port.js'
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/exchange.js')
 const CHAIN_ID = 31337
@@ -32,17 +32,6 @@ let stepNo = 0
 const step = (title: string): void => out(`\n${++stepNo}. ${title}`)
 const detail = (s: string): void => out(`   ${s}`)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** Polls `read` every 100 ms until it gives a value, for at most `ms`; `what` names it in the failure. */
 async function waitFor<T>(what: string, read: () => Promise<T | undefined>, ms = 30_000): Promise<T> {

@@ -4,9 +4,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
-import net from 'node:net'
 import path from 'node:path'
 import { HDNodeWallet } from 'ethers'
+import { freePort } from '../replica/free-port.js'
 
 /** Anvil's default dev mnemonic: its first accounts are funded with ETH at start. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -42,17 +42,6 @@ export interface Anvil {
 export function anvilBinary(): string {
   const pkg = createRequire(import.meta.url).resolve('@foundry-rs/anvil-linux-amd64/package.json')
   return path.join(path.dirname(pkg), 'bin', 'anvil')
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 async function rpcReady(url: string): Promise<boolean> {

@@ -10,7 +10,8 @@ import path from 'node:path'
 import { createHmac } from 'node:crypto'
 import { chainProvider } from '../../chain/provider.js'
 import { loadConfig } from '../../bin/config.js'
-import { freePort, startExchange, type Proc } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange, type Proc } from '../helpers/processes.js'
 
 type Level = [string, string]
 interface Book { bids: Level[]; asks: Level[] }

@@ -6,7 +6,8 @@ import t from 'tap'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange } from '../helpers/processes.js'
 import { chainRig } from './rig.js'
 
 t.test('a sequencer on an external chain credits deposits and anchors', { timeout: 60_000 }, async (t) => {

@@ -12,7 +12,8 @@ import { devKey } from '../../chain/anvil.js'
 import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { connect } from '../ws/client.js'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 

@@ -13,7 +13,8 @@ import path from 'node:path'
 import { startAnvil } from '../../chain/anvil.js'
 import { chainProvider, tokenAt, vaultAt } from '../../chain/provider.js'
 import { runAudit } from '../../bin/audit.js'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange } from '../helpers/processes.js'
 
 interface Account { address: string; apiKey: string; secretKey: string }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))

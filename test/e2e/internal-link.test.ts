@@ -9,7 +9,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { IngressClient } from '../../replica/ingress.js'
 import { wsNetwork } from '../../replica/ws-network.js'
-import { freePort, internalLink, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { internalLink, startExchange } from '../helpers/processes.js'
 
 const SECRET = '77'.repeat(32)
 

@@ -10,7 +10,8 @@ import { Wallet } from 'ethers'
 import { IngressClient, IngressError } from '../../replica/ingress.js'
 import { signOraclePrice } from '../../replica/oracle-signature.js'
 import { parsePriceCsv } from '../../bin/price-feed.js'
-import { freePort, internalLink, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { internalLink, startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -15,7 +15,8 @@ import { createState } from '../../core/state.js'
 import { hex, type LogEntry } from '../../replica/entry.js'
 import { IngressClient } from '../../replica/ingress.js'
 import { LevelLogStore } from '../../replica/level-log.js'
-import { freePort, internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
 
 const CHECKPOINT = 100
 const ACCOUNTS = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40), '0x' + '3'.repeat(40)]

@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange } from '../helpers/processes.js'
 
 const run = promisify(execFile)
 const BIN = path.resolve('bin/exchange.js')

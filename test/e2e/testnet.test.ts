@@ -8,7 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { Wallet } from 'ethers'
 import { SESSION_TYPES, sessionDomain } from '../../gateway/session-signature.js'
-import { freePort, startExchange } from '../helpers/processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange } from '../helpers/processes.js'
 
 t.test('the test network serves the same API under chain id 31338', { timeout: 60_000 }, async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'testnet-'))

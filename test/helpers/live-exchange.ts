@@ -10,7 +10,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { childEnv, EXCHANGE_BIN } from './paths.js'
-import { freePort, startExchange } from './processes.js'
+import { freePort } from '../../replica/free-port.js'
+import { startExchange } from './processes.js'
 
 const run = promisify(execFile)
 

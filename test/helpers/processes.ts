@@ -4,24 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import type { Network } from '../../replica/network.js'
 import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
+import { freePort } from '../../replica/free-port.js'
 import { childEnv, EXCHANGE_BIN } from './paths.js'
 
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** A node's /metrics gauges (Prometheus text, one `name value` line each) on loopback `port`. */
 export async function scrapeGauges(port: number): Promise<Record<string, number>> {
