@@ -16,6 +16,7 @@ import { moneyViolations } from '../../sim/model/invariants.js'
 import { limit } from '../helpers/commands.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, T0, TestExchange } from '../helpers/exchange.js'
 import { publish, registerOracle, signedPrice } from '../helpers/oracle.js'
+import { runs } from '../helpers/property.js'
 
 const btc = (ex: TestExchange): PerpMarket => ex.state.markets[BTCPERP] as PerpMarket
 const EIGHT_H = 8 * 3_600_000
@@ -190,7 +191,7 @@ t.test('fast-check: every settlement conserves money; same stream twice, same ro
     if (v.length > 0) throw new Error(v.join('\n'))
     const b = await run(path)
     if (stateRoot(a.ex.state) !== stateRoot(b.ex.state)) throw new Error('two runs of one stream differ')
-  }), { numRuns: 25 })
+  }), runs(25))
   t.ok(settlements > 0, `${settlements} settlements checked`)
 })
 

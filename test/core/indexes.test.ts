@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { ClientIdIndex } from '../../core/client-id-index.js'
 import { OrderIndex } from '../../core/order-index.js'
 import type { Order } from '../../core/state.js'
+import { runs } from '../helpers/property.js'
 
 /** Stand-ins for orders: the indexes only store and return them. */
 function fakeOrder(orderId: number, clientOrderId: string): Order {
@@ -41,7 +42,7 @@ t.test('OrderIndex answers as a Map and iterates in ascending orderId', async (t
       for (const key of model.keys()) if (index.get(key) !== model.get(key)) return false
       const expected = [...model.keys()].sort((a, b) => a - b)
       return JSON.stringify([...index.values()].map((o) => o.orderId)) === JSON.stringify(expected)
-    }), { numRuns: 150 })
+    }), runs(150))
   }
   t.pass()
 })
@@ -83,7 +84,7 @@ t.test('ClientIdIndex answers as a Map and keeps placement order', async (t) => 
       return same([...index.values()], [...model.values()]) &&
         same([...index.keys()], [...model.keys()]) &&
         same([...index].map(([k]) => k), [...model.keys()])
-    }), { numRuns: 150 })
+    }), runs(150))
   }
   t.pass()
 })

@@ -11,6 +11,7 @@ import { createState } from '../../core/state.js'
 import { commandStream, PROFILES, type TimedCommand } from '../../sim/model/commands.js'
 import { IdMonitor, stateViolations } from '../../sim/model/invariants.js'
 import { entriesOf } from '../../sim/model/run.js'
+import { runs } from '../helpers/property.js'
 
 function holdsThroughout(stream: readonly TimedCommand[]): void {
   const state = createState()
@@ -27,12 +28,12 @@ function holdsThroughout(stream: readonly TimedCommand[]): void {
 }
 
 t.test('invariants hold after every command: BTC perp and spot', async (t) => {
-  fc.assert(fc.property(commandStream(), holdsThroughout), { numRuns: 60 })
+  fc.assert(fc.property(commandStream(), holdsThroughout), runs(60))
   t.pass()
 })
 
 t.test('invariants hold after every command: every default market, six accounts', async (t) => {
   const markets = [PROFILES.BTCPERP, PROFILES.ETHPERP, PROFILES.BTCSPOT, PROFILES.ETHSPOT]
-  fc.assert(fc.property(commandStream({ markets, accounts: 6, maxLength: 300 }), holdsThroughout), { numRuns: 20 })
+  fc.assert(fc.property(commandStream({ markets, accounts: 6, maxLength: 300 }), holdsThroughout), runs(20))
   t.pass()
 })

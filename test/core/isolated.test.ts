@@ -17,6 +17,7 @@ import { moneyViolations, positionViolations } from '../../sim/model/invariants.
 import { limit, rejection, tradeEvents } from '../helpers/commands.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, TestExchange, USDT } from '../helpers/exchange.js'
 import { publish, registerOracle } from '../helpers/oracle.js'
+import { runs } from '../helpers/property.js'
 
 const btc = (ex: TestExchange): PerpMarket => ex.state.markets[BTCPERP] as PerpMarket
 const eth = (ex: TestExchange): PerpMarket => ex.state.markets[ETHPERP] as PerpMarket
@@ -362,6 +363,6 @@ t.test('random isolated and cross trading: every unit accounted for after every 
     }
     const restored = decodeSnapshot(encodeSnapshot(ex.state))
     if (stateRoot(restored) !== stateRoot(ex.state)) throw new Error('snapshot root differs')
-  }), { numRuns: 60 })
+  }), runs(60))
   t.pass()
 })

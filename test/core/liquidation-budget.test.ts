@@ -24,6 +24,7 @@ import { createState, type PerpMarket, type State, type SubAccount } from '../..
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { DEFAULT_WORKLOAD, generateWorkload, PRICE_MOVES, toEntries } from '../../sim/workload.js'
 import { BTCPERP, T0, USDT } from '../helpers/exchange.js'
+import { runs } from '../helpers/property.js'
 import { flowCommands, flowSteps, MAKER, ORACLE, PERPS, SIGNATURE, START_E8, type FlowStep } from '../helpers/random-flow.js'
 
 const TRADERS = ['1', '2', '3', '4', '5'].map((d) => '0x' + d.repeat(40))
@@ -193,7 +194,7 @@ function runScenario(sc: Scenario): void {
 t.test('random streams give the same results, events and roots with budgets as without', async (t) => {
   fc.assert(fc.property(scenario, (sc) => {
     runScenario(sc)
-  }), { numRuns: 150 })
+  }), runs(150))
   t.comment(JSON.stringify(seen))
   t.ok(seen.skips > 0 && seen.fullChecks > 0, 'trades skipped their checks, and others had full ones')
   t.ok(seen.marginCalls > 0 && seen.liquidations > 0 && seen.adl > 0, 'margin calls, liquidations and ADL happened')
@@ -220,7 +221,7 @@ t.test('the benchmark workloads give the same results and roots with budgets as 
         if (stateRoot(on) !== stateRoot(off)) throw new Error(`seed ${seed}: state roots differ at entry ${i}`)
       }
     })
-  }), { numRuns: 4 })
+  }), runs(4))
   t.ok(seen.skips > skipsBefore, 'the workloads ran with budgets')
 })
 
@@ -337,7 +338,7 @@ t.test('the warning level rises no faster than warningRise bounds it, across the
       return v > 0n ? v : 0n
     }
     return 5n * (g(n + d) - g(n)) <= 4_000_000n * BigInt(warningRise(warningRate(m, n + d), d))
-  }), { numRuns: 3_000 })
+  }), runs(3_000))
   t.equal(warningRate(m, 40_000 * USDT), 5_000, '1.25 × 0.4 % within the first bracket')
   t.equal(warningRate(m, 50_000 * USDT + 1), 6_250, '1.25 × 0.5 % past it')
   t.equal(warningRate(m, Infinity), 625_000, '1.25 × 50 %, the top bracket')

@@ -23,6 +23,7 @@ import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import type { State } from '../../core/state.js'
 import { maintenanceViolations, moneyViolations } from '../../sim/model/invariants.js'
 import { TestExchange, USDT } from '../helpers/exchange.js'
+import { runs } from '../helpers/property.js'
 import { flowCommands, flowSteps, MAKER, ORACLE, PERPS, SIGNATURE, START_E8, type FlowStep } from '../helpers/random-flow.js'
 
 const TRADERS = ['1', '2', '3', '4'].map((d) => '0x' + d.repeat(40))
@@ -115,19 +116,10 @@ function run(sc: Scenario): void {
   if (copy !== null && stateRoot(copy) !== stateRoot(ex.state)) throw new Error('the restored replica diverged')
 }
 
-// A fixed seed: the suite gates every landing and must not fail at random. Random seeds are
-// for hunting (LIQUIDATION_SEED=random); the cases they found are kept as tests below.
-/** The fixed seed, or LIQUIDATION_SEED: a number, or `random` for fast-check's own. */
-function seed(): { seed?: number } {
-  const s = process.env.LIQUIDATION_SEED
-  if (s === 'random') return {}
-  return { seed: s === undefined ? 20261127 : Number(s) }
-}
-
 t.test('money, maintenance and funding hold through random price paths with liquidations', async (t) => {
   fc.assert(fc.property(scenario, (sc) => {
     run(sc)
-  }), { numRuns: Number(process.env.LIQUIDATION_RUNS ?? 200), ...seed() })
+  }), runs(200))
   t.comment(`liquidation orders ${seen.liquidations}, ADL fills ${seen.adl}, shortfalls covered ${seen.shortfalls}`)
   t.ok(seen.liquidations > 0 && seen.adl > 0, 'the runs liquidated and deleveraged')
 })

@@ -17,6 +17,7 @@ import { apply } from '../../core/apply.js'
 import type { PerpMarket } from '../../core/state.js'
 import { maintenanceViolations, moneyViolations } from '../../sim/model/invariants.js'
 import { limit, market } from '../helpers/commands.js'
+import { runs } from '../helpers/property.js'
 import { ORACLE, SIGNATURE } from '../helpers/random-flow.js'
 import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, NO_BAND_GENESIS, TestExchange, USDT } from '../helpers/exchange.js'
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
@@ -364,7 +365,7 @@ t.test('the liquidation checks\' plain-number maintenance equals maintenanceMarg
     const caps = m.brackets.map((b) => b.notionalCap)
     const edges = fc.constantFrom(...caps.flatMap((c) => [c - 1, c, c + 1]), 0, 1, 999_999, 1_000_000, 2 ** 52)
     fc.assert(fc.property(fc.oneof(edges, fc.integer({ min: 0, max: 2 ** 52 })), (n) => fastMaintenance(m, n) === maintenanceMargin(m, n)),
-      { numRuns: 5_000 })
+      runs(5_000))
   }
   t.pass()
 })

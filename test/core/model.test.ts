@@ -11,6 +11,7 @@ import { createState } from '../../core/state.js'
 import { commandStream, MODEL_ACCOUNTS, PROFILES, START_TIME } from '../../sim/model/commands.js'
 import { describeDisagreement, findDisagreement } from '../../sim/model/agreement.js'
 import { entriesOf } from '../../sim/model/run.js'
+import { runs } from '../helpers/property.js'
 
 function agrees(stream: Parameters<typeof entriesOf>[0]): void {
   const d = findDisagreement(entriesOf(stream))
@@ -18,20 +19,20 @@ function agrees(stream: Parameters<typeof entriesOf>[0]): void {
 }
 
 t.test('core and reference agree: BTC perp and spot, one hedge account', async (t) => {
-  fc.assert(fc.property(commandStream(), agrees), { numRuns: 60 })
+  fc.assert(fc.property(commandStream(), agrees), runs(60))
   t.pass()
 })
 
 t.test('core and reference agree: every default market, more accounts, long streams', async (t) => {
   const markets = [PROFILES.BTCPERP, PROFILES.ETHPERP, PROFILES.BTCSPOT, PROFILES.ETHSPOT]
-  fc.assert(fc.property(commandStream({ markets, accounts: 5, maxLength: 300 }), agrees), { numRuns: 15 })
+  fc.assert(fc.property(commandStream({ markets, accounts: 5, maxLength: 300 }), agrees), runs(15))
   t.pass()
 })
 
 t.test('core and reference agree: wide prices and big orders (margin, brackets, leverage)', async (t) => {
   // Prices ±10% around the mid move the mark far; big orders reach the leverage brackets.
   const markets = [{ ...PROFILES.BTCPERP, spreadTicks: 30_000, maxLots: 2_000 }, { ...PROFILES.BTCSPOT, spreadTicks: 300_000, maxLots: 2_000 }]
-  fc.assert(fc.property(commandStream({ markets, maxLength: 200 }), agrees), { numRuns: 30 })
+  fc.assert(fc.property(commandStream({ markets, maxLength: 200 }), agrees), runs(30))
   t.pass()
 })
 

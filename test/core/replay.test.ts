@@ -17,6 +17,7 @@ import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { createState, type State } from '../../core/state.js'
 import { commandStream, PROFILES } from '../../sim/model/commands.js'
 import { entriesOf } from '../../sim/model/run.js'
+import { runs } from '../helpers/property.js'
 
 const markets = [PROFILES.BTCPERP, PROFILES.ETHPERP, PROFILES.BTCSPOT, PROFILES.ETHSPOT]
 
@@ -42,7 +43,7 @@ function inStep(a: State, b: State, entries: readonly Entry[], what: string): vo
 t.test('the same stream applied twice gives the same result bytes and roots', async (t) => {
   fc.assert(fc.property(commandStream({ markets, maxLength: 250 }), (stream) => {
     inStep(createState(), createState(), entriesOf(stream), '')
-  }), { numRuns: 30 })
+  }), runs(30))
   t.pass()
 })
 
@@ -60,6 +61,6 @@ t.test('a snapshot restores the root and the future', async (t) => {
     if (restored.seq !== original.seq || restored.time !== original.time) throw new Error('restored seq or time differs')
     if (!Buffer.from(encodeSnapshot(restored)).equals(Buffer.from(bytes))) throw new Error(`seq ${original.seq}: re-encoded snapshot differs`)
     inStep(original, restored, entries.slice(at), ` after a snapshot at seq ${original.seq}`)
-  }), { numRuns: 40 })
+  }), runs(40))
   t.pass()
 })

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { stateRoot } from '../../core/root.js'
 import { PARAMS } from '../helpers/fuzz-params.js'
 import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { runs } from '../helpers/property.js'
 
 /** [method, path] of every route in printRoutes()'s tree (HEAD mirrors GET; wildcards skipped). */
 function routesOf(app: FastifyInstance): [string, string][] {
@@ -65,7 +66,7 @@ t.test('every registered route, swept with random signed parameters', async (t) 
   }
   // Each route with a few parameter sets drawn from a fixed seed; the session ends last.
   const ordered = [...routes.filter(([m, p]) => `${m} ${p}` !== SESSION_END), ...routes.filter(([m, p]) => `${m} ${p}` === SESSION_END)]
-  const samples = fc.sample(PARAMS, { seed: 20261122, numRuns: 4 * ordered.length })
+  const samples = fc.sample(PARAMS, runs(4 * ordered.length))
   let sent = 0
   for (let i = 0; i < ordered.length; i++) {
     const [method, path] = ordered[i]!
@@ -85,6 +86,6 @@ t.test('random routes and signed parameters never yield a 5xx or change state on
   await fc.assert(fc.asyncProperty(fc.constantFrom(...routes), PARAMS, async ([method, path], params) => {
     await probe(rig, keys, method, path, params)
     checked++
-  }), { numRuns: 400, seed: 20261122 })
+  }), runs(400))
   t.ok(checked >= 400, `${checked} requests`)
 })

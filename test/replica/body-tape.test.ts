@@ -12,6 +12,7 @@ import { tapeBodies, TapeReader } from '../../replica/body-tape.js'
 import { encodeBody, GENESIS_HASH, makeEntry, packr } from '../../replica/entry.js'
 import { LevelLogStore } from '../../replica/level-log.js'
 import { DEFAULT_WORKLOAD, generateWorkload, PRICE_MOVES } from '../../sim/workload.js'
+import { runs } from '../helpers/property.js'
 
 /** The bodies end to end, and where each ends. */
 function joined(bodies: Uint8Array[]): { bytes: Uint8Array, ends: Uint32Array } {
@@ -77,7 +78,7 @@ t.test('any flat command comes back from the tape as msgpackr decodes it', async
   const command = fc.dictionary(fc.string({ maxLength: 12 }), value, { maxKeys: 20 })
   fc.assert(fc.property(fc.array(fc.tuple(fc.nat(), fc.integer(), command), { minLength: 1, maxLength: 20 }), (items) => {
     readBack(items.map(([seq, time, c]) => packr.pack([seq, time, c])))
-  }), { numRuns: 300 })
+  }), runs(300))
   t.pass('300 batches of random commands')
 })
 

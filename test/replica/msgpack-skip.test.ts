@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import { Packr } from 'msgpackr'
 import { skipValue } from '../../replica/msgpack-skip.js'
 import { command } from '../helpers/log-fixtures.js'
+import { runs } from '../helpers/property.js'
 
 const packr = new Packr({ useRecords: false })
 
@@ -20,7 +21,7 @@ t.test('a value ends where the decoder says, for any value', async (t) => {
       pos = end
     }
     return true
-  }), { numRuns: 500 })
+  }), runs(500))
   t.pass('500 random sequences')
 })
 

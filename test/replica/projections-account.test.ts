@@ -7,6 +7,7 @@ import type { PlaceOrder } from '../../core/commands.js'
 import type { IncomeRecord, OrderRecord, UserTradeRecord } from '../../replica/projections/index.js'
 import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, DAVE, ETHPERP } from '../helpers/exchange.js'
 import { Fixture, limit } from '../helpers/projections-fixture.js'
+import { runs } from '../helpers/property.js'
 
 const M = Date.UTC(2023, 10, 15, 10, 0, 0)
 const DAY = 86_400_000
@@ -290,7 +291,7 @@ t.test('allOrders by time range: every rule, against the orders as placed', asyn
       const want = q.startTime === undefined ? inRange.slice(-n) : inRange.slice(0, n)
       const got = (await f.p.allOrders(owners[i]!, BTCPERP, q)).map((r) => r.orderId)
       return got.join() === want.map((p) => p.orderId).join()
-    }), { numRuns: 300, seed: 15 })
+    }), runs(300))
 })
 
 t.test('income merges fills of every market with the other types: every filter, against the whole history', async (t) => {
@@ -344,7 +345,7 @@ t.test('income merges fills of every market with the other types: every filter, 
       const want = q.startTime === undefined ? matching.slice(-n) : matching.slice(0, n)
       const got = await f.p.income(owners[i]!, q, start)
       return JSON.stringify(got) === JSON.stringify(want)
-    }), { numRuns: 300, seed: 15 })
+    }), runs(300))
 })
 
 const INCOME_TYPES_SEEN = ['TRANSFER', 'REALIZED_PNL', 'COMMISSION'] as const

@@ -10,10 +10,10 @@ import fc from 'fast-check'
 import { stateRoot } from '../../core/root.js'
 import { METHODS } from '../../gateway/ws-api/methods.js'
 import { PARAMS } from '../helpers/fuzz-params.js'
+import { runs } from '../helpers/property.js'
 import type { Client } from './client.js'
 import { signed, wsApiRig } from './ws-api-rig.js'
 
-const SEED = 20261127
 // Every permission; the streams' limit of 10 frames a second would close the fuzzer's socket,
 // which is not what is tested here.
 const RIG = { permissions: 'TRADE,USER_DATA,WITHDRAW', messagesPerSecond: 1_000_000 }
@@ -51,7 +51,7 @@ t.test('the WebSocket API: every method with random signed params', async (t) =>
     const status = checkReply(r, frame)
     statuses.set(status, (statuses.get(status) ?? 0) + 1)
     if (status >= 400 && stateRoot(rig.ex.state) !== before) throw new Error(`${frame} was refused but changed state`)
-  }), { numRuns: 400, seed: SEED })
+  }), runs(400))
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
   t.ok((statuses.get(200) ?? 0) > 0 && (statuses.get(400) ?? 0) > 0, 'some requests served, some refused')
   t.equal([...statuses.keys()].filter((s) => s >= 500).length, 0, 'no 5xx')
@@ -80,7 +80,7 @@ t.test('the WebSocket API: random frames of any shape', async (t) => {
     else ws.ws.send(frame, { binary: true })
     checkReply(await ws.next((m) => m !== null && typeof m === 'object' && 'status' in m), String(frame))
     replies++
-  }), { numRuns: 400, seed: SEED })
+  }), runs(400))
   t.equal(replies, 400, 'one reply in Binance\'s shape to each frame, none a 5xx')
   t.equal(stateRoot(rig.ex.state), root, 'nothing unsigned changed state')
   t.equal(ws.closed, null, 'the connection is open')
@@ -126,7 +126,7 @@ t.test('the market streams: random control frames', async (t) => {
       throw new Error(`after ${frame}: listed ${JSON.stringify(list.result)}, expected ${JSON.stringify([...listed])}`)
     }
     checked++
-  }), { numRuns: 300, seed: SEED })
+  }), runs(300))
   t.equal(checked, 300, 'each frame answered in the stream shape; LIST_SUBSCRIPTIONS always right')
   t.ok(changes > 0, `${changes} subscriptions added or removed along the way`)
   t.equal(ws.closed, null, 'the socket is open')
