@@ -100,6 +100,7 @@ const OPTIONS = {
   'weight-limit': { type: 'string', env: 'EXCHANGE_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.weight1m) },
   'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
   'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
+  'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
   'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: 'random' },
   'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
@@ -185,6 +186,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       weight1m: intOption('weight-limit', get('weight-limit'), 1, 1_000_000_000),
       orders10s: intOption('order-limit-10s', get('order-limit-10s'), 1, 1_000_000_000),
       orders1m: intOption('order-limit-1m', get('order-limit-1m'), 1, 1_000_000_000),
+      wsConnections5m: intOption('ws-connection-limit', get('ws-connection-limit'), 1, 1_000_000_000),
     },
     priceFeed: {
       source: get('price-feed'),

@@ -1,9 +1,11 @@
 // The gateway's rate limits: Binance's defaults unless the operator configures others
-// (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`), e.g. for a load test or a
-// market maker's private gateway. exchangeInfo reports the limits actually enforced.
+// (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`, `--ws-connection-limit`), e.g.
+// for a load test or a market maker's private gateway. exchangeInfo reports the request and
+// order limits actually enforced (Binance's lists no connection limit).
 
 import { ORDERS_PER_10S, ORDERS_PER_1M } from './routes/symbols.js'
 import { WEIGHT_LIMIT_1M } from './weights.js'
+import { ATTEMPTS_PER_5M } from './ws/connection-attempts.js'
 
 export interface RateLimits {
   /** REQUEST_WEIGHT per IP per minute. */
@@ -12,9 +14,13 @@ export interface RateLimits {
   orders10s: number
   /** New orders per account per minute. */
   orders1m: number
+  /** WebSocket connection attempts per IP in 5 minutes. */
+  wsConnections5m: number
 }
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { weight1m: WEIGHT_LIMIT_1M, orders10s: ORDERS_PER_10S, orders1m: ORDERS_PER_1M }
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  weight1m: WEIGHT_LIMIT_1M, orders10s: ORDERS_PER_10S, orders1m: ORDERS_PER_1M, wsConnections5m: ATTEMPTS_PER_5M,
+}
 
 /** exchangeInfo's `rateLimits` for the limits in force. */
 export function rateLimitsBody(l: RateLimits = DEFAULT_RATE_LIMITS): object[] {

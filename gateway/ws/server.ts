@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws'
 import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { notFound } from '../errors.js'
+import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
 import { FanOut } from './fan-out.js'
 import { CLOSE } from './managed-socket.js'
@@ -113,10 +114,12 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   return { combined, streams }
 }
 
-function refuse(socket: Duplex, status: number, body: object): void {
+const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' }
+
+function refuse(socket: Duplex, status: number, body: object, retryAfterSec?: number): void {
   const text = JSON.stringify(body)
-  const reason = status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Bad Request'
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
+  const retry = retryAfterSec === undefined ? '' : `Retry-After: ${retryAfterSec}\r\n`
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${retry}Connection: close\r\n\r\n${text}`)
 }
 
 /**
@@ -140,9 +143,16 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   feed.start()
 
   const connectionsMax = o.connectionsMax ?? CONNECTIONS_MAX
+  // Counted here, before the WebSocket API takes its paths, so one count covers every path.
+  const attempts = new ConnectionAttempts(ctx.now, ctx.rateLimits?.wsConnections5m ?? ATTEMPTS_PER_5M)
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting mid-handshake must not become an unhandled 'error'.
     socket.on('error', () => socket.destroy())
+    const wait = attempts.admit(req.socket.remoteAddress ?? '')
+    if (wait !== undefined) {
+      refuse(socket, 429, { code: -1003, msg: `Too many connection attempts; current limit is ${attempts.limit} per 5 minutes per IP. Retry after ${wait} s.` }, wait)
+      return
+    }
     if (o.otherUpgrades?.(req, socket, head) === true) return
     if (connections.size >= connectionsMax) {
       refuse(socket, 503, { code: -1008, msg: 'Server is currently overloaded with other requests. Please try again in a few minutes.' })

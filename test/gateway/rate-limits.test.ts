@@ -1,4 +1,4 @@
-// Configured rate limits (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`): the
+// Configured rate limits (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`, `--ws-connection-limit`: its own test in ws/connection-attempts): the
 // gateway enforces them and exchangeInfo reports them; Binance's defaults otherwise. And the
 // signed payload: wherever `signature` sits among the parameters, the rest is what is signed.
 
@@ -15,7 +15,7 @@ t.test('configured limits are enforced and reported', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const keys = await trader(rig)
-  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 50, orders10s: 2, orders1m: 3 } })
+  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 50, orders10s: 2, orders1m: 3, wsConnections5m: 300 } })
   t.teardown(() => app.close())
   const limited: GatewayRig = { ...rig, app }
 
@@ -42,9 +42,10 @@ t.test('configured limits are enforced and reported', async (t) => {
 })
 
 t.test('the flags and their checks', async (t) => {
-  t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, orders10s: 300, orders1m: 1200 })
-  t.same(loadConfig(['start', '--weight-limit', '100000', '--order-limit-10s', '5000', '--order-limit-1m', '20000'], {}).rateLimits,
-    { weight1m: 100_000, orders10s: 5000, orders1m: 20_000 })
+  t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, orders10s: 300, orders1m: 1200, wsConnections5m: 300 })
+  t.same(loadConfig(['start', '--weight-limit', '100000', '--order-limit-10s', '5000', '--order-limit-1m', '20000', '--ws-connection-limit', '5000'], {}).rateLimits,
+    { weight1m: 100_000, orders10s: 5000, orders1m: 20_000, wsConnections5m: 5000 })
+  t.same(loadConfig(['start'], { EXCHANGE_WS_CONNECTION_LIMIT: '9' }).rateLimits.wsConnections5m, 9)
   t.same(loadConfig(['start'], { EXCHANGE_ORDER_LIMIT_1M: '7' }).rateLimits.orders1m, 7)
   t.throws(() => loadConfig(['start', '--order-limit-10s', '0'], {}), /--order-limit-10s must be an integer in \[1, 1000000000\], got 0/)
   t.throws(() => loadConfig(['start', '--weight-limit', '1.5'], {}), /--weight-limit must be an integer/)

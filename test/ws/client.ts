@@ -111,7 +111,7 @@ export class Client {
   }
 }
 
-/** Opens a client on `url`; rejects with the HTTP status when the upgrade is refused. */
+/** Opens a client on `url`; rejects with the HTTP status, headers and body when the upgrade is refused. */
 export function connect(url: string, o: ClientOptions = {}): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, o)
@@ -120,7 +120,7 @@ export function connect(url: string, o: ClientOptions = {}): Promise<Client> {
     ws.once('unexpected-response', (_req, res) => {
       let body = ''
       res.on('data', (d: Buffer) => { body += d.toString() })
-      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body })))
+      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, headers: res.headers, body })))
     })
     ws.once('error', reject)
   })

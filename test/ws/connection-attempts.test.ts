@@ -1,0 +1,55 @@
+// WebSocket connection attempts per IP (Binance's 300 per 5 minutes, `--ws-connection-limit`):
+// one count over every WebSocket path of the gateway; past it, an upgrade is answered 429
+// -1003 with Retry-After and open connections carry on; the next 5-minute window admits again.
+
+import t from 'tap'
+import type { AddressInfo } from 'node:net'
+import { DEFAULT_RATE_LIMITS } from '../../gateway/rate-limits.js'
+import { ATTEMPTS_PER_5M, ConnectionAttempts } from '../../gateway/ws/connection-attempts.js'
+import { attachStreams } from '../../gateway/ws/attach.js'
+import { gatewayRig } from '../helpers/gateway.js'
+import { connect, FAN_OUT } from './client.js'
+
+type Refusal = { status: number; headers: Record<string, string>; body: string }
+const refusal = (url: string): Promise<Refusal | null> =>
+  connect(url).then((c) => { c.close(); return null }, (e: Refusal) => e)
+
+t.test('past the limit every WebSocket path is refused with 429 until the window turns', async (t) => {
+  const rig = await gatewayRig()
+  attachStreams(rig.app, { ...rig.ctx, rateLimits: { ...DEFAULT_RATE_LIMITS, wsConnections5m: 4 } }, { fanOut: FAN_OUT })
+  await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => rig.close())
+  const base = `ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}`
+
+  // Four attempts on four kinds of path, a refused stream name among them.
+  const market = await connect(`${base}/ws`)
+  t.teardown(() => market.close())
+  const api = await connect(`${base}/ws-fapi/v1`)
+  t.teardown(() => api.close())
+  t.equal((await refusal(`${base}/stream?streams=btcusdtperp@trade`)), null)
+  t.equal((await refusal(`${base}/ws/not-a-stream`))?.status, 400, 'a refused route counts as an attempt too')
+
+  const windowEnd = (Math.floor(rig.ex.time / 300_000) + 1) * 300_000
+  for (const path of ['/ws', '/ws-fapi/v1', '/stream?streams=btcusdtperp@trade']) {
+    const r = await refusal(base + path)
+    t.equal(r?.status, 429, `${path}: 429`)
+    t.same(JSON.parse(r!.body), { code: -1003, msg: `Too many connection attempts; current limit is 4 per 5 minutes per IP. Retry after ${Math.ceil((windowEnd - rig.ex.time) / 1000)} s.` })
+    t.equal(r!.headers['retry-after'], String(Math.ceil((windowEnd - rig.ex.time) / 1000)))
+  }
+  t.same(await market.request({ method: 'LIST_SUBSCRIPTIONS', id: 1 }), { result: [], id: 1 }, 'open connections carry on')
+  t.match(await api.request({ id: 'p', method: 'ticker.price', params: { symbol: 'BTCUSDTPERP' } }), { id: 'p', status: 200 })
+
+  await rig.run({ type: 'Tick' }, windowEnd - rig.ex.time)
+  t.equal(await refusal(`${base}/ws`), null, 'the next window admits again')
+})
+
+t.test('the count: per IP, by window, Binance\'s 300 by default', async (t) => {
+  let now = 1_000
+  const a = new ConnectionAttempts(() => now, 2)
+  t.same([a.admit('1.1.1.1'), a.admit('1.1.1.1'), a.admit('2.2.2.2')], [undefined, undefined, undefined])
+  t.equal(a.admit('1.1.1.1'), 299, 'the third from one IP waits for the window')
+  now = 300_000
+  t.equal(a.admit('1.1.1.1'), undefined, 'a new window')
+  t.equal(new ConnectionAttempts(() => 0).limit, ATTEMPTS_PER_5M)
+  t.equal(ATTEMPTS_PER_5M, 300)
+})
