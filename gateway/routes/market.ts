@@ -207,9 +207,11 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     url: '/fapi/v1/indexPriceKlines', params: ['pair', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
     handler: (p) => {
-      // The index belongs to the pair: the oracle prices of the pair's perpetual.
+      // The index belongs to the pair: the oracle prices of the pair's perpetual. The
+      // perpetual's own symbol names its pair too: on Binance a perpetual's symbol is its
+      // pair, and clients (ccxt's fetchIndexOHLCV) send the one for the other.
       const pair = required(p, 'pair')
-      const m = allPerps(ctx.state()).find((x) => x.pair === pair)
+      const m = allPerps(ctx.state()).find((x) => x.pair === pair || x.symbol === pair)
       if (m === undefined) throw invalidSymbol()
       return priceKlines(m, p, 'index')
     },

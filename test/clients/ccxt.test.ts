@@ -127,6 +127,12 @@ t.test('ccxt binanceusdm: a full scenario against the gateway', { timeout: 120_0
   const candles = await taker.fetchOHLCV(S, '1m')
   t.same([candles[0]![1], Math.max(...candles.map((k) => k[2]!)), Math.min(...candles.map((k) => k[3]!)), candles.at(-1)![4],
     r10(candles.reduce((s, k) => s + k[5]!, 0))], [60000, 60300, 60000, 60200, 0.03], 'open, high, low, close, volume')
+  const marks = await taker.fetchMarkOHLCV(S, '1m')
+  t.same([marks[0]![1], marks.at(-1)![4]], [60000, 60200], 'mark candles: the mark is the last trade here')
+  // ccxt asks for the index by the perpetual's id as its pair (Binance's perpetual ids are pairs).
+  const byPair = await (await fetch(`${live.base}/fapi/v1/indexPriceKlines?pair=BTCUSDT&interval=1m`)).json() as string[][]
+  t.ok(byPair.length > 0, 'the index has candles')
+  t.same(await taker.fetchIndexOHLCV(S, '1m'), byPair.map((k) => [Number(k[0]), ...k.slice(1, 6).map(Number)]), 'index candles, as the pair gives them')
   const ticker = await taker.fetchTicker(S)
   t.match(ticker, { symbol: S, last: 60200, open: 60000, high: 60300, low: 60000, baseVolume: 0.03, quoteVolume: 1805 })
   const tickers = await taker.fetchTickers()
