@@ -11,7 +11,7 @@ import { DepthFeed, type FeedPosition } from './depth-feed.js'
 import { bestKey, bookTickerEvent, forceOrderEvent, indexPriceEvent, markPriceEvent, tradeEvent } from './format-stream.js'
 import type { StreamHub } from './hub.js'
 import { ProjectionFeed } from './projection-feed.js'
-import { DEPTH_SPEEDS, streamName } from './streams.js'
+import { ALL_MARKETS_KIND, DEPTH_SPEEDS, streamName } from './streams.js'
 
 export interface FeedCadences {
   /** Mark and index price: the default and the `@1s` forms. */
@@ -162,11 +162,12 @@ export class MarketFeed {
     if (this.lastBest.get(marketId) === key) return
     this.lastBest.set(marketId, key)
     const one = streamName.bookTicker(m.symbol.toLowerCase())
-    const all = streamName.bookTicker(null)
-    if (!this.hub.has(one) && !this.hub.has(all)) return
+    // The all-market stream is USD-M's: perpetuals only (ALL_MARKETS_KIND).
+    const all = m.kind === ALL_MARKETS_KIND ? streamName.bookTicker(null) : undefined
+    if (!this.hub.has(one) && (all === undefined || !this.hub.has(all))) return
     const event = JSON.stringify(bookTickerEvent(m, state.seq, state.time, this.ctx.now()))
     this.hub.publish(one, event)
-    this.hub.publish(all, event)
+    if (all !== undefined) this.hub.publish(all, event)
   }
 
   private prices(fast: boolean): void {

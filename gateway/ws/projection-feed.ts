@@ -9,7 +9,7 @@ import type { Market, State } from '../../core/state.js'
 import { bucketClose, bucketOpen, KLINE_INTERVALS, type Projections } from '../../replica/projections/index.js'
 import type { StreamHub } from './hub.js'
 import { aggTradeEvent, klineEvent, miniTickerEvent, tickerEvent } from './format-stream.js'
-import { streamName } from './streams.js'
+import { ALL_MARKETS_KIND, streamName } from './streams.js'
 
 interface Traded {
   /** Seq and time of the market's last trade the feed saw. */
@@ -143,7 +143,7 @@ export class ProjectionFeed {
       if (!this.readable(id)) continue
       dirty.delete(id)
       const s = this.symbolOf(id)
-      if (s === undefined) continue
+      if (s === undefined || (arr && s.m.kind !== ALL_MARKETS_KIND)) continue
       const name = arr ? streamName[kind](null) : streamName[kind](s.symbol)
       if (!this.hub.has(name)) continue
       // The REST ticker's "now": never before the newest flushed entry.

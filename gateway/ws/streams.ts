@@ -71,6 +71,14 @@ export function parseStream(name: unknown): StreamSpec | null {
   }
 }
 
+/**
+ * The markets the all-market streams (`!ticker@arr`, `!miniTicker@arr`, `!bookTicker`) carry:
+ * the perpetuals, as on Binance USD-M's stream host. The spot markets stream on the same
+ * server, but a USD-M client takes every symbol of those streams for one of its markets (ccxt's
+ * watchTickers and watchBidsAsks filled in BTCUSDT as a market of its own).
+ */
+export const ALL_MARKETS_KIND = 'PERP'
+
 // The names feeds publish under, built the one way parseStream reads them.
 
 export const streamName = {

@@ -140,7 +140,7 @@ t.test('mark and index price streams print what premiumIndex prints', async (t) 
   c.close()
 })
 
-t.test('raw streams carry the bare event; partial depth is sent every cadence; spot markets stream too', async (t) => {
+t.test('raw streams carry the bare event; partial depth is sent every cadence; spot markets stream too, but not in the all-market streams', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
   const c = await connect(`${rig.base}/ws/${S}@depth20@500ms`)
@@ -152,10 +152,22 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
   await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
   const spot = await connect(`${rig.base}/ws/btcusdt@trade`)
+  const all = await connect(`${rig.base}/stream?streams=btcusdt@bookTicker/btcusdt@miniTicker/!bookTicker/!miniTicker@arr/!ticker@arr`)
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
   t.match(await spot.next(), { e: 'trade', s: 'BTCUSDT', t: 1, m: false, T: rig.ex.time })
   spot.close()
+
+  // The all-market streams are USD-M's: a spot trade shows in its own streams, not in them.
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100))
+  t.match(await on(all, 'btcusdt@miniTicker'), { s: 'BTCUSDT', v: '0.0100' })
+  t.same((await on(all, '!miniTicker@arr')).map((x: { s: string }) => x.s), ['BTCUSDTPERP'])
+  t.same((await on(all, '!ticker@arr')).map((x: { s: string }) => x.s), ['BTCUSDTPERP'])
+  const books = all.messages as { stream: string; data: { s: string } }[]
+  t.ok(books.some((m) => m.stream === 'btcusdt@bookTicker'), 'the spot book ticker on its own stream')
+  t.same([...new Set(books.filter((m) => m.stream === '!bookTicker').map((m) => m.data.s))], ['BTCUSDTPERP'], '!bookTicker: the perpetual only')
+  all.close()
 })
 
 t.test('levels that disagree with the book are reported and corrected from it', async (t) => {
