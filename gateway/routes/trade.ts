@@ -247,6 +247,19 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     return queryFrom(ctx, a, a.params)
   })
 
+  // One open order: Binance's GET /fapi/v1/openOrder, -2013 once it is filled or canceled.
+  app.get('/fapi/v1/openOrder', tradeDocs.openOrder, async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'USER_DATA')
+    const m = perpParam(ctx.state(), a.params)
+    const orderId = idParam(a.params, 'orderId')
+    const clientOrderId = optional(a.params, 'origClientOrderId')
+    if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+    const open = openOrdersOf(a.sub, m).find((o) => orderId !== undefined ? o.orderId === orderId : o.clientOrderId === clientOrderId)
+    if (!open) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'query' })
+    return orderJson(m, open, 'record')
+  })
+
   app.get('/fapi/v1/openOrders', tradeDocs.openOrders, async (req) => {
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(ctx.state(), a.params)

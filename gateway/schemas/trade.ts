@@ -1,4 +1,4 @@
-// Schemas of futures trading and position settings: orders (place, cancel, query, open),
+// Schemas of futures trading and position settings: orders (place, cancel, query, one open, open),
 // cancel all, leverage, position mode, margin type, leverage brackets.
 
 import { arrayOf, bool, int, num, object, route, str, type Schema } from './common.js'
@@ -55,6 +55,10 @@ export const tradeDocs = {
   }),
   queryOrder: route({
     family: 'trade', summary: 'Query a futures order (open or historical)', security: 'USER_DATA', weight: 4,
+    ...byId, response: orderSchema,
+  }),
+  openOrder: route({
+    family: 'trade', summary: 'One open futures order (-2013 once filled or canceled)', security: 'USER_DATA', weight: 1,
     ...byId, response: orderSchema,
   }),
   openOrders: route({

@@ -37,6 +37,13 @@ t.test('place, fill, query, cancel', async (t) => {
   t.ok('time' in q.json() && !('cumQty' in q.json()), 'records carry time, not cumQty')
   const open = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' })
   t.same(open.json().map((o: { orderId: number }) => o.orderId), [1])
+  const one = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrder', { symbol: 'BTCUSDTPERP', origClientOrderId: 'ask-1' })
+  t.same(one.json(), open.json()[0], 'openOrder: the one open order, by client id')
+  t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrder', { symbol: 'BTCUSDTPERP', orderId: 1 })).json(), open.json()[0])
+  t.same((await signedInject(rig, bob.keys, 'GET', '/fapi/v1/openOrder', { symbol: 'BTCUSDTPERP', orderId: 1 })).json(),
+    { code: -2013, msg: 'Order does not exist.' }, "not another account's")
+  t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrder', { symbol: 'BTCUSDTPERP' })).json(),
+    { code: -1102, msg: "Param 'orderId' or 'origClientOrderId' must be sent, but both were empty/null!" })
 
   const bobCancels = await signedInject(rig, bob.keys, 'DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 1 })
   t.same(bobCancels.json(), { code: -2011, msg: 'Unknown order sent.' }, 'another account cannot cancel it')
@@ -47,6 +54,8 @@ t.test('place, fill, query, cancel', async (t) => {
   t.match(canceled.json(), { orderId: 1, status: 'CANCELED', executedQty: '0.004' })
   const after = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 1 })
   t.match(after.json(), { orderId: 1, status: 'CANCELED' }, 'history answers for closed orders')
+  const gone = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrder', { symbol: 'BTCUSDTPERP', orderId: 1 })
+  t.same([gone.statusCode, gone.json()], [400, { code: -2013, msg: 'Order does not exist.' }], 'openOrder: not once canceled')
   const missing = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 99 })
   t.same(missing.json(), { code: -2013, msg: 'Order does not exist.' })
 })
