@@ -114,6 +114,18 @@ export function perpParam(state: State, params: Params): PerpMarket {
   return m
 }
 
+/**
+ * The perpetual of `pair` (indexPriceKlines, continuousKlines). The perpetual's own symbol
+ * names its pair too: on Binance a perpetual's symbol is its pair, and clients (ccxt's
+ * fetchIndexOHLCV) send the one for the other.
+ */
+export function perpOfPair(state: State, params: Params): PerpMarket {
+  const pair = required(params, 'pair')
+  const m = allPerps(state).find((x) => x.pair === pair || x.symbol === pair)
+  if (m === undefined) throw invalidSymbol()
+  return m
+}
+
 export function spotParam(state: State, params: Params): SpotMarket {
   const m = marketOf(state, required(params, 'symbol'))
   if (m.kind !== 'SPOT') throw invalidSymbol()

@@ -5,15 +5,15 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import type { PerpMarket } from '../../core/state.js'
-import { badApiKeyFormat, invalidSymbol } from '../errors.js'
+import { badApiKeyFormat, invalidParam } from '../errors.js'
 import {
   aggTradeBody, bookTickerBody, depthLevels, klineBody, premiumIndexBody, tickerBody, tradeBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
 import { fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
 import {
-  allPerps, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpParam, perpsParam, required,
-  timeParam, type Params,
+  allPerps, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpOfPair, perpParam,
+  perpsParam, required, timeParam, type Params,
 } from '../market-params.js'
 import {
   aggTradesSchema, bookTickerSchema, depthSchema, fundingInfoSchema, fundingRateSchema, insuranceBalanceSchema, klinesSchema,
@@ -206,14 +206,20 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: '/fapi/v1/indexPriceKlines', params: ['pair', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
-    handler: (p) => {
-      // The index belongs to the pair: the oracle prices of the pair's perpetual. The
-      // perpetual's own symbol names its pair too: on Binance a perpetual's symbol is its
-      // pair, and clients (ccxt's fetchIndexOHLCV) send the one for the other.
-      const pair = required(p, 'pair')
-      const m = allPerps(ctx.state()).find((x) => x.pair === pair || x.symbol === pair)
-      if (m === undefined) throw invalidSymbol()
-      return priceKlines(m, p, 'index')
+    // The index belongs to the pair: the oracle prices of the pair's perpetual.
+    handler: (p) => priceKlines(perpOfPair(ctx.state(), p), p, 'index'),
+  })
+
+  get({
+    url: '/fapi/v1/continuousKlines', params: ['pair', 'contractType', 'interval', 'startTime', 'endTime', 'limit'],
+    response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
+    handler: async (p) => {
+      // A pair's one contract is its perpetual; its continuous klines are the perpetual's own.
+      const m = perpOfPair(ctx.state(), p)
+      if (required(p, 'contractType') !== 'PERPETUAL') throw invalidParam('contractType')
+      const interval = intervalParam(p)
+      const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
+      return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
     },
   })
 

@@ -34,6 +34,10 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   },
   '/fapi/v1/markPriceKlines': { required: ['symbol', 'interval'], summary: 'Mark price candlesticks', weight: KLINES_WEIGHT },
   '/fapi/v1/indexPriceKlines': { required: ['pair', 'interval'], summary: 'Index price candlesticks of a pair', weight: KLINES_WEIGHT },
+  '/fapi/v1/continuousKlines': {
+    required: ['pair', 'contractType', 'interval'], summary: "Candlesticks of a pair's contract (PERPETUAL: its perpetual's)",
+    weight: KLINES_WEIGHT, description: KLINE_FIELDS,
+  },
   '/fapi/v1/ticker/24hr': { summary: 'Futures 24 h rolling ticker', weight: bySymbol(1, 40) },
   '/fapi/v1/ticker/price': { summary: 'Futures last price', weight: bySymbol(1, 2) },
   '/fapi/v1/ticker/bookTicker': { summary: 'Futures best bid and ask', weight: bySymbol(2, 5) },

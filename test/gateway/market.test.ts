@@ -230,6 +230,20 @@ t.test('klines: intervals, ranges, limits and weights', async (t) => {
   t.equal(await r.weightOf(`${u}&interval=1m&limit=1001`), 10)
 })
 
+t.test("continuousKlines: a pair's PERPETUAL contract is its perpetual's klines", async (t) => {
+  const r = await rig(t)
+  const u = '/fapi/v1/continuousKlines?contractType=PERPETUAL'
+  t.same((await r.get(`${u}&pair=BTCUSDT&interval=1m`)).body, K1M)
+  t.same((await r.get(`${u}&pair=BTCUSDTPERP&interval=1m&limit=1`)).body, K1M.slice(2), 'the symbol names the pair too')
+  t.same((await r.get(`${u}&pair=BTCUSDT&interval=1m&startTime=${M + 1}`)).body, K1M.slice(1))
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=CURRENT_QUARTER&interval=1m')).body, invalidValue('contractType'))
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&interval=1m')).body, missing('contractType'))
+  t.same((await r.get(`${u}&interval=1m`)).body, missing('pair'))
+  t.same((await r.get(`${u}&pair=NOPE&interval=1m`)).body, err(-1121, 'Invalid symbol.'))
+  t.same((await r.get(`${u}&pair=BTCUSDT&interval=2m`)).body, err(-1120, 'Invalid interval.'))
+  t.equal(await r.weightOf(`${u}&pair=BTCUSDT&interval=1m`), 5, 'weighed as klines')
+})
+
 const BTC_TICKER = {
   symbol: 'BTCUSDTPERP', priceChange: '20.5', priceChangePercent: '0.068',
   // 2069.982 / 0.069 = 29999.739…
