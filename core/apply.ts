@@ -3,6 +3,7 @@
 
 import { assert } from './assert.js'
 import type { Entry } from './commands.js'
+import { fireCountdowns, setCountdown } from './countdown.js'
 import type { Event, Result } from './events.js'
 import { createAsset, createPerpMarket, createSpotMarket, setMarketStatus } from './genesis.js'
 import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders.js'
@@ -37,6 +38,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'PlaceOrder': return placeOrder(state, c, time)
     case 'CancelOrder': return cancelOrder(state, c, time)
     case 'CancelAll': return cancelAll(state, c, time)
+    case 'CountdownCancelAll': return setCountdown(state, c, time)
     case 'ModifyOrder': return modifyOrder(state, c, time)
     case 'Tick': return tick(state, time)
     case 'Deposit': return deposit(state, c, time)
@@ -66,6 +68,7 @@ function dispatch(state: State, entry: Entry): Result {
 function tick(state: State, time: number): Result {
   const events: Event[] = []
   expireGoodTillDate(state, time, events)
+  fireCountdowns(state, time, events)
   pricesOnTick(state, time, events)
   return accept(events)
 }

@@ -244,6 +244,13 @@ export interface CancelAll extends Issuer {
   conditionalOnly?: boolean
 }
 
+/** Binance's countdownCancelAll: cancel the market's open orders `countdownMs` from now; 0 clears it. */
+export interface CountdownCancelAll extends Issuer {
+  type: 'CountdownCancelAll'
+  marketId: number
+  countdownMs: number
+}
+
 export interface ChangeLeverage extends Issuer {
   type: 'ChangeLeverage'
   marketId: number
@@ -346,6 +353,7 @@ export type Command =
   | PlaceOrder
   | CancelOrder
   | CancelAll
+  | CountdownCancelAll
   | ModifyOrder
   | ChangeLeverage
   | ChangePositionMode
@@ -368,7 +376,7 @@ export type Command =
  */
 export const COMMAND_WORDS = [
   'CreateAsset', 'CreatePerpMarket', 'CreateSpotMarket', 'SetMarketStatus', 'Deposit', 'DepositPending', 'Transfer',
-  'WithdrawalRequest', 'WithdrawalComplete', 'WithdrawalFail', 'PlaceOrder', 'CancelOrder', 'CancelAll', 'ModifyOrder',
+  'WithdrawalRequest', 'WithdrawalComplete', 'WithdrawalFail', 'PlaceOrder', 'CancelOrder', 'CancelAll', 'CountdownCancelAll', 'ModifyOrder',
   'ChangeLeverage', 'ChangePositionMode', 'ChangeMarginType', 'AdjustPositionMargin', 'CreateSession', 'RevokeSession',
   'RegisterRsaKey', 'ListenKey', 'SetOracle', 'OraclePrice', 'Tick',
   'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET',

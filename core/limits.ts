@@ -40,6 +40,8 @@ export const LIMITS = {
   liquidationsPerMoveMax: 1_000,
   /** Dead entries beyond twice the holders before a liquidation trigger heap is rebuilt (core/liquidation/watch.ts). */
   liquidationWatchStaleMax: 1024,
+  /** Longest countdownCancelAll countdown (Binance sets none; a day, so a deadline stays near). */
+  countdownMaxMs: 86_400_000,
   /** A GTD order must live at least this long after placement (Binance: 600 s). */
   goodTillDateMinAheadMs: 600_000,
   pendingWithdrawalsPerAccountMax: 100,

@@ -74,6 +74,7 @@ export function stateLeaves(state: State): string[] {
       out.push(`perpWallet|${id}|${sub.perpWallet}|${sub.dualSide}|${sub.pendingWithdrawals}|${sub.sessionKey}|${sub.lastNonce}`)
       for (const [asset, b] of sub.spot) out.push(`spot|${id}|${asset}|${b.free}|${b.locked}`)
       for (const [key, flags] of sub.riskFlags) out.push(`riskFlags|${id}|${key}|${flags}`)
+      for (const [marketId, deadline] of sub.countdowns) out.push(`countdown|${id}|${marketId}|${deadline}`)
       for (const h of sub.perp.values()) {
         out.push(`holding|${id}|${h.marketId}|${h.leverage}|${pos(h.both)}|${pos(h.long)}|${pos(h.short)}|` +
           `${h.buyLots}|${h.buyNotional}|${h.sellLots}|${h.sellNotional}`)

@@ -91,7 +91,8 @@ function subData(s: SubAccount): unknown[] {
   })
   const spot = [...s.spot].map(([asset, b]) => [asset, b.free, b.locked])
   const orders = [...s.orders.values()].map((o) => [o.market.marketId, o.orderId])
-  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders, s.sessionKey, s.lastNonce, [...s.riskFlags]]
+  return [s.sub, s.perpWallet, s.dualSide, s.pendingWithdrawals, spot, holdings, orders, s.sessionKey, s.lastNonce, [...s.riskFlags],
+    [...s.countdowns]]
 }
 
 export function encodeSnapshot(state: State): Uint8Array {
@@ -118,12 +119,15 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const [address, subs] of accounts) {
     const account = { address, subs: [] as (SubAccount | undefined)[] }
     state.accounts.set(address, account)
-    for (const [sub, perpWallet, dualSide, pending, spot, holdings, , sessionKey, lastNonce, riskFlags] of subs as [number, number, boolean, number,
-      [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple, IsolatedTuple?][], unknown, string, number, [string, number][]?][]) {
+    for (const [sub, perpWallet, dualSide, pending, spot, holdings, , sessionKey, lastNonce, riskFlags, countdowns] of subs as [number, number,
+      boolean, number, [string, number, number][], [number, number, PositionTuple, PositionTuple, PositionTuple, IsolatedTuple?][], unknown,
+      string, number, [string, number][]?, [number, number][]?][]) {
       const s = newSubAccount(address, sub)
       Object.assign(s, { perpWallet, dualSide, pendingWithdrawals: pending, sessionKey, lastNonce })
       for (const [asset, free, locked] of spot) s.spot.set(asset, { free, locked })
       for (const [key, flags] of riskFlags ?? []) s.riskFlags.set(key, flags)
+      for (const [marketId, deadline] of countdowns ?? []) s.countdowns.set(marketId, deadline)
+      if (s.countdowns.size > 0) state.countdownSubs.add(s)
       for (const [marketId, leverage, both, long, short, iso] of holdings) {
         const h: PerpHolding = { marketId, leverage, marginType: iso?.[0] ?? 'CROSSED', both: fromPos(both), long: fromPos(long),
           short: fromPos(short), buyLots: 0, buyNotional: 0, sellLots: 0, sellNotional: 0 }

@@ -239,6 +239,11 @@ export interface SubAccount {
    * Only non-zero entries are kept.
    */
   riskFlags: Map<string, number>
+  /**
+   * Countdown cancel-all deadlines (entry time, ms) by marketId (core/countdown.ts): the first
+   * Tick at or after one cancels the sub-account's open orders in that market.
+   */
+  countdowns: Map<number, number>
 }
 
 export interface Account {
@@ -291,6 +296,8 @@ export interface State {
   sessions: Map<string, Session>
   /** Insurance fund per quote asset, ledger units (core/liquidation/insurance.ts). */
   insurance: Map<string, number>
+  /** Sub-accounts with a countdown set: derived from theirs, so not in the root or the snapshot. */
+  countdownSubs: Set<SubAccount>
 }
 
 export function createState(): State {
@@ -309,6 +316,7 @@ export function createState(): State {
     withdrawn: new Map(),
     sessions: new Map(),
     insurance: new Map(),
+    countdownSubs: new Set(),
   }
 }
 
@@ -347,6 +355,7 @@ export function newSubAccount(address: string, sub: number): SubAccount {
     lastNonce: 0,
     closingResting: 0,
     riskFlags: new Map(),
+    countdowns: new Map(),
   }
 }
 

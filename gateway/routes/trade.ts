@@ -4,6 +4,7 @@
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { OrderType, PlaceOrder, PositionSide, PriceMatch, StpMode, TimeInForce } from '../../core/commands.js'
+import { LIMITS } from '../../core/limits.js'
 import { isPriceMatch } from '../../core/price-match.js'
 import { buyCap, sellFloor } from '../../core/price-band.js'
 import type { PerpMarket, State, SubAccount } from '../../core/state.js'
@@ -240,6 +241,22 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
       return { code: 200, msg: 'The operation of cancel all open order is done.' }
     })
   }
+
+  // A dead man's switch (core/countdown.ts): the market's open orders are canceled
+  // countdownTime ms from now unless called again first; 0 clears it.
+  app.post('/fapi/v1/countdownCancelAll', tradeDocs.countdownCancelAll, async (req) => {
+    weights.charge(req.ip, 10)
+    const a = authenticate(ctx, req, 'TRADE')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const raw = required(a.params, 'countdownTime')
+    const countdownMs = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN
+    if (!(countdownMs <= LIMITS.countdownMaxMs)) throw invalidParam('countdownTime')
+    const ack = await ctx.submit({ type: 'CountdownCancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+      marketId: m.marketId, countdownMs })
+    if (!ack.result.ok) throw coreError(state, m, 'cancelAll', ack.result.code)
+    return { symbol: m.symbol, countdownTime: String(countdownMs) }
+  })
 
   app.get('/fapi/v1/order', tradeDocs.queryOrder, async (req) => {
     weights.charge(req.ip, 4)

@@ -1,4 +1,4 @@
-// Schemas of futures trading and position settings: orders (place, cancel, query, one open, open),
+// Schemas of futures trading and position settings: orders (place, cancel, countdown cancel-all, query, one open, open),
 // cancel all, leverage, position mode, margin type, leverage brackets.
 
 import { arrayOf, bool, int, num, object, route, str, type Schema } from './common.js'
@@ -52,6 +52,12 @@ export const tradeDocs = {
   cancelAll: route({
     family: 'trade', summary: "Cancel all of a market's open futures orders", security: 'TRADE', weight: 1,
     params: ['symbol'], required: ['symbol'], response: successSchema,
+  }),
+  countdownCancelAll: route({
+    family: 'trade', summary: "Cancel the market's open orders countdownTime ms from now unless called again (0 clears it)",
+    description: 'Fires at the first tick at or after the deadline (every second by default, --tick-ms); at most 86400000 ms.',
+    security: 'TRADE', weight: 10, params: ['symbol', 'countdownTime'], required: ['symbol', 'countdownTime'],
+    response: object({ symbol: str, countdownTime: str }),
   }),
   queryOrder: route({
     family: 'trade', summary: 'Query a futures order (open or historical)', security: 'USER_DATA', weight: 4,

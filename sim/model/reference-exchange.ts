@@ -131,6 +131,8 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     // Nor isolated margin: every modeled position is cross.
     case 'ChangeMarginType':
     case 'AdjustPositionMargin':
+    // Nor countdowns (core/countdown.ts has its own hand-computed tests).
+    case 'CountdownCancelAll':
       throw new Error(`${c.type} is not modeled`)
   }
 }

@@ -110,8 +110,13 @@ t.test('binance USDMClient and MainClient: a full scenario against the gateway',
   const d = await m.submitNewOrder({ symbol: S, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 0.01, price: 58000 })
   t.same((await m.getAllOpenOrders({ symbol: S })).map((o) => [o.orderId, o.price, o.status]),
     [[c.orderId, '59000.0', 'NEW'], [d.orderId, '58000.0', 'NEW']])
+  t.match(await m.getCurrentOpenOrder({ symbol: S, orderId: c.orderId }), { orderId: c.orderId, price: '59000.0', status: 'NEW' })
   t.match(await m.cancelOrder({ symbol: S, orderId: c.orderId }), { orderId: c.orderId, status: 'CANCELED' })
+  await t.rejects(m.getCurrentOpenOrder({ symbol: S, orderId: c.orderId }), { code: -2013 }, 'not open any more')
   t.same((await m.getAllOpenOrders()).map((o) => o.orderId), [d.orderId])
+  // The dead man's switch armed and cleared (its firing: gateway/trade.test.ts).
+  t.same(await m.setCancelOrdersOnTimeout({ symbol: S, countdownTime: 60_000 }), { symbol: S, countdownTime: '60000' })
+  t.same(await m.setCancelOrdersOnTimeout({ symbol: S, countdownTime: 0 }), { symbol: S, countdownTime: '0' })
   t.same(await m.cancelAllOpenOrders({ symbol: S }), { code: 200, msg: 'The operation of cancel all open order is done.' })
   t.same(await m.getAllOpenOrders({ symbol: S }), [])
   t.match(await m.getOrder({ symbol: S, orderId: d.orderId }), { status: 'CANCELED' })
@@ -121,6 +126,7 @@ t.test('binance USDMClient and MainClient: a full scenario against the gateway',
   t.same(trades.map((x) => [x.id, x.price, x.qty, x.quoteQty, x.isBuyerMaker]),
     [[1, '60000.0', '0.010', '600.0000', false], [2, '60300.0', '0.010', '603.0000', false], [3, '60200.0', '0.010', '602.0000', false]])
   const klines = await k.getKlines({ symbol: S, interval: '1m' })
+  t.same(await k.getContinuousContractKlines({ pair: 'BTCUSDT', contractType: 'PERPETUAL', interval: '1m' }), klines, "continuous: the perpetual's")
   t.same([klines[0]![1], klines.reduce((hi, x) => Math.max(hi, Number(x[2])), 0), klines.reduce((lo, x) => Math.min(lo, Number(x[3])), Infinity),
     klines.at(-1)![4], klines.reduce((v, x) => v + Number(x[5]) * 1000, 0), klines.reduce((n, x) => n + Number(x[8]), 0)],
   ['60000.0', 60300, 60000, '60200.0', 30, 3], 'open, high, low, close, volume (lots), trade count')

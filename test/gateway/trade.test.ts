@@ -1,6 +1,6 @@
 // Trading over REST with signed requests: place (ACK and RESULT), query, open orders,
-// cancel (with restrictions), cancel all, leverage; Binance's errors for bad input and core
-// rejections; one account never touches another's orders.
+// cancel (with restrictions), cancel all, countdown cancel-all, leverage; Binance's errors for
+// bad input and core rejections; one account never touches another's orders.
 
 import t from 'tap'
 import { gatewayRig, hmac, signedInject, type GatewayRig, fundedTrader } from '../helpers/gateway.js'
@@ -74,6 +74,40 @@ t.test('cancel all and leverage', async (t) => {
   const tooHigh = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/leverage', { symbol: 'BTCUSDTPERP', leverage: 126 })
   t.equal(tooHigh.statusCode, 400)
   t.equal(tooHigh.json().code, -4028)
+})
+
+t.test('countdownCancelAll: the open orders go at the first tick past the countdown, unless called again', async (t) => {
+  const { rig, alice } = await setup(t)
+  const place = (price: string) => signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY',
+    type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price })
+  const openIds = async () => (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', {})).json().map((o: { orderId: number }) => o.orderId)
+  const arm = (countdownTime: string) => signedInject(rig, alice.keys, 'POST', '/fapi/v1/countdownCancelAll', { symbol: 'BTCUSDTPERP', countdownTime })
+  await place('40000.0')
+  t.same((await arm('5000')).json(), { symbol: 'BTCUSDTPERP', countdownTime: '5000' })
+  await place('40001.0')
+  await rig.run({ type: 'Tick' }, 3000)
+  t.same((await arm('5000')).json().countdownTime, '5000', 'a heartbeat')
+  await rig.run({ type: 'Tick' }, 4000)
+  t.same(await openIds(), [1, 2], 'seven seconds after the first call, four after the heartbeat: still open')
+  await rig.run({ type: 'Tick' }, 1000)
+  t.same(await openIds(), [], 'gone at the first tick past the heartbeat\'s countdown')
+  t.match((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 2 })).json(), { status: 'CANCELED' })
+
+  await place('40002.0')
+  t.same((await arm('1000')).json().countdownTime, '1000')
+  t.same((await arm('0')).json(), { symbol: 'BTCUSDTPERP', countdownTime: '0' }, '0 clears it')
+  await rig.run({ type: 'Tick' }, 5000)
+  t.same(await openIds(), [3])
+
+  t.same((await arm('-1')).json(), { code: -1130, msg: "Data sent for parameter 'countdownTime' is not valid." })
+  t.same((await arm('1.5')).json(), { code: -1130, msg: "Data sent for parameter 'countdownTime' is not valid." })
+  t.same((await arm('86400001')).json(), { code: -1130, msg: "Data sent for parameter 'countdownTime' is not valid." })
+  t.same((await signedInject(rig, alice.keys, 'POST', '/fapi/v1/countdownCancelAll', { symbol: 'BTCUSDTPERP' })).json(),
+    { code: -1102, msg: "Mandatory parameter 'countdownTime' was not sent, was empty/null, or malformed." })
+  t.same((await signedInject(rig, alice.keys, 'POST', '/fapi/v1/countdownCancelAll', { symbol: 'NOPE', countdownTime: '1000' })).json(),
+    { code: -1121, msg: 'Invalid symbol.' })
+  await rig.run({ type: 'Tick' }, 100_000)
+  t.same(await openIds(), [3], 'no refused call armed anything')
 })
 
 t.test('bad orders get Binance errors and change nothing', async (t) => {
