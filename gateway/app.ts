@@ -9,6 +9,7 @@ import { generalRoutes } from './routes/general.js'
 import { accountRoutes } from './routes/account.js'
 import { accountConfigRoutes } from './routes/account-config.js'
 import { capitalRoutes } from './routes/capital.js'
+import { futuresDataRoutes } from './routes/futures-data.js'
 import { marketRoutes } from './routes/market.js'
 import { registerOpenApi } from './openapi.js'
 import { listenKeyRoutes } from './routes/listen-key.js'
@@ -122,6 +123,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await registerOpenApi(app)
   await app.register(generalRoutes, { ctx, weights })
   await app.register(marketRoutes, { ctx, weights })
+  await app.register(futuresDataRoutes, { ctx, weights })
   await app.register(sessionRoutes, { ctx, weights })
   await app.register(accountRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights, orders })

@@ -42,6 +42,10 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   '/fapi/v1/ticker/price': { summary: 'Futures last price', weight: bySymbol(1, 2) },
   '/fapi/v1/ticker/bookTicker': { summary: 'Futures best bid and ask', weight: bySymbol(2, 5) },
   '/fapi/v1/openInterest': { required: ['symbol'], summary: 'Open interest of a perpetual' },
+  '/futures/data/openInterestHist': {
+    required: ['symbol', 'period'], summary: 'Open interest at each period boundary of the last 30 days, valued at the mark',
+    description: 'period 5m, 15m, 30m, 1h, 2h, 4h, 6h, 12h or 1d; limit default 30, max 500; no times: the newest rows; startTime: the oldest from it.',
+  },
   '/fapi/v1/premiumIndex': { summary: 'Mark price, index price and funding rate', weight: bySymbol(1, 10) },
   '/fapi/v1/fundingRate': { summary: 'Funding rate history' },
   '/fapi/v1/fundingInfo': { summary: 'Funding settings of every perpetual: rate cap, floor and interval' },
