@@ -133,3 +133,7 @@ export const METHODS: Record<string, Method> = {
     },
   },
 }
+
+// Binance's v2 names answer as the v1 ones, as REST serves /fapi/v1, v2 and v3 of account,
+// balance and positionRisk alike (the binance package's getFuturesPositionV2 and the like).
+for (const name of ['account.balance', 'account.position', 'account.status']) METHODS[`v2/${name}`] = METHODS[name]!

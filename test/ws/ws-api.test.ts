@@ -66,6 +66,9 @@ t.test('trading over the WebSocket API answers what REST answers', async (t) => 
   const positions = await call(ws, 'account.position', signed(rig, keys, { symbol: 'BTCUSDTPERP' }))
   t.same(positions.result, (await signedInject(rig, keys, 'GET', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' })).json())
   t.equal(positions.result.length, 1)
+  for (const [v2, v1] of [['v2/account.balance', balance], ['v2/account.status', account], ['v2/account.position', positions]] as const) {
+    t.same((await call(ws, v2, signed(rig, keys, v2 === 'v2/account.position' ? { symbol: 'BTCUSDTPERP' } : {}))).result, v1.result, `${v2} answers as v1`)
+  }
 
   const depth = await call(ws, 'depth', { symbol: 'BTCUSDTPERP', limit: 5 })
   t.same(depth.result, { lastUpdateId: rig.ex.state.seq, E: rig.ex.time, T: rig.ex.time, bids: [['40100.0', '0.020']], asks: [] })
