@@ -5,7 +5,7 @@
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
-  illegalChars, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
+  eitherParam, illegalChars, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
 } from './errors.js'
 
 export type Params = Map<string, string>
@@ -86,6 +86,21 @@ export function timeRange(params: Params, maxSpanMs?: number): { startTime?: num
     throw invalidParam('startTime')
   }
   return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
+}
+
+/** A required whole number of at most `maxDigits` digits (leverage, countdownTime); -1130 naming it otherwise. */
+export function wholeParam(params: Params, name: string, maxDigits: number): number {
+  const raw = required(params, name)
+  if (raw.length > maxDigits || !/^\d+$/.test(raw)) throw invalidParam(name)
+  return Number(raw)
+}
+
+/** The order a query or cancel names: orderId, origClientOrderId or both (-1102 for neither). */
+export function orderRefParam(params: Params): { orderId?: number; clientOrderId?: string } {
+  const orderId = idParam(params, 'orderId')
+  const clientOrderId = optional(params, 'origClientOrderId')
+  if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+  return { ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}) }
 }
 
 /** A trade or aggregate id parameter, capped where no id can reach. */

@@ -5,15 +5,12 @@ import { openOrderOf } from '../core/resting.js'
 import type { Market } from '../core/state.js'
 import type { Authenticated } from './auth.js'
 import type { GatewayContext } from './context.js'
-import { eitherParam } from './errors.js'
 import { fieldsOfOrder, type OrderFields } from './format-order.js'
-import { idParam, optional } from './market-params.js'
+import { orderRefParam } from './market-params.js'
 
 /** The caller's order by orderId or origClientOrderId: open ones from state, others from history. */
 export async function findOrder(ctx: GatewayContext, a: Authenticated, m: Market): Promise<OrderFields | undefined> {
-  const orderId = idParam(a.params, 'orderId')
-  const clientId = optional(a.params, 'origClientOrderId')
-  if (orderId === undefined && clientId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+  const { orderId, clientOrderId: clientId } = orderRefParam(a.params)
   const sub = a.sub
   const open = orderId !== undefined ? openOrderOf(m, orderId) : sub?.orders.get(clientId!)
   if (open && open.owner === sub && open.market === m && (clientId === undefined || open.clientOrderId === clientId)) {

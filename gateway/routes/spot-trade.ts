@@ -8,10 +8,10 @@ import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { idParam, optional, spotParam, required } from '../market-params.js'
+import { optional, orderRefParam, spotParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -120,11 +120,8 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
       const m = spotParam(ctx.state(), a.params)
-      const orderId = idParam(a.params, 'orderId')
-      const clientOrderId = optional(a.params, 'origClientOrderId')
-      if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
       const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-        marketId: m.marketId, ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}) })
+        marketId: m.marketId, ...orderRefParam(a.params) })
       if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel' })
       const ev = ack.result.events.find((e) => e.type === 'order')
       if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })

@@ -12,12 +12,12 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatMinNotional, formatPrice, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import {
-  ApiError, eitherParam, fromCore, invalidCancelRestrictions, invalidOrderType, invalidParam, invalidPositionSide,
+  ApiError, fromCore, invalidCancelRestrictions, invalidOrderType, invalidParam, invalidPositionSide,
   invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
 } from '../errors.js'
 import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { idParam, optional, perpParam, required } from '../market-params.js'
+import { idParam, optional, orderRefParam, perpParam, required, wholeParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
@@ -189,14 +189,11 @@ export async function placeFrom(ctx: GatewayContext, a: Authenticated, p: Params
 export async function cancelFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
   const state = ctx.state()
   const m = perpParam(state, p)
-  const orderId = idParam(p, 'orderId')
-  const clientOrderId = optional(p, 'origClientOrderId')
-  if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
+  const ref = orderRefParam(p)
   const restriction = optional(p, 'cancelRestrictions')
   if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
   const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}),
-    ...(restriction !== undefined ? { restriction } : {}) })
+    marketId: m.marketId, ...ref, ...(restriction !== undefined ? { restriction } : {}) })
   if (!ack.result.ok) throw coreError(state, m, 'cancel', ack.result.code)
   const ev = ack.result.events.find((e) => e.type === 'order')
   if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' })
@@ -249,9 +246,8 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     const a = authenticate(ctx, req, 'TRADE')
     const state = ctx.state()
     const m = perpParam(state, a.params)
-    const raw = required(a.params, 'countdownTime')
-    const countdownMs = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN
-    if (!(countdownMs <= LIMITS.countdownMaxMs)) throw invalidParam('countdownTime')
+    const countdownMs = wholeParam(a.params, 'countdownTime', 15)
+    if (countdownMs > LIMITS.countdownMaxMs) throw invalidParam('countdownTime')
     const ack = await ctx.submit({ type: 'CountdownCancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
       marketId: m.marketId, countdownMs })
     if (!ack.result.ok) throw coreError(state, m, 'cancelAll', ack.result.code)
@@ -269,10 +265,10 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
-    const orderId = idParam(a.params, 'orderId')
-    const clientOrderId = optional(a.params, 'origClientOrderId')
-    if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
-    const open = openOrdersOf(a.sub, m).find((o) => orderId !== undefined ? o.orderId === orderId : o.clientOrderId === clientOrderId)
+    const { orderId, clientOrderId } = orderRefParam(a.params)
+    // Both sent: both must match, as GET /fapi/v1/order's lookup.
+    const open = openOrdersOf(a.sub, m).find((o) => (orderId === undefined || o.orderId === orderId) &&
+      (clientOrderId === undefined || o.clientOrderId === clientOrderId))
     if (!open) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'query' })
     return orderJson(m, open, 'record')
   })
@@ -290,12 +286,10 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     const a = authenticate(ctx, req, 'TRADE')
     const state = ctx.state()
     const m = perpParam(state, a.params)
-    const raw = required(a.params, 'leverage')
-    const leverage = /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
-    if (!Number.isInteger(leverage)) throw invalidParam('leverage')
+    const leverage = wholeParam(a.params, 'leverage', 3)
     const ack = await ctx.submit({ type: 'ChangeLeverage', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
       marketId: m.marketId, leverage })
-    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'leverage', leverage: raw })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'leverage', leverage: String(leverage) })
     const ev = ack.result.events.find((e) => e.type === 'leverage')
     const scale = state.assets.get(m.quote)!.scale
     const maxNotional = ev && ev.type === 'leverage' ? ev.maxNotional : 0
