@@ -14,6 +14,8 @@ export const tradesSchema = arrayOf(object(trade))
 export const spotTradesSchema = arrayOf(object({ ...trade, isBestMatch: bool }))
 
 export const aggTradesSchema = arrayOf(object({ a: int, p: str, q: str, f: int, l: int, T: int, m: bool }))
+/** Binance spot's aggregate trades add M (the trade was at the best price: always true here). */
+export const spotAggTradesSchema = arrayOf(object({ a: int, p: str, q: str, f: int, l: int, T: int, m: bool, M: bool }))
 
 export const klinesSchema = arrayOf(tuple(int, str, str, str, str, str, int, str, int, str, str, str))
 

@@ -1,13 +1,14 @@
 // Spot public market data under /api/v1 (the spec) and /api/v3 (what Binance spot clients
-// call): order book, trades, klines and the 24 h ticker, in Binance spot's shapes and weights.
+// call): order book, trades, aggregate trades, klines and the 24 h ticker, in Binance spot's
+// shapes and weights.
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
-import { depthLevels, klineBody, spotTickerBody, tradeBody } from '../format-market.js'
+import { aggTradeBody, depthLevels, klineBody, spotTickerBody, tradeBody } from '../format-market.js'
 import {
-  intervalParam, limitForWeight, limitParam, optional, spotParam, spotsParam, timeParam, type Params,
+  idParam, intervalParam, limitForWeight, limitParam, optional, spotParam, spotsParam, timeParam, type Params,
 } from '../market-params.js'
-import { klinesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
+import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
 
@@ -50,6 +51,18 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
       const trades = await ctx.projections.recentTrades(m.marketId, limit, windowNow())
       // Every fill is at the book's best price: Binance's isBestMatch is always true here.
       return trades.map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
+    },
+  })
+
+  get({
+    url: paths('/aggTrades'), params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'], response: spotAggTradesSchema, weight: 4,
+    handler: async (p) => {
+      const m = spotParam(ctx.state(), p)
+      const q = {
+        fromId: idParam(p, 'fromId'), startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'),
+        limit: limitParam(p, 500, 1000),
+      }
+      return (await ctx.projections.aggTrades(m.marketId, q)).map((a) => ({ ...aggTradeBody(m, a), M: true }))
     },
   })
 

@@ -8,10 +8,10 @@ import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { marginAsset } from '../../core/wallet.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
+import { formatBalance, formatLedger, formatUnits, parseAmount, trimZeros } from '../decimal.js'
 import { fromCore, invalidParam, mandatoryParam, permissionDenied } from '../errors.js'
 import type { TransferRecord } from '../../replica/projections/records.js'
-import { limitParam, optional, required, timeParam } from '../market-params.js'
+import { limitParam, optional, required, spotsParam, timeParam } from '../market-params.js'
 import { walletDocs } from '../schemas/wallet.js'
 import { WeightCounter } from '../weights.js'
 
@@ -173,6 +173,14 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
           }))
       : []
     return [...credited, ...pending].slice(0, q.limit)
+  })
+
+  // The spot markets' commission rates (ccxt's spot fetchTradingFee); futures have /fapi/v1/commissionRate.
+  app.get('/sapi/v1/asset/tradeFee', walletDocs.tradeFee, async (req) => {
+    const a = signedIn(req, 1)
+    return spotsParam(ctx.state(), a.params).map((m) => ({
+      symbol: m.symbol, makerCommission: trimZeros(formatUnits(m.makerFeePpm, 6)), takerCommission: trimZeros(formatUnits(m.takerFeePpm, 6)),
+    }))
   })
 
   app.get('/sapi/v1/asset/transfer', walletDocs.transferHistory, async (req) => {

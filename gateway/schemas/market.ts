@@ -54,6 +54,7 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
     required: ['symbol'], summary: 'Spot order book', weight: 'by limit: up to 100 5, 500 25, 1000 50, 5000 250',
   },
   '/api/v1/trades': { required: ['symbol'], summary: 'Recent spot trades' },
+  '/api/v1/aggTrades': { required: ['symbol'], summary: 'Compressed (aggregate) spot trades' },
   '/api/v1/klines': { required: ['symbol', 'interval'], summary: 'Spot candlesticks', description: KLINE_FIELDS },
   '/api/v1/ticker/24hr': { summary: 'Spot 24 h rolling ticker', weight: bySymbol(2, 80) },
   '/api/v1/ticker/price': { summary: 'Spot last price', weight: bySymbol(2, 4) },

@@ -50,6 +50,11 @@ export const walletDocs = {
       + 'confirmTimes "seen/required", id the chain reference, no completeTime); `status` keeps one of them.',
     security: 'USER_DATA', weight: '1 per IP, 1 per account', params: [...history, 'status'], response: depositsSchema,
   }),
+  tradeFee: route({
+    family: 'wallet', summary: "Spot markets' maker and taker commission rates, of one symbol or all",
+    security: 'USER_DATA', weight: 1, params: ['symbol'],
+    response: arrayOf(object({ symbol: str, makerCommission: str, takerCommission: str })),
+  }),
   transferHistory: route({
     family: 'wallet', summary: 'Universal transfer history of one direction (MAIN_UMFUTURE or UMFUTURE_MAIN)',
     description: 'Newest first, a page of `size` (default 10, at most 100) from page `current` (default 1); total counts '

@@ -332,6 +332,10 @@ t.test('spot market data under /api/v1 and /api/v3', async (t) => {
     t.same((await r.get(`/api/${v}/trades?symbol=BTCUSDT`)).body, [
       { id: 1, price: '35000.00', qty: '0.2000', quoteQty: '7000.000000', time: M + 3 * MIN + 20_000, isBuyerMaker: false, isBestMatch: true },
     ], v)
+    // ccxt's spot fetchTrades reads these.
+    t.same((await r.get(`/api/${v}/aggTrades?symbol=BTCUSDT`)).body, [
+      { a: 1, p: '35000.00', q: '0.2000', f: 1, l: 1, T: M + 3 * MIN + 20_000, m: false, M: true },
+    ], `${v} aggTrades`)
     t.same((await r.get(`/api/${v}/klines?symbol=BTCUSDT&interval=1m`)).body, [
       [M + 3 * MIN, '35000.00', '35000.00', '35000.00', '35000.00', '0.2000', M + 4 * MIN - 1, '7000.000000', 1, '0.2000', '7000.000000', '0'],
     ], v)
@@ -352,6 +356,9 @@ t.test('spot market data under /api/v1 and /api/v3', async (t) => {
   t.same((await r.get('/api/v1/depth?symbol=BTCUSDT&limit=6000')).status, 200, 'over 5000: truncated, as Binance spot')
   t.same((await r.get('/api/v1/depth?symbol=BTCUSDT&limit=0')).body, invalidValue('limit'))
   t.same((await r.get('/api/v1/trades?symbol=BTCUSDT&limit=1001')).body, invalidValue('limit'))
+  t.same((await r.get('/api/v3/aggTrades?symbol=BTCUSDT&limit=1001')).body, invalidValue('limit'))
+  t.same((await r.get('/api/v3/aggTrades?symbol=BTCUSDTPERP')).body, INVALID_SYMBOL, 'a perpetual is no spot symbol')
+  t.same((await r.get(`/api/v3/aggTrades?symbol=BTCUSDT&startTime=${M + 4 * MIN}`)).body, [], 'from after the trade')
   t.same((await r.get('/api/v1/klines?symbol=BTCUSDT&interval=1m&limit=1001')).body, invalidValue('limit'))
   t.same((await r.get('/api/v1/klines?symbol=BTCUSDT&interval=7m')).body, err(-1120, 'Invalid interval.'))
   t.same((await r.get('/api/v1/depth')).body, missing('symbol'))
@@ -361,6 +368,7 @@ t.test('spot market data under /api/v1 and /api/v3', async (t) => {
   t.equal(await r.weightOf('/api/v1/depth?symbol=BTCUSDT&limit=1000'), 50)
   t.equal(await r.weightOf('/api/v1/depth?symbol=BTCUSDT&limit=5000'), 250)
   t.equal(await r.weightOf('/api/v1/trades?symbol=BTCUSDT'), 25)
+  t.equal(await r.weightOf('/api/v3/aggTrades?symbol=BTCUSDT'), 4)
   t.equal(await r.weightOf('/api/v1/klines?symbol=BTCUSDT&interval=1d'), 2)
   t.equal(await r.weightOf('/api/v1/ticker/24hr?symbol=BTCUSDT'), 2)
   t.equal(await r.weightOf('/api/v1/ticker/24hr'), 80)

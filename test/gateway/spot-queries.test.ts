@@ -45,3 +45,16 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
   t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT', startTime: 0, endTime: 86_400_001 })).json(),
     { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." })
 })
+
+t.test('tradeFee: the spot markets\' commission rates, of one or all (ccxt\'s spot fetchTradingFee)', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { buyer } = await spotTraders(rig)
+  const rates = { makerCommission: '0.001', takerCommission: '0.001' }
+  t.same((await signedInject(rig, buyer, 'GET', '/sapi/v1/asset/tradeFee')).json(),
+    [{ symbol: 'BTCUSDT', ...rates }, { symbol: 'ETHUSDT', ...rates }], 'the spot markets only')
+  t.same((await signedInject(rig, buyer, 'GET', '/sapi/v1/asset/tradeFee', { symbol: 'ETHUSDT' })).json(), [{ symbol: 'ETHUSDT', ...rates }])
+  t.same((await signedInject(rig, buyer, 'GET', '/sapi/v1/asset/tradeFee', { symbol: 'BTCUSDTPERP' })).json(),
+    { code: -1121, msg: 'Invalid symbol.' }, 'a perpetual has /fapi/v1/commissionRate')
+  t.equal((await rig.app.inject({ method: 'GET', url: '/sapi/v1/asset/tradeFee' })).statusCode, 401, 'signed')
+})

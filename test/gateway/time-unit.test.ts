@@ -88,6 +88,7 @@ t.test('every family: the same body, with its time fields in µs', async (t) => 
     ['klines', 'GET', '/fapi/v1/klines', { symbol: 'BTCUSDTPERP', interval: '1m' }, ['[][0]', '[][6]']],
     ['markPriceKlines', 'GET', '/fapi/v1/markPriceKlines', { symbol: 'BTCUSDTPERP', interval: '1h' }, ['[][0]', '[][6]']],
     ['indexPriceKlines', 'GET', '/fapi/v1/indexPriceKlines', { pair: 'BTCUSDT', interval: '1d' }, ['[][0]', '[][6]']],
+    ['continuousKlines', 'GET', '/fapi/v1/continuousKlines', { pair: 'BTCUSDT', contractType: 'PERPETUAL', interval: '1m' }, ['[][0]', '[][6]']],
     ['ticker/24hr', 'GET', '/fapi/v1/ticker/24hr', {}, ['[].openTime', '[].closeTime']],
     ['ticker/price', 'GET', '/fapi/v2/ticker/price', { symbol: 'BTCUSDTPERP' }, ['time']],
     ['bookTicker', 'GET', '/fapi/v1/ticker/bookTicker', {}, ['[].time']],
@@ -97,6 +98,7 @@ t.test('every family: the same body, with its time fields in µs', async (t) => 
     ['insuranceBalance', 'GET', '/fapi/v1/insuranceBalance', {}, ['[].assets[].updateTime']],
     // spot market data
     ['spot trades', 'GET', '/api/v3/trades', { symbol: 'BTCUSDT' }, ['[].time']],
+    ['spot aggTrades', 'GET', '/api/v3/aggTrades', { symbol: 'BTCUSDT' }, ['[].T']],
     ['spot klines', 'GET', '/api/v3/klines', { symbol: 'BTCUSDT', interval: '1m' }, ['[][0]', '[][6]']],
     ['spot ticker', 'GET', '/api/v3/ticker/24hr', { symbol: 'BTCUSDT' }, ['openTime', 'closeTime']],
     // session
