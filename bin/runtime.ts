@@ -37,7 +37,6 @@ export async function masterSecret(config: Config): Promise<Uint8Array> {
   }
 }
 
-
 export interface RunningNode {
   replica: Replica
   /** The network of this node's internal links (replication, command ingress), open to holders of its master secret. */

@@ -7,7 +7,7 @@ import type { GatewayContext } from '../context.js'
 import type { PerpMarket } from '../../core/state.js'
 import { badApiKeyFormat, invalidParam } from '../errors.js'
 import {
-  aggTradeBody, bookTickerBody, depthLevels, klineBody, premiumIndexBody, tickerBody, tradeBody,
+  bookTickerBody, depthLevels, premiumIndexBody, tickerBody, tradeBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
 import { fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
@@ -21,6 +21,7 @@ import {
 } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
+import { aggTradeRows, klineRows } from './trade-history.js'
 import { spotMarketRoutes } from './spot-market.js'
 
 interface Options {
@@ -108,25 +109,13 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: '/fapi/v1/aggTrades', params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'],
     response: aggTradesSchema, weight: 20,
-    handler: async (p) => {
-      const m = perpParam(ctx.state(), p)
-      const q = {
-        fromId: idParam(p, 'fromId'), startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'),
-        limit: limitParam(p, 500, 1000),
-      }
-      return (await ctx.projections.aggTrades(m.marketId, q)).map((a) => aggTradeBody(m, a))
-    },
+    handler: (p) => aggTradeRows(ctx, perpParam(ctx.state(), p), p),
   })
 
   get({
     url: '/fapi/v1/klines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
-    handler: async (p) => {
-      const m = perpParam(ctx.state(), p)
-      const interval = intervalParam(p)
-      const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
-      return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
-    },
+    handler: (p) => klineRows(ctx, perpParam(ctx.state(), p), p, 1500),
   })
 
   get({
@@ -212,14 +201,12 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
 
   get({
     url: '/fapi/v1/continuousKlines', params: ['pair', 'contractType', 'interval', 'startTime', 'endTime', 'limit'],
-    response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
-    handler: async (p) => {
+    response: klinesSchema, weight: klinesWeightOf,
+    handler: (p) => {
       // A pair's one contract is its perpetual; its continuous klines are the perpetual's own.
       const m = perpOfPair(ctx.state(), p)
       if (required(p, 'contractType') !== 'PERPETUAL') throw invalidParam('contractType')
-      const interval = intervalParam(p)
-      const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
-      return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
+      return klineRows(ctx, m, p, 1500)
     },
   })
 

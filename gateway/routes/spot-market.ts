@@ -4,13 +4,12 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
-import { aggTradeBody, depthLevels, klineBody, spotTickerBody, tradeBody } from '../format-market.js'
-import {
-  idParam, intervalParam, limitForWeight, limitParam, optional, spotParam, spotsParam, timeParam, type Params,
-} from '../market-params.js'
+import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
+import { limitForWeight, limitParam, optional, spotParam, spotsParam, type Params } from '../market-params.js'
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
+import { aggTradeRows, klineRows } from './trade-history.js'
 
 interface Options {
   ctx: GatewayContext
@@ -56,24 +55,12 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
 
   get({
     url: paths('/aggTrades'), params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'], response: spotAggTradesSchema, weight: 4,
-    handler: async (p) => {
-      const m = spotParam(ctx.state(), p)
-      const q = {
-        fromId: idParam(p, 'fromId'), startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'),
-        limit: limitParam(p, 500, 1000),
-      }
-      return (await ctx.projections.aggTrades(m.marketId, q)).map((a) => ({ ...aggTradeBody(m, a), M: true }))
-    },
+    handler: async (p) => (await aggTradeRows(ctx, spotParam(ctx.state(), p), p)).map((a) => ({ ...a, M: true })),
   })
 
   get({
     url: paths('/klines'), params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'], response: klinesSchema, weight: 2,
-    handler: async (p) => {
-      const m = spotParam(ctx.state(), p)
-      const interval = intervalParam(p)
-      const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1000) }
-      return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
-    },
+    handler: (p) => klineRows(ctx, spotParam(ctx.state(), p), p, 1000),
   })
 
   get({

@@ -1,0 +1,24 @@
+// The trade klines and aggregate trades of a market from the projections, with the query
+// parameters every route that serves them reads: futures klines and continuousKlines, spot
+// klines, and both venues' aggTrades.
+
+import type { Market } from '../../core/state.js'
+import type { GatewayContext } from '../context.js'
+import { aggTradeBody, klineBody } from '../format-market.js'
+import { idParam, intervalParam, limitParam, timeParam, type Params } from '../market-params.js'
+
+/** `interval`, `startTime`, `endTime` and `limit` (default 500, at most `limitMax`). */
+export async function klineRows(ctx: GatewayContext, m: Market, p: Params, limitMax: number): Promise<(number | string)[][]> {
+  const interval = intervalParam(p)
+  const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, limitMax) }
+  return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
+}
+
+/** `fromId`, `startTime`, `endTime` and `limit` (default 500, at most 1000). */
+export async function aggTradeRows(ctx: GatewayContext, m: Market, p: Params): Promise<object[]> {
+  const q = {
+    fromId: idParam(p, 'fromId'), startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'),
+    limit: limitParam(p, 500, 1000),
+  }
+  return (await ctx.projections.aggTrades(m.marketId, q)).map((a) => aggTradeBody(m, a))
+}
