@@ -332,6 +332,8 @@ export interface PricesEvent {
   indexE8: number
   markPriceTicks: number
   time: number
+  /** The premium index sample (E8) when this Tick took the 5-s slot's sample (core/prices.ts). */
+  premiumE8?: number
 }
 
 /** An oracle key registered for a pair. */

@@ -5,7 +5,7 @@
 // move triggers follows (core/price-moves.ts).
 
 import type { Command } from './commands.js'
-import type { Event, Result } from './events.js'
+import type { Event, PricesEvent, Result } from './events.js'
 import { settleFunding } from './funding.js'
 import { perpOfPair } from './oracle.js'
 import { afterPriceMove } from './price-moves.js'
@@ -17,10 +17,12 @@ export function pricesOnTick(state: State, time: number, events: Event[]): void 
   for (const m of state.markets) {
     if (m === undefined || m.kind !== 'PERP' || m.prices.indexE8 === 0) continue
     sampleBasis(m, time)
-    samplePremium(m, time)
+    const sampled = samplePremium(m, time)
     refreshMark(m, time)
     if (time >= m.prices.nextFundingTime) settleFunding(state, m, time, events)
-    events.push({ type: 'prices', marketId: m.marketId, indexE8: m.prices.indexE8, markPriceTicks: m.markPriceTicks, time })
+    const e: PricesEvent = { type: 'prices', marketId: m.marketId, indexE8: m.prices.indexE8, markPriceTicks: m.markPriceTicks, time }
+    if (sampled) e.premiumE8 = m.prices.lastPremiumE8
+    events.push(e)
     afterPriceMove(state, m, time, events)
   }
 }

@@ -263,13 +263,13 @@ export function premiumE8(m: PerpMarket): number {
 
 /**
  * Takes the premium sample of this 5-s slot, weighted by its place in the interval (1, 2, …:
- * the linearly rising weights of API.md).
+ * the linearly rising weights of API.md). True when this call took it (the slot's first Tick).
  */
-export function samplePremium(m: PerpMarket, time: number): void {
+export function samplePremium(m: PerpMarket, time: number): boolean {
   const p = m.prices
-  if (p.indexE8 === 0) return
+  if (p.indexE8 === 0) return false
   const slot = Math.floor(time / PREMIUM_SAMPLE_MS)
-  if (slot === p.premiumSlot) return
+  if (slot === p.premiumSlot) return false
   p.premiumSlot = slot
   const premium = premiumE8(m)
   const weight = p.premiumSamples + 1
@@ -277,6 +277,7 @@ export function samplePremium(m: PerpMarket, time: number): void {
   p.premiumWeights += weight
   p.premiumWeightedE8 += weight * premium
   p.lastPremiumE8 = premium
+  return true
 }
 
 /** The interval's weighted average premium so far, E8 (floored); 0 before any sample. */

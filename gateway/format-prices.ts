@@ -1,10 +1,10 @@
-// Bodies of the mark- and index-price kline, funding-settings and insurance-fund endpoints.
+// Bodies of the mark-, index- and premium-index kline, funding-settings and insurance-fund endpoints.
 // The funding settings are the market's own (core/prices.ts); the insurance fund is the
 // core's, one per quote asset (core/liquidation/insurance.ts). Each body says only what the
 // state holds.
 
 import type { PerpMarket, State } from '../core/state.js'
-import type { FundingRateRecord, KlineRecord, PriceKlineRecord } from '../replica/projections/index.js'
+import type { FundingRateRecord, KlineRecord, PriceKind, PriceKlineRecord } from '../replica/projections/index.js'
 import { formatLedger, trimZeros } from './decimal.js'
 import { markPrice, priceE8, rateE8 } from './format-market.js'
 
@@ -23,9 +23,9 @@ export function priceKlineBody(m: PerpMarket, k: KlineRecord): (number | string)
   ]
 }
 
-/** A kline of sampled mark (ticks) or index (E8) prices; count is the samples it took. */
-export function sampledPriceKlineBody(m: PerpMarket, kind: 'mark' | 'index', k: PriceKlineRecord): (number | string)[] {
-  const f = (n: number): string => kind === 'mark' ? markPrice(m, n) : priceE8(m, n)
+/** A kline of sampled mark (ticks), index (E8) or premium index (E8) values; count is the samples it took. */
+export function sampledPriceKlineBody(m: PerpMarket, kind: PriceKind, k: PriceKlineRecord): (number | string)[] {
+  const f = (n: number): string => kind === 'mark' ? markPrice(m, n) : kind === 'index' ? priceE8(m, n) : rateE8(n)
   return [k.openTime, f(k.open), f(k.high), f(k.low), f(k.close), '0', k.closeTime, '0', k.count, '0', '0', '0']
 }
 

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import type { PerpMarket } from '../../core/state.js'
+import type { PriceKind } from '../../replica/projections/index.js'
 import { badApiKeyFormat, invalidParam } from '../errors.js'
 import {
   bookTickerBody, depthLevels, premiumIndexBody, tickerBody, tradeBody,
@@ -174,12 +175,13 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   /**
    * Once a market has oracle prices its mark and index klines are the sampled prices
    * (replica/projections/price-klines.ts); before, the mark was the last trade and the index
-   * equal to it, so the trade klines are both.
+   * equal to it, so the trade klines are both. The premium index is sampled every 5 s once the
+   * market has an index; before, it has none.
    */
-  const priceKlines = async (m: PerpMarket, p: Params, kind: 'mark' | 'index'): Promise<(number | string)[][]> => {
+  const priceKlines = async (m: PerpMarket, p: Params, kind: PriceKind): Promise<(number | string)[][]> => {
     const interval = intervalParam(p)
     const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
-    if (m.prices.indexE8 > 0) {
+    if (m.prices.indexE8 > 0 || kind === 'premium') {
       return (await ctx.projections.priceKlines(kind, m.marketId, interval, q)).map((k) => sampledPriceKlineBody(m, kind, k))
     }
     return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => priceKlineBody(m, k))
@@ -197,6 +199,12 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     response: klinesSchema, weight: klinesWeightOf,
     // The index belongs to the pair: the oracle prices of the pair's perpetual.
     handler: (p) => priceKlines(perpOfPair(ctx.state(), p), p, 'index'),
+  })
+
+  get({
+    url: '/fapi/v1/premiumIndexKlines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
+    response: klinesSchema, weight: klinesWeightOf,
+    handler: (p) => priceKlines(perpParam(ctx.state(), p), p, 'premium'),
   })
 
   get({

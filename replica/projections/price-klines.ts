@@ -1,6 +1,7 @@
-// Mark and index price klines of every interval, from the core's `prices` events (each Tick
-// and each oracle price): open, high, low and close of the sampled prices, and how many
-// samples the bucket took (Binance's "number of basic data"). Like the trade klines, each
+// Mark, index and premium index klines of every interval, from the core's `prices` events
+// (each Tick and each oracle price; the premium index from the Ticks that took its 5-s sample):
+// open, high, low and close of the sampled values, and how many samples the bucket took
+// (Binance's "number of basic data"). Like the trade klines, each
 // market's current buckets live in a cursor in memory, written with each batch.
 
 import type { PricesEvent } from '../../core/events.js'
@@ -12,10 +13,10 @@ import { key } from './keys.js'
 import type { Stores } from './stores.js'
 import { checkLimit, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
-export type PriceKind = 'mark' | 'index'
-const KIND_CODE: Record<PriceKind, number> = { mark: 0, index: 1 }
+export type PriceKind = 'mark' | 'index' | 'premium'
+const KIND_CODE: Record<PriceKind, number> = { mark: 0, index: 1, premium: 2 }
 
-/** Mark prices in ticks of the market, index prices in 1e-8 of the quote. */
+/** Mark prices in ticks of the market, index prices in 1e-8 of the quote, the premium index in 1e-8. */
 export interface PriceKlineRecord {
   openTime: number
   closeTime: number
@@ -30,10 +31,14 @@ export const priceKlineCodec = tupleCodec<PriceKlineRecord>({ openTime: true, cl
 
 interface PriceCursor {
   marketId: number
-  /** Current bucket per interval: mark first, then index. */
+  /** Current bucket per interval of each kind. */
   mark: (PriceKlineRecord | null)[]
   index: (PriceKlineRecord | null)[]
+  /** Absent in cursors written before premium klines were kept. */
+  premium?: (PriceKlineRecord | null)[]
 }
+
+const noBuckets = (): null[] => KLINE_INTERVALS.map(() => null)
 
 const cursorCodec = plainCodec<PriceCursor>()
 
@@ -63,12 +68,14 @@ export class PriceKlineWriter {
   onPrices(batch: PendingBatch, e: PricesEvent): void {
     let c = this.cursors.get(e.marketId)
     if (c === undefined) {
-      c = { marketId: e.marketId, mark: KLINE_INTERVALS.map(() => null), index: KLINE_INTERVALS.map(() => null) }
+      c = { marketId: e.marketId, mark: noBuckets(), index: noBuckets(), premium: noBuckets() }
       this.cursors.set(e.marketId, c)
     }
+    c.premium ??= noBuckets()
     for (let i = 0; i < KLINE_INTERVALS.length; i++) {
       this.sample(batch, c, 'mark', i, e.markPriceTicks, e.time)
       this.sample(batch, c, 'index', i, e.indexE8, e.time)
+      if (e.premiumE8 !== undefined) this.sample(batch, c, 'premium', i, e.premiumE8, e.time)
     }
     this.dirty.add(e.marketId)
   }
@@ -76,12 +83,13 @@ export class PriceKlineWriter {
   private sample(batch: PendingBatch, c: PriceCursor, kind: PriceKind, i: number, price: number, time: number): void {
     const interval = KLINE_INTERVALS[i]!
     const openTime = bucketOpen(interval, time)
-    let k = c[kind][i] ?? null
+    const buckets = c[kind]!
+    let k = buckets[i] ?? null
     if (k === null || k.openTime !== openTime) {
       // The bucket left behind is final: write it now.
       if (k) batch.put(this.stores.priceKlines, klineKey(kind, c.marketId, i, k.openTime), priceKlineCodec.encode(k))
       k = { openTime, closeTime: bucketClose(interval, openTime), open: price, high: price, low: price, close: price, count: 0 }
-      c[kind][i] = k
+      buckets[i] = k
     }
     if (price > k.high) k.high = price
     if (price < k.low) k.low = price
@@ -93,8 +101,8 @@ export class PriceKlineWriter {
   takeDirty(batch: PendingBatch): void {
     for (const id of this.dirty) {
       const c = this.cursors.get(id)!
-      for (const kind of ['mark', 'index'] as const) {
-        c[kind].forEach((k, i) => { if (k) batch.put(this.stores.priceKlines, klineKey(kind, id, i, k.openTime), priceKlineCodec.encode(k)) })
+      for (const kind of ['mark', 'index', 'premium'] as const) {
+        c[kind]?.forEach((k, i) => { if (k) batch.put(this.stores.priceKlines, klineKey(kind, id, i, k.openTime), priceKlineCodec.encode(k)) })
       }
       batch.put(this.stores.priceCursors, key().u32(id).build(), cursorCodec.encode(c))
     }

@@ -6,7 +6,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { apply } from '../../core/apply.js'
-import type { Event, FundingEvent, FundingRateEvent } from '../../core/events.js'
+import type { Event, FundingEvent, FundingRateEvent, Result } from '../../core/events.js'
 import { estimatedFundingRateE8, fundingPayment, fundingRateE8 } from '../../core/funding.js'
 import { averagePremiumE8 } from '../../core/prices.js'
 import { stateRoot } from '../../core/root.js'
@@ -115,12 +115,14 @@ t.test('premium samples: one per 5 s slot, weights rising linearly', async (t) =
   // Quotes 29999 / 30100: neither impact price beyond the index, premium 0.
   ex.ok(limit(ALICE, 'BUY', 299_990, 1000))
   ex.ok(limit(BOB, 'SELL', 301_000, 1000))
-  ex.ok({ type: 'Tick' }, 5_000)
-  ex.ok({ type: 'Tick' }, 1_000)
+  // The prices event carries the sample a Tick took (premium index klines), and only then.
+  const premiumOf = (r: Result): (number | undefined)[] => r.events.flatMap((e) => e.type === 'prices' && e.marketId === BTCPERP ? [e.premiumE8] : [])
+  t.same(premiumOf(ex.ok({ type: 'Tick' }, 5_000)), [0])
+  t.same(premiumOf(ex.ok({ type: 'Tick' }, 1_000)), [undefined])
   t.equal(btc(ex).prices.premiumSamples, 1, 'a second Tick in the same 5-s slot takes no sample')
   // A richer bid, 30036.0: premium 36 / 30000 = 0.0012 = 120,000 E8.
   ex.ok(limit(CAROL, 'BUY', 300_360, 1000, { positionSide: 'LONG' }))
-  ex.ok({ type: 'Tick' }, 5_000)
+  t.same(premiumOf(ex.ok({ type: 'Tick' }, 5_000)), [120_000])
   const p = btc(ex).prices
   // (1 × 0 + 2 × 120,000) / (1 + 2) = 80,000; rate 80,000 − 50,000 = 30,000.
   t.same([p.premiumSamples, p.premiumWeights, p.premiumWeightedE8, averagePremiumE8(p)], [2, 3, 240_000, 80_000])

@@ -91,3 +91,39 @@ t.test('mark and index price klines from the sampled prices once a market has an
   t.equal(day[0][8], 4)
   t.same(await get('/fapi/v1/indexPriceKlines?pair=ETHUSDT&interval=1m'), [], 'no oracle price for ETH: trade klines, none')
 })
+
+t.test('premiumIndexKlines: the premium index, one sample per 5-s slot', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const get = async (url: string) => (await rig.app.inject({ method: 'GET', url })).json()
+  const alice = await trader(rig)
+  const bob = await trader(rig)
+  const url = '/fapi/v1/premiumIndexKlines?symbol=BTCUSDTPERP&interval=1d'
+  t.same(await get(url), [], 'no index, no premium')
+
+  await rig.run({ type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE.address })
+  t.ok((await rig.run(await signedPrice(rig.ex, '30000'))).ok)
+  await rig.run(limit(alice.address, 'BUY', 300_239, 1000))
+  await rig.run(limit(bob.address, 'SELL', 301_000, 1000))
+  const slot = Math.ceil(rig.ex.time / 5_000) * 5_000
+  // 23.9 / 30000: impact bid over the index, floored in E8.
+  await rig.run({ type: 'Tick' }, slot - rig.ex.time)
+  await rig.run({ type: 'Tick' }, 1_000)
+  t.equal((await get(url))[0][8], 1, 'a second Tick in the slot takes no sample')
+  // A bid at 30050.0 covers the 25,000 USDT impact notional: 50 / 30000.
+  await rig.run(limit(alice.address, 'BUY', 300_500, 1000))
+  await rig.run({ type: 'Tick' }, slot + 5_000 - rig.ex.time)
+  // The index at 30200.0 is over the impact ask 30100.0: −100 / 30200, floored.
+  t.ok((await rig.run(await signedPrice(rig.ex, '30200'))).ok)
+  await rig.run({ type: 'Tick' }, slot + 10_000 - rig.ex.time)
+
+  const open = Math.floor(slot / 86_400_000) * 86_400_000
+  t.same(await get(url), [[open, '0.00079666', '0.00166666', '-0.00331126', '-0.00331126', '0', open + 86_399_999, '0', 3, '0', '0', '0']])
+  const minutes = await get('/fapi/v1/premiumIndexKlines?symbol=BTCUSDTPERP&interval=1m')
+  t.equal(minutes.reduce((n: number, k: number[]) => n + k[8]!, 0), 3, 'every sample in one 1m kline or another')
+  t.same(await get(`${url}&endTime=${open - 1}`), [])
+  t.same(await get('/fapi/v1/premiumIndexKlines?symbol=BTCUSDT&interval=1m'), { code: -1121, msg: 'Invalid symbol.' }, 'a spot symbol')
+  t.same(await get('/fapi/v1/premiumIndexKlines?symbol=BTCUSDTPERP&interval=7m'), { code: -1120, msg: 'Invalid interval.' })
+  t.same(await get('/fapi/v1/premiumIndexKlines?symbol=BTCUSDTPERP&interval=1m&limit=1501'),
+    { code: -1130, msg: 'Data sent for parameter \'limit\' is not valid.' })
+})

@@ -6,6 +6,7 @@ import t from 'tap'
 import { Wallet } from 'ethers'
 import { stateRoot } from '../../core/root.js'
 import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { ORACLE, signedPrice } from '../helpers/oracle.js'
 
 const MICRO = { 'x-mbx-time-unit': 'MICROSECOND' }
 
@@ -68,6 +69,10 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
   await signed(rig, alice, 'POST', '/api/v3/order', { ...spot, side: 'SELL' })
   await signed(rig, bob, 'POST', '/api/v3/order', { ...spot, side: 'BUY' })
   await signed(rig, alice, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '10' })
+  // An index and a Tick: sampled mark, index and premium klines.
+  await rig.run({ type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE.address })
+  await rig.run(await signedPrice(rig.ex, '50000'))
+  await rig.run({ type: 'Tick' }, 5_000)
   return { rig, alice, bob }
 }
 
@@ -88,6 +93,7 @@ t.test('every family: the same body, with its time fields in µs', async (t) => 
     ['klines', 'GET', '/fapi/v1/klines', { symbol: 'BTCUSDTPERP', interval: '1m' }, ['[][0]', '[][6]']],
     ['markPriceKlines', 'GET', '/fapi/v1/markPriceKlines', { symbol: 'BTCUSDTPERP', interval: '1h' }, ['[][0]', '[][6]']],
     ['indexPriceKlines', 'GET', '/fapi/v1/indexPriceKlines', { pair: 'BTCUSDT', interval: '1d' }, ['[][0]', '[][6]']],
+    ['premiumIndexKlines', 'GET', '/fapi/v1/premiumIndexKlines', { symbol: 'BTCUSDTPERP', interval: '1m' }, ['[][0]', '[][6]']],
     ['continuousKlines', 'GET', '/fapi/v1/continuousKlines', { pair: 'BTCUSDT', contractType: 'PERPETUAL', interval: '1m' }, ['[][0]', '[][6]']],
     ['ticker/24hr', 'GET', '/fapi/v1/ticker/24hr', {}, ['[].openTime', '[].closeTime']],
     ['ticker/price', 'GET', '/fapi/v2/ticker/price', { symbol: 'BTCUSDTPERP' }, ['time']],
