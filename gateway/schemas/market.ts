@@ -18,6 +18,7 @@ export interface MarketDoc {
 const KLINE_FIELDS = 'Each kline: open time, open, high, low, close, volume, close time, quote volume, trades, '
   + 'taker buy volume, taker buy quote volume, ignore.'
 const KLINES_WEIGHT = 'by limit: under 100 1, under 500 2, up to 1000 5, above 10'
+const FUTURES_DATA_ROWS = 'period 5m, 15m, 30m, 1h, 2h, 4h, 6h, 12h or 1d; limit default 30, max 500; rows of the last 30 days; no times: the newest rows; startTime: the oldest from it.'
 const bySymbol = (one: number, all: number): string => `${one} with symbol, ${all} without`
 
 export const MARKET_DOCS: Record<string, MarketDoc> = {
@@ -34,6 +35,7 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   },
   '/fapi/v1/markPriceKlines': { required: ['symbol', 'interval'], summary: 'Mark price candlesticks', weight: KLINES_WEIGHT },
   '/fapi/v1/indexPriceKlines': { required: ['pair', 'interval'], summary: 'Index price candlesticks of a pair', weight: KLINES_WEIGHT },
+  '/fapi/v1/premiumIndexKlines': { required: ['symbol', 'interval'], summary: 'Premium index candlesticks (the 5-s funding samples)', weight: KLINES_WEIGHT },
   '/fapi/v1/continuousKlines': {
     required: ['pair', 'contractType', 'interval'], summary: "Candlesticks of a pair's contract (PERPETUAL: its perpetual's)",
     weight: KLINES_WEIGHT, description: KLINE_FIELDS,
@@ -44,7 +46,19 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   '/fapi/v1/openInterest': { required: ['symbol'], summary: 'Open interest of a perpetual' },
   '/futures/data/openInterestHist': {
     required: ['symbol', 'period'], summary: 'Open interest at each period boundary of the last 30 days, valued at the mark',
-    description: 'period 5m, 15m, 30m, 1h, 2h, 4h, 6h, 12h or 1d; limit default 30, max 500; no times: the newest rows; startTime: the oldest from it.',
+    description: FUTURES_DATA_ROWS,
+  },
+  '/futures/data/globalLongShortAccountRatio': {
+    required: ['symbol', 'period'], summary: 'Shares of sub-accounts net long and net short at each period boundary',
+    description: `${FUTURES_DATA_ROWS} A boundary with no open position has no row.`,
+  },
+  '/futures/data/takerlongshortRatio': {
+    required: ['symbol', 'period'], summary: 'Taker buy and sell volume of the period ending at each boundary',
+    description: `${FUTURES_DATA_ROWS} A period without trades, or whose takers only bought, has no row.`,
+  },
+  '/futures/data/basis': {
+    required: ['pair', 'contractType', 'period'], summary: 'Last trade price against the index at each period boundary (contractType PERPETUAL)',
+    description: `${FUTURES_DATA_ROWS} Rows start once the market has an index and a trade.`,
   },
   '/fapi/v1/premiumIndex': { summary: 'Mark price, index price and funding rate', weight: bySymbol(1, 10) },
   '/fapi/v1/fundingRate': { summary: 'Funding rate history' },

@@ -67,7 +67,7 @@ export const klineCodec = tupleCodec<KlineRecord>({
   takerBuyQuoteVolumeTicksLots: true, firstTradeId: true, lastTradeId: true,
 })
 
-export const openInterestCodec = tupleCodec<OpenInterestRecord>({ marketId: true, openInterestLots: true, time: true })
+export const openInterestCodec = tupleCodec<OpenInterestRecord>({ marketId: true, openInterestLots: true, time: true, longAccounts: true, shortAccounts: true }, 2)
 
 export const orderCodec = tupleCodec<OrderRecord>({
   marketId: true, orderId: true, account: true, sub: true, clientOrderId: true, side: true, orderType: true,

@@ -81,11 +81,14 @@ export async function marketCursor(stores: Stores, marketId: number): Promise<Ma
   return v === undefined ? undefined : cursorCodec.decode(v)
 }
 
-/** Current open interest of a perp market; undefined for a market that never traded as one. */
+/** Current open interest and account counts of a perp market; undefined for a market that never traded as one. */
 export async function openInterest(stores: Stores, marketId: number): Promise<OpenInterestRecord | undefined> {
   const c = await marketCursor(stores, marketId)
   if (c === undefined || !c.perp) return undefined
-  return { marketId, openInterestLots: c.openInterestLots, time: c.openInterestTime }
+  return {
+    marketId, openInterestLots: c.openInterestLots, time: c.openInterestTime,
+    longAccounts: c.longAccounts ?? 0, shortAccounts: c.shortAccounts ?? 0,
+  }
 }
 
 /** The last open interest of each bucket (openInterestBucketMs) that saw a change. */

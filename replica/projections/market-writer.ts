@@ -1,6 +1,8 @@
-// Market read models from fills: trades, aggregate trades, klines of every interval and open
-// interest. Each market's open aggregate, current klines and open interest live in a cursor
-// in memory (and on disk, written with each batch), so applying never reads the store.
+// Market read models from fills: trades, aggregate trades, klines of every interval, open
+// interest and how many sub-accounts are net long and net short. Each market's open aggregate,
+// current klines, open interest and account counts live in a cursor in memory (and on disk,
+// written with each batch), so applying never reads the store. The counts need each
+// sub-account's position sides, kept in memory too and written as they change.
 
 import { assert, assertSafe } from '../../core/assert.js'
 import type { PerpFillSide, PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
@@ -10,7 +12,7 @@ import { bucketClose, bucketOpen, KLINE_INTERVALS } from './intervals.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { AggTradeRecord, KlineRecord, OpenInterestRecord } from './records.js'
 import {
-  aggIdKey, aggTradeKey, klineKey, marketPrefix, openInterestKey, tradeKey, type Stores,
+  aggIdKey, aggTradeKey, klineKey, marketPrefix, openInterestKey, sidesKey, tradeKey, type Stores,
 } from './stores.js'
 
 /** A market's rolling state: everything the next fill updates in place. */
@@ -26,9 +28,19 @@ export interface MarketCursor {
   /** The current kline of each interval, by interval index. */
   klines: (KlineRecord | null)[]
   openInterestLots: number
-  /** Time of the last open interest change (0 before any). */
+  /** Time of the last change of the open interest or the account counts (0 before any). */
   openInterestTime: number
+  /** Sub-accounts whose net position (BOTH + LONG + SHORT) is long, and short (absent in older cursors). */
+  longAccounts?: number
+  shortAccounts?: number
 }
+
+/** One sub-account's position sides in one market, signed lots: BOTH, LONG, SHORT. */
+type Sides = [number, number, number]
+const SIDE_INDEX = { BOTH: 0, LONG: 1, SHORT: 2 } as const
+
+/** Stored form of a sub-account's sides: [marketId, owner, BOTH, LONG, SHORT]. */
+const sidesCodec = plainCodec<[number, string, number, number, number]>()
 
 export const cursorCodec = plainCodec<MarketCursor>()
 
@@ -37,9 +49,11 @@ type TradeEvent = PerpTradeEvent | SpotTradeEvent
 function newCursor(marketId: number, perp: boolean): MarketCursor {
   return {
     marketId, perp, lastTradeId: 0, lastPriceTicks: 0, lastQtyLots: 0, lastTime: 0, agg: null,
-    klines: KLINE_INTERVALS.map(() => null), openInterestLots: 0, openInterestTime: 0,
+    klines: KLINE_INTERVALS.map(() => null), openInterestLots: 0, openInterestTime: 0, longAccounts: 0, shortAccounts: 0,
   }
 }
+
+const netSign = (s: Sides): number => Math.sign(s[0] + s[1] + s[2])
 
 /** How a fill moved one side's long lots: after the fill minus before (the position before is after − the fill). */
 function longDelta(s: PerpFillSide, lots: number): number {
@@ -56,13 +70,23 @@ export class MarketWriter {
   readonly cursors = new Map<number, MarketCursor>()
   /** Markets whose cursor changed since the last batch was taken. */
   private dirty = new Set<number>()
+  /** Position sides by market, then owner ("account:sub"); flat sub-accounts are left out. */
+  private readonly positions = new Map<number, Map<string, Sides>>()
+  /** Sides changed since the last batch was taken: market → owners. */
+  private dirtySides = new Map<number, Set<string>>()
 
   constructor(private readonly stores: Stores) {}
 
-  load(cursors: MarketCursor[]): void {
+  async load(cursors: MarketCursor[]): Promise<void> {
     this.cursors.clear()
     this.dirty.clear()
+    this.positions.clear()
+    this.dirtySides.clear()
     for (const c of cursors) this.cursors.set(c.marketId, c)
+    for await (const v of this.stores.positionSides.values()) {
+      const [marketId, owner, ...sides] = sidesCodec.decode(v)
+      this.marketPositions(marketId).set(owner, sides)
+    }
   }
 
   onTrade(batch: PendingBatch, e: TradeEvent): void {
@@ -76,7 +100,6 @@ export class MarketWriter {
     }))
     this.aggregate(batch, c, e)
     for (let i = 0; i < KLINE_INTERVALS.length; i++) this.kline(batch, c, i, e, quote)
-    if (e.type === 'trade') this.openInterest(batch, c, e)
     c.lastTradeId = e.tradeId
     c.lastPriceTicks = e.priceTicks
     c.lastQtyLots = e.qtyLots
@@ -97,6 +120,64 @@ export class MarketWriter {
       batch.put(this.stores.cursors, marketPrefix(id), cursorCodec.encode(c))
     }
     this.dirty = new Set()
+    for (const [marketId, owners] of this.dirtySides) {
+      const held = this.marketPositions(marketId)
+      for (const owner of owners) {
+        const sides = held.get(owner)
+        const k = sidesKey(marketId, owner)
+        if (sides === undefined) batch.del(this.stores.positionSides, k)
+        else batch.put(this.stores.positionSides, k, sidesCodec.encode([marketId, owner, ...sides]))
+      }
+    }
+    this.dirtySides = new Map()
+  }
+
+  /**
+   * Every perpetual fill, auto-deleveraging ones too (they move positions off the book): the
+   * open interest moves by the change in long lots of both sides, and the account counts by
+   * the sides whose net position changed sign.
+   */
+  onPositions(batch: PendingBatch, e: PerpTradeEvent): void {
+    const c = this.cursor(e.marketId, true)
+    const oiDelta = longDelta(e.maker, e.qtyLots) + longDelta(e.taker, e.qtyLots)
+    const longBefore = c.longAccounts ?? 0
+    const shortBefore = c.shortAccounts ?? 0
+    this.moveSides(c, e.maker)
+    this.moveSides(c, e.taker)
+    if (oiDelta === 0 && c.longAccounts === longBefore && c.shortAccounts === shortBefore) return
+    // Leaving a bucket: its last value is final (the counts already moved: write the old ones).
+    if (c.openInterestTime > 0 && oiBucket(c.openInterestTime) !== oiBucket(e.time)) {
+      this.putOpenInterest(batch, { ...c, longAccounts: longBefore, shortAccounts: shortBefore })
+    }
+    c.openInterestLots += oiDelta
+    assert(c.openInterestLots >= 0, 'open interest went negative')
+    c.openInterestTime = e.time
+    this.dirty.add(c.marketId)
+  }
+
+  private moveSides(c: MarketCursor, s: PerpFillSide): void {
+    const held = this.marketPositions(c.marketId)
+    const owner = `${s.account}:${s.sub}`
+    const before = held.get(owner) ?? [0, 0, 0]
+    const after: Sides = [before[0], before[1], before[2]]
+    after[SIDE_INDEX[s.positionSide]] = s.positionQtyLots
+    const from = netSign(before)
+    const to = netSign(after)
+    if (from !== to) {
+      c.longAccounts = (c.longAccounts ?? 0) + (to > 0 ? 1 : 0) - (from > 0 ? 1 : 0)
+      c.shortAccounts = (c.shortAccounts ?? 0) + (to < 0 ? 1 : 0) - (from < 0 ? 1 : 0)
+    }
+    if (after[0] === 0 && after[1] === 0 && after[2] === 0) held.delete(owner)
+    else held.set(owner, after)
+    let owners = this.dirtySides.get(c.marketId)
+    if (owners === undefined) this.dirtySides.set(c.marketId, owners = new Set())
+    owners.add(owner)
+  }
+
+  private marketPositions(marketId: number): Map<string, Sides> {
+    let held = this.positions.get(marketId)
+    if (held === undefined) this.positions.set(marketId, held = new Map())
+    return held
   }
 
   private cursor(marketId: number, perp: boolean): MarketCursor {
@@ -155,19 +236,11 @@ export class MarketWriter {
     k.lastTradeId = e.tradeId
   }
 
-  /** Open interest moves by the change in long lots of both sides. */
-  private openInterest(batch: PendingBatch, c: MarketCursor, e: PerpTradeEvent): void {
-    const delta = longDelta(e.maker, e.qtyLots) + longDelta(e.taker, e.qtyLots)
-    if (delta === 0) return
-    // Leaving a bucket: its last value is final.
-    if (c.openInterestTime > 0 && oiBucket(c.openInterestTime) !== oiBucket(e.time)) this.putOpenInterest(batch, c)
-    c.openInterestLots += delta
-    assert(c.openInterestLots >= 0, 'open interest went negative')
-    c.openInterestTime = e.time
-  }
-
   private putOpenInterest(batch: PendingBatch, c: MarketCursor): void {
-    const r: OpenInterestRecord = { marketId: c.marketId, openInterestLots: c.openInterestLots, time: c.openInterestTime }
+    const r: OpenInterestRecord = {
+      marketId: c.marketId, openInterestLots: c.openInterestLots, time: c.openInterestTime,
+      longAccounts: c.longAccounts ?? 0, shortAccounts: c.shortAccounts ?? 0,
+    }
     batch.put(this.stores.openInterest, openInterestKey(c.marketId, oiBucket(c.openInterestTime)), openInterestCodec.encode(r))
   }
 }

@@ -132,7 +132,7 @@ export class Projections {
     this.appliedTime = this.durableTime = m.lastTime
     const cursors: MarketCursor[] = []
     for await (const v of this.stores.cursors.values()) cursors.push(cursorCodec.decode(v))
-    this.market.load(cursors)
+    await this.market.load(cursors)
     await this.priceKlineWriter.load()
   }
 
@@ -175,6 +175,7 @@ export class Projections {
       case 'trade':
         // An ADL fill is off the book: not a market trade (no tape, kline or ticker).
         if (!e.adl) this.market.onTrade(b, e)
+        this.market.onPositions(b, e)
         return onPerpTrade(s, b, e, nextRowId)
       case 'spotTrade':
         this.market.onTrade(b, e)

@@ -80,6 +80,9 @@ export interface OpenInterestRecord {
   openInterestLots: number
   /** Time of the last change. */
   time: number
+  /** Sub-accounts net long and net short (absent in rows written before they were counted). */
+  longAccounts?: number
+  shortAccounts?: number
 }
 
 /** An order's latest record: from its order events and the fills since the last of them. */

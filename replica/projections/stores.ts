@@ -41,6 +41,8 @@ export interface Stores {
   klines: Store
   /** marketId u32, bucket time u64 → OpenInterestRecord (last value in the bucket). */
   openInterest: Store
+  /** marketId u32, owner → a sub-account's position sides (market-writer.ts; flat ones deleted). */
+  positionSides: Store
   /** owner, marketId u32, orderId u64 → OrderRecord (by time too: account-queries.ts). */
   orders: Store
   /** owner, marketId u32, clientOrderId → orderId of the latest order with that id. */
@@ -63,7 +65,7 @@ export interface Stores {
   withdrawalIds: Store
   /** marketId u32, fundingTime u64 → FundingRateRecord (funding.ts). */
   fundingRates: Store
-  /** kind u8 (mark 0, index 1), marketId u32, interval u8, openTime u64 → PriceKlineRecord (price-klines.ts). */
+  /** kind u8 (mark 0, index 1, premium 2), marketId u32, interval u8, openTime u64 → PriceKlineRecord (price-klines.ts). */
   priceKlines: Store
   /** marketId u32 → the market's open mark and index buckets. */
   priceCursors: Store
@@ -79,7 +81,7 @@ const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders',
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
-  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments',
+  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides',
 ]
 
 export function openStores(base: BaseDb): Stores {
@@ -120,6 +122,11 @@ export function klineKey(marketId: number, intervalIndex: number, openTime: numb
 
 export function openInterestKey(marketId: number, bucketTime: number): Buffer {
   return key().u32(marketId).u64(bucketTime).build()
+}
+
+/** `owner` as the market writer keys it: "account:sub". */
+export function sidesKey(marketId: number, owner: string): Buffer {
+  return key().u32(marketId).str(owner).build()
 }
 
 export function ownerPrefix(o: Owner): Buffer {

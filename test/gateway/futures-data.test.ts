@@ -1,11 +1,13 @@
-// /futures/data/openInterestHist against a real core state and real projections: the open
+// /futures/data against a real core state and real projections. openInterestHist: the open
 // interest at each period boundary, valued at the last mark (here the last trade) before it,
 // carried forward through quiet periods; the newest rows, the oldest from startTime, up to
-// endTime; the last 30 days only; Binance's errors for bad parameters.
+// endTime; the last 30 days only; Binance's errors for bad parameters. Then the shares of
+// accounts net long and short, taker volumes and the basis, with hand-computed figures.
 
 import t from 'tap'
-import { ALICE, BOB } from '../helpers/exchange.js'
+import { ALICE, BOB, CAROL, DAVE } from '../helpers/exchange.js'
 import { marketGateway } from '../helpers/market-gateway.js'
+import { ORACLE, signedPrice } from '../helpers/oracle.js'
 import { Fixture, trade, type Teardown } from '../helpers/projections-fixture.js'
 
 const MIN = 60_000
@@ -70,4 +72,70 @@ t.test('bad parameters', async (t) => {
   t.same((await r.get(`${U}&period=5m&limit=501`)).body, err(-1130, "Data sent for parameter 'limit' is not valid."))
   t.same((await r.get(`${U}&period=5m&startTime=${B + 10 * MIN}&endTime=${B}`)).body, err(-1130, "Data sent for parameter 'startTime' is not valid."))
   t.same((await r.get('/futures/data/openInterestHist?symbol=BTCUSDT&period=5m')).body, err(-1121, 'Invalid symbol.'), 'a spot symbol')
+})
+
+/**
+ * ALICE sells to three takers, BOB 0.01 (B+1m), CAROL 0.01 (B+2m) and DAVE 0.02 (B+3m); DAVE
+ * (B+6m) and BOB (B+8m) sell 0.01 back to her as takers, and CAROL takes 0.03 more (B+9m).
+ * The index: 49,900.0 from B+30s, 50,100.0 from B+7m. The clock at B+16m.
+ */
+async function crowd(t: Teardown) {
+  const f = await Fixture.open(t)
+  for (const a of [ALICE, BOB, CAROL, DAVE]) await f.fund(a, 10_000_000)
+  await f.at(B + MIN / 2, { type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE.address })
+  await f.ok(await signedPrice(f.ex, '49900'))
+  await trade(f, ALICE, BOB, 50000, 0.01, B + MIN)
+  await trade(f, ALICE, CAROL, 50000, 0.01, B + 2 * MIN)
+  await trade(f, ALICE, DAVE, 50000, 0.02, B + 3 * MIN)
+  await trade(f, ALICE, DAVE, 50000, 0.01, B + 6 * MIN, 'SELL')
+  await f.at(B + 7 * MIN, await signedPrice(f.ex, '50100', B + 7 * MIN - f.ex.time))
+  await trade(f, ALICE, BOB, 50000, 0.01, B + 8 * MIN, 'SELL')
+  await trade(f, ALICE, CAROL, 50000, 0.03, B + 9 * MIN)
+  return marketGateway(t, f, B + 16 * MIN)
+}
+
+t.test('globalLongShortAccountRatio: the shares of sub-accounts net long and net short', async (t) => {
+  const r = await crowd(t)
+  const u = '/futures/data/globalLongShortAccountRatio?symbol=BTCUSDTPERP'
+  const row = (timestamp: number, longShortRatio: string, longAccount: string, shortAccount: string) =>
+    ({ symbol: 'BTCUSDTPERP', longShortRatio, longAccount, shortAccount, timestamp })
+  // B+5m: BOB, CAROL, DAVE long, ALICE short. From B+8m BOB is flat: 2 / 1, 0.6667 / 0.3333 (halves up).
+  const rows = [row(B + 5 * MIN, '3.0000', '0.7500', '0.2500'), row(B + 10 * MIN, '2.0000', '0.6667', '0.3333'),
+    row(B + 15 * MIN, '2.0000', '0.6667', '0.3333')]
+  t.same((await r.get(`${u}&period=5m`)).body, rows)
+  t.same((await r.get(`${u}&period=5m&limit=1`)).body, rows.slice(2))
+  t.same((await r.get(`${u}&period=15m`)).body, rows.slice(2))
+  t.same((await r.get('/futures/data/globalLongShortAccountRatio?symbol=ETHUSDTPERP&period=5m')).body, [], 'no positions: no rows')
+  t.same((await r.get(`${u}&period=1w`)).body, { code: -1130, msg: "Data sent for parameter 'period' is not valid." })
+})
+
+t.test('takerlongshortRatio: taker volumes of the period ending at each boundary', async (t) => {
+  const r = await crowd(t)
+  const u = '/futures/data/takerlongshortRatio?symbol=BTCUSDTPERP'
+  // B..B+5m: takers only bought (no ratio, no row). B+5m..B+10m: bought 0.03, sold 0.02.
+  const row = { buySellRatio: '1.5000', buyVol: '0.0300', sellVol: '0.0200', timestamp: B + 10 * MIN }
+  t.same((await r.get(`${u}&period=5m`)).body, [row])
+  t.same((await r.get(`${u}&period=15m`)).body, [{ buySellRatio: '3.5000', buyVol: '0.0700', sellVol: '0.0200', timestamp: B + 15 * MIN }])
+  t.same((await r.get(`${u}&period=5m&startTime=${B + 11 * MIN}`)).body, [], 'nothing after')
+  t.same((await r.get(`${u}&period=5m&endTime=${B + 9 * MIN}`)).body, [], 'the period had not ended')
+  t.same((await r.get(`${u}&period=1h`)).body, [], 'no hour has ended')
+  t.same((await r.get('/futures/data/takerlongshortRatio?symbol=BTCUSDT&period=5m')).body, { code: -1121, msg: 'Invalid symbol.' })
+})
+
+t.test('basis: the last trade price against the index at each boundary', async (t) => {
+  const r = await crowd(t)
+  const u = '/futures/data/basis?pair=BTCUSDT&contractType=PERPETUAL'
+  const row = (timestamp: number, indexPrice: string, basis: string, basisRate: string) => ({
+    indexPrice, contractType: 'PERPETUAL', basisRate, futuresPrice: '50000.0', annualizedBasisRate: '', basis, pair: 'BTCUSDT', timestamp,
+  })
+  // 100 / 49,900 = 0.002004; −100 / 50,100 = −0.001996.
+  const rows = [row(B + 5 * MIN, '49900.00000000', '100.00000000', '0.0020'), row(B + 10 * MIN, '50100.00000000', '-100.00000000', '-0.0020'),
+    row(B + 15 * MIN, '50100.00000000', '-100.00000000', '-0.0020')]
+  t.same((await r.get(`${u}&period=5m`)).body, rows)
+  t.same((await r.get(`${u}&period=5m&startTime=${B + 1}&limit=2`)).body, rows.slice(0, 2), 'the oldest from startTime')
+  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&contractType=CURRENT_QUARTER&period=5m')).body,
+    { code: -1130, msg: "Data sent for parameter 'contractType' is not valid." }, 'only perpetuals here')
+  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&period=5m')).body,
+    { code: -1102, msg: "Mandatory parameter 'contractType' was not sent, was empty/null, or malformed." })
+  t.same((await r.get('/futures/data/basis?pair=ETHUSDT&contractType=PERPETUAL&period=5m')).body, [], 'no index: no rows')
 })

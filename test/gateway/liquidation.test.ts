@@ -125,6 +125,10 @@ t.test('forced orders, ADL quantiles, the insurance fund, forceOrder streams and
   t.same(fromAdl.map((x: { id: number }) => x.id), mine.filter((x) => x.id >= adlFill!.id).map((x) => x.id),
     'fromId naming the ADL fill (not on the tape) starts at it')
   t.equal(rig.ex.state.accounts.get(erin.address)!.subs[0]!.perpWallet, 45_000, 'ERIN keeps 0.045 (the bankruptcy price rounds up)')
+  // The ADL fill closed a long and a short: the projections' open interest (openInterestHist) follows.
+  const m = rig.ex.state.markets.find((x) => x?.symbol === S)!
+  t.equal((await rig.projections.openInterest(m.marketId))?.openInterestLots, m.kind === 'PERP' ? m.openInterestLots : -1,
+    'the open interest history agrees with the core after ADL')
 })
 
 t.test('bad forceOrders parameters are refused', async (t) => {

@@ -73,6 +73,8 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
   await rig.run({ type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE.address })
   await rig.run(await signedPrice(rig.ex, '50000'))
   await rig.run({ type: 'Tick' }, 5_000)
+  // Past a 5-minute boundary: the /futures/data rows.
+  await rig.run({ type: 'Tick' }, 300_000)
   return { rig, alice, bob }
 }
 
@@ -100,6 +102,9 @@ t.test('every family: the same body, with its time fields in µs', async (t) => 
     ['bookTicker', 'GET', '/fapi/v1/ticker/bookTicker', {}, ['[].time']],
     ['openInterest', 'GET', '/fapi/v1/openInterest', { symbol: 'BTCUSDTPERP' }, ['time']],
     ['premiumIndex', 'GET', '/fapi/v1/premiumIndex', {}, ['[].nextFundingTime', '[].time']],
+    ['openInterestHist', 'GET', '/futures/data/openInterestHist', { symbol: 'BTCUSDTPERP', period: '5m' }, ['[].timestamp']],
+    ['globalLongShortAccountRatio', 'GET', '/futures/data/globalLongShortAccountRatio', { symbol: 'BTCUSDTPERP', period: '5m' }, ['[].timestamp']],
+    ['basis', 'GET', '/futures/data/basis', { pair: 'BTCUSDT', contractType: 'PERPETUAL', period: '5m' }, ['[].timestamp']],
     ['fundingInfo', 'GET', '/fapi/v1/fundingInfo', {}, []],
     ['insuranceBalance', 'GET', '/fapi/v1/insuranceBalance', {}, ['[].assets[].updateTime']],
     // spot market data

@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import { bucketClose, bucketOpen } from '../../replica/projections/index.js'
-import { ALICE, BOB, BTCPERP, CAROL, ETHPERP } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP } from '../helpers/exchange.js'
 import { Fixture, limit, trade, type Teardown } from '../helpers/projections-fixture.js'
 
 const MIN = 60_000
@@ -218,7 +218,7 @@ t.test('open interest follows the long side and matches the core', async (t) => 
   await f.ok(limit(BOB, 'BUY', 30000, 0.03)) // Bob long 30, Alice short 30
   t.equal(await oi(), 30)
   await f.at(M + 10 * MIN, limit(CAROL, 'BUY', 30000, 0.02)) // Carol long 20, Alice short 50
-  t.same(await f.p.openInterest(BTCPERP), { marketId: BTCPERP, openInterestLots: 50, time: M + 10 * MIN })
+  t.same(await f.p.openInterest(BTCPERP), { marketId: BTCPERP, openInterestLots: 50, time: M + 10 * MIN, longAccounts: 2, shortAccounts: 1 })
   t.equal(core(), 50)
   await f.ok(limit(CAROL, 'BUY', 29990, 0.01))
   await f.ok(limit(BOB, 'SELL', 29990, 0.01)) // a long passes 10 lots to another long
@@ -236,6 +236,35 @@ t.test('open interest follows the long side and matches the core', async (t) => 
   const hist = await f.p.openInterestHistory(BTCPERP, { limit: 500 })
   t.same(hist.map((r) => [r.openInterestLots, r.time]), [[30, M + 1], [50, M + 10 * MIN], [10, f.ex.time]],
     'the last value of each 5-minute bucket that changed')
+  // Net long and net short sub-accounts at each bucket's end: BOB / ALICE; BOB, CAROL / ALICE; CAROL / BOB.
+  t.same(hist.map((r) => [r.longAccounts, r.shortAccounts]), [[1, 1], [2, 1], [1, 1]], 'accounts long and short')
   t.same((await f.p.openInterestHistory(BTCPERP, { endTime: M + 15 * MIN, limit: 1 })).map((r) => r.openInterestLots), [50])
   t.equal(await f.p.openInterest(3), undefined, 'a spot market has none')
+})
+
+t.test('sub-accounts net long and net short: hedge sides net out, and a reopen keeps them', async (t) => {
+  const f = await funded(t)
+  await f.fund(DAVE, 10_000_000)
+  await f.ok({ type: 'ChangePositionMode', account: CAROL, sub: 0, dualSide: true })
+  const counts = async () => {
+    const r = await f.p.openInterest(BTCPERP)
+    return [r?.openInterestLots, r?.longAccounts, r?.shortAccounts]
+  }
+  await trade(f, ALICE, BOB, 30000, 0.03, M) // BOB long 30 / ALICE short 30
+  t.same(await counts(), [30, 1, 1])
+  await trade(f, BOB, DAVE, 30000, 0.01, M + 1, 'BUY') // BOB sells 10 of his long to DAVE
+  t.same(await counts(), [30, 2, 1], 'a new long account, the same open interest')
+  await f.ok(limit(ALICE, 'SELL', 30000, 0.02))
+  await f.ok(limit(CAROL, 'BUY', 30000, 0.02, { positionSide: 'LONG' }))
+  t.same(await counts(), [50, 3, 1])
+  await f.ok(limit(BOB, 'BUY', 30000, 0.02))
+  await f.ok(limit(CAROL, 'SELL', 30000, 0.02, { positionSide: 'SHORT' }))
+  t.same(await counts(), [70, 2, 1], 'CAROL long 20 and short 20 is net flat: neither')
+  await f.reopen()
+  await f.ok(limit(DAVE, 'BUY', 30000, 0.01))
+  await f.ok(limit(CAROL, 'SELL', 30000, 0.01, { positionSide: 'SHORT' }))
+  t.same(await counts(), [80, 2, 2], 'after a reopen: CAROL net short')
+  await f.ok(limit(CAROL, 'BUY', 30000, 0.03, { positionSide: 'SHORT' }))
+  await f.ok(limit(BOB, 'SELL', 30000, 0.03))
+  t.same(await counts(), [50, 3, 1], 'CAROL\'s short closed: net long again, with BOB (10) and DAVE')
 })
