@@ -140,8 +140,8 @@ export class MarketWriter {
   onPositions(batch: PendingBatch, e: PerpTradeEvent): void {
     const c = this.cursor(e.marketId, true)
     const oiDelta = longDelta(e.maker, e.qtyLots) + longDelta(e.taker, e.qtyLots)
-    const longBefore = c.longAccounts ?? 0
-    const shortBefore = c.shortAccounts ?? 0
+    const longBefore = c.longAccounts ??= 0
+    const shortBefore = c.shortAccounts ??= 0
     this.moveSides(c, e.maker)
     this.moveSides(c, e.taker)
     if (oiDelta === 0 && c.longAccounts === longBefore && c.shortAccounts === shortBefore) return
@@ -164,8 +164,8 @@ export class MarketWriter {
     const from = netSign(before)
     const to = netSign(after)
     if (from !== to) {
-      c.longAccounts = (c.longAccounts ?? 0) + (to > 0 ? 1 : 0) - (from > 0 ? 1 : 0)
-      c.shortAccounts = (c.shortAccounts ?? 0) + (to < 0 ? 1 : 0) - (from < 0 ? 1 : 0)
+      c.longAccounts! += (to > 0 ? 1 : 0) - (from > 0 ? 1 : 0)
+      c.shortAccounts! += (to < 0 ? 1 : 0) - (from < 0 ? 1 : 0)
     }
     if (after[0] === 0 && after[1] === 0 && after[2] === 0) held.delete(owner)
     else held.set(owner, after)
