@@ -13,7 +13,7 @@ import { generatedClientId, placeTriggered } from './orders.js'
 import { priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { refreshMark } from './prices.js'
 import { orderEvent } from './records.js'
-import { acceptOrder, reject } from './results.js'
+import { acceptOrder } from './results.js'
 import { countOpen, retire, trackGoodTillDate } from './resting.js'
 import { positionOf, type Conditional, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
 import { ConditionalState, type Due, type TrailSide } from './trailing.js'
@@ -230,17 +230,20 @@ function conditionalCount(sub: SubAccount, m: PerpMarket): number {
   return m.triggers.bySub.get(sub) ?? 0
 }
 
-/** Places a conditional order: it waits in the market's trigger index (placeOrder dispatches here). */
-export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Result {
+/**
+ * Every check placing a conditional order makes, changing nothing: the order it would place
+ * (not yet given an id or linked), or why not. POST /fapi/v1/order/test runs it too.
+ */
+export function checkConditional(m: PerpMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Order | Code {
   const dualSide = sub?.dualSide ?? false
-  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return reject('SIDE_INVALID')
+  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   const c = buildConditional(m, cmd, dualSide)
-  if (typeof c === 'string') return reject(c)
+  if (typeof c === 'string') return c
   // Only STOP and TAKE_PROFIT get here with a priceMatch (placeOrder refuses it on the others).
   const matched = cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE'
   const o = buildOrder(m, sub, dualSide, probeOf(m, cmd, c, dualSide, matched), time)
-  if (typeof o === 'string') return reject(o)
-  if (sub === undefined) return reject(c.closePosition || o.reduceOnly ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
+  if (typeof o === 'string') return o
+  if (sub === undefined) return c.closePosition || o.reduceOnly ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT'
   o.owner = sub
   o.orderType = c.origType
   o.cond = c
@@ -254,26 +257,35 @@ export function placeConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
     // The notional a market form would have at its trigger (Binance checks it at placement).
     const ref = c.stopPriceTicks || c.activationPriceTicks || watched(m, c.workingType)
     if (!o.reduceOnly && !c.closePosition && ref > 0 && o.origQtyLots * ref * m.quotePerTickLot < m.minNotional) {
-      return reject('NOTIONAL_TOO_SMALL')
+      return 'NOTIONAL_TOO_SMALL'
     }
   }
   if (c.closePosition) o.origQtyLots = 0
-  if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return reject('TOO_MANY_ORDERS')
-  if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return reject('TOO_MANY_ORDERS')
-  if (conditionalCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return reject('TOO_MANY_CONDITIONAL')
-  if (wouldTrigger(m, o)) return reject('WOULD_TRIGGER')
+  if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
+  if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
+  if (conditionalCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (wouldTrigger(m, o)) return 'WOULD_TRIGGER'
+  // No activation price: trailing starts at once from the price of the placement, which must
+  // exist (a market with no trade, or no mark, has none to start from).
+  if (c.origType === 'TRAILING_STOP_MARKET' && c.activationPriceTicks === 0 && watched(m, c.workingType) === 0) {
+    return 'ACTIVATION_PRICE_INVALID'
+  }
+  return o
+}
+
+/** Places a conditional order checkConditional passed: it waits in the market's trigger index. */
+export function armConditional(m: PerpMarket, o: Order): Result {
+  const c = o.cond!
   if (c.origType === 'TRAILING_STOP_MARKET' && c.activationPriceTicks === 0) {
-    // No activation price: trailing starts at once from the price of the placement, which
-    // must exist (a market with no trade, or no mark, has none to start from).
+    // No activation price: trailing starts at once from the price of the placement.
     const price = watched(m, c.workingType)
-    if (price === 0) return reject('ACTIVATION_PRICE_INVALID')
     c.activated = true
     c.extremeTicks = price
     c.activationPriceTicks = price
   }
   o.orderId = m.nextOrderId++
   if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o)
-  sub.orders.set(o.clientOrderId, o)
+  o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)
   arm(m, o)
   if (o.goodTillDate > 0) trackGoodTillDate(m, o)

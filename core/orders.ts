@@ -13,7 +13,7 @@ import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
-import { placeConditional } from './conditional.js'
+import { armConditional, checkConditional } from './conditional.js'
 import { bandCode, marketBandCode } from './price-band.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
@@ -21,34 +21,43 @@ import { lockFor, lockSpot } from './spot.js'
 import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
 
 export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result {
-  const m = state.markets[cmd.marketId]
-  if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
-  const sub = findSub(state, cmd)
-  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
-  if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
-  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') {
-    const matched = withMatchedPrice(m, cmd)
-    if (typeof matched === 'string') return reject(matched)
-    cmd = matched
-  }
-  if (isConditionalType(cmd.orderType)) {
-    return m.kind === 'PERP' ? placeConditional(m, sub, cmd, time) : reject('ORDER_TYPE_INVALID')
-  }
-  const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
+  const o = checkOrder(state, cmd, time)
   if (typeof o === 'string') return reject(o)
-  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
-  if (sub === undefined) {
-    // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
-    if (m.kind === 'SPOT') return reject('BALANCE_INSUFFICIENT')
-    return reject(isClosing(o) ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
-  }
-  o.owner = sub
-  const limitCode = checkOrderLimits(m, sub, o)
-  if (limitCode) return reject(limitCode)
-  const r = m.kind === 'PERP' ? placePerp(state, m, sub, o, time) : placeSpot(state, m, sub, o, time)
+  const m = o.market
+  if (o.cond !== null) return armConditional(m as PerpMarket, o)
+  const r = m.kind === 'PERP' ? placePerp(state, m, o.owner, o, time) : placeSpot(state, m, o.owner, o, time)
   if (typeof r === 'string') return reject(r)
   // Accepted promises the id the order was given, so a caller need not dig it out of the events.
   return acceptOrder(r, o.orderId)
+}
+
+/**
+ * Every check placing `cmd` makes before margin, balances and matching, changing nothing: the
+ * order it would place (no id yet, not linked), or why not. placeOrder starts with it, and
+ * POST /fapi/v1/order/test and /api/v3/order/test run it alone.
+ */
+export function checkOrder(state: State, cmd: PlaceOrder, time: number): Order | Code {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
+  const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
+  if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') {
+    const matched = withMatchedPrice(m, cmd)
+    if (typeof matched === 'string') return matched
+    cmd = matched
+  }
+  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : 'ORDER_TYPE_INVALID'
+  const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
+  if (typeof o === 'string') return o
+  if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
+  if (sub === undefined) {
+    // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
+    if (m.kind === 'SPOT') return 'BALANCE_INSUFFICIENT'
+    return isClosing(o) ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT'
+  }
+  o.owner = sub
+  return checkOrderLimits(m, sub, o) ?? o
 }
 
 /**
@@ -109,11 +118,8 @@ export function placeTriggered(state: State, m: PerpMarket, o: Order, time: numb
   return typeof r === 'string' ? r : null
 }
 
-/**
- * Places on a perpetual book: the events, or why it was refused (nothing changed then).
- * `into`: a triggered order, which keeps its id and reports into the trigger's events.
- */
-function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
+/** placePerp's checks: room to reduce, the price band, the book (post-only, FOK, market notional), margin. */
+function perpCode(state: State, m: PerpMarket, sub: SubAccount, o: Order): Code | null {
   const closing = isClosing(o)
   if (closing) {
     const h = sub.perp.get(m.marketId)
@@ -127,17 +133,50 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
   if (band) return band
   const bookCode = checkAgainstBook(m, o)
   if (bookCode) return bookCode
-  if (!closing) {
-    let lots = o.origQtyLots
-    let notional = lots * o.priceTicks
-    if (o.orderType === 'MARKET') {
-      const sim = simulate(m, o)
-      lots = sim.lots
-      notional = sim.notional
-    }
-    const marginCode = checkOrderMargin(state, sub, m, o.side, lots, notional)
-    if (marginCode) return marginCode
+  if (closing) return null
+  let lots = o.origQtyLots
+  let notional = lots * o.priceTicks
+  if (o.orderType === 'MARKET') {
+    const sim = simulate(m, o)
+    lots = sim.lots
+    notional = sim.notional
   }
+  return checkOrderMargin(state, sub, m, o.side, lots, notional)
+}
+
+/** What a spot order locks (quote ledger units for a buy, base for a sell), or why it cannot be placed. */
+function spotLock(m: SpotMarket, sub: SubAccount, o: Order): number | Code {
+  const bookCode = checkAgainstBook(m, o)
+  if (bookCode) return bookCode
+  const lock = o.orderType === 'MARKET' && o.side === 'BUY'
+    ? simulate(m, o).notional * m.quotePerTickLot
+    : lockFor(m, o, o.origQtyLots, o.priceTicks)
+  const held = o.side === 'BUY' ? m.quote : m.base
+  return spotBalance(sub, held).free < lock ? 'BALANCE_INSUFFICIENT' : lock
+}
+
+/**
+ * Whether `cmd` would be accepted now, changing nothing (POST /fapi/v1/order/test,
+ * /api/v3/order/test): every check of placement, margin and balances included; not how it
+ * would fill. A conditional order is checked as placed, not as it would trigger.
+ */
+export function testOrder(state: State, cmd: PlaceOrder, time: number): Order | Code {
+  const o = checkOrder(state, cmd, time)
+  if (typeof o === 'string' || o.cond !== null) return o
+  const m = o.market
+  if (m.kind === 'PERP') return perpCode(state, m, o.owner, o) ?? o
+  const lock = spotLock(m, o.owner, o)
+  return typeof lock === 'string' ? lock : o
+}
+
+/**
+ * Places on a perpetual book: the events, or why it was refused (nothing changed then).
+ * `into`: a triggered order, which keeps its id and reports into the trigger's events.
+ */
+function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
+  const code = perpCode(state, m, sub, o)
+  if (code) return code
+  const closing = isClosing(o)
   ensureHolding(sub, m)
   o.marginCounted = !closing
   let events: Event[]
@@ -152,16 +191,8 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
 }
 
 function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number): Event[] | Code {
-  const bookCode = checkAgainstBook(m, o)
-  if (bookCode) return bookCode
-  let lock: number
-  if (o.orderType === 'MARKET' && o.side === 'BUY') {
-    lock = simulate(m, o).notional * m.quotePerTickLot
-  } else {
-    lock = lockFor(m, o, o.origQtyLots, o.priceTicks)
-  }
-  const held = o.side === 'BUY' ? m.quote : m.base
-  if (spotBalance(sub, held).free < lock) return 'BALANCE_INSUFFICIENT'
+  const lock = spotLock(m, sub, o)
+  if (typeof lock === 'string') return lock
   ensureSpotBalance(sub, m.base)
   ensureSpotBalance(sub, m.quote)
   lockSpot(o, lock)

@@ -163,3 +163,12 @@ export function allPerps(state: State): PerpMarket[] {
 export function allSpots(state: State): SpotMarket[] {
   return state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
 }
+
+/** A flag Binance takes as "true"/"TRUE" (priceProtect is documented upper case). */
+export function looseBool(p: Params, name: string): boolean | undefined {
+  const v = optional(p, name)
+  if (v === undefined) return undefined
+  const lower = v.toLowerCase()
+  if (lower !== 'true' && lower !== 'false') throw invalidParam(name)
+  return lower === 'true'
+}

@@ -4,14 +4,15 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Event } from '../../core/events.js'
 import type { OrderType, PlaceOrder, StpMode, TimeInForce } from '../../core/commands.js'
+import { testOrder } from '../../core/orders.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, formatUnits, parsePriceTicks, parseQtyLots, trimZeros } from '../decimal.js'
 import { fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { optional, orderRefParam, spotParam, required } from '../market-params.js'
+import { looseBool, optional, orderRefParam, spotParam, required } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -105,6 +106,28 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       if (respType === 'ACK') return { symbol: m.symbol, orderId, orderListId: -1, clientOrderId: rec.clientOrderId, transactTime: ack.time }
       const body = { ...spotOrderJson(m, rec, 'response'), transactTime: ack.time }
       return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
+    })
+
+    // A dry run (core/orders.ts testOrder): every check placement makes, balances included;
+    // nothing is sequenced. {} as Binance answers, or with computeCommissionRates=true the
+    // market's rates (no special rates, taxes or discounts here).
+    app.post(`${v}/order/test`, spotDocs.testOrder, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      const state = ctx.state()
+      const m = spotParam(state, a.params)
+      const rates = looseBool(a.params, 'computeCommissionRates')
+      const cmd = placeCommand(a, m)
+      const o = testOrder(state, cmd, ctx.now())
+      if (typeof o === 'string') throw fromCore(o, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
+      if (rates !== true) return {}
+      const rate = (ppm: number): string => trimZeros(formatUnits(ppm, 6))
+      const none = { maker: '0', taker: '0' }
+      return {
+        standardCommissionForOrder: { maker: rate(m.makerFeePpm), taker: rate(m.takerFeePpm) },
+        specialCommissionForOrder: none, taxCommissionForOrder: none,
+        discount: { enabledForAccount: false, enabledForSymbol: false, discountAsset: 'BNB', discount: '0' },
+      }
     })
 
     app.get(`${v}/order`, spotDocs.queryOrder, async (req) => {

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { OrderType, PlaceOrder, PositionSide, PriceMatch, StpMode, TimeInForce } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
+import { testOrder } from '../../core/orders.js'
 import { isPriceMatch } from '../../core/price-match.js'
 import { buyCap, sellFloor } from '../../core/price-band.js'
 import type { PerpMarket, State, SubAccount } from '../../core/state.js'
@@ -17,7 +18,7 @@ import {
 } from '../errors.js'
 import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { idParam, optional, orderRefParam, perpParam, required, wholeParam } from '../market-params.js'
+import { idParam, looseBool, optional, orderRefParam, perpParam, required, wholeParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
@@ -108,14 +109,6 @@ export function priceMatchParam(p: Params): PriceMatch | undefined {
   return v
 }
 
-/** Binance sends these flags as "true"/"TRUE" (priceProtect is documented upper case). */
-function looseBool(p: Params, name: string): boolean | undefined {
-  const v = optional(p, name)
-  if (v === undefined) return undefined
-  const lower = v.toLowerCase()
-  if (lower !== 'true' && lower !== 'false') throw invalidParam(name)
-  return lower === 'true'
-}
 
 /** callbackRate "0.1"…"10" (one decimal at most) as 0.1 % steps; malformed is -1102 as Binance. */
 function callbackPermille(raw: string | undefined): number | undefined {
@@ -216,6 +209,22 @@ export const tradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weigh
     perpParam(ctx.state(), a.params)
     void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
     return placeFrom(ctx, a, a.params)
+  })
+
+  // A dry run (core/orders.ts testOrder): every check placement makes, margin included,
+  // against the state now; nothing is sequenced. The answer is the order as it would be
+  // placed, before any fill: status NEW, orderId 0 (none is given).
+  app.post('/fapi/v1/order/test', tradeDocs.testOrder, async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'TRADE')
+    const state = ctx.state()
+    const m = perpParam(state, a.params)
+    const respType = optional(a.params, 'newOrderRespType')
+    if (respType !== undefined && respType !== 'ACK' && respType !== 'RESULT') throw invalidParam('newOrderRespType')
+    const cmd = placeCommand(a, a.params, m)
+    const o = testOrder(state, cmd, ctx.now())
+    if (typeof o === 'string') throw coreError(state, m, 'place', o, cmd.orderType === 'MARKET')
+    return orderJson(m, fieldsOfOrder(o), 'response')
   })
 
   // Batches and amendments count against the same order limits.

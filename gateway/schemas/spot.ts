@@ -34,6 +34,14 @@ export const spotDocs = {
       'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
   }),
+  testOrder: route({
+    family: 'spot', summary: 'Test a new spot order: every check placement makes, balances included; nothing is placed',
+    description: '{} as Binance answers; computeCommissionRates=true adds the market\'s commission rates.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType',
+      'selfTradePreventionMode', 'computeCommissionRates'],
+    required: ['symbol', 'side', 'type'], response: { type: 'object', additionalProperties: true },
+  }),
   queryOrder: route({
     family: 'spot', summary: 'Query a spot order (open or historical)', security: 'USER_DATA', weight: 4, ...byId,
     response: spotOrderSchema,

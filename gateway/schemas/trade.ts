@@ -36,6 +36,11 @@ const placeParams = [
 const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const
 
 export const tradeDocs = {
+  testOrder: route({
+    family: 'trade', summary: 'Test a new futures order: every check placement makes, margin included; nothing is placed',
+    description: 'The answer is the order as it would be placed, before any fill (status NEW, orderId 0).',
+    security: 'TRADE', weight: 1, params: placeParams, required: ['symbol', 'side', 'type'], response: orderSchema,
+  }),
   placeOrder: route({
     family: 'trade', summary: 'New futures order (LIMIT, MARKET, POST_ONLY and the conditional types)',
     description: 'newOrderRespType ACK (default) answers with the ids; RESULT with the order after matching.',
