@@ -69,6 +69,15 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
   const route = (url: string, params: string[], response: Record<string, unknown>, handler: (p: Params) => Promise<object[]>): void =>
     publicGet(app, weights, { url, params: [...params, 'period', 'limit', 'startTime', 'endTime'], response, weight: 1, handler })
 
+  // Quarterly contracts' settlement prices: a pair's one contract here is its perpetual, never settled.
+  publicGet(app, weights, {
+    url: '/futures/data/delivery-price', params: ['pair'], response: { type: 'array', maxItems: 0 }, weight: 0,
+    handler: (p) => {
+      perpOfPair(ctx.state(), p)
+      return []
+    },
+  })
+
   route('/futures/data/openInterestHist', ['symbol'], openInterestHistSchema, async (p) => {
     const m = perpParam(ctx.state(), p)
     const q = query(p)

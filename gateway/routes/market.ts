@@ -50,10 +50,10 @@ export const bySymbol = (one: number, all: number) => (p: Params): number => opt
 const oneOrAll = <T>(p: Params, items: T[]): T | T[] => optional(p, 'symbol') === undefined ? items : items[0]!
 
 /** The order book (GET /fapi/v1/depth, WebSocket API `depth`). */
-export function depthBody(ctx: GatewayContext, p: Params): object {
+export function depthBody(ctx: GatewayContext, p: Params, limits: readonly number[] = DEPTH_LIMITS, limitDefault = 500): object {
   const state = ctx.state()
   const m = perpParam(state, p)
-  const limit = limitOneOf(p, 500, DEPTH_LIMITS)
+  const limit = limitOneOf(p, limitDefault, limits)
   const now = ctx.now()
   // Both sides and the seq are read in one synchronous step: the snapshot is exact at lastUpdateId.
   return { lastUpdateId: state.seq, E: now, T: now, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
@@ -84,6 +84,12 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: '/fapi/v1/depth', params: ['symbol', 'limit'], response: depthSchema, weight: depthWeight,
     handler: (p) => depthBody(ctx, p),
+  })
+
+  // The book with Retail Price Improvement orders: this exchange has none, so it is the book.
+  get({
+    url: '/fapi/v1/rpiDepth', params: ['symbol', 'limit'], response: depthSchema, weight: 20,
+    handler: (p) => depthBody(ctx, p, [1000], 1000),
   })
 
   get({
@@ -215,6 +221,15 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       const m = perpOfPair(ctx.state(), p)
       if (required(p, 'contractType') !== 'PERPETUAL') throw invalidParam('contractType')
       return klineRows(ctx, m, p, 1500)
+    },
+  })
+
+  // Composite indexes (Binance's DEFIUSDT and the like): each index here is one oracle's price, so none.
+  get({
+    url: '/fapi/v1/indexInfo', params: ['symbol'], response: { type: 'array', maxItems: 0 }, weight: 1,
+    handler: (p) => {
+      if (optional(p, 'symbol') !== undefined) perpParam(ctx.state(), p)
+      return []
     },
   })
 

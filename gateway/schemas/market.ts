@@ -44,6 +44,9 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   '/fapi/v1/ticker/price': { summary: 'Futures last price', weight: bySymbol(1, 2) },
   '/fapi/v1/ticker/bookTicker': { summary: 'Futures best bid and ask', weight: bySymbol(2, 5) },
   '/fapi/v1/openInterest': { required: ['symbol'], summary: 'Open interest of a perpetual' },
+  '/fapi/v1/rpiDepth': { required: ['symbol'], summary: 'Order book with RPI orders (none here: the book)', description: 'limit 1000 only.' },
+  '/fapi/v1/indexInfo': { summary: 'Composite index constituents (none: every index here is one oracle)' },
+  '/futures/data/delivery-price': { required: ['pair'], summary: 'Quarterly contract settlement prices (none: perpetuals only)' },
   '/futures/data/openInterestHist': {
     required: ['symbol', 'period'], summary: 'Open interest at each period boundary of the last 30 days, valued at the mark',
     description: FUTURES_DATA_ROWS,

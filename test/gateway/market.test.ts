@@ -87,6 +87,24 @@ t.test('depth: best first, limits from the allowed set, weight by limit', async 
   t.same(bad.body, err(-1100, "Illegal characters found in parameter 'limit'; legal range is '5, 10, 20, 50, 100, 500, 1000'."))
   t.same((await r.get('/fapi/v1/depth?symbol=BTCUSDTPERP&limit=abc')).body.code, -1100)
   t.equal(await r.weightOf('/fapi/v1/depth?symbol=BTCUSDTPERP&limit=2000'), 20, 'a refused request is charged too')
+
+  // No Retail Price Improvement orders here: the RPI book is the book, 1000 levels only.
+  const book = (b: { lastUpdateId: number; bids: string[][]; asks: string[][] }) => [b.lastUpdateId, b.bids, b.asks]
+  t.same(book((await r.get('/fapi/v1/rpiDepth?symbol=BTCUSDTPERP')).body), book(all.body), 'rpiDepth is the depth')
+  t.same(book((await r.get('/fapi/v1/rpiDepth?symbol=BTCUSDTPERP&limit=1000')).body), book(all.body))
+  t.same((await r.get('/fapi/v1/rpiDepth?symbol=BTCUSDTPERP&limit=500')).body,
+    err(-1100, "Illegal characters found in parameter 'limit'; legal range is '1000'."))
+  t.equal(await r.weightOf('/fapi/v1/rpiDepth?symbol=BTCUSDTPERP'), 20)
+})
+
+t.test('indexInfo and delivery-price: no composite indexes, no quarterly contracts', async (t) => {
+  const r = await rig(t)
+  t.same((await r.get('/fapi/v1/indexInfo')).body, [])
+  t.same((await r.get('/fapi/v1/indexInfo?symbol=BTCUSDTPERP')).body, [])
+  t.same((await r.get('/fapi/v1/indexInfo?symbol=DEFIUSDT')).body, INVALID_SYMBOL)
+  t.same((await r.get('/futures/data/delivery-price?pair=BTCUSDT')).body, [])
+  t.same((await r.get('/futures/data/delivery-price?pair=NOPE')).body, INVALID_SYMBOL)
+  t.same((await r.get('/futures/data/delivery-price')).body, missing('pair'))
 })
 
 t.test('symbols: missing, empty, unknown, spot on futures, duplicated', async (t) => {
