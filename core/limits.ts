@@ -149,6 +149,8 @@ export const PROJECTION_LIMITS = {
   /** Deposit and withdrawal history: default and maximum range. */
   walletRangeMs: 90 * DAY_MS,
   tickerWindowMs: DAY_MS,
+  /** The longest rolling-window ticker (spot GET /api/v3/ticker windowSize 7d). */
+  tickerWindowMaxMs: 7 * DAY_MS,
   /** Open interest history is kept per bucket of this size (Binance's smallest period). */
   openInterestBucketMs: 300_000,
   /** Id-bearing rows (income, transfers, deposits) one entry may create: ids are seq × this + n. */

@@ -1,14 +1,15 @@
 // Spot public market data under /api/v1 (the spec) and /api/v3 (what Binance spot clients
-// call): order book, trades, aggregate trades, klines and the 24 h ticker, in Binance spot's
-// shapes and weights.
+// call): order book, trades (recent and historical), aggregate trades, klines and the 24 h
+// ticker, in Binance spot's shapes and weights; the windowed tickers are in spot-tickers.ts.
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
-import { limitForWeight, limitParam, optional, spotParam, spotsParam, type Params } from '../market-params.js'
+import { idParam, limitForWeight, limitParam, optional, spotParam, spotsParam, type Params } from '../market-params.js'
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
+import { spotTickerRoutes } from './spot-tickers.js'
 import { aggTradeRows, klineRows } from './trade-history.js'
 
 interface Options {
@@ -59,7 +60,18 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   get({
-    url: paths('/klines'), params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'], response: klinesSchema, weight: 2,
+    url: paths('/historicalTrades'), params: ['symbol', 'limit', 'fromId'], response: spotTradesSchema, weight: 25,
+    handler: async (p) => {
+      const m = spotParam(ctx.state(), p)
+      const q = { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }
+      return (await ctx.projections.historicalTrades(m.marketId, q, windowNow())).map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
+    },
+  })
+
+  // uiKlines: Binance tunes these for charts; here they are the klines.
+  get({
+    url: [...paths('/klines'), '/api/v3/uiKlines'], params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
+    response: klinesSchema, weight: 2,
     handler: (p) => klineRows(ctx, spotParam(ctx.state(), p), p, 1000),
   })
 
@@ -73,4 +85,6 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
       return optional(p, 'symbol') === undefined ? bodies : bodies[0]
     },
   })
+
+  await app.register(spotTickerRoutes, { ctx, weights })
 }

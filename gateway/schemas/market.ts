@@ -71,6 +71,15 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
     required: ['symbol'], summary: 'Spot order book', weight: 'by limit: up to 100 5, 500 25, 1000 50, 5000 250',
   },
   '/api/v1/trades': { required: ['symbol'], summary: 'Recent spot trades' },
+  '/api/v1/historicalTrades': { required: ['symbol'], summary: 'Older spot trades, from fromId (no key needed, as Binance spot now)' },
+  '/api/v3/ticker': {
+    summary: 'Spot rolling-window ticker', weight: '4 per symbol, at most 200',
+    description: 'symbol, or symbols as a JSON array (at most 100); windowSize 1m…59m, 1h…23h or 1d…7d (default 1d); type FULL or MINI.',
+  },
+  '/api/v3/ticker/tradingDay': {
+    summary: 'Spot ticker of the trading day so far', weight: '4 per symbol, at most 200',
+    description: 'symbol, or symbols as a JSON array (at most 100); timeZone hours (-5, 8) or hours:minutes (-1:00, 05:45), -12:00 to +14:00, default 0 (UTC); type FULL or MINI.',
+  },
   '/api/v1/aggTrades': { required: ['symbol'], summary: 'Compressed (aggregate) spot trades' },
   '/api/v1/klines': { required: ['symbol', 'interval'], summary: 'Spot candlesticks', description: KLINE_FIELDS },
   '/api/v1/ticker/24hr': { summary: 'Spot 24 h rolling ticker', weight: bySymbol(2, 80) },

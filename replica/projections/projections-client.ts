@@ -258,8 +258,8 @@ export class ProjectionsClient implements ProjectionsApi {
     return this.call('klines', [marketId, interval, q]) as Promise<KlineRecord[]>
   }
 
-  ticker24h(marketId: number, nowMs?: number): Promise<TickerRecord> {
-    return this.call('ticker24h', [marketId, nowMs]) as Promise<TickerRecord>
+  ticker24h(marketId: number, nowMs?: number, windowMs?: number): Promise<TickerRecord> {
+    return this.call('ticker24h', [marketId, nowMs, windowMs]) as Promise<TickerRecord>
   }
 
   openInterest(marketId: number): Promise<OpenInterestRecord | undefined> {

@@ -370,8 +370,8 @@ export class Projections {
     return marketQueries.klines(this.stores, marketId, interval, q)
   }
 
-  ticker24h(marketId: number, nowMs = this.durableTime): Promise<TickerRecord> {
-    return ticker24h(this.stores, marketId, nowMs)
+  ticker24h(marketId: number, nowMs = this.durableTime, windowMs?: number): Promise<TickerRecord> {
+    return ticker24h(this.stores, marketId, nowMs, windowMs)
   }
 
   openInterest(marketId: number): Promise<OpenInterestRecord | undefined> {

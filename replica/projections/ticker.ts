@@ -1,7 +1,9 @@
-// The rolling 24 h ticker, summed from 1m klines rather than kept trade by trade. The
-// window is every 1m bucket that overlaps (now − 24 h, now], so it may take in up to
-// 59.999 s of trades older than 24 h: the approximation Binance-style minute tickers make.
+// Rolling tickers (24 h by default, up to 7 days), summed from 1m klines rather than kept trade
+// by trade. The window is every 1m bucket that overlaps (now − window, now], so it may take in
+// up to 59.999 s of trades older than the window: the approximation Binance-style minute
+// tickers make.
 
+import { assert } from '../../core/assert.js'
 import { klineCodec } from './codec.js'
 import { intervalIndex } from './intervals.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
@@ -11,14 +13,14 @@ import { klinePrefix, type Stores } from './stores.js'
 import { scan, timeRangeBounds } from './time-range.js'
 
 const MINUTE_MS = 60_000
-/** Buckets a window can overlap: 24 h of minutes plus the partial one at its start. */
-const WINDOW_BUCKETS_MAX = PROJECTION_LIMITS.tickerWindowMs / MINUTE_MS + 1
-
-export async function ticker24h(stores: Stores, marketId: number, nowMs: number): Promise<TickerRecord> {
-  const openTime = Math.max(0, nowMs - PROJECTION_LIMITS.tickerWindowMs)
+export async function ticker24h(stores: Stores, marketId: number, nowMs: number,
+  windowMs: number = PROJECTION_LIMITS.tickerWindowMs): Promise<TickerRecord> {
+  assert(Number.isSafeInteger(windowMs) && windowMs >= 0 && windowMs <= PROJECTION_LIMITS.tickerWindowMaxMs, 'ticker window out of range')
+  const openTime = Math.max(0, nowMs - windowMs)
   const from = openTime - (openTime % MINUTE_MS)
   const bounds = timeRangeBounds(klinePrefix(marketId, intervalIndex('1m')), { startTime: from, endTime: nowMs })
-  const minutes = await scan(stores.klines, bounds, WINDOW_BUCKETS_MAX, (_k, v) => klineCodec.decode(v))
+  // The window's minutes, and the partial one at its start.
+  const minutes = await scan(stores.klines, bounds, Math.ceil(windowMs / MINUTE_MS) + 1, (_k, v) => klineCodec.decode(v))
   const cursor = await marketCursor(stores, marketId)
   return summarize(marketId, minutes, cursor?.lastPriceTicks ?? 0, cursor?.lastQtyLots ?? 0, openTime, nowMs)
 }

@@ -392,6 +392,57 @@ t.test('spot market data under /api/v1 and /api/v3', async (t) => {
   t.equal(await r.weightOf('/api/v1/ticker/24hr'), 80)
 })
 
+t.test('spot historicalTrades, uiKlines and the windowed tickers', async (t) => {
+  const r = await rig(t)
+  const now = M + HOUR
+  const spotTrade = { id: 1, price: '35000.00', qty: '0.2000', quoteQty: '7000.000000', time: M + 3 * MIN + 20_000, isBuyerMaker: false, isBestMatch: true }
+  t.same((await r.get('/api/v3/historicalTrades?symbol=BTCUSDT')).body, [spotTrade], 'no key needed')
+  t.same((await r.get('/api/v3/historicalTrades?symbol=BTCUSDT&fromId=2')).body, [])
+  t.same((await r.get('/api/v3/uiKlines?symbol=BTCUSDT&interval=1m')).body, (await r.get('/api/v3/klines?symbol=BTCUSDT&interval=1m')).body)
+
+  // The one spot trade, 0.2 at 35000.00, at M + 3m20s; now is M + 1h.
+  const traded = { symbol: 'BTCUSDT', priceChange: '0.00', priceChangePercent: '0.000', weightedAvgPrice: '35000.00',
+    openPrice: '35000.00', highPrice: '35000.00', lowPrice: '35000.00', lastPrice: '35000.00', volume: '0.2000',
+    quoteVolume: '7000.000000', firstId: 1, lastId: 1, count: 1 }
+  const quiet = { ...traded, weightedAvgPrice: '0.00', volume: '0.0000', quoteVolume: '0.000000', firstId: -1, lastId: -1, count: 0 }
+  const day = await r.get('/api/v3/ticker?symbol=BTCUSDT')
+  t.same(day.body, { ...traded, openTime: now - DAY, closeTime: now }, 'windowSize 1d by default')
+  t.same(Object.keys(day.body), ['symbol', 'priceChange', 'priceChangePercent', 'weightedAvgPrice', 'openPrice', 'highPrice',
+    'lowPrice', 'lastPrice', 'volume', 'quoteVolume', 'openTime', 'closeTime', 'firstId', 'lastId', 'count'], "Binance's order")
+  t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=57m')).body, { ...traded, openTime: now - 57 * MIN, closeTime: now },
+    "the trade's minute opens the window")
+  t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=56m')).body, { ...quiet, openTime: now - 56 * MIN, closeTime: now })
+  const { priceChange: _c, priceChangePercent: _p, weightedAvgPrice: _w, ...mini } = traded
+  t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=7d&type=MINI')).body, { ...mini, openTime: now - 7 * DAY, closeTime: now })
+  const both = (await r.get('/api/v3/ticker?symbols=["BTCUSDT","ETHUSDT"]&windowSize=2h')).body
+  t.same(both.map((x: { symbol: string; count: number }) => [x.symbol, x.count]), [['BTCUSDT', 1], ['ETHUSDT', 0]])
+
+  // The trading day: UTC from midnight; at UTC−10 local midnight was M; at UTC−11 it is now.
+  const midnight = Date.UTC(2023, 10, 15)
+  t.same((await r.get('/api/v3/ticker/tradingDay?symbol=BTCUSDT')).body, { ...traded, openTime: midnight, closeTime: midnight + DAY - 1 })
+  t.same((await r.get('/api/v3/ticker/tradingDay?symbol=BTCUSDT&timeZone=-10')).body, { ...traded, openTime: M, closeTime: M + DAY - 1 })
+  t.same((await r.get('/api/v3/ticker/tradingDay?symbol=BTCUSDT&timeZone=-9:30')).body,
+    { ...traded, openTime: M - 30 * MIN, closeTime: M - 30 * MIN + DAY - 1 })
+  t.same((await r.get('/api/v3/ticker/tradingDay?symbol=BTCUSDT&timeZone=-11:00&type=MINI')).body,
+    { ...mini, volume: '0.0000', quoteVolume: '0.000000', firstId: -1, lastId: -1, count: 0, openTime: now, closeTime: now + DAY - 1 })
+
+  for (const bad of ['60m', '24h', '8d', '1w', '0m', '1d2h', '07m']) {
+    t.same((await r.get(`/api/v3/ticker?symbol=BTCUSDT&windowSize=${bad}`)).body, invalidValue('windowSize'), `windowSize ${bad}`)
+  }
+  for (const bad of ['15', '-13', '1:60', 'UTC']) {
+    t.same((await r.get(`/api/v3/ticker/tradingDay?symbol=BTCUSDT&timeZone=${bad}`)).body, invalidValue('timeZone'), `timeZone ${bad}`)
+  }
+  t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&type=FULLER')).body, invalidValue('type'))
+  t.same((await r.get('/api/v3/ticker')).body, missing('symbol'))
+  t.same((await r.get('/api/v3/ticker?symbols=["BTCUSDT","NOPE"]')).body, INVALID_SYMBOL)
+  t.same((await r.get('/api/v3/ticker?symbols=["BTCUSDTPERP"]')).body, INVALID_SYMBOL, 'spot symbols only')
+  t.same((await r.get('/api/v3/ticker?symbols=BTCUSDT')).body, invalidValue('symbols'))
+  t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&symbols=["BTCUSDT"]')).body, invalidValue('symbols'))
+  t.equal(await r.weightOf('/api/v3/ticker?symbol=BTCUSDT'), 4)
+  t.equal(await r.weightOf('/api/v3/ticker/tradingDay?symbols=["BTCUSDT","ETHUSDT"]'), 8)
+  t.equal(await r.weightOf('/api/v3/historicalTrades?symbol=BTCUSDT'), 25)
+})
+
 t.test('over a loopback socket', async (t) => {
   const r = await rig(t)
   const base = await r.app.listen({ port: 0, host: '127.0.0.1' })

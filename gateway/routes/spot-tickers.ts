@@ -1,0 +1,137 @@
+// Binance spot's windowed tickers: GET /api/v3/ticker (a rolling window of 1m to 7d ending
+// now) and GET /api/v3/ticker/tradingDay (the calendar day so far in a time zone), for one
+// `symbol` or a JSON list of `symbols`, FULL or MINI. Both are summed from the 1m klines as the
+// 24 h ticker is (replica/projections/ticker.ts), so the window opens on a minute.
+
+import type { FastifyPluginAsync } from 'fastify'
+import type { SpotMarket, State } from '../../core/state.js'
+import type { TickerRecord } from '../../replica/projections/index.js'
+import type { GatewayContext } from '../context.js'
+import { invalidParam, invalidSymbol, mandatoryParam } from '../errors.js'
+import { tickerBody } from '../format-market.js'
+import { optional, spotParam, type Params } from '../market-params.js'
+import { object, oneOrAll, int, str } from '../schemas/common.js'
+import type { WeightCounter } from '../weights.js'
+import { publicGet } from './public-get.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+const MINUTE_MS = 60_000
+const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 1_440 * MINUTE_MS } as const
+/** windowSize: 1m…59m, 1h…23h or 1d…7d; units are not combined. */
+const UNIT_MAX = { m: 59, h: 23, d: 7 } as const
+/** Binance's limit on `symbols` for these tickers. */
+const SYMBOLS_MAX = 100
+
+/** Binance's field order; MINI leaves out the change and the average. */
+const windowTickerSchema = oneOrAll(object({
+  symbol: str, priceChange: str, priceChangePercent: str, weightedAvgPrice: str, openPrice: str, highPrice: str, lowPrice: str,
+  lastPrice: str, volume: str, quoteVolume: str, openTime: int, closeTime: int, firstId: int, lastId: int, count: int,
+}))
+
+/** The markets asked for: `symbol`, or `symbols` as a JSON array of at most 100. */
+function marketsParam(state: State, p: Params): { markets: SpotMarket[]; many: boolean } {
+  const list = optional(p, 'symbols')
+  if (optional(p, 'symbol') !== undefined) {
+    if (list !== undefined) throw invalidParam('symbols')
+    return { markets: [spotParam(state, p)], many: false }
+  }
+  if (list === undefined) throw mandatoryParam('symbol')
+  let names: unknown
+  try { names = JSON.parse(list) } catch { throw invalidParam('symbols') }
+  if (!Array.isArray(names) || names.length === 0 || names.length > SYMBOLS_MAX || names.some((s) => typeof s !== 'string')) {
+    throw invalidParam('symbols')
+  }
+  const markets = (names as string[]).map((symbol) => {
+    const m = state.marketsBySymbol.get(symbol)
+    if (m === undefined || m.kind !== 'SPOT') throw invalidSymbol()
+    return m
+  })
+  return { markets, many: true }
+}
+
+/** 4 per symbol, at most 200 (Binance's rule for both tickers); must not throw. */
+function weightOf(p: Params): number {
+  let n = 1
+  const list = optional(p, 'symbols')
+  if (optional(p, 'symbol') === undefined && list !== undefined) {
+    try {
+      const names: unknown = JSON.parse(list)
+      if (Array.isArray(names)) n = Math.max(1, names.length)
+    } catch { /* refused by the handler, charged as one */ }
+  }
+  return Math.min(4 * n, 200)
+}
+
+function windowSizeParam(p: Params): number {
+  const v = optional(p, 'windowSize') ?? '1d'
+  const match = /^([1-9][0-9]?)([mhd])$/.exec(v)
+  if (match === null) throw invalidParam('windowSize')
+  const n = Number(match[1])
+  const unit = match[2] as keyof typeof UNIT_MS
+  if (n > UNIT_MAX[unit]) throw invalidParam('windowSize')
+  return n * UNIT_MS[unit]
+}
+
+/** timeZone as hours (-5, 8) or hours and minutes (-1:00, 05:45), from -12:00 to +14:00: its offset in ms. */
+function timeZoneParam(p: Params): number {
+  const v = optional(p, 'timeZone') ?? '0'
+  const match = /^([+-]?)([0-9]{1,2})(?::([0-5][0-9]))?$/.exec(v)
+  if (match === null) throw invalidParam('timeZone')
+  const minutes = (Number(match[2]) * 60 + Number(match[3] ?? 0)) * (match[1] === '-' ? -1 : 1)
+  if (minutes < -12 * 60 || minutes > 14 * 60) throw invalidParam('timeZone')
+  return minutes * MINUTE_MS
+}
+
+function typeParam(p: Params): 'FULL' | 'MINI' {
+  const v = optional(p, 'type') ?? 'FULL'
+  if (v !== 'FULL' && v !== 'MINI') throw invalidParam('type')
+  return v
+}
+
+/** FULL: the 24 h ticker's fields but the last quantity; MINI: without the change and average. */
+function windowBody(m: SpotMarket, t: TickerRecord, type: 'FULL' | 'MINI', closeTime: number): object {
+  const { lastQty: _, ...full } = tickerBody(m, t) as Record<string, unknown>
+  full.closeTime = closeTime
+  if (type === 'FULL') return full
+  const { priceChange: _c, priceChangePercent: _p, weightedAvgPrice: _w, ...mini } = full
+  return mini
+}
+
+export const spotTickerRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const windowNow = (): number => Math.max(ctx.now(), ctx.projections.flushedTime)
+  /** Reads every parameter before the projections, so a bad one is refused whole. */
+  const tickers = async (p: Params, window: (now: number) => { openTime: number; closeTime: number }) => {
+    const { markets, many } = marketsParam(ctx.state(), p)
+    const type = typeParam(p)
+    const now = windowNow()
+    const { openTime, closeTime } = window(now)
+    const bodies = await Promise.all(markets.map(async (m) =>
+      windowBody(m, await ctx.projections.ticker24h(m.marketId, now, now - openTime), type, closeTime)))
+    return many ? bodies : bodies[0]!
+  }
+  const params = ['symbol', 'symbols', 'type']
+
+  publicGet(app, weights, {
+    url: ['/api/v3/ticker'], params: [...params, 'windowSize'], response: windowTickerSchema, weight: weightOf,
+    handler: (p) => {
+      const windowMs = windowSizeParam(p)
+      return tickers(p, (now) => ({ openTime: now - windowMs, closeTime: now }))
+    },
+  })
+
+  publicGet(app, weights, {
+    url: ['/api/v3/ticker/tradingDay'], params: [...params, 'timeZone'], response: windowTickerSchema, weight: weightOf,
+    handler: (p) => {
+      const offset = timeZoneParam(p)
+      // The day in that zone: from its local midnight, closing a millisecond before the next.
+      return tickers(p, (now) => {
+        const openTime = Math.floor((now + offset) / UNIT_MS.d) * UNIT_MS.d - offset
+        return { openTime, closeTime: openTime + UNIT_MS.d - 1 }
+      })
+    },
+  })
+}
