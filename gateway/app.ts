@@ -9,6 +9,7 @@ import { generalRoutes } from './routes/general.js'
 import { accountRoutes } from './routes/account.js'
 import { accountConfigRoutes } from './routes/account-config.js'
 import { capitalRoutes } from './routes/capital.js'
+import { accountStatusRoutes } from './routes/account-status.js'
 import { futuresDataRoutes } from './routes/futures-data.js'
 import { marketRoutes } from './routes/market.js'
 import { registerOpenApi } from './openapi.js'
@@ -130,6 +131,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(algoOrderRoutes, { ctx, weights, orders })
   await app.register(walletRoutes, { ctx, weights })
   await app.register(capitalRoutes, { ctx, weights })
+  await app.register(accountStatusRoutes, { ctx, weights })
   await app.register(accountConfigRoutes, { ctx, weights })
   await app.register(positionRoutes, { ctx, weights })
   await app.register(spotTradeRoutes, { ctx, weights })

@@ -26,6 +26,16 @@ export class OrderCounter {
     this.limit1m = limits.orders1m
   }
 
+  /** The account's windows now, counted by nothing: GET /api/v3/rateLimit/order. */
+  usage(account: string): { limit10s: number; n10s: number; limit1m: number; n1m: number } {
+    const now = this.now()
+    const c = Math.floor(now / 60_000) === this.minute ? this.counts.get(account) : undefined
+    return {
+      limit10s: this.limit10s, n10s: c !== undefined && c.bucket10s === Math.floor(now / 10_000) ? c.n10s : 0,
+      limit1m: this.limit1m, n1m: c?.n1m ?? 0,
+    }
+  }
+
   /** Counts one order for the account; returns the usage headers or throws -1015. */
   count(account: string): Record<string, string> {
     const now = this.now()

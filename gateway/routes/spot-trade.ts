@@ -130,6 +130,17 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       }
     })
 
+    // The order limits and this sub-account's counts in them now.
+    app.get(`${v}/rateLimit/order`, spotDocs.orderRateLimit, async (req) => {
+      weights.charge(req.ip, 40)
+      const a = authenticate(ctx, req, 'USER_DATA')
+      const u = orders.usage(`${a.session.account}/${a.session.sub}`)
+      return [
+        { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: u.limit10s, count: u.n10s },
+        { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: u.limit1m, count: u.n1m },
+      ]
+    })
+
     app.get(`${v}/order`, spotDocs.queryOrder, async (req) => {
       weights.charge(req.ip, 4)
       const a = authenticate(ctx, req, 'USER_DATA')

@@ -42,6 +42,10 @@ export const spotDocs = {
       'selfTradePreventionMode', 'computeCommissionRates'],
     required: ['symbol', 'side', 'type'], response: { type: 'object', additionalProperties: true },
   }),
+  orderRateLimit: route({
+    family: 'spot', summary: "The order limits and the caller's counts in them", security: 'USER_DATA', weight: 40,
+    response: arrayOf(object({ rateLimitType: str, interval: str, intervalNum: int, limit: int, count: int })),
+  }),
   queryOrder: route({
     family: 'spot', summary: 'Query a spot order (open or historical)', security: 'USER_DATA', weight: 4, ...byId,
     response: spotOrderSchema,
