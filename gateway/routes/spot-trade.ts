@@ -9,10 +9,10 @@ import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, formatUnits, parsePriceTicks, parseQtyLots, trimZeros } from '../decimal.js'
-import { fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { ApiError, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { looseBool, optional, orderRefParam, spotParam, required } from '../market-params.js'
+import { idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -86,6 +86,49 @@ function placeCommand(a: Authenticated, m: SpotMarket): PlaceOrder {
   return cmd
 }
 
+/** newOrderRespType: ACK, RESULT or FULL; LIMIT_MAKER defaults to ACK, the rest to FULL. */
+function respTypeParam(p: Params, cmd: PlaceOrder): RespType {
+  const respType = optional(p, 'newOrderRespType') ?? (cmd.orderType === 'POST_ONLY' ? 'ACK' : 'FULL')
+  if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
+  return respType
+}
+
+type RespType = 'ACK' | 'RESULT' | 'FULL'
+
+/** Sequences a spot order and answers it in `respType`'s form; a refusal is thrown as Binance's error. */
+async function submitPlace(ctx: GatewayContext, state: State, m: SpotMarket, cmd: PlaceOrder, respType: RespType): Promise<object> {
+  const ack = await ctx.submit(cmd)
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
+  const orderId = ack.result.orderId!
+  const rec = orderAfter(ack.result.events, m.marketId, orderId)!
+  if (respType === 'ACK') return { symbol: m.symbol, orderId, orderListId: -1, clientOrderId: rec.clientOrderId, transactTime: ack.time }
+  const body = { ...spotOrderJson(m, rec, 'response'), transactTime: ack.time }
+  return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
+}
+
+/** Sequences a spot cancel and answers the order after it. */
+async function submitCancel(ctx: GatewayContext, a: Authenticated, m: SpotMarket,
+  ref: { orderId?: number; clientOrderId?: string; restriction?: 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED' }): Promise<object> {
+  const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, ...ref })
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel' })
+  const ev = ack.result.events.find((e) => e.type === 'order')
+  if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
+  return { ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response'),
+    origClientOrderId: ev.clientOrderId, transactTime: ack.time }
+}
+
+/** cancelReplace names the order to cancel by cancelOrderId (prevails) or cancelOrigClientOrderId. */
+function cancelRefParam(p: Params): { orderId: number } | { clientOrderId: string } {
+  const id = idParam(p, 'cancelOrderId')
+  if (id !== undefined) return { orderId: id }
+  const clientOrderId = optional(p, 'cancelOrigClientOrderId')
+  if (clientOrderId === undefined) {
+    throw new ApiError(400, -1102, "Param 'cancelOrderId' or 'cancelOrigClientOrderId' must be sent, but both were empty/null!")
+  }
+  return { clientOrderId }
+}
+
 export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const orders = new OrderCounter(ctx.now, ctx.rateLimits)
   await app.register(spotQueryRoutes, { ctx, weights })
@@ -97,15 +140,39 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       const m = spotParam(state, a.params)
       void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
       const cmd = placeCommand(a, m)
-      const respType = optional(a.params, 'newOrderRespType') ?? (cmd.orderType === 'POST_ONLY' ? 'ACK' : 'FULL')
-      if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
-      const ack = await ctx.submit(cmd)
-      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
-      const orderId = ack.result.orderId!
-      const rec = orderAfter(ack.result.events, m.marketId, orderId)!
-      if (respType === 'ACK') return { symbol: m.symbol, orderId, orderListId: -1, clientOrderId: rec.clientOrderId, transactTime: ack.time }
-      const body = { ...spotOrderJson(m, rec, 'response'), transactTime: ack.time }
-      return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
+      return submitPlace(ctx, state, m, cmd, respTypeParam(a.params, cmd))
+    })
+
+    app.post(`${v}/order/cancelReplace`, spotDocs.cancelReplace, async (req, reply) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      const state = ctx.state()
+      const m = spotParam(state, a.params)
+      // Every parameter of both halves is read before either is sequenced.
+      const mode = required(a.params, 'cancelReplaceMode')
+      if (mode !== 'STOP_ON_FAILURE' && mode !== 'ALLOW_FAILURE') throw invalidParam('cancelReplaceMode')
+      const ref = cancelRefParam(a.params)
+      const restriction = optional(a.params, 'cancelRestrictions')
+      if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidParam('cancelRestrictions')
+      const cmd = placeCommand(a, m)
+      const respType = respTypeParam(a.params, cmd)
+      void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
+      const attempt = (f: () => Promise<object>): Promise<{ ok: boolean; body: object }> =>
+        f().then((body) => ({ ok: true, body }), (err: unknown) => {
+          if (!(err instanceof ApiError)) throw err
+          return { ok: false, body: err.toBody() }
+        })
+      const cancel = await attempt(() => submitCancel(ctx, a, m, { ...ref, ...(restriction !== undefined ? { restriction } : {}) }))
+      const placed = cancel.ok || mode === 'ALLOW_FAILURE' ? await attempt(() => submitPlace(ctx, state, m, cmd, respType)) : undefined
+      const data = {
+        cancelResult: cancel.ok ? 'SUCCESS' : 'FAILURE',
+        newOrderResult: placed === undefined ? 'NOT_ATTEMPTED' : placed.ok ? 'SUCCESS' : 'FAILURE',
+        cancelResponse: cancel.body, newOrderResponse: placed?.body ?? null,
+      }
+      if (cancel.ok && placed?.ok === true) return data
+      // One half done: 409 and -2021; neither: 400 and -2022, as Binance answers.
+      if (cancel.ok || placed?.ok === true) return reply.status(409).send({ code: -2021, msg: 'Order cancel-replace partially failed.', data })
+      return reply.status(400).send({ code: -2022, msg: 'Order cancel-replace failed.', data })
     })
 
     // A dry run (core/orders.ts testOrder): every check placement makes, balances included;
@@ -154,13 +221,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
       const m = spotParam(ctx.state(), a.params)
-      const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-        marketId: m.marketId, ...orderRefParam(a.params) })
-      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel' })
-      const ev = ack.result.events.find((e) => e.type === 'order')
-      if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
-      return { ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response'),
-        origClientOrderId: ev.clientOrderId, transactTime: ack.time }
+      return submitCancel(ctx, a, m, orderRefParam(a.params))
     })
 
     app.get(`${v}/openOrders`, spotDocs.openOrders, async (req) => {

@@ -46,6 +46,7 @@ export const spotDocs = {
     family: 'spot', summary: "The order limits and the caller's counts in them", security: 'USER_DATA', weight: 40,
     response: arrayOf(object({ rateLimitType: str, interval: str, intervalNum: int, limit: int, count: int })),
   }),
+  cancelReplace: cancelReplaceRoute(),
   queryOrder: route({
     family: 'spot', summary: 'Query a spot order (open or historical)', security: 'USER_DATA', weight: 4, ...byId,
     response: spotOrderSchema,
@@ -86,4 +87,26 @@ export const spotQueryDocs = {
     family: 'spot', summary: "The caller's spot orders of one market, open and closed", security: 'USER_DATA',
     weight: 20, params: symbolAndRange, required: ['symbol'], response: arrayOf(spotOrderSchema),
   }),
+}
+
+/**
+ * Cancel an order and place another: the new order's parameters as placeOrder's. Its refusal
+ * bodies carry `data` (each half's result), so the 4xx schema keeps it.
+ */
+function cancelReplaceRoute(): ReturnType<typeof route> {
+  const halves = { type: 'object', additionalProperties: true }
+  const options = route({
+    family: 'spot', summary: 'Cancel a spot order and place a new one (cancelReplaceMode STOP_ON_FAILURE or ALLOW_FAILURE)',
+    description: 'cancelOrderId or cancelOrigClientOrderId names the order; cancelRestrictions ONLY_NEW or ONLY_PARTIALLY_FILLED. '
+      + 'The two halves are sequenced one after the other, not as one command.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'side', 'type', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions',
+      'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType', 'selfTradePreventionMode'],
+    required: ['symbol', 'side', 'type', 'cancelReplaceMode'],
+    response: object({ cancelResult: str, newOrderResult: str, cancelResponse: halves, newOrderResponse: halves }),
+  })
+  const response = options.schema.response as Record<string, unknown>
+  response['4xx'] = object({ code: int, msg: str, data: object({ cancelResult: str, newOrderResult: str, cancelResponse: halves,
+    newOrderResponse: { ...halves, nullable: true } }) })
+  return options
 }

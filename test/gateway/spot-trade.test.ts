@@ -42,3 +42,51 @@ t.test('spot order flow', async (t) => {
   const perp = await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET', quantity: '1' })
   t.equal(perp.json().code, -1121, 'a perpetual symbol on the spot API')
 })
+
+t.test('cancelReplace: both halves, one half, neither', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { buyer } = await spotTraders(rig)
+  const post = (params: Record<string, string>) => signedInject(rig, buyer, 'POST', '/api/v3/order/cancelReplace', params)
+  const open = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+    .map((o: { clientOrderId: string; price: string }) => [o.clientOrderId, o.price])
+  const bid = { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100' }
+  await signedInject(rig, buyer, 'POST', '/api/v3/order', { ...bid, price: '30000.00', newClientOrderId: 'a' })
+
+  const both = await post({ ...bid, price: '31000.00', newClientOrderId: 'b', cancelReplaceMode: 'STOP_ON_FAILURE',
+    cancelOrigClientOrderId: 'a', newOrderRespType: 'RESULT' })
+  t.equal(both.statusCode, 200)
+  t.match(both.json(), { cancelResult: 'SUCCESS', newOrderResult: 'SUCCESS',
+    cancelResponse: { clientOrderId: 'a', status: 'CANCELED', price: '30000.00' },
+    newOrderResponse: { clientOrderId: 'b', status: 'NEW', price: '31000.00', orderId: 2 } })
+  t.same(await open(), [['b', '31000.00']])
+
+  const unknown = { code: -2011, msg: 'Unknown order sent.' }
+  const stopped = await post({ ...bid, price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '99' })
+  t.same([stopped.statusCode, stopped.json()], [400, { code: -2022, msg: 'Order cancel-replace failed.',
+    data: { cancelResult: 'FAILURE', newOrderResult: 'NOT_ATTEMPTED', cancelResponse: unknown, newOrderResponse: null } }])
+  t.same(await open(), [['b', '31000.00']], 'the new order was not attempted')
+
+  const allowed = await post({ ...bid, price: '32000.00', newClientOrderId: 'c', cancelReplaceMode: 'ALLOW_FAILURE', cancelOrderId: '99' })
+  t.equal(allowed.statusCode, 409)
+  t.match(allowed.json(), { code: -2021, msg: 'Order cancel-replace partially failed.',
+    data: { cancelResult: 'FAILURE', newOrderResult: 'SUCCESS', cancelResponse: unknown, newOrderResponse: { clientOrderId: 'c' } } })
+  t.same(await open(), [['b', '31000.00'], ['c', '32000.00']])
+
+  const poor = await post({ ...bid, quantity: '1.0000', price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrigClientOrderId: 'c' })
+  t.equal(poor.statusCode, 409)
+  t.match(poor.json(), { code: -2021, data: { cancelResult: 'SUCCESS', newOrderResult: 'FAILURE',
+    cancelResponse: { clientOrderId: 'c', status: 'CANCELED' }, newOrderResponse: { code: -2010 } } }, 'canceled, then too poor')
+  t.same(await open(), [['b', '31000.00']])
+
+  const neither = await post({ ...bid, quantity: '1.0000', price: '32000.00', cancelReplaceMode: 'ALLOW_FAILURE', cancelOrderId: '99' })
+  t.match([neither.statusCode, neither.json()], [400, { code: -2022, data: { cancelResult: 'FAILURE', newOrderResult: 'FAILURE' } }])
+
+  // Refused whole before either half: nothing canceled.
+  t.same((await post({ ...bid, price: '32000.00', cancelReplaceMode: 'SOMETIMES', cancelOrderId: '2' })).json(),
+    { code: -1130, msg: "Data sent for parameter 'cancelReplaceMode' is not valid." })
+  t.same((await post({ ...bid, price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE' })).json(),
+    { code: -1102, msg: "Param 'cancelOrderId' or 'cancelOrigClientOrderId' must be sent, but both were empty/null!" })
+  t.same((await post({ ...bid, price: '32000.001', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '2' })).json().code, -1111)
+  t.same(await open(), [['b', '31000.00']])
+})
