@@ -5,7 +5,7 @@
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
-  eitherParam, illegalChars, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
+  eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
 } from './errors.js'
 
 export type Params = Map<string, string>
@@ -171,4 +171,11 @@ export function looseBool(p: Params, name: string): boolean | undefined {
   const lower = v.toLowerCase()
   if (lower !== 'true' && lower !== 'false') throw invalidParam(name)
   return lower === 'true'
+}
+
+/** cancelRestrictions: ONLY_NEW or ONLY_PARTIALLY_FILLED; anything else is -1145. */
+export function cancelRestrictionParam(p: Params): 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED' | undefined {
+  const v = optional(p, 'cancelRestrictions')
+  if (v !== undefined && v !== 'ONLY_NEW' && v !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
+  return v
 }

@@ -9,10 +9,10 @@ import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, formatUnits, parsePriceTicks, parseQtyLots, trimZeros } from '../decimal.js'
-import { ApiError, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
+import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
 import { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -123,9 +123,7 @@ function cancelRefParam(p: Params): { orderId: number } | { clientOrderId: strin
   const id = idParam(p, 'cancelOrderId')
   if (id !== undefined) return { orderId: id }
   const clientOrderId = optional(p, 'cancelOrigClientOrderId')
-  if (clientOrderId === undefined) {
-    throw new ApiError(400, -1102, "Param 'cancelOrderId' or 'cancelOrigClientOrderId' must be sent, but both were empty/null!")
-  }
+  if (clientOrderId === undefined) throw eitherParam('cancelOrderId', 'cancelOrigClientOrderId')
   return { clientOrderId }
 }
 
@@ -152,8 +150,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       const mode = required(a.params, 'cancelReplaceMode')
       if (mode !== 'STOP_ON_FAILURE' && mode !== 'ALLOW_FAILURE') throw invalidParam('cancelReplaceMode')
       const ref = cancelRefParam(a.params)
-      const restriction = optional(a.params, 'cancelRestrictions')
-      if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidParam('cancelRestrictions')
+      const restriction = cancelRestrictionParam(a.params)
       const cmd = placeCommand(a, m)
       const respType = respTypeParam(a.params, cmd)
       void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))

@@ -13,12 +13,12 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatMinNotional, formatPrice, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import {
-  ApiError, fromCore, invalidCancelRestrictions, invalidOrderType, invalidParam, invalidPositionSide,
+  ApiError, fromCore, invalidOrderType, invalidParam, invalidPositionSide,
   invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
 } from '../errors.js'
 import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { idParam, looseBool, optional, orderRefParam, perpParam, required, wholeParam } from '../market-params.js'
+import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, perpParam, required, wholeParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
@@ -183,8 +183,7 @@ export async function cancelFrom(ctx: GatewayContext, a: Authenticated, p: Param
   const state = ctx.state()
   const m = perpParam(state, p)
   const ref = orderRefParam(p)
-  const restriction = optional(p, 'cancelRestrictions')
-  if (restriction !== undefined && restriction !== 'ONLY_NEW' && restriction !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
+  const restriction = cancelRestrictionParam(p)
   const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, ...ref, ...(restriction !== undefined ? { restriction } : {}) })
   if (!ack.result.ok) throw coreError(state, m, 'cancel', ack.result.code)

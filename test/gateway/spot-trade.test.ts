@@ -88,5 +88,7 @@ t.test('cancelReplace: both halves, one half, neither', async (t) => {
   t.same((await post({ ...bid, price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE' })).json(),
     { code: -1102, msg: "Param 'cancelOrderId' or 'cancelOrigClientOrderId' must be sent, but both were empty/null!" })
   t.same((await post({ ...bid, price: '32000.001', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '2' })).json().code, -1111)
+  t.same((await post({ ...bid, price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '2', cancelRestrictions: 'ONLY_OLD' })).json(),
+    { code: -1145, msg: 'Invalid cancelRestrictions' })
   t.same(await open(), [['b', '31000.00']])
 })
