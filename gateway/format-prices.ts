@@ -94,3 +94,16 @@ export function insuranceBodies(state: State, perps: PerpMarket[]): InsuranceBod
     }],
   }))
 }
+
+/**
+ * Binance's ADL risk rating of a perpetual, by a rule of this exchange: how much of the
+ * market's open interest (valued at the mark) its margin asset's insurance fund could cover.
+ * A shortfall the fund cannot pay is auto-deleveraged, so under 0.1 % is HIGH, under 1 %
+ * MEDIUM, else LOW; a market with no open interest has nothing to deleverage (LOW).
+ */
+export function adlRisk(state: State, m: PerpMarket): 'LOW' | 'MEDIUM' | 'HIGH' {
+  const exposure = BigInt(m.openInterestLots) * BigInt(m.markPriceTicks) * BigInt(m.quotePerTickLot)
+  if (exposure === 0n) return 'LOW'
+  const fund = BigInt(state.insurance.get(m.quote) ?? 0)
+  return fund * 1000n < exposure ? 'HIGH' : fund * 100n < exposure ? 'MEDIUM' : 'LOW'
+}

@@ -48,3 +48,4 @@ export const fundingInfoSchema = arrayOf(object({
 export const insuranceBalanceSchema = oneOrAll(object({
   symbols: arrayOf(str), assets: arrayOf(object({ asset: str, marginBalance: str, updateTime: int })),
 }))
+export const adlRiskSchema = oneOrAll(object({ symbol: str, adlRisk: str, updateTime: int }))

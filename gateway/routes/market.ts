@@ -11,13 +11,13 @@ import {
   bookTickerBody, depthLevels, premiumIndexBody, tickerBody, tradeBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
-import { fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
+import { adlRisk, fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
 import {
   allPerps, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpOfPair, perpParam,
   perpsParam, required, timeParam, type Params,
 } from '../market-params.js'
 import {
-  aggTradesSchema, bookTickerSchema, depthSchema, fundingInfoSchema, fundingRateSchema, insuranceBalanceSchema, klinesSchema,
+  adlRiskSchema, aggTradesSchema, bookTickerSchema, depthSchema, fundingInfoSchema, fundingRateSchema, insuranceBalanceSchema, klinesSchema,
   openInterestSchema, priceSchema, premiumIndexSchema, tickerSchema, tradesSchema,
 } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
@@ -241,6 +241,14 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       if (optional(p, 'symbol') === undefined) return funds
       const symbol = perpParam(state, p).symbol
       return funds.find((f) => f.symbols.includes(symbol))!
+    },
+  })
+
+  get({
+    url: '/fapi/v1/symbolAdlRisk', params: ['symbol'], response: adlRiskSchema, weight: 1,
+    handler: (p) => {
+      const state = ctx.state()
+      return oneOrAll(p, perpsParam(state, p).map((m) => ({ symbol: m.symbol, adlRisk: adlRisk(state, m), updateTime: state.time })))
     },
   })
 

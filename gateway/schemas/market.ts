@@ -45,6 +45,10 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
   '/fapi/v1/ticker/bookTicker': { summary: 'Futures best bid and ask', weight: bySymbol(2, 5) },
   '/fapi/v1/openInterest': { required: ['symbol'], summary: 'Open interest of a perpetual' },
   '/fapi/v1/rpiDepth': { required: ['symbol'], summary: 'Order book with RPI orders (none here: the book)', description: 'limit 1000 only.' },
+  '/fapi/v1/symbolAdlRisk': {
+    summary: 'ADL risk rating of each perpetual (or of `symbol`)',
+    description: "This exchange's rule: the insurance fund against the market's open interest at the mark; under 0.1 % HIGH, under 1 % MEDIUM, else LOW (LOW with no open interest).",
+  },
   '/fapi/v1/indexInfo': { summary: 'Composite index constituents (none: every index here is one oracle)' },
   '/futures/data/delivery-price': { required: ['pair'], summary: 'Quarterly contract settlement prices (none: perpetuals only)' },
   '/futures/data/openInterestHist': {
