@@ -1,5 +1,6 @@
 // The futures user data stream's events, in Binance USD-M's forms, built from one committed
-// entry's core events: ORDER_TRADE_UPDATE for every order change and fill, ACCOUNT_UPDATE for
+// entry's core events: ORDER_TRADE_UPDATE for every order change and fill (each fill led by
+// its TRADE_LITE), ALGO_UPDATE for conditional orders, ACCOUNT_UPDATE for
 // perp wallet, position and isolated margin changes (`mt`, `iw`), ACCOUNT_CONFIG_UPDATE for
 // leverage. Spot trading is not
 // part of the futures stream; deposits and withdrawals are (wallet-events.ts).
@@ -90,7 +91,11 @@ export class UserEvents {
           for (const side of [e.maker, e.taker]) {
             const fields = this.fill(e, side)
             if (!wants(side.account, side.sub)) continue
-            if (fields) emit(side.account, side.sub, orderUpdate(state, m, fields, 'TRADE', time, { e, side }))
+            if (fields) {
+              // Binance pushes the short form of a fill first, then the order's full update.
+              emit(side.account, side.sub, tradeLite(m, fields, e, side, time))
+              emit(side.account, side.sub, orderUpdate(state, m, fields, 'TRADE', time, { e, side }))
+            }
             // A triggered order that a fill completes: its algo order is FINISHED.
             if (fields?.cond && TERMINAL.has(side.status)) emit(side.account, side.sub, algoUpdate(m, fields, time))
             fills ??= new Map()
@@ -185,6 +190,15 @@ export class UserEvents {
     cached.updateTime = e.time
     if (TERMINAL.has(side.status)) this.orders.delete(key)
     return cached
+  }
+}
+
+/** TRADE_LITE: one fill of one order, with the order's original quantity and price. */
+function tradeLite(m: PerpMarket, o: CoreOrderFields, e: PerpTradeEvent, side: PerpFillSide, time: number): Payload {
+  return {
+    e: 'TRADE_LITE', E: time, T: e.time, s: m.symbol, q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks),
+    m: side === e.maker, c: o.clientOrderId, S: o.side, L: formatPrice(m, e.priceTicks), l: formatQty(m, e.qtyLots),
+    t: e.tradeId, i: o.orderId,
   }
 }
 

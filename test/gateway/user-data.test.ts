@@ -87,23 +87,30 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
   feed(taken)
   const t3 = rig.ex.time
   const events = take()
-  t.same(events.map((e) => `${e.who} ${e.e} ${(e.o as { x?: string } | undefined)?.x ?? (e.a as { m: string }).m}`), [
+  t.same(events.map((e) => `${e.who} ${e.e} ${(e.o as { x?: string } | undefined)?.x ?? (e.a as { m: string } | undefined)?.m ?? ''}`), [
     'bob/0 ORDER_TRADE_UPDATE NEW',
+    'alice/0 TRADE_LITE ',
     'alice/0 ORDER_TRADE_UPDATE TRADE',
+    'bob/0 TRADE_LITE ',
     'bob/0 ORDER_TRADE_UPDATE TRADE',
     'alice/0 ACCOUNT_UPDATE ORDER',
     'bob/0 ACCOUNT_UPDATE ORDER',
   ])
+  // The short form of each fill first: the order's original quantity and price, the fill's own.
+  t.same(events[1], { who: 'alice/0', e: 'TRADE_LITE', E: t3, T: t3, s: 'BTCUSDTPERP', q: '0.010', p: '50000.0', m: true,
+    c: 'ask-1', S: 'SELL', L: '50000.0', l: '0.004', t: 1, i: 1 })
+  t.same(events[3], { who: 'bob/0', e: 'TRADE_LITE', E: t3, T: t3, s: 'BTCUSDTPERP', q: '0.004', p: '0.0', m: false,
+    c: 'take-1', S: 'BUY', L: '50000.0', l: '0.004', t: 1, i: 3 })
   // 0.004 × 50000 = 200 USDT: maker fee 0.02% = 0.04, taker fee 0.05% = 0.10.
-  t.match(events[1], { o: { c: 'ask-1', x: 'TRADE', X: 'PARTIALLY_FILLED', l: '0.004', z: '0.004', L: '50000.0',
+  t.match(events[2], { o: { c: 'ask-1', x: 'TRADE', X: 'PARTIALLY_FILLED', l: '0.004', z: '0.004', L: '50000.0',
     ap: '50000.0', N: 'USDT', n: '0.04000000', T: t3, t: 1, m: true, rp: '0.00000000' } })
-  t.match(events[2], { o: { c: 'take-1', o: 'MARKET', x: 'TRADE', X: 'FILLED', l: '0.004', z: '0.004', L: '50000.0',
+  t.match(events[4], { o: { c: 'take-1', o: 'MARKET', x: 'TRADE', X: 'FILLED', l: '0.004', z: '0.004', L: '50000.0',
     n: '0.10000000', m: false } })
-  t.same(events[3], { who: 'alice/0', e: 'ACCOUNT_UPDATE', E: t3, T: t3, a: { m: 'ORDER',
+  t.same(events[5], { who: 'alice/0', e: 'ACCOUNT_UPDATE', E: t3, T: t3, a: { m: 'ORDER',
     B: [{ a: 'USDT', wb: '99999.96000000', cw: '99999.96000000', bc: '0.00000000' }],
     P: [{ s: 'BTCUSDTPERP', pa: '-0.004', ep: '50000.0', bep: '50000.0', cr: '0.00000000', up: '0.00000000',
       mt: 'cross', iw: '0.00000000', ps: 'BOTH' }] } })
-  t.match(events[4], { who: 'bob/0', a: { B: [{ wb: '99999.90000000' }], P: [{ pa: '0.004', ep: '50000.0' }] } })
+  t.match(events[6], { who: 'bob/0', a: { B: [{ wb: '99999.90000000' }], P: [{ pa: '0.004', ep: '50000.0' }] } })
 
   // A wallet change that is not a fill: a transfer out of the perp wallet.
   feed(await rig.run({ type: 'Transfer', account: alice.address, sub: 0, amount: 1_500_000, direction: 'PERP_TO_SPOT' }))
