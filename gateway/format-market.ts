@@ -4,9 +4,9 @@
 
 import type { BookSide } from '../core/book.js'
 import { estimatedFundingRateE8 } from '../core/funding.js'
-import type { Market, PerpMarket } from '../core/state.js'
+import type { Market, PerpMarket, SpotMarket } from '../core/state.js'
 import type { AggTradeRecord, KlineRecord, TickerRecord, TradeRecord } from '../replica/projections/index.js'
-import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio } from './decimal.js'
+import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio, formatUnits, trimZeros } from './decimal.js'
 
 export type PriceLevel = [price: string, qty: string]
 
@@ -154,4 +154,22 @@ export function premiumIndexBody(m: PerpMarket, nowMs: number): object {
     nextFundingTime: priced && p.nextFundingTime > nowMs ? p.nextFundingTime : nextFundingTime(nowMs, p.fundingIntervalMs),
     time: nowMs,
   }
+}
+
+/** A fee rate in ppm as Binance prints spot rates: "0.001". */
+export function feeRate(ppm: number): string {
+  return trimZeros(formatUnits(ppm, 6))
+}
+
+/**
+ * A spot market's commission rates: /api/v3/account/commission's form, or with `forOrder` the
+ * one /api/v3/order/test answers (maker and taker only). No special rates, taxes or discounts here.
+ */
+export function spotCommissionBody(m: SpotMarket, forOrder: boolean): object {
+  const zero = forOrder ? { maker: '0', taker: '0' } : { maker: '0', taker: '0', buyer: '0', seller: '0' }
+  const standard = { ...zero, maker: feeRate(m.makerFeePpm), taker: feeRate(m.takerFeePpm) }
+  const discount = { enabledForAccount: false, enabledForSymbol: false, discountAsset: 'BNB', discount: '0' }
+  return forOrder
+    ? { standardCommissionForOrder: standard, specialCommissionForOrder: zero, taxCommissionForOrder: zero, discount }
+    : { symbol: m.symbol, standardCommission: standard, specialCommission: zero, taxCommission: zero, discount }
 }

@@ -8,7 +8,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatLedger, formatUnits, trimZeros } from '../decimal.js'
+import { formatLedger, trimZeros } from '../decimal.js'
+import { spotCommissionBody } from '../format-market.js'
 import { invalidParam } from '../errors.js'
 import { optional, spotParam } from '../market-params.js'
 import { arrayOf, bool, int, object, route, str, type Schema } from '../schemas/common.js'
@@ -94,14 +95,7 @@ export const accountStatusRoutes: FastifyPluginAsync<Options> = async (app, { ct
     app.get(`${v}/account/commission`, docs.commission, async (req) => {
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
-      const m = spotParam(ctx.state(), a.params)
-      const rate = (ppm: number): string => trimZeros(formatUnits(ppm, 6))
-      const none = { maker: '0', taker: '0', buyer: '0', seller: '0' }
-      return {
-        symbol: m.symbol, standardCommission: { maker: rate(m.makerFeePpm), taker: rate(m.takerFeePpm), buyer: '0', seller: '0' },
-        specialCommission: none, taxCommission: none,
-        discount: { enabledForAccount: false, enabledForSymbol: false, discountAsset: 'BNB', discount: '0' },
-      }
+      return spotCommissionBody(spotParam(ctx.state(), a.params), false)
     })
   }
 

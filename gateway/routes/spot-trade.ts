@@ -8,7 +8,8 @@ import { testOrder } from '../../core/orders.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, formatUnits, parsePriceTicks, parseQtyLots, trimZeros } from '../decimal.js'
+import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { spotCommissionBody } from '../format-market.js'
 import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
@@ -184,14 +185,7 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       const cmd = placeCommand(a, m)
       const o = testOrder(state, cmd, ctx.now())
       if (typeof o === 'string') throw fromCore(o, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
-      if (rates !== true) return {}
-      const rate = (ppm: number): string => trimZeros(formatUnits(ppm, 6))
-      const none = { maker: '0', taker: '0' }
-      return {
-        standardCommissionForOrder: { maker: rate(m.makerFeePpm), taker: rate(m.takerFeePpm) },
-        specialCommissionForOrder: none, taxCommissionForOrder: none,
-        discount: { enabledForAccount: false, enabledForSymbol: false, discountAsset: 'BNB', discount: '0' },
-      }
+      return rates === true ? spotCommissionBody(m, true) : {}
     })
 
     // The order limits and this sub-account's counts in them now.

@@ -8,7 +8,8 @@ import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { marginAsset } from '../../core/wallet.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, formatUnits, parseAmount, trimZeros } from '../decimal.js'
+import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
+import { feeRate } from '../format-market.js'
 import { fromCore, invalidParam, mandatoryParam, permissionDenied } from '../errors.js'
 import type { TransferRecord } from '../../replica/projections/records.js'
 import { limitParam, optional, required, spotsParam, timeParam } from '../market-params.js'
@@ -179,7 +180,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   app.get('/sapi/v1/asset/tradeFee', walletDocs.tradeFee, async (req) => {
     const a = signedIn(req, 1)
     return spotsParam(ctx.state(), a.params).map((m) => ({
-      symbol: m.symbol, makerCommission: trimZeros(formatUnits(m.makerFeePpm, 6)), takerCommission: trimZeros(formatUnits(m.takerFeePpm, 6)),
+      symbol: m.symbol, makerCommission: feeRate(m.makerFeePpm), takerCommission: feeRate(m.takerFeePpm),
     }))
   })
 
