@@ -179,3 +179,46 @@ export function cancelRestrictionParam(p: Params): 'ONLY_NEW' | 'ONLY_PARTIALLY_
   if (v !== undefined && v !== 'ONLY_NEW' && v !== 'ONLY_PARTIALLY_FILLED') throw invalidCancelRestrictions()
   return v
 }
+
+/** Binance spot's limit on `symbols` (a JSON array). */
+const SYMBOLS_MAX = 100
+
+/**
+ * Spot markets by `symbol`, or by `symbols` as a JSON array of at most 100 (`many`: answer a
+ * list); neither names every spot market, unless `required`. Both at once is refused.
+ */
+export function spotsListParam(state: State, p: Params, required: boolean): { markets: SpotMarket[]; many: boolean } {
+  const list = optional(p, 'symbols')
+  if (optional(p, 'symbol') !== undefined) {
+    if (list !== undefined) throw invalidParam('symbols')
+    return { markets: [spotParam(state, p)], many: false }
+  }
+  if (list === undefined) {
+    if (required) throw mandatoryParam('symbol')
+    return { markets: allSpots(state), many: true }
+  }
+  let names: unknown
+  try { names = JSON.parse(list) } catch { throw invalidParam('symbols') }
+  if (!Array.isArray(names) || names.length === 0 || names.length > SYMBOLS_MAX || names.some((s) => typeof s !== 'string')) {
+    throw invalidParam('symbols')
+  }
+  const markets = (names as string[]).map((symbol) => {
+    const m = state.marketsBySymbol.get(symbol)
+    if (m === undefined || m.kind !== 'SPOT') throw invalidSymbol()
+    return m
+  })
+  return { markets, many: true }
+}
+
+/** How many symbols a request names: 1 for `symbol`, the list's length for `symbols`, 0 for neither; never throws. */
+export function symbolCountForWeight(p: Params): number {
+  if (optional(p, 'symbol') !== undefined) return 1
+  const list = optional(p, 'symbols')
+  if (list === undefined) return 0
+  try {
+    const names: unknown = JSON.parse(list)
+    return Array.isArray(names) ? Math.max(1, names.length) : 1
+  } catch {
+    return 1
+  }
+}

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
-import { idParam, limitForWeight, limitParam, optional, spotParam, spotsParam, type Params } from '../market-params.js'
+import { idParam, limitForWeight, limitParam, spotParam, spotsListParam, symbolCountForWeight, type Params } from '../market-params.js'
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -76,13 +76,17 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   get({
-    url: paths('/ticker/24hr'), params: ['symbol'], response: spotTickerSchema,
-    weight: (p) => optional(p, 'symbol') === undefined ? 80 : 2,
+    url: paths('/ticker/24hr'), params: ['symbol', 'symbols'], response: spotTickerSchema,
+    // Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all.
+    weight: (p) => {
+      const n = symbolCountForWeight(p)
+      return n === 0 || n > 100 ? 80 : n > 20 ? 40 : 2
+    },
     handler: async (p) => {
-      const markets = spotsParam(ctx.state(), p)
+      const { markets, many } = spotsListParam(ctx.state(), p, false)
       const now = windowNow()
       const bodies = await Promise.all(markets.map(async (m) => spotTickerBody(m, await ctx.projections.ticker24h(m.marketId, now))))
-      return optional(p, 'symbol') === undefined ? bodies : bodies[0]
+      return many ? bodies : bodies[0]
     },
   })
 

@@ -8,7 +8,7 @@ import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatAvgPrice, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf } from '../format-market.js'
-import { idParam, limitParam, optional, spotParam, spotsParam, timeRange, type Params } from '../market-params.js'
+import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -26,9 +26,10 @@ const DAY_MS = 86_400_000
 const AVG_PRICE_MINS = 5
 
 
-/** One symbol's body, or every symbol's when none was sent (Binance's list form). */
-function oneOrAll(p: Params, bodies: object[]): object | object[] {
-  return optional(p, 'symbol') === undefined ? bodies : bodies[0]!
+/** One symbol's body, or a list for `symbols` or for every symbol (Binance's list form). */
+function oneOrList(asked: { markets: SpotMarket[]; many: boolean }, body: (m: SpotMarket) => object): object | object[] {
+  const bodies = asked.markets.map(body)
+  return asked.many ? bodies : bodies[0]!
 }
 
 /** The last 5 minutes' volume-weighted price from 1-minute klines; the last price when nothing traded. */
@@ -60,19 +61,19 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   const get = publicGet.bind(null, app, weights)
 
   get({
-    url: paths('/ticker/price'), params: ['symbol'], response: spotQueryDocs.priceSchema,
+    url: paths('/ticker/price'), params: ['symbol', 'symbols'], response: spotQueryDocs.priceSchema,
     weight: (p) => optional(p, 'symbol') === undefined ? 4 : 2,
-    handler: (p) => oneOrAll(p, spotsParam(ctx.state(), p).map((m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks) }))),
+    handler: (p) => oneOrList(spotsListParam(ctx.state(), p, false), (m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks) })),
   })
 
   get({
-    url: paths('/ticker/bookTicker'), params: ['symbol'], response: spotQueryDocs.bookTickerSchema,
+    url: paths('/ticker/bookTicker'), params: ['symbol', 'symbols'], response: spotQueryDocs.bookTickerSchema,
     weight: (p) => optional(p, 'symbol') === undefined ? 4 : 2,
-    handler: (p) => oneOrAll(p, spotsParam(ctx.state(), p).map((m) => {
+    handler: (p) => oneOrList(spotsListParam(ctx.state(), p, false), (m) => {
       const [bidPrice, bidQty] = bestOf(m, m.book.bids)
       const [askPrice, askQty] = bestOf(m, m.book.asks)
       return { symbol: m.symbol, bidPrice, bidQty, askPrice, askQty }
-    })),
+    }),
   })
 
   get({

@@ -4,12 +4,12 @@
 // 24 h ticker is (replica/projections/ticker.ts), so the window opens on a minute.
 
 import type { FastifyPluginAsync } from 'fastify'
-import type { SpotMarket, State } from '../../core/state.js'
+import type { SpotMarket } from '../../core/state.js'
 import type { TickerRecord } from '../../replica/projections/index.js'
 import type { GatewayContext } from '../context.js'
-import { invalidParam, invalidSymbol, mandatoryParam } from '../errors.js'
+import { invalidParam } from '../errors.js'
 import { tickerBody } from '../format-market.js'
-import { optional, spotParam, type Params } from '../market-params.js'
+import { optional, spotsListParam, symbolCountForWeight, type Params } from '../market-params.js'
 import { object, oneOrAll, int, str } from '../schemas/common.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -23,8 +23,6 @@ const MINUTE_MS = 60_000
 const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 1_440 * MINUTE_MS } as const
 /** windowSize: 1m…59m, 1h…23h or 1d…7d; units are not combined. */
 const UNIT_MAX = { m: 59, h: 23, d: 7 } as const
-/** Binance's limit on `symbols` for these tickers. */
-const SYMBOLS_MAX = 100
 
 /** Binance's field order; MINI leaves out the change and the average. */
 const windowTickerSchema = oneOrAll(object({
@@ -32,38 +30,9 @@ const windowTickerSchema = oneOrAll(object({
   lastPrice: str, volume: str, quoteVolume: str, openTime: int, closeTime: int, firstId: int, lastId: int, count: int,
 }))
 
-/** The markets asked for: `symbol`, or `symbols` as a JSON array of at most 100. */
-function marketsParam(state: State, p: Params): { markets: SpotMarket[]; many: boolean } {
-  const list = optional(p, 'symbols')
-  if (optional(p, 'symbol') !== undefined) {
-    if (list !== undefined) throw invalidParam('symbols')
-    return { markets: [spotParam(state, p)], many: false }
-  }
-  if (list === undefined) throw mandatoryParam('symbol')
-  let names: unknown
-  try { names = JSON.parse(list) } catch { throw invalidParam('symbols') }
-  if (!Array.isArray(names) || names.length === 0 || names.length > SYMBOLS_MAX || names.some((s) => typeof s !== 'string')) {
-    throw invalidParam('symbols')
-  }
-  const markets = (names as string[]).map((symbol) => {
-    const m = state.marketsBySymbol.get(symbol)
-    if (m === undefined || m.kind !== 'SPOT') throw invalidSymbol()
-    return m
-  })
-  return { markets, many: true }
-}
-
 /** 4 per symbol, at most 200 (Binance's rule for both tickers); must not throw. */
 function weightOf(p: Params): number {
-  let n = 1
-  const list = optional(p, 'symbols')
-  if (optional(p, 'symbol') === undefined && list !== undefined) {
-    try {
-      const names: unknown = JSON.parse(list)
-      if (Array.isArray(names)) n = Math.max(1, names.length)
-    } catch { /* refused by the handler, charged as one */ }
-  }
-  return Math.min(4 * n, 200)
+  return Math.min(4 * Math.max(1, symbolCountForWeight(p)), 200)
 }
 
 function windowSizeParam(p: Params): number {
@@ -105,7 +74,7 @@ export const spotTickerRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   const windowNow = (): number => Math.max(ctx.now(), ctx.projections.flushedTime)
   /** Reads every parameter before the projections, so a bad one is refused whole. */
   const tickers = async (p: Params, window: (now: number) => { openTime: number; closeTime: number }) => {
-    const { markets, many } = marketsParam(ctx.state(), p)
+    const { markets, many } = spotsListParam(ctx.state(), p, true)
     const type = typeParam(p)
     const now = windowNow()
     const { openTime, closeTime } = window(now)

@@ -27,6 +27,19 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
     { symbol: 'BTCUSDT', bidPrice: '49000.00', bidQty: '0.0100', askPrice: '50100.00', askQty: '0.0500' })
   t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '50033.33', closeTime: rig.ex.time })
   t.same((await get('/api/v3/ticker/price?symbol=BTCUSDTPERP')).json(), { code: -1121, msg: 'Invalid symbol.' })
+  // `symbols` (ccxt's spot fetchTickers sends it): a list of just those, in the order asked.
+  const only = encodeURIComponent('["ETHUSDT","BTCUSDT"]')
+  t.same((await get(`/api/v3/ticker/price?symbols=${only}`)).json(), [{ symbol: 'ETHUSDT', price: '0.00' }, { symbol: 'BTCUSDT', price: '50100.00' }])
+  t.same((await get(`/api/v3/ticker/bookTicker?symbols=${encodeURIComponent('["BTCUSDT"]')}`)).json(),
+    [{ symbol: 'BTCUSDT', bidPrice: '49000.00', bidQty: '0.0100', askPrice: '50100.00', askQty: '0.0500' }])
+  t.same((await get(`/api/v3/ticker/24hr?symbols=${only}`)).json().map((x: { symbol: string; lastPrice: string }) => [x.symbol, x.lastPrice]),
+    [['ETHUSDT', '0.00'], ['BTCUSDT', '50100.00']])
+  t.same((await get(`/api/v3/ticker/price?symbols=${encodeURIComponent('["BTCUSDT","NOPE"]')}`)).json(), { code: -1121, msg: 'Invalid symbol.' })
+  t.same((await get(`/api/v3/ticker/24hr?symbol=BTCUSDT&symbols=${only}`)).json(),
+    { code: -1130, msg: "Data sent for parameter 'symbols' is not valid." })
+  const weight = async (url: string) => Number((await get(url)).headers['x-mbx-used-weight-1m'])
+  const before = await weight('/api/v3/ping')
+  t.equal(await weight(`/api/v3/ticker/24hr?symbols=${only}`) - before, 2, 'two symbols weigh 2')
 
   const trades = (await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT' })).json()
   t.equal(trades.length, 2)
