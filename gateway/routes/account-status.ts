@@ -12,7 +12,7 @@ import { formatLedger, trimZeros } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { invalidParam } from '../errors.js'
 import { optional, spotParam } from '../market-params.js'
-import { arrayOf, bool, int, object, route, str, type Schema } from '../schemas/common.js'
+import { anyObject, arrayOf, bool, int, object, route, str, type Schema } from '../schemas/common.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -22,7 +22,6 @@ interface Options {
 
 const userData = (summary: string, weight: number, response: Schema, params: string[] = []) =>
   route({ family: 'wallet', summary, security: 'USER_DATA', weight, params, response })
-const anyObject: Schema = { type: 'object', additionalProperties: true }
 const rates = object({ maker: str, taker: str, buyer: str, seller: str })
 
 const docs = {

@@ -12,7 +12,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket } from '../../core/state.js'
 import type { OpenInterestRecord } from '../../replica/projections/index.js'
 import type { GatewayContext } from '../context.js'
-import { formatExact, formatPrice } from '../decimal.js'
+import { formatExact, formatPrice, formatRatio } from '../decimal.js'
 import { invalidParam } from '../errors.js'
 import { priceE8 } from '../format-market.js'
 import { limitParam, perpOfPair, perpParam, required, timeRange, type Params } from '../market-params.js'
@@ -60,10 +60,7 @@ function query(p: Params): Query {
 const wide = (units: bigint, decimals: number, least = 8): string => formatExact(units, decimals, Math.max(least, decimals))
 
 /** n / d (d > 0) to 4 decimals, halves away from zero, as Binance prints its ratios. */
-function ratio4(n: bigint, d: bigint): string {
-  const r = ((n < 0n ? -n : n) * 20_000n + d) / (2n * d)
-  return formatExact(n < 0n ? -r : r, 4, 4)
-}
+const ratio4 = (n: bigint, d: bigint): string => formatRatio(n, d, 0, 4, 'HALF_UP')
 
 export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const route = (url: string, params: string[], response: Record<string, unknown>, handler: (p: Params) => Promise<object[]>): void =>
@@ -111,9 +108,8 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
   route('/futures/data/takerlongshortRatio', ['symbol'], takerRatioSchema, async (p) => {
     const m = perpParam(ctx.state(), p)
     const q = query(p)
-    const range = rowRange(ctx, q, REACH_MS)
+    const range = rowRange(ctx, q)
     if (range === undefined) return []
-    // The period ending at T is the kline opened at T − period.
     // The period ending at T is the kline opened at T − period; no startTime asks for the newest.
     const endTime = range.to - q.periodMs
     const kq = q.startTime === undefined ? { endTime, limit: q.limit } : { startTime: range.from - q.periodMs, endTime, limit: q.limit }
@@ -134,7 +130,7 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
     const m = perpOfPair(ctx.state(), p)
     if (required(p, 'contractType') !== 'PERPETUAL') throw invalidParam('contractType')
     const q = query(p)
-    const range = rowRange(ctx, q, REACH_MS)
+    const range = rowRange(ctx, q)
     if (range === undefined || m.prices.indexE8 === 0) return []
     const bounds = boundsOf(q, range)
     const trades = await lastBefore(bounds, q, (kq) => ctx.projections.klines(m.marketId, q.period, kq), (k) => k.closePriceTicks)
@@ -153,10 +149,10 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
 }
 
 /** The first and last boundary within reach, startTime and endTime (from 0: no such boundary yet). */
-function rowRange(ctx: GatewayContext, q: Query, reachMs: number, first = 0): { from: number; to: number } | undefined {
+function rowRange(ctx: GatewayContext, q: Query, first = 0): { from: number; to: number } | undefined {
   const now = ctx.now()
   const ceil = (t: number): number => Math.ceil(t / q.periodMs) * q.periodMs
-  const from = Math.max(ceil(first), ceil(now - reachMs), q.startTime === undefined ? 0 : ceil(q.startTime))
+  const from = Math.max(ceil(first), ceil(now - REACH_MS), q.startTime === undefined ? 0 : ceil(q.startTime))
   const to = Math.floor(Math.min(now, q.endTime ?? now) / q.periodMs) * q.periodMs
   return to < from ? undefined : { from, to }
 }
@@ -177,7 +173,7 @@ async function positionsAt(ctx: GatewayContext, m: PerpMarket, q: Query): Promis
   const current = await ctx.projections.openInterest(m.marketId)
   const firstChange = first?.time ?? current?.time
   if (firstChange === undefined || firstChange === 0) return { bounds: [], records: [] }
-  const range = rowRange(ctx, q, REACH_MS, firstChange + 1)
+  const range = rowRange(ctx, q, firstChange + 1)
   if (range === undefined) return { bounds: [], records: [] }
   const bounds = boundsOf(q, range)
   const records = await Promise.all(bounds.map(async (t) => {

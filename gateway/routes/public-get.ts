@@ -4,7 +4,7 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Params } from '../market-params.js'
-import { route as routeOptions } from '../schemas/common.js'
+import { anyObject, route as routeOptions } from '../schemas/common.js'
 import { MARKET_DOCS } from '../schemas/market.js'
 import { checkDuplicates, rawRequest } from '../params.js'
 import type { WeightCounter } from '../weights.js'
@@ -28,7 +28,7 @@ export function publicGet(app: FastifyInstance, weights: WeightCounter, route: P
   const options = routeOptions({
     family: 'market', summary: doc?.summary ?? urls[0]!, security: doc?.security ?? 'NONE',
     weight: typeof route.weight === 'number' ? route.weight : doc?.weight ?? 'depends on the parameters',
-    params: route.params, response: route.response ?? { type: 'object', additionalProperties: true },
+    params: route.params, response: route.response ?? anyObject,
     ...(doc?.description === undefined ? {} : { description: doc.description }),
     ...(doc?.required === undefined ? {} : { required: doc.required }),
   })

@@ -14,6 +14,8 @@ export const int = { type: 'integer' } as const
 export const num = { type: 'number' } as const
 export const bool = { type: 'boolean' } as const
 export const strings = { type: 'array', items: str } as const
+/** A free-form object: the body's fields as the handler builds them. */
+export const anyObject = { type: 'object', additionalProperties: true } as const
 
 /**
  * An object with these properties, written in this order. No `required` in response schemas:

@@ -1,7 +1,7 @@
 // Schemas of the general routes: ping, server time, exchange information (futures and spot),
 // in Binance's field order.
 
-import { arrayOf, bool, int, object, route, str, strings, type Schema } from './common.js'
+import { anyObject, arrayOf, bool, int, object, route, str, strings, type Schema } from './common.js'
 
 const rateLimit = object({ rateLimitType: str, interval: str, intervalNum: int, limit: int })
 
@@ -27,7 +27,7 @@ const spotSymbol = object({
 })
 
 /** Exchange-wide filters: none yet; any object Binance may add. */
-const exchangeFilters = arrayOf({ type: 'object', additionalProperties: true })
+const exchangeFilters = arrayOf(anyObject)
 
 const futuresExchangeInfo: Schema = object({
   timezone: str, serverTime: int, futuresType: str, rateLimits: arrayOf(rateLimit), exchangeFilters,

@@ -1,7 +1,7 @@
 // Schemas of spot trading and account routes (/api/v1 and /api/v3), in Binance spot's
 // field order.
 
-import { arrayOf, bool, int, object, oneOrAll as oneOrAllSchema, route, str, strings } from './common.js'
+import { anyObject, arrayOf, bool, int, object, oneOrAll as oneOrAllSchema, route, str, strings } from './common.js'
 
 /**
  * Binance spot's order, every form in one: ACK (ids and transactTime), RESULT and FULL
@@ -40,7 +40,7 @@ export const spotDocs = {
     security: 'TRADE', weight: 1,
     params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType',
       'selfTradePreventionMode', 'computeCommissionRates'],
-    required: ['symbol', 'side', 'type'], response: { type: 'object', additionalProperties: true },
+    required: ['symbol', 'side', 'type'], response: anyObject,
   }),
   orderRateLimit: route({
     family: 'spot', summary: "The order limits and the caller's counts in them", security: 'USER_DATA', weight: 40,
@@ -94,19 +94,18 @@ export const spotQueryDocs = {
  * bodies carry `data` (each half's result), so the 4xx schema keeps it.
  */
 function cancelReplaceRoute(): ReturnType<typeof route> {
-  const halves = { type: 'object', additionalProperties: true }
   const options = route({
     family: 'spot', summary: 'Cancel a spot order and place a new one (cancelReplaceMode STOP_ON_FAILURE or ALLOW_FAILURE)',
     description: 'cancelOrderId or cancelOrigClientOrderId names the order; cancelRestrictions ONLY_NEW or ONLY_PARTIALLY_FILLED. '
-      + 'The two halves are sequenced one after the other, not as one command.',
+      + 'The two anyObject are sequenced one after the other, not as one command.',
     security: 'TRADE', weight: 1,
     params: ['symbol', 'side', 'type', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions',
       'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type', 'cancelReplaceMode'],
-    response: object({ cancelResult: str, newOrderResult: str, cancelResponse: halves, newOrderResponse: halves }),
+    response: object({ cancelResult: str, newOrderResult: str, cancelResponse: anyObject, newOrderResponse: anyObject }),
   })
   const response = options.schema.response as Record<string, unknown>
-  response['4xx'] = object({ code: int, msg: str, data: object({ cancelResult: str, newOrderResult: str, cancelResponse: halves,
-    newOrderResponse: { ...halves, nullable: true } }) })
+  response['4xx'] = object({ code: int, msg: str, data: object({ cancelResult: str, newOrderResult: str, cancelResponse: anyObject,
+    newOrderResponse: { ...anyObject, nullable: true } }) })
   return options
 }

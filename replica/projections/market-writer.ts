@@ -158,17 +158,17 @@ export class MarketWriter {
   private moveSides(c: MarketCursor, s: PerpFillSide): void {
     const held = this.marketPositions(c.marketId)
     const owner = `${s.account}:${s.sub}`
-    const before = held.get(owner) ?? [0, 0, 0]
-    const after: Sides = [before[0], before[1], before[2]]
-    after[SIDE_INDEX[s.positionSide]] = s.positionQtyLots
-    const from = netSign(before)
-    const to = netSign(after)
+    // Updated in place: a fill allocates nothing here but for a sub-account's first position.
+    let sides = held.get(owner)
+    if (sides === undefined) held.set(owner, sides = [0, 0, 0])
+    const from = netSign(sides)
+    sides[SIDE_INDEX[s.positionSide]] = s.positionQtyLots
+    const to = netSign(sides)
     if (from !== to) {
       c.longAccounts! += (to > 0 ? 1 : 0) - (from > 0 ? 1 : 0)
       c.shortAccounts! += (to < 0 ? 1 : 0) - (from < 0 ? 1 : 0)
     }
-    if (after[0] === 0 && after[1] === 0 && after[2] === 0) held.delete(owner)
-    else held.set(owner, after)
+    if (sides[0] === 0 && sides[1] === 0 && sides[2] === 0) held.delete(owner)
     let owners = this.dirtySides.get(c.marketId)
     if (owners === undefined) this.dirtySides.set(c.marketId, owners = new Set())
     owners.add(owner)
