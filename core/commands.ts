@@ -333,6 +333,8 @@ export interface ListenKey extends Issuer {
   type: 'ListenKey'
   apiKey: string
   action: 'OPEN' | 'KEEPALIVE' | 'CLOSE'
+  /** SPOT: the spot stream's key, a second key of the session; absent: the futures stream's. */
+  stream?: 'SPOT'
 }
 
 export interface Tick {
@@ -383,9 +385,10 @@ export const COMMAND_WORDS = [
   'TRAILING_STOP_MARKET', 'MARK_PRICE', 'CONTRACT_PRICE', 'GTC', 'IOC', 'FOK', 'GTX', 'GTD', 'BOTH', 'LONG', 'SHORT',
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
-  'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE',
+  'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
-  CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'])[]
+  CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
+  NonNullable<ListenKey['stream']>)[]
 
 /** What the log hands the core: the command with its sequence number and time. */
 export interface Entry {

@@ -257,6 +257,8 @@ export interface ListenKeyEvent {
   apiKey: string
   expiresAt: number
   status: 'OPEN' | 'EXTENDED' | 'CLOSED'
+  /** SPOT for the spot stream's key; absent for the futures stream's. */
+  stream?: 'SPOT'
   time: number
 }
 

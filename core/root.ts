@@ -94,6 +94,7 @@ export function stateLeaves(state: State): string[] {
     // A leaf of its own, so sessions without a key hash as they always did.
     if (s.rsaPublicKey !== undefined) out.push(`sessionRsaKey|${s.apiKey}|${s.rsaPublicKey}`)
     if (s.listenKeyUntil) out.push(`sessionListenKey|${s.apiKey}|${s.listenKeyUntil}`)
+    if (s.spotListenKeyUntil) out.push(`sessionSpotListenKey|${s.apiKey}|${s.spotListenKeyUntil}`)
   }
   for (const [asset, n] of state.fees) out.push(`fees|${asset}|${n}`)
   for (const [asset, n] of state.insurance) out.push(`insurance|${asset}|${n}`)

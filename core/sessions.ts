@@ -73,22 +73,26 @@ export function registerRsaKey(state: State, cmd: RegisterRsaKey, time: number):
 }
 
 /**
- * Opens, extends or closes the issuer's listen key. Liveness is by entry time, so a key that
- * ran out is unknown to KEEPALIVE and CLOSE, and OPEN starts it afresh.
+ * Opens, extends or closes one of the issuer's listen keys (futures, or spot with stream
+ * SPOT). Liveness is by entry time, so a key that ran out is unknown to KEEPALIVE and CLOSE,
+ * and OPEN starts it afresh.
  */
 export function listenKey(state: State, cmd: ListenKey, time: number): Result {
   const s = typeof cmd.apiKey === 'string' ? state.sessions.get(cmd.apiKey) : undefined
   if (!s || s.account !== cmd.account || s.sub !== cmd.sub) return reject('SESSION_UNKNOWN')
-  const live = (s.listenKeyUntil ?? 0) > time
+  if (cmd.stream !== undefined && cmd.stream !== 'SPOT') return reject('COMMAND_INVALID')
+  const field = cmd.stream === 'SPOT' ? 'spotListenKeyUntil' : 'listenKeyUntil'
+  const live = (s[field] ?? 0) > time
   let status: 'OPEN' | 'EXTENDED' | 'CLOSED'
   if (cmd.action === 'OPEN') status = live ? 'EXTENDED' : 'OPEN'
   else if (cmd.action === 'KEEPALIVE' || cmd.action === 'CLOSE') {
     if (!live) return reject('LISTEN_KEY_UNKNOWN')
     status = cmd.action === 'CLOSE' ? 'CLOSED' : 'EXTENDED'
   } else return reject('COMMAND_INVALID')
-  s.listenKeyUntil = status === 'CLOSED' ? 0 : time + LIMITS.listenKeyTtlMs
-  return accept([{ type: 'listenKey', account: s.account, sub: s.sub, apiKey: s.apiKey, expiresAt: s.listenKeyUntil,
-    status, time }])
+  const expiresAt = status === 'CLOSED' ? 0 : time + LIMITS.listenKeyTtlMs
+  s[field] = expiresAt
+  return accept([{ type: 'listenKey', account: s.account, sub: s.sub, apiKey: s.apiKey, expiresAt, status,
+    ...(cmd.stream === 'SPOT' ? { stream: 'SPOT' as const } : {}), time }])
 }
 
 /** The shape of an SPKI PEM within its bound; the gateway parsed the key itself. */

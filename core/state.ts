@@ -276,6 +276,8 @@ export interface Session {
   rsaPublicKey?: string
   /** Until when (entry time, ms) the session's listen key is live; absent or 0 when it has none. */
   listenKeyUntil?: number
+  /** The same for the spot stream's key (ListenKey with stream SPOT). */
+  spotListenKeyUntil?: number
 }
 
 export interface State {

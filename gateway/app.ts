@@ -91,12 +91,15 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   readYourWrites(app, ctx, o.readWaitMs ?? 5_000)
   const weights = new WeightCounter(ctx.now, ctx.rateLimits?.weight1m)
   app.decorate('weights', weights)
-  // The user data stream's keys: the listenKey routes make them, the WebSocket server reads them.
-  const listenKeys = new ListenKeys(ctx.masterSecret, ctx, (apiKey) => {
+  // The user data streams' keys: the listenKey routes make them, the WebSocket server reads them.
+  const sessionLive = (apiKey: string): boolean => {
     const s = ctx.state().sessions.get(apiKey)
     return s !== undefined && s.expiresAt > ctx.now()
-  })
+  }
+  const listenKeys = new ListenKeys(ctx.masterSecret, ctx, sessionLive)
+  const spotListenKeys = new ListenKeys(ctx.masterSecret, ctx, sessionLive, 'SPOT')
   app.decorate('listenKeys', listenKeys)
+  app.decorate('spotListenKeys', spotListenKeys)
   // Shared with the WebSocket API (gateway/ws-api): one order budget and one context for both.
   const orders = new OrderCounter(ctx.now, ctx.rateLimits)
   app.decorate('orders', orders)
@@ -135,6 +138,6 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(accountConfigRoutes, { ctx, weights })
   await app.register(positionRoutes, { ctx, weights })
   await app.register(spotTradeRoutes, { ctx, weights })
-  await app.register(listenKeyRoutes, { ctx, weights, listenKeys })
+  await app.register(listenKeyRoutes, { ctx, weights, listenKeys, spotListenKeys })
   return app
 }

@@ -1,11 +1,13 @@
-// The user data stream's listen key (USER_STREAM: the API key only, no signature):
-// POST creates or extends, PUT extends, DELETE closes. The stream itself is served by the
-// WebSocket server at /ws/<listenKey> and the /private forms.
+// The user data streams' listen keys (USER_STREAM: the API key only, no signature): POST
+// creates or extends, PUT extends, DELETE closes; /fapi/v1/listenKey for the futures stream,
+// /api/v3/userDataStream for the spot stream (a second key of the session). The streams
+// themselves are served by the WebSocket server at /ws/<listenKey> and the /private forms.
 
 import type { FastifyPluginAsync } from 'fastify'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { invalidListenKey } from '../errors.js'
+import { required } from '../market-params.js'
 import { object, route, str } from '../schemas/common.js'
 import type { ListenKeys } from '../user-data/listen-keys.js'
 import type { WeightCounter } from '../weights.js'
@@ -14,47 +16,58 @@ interface Options {
   ctx: GatewayContext
   weights: WeightCounter
   listenKeys: ListenKeys
+  spotListenKeys: ListenKeys
 }
 
 const keyBody = object({ listenKey: str })
-const docs = {
-  open: route({ family: 'account', summary: 'Start a user data stream (or extend the live one)',
+const docsFor = (family: 'account' | 'spot', stream: string, keepAliveBody: typeof keyBody | ReturnType<typeof object>) => ({
+  open: route({ family, summary: `Start the ${stream} user data stream (or extend the live one)`,
     description: 'Valid 60 minutes; a POST while a key is live returns the same key and extends it.',
     security: 'USER_STREAM', weight: 1, response: keyBody }),
-  keepAlive: route({ family: 'account', summary: 'Keep the user data stream alive for 60 more minutes',
-    security: 'USER_STREAM', weight: 1, params: ['listenKey'], response: keyBody }),
-  close: route({ family: 'account', summary: 'Close the user data stream',
+  keepAlive: route({ family, summary: `Keep the ${stream} user data stream alive for 60 more minutes`,
+    security: 'USER_STREAM', weight: 1, params: ['listenKey'], response: keepAliveBody }),
+  close: route({ family, summary: `Close the ${stream} user data stream`,
     security: 'USER_STREAM', weight: 1, params: ['listenKey'], response: object({}) }),
-}
+})
+const futuresDocs = docsFor('account', 'futures', keyBody)
+const spotDocs = docsFor('spot', 'spot', object({}))
 
-export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, listenKeys }) => {
-  app.post('/fapi/v1/listenKey', docs.open, async (req) => {
-    weights.charge(req.ip, 1)
-    const a = authenticate(ctx, req, 'USER_STREAM')
-    return { listenKey: (await listenKeys.open(a.session)).listenKey }
-  })
+export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, listenKeys, spotListenKeys }) => {
+  /**
+   * One stream's three routes. Futures: the listenKey parameter is optional (Binance: the key
+   * names the stream) and PUT answers the key; spot: it is mandatory and PUT answers {}, as
+   * Binance's spot does. A key sent that is not this session's is refused rather than
+   * extending or closing another.
+   */
+  const serve = (path: string, keys: ListenKeys, docs: typeof futuresDocs, spot: boolean): void => {
+    const own = (a: ReturnType<typeof authenticate>): void => {
+      const sent = spot ? required(a.params, 'listenKey') : a.params.get('listenKey')
+      if (sent !== undefined && sent !== keys.keyOf(a.session.apiKey)) throw invalidListenKey()
+    }
 
-  // The listenKey parameter is optional (Binance: the key names the stream); a key sent that
-  // is not this session's is refused rather than extending another.
-  const own = (a: ReturnType<typeof authenticate>): void => {
-    const sent = a.params.get('listenKey')
-    if (sent !== undefined && sent !== listenKeys.keyOf(a.session.apiKey)) throw invalidListenKey()
+    app.post(path, docs.open, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'USER_STREAM')
+      return { listenKey: (await keys.open(a.session)).listenKey }
+    })
+
+    app.put(path, docs.keepAlive, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'USER_STREAM')
+      own(a)
+      const entry = await keys.keepAlive(a.session)
+      if (!entry) throw invalidListenKey()
+      return spot ? {} : { listenKey: entry.listenKey }
+    })
+
+    app.delete(path, docs.close, async (req) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'USER_STREAM')
+      own(a)
+      if (!(await keys.close(a.session))) throw invalidListenKey()
+      return {}
+    })
   }
-
-  app.put('/fapi/v1/listenKey', docs.keepAlive, async (req) => {
-    weights.charge(req.ip, 1)
-    const a = authenticate(ctx, req, 'USER_STREAM')
-    own(a)
-    const entry = await listenKeys.keepAlive(a.session)
-    if (!entry) throw invalidListenKey()
-    return { listenKey: entry.listenKey }
-  })
-
-  app.delete('/fapi/v1/listenKey', docs.close, async (req) => {
-    weights.charge(req.ip, 1)
-    const a = authenticate(ctx, req, 'USER_STREAM')
-    own(a)
-    if (!(await listenKeys.close(a.session))) throw invalidListenKey()
-    return {}
-  })
+  serve('/fapi/v1/listenKey', listenKeys, futuresDocs, false)
+  serve('/api/v3/userDataStream', spotListenKeys, spotDocs, true)
 }

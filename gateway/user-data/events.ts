@@ -2,8 +2,8 @@
 // entry's core events: ORDER_TRADE_UPDATE for every order change and fill (each fill led by
 // its TRADE_LITE), ALGO_UPDATE for conditional orders, ACCOUNT_UPDATE for
 // perp wallet, position and isolated margin changes (`mt`, `iw`), ACCOUNT_CONFIG_UPDATE for
-// leverage. Spot trading is not
-// part of the futures stream; deposits and withdrawals are (wallet-events.ts).
+// leverage. Spot trading and the spot wallet's balances are the spot stream's
+// (spot-events.ts); the deposit and withdrawal records are on both (wallet-events.ts).
 //
 // A fill carries the order's new quantities but not its static fields (type, price, time in
 // force...): those come from a cache of the orders that can still trade, seeded from the

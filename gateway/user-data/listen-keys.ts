@@ -1,5 +1,6 @@
-// Listen keys of the user data stream (API.md "User data stream"): one per session, valid 60
-// minutes from its creation or last keep-alive. A POST while one is live returns the same key
+// Listen keys of the user data streams (API.md "User data stream"): one per session and
+// stream (futures, and spot's /api/v3/userDataStream), valid 60 minutes from its creation or
+// last keep-alive. A POST while one is live returns the same key
 // and extends it, as Binance does. Opening, extending and closing go through the log (the
 // ListenKey command), so every gateway agrees whether a key is live: a client may create the
 // key on one gateway, keep it alive on a second and stream from a third. The key's name is
@@ -12,8 +13,12 @@ import type { Session } from '../../core/state.js'
 import type { GatewayContext } from '../context.js'
 import { fromCore } from '../errors.js'
 
+/** Which user data stream a key serves: each has its own keys and its own events. */
+export type UserStream = 'FUTURES' | 'SPOT'
+
 export interface ListenKeyEntry {
   listenKey: string
+  stream: UserStream
   apiKey: string
   account: string
   sub: number
@@ -32,12 +37,14 @@ export class ListenKeys {
 
   /** `sessionLive` tells whether an API key's session still stands (not revoked, replaced or expired). */
   constructor(private readonly masterSecret: Uint8Array, private readonly ctx: Pick<GatewayContext, 'state' | 'submit' | 'now'>,
-    private readonly sessionLive: (apiKey: string) => boolean) {}
+    readonly sessionLive: (apiKey: string) => boolean, readonly stream: UserStream = 'FUTURES') {}
 
   keyOf(apiKey: string): string {
     let key = this.keyByApiKey.get(apiKey)
     if (key === undefined) {
-      key = createHmac('sha256', this.masterSecret).update('listenKey\0' + apiKey).digest('hex')
+      // Each stream's keys are derived under their own label, so a session's two keys differ.
+      const label = this.stream === 'SPOT' ? 'spotListenKey\0' : 'listenKey\0'
+      key = createHmac('sha256', this.masterSecret).update(label + apiKey).digest('hex')
       this.keyByApiKey.set(apiKey, key)
       this.apiKeyOf.set(key, apiKey)
     }
@@ -63,7 +70,7 @@ export class ListenKeys {
     const ack = await this.ctx.submit(this.command(session, 'CLOSE'))
     if (!ack.result.ok) {
       if (ack.result.code === 'LISTEN_KEY_UNKNOWN') return false
-      throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
+      throw fromCore(ack.result.code, { venue: this.venue, op: 'admin' })
     }
     this.sweep()
     return true
@@ -74,8 +81,9 @@ export class ListenKeys {
     const apiKey = this.apiKeyOf.get(listenKey) ?? this.find(listenKey)
     if (apiKey === undefined) return undefined
     const s = this.ctx.state().sessions.get(apiKey)
-    if (s === undefined || !((s.listenKeyUntil ?? 0) > this.ctx.now()) || !this.sessionLive(apiKey)) return undefined
-    const entry = { listenKey, apiKey, account: s.account, sub: s.sub, expiresAt: s.listenKeyUntil! }
+    const until = s === undefined ? undefined : this.until(s)
+    if (s === undefined || !((until ?? 0) > this.ctx.now()) || !this.sessionLive(apiKey)) return undefined
+    const entry = { listenKey, stream: this.stream, apiKey, account: s.account, sub: s.sub, expiresAt: until! }
     this.known.set(listenKey, entry)
     return entry
   }
@@ -89,7 +97,7 @@ export class ListenKeys {
       if (this.live(key) !== undefined) continue
       this.known.delete(key)
       const s = this.ctx.state().sessions.get(entry.apiKey)
-      const why = s !== undefined && s.listenKeyUntil === 0 ? 'closed' : 'expired'
+      const why = s !== undefined && this.until(s) === 0 ? 'closed' : 'expired'
       for (const l of this.listeners) l(entry, why)
     }
   }
@@ -100,15 +108,25 @@ export class ListenKeys {
     return () => this.listeners.delete(listener)
   }
 
+  private get venue(): 'futures' | 'spot' {
+    return this.stream === 'SPOT' ? 'spot' : 'futures'
+  }
+
+  /** Until when the session's key of this stream is live (0 once closed). */
+  private until(s: Session): number | undefined {
+    return this.stream === 'SPOT' ? s.spotListenKeyUntil : s.listenKeyUntil
+  }
+
   private command(session: Session, action: ListenKey['action']): ListenKey {
-    return { type: 'ListenKey', account: session.account, sub: session.sub, apiKey: session.apiKey, action }
+    return { type: 'ListenKey', account: session.account, sub: session.sub, apiKey: session.apiKey, action,
+      ...(this.stream === 'SPOT' ? { stream: 'SPOT' as const } : {}) }
   }
 
   private async submit(session: Session, action: 'OPEN' | 'KEEPALIVE'): Promise<ListenKeyEntry | undefined> {
     const ack = await this.ctx.submit(this.command(session, action))
     if (!ack.result.ok) {
       if (ack.result.code === 'LISTEN_KEY_UNKNOWN') return undefined
-      throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
+      throw fromCore(ack.result.code, { venue: this.venue, op: 'admin' })
     }
     return this.live(this.keyOf(session.apiKey))
   }
@@ -128,7 +146,9 @@ export class ListenKeys {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The gateway's listen keys (decorated in app.ts), for the WebSocket server. */
+    /** The gateway's futures listen keys (decorated in app.ts), for the WebSocket server. */
     listenKeys: ListenKeys
+    /** Its spot listen keys (/api/v3/userDataStream), likewise. */
+    spotListenKeys: ListenKeys
   }
 }

@@ -1,15 +1,14 @@
-// The chain steps on the user data stream: deposits and withdrawals move the spot wallet, which
-// a futures ACCOUNT_UPDATE does not describe (clients take its `wb` as the futures wallet), so
-// they arrive in Binance's spot-stream form `balanceUpdate` (e, E, a asset, d signed change,
-// T), and each deposit and withdrawal record, as its history row prints it, whenever it
-// changes: `depositUpdate` (status 0 pending with confirmTimes "seen/required", 1 credited)
-// and `withdrawUpdate` (status 4 processing, 6 completed with txId, 5 refunded with info).
+// The chain steps' records on both user data streams: each deposit and withdrawal record, as
+// its history row prints it, whenever it changes: `depositUpdate` (status 0 pending with
+// confirmTimes "seen/required", 1 credited) and `withdrawUpdate` (status 4 processing, 6
+// completed with txId, 5 refunded with info). The money they move is the spot wallet's, so
+// its `balanceUpdate` is on the spot stream only (spot-events.ts): clients add a
+// balanceUpdate's delta to the balance of the stream's own account.
 
 import type { Event } from '../../core/events.js'
 import type { State } from '../../core/state.js'
-import { formatBalance, formatLedger, trimZeros } from '../decimal.js'
+import { formatLedger, trimZeros } from '../decimal.js'
 
-const CHAIN_REASONS = new Set(['DEPOSIT', 'WITHDRAW', 'WITHDRAW_REJECT'])
 const WITHDRAW_STATUS = { PROCESSING: 4, COMPLETED: 6, FAILED: 5 } as const
 
 export interface WalletStep {
@@ -18,15 +17,11 @@ export interface WalletStep {
   payload: Record<string, unknown>
 }
 
-/** The stream event one core event makes for its owner, if it is a chain step. */
+/** The stream event one core event makes for its owner, if it is a deposit's or withdrawal's record. */
 export function walletStep(state: State, time: number, e: Event): WalletStep | undefined {
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   const amount = (asset: string, units: number): string => trimZeros(formatLedger(units, scale(asset)))
   switch (e.type) {
-    case 'balance':
-      if (e.wallet !== 'SPOT' || !CHAIN_REASONS.has(e.reason)) return undefined
-      return { account: e.account, sub: e.sub,
-        payload: { e: 'balanceUpdate', E: time, a: e.asset, d: formatBalance(e.delta, scale(e.asset)), T: time } }
     case 'depositPending':
       // A note of 0 confirmations withdraws a deposit whose block left the chain: nothing to tell.
       if (e.confirmations === 0) return undefined

@@ -7,7 +7,7 @@ import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { invalidListenKey } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
-import { optional, perpParam } from '../market-params.js'
+import { optional, perpParam, required } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { balanceRows } from '../routes/account.js'
 import { modifyFrom } from '../routes/batch-orders.js'
@@ -17,6 +17,7 @@ import { cancelAlgoFrom, placeAlgoFrom } from '../routes/algo-orders.js'
 import type { ListenKeys } from '../user-data/listen-keys.js'
 import type { WeightCounter } from '../weights.js'
 import type { WsSecurity } from './signing.js'
+import type { StreamSubscriptions } from './subscriptions.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,8 +41,11 @@ export interface Logon {
 
 export interface MethodEnv {
   ctx: GatewayContext
+  /** The listen keys of this API's stream: futures on /ws-fapi/v1, spot on /ws-api/v3. */
   listenKeys: ListenKeys
   logon: Logon
+  /** The spot API's user data stream subscriptions (absent on the futures API). */
+  subscriptions?: StreamSubscriptions
 }
 
 export interface Method {
@@ -58,16 +62,19 @@ function sessionStatus(env: MethodEnv): object {
   return {
     apiKey: logon.session?.apiKey ?? null, authorizedSince: logon.authorizedSince, connectedSince: logon.connectedSince,
     returnRateLimits: true, serverTime: env.ctx.now(),
+    // Spot's: whether the connection holds a user data stream subscription.
+    ...(env.subscriptions === undefined ? {} : { userDataStream: env.subscriptions.any }),
   }
 }
 
 /** A listenKey sent must be this session's (as the REST routes insist). */
-function ownKey(env: MethodEnv, a: Authenticated): void {
-  const sent = a.params.get('listenKey')
+function ownKey(env: MethodEnv, a: Authenticated, mandatory: boolean): void {
+  const sent = mandatory ? required(a.params, 'listenKey') : a.params.get('listenKey')
   if (sent !== undefined && sent !== env.listenKeys.keyOf(a.session.apiKey)) throw invalidListenKey()
 }
 
-export const METHODS: Record<string, Method> = {
+/** session.logon, .status and .logout, on both APIs. */
+export const SESSION_METHODS: Record<string, Method> = {
   'session.logon': {
     security: 'SIGNED', weight: 2,
     run: (env, a) => {
@@ -82,9 +89,46 @@ export const METHODS: Record<string, Method> = {
     run: (env) => {
       env.logon.session = undefined
       env.logon.authorizedSince = null
+      env.subscriptions?.logout()
       return sessionStatus(env)
     },
   },
+}
+
+/**
+ * userDataStream.start, .ping and .stop on the API's own listen keys. Spot's (as Binance's
+ * spot) wants the listenKey on ping and stop and answers ping with {}.
+ */
+export function listenKeyMethods(spot: boolean): Record<string, Method> {
+  const weight = spot ? 2 : 1
+  return {
+    'userDataStream.start': {
+      security: 'USER_STREAM', weight,
+      run: async (env, a) => ({ listenKey: (await env.listenKeys.open(a!.session)).listenKey }),
+    },
+    'userDataStream.ping': {
+      security: 'USER_STREAM', weight,
+      run: async (env, a) => {
+        ownKey(env, a!, spot)
+        const entry = await env.listenKeys.keepAlive(a!.session)
+        if (!entry) throw invalidListenKey()
+        return spot ? {} : { listenKey: entry.listenKey }
+      },
+    },
+    'userDataStream.stop': {
+      security: 'USER_STREAM', weight,
+      run: async (env, a) => {
+        ownKey(env, a!, spot)
+        if (!(await env.listenKeys.close(a!.session))) throw invalidListenKey()
+        return {}
+      },
+    },
+  }
+}
+
+export const METHODS: Record<string, Method> = {
+  ...SESSION_METHODS,
+  ...listenKeyMethods(false),
 
   'order.place': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => placeFrom(env.ctx, a!, p, 'RESULT') },
   'order.modify': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => modifyFrom(env.ctx, a!, p) },
@@ -110,28 +154,6 @@ export const METHODS: Record<string, Method> = {
   depth: { security: 'NONE', weight: depthWeight, run: (env, _a, p) => depthBody(env.ctx, p) },
   'ticker.price': { security: 'NONE', weight: bySymbol(1, 2), run: (env, _a, p) => tickerPriceBody(env.ctx, p) },
   'ticker.book': { security: 'NONE', weight: bySymbol(2, 5), run: (env, _a, p) => bookTickerBodies(env.ctx, p) },
-
-  'userDataStream.start': {
-    security: 'USER_STREAM', weight: 1,
-    run: async (env, a) => ({ listenKey: (await env.listenKeys.open(a!.session)).listenKey }),
-  },
-  'userDataStream.ping': {
-    security: 'USER_STREAM', weight: 1,
-    run: async (env, a) => {
-      ownKey(env, a!)
-      const entry = await env.listenKeys.keepAlive(a!.session)
-      if (!entry) throw invalidListenKey()
-      return { listenKey: entry.listenKey }
-    },
-  },
-  'userDataStream.stop': {
-    security: 'USER_STREAM', weight: 1,
-    run: async (env, a) => {
-      ownKey(env, a!)
-      if (!(await env.listenKeys.close(a!.session))) throw invalidListenKey()
-      return {}
-    },
-  },
 }
 
 // Binance's v2 names answer as the v1 ones, as REST serves /fapi/v1, v2 and v3 of account,

@@ -1,7 +1,9 @@
-// The WebSocket API (API.md "WebSocket API"): `/ws-fapi/v1` and `/ws-api/v1` on the gateway's
-// HTTP server. Each text frame is one request `{id, method, params}`; each gets one response
-// `{id, status, result | error, rateLimits}`. Request weight is charged to the same per-IP
-// budget as REST, new orders to the same per-account order counter.
+// The WebSocket APIs (API.md "WebSocket API"): futures at `/ws-fapi/v1` and `/ws-api/v1`, spot
+// at `/ws-api/v3`, on the gateway's HTTP server. Each text frame is one request `{id, method,
+// params}`; each gets one response `{id, status, result | error, rateLimits}`. Request weight
+// is charged to the same per-IP budget as REST, new orders to the same per-account order
+// counter. A spot connection may also carry user data stream subscriptions, whose events
+// arrive between responses as `{subscriptionId, event}`.
 
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -14,10 +16,14 @@ import { DEFAULT_RATE_LIMITS } from '../rate-limits.js'
 import type { ConnectionLimits } from '../ws/connection.js'
 import { CLOSE, ManagedSocket } from '../ws/managed-socket.js'
 import { DEFAULT_LIMITS } from '../ws/server.js'
-import { METHODS, type Logon, type MethodEnv, type Params } from './methods.js'
+import type { UserStreams } from '../user-data/user-streams.js'
+import { METHODS, type Logon, type Method, type MethodEnv, type Params } from './methods.js'
+import { SPOT_METHODS } from './spot-methods.js'
 import { authenticateWs } from './signing.js'
+import { StreamSubscriptions } from './subscriptions.js'
 
 export const WS_API_PATHS = ['/ws-fapi/v1', '/ws-api/v1'] as const
+export const SPOT_WS_API_PATHS = ['/ws-api/v3'] as const
 
 type Id = number | string | null
 
@@ -61,16 +67,23 @@ export class WsApiConnection extends ManagedSocket {
   private inFlight = 0
   private readonly logon: Logon
   private readonly env: MethodEnv
+  private readonly methods: Record<string, Method>
 
+  /** `users` for a spot connection (its subscriptions); undefined for a futures one. */
   constructor(ws: WebSocket, private readonly ip: string, private readonly app: FastifyInstance,
-    ctx: GatewayContext, limits: ConnectionLimits, private readonly onEnd: (c: WsApiConnection) => void) {
+    ctx: GatewayContext, limits: ConnectionLimits, private readonly onEnd: (c: WsApiConnection) => void,
+    users: UserStreams | undefined) {
     super(ws, limits)
     this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now() }
-    this.env = { ctx, listenKeys: app.listenKeys, logon: this.logon }
+    this.methods = users === undefined ? METHODS : SPOT_METHODS
+    this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, logon: this.logon }
+      : { ctx, listenKeys: app.spotListenKeys, logon: this.logon,
+        subscriptions: new StreamSubscriptions(users, (body) => this.send(body), ctx.now) }
     ws.on('message', (data, isBinary) => { void this.onMessage(isBinary ? null : data.toString()) })
   }
 
   protected ended(): void {
+    this.env.subscriptions?.dispose()
     this.onEnd(this)
   }
 
@@ -94,7 +107,7 @@ export class WsApiConnection extends ManagedSocket {
       if (this.inFlight > IN_FLIGHT_MAX) throw new ApiError(429, -1003, 'Too many requests queued.')
       const p = paramsOf(req.params)
       // Own keys only: `constructor` or `toString` must not find Object.prototype's.
-      const method = Object.hasOwn(METHODS, req.method) ? METHODS[req.method] : undefined
+      const method = Object.hasOwn(this.methods, req.method) ? this.methods[req.method] : undefined
       if (method === undefined) {
         this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
         throw new ApiError(400, -1020, 'This operation is not supported.')
@@ -157,8 +170,8 @@ export class WsApiConnection extends ManagedSocket {
   }
 }
 
-/** Serves the WebSocket API on `app`'s server (its upgrades are handed over by the stream server). */
-export function attachWsApi(app: FastifyInstance, o: WsApiOptions = {}): WsApi {
+/** Serves the WebSocket APIs on `app`'s server (its upgrades are handed over by the stream server). */
+export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOptions = {}): WsApi {
   const limits: ConnectionLimits = { ...DEFAULT_LIMITS }
   for (const k of ['maxBufferedBytes', 'pingIntervalMs', 'pongTimeoutMs', 'lifetimeMs', 'closeGraceMs'] as const) {
     const v = o[k]
@@ -175,7 +188,9 @@ export function attachWsApi(app: FastifyInstance, o: WsApiOptions = {}): WsApi {
   return {
     connections,
     handleUpgrade(req, socket, head) {
-      if (!(WS_API_PATHS as readonly string[]).includes(pathOf(req.url ?? '/'))) return false
+      const path = pathOf(req.url ?? '/')
+      const spot = (SPOT_WS_API_PATHS as readonly string[]).includes(path)
+      if (!spot && !(WS_API_PATHS as readonly string[]).includes(path)) return false
       if (connections.size >= connectionsMax) {
         const text = JSON.stringify({ code: -1008, msg: 'Server is currently overloaded with other requests. Please try again in a few minutes.' })
         socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
@@ -184,7 +199,7 @@ export function attachWsApi(app: FastifyInstance, o: WsApiOptions = {}): WsApi {
       wss.handleUpgrade(req, socket, head, (ws) => {
         // The app's context (with the processing deadline and read-your-writes), as REST uses.
         const ip = req.socket.remoteAddress ?? ''
-        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => connections.delete(c)))
+        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => connections.delete(c), spot ? users : undefined))
       })
       return true
     },

@@ -1,6 +1,7 @@
 // Everything the gateway streams over WebSocket, on one hub: the market streams, and the user
-// data stream whose stream names are live listen keys (/ws/<listenKey>, /stream?streams=,
-// /private/ws|stream?listenKey=, or SUBSCRIBE); and the WebSocket API beside them.
+// data streams (futures and spot) whose stream names are live listen keys (/ws/<listenKey>,
+// /stream?streams=, /private/ws|stream?listenKey=, or SUBSCRIBE); and the WebSocket APIs
+// beside them (futures, and spot's with its user data stream subscriptions).
 
 import type { FastifyInstance } from 'fastify'
 import type { GatewayContext } from '../context.js'
@@ -11,16 +12,17 @@ import { attachWsApi, type WsApi } from '../ws-api/server.js'
 
 export interface Streams extends MarketStreams {
   users: UserStreams
-  /** The WebSocket API (/ws-fapi/v1, /ws-api/v1), on the same server. */
+  /** The WebSocket APIs (/ws-fapi/v1 and /ws-api/v1; spot's /ws-api/v3), on the same server. */
   api: WsApi
 }
 
 export function attachStreams(app: FastifyInstance, ctx: GatewayContext,
   o: Omit<WebSocketOptions, 'hub' | 'extraStreams' | 'otherUpgrades'> & { listenKeySweepMs?: number } = {}): Streams {
   const hub = new StreamHub()
-  const users = new UserStreams(ctx, app.listenKeys, hub, o.listenKeySweepMs)
+  const users = new UserStreams(ctx, { FUTURES: app.listenKeys, SPOT: app.spotListenKeys }, hub, app.listenKeys.sessionLive,
+    o.listenKeySweepMs)
   app.addHook('onClose', async () => users.close())
-  const api = attachWsApi(app, o)
+  const api = attachWsApi(app, users, o)
   const market = attachWebSocket(app, ctx, {
     ...o, hub, otherUpgrades: api.handleUpgrade,
     extraStreams: { accepts: (name) => users.isListenKey(name), subscribed: (name) => { users.watch(name) } },

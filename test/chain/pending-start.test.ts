@@ -32,7 +32,7 @@ t.test('a deposit is pending with its confirmations, then credited once', { time
   const usdt = (JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')).tokens as { asset: string; address: string }[])
     .find((x) => x.asset === 'USDT')!.address
 
-  // A new wallet opens a session (no balance yet) and listens to its user data stream.
+  // A new wallet opens a session (no balance yet) and listens to its spot user data stream.
   const wallet = Wallet.createRandom().connect(provider)
   const request = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA', expiresAt: Date.now() + 3_600_000, nonce: Date.now() }
   const signature = await wallet.signTypedData(sessionDomain(31337), SESSION_TYPES, request)
@@ -43,7 +43,7 @@ t.test('a deposit is pending with its confirmations, then credited once', { time
     const sig = createHmac('sha256', keys.secretKey).update(q).digest('hex')
     return (await fetch(`${base}${p}?${q}&signature=${sig}`, { headers: { 'X-MBX-APIKEY': keys.apiKey } })).json()
   }
-  const { listenKey } = await (await fetch(`${base}/fapi/v1/listenKey`, { method: 'POST', headers: { 'X-MBX-APIKEY': keys.apiKey } })).json() as { listenKey: string }
+  const { listenKey } = await (await fetch(`${base}/api/v3/userDataStream`, { method: 'POST', headers: { 'X-MBX-APIKEY': keys.apiKey } })).json() as { listenKey: string }
   const stream = await connect(`ws://127.0.0.1:${port}/ws/${listenKey}`)
   t.teardown(() => stream.close())
 

@@ -1,6 +1,6 @@
 // A deposit between being mined and reaching the confirmation depth: the history shows it
 // pending (status 0, confirmTimes "seen/required") from the watcher's notes through the log,
-// then credited once (status 1); one whose block a reorg removes leaves no row. The user
+// then credited once (status 1); one whose block a reorg removes leaves no row. The spot user
 // data stream tells each chain step as it happens: deposit seen and credited, withdrawal
 // debited, paid, or refunded, with the spot balance changes.
 
@@ -31,7 +31,7 @@ interface DepositRow { id: string; amount: string; coin: string; status: number;
 const deposits = async (keys: Keys, params: Record<string, string> = {}): Promise<DepositRow[]> =>
   (await signedInject(rig, keys, 'GET', '/sapi/v1/capital/deposit/hisrec', params)).json()
 const stream = async (keys: Keys): Promise<Client> => {
-  const listenKey = (await rig.app.inject({ method: 'POST', url: '/fapi/v1/listenKey', headers: { 'x-mbx-apikey': keys.apiKey } })).json().listenKey
+  const listenKey = (await rig.app.inject({ method: 'POST', url: '/api/v3/userDataStream', headers: { 'x-mbx-apikey': keys.apiKey } })).json().listenKey
   const c = await connect(`${base}/ws/${listenKey}`)
   clients.push(c)
   return c
@@ -74,6 +74,7 @@ t.test('pending until the depth, then credited once; the stream tells both and t
   t.same(await deposits(aliceKeys, { status: '0' }), [])
   t.equal((await deposits(aliceKeys, { status: '1' })).length, 1)
   t.match(await aliceStream.next((m) => m.e === 'balanceUpdate'), { e: 'balanceUpdate', a: 'USDT', d: '300.00000000' })
+  t.match(await aliceStream.next((m) => m.e === 'outboundAccountPosition'), { B: [{ a: 'USDT', f: '300.00000000', l: '0.00000000' }] })
   t.match(await aliceStream.next((m) => m.e === 'depositUpdate'), { status: 1, txId: ref, amount: '300' })
 
   await chain.mine(3)

@@ -2,7 +2,7 @@
 // owner; nonces only grow; bounds on lifetime and shape; kept by snapshots and the root.
 
 import t from 'tap'
-import type { Command, CreateSession } from '../../core/commands.js'
+import type { Command, CreateSession, ListenKey } from '../../core/commands.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { ALICE, BOB, TestExchange } from '../helpers/exchange.js'
@@ -97,4 +97,26 @@ t.test('a listen key lives 60 minutes from its opening or last keep-alive, by en
   t.equal(s().listenKeyUntil, 0)
   t.equal(code(ex, lk('CLOSE')), 'LISTEN_KEY_UNKNOWN', 'closed once')
   t.equal(code(ex, { type: 'ListenKey', account: ALICE, sub: 0, apiKey: key('k'), action: 'RENEW' as 'OPEN' }), 'COMMAND_INVALID')
+})
+
+t.test("a session's spot listen key is a second key, with its own life and its own leaf", async (t) => {
+  const ex = new TestExchange()
+  ex.ok(session(ex))
+  const lk = (action: 'OPEN' | 'KEEPALIVE' | 'CLOSE', stream?: 'SPOT'): ListenKey =>
+    ({ type: 'ListenKey', account: ALICE, sub: 0, apiKey: key('k'), action, ...(stream ? { stream } : {}) })
+  const s = (): { listenKeyUntil?: number; spotListenKeyUntil?: number } => ex.state.sessions.get(key('k'))!
+  ex.ok(lk('OPEN'))
+  const futuresUntil = s().listenKeyUntil
+  t.equal(code(ex, lk('KEEPALIVE', 'SPOT')), 'LISTEN_KEY_UNKNOWN', 'the futures key does not make a spot key')
+  ex.ok({ type: 'Tick' }, 60_000)
+  const rootBefore = stateRoot(ex.state)
+  t.same(ex.ok(lk('OPEN', 'SPOT')).events, [{ type: 'listenKey', account: ALICE, sub: 0, apiKey: key('k'),
+    expiresAt: ex.time + 3_600_000, status: 'OPEN', stream: 'SPOT', time: ex.time }])
+  t.equal(s().listenKeyUntil, futuresUntil, 'the futures key is not extended')
+  t.not(stateRoot(ex.state), rootBefore, 'the root covers the spot key')
+  t.equal(decodeSnapshot(encodeSnapshot(ex.state)).sessions.get(key('k'))!.spotListenKeyUntil, ex.time + 3_600_000, 'and the snapshot')
+  t.same(ex.ok(lk('CLOSE', 'SPOT')).events.map((e) => e.type === 'listenKey' && [e.status, e.stream]), [['CLOSED', 'SPOT']])
+  t.equal(s().spotListenKeyUntil, 0)
+  t.equal(s().listenKeyUntil, futuresUntil, 'closing the spot key leaves the futures key')
+  t.equal(code(ex, { ...lk('OPEN'), stream: 'MARGIN' as 'SPOT' }), 'COMMAND_INVALID')
 })

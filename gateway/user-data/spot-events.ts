@@ -1,0 +1,145 @@
+// The spot user data stream's events, in Binance spot's forms, built from one committed entry's
+// core events: `executionReport` for every spot order change and fill, `balanceUpdate` for
+// money that enters or leaves the spot wallet (deposits, withdrawals and their refunds,
+// transfers to and from the perp wallet), and, last, one `outboundAccountPosition` per
+// sub-account with the spot balances the entry changed (free and locked after it). The
+// deposit and withdrawal records (depositUpdate, withdrawUpdate) come as on the futures stream.
+//
+// As on the futures stream (events.ts), a fill carries the order's new quantities only; its
+// static fields come from a cache of the spot orders that can still trade.
+
+import type { Event, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import { recordOf } from '../../core/records.js'
+import type { SpotMarket, State } from '../../core/state.js'
+import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { fieldsOfOrder } from '../format-order.js'
+import type { Emit, Payload, Wants } from './events.js'
+import { walletStep } from './wallet-events.js'
+
+const TERMINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
+/** Spot balance changes that move money in or out of the spot wallet (balanceUpdate). */
+const MOVES = new Set(['DEPOSIT', 'WITHDRAW', 'WITHDRAW_REJECT', 'TRANSFER'])
+
+const orderKey = (marketId: number, orderId: number): string => marketId + ':' + orderId
+
+/** One sub-account's spot balances changed by the entry, by asset (the last state wins). */
+type Changed = Map<string, { free: number; locked: number }>
+
+export class SpotUserEvents {
+  private readonly orders = new Map<string, OrderRecordFields>()
+
+  /** Caches every spot order resting in `state` (call once, before the first entry). */
+  seed(state: State): void {
+    for (const m of state.markets) {
+      if (m?.kind !== 'SPOT') continue
+      for (const o of m.book.orders.values()) this.orders.set(orderKey(m.marketId, o.orderId), fieldsOfOrder(o))
+    }
+  }
+
+  /** Builds and emits the payloads of one committed entry's events. */
+  entry(state: State, time: number, events: readonly Event[], wants: Wants, emit: Emit): void {
+    let changed: Map<string, Changed> | undefined
+    const touch = (account: string, sub: number, asset: string, free: number, locked: number): void => {
+      changed ??= new Map()
+      const k = account + ':' + sub
+      let c = changed.get(k)
+      if (c === undefined) changed.set(k, c = new Map())
+      c.set(asset, { free, locked })
+    }
+    for (const e of events) {
+      switch (e.type) {
+        case 'order': {
+          const m = state.markets[e.marketId]
+          if (m?.kind !== 'SPOT') break
+          const fields = recordOf(e)
+          const key = orderKey(e.marketId, e.orderId)
+          if (TERMINAL.has(e.status)) this.orders.delete(key)
+          else this.orders.set(key, fields)
+          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(m, fields, e.execType, time, undefined))
+          break
+        }
+        case 'spotTrade': {
+          const m = state.markets[e.marketId]
+          if (m?.kind !== 'SPOT') break
+          for (const side of [e.maker, e.taker]) {
+            const fields = this.fill(e, side)
+            if (!wants(side.account, side.sub)) continue
+            if (fields) emit(side.account, side.sub, executionReport(m, fields, 'TRADE', time, { e, side, state }))
+            touch(side.account, side.sub, side.base.asset, side.base.free, side.base.locked)
+            touch(side.account, side.sub, side.quote.asset, side.quote.free, side.quote.locked)
+          }
+          break
+        }
+        case 'balance': {
+          if (e.wallet !== 'SPOT' || !wants(e.account, e.sub)) break
+          if (MOVES.has(e.reason)) {
+            emit(e.account, e.sub, { e: 'balanceUpdate', E: time, a: e.asset,
+              d: formatBalance(e.delta, state.assets.get(e.asset)?.scale ?? 0), T: time })
+          }
+          touch(e.account, e.sub, e.asset, e.free, e.locked)
+          break
+        }
+        case 'depositPending':
+        case 'deposit':
+        case 'withdrawal': {
+          const step = walletStep(state, time, e)
+          if (step !== undefined && wants(step.account, step.sub)) emit(step.account, step.sub, step.payload)
+          break
+        }
+        default:
+          break
+      }
+    }
+    if (changed === undefined) return
+    for (const [k, assets] of changed) {
+      const i = k.lastIndexOf(':')
+      const B = [...assets].map(([a, b]) => {
+        const scale = state.assets.get(a)?.scale ?? 0
+        return { a, f: formatBalance(b.free, scale), l: formatBalance(b.locked, scale) }
+      })
+      emit(k.slice(0, i), Number(k.slice(i + 1)), { e: 'outboundAccountPosition', E: time, u: time, B })
+    }
+  }
+
+  /** The order's record after a fill (cache updated; dropped once it is done). */
+  private fill(e: SpotTradeEvent, side: SpotFillSide): OrderRecordFields | undefined {
+    const key = orderKey(e.marketId, side.orderId)
+    const cached = this.orders.get(key)
+    if (cached === undefined) return undefined
+    cached.executedQtyLots = side.executedQtyLots
+    cached.cumQuoteTicksLots = side.cumQuoteTicksLots
+    cached.status = side.status
+    cached.updateTime = e.time
+    if (TERMINAL.has(side.status)) this.orders.delete(key)
+    return cached
+  }
+}
+
+/** Binance spot's execution type for a core one: self-trade prevention expires as TRADE_PREVENTION. */
+function spotExecType(execType: string): string {
+  return execType === 'EXPIRED_IN_MATCH' ? 'TRADE_PREVENTION' : execType
+}
+
+/** executionReport with Binance's letters; `fill` adds the trade's own figures. */
+function executionReport(m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
+  fill: { e: SpotTradeEvent; side: SpotFillSide; state: State } | undefined): Payload {
+  const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
+  const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC'
+  const feeScale = fill ? fill.state.assets.get(fill.side.feeAsset)?.scale ?? 0 : 0
+  return {
+    e: 'executionReport', E: time, s: m.symbol, c: o.clientOrderId, S: o.side,
+    o: o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType, f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
+    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, 0), F: formatQty(m, 0), g: -1,
+    // The client id of the order a cancel ended (Binance's C); '' otherwise.
+    C: execType === 'CANCELED' ? o.clientOrderId : '',
+    x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
+    l: formatQty(m, fill ? fill.e.qtyLots : 0), z: formatQty(m, o.executedQtyLots),
+    L: formatPrice(m, fill ? fill.e.priceTicks : 0),
+    n: fill ? formatLedger(fill.side.fee, feeScale) : '0', N: fill ? fill.side.feeAsset : null,
+    T: fill ? fill.e.time : o.updateTime, t: fill ? fill.e.tradeId : -1,
+    w: open && rests, m: fill ? fill.side === fill.e.maker : false, M: false,
+    O: o.time, Z: formatNotional(m, o.cumQuoteTicksLots),
+    Y: formatNotional(m, fill ? BigInt(fill.e.priceTicks) * BigInt(fill.e.qtyLots) : 0),
+    Q: formatNotional(m, 0), W: o.time, V: o.stp,
+  }
+}
