@@ -1,6 +1,8 @@
 // ccxt's spot client (`binance`), unmodified, pointed at a real exchange process by base URL
 // only, with its markets limited to spot: an order placed, edited (editOrder sends
-// /api/v3/order/cancelReplace), read back and canceled; the fee and the windowed ticker.
+// /api/v3/order/cancelReplace), read back and canceled; the fee and the windowed ticker. Then
+// ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
+// WebSocket API (userDataStream.subscribe.signature on /ws-api/v3).
 
 import t from 'tap'
 import ccxt, { type Exchange } from 'ccxt'
@@ -8,12 +10,17 @@ import { startLiveExchange, type LiveAccount } from '../helpers/live-exchange.js
 
 const S = 'BTC/USDT'
 
-/** Every ccxt REST base moved to our host (nested ones too). */
+/** Every ccxt base moved to our host (nested ones too): https→http, wss→ws. */
+function rehost(tree: unknown, base: string): unknown {
+  return typeof tree === 'string' ? tree.replace(/^https:\/\/[^/]+/, base).replace(/^wss:\/\/[^/]+/, base.replace(/^http/, 'ws'))
+    : tree !== null && typeof tree === 'object' ? Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, rehost(v, base)])) : tree
+}
+
+const SPOT_OPTIONS = { defaultType: 'spot', fetchMarkets: { types: ['spot'] } }
+
 function spotClientFor(base: string, who: LiveAccount): Exchange {
-  const rehost = (tree: unknown): unknown => typeof tree === 'string' ? tree.replace(/^https:\/\/[^/]+/, base)
-    : tree !== null && typeof tree === 'object' ? Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, rehost(v)])) : tree
-  return new ccxt.binance({ apiKey: who.apiKey, secret: who.secretKey, urls: { api: rehost(new ccxt.binance().urls.api) },
-    timeout: 10_000, options: { defaultType: 'spot', fetchMarkets: { types: ['spot'] } } })
+  return new ccxt.binance({ apiKey: who.apiKey, secret: who.secretKey, urls: { api: rehost(new ccxt.binance().urls.api, base) },
+    timeout: 10_000, options: SPOT_OPTIONS })
 }
 
 t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 }, async (t) => {
@@ -35,4 +42,34 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
   t.match(await ex.cancelOrder(edited.id!, S), { id: edited.id, status: 'canceled' })
 
   t.match(await ex.fetchTradingFee(S), { symbol: S, maker: 0.001, taker: 0.001 })
+})
+
+t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket API subscription', { timeout: 60_000 }, async (t) => {
+  const live = await startLiveExchange(t)
+  const ex = new ccxt.pro.binance({ apiKey: live.maker.apiKey, secret: live.maker.secretKey, timeout: 10_000,
+    urls: { api: rehost(new ccxt.pro.binance().urls.api, live.base) }, options: SPOT_OPTIONS })
+  t.teardown(() => ex.close())
+  // ccxt refuses plain ws:// URLs until its node:http agent is loaded (its one-time setup).
+  await ex.loadHttpProxyAgent()
+  await ex.loadMarkets()
+  const before = await ex.fetchBalance()
+  // The subscription is confirmed before anything is placed, so no event can come before it.
+  await ex.authenticate({ type: 'spot' })
+
+  const orders = ex.watchOrders(S)
+  const balance = ex.watchBalance()
+  const placed = await ex.createOrder(S, 'limit', 'buy', 0.01, 20000)
+  const seen = await orders
+  t.match(seen.at(-1), { id: placed.id, symbol: S, type: 'limit', side: 'buy', price: 20000, amount: 0.01, filled: 0, status: 'open' })
+  // 200 USDT locked: moved from free to used.
+  const b = await balance
+  t.equal(b.USDT?.used, 200)
+  t.equal(b.USDT?.free, before.USDT!.free! - 200)
+
+  const canceled = ex.watchOrders(S)
+  const unlocked = ex.watchBalance()
+  await ex.cancelOrder(placed.id!, S)
+  t.match((await canceled).find((o) => o.id === placed.id), { status: 'canceled' })
+  const released = await unlocked
+  t.same([released.USDT?.free, released.USDT?.used], [before.USDT!.free, 0])
 })

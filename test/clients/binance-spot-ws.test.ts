@@ -1,0 +1,70 @@
+// The `binance` package's spot user data, unmodified, pointed at a real exchange process by
+// its `wsUrl` option (and `restOptions.baseUrl`): WebsocketClient's subscribeSpotUserDataStream
+// (a listen key from POST /api/v3/userDataStream, streamed at /ws/<listenKey>) and
+// WebsocketAPIClient's subscribeUserDataStream (userDataStream.subscribe.signature on
+// /ws-api/v3) both see the spot order the maker places and cancels, and its balance.
+
+import t from 'tap'
+import { MainClient, WebsocketAPIClient, WebsocketClient } from 'binance'
+import { startLiveExchange } from '../helpers/live-exchange.js'
+
+type Event = Record<string, unknown> & { e?: string }
+
+/** The events a client receives, with a bounded wait for one that satisfies a test. */
+function inbox(ws: WebsocketClient): { events: Event[]; exceptions: unknown[]; until(ok: (e: Event) => boolean, ms?: number): Promise<Event | undefined> } {
+  const events: Event[] = []
+  const exceptions: unknown[] = []
+  ws.on('message', (e) => { events.push(e as unknown as Event) })
+  ws.on('exception', (e) => { exceptions.push(e) })
+  return {
+    events, exceptions,
+    async until(ok, ms = 15_000) {
+      const deadline = Date.now() + ms
+      for (;;) {
+        const v = events.find(ok)
+        if (v !== undefined || Date.now() > deadline) return v
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    },
+  }
+}
+
+/** The package logs every connection step; only its errors matter here. */
+const quiet = { trace: () => {}, info: () => {}, error: (...a: unknown[]) => { console.error(...a) } }
+
+t.test('binance package: the spot user data stream by listen key and by WebSocket API subscription', { timeout: 60_000 }, async (t) => {
+  const live = await startLiveExchange(t)
+  const creds = { api_key: live.maker.apiKey, api_secret: live.maker.secretKey }
+  const byKey = new WebsocketClient({ ...creds, wsUrl: live.base.replace(/^http/, 'ws'), restOptions: { baseUrl: live.base } }, quiet)
+  const api = new WebsocketAPIClient({ ...creds, wsUrl: live.base.replace(/^http/, 'ws') }, quiet)
+  const rest = new MainClient({ ...creds, baseUrl: live.base })
+  const keyed = inbox(byKey)
+  const subscribed = inbox(api.getWSClient())
+  t.teardown(async () => {
+    // The package's listen-key keep-alive interval would hold the process open; its own teardown clears it.
+    const manager = (byKey as unknown as { getUserDataStreamManager(): { teardownUserDataListenKey(k: string): void } }).getUserDataStreamManager()
+    for (const k of (byKey as unknown as { getWsStore(): { getKeys(): string[] } }).getWsStore().getKeys()) {
+      const m = /_userData__([0-9a-f]+)_/.exec(k)
+      if (m) manager.teardownUserDataListenKey(m[1]!)
+    }
+    byKey.closeAll(true)
+    api.getWSClient().closeAll(true)
+  })
+
+  await byKey.subscribeSpotUserDataStream()
+  const sub = await api.subscribeUserDataStream('mainWSAPI')
+  t.match(sub, { status: 200, result: { subscriptionId: 0 } })
+
+  const placed = await rest.submitNewOrder({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: 0.01, price: 20000 })
+  await rest.cancelOrder({ symbol: 'BTCUSDT', orderId: placed.orderId })
+  for (const [name, box] of [['listen key', keyed], ['WebSocket API', subscribed]] as const) {
+    const canceled = await box.until((e) => e.e === 'executionReport' && e.x === 'CANCELED')
+    const reports = box.events.filter((e) => e.e === 'executionReport')
+    t.same(reports.map((e) => [e.i, e.x, e.X]), [[placed.orderId, 'NEW', 'NEW'], [placed.orderId, 'CANCELED', 'CANCELED']], `${name}: NEW then CANCELED`)
+    t.match(canceled, { s: 'BTCUSDT', S: 'BUY', o: 'LIMIT', q: '0.0100', p: '20000.00', z: '0.0000', C: placed.clientOrderId })
+    const balances = box.events.filter((e) => e.e === 'outboundAccountPosition').map((e) => (e.B as { a: string; l: string }[])[0])
+    t.match(balances, [{ a: 'USDT', l: '200.00000000' }, { a: 'USDT', l: '0.00000000' }], `${name}: 200 USDT locked, then released`)
+  }
+  t.same([...keyed.exceptions, ...subscribed.exceptions], [], 'no client exception')
+  t.same(live.offMachine, [], 'no connection left this machine')
+})
