@@ -103,6 +103,9 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   // Shared with the WebSocket API (gateway/ws-api): one order budget and one context for both.
   const orders = new OrderCounter(ctx.now, ctx.rateLimits)
   app.decorate('orders', orders)
+  // Spot orders count apart, as on Binance (spot and futures are separate venues).
+  const spotOrders = new OrderCounter(ctx.now, ctx.rateLimits)
+  app.decorate('spotOrders', spotOrders)
   app.decorate('gatewayCtx', ctx)
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
@@ -137,7 +140,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(accountStatusRoutes, { ctx, weights })
   await app.register(accountConfigRoutes, { ctx, weights })
   await app.register(positionRoutes, { ctx, weights })
-  await app.register(spotTradeRoutes, { ctx, weights })
+  await app.register(spotTradeRoutes, { ctx, weights, orders: spotOrders })
   await app.register(listenKeyRoutes, { ctx, weights, listenKeys, spotListenKeys })
   return app
 }

@@ -24,70 +24,92 @@ const paths = (path: string): string[] => PREFIXES.map((p) => p + path)
 const SPOT_DEPTH_MAX = 5000
 
 /** Binance spot depth weight: 1-100 5, 101-500 25, 501-1000 50, 1001-5000 250. */
-function depthWeight(p: Params): number {
+export function spotDepthWeight(p: Params): number {
   const limit = limitForWeight(p, 100)
   return limit <= 100 ? 5 : limit <= 500 ? 25 : limit <= 1000 ? 50 : 250
 }
 
+/** The spot book to `limit` levels a side (100 by default, at most 5000). */
+export function spotDepthBody(ctx: GatewayContext, p: Params): object {
+  const state = ctx.state()
+  const m = spotParam(state, p)
+  const limit = Math.min(limitParam(p, 100, Number.MAX_SAFE_INTEGER), SPOT_DEPTH_MAX)
+  return { lastUpdateId: state.seq, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
+}
+
+/** The sequencer time the projections have reached, as the windows' "now". */
+const windowNow = (ctx: GatewayContext): number => Math.max(ctx.now(), ctx.projections.flushedTime)
+
+// Each route's body, shared with the spot WebSocket API (trades.recent, klines, ...).
+
+export async function spotRecentTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
+  const m = spotParam(ctx.state(), p)
+  const limit = limitParam(p, 500, 1000)
+  const trades = await ctx.projections.recentTrades(m.marketId, limit, windowNow(ctx))
+  // Every fill is at the book's best price: Binance's isBestMatch is always true here.
+  return trades.map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
+}
+
+export async function spotHistoricalTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
+  const m = spotParam(ctx.state(), p)
+  const q = { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }
+  return (await ctx.projections.historicalTrades(m.marketId, q, windowNow(ctx))).map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
+}
+
+export async function spotAggTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
+  return (await aggTradeRows(ctx, spotParam(ctx.state(), p), p)).map((a) => ({ ...a, M: true }))
+}
+
+export function spotKlines(ctx: GatewayContext, p: Params): ReturnType<typeof klineRows> {
+  return klineRows(ctx, spotParam(ctx.state(), p), p, 1000)
+}
+
+/** Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all. */
+export function spotTicker24hWeight(p: Params): number {
+  const n = symbolCountForWeight(p)
+  return n === 0 || n > 100 ? 80 : n > 20 ? 40 : 2
+}
+
+export async function spotTicker24h(ctx: GatewayContext, p: Params): Promise<object> {
+  const { markets, many } = spotsListParam(ctx.state(), p, false)
+  const now = windowNow(ctx)
+  const bodies = await Promise.all(markets.map(async (m) => spotTickerBody(m, await ctx.projections.ticker24h(m.marketId, now))))
+  return many ? bodies : bodies[0]!
+}
+
 export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const get = publicGet.bind(null, app, weights)
-  const windowNow = (): number => Math.max(ctx.now(), ctx.projections.flushedTime)
 
   get({
-    url: paths('/depth'), params: ['symbol', 'limit'], response: spotDepthSchema, weight: depthWeight,
-    handler: (p) => {
-      const state = ctx.state()
-      const m = spotParam(state, p)
-      const limit = Math.min(limitParam(p, 100, Number.MAX_SAFE_INTEGER), SPOT_DEPTH_MAX)
-      return { lastUpdateId: state.seq, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
-    },
+    url: paths('/depth'), params: ['symbol', 'limit'], response: spotDepthSchema, weight: spotDepthWeight,
+    handler: (p) => spotDepthBody(ctx, p),
   })
 
   get({
     url: paths('/trades'), params: ['symbol', 'limit'], response: spotTradesSchema, weight: 25,
-    handler: async (p) => {
-      const m = spotParam(ctx.state(), p)
-      const limit = limitParam(p, 500, 1000)
-      const trades = await ctx.projections.recentTrades(m.marketId, limit, windowNow())
-      // Every fill is at the book's best price: Binance's isBestMatch is always true here.
-      return trades.map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
-    },
+    handler: (p) => spotRecentTrades(ctx, p),
   })
 
   get({
     url: paths('/aggTrades'), params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'], response: spotAggTradesSchema, weight: 4,
-    handler: async (p) => (await aggTradeRows(ctx, spotParam(ctx.state(), p), p)).map((a) => ({ ...a, M: true })),
+    handler: (p) => spotAggTrades(ctx, p),
   })
 
   get({
     url: paths('/historicalTrades'), params: ['symbol', 'limit', 'fromId'], response: spotTradesSchema, weight: 25,
-    handler: async (p) => {
-      const m = spotParam(ctx.state(), p)
-      const q = { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }
-      return (await ctx.projections.historicalTrades(m.marketId, q, windowNow())).map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
-    },
+    handler: (p) => spotHistoricalTrades(ctx, p),
   })
 
   // uiKlines: Binance tunes these for charts; here they are the klines.
   get({
     url: [...paths('/klines'), '/api/v3/uiKlines'], params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: 2,
-    handler: (p) => klineRows(ctx, spotParam(ctx.state(), p), p, 1000),
+    handler: (p) => spotKlines(ctx, p),
   })
 
   get({
-    url: paths('/ticker/24hr'), params: ['symbol', 'symbols'], response: spotTickerSchema,
-    // Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all.
-    weight: (p) => {
-      const n = symbolCountForWeight(p)
-      return n === 0 || n > 100 ? 80 : n > 20 ? 40 : 2
-    },
-    handler: async (p) => {
-      const { markets, many } = spotsListParam(ctx.state(), p, false)
-      const now = windowNow()
-      const bodies = await Promise.all(markets.map(async (m) => spotTickerBody(m, await ctx.projections.ticker24h(m.marketId, now))))
-      return many ? bodies : bodies[0]
-    },
+    url: paths('/ticker/24hr'), params: ['symbol', 'symbols'], response: spotTickerSchema, weight: spotTicker24hWeight,
+    handler: (p) => spotTicker24h(ctx, p),
   })
 
   await app.register(spotTickerRoutes, { ctx, weights })

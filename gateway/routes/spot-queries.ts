@@ -4,11 +4,11 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { SpotMarket, State } from '../../core/state.js'
-import { authenticate } from '../auth.js'
+import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatAvgPrice, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf } from '../format-market.js'
-import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange } from '../market-params.js'
+import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -57,59 +57,85 @@ function tradeJson(state: State, m: SpotMarket, r: Awaited<ReturnType<GatewayCon
   }
 }
 
+/** ticker/price and ticker/bookTicker weigh 2 for one symbol, 4 for several or all. */
+export const spotTickerWeight = (p: Params): number => optional(p, 'symbol') === undefined ? 4 : 2
+
+/** The last price of one symbol, of `symbols`, or of every spot market. */
+export function spotPriceBody(ctx: GatewayContext, p: Params): object {
+  return oneOrList(spotsListParam(ctx.state(), p, false), (m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks) }))
+}
+
+/** The best bid and ask of one symbol, of `symbols`, or of every spot market. */
+export function spotBookTickerBody(ctx: GatewayContext, p: Params): object {
+  return oneOrList(spotsListParam(ctx.state(), p, false), (m) => {
+    const [bidPrice, bidQty] = bestOf(m, m.book.bids)
+    const [askPrice, askQty] = bestOf(m, m.book.asks)
+    return { symbol: m.symbol, bidPrice, bidQty, askPrice, askQty }
+  })
+}
+
+export function spotAvgPriceBody(ctx: GatewayContext, p: Params): Promise<object> {
+  return avgPrice(ctx, spotParam(ctx.state(), p))
+}
+
+/** GET myTrades weighs 5 for one order's, 20 otherwise. */
+export const spotMyTradesWeight = (p: Params): number => idParam(p, 'orderId') === undefined ? 20 : 5
+
+/** GET myTrades: the sub-account's fills in one market (Binance spot: a time range of at most 24 hours). */
+export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
+  const state = ctx.state()
+  const m = spotParam(state, a.params)
+  const orderId = idParam(a.params, 'orderId')
+  const range = timeRange(a.params, DAY_MS)
+  const fromId = idParam(a.params, 'fromId')
+  const limit = limitParam(a.params, 500, 1000)
+  await ctx.projections.flush()
+  const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
+    { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
+  return rows.map((r) => tradeJson(state, m, r))
+}
+
+/** GET allOrders: the sub-account's orders in one market, open and done. */
+export async function spotAllOrdersFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
+  const m = spotParam(ctx.state(), a.params)
+  const orderId = idParam(a.params, 'orderId')
+  const limit = limitParam(a.params, 500, 1000)
+  await ctx.projections.flush()
+  const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
+    { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
+  return rows.map((r) => spotOrderJson(m, r, 'record'))
+}
+
 export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const get = publicGet.bind(null, app, weights)
 
   get({
     url: paths('/ticker/price'), params: ['symbol', 'symbols'], response: spotQueryDocs.priceSchema,
-    weight: (p) => optional(p, 'symbol') === undefined ? 4 : 2,
-    handler: (p) => oneOrList(spotsListParam(ctx.state(), p, false), (m) => ({ symbol: m.symbol, price: formatPrice(m, m.lastPriceTicks) })),
+    weight: spotTickerWeight, handler: (p) => spotPriceBody(ctx, p),
   })
 
   get({
     url: paths('/ticker/bookTicker'), params: ['symbol', 'symbols'], response: spotQueryDocs.bookTickerSchema,
-    weight: (p) => optional(p, 'symbol') === undefined ? 4 : 2,
-    handler: (p) => oneOrList(spotsListParam(ctx.state(), p, false), (m) => {
-      const [bidPrice, bidQty] = bestOf(m, m.book.bids)
-      const [askPrice, askQty] = bestOf(m, m.book.asks)
-      return { symbol: m.symbol, bidPrice, bidQty, askPrice, askQty }
-    }),
+    weight: spotTickerWeight, handler: (p) => spotBookTickerBody(ctx, p),
   })
 
   get({
     url: paths('/avgPrice'), params: ['symbol'], response: spotQueryDocs.avgPriceSchema, weight: 2,
-    handler: (p) => avgPrice(ctx, spotParam(ctx.state(), p)),
+    handler: (p) => spotAvgPriceBody(ctx, p),
   })
 
   for (const url of paths('/myTrades')) {
     app.get(url, spotQueryDocs.myTrades, async (req) => {
       const a = authenticate(ctx, req, 'USER_DATA')
-      const orderId = idParam(a.params, 'orderId')
-      weights.charge(req.ip, orderId === undefined ? 20 : 5)
-      const state = ctx.state()
-      const m = spotParam(state, a.params)
-      // Binance spot: startTime and endTime at most 24 hours apart.
-      const range = timeRange(a.params, DAY_MS)
-      const fromId = idParam(a.params, 'fromId')
-      const limit = limitParam(a.params, 500, 1000)
-      await ctx.projections.flush()
-      const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
-        { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
-      return rows.map((r) => tradeJson(state, m, r))
+      weights.charge(req.ip, spotMyTradesWeight(a.params))
+      return spotMyTradesFrom(ctx, a)
     })
   }
 
   for (const url of paths('/allOrders')) {
     app.get(url, spotQueryDocs.allOrders, async (req) => {
       weights.charge(req.ip, 20)
-      const a = authenticate(ctx, req, 'USER_DATA')
-      const m = spotParam(ctx.state(), a.params)
-      const orderId = idParam(a.params, 'orderId')
-      const limit = limitParam(a.params, 500, 1000)
-      await ctx.projections.flush()
-      const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
-        { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
-      return rows.map((r) => spotOrderJson(m, r, 'record'))
+      return spotAllOrdersFrom(ctx, authenticate(ctx, req, 'USER_DATA'))
     })
   }
 }

@@ -1,7 +1,8 @@
 // Spot trading and account (/api/v1 per the spec, /api/v3 as Binance's spot clients call
-// it): place (ACK, RESULT, FULL), query, open orders, cancel, cancel all, balances.
+// it): place (ACK, RESULT, FULL), cancel-replace, test, query, open orders, cancel, cancel
+// all, balances, order limits.
 
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Event } from '../../core/events.js'
 import type { OrderType, PlaceOrder, StpMode, TimeInForce } from '../../core/commands.js'
 import { testOrder } from '../../core/orders.js'
@@ -10,11 +11,11 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
-import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
-import { OrderCounter } from '../order-counter.js'
+import type { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { spotQueryRoutes } from './spot-queries.js'
@@ -22,6 +23,8 @@ import { spotQueryRoutes } from './spot-queries.js'
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
+  /** New-order limits per account, shared with the spot WebSocket API. */
+  orders: OrderCounter
 }
 
 const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
@@ -128,129 +131,192 @@ function cancelRefParam(p: Params): { orderId: number } | { clientOrderId: strin
   return { clientOrderId }
 }
 
-export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const orders = new OrderCounter(ctx.now, ctx.rateLimits)
+// Each route's work, on an authenticated request's params: the REST routes below and the spot
+// WebSocket API (gateway/ws-api/spot-methods.ts) run the same code. New orders are counted
+// against the ORDERS limits by the caller, once the symbol is known.
+
+/** POST order: sequences it and answers in newOrderRespType's form. */
+export async function spotPlaceFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+  const state = ctx.state()
+  const m = spotParam(state, a.params)
+  const cmd = placeCommand(a, m)
+  return submitPlace(ctx, state, m, cmd, respTypeParam(a.params, cmd))
+}
+
+/** cancelReplace's refusal, with each half's result (Binance's `data`). */
+export class CancelReplaceError extends ApiError {
+  constructor(status: number, code: number, msg: string, readonly data: object) {
+    super(status, code, msg)
+  }
+
+  override toBody(): ErrorBody & { data: object } {
+    return { ...super.toBody(), data: this.data }
+  }
+}
+
+/**
+ * POST order/cancelReplace: every parameter of both halves is read before either is
+ * sequenced; STOP_ON_FAILURE or ALLOW_FAILURE as Binance's. Both halves done: the data;
+ * one: 409 -2021; neither: 400 -2022, each with the data.
+ */
+export async function spotCancelReplaceFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+  const state = ctx.state()
+  const m = spotParam(state, a.params)
+  const mode = required(a.params, 'cancelReplaceMode')
+  if (mode !== 'STOP_ON_FAILURE' && mode !== 'ALLOW_FAILURE') throw invalidParam('cancelReplaceMode')
+  const ref = cancelRefParam(a.params)
+  const restriction = cancelRestrictionParam(a.params)
+  const cmd = placeCommand(a, m)
+  const respType = respTypeParam(a.params, cmd)
+  const attempt = (f: () => Promise<object>): Promise<{ ok: boolean; body: object }> =>
+    f().then((body) => ({ ok: true, body }), (err: unknown) => {
+      if (!(err instanceof ApiError)) throw err
+      return { ok: false, body: err.toBody() }
+    })
+  const cancel = await attempt(() => submitCancel(ctx, a, m, { ...ref, ...(restriction !== undefined ? { restriction } : {}) }))
+  const placed = cancel.ok || mode === 'ALLOW_FAILURE' ? await attempt(() => submitPlace(ctx, state, m, cmd, respType)) : undefined
+  const data = {
+    cancelResult: cancel.ok ? 'SUCCESS' : 'FAILURE',
+    newOrderResult: placed === undefined ? 'NOT_ATTEMPTED' : placed.ok ? 'SUCCESS' : 'FAILURE',
+    cancelResponse: cancel.body, newOrderResponse: placed?.body ?? null,
+  }
+  if (cancel.ok && placed?.ok === true) return data
+  if (cancel.ok || placed?.ok === true) throw new CancelReplaceError(409, -2021, 'Order cancel-replace partially failed.', data)
+  throw new CancelReplaceError(400, -2022, 'Order cancel-replace failed.', data)
+}
+
+/**
+ * POST order/test, a dry run (core/orders.ts testOrder): every check placement makes,
+ * balances included; nothing is sequenced. {} as Binance answers, or with
+ * computeCommissionRates=true the market's rates (no special rates, taxes or discounts here).
+ */
+export function spotTestFrom(ctx: GatewayContext, a: Authenticated): object {
+  const state = ctx.state()
+  const m = spotParam(state, a.params)
+  const rates = looseBool(a.params, 'computeCommissionRates')
+  const cmd = placeCommand(a, m)
+  const o = testOrder(state, cmd, ctx.now())
+  if (typeof o === 'string') throw fromCore(o, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
+  return rates === true ? spotCommissionBody(m, true) : {}
+}
+
+/** GET rateLimit/order: the order limits and this sub-account's counts in them now. */
+export function spotOrderLimitsFrom(orders: OrderCounter, a: Authenticated): object[] {
+  const u = orders.usage(`${a.session.account}/${a.session.sub}`)
+  return [
+    { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: u.limit10s, count: u.n10s },
+    { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: u.limit1m, count: u.n1m },
+  ]
+}
+
+/** GET order: the order's record, open or done. */
+export async function spotQueryFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+  const m = spotParam(ctx.state(), a.params)
+  const rec = await findOrder(ctx, a, m)
+  if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'query' })
+  return spotOrderJson(m, rec, 'record')
+}
+
+/** DELETE order. */
+export function spotCancelFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+  return submitCancel(ctx, a, spotParam(ctx.state(), a.params), orderRefParam(a.params))
+}
+
+/** GET openOrders weighs 6 for one symbol, 80 for all. */
+export const spotOpenOrdersWeight = (p: Params): number => optional(p, 'symbol') === undefined ? 80 : 6
+
+/** GET openOrders: one symbol's or every spot market's. */
+export function spotOpenOrdersFrom(ctx: GatewayContext, a: Authenticated): object[] {
+  const state = ctx.state()
+  const m = optional(a.params, 'symbol') === undefined ? undefined : spotParam(state, a.params)
+  const out: object[] = []
+  for (const o of a.sub?.orders.values() ?? []) {
+    if (o.market.kind === 'SPOT' && (m === undefined || o.market === m)) out.push(spotOrderJson(o.market, fieldsOfOrder(o), 'record'))
+  }
+  return out
+}
+
+/** DELETE openOrders: cancels the symbol's open orders; their records. */
+export async function spotCancelAllFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
+  const m = spotParam(ctx.state(), a.params)
+  const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancelAll' })
+  return ack.result.events.flatMap((e) => e.type === 'order' ? [{ ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, e.orderId)!, 'response'),
+    origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
+}
+
+/** GET account: every asset's spot balance. */
+export function spotAccountFrom(ctx: GatewayContext, a: Authenticated): object {
+  const state = ctx.state()
+  const balances = [...state.assets.values()].map((asset) => {
+    const b = a.sub?.spot.get(asset.name)
+    // Binance spot prints balances with 8 decimals (more only for an asset whose scale is finer).
+    return { asset: asset.name, free: formatBalance(b?.free ?? 0, asset.scale), locked: formatBalance(b?.locked ?? 0, asset.scale) }
+  })
+  return {
+    makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
+    canTrade: true, canWithdraw: true, canDeposit: true, brokered: false, requireSelfTradePrevention: false, preventSor: false,
+    updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'],
+  }
+}
+
+export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
   await app.register(spotQueryRoutes, { ctx, weights })
+  /** Counts a new order of the request's account (its headers), once the symbol is known. */
+  const count = (a: Authenticated, reply: FastifyReply): void => {
+    spotParam(ctx.state(), a.params)
+    void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
+  }
   for (const v of ['/api/v1', '/api/v3']) {
     app.post(`${v}/order`, spotDocs.placeOrder, async (req, reply) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
-      const state = ctx.state()
-      const m = spotParam(state, a.params)
-      void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
-      const cmd = placeCommand(a, m)
-      return submitPlace(ctx, state, m, cmd, respTypeParam(a.params, cmd))
+      count(a, reply)
+      return spotPlaceFrom(ctx, a)
     })
 
     app.post(`${v}/order/cancelReplace`, spotDocs.cancelReplace, async (req, reply) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
-      const state = ctx.state()
-      const m = spotParam(state, a.params)
-      // Every parameter of both halves is read before either is sequenced.
-      const mode = required(a.params, 'cancelReplaceMode')
-      if (mode !== 'STOP_ON_FAILURE' && mode !== 'ALLOW_FAILURE') throw invalidParam('cancelReplaceMode')
-      const ref = cancelRefParam(a.params)
-      const restriction = cancelRestrictionParam(a.params)
-      const cmd = placeCommand(a, m)
-      const respType = respTypeParam(a.params, cmd)
-      void reply.headers(orders.count(`${a.session.account}/${a.session.sub}`))
-      const attempt = (f: () => Promise<object>): Promise<{ ok: boolean; body: object }> =>
-        f().then((body) => ({ ok: true, body }), (err: unknown) => {
-          if (!(err instanceof ApiError)) throw err
-          return { ok: false, body: err.toBody() }
-        })
-      const cancel = await attempt(() => submitCancel(ctx, a, m, { ...ref, ...(restriction !== undefined ? { restriction } : {}) }))
-      const placed = cancel.ok || mode === 'ALLOW_FAILURE' ? await attempt(() => submitPlace(ctx, state, m, cmd, respType)) : undefined
-      const data = {
-        cancelResult: cancel.ok ? 'SUCCESS' : 'FAILURE',
-        newOrderResult: placed === undefined ? 'NOT_ATTEMPTED' : placed.ok ? 'SUCCESS' : 'FAILURE',
-        cancelResponse: cancel.body, newOrderResponse: placed?.body ?? null,
-      }
-      if (cancel.ok && placed?.ok === true) return data
-      // One half done: 409 and -2021; neither: 400 and -2022, as Binance answers.
-      if (cancel.ok || placed?.ok === true) return reply.status(409).send({ code: -2021, msg: 'Order cancel-replace partially failed.', data })
-      return reply.status(400).send({ code: -2022, msg: 'Order cancel-replace failed.', data })
+      count(a, reply)
+      return spotCancelReplaceFrom(ctx, a)
     })
 
-    // A dry run (core/orders.ts testOrder): every check placement makes, balances included;
-    // nothing is sequenced. {} as Binance answers, or with computeCommissionRates=true the
-    // market's rates (no special rates, taxes or discounts here).
     app.post(`${v}/order/test`, spotDocs.testOrder, async (req) => {
       weights.charge(req.ip, 1)
-      const a = authenticate(ctx, req, 'TRADE')
-      const state = ctx.state()
-      const m = spotParam(state, a.params)
-      const rates = looseBool(a.params, 'computeCommissionRates')
-      const cmd = placeCommand(a, m)
-      const o = testOrder(state, cmd, ctx.now())
-      if (typeof o === 'string') throw fromCore(o, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
-      return rates === true ? spotCommissionBody(m, true) : {}
+      return spotTestFrom(ctx, authenticate(ctx, req, 'TRADE'))
     })
 
-    // The order limits and this sub-account's counts in them now.
     app.get(`${v}/rateLimit/order`, spotDocs.orderRateLimit, async (req) => {
       weights.charge(req.ip, 40)
-      const a = authenticate(ctx, req, 'USER_DATA')
-      const u = orders.usage(`${a.session.account}/${a.session.sub}`)
-      return [
-        { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: u.limit10s, count: u.n10s },
-        { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: u.limit1m, count: u.n1m },
-      ]
+      return spotOrderLimitsFrom(orders, authenticate(ctx, req, 'USER_DATA'))
     })
 
     app.get(`${v}/order`, spotDocs.queryOrder, async (req) => {
       weights.charge(req.ip, 4)
-      const a = authenticate(ctx, req, 'USER_DATA')
-      const m = spotParam(ctx.state(), a.params)
-      const rec = await findOrder(ctx, a, m)
-      if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'query' })
-      return spotOrderJson(m, rec, 'record')
+      return spotQueryFrom(ctx, authenticate(ctx, req, 'USER_DATA'))
     })
 
     app.delete(`${v}/order`, spotDocs.cancelOrder, async (req) => {
       weights.charge(req.ip, 1)
-      const a = authenticate(ctx, req, 'TRADE')
-      const m = spotParam(ctx.state(), a.params)
-      return submitCancel(ctx, a, m, orderRefParam(a.params))
+      return spotCancelFrom(ctx, authenticate(ctx, req, 'TRADE'))
     })
 
     app.get(`${v}/openOrders`, spotDocs.openOrders, async (req) => {
       const a = authenticate(ctx, req, 'USER_DATA')
-      const state = ctx.state()
-      const m = optional(a.params, 'symbol') === undefined ? undefined : spotParam(state, a.params)
-      weights.charge(req.ip, m ? 6 : 80)
-      const out: object[] = []
-      for (const o of a.sub?.orders.values() ?? []) {
-        if (o.market.kind === 'SPOT' && (m === undefined || o.market === m)) out.push(spotOrderJson(o.market, fieldsOfOrder(o), 'record'))
-      }
-      return out
+      const all = spotOpenOrdersFrom(ctx, a)
+      weights.charge(req.ip, spotOpenOrdersWeight(a.params))
+      return all
     })
 
     app.delete(`${v}/openOrders`, spotDocs.cancelAll, async (req) => {
       weights.charge(req.ip, 1)
-      const a = authenticate(ctx, req, 'TRADE')
-      const m = spotParam(ctx.state(), a.params)
-      const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
-      if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancelAll' })
-      return ack.result.events.flatMap((e) => e.type === 'order' ? [{ ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, e.orderId)!, 'response'),
-        origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
+      return spotCancelAllFrom(ctx, authenticate(ctx, req, 'TRADE'))
     })
 
     app.get(`${v}/account`, spotDocs.account, async (req) => {
       weights.charge(req.ip, 20)
-      const a = authenticate(ctx, req, 'USER_DATA')
-      const state = ctx.state()
-      const balances = [...state.assets.values()].map((asset) => {
-        const b = a.sub?.spot.get(asset.name)
-        // Binance spot prints balances with 8 decimals (more only for an asset whose scale is finer).
-        return { asset: asset.name, free: formatBalance(b?.free ?? 0, asset.scale), locked: formatBalance(b?.locked ?? 0, asset.scale) }
-      })
-      return {
-        makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
-        canTrade: true, canWithdraw: true, canDeposit: true, brokered: false, requireSelfTradePrevention: false, preventSor: false,
-        updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'],
-      }
+      return spotAccountFrom(ctx, authenticate(ctx, req, 'USER_DATA'))
     })
   }
 }

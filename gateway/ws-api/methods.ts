@@ -23,6 +23,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** New-order limits per account, shared by REST and the WebSocket API (decorated in app.ts). */
     orders: OrderCounter
+    /** The same for spot orders (spot REST and /ws-api/v3). */
+    spotOrders: OrderCounter
     /** The context the routes run on (with the processing deadline), for the WebSocket API. */
     gatewayCtx: GatewayContext
     /** Request weight per IP, shared by REST and the WebSocket API (decorated in app.ts). */
@@ -43,6 +45,8 @@ export interface MethodEnv {
   ctx: GatewayContext
   /** The listen keys of this API's stream: futures on /ws-fapi/v1, spot on /ws-api/v3. */
   listenKeys: ListenKeys
+  /** The new-order limits of this API's venue (app.orders, or app.spotOrders). */
+  orders: OrderCounter
   logon: Logon
   /** The spot API's user data stream subscriptions (absent on the futures API). */
   subscriptions?: StreamSubscriptions

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { GatewayContext } from '../context.js'
 import { ApiError, unknownError } from '../errors.js'
-import { perpParam } from '../market-params.js'
+import { perpParam, spotParam } from '../market-params.js'
 import { DEFAULT_RATE_LIMITS } from '../rate-limits.js'
 import type { ConnectionLimits } from '../ws/connection.js'
 import { CLOSE, ManagedSocket } from '../ws/managed-socket.js'
@@ -68,6 +68,7 @@ export class WsApiConnection extends ManagedSocket {
   private readonly logon: Logon
   private readonly env: MethodEnv
   private readonly methods: Record<string, Method>
+  private readonly spot: boolean
 
   /** `users` for a spot connection (its subscriptions); undefined for a futures one. */
   constructor(ws: WebSocket, private readonly ip: string, private readonly app: FastifyInstance,
@@ -75,9 +76,10 @@ export class WsApiConnection extends ManagedSocket {
     users: UserStreams | undefined) {
     super(ws, limits)
     this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now() }
-    this.methods = users === undefined ? METHODS : SPOT_METHODS
-    this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, logon: this.logon }
-      : { ctx, listenKeys: app.spotListenKeys, logon: this.logon,
+    this.spot = users !== undefined
+    this.methods = this.spot ? SPOT_METHODS : METHODS
+    this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, orders: app.orders, logon: this.logon }
+      : { ctx, listenKeys: app.spotListenKeys, orders: app.spotOrders, logon: this.logon,
         subscriptions: new StreamSubscriptions(users, (body) => this.send(body), ctx.now) }
     ws.on('message', (data, isBinary) => { void this.onMessage(isBinary ? null : data.toString()) })
   }
@@ -115,9 +117,9 @@ export class WsApiConnection extends ManagedSocket {
       this.app.weights.charge(this.ip, typeof method.weight === 'number' ? method.weight : method.weight(p))
       const a = method.security === 'NONE' ? undefined : authenticateWs(this.env.ctx, p, method.security, this.logon.session)
       if (method.countsOrder) {
-        // An unknown symbol is refused before the order counts (as on REST).
-        perpParam(this.env.ctx.state(), p)
-        const h = this.app.orders.count(`${a!.session.account}/${a!.session.sub}`)
+        // An unknown symbol is refused before the order counts (as on REST); spot orders count apart.
+        ;(this.spot ? spotParam : perpParam)(this.env.ctx.state(), p)
+        const h = this.env.orders.count(`${a!.session.account}/${a!.session.sub}`)
         orderCounts = { n10: Number(h['X-MBX-ORDER-COUNT-10S']), n60: Number(h['X-MBX-ORDER-COUNT-1M']) }
       }
       body = { status: 200, result: await method.run(this.env, a, p) }

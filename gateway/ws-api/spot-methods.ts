@@ -1,9 +1,17 @@
-// The spot WebSocket API's methods (/ws-api/v3): the session, the spot listen keys, and the
-// user data stream subscriptions that deliver the spot stream's events on the connection
-// itself (subscriptions.ts), as ccxt's and the binance package's spot clients use them.
+// The spot WebSocket API's methods (/ws-api/v3): the session, spot trading and queries (each
+// the spot REST route's own code, as on the futures API), the spot listen keys, and the user
+// data stream subscriptions that deliver the spot stream's events on the connection itself
+// (subscriptions.ts), as ccxt's and the binance package's spot clients use them.
 
 import { ApiError, permissionDenied } from '../errors.js'
-import { idParam } from '../market-params.js'
+import { spotCommissionBody } from '../format-market.js'
+import { idParam, looseBool, spotParam } from '../market-params.js'
+import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, spotKlines, spotRecentTrades, spotTicker24h,
+  spotTicker24hWeight } from '../routes/spot-market.js'
+import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPriceBody,
+  spotTickerWeight } from '../routes/spot-queries.js'
+import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
+  spotOrderLimitsFrom, spotPlaceFrom, spotQueryFrom, spotTestFrom } from '../routes/spot-trade.js'
 import { listenKeyMethods, SESSION_METHODS, type Method, type MethodEnv } from './methods.js'
 import type { StreamSubscriptions } from './subscriptions.js'
 
@@ -18,6 +26,39 @@ export const SPOT_METHODS: Record<string, Method> = {
 
   ping: { security: 'NONE', weight: 1, run: () => ({}) },
   time: { security: 'NONE', weight: 1, run: (env) => ({ serverTime: env.ctx.now() }) },
+
+  'order.place': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotPlaceFrom(env.ctx, a!) },
+  'order.cancelReplace': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotCancelReplaceFrom(env.ctx, a!) },
+  'order.test': {
+    security: 'TRADE', weight: (p) => looseBool(p, 'computeCommissionRates') === true ? 20 : 1,
+    run: (env, a) => spotTestFrom(env.ctx, a!),
+  },
+  'order.status': { security: 'USER_DATA', weight: 4, run: (env, a) => spotQueryFrom(env.ctx, a!) },
+  'order.cancel': { security: 'TRADE', weight: 1, run: (env, a) => spotCancelFrom(env.ctx, a!) },
+  'openOrders.status': { security: 'USER_DATA', weight: spotOpenOrdersWeight, run: (env, a) => spotOpenOrdersFrom(env.ctx, a!) },
+  'openOrders.cancelAll': { security: 'TRADE', weight: 1, run: (env, a) => spotCancelAllFrom(env.ctx, a!) },
+  allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOrdersFrom(env.ctx, a!) },
+  myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => spotMyTradesFrom(env.ctx, a!) },
+  'account.status': { security: 'USER_DATA', weight: 20, run: (env, a) => spotAccountFrom(env.ctx, a!) },
+  'account.commission': {
+    security: 'USER_DATA', weight: 20,
+    run: (env, a) => spotCommissionBody(spotParam(env.ctx.state(), a!.params), false),
+  },
+  'account.rateLimits.orders': {
+    security: 'USER_DATA', weight: 40,
+    run: (env, a) => spotOrderLimitsFrom(env.orders, a!),
+  },
+
+  depth: { security: 'NONE', weight: spotDepthWeight, run: (env, _a, p) => spotDepthBody(env.ctx, p) },
+  'ticker.price': { security: 'NONE', weight: spotTickerWeight, run: (env, _a, p) => spotPriceBody(env.ctx, p) },
+  'ticker.book': { security: 'NONE', weight: spotTickerWeight, run: (env, _a, p) => spotBookTickerBody(env.ctx, p) },
+  avgPrice: { security: 'NONE', weight: 2, run: (env, _a, p) => spotAvgPriceBody(env.ctx, p) },
+  'ticker.24hr': { security: 'NONE', weight: spotTicker24hWeight, run: (env, _a, p) => spotTicker24h(env.ctx, p) },
+  'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => spotRecentTrades(env.ctx, p) },
+  'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => spotHistoricalTrades(env.ctx, p) },
+  'trades.aggregate': { security: 'NONE', weight: 4, run: (env, _a, p) => spotAggTrades(env.ctx, p) },
+  klines: { security: 'NONE', weight: 2, run: (env, _a, p) => spotKlines(env.ctx, p) },
+  uiKlines: { security: 'NONE', weight: 2, run: (env, _a, p) => spotKlines(env.ctx, p) },
 
   // The logged-on session's events; session.logout ends this subscription.
   'userDataStream.subscribe': {

@@ -73,3 +73,27 @@ t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket A
   const released = await unlocked
   t.same([released.USDT?.free, released.USDT?.used], [before.USDT!.free, 0])
 })
+
+t.test('ccxt pro binance (spot): trading and reading over the WebSocket API (the *Ws methods)', { timeout: 60_000 }, async (t) => {
+  const live = await startLiveExchange(t)
+  const ex = new ccxt.pro.binance({ apiKey: live.maker.apiKey, secret: live.maker.secretKey, timeout: 10_000,
+    urls: { api: rehost(new ccxt.pro.binance().urls.api, live.base) }, options: SPOT_OPTIONS })
+  t.teardown(() => ex.close())
+  await ex.loadHttpProxyAgent()
+  await ex.loadMarkets()
+
+  // (ccxt parses this answer as a futures balance, so only its raw form is compared.)
+  const balance = await ex.fetchBalanceWs()
+  t.same((balance.info as { balances: unknown }).balances, (await ex.fetchBalance()).info.balances, 'account.status reads what REST reads')
+  const placed = await ex.createOrderWs(S, 'limit', 'buy', 0.01, 20000)
+  t.match(placed, { symbol: S, type: 'limit', side: 'buy', price: 20000, amount: 0.01, status: 'open' })
+  t.match(await ex.fetchOrderWs(placed.id!, S), { id: placed.id, status: 'open' })
+  const edited = await ex.editOrderWs(placed.id!, S, 'limit', 'buy', 0.02, 21000)
+  t.match(edited, { symbol: S, price: 21000, amount: 0.02, status: 'open' })
+  t.same((await ex.fetchOpenOrdersWs(S)).map((o) => o.id), [edited.id], 'order.cancelReplace replaced it')
+  t.match(await ex.cancelOrderWs(edited.id!, S), { id: edited.id, status: 'canceled' })
+  t.same((await ex.fetchOrdersWs(S)).map((o) => [o.id, o.status]), [[placed.id, 'canceled'], [edited.id, 'canceled']])
+  t.same(await ex.fetchMyTradesWs(S), [], 'no fills')
+  t.same(await ex.fetchOHLCVWs(S, '1m'), await ex.fetchOHLCV(S, '1m'), 'klines over the WebSocket API and REST alike')
+  t.same(live.offMachine, [], 'no connection left this machine')
+})

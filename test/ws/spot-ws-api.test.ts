@@ -1,0 +1,99 @@
+// Spot trading over the spot WebSocket API (/ws-api/v3) on real loopback: every method answers
+// what its spot REST route answers (the same code), refusals in Binance's spot shape change
+// nothing, spot orders count against the spot ORDERS limits (shared with spot REST, apart
+// from futures), and cancelReplace's refusals carry each half's result.
+
+import t from 'tap'
+import type { AddressInfo } from 'node:net'
+import { stateRoot } from '../../core/root.js'
+import { attachStreams } from '../../gateway/ws/attach.js'
+import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { connect, FAN_OUT, type Client } from './client.js'
+import { signed, type WsParams } from './ws-api-rig.js'
+
+let nextId = 1
+async function call(c: Client, method: string, params?: WsParams): Promise<any> {
+  const id = nextId++
+  c.send({ id, method, ...(params !== undefined ? { params } : {}) })
+  return c.next((m) => m.id === id)
+}
+
+const ORDERS = (n10: number, n60: number) => [
+  { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 300, count: n10 },
+  { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: 1200, count: n60 },
+]
+
+t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) => {
+  const rig = await gatewayRig()
+  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT })
+  await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  const ws = await connect(`ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}/ws-api/v3`)
+  t.teardown(async () => { ws.close(); await rig.close() })
+  const { seller, buyer, sellerWallet } = await spotTraders(rig)
+  const rest = (keys: typeof seller, method: 'GET' | 'POST' | 'DELETE', path: string, p: Record<string, string | number> = {}) =>
+    signedInject(rig, keys, method, path, p).then((r) => r.json())
+
+  const placed = await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.1000', price: '50000.00', newClientOrderId: 'ask-1', newOrderRespType: 'RESULT' }))
+  t.equal(placed.status, 200)
+  t.match(placed.result, { symbol: 'BTCUSDT', orderId: 1, clientOrderId: 'ask-1', status: 'NEW', price: '50000.00', origQty: '0.1000' })
+  t.same(placed.rateLimits.slice(1), ORDERS(1, 1), 'a spot order counts against the spot ORDERS limits')
+  t.same((await call(ws, 'account.rateLimits.orders', signed(rig, seller, {}))).result, ORDERS(1, 1))
+  t.same(await rest(seller, 'GET', '/api/v3/rateLimit/order'), ORDERS(1, 1), 'the same counter as spot REST')
+  t.match(rig.app.orders.usage(`${sellerWallet.address}/0`), { n10s: 0, n1m: 0 }, 'apart from the futures one')
+
+  const status = await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 1 }))
+  t.same(status.result, await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: 1 }), 'order.status is GET /api/v3/order')
+  t.same((await call(ws, 'openOrders.status', signed(rig, seller, { symbol: 'BTCUSDT' }))).result,
+    await rest(seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' }))
+  t.same((await call(ws, 'account.status', signed(rig, seller, {}))).result, await rest(seller, 'GET', '/api/v3/account'))
+  t.same((await call(ws, 'account.commission', signed(rig, seller, { symbol: 'BTCUSDT' }))).result,
+    await rest(seller, 'GET', '/api/v3/account/commission', { symbol: 'BTCUSDT' }))
+  t.same((await call(ws, 'order.test', signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0100' }))).result, {})
+
+  // The buyer takes 0.05 (FULL: with its fills), then both see the trade.
+  const bought = await call(ws, 'order.place', signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0500' }))
+  t.match(bought.result, { status: 'FILLED', executedQty: '0.0500', fills: [{ price: '50000.00', qty: '0.0500', commission: '0.00005000', commissionAsset: 'BTC' }] })
+  t.same((await call(ws, 'myTrades', signed(rig, buyer, { symbol: 'BTCUSDT' }))).result, await rest(buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT' }))
+  t.same((await call(ws, 'allOrders', signed(rig, buyer, { symbol: 'BTCUSDT' }))).result, await rest(buyer, 'GET', '/api/v3/allOrders', { symbol: 'BTCUSDT' }))
+
+  // Public: the book, prices, the average price.
+  t.same((await call(ws, 'depth', { symbol: 'BTCUSDT', limit: 5 })).result, (await rig.app.inject('/api/v3/depth?symbol=BTCUSDT&limit=5')).json())
+  t.same((await call(ws, 'ticker.price', { symbol: 'BTCUSDT' })).result, { symbol: 'BTCUSDT', price: '50000.00' })
+  t.same((await call(ws, 'ticker.book', { symbol: 'BTCUSDT' })).result, (await rig.app.inject('/api/v3/ticker/bookTicker?symbol=BTCUSDT')).json())
+  t.match((await call(ws, 'avgPrice', { symbol: 'BTCUSDT' })).result, { mins: 5, price: '50000.00' })
+  for (const [method, path, p] of [['trades.recent', '/api/v3/trades', {}], ['trades.historical', '/api/v3/historicalTrades', {}],
+    ['trades.aggregate', '/api/v3/aggTrades', {}], ['klines', '/api/v3/klines', { interval: '1m' }],
+    ['uiKlines', '/api/v3/uiKlines', { interval: '1m' }], ['ticker.24hr', '/api/v3/ticker/24hr', {}]] as const) {
+    const q = new URLSearchParams({ symbol: 'BTCUSDT', ...p }).toString()
+    const got = (await call(ws, method, { symbol: 'BTCUSDT', ...p })).result
+    t.same(got, (await rig.app.inject(`${path}?${q}`)).json(), `${method} is ${path}`)
+    t.ok(Array.isArray(got) ? got.length === 1 : got.count === 1, `${method}: the one trade`)
+  }
+
+  // cancelReplace: the new order replaces the rest of the ask; then one whose cancel fails.
+  const replaced = await call(ws, 'order.cancelReplace', signed(rig, seller, { symbol: 'BTCUSDT', cancelReplaceMode: 'STOP_ON_FAILURE',
+    cancelOrderId: 1, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0500', price: '51000.00' }))
+  t.match(replaced.result, { cancelResult: 'SUCCESS', newOrderResult: 'SUCCESS', cancelResponse: { orderId: 1, status: 'CANCELED' },
+    newOrderResponse: { status: 'NEW', price: '51000.00' } })
+  const before = stateRoot(rig.ex.state)
+  const failed = await call(ws, 'order.cancelReplace', signed(rig, seller, { symbol: 'BTCUSDT', cancelReplaceMode: 'STOP_ON_FAILURE',
+    cancelOrderId: 1, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0500', price: '52000.00' }))
+  t.match(failed, { status: 400, error: { code: -2022, msg: 'Order cancel-replace failed.', data: { cancelResult: 'FAILURE',
+    newOrderResult: 'NOT_ATTEMPTED', cancelResponse: { code: -2011 }, newOrderResponse: null } } })
+  t.equal(stateRoot(rig.ex.state), before, 'nothing changed')
+
+  // Refusals in spot's shape, changing nothing.
+  const poor = await call(ws, 'order.place', signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '1.0000', price: '50000.00' }))
+  t.match(poor, { status: 400, error: { code: -2010 } })
+  t.match(await call(ws, 'order.place', signed(rig, buyer, { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET', quantity: '0.010' })),
+    { status: 400, error: { code: -1121 } }, 'a perpetual is not a spot symbol')
+  t.match(await call(ws, 'order.modify', signed(rig, buyer, { symbol: 'BTCUSDT' })), { status: 400, error: { code: -1020 } },
+    'futures-only methods are unknown here')
+  t.equal(stateRoot(rig.ex.state), before)
+
+  const all = await call(ws, 'openOrders.cancelAll', signed(rig, seller, { symbol: 'BTCUSDT' }))
+  t.match(all.result, [{ symbol: 'BTCUSDT', status: 'CANCELED', price: '51000.00' }])
+  t.match((await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 1 }))), { status: 400, error: { code: -2011 } })
+})
