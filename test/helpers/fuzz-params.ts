@@ -7,12 +7,14 @@ export const PARAM_NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity',
   'limit', 'interval', 'startTime', 'endTime', 'fromId', 'leverage', 'reduceOnly', 'positionSide', 'amount', 'coin',
   'dualSidePosition', 'cancelRestrictions', 'goodTillDate', 'newOrderRespType', 'selfTradePreventionMode', 'incomeType',
   'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'network',
-  'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice']
+  'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice',
+  'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'computeCommissionRates', 'symbols', 'subscriptionId']
 
 export const PARAM_VALUES = fc.oneof(
   fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
     'GTX', 'GTD', '1m', '1M', 'true', 'false', 'LONG', 'USDT', 'RESULT', 'ISOLATED', 'CROSSED', 'MAIN_UMFUTURE', '0', '-1',
-    '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]'),
+    '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]',
+    'LIMIT_MAKER', 'STOP_ON_FAILURE', 'ALLOW_FAILURE', '50000.00', '0.0100', '["BTCUSDT"]'),
   fc.string({ maxLength: 12 }),
   fc.integer({ min: -5, max: 2 ** 53 }).map(String),
   fc.double({ noNaN: false }).map(String),

@@ -24,7 +24,7 @@ export async function wsApiRig(t: { teardown(fn: () => unknown): void },
   const wallet = Wallet.createRandom()
   const keys = (await openSession(rig, wallet, o.permissions === undefined ? {} : { permissions: o.permissions })).json() as Keys
   await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: 'd1' })
-  return { rig, open, keys, http: `http://127.0.0.1:${port}` }
+  return { rig, open, keys, address: wallet.address, http: `http://127.0.0.1:${port}` }
 }
 
 /** params with apiKey and timestamp, HMAC-signed over the sorted `key=value` text. */
