@@ -6,19 +6,19 @@
 // (spot-events.ts); the deposit and withdrawal records are on both (wallet-events.ts).
 //
 // A fill carries the order's new quantities but not its static fields (type, price, time in
-// force...): those come from a cache of the orders that can still trade, seeded from the
-// state and kept current from order events, so no fill waits on a history read.
+// force...): those come from the cache of the orders that can still trade (order-cache.ts),
+// so no fill waits on a history read.
 
 import type { PositionSide } from '../../core/commands.js'
 import type { Event, OrderRecordFields as CoreOrderFields, PerpFillSide, PerpTradeEvent } from '../../core/events.js'
 import { isolatedWalletTotal, unrealizedPnl } from '../../core/margin.js'
-import { recordOf } from '../../core/records.js'
 import { positionOf, type PerpMarket, type Position, type State } from '../../core/state.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
 import { breakEvenPrice } from '../format-account.js'
 import { algoUpdate } from '../format-algo.js'
-import { fieldsOfOrder, formatCallbackRate } from '../format-order.js'
+import { formatCallbackRate } from '../format-order.js'
 import { insurancePayload, marginCallPayload } from './liquidation-events.js'
+import { isTerminal, OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
 
 export type Payload = Record<string, unknown>
@@ -27,9 +27,6 @@ export type Emit = (account: string, sub: number, payload: Payload) => void
 /** Whether anyone listens to a sub-account (payloads are built only for those). */
 export type Wants = (account: string, sub: number) => boolean
 
-const TERMINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
-
-const orderKey = (marketId: number, orderId: number): string => marketId + ':' + orderId
 
 /** One position as an ACCOUNT_UPDATE shows it; isolatedWallet only for an isolated one. */
 interface PositionUpdate {
@@ -55,14 +52,11 @@ interface FillSummary {
 }
 
 export class UserEvents {
-  private readonly orders = new Map<string, CoreOrderFields>()
+  private readonly orders = new OrderCache('PERP')
 
   /** Caches every perp order resting in `state` (call once, before the first entry). */
   seed(state: State): void {
-    for (const m of state.markets) {
-      if (m?.kind !== 'PERP') continue
-      for (const o of m.book.orders.values()) this.orders.set(orderKey(m.marketId, o.orderId), fieldsOfOrder(o))
-    }
+    this.orders.seed(state)
   }
 
   /** Builds and emits the payloads of one committed entry's events. */
@@ -75,10 +69,7 @@ export class UserEvents {
         case 'order': {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'PERP') break
-          const fields = recordOf(e)
-          const key = orderKey(e.marketId, e.orderId)
-          if (TERMINAL.has(e.status)) this.orders.delete(key)
-          else this.orders.set(key, fields)
+          const fields = this.orders.record(e)
           if (!wants(e.account, e.sub)) break
           emit(e.account, e.sub, orderUpdate(state, m, fields, e.execType, time, undefined))
           // Conditional orders also report as algo orders: placed, canceled, triggered, rejected, done.
@@ -89,7 +80,7 @@ export class UserEvents {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'PERP') break
           for (const side of [e.maker, e.taker]) {
-            const fields = this.fill(e, side)
+            const fields = this.orders.fill(e.marketId, e.time, side)
             if (!wants(side.account, side.sub)) continue
             if (fields) {
               // Binance pushes the short form of a fill first, then the order's full update.
@@ -97,7 +88,7 @@ export class UserEvents {
               emit(side.account, side.sub, orderUpdate(state, m, fields, 'TRADE', time, { e, side }))
             }
             // A triggered order that a fill completes: its algo order is FINISHED.
-            if (fields?.cond && TERMINAL.has(side.status)) emit(side.account, side.sub, algoUpdate(m, fields, time))
+            if (fields?.cond && isTerminal(side.status)) emit(side.account, side.sub, algoUpdate(m, fields, time))
             fills ??= new Map()
             const k = side.account + ':' + side.sub
             let f = fills.get(k)
@@ -177,19 +168,6 @@ export class UserEvents {
       const sub = Number(k.slice(i + 1))
       emit(account, sub, accountUpdate(state, time, 'ORDER', asset, f.wallet, 0, rows, isolatedTotal(state, account, sub)))
     }
-  }
-
-  /** The order's record after a fill (cache updated; dropped once it is done). */
-  private fill(e: PerpTradeEvent, side: PerpFillSide): CoreOrderFields | undefined {
-    const key = orderKey(e.marketId, side.orderId)
-    const cached = this.orders.get(key)
-    if (cached === undefined) return undefined
-    cached.executedQtyLots = side.executedQtyLots
-    cached.cumQuoteTicksLots = side.cumQuoteTicksLots
-    cached.status = side.status
-    cached.updateTime = e.time
-    if (TERMINAL.has(side.status)) this.orders.delete(key)
-    return cached
   }
 }
 

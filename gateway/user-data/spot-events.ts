@@ -6,34 +6,27 @@
 // deposit and withdrawal records (depositUpdate, withdrawUpdate) come as on the futures stream.
 //
 // As on the futures stream (events.ts), a fill carries the order's new quantities only; its
-// static fields come from a cache of the spot orders that can still trade.
+// static fields come from the cache of the spot orders that can still trade (order-cache.ts).
 
 import type { Event, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
-import { recordOf } from '../../core/records.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { fieldsOfOrder } from '../format-order.js'
 import type { Emit, Payload, Wants } from './events.js'
+import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
 
-const TERMINAL = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
 /** Spot balance changes that move money in or out of the spot wallet (balanceUpdate). */
 const MOVES = new Set(['DEPOSIT', 'WITHDRAW', 'WITHDRAW_REJECT', 'TRANSFER'])
-
-const orderKey = (marketId: number, orderId: number): string => marketId + ':' + orderId
 
 /** One sub-account's spot balances changed by the entry, by asset (the last state wins). */
 type Changed = Map<string, { free: number; locked: number }>
 
 export class SpotUserEvents {
-  private readonly orders = new Map<string, OrderRecordFields>()
+  private readonly orders = new OrderCache('SPOT')
 
   /** Caches every spot order resting in `state` (call once, before the first entry). */
   seed(state: State): void {
-    for (const m of state.markets) {
-      if (m?.kind !== 'SPOT') continue
-      for (const o of m.book.orders.values()) this.orders.set(orderKey(m.marketId, o.orderId), fieldsOfOrder(o))
-    }
+    this.orders.seed(state)
   }
 
   /** Builds and emits the payloads of one committed entry's events. */
@@ -51,10 +44,7 @@ export class SpotUserEvents {
         case 'order': {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
-          const fields = recordOf(e)
-          const key = orderKey(e.marketId, e.orderId)
-          if (TERMINAL.has(e.status)) this.orders.delete(key)
-          else this.orders.set(key, fields)
+          const fields = this.orders.record(e)
           if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(m, fields, e.execType, time, undefined))
           break
         }
@@ -62,7 +52,7 @@ export class SpotUserEvents {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
           for (const side of [e.maker, e.taker]) {
-            const fields = this.fill(e, side)
+            const fields = this.orders.fill(e.marketId, e.time, side)
             if (!wants(side.account, side.sub)) continue
             if (fields) emit(side.account, side.sub, executionReport(m, fields, 'TRADE', time, { e, side, state }))
             touch(side.account, side.sub, side.base.asset, side.base.free, side.base.locked)
@@ -99,19 +89,6 @@ export class SpotUserEvents {
       })
       emit(k.slice(0, i), Number(k.slice(i + 1)), { e: 'outboundAccountPosition', E: time, u: time, B })
     }
-  }
-
-  /** The order's record after a fill (cache updated; dropped once it is done). */
-  private fill(e: SpotTradeEvent, side: SpotFillSide): OrderRecordFields | undefined {
-    const key = orderKey(e.marketId, side.orderId)
-    const cached = this.orders.get(key)
-    if (cached === undefined) return undefined
-    cached.executedQtyLots = side.executedQtyLots
-    cached.cumQuoteTicksLots = side.cumQuoteTicksLots
-    cached.status = side.status
-    cached.updateTime = e.time
-    if (TERMINAL.has(side.status)) this.orders.delete(key)
-    return cached
   }
 }
 

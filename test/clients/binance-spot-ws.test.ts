@@ -6,31 +6,8 @@
 
 import t from 'tap'
 import { MainClient, WebsocketAPIClient, WebsocketClient } from 'binance'
+import { inbox, quiet, teardownListenKeys } from '../helpers/binance-inbox.js'
 import { startLiveExchange } from '../helpers/live-exchange.js'
-
-type Event = Record<string, unknown> & { e?: string }
-
-/** The events a client receives, with a bounded wait for one that satisfies a test. */
-function inbox(ws: WebsocketClient): { events: Event[]; exceptions: unknown[]; until(ok: (e: Event) => boolean, ms?: number): Promise<Event | undefined> } {
-  const events: Event[] = []
-  const exceptions: unknown[] = []
-  ws.on('message', (e) => { events.push(e as unknown as Event) })
-  ws.on('exception', (e) => { exceptions.push(e) })
-  return {
-    events, exceptions,
-    async until(ok, ms = 15_000) {
-      const deadline = Date.now() + ms
-      for (;;) {
-        const v = events.find(ok)
-        if (v !== undefined || Date.now() > deadline) return v
-        await new Promise((r) => setTimeout(r, 50))
-      }
-    },
-  }
-}
-
-/** The package logs every connection step; only its errors matter here. */
-const quiet = { trace: () => {}, info: () => {}, error: (...a: unknown[]) => { console.error(...a) } }
 
 t.test('binance package: the spot user data stream by listen key and by WebSocket API subscription', { timeout: 60_000 }, async (t) => {
   const live = await startLiveExchange(t)
@@ -41,12 +18,7 @@ t.test('binance package: the spot user data stream by listen key and by WebSocke
   const keyed = inbox(byKey)
   const subscribed = inbox(api.getWSClient())
   t.teardown(async () => {
-    // The package's listen-key keep-alive interval would hold the process open; its own teardown clears it.
-    const manager = (byKey as unknown as { getUserDataStreamManager(): { teardownUserDataListenKey(k: string): void } }).getUserDataStreamManager()
-    for (const k of (byKey as unknown as { getWsStore(): { getKeys(): string[] } }).getWsStore().getKeys()) {
-      const m = /_userData__([0-9a-f]+)_/.exec(k)
-      if (m) manager.teardownUserDataListenKey(m[1]!)
-    }
+    teardownListenKeys(byKey)
     byKey.closeAll(true)
     api.getWSClient().closeAll(true)
   })

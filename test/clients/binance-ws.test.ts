@@ -5,33 +5,10 @@
 
 import t from 'tap'
 import { USDMClient, WebsocketClient } from 'binance'
+import { inbox, listenKeysOf, quiet, teardownListenKeys } from '../helpers/binance-inbox.js'
 import { startLiveExchange, type LiveAccount } from '../helpers/live-exchange.js'
 
 const S = 'BTCUSDTPERP'
-
-type Event = Record<string, unknown> & { e?: string }
-
-/** The events a client receives, with a bounded wait for one that satisfies a test. */
-function inbox(ws: WebsocketClient): { events: Event[]; exceptions: unknown[]; until(ok: (e: Event) => boolean, ms?: number): Promise<Event | undefined> } {
-  const events: Event[] = []
-  const exceptions: unknown[] = []
-  ws.on('message', (e) => { events.push(e as unknown as Event) })
-  ws.on('exception', (e) => { exceptions.push(e) })
-  return {
-    events, exceptions,
-    async until(ok, ms = 15_000) {
-      const deadline = Date.now() + ms
-      for (;;) {
-        const v = events.find(ok)
-        if (v !== undefined || Date.now() > deadline) return v
-        await new Promise((r) => setTimeout(r, 50))
-      }
-    },
-  }
-}
-
-/** The package logs every connection step; only its errors matter here. */
-const quiet = { trace: () => {}, info: () => {}, error: (...a: unknown[]) => { console.error(...a) } }
 
 function wsClient(base: string, who: LiveAccount): WebsocketClient {
   return new WebsocketClient({
@@ -51,29 +28,18 @@ t.test('binance WebsocketClient: klines and the user data stream see a scripted 
   const makerUser = inbox(makerWs)
   const takerUser = inbox(takerWs)
   t.teardown(async () => {
-    // closeAll leaves the package's 50-minute listen-key keep-alive interval running, which
-    // would hold the test process open; its own teardown clears it.
     for (const ws of [makerWs, takerWs]) {
-      const manager = (ws as unknown as { getUserDataStreamManager(): { teardownUserDataListenKey(k: string, ws?: unknown): void } })
-        .getUserDataStreamManager()
-      for (const k of keys) manager.teardownUserDataListenKey(k)
+      teardownListenKeys(ws)
       ws.closeAll(true)
     }
   })
-  const keys: string[] = []
 
   // The kline subscription resolves once the server acknowledged the SUBSCRIBE
   // (/market/stream), the user data streams once /private/stream?listenKey= is open.
   await takerWs.subscribeKlines(S, '1m', 'usdm')
   await makerWs.subscribeUsdFuturesUserDataStream()
   await takerWs.subscribeUsdFuturesUserDataStream()
-  for (const ws of [makerWs, takerWs]) {
-    for (const k of (ws as unknown as { getWsStore(): { getKeys(): string[] } }).getWsStore().getKeys()) {
-      const m = /_userData__([0-9a-f]+)_/.exec(k)
-      if (m) keys.push(m[1]!)
-    }
-  }
-  t.equal(keys.length, 2, 'a listen key per account from POST /fapi/v1/listenKey')
+  t.equal([...listenKeysOf(makerWs), ...listenKeysOf(takerWs)].length, 2, 'a listen key per account from POST /fapi/v1/listenKey')
 
   const rates = await maker.getAccountCommissionRate({ symbol: S })
   const makerFee = 600 * Number(rates.makerCommissionRate)

@@ -23,6 +23,17 @@ function spotClientFor(base: string, who: LiveAccount): Exchange {
     timeout: 10_000, options: SPOT_OPTIONS })
 }
 
+/** ccxt pro's spot client, its markets loaded, closed when the test ends. */
+async function proClientFor(t: { teardown(fn: () => unknown): void }, base: string, who: LiveAccount): Promise<Exchange> {
+  const ex = new ccxt.pro.binance({ apiKey: who.apiKey, secret: who.secretKey, timeout: 10_000,
+    urls: { api: rehost(new ccxt.pro.binance().urls.api, base) }, options: SPOT_OPTIONS })
+  t.teardown(() => ex.close())
+  // ccxt refuses plain ws:// URLs until its node:http agent is loaded (its one-time setup).
+  await ex.loadHttpProxyAgent()
+  await ex.loadMarkets()
+  return ex
+}
+
 t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 }, async (t) => {
   const live = await startLiveExchange(t)
   const ex = spotClientFor(live.base, live.maker)
@@ -46,12 +57,7 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
 
 t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket API subscription', { timeout: 60_000 }, async (t) => {
   const live = await startLiveExchange(t)
-  const ex = new ccxt.pro.binance({ apiKey: live.maker.apiKey, secret: live.maker.secretKey, timeout: 10_000,
-    urls: { api: rehost(new ccxt.pro.binance().urls.api, live.base) }, options: SPOT_OPTIONS })
-  t.teardown(() => ex.close())
-  // ccxt refuses plain ws:// URLs until its node:http agent is loaded (its one-time setup).
-  await ex.loadHttpProxyAgent()
-  await ex.loadMarkets()
+  const ex = await proClientFor(t, live.base, live.maker)
   const before = await ex.fetchBalance()
   // The subscription is confirmed before anything is placed, so no event can come before it.
   await ex.authenticate({ type: 'spot' })
@@ -76,11 +82,7 @@ t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket A
 
 t.test('ccxt pro binance (spot): trading and reading over the WebSocket API (the *Ws methods)', { timeout: 60_000 }, async (t) => {
   const live = await startLiveExchange(t)
-  const ex = new ccxt.pro.binance({ apiKey: live.maker.apiKey, secret: live.maker.secretKey, timeout: 10_000,
-    urls: { api: rehost(new ccxt.pro.binance().urls.api, live.base) }, options: SPOT_OPTIONS })
-  t.teardown(() => ex.close())
-  await ex.loadHttpProxyAgent()
-  await ex.loadMarkets()
+  const ex = await proClientFor(t, live.base, live.maker)
 
   // (ccxt parses this answer as a futures balance, so only its raw form is compared.)
   const balance = await ex.fetchBalanceWs()

@@ -5,20 +5,12 @@
 // event}, ending them with eventStreamTerminated on unsubscribe, logout or revocation.
 
 import t from 'tap'
-import type { AddressInfo } from 'node:net'
-import { attachStreams } from '../../gateway/ws/attach.js'
-import { gatewayRig, signedInject, spotTraders, type Keys } from '../helpers/gateway.js'
-import { connect, FAN_OUT, sleep, type Client } from './client.js'
-import { signed, type WsParams } from './ws-api-rig.js'
+import { signedInject, spotTraders, type Keys } from '../helpers/gateway.js'
+import { sleep, type Client } from './client.js'
+import { listeningRig, signed, type WsParams } from './ws-api-rig.js'
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
-  const rig = await gatewayRig()
-  attachStreams(rig.app, rig.ctx, { listenKeySweepMs: 50, fanOut: FAN_OUT })
-  await rig.app.listen({ port: 0, host: '127.0.0.1' })
-  const base = `ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}`
-  const clients: Client[] = []
-  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
-  const open = async (path: string) => { const c = await connect(base + path); clients.push(c); return c }
+  const { rig, open } = await listeningRig(t, { listenKeySweepMs: 50 })
   const key = async (keys: Keys, url: string): Promise<string> =>
     (await rig.app.inject({ method: 'POST', url, headers: { 'x-mbx-apikey': keys.apiKey } })).json().listenKey
   const { seller, buyer, sellerWallet } = await spotTraders(rig)

@@ -4,12 +4,10 @@
 // from futures), and cancelReplace's refusals carry each half's result.
 
 import t from 'tap'
-import type { AddressInfo } from 'node:net'
 import { stateRoot } from '../../core/root.js'
-import { attachStreams } from '../../gateway/ws/attach.js'
-import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
-import { connect, FAN_OUT, type Client } from './client.js'
-import { signed, type WsParams } from './ws-api-rig.js'
+import { signedInject, spotTraders } from '../helpers/gateway.js'
+import type { Client } from './client.js'
+import { listeningRig, signed, type WsParams } from './ws-api-rig.js'
 
 let nextId = 1
 async function call(c: Client, method: string, params?: WsParams): Promise<any> {
@@ -24,11 +22,8 @@ const ORDERS = (n10: number, n60: number) => [
 ]
 
 t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) => {
-  const rig = await gatewayRig()
-  attachStreams(rig.app, rig.ctx, { fanOut: FAN_OUT })
-  await rig.app.listen({ port: 0, host: '127.0.0.1' })
-  const ws = await connect(`ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}/ws-api/v3`)
-  t.teardown(async () => { ws.close(); await rig.close() })
+  const { rig, open } = await listeningRig(t)
+  const ws = await open('/ws-api/v3')
   const { seller, buyer, sellerWallet } = await spotTraders(rig)
   const rest = (keys: typeof seller, method: 'GET' | 'POST' | 'DELETE', path: string, p: Record<string, string | number> = {}) =>
     signedInject(rig, keys, method, path, p).then((r) => r.json())

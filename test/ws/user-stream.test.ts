@@ -3,21 +3,14 @@
 // and listenKeyExpired when the key ends.
 
 import t from 'tap'
-import type { AddressInfo } from 'node:net'
-import { attachStreams } from '../../gateway/ws/attach.js'
-import { gatewayRig, signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
-import { connect, FAN_OUT, sleep, type Client } from './client.js'
+import { signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
+import { sleep, type Client } from './client.js'
+import { listeningRig } from './ws-api-rig.js'
 
 const trader = (rig: GatewayRig) => fundedTrader(rig, 100_000)
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
-  const rig = await gatewayRig()
-  attachStreams(rig.app, rig.ctx, { listenKeySweepMs: 50, fanOut: FAN_OUT })
-  await rig.app.listen({ port: 0, host: '127.0.0.1' })
-  const base = `ws://127.0.0.1:${(rig.app.server.address() as AddressInfo).port}`
-  const clients: Client[] = []
-  t.teardown(async () => { for (const c of clients) c.close(); await rig.close() })
-  const open = async (path: string) => { const c = await connect(base + path); clients.push(c); return c }
+  const { rig, open } = await listeningRig(t, { listenKeySweepMs: 50 })
   const listenKey = async (keys: Keys): Promise<string> =>
     (await rig.app.inject({ method: 'POST', url: '/fapi/v1/listenKey', headers: { 'x-mbx-apikey': keys.apiKey } })).json().listenKey
   return { rig, open, listenKey, alice: await trader(rig), bob: await trader(rig) }
