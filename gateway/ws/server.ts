@@ -75,6 +75,8 @@ class RouteError extends Error {
 const CONNECTIONS_MAX = 10_000
 
 const PATH = /^\/(?:(public|market|private)\/)?(ws|stream)(?:\/(.*))?$/
+/** A connection counter some clients put after /ws/ (ccxt's spot: /ws/0, /ws/1, ...), not a stream. */
+const COUNTER = /^\d{1,9}$/
 
 /**
  * The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names).
@@ -102,8 +104,8 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   for (const n of names) {
     if (n === '') continue
     if (parseStream(n) === null && extra?.accepts(n) !== true) {
-      // The routed forms take any trailing segment; the plain ones name streams only.
-      if (routed && !combined) continue
+      // The routed forms take any trailing segment; the plain ones name streams only (or a counter).
+      if ((routed || COUNTER.test(n)) && !combined) continue
       throw new RouteError(400, { code: 2, msg: `Invalid request: invalid stream name ${JSON.stringify(n)}` })
     }
     if (!streams.includes(n)) streams.push(n)

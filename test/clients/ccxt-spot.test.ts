@@ -71,6 +71,9 @@ t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket A
   const b = await balance
   t.equal(b.USDT?.used, 200)
   t.equal(b.USDT?.free, before.USDT!.free! - 200)
+  // The spot book over the market streams (ccxt's spot connections are /ws/<n>, then SUBSCRIBE).
+  const book = await ex.watchOrderBook(S)
+  t.ok(book.bids.some(([p, q]) => p === 20000 && q === 0.01), 'the bid is in the spot book')
 
   const canceled = ex.watchOrders(S)
   const unlocked = ex.watchBalance()

@@ -42,13 +42,15 @@ t.test('every path form serves streams, raw or combined', async (t) => {
 t.test('bare and routed paths with no stream, trailing segments, and refused paths', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
-  for (const p of ['/ws', '/stream', '/public/ws', '/market/ws', '/market/ws/anything/at/all', '/public/stream']) {
+  // /ws/0: ccxt's spot client numbers its connections so, then SUBSCRIBEs.
+  for (const p of ['/ws', '/stream', '/public/ws', '/market/ws', '/market/ws/anything/at/all', '/public/stream', '/ws/0', '/ws/17']) {
     const c = await connect(rig.base + p)
     t.same(await c.request({ method: 'LIST_SUBSCRIPTIONS', id: 7 }), { result: [], id: 7 }, p)
     c.close()
   }
   t.equal(await refusal(rig.base + '/nope'), 404)
   t.equal(await refusal(rig.base + '/ws/btcusdtperp@bogus'), 400)
+  t.equal(await refusal(rig.base + '/ws/' + '0'.repeat(64)), 400, 'a long number is a (dead) listen key, not a counter')
   const err = await connect(rig.base + '/stream?streams=btcusdtperp@depth7').catch((e: { body: string }) => e)
   t.same(JSON.parse((err as { body: string }).body), { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@depth7"' })
 })
