@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket, SpotMarket } from '../../core/state.js'
 import type { GatewayContext } from '../context.js'
 import { invalidSymbol } from '../errors.js'
-import { checkDuplicates, rawRequest, type RawRequest } from '../params.js'
+import { checkDuplicates, rawRequest } from '../params.js'
 import { generalDocs } from '../schemas/general.js'
 import type { WeightCounter } from '../weights.js'
 import { perpSymbol, spotSymbol } from './symbols.js'
@@ -16,9 +16,7 @@ interface Options {
 }
 
 /** The `symbol` or `symbols` (JSON array) parameter, or every symbol when neither is sent. */
-function requestedSymbols(raw: RawRequest): Set<string> | null {
-  checkDuplicates(raw)
-  const params = raw.params
+function requestedSymbols(params: ReadonlyMap<string, string>): Set<string> | null {
   const one = params.get('symbol')
   if (one !== undefined) return new Set([one])
   const many = params.get('symbols')
@@ -27,6 +25,19 @@ function requestedSymbols(raw: RawRequest): Set<string> | null {
   try { list = JSON.parse(many) } catch { throw invalidSymbol() }
   if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) throw invalidSymbol()
   return new Set(list as string[])
+}
+
+/** The spot markets' rules: all of them, `symbol`'s or `symbols`'; also the spot WebSocket API's exchangeInfo. */
+export function spotExchangeInfoBody(ctx: GatewayContext, params: ReadonlyMap<string, string>): object {
+  const state = ctx.state()
+  const wanted = requestedSymbols(params)
+  const spots = state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
+  const symbols = spots.filter((m) => wanted === null || wanted.has(m.symbol))
+  if (wanted !== null && symbols.length === 0) throw invalidSymbol()
+  return {
+    timezone: 'UTC', serverTime: ctx.now(), rateLimits: rateLimitsBody(ctx.rateLimits), exchangeFilters: [],
+    symbols: symbols.map((m) => spotSymbol(state, m)),
+  }
 }
 
 export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
@@ -46,7 +57,9 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   app.get('/fapi/v1/exchangeInfo', generalDocs.futuresExchangeInfo, async (req) => {
     weights.charge(req.ip, 20)
     const state = ctx.state()
-    const wanted = requestedSymbols(rawRequest(req))
+    const raw = rawRequest(req)
+    checkDuplicates(raw)
+    const wanted = requestedSymbols(raw.params)
     const perps = state.markets.filter((m): m is PerpMarket => m?.kind === 'PERP')
     const symbols = perps.filter((m) => wanted === null || wanted.has(m.symbol))
     if (wanted !== null && symbols.length === 0) throw invalidSymbol()
@@ -62,15 +75,9 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   for (const prefix of ['/api/v1', '/api/v3']) {
     app.get(`${prefix}/exchangeInfo`, generalDocs.spotExchangeInfo, async (req) => {
       weights.charge(req.ip, 20)
-      const state = ctx.state()
-      const wanted = requestedSymbols(rawRequest(req))
-      const spots = state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
-      const symbols = spots.filter((m) => wanted === null || wanted.has(m.symbol))
-      if (wanted !== null && symbols.length === 0) throw invalidSymbol()
-      return {
-        timezone: 'UTC', serverTime: ctx.now(), rateLimits: rateLimitsBody(ctx.rateLimits), exchangeFilters: [],
-        symbols: symbols.map((m) => spotSymbol(state, m)),
-      }
+      const raw = rawRequest(req)
+      checkDuplicates(raw)
+      return spotExchangeInfoBody(ctx, raw.params)
     })
   }
 }

@@ -31,7 +31,7 @@ const windowTickerSchema = oneOrAll(object({
 }))
 
 /** 4 per symbol, at most 200 (Binance's rule for both tickers); must not throw. */
-function weightOf(p: Params): number {
+export function spotWindowTickerWeight(p: Params): number {
   return Math.min(4 * Math.max(1, symbolCountForWeight(p)), 200)
 }
 
@@ -70,37 +70,40 @@ function windowBody(m: SpotMarket, t: TickerRecord, type: 'FULL' | 'MINI', close
   return mini
 }
 
-export const spotTickerRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const windowNow = (): number => Math.max(ctx.now(), ctx.projections.flushedTime)
-  /** Reads every parameter before the projections, so a bad one is refused whole. */
-  const tickers = async (p: Params, window: (now: number) => { openTime: number; closeTime: number }) => {
-    const { markets, many } = spotsListParam(ctx.state(), p, true)
-    const type = typeParam(p)
-    const now = windowNow()
-    const { openTime, closeTime } = window(now)
-    const bodies = await Promise.all(markets.map(async (m) =>
-      windowBody(m, await ctx.projections.ticker24h(m.marketId, now, now - openTime), type, closeTime)))
-    return many ? bodies : bodies[0]!
-  }
-  const params = ['symbol', 'symbols', 'type']
+/** Reads every parameter before the projections, so a bad one is refused whole. */
+async function tickers(ctx: GatewayContext, p: Params, window: (now: number) => { openTime: number; closeTime: number }): Promise<object> {
+  const { markets, many } = spotsListParam(ctx.state(), p, true)
+  const type = typeParam(p)
+  const now = Math.max(ctx.now(), ctx.projections.flushedTime)
+  const { openTime, closeTime } = window(now)
+  const bodies = await Promise.all(markets.map(async (m) =>
+    windowBody(m, await ctx.projections.ticker24h(m.marketId, now, now - openTime), type, closeTime)))
+  return many ? bodies : bodies[0]!
+}
 
-  publicGet(app, weights, {
-    url: ['/api/v3/ticker'], params: [...params, 'windowSize'], response: windowTickerSchema, weight: weightOf,
-    handler: (p) => {
-      const windowMs = windowSizeParam(p)
-      return tickers(p, (now) => ({ openTime: now - windowMs, closeTime: now }))
-    },
+/** GET /api/v3/ticker: the rolling window `windowSize` (1d by default) ending now. */
+export function spotWindowTicker(ctx: GatewayContext, p: Params): Promise<object> {
+  const windowMs = windowSizeParam(p)
+  return tickers(ctx, p, (now) => ({ openTime: now - windowMs, closeTime: now }))
+}
+
+/** GET /api/v3/ticker/tradingDay: the day so far in `timeZone`, from its local midnight, closing a millisecond before the next. */
+export function spotTradingDayTicker(ctx: GatewayContext, p: Params): Promise<object> {
+  const offset = timeZoneParam(p)
+  return tickers(ctx, p, (now) => {
+    const openTime = Math.floor((now + offset) / UNIT_MS.d) * UNIT_MS.d - offset
+    return { openTime, closeTime: openTime + UNIT_MS.d - 1 }
   })
+}
 
+export const spotTickerRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const params = ['symbol', 'symbols', 'type']
   publicGet(app, weights, {
-    url: ['/api/v3/ticker/tradingDay'], params: [...params, 'timeZone'], response: windowTickerSchema, weight: weightOf,
-    handler: (p) => {
-      const offset = timeZoneParam(p)
-      // The day in that zone: from its local midnight, closing a millisecond before the next.
-      return tickers(p, (now) => {
-        const openTime = Math.floor((now + offset) / UNIT_MS.d) * UNIT_MS.d - offset
-        return { openTime, closeTime: openTime + UNIT_MS.d - 1 }
-      })
-    },
+    url: ['/api/v3/ticker'], params: [...params, 'windowSize'], response: windowTickerSchema, weight: spotWindowTickerWeight,
+    handler: (p) => spotWindowTicker(ctx, p),
+  })
+  publicGet(app, weights, {
+    url: ['/api/v3/ticker/tradingDay'], params: [...params, 'timeZone'], response: windowTickerSchema, weight: spotWindowTickerWeight,
+    handler: (p) => spotTradingDayTicker(ctx, p),
   })
 }

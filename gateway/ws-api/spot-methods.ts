@@ -8,6 +8,8 @@ import { spotCommissionBody } from '../format-market.js'
 import { idParam, looseBool, spotParam } from '../market-params.js'
 import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, spotKlines, spotRecentTrades, spotTicker24h,
   spotTicker24hWeight } from '../routes/spot-market.js'
+import { spotExchangeInfoBody } from '../routes/general.js'
+import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPriceBody,
   spotTickerWeight } from '../routes/spot-queries.js'
 import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
@@ -53,6 +55,9 @@ export const SPOT_METHODS: Record<string, Method> = {
   'ticker.price': { security: 'NONE', weight: spotTickerWeight, run: (env, _a, p) => spotPriceBody(env.ctx, p) },
   'ticker.book': { security: 'NONE', weight: spotTickerWeight, run: (env, _a, p) => spotBookTickerBody(env.ctx, p) },
   avgPrice: { security: 'NONE', weight: 2, run: (env, _a, p) => spotAvgPriceBody(env.ctx, p) },
+  exchangeInfo: { security: 'NONE', weight: 20, run: (env, _a, p) => spotExchangeInfoBody(env.ctx, p) },
+  ticker: { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotWindowTicker(env.ctx, p) },
+  'ticker.tradingDay': { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotTradingDayTicker(env.ctx, p) },
   'ticker.24hr': { security: 'NONE', weight: spotTicker24hWeight, run: (env, _a, p) => spotTicker24h(env.ctx, p) },
   'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => spotRecentTrades(env.ctx, p) },
   'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => spotHistoricalTrades(env.ctx, p) },

@@ -59,12 +59,17 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   t.match((await call(ws, 'avgPrice', { symbol: 'BTCUSDT' })).result, { mins: 5, price: '50000.00' })
   for (const [method, path, p] of [['trades.recent', '/api/v3/trades', {}], ['trades.historical', '/api/v3/historicalTrades', {}],
     ['trades.aggregate', '/api/v3/aggTrades', {}], ['klines', '/api/v3/klines', { interval: '1m' }],
-    ['uiKlines', '/api/v3/uiKlines', { interval: '1m' }], ['ticker.24hr', '/api/v3/ticker/24hr', {}]] as const) {
+    ['uiKlines', '/api/v3/uiKlines', { interval: '1m' }], ['ticker.24hr', '/api/v3/ticker/24hr', {}],
+    ['ticker', '/api/v3/ticker', { windowSize: '1h' }], ['ticker.tradingDay', '/api/v3/ticker/tradingDay', { timeZone: '8' }]] as const) {
     const q = new URLSearchParams({ symbol: 'BTCUSDT', ...p }).toString()
     const got = (await call(ws, method, { symbol: 'BTCUSDT', ...p })).result
     t.same(got, (await rig.app.inject(`${path}?${q}`)).json(), `${method} is ${path}`)
     t.ok(Array.isArray(got) ? got.length === 1 : got.count === 1, `${method}: the one trade`)
   }
+
+  t.same((await call(ws, 'exchangeInfo', { symbols: '["BTCUSDT"]' })).result.symbols,
+    (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols, 'exchangeInfo is GET /api/v3/exchangeInfo')
+  t.match(await call(ws, 'exchangeInfo', { symbol: 'BTCUSDTPERP' }), { status: 400, error: { code: -1121 } }, 'spot markets only')
 
   // cancelReplace: the new order replaces the rest of the ask; then one whose cancel fails.
   const replaced = await call(ws, 'order.cancelReplace', signed(rig, seller, { symbol: 'BTCUSDT', cancelReplaceMode: 'STOP_ON_FAILURE',
