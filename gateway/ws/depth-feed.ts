@@ -4,7 +4,8 @@
 // lastUpdateId (the replica's seq) has U <= lastUpdateId <= u. Each level changed in the
 // window is sent with its absolute quantity at u (0: removed). No change, no event: the next
 // event's U still follows the last u. Partial depth is the top of the replica's book, sent
-// every cadence while someone listens.
+// every cadence while someone listens: in USD-M's form for a perpetual, in Binance spot's
+// {lastUpdateId, bids, asks} for a spot market.
 
 import type { Market, State } from '../../core/state.js'
 import type { StreamHub } from './hub.js'
@@ -66,7 +67,8 @@ export class DepthFeed {
         const pu = this.lastPartialU.get(name) ?? state.seq
         this.lastPartialU.set(name, state.seq)
         const { b, a } = partialDepth(m, limit)
-        this.hub.publish(name, depthEvent(m, { U: Math.min(pu + 1, state.seq), u: state.seq, pu, T: state.time }, this.now(), b, a))
+        this.hub.publish(name, m.kind === 'SPOT' ? { lastUpdateId: state.seq, bids: b, asks: a }
+          : depthEvent(m, { U: Math.min(pu + 1, state.seq), u: state.seq, pu, T: state.time }, this.now(), b, a))
       }
     }
   }

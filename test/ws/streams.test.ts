@@ -148,6 +148,10 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   t.same(await c.next(), { e: 'depthUpdate', E: rig.ex.time, T: rig.ex.time, s: 'BTCUSDTPERP', U: seq, u: seq, pu: seq,
     b: [], a: [] }, 'an empty book still gets its partial depth')
   c.close()
+  // A spot market's partial depth in Binance spot's form, as the REST snapshot's.
+  const spotDepth = await connect(`${rig.base}/ws/btcusdt@depth5@100ms`)
+  t.same(await spotDepth.next(), { lastUpdateId: rig.ex.state.seq, bids: [], asks: [] }, 'spot: {lastUpdateId, bids, asks}')
+  spotDepth.close()
 
   await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
   await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
