@@ -1,6 +1,7 @@
 // A listen key lives in the log (the ListenKey command), so any gateway serves it: made on the
 // sequencer's gateway, streamed from a follower's, kept alive there, closed on the first —
-// and the follower's stream hears nothing more. Real processes, real WebSockets.
+// and the follower's stream hears nothing more. The spot stream likewise, by its own key and
+// by a /ws-api/v3 subscription on the follower. Real processes, real WebSockets.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -62,4 +63,43 @@ t.test('a listen key made on one gateway streams, extends and closes on another'
   t.notOk(heard('lk-2'), 'the follower delivers nothing more for the closed key')
   t.same((await keyed(apiB, 'PUT')).body, { code: -1125, msg: 'This listenKey does not exist.' }, 'and knows it is gone')
   ws.close()
+
+  // The spot stream: a key made on the sequencer's gateway, and a WebSocket API subscription, both on the follower.
+  const spotMade = await fetch(`http://127.0.0.1:${apiA}/api/v3/userDataStream`, { method: 'POST', headers: { 'X-MBX-APIKEY': demo.apiKey } })
+  const spotKey = (await spotMade.json() as { listenKey: string }).listenKey
+  t.not(spotKey, key, 'the spot key is another key')
+  await caughtUp(spotMade.headers.get('x-exchange-seq') ?? '')
+  const opened = async (url: string): Promise<{ ws: WebSocket; got: any[] }> => {
+    const c = new WebSocket(url)
+    const got: any[] = []
+    c.on('message', (d) => got.push(JSON.parse(d.toString())))
+    await new Promise((r, j) => { c.once('open', r); c.once('error', j) })
+    return { ws: c, got }
+  }
+  const spot = await opened(`ws://127.0.0.1:${apiB}/ws/${spotKey}`)
+  const api = await opened(`ws://127.0.0.1:${apiB}/ws-api/v3`)
+  const params: Record<string, string> = { apiKey: demo.apiKey, timestamp: String(Date.now()) }
+  const payload = Object.keys(params).sort().map((k) => `${k}=${params[k]}`).join('&')
+  api.ws.send(JSON.stringify({ id: 1, method: 'userDataStream.subscribe.signature',
+    params: { ...params, signature: createHmac('sha256', demo.secretKey).update(payload).digest('hex') } }))
+  const waitFor = async (got: any[], ok: (m: any) => boolean, what: string): Promise<any> => {
+    const until = Date.now() + 10_000
+    for (;;) {
+      const m = got.find(ok)
+      if (m !== undefined) return m
+      if (Date.now() > until) throw new Error(`no ${what}: ${JSON.stringify(got)}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  t.match(await waitFor(api.got, (m) => m.id === 1, 'subscription answer'), { status: 200, result: { subscriptionId: 0 } })
+  const q = new URLSearchParams({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100',
+    price: '20000.00', newClientOrderId: 'spot-1', timestamp: String(Date.now()) }).toString()
+  const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
+  const r = await fetch(`http://127.0.0.1:${apiA}/api/v3/order?${q}&signature=${sig}`, { method: 'POST', headers: { 'X-MBX-APIKEY': demo.apiKey } })
+  t.equal(r.status, 200)
+  t.match(await waitFor(spot.got, (m) => m.e === 'executionReport', 'executionReport on the spot key'), { c: 'spot-1', x: 'NEW' })
+  t.match(await waitFor(api.got, (m) => m.event?.e === 'executionReport', 'executionReport on the subscription'),
+    { subscriptionId: 0, event: { c: 'spot-1', x: 'NEW' } })
+  spot.ws.close()
+  api.ws.close()
 })
