@@ -1,11 +1,11 @@
 // Listen keys of the user data streams (API.md "User data stream"): one per session and
 // stream (futures, and spot's /api/v3/userDataStream), valid 60 minutes from its creation or
-// last keep-alive. A POST while one is live returns the same key
-// and extends it, as Binance does. Opening, extending and closing go through the log (the
-// ListenKey command), so every gateway agrees whether a key is live: a client may create the
-// key on one gateway, keep it alive on a second and stream from a third. The key's name is
-// derived from the master secret and the API key, so it names its session without a table
-// and reveals neither.
+// last keep-alive. A POST while one is live returns the same key and extends it, as Binance
+// does. Opening, extending and closing go through the log (the ListenKey command), so every
+// gateway agrees whether a key is live: a client may create the key on one gateway, keep it
+// alive on a second and stream from a third. The key's name is derived from the master
+// secret, the stream and the API key, so it names its session without a table and reveals
+// neither.
 
 import { createHmac } from 'node:crypto'
 import type { ListenKey } from '../../core/commands.js'
