@@ -187,7 +187,13 @@ export interface PlaceOrder extends Issuer {
   timeInForce?: TimeInForce
   /** Required for LIMIT and POST_ONLY; absent for MARKET. */
   priceTicks?: number
+  /** 0 when quoteQty sizes the order. */
   qtyLots: number
+  /**
+   * Spot MARKET only (Binance's quoteOrderQty): quote ledger units to spend (BUY) or receive
+   * (SELL) at most; the order takes the quantity the book gives for it (core/orders.ts).
+   */
+  quoteQty?: number
   clientOrderId?: string
   positionSide?: PositionSide
   reduceOnly?: boolean

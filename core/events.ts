@@ -34,6 +34,8 @@ export interface OrderRecordFields {
   cond?: ConditionalFields
   /** The priceMatch mode its price was taken by; absent for NONE. */
   priceMatch?: PriceMatch
+  /** Spot MARKET orders sized by quote: the quote ledger units asked for; absent otherwise. */
+  quoteQty?: number
 }
 
 /** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */

@@ -2,7 +2,7 @@
 // reduce-only caps. `simulate` walks the book the same way without changing anything, so
 // FOK, market-order margin and market-buy holds know exactly what `sweep` will fill.
 
-import { max, min } from './arith.js'
+import { floorDiv, max, min } from './arith.js'
 import type { Event } from './events.js'
 import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
@@ -124,9 +124,12 @@ export interface Simulation {
   notional: number
 }
 
-/** What `sweep` would fill for this (unlinked) taker, changing nothing. */
-export function simulate(m: Market, taker: Order): Simulation {
-  if (m.kind !== 'PERP') return walk(m, taker, null)!
+/**
+ * What `sweep` would fill for this (unlinked) taker, changing nothing. `budget` (spot only, tick·lot
+ * units): the fills stop where one more lot would take the notional past it.
+ */
+export function simulate(m: Market, taker: Order, budget?: number): Simulation {
+  if (m.kind !== 'PERP') return walk(m, taker, null, budget)!
   // Reduce-only caps must see how earlier fills of the walk moved positions. Keeping that
   // aside costs a Map per call, so a walk first runs without it and starts over with it
   // only if a closing order takes part.
@@ -141,7 +144,7 @@ const UNTRACKED: Map<Position, number> = new Map()
  * The walk behind `simulate`. `moved` is null for spot, UNTRACKED or a fresh Map of
  * position moves for perpetuals.
  */
-function walk(m: Market, taker: Order, moved: Map<Position, number> | null): Simulation | null {
+function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budget?: number): Simulation | null {
   const isBuy = taker.side === 'BUY'
   const opp = m.book.side(!isBuy)
   const limitPrice = limitOf(m, taker, isBuy)
@@ -169,6 +172,11 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null): Sim
           break
         }
         let take = min(left, maker.origQtyLots - maker.executedQtyLots - used)
+        if (budget !== undefined) {
+          const affordable = floorDiv(budget - notional, level.priceTicks)
+          if (affordable === 0) return { lots, notional }
+          take = min(take, affordable)
+        }
         if (tracked) {
           const makerPos = positionOf(maker.owner.perp.get(m.marketId)!, maker.positionSide)
           if (isClosing(maker)) {

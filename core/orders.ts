@@ -7,6 +7,7 @@ import type { Code } from './codes.js'
 import type { CancelAll, CancelOrder, PlaceOrder } from './commands.js'
 import type { Event, Result } from './events.js'
 import { buildOrder, crosses, remaining } from './filters.js'
+import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
@@ -48,9 +49,15 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number): Order |
     cmd = matched
   }
   if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : 'ORDER_TYPE_INVALID'
+  if (cmd.quoteQty !== undefined) {
+    const sized = withQuoteQty(m, sub, cmd, time)
+    if (typeof sized === 'string') return sized
+    cmd = sized
+  }
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return o
   if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
+  if (cmd.quoteQty !== undefined) o.quoteQty = cmd.quoteQty
   if (sub === undefined) {
     // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
     if (m.kind === 'SPOT') return 'BALANCE_INSUFFICIENT'
@@ -74,6 +81,25 @@ function withMatchedPrice(m: Market, cmd: PlaceOrder): PlaceOrder | Code {
   if (atTrigger) return cmd
   const priceTicks = resolvePriceMatch(m, cmd.side, cmd.priceMatch)
   return typeof priceTicks === 'string' ? priceTicks : { ...cmd, priceTicks }
+}
+
+/**
+ * A spot MARKET order sized by quote (Binance's quoteOrderQty): the command with the quantity
+ * the book gives now for at most `quoteQty` of quote, spent (BUY) or received (SELL), walked as
+ * the sweep will meet the book (expired makers and self-trade prevention included), so the
+ * fills that follow come to at most that much. The quantity's own checks (step, minimum,
+ * notional) then run as for any order; an empty book gives none, refused as too small.
+ */
+function withQuoteQty(m: Market, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): PlaceOrder | Code {
+  if (m.kind !== 'SPOT' || cmd.orderType !== 'MARKET' || cmd.qtyLots !== 0) return 'COMMAND_INVALID'
+  const quoteQty = cmd.quoteQty
+  if (!Number.isSafeInteger(quoteQty) || quoteQty! <= 0 || quoteQty! > LIMITS.ledgerAmountMax) return 'AMOUNT_INVALID'
+  // A probe of the largest market quantity: the walk stops at the budget, not at the probe's size.
+  const probe = buildOrder(m, sub, false, { ...cmd, qtyLots: m.marketMaxQtyLots }, time)
+  if (typeof probe === 'string') return probe
+  if (sub !== undefined) probe.owner = sub
+  const { lots } = simulate(m, probe, floorDiv(quoteQty!, m.quotePerTickLot))
+  return { ...cmd, qtyLots: lots }
 }
 
 /** Room for the order to rest, should it: per account, per market, per book, per side. */

@@ -19,6 +19,7 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
   // Only conditional orders carry the field, so plain order events keep their shape.
   if (o.cond) e.cond = conditionalFields(o)
   if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') e.priceMatch = o.priceMatch
+  if (o.quoteQty !== 0) e.quoteQty = o.quoteQty
   return e
 }
 
@@ -39,6 +40,7 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   }
   if (e.cond !== undefined) r.cond = e.cond
   if (e.priceMatch !== undefined) r.priceMatch = e.priceMatch
+  if (e.quoteQty !== undefined) r.quoteQty = e.quoteQty
   return r
 }
 

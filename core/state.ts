@@ -140,7 +140,7 @@ export interface Order {
   // Intrusive FIFO links inside the order's price level.
   prev: Order | null
   next: Order | null
-  // The last three are set on every order, if only to null, 0 and undefined: all orders then
+  // The last four are set on every order, if only to null, 0 and undefined: all orders then
   // share one hidden class, and the matching path reads them through monomorphic accesses.
   /** Conditional orders: trigger parameters and trailing state (null for plain orders). */
   cond: Conditional | null
@@ -148,6 +148,8 @@ export interface Order {
   amendCount: number
   /** The priceMatch mode its price was last taken by (undefined: NONE). */
   priceMatch: PriceMatch | undefined
+  /** Spot MARKET orders sized by quote: the quote ledger units asked for (0: sized by quantity). */
+  quoteQty: number
 }
 
 /**

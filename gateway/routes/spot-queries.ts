@@ -103,7 +103,8 @@ export async function spotAllOrdersFrom(ctx: GatewayContext, a: Authenticated): 
   await ctx.projections.flush()
   const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
     { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
-  return rows.map((r) => spotOrderJson(m, r, 'record'))
+  const state = ctx.state()
+  return rows.map((r) => spotOrderJson(state, m, r, 'record'))
 }
 
 export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {

@@ -9,7 +9,7 @@ import { testOrder } from '../../core/orders.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
@@ -33,7 +33,7 @@ function spotType(o: OrderFields): string {
   return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
 }
 
-export function spotOrderJson(m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
+export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
   const out: Record<string, unknown> = {
     symbol: m.symbol, orderId: o.orderId, orderListId: -1, clientOrderId: o.clientOrderId,
   }
@@ -44,7 +44,7 @@ export function spotOrderJson(m: SpotMarket, o: OrderFields, form: 'record' | 'r
     timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
   })
   if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, 0), icebergQty: formatQty(m, 0), time: o.time,
-    updateTime: o.updateTime, isWorking: true, origQuoteOrderQty: '0.00000000' })
+    updateTime: o.updateTime, isWorking: true, origQuoteOrderQty: formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale) })
   out.workingTime = o.time
   out.selfTradePreventionMode = o.stp
   return out
@@ -61,7 +61,11 @@ function fills(state: State, m: SpotMarket, events: readonly Event[], orderId: n
   return out
 }
 
-function placeCommand(a: Authenticated, m: SpotMarket): PlaceOrder {
+/**
+ * The PlaceOrder a request names. A MARKET order takes `quantity`, or `quoteOrderQty` (the quote
+ * to spend on a buy, to receive for a sell; the core sizes the order from the book).
+ */
+function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder {
   const p = a.params
   const side = required(p, 'side')
   if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
@@ -70,19 +74,23 @@ function placeCommand(a: Authenticated, m: SpotMarket): PlaceOrder {
   const tif = optional(p, 'timeInForce')
   if (tif !== undefined && tif !== 'GTC' && tif !== 'IOC' && tif !== 'FOK') throw invalidTimeInForce()
   if (type === 'LIMIT' && tif === undefined) throw mandatoryParam('timeInForce')
-  if (optional(p, 'quoteOrderQty') !== undefined) throw invalidParam('quoteOrderQty')
+  const quoteRaw = optional(p, 'quoteOrderQty')
+  if (quoteRaw !== undefined && (type !== 'MARKET' || optional(p, 'quantity') !== undefined)) throw paramNotRequired('quoteOrderQty')
+  if (type === 'MARKET' && quoteRaw === undefined && optional(p, 'quantity') === undefined) throw eitherParam('quantity', 'quoteOrderQty')
   let priceTicks: number | undefined
   if (type === 'MARKET') {
     if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
   } else {
     priceTicks = parsePriceTicks(m, optional(p, 'price'))
   }
-  const qtyLots = parseQtyLots(m, optional(p, 'quantity'), type === 'MARKET')
+  const quoteQty = quoteRaw === undefined ? undefined : parseAmount(state.assets.get(m.quote)!, quoteRaw, 'quoteOrderQty')
+  const qtyLots = quoteQty === undefined ? parseQtyLots(m, optional(p, 'quantity'), type === 'MARKET') : 0
   const stp = optional(p, 'selfTradePreventionMode')
   if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, side, orderType: (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type) as OrderType, qtyLots }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
+  if (quoteQty !== undefined) cmd.quoteQty = quoteQty
   if (type === 'LIMIT') cmd.timeInForce = tif as TimeInForce
   const clientId = optional(p, 'newClientOrderId')
   if (clientId !== undefined) cmd.clientOrderId = clientId
@@ -106,7 +114,7 @@ async function submitPlace(ctx: GatewayContext, state: State, m: SpotMarket, cmd
   const orderId = ack.result.orderId!
   const rec = orderAfter(ack.result.events, m.marketId, orderId)!
   if (respType === 'ACK') return { symbol: m.symbol, orderId, orderListId: -1, clientOrderId: rec.clientOrderId, transactTime: ack.time }
-  const body = { ...spotOrderJson(m, rec, 'response'), transactTime: ack.time }
+  const body = { ...spotOrderJson(state, m, rec, 'response'), transactTime: ack.time }
   return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
 }
 
@@ -118,7 +126,7 @@ async function submitCancel(ctx: GatewayContext, a: Authenticated, m: SpotMarket
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel' })
   const ev = ack.result.events.find((e) => e.type === 'order')
   if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
-  return { ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response'),
+  return { ...spotOrderJson(ctx.state(), m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response'),
     origClientOrderId: ev.clientOrderId, transactTime: ack.time }
 }
 
@@ -139,7 +147,7 @@ function cancelRefParam(p: Params): { orderId: number } | { clientOrderId: strin
 export async function spotPlaceFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
   const state = ctx.state()
   const m = spotParam(state, a.params)
-  const cmd = placeCommand(a, m)
+  const cmd = placeCommand(state, a, m)
   return submitPlace(ctx, state, m, cmd, respTypeParam(a.params, cmd))
 }
 
@@ -166,7 +174,7 @@ export async function spotCancelReplaceFrom(ctx: GatewayContext, a: Authenticate
   if (mode !== 'STOP_ON_FAILURE' && mode !== 'ALLOW_FAILURE') throw invalidParam('cancelReplaceMode')
   const ref = cancelRefParam(a.params)
   const restriction = cancelRestrictionParam(a.params)
-  const cmd = placeCommand(a, m)
+  const cmd = placeCommand(state, a, m)
   const respType = respTypeParam(a.params, cmd)
   const attempt = (f: () => Promise<object>): Promise<{ ok: boolean; body: object }> =>
     f().then((body) => ({ ok: true, body }), (err: unknown) => {
@@ -194,7 +202,7 @@ export function spotTestFrom(ctx: GatewayContext, a: Authenticated): object {
   const state = ctx.state()
   const m = spotParam(state, a.params)
   const rates = looseBool(a.params, 'computeCommissionRates')
-  const cmd = placeCommand(a, m)
+  const cmd = placeCommand(state, a, m)
   const o = testOrder(state, cmd, ctx.now())
   if (typeof o === 'string') throw fromCore(o, { venue: 'spot', op: 'place', marketOrder: cmd.orderType === 'MARKET' })
   return rates === true ? spotCommissionBody(m, true) : {}
@@ -214,7 +222,7 @@ export async function spotQueryFrom(ctx: GatewayContext, a: Authenticated): Prom
   const m = spotParam(ctx.state(), a.params)
   const rec = await findOrder(ctx, a, m)
   if (!rec) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'query' })
-  return spotOrderJson(m, rec, 'record')
+  return spotOrderJson(ctx.state(), m, rec, 'record')
 }
 
 /** DELETE order. */
@@ -231,7 +239,7 @@ export function spotOpenOrdersFrom(ctx: GatewayContext, a: Authenticated): objec
   const m = optional(a.params, 'symbol') === undefined ? undefined : spotParam(state, a.params)
   const out: object[] = []
   for (const o of a.sub?.orders.values() ?? []) {
-    if (o.market.kind === 'SPOT' && (m === undefined || o.market === m)) out.push(spotOrderJson(o.market, fieldsOfOrder(o), 'record'))
+    if (o.market.kind === 'SPOT' && (m === undefined || o.market === m)) out.push(spotOrderJson(state, o.market, fieldsOfOrder(o), 'record'))
   }
   return out
 }
@@ -241,7 +249,7 @@ export async function spotCancelAllFrom(ctx: GatewayContext, a: Authenticated): 
   const m = spotParam(ctx.state(), a.params)
   const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancelAll' })
-  return ack.result.events.flatMap((e) => e.type === 'order' ? [{ ...spotOrderJson(m, orderAfter(ack.result.events, m.marketId, e.orderId)!, 'response'),
+  return ack.result.events.flatMap((e) => e.type === 'order' ? [{ ...spotOrderJson(ctx.state(), m, orderAfter(ack.result.events, m.marketId, e.orderId)!, 'response'),
     origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
 }
 

@@ -45,7 +45,7 @@ export class SpotUserEvents {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
           const fields = this.orders.record(e)
-          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(m, fields, e.execType, time, undefined))
+          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined))
           break
         }
         case 'spotTrade': {
@@ -54,7 +54,7 @@ export class SpotUserEvents {
           for (const side of [e.maker, e.taker]) {
             const fields = this.orders.fill(e.marketId, e.time, side)
             if (!wants(side.account, side.sub)) continue
-            if (fields) emit(side.account, side.sub, executionReport(m, fields, 'TRADE', time, { e, side, state }))
+            if (fields) emit(side.account, side.sub, executionReport(state, m, fields, 'TRADE', time, { e, side }))
             touch(side.account, side.sub, side.base.asset, side.base.free, side.base.locked)
             touch(side.account, side.sub, side.quote.asset, side.quote.free, side.quote.locked)
           }
@@ -98,11 +98,11 @@ function spotExecType(execType: string): string {
 }
 
 /** executionReport with Binance's letters; `fill` adds the trade's own figures. */
-function executionReport(m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
-  fill: { e: SpotTradeEvent; side: SpotFillSide; state: State } | undefined): Payload {
+function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
+  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
   const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC'
-  const feeScale = fill ? fill.state.assets.get(fill.side.feeAsset)?.scale ?? 0 : 0
+  const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   return {
     e: 'executionReport', E: time, s: m.symbol, c: o.clientOrderId, S: o.side,
     o: o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType, f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
@@ -112,11 +112,12 @@ function executionReport(m: SpotMarket, o: OrderRecordFields, execType: string, 
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
     l: formatQty(m, fill ? fill.e.qtyLots : 0), z: formatQty(m, o.executedQtyLots),
     L: formatPrice(m, fill ? fill.e.priceTicks : 0),
-    n: fill ? formatLedger(fill.side.fee, feeScale) : '0', N: fill ? fill.side.feeAsset : null,
+    n: fill ? formatLedger(fill.side.fee, scale(fill.side.feeAsset)) : '0', N: fill ? fill.side.feeAsset : null,
     T: fill ? fill.e.time : o.updateTime, t: fill ? fill.e.tradeId : -1,
     w: open && rests, m: fill ? fill.side === fill.e.maker : false, M: false,
     O: o.time, Z: formatNotional(m, o.cumQuoteTicksLots),
     Y: formatNotional(m, fill ? BigInt(fill.e.priceTicks) * BigInt(fill.e.qtyLots) : 0),
-    Q: formatNotional(m, 0), W: o.time, V: o.stp,
+    // The quote a MARKET order was sized by (quoteOrderQty); zero otherwise.
+    Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: o.time, V: o.stp,
   }
 }

@@ -27,6 +27,8 @@ export function onOrder(stores: Stores, batch: PendingBatch, e: OrderEvent): voi
     goodTillDate: e.goodTillDate, time: e.time, updateTime: e.updateTime,
   }
   if (e.cond !== undefined) p.record.cond = e.cond
+  if (e.priceMatch !== undefined) p.record.priceMatch = e.priceMatch
+  if (e.quoteQty !== undefined) p.record.quoteQty = e.quoteQty
   p.fill = null
   if (e.execType === 'NEW') {
     // The index by client id is written once; a later order reusing the client id takes it

@@ -4,8 +4,9 @@
 // 1 USDT unit per tick·lot, 10,000 BTC units (scale 8) per lot.
 
 import t from 'tap'
-import { ALICE, BOB, BTCSPOT, COIN, TestExchange, USDT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCSPOT, CAROL, COIN, TestExchange, USDT } from '../helpers/exchange.js'
 import { balanceEvents, cancel, limit, market, orderTrail, placedId, rejection, spotTradeEvents } from '../helpers/commands.js'
+import type { PlaceOrder } from '../../core/commands.js'
 import type { SpotBalance } from '../../core/state.js'
 
 const spot = { marketId: BTCSPOT }
@@ -143,4 +144,43 @@ t.test('spot self-trade prevention releases the expired maker\'s lock', async (t
   t.same(orderTrail(r), [[ALICE, 2, 'NEW', 'NEW', 0], [ALICE, ask, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 0]])
   t.match(balanceEvents(r), [{ asset: 'USDT', locked: 300_000_000 }, { asset: 'BTC', free: COIN, locked: 0 }])
   t.same(bal(ex, ALICE, 'USDT'), [9_700_000_000, 300_000_000], 'the buy rests with its lock')
+})
+
+t.test('a market order sized by quote (quoteOrderQty) takes what the budget buys, or sells for, and no more', async (t) => {
+  const ex = setup(2_000)
+  ex.deposit(CAROL, 'BTC', COIN)
+  // Asks: Bob 0.0100 at 50000.00, Carol 0.0200 at 50010.00.
+  ex.ok(limit(BOB, 'SELL', 5_000_000, 100, spot))
+  ex.ok(limit(CAROL, 'SELL', 5_001_000, 200, spot))
+  // Alice spends at most 700 USDT: 100 lots × 5,000,000 = 500,000,000 units at the first level,
+  // then floor(200,000,000 / 5,001,000) = 39 lots (195,039,000) at the second: 0.0139 BTC for 695.039.
+  const r = ex.ok({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 700_000_000 })
+  const placed = r.events.find((e) => e.type === 'order' && e.execType === 'NEW')
+  t.match(placed, { type: 'order', origQtyLots: 139, orderType: 'MARKET', quoteQty: 700_000_000 }, 'the record keeps what was asked')
+  t.same(spotTradeEvents(r).map((e) => [e.priceTicks, e.qtyLots]), [[5_000_000, 100], [5_001_000, 39]])
+  t.match(spotTradeEvents(r).at(-1)!.taker, { account: ALICE, status: 'FILLED', executedQtyLots: 139 })
+  t.same(bal(ex, ALICE, 'USDT'), [2_000_000_000 - 695_039_000, 0], 'spent 695.039, nothing left locked')
+
+  // Bids: Alice buys back 0.0100 at 49990.00; Bob sells for at most 300 USDT:
+  // floor(300,000,000 / 4,999,000) = 60 lots, 299.94 USDT before his fee.
+  ex.ok(limit(ALICE, 'BUY', 4_999_000, 100, spot))
+  const sold = ex.ok({ ...market(BOB, 'SELL', 0, spot), quoteQty: 300_000_000 })
+  t.same(spotTradeEvents(sold).map((e) => [e.priceTicks, e.qtyLots]), [[4_999_000, 60]])
+
+  // Self-trade prevention: the only ask left is Carol's own (161 lots at 50010.00); her quote
+  // order walks past it (EXPIRE_MAKER) to nothing, and is refused as too small.
+  const refused = (c: PlaceOrder): string => {
+    const r = rejection(ex, c)
+    t.ok(r.eventCount === 0 && r.rootUnchanged, 'refused, nothing changed')
+    return r.code
+  }
+  ex.fund(CAROL, 1_000, 0, 'SPOT')
+  t.equal(refused({ ...market(CAROL, 'BUY', 0, spot), quoteQty: 100_000_000 }), 'QTY_BELOW_ZERO', 'only her own ask: nothing to buy')
+
+  // Sized by quote only on spot MARKET orders, with no quantity; the amount a positive ledger amount.
+  t.equal(refused({ ...limit(ALICE, 'BUY', 4_999_000, 0, spot), quoteQty: 100_000_000 }), 'COMMAND_INVALID')
+  t.equal(refused({ ...market(ALICE, 'BUY', 10, spot), quoteQty: 100_000_000 }), 'COMMAND_INVALID')
+  t.equal(refused({ ...market(ALICE, 'BUY', 0), quoteQty: 100_000_000 }), 'COMMAND_INVALID', 'not on a perpetual')
+  t.equal(refused({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 0 }), 'AMOUNT_INVALID')
+  t.equal(refused({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 1.5 }), 'AMOUNT_INVALID')
 })

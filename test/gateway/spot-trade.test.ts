@@ -2,6 +2,7 @@
 // received, balances with locks, open orders, cancel, and spot's own error forms.
 
 import t from 'tap'
+import { stateRoot } from '../../core/root.js'
 import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
 
 t.test('spot order flow', async (t) => {
@@ -91,4 +92,37 @@ t.test('cancelReplace: both halves, one half, neither', async (t) => {
   t.same((await post({ ...bid, price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '2', cancelRestrictions: 'ONLY_OLD' })).json(),
     { code: -1145, msg: 'Invalid cancelRestrictions' })
   t.same(await open(), [['b', '31000.00']])
+})
+
+t.test('a MARKET order by quoteOrderQty: the quote to spend or receive, the quantity from the book', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { seller, buyer } = await spotTraders(rig)
+  const post = (keys: typeof seller, p: Record<string, string>) => signedInject(rig, keys, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', ...p })
+  await post(seller, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '50000.00' })
+  await post(seller, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0200', price: '50010.00' })
+
+  // 700 USDT: 0.0100 at 50000.00 (500) and floor(200 / 50.01 per 0.001) = 0.0039 at 50010.00 (195.039).
+  const bought = await post(buyer, { side: 'BUY', type: 'MARKET', quoteOrderQty: '700' })
+  t.match(bought.json(), { status: 'FILLED', type: 'MARKET', origQty: '0.0139', executedQty: '0.0139', cummulativeQuoteQty: '695.039000',
+    fills: [{ price: '50000.00', qty: '0.0100' }, { price: '50010.00', qty: '0.0039' }] })
+  const rec = (await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: bought.json().orderId })).json()
+  t.match(rec, { origQuoteOrderQty: '700.00000000', cummulativeQuoteQty: '695.039000' }, 'the record shows what was asked')
+  const usdt = (await signedInject(rig, buyer, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'USDT')
+  t.same(usdt, { asset: 'USDT', free: '9304.96100000', locked: '0.00000000' }, '695.039 spent of 10,000')
+
+  // Refusals that change nothing.
+  const root = stateRoot(rig.ex.state)
+  const refused = async (p: Record<string, string>) => (await post(buyer, { side: 'BUY', ...p })).json()
+  t.same(await refused({ type: 'LIMIT', timeInForce: 'GTC', price: '50000.00', quoteOrderQty: '10' }),
+    { code: -1106, msg: "Parameter 'quoteOrderQty' sent when not required." }, 'MARKET only')
+  t.same(await refused({ type: 'MARKET', quantity: '0.0010', quoteOrderQty: '10' }),
+    { code: -1106, msg: "Parameter 'quoteOrderQty' sent when not required." }, 'not with a quantity')
+  t.same(await refused({ type: 'MARKET' }),
+    { code: -1102, msg: "Param 'quantity' or 'quoteOrderQty' must be sent, but both were empty/null!" })
+  t.equal((await refused({ type: 'MARKET', quoteOrderQty: '10.0000001' })).code, -1111, 'more decimals than USDT has')
+  t.equal((await refused({ type: 'MARKET', quoteOrderQty: '0' })).code, -1130)
+  t.same(await refused({ type: 'MARKET', quoteOrderQty: '0.01' }), { code: -1013, msg: 'Filter failure: MARKET_LOT_SIZE' },
+    'less than one step of the book')
+  t.equal(stateRoot(rig.ex.state), root)
 })

@@ -69,7 +69,7 @@ t.test('executionReport, outboundAccountPosition and balanceUpdate for a scripte
     { who: 'alice/0', e: 'executionReport', E: t1, s: 'BTCUSDT', c: 'ask-1', S: 'SELL', o: 'LIMIT', f: 'GTC', q: '0.1000',
       p: '50000.00', P: '0.00', F: '0.0000', g: -1, C: '', x: 'NEW', X: 'NEW', r: 'NONE', i: 1, l: '0.0000', z: '0.0000',
       L: '0.00', n: '0', N: null, T: t1, t: -1, w: true, m: false, M: false, O: t1, Z: '0.000000', Y: '0.000000',
-      Q: '0.000000', W: t1, V: 'EXPIRE_MAKER' },
+      Q: '0.00000000', W: t1, V: 'EXPIRE_MAKER' },
     { who: 'alice/0', e: 'outboundAccountPosition', E: t1, u: t1, B: [{ a: 'BTC', f: '0.90000000', l: '0.10000000' }] },
   ])
 
@@ -90,7 +90,7 @@ t.test('executionReport, outboundAccountPosition and balanceUpdate for a scripte
   t.same(fill[1], { who: 'alice/0', e: 'executionReport', E: t2, s: 'BTCUSDT', c: 'ask-1', S: 'SELL', o: 'LIMIT', f: 'GTC',
     q: '0.1000', p: '50000.00', P: '0.00', F: '0.0000', g: -1, C: '', x: 'TRADE', X: 'PARTIALLY_FILLED', r: 'NONE', i: 1,
     l: '0.0500', z: '0.0500', L: '50000.00', n: '2.500000', N: 'USDT', T: t2, t: 1, w: true, m: true, M: false, O: t1,
-    Z: '2500.000000', Y: '2500.000000', Q: '0.000000', W: t1, V: 'EXPIRE_MAKER' })
+    Z: '2500.000000', Y: '2500.000000', Q: '0.00000000', W: t1, V: 'EXPIRE_MAKER' })
   t.match(fill[2], { c: 'take-1', x: 'TRADE', X: 'FILLED', l: '0.0500', z: '0.0500', L: '50000.00', n: '0.00005000', N: 'BTC',
     t: 1, m: false, w: false, Z: '2500.000000', Y: '2500.000000' })
   t.same(fill[3]!.B, [{ a: 'USDT', f: '7500.00000000', l: '0.00000000' }, { a: 'BTC', f: '0.04995000', l: '0.00000000' }])
