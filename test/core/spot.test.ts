@@ -4,7 +4,9 @@
 // 1 USDT unit per tick·lot, 10,000 BTC units (scale 8) per lot.
 
 import t from 'tap'
-import { ALICE, BOB, BTCSPOT, CAROL, COIN, TestExchange, USDT } from '../helpers/exchange.js'
+import fc from 'fast-check'
+import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
+import { runs } from '../helpers/property.js'
 import { balanceEvents, cancel, limit, market, orderTrail, placedId, rejection, spotTradeEvents } from '../helpers/commands.js'
 import type { PlaceOrder } from '../../core/commands.js'
 import type { SpotBalance } from '../../core/state.js'
@@ -183,4 +185,40 @@ t.test('a market order sized by quote (quoteOrderQty) takes what the budget buys
   t.equal(refused({ ...market(ALICE, 'BUY', 0), quoteQty: 100_000_000 }), 'COMMAND_INVALID', 'not on a perpetual')
   t.equal(refused({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 0 }), 'AMOUNT_INVALID')
   t.equal(refused({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 1.5 }), 'AMOUNT_INVALID')
+})
+
+t.test('property: a quote-sized market buy or sell never passes its amount, and stops only where one more lot would', async (t) => {
+  const ask = fc.record({ who: fc.constantFrom(BOB, CAROL, DAVE), priceTicks: fc.integer({ min: 4_990_000, max: 5_010_000 }),
+    qtyLots: fc.integer({ min: 1, max: 400 }) })
+  let filled = 0
+  await fc.assert(fc.property(fc.array(ask, { maxLength: 12 }), fc.boolean(), fc.integer({ min: 1, max: 3_000_000_000 }), (orders, buy, quoteQty) => {
+    const ex = new TestExchange()
+    ex.fund(ALICE, 10_000, 0, 'SPOT')
+    ex.deposit(ALICE, 'BTC', COIN)
+    for (const who of [BOB, CAROL, DAVE]) {
+      ex.fund(who, 10_000, 0, 'SPOT')
+      ex.deposit(who, 'BTC', COIN)
+    }
+    // Resting orders on the side Alice's order meets: asks for her buy, bids for her sell.
+    for (const o of orders) ex.run(limit(o.who, buy ? 'SELL' : 'BUY', o.priceTicks, o.qtyLots, spot))
+    const r = ex.run({ ...market(ALICE, buy ? 'BUY' : 'SELL', 0, spot), quoteQty })
+    // Refused only when what the amount takes fails the quantity's own filters.
+    if (!r.ok) {
+      if (!['QTY_BELOW_ZERO', 'QTY_BELOW_MIN', 'NOTIONAL_TOO_SMALL'].includes(r.code)) throw new Error(`refused: ${r.code}`)
+      return
+    }
+    const fills = spotTradeEvents(r)
+    if (fills.length > 0) filled++
+    // 1 USDT unit per tick·lot on this market.
+    const notional = fills.reduce((n, e) => n + e.priceTicks * e.qtyLots, 0)
+    if (notional > quoteQty) throw new Error(`notional ${notional} past the amount ${quoteQty}`)
+    // Not one more lot: the best price left on that side costs more than what remains.
+    const next = ex.state.markets[BTCSPOT]!.book.side(!buy).best()
+    const lots = fills.reduce((n, e) => n + e.qtyLots, 0)
+    const capped = lots === 1_000_000
+    if (next !== undefined && !capped && next.priceTicks <= quoteQty - notional) {
+      throw new Error(`stopped at ${notional} of ${quoteQty} with ${next.priceTicks} a lot on the book`)
+    }
+  }), runs(300))
+  t.ok(filled > 100, `${filled} of 300 orders filled; the rest found no book or too little of it`)
 })
