@@ -491,11 +491,51 @@ function bookCode(st: RefState, m: RefMarket, o: RefOrder): string | null {
   return null
 }
 
+/**
+ * A quote-sized spot MARKET order's quantity, found the naive way: the largest quantity that
+ * fills whole for at most the amount, by binary search over dry runs (both only grow with the
+ * quantity). Or why the command is refused.
+ */
+function quoteSizedQty(st: RefState, m: RefMarket, c: PlaceOrder): number | string {
+  if (m.kind !== 'SPOT' || c.orderType !== 'MARKET' || c.qtyLots !== 0) return 'COMMAND_INVALID'
+  const amount = c.quoteQty!
+  if (!Number.isSafeInteger(amount) || amount <= 0 || amount > 2 ** 52) return 'AMOUNT_INVALID'
+  const probe = { ...c, qtyLots: m.marketMaxQtyLots }
+  const shape = orderShapeCode(st, m, st.subs.get(subKey(c.account, c.sub)), probe)
+  if (shape !== null) return shape
+  // A sub-account that holds nothing yet still gets its quantity (and is then refused for its balance).
+  let base = st
+  let owner = st.subs.get(subKey(c.account, c.sub))
+  if (owner === undefined) {
+    base = structuredClone(st)
+    owner = newRefSub(c.account, c.sub)
+    base.subs.set(owner.key, owner)
+  }
+  const budget = big(amount) / m.quotePerTickLot
+  const fits = (q: number): boolean => {
+    const run = dryRun(base, draftOrder(base.markets.get(m.marketId)!, owner, { ...c, qtyLots: q }))
+    return run.lots === q && run.notional <= budget
+  }
+  let lo = 0
+  let hi = m.marketMaxQtyLots
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if (fits(mid)) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
 function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
   const m = st.markets.get(c.marketId)
   if (m === undefined) return rejected('MARKET_UNKNOWN')
   if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
   if (m.status !== 'TRADING') return rejected('MARKET_NOT_TRADING')
+  if (c.quoteQty !== undefined) {
+    const q = quoteSizedQty(st, m, c)
+    if (typeof q === 'string') return rejected(q)
+    c = { ...c, qtyLots: q }
+  }
   const s = st.subs.get(subKey(c.account, c.sub))
   const shape = orderShapeCode(st, m, s, c)
   if (shape !== null) return rejected(shape)
