@@ -28,9 +28,10 @@ const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['s
 export const spotDocs = {
   placeOrder: route({
     family: 'spot', summary: 'New spot order (LIMIT, MARKET, LIMIT_MAKER)',
-    description: 'newOrderRespType ACK, RESULT or FULL (the default, except LIMIT_MAKER: ACK).',
+    description: 'newOrderRespType ACK, RESULT or FULL (the default, except LIMIT_MAKER: ACK). '
+      + 'A MARKET order takes quantity, or quoteOrderQty: the quote to spend (BUY) or receive (SELL).',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType',
+    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType',
       'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
   }),
@@ -38,7 +39,7 @@ export const spotDocs = {
     family: 'spot', summary: 'Test a new spot order: every check placement makes, balances included; nothing is placed',
     description: '{} as Binance answers; computeCommissionRates=true adds the market\'s commission rates.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType',
+    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType',
       'selfTradePreventionMode', 'computeCommissionRates'],
     required: ['symbol', 'side', 'type'], response: anyObject,
   }),
@@ -97,10 +98,10 @@ function cancelReplaceRoute(): ReturnType<typeof route> {
   const options = route({
     family: 'spot', summary: 'Cancel a spot order and place a new one (cancelReplaceMode STOP_ON_FAILURE or ALLOW_FAILURE)',
     description: 'cancelOrderId or cancelOrigClientOrderId names the order; cancelRestrictions ONLY_NEW or ONLY_PARTIALLY_FILLED. '
-      + 'The two anyObject are sequenced one after the other, not as one command.',
+      + 'The two halves are sequenced one after the other, not as one command.',
     security: 'TRADE', weight: 1,
     params: ['symbol', 'side', 'type', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions',
-      'timeInForce', 'quantity', 'price', 'newClientOrderId', 'newOrderRespType', 'selfTradePreventionMode'],
+      'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type', 'cancelReplaceMode'],
     response: object({ cancelResult: str, newOrderResult: str, cancelResponse: anyObject, newOrderResponse: anyObject }),
   })
