@@ -33,6 +33,7 @@ function spotType(o: OrderFields): string {
   return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
 }
 
+/** An order as Binance spot prints it: the query form (`record`) or a placement's or cancel's (`response`). */
 export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
   const out: Record<string, unknown> = {
     symbol: m.symbol, orderId: o.orderId, orderListId: -1, clientOrderId: o.clientOrderId,
@@ -44,7 +45,9 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
     timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
   })
   if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, 0), icebergQty: formatQty(m, 0), time: o.time,
-    updateTime: o.updateTime, isWorking: true, origQuoteOrderQty: formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale) })
+    updateTime: o.updateTime, isWorking: true })
+  // The quote a MARKET order was sized by (quoteOrderQty), zero otherwise: in both forms, as Binance's.
+  out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
   out.workingTime = o.time
   out.selfTradePreventionMode = o.stp
   return out

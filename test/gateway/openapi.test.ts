@@ -251,7 +251,7 @@ t.test('signed responses keep every field under their response schemas', async (
   const full = (await signedInject(rig, takerKeys, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY',
     type: 'MARKET', quantity: '0.0500' })).json()
   t.same(Object.keys(full), ['symbol', 'orderId', 'orderListId', 'clientOrderId', 'transactTime', 'price', 'origQty',
-    'executedQty', 'cummulativeQuoteQty', 'status', 'timeInForce', 'type', 'side', 'workingTime',
+    'executedQty', 'cummulativeQuoteQty', 'status', 'timeInForce', 'type', 'side', 'origQuoteOrderQty', 'workingTime',
     'selfTradePreventionMode', 'fills'], 'spot FULL')
   t.same(full.fills, [{ price: '50000.00', qty: '0.0500', commission: '0.00005000', commissionAsset: 'BTC', tradeId: 1 }])
 })

@@ -104,7 +104,8 @@ t.test('a MARKET order by quoteOrderQty: the quote to spend or receive, the quan
 
   // 700 USDT: 0.0100 at 50000.00 (500) and floor(200 / 50.01 per 0.001) = 0.0039 at 50010.00 (195.039).
   const bought = await post(buyer, { side: 'BUY', type: 'MARKET', quoteOrderQty: '700' })
-  t.match(bought.json(), { status: 'FILLED', type: 'MARKET', origQty: '0.0139', executedQty: '0.0139', cummulativeQuoteQty: '695.039000',
+  t.match(bought.json(), { status: 'FILLED', type: 'MARKET', origQty: '0.0139', executedQty: '0.0139', origQuoteOrderQty: '700.00000000',
+    cummulativeQuoteQty: '695.039000',
     fills: [{ price: '50000.00', qty: '0.0100' }, { price: '50010.00', qty: '0.0039' }] })
   const rec = (await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: bought.json().orderId })).json()
   t.match(rec, { origQuoteOrderQty: '700.00000000', cummulativeQuoteQty: '695.039000' }, 'the record shows what was asked')
