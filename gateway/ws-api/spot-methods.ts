@@ -69,8 +69,9 @@ export const SPOT_METHODS: Record<string, Method> = {
   'userDataStream.subscribe': {
     security: 'NONE', weight: 2,
     run: (env) => {
+      // The logged-on session, looked up again: one revoked or expired since logon is refused.
       const session = env.logon.session
-      if (session === undefined || session.expiresAt <= env.ctx.now()) throw permissionDenied()
+      if (session === undefined || !env.listenKeys.sessionLive(session.apiKey)) throw permissionDenied()
       return { subscriptionId: subscriptionsOf(env).open(session, true) }
     },
   },

@@ -94,10 +94,13 @@ t.test('spot WebSocket API: subscriptions by signature and on the logged-on sess
   t.match(await logged.next((m) => m.event?.e === 'eventStreamTerminated'), { subscriptionId: 0 })
   t.same((await call(logged, 'session.subscriptions')).result, [{ subscriptionId: 1 }], 'the signature\'s subscription stays')
 
-  // Alice's session revoked: every subscription of hers ends.
+  // Alice's session revoked: every subscription of hers ends, and a connection logged on with it cannot subscribe.
+  const aliceLogged = await open('/ws-api/v3')
+  t.equal((await call(aliceLogged, 'session.logon', signed(rig, alice, {}))).status, 200)
   t.same((await signedInject(rig, alice, 'DELETE', '/fapi/v1/session')).json(), {})
   t.match(await ws.next((m) => m.event?.e === 'eventStreamTerminated'), { subscriptionId: 0 })
   t.match(await logged.next((m) => m.event?.e === 'eventStreamTerminated'), { subscriptionId: 1 })
+  t.match(await call(aliceLogged, 'userDataStream.subscribe'), { status: 403, error: { code: -2015 } }, 'the revoked session cannot subscribe')
   t.same((await call(ws, 'session.subscriptions')).result, [])
   t.match((await call(ws, 'session.status')).result, { userDataStream: false })
 
