@@ -1,7 +1,7 @@
 // Builders of the events that carry order records.
 
 import { conditionalFields } from './conditional.js'
-import type { ExecType, OrderEvent, OrderRecordFields } from './events.js'
+import type { ExecType, OrderEvent, OrderRecordFields, OrderStatus } from './events.js'
 import type { Order } from './state.js'
 
 export function orderEvent(o: Order, execType: ExecType): OrderEvent {
@@ -42,6 +42,13 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.priceMatch !== undefined) r.priceMatch = e.priceMatch
   if (e.quoteQty !== undefined) r.quoteQty = e.quoteQty
   return r
+}
+
+const TERMINAL: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
+
+/** Whether a status ends the order: it trades no more and leaves the open orders. */
+export function isTerminal(status: OrderStatus): boolean {
+  return TERMINAL.has(status)
 }
 
 /** Whether an order can only shrink a position: reduce-only, or a hedge-mode close. */

@@ -7,8 +7,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { invalidListenKey } from '../errors.js'
-import { required } from '../market-params.js'
-import { object, route, str } from '../schemas/common.js'
+import { object, route, str, type Schema } from '../schemas/common.js'
 import type { ListenKeys } from '../user-data/listen-keys.js'
 import type { WeightCounter } from '../weights.js'
 
@@ -20,7 +19,7 @@ interface Options {
 }
 
 const keyBody = object({ listenKey: str })
-const docsFor = (family: 'account' | 'spot', stream: string, keepAliveBody: typeof keyBody | ReturnType<typeof object>) => ({
+const docsFor = (family: 'account' | 'spot', stream: string, keepAliveBody: Schema) => ({
   open: route({ family, summary: `Start the ${stream} user data stream (or extend the live one)`,
     description: 'Valid 60 minutes; a POST while a key is live returns the same key and extends it.',
     security: 'USER_STREAM', weight: 1, response: keyBody }),
@@ -33,17 +32,8 @@ const futuresDocs = docsFor('account', 'futures', keyBody)
 const spotDocs = docsFor('spot', 'spot', object({}))
 
 export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, listenKeys, spotListenKeys }) => {
-  /**
-   * One stream's three routes. Futures: the listenKey parameter is optional (Binance: the key
-   * names the stream) and PUT answers the key; spot: it is mandatory and PUT answers {}, as
-   * Binance's spot does. A key sent that is not this session's is refused rather than
-   * extending or closing another.
-   */
-  const serve = (path: string, keys: ListenKeys, docs: typeof futuresDocs, spot: boolean): void => {
-    const own = (a: ReturnType<typeof authenticate>): void => {
-      const sent = spot ? required(a.params, 'listenKey') : a.params.get('listenKey')
-      if (sent !== undefined && sent !== keys.keyOf(a.session.apiKey)) throw invalidListenKey()
-    }
+  /** One stream's three routes; a listenKey sent is checked by ListenKeys.checkSent. PUT answers the key, spot's {}. */
+  const serve = (path: string, keys: ListenKeys, docs: typeof futuresDocs): void => {
 
     app.post(path, docs.open, async (req) => {
       weights.charge(req.ip, 1)
@@ -54,20 +44,20 @@ export const listenKeyRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     app.put(path, docs.keepAlive, async (req) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'USER_STREAM')
-      own(a)
+      keys.checkSent(a.session.apiKey, a.params)
       const entry = await keys.keepAlive(a.session)
       if (!entry) throw invalidListenKey()
-      return spot ? {} : { listenKey: entry.listenKey }
+      return keys.stream === 'SPOT' ? {} : { listenKey: entry.listenKey }
     })
 
     app.delete(path, docs.close, async (req) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'USER_STREAM')
-      own(a)
+      keys.checkSent(a.session.apiKey, a.params)
       if (!(await keys.close(a.session))) throw invalidListenKey()
       return {}
     })
   }
-  serve('/fapi/v1/listenKey', listenKeys, futuresDocs, false)
-  serve('/api/v3/userDataStream', spotListenKeys, spotDocs, true)
+  serve('/fapi/v1/listenKey', listenKeys, futuresDocs)
+  serve('/api/v3/userDataStream', spotListenKeys, spotDocs)
 }

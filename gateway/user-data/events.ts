@@ -12,13 +12,14 @@
 import type { PositionSide } from '../../core/commands.js'
 import type { Event, OrderRecordFields as CoreOrderFields, PerpFillSide, PerpTradeEvent } from '../../core/events.js'
 import { isolatedWalletTotal, unrealizedPnl } from '../../core/margin.js'
+import { isTerminal } from '../../core/records.js'
 import { positionOf, type PerpMarket, type Position, type State } from '../../core/state.js'
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
 import { breakEvenPrice } from '../format-account.js'
 import { algoUpdate } from '../format-algo.js'
 import { formatCallbackRate } from '../format-order.js'
 import { insurancePayload, marginCallPayload } from './liquidation-events.js'
-import { isTerminal, OrderCache } from './order-cache.js'
+import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
 
 export type Payload = Record<string, unknown>

@@ -11,7 +11,8 @@ import { createHmac } from 'node:crypto'
 import type { ListenKey } from '../../core/commands.js'
 import type { Session } from '../../core/state.js'
 import type { GatewayContext } from '../context.js'
-import { fromCore } from '../errors.js'
+import { fromCore, invalidListenKey } from '../errors.js'
+import { required, type Params } from '../market-params.js'
 
 /** Which user data stream a key serves: each has its own keys and its own events. */
 export type UserStream = 'FUTURES' | 'SPOT'
@@ -49,6 +50,16 @@ export class ListenKeys {
       this.apiKeyOf.set(key, apiKey)
     }
     return key
+  }
+
+  /**
+   * A listenKey a request sends must be this session's: another's is refused rather than
+   * extended or closed. Futures requests may leave it out (the session names its key); spot's
+   * must send it, as Binance spot's do.
+   */
+  checkSent(apiKey: string, params: Params): void {
+    const sent = this.stream === 'SPOT' ? required(params, 'listenKey') : params.get('listenKey')
+    if (sent !== undefined && sent !== this.keyOf(apiKey)) throw invalidListenKey()
   }
 
   /** Creates the session's key, or extends the live one. */

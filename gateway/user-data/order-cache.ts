@@ -4,11 +4,9 @@
 // history read. Seeded from the state, kept current from order and fill events.
 
 import type { OrderEvent, OrderRecordFields, OrderStatus } from '../../core/events.js'
-import { recordOf } from '../../core/records.js'
+import { isTerminal, recordOf } from '../../core/records.js'
 import type { State } from '../../core/state.js'
 import { fieldsOfOrder } from '../format-order.js'
-
-const TERMINAL = new Set<OrderStatus>(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
 
 const orderKey = (marketId: number, orderId: number): string => marketId + ':' + orderId
 
@@ -37,7 +35,7 @@ export class OrderCache {
   record(e: OrderEvent): OrderRecordFields {
     const fields = recordOf(e)
     const key = orderKey(e.marketId, e.orderId)
-    if (TERMINAL.has(e.status)) this.orders.delete(key)
+    if (isTerminal(e.status)) this.orders.delete(key)
     else this.orders.set(key, fields)
     return fields
   }
@@ -51,10 +49,7 @@ export class OrderCache {
     cached.cumQuoteTicksLots = side.cumQuoteTicksLots
     cached.status = side.status
     cached.updateTime = time
-    if (TERMINAL.has(side.status)) this.orders.delete(key)
+    if (isTerminal(side.status)) this.orders.delete(key)
     return cached
   }
 }
-
-/** Whether a status ends the order. */
-export const isTerminal = (status: OrderStatus): boolean => TERMINAL.has(status)

@@ -31,14 +31,8 @@ export class SpotUserEvents {
 
   /** Builds and emits the payloads of one committed entry's events. */
   entry(state: State, time: number, events: readonly Event[], wants: Wants, emit: Emit): void {
+    // Made only when a listened sub-account's balance moves: most entries allocate nothing here.
     let changed: Map<string, Changed> | undefined
-    const touch = (account: string, sub: number, asset: string, free: number, locked: number): void => {
-      changed ??= new Map()
-      const k = account + ':' + sub
-      let c = changed.get(k)
-      if (c === undefined) changed.set(k, c = new Map())
-      c.set(asset, { free, locked })
-    }
     for (const e of events) {
       switch (e.type) {
         case 'order': {
@@ -55,8 +49,8 @@ export class SpotUserEvents {
             const fields = this.orders.fill(e.marketId, e.time, side)
             if (!wants(side.account, side.sub)) continue
             if (fields) emit(side.account, side.sub, executionReport(state, m, fields, 'TRADE', time, { e, side }))
-            touch(side.account, side.sub, side.base.asset, side.base.free, side.base.locked)
-            touch(side.account, side.sub, side.quote.asset, side.quote.free, side.quote.locked)
+            changed = touch(changed, side.account, side.sub, side.base)
+            changed = touch(changed, side.account, side.sub, side.quote)
           }
           break
         }
@@ -66,7 +60,7 @@ export class SpotUserEvents {
             emit(e.account, e.sub, { e: 'balanceUpdate', E: time, a: e.asset,
               d: formatBalance(e.delta, state.assets.get(e.asset)?.scale ?? 0), T: time })
           }
-          touch(e.account, e.sub, e.asset, e.free, e.locked)
+          changed = touch(changed, e.account, e.sub, e)
           break
         }
         case 'depositPending':
@@ -90,6 +84,17 @@ export class SpotUserEvents {
       emit(k.slice(0, i), Number(k.slice(i + 1)), { e: 'outboundAccountPosition', E: time, u: time, B })
     }
   }
+}
+
+/** Notes a sub-account's balance of an asset after a change (the last one wins); the map, made if need be. */
+function touch(changed: Map<string, Changed> | undefined, account: string, sub: number,
+  b: { asset: string; free: number; locked: number }): Map<string, Changed> {
+  changed ??= new Map()
+  const k = account + ':' + sub
+  let c = changed.get(k)
+  if (c === undefined) changed.set(k, c = new Map())
+  c.set(b.asset, { free: b.free, locked: b.locked })
+  return changed
 }
 
 /** Binance spot's execution type for a core one: self-trade prevention expires as TRADE_PREVENTION. */

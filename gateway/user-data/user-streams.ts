@@ -81,10 +81,10 @@ class Channel {
   }
 
   /** Ends the subscriptions whose session no longer stands. */
-  endLapsed(sessionLive: (apiKey: string) => boolean): void {
+  endLapsed(): void {
     for (const [k, subs] of [...this.subscribers]) {
       for (const [s, apiKey] of [...subs]) {
-        if (sessionLive(apiKey)) continue
+        if (this.keys.sessionLive(apiKey)) continue
         this.unsubscribe(k, s)
         s.ended()
       }
@@ -103,8 +103,7 @@ export class UserStreams {
   private readonly channels: Record<UserStream, Channel>
   private readonly stops: (() => void)[] = []
 
-  constructor(private readonly ctx: GatewayContext, keys: Record<UserStream, ListenKeys>, hub: StreamHub,
-    private readonly sessionLive: (apiKey: string) => boolean, sweepMs = 10_000) {
+  constructor(private readonly ctx: GatewayContext, keys: Record<UserStream, ListenKeys>, hub: StreamHub, sweepMs = 10_000) {
     this.channels = { FUTURES: new Channel(keys.FUTURES, new UserEvents(), hub), SPOT: new Channel(keys.SPOT, new SpotUserEvents(), hub) }
     for (const c of Object.values(this.channels)) {
       c.events.seed(ctx.state())
@@ -142,7 +141,7 @@ export class UserStreams {
   private sweep(): void {
     for (const c of Object.values(this.channels)) {
       c.keys.sweep()
-      c.endLapsed(this.sessionLive)
+      c.endLapsed()
     }
   }
 

@@ -7,7 +7,7 @@ import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { invalidListenKey } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
-import { optional, perpParam, required } from '../market-params.js'
+import { optional, perpParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { balanceRows } from '../routes/account.js'
 import { modifyFrom } from '../routes/batch-orders.js'
@@ -71,12 +71,6 @@ function sessionStatus(env: MethodEnv): object {
   }
 }
 
-/** A listenKey sent must be this session's (as the REST routes insist). */
-function ownKey(env: MethodEnv, a: Authenticated, mandatory: boolean): void {
-  const sent = mandatory ? required(a.params, 'listenKey') : a.params.get('listenKey')
-  if (sent !== undefined && sent !== env.listenKeys.keyOf(a.session.apiKey)) throw invalidListenKey()
-}
-
 /** session.logon, .status and .logout, on both APIs. */
 export const SESSION_METHODS: Record<string, Method> = {
   'session.logon': {
@@ -100,11 +94,11 @@ export const SESSION_METHODS: Record<string, Method> = {
 }
 
 /**
- * userDataStream.start, .ping and .stop on the API's own listen keys. Spot's (as Binance's
- * spot) wants the listenKey on ping and stop and answers ping with {}.
+ * userDataStream.start, .ping and .stop on the API's own listen keys (env.listenKeys), as
+ * the REST routes: spot's want the listenKey on ping and stop and answer ping with {}.
+ * `weight`: the venue's (futures 1, spot 2).
  */
-export function listenKeyMethods(spot: boolean): Record<string, Method> {
-  const weight = spot ? 2 : 1
+export function listenKeyMethods(weight: number): Record<string, Method> {
   return {
     'userDataStream.start': {
       security: 'USER_STREAM', weight,
@@ -113,16 +107,16 @@ export function listenKeyMethods(spot: boolean): Record<string, Method> {
     'userDataStream.ping': {
       security: 'USER_STREAM', weight,
       run: async (env, a) => {
-        ownKey(env, a!, spot)
+        env.listenKeys.checkSent(a!.session.apiKey, a!.params)
         const entry = await env.listenKeys.keepAlive(a!.session)
         if (!entry) throw invalidListenKey()
-        return spot ? {} : { listenKey: entry.listenKey }
+        return env.listenKeys.stream === 'SPOT' ? {} : { listenKey: entry.listenKey }
       },
     },
     'userDataStream.stop': {
       security: 'USER_STREAM', weight,
       run: async (env, a) => {
-        ownKey(env, a!, spot)
+        env.listenKeys.checkSent(a!.session.apiKey, a!.params)
         if (!(await env.listenKeys.close(a!.session))) throw invalidListenKey()
         return {}
       },
@@ -132,7 +126,7 @@ export function listenKeyMethods(spot: boolean): Record<string, Method> {
 
 export const METHODS: Record<string, Method> = {
   ...SESSION_METHODS,
-  ...listenKeyMethods(false),
+  ...listenKeyMethods(1),
 
   'order.place': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => placeFrom(env.ctx, a!, p, 'RESULT') },
   'order.modify': { security: 'TRADE', weight: 0, countsOrder: true, run: (env, a, p) => modifyFrom(env.ctx, a!, p) },

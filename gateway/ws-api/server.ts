@@ -68,7 +68,6 @@ export class WsApiConnection extends ManagedSocket {
   private readonly logon: Logon
   private readonly env: MethodEnv
   private readonly methods: Record<string, Method>
-  private readonly spot: boolean
 
   /** `users` for a spot connection (its subscriptions); undefined for a futures one. */
   constructor(ws: WebSocket, private readonly ip: string, private readonly app: FastifyInstance,
@@ -76,8 +75,7 @@ export class WsApiConnection extends ManagedSocket {
     users: UserStreams | undefined) {
     super(ws, limits)
     this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now() }
-    this.spot = users !== undefined
-    this.methods = this.spot ? SPOT_METHODS : METHODS
+    this.methods = users === undefined ? METHODS : SPOT_METHODS
     this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, orders: app.orders, logon: this.logon }
       : { ctx, listenKeys: app.spotListenKeys, orders: app.spotOrders, logon: this.logon,
         subscriptions: new StreamSubscriptions(users, (body) => this.send(body), ctx.now) }
@@ -118,7 +116,7 @@ export class WsApiConnection extends ManagedSocket {
       const a = method.security === 'NONE' ? undefined : authenticateWs(this.env.ctx, p, method.security, this.logon.session)
       if (method.countsOrder) {
         // An unknown symbol is refused before the order counts (as on REST); spot orders count apart.
-        ;(this.spot ? spotParam : perpParam)(this.env.ctx.state(), p)
+        ;(this.env.listenKeys.stream === 'SPOT' ? spotParam : perpParam)(this.env.ctx.state(), p)
         const h = this.env.orders.count(`${a!.session.account}/${a!.session.sub}`)
         orderCounts = { n10: Number(h['X-MBX-ORDER-COUNT-10S']), n60: Number(h['X-MBX-ORDER-COUNT-1M']) }
       }

@@ -24,7 +24,7 @@ function subscriptionsOf(env: MethodEnv): StreamSubscriptions {
 
 export const SPOT_METHODS: Record<string, Method> = {
   ...SESSION_METHODS,
-  ...listenKeyMethods(true),
+  ...listenKeyMethods(2),
 
   ping: { security: 'NONE', weight: 1, run: () => ({}) },
   time: { security: 'NONE', weight: 1, run: (env) => ({ serverTime: env.ctx.now() }) },

@@ -19,8 +19,7 @@ export interface Streams extends MarketStreams {
 export function attachStreams(app: FastifyInstance, ctx: GatewayContext,
   o: Omit<WebSocketOptions, 'hub' | 'extraStreams' | 'otherUpgrades'> & { listenKeySweepMs?: number } = {}): Streams {
   const hub = new StreamHub()
-  const users = new UserStreams(ctx, { FUTURES: app.listenKeys, SPOT: app.spotListenKeys }, hub, app.listenKeys.sessionLive,
-    o.listenKeySweepMs)
+  const users = new UserStreams(ctx, { FUTURES: app.listenKeys, SPOT: app.spotListenKeys }, hub, o.listenKeySweepMs)
   app.addHook('onClose', async () => users.close())
   const api = attachWsApi(app, users, o)
   const market = attachWebSocket(app, ctx, {

@@ -4,6 +4,7 @@
 
 import { Level } from 'level'
 import { assert, InvariantError } from '../../core/assert.js'
+import { isTerminal } from '../../core/records.js'
 import type { Event } from '../../core/events.js'
 import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
 import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, type PriceKlineRecord } from './price-klines.js'
@@ -48,7 +49,6 @@ const metaCodec = plainCodec<Meta>()
 /** Keys and values as the bytes given, whatever the root database's default encodings. */
 const RAW = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const
 /** Order statuses after which no fill comes: the order leaves the open orders' cache. */
-const TERMINAL: ReadonlySet<string> = new Set(['FILLED', 'CANCELED', 'EXPIRED', 'EXPIRED_IN_MATCH'])
 /** Open orders whose stored bytes are kept; past it, a fill reads the record back. */
 const OPEN_ORDERS_CACHED_MAX = 100_000
 /** Row ids are seq × rowsPerEntryMax + n and must stay safe integers. */
@@ -259,7 +259,7 @@ export class Projections {
     for (const [id, p] of batch.orders) {
       const value = orderCodec.encode(p.record!)
       ops.push({ type: 'put', sublevel: this.stores.orders, key: p.key, value })
-      written.push([id, value, TERMINAL.has(p.record!.status)])
+      written.push([id, value, isTerminal(p.record!.status)])
     }
     ops.push({ type: 'put', sublevel: this.stores.meta, key: META_KEY, value: metaCodec.encode(meta) })
     // Not synced: the projections are rebuilt from the log, and the batch is atomic, so a
