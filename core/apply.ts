@@ -9,6 +9,7 @@ import { createAsset, createPerpMarket, createSpotMarket, setMarketStatus } from
 import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders.js'
 import { adjustPositionMargin, changeMarginType } from './isolated.js'
 import { modifyOrder } from './modify.js'
+import { amendKeepPriority } from './amend-quantity.js'
 import { oraclePrice, setOracle } from './oracle.js'
 import { changeLeverage, changePositionMode } from './positions.js'
 import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
@@ -40,6 +41,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'CancelAll': return cancelAll(state, c, time)
     case 'CountdownCancelAll': return setCountdown(state, c, time)
     case 'ModifyOrder': return modifyOrder(state, c, time)
+    case 'AmendKeepPriority': return amendKeepPriority(state, c, time)
     case 'Tick': return tick(state, time)
     case 'Deposit': return deposit(state, c, time)
     case 'DepositPending': return depositPending(state, c, time)

@@ -85,12 +85,34 @@ export class ClientIdIndex {
 
   delete(key: string): boolean {
     if (typeof key !== 'string') return false
-    let i = this.slotOf(key, hashOf(key))
+    const i = this.slotOf(key, hashOf(key))
     if (i < 0) return false
     const e = this.table[2 * i]! - 1
     this.cids[e] = undefined
     this.ords[e] = undefined
     this.count -= 1
+    this.unlink(i)
+    if (this.count === 0) this.end = 0
+    return true
+  }
+
+  /**
+   * Gives the entry under `from` the key `to` (absent), keeping its place in placement order:
+   * an order whose client id changes is not a new order.
+   */
+  rename(from: string, to: string): void {
+    const i = this.slotOf(from, hashOf(from))
+    if (i < 0) return
+    const e = this.table[2 * i]! - 1
+    this.unlink(i)
+    const h = hashOf(to)
+    this.cids[e] = to
+    this.hashes[e] = h
+    this.place(h, e + 1)
+  }
+
+  /** Empties table slot `i`. */
+  private unlink(i: number): void {
     // Backward-shift deletion: move later entries of the probe run into the gap unless their
     // home slot lies cyclically in (gap, their slot].
     const table = this.table
@@ -107,8 +129,6 @@ export class ClientIdIndex {
       i = j
     }
     table[2 * i] = 0
-    if (this.count === 0) this.end = 0
-    return true
   }
 
   /** Open orders in placement order (a copy: the index may change while the caller walks it). */

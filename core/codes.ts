@@ -87,6 +87,9 @@ export const CODES = [
   'MODIFY_NOTIONAL_TOO_SMALL',
   'MODIFY_NOT_TRADING',
   'MODIFY_LIMIT_REACHED',
+  // spot amendments keeping priority (core/amend-quantity.ts)
+  'AMEND_QTY_INCREASE',
+  'AMEND_QTY_FILLED',
   // priceMatch (core/price-match.ts)
   'PRICE_MATCH_INVALID',
   'PRICE_MATCH_TYPE',

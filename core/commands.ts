@@ -243,6 +243,22 @@ export interface ModifyOrder extends Issuer {
   priceMatch?: PriceMatch
 }
 
+/**
+ * Reduces a resting spot order's quantity in place (Binance spot's order amend keep
+ * priority): the order keeps its orderId and its place in the queue, releases what the lots
+ * taken off held, and may take a new client id.
+ */
+export interface AmendKeepPriority extends Issuer {
+  type: 'AmendKeepPriority'
+  marketId: number
+  orderId?: number
+  clientOrderId?: string
+  /** The new total quantity, fills included: less than the order's, more than its fills. */
+  qtyLots: number
+  /** The order's client id from now on; absent: a generated one, as Binance generates one. */
+  newClientOrderId?: string
+}
+
 export interface CancelAll extends Issuer {
   type: 'CancelAll'
   marketId: number
@@ -363,6 +379,7 @@ export type Command =
   | CancelAll
   | CountdownCancelAll
   | ModifyOrder
+  | AmendKeepPriority
   | ChangeLeverage
   | ChangePositionMode
   | ChangeMarginType
@@ -391,7 +408,7 @@ export const COMMAND_WORDS = [
   'TRAILING_STOP_MARKET', 'MARK_PRICE', 'CONTRACT_PRICE', 'GTC', 'IOC', 'FOK', 'GTX', 'GTD', 'BOTH', 'LONG', 'SHORT',
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
-  'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT',
+  'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

@@ -6,7 +6,7 @@ import type { ConditionalType, MarginType, OrderType, PositionSide, PriceMatch, 
 
 export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH'
 /** Why an order record changed, as Binance's execution type `x`. */
-export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE' | 'AMENDMENT'
+export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE' | 'AMENDMENT' | 'REPLACED'
 
 /** An order's record: what order events carry and history read models keep. */
 export interface OrderRecordFields {
@@ -60,7 +60,10 @@ export interface ConditionalFields {
 export interface OrderEvent extends OrderRecordFields {
   type: 'order'
   execType: ExecType
-  /** AMENDMENT events only: what the amendment changed (Binance's order modify history row). */
+  /**
+   * AMENDMENT events (a perpetual order's price and quantity, back of the queue) and REPLACED
+   * events (a spot order's quantity, in place) only: what the amendment changed.
+   */
   amendment?: AmendmentFields
 }
 
@@ -70,6 +73,8 @@ export interface AmendmentFields {
   origQtyBeforeLots: number
   /** 1 for the order's first amendment, and so on. */
   count: number
+  /** REPLACED only: the client id the order had before (its own is the new one). */
+  clientOrderIdBefore?: string
 }
 
 /** One perpetual fill. Carries both sides' order, position and wallet state after it. */

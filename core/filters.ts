@@ -8,7 +8,7 @@ import { LIMITS } from './limits.js'
 import type { Market, Order, SubAccount } from './state.js'
 
 /** Binance's clientOrderId rule, ^[.A-Z:/a-z0-9_-]{1,36}$, as a loop (it runs per order). */
-function validClientId(id: string): boolean {
+export function validClientId(id: string): boolean {
   const n = id.length
   if (n === 0 || n > LIMITS.clientOrderIdLengthMax) return false
   for (let i = 0; i < n; i++) {
@@ -33,7 +33,7 @@ function checkPrice(m: Market, price: number | undefined): Code | null {
   return null
 }
 
-function checkQty(m: Market, qty: number, isMarket: boolean): Code | null {
+export function checkQty(m: Market, qty: number, isMarket: boolean): Code | null {
   if (typeof qty !== 'number' || Number.isNaN(qty)) return 'QTY_BELOW_ZERO'
   if (qty <= 0) return 'QTY_BELOW_ZERO'
   const maxQty = isMarket ? m.marketMaxQtyLots : m.maxQtyLots

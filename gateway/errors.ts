@@ -319,6 +319,9 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   MODIFY_NOTIONAL_TOO_SMALL: (ctx) => bad(-5029, `Order's notional must be no smaller than ${ctx.minNotional ?? '0'}`),
   MODIFY_NOT_TRADING: () => bad(-5024, 'Symbol is not in trading status. Order amendment is not permitted.'),
   MODIFY_LIMIT_REACHED: () => bad(-5026, 'Exceed maximum modify order limit.'),
+  // Spot only (core/amend-quantity.ts); the futures forms are never answered.
+  AMEND_QTY_INCREASE: () => bad(-2038, 'Order amend (quantity increase) is not supported.'),
+  AMEND_QTY_FILLED: () => bad(-2038, 'newQty must be greater than the order\'s executed quantity.'),
   PRICE_MATCH_INVALID: () => bad(-5037, 'Invalid price match'),
   PRICE_MATCH_TYPE: () => bad(-5038, 'Price match only supports order type: LIMIT, STOP AND TAKE_PROFIT'),
   PRICE_MATCH_NO_DEPTH: () => bad(-5041, 'No depth matches this BBO order'),
@@ -360,6 +363,9 @@ const SPOT: { readonly [C in Code]?: Mapper } = {
   POST_ONLY_WOULD_TAKE: () => spotRejected('Order would immediately match and take.'),
   // Binance spot expires an unfilled FOK; ours is refused whole, so it says so under -2010.
   FOK_UNFILLED: () => spotRejected('Due to the order could not be filled immediately, the FOK order has been rejected.'),
+  // Order amend keep priority (its refusals are -2038, Binance's code for an amendment rejected).
+  MODIFY_UNCHANGED: () => bad(-2038, 'The requested action would change no state; rejecting'),
+  MODIFY_LIMIT_REACHED: () => bad(-2038, 'Filter failure: MAX_NUM_ORDER_AMENDS'),
 }
 
 /** The Binance error for a core rejection, read in the venue and operation it came back from. */

@@ -313,6 +313,11 @@ class SimClient {
       // Now and then amend the order instead of canceling it.
       const sub = state.accounts.get(c.account)?.subs[c.sub]
       const o = resolved.orderId !== undefined ? sub && [...sub.orders.values()].find((x) => x.orderId === resolved.orderId && x.market.marketId === cancel.marketId) : undefined
+      if (o !== undefined && t.cancelPick % 3 === 0 && o.market.kind === 'SPOT') {
+        // A spot order is amended in place: about half of what is left taken off.
+        return { type: 'AmendKeepPriority', account: cancel.account, sub: cancel.sub, marketId: cancel.marketId, orderId: o.orderId,
+          qtyLots: o.executedQtyLots + Math.ceil((o.origQtyLots - o.executedQtyLots) / 2) }
+      }
       if (o !== undefined && t.cancelPick % 3 === 0) {
         return { type: 'ModifyOrder', account: cancel.account, sub: cancel.sub, marketId: cancel.marketId, orderId: o.orderId, side: o.side,
           priceTicks: o.priceTicks + (t.cancelPick % 2 === 0 ? 1 : -1), qtyLots: o.origQtyLots }

@@ -1,6 +1,6 @@
 // Spot trading and account (/api/v1 per the spec, /api/v3 as Binance's spot clients call
 // it): place (ACK, RESULT, FULL), cancel-replace, test, query, open orders, cancel, cancel
-// all, balances, order limits.
+// all, balances, order limits. Amendments keeping priority: spot-amend.ts.
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Event } from '../../core/events.js'
@@ -18,6 +18,7 @@ import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sp
 import type { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
+import { spotAmendRoutes } from './spot-amend.js'
 import { spotQueryRoutes } from './spot-queries.js'
 
 interface Options {
@@ -273,6 +274,7 @@ export function spotAccountFrom(ctx: GatewayContext, a: Authenticated): object {
 
 export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
   await app.register(spotQueryRoutes, { ctx, weights })
+  await app.register(spotAmendRoutes, { ctx, weights })
   /** Counts a new order of the request's account (its headers), once the symbol is known. */
   const count = (a: Authenticated, reply: FastifyReply): void => {
     spotParam(ctx.state(), a.params)

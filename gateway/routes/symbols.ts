@@ -72,9 +72,14 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
     orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET'],
-    icebergAllowed: false, ocoAllowed: false, isSpotTradingAllowed: true, isMarginTradingAllowed: false,
+    icebergAllowed: false, ocoAllowed: false, otoAllowed: false, quoteOrderQtyMarketAllowed: true, allowTrailingStop: false,
+    cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: false,
+    isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
-      maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 }),
+      maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
+    [{ filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax }]),
+    defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
+    allowedSelfTradePreventionModes: ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
     permissions: ['SPOT'],
   }
 }

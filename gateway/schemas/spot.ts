@@ -110,3 +110,34 @@ function cancelReplaceRoute(): ReturnType<typeof route> {
     newOrderResponse: { ...anyObject, nullable: true } }) })
   return options
 }
+
+/** Order amend keep priority and the amendment history (routes/spot-amend.ts). */
+export const spotAmendDocs = {
+  amend: route({
+    family: 'spot', summary: "Reduce an open spot order's quantity, keeping its place in the queue",
+    description: 'orderId or origClientOrderId names the order (orderId prevails). newQty is the new total quantity: less '
+      + "than the order's (-2038 otherwise) and more than what has filled (-2038). newClientOrderId: the order's client id "
+      + 'from now on; without it one is generated (send the current one to keep it). The user data stream reports '
+      + 'executionReport x=REPLACED. executionId is the log entry that made the amendment.',
+    security: 'TRADE', weight: 4, params: ['symbol', 'orderId', 'origClientOrderId', 'newClientOrderId', 'newQty'],
+    required: ['symbol', 'newQty'],
+    response: object({
+      transactTime: int, executionId: int,
+      amendedOrder: object({
+        symbol: str, orderId: int, orderListId: int, origClientOrderId: str, clientOrderId: str, price: str, qty: str,
+        executedQty: str, preventedQty: str, quoteOrderQty: str, cumulativeQuoteQty: str, status: str, timeInForce: str,
+        type: str, side: str, workingTime: int, selfTradePreventionMode: str,
+      }),
+    }),
+  }),
+  amendments: route({
+    family: 'spot', summary: "One spot order's quantity amendments, oldest first",
+    description: 'orderId or origClientOrderId names the order. fromExecutionId: from that amendment on. limit: default 500, max 1000.',
+    security: 'USER_DATA', weight: 4, params: ['symbol', 'orderId', 'origClientOrderId', 'fromExecutionId', 'limit'],
+    required: ['symbol'],
+    response: arrayOf(object({
+      symbol: str, orderId: int, executionId: int, origClientOrderId: str, newClientOrderId: str, origQty: str, newQty: str,
+      time: int,
+    })),
+  }),
+}

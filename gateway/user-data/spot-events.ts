@@ -39,7 +39,9 @@ export class SpotUserEvents {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
           const fields = this.orders.record(e)
-          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined))
+          if (wants(e.account, e.sub)) {
+            emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined, e.amendment?.clientOrderIdBefore))
+          }
           break
         }
         case 'spotTrade': {
@@ -102,9 +104,12 @@ function spotExecType(execType: string): string {
   return execType === 'EXPIRED_IN_MATCH' ? 'TRADE_PREVENTION' : execType
 }
 
-/** executionReport with Binance's letters; `fill` adds the trade's own figures. */
+/**
+ * executionReport with Binance's letters; `fill` adds the trade's own figures, `idBefore` an
+ * amendment's (REPLACED) client id before it.
+ */
 function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
-  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined): Payload {
+  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, idBefore?: string): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
   const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC'
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
@@ -112,8 +117,8 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     e: 'executionReport', E: time, s: m.symbol, c: o.clientOrderId, S: o.side,
     o: o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType, f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
     q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, 0), F: formatQty(m, 0), g: -1,
-    // The client id of the order a cancel ended (Binance's C); '' otherwise.
-    C: execType === 'CANCELED' ? o.clientOrderId : '',
+    // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
+    C: execType === 'CANCELED' ? o.clientOrderId : idBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
     l: formatQty(m, fill ? fill.e.qtyLots : 0), z: formatQty(m, o.executedQtyLots),
     L: formatPrice(m, fill ? fill.e.priceTicks : 0),

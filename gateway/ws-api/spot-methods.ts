@@ -10,6 +10,7 @@ import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, sp
   spotTicker24hWeight } from '../routes/spot-market.js'
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
+import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
 import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPriceBody,
   spotTickerWeight } from '../routes/spot-queries.js'
 import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
@@ -37,6 +38,8 @@ export const SPOT_METHODS: Record<string, Method> = {
   },
   'order.status': { security: 'USER_DATA', weight: 4, run: (env, a) => spotQueryFrom(env.ctx, a!) },
   'order.cancel': { security: 'TRADE', weight: 1, run: (env, a) => spotCancelFrom(env.ctx, a!) },
+  'order.amend.keepPriority': { security: 'TRADE', weight: 4, run: (env, a) => spotAmendFrom(env.ctx, a!) },
+  'order.amendments': { security: 'USER_DATA', weight: 4, run: (env, a) => spotAmendmentsFrom(env.ctx, a!) },
   'openOrders.status': { security: 'USER_DATA', weight: spotOpenOrdersWeight, run: (env, a) => spotOpenOrdersFrom(env.ctx, a!) },
   'openOrders.cancelAll': { security: 'TRADE', weight: 1, run: (env, a) => spotCancelAllFrom(env.ctx, a!) },
   allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOrdersFrom(env.ctx, a!) },

@@ -143,6 +143,11 @@ export class DepthBook {
           placed.set(e.orderId, { event: e, executedLots: e.executedQtyLots, ended: false })
           continue
         }
+        // A spot order amended in place keeps its level with fewer lots.
+        if (e.execType === 'REPLACED') {
+          this.shrink(e.marketId, e.orderId, e.origQtyLots - e.executedQtyLots, touched)
+          continue
+        }
         // A record still open changes nothing on the book (its fills come as trades); an ended
         // one leaves it (cancel, expiry, self-trade prevention).
         if (e.status === 'NEW' || e.status === 'PARTIALLY_FILLED') continue
@@ -163,6 +168,15 @@ export class DepthBook {
       }
     }
     this.restPlaced(touched)
+  }
+
+  private shrink(marketId: number, orderId: number, lots: number, touched: Set<number>): void {
+    const levels = this.market(marketId)
+    const r = levels.orders.get(orderId)
+    if (r === undefined) return
+    levels.move(r.isBid, r.priceTicks, lots - r.lots)
+    r.lots = lots
+    touched.add(marketId)
   }
 
   private unrest(marketId: number, orderId: number, touched: Set<number>): void {

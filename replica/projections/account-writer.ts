@@ -30,9 +30,10 @@ export function onOrder(stores: Stores, batch: PendingBatch, e: OrderEvent): voi
   if (e.priceMatch !== undefined) p.record.priceMatch = e.priceMatch
   if (e.quoteQty !== undefined) p.record.quoteQty = e.quoteQty
   p.fill = null
-  if (e.execType === 'NEW') {
-    // The index by client id is written once; a later order reusing the client id takes it
-    // over, as Binance answers with the latest. (Orders by time need no index: account-queries.ts.)
+  if (e.execType === 'NEW' || e.execType === 'REPLACED') {
+    // The index by client id is written when the order takes the id (placed, or a spot
+    // amendment's new id); a later order reusing the client id takes it over, as Binance
+    // answers with the latest. (Orders by time need no index: account-queries.ts.)
     batch.put(stores.clientOrderIds, clientOrderIdKey(owner, e.marketId, e.clientOrderId), numberCodec.encode(e.orderId))
   }
 }

@@ -1,5 +1,7 @@
-// Order modify history (Binance GET /fapi/v1/orderAmendment): one row per accepted amendment
-// of a perpetual order (core/modify.ts), with its price and quantity before and after.
+// Order amendment history: one row per accepted amendment, with its price and quantity before
+// and after. Perpetual orders' modifications (core/modify.ts) as Binance's GET
+// /fapi/v1/orderAmendment shows them; spot orders' quantity amendments keeping priority
+// (core/amend-quantity.ts) as GET /api/v3/order/amendments does, with the client id before.
 
 import type { OrderEvent } from '../../core/events.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
@@ -21,12 +23,14 @@ export interface AmendmentRecord {
   origQtyAfterLots: number
   /** The order's amendment number: 1 for its first. */
   count: number
+  /** Spot amendments only: the client id the order had before (clientOrderId: after). */
+  clientOrderIdBefore?: string
 }
 
 export const amendmentCodec = tupleCodec<AmendmentRecord>({
   amendmentId: true, orderId: true, clientOrderId: true, time: true, priceBeforeTicks: true, priceAfterTicks: true,
-  origQtyBeforeLots: true, origQtyAfterLots: true, count: true,
-})
+  origQtyBeforeLots: true, origQtyAfterLots: true, count: true, clientOrderIdBefore: true,
+}, 1)
 
 /** owner, marketId u32, orderId u64, time u64, amendmentId u64 → AmendmentRecord. */
 function amendmentPrefix(o: Owner, marketId: number, orderId: number): Buffer {
@@ -41,6 +45,7 @@ export function onAmendment(stores: Stores, batch: PendingBatch, e: OrderEvent, 
     priceBeforeTicks: a.priceBeforeTicks, priceAfterTicks: e.priceTicks,
     origQtyBeforeLots: a.origQtyBeforeLots, origQtyAfterLots: e.origQtyLots, count: a.count,
   }
+  if (a.clientOrderIdBefore !== undefined) r.clientOrderIdBefore = a.clientOrderIdBefore
   const key = ownerKey(e.account, e.sub).u32(e.marketId).u64(e.orderId).u64(r.time).u64(id).build()
   batch.put(stores.orderAmendments, key, amendmentCodec.encode(r))
 }
@@ -57,4 +62,24 @@ export async function orderAmendments(stores: Stores, owner: Owner, marketId: nu
   const rows = await scan(stores.orderAmendments, timeRangeBounds(amendmentPrefix(owner, marketId, orderId), q, floor), q.limit,
     (_k, v) => amendmentCodec.decode(v))
   return rows.reverse()
+}
+
+/** The log entry an amendment row came from (its spot executionId): one amendment per entry. */
+export function entryOfAmendment(amendmentId: number): number {
+  return Math.floor(amendmentId / PROJECTION_LIMITS.rowsPerEntryMax)
+}
+
+/**
+ * One order's amendments oldest first, from the entry `fromEntry` on (Binance spot's
+ * fromExecutionId), three months back.
+ */
+export async function orderAmendmentsFrom(stores: Stores, owner: Owner, marketId: number, orderId: number,
+  fromEntry: number, limit: number, nowMs: number): Promise<AmendmentRecord[]> {
+  checkLimit(limit, PROJECTION_LIMITS.spotOrderAmendmentsMax)
+  const floor = Math.max(0, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs)
+  const bounds = timeRangeBounds(amendmentPrefix(owner, marketId, orderId), { startTime: floor }, floor)
+  return scan(stores.orderAmendments, bounds, limit, (_k, v) => {
+    const r = amendmentCodec.decode(v)
+    return entryOfAmendment(r.amendmentId) >= fromEntry ? r : undefined
+  })
 }

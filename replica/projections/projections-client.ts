@@ -302,6 +302,11 @@ export class ProjectionsClient implements ProjectionsApi {
     return this.call('orderAmendments', [owner, marketId, orderId, q, nowMs]) as Promise<AmendmentRecord[]>
   }
 
+  orderAmendmentsFrom(owner: Owner, marketId: number, orderId: number, fromEntry: number, limit: number,
+    nowMs?: number): Promise<AmendmentRecord[]> {
+    return this.call('orderAmendmentsFrom', [owner, marketId, orderId, fromEntry, limit, nowMs]) as Promise<AmendmentRecord[]>
+  }
+
   positionMargins(owner: Owner, marketId: number, q: PositionMarginQuery, nowMs?: number): Promise<PositionMarginRecord[]> {
     return this.call('positionMargins', [owner, marketId, q, nowMs]) as Promise<PositionMarginRecord[]>
   }

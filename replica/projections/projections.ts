@@ -10,7 +10,7 @@ import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
 import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, type PriceKlineRecord } from './price-klines.js'
 import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type FundingRateRecord } from './funding.js'
 import * as accountQueries from './account-queries.js'
-import { onAmendment, orderAmendments, type AmendmentQuery, type AmendmentRecord } from './amendments.js'
+import { onAmendment, orderAmendments, orderAmendmentsFrom, type AmendmentQuery, type AmendmentRecord } from './amendments.js'
 import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batch.js'
@@ -419,6 +419,12 @@ export class Projections {
   orderAmendments(owner: Owner, marketId: number, orderId: number, q: AmendmentQuery,
     nowMs = this.durableTime): Promise<AmendmentRecord[]> {
     return orderAmendments(this.stores, owner, marketId, orderId, q, nowMs)
+  }
+
+  /** /api/v3/order/amendments: one order's amendments, oldest first from an entry on, three months back. */
+  orderAmendmentsFrom(owner: Owner, marketId: number, orderId: number, fromEntry: number, limit: number,
+    nowMs = this.durableTime): Promise<AmendmentRecord[]> {
+    return orderAmendmentsFrom(this.stores, owner, marketId, orderId, fromEntry, limit, nowMs)
   }
 
   /** /fapi/v1/positionMargin/history: one market's isolated margin changes, 30 days back. */

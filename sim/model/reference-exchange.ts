@@ -5,9 +5,10 @@
 //
 // Modeled: genesis (trusted), deposits, transfers, withdrawals, leverage, position mode,
 // LIMIT/MARKET/POST_ONLY with GTC/IOC/FOK/GTX/GTD, reduce-only, hedge mode, every STP mode,
-// cancels, cancel-all, GTD expiry (on Tick, or when a taker meets an expired maker), cross
-// liquidation with the insurance fund and ADL (reference-liquidation.ts). Not modeled: the size limits of core/limits.ts
-// (streams stay far below them) and malformed numbers (non-integers).
+// cancels, cancel-all, spot amendments keeping priority, GTD expiry (on Tick, or when a taker
+// meets an expired maker), cross liquidation with the insurance fund and ADL
+// (reference-liquidation.ts). Not modeled: the size limits of core/limits.ts (streams stay
+// far below them) and malformed numbers (non-integers).
 
 import type { Command, PlaceOrder, Side } from '../../core/commands.js'
 import type { OrderStatus } from '../../core/events.js'
@@ -115,6 +116,7 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'PlaceOrder': return trimClosing(st, afterPriceMove(st, c.marketId, placeOrder(st, c)))
     case 'CancelOrder': return trimClosing(st, afterPriceMove(st, c.marketId, cancelOrder(st, c)))
     case 'CancelAll': return trimClosing(st, afterPriceMove(st, c.marketId, cancelAll(st, c)))
+    case 'AmendKeepPriority': return amendKeepPriority(st, c)
     case 'Tick': return tick(st)
     // The generators make no sessions: they change nothing the model compares.
     case 'CreateSession':
@@ -630,6 +632,41 @@ function cancelOrder(st: RefState, c: Extract<Command, { type: 'CancelOrder' }>)
   const out: Out = []
   retire(st, o, 'CANCELED', out)
   return accepted(out)
+}
+
+/** A spot order's quantity cut in place: same queue position, its cut lots' hold given back. */
+function amendKeepPriority(st: RefState, c: Extract<Command, { type: 'AmendKeepPriority' }>): ObservedResult {
+  const m = st.markets.get(c.marketId)
+  if (m === undefined || m.kind !== 'SPOT') return rejected('MARKET_UNKNOWN')
+  if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
+  if (c.orderId === undefined && c.clientOrderId === undefined) return rejected('ORDER_ID_REQUIRED')
+  const key = subKey(c.account, c.sub)
+  const o = m.book.orders.find((x) => x.owner === key &&
+    (c.orderId === undefined || x.orderId === c.orderId) &&
+    (c.clientOrderId === undefined || x.clientOrderId === c.clientOrderId))
+  if (o === undefined) return rejected('ORDER_UNKNOWN')
+  if (m.status !== 'TRADING') return rejected('MARKET_NOT_TRADING')
+  const qty = c.qtyLots
+  if (qty <= 0) return rejected('QTY_BELOW_ZERO')
+  if (qty < m.minQtyLots) return rejected('QTY_BELOW_MIN')
+  if (qty > o.qtyLots) return rejected('AMEND_QTY_INCREASE')
+  if (qty === o.qtyLots) return rejected('MODIFY_UNCHANGED')
+  if (qty <= o.filledLots) return rejected('AMEND_QTY_FILLED')
+  if (big(o.priceTicks) * big(qty) * m.quotePerTickLot < m.minNotional) return rejected('NOTIONAL_TOO_SMALL')
+  const newId = c.newClientOrderId
+  if (newId !== undefined) {
+    if (!CLIENT_ID.test(newId)) return rejected('CLIENT_ID_INVALID')
+    if (newId !== o.clientOrderId && openOrdersOf(st, key).some((x) => x.clientOrderId === newId)) return rejected('CLIENT_ID_DUPLICATE')
+  }
+  const cut = big(o.qtyLots - qty)
+  const release = o.side === 'BUY' ? cut * big(o.priceTicks) * m.quotePerTickLot : cut * m.basePerLot
+  const b = balance(st.subs.get(key)!, o.side === 'BUY' ? m.quote : m.base)
+  b.locked -= release
+  b.free += release
+  o.lockedRemaining -= release
+  o.qtyLots = qty
+  o.clientOrderId = newId ?? generatedClientId(st, o)
+  return { ok: true, orderId: o.orderId, events: [orderObserved(o, 'REPLACED')] }
 }
 
 function cancelAll(st: RefState, c: Extract<Command, { type: 'CancelAll' }>): ObservedResult {

@@ -1,6 +1,7 @@
 // The core's own hash tables (a book's orders by orderId, a sub-account's by clientOrderId)
 // against a plain Map on random add/remove/lookup sequences: same answers, same size, and
-// the iteration order a Map filled the same way would give.
+// the iteration order a Map filled the same way would give; and the client id index's
+// rename, which keeps an entry's place.
 
 import t from 'tap'
 import fc from 'fast-check'
@@ -85,6 +86,49 @@ t.test('ClientIdIndex answers as a Map and keeps placement order', async (t) => 
         same([...index.keys()], [...model.keys()]) &&
         same([...index].map(([k]) => k), [...model.keys()])
     }), runs(150))
+  }
+  t.pass()
+})
+
+t.test('ClientIdIndex renames an entry in its place', async (t) => {
+  // The model: entries in placement order, a rename changing the key where it stands.
+  type RenameOp = { kind: 'add' | 'remove' | 'rename' | 'lookup'; key: number; to: number }
+  const renameOps = (keys: number): fc.Arbitrary<RenameOp[]> => fc.array(fc.record({
+    kind: fc.constantFrom('add', 'add', 'remove', 'rename', 'lookup'), key: fc.integer({ min: 1, max: keys }),
+    to: fc.integer({ min: 1, max: keys }),
+  }) as fc.Arbitrary<RenameOp>, { maxLength: 600 })
+  for (const keys of [30, 3000]) {
+    fc.assert(fc.property(renameOps(keys), (seq) => {
+      const index = new ClientIdIndex()
+      let model: [string, Order][] = []
+      const at = (id: string): number => model.findIndex(([k]) => k === id)
+      for (const { kind, key, to } of seq) {
+        const id = 'c' + key.toString(36)
+        const toId = 'c' + to.toString(36)
+        if (kind === 'add') {
+          if (at(id) >= 0) continue
+          const o = fakeOrder(key, id)
+          index.set(id, o)
+          model.push([id, o])
+        } else if (kind === 'remove') {
+          const deleted = at(id) >= 0
+          model = model.filter(([k]) => k !== id)
+          if (index.delete(id) !== deleted) return false
+        } else if (kind === 'rename') {
+          // Only to a key not in use, as the core renames (a duplicate id is refused before).
+          const i = at(id)
+          if (i < 0 || at(toId) >= 0) continue
+          index.rename(id, toId)
+          model[i] = [toId, model[i]![1]]
+        }
+        const i = at(id)
+        if (index.get(id) !== (i < 0 ? undefined : model[i]![1]) || index.has(id) !== i >= 0) return false
+        if (index.size !== model.length) return false
+      }
+      const same = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i])
+      return same([...index.values()], model.map(([, o]) => o)) && same([...index.keys()], model.map(([k]) => k)) &&
+        model.every(([k, o]) => index.get(k) === o)
+    }), runs(100))
   }
   t.pass()
 })

@@ -61,6 +61,31 @@ t.test('the streams exercise what the model checks', async (t) => {
   for (const k of ['EXPIRED_IN_MATCH/EXPIRED_IN_MATCH', 'EXPIRED/EXPIRED', 'CANCELED/CANCELED']) t.ok((exec.get(k) ?? 0) > 0, `some ${k}`)
 })
 
+const SPOT_ONLY = { markets: [PROFILES.BTCSPOT, PROFILES.ETHSPOT], accounts: 4, maxLength: 300 }
+
+t.test('core and reference agree: spot only, orders amended keeping priority', async (t) => {
+  fc.assert(fc.property(commandStream(SPOT_ONLY), agrees), runs(20))
+  t.pass()
+})
+
+t.test('the spot streams amend orders, and draw each refusal', async (t) => {
+  const codes = new Map<Code | 'OK', number>()
+  const exec = new Map<string, number>()
+  fc.assert(fc.property(commandStream(SPOT_ONLY), (stream) => {
+    findDisagreement(entriesOf(stream), (e, r) => {
+      if (e.command.type !== 'AmendKeepPriority') return
+      const k = r.ok ? 'OK' : r.code
+      codes.set(k, (codes.get(k) ?? 0) + 1)
+      for (const ev of r.events) if (ev.type === 'order') exec.set(ev.status, (exec.get(ev.status) ?? 0) + 1)
+    })
+  }), { numRuns: 20, seed: 1 })
+  t.comment(`amendments ${JSON.stringify(Object.fromEntries(codes))}; amended ${JSON.stringify(Object.fromEntries(exec))}`)
+  for (const code of ['OK', 'AMEND_QTY_INCREASE', 'AMEND_QTY_FILLED', 'CLIENT_ID_DUPLICATE'] as const) {
+    t.ok((codes.get(code) ?? 0) > 0, `some ${code}`)
+  }
+  for (const status of ['NEW', 'PARTIALLY_FILLED']) t.ok((exec.get(status) ?? 0) > 0, `some amended while ${status}`)
+})
+
 t.test('the wide streams reach the price band: limit prices both sides, market orders', async (t) => {
   const codes = new Map<Code | 'OK', number>()
   const markets = [{ ...PROFILES.BTCPERP, spreadTicks: 30_000, maxLots: 2_000 }]
