@@ -9,7 +9,7 @@ const rateLimit = object({ rateLimitType: str, interval: str, intervalNum: int, 
 const filter = object({
   filterType: str, minPrice: str, maxPrice: str, tickSize: str, minQty: str, maxQty: str, stepSize: str,
   limit: int, notional: str, minNotional: str, applyMinToMarket: bool, maxNotional: str, applyMaxToMarket: bool,
-  avgPriceMins: int, multiplierUp: str, multiplierDown: str, multiplierDecimal: str,
+  avgPriceMins: int, multiplierUp: str, multiplierDown: str, multiplierDecimal: str, maxNumOrderAmends: int,
 })
 
 const perpSymbol = object({
@@ -22,8 +22,10 @@ const perpSymbol = object({
 
 const spotSymbol = object({
   symbol: str, status: str, baseAsset: str, baseAssetPrecision: int, quoteAsset: str, quotePrecision: int,
-  quoteAssetPrecision: int, orderTypes: strings, icebergAllowed: bool, ocoAllowed: bool, isSpotTradingAllowed: bool,
-  isMarginTradingAllowed: bool, filters: arrayOf(filter), permissions: strings,
+  quoteAssetPrecision: int, orderTypes: strings, icebergAllowed: bool, ocoAllowed: bool, otoAllowed: bool,
+  quoteOrderQtyMarketAllowed: bool, allowTrailingStop: bool, cancelReplaceAllowed: bool, amendAllowed: bool,
+  pegInstructionsAllowed: bool, isSpotTradingAllowed: bool, isMarginTradingAllowed: bool, filters: arrayOf(filter),
+  defaultSelfTradePreventionMode: str, allowedSelfTradePreventionModes: strings, permissions: strings,
 })
 
 /** Exchange-wide filters: none yet; any object Binance may add. */

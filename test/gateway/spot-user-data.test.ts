@@ -1,6 +1,7 @@
 // The spot user data stream's REST side and payloads: /api/v3/userDataStream keys (a second
 // key of the session, apart from the futures one), and the executionReport,
-// outboundAccountPosition and balanceUpdate events a scripted sequence produces, exactly;
+// outboundAccountPosition and balanceUpdate events a scripted sequence produces (an amendment
+// keeping priority among them), exactly;
 // the futures stream no longer carries the spot wallet's balanceUpdate.
 
 import t from 'tap'
@@ -96,11 +97,23 @@ t.test('executionReport, outboundAccountPosition and balanceUpdate for a scripte
   t.same(fill[3]!.B, [{ a: 'USDT', f: '7500.00000000', l: '0.00000000' }, { a: 'BTC', f: '0.04995000', l: '0.00000000' }])
   t.same(fill[4]!.B, [{ a: 'BTC', f: '0.90000000', l: '0.05000000' }, { a: 'USDT', f: '2497.50000000', l: '0.00000000' }])
 
-  // Alice cancels the rest: C names the order the cancel ended; 0.05 BTC unlocked.
+  // Alice cuts her ask to 0.08 keeping its place, under a new client id: REPLACED, C the id before; 0.02 BTC unlocked.
+  feed(await rig.run({ type: 'AmendKeepPriority', account: alice, sub: 0, marketId: 3, orderId: 1, qtyLots: 800,
+    newClientOrderId: 'ask-1b' }))
+  const t3 = rig.ex.time
+  t.same(take(), [
+    { who: 'alice/0', e: 'executionReport', E: t3, s: 'BTCUSDT', c: 'ask-1b', S: 'SELL', o: 'LIMIT', f: 'GTC', q: '0.0800',
+      p: '50000.00', P: '0.00', F: '0.0000', g: -1, C: 'ask-1', x: 'REPLACED', X: 'PARTIALLY_FILLED', r: 'NONE', i: 1,
+      l: '0.0000', z: '0.0500', L: '0.00', n: '0', N: null, T: t3, t: -1, w: true, m: false, M: false, O: t1,
+      Z: '2500.000000', Y: '0.000000', Q: '0.00000000', W: t1, V: 'EXPIRE_MAKER' },
+    { who: 'alice/0', e: 'outboundAccountPosition', E: t3, u: t3, B: [{ a: 'BTC', f: '0.92000000', l: '0.03000000' }] },
+  ])
+
+  // Alice cancels the rest: C names the order the cancel ended; 0.03 BTC unlocked.
   feed(await rig.run({ type: 'CancelOrder', account: alice, sub: 0, marketId: 3, orderId: 1 }))
   const canceled = take()
   t.same(kinds(canceled), ['alice/0 executionReport CANCELED', 'alice/0 outboundAccountPosition'])
-  t.match(canceled[0], { c: 'ask-1', C: 'ask-1', X: 'CANCELED', z: '0.0500', Z: '2500.000000', w: false, n: '0', N: null })
+  t.match(canceled[0], { c: 'ask-1b', C: 'ask-1b', X: 'CANCELED', q: '0.0800', z: '0.0500', Z: '2500.000000', w: false, n: '0', N: null })
   t.same(canceled[1]!.B, [{ a: 'BTC', f: '0.95000000', l: '0.00000000' }])
 
   // Money in and out of the spot wallet: balanceUpdate (signed), then the balance.

@@ -105,7 +105,7 @@ export function hmac(secret: string, query: string, body = ''): string {
 export interface Keys { apiKey: string; secretKey: string }
 
 /** A signed request with the params in the query string (timestamp added). */
-export function signedInject(rig: GatewayRig, keys: Keys, method: 'GET' | 'POST' | 'DELETE', path: string,
+export function signedInject(rig: GatewayRig, keys: Keys, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string,
   params: Record<string, string | number> = {}) {
   const q = new URLSearchParams({ ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])),
     timestamp: String(rig.ex.time) }).toString()

@@ -76,6 +76,16 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     cancelOrderId: 1, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0500', price: '51000.00' }))
   t.match(replaced.result, { cancelResult: 'SUCCESS', newOrderResult: 'SUCCESS', cancelResponse: { orderId: 1, status: 'CANCELED' },
     newOrderResponse: { status: 'NEW', price: '51000.00' } })
+  // Amend keep priority: the new ask (order 3) cut from 0.05 to 0.03, then its amendments as REST lists them.
+  const amended = await call(ws, 'order.amend.keepPriority', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 3, newQty: '0.0300',
+    newClientOrderId: 'ask-3' }))
+  t.match(amended, { status: 200, result: { executionId: rig.ex.state.seq,
+    amendedOrder: { orderId: 3, clientOrderId: 'ask-3', qty: '0.0300', status: 'NEW', price: '51000.00' } } })
+  t.same((await call(ws, 'order.amendments', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 3 }))).result,
+    await rest(seller, 'GET', '/api/v3/order/amendments', { symbol: 'BTCUSDT', orderId: 3 }), 'order.amendments is GET /api/v3/order/amendments')
+  t.match(await call(ws, 'order.amend.keepPriority', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 3, newQty: '0.0400' })),
+    { status: 400, error: { code: -2038, msg: 'Order amend (quantity increase) is not supported.' } })
+
   const before = stateRoot(rig.ex.state)
   const failed = await call(ws, 'order.cancelReplace', signed(rig, seller, { symbol: 'BTCUSDT', cancelReplaceMode: 'STOP_ON_FAILURE',
     cancelOrderId: 1, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0500', price: '52000.00' }))
@@ -94,6 +104,6 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   t.equal(stateRoot(rig.ex.state), before)
 
   const all = await call(ws, 'openOrders.cancelAll', signed(rig, seller, { symbol: 'BTCUSDT' }))
-  t.match(all.result, [{ symbol: 'BTCUSDT', status: 'CANCELED', price: '51000.00' }])
+  t.match(all.result, [{ symbol: 'BTCUSDT', status: 'CANCELED', price: '51000.00', origQty: '0.0300' }])
   t.match((await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 1 }))), { status: 400, error: { code: -2011 } })
 })
