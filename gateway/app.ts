@@ -7,6 +7,7 @@ import { ApiError, notFound, timeout, unknownError } from './errors.js'
 import type { GatewayContext } from './context.js'
 import { generalRoutes } from './routes/general.js'
 import { accountRoutes } from './routes/account.js'
+import { historyDownloadRoutes } from './routes/history-downloads.js'
 import { accountConfigRoutes } from './routes/account-config.js'
 import { capitalRoutes } from './routes/capital.js'
 import { accountStatusRoutes } from './routes/account-status.js'
@@ -133,6 +134,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(futuresDataRoutes, { ctx, weights })
   await app.register(sessionRoutes, { ctx, weights })
   await app.register(accountRoutes, { ctx, weights })
+  await app.register(historyDownloadRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights, orders })
   await app.register(algoOrderRoutes, { ctx, weights, orders })
   await app.register(walletRoutes, { ctx, weights })

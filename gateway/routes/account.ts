@@ -7,9 +7,10 @@ import type { State, SubAccount } from '../../core/state.js'
 import { marginAsset } from '../../core/wallet.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatNotional, formatPrice, formatQty, formatUnits } from '../decimal.js'
+import { formatBalance, formatUnits } from '../decimal.js'
 import { invalidParam } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
+import { incomeJson, userTradeJson } from '../format-history.js'
 import { orderJson } from '../format-order.js'
 import { accountDocs } from '../schemas/account.js'
 import { idParam, limitParam, optional, perpParam, timeRange } from '../market-params.js'
@@ -90,14 +91,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       await ctx.projections.flush()
       const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
         { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
-      const scale = state.assets.get(m.quote)!.scale
-      return rows.map((r) => ({
-        symbol: m.symbol, id: r.tradeId, orderId: r.orderId, side: r.side, price: formatPrice(m, r.priceTicks),
-        qty: formatQty(m, r.qtyLots), realizedPnl: formatBalance(r.realizedPnl, scale),
-        quoteQty: formatNotional(m, r.quoteQtyTicksLots), commission: formatBalance(r.commission, scale),
-        commissionAsset: r.commissionAsset ?? m.quote, time: r.time, positionSide: r.positionSide,
-        buyer: r.buyer, maker: r.maker, isBuyer: r.buyer, isMaker: r.maker,
-      }))
+      return rows.map((r) => userTradeJson(state, m, r))
     })
   }
 
@@ -126,14 +120,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const rows = await ctx.projections.income({ account: a.session.account, sub: a.session.sub },
       { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
         ...(m !== undefined ? { marketId: m.marketId } : {}), limit }, ctx.now())
-    return rows.map((r) => {
-      const market = r.marketId === null ? undefined : state.markets[r.marketId]
-      const asset = r.asset ?? market?.quote ?? 'USDT'
-      return {
-        symbol: market?.symbol ?? '', incomeType: r.incomeType, income: formatBalance(r.income, state.assets.get(asset)!.scale),
-        asset, info: r.info, time: r.time, tranId: r.tranId, tradeId: r.tradeId === null ? '' : String(r.tradeId),
-      }
-    })
+    return rows.map((r) => incomeJson(state, r))
   })
 
   for (const path of ['/fapi/v1/balance', '/fapi/v2/balance', '/fapi/v3/balance']) {

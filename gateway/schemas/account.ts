@@ -83,3 +83,30 @@ export const accountDocs = {
     security: 'USER_DATA', weight: 30, params: ['symbol', 'incomeType', ...range, 'limit'], response: incomeSchema,
   }),
 }
+
+const KIND_TEXT = { income: 'transaction (income)', order: 'order', trade: 'trade' } as const
+
+/** History downloads (routes/history-downloads.ts). */
+export const downloadDocs = {
+  downloadId: (kind: keyof typeof KIND_TEXT) => route({
+    family: 'account', summary: `A download id for the ${KIND_TEXT[kind]} history over a time range`,
+    description: 'startTime and endTime (ms) are required, at most a year apart (-1130 otherwise). The id is ready at once: '
+      + `GET /fapi/v1/${kind}/asyn/id turns it into a link.`,
+    security: 'USER_DATA', weight: 1000, params: range, required: range,
+    response: object({ avgCostTimestampOfLast30d: int, downloadId: str }),
+  }),
+  downloadLink: (kind: keyof typeof KIND_TEXT) => route({
+    family: 'account', summary: `The link to a ${KIND_TEXT[kind]} history download`,
+    description: 'downloadId from the id route (another account\'s, or another kind\'s: -1130). status is always completed; '
+      + 'the link needs no API key and expires after 24 hours.',
+    security: 'USER_DATA', weight: 10, params: ['downloadId'], required: ['downloadId'],
+    response: object({ downloadId: str, status: str, url: str, s3Link: { type: 'string', nullable: true }, notified: bool,
+      expirationTimestamp: int, isExpired: { type: 'boolean', nullable: true } }),
+  }),
+  file: route({
+    family: 'account', summary: 'A history download as CSV (the link an /asyn/id route gave)',
+    description: 'A header line with the REST rows\' field names, then one line per row, oldest first. An expired link: '
+      + '410; an unknown one: 404.',
+    security: 'NONE', weight: 10, params: ['link'], required: ['link'], response: { type: 'string', description: 'text/csv' },
+  }),
+}

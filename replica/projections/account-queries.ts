@@ -29,6 +29,17 @@ export interface IncomeQuery extends TimeRange {
   incomeType?: IncomeType | undefined
   marketId?: number | undefined
   limit: number
+  /**
+   * Only rows after this one in (time, tranId) order: a cursor for paging through more rows
+   * than a page holds, many of them in one millisecond (startTime should be its time).
+   */
+  after?: { time: number; tranId: number } | undefined
+}
+
+/** Whether a row comes after the cursor (always, without one). */
+function afterCursor(q: IncomeQuery, time: number, tranId: number): boolean {
+  const a = q.after
+  return a === undefined || time > a.time || (time === a.time && tranId > a.tranId)
 }
 
 export async function order(stores: Stores, owner: Owner, marketId: number, orderId: number): Promise<OrderRecord | undefined> {
@@ -163,7 +174,7 @@ export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floor
     const bounds = timeRangeBounds(incomeTypePrefix(owner, INCOME_TYPE_CODES[type]), q, floorTime)
     return scan(stores.incomeByType, bounds, q.limit, (_k, v) => {
       const r = incomeCodec.decode(v)
-      return q.marketId === undefined || r.marketId === q.marketId ? r : undefined
+      return (q.marketId === undefined || r.marketId === q.marketId) && afterCursor(q, r.time, r.tranId) ? r : undefined
     })
   }
   const fillTypes = types.filter((type): type is FillIncomeType => type === 'REALIZED_PNL' || type === 'COMMISSION')
@@ -196,10 +207,11 @@ function fillIncome(stores: Stores, owner: Owner, marketId: number, type: FillIn
     const pnl = type === 'REALIZED_PNL'
     const amount = pnl ? t.realizedPnl : -t.commission
     if (amount === 0) return undefined
-    taken++
-    lastTime = t.time
     // The fill's ids were taken REALIZED_PNL first (account-writer.ts).
     const tranId = !pnl && t.realizedPnl !== 0 ? t.incomeId + 1 : t.incomeId
+    if (!afterCursor(q, t.time, tranId)) return undefined
+    taken++
+    lastTime = t.time
     return { tranId, incomeType: type, marketId, income: amount, asset: null, info: String(t.tradeId), time: t.time, tradeId: t.tradeId }
   })
 }
