@@ -72,6 +72,13 @@ export const generalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     }
   })
 
+  // COIN-margined futures: none are listed here. Answered (not 404) because ccxt's `binance`
+  // loads spot, USD-M and COIN-M markets by default, and one missing list fails them all.
+  app.get('/dapi/v1/exchangeInfo', generalDocs.coinExchangeInfo, async (req) => {
+    weights.charge(req.ip, 1)
+    return { timezone: 'UTC', serverTime: ctx.now(), rateLimits: rateLimitsBody(ctx.rateLimits), exchangeFilters: [], symbols: [] }
+  })
+
   for (const prefix of ['/api/v1', '/api/v3']) {
     app.get(`${prefix}/exchangeInfo`, generalDocs.spotExchangeInfo, async (req) => {
       weights.charge(req.ip, 20)

@@ -51,6 +51,12 @@ export const generalDocs = {
     description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed.',
     security: 'NONE', weight: 20, ...symbolParams, response: futuresExchangeInfo,
   }),
+  coinExchangeInfo: route({
+    family: 'general', summary: 'COIN-margined futures exchange information: none are listed here (an empty symbols list)',
+    security: 'NONE', weight: 1,
+    response: object({ timezone: str, serverTime: int, rateLimits: arrayOf(rateLimit), exchangeFilters,
+      symbols: { type: 'array', maxItems: 0 } }),
+  }),
   spotExchangeInfo: route({
     family: 'general', summary: 'Spot exchange information: rate limits, spot markets and their filters',
     description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed.',

@@ -2,7 +2,8 @@
 // only, with its markets limited to spot: an order placed, edited (editOrder sends
 // /api/v3/order/cancelReplace), read back and canceled; the fee and the windowed ticker. Then
 // ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
-// WebSocket API (userDataStream.subscribe.signature on /ws-api/v3).
+// WebSocket API (userDataStream.subscribe.signature on /ws-api/v3). And ccxt's `binance` with
+// its default options, which loads spot, USD-M and COIN-M markets.
 
 import t from 'tap'
 import ccxt, { type Exchange } from 'ccxt'
@@ -53,6 +54,17 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
   t.match(await ex.cancelOrder(edited.id!, S), { id: edited.id, status: 'canceled' })
 
   t.match(await ex.fetchTradingFee(S), { symbol: S, maker: 0.001, taker: 0.001 })
+})
+
+t.test('ccxt binance with its default options: spot and USD-M markets (COIN-M has none)', { timeout: 60_000 }, async (t) => {
+  const live = await startLiveExchange(t)
+  // ccxt loads spot, linear and inverse markets by default; /dapi/v1/exchangeInfo lists none.
+  const ex = new ccxt.binance({ apiKey: live.maker.apiKey, secret: live.maker.secretKey, timeout: 10_000,
+    urls: { api: rehost(new ccxt.binance().urls.api, live.base) } })
+  t.same(Object.keys(await ex.loadMarkets()).sort(), ['BTC/USDT', 'BTC/USDT:USDT', 'ETH/USDT', 'ETH/USDT:USDT'])
+  t.match(ex.market('BTC/USDT:USDT'), { id: 'BTCUSDTPERP', linear: true, swap: true, settle: 'USDT' })
+  t.match((await ex.fetchBalance()).USDT, { free: 50_000 }, 'the spot wallet')
+  t.match((await ex.fetchBalance({ type: 'future' })).USDT, { free: 50_000 }, 'the perp wallet')
 })
 
 t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket API subscription', { timeout: 60_000 }, async (t) => {
