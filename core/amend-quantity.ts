@@ -3,7 +3,7 @@
 // it keeps its orderId, its place in the queue and its price, so nothing can trade. The lots
 // taken off release what they held, and the order may take a new client id.
 
-import { findSub, validIssuer } from './accounts.js'
+import { amendTarget } from './amend-target.js'
 import type { AmendKeepPriority } from './commands.js'
 import type { Event, Result } from './events.js'
 import { checkQty, validClientId } from './filters.js'
@@ -13,24 +13,12 @@ import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { pushSpotBalanceEvent } from './resting.js'
 import { lockFor } from './spot.js'
-import type { Order, SpotMarket, State, SubAccount } from './state.js'
-
-function findResting(m: SpotMarket, sub: SubAccount, cmd: AmendKeepPriority): Order | undefined {
-  // orderId prevails when both are sent (Binance); the client id must then agree.
-  const o = cmd.orderId !== undefined ? m.book.orders.get(cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
-  if (o === undefined || o.owner !== sub || o.market !== m) return undefined
-  if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return undefined
-  return o
-}
+import type { State } from './state.js'
 
 export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: number): Result {
-  const m = state.markets[cmd.marketId]
-  if (m === undefined || !Number.isInteger(cmd.marketId) || m.kind !== 'SPOT') return reject('MARKET_UNKNOWN')
-  const sub = findSub(state, cmd)
-  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
-  if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return reject('ORDER_ID_REQUIRED')
-  const o = sub && findResting(m, sub, cmd)
-  if (sub === undefined || o === undefined) return reject('ORDER_UNKNOWN')
+  const target = amendTarget(state, cmd, 'SPOT')
+  if (typeof target === 'string') return reject(target)
+  const { m, sub, o } = target
   if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
   const qty = cmd.qtyLots
   const qtyCode = checkQty(m, qty, false)

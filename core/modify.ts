@@ -6,7 +6,7 @@
 // would need on an account without its old self. Built only from placement's exported
 // parts, so the two can never drift apart on what a resting order holds.
 
-import { findSub, validIssuer } from './accounts.js'
+import { amendTarget } from './amend-target.js'
 import type { Code } from './codes.js'
 import type { ModifyOrder, PlaceOrder } from './commands.js'
 import type { Event, Result } from './events.js'
@@ -20,14 +20,6 @@ import { acceptOrder, reject } from './results.js'
 import { addMarginLots, rest, retire, unrest } from './resting.js'
 import { checkOrderMargin } from './risk.js'
 import { positionOf, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
-
-function findResting(m: PerpMarket, sub: SubAccount, cmd: ModifyOrder): Order | undefined {
-  // orderId prevails when both are sent (Binance); the client id must then agree.
-  const o = cmd.orderId !== undefined ? m.book.orders.get(cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
-  if (o === undefined || o.owner !== sub || o.market !== m) return undefined
-  if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return undefined
-  return o
-}
 
 /** The market's filters on the new price and quantity, as a placement of the same order would meet them. */
 function checkFilters(m: PerpMarket, sub: SubAccount, o: Order, cmd: ModifyOrder, priceTicks: number | undefined,
@@ -67,13 +59,9 @@ function checkMargin(state: State, sub: SubAccount, m: PerpMarket, o: Order, pri
 }
 
 export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Result {
-  const m = state.markets[cmd.marketId]
-  if (m === undefined || !Number.isInteger(cmd.marketId) || m.kind !== 'PERP') return reject('MARKET_UNKNOWN')
-  const sub = findSub(state, cmd)
-  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
-  if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return reject('ORDER_ID_REQUIRED')
-  const o = sub && findResting(m, sub, cmd)
-  if (sub === undefined || o === undefined) return reject('ORDER_UNKNOWN')
+  const target = amendTarget(state, cmd, 'PERP')
+  if (typeof target === 'string') return reject(target)
+  const { m, sub, o } = target
   if (m.status !== 'TRADING') return reject('MODIFY_NOT_TRADING')
   // POST_ONLY is a limit order with GTX under another name; stop orders will not qualify.
   if (o.orderType !== 'LIMIT' && o.orderType !== 'POST_ONLY') return reject('MODIFY_LIMIT_ONLY')
