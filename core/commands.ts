@@ -222,6 +222,11 @@ export interface CancelOrder extends Issuer {
   orderId?: number
   clientOrderId?: string
   restriction?: CancelRestriction
+  /**
+   * The cancel's own client id (Binance spot's newClientOrderId on a cancel): carried by the
+   * CANCELED event, where the spot stream shows it as `c`. The order keeps its own id.
+   */
+  cancelClientOrderId?: string
 }
 
 /**

@@ -65,6 +65,8 @@ export interface OrderEvent extends OrderRecordFields {
    * events (a spot order's quantity, in place) only: what the amendment changed.
    */
   amendment?: AmendmentFields
+  /** The CANCELED event of a cancel that named itself (CancelOrder.cancelClientOrderId) only. */
+  cancelClientOrderId?: string
 }
 
 /** One amendment: price and quantity before it (after it: the record's own), and its number. */

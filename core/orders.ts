@@ -5,8 +5,8 @@
 import { ensureHolding, ensureSpotBalance, findSub, spotBalance, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
 import type { CancelAll, CancelOrder, PlaceOrder } from './commands.js'
-import type { Event, Result } from './events.js'
-import { buildOrder, crosses, remaining } from './filters.js'
+import type { Event, OrderEvent, Result } from './events.js'
+import { buildOrder, crosses, remaining, validClientId } from './filters.js'
 import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
@@ -281,11 +281,15 @@ export function cancelOrder(state: State, cmd: CancelOrder, time: number): Resul
   if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return reject('ORDER_ID_REQUIRED')
   const r = cmd.restriction
   if (r !== undefined && r !== 'ONLY_NEW' && r !== 'ONLY_PARTIALLY_FILLED') return reject('CANCEL_RESTRICTION_INVALID')
+  const cancelId = cmd.cancelClientOrderId
+  if (cancelId !== undefined && (typeof cancelId !== 'string' || !validClientId(cancelId))) return reject('CLIENT_ID_INVALID')
   const o = sub && findOrder(m, sub, cmd)
   if (o === undefined) return reject('ORDER_UNKNOWN')
   if (r === 'ONLY_NEW' && o.status !== 'NEW') return reject('CANCEL_RESTRICTED')
   if (r === 'ONLY_PARTIALLY_FILLED' && o.status !== 'PARTIALLY_FILLED') return reject('CANCEL_RESTRICTED')
-  return accept(retireInto(o, 'CANCELED', 'CANCELED', time))
+  const events = retireInto(o, 'CANCELED', 'CANCELED', time)
+  if (cancelId !== undefined) (events[0] as OrderEvent).cancelClientOrderId = cancelId
+  return accept(events)
 }
 
 export function cancelAll(state: State, cmd: CancelAll, time: number): Result {

@@ -122,16 +122,28 @@ async function submitPlace(ctx: GatewayContext, state: State, m: SpotMarket, cmd
   return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
 }
 
-/** Sequences a spot cancel and answers the order after it. */
+/**
+ * Sequences a spot cancel and answers the order after it. `cancelClientOrderId` (the request's
+ * newClientOrderId) is the answer's clientOrderId, the order's own its origClientOrderId; without
+ * it both are the order's (Binance would generate one).
+ */
 async function submitCancel(ctx: GatewayContext, a: Authenticated, m: SpotMarket,
-  ref: { orderId?: number; clientOrderId?: string; restriction?: 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED' }): Promise<object> {
+  ref: { orderId?: number; clientOrderId?: string; restriction?: 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED'; cancelClientOrderId?: string },
+  paramName = 'newClientOrderId'): Promise<object> {
   const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, ...ref })
-  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel' })
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel', param: paramName })
   const ev = ack.result.events.find((e) => e.type === 'order')
   if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
-  return { ...spotOrderJson(ctx.state(), m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response'),
-    origClientOrderId: ev.clientOrderId, transactTime: ack.time }
+  const body = spotOrderJson(ctx.state(), m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response')
+  if (ev.cancelClientOrderId !== undefined) body.clientOrderId = ev.cancelClientOrderId
+  return { ...body, origClientOrderId: ev.clientOrderId, transactTime: ack.time }
+}
+
+/** A cancel's own client id, when the request names one in `name`. */
+function cancelIdParam(p: Params, name: string): { cancelClientOrderId?: string } {
+  const id = optional(p, name)
+  return id === undefined ? {} : { cancelClientOrderId: id }
 }
 
 /** cancelReplace names the order to cancel by cancelOrderId (prevails) or cancelOrigClientOrderId. */
@@ -185,7 +197,8 @@ export async function spotCancelReplaceFrom(ctx: GatewayContext, a: Authenticate
       if (!(err instanceof ApiError)) throw err
       return { ok: false, body: err.toBody() }
     })
-  const cancel = await attempt(() => submitCancel(ctx, a, m, { ...ref, ...(restriction !== undefined ? { restriction } : {}) }))
+  const cancel = await attempt(() => submitCancel(ctx, a, m, { ...ref, ...(restriction !== undefined ? { restriction } : {}),
+    ...cancelIdParam(a.params, 'cancelNewClientOrderId') }, 'cancelNewClientOrderId'))
   const placed = cancel.ok || mode === 'ALLOW_FAILURE' ? await attempt(() => submitPlace(ctx, state, m, cmd, respType)) : undefined
   const data = {
     cancelResult: cancel.ok ? 'SUCCESS' : 'FAILURE',
@@ -229,9 +242,12 @@ export async function spotQueryFrom(ctx: GatewayContext, a: Authenticated): Prom
   return spotOrderJson(ctx.state(), m, rec, 'record')
 }
 
-/** DELETE order. */
+/** DELETE order (with cancelRestrictions and the cancel's own newClientOrderId). */
 export function spotCancelFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
-  return submitCancel(ctx, a, spotParam(ctx.state(), a.params), orderRefParam(a.params))
+  const m = spotParam(ctx.state(), a.params)
+  const restriction = cancelRestrictionParam(a.params)
+  return submitCancel(ctx, a, m, { ...orderRefParam(a.params), ...(restriction !== undefined ? { restriction } : {}),
+    ...cancelIdParam(a.params, 'newClientOrderId') })
 }
 
 /** GET openOrders weighs 6 for one symbol, 80 for all. */

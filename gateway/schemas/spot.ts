@@ -53,7 +53,12 @@ export const spotDocs = {
     response: spotOrderSchema,
   }),
   cancelOrder: route({
-    family: 'spot', summary: 'Cancel a spot order', security: 'TRADE', weight: 1, ...byId, response: spotOrderSchema,
+    family: 'spot', summary: 'Cancel a spot order',
+    description: 'cancelRestrictions: ONLY_NEW or ONLY_PARTIALLY_FILLED (-2011 when the order is not). newClientOrderId: '
+      + "the cancel's own id, the answer's clientOrderId and the stream's executionReport c (origClientOrderId and C stay "
+      + "the order's); without it both are the order's.",
+    security: 'TRADE', weight: 1, params: [...byId.params, 'cancelRestrictions', 'newClientOrderId'], required: byId.required,
+    response: spotOrderSchema,
   }),
   openOrders: route({
     family: 'spot', summary: 'Open spot orders, of one market or all', security: 'USER_DATA',
@@ -101,6 +106,7 @@ function cancelReplaceRoute(): ReturnType<typeof route> {
       + 'The two halves are sequenced one after the other, not as one command.',
     security: 'TRADE', weight: 1,
     params: ['symbol', 'side', 'type', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions',
+      'cancelNewClientOrderId',
       'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type', 'cancelReplaceMode'],
     response: object({ cancelResult: str, newOrderResult: str, cancelResponse: anyObject, newOrderResponse: anyObject }),

@@ -8,7 +8,7 @@
 // As on the futures stream (events.ts), a fill carries the order's new quantities only; its
 // static fields come from the cache of the spot orders that can still trade (order-cache.ts).
 
-import type { Event, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import type { Event, OrderEvent, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import type { Emit, Payload, Wants } from './events.js'
@@ -39,9 +39,7 @@ export class SpotUserEvents {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
           const fields = this.orders.record(e)
-          if (wants(e.account, e.sub)) {
-            emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined, e.amendment?.clientOrderIdBefore))
-          }
+          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined, e))
           break
         }
         case 'spotTrade': {
@@ -105,20 +103,21 @@ function spotExecType(execType: string): string {
 }
 
 /**
- * executionReport with Binance's letters; `fill` adds the trade's own figures, `idBefore` an
- * amendment's (REPLACED) client id before it.
+ * executionReport with Binance's letters; `fill` adds the trade's own figures, `ids` the client
+ * ids an order event names beside the order's: a cancel's own, an amendment's id before.
  */
 function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
-  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, idBefore?: string): Payload {
+  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, ids?: Pick<OrderEvent, 'cancelClientOrderId' | 'amendment'>): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
   const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC'
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   return {
-    e: 'executionReport', E: time, s: m.symbol, c: o.clientOrderId, S: o.side,
+    // A cancel that named itself shows its own id (Binance's c), the order's as C.
+    e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
     o: o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType, f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
     q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, 0), F: formatQty(m, 0), g: -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
-    C: execType === 'CANCELED' ? o.clientOrderId : idBefore ?? '',
+    C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
     l: formatQty(m, fill ? fill.e.qtyLots : 0), z: formatQty(m, o.executedQtyLots),
     L: formatPrice(m, fill ? fill.e.priceTicks : 0),

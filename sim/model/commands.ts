@@ -170,6 +170,9 @@ function cancelDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary
     if (r.by !== 'cid') command.orderId = r.orderId
     if (r.by === 'cid' || r.by === 'both') command.clientOrderId = r.clientOrderId
     if (r.restriction !== undefined) command.restriction = r.restriction
+    // Now and then the cancel names itself (spot's newClientOrderId), from the pick a cancel by
+    // both ids leaves unused: the streams' other draws stay as they were.
+    if (r.by === 'both' && r.pick % 2 === 0) command.cancelClientOrderId = `cancel-${r.pick}`
     const draft: Draft = { dtMs: r.dtMs, command }
     if (r.by === 'open') draft.cancelPick = r.pick
     return draft

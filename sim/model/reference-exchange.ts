@@ -622,6 +622,7 @@ function cancelOrder(st: RefState, c: Extract<Command, { type: 'CancelOrder' }>)
   if (c.orderId === undefined && c.clientOrderId === undefined) return rejected('ORDER_ID_REQUIRED')
   const r = c.restriction
   if (r !== undefined && r !== 'ONLY_NEW' && r !== 'ONLY_PARTIALLY_FILLED') return rejected('CANCEL_RESTRICTION_INVALID')
+  if (c.cancelClientOrderId !== undefined && !CLIENT_ID.test(c.cancelClientOrderId)) return rejected('CLIENT_ID_INVALID')
   const key = subKey(c.account, c.sub)
   const o = m.book.orders.find((x) => x.owner === key &&
     (c.orderId === undefined || x.orderId === c.orderId) &&

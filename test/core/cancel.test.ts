@@ -1,5 +1,5 @@
-// Cancels (by orderId, by clientOrderId, with restrictions), CancelAll, and client order ids:
-// generated ones, uniqueness among open orders, reuse once the order has closed.
+// Cancels (by orderId, by clientOrderId, with restrictions, naming themselves), CancelAll, and
+// client order ids: generated ones, uniqueness among open orders, reuse once the order has closed.
 
 import t from 'tap'
 import { ALICE, BOB, BTCPERP, ETHPERP, TestExchange } from '../helpers/exchange.js'
@@ -23,6 +23,15 @@ t.test('cancel by orderId and by clientOrderId releases the order margin', async
     t.equal(ex.state.markets[BTCPERP]!.book.orders.size, 0)
     t.equal(rejection(ex, cancel(ALICE, { orderId: id })).code, 'ORDER_UNKNOWN', `${by}: twice is unknown`)
   }
+})
+
+t.test('a cancel that names itself: its id on the CANCELED event, the order keeps its own', async (t) => {
+  const ex = setup()
+  const id = placedId(ex.ok(limit(ALICE, 'BUY', 500_000, 10, { clientOrderId: 'mine-1' })))
+  const r = ex.ok(cancel(ALICE, { orderId: id, cancelClientOrderId: 'undo-1' }))
+  t.match(orderEvents(r), [{ clientOrderId: 'mine-1', cancelClientOrderId: 'undo-1', status: 'CANCELED' }])
+  const plain = ex.ok(cancel(ALICE, { orderId: placedId(ex.ok(limit(ALICE, 'BUY', 500_000, 10))) }))
+  t.notOk('cancelClientOrderId' in orderEvents(plain)[0]!, 'absent when the cancel names nothing')
 })
 
 t.test('a partially filled order cancels with its executed quantity', async (t) => {
@@ -52,6 +61,8 @@ t.test('cancel rejections', async (t) => {
     ['orderId and a clientOrderId of another order', cancel(ALICE, { orderId: newId, clientOrderId: 'part-one' }), 'ORDER_UNKNOWN'],
     ['an account with nothing', cancel('0x' + 'e'.repeat(40), { orderId: newId }), 'ORDER_UNKNOWN'],
     ['unknown market', cancel(ALICE, { orderId: newId, marketId: 99 }), 'MARKET_UNKNOWN'],
+    ['a cancel id with a space', cancel(ALICE, { orderId: newId, cancelClientOrderId: 'a b' }), 'CLIENT_ID_INVALID'],
+    ['a cancel id of 37 characters', cancel(ALICE, { orderId: newId, cancelClientOrderId: 'c'.repeat(37) }), 'CLIENT_ID_INVALID'],
   ]
   for (const [name, cmd, code] of cases) {
     t.same(rejection(ex, cmd), { code, eventCount: 0, rootUnchanged: true }, name)

@@ -92,6 +92,33 @@ t.test('cancelReplace: both halves, one half, neither', async (t) => {
   t.same((await post({ ...bid, price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '2', cancelRestrictions: 'ONLY_OLD' })).json(),
     { code: -1145, msg: 'Invalid cancelRestrictions' })
   t.same(await open(), [['b', '31000.00']])
+
+  // The cancel half named: cancelNewClientOrderId is its answer's clientOrderId.
+  const named = await post({ ...bid, price: '33000.00', newClientOrderId: 'd', cancelReplaceMode: 'STOP_ON_FAILURE',
+    cancelOrigClientOrderId: 'b', cancelNewClientOrderId: 'undo-b' })
+  t.match(named.json(), { cancelResult: 'SUCCESS', cancelResponse: { clientOrderId: 'undo-b', origClientOrderId: 'b', status: 'CANCELED' } })
+  t.same(await open(), [['d', '33000.00']])
+})
+
+t.test('cancel: the cancel\'s own newClientOrderId, cancelRestrictions', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { buyer } = await spotTraders(rig)
+  const bid = { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '30000.00' }
+  await signedInject(rig, buyer, 'POST', '/api/v3/order', { ...bid, newClientOrderId: 'a' })
+  await signedInject(rig, buyer, 'POST', '/api/v3/order', { ...bid, newClientOrderId: 'b' })
+  const del = (p: Record<string, string>) => signedInject(rig, buyer, 'DELETE', '/api/v3/order', { symbol: 'BTCUSDT', ...p }).then((r) => r.json())
+
+  t.match(await del({ origClientOrderId: 'a', newClientOrderId: 'a b' }),
+    { code: -1100, msg: /^Illegal characters found in parameter 'newClientOrderId'/ })
+  t.same(await del({ origClientOrderId: 'a', cancelRestrictions: 'ONLY_PARTIALLY_FILLED' }),
+    { code: -2011, msg: 'Order was not canceled due to cancel restrictions.' })
+  t.match(await del({ origClientOrderId: 'a', newClientOrderId: 'undo-a', cancelRestrictions: 'ONLY_NEW' }),
+    { orderId: 1, clientOrderId: 'undo-a', origClientOrderId: 'a', status: 'CANCELED' })
+  t.match(await del({ orderId: '2' }), { orderId: 2, clientOrderId: 'b', origClientOrderId: 'b', status: 'CANCELED' },
+    'without it, the order\'s own id both ways')
+  // The order's record keeps its own id.
+  t.match((await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: 1 })).json(), { clientOrderId: 'a' })
 })
 
 t.test('a MARKET order by quoteOrderQty: the quote to spend or receive, the quantity from the book', async (t) => {

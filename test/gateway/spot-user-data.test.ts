@@ -109,11 +109,11 @@ t.test('executionReport, outboundAccountPosition and balanceUpdate for a scripte
     { who: 'alice/0', e: 'outboundAccountPosition', E: t3, u: t3, B: [{ a: 'BTC', f: '0.92000000', l: '0.03000000' }] },
   ])
 
-  // Alice cancels the rest: C names the order the cancel ended; 0.03 BTC unlocked.
-  feed(await rig.run({ type: 'CancelOrder', account: alice, sub: 0, marketId: 3, orderId: 1 }))
+  // Alice cancels the rest, naming the cancel: c is the cancel's id, C the order's; 0.03 BTC unlocked.
+  feed(await rig.run({ type: 'CancelOrder', account: alice, sub: 0, marketId: 3, orderId: 1, cancelClientOrderId: 'undo-1' }))
   const canceled = take()
   t.same(kinds(canceled), ['alice/0 executionReport CANCELED', 'alice/0 outboundAccountPosition'])
-  t.match(canceled[0], { c: 'ask-1b', C: 'ask-1b', X: 'CANCELED', q: '0.0800', z: '0.0500', Z: '2500.000000', w: false, n: '0', N: null })
+  t.match(canceled[0], { c: 'undo-1', C: 'ask-1b', X: 'CANCELED', q: '0.0800', z: '0.0500', Z: '2500.000000', w: false, n: '0', N: null })
   t.same(canceled[1]!.B, [{ a: 'BTC', f: '0.95000000', l: '0.00000000' }])
 
   // Money in and out of the spot wallet: balanceUpdate (signed), then the balance.
