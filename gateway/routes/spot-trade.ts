@@ -273,16 +273,19 @@ export async function spotCancelAllFrom(ctx: GatewayContext, a: Authenticated): 
     origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
 }
 
-/** GET account: every asset's spot balance. */
+/** GET account: every asset's spot balance (omitZeroBalances=true: those with any). */
 export function spotAccountFrom(ctx: GatewayContext, a: Authenticated): object {
   const state = ctx.state()
-  const balances = [...state.assets.values()].map((asset) => {
+  const omitZero = looseBool(a.params, 'omitZeroBalances') === true
+  const balances = [...state.assets.values()].flatMap((asset) => {
     const b = a.sub?.spot.get(asset.name)
+    if (omitZero && (b === undefined || (b.free === 0 && b.locked === 0))) return []
     // Binance spot prints balances with 8 decimals (more only for an asset whose scale is finer).
-    return { asset: asset.name, free: formatBalance(b?.free ?? 0, asset.scale), locked: formatBalance(b?.locked ?? 0, asset.scale) }
+    return [{ asset: asset.name, free: formatBalance(b?.free ?? 0, asset.scale), locked: formatBalance(b?.locked ?? 0, asset.scale) }]
   })
   return {
     makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
+    commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
     canTrade: true, canWithdraw: true, canDeposit: true, brokered: false, requireSelfTradePrevention: false, preventSor: false,
     updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'],
   }

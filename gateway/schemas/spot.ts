@@ -17,7 +17,8 @@ export const spotOrderSchema = object({
 })
 
 const spotAccountSchema = object({
-  makerCommission: int, takerCommission: int, buyerCommission: int, sellerCommission: int, canTrade: bool,
+  makerCommission: int, takerCommission: int, buyerCommission: int, sellerCommission: int,
+  commissionRates: object({ maker: str, taker: str, buyer: str, seller: str }), canTrade: bool,
   canWithdraw: bool, canDeposit: bool, brokered: bool, requireSelfTradePrevention: bool, preventSor: bool,
   updateTime: int, accountType: str, balances: arrayOf(object({ asset: str, free: str, locked: str })),
   permissions: strings,
@@ -70,6 +71,7 @@ export const spotDocs = {
   }),
   account: route({
     family: 'spot', summary: 'Spot account: commissions and balances', security: 'USER_DATA', weight: 20,
+    description: 'omitZeroBalances=true leaves out the assets with nothing free or locked.', params: ['omitZeroBalances'],
     response: spotAccountSchema,
   }),
 }

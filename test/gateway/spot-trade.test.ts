@@ -26,6 +26,10 @@ t.test('spot order flow', async (t) => {
   t.same(bal('USDT'), { asset: 'USDT', free: '7500.00000000', locked: '0.00000000' })
   const sellerAcct = (await signedInject(rig, seller, 'GET', '/api/v3/account')).json()
   t.same(sellerAcct.balances.find((b: { asset: string }) => b.asset === 'BTC'), { asset: 'BTC', free: '0.90000000', locked: '0.05000000' })
+  t.same(sellerAcct.balances.map((b: { asset: string }) => b.asset), ['USDT', 'BTC', 'ETH'], 'every asset')
+  t.same(sellerAcct.commissionRates, { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' })
+  const held = (await signedInject(rig, seller, 'GET', '/api/v3/account', { omitZeroBalances: 'true' })).json()
+  t.same(held.balances.map((b: { asset: string }) => b.asset), ['USDT', 'BTC'], 'omitZeroBalances: those with any')
 
   const open = (await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
   t.match(open, [{ orderId: 1, status: 'PARTIALLY_FILLED', executedQty: '0.0500' }])
