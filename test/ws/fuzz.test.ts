@@ -89,7 +89,7 @@ t.test('the WebSocket API: random frames of any shape', async (t) => {
     checkReply(await ws.next((m) => m !== null && typeof m === 'object' && 'status' in m), String(frame))
     replies++
   }), runs(400))
-  t.equal(replies, 400, 'one reply in Binance\'s shape to each frame, none a 5xx')
+  t.equal(replies, runs(400).numRuns, 'one reply in Binance\'s shape to each frame, none a 5xx')
   t.equal(stateRoot(rig.ex.state), root, 'nothing unsigned changed state')
   t.equal(ws.closed, null, 'the connection is open')
 })
@@ -135,7 +135,7 @@ t.test('the market streams: random control frames', async (t) => {
     }
     checked++
   }), runs(300))
-  t.equal(checked, 300, 'each frame answered in the stream shape; LIST_SUBSCRIPTIONS always right')
+  t.equal(checked, runs(300).numRuns, 'each frame answered in the stream shape; LIST_SUBSCRIPTIONS always right')
   t.ok(changes > 0, `${changes} subscriptions added or removed along the way`)
   t.equal(ws.closed, null, 'the socket is open')
 })
