@@ -54,7 +54,8 @@ export const historyDownloadRoutes: FastifyPluginAsync<Options> = async (app, { 
   }
 
   app.get('/fapi/v1/download', downloadDocs.file, async (req, reply) => {
-    weights.charge(req.ip, 10)
+    // Each fetch reads the whole range again: heavy enough to count (24 a minute per IP).
+    weights.charge(req.ip, 100)
     const token = (req.query as { link?: unknown }).link
     const found = typeof token === 'string' ? keys.parseLink(token, ctx.now()) : undefined
     if (found === 'expired') throw new ApiError(410, -1130, 'This download link has expired.')

@@ -107,6 +107,6 @@ export const downloadDocs = {
     family: 'account', summary: 'A history download as CSV (the link an /asyn/id route gave)',
     description: 'A header line with the REST rows\' field names, then one line per row, oldest first. An expired link: '
       + '410; an unknown one: 404.',
-    security: 'NONE', weight: 10, params: ['link'], required: ['link'], response: { type: 'string', description: 'text/csv' },
+    security: 'NONE', weight: 100, params: ['link'], required: ['link'], response: { type: 'string', description: 'text/csv' },
   }),
 }
