@@ -345,6 +345,16 @@ export interface PricesEvent {
   time: number
   /** The premium index sample (E8) when this Tick took the 5-s slot's sample (core/prices.ts). */
   premiumE8?: number
+  /** At the first Tick of each 5-minute bucket: the top traders' positions (core/top-traders.ts). */
+  topTraders?: TopTradersFields
+}
+
+/** Among a market's holders, the fifth with the highest margin balance: net long and short ones, and their lots. */
+export interface TopTradersFields {
+  longAccounts: number
+  shortAccounts: number
+  longLots: number
+  shortLots: number
 }
 
 /** An oracle key registered for a pair. */

@@ -10,18 +10,24 @@ import { settleFunding } from './funding.js'
 import { perpOfPair } from './oracle.js'
 import { afterPriceMove } from './price-moves.js'
 import { marginMoved } from './liquidation/watch.js'
-import { refreshMark, sampleBasis, samplePremium } from './prices.js'
+import { PREMIUM_SAMPLE_MS, refreshMark, sampleBasis, samplePremium } from './prices.js'
 import type { Market, State } from './state.js'
+import { TOP_TRADERS_BUCKET_MS, topTraders } from './top-traders.js'
 
 export function pricesOnTick(state: State, time: number, events: Event[]): void {
   for (const m of state.markets) {
     if (m === undefined || m.kind !== 'PERP' || m.prices.indexE8 === 0) continue
     sampleBasis(m, time)
+    const slotBefore = m.prices.premiumSlot
     const sampled = samplePremium(m, time)
     refreshMark(m, time)
     if (time >= m.prices.nextFundingTime) settleFunding(state, m, time, events)
     const e: PricesEvent = { type: 'prices', marketId: m.marketId, indexE8: m.prices.indexE8, markPriceTicks: m.markPriceTicks, time }
     if (sampled) e.premiumE8 = m.prices.lastPremiumE8
+    // The first sample of a 5-minute bucket (slots are 5 s) also takes the top traders'.
+    if (sampled && Math.floor(slotBefore * PREMIUM_SAMPLE_MS / TOP_TRADERS_BUCKET_MS) !== Math.floor(time / TOP_TRADERS_BUCKET_MS)) {
+      e.topTraders = topTraders(state, m)
+    }
     events.push(e)
     afterPriceMove(state, m, time, events)
   }

@@ -2,6 +2,8 @@
 // 30 days, each saying what held at T or over the period that ended at T:
 // - openInterestHist: the open interest at T, valued at the last mark before T;
 // - globalLongShortAccountRatio: the shares of sub-accounts net long and net short at T;
+// - topLongShortAccountRatio and topLongShortPositionRatio: the same among the top fifth of the
+//   holders by margin balance, and their long and short lots, at T (the core's sample);
 // - takerlongshortRatio: taker buy and sell volume over [T − period, T);
 // - basis: the last trade price before T against the index then.
 // The projections keep the open interest and account counts of each 5-minute bucket that saw a
@@ -11,6 +13,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket } from '../../core/state.js'
 import type { OpenInterestRecord } from '../../replica/projections/index.js'
+import type { TopTradersRecord } from '../../replica/projections/top-traders.js'
 import type { GatewayContext } from '../context.js'
 import { formatExact, formatPrice, formatRatio } from '../decimal.js'
 import { invalidParam } from '../errors.js'
@@ -104,6 +107,28 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
         shortAccount: ratio4(short, long + short), timestamp: t }]
     })
   })
+
+  // The top fifth of the market's holders by margin balance, as the core samples them at the first
+  // Tick of each 5-minute bucket (core/top-traders.ts): the row at T is the sample of the bucket T
+  // opens. Accounts: net long against net short; positions: their long lots against short lots.
+  const topRows = async (p: Params, pick: (r: TopTradersRecord) => [number, number]): Promise<object[]> => {
+    const m = perpParam(ctx.state(), p)
+    const q = query(p)
+    const range = rowRange(ctx, q)
+    if (range === undefined) return []
+    const bounds = boundsOf(q, range)
+    const samples = await Promise.all(bounds.map((t) => ctx.projections.topTradersHistory(m.marketId, { startTime: t, endTime: t, limit: 1 })))
+    return bounds.flatMap((t, i) => {
+      const r = samples[i]![0]
+      if (r === undefined) return []
+      const [long, short] = pick(r).map(BigInt) as [bigint, bigint]
+      if (long === 0n || short === 0n) return []
+      return [{ symbol: m.symbol, longShortRatio: ratio4(long, short), longAccount: ratio4(long, long + short),
+        shortAccount: ratio4(short, long + short), timestamp: t }]
+    })
+  }
+  route('/futures/data/topLongShortAccountRatio', ['symbol'], longShortRatioSchema, (p) => topRows(p, (r) => [r.longAccounts, r.shortAccounts]))
+  route('/futures/data/topLongShortPositionRatio', ['symbol'], longShortRatioSchema, (p) => topRows(p, (r) => [r.longLots, r.shortLots]))
 
   route('/futures/data/takerlongshortRatio', ['symbol'], takerRatioSchema, async (p) => {
     const m = perpParam(ctx.state(), p)

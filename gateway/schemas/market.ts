@@ -59,6 +59,16 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
     required: ['symbol', 'period'], summary: 'Shares of sub-accounts net long and net short at each period boundary',
     description: `${FUTURES_DATA_ROWS} A boundary with no open position has no row.`,
   },
+  '/futures/data/topLongShortAccountRatio': {
+    required: ['symbol', 'period'], summary: 'Among the top fifth of holders by margin balance: shares net long and net short',
+    description: `${FUTURES_DATA_ROWS} The core samples the top traders at the first Tick of each 5-minute bucket; a boundary `
+      + 'without a sample, or whose top traders are all on one side, has no row.',
+  },
+  '/futures/data/topLongShortPositionRatio': {
+    required: ['symbol', 'period'], summary: 'Among the top fifth of holders by margin balance: shares of long and short lots',
+    description: `${FUTURES_DATA_ROWS} From the same samples as topLongShortAccountRatio; a boundary without a sample, or `
+      + 'whose top traders hold one side only, has no row.',
+  },
   '/futures/data/takerlongshortRatio': {
     required: ['symbol', 'period'], summary: 'Taker buy and sell volume of the period ending at each boundary',
     description: `${FUTURES_DATA_ROWS} A period without trades, or whose takers only bought, has no row.`,

@@ -15,6 +15,7 @@ import type { Event } from '../../core/events.js'
 import { WireWriter } from './event-wire.js'
 import type * as accountQueries from './account-queries.js'
 import type { AmendmentQuery, AmendmentRecord } from './amendments.js'
+import type { TopTradersQuery, TopTradersRecord } from './top-traders.js'
 import type { ForceOrderQuery, ForceOrderRecord } from './force-orders.js'
 import type { FundingRateQuery, FundingRateRecord } from './funding.js'
 import type { KlineInterval } from './intervals.js'
@@ -268,6 +269,10 @@ export class ProjectionsClient implements ProjectionsApi {
 
   openInterestHistory(marketId: number, q: marketQueries.RangeQuery): Promise<OpenInterestRecord[]> {
     return this.call('openInterestHistory', [marketId, q]) as Promise<OpenInterestRecord[]>
+  }
+
+  topTradersHistory(marketId: number, q: TopTradersQuery): Promise<TopTradersRecord[]> {
+    return this.call('topTradersHistory', [marketId, q]) as Promise<TopTradersRecord[]>
   }
 
   priceKlines(kind: PriceKind, marketId: number, interval: KlineInterval, q: PriceKlineQuery): Promise<PriceKlineRecord[]> {

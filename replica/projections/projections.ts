@@ -11,6 +11,7 @@ import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, ty
 import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type FundingRateRecord } from './funding.js'
 import * as accountQueries from './account-queries.js'
 import { onAmendment, orderAmendments, orderAmendmentsFrom, type AmendmentQuery, type AmendmentRecord } from './amendments.js'
+import { onTopTraders, topTradersHistory, type TopTradersQuery, type TopTradersRecord } from './top-traders.js'
 import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batch.js'
@@ -186,7 +187,9 @@ export class Projections {
       case 'withdrawal': return onWithdrawal(s, b, e)
       case 'funding': return onFunding(s, b, e, nextRowId())
       case 'fundingRate': return onFundingRate(s, b, e)
-      case 'prices': return this.priceKlineWriter.onPrices(b, e)
+      case 'prices':
+        if (e.topTraders !== undefined) onTopTraders(s, b, e)
+        return this.priceKlineWriter.onPrices(b, e)
       case 'positionMargin': return onPositionMargin(s, b, e, nextRowId())
       case 'forceOrder': return onForceOrder(s, b, e, nextRowId())
       case 'insurance': return onInsurance(s, b, e, nextRowId())
@@ -380,6 +383,11 @@ export class Projections {
 
   openInterestHistory(marketId: number, q: marketQueries.RangeQuery): Promise<OpenInterestRecord[]> {
     return marketQueries.openInterestHistory(this.stores, marketId, q)
+  }
+
+  /** The top traders' samples by bucket start (/futures/data/topLongShort*Ratio). */
+  topTradersHistory(marketId: number, q: TopTradersQuery): Promise<TopTradersRecord[]> {
+    return topTradersHistory(this.stores, marketId, q)
   }
 
   /** /fapi/v1/markPriceKlines and indexPriceKlines: prices sampled by Ticks and oracle prices. */

@@ -75,13 +75,15 @@ export interface Stores {
   forceOrders: Store
   /** owner, marketId u32, orderId u64, time u64, amendmentId u64 → AmendmentRecord (amendments.ts). */
   orderAmendments: Store
+  /** marketId u32, bucket start u64 → TopTradersRecord (top-traders.ts). */
+  topTraders: Store
 }
 
 const NAMES: (keyof Stores)[] = [
   'meta', 'cursors', 'trades', 'aggTrades', 'aggIds', 'klines', 'openInterest', 'orders',
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
-  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides',
+  'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides', 'topTraders',
 ]
 
 export function openStores(base: BaseDb): Stores {

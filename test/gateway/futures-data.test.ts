@@ -139,3 +139,39 @@ t.test('basis: the last trade price against the index at each boundary', async (
     { code: -1102, msg: "Mandatory parameter 'contractType' was not sent, was empty/null, or malformed." })
   t.same((await r.get('/futures/data/basis?pair=ETHUSDT&contractType=PERPETUAL&period=5m')).body, [], 'no index: no rows')
 })
+
+t.test('topLongShortAccountRatio and topLongShortPositionRatio: the top fifth by margin balance', async (t) => {
+  const f = await Fixture.open(t)
+  // Ten traders, the n-th funded with n million USDT: the top fifth (two of ten) are the richest holders.
+  const e = Array.from({ length: 11 }, (_, n) => '0x' + n.toString(16).padStart(2, '0').repeat(20))
+  for (let n = 1; n <= 10; n++) await f.fund(e[n]!, n * 1_000_000)
+  await f.at(B + MIN / 2, { type: 'SetOracle', pair: 'BTCUSDT', oracle: ORACLE.address })
+  await f.ok(await signedPrice(f.ex, '50000'))
+  const tick = (at: number) => f.at(at, { type: 'Tick' })
+  await trade(f, e[1]!, e[10]!, 50000, 0.03, B + MIN) // 10 long 30 lots
+  await trade(f, e[2]!, e[9]!, 50000, 0.01, B + 2 * MIN, 'SELL') // 9 short 10
+  await trade(f, e[3]!, e[8]!, 50000, 0.02, B + 3 * MIN) // 8 long 20
+  await trade(f, e[4]!, e[7]!, 50000, 0.005, B + 3 * MIN + 1, 'SELL') // 7 short 5
+  await trade(f, e[5]!, e[6]!, 50000, 0.01, B + 4 * MIN) // 6 long 10
+  await tick(B + 5 * MIN + 1_000) // the bucket's sample: ten holders, the top two 10 (long 30) and 9 (short 10)
+  await tick(B + 5 * MIN + 30_000) // the same bucket: no new sample
+  await trade(f, e[5]!, e[9]!, 50000, 0.01, B + 6 * MIN) // 9 flat: the top two, 10 and 8, are both long
+  await tick(B + 10 * MIN + 1_000)
+  await trade(f, e[6]!, e[8]!, 50000, 0.05, B + 11 * MIN, 'SELL') // 8 short 30
+  await tick(B + 15 * MIN + 1_000)
+  const r = await marketGateway(t, f, B + 16 * MIN)
+  const row = (timestamp: number, longShortRatio: string, longAccount: string, shortAccount: string) =>
+    ({ symbol: 'BTCUSDTPERP', longShortRatio, longAccount, shortAccount, timestamp })
+  const accounts = '/futures/data/topLongShortAccountRatio?symbol=BTCUSDTPERP'
+  const positions = '/futures/data/topLongShortPositionRatio?symbol=BTCUSDTPERP'
+  // B+10m: both top traders long, no row.
+  t.same((await r.get(`${accounts}&period=5m`)).body,
+    [row(B + 5 * MIN, '1.0000', '0.5000', '0.5000'), row(B + 15 * MIN, '1.0000', '0.5000', '0.5000')])
+  t.same((await r.get(`${positions}&period=5m`)).body,
+    [row(B + 5 * MIN, '3.0000', '0.7500', '0.2500'), row(B + 15 * MIN, '1.0000', '0.5000', '0.5000')])
+  t.same((await r.get(`${positions}&period=15m`)).body, [row(B + 15 * MIN, '1.0000', '0.5000', '0.5000')])
+  t.same((await r.get(`${positions}&period=5m&limit=1&startTime=${B + 1}`)).body, [row(B + 5 * MIN, '3.0000', '0.7500', '0.2500')])
+  t.same((await r.get('/futures/data/topLongShortAccountRatio?symbol=ETHUSDTPERP&period=5m')).body, [], 'no holders: no rows')
+  t.same((await r.get(`${accounts}&period=2m`)).body, { code: -1130, msg: "Data sent for parameter 'period' is not valid." })
+  t.same((await r.get('/futures/data/topLongShortPositionRatio?period=5m')).body.code, -1102)
+})
