@@ -4,6 +4,7 @@
 import type { CreateAsset, CreatePerpMarket, CreateSpotMarket, SetMarketStatus } from './commands.js'
 import type { Result } from './events.js'
 import { Book } from './book.js'
+import { newSpotStops } from './spot-stops.js'
 import { GtdQueue } from './gtd.js'
 import { LIMITS } from './limits.js'
 import { newPriceState } from './prices.js'
@@ -44,9 +45,9 @@ function ledgerUnits(size: number, decimals: number, scale: number): number {
 type MarketSpec = CreatePerpMarket | CreateSpotMarket
 
 /** What perpetual and spot markets share, as genesis derives it or a snapshot holds it. */
-type MarketFields = Omit<SpotMarket, 'kind' | 'book' | 'gtd' | 'gtdOpen'>
-/** A spot market's fields without what is built new for it (its book and GTD queue). */
-export type SpotFields = Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen'>
+type MarketFields = Omit<SpotMarket, 'kind' | 'book' | 'gtd' | 'gtdOpen' | 'stops'>
+/** A spot market's fields without what is built new for it (its book, GTD queue and stop index). */
+export type SpotFields = Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen' | 'stops'>
 /** A perpetual's fields without what is built new for it (its book, GTD queue and trigger index). */
 export type PerpFields = Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen' | 'triggers'>
 
@@ -64,7 +65,7 @@ export function spotMarketOf(f: SpotFields): SpotMarket {
     marketMaxQtyLots: f.marketMaxQtyLots, minNotional: f.minNotional, makerFeePpm: f.makerFeePpm, takerFeePpm: f.takerFeePpm,
     quotePerTickLot: f.quotePerTickLot, basePerLot: f.basePerLot, nextOrderId: f.nextOrderId, nextTradeId: f.nextTradeId,
     lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
-    kind: 'SPOT',
+    kind: 'SPOT', stops: newSpotStops(),
   }
 }
 

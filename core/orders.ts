@@ -15,6 +15,7 @@ import { isClosing, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
+import { armSpotStop, checkSpotStop } from './spot-stops.js'
 import { bandCode, marketBandCode } from './price-band.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
@@ -25,7 +26,7 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
   const o = checkOrder(state, cmd, time)
   if (typeof o === 'string') return reject(o)
   const m = o.market
-  if (o.cond !== null) return armConditional(m as PerpMarket, o)
+  if (o.cond !== null) return m.kind === 'PERP' ? armConditional(m, o) : armSpotStop(m, o, time)
   const r = m.kind === 'PERP' ? placePerp(state, m, o.owner, o, time) : placeSpot(state, m, o.owner, o, time)
   if (typeof r === 'string') return reject(r)
   // Accepted promises the id the order was given, so a caller need not dig it out of the events.
@@ -48,7 +49,7 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number): Order |
     if (typeof matched === 'string') return matched
     cmd = matched
   }
-  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : 'ORDER_TYPE_INVALID'
+  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : checkSpotStop(state, m, sub, cmd, time)
   if (cmd.quoteQty !== undefined) {
     const sized = withQuoteQty(m, sub, cmd, time)
     if (typeof sized === 'string') return sized
@@ -144,6 +145,14 @@ export function placeTriggered(state: State, m: PerpMarket, o: Order, time: numb
   return typeof r === 'string' ? r : null
 }
 
+/** placeTriggered for a spot stop (core/spot-stops.ts). */
+export function placeTriggeredSpot(state: State, m: SpotMarket, o: Order, time: number, events: Event[]): Code | null {
+  const limitCode = checkOrderLimits(m, o.owner, o)
+  if (limitCode) return limitCode
+  const r = placeSpot(state, m, o.owner, o, time, events)
+  return typeof r === 'string' ? r : null
+}
+
 /** placePerp's checks: room to reduce, the price band, the book (post-only, FOK, market notional), margin. */
 function perpCode(state: State, m: PerpMarket, sub: SubAccount, o: Order): Code | null {
   const closing = isClosing(o)
@@ -216,13 +225,23 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
   return events
 }
 
-function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number): Event[] | Code {
+/**
+ * Places on a spot book: the events, or why it was refused (nothing changed then).
+ * `into`: a triggered stop, which keeps its id and reports into the trigger's events.
+ */
+function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
   const lock = spotLock(m, sub, o)
   if (typeof lock === 'string') return lock
   ensureSpotBalance(sub, m.base)
   ensureSpotBalance(sub, m.quote)
   lockSpot(o, lock)
-  const events = open(m, o)
+  let events: Event[]
+  if (into === undefined) {
+    events = open(m, o)
+  } else {
+    events = into
+    events.push(orderEvent(o, 'NEW'))
+  }
   pushSpotBalanceEvent(o, time, events)
   finish(o, sweep(state, m, o, time, events), time, events)
   return events

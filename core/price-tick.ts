@@ -12,6 +12,7 @@ import { afterPriceMove } from './price-moves.js'
 import { marginMoved } from './liquidation/watch.js'
 import { PREMIUM_SAMPLE_MS, refreshMark, sampleBasis, samplePremium } from './prices.js'
 import type { Market, State } from './state.js'
+import { runSpotStops } from './spot-stops.js'
 import { TOP_TRADERS_BUCKET_MS, topTraders } from './top-traders.js'
 
 export function pricesOnTick(state: State, time: number, events: Event[]): void {
@@ -44,7 +45,12 @@ export function pricesAfterCommand(state: State, c: Command, result: Result, tim
   let m: Market | undefined
   if (c.type === 'OraclePrice') m = perpOfPair(state, c.pair)
   else if (c.type === 'PlaceOrder' || c.type === 'CancelOrder' || c.type === 'CancelAll' || c.type === 'ModifyOrder') m = state.markets[c.marketId]
-  if (m === undefined || m.kind !== 'PERP') return
+  if (m === undefined) return
+  if (m.kind === 'SPOT') {
+    // Only a placement trades on a spot book: the stops its last price reached fire.
+    if (c.type === 'PlaceOrder') runSpotStops(state, m, time, result.events)
+    return
+  }
   if (m.prices.indexE8 !== 0 && c.type !== 'OraclePrice') refreshMark(m, time)
   afterPriceMove(state, m, time, result.events)
 }

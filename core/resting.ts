@@ -7,6 +7,7 @@ import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { isClosing, orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
 import { unrestConditional } from './conditional.js'
+import { unrestSpotStop } from './spot-stops.js'
 import { isConditionalType } from './trigger-index.js'
 import type { Market, Order, PerpMarket, State } from './state.js'
 
@@ -28,9 +29,9 @@ export function trackGoodTillDate(m: Market, o: Order): void {
   }
 }
 
-/** A market's open order by id: resting in the book, or a conditional one waiting for its trigger. */
+/** A market's open order by id: resting in the book, or a conditional one (a spot stop) waiting for its trigger. */
 export function openOrderOf(m: Market, orderId: number): Order | undefined {
-  return m.book.orders.get(orderId) ?? (m.kind === 'PERP' ? m.triggers.live.get(orderId) : undefined)
+  return m.book.orders.get(orderId) ?? (m.kind === 'PERP' ? m.triggers.live.get(orderId) : m.stops.live.get(orderId))
 }
 
 export function countOpen(o: Order, by: number): void {
@@ -58,7 +59,8 @@ export function addMarginLots(h: { buyLots: number; buyNotional: number; sellLot
 export function unrest(o: Order): void {
   // A conditional order still waiting for its trigger is in no book (plain orders have no cond).
   if (o.cond && isConditionalType(o.orderType)) {
-    unrestConditional(o)
+    if (o.market.kind === 'SPOT') unrestSpotStop(o)
+    else unrestConditional(o)
     return
   }
   const m = o.market

@@ -58,13 +58,11 @@ export function stateLeaves(state: State): string[] {
       // Its own leaf, present only once amended or price-matched, so other orders hash as before.
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
     }
-    if (m.kind === 'PERP') {
-      if (m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
-      // Waiting conditional orders: the order and its trigger state (trailing extreme included).
-      for (const o of m.triggers.live.values()) {
-        out.push(orderLeaf(o), conditionalLeaf(o))
-        if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
-      }
+    if (m.kind === 'PERP' && m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
+    // Waiting conditional orders (a spot market's stops): the order and its trigger state (trailing extreme included).
+    for (const o of m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values()) {
+      out.push(orderLeaf(o), conditionalLeaf(o))
+      if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
     }
   }
   for (const account of state.accounts.values()) {

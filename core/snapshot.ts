@@ -5,6 +5,7 @@
 import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
 import { arm } from './conditional.js'
+import { indexSpotStop } from './spot-stops.js'
 import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM, perpMarketOf, spotMarketOf, type PerpFields, type SpotFields } from './genesis.js'
 import { isConditionalType } from './trigger-index.js'
 import { newPriceState } from './prices.js'
@@ -14,7 +15,7 @@ import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
 import {
   createState, newSubAccount,
-  type Conditional, type Market, type Order, type PerpHolding, type PerpMarket, type Position, type Session, type State, type SubAccount, type Withdrawal,
+  type Conditional, type Market, type Order, type PerpHolding, type PerpMarket, type Position, type Session, type SpotMarket, type State, type SubAccount, type Withdrawal,
 } from './state.js'
 
 const VERSION = 1
@@ -75,7 +76,11 @@ function marketData(m: Market): Record<string, unknown> {
   for (const side of [book.bids, book.asks]) {
     for (const level of side.levels) for (let o = level.head; o; o = o.next) orders.push(orderTuple(o))
   }
-  if (m.kind !== 'PERP') return { ...rest, orders }
+  if (m.kind !== 'PERP') {
+    // Waiting stops in placement order, as a perpetual's conditional orders (only when there are any).
+    const { stops, ...spot } = rest as Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen'>
+    return stops.live.size === 0 ? { ...spot, orders } : { ...spot, orders, conditionals: [...stops.live.values()].map(orderTuple) }
+  }
   // Waiting conditional orders in placement order; the trigger heaps are rebuilt from them.
   const { triggers, ...perp } = rest as Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen'>
   return { ...perp, orders, conditionals: [...triggers.live.values()].map(orderTuple) }
@@ -199,6 +204,7 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
     }
     restoreExtra(o, t[21])
     if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
+    else if (m.kind === 'SPOT' && isConditionalType(o.orderType)) indexSpotStop(m, o)
     else {
       m.book.insert(o)
       if (m.kind === 'PERP' && isClosing(o)) owner.closingResting += 1

@@ -6,6 +6,7 @@ import type { ConditionalFields, OrderStatus, WithdrawalStatus } from './events.
 import { Book, type Level } from './book.js'
 import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
+import type { SpotStops } from './spot-stops.js'
 import type { TriggerEntry, TriggerIndex } from './trigger-index.js'
 
 export interface Asset {
@@ -108,6 +109,8 @@ export interface PriceState {
 
 export interface SpotMarket extends MarketCommon {
   kind: 'SPOT'
+  /** Waiting stop orders (core/spot-stops.ts); derived from them, so the snapshot stores the orders. */
+  stops: SpotStops
 }
 
 export type Market = PerpMarket | SpotMarket

@@ -158,8 +158,11 @@ t.test('parameter rules', async (t) => {
   for (const [type, side, extra, code] of cases) {
     t.same(rejection(ex, conditional(ALICE, side, type, extra)), { code, eventCount: 0, rootUnchanged: true }, `${type} ${code}`)
   }
-  // Spot markets have no conditional orders.
-  t.equal(rejection(ex, { ...conditional(ALICE, 'SELL', 'STOP_MARKET', { stopPriceTicks: 1000 }), marketId: 3 }).code, 'ORDER_TYPE_INVALID')
+  // Spot markets take stops (core/spot-stops.ts, test/core/spot-stops.test.ts), not trailing ones or the perpetual-only fields.
+  t.equal(rejection(ex, { ...conditional(ALICE, 'SELL', 'TRAILING_STOP_MARKET', { callbackPermille: 10 }), marketId: 3 }).code,
+    'ORDER_TYPE_INVALID')
+  t.equal(rejection(ex, { ...conditional(ALICE, 'SELL', 'STOP_MARKET', { stopPriceTicks: 1000, workingType: 'MARK_PRICE' }), marketId: 3 }).code,
+    'COMMAND_INVALID')
 })
 
 t.test('at most 10 waiting conditional orders per account and market (MAX_NUM_ALGO_ORDERS)', async (t) => {

@@ -1,0 +1,155 @@
+// Spot stop orders (core/spot-stops.ts): a stop waits off the book holding what it will need,
+// fires when the last trade price reaches its stop (STOP BUY and TAKE_PROFIT SELL rising, the
+// others falling) and is placed as the LIMIT or MARKET order it becomes; it can be canceled
+// while it waits, and it survives a snapshot. BTCUSDT: price × 100 = ticks, qty × 10,000 =
+// lots, 1 USDT unit per tick·lot, 10,000 BTC units per lot.
+
+import t from 'tap'
+import type { PlaceOrder } from '../../core/commands.js'
+import type { Result } from '../../core/events.js'
+import { apply } from '../../core/apply.js'
+import { stateRoot } from '../../core/root.js'
+import type { SpotMarket } from '../../core/state.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
+import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
+import { balanceEvents, cancel, limit, market, orderEvents, rejection, spotTradeEvents } from '../helpers/commands.js'
+
+const spot = { marketId: BTCSPOT }
+
+function stop(account: string, side: 'BUY' | 'SELL', orderType: PlaceOrder['orderType'], stopPriceTicks: number, qtyLots: number,
+  extra: Partial<PlaceOrder> = {}): PlaceOrder {
+  return { type: 'PlaceOrder', account, sub: 0, marketId: BTCSPOT, side, orderType, stopPriceTicks, qtyLots, ...extra }
+}
+
+/** Alice and Carol hold 10,000 USDT, Bob and Dave 1 BTC; one trade at 30,000.00 sets the last price. */
+function setup(): TestExchange {
+  const ex = new TestExchange()
+  ex.fund(ALICE, 10_000, 0, 'SPOT')
+  ex.fund(CAROL, 10_000, 0, 'SPOT')
+  ex.deposit(BOB, 'BTC', COIN)
+  ex.deposit(DAVE, 'BTC', COIN)
+  ex.ok(limit(DAVE, 'SELL', 3_000_000, 10, spot))
+  ex.ok(limit(ALICE, 'BUY', 3_000_000, 10, spot))
+  return ex
+}
+
+/** A trade at `priceTicks` between Carol (buying) and Dave (selling), which moves the last price. */
+function tradeAt(ex: TestExchange, priceTicks: number, lots = 10): Result {
+  ex.ok(limit(DAVE, 'SELL', priceTicks, lots, spot))
+  return ex.ok(limit(CAROL, 'BUY', priceTicks, lots, spot))
+}
+
+t.test('a stop-limit sell waits off the book holding its base, and rests as a LIMIT once the price falls to it', async (t) => {
+  const ex = setup()
+  // Stop 29,000.00, limit 28,900.00, 0.1 BTC: holds 1,000 lots × 10,000 = 10,000,000 BTC units.
+  const placed = ex.ok(stop(BOB, 'SELL', 'STOP', 2_900_000, 1_000, { priceTicks: 2_890_000, timeInForce: 'GTC' }))
+  t.match(orderEvents(placed), [{ execType: 'NEW', status: 'NEW', orderType: 'STOP', priceTicks: 2_890_000,
+    cond: { origType: 'STOP', stopPriceTicks: 2_900_000, triggerTime: 0 } }])
+  t.match(balanceEvents(placed), [{ asset: 'BTC', free: 90_000_000, locked: 10_000_000 }])
+  const m = ex.state.markets[BTCSPOT]!
+  t.equal(m.book.asks.best(), undefined, 'not on the book')
+  t.equal(ex.sub(BOB).orders.get(orderEvents(placed)[0]!.clientOrderId)?.orderId, placed.orderId, 'an open order of Bob\'s')
+
+  tradeAt(ex, 2_950_000) // 29,500: not yet
+  t.equal(m.book.asks.best(), undefined)
+  const r = tradeAt(ex, 2_900_000) // 29,000: fires
+  const fired = orderEvents(r).find((e) => e.orderId === placed.orderId)!
+  t.match(fired, { execType: 'NEW', status: 'NEW', orderType: 'LIMIT', cond: { origType: 'STOP', triggerTime: ex.time } })
+  t.same([m.book.asks.best()!.priceTicks, m.book.asks.best()!.qtyLots], [2_890_000, 1_000], 'resting at its limit')
+  t.same([ex.sub(BOB).spot.get('BTC')!.free, ex.sub(BOB).spot.get('BTC')!.locked], [90_000_000, 10_000_000], 'the same lock')
+})
+
+t.test('a stop-market buy holds its cost at the stop price, and buys at market once the price rises to it', async (t) => {
+  const ex = setup()
+  // Asks at 30,600 and 30,700 for the buy to meet.
+  ex.ok(limit(DAVE, 'SELL', 3_060_000, 50, spot))
+  ex.ok(limit(DAVE, 'SELL', 3_070_000, 50, spot))
+  // Stop 30,500.00, 0.01 BTC: holds 100 × 3,050,000 = 305,000,000 (305 USDT).
+  const before = ex.sub(ALICE).spot.get('USDT')!.free
+  const placed = ex.ok(stop(ALICE, 'BUY', 'STOP_MARKET', 3_050_000, 100))
+  t.equal(ex.sub(ALICE).spot.get('USDT')!.locked, 305_000_000)
+  const r = tradeAt(ex, 3_050_000) // Carol lifts Dave's 30,500: the stop fires and sweeps 30,600 then 30,700
+  const fills = spotTradeEvents(r).filter((e) => e.taker.orderId === placed.orderId)
+  t.same(fills.map((e) => [e.priceTicks, e.qtyLots]), [[3_060_000, 50], [3_070_000, 50]])
+  // Its record once, as it is placed (the fills are trade events).
+  t.same(orderEvents(r).filter((e) => e.orderId === placed.orderId).map((e) => [e.execType, e.status, e.orderType]),
+    [['NEW', 'NEW', 'MARKET']])
+  t.same(fills.map((e) => e.taker.status), ['PARTIALLY_FILLED', 'FILLED'])
+  // Paid 50 × 3,060,000 + 50 × 3,070,000 = 306,500,000; nothing left held.
+  t.same([ex.sub(ALICE).spot.get('USDT')!.free, ex.sub(ALICE).spot.get('USDT')!.locked], [before - 306_500_000, 0])
+})
+
+t.test('a take-profit fires as the price rises to it (sell), a stop-loss as it falls (sell)', async (t) => {
+  const ex = setup()
+  const tp = ex.ok(stop(BOB, 'SELL', 'TAKE_PROFIT', 3_100_000, 10, { priceTicks: 3_100_000, timeInForce: 'GTC' }))
+  const sl = ex.ok(stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000, 10))
+  const up = tradeAt(ex, 3_100_000)
+  t.ok(orderEvents(up).some((e) => e.orderId === tp.orderId && e.orderType === 'LIMIT'), 'the take-profit fired')
+  t.notOk(orderEvents(up).some((e) => e.orderId === sl.orderId), 'the stop-loss waits')
+  const m = ex.state.markets[BTCSPOT] as SpotMarket
+  t.ok(m.stops.live.has(sl.orderId!) && !m.stops.live.has(tp.orderId!))
+})
+
+t.test('refusals: would trigger, balance, the perpetual-only fields, a stop price off the filter', async (t) => {
+  const ex = setup()
+  const cases: [string, PlaceOrder, string][] = [
+    ['a stop-loss sell above the last price', stop(BOB, 'SELL', 'STOP_MARKET', 3_100_000, 10), 'WOULD_TRIGGER'],
+    ['a take-profit sell below it', stop(BOB, 'SELL', 'TAKE_PROFIT_MARKET', 2_900_000, 10), 'WOULD_TRIGGER'],
+    ['at it', stop(BOB, 'SELL', 'STOP_MARKET', 3_000_000, 10), 'WOULD_TRIGGER'],
+    ['more BTC than held', stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000, 20_000), 'BALANCE_INSUFFICIENT'],
+    ['more USDT than held at the stop', stop(ALICE, 'BUY', 'STOP_MARKET', 3_100_000, 5_000), 'BALANCE_INSUFFICIENT'],
+    ['no stop price', stop(BOB, 'SELL', 'STOP_MARKET', undefined as never, 10), 'STOP_PRICE_REQUIRED'],
+    ['a stop price off the tick', stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000.5, 10), 'PRICE_TICK'],
+    ['a trailing stop', { ...stop(BOB, 'SELL', 'TRAILING_STOP_MARKET', 0, 10), callbackPermille: 10 }, 'ORDER_TYPE_INVALID'],
+    ['a working type', stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000, 10, { workingType: 'MARK_PRICE' }), 'COMMAND_INVALID'],
+    ['a stop-limit without price', stop(BOB, 'SELL', 'STOP', 2_900_000, 10, { timeInForce: 'GTC' }), 'PRICE_REQUIRED'],
+    ['a market form under min notional at its stop (1 lot: 2.9 USDT)', stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000, 1), 'NOTIONAL_TOO_SMALL'],
+    ['post-only time in force', stop(BOB, 'SELL', 'STOP', 2_900_000, 10, { priceTicks: 2_900_000, timeInForce: 'GTX' }), 'TIF_INVALID'],
+  ]
+  for (const [what, cmd, code] of cases) t.match(rejection(ex, cmd), { code, eventCount: 0, rootUnchanged: true }, what)
+})
+
+t.test('a waiting stop cancels by orderId or client id, giving back what it held', async (t) => {
+  const ex = setup()
+  const a = ex.ok(stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000, 100, { clientOrderId: 'sl-1' }))
+  ex.ok(stop(BOB, 'SELL', 'STOP_MARKET', 2_800_000, 100, { clientOrderId: 'sl-2' }))
+  t.equal(ex.sub(BOB).spot.get('BTC')!.locked, 2_000_000)
+  const byId = ex.ok(cancel(BOB, { orderId: a.orderId!, marketId: BTCSPOT }))
+  t.match(orderEvents(byId), [{ status: 'CANCELED', orderType: 'STOP_MARKET', clientOrderId: 'sl-1' }])
+  t.match(balanceEvents(byId), [{ asset: 'BTC', locked: 1_000_000 }])
+  ex.ok(cancel(BOB, { clientOrderId: 'sl-2', marketId: BTCSPOT }))
+  t.same([ex.sub(BOB).spot.get('BTC')!.free, ex.sub(BOB).spot.get('BTC')!.locked], [COIN, 0])
+  t.equal((ex.state.markets[BTCSPOT] as SpotMarket).stops.live.size, 0)
+  tradeAt(ex, 2_800_000)
+  t.equal(ex.sub(BOB).orders.size, 0, 'nothing fires after')
+})
+
+t.test('a market-form buy whose cost grew past the balance expires at its trigger', async (t) => {
+  const ex = setup()
+  ex.ok(limit(DAVE, 'SELL', 9_000_000, 100, spot)) // the only ask left after the trigger: 90,000
+  // Alice spends all but 500 USDT on a resting bid, then places a stop holding 305 of the rest.
+  ex.ok(limit(ALICE, 'BUY', 1_000_000, 9_200, spot))
+  const free = ex.sub(ALICE).spot.get('USDT')!.free
+  t.ok(free < 1_000 * USDT)
+  const placed = ex.ok(stop(ALICE, 'BUY', 'STOP_MARKET', 3_050_000, 100))
+  const r = tradeAt(ex, 3_050_000)
+  t.match(orderEvents(r).filter((e) => e.orderId === placed.orderId), [{ execType: 'EXPIRED', status: 'EXPIRED',
+    cond: { reason: 'BALANCE_INSUFFICIENT' } }])
+  t.equal(ex.sub(ALICE).spot.get('USDT')!.free, free, 'what it held is back')
+})
+
+t.test('a waiting stop is in the state root and survives a snapshot, then fires alike', async (t) => {
+  const ex = setup()
+  const before = stateRoot(ex.state)
+  ex.ok(stop(BOB, 'SELL', 'STOP', 2_900_000, 100, { priceTicks: 2_890_000, timeInForce: 'GTC' }))
+  t.not(stateRoot(ex.state), before)
+  const restored = decodeSnapshot(encodeSnapshot(ex.state))
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  const cmds = [limit(DAVE, 'SELL', 2_900_000, 10, spot), limit(CAROL, 'BUY', 2_900_000, 10, spot), market(CAROL, 'BUY', 50, spot)]
+  for (const [i, command] of cmds.entries()) {
+    const entry = { seq: ex.state.seq + 1, time: ex.time + 1 + i, command }
+    t.same(apply(restored, structuredClone(entry)), apply(ex.state, entry), `command ${i}: same result`)
+  }
+  ex.time += cmds.length
+  t.equal(stateRoot(restored), stateRoot(ex.state), 'same root after the stop fired and traded')
+})
