@@ -72,8 +72,8 @@ export function ownershipViolations(state: State): string[] {
   const perSub = new Map<SubAccount, Map<number, number>>()
   for (const m of state.markets) {
     if (m === undefined) continue
-    // Resting orders and waiting conditional ones (open orders outside the book).
-    const open = m.kind === 'PERP' ? [...m.book.orders.values(), ...m.triggers.live.values()] : m.book.orders.values()
+    // Resting orders and waiting conditional ones (open orders outside the book; a spot market's stops).
+    const open = [...m.book.orders.values(), ...(m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values())]
     for (const o of open) {
       const who = `${o.owner.address}/${o.owner.sub}`
       if (!liveSub(state, o.owner)) out.push(`order ${m.marketId}/${o.orderId}: owner ${who} is not a live sub-account`)

@@ -5,14 +5,17 @@
 // lots, 1 USDT unit per tick·lot, 10,000 BTC units per lot.
 
 import t from 'tap'
+import fc from 'fast-check'
 import type { PlaceOrder } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import type { SpotMarket } from '../../core/state.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
+import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
 import { balanceEvents, cancel, limit, market, orderEvents, rejection, spotTradeEvents } from '../helpers/commands.js'
+import { runs } from '../helpers/property.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -122,6 +125,7 @@ t.test('a waiting stop cancels by orderId or client id, giving back what it held
   t.equal((ex.state.markets[BTCSPOT] as SpotMarket).stops.live.size, 0)
   tradeAt(ex, 2_800_000)
   t.equal(ex.sub(BOB).orders.size, 0, 'nothing fires after')
+  t.same(stateViolations(ex.state), [])
 })
 
 t.test('a market-form buy whose cost grew past the balance expires at its trigger', async (t) => {
@@ -136,6 +140,7 @@ t.test('a market-form buy whose cost grew past the balance expires at its trigge
   t.match(orderEvents(r).filter((e) => e.orderId === placed.orderId), [{ execType: 'EXPIRED', status: 'EXPIRED',
     cond: { reason: 'BALANCE_INSUFFICIENT' } }])
   t.equal(ex.sub(ALICE).spot.get('USDT')!.free, free, 'what it held is back')
+  t.same(stateViolations(ex.state), [])
 })
 
 t.test('a waiting stop is in the state root and survives a snapshot, then fires alike', async (t) => {
@@ -152,4 +157,58 @@ t.test('a waiting stop is in the state root and survives a snapshot, then fires 
   }
   ex.time += cmds.length
   t.equal(stateRoot(restored), stateRoot(ex.state), 'same root after the stop fired and traded')
+  t.same(stateViolations(ex.state), [], 'books, ownership, money and locks consistent')
+})
+
+t.test('random spot flow with stops: every state consistent, replay and snapshot alike', async (t) => {
+  const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
+  const price = fc.integer({ min: 2_950_000, max: 3_050_000 }).map((p) => p - (p % 1_000))
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('limit' as const), who, side: fc.constantFrom('BUY' as const, 'SELL' as const), price, lots: fc.integer({ min: 2, max: 60 }) }),
+    fc.record({ kind: fc.constant('market' as const), who, side: fc.constantFrom('BUY' as const, 'SELL' as const), lots: fc.integer({ min: 2, max: 80 }) }),
+    fc.record({ kind: fc.constant('stop' as const), who, side: fc.constantFrom('BUY' as const, 'SELL' as const),
+      type: fc.constantFrom('STOP' as const, 'STOP_MARKET' as const, 'TAKE_PROFIT' as const, 'TAKE_PROFIT_MARKET' as const),
+      stop: price, offset: fc.integer({ min: -20_000, max: 20_000 }).map((o) => o - (o % 1_000)), lots: fc.integer({ min: 2, max: 60 }) }),
+    fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
+  )
+  let placed = 0
+  let fired = 0
+  fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 150 }), (ops) => {
+    const ex = setup()
+    ex.deposit(ALICE, 'BTC', COIN)
+    ex.deposit(CAROL, 'BTC', COIN)
+    ex.fund(BOB, 10_000, 0, 'SPOT')
+    ex.fund(DAVE, 10_000, 0, 'SPOT')
+    const start = { seq: ex.state.seq, snapshot: encodeSnapshot(ex.state) }
+    const entries: Parameters<typeof apply>[1][] = []
+    for (const o of ops) {
+      let command: PlaceOrder | ReturnType<typeof cancel>
+      if (o.kind === 'limit') command = limit(o.who, o.side, o.price, o.lots, { ...spot, timeInForce: 'GTC' })
+      else if (o.kind === 'market') command = market(o.who, o.side, o.lots, spot)
+      else if (o.kind === 'stop') {
+        const limitForm = o.type === 'STOP' || o.type === 'TAKE_PROFIT'
+        command = stop(o.who, o.side, o.type, o.stop, o.lots, limitForm ? { priceTicks: o.stop + o.offset, timeInForce: 'GTC' } : {})
+      } else {
+        const open = [...ex.sub(o.who).orders.values()]
+        command = cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
+      }
+      const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command }
+      entries.push(structuredClone(entry))
+      const r = apply(ex.state, entry)
+      for (const e of r.events) {
+        if (e.type !== 'order' || e.cond === undefined) continue
+        if (e.execType === 'NEW' && e.cond.triggerTime === 0) placed++
+        if (e.cond.triggerTime > 0 && (e.execType === 'NEW' || e.execType === 'EXPIRED')) fired++
+      }
+      ex.time += 1
+      const v = stateViolations(ex.state)
+      if (v.length > 0) throw new Error(`after ${JSON.stringify(command)}: ${v.join('; ')}`)
+    }
+    // The same entries on the state restored from before them: the same root.
+    const again = decodeSnapshot(start.snapshot)
+    for (const e of entries) apply(again, e)
+    return stateRoot(again) === stateRoot(ex.state)
+  }), runs(40))
+  t.comment(`stops placed ${placed}, fired ${fired}`)
+  t.ok(placed > 100 && fired > 30, 'the flow places stops and fires many of them')
 })
