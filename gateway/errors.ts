@@ -363,6 +363,9 @@ const SPOT: { readonly [C in Code]?: Mapper } = {
   POST_ONLY_WOULD_TAKE: () => spotRejected('Order would immediately match and take.'),
   // Binance spot expires an unfilled FOK; ours is refused whole, so it says so under -2010.
   FOK_UNFILLED: () => spotRejected('Due to the order could not be filled immediately, the FOK order has been rejected.'),
+  // Stops (core/spot-stops.ts).
+  WOULD_TRIGGER: () => spotRejected('Order would trigger immediately.'),
+  TOO_MANY_CONDITIONAL: () => spotFilter('MAX_NUM_ALGO_ORDERS'),
   // Order amend keep priority (its refusals are -2038, Binance's code for an amendment rejected).
   MODIFY_UNCHANGED: () => bad(-2038, 'The requested action would change no state; rejecting'),
   MODIFY_LIMIT_REACHED: () => bad(-2038, 'Filter failure: MAX_NUM_ORDER_AMENDS'),

@@ -14,6 +14,20 @@ export function fieldsOfOrder(o: Order): OrderFields {
   return recordOf(orderEvent(o, 'NEW'))
 }
 
+const SPOT_STOP_NAMES: Record<string, string> = { STOP_MARKET: 'STOP_LOSS', STOP: 'STOP_LOSS_LIMIT', TAKE_PROFIT_MARKET: 'TAKE_PROFIT',
+  TAKE_PROFIT: 'TAKE_PROFIT_LIMIT' }
+
+/** A spot order's type as Binance spot names it: a stop keeps its stop type after it triggers. */
+export function spotType(o: Pick<OrderFields, 'orderType' | 'cond'>): string {
+  if (o.cond !== undefined) return SPOT_STOP_NAMES[o.cond.origType] ?? o.orderType
+  return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
+}
+
+/** A spot stop still waiting for its price: not on the book yet (Binance's isWorking false). */
+export function spotWaiting(o: Pick<OrderFields, 'cond'>): boolean {
+  return o.cond !== undefined && o.cond.triggerTime === 0
+}
+
 /** callbackRate as Binance prints it: percent with one decimal ("1.5"). */
 export function formatCallbackRate(permille: number): string {
   return `${Math.floor(permille / 10)}.${permille % 10}`

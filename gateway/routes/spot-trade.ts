@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { fieldsOfOrder, orderAfter, type OrderFields } from '../format-order.js'
+import { fieldsOfOrder, orderAfter, spotType, spotWaiting, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -30,9 +30,9 @@ interface Options {
 
 const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 
-function spotType(o: OrderFields): string {
-  return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
-}
+/** Binance spot's stop types for the core's (core/spot-stops.ts). */
+const SPOT_STOP_TYPES = { STOP_LOSS: 'STOP_MARKET', STOP_LOSS_LIMIT: 'STOP', TAKE_PROFIT: 'TAKE_PROFIT_MARKET', TAKE_PROFIT_LIMIT: 'TAKE_PROFIT' } as const
+type SpotStopType = keyof typeof SPOT_STOP_TYPES
 
 /** An order as Binance spot prints it: the query form (`record`) or a placement's or cancel's (`response`). */
 export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
@@ -43,13 +43,16 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   Object.assign(out, {
     price: formatPrice(m, o.priceTicks), origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
     cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
-    timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
+    timeInForce: o.orderType === 'MARKET' || o.orderType === 'STOP_MARKET' || o.orderType === 'TAKE_PROFIT_MARKET' ? 'GTC' : o.timeInForce,
+    type: spotType(o), side: o.side,
   })
-  if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, 0), icebergQty: formatQty(m, 0), time: o.time,
-    updateTime: o.updateTime, isWorking: true })
+  if (o.cond !== undefined) out.stopPrice = formatPrice(m, o.cond.stopPriceTicks)
+  if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, o.cond?.stopPriceTicks ?? 0), icebergQty: formatQty(m, 0),
+    time: o.time, updateTime: o.updateTime, isWorking: !spotWaiting(o) })
   // The quote a MARKET order was sized by (quoteOrderQty), zero otherwise: in both forms, as Binance's.
   out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
-  out.workingTime = o.time
+  // A stop works from its trigger (-1 while it waits, as Binance's).
+  out.workingTime = o.cond === undefined ? o.time : o.cond.triggerTime === 0 ? -1 : o.cond.triggerTime
   out.selfTradePreventionMode = o.stp
   return out
 }
@@ -74,37 +77,47 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   const side = required(p, 'side')
   if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
   const type = required(p, 'type')
-  if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'LIMIT_MAKER') throw invalidOrderType()
+  const stopType = Object.hasOwn(SPOT_STOP_TYPES, type) ? SPOT_STOP_TYPES[type as SpotStopType] : undefined
+  if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'LIMIT_MAKER' && stopType === undefined) throw invalidOrderType()
+  // Limit forms: LIMIT and the two stop-limits; market forms: MARKET and the two stop-markets.
+  const limitForm = type === 'LIMIT' || type === 'STOP_LOSS_LIMIT' || type === 'TAKE_PROFIT_LIMIT'
+  const marketForm = type === 'MARKET' || type === 'STOP_LOSS' || type === 'TAKE_PROFIT'
   const tif = optional(p, 'timeInForce')
   if (tif !== undefined && tif !== 'GTC' && tif !== 'IOC' && tif !== 'FOK') throw invalidTimeInForce()
-  if (type === 'LIMIT' && tif === undefined) throw mandatoryParam('timeInForce')
+  if (limitForm && tif === undefined) throw mandatoryParam('timeInForce')
   const quoteRaw = optional(p, 'quoteOrderQty')
   if (quoteRaw !== undefined && (type !== 'MARKET' || optional(p, 'quantity') !== undefined)) throw paramNotRequired('quoteOrderQty')
   if (type === 'MARKET' && quoteRaw === undefined && optional(p, 'quantity') === undefined) throw eitherParam('quantity', 'quoteOrderQty')
+  // A stop's trigger; trailing stops (trailingDelta) are not served here.
+  if (optional(p, 'trailingDelta') !== undefined) throw paramNotRequired('trailingDelta')
+  const stopRaw = optional(p, 'stopPrice')
+  if (stopType === undefined && stopRaw !== undefined) throw paramNotRequired('stopPrice')
+  const stopPriceTicks = stopType === undefined ? undefined : parsePriceTicks(m, required(p, 'stopPrice'), 'stopPrice')
   let priceTicks: number | undefined
-  if (type === 'MARKET') {
+  if (marketForm) {
     if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
   } else {
     priceTicks = parsePriceTicks(m, optional(p, 'price'))
   }
   const quoteQty = quoteRaw === undefined ? undefined : parseAmount(state.assets.get(m.quote)!, quoteRaw, 'quoteOrderQty')
-  const qtyLots = quoteQty === undefined ? parseQtyLots(m, optional(p, 'quantity'), type === 'MARKET') : 0
+  const qtyLots = quoteQty === undefined ? parseQtyLots(m, optional(p, 'quantity'), marketForm) : 0
   const stp = optional(p, 'selfTradePreventionMode')
   if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, side, orderType: (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type) as OrderType, qtyLots }
+    marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
+  if (stopPriceTicks !== undefined) cmd.stopPriceTicks = stopPriceTicks
   if (quoteQty !== undefined) cmd.quoteQty = quoteQty
-  if (type === 'LIMIT') cmd.timeInForce = tif as TimeInForce
+  if (limitForm) cmd.timeInForce = tif as TimeInForce
   const clientId = optional(p, 'newClientOrderId')
   if (clientId !== undefined) cmd.clientOrderId = clientId
   if (stp !== undefined) cmd.stp = stp as StpMode
   return cmd
 }
 
-/** newOrderRespType: ACK, RESULT or FULL; LIMIT_MAKER defaults to ACK, the rest to FULL. */
+/** newOrderRespType: ACK, RESULT or FULL; LIMIT and MARKET default to FULL, the others (LIMIT_MAKER, stops) to ACK. */
 function respTypeParam(p: Params, cmd: PlaceOrder): RespType {
-  const respType = optional(p, 'newOrderRespType') ?? (cmd.orderType === 'POST_ONLY' ? 'ACK' : 'FULL')
+  const respType = optional(p, 'newOrderRespType') ?? (cmd.orderType === 'LIMIT' || cmd.orderType === 'MARKET' ? 'FULL' : 'ACK')
   if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
   return respType
 }

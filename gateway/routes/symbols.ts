@@ -14,7 +14,7 @@ function quoteScale(state: State, m: Market): number {
   return state.assets.get(m.quote)!.scale
 }
 
-/** PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, MAX_NUM_ORDERS, `more` (perps: MAX_NUM_ALGO_ORDERS) and the notional filter. */
+/** PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, MAX_NUM_ORDERS, `more` (MAX_NUM_ALGO_ORDERS and, spot, MAX_NUM_ORDER_AMENDS) and the notional filter. */
 function filters(m: Market, notionalFilter: object, more: object[] = []): object[] {
   const tick = formatPrice(m, 1)
   const step = formatQty(m, 1)
@@ -71,13 +71,14 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     symbol: m.symbol, status: m.status === 'TRADING' ? 'TRADING' : 'HALT',
     baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
-    orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET'],
+    orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT'],
     icebergAllowed: false, ocoAllowed: false, otoAllowed: false, quoteOrderQtyMarketAllowed: true, allowTrailingStop: false,
     cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: false,
     isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
       maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
-    [{ filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax }]),
+    [{ filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: LIMITS.conditionalOrdersPerMarketMax },
+      { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax }]),
     defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
     allowedSelfTradePreventionModes: ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
     permissions: ['SPOT'],

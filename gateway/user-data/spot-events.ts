@@ -11,6 +11,7 @@
 import type { Event, OrderEvent, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { spotType, spotWaiting } from '../format-order.js'
 import type { Emit, Payload, Wants } from './events.js'
 import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
@@ -109,13 +110,14 @@ function spotExecType(execType: string): string {
 function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
   fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, ids?: Pick<OrderEvent, 'cancelClientOrderId' | 'amendment'>): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
-  const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC'
+  // A waiting stop is open but not yet on the book.
+  const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC' && !spotWaiting(o)
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   return {
     // A cancel that named itself shows its own id (Binance's c), the order's as C.
     e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
-    o: o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType, f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
-    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, 0), F: formatQty(m, 0), g: -1,
+    o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
+    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, 0), g: -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
     C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
@@ -127,6 +129,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     O: o.time, Z: formatNotional(m, o.cumQuoteTicksLots),
     Y: formatNotional(m, fill ? BigInt(fill.e.priceTicks) * BigInt(fill.e.qtyLots) : 0),
     // The quote a MARKET order was sized by (quoteOrderQty); zero otherwise.
-    Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: o.time, V: o.stp,
+    // A stop works from its trigger (-1 while it waits), as the REST record's workingTime.
+    Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: o.cond === undefined ? o.time : o.cond.triggerTime || -1, V: o.stp,
   }
 }
