@@ -1,6 +1,6 @@
 // ccxt's spot client (`binance`), unmodified, pointed at a real exchange process by base URL
 // only, with its markets limited to spot: an order placed, edited (editOrder sends
-// /api/v3/order/cancelReplace), read back and canceled; the fee and the windowed ticker. Then
+// /api/v3/order/cancelReplace), read back and canceled; the fee; a stop-limit by triggerPrice. Then
 // ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
 // WebSocket API (userDataStream.subscribe.signature on /ws-api/v3). And ccxt's `binance` with
 // its default options, which loads spot, USD-M and COIN-M markets.
@@ -54,6 +54,14 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
   t.match(await ex.cancelOrder(edited.id!, S), { id: edited.id, status: 'canceled' })
 
   t.match(await ex.fetchTradingFee(S), { symbol: S, maker: 0.001, taker: 0.001 })
+
+  // A stop-limit by triggerPrice (ccxt sends STOP_LOSS_LIMIT with stopPrice): open, not working, holding its cost.
+  const stop = await ex.createOrder(S, 'limit', 'buy', 0.01, 21000, { triggerPrice: 21000 })
+  t.match(stop, { type: 'limit', side: 'buy', status: 'open', info: { type: 'STOP_LOSS_LIMIT' } })
+  t.match(await ex.fetchOrder(stop.id!, S), { triggerPrice: 21000, price: 21000, status: 'open', info: { isWorking: false, stopPrice: '21000.00' } })
+  t.match((await ex.fetchBalance()).USDT, { used: 210 }, 'its 210 USDT held')
+  t.match(await ex.cancelOrder(stop.id!, S), { status: 'canceled' })
+  t.match((await ex.fetchBalance()).USDT, { used: 0 })
 })
 
 t.test('ccxt binance with its default options: spot and USD-M markets (COIN-M has none)', { timeout: 60_000 }, async (t) => {
