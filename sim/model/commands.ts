@@ -4,7 +4,7 @@
 // enough to expire GTD orders. Streams are plain data and replay exactly from their seed.
 
 import fc from 'fast-check'
-import type { Command, ConditionalType, Deposit, PlaceOrder, Side, StpMode, WorkingType } from '../../core/commands.js'
+import type { Command, ConditionalType, Deposit, PlaceOrder, Side, StpMode, TimeInForce, WorkingType } from '../../core/commands.js'
 
 export const MODEL_ACCOUNTS: readonly string[] = ['1', '2', '3', '4', '5', '6'].map((d) => '0x' + d.repeat(40))
 
@@ -140,6 +140,11 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
     }
     if (r.type !== 'MARKET') command.priceTicks = p.midTicks + r.offset
     if (r.type === 'LIMIT' && r.tif !== undefined) command.timeInForce = r.tif
+    // Extended streams: a spot post-only order at an odd offset is a stop instead, from the draws
+    // it leaves unused (the time in force picks stop-loss or take-profit, the offset market or
+    // limit form and the distance), so the streams' other draws stay as they were. Its stop lies
+    // on the side that waits, 2–24 ticks from the mid; a limit form's price a tick beyond it.
+    if (o.extended && !perp && r.type === 'POST_ONLY' && Math.abs(r.offset) % 2 === 1) Object.assign(command, spotStop(p, r))
     if (r.clientOrderId !== undefined) command.clientOrderId = r.clientOrderId
     if (r.stp !== undefined) command.stp = r.stp
     if (perp) {
@@ -151,6 +156,23 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
     if (command.timeInForce === 'GTD') draft.gtdAheadMs = r.gtdAheadMs
     return draft
   })
+}
+
+/** The stop fields of a spot post-only draft turned stop (see placeDraft). */
+function spotStop(p: MarketProfile, r: { side: Side; offset: number; tif: TimeInForce | undefined }): Partial<PlaceOrder> {
+  const k = Math.abs(r.offset)
+  const takeProfit = r.tif === 'IOC' || r.tif === 'FOK'
+  const marketForm = k % 4 === 1
+  const orderType = takeProfit ? (marketForm ? 'TAKE_PROFIT_MARKET' : 'TAKE_PROFIT') : marketForm ? 'STOP_MARKET' : 'STOP'
+  // STOP BUY and TAKE_PROFIT SELL fire as the price rises: their stop is above the mid.
+  const rising = !takeProfit === (r.side === 'BUY')
+  const stopPriceTicks = p.midTicks + (rising ? 2 * k : -2 * k)
+  const out: Partial<PlaceOrder> = { orderType, stopPriceTicks, priceTicks: undefined, timeInForce: undefined }
+  if (!marketForm) {
+    out.priceTicks = stopPriceTicks + (r.side === 'BUY' ? 1 : -1)
+    out.timeInForce = 'GTC'
+  }
+  return out
 }
 
 function cancelDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<Draft> {
