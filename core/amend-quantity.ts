@@ -1,7 +1,8 @@
 // Reducing a resting spot order's quantity in place (Binance spot's order amend keep
 // priority). Unlike a perpetual modify (core/modify.ts), the order does not leave its level:
 // it keeps its orderId, its place in the queue and its price, so nothing can trade. The lots
-// taken off release what they held, and the order may take a new client id.
+// taken off release what they held, and the order may take a new client id. A spot stop still
+// waiting for its price is cut the same way, off any book.
 
 import { amendTarget } from './amend-target.js'
 import type { AmendKeepPriority } from './commands.js'
@@ -27,7 +28,9 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   if (qty === o.origQtyLots) return reject('MODIFY_UNCHANGED')
   // Down to what already filled would leave nothing to rest: a cancel, which the client can send.
   if (qty <= o.executedQtyLots) return reject('AMEND_QTY_FILLED')
-  if (o.priceTicks * qty * m.quotePerTickLot < m.minNotional) return reject('NOTIONAL_TOO_SMALL')
+  // A stop waiting for its price (core/spot-stops.ts) is on no level; a market form's is its stop price.
+  const price = o.priceTicks !== 0 ? o.priceTicks : o.cond!.stopPriceTicks
+  if (price * qty * m.quotePerTickLot < m.minNotional) return reject('NOTIONAL_TOO_SMALL')
   if (o.amendCount >= LIMITS.amendmentsPerOrderMax) return reject('MODIFY_LIMIT_REACHED')
   const newId = cmd.newClientOrderId
   if (newId !== undefined) {
@@ -38,9 +41,10 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: o.amendCount + 1,
     clientOrderIdBefore: o.clientOrderId }
   const cut = o.origQtyLots - qty
-  o.level!.qtyLots -= cut
+  if (o.level !== null) o.level.qtyLots -= cut
   o.origQtyLots = qty
-  const released = lockFor(m, o, cut, o.priceTicks)
+  // What the cut lots held: at the limit price, or a waiting market-form stop's at its stop price.
+  const released = lockFor(m, o, cut, price)
   const b = sub.spot.get(o.side === 'BUY' ? m.quote : m.base)!
   b.locked -= released
   b.free += released

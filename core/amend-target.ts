@@ -4,6 +4,7 @@
 import { findSub, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
 import type { Issuer } from './commands.js'
+import { openOrderOf } from './resting.js'
 import type { Market, Order, State, SubAccount } from './state.js'
 
 interface AmendRef extends Issuer {
@@ -29,7 +30,8 @@ export function amendTarget<K extends Market['kind']>(state: State, cmd: AmendRe
   if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
   if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return 'ORDER_ID_REQUIRED'
   if (sub === undefined) return 'ORDER_UNKNOWN'
-  const o = cmd.orderId !== undefined ? m.book.orders.get(cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
+  // Open orders: resting, or waiting for a trigger (a perpetual modify refuses those by type).
+  const o = cmd.orderId !== undefined ? openOrderOf(m, cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
   if (o === undefined || o.owner !== sub || o.market !== m) return 'ORDER_UNKNOWN'
   if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return 'ORDER_UNKNOWN'
   return { m: m as Extract<Market, { kind: K }>, sub, o }

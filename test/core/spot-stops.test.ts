@@ -6,7 +6,7 @@
 
 import t from 'tap'
 import fc from 'fast-check'
-import type { PlaceOrder } from '../../core/commands.js'
+import type { AmendKeepPriority, PlaceOrder } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
@@ -160,7 +160,7 @@ t.test('a waiting stop is in the state root and survives a snapshot, then fires 
   t.same(stateViolations(ex.state), [], 'books, ownership, money and locks consistent')
 })
 
-t.test('random spot flow with stops: every state consistent, replay and snapshot alike', async (t) => {
+t.test('random spot flow with stops and amendments: every state consistent, replay and snapshot alike', async (t) => {
   const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
   const price = fc.integer({ min: 2_950_000, max: 3_050_000 }).map((p) => p - (p % 1_000))
   const op = fc.oneof(
@@ -170,6 +170,7 @@ t.test('random spot flow with stops: every state consistent, replay and snapshot
       type: fc.constantFrom('STOP' as const, 'STOP_MARKET' as const, 'TAKE_PROFIT' as const, 'TAKE_PROFIT_MARKET' as const),
       stop: price, offset: fc.integer({ min: -20_000, max: 20_000 }).map((o) => o - (o % 1_000)), lots: fc.integer({ min: 2, max: 60 }) }),
     fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
+    fc.record({ kind: fc.constant('amend' as const), who, pick: fc.nat({ max: 20 }), keep: fc.integer({ min: 1, max: 99 }) }),
   )
   let placed = 0
   let fired = 0
@@ -182,15 +183,21 @@ t.test('random spot flow with stops: every state consistent, replay and snapshot
     const start = { seq: ex.state.seq, snapshot: encodeSnapshot(ex.state) }
     const entries: Parameters<typeof apply>[1][] = []
     for (const o of ops) {
-      let command: PlaceOrder | ReturnType<typeof cancel>
+      let command: PlaceOrder | ReturnType<typeof cancel> | AmendKeepPriority
       if (o.kind === 'limit') command = limit(o.who, o.side, o.price, o.lots, { ...spot, timeInForce: 'GTC' })
       else if (o.kind === 'market') command = market(o.who, o.side, o.lots, spot)
       else if (o.kind === 'stop') {
         const limitForm = o.type === 'STOP' || o.type === 'TAKE_PROFIT'
         command = stop(o.who, o.side, o.type, o.stop, o.lots, limitForm ? { priceTicks: o.stop + o.offset, timeInForce: 'GTC' } : {})
-      } else {
+      } else if (o.kind === 'cancel') {
         const open = [...ex.sub(o.who).orders.values()]
         command = cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
+      } else {
+        // Cut an open order (resting or a waiting stop) to `keep` % of it, at least above its fills.
+        const open = [...ex.sub(o.who).orders.values()]
+        const target = open[o.pick % Math.max(1, open.length)]
+        const qtyLots = target === undefined ? 1 : Math.max(target.executedQtyLots + 1, Math.floor(target.origQtyLots * o.keep / 100))
+        command = { type: 'AmendKeepPriority', account: o.who, sub: 0, marketId: BTCSPOT, orderId: target?.orderId ?? 1, qtyLots }
       }
       const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command }
       entries.push(structuredClone(entry))
@@ -210,5 +217,24 @@ t.test('random spot flow with stops: every state consistent, replay and snapshot
     return stateRoot(again) === stateRoot(ex.state)
   }), runs(40))
   t.comment(`stops placed ${placed}, fired ${fired}`)
-  t.ok(placed > 100 && fired > 30, 'the flow places stops and fires many of them')
+  t.ok(placed > 80 && fired > 30, 'the flow places stops and fires many of them')
+})
+
+t.test('a waiting stop amended keeping priority: its quantity and what it holds cut, off any book', async (t) => {
+  const ex = setup()
+  // A market-form sell (holds base) and a market-form buy (holds its cost at the stop price).
+  const sell = ex.ok(stop(BOB, 'SELL', 'STOP_MARKET', 2_900_000, 100, { clientOrderId: 'sl' }))
+  const buy = ex.ok(stop(ALICE, 'BUY', 'STOP_MARKET', 3_100_000, 100))
+  const r = ex.ok({ type: 'AmendKeepPriority', account: BOB, sub: 0, marketId: BTCSPOT, clientOrderId: 'sl', qtyLots: 40 })
+  t.match(orderEvents(r), [{ execType: 'REPLACED', orderType: 'STOP_MARKET', origQtyLots: 40, cond: { stopPriceTicks: 2_900_000 } }])
+  t.equal(ex.sub(BOB).spot.get('BTC')!.locked, 400_000, '40 lots of base')
+  const before = ex.sub(ALICE).spot.get('USDT')!.locked
+  ex.ok({ type: 'AmendKeepPriority', account: ALICE, sub: 0, marketId: BTCSPOT, orderId: buy.orderId!, qtyLots: 30 })
+  t.equal(before - ex.sub(ALICE).spot.get('USDT')!.locked, 70 * 3_100_000, 'the cut lots\' cost at the stop price')
+  t.match(rejection(ex, { type: 'AmendKeepPriority', account: BOB, sub: 0, marketId: BTCSPOT, orderId: sell.orderId!, qtyLots: 1 }),
+    { code: 'NOTIONAL_TOO_SMALL', rootUnchanged: true }, 'min notional at the stop price')
+  // It still fires, for what is left.
+  const fired = tradeAt(ex, 2_900_000)
+  t.match(orderEvents(fired).filter((e) => e.orderId === sell.orderId), [{ execType: 'NEW', orderType: 'MARKET', origQtyLots: 40 }])
+  t.same(stateViolations(ex.state), [])
 })
