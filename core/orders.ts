@@ -214,13 +214,7 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
   const closing = isClosing(o)
   ensureHolding(sub, m)
   o.marginCounted = !closing
-  let events: Event[]
-  if (into === undefined) {
-    events = open(m, o)
-  } else {
-    events = into
-    events.push(orderEvent(o, 'NEW'))
-  }
+  const events = opened(m, o, into)
   finish(o, sweep(state, m, o, time, events), time, events)
   return events
 }
@@ -235,16 +229,17 @@ function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time:
   ensureSpotBalance(sub, m.base)
   ensureSpotBalance(sub, m.quote)
   lockSpot(o, lock)
-  let events: Event[]
-  if (into === undefined) {
-    events = open(m, o)
-  } else {
-    events = into
-    events.push(orderEvent(o, 'NEW'))
-  }
+  const events = opened(m, o, into)
   pushSpotBalanceEvent(o, time, events)
   finish(o, sweep(state, m, o, time, events), time, events)
   return events
+}
+
+/** A placement's events so far: a new order's (open), or a triggered one's NEW record added to `into`. */
+function opened(m: Market, o: Order, into: Event[] | undefined): Event[] {
+  if (into === undefined) return open(m, o)
+  into.push(orderEvent(o, 'NEW'))
+  return into
 }
 
 /** Gives the accepted order its ids and reports it NEW. */
