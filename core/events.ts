@@ -450,8 +450,27 @@ export interface MarginCallEvent {
   time: number
 }
 
+/**
+ * A match self-trade prevention stopped (Binance's prevented match): the taker met a maker of
+ * its own sub-account; the mode says which of them expired.
+ */
+export interface PreventedMatchEvent {
+  type: 'preventedMatch'
+  marketId: number
+  account: string
+  sub: number
+  takerOrderId: number
+  makerOrderId: number
+  /** The maker's price, and the lots it had left there (which did not trade). */
+  priceTicks: number
+  makerLots: number
+  mode: StpMode
+  time: number
+}
+
 export type Event =
   | OrderEvent
+  | PreventedMatchEvent
   | PerpTradeEvent
   | SpotTradeEvent
   | BalanceEvent

@@ -139,6 +139,9 @@ export const PROJECTION_LIMITS = {
   positionMarginRetentionMs: 30 * DAY_MS,
   /** /fapi/v1/orderAmendment (Binance: default 50, max 100). */
   orderAmendmentsMax: 100,
+  /** /api/v3/myPreventedMatches (Binance: default 500, max 1000). */
+  preventedMatchesMax: 1000,
+  preventedMatchRetentionMs: 90 * DAY_MS,
   /** /api/v3/order/amendments (Binance: default 500, max 1000). */
   spotOrderAmendmentsMax: 1000,
   /** Order modify history reaches back three months (taken as 90 days). */

@@ -56,6 +56,9 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         continue
       }
       if (maker.owner === taker.owner && taker.stp !== 'NONE') {
+        events.push({ type: 'preventedMatch', marketId: m.marketId, account: taker.owner.address, sub: taker.owner.sub,
+          takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
+          makerLots: maker.origQtyLots - maker.executedQtyLots, mode: taker.stp, time })
         if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
         if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
         maker = next

@@ -1,5 +1,6 @@
 // The rest of what ccxt's `binance` reads on the spot side, under /api/v1 and /api/v3: the
-// caller's trades (myTrades) and order history (allOrders), and the public last price,
+// caller's trades (myTrades), order history (allOrders) and the matches self-trade prevention
+// stopped (myPreventedMatches), and the public last price,
 // best bid and ask, and 5-minute average price, in Binance spot's shapes and weights.
 
 import type { FastifyPluginAsync } from 'fastify'
@@ -8,6 +9,7 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatAvgPrice, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf } from '../format-market.js'
+import { eitherParam } from '../errors.js'
 import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -107,6 +109,30 @@ export async function spotAllOrdersFrom(ctx: GatewayContext, a: Authenticated): 
   return rows.map((r) => spotOrderJson(state, m, r, 'record'))
 }
 
+/** GET myPreventedMatches weighs 2 for one match, 20 for an order's. */
+export const spotPreventedMatchesWeight = (p: Params): number => optional(p, 'preventedMatchId') === undefined ? 20 : 2
+
+/**
+ * GET myPreventedMatches: the matches self-trade prevention stopped in one market, by
+ * preventedMatchId, or those an order took part in (orderId, from fromPreventedMatchId).
+ */
+export async function spotPreventedMatchesFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
+  const m = spotParam(ctx.state(), a.params)
+  const preventedMatchId = idParam(a.params, 'preventedMatchId')
+  const orderId = idParam(a.params, 'orderId')
+  if (preventedMatchId === undefined && orderId === undefined) throw eitherParam('preventedMatchId', 'orderId')
+  const fromPreventedMatchId = idParam(a.params, 'fromPreventedMatchId')
+  const limit = limitParam(a.params, 500, 1000)
+  await ctx.projections.flush()
+  const rows = await ctx.projections.preventedMatches({ account: a.session.account, sub: a.session.sub }, m.marketId,
+    { preventedMatchId, orderId, fromPreventedMatchId, limit })
+  return rows.map((r) => ({
+    symbol: m.symbol, preventedMatchId: r.preventedMatchId, takerOrderId: r.takerOrderId, makerSymbol: m.symbol,
+    makerOrderId: r.makerOrderId, tradeGroupId: -1, selfTradePreventionMode: r.mode, price: formatPrice(m, r.priceTicks),
+    makerPreventedQuantity: formatQty(m, r.makerLots), transactTime: r.time,
+  }))
+}
+
 export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
   const get = publicGet.bind(null, app, weights)
 
@@ -130,6 +156,14 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
       const a = authenticate(ctx, req, 'USER_DATA')
       weights.charge(req.ip, spotMyTradesWeight(a.params))
       return spotMyTradesFrom(ctx, a)
+    })
+  }
+
+  for (const url of paths('/myPreventedMatches')) {
+    app.get(url, spotQueryDocs.preventedMatches, async (req) => {
+      const a = authenticate(ctx, req, 'USER_DATA')
+      weights.charge(req.ip, spotPreventedMatchesWeight(a.params))
+      return spotPreventedMatchesFrom(ctx, a)
     })
   }
 

@@ -91,6 +91,17 @@ export const spotQueryDocs = {
       commissionAsset: str, time: int, isBuyer: bool, isMaker: bool, isBestMatch: bool,
     })),
   }),
+  preventedMatches: route({
+    family: 'spot', summary: "The caller's matches self-trade prevention stopped in one market",
+    description: 'preventedMatchId (one match), or orderId (the matches that order took part in, as taker or maker; from '
+      + 'fromPreventedMatchId). limit: default 500, max 1000. Kept three months.',
+    security: 'USER_DATA', weight: '2 with preventedMatchId, 20 with orderId',
+    params: ['symbol', 'preventedMatchId', 'orderId', 'fromPreventedMatchId', 'limit'], required: ['symbol'],
+    response: arrayOf(object({
+      symbol: str, preventedMatchId: int, takerOrderId: int, makerSymbol: str, makerOrderId: int, tradeGroupId: int,
+      selfTradePreventionMode: str, price: str, makerPreventedQuantity: str, transactTime: int,
+    })),
+  }),
   allOrders: route({
     family: 'spot', summary: "The caller's spot orders of one market, open and closed", security: 'USER_DATA',
     weight: 20, params: symbolAndRange, required: ['symbol'], response: arrayOf(spotOrderSchema),

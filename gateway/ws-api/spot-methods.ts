@@ -11,8 +11,8 @@ import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, sp
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
-import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPriceBody,
-  spotTickerWeight } from '../routes/spot-queries.js'
+import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPreventedMatchesFrom,
+  spotPreventedMatchesWeight, spotPriceBody, spotTickerWeight } from '../routes/spot-queries.js'
 import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
   spotOrderLimitsFrom, spotPlaceFrom, spotQueryFrom, spotTestFrom } from '../routes/spot-trade.js'
 import { listenKeyMethods, SESSION_METHODS, type Method, type MethodEnv } from './methods.js'
@@ -44,6 +44,7 @@ export const SPOT_METHODS: Record<string, Method> = {
   'openOrders.cancelAll': { security: 'TRADE', weight: 1, run: (env, a) => spotCancelAllFrom(env.ctx, a!) },
   allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOrdersFrom(env.ctx, a!) },
   myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => spotMyTradesFrom(env.ctx, a!) },
+  myPreventedMatches: { security: 'USER_DATA', weight: spotPreventedMatchesWeight, run: (env, a) => spotPreventedMatchesFrom(env.ctx, a!) },
   'account.status': { security: 'USER_DATA', weight: 20, run: (env, a) => spotAccountFrom(env.ctx, a!) },
   'account.commission': {
     security: 'USER_DATA', weight: 20,

@@ -16,6 +16,7 @@ import { WireWriter } from './event-wire.js'
 import type * as accountQueries from './account-queries.js'
 import type { AmendmentQuery, AmendmentRecord } from './amendments.js'
 import type { TopTradersQuery, TopTradersRecord } from './top-traders.js'
+import type { PreventedMatchQuery, PreventedMatchRecord } from './prevented-matches.js'
 import type { ForceOrderQuery, ForceOrderRecord } from './force-orders.js'
 import type { FundingRateQuery, FundingRateRecord } from './funding.js'
 import type { KlineInterval } from './intervals.js'
@@ -269,6 +270,10 @@ export class ProjectionsClient implements ProjectionsApi {
 
   openInterestHistory(marketId: number, q: marketQueries.RangeQuery): Promise<OpenInterestRecord[]> {
     return this.call('openInterestHistory', [marketId, q]) as Promise<OpenInterestRecord[]>
+  }
+
+  preventedMatches(owner: Owner, marketId: number, q: PreventedMatchQuery, nowMs?: number): Promise<PreventedMatchRecord[]> {
+    return this.call('preventedMatches', [owner, marketId, q, nowMs]) as Promise<PreventedMatchRecord[]>
   }
 
   topTradersHistory(marketId: number, q: TopTradersQuery): Promise<TopTradersRecord[]> {

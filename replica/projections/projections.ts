@@ -12,6 +12,7 @@ import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type Fun
 import * as accountQueries from './account-queries.js'
 import { onAmendment, orderAmendments, orderAmendmentsFrom, type AmendmentQuery, type AmendmentRecord } from './amendments.js'
 import { onTopTraders, topTradersHistory, type TopTradersQuery, type TopTradersRecord } from './top-traders.js'
+import { onPreventedMatch, preventedMatches, type PreventedMatchQuery, type PreventedMatchRecord } from './prevented-matches.js'
 import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batch.js'
@@ -58,7 +59,7 @@ const SEQ_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PROJECTION_LIMITS.rowsPerEn
 /** The event types the projections keep (applyEvent's cases); the rest are current state. */
 export const PROJECTED_EVENTS: ReadonlySet<Event['type']> = new Set<Event['type']>([
   'order', 'trade', 'spotTrade', 'deposit', 'depositPending', 'transfer', 'withdrawal', 'funding', 'fundingRate',
-  'prices', 'positionMargin', 'forceOrder', 'insurance',
+  'prices', 'positionMargin', 'forceOrder', 'insurance', 'preventedMatch',
 ])
 
 /**
@@ -192,6 +193,7 @@ export class Projections {
         return this.priceKlineWriter.onPrices(b, e)
       case 'positionMargin': return onPositionMargin(s, b, e, nextRowId())
       case 'forceOrder': return onForceOrder(s, b, e, nextRowId())
+      case 'preventedMatch': return onPreventedMatch(s, b, e, nextRowId())
       case 'insurance': return onInsurance(s, b, e, nextRowId())
       // Balances, leverage, position mode, markets and assets are current state, not history.
       default: return
@@ -348,6 +350,7 @@ export class Projections {
     n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.orderAmendments, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs, budget - n)
+    n += await pruneByTimeSuffix(this.stores.preventedMatches, nowMs - PROJECTION_LIMITS.preventedMatchRetentionMs, budget - n)
     return n
   }
 
@@ -383,6 +386,11 @@ export class Projections {
 
   openInterestHistory(marketId: number, q: marketQueries.RangeQuery): Promise<OpenInterestRecord[]> {
     return marketQueries.openInterestHistory(this.stores, marketId, q)
+  }
+
+  /** /api/v3/myPreventedMatches: one market's prevented matches, oldest first, three months back. */
+  preventedMatches(owner: Owner, marketId: number, q: PreventedMatchQuery, nowMs = this.durableTime): Promise<PreventedMatchRecord[]> {
+    return preventedMatches(this.stores, owner, marketId, q, nowMs)
   }
 
   /** The top traders' samples by bucket start (/futures/data/topLongShort*Ratio). */

@@ -77,6 +77,8 @@ export interface Stores {
   orderAmendments: Store
   /** marketId u32, bucket start u64 → TopTradersRecord (top-traders.ts). */
   topTraders: Store
+  /** owner, marketId u32, time u64, id u64 → PreventedMatchRecord (prevented-matches.ts). */
+  preventedMatches: Store
 }
 
 const NAMES: (keyof Stores)[] = [
@@ -84,6 +86,7 @@ const NAMES: (keyof Stores)[] = [
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides', 'topTraders',
+  'preventedMatches',
 ]
 
 export function openStores(base: BaseDb): Stores {

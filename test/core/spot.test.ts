@@ -142,7 +142,9 @@ t.test('spot self-trade prevention releases the expired maker\'s lock', async (t
   ex.deposit(ALICE, 'BTC', COIN)
   const ask = placedId(ex.ok(limit(ALICE, 'SELL', 3_000_000, 100, spot))) // locks 1,000,000 BTC units
   const r = ex.ok(limit(ALICE, 'BUY', 3_000_000, 100, spot)) // locks 300,000,000 USDT units
-  t.same(r.events.map((e) => e.type), ['order', 'balance', 'order', 'balance'])
+  t.same(r.events.map((e) => e.type), ['order', 'balance', 'preventedMatch', 'order', 'balance'])
+  t.match(r.events.find((e) => e.type === 'preventedMatch'), { takerOrderId: 2, makerOrderId: ask, priceTicks: 3_000_000, makerLots: 100,
+    mode: 'EXPIRE_MAKER' }, 'the prevented match: the maker\'s price and the lots it had left')
   t.same(orderTrail(r), [[ALICE, 2, 'NEW', 'NEW', 0], [ALICE, ask, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 0]])
   t.match(balanceEvents(r), [{ asset: 'USDT', locked: 300_000_000 }, { asset: 'BTC', free: COIN, locked: 0 }])
   t.same(bal(ex, ALICE, 'USDT'), [9_700_000_000, 300_000_000], 'the buy rests with its lock')

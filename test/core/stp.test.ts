@@ -37,7 +37,7 @@ const cases: {
   },
   {
     stp: 'EXPIRE_TAKER',
-    kinds: ['order', 'trade', 'order'],
+    kinds: ['order', 'trade', 'preventedMatch', 'order'],
     fills: [[P, 4, BOB, 1, ALICE]],
     orders: [[ALICE, 4, 'NEW', 'NEW', 0], [ALICE, 4, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 4]],
     alicePosition: 4,
@@ -46,7 +46,7 @@ const cases: {
   },
   {
     stp: undefined, // EXPIRE_MAKER is the default
-    kinds: ['order', 'trade', 'order', 'trade'],
+    kinds: ['order', 'trade', 'preventedMatch', 'order', 'trade'],
     fills: [[P, 4, BOB, 1, ALICE], [P, 10, CAROL, 3, ALICE]],
     orders: [[ALICE, 4, 'NEW', 'NEW', 0], [ALICE, 2, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 0]],
     alicePosition: 14,
@@ -55,7 +55,7 @@ const cases: {
   },
   {
     stp: 'EXPIRE_BOTH',
-    kinds: ['order', 'trade', 'order', 'order'],
+    kinds: ['order', 'trade', 'preventedMatch', 'order', 'order'],
     fills: [[P, 4, BOB, 1, ALICE]],
     orders: [[ALICE, 4, 'NEW', 'NEW', 0], [ALICE, 2, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 0],
       [ALICE, 4, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', 4]],

@@ -71,3 +71,26 @@ t.test('tradeFee: the spot markets\' commission rates, of one or all (ccxt\'s sp
     { code: -1121, msg: 'Invalid symbol.' }, 'a perpetual has /fapi/v1/commissionRate')
   t.equal((await rig.app.inject({ method: 'GET', url: '/sapi/v1/asset/tradeFee' })).statusCode, 401, 'signed')
 })
+
+t.test('myPreventedMatches: the matches self-trade prevention stopped', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { seller, sellerWallet } = await spotTraders(rig)
+  // The seller holds USDT too, and her bid meets her own ask: EXPIRE_MAKER expires the ask, the bid rests.
+  await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'q' })
+  const post = (p: Record<string, string>) => signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', ...p }).then((r) => r.json())
+  const ask = await post({ side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0200', price: '50000.00' })
+  const bid = await post({ side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '50000.00',
+    selfTradePreventionMode: 'EXPIRE_MAKER', newOrderRespType: 'RESULT' })
+  t.match(bid, { status: 'NEW', executedQty: '0.0000' }, 'the bid rests, nothing traded')
+  const get = (p: Record<string, string | number>) => signedInject(rig, seller, 'GET', '/api/v3/myPreventedMatches', { symbol: 'BTCUSDT', ...p })
+    .then((r) => r.json())
+  const rows = await get({ orderId: ask.orderId })
+  t.same(rows, [{ symbol: 'BTCUSDT', preventedMatchId: rows[0]?.preventedMatchId, takerOrderId: bid.orderId, makerSymbol: 'BTCUSDT',
+    makerOrderId: ask.orderId, tradeGroupId: -1, selfTradePreventionMode: 'EXPIRE_MAKER', price: '50000.00',
+    makerPreventedQuantity: '0.0200', transactTime: bid.transactTime }])
+  t.same(await get({ orderId: bid.orderId }), rows, 'the taker\'s too')
+  t.same(await get({ preventedMatchId: rows[0].preventedMatchId }), rows, 'by its id')
+  t.same(await get({ orderId: ask.orderId, fromPreventedMatchId: rows[0].preventedMatchId + 1 }), [], 'from a later id')
+  t.same(await get({}), { code: -1102, msg: "Param 'preventedMatchId' or 'orderId' must be sent, but both were empty/null!" })
+})
