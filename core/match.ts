@@ -3,7 +3,7 @@
 // FOK, market-order margin and market-buy holds know exactly what `sweep` will fill.
 
 import { floorDiv, max, min } from './arith.js'
-import type { Event } from './events.js'
+import type { Event, PreventedMatchEvent } from './events.js'
 import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
 import { takeBound } from './price-band.js'
@@ -24,6 +24,13 @@ function closingPosition(o: Order): Position {
 function reducible(p: Position, o: Order, pending: number): number {
   const q = p.qtyLots + pending
   return o.side === 'SELL' ? max(q, 0) : max(-q, 0)
+}
+
+/** The record of a match self-trade prevention stopped (off the sweep's hot path: it is rare). */
+function preventedMatch(m: Market, taker: Order, maker: Order, time: number): PreventedMatchEvent {
+  return { type: 'preventedMatch', marketId: m.marketId, account: taker.owner.address, sub: taker.owner.sub,
+    takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
+    makerLots: maker.origQtyLots - maker.executedQtyLots, mode: taker.stp, time }
 }
 
 /** The worst price the taker may fill at (0: any): its own, or a perpetual market order's band. */
@@ -56,9 +63,7 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         continue
       }
       if (maker.owner === taker.owner && taker.stp !== 'NONE') {
-        events.push({ type: 'preventedMatch', marketId: m.marketId, account: taker.owner.address, sub: taker.owner.sub,
-          takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
-          makerLots: maker.origQtyLots - maker.executedQtyLots, mode: taker.stp, time })
+        events.push(preventedMatch(m, taker, maker, time))
         if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
         if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
         maker = next
