@@ -3,7 +3,6 @@
 // sub-account (the maker is the same sub-account).
 
 import type { PreventedMatchEvent } from '../../core/events.js'
-import type { StpMode } from '../../core/commands.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { PendingBatch } from './batch.js'
 import { tupleCodec } from './codec.js'
@@ -12,14 +11,9 @@ import type { Owner } from './records.js'
 import type { Stores } from './stores.js'
 import { checkLimit, scan, timeRangeBounds } from './time-range.js'
 
-export interface PreventedMatchRecord {
+/** The event's figures, under the row id the entry gives it. */
+export interface PreventedMatchRecord extends Pick<PreventedMatchEvent, 'takerOrderId' | 'makerOrderId' | 'priceTicks' | 'makerLots' | 'mode' | 'time'> {
   preventedMatchId: number
-  takerOrderId: number
-  makerOrderId: number
-  priceTicks: number
-  makerLots: number
-  mode: StpMode
-  time: number
 }
 
 const preventedMatchCodec = tupleCodec<PreventedMatchRecord>({
