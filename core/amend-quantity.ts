@@ -13,7 +13,7 @@ import { generatedClientId } from './orders.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { pushSpotBalanceEvent } from './resting.js'
-import { lockFor } from './spot.js'
+import { lockFor, unlockSpot } from './spot.js'
 import type { State } from './state.js'
 
 export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: number): Result {
@@ -44,11 +44,7 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   if (o.level !== null) o.level.qtyLots -= cut
   o.origQtyLots = qty
   // What the cut lots held: at the limit price, or a waiting market-form stop's at its stop price.
-  const released = lockFor(m, o, cut, price)
-  const b = sub.spot.get(o.side === 'BUY' ? m.quote : m.base)!
-  b.locked -= released
-  b.free += released
-  o.lockedRemaining -= released
+  unlockSpot(o, lockFor(m, o, cut, price))
   const clientOrderId = newId ?? generatedClientId(m, o)
   if (clientOrderId !== o.clientOrderId) {
     sub.orders.rename(o.clientOrderId, clientOrderId)

@@ -15,7 +15,7 @@ import { refreshMark } from './prices.js'
 import { orderEvent } from './records.js'
 import { acceptOrder } from './results.js'
 import { countOpen, retire, trackGoodTillDate } from './resting.js'
-import { positionOf, type Conditional, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
+import { positionOf, type Conditional, type Market, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
 import { ConditionalState, type Due, type TrailSide } from './trailing.js'
 import { conditionalTypeOf, isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
 
@@ -32,7 +32,7 @@ function watched(m: PerpMarket, wt: WorkingType): number {
  * (price ≥ trigger): STOP BUY, TAKE_PROFIT SELL, trailing SELL's activation. Otherwise it
  * fires as the price falls (price ≤ trigger).
  */
-function rising(o: Order): boolean {
+export function rising(o: Order): boolean {
   const t = o.cond!.origType
   const buy = o.side === 'BUY'
   if (t === 'STOP' || t === 'STOP_MARKET') return buy
@@ -148,7 +148,8 @@ function isInt(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n)
 }
 
-function checkTriggerPrice(m: PerpMarket, p: unknown): Code | null {
+/** A trigger price against the market's price filter (a spot stop's too, core/spot-stops.ts). */
+export function checkTriggerPrice(m: Market, p: unknown): Code | null {
   if (p === undefined) return 'STOP_PRICE_REQUIRED'
   if (typeof p !== 'number' || Number.isNaN(p)) return 'STOP_PRICE_REQUIRED'
   if (p <= 0) return 'PRICE_BELOW_ZERO'

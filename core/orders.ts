@@ -49,7 +49,7 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number): Order |
     if (typeof matched === 'string') return matched
     cmd = matched
   }
-  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : checkSpotStop(state, m, sub, cmd, time)
+  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : checkSpotStop(m, sub, cmd, time)
   if (cmd.quoteQty !== undefined) {
     const sized = withQuoteQty(m, sub, cmd, time)
     if (typeof sized === 'string') return sized

@@ -8,6 +8,7 @@ import { isClosing, orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
 import { unrestConditional } from './conditional.js'
 import { unrestSpotStop } from './spot-stops.js'
+import { unlockSpot } from './spot.js'
 import { isConditionalType } from './trigger-index.js'
 import type { Market, Order, PerpMarket, State } from './state.js'
 
@@ -80,12 +81,7 @@ export function unrest(o: Order): void {
 
 /** Returns a spot order's remaining lock to free balance. */
 export function releaseSpotLock(o: Order): void {
-  const asset = o.side === 'BUY' ? o.market.quote : o.market.base
-  const b = ensureSpotBalance(o.owner, asset)
-  b.locked -= o.lockedRemaining
-  b.free += o.lockedRemaining
-  assert(b.locked >= 0, 'negative locked balance')
-  o.lockedRemaining = 0
+  unlockSpot(o, o.lockedRemaining)
 }
 
 /** Ends a resting order (cancel, expiry, self-trade prevention) and reports it. */

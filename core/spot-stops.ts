@@ -10,6 +10,7 @@
 // only watch the last price, so they keep a smaller index of their own.
 
 import { ensureSpotBalance, spotBalance } from './accounts.js'
+import { checkTriggerPrice, rising } from './conditional.js'
 import type { Code } from './codes.js'
 import type { PlaceOrder } from './commands.js'
 import type { Event, Result } from './events.js'
@@ -36,22 +37,8 @@ export function newSpotStops(): SpotStops {
   return { live: new Map(), up: new TriggerHeap(true), down: new TriggerHeap(false) }
 }
 
-function rising(o: Order): boolean {
-  const t = o.cond!.origType
-  return (t === 'STOP' || t === 'STOP_MARKET') === (o.side === 'BUY')
-}
-
 function isLimitForm(c: Conditional): boolean {
   return c.origType === 'STOP' || c.origType === 'TAKE_PROFIT'
-}
-
-function checkStopPrice(m: SpotMarket, p: unknown): Code | null {
-  if (typeof p !== 'number' || Number.isNaN(p)) return 'STOP_PRICE_REQUIRED'
-  if (p <= 0) return 'PRICE_BELOW_ZERO'
-  if (!Number.isSafeInteger(p)) return p > m.maxPriceTicks ? 'PRICE_ABOVE_MAX' : 'PRICE_TICK'
-  if (p < m.minPriceTicks) return 'PRICE_BELOW_MIN'
-  if (p > m.maxPriceTicks) return 'PRICE_ABOVE_MAX'
-  return null
 }
 
 /** What a waiting stop holds: a limit form its limit order's lock, a market sell its base, a market buy the cost at the stop. */
@@ -70,15 +57,14 @@ function stopsOf(sub: SubAccount, m: SpotMarket): number {
  * Every check placing a spot stop makes, changing nothing: the order it would place (no id
  * yet, not linked), or why not. The perpetual-only fields are refused.
  */
-export function checkSpotStop(state: State, m: SpotMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Order | Code {
-  void state
+export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Order | Code {
   if (cmd.orderType === 'TRAILING_STOP_MARKET') return 'ORDER_TYPE_INVALID'
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   if (cmd.workingType !== undefined || cmd.priceProtect !== undefined || cmd.closePosition !== undefined
     || cmd.activationPriceTicks !== undefined || cmd.callbackPermille !== undefined || cmd.quoteQty !== undefined) {
     return 'COMMAND_INVALID'
   }
-  const stopCode = checkStopPrice(m, cmd.stopPriceTicks)
+  const stopCode = checkTriggerPrice(m, cmd.stopPriceTicks)
   if (stopCode) return stopCode
   const t = conditionalTypeOf(cmd.orderType)
   const limit = t === 'STOP' || t === 'TAKE_PROFIT'

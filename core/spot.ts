@@ -25,6 +25,15 @@ export function lockSpot(o: Order, amount: number): void {
   o.lockedRemaining += amount
 }
 
+/** Gives `amount` of the order's lock back to free balance (all of it: releaseSpotLock). */
+export function unlockSpot(o: Order, amount: number): void {
+  const b = ensureSpotBalance(o.owner, o.side === 'BUY' ? o.market.quote : o.market.base)
+  b.locked -= amount
+  b.free += amount
+  o.lockedRemaining -= amount
+  assert(b.locked >= 0 && o.lockedRemaining >= 0, 'negative locked balance')
+}
+
 export function settleSpotSide(state: State, m: SpotMarket, o: Order, lots: number, priceTicks: number,
   isMaker: boolean, time: number): SpotFillSide {
   const sub = o.owner

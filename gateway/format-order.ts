@@ -28,6 +28,11 @@ export function spotWaiting(o: Pick<OrderFields, 'cond'>): boolean {
   return o.cond !== undefined && o.cond.triggerTime === 0
 }
 
+/** When a spot order began to work: placed, or a stop's trigger (-1 while it waits, as Binance's). */
+export function spotWorkingTime(o: Pick<OrderFields, 'cond' | 'time'>): number {
+  return o.cond === undefined ? o.time : o.cond.triggerTime === 0 ? -1 : o.cond.triggerTime
+}
+
 /** callbackRate as Binance prints it: percent with one decimal ("1.5"). */
 export function formatCallbackRate(permille: number): string {
   return `${Math.floor(permille / 10)}.${permille % 10}`

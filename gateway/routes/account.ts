@@ -17,6 +17,7 @@ import { idParam, limitParam, optional, perpParam, timeRange } from '../market-p
 import type { IncomeType } from '../../replica/projections/records.js'
 
 const INCOME_TYPES = new Set(['TRANSFER', 'REALIZED_PNL', 'FUNDING_FEE', 'COMMISSION', 'INSURANCE_CLEAR'])
+import { userTradesOf } from '../user-trades.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -49,7 +50,6 @@ export function balanceRows(state: State, address: string, subNo: number, sub: S
   }]
 }
 
-const DAY_MS = 86_400_000
 
 
 export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
@@ -84,13 +84,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()
       const m = perpParam(state, a.params)
-      const range = timeRange(a.params, DAY_MS)
-      const orderId = idParam(a.params, 'orderId')
-      const fromId = idParam(a.params, 'fromId')
-      const limit = limitParam(a.params, 500, 1000)
-      await ctx.projections.flush()
-      const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
-        { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
+      const rows = await userTradesOf(ctx, a, m)
       return rows.map((r) => userTradeJson(state, m, r))
     })
   }

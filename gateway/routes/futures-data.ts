@@ -13,6 +13,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket } from '../../core/state.js'
 import type { OpenInterestRecord } from '../../replica/projections/index.js'
+import { TOP_TRADERS_BUCKET_MS } from '../../core/top-traders.js'
 import type { TopTradersRecord } from '../../replica/projections/top-traders.js'
 import type { GatewayContext } from '../context.js'
 import { formatExact, formatPrice, formatRatio } from '../decimal.js'
@@ -117,9 +118,12 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
     const range = rowRange(ctx, q)
     if (range === undefined) return []
     const bounds = boundsOf(q, range)
-    const samples = await Promise.all(bounds.map((t) => ctx.projections.topTradersHistory(m.marketId, { startTime: t, endTime: t, limit: 1 })))
-    return bounds.flatMap((t, i) => {
-      const r = samples[i]![0]
+    // One read: the samples of the buckets the boundaries open, keyed by bucket start.
+    const samples = await ctx.projections.topTradersHistory(m.marketId, { startTime: bounds[0], endTime: bounds.at(-1),
+      everyMs: q.periodMs, limit: bounds.length })
+    const byBucket = new Map(samples.map((r) => [r.time - (r.time % TOP_TRADERS_BUCKET_MS), r]))
+    return bounds.flatMap((t) => {
+      const r = byBucket.get(t)
       if (r === undefined) return []
       const [long, short] = pick(r).map(BigInt) as [bigint, bigint]
       if (long === 0n || short === 0n) return []

@@ -11,7 +11,7 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatNotional, formatPrice, formatQty, parseQtyLots } from '../decimal.js'
 import { fromCore } from '../errors.js'
-import { orderAfter, type OrderFields } from '../format-order.js'
+import { orderAfter, spotType, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, orderRefParam, required, spotParam } from '../market-params.js'
 import { findOrder } from '../order-lookup.js'
 import { spotAmendDocs } from '../schemas/spot.js'
@@ -30,7 +30,7 @@ function amendedOrderJson(state: State, m: SpotMarket, o: OrderFields, origClien
     // Self-trade prevention here expires orders rather than decrementing them: nothing is prevented.
     preventedQty: formatQty(m, 0), quoteOrderQty: formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale),
     cumulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status, timeInForce: o.timeInForce,
-    type: o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType, side: o.side, workingTime: o.time,
+    type: spotType(o), side: o.side, workingTime: spotWorkingTime(o),
     selfTradePreventionMode: o.stp,
   }
 }

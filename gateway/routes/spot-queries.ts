@@ -12,6 +12,7 @@ import { bestOf } from '../format-market.js'
 import { eitherParam } from '../errors.js'
 import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
+import { userTradesOf } from '../user-trades.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
 import { spotOrderJson } from './spot-trade.js'
@@ -23,7 +24,6 @@ interface Options {
 
 const PREFIXES = ['/api/v1', '/api/v3'] as const
 const paths = (path: string): string[] => PREFIXES.map((p) => p + path)
-const DAY_MS = 86_400_000
 /** Binance spot's average price window. */
 const AVG_PRICE_MINS = 5
 
@@ -87,13 +87,7 @@ export const spotMyTradesWeight = (p: Params): number => idParam(p, 'orderId') =
 export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
   const state = ctx.state()
   const m = spotParam(state, a.params)
-  const orderId = idParam(a.params, 'orderId')
-  const range = timeRange(a.params, DAY_MS)
-  const fromId = idParam(a.params, 'fromId')
-  const limit = limitParam(a.params, 500, 1000)
-  await ctx.projections.flush()
-  const rows = await ctx.projections.userTrades({ account: a.session.account, sub: a.session.sub }, m.marketId,
-    { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit })
+  const rows = await userTradesOf(ctx, a, m)
   return rows.map((r) => tradeJson(state, m, r))
 }
 

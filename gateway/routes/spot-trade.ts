@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { fieldsOfOrder, orderAfter, spotType, spotWaiting, type OrderFields } from '../format-order.js'
+import { fieldsOfOrder, orderAfter, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -43,16 +43,15 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   Object.assign(out, {
     price: formatPrice(m, o.priceTicks), origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
     cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
-    timeInForce: o.orderType === 'MARKET' || o.orderType === 'STOP_MARKET' || o.orderType === 'TAKE_PROFIT_MARKET' ? 'GTC' : o.timeInForce,
-    type: spotType(o), side: o.side,
+    // A waiting market-form stop holds GTC already (core/spot-stops.ts).
+    timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
   })
   if (o.cond !== undefined) out.stopPrice = formatPrice(m, o.cond.stopPriceTicks)
   if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, o.cond?.stopPriceTicks ?? 0), icebergQty: formatQty(m, 0),
     time: o.time, updateTime: o.updateTime, isWorking: !spotWaiting(o) })
   // The quote a MARKET order was sized by (quoteOrderQty), zero otherwise: in both forms, as Binance's.
   out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
-  // A stop works from its trigger (-1 while it waits, as Binance's).
-  out.workingTime = o.cond === undefined ? o.time : o.cond.triggerTime === 0 ? -1 : o.cond.triggerTime
+  out.workingTime = spotWorkingTime(o)
   out.selfTradePreventionMode = o.stp
   return out
 }

@@ -11,7 +11,7 @@
 import type { Event, OrderEvent, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { spotType, spotWaiting } from '../format-order.js'
+import { spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
 import type { Emit, Payload, Wants } from './events.js'
 import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
@@ -129,7 +129,6 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     O: o.time, Z: formatNotional(m, o.cumQuoteTicksLots),
     Y: formatNotional(m, fill ? BigInt(fill.e.priceTicks) * BigInt(fill.e.qtyLots) : 0),
     // The quote a MARKET order was sized by (quoteOrderQty); zero otherwise.
-    // A stop works from its trigger (-1 while it waits), as the REST record's workingTime.
-    Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: o.cond === undefined ? o.time : o.cond.triggerTime || -1, V: o.stp,
+    Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: spotWorkingTime(o), V: o.stp,
   }
 }

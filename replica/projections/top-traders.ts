@@ -7,7 +7,7 @@ import { TOP_TRADERS_BUCKET_MS } from '../../core/top-traders.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { PendingBatch } from './batch.js'
 import { tupleCodec } from './codec.js'
-import { key } from './keys.js'
+import { key, readU64 } from './keys.js'
 import { marketPrefix, type Stores } from './stores.js'
 import { checkLimit, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
@@ -34,10 +34,14 @@ export function onTopTraders(stores: Stores, batch: PendingBatch, e: PricesEvent
 
 export interface TopTradersQuery extends TimeRange {
   limit: number
+  /** Only the buckets starting at a multiple of this (a period's boundaries); absent: every bucket. */
+  everyMs?: number | undefined
 }
 
 /** A market's samples by bucket start, ascending (the time-range rule over bucket starts). */
 export async function topTradersHistory(stores: Stores, marketId: number, q: TopTradersQuery): Promise<TopTradersRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.openInterestHistoryMax)
-  return scan(stores.topTraders, timeRangeBounds(marketPrefix(marketId), q), q.limit, (_k, v) => topTradersCodec.decode(v))
+  const every = q.everyMs ?? TOP_TRADERS_BUCKET_MS
+  return scan(stores.topTraders, timeRangeBounds(marketPrefix(marketId), q), q.limit, (k, v) =>
+    readU64(k, k.length - 8) % every === 0 ? topTradersCodec.decode(v) : undefined)
 }

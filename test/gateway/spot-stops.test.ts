@@ -70,6 +70,10 @@ t.test('a stop-market buy, canceled while it waits; refusals', async (t) => {
   t.match(placed, { type: 'STOP_LOSS', status: 'NEW', price: '0.00', stopPrice: '31000.00', workingTime: -1 })
   const usdt = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'USDT')
   t.match(await usdt(), { locked: '310.00000000' }, 'its cost at the stop price')
+  const amended = (await signedInject(rig, buyer, 'PUT', '/api/v3/order/amend/keepPriority', { symbol: 'BTCUSDT',
+    orderId: placed.orderId, newQty: '0.0050' })).json()
+  t.match(amended.amendedOrder, { type: 'STOP_LOSS', qty: '0.0050', workingTime: -1 }, 'amended while it waits, still a stop')
+  t.match(await usdt(), { locked: '155.00000000' })
   const canceled = (await signedInject(rig, buyer, 'DELETE', '/api/v3/order', { symbol: 'BTCUSDT', orderId: placed.orderId })).json()
   t.match(canceled, { type: 'STOP_LOSS', status: 'CANCELED', stopPrice: '31000.00' })
   t.match(await usdt(), { locked: '0.00000000' })
