@@ -21,6 +21,8 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   if (typeof target === 'string') return reject(target)
   const { m, sub, o } = target
   if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
+  // An executing OCO leg shares its hold with the other (core/order-lists.ts): cut alone, the share would not add up.
+  if (o.list !== null && !o.list.done) return reject('LIST_LEG_AMEND')
   const qty = cmd.qtyLots
   const qtyCode = checkQty(m, qty, false)
   if (qtyCode) return qtyCode === 'QTY_ABOVE_MAX' ? reject('AMEND_QTY_INCREASE') : reject(qtyCode)

@@ -10,6 +10,7 @@ import { cancelAll, cancelOrder, expireGoodTillDate, placeOrder } from './orders
 import { adjustPositionMargin, changeMarginType } from './isolated.js'
 import { modifyOrder } from './modify.js'
 import { amendKeepPriority } from './amend-quantity.js'
+import { cancelOrderList, placeOrderList } from './order-lists.js'
 import { oraclePrice, setOracle } from './oracle.js'
 import { changeLeverage, changePositionMode } from './positions.js'
 import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
@@ -42,6 +43,8 @@ function dispatch(state: State, entry: Entry): Result {
     case 'CountdownCancelAll': return setCountdown(state, c, time)
     case 'ModifyOrder': return modifyOrder(state, c, time)
     case 'AmendKeepPriority': return amendKeepPriority(state, c, time)
+    case 'PlaceOrderList': return placeOrderList(state, c, time)
+    case 'CancelOrderList': return cancelOrderList(state, c, time)
     case 'Tick': return tick(state, time)
     case 'Deposit': return deposit(state, c, time)
     case 'DepositPending': return depositPending(state, c, time)

@@ -90,6 +90,20 @@ export const CODES = [
   // spot amendments keeping priority (core/amend-quantity.ts)
   'AMEND_QTY_INCREASE',
   'AMEND_QTY_FILLED',
+  // OCO order lists (core/order-lists.ts)
+  'LIST_LEG_TYPE',
+  'LIST_BOTH_LIMIT',
+  'LIST_LIMIT_BELOW',
+  'LIST_LIMIT_ABOVE',
+  'LIST_STOP_ABOVE',
+  'LIST_STOP_BELOW',
+  'LIST_TAKE_PROFIT_BELOW',
+  'LIST_TAKE_PROFIT_ABOVE',
+  'LIST_PRICES',
+  'LIST_UNKNOWN',
+  'LIST_ID_REQUIRED',
+  'LIST_LEG_AMEND',
+  'TOO_MANY_LISTS',
   // priceMatch (core/price-match.ts)
   'PRICE_MATCH_INVALID',
   'PRICE_MATCH_TYPE',

@@ -230,6 +230,48 @@ export interface CancelOrder extends Issuer {
 }
 
 /**
+ * One order of an OCO list (Binance spot's above and below orders): POST_ONLY (LIMIT_MAKER),
+ * or a spot stop (STOP, STOP_MARKET, TAKE_PROFIT, TAKE_PROFIT_MARKET, core/spot-stops.ts).
+ */
+export interface ListLeg {
+  orderType: OrderType
+  /** LIMIT_MAKER, STOP and TAKE_PROFIT: the limit price. */
+  priceTicks?: number
+  /** The stop types: the trigger price. */
+  stopPriceTicks?: number
+  /** STOP and TAKE_PROFIT: the limit order's time in force at trigger (GTC, IOC, FOK). */
+  timeInForce?: TimeInForce
+  clientOrderId?: string
+}
+
+/**
+ * Places an OCO order list on a spot market (core/order-lists.ts): two orders of one side and
+ * quantity, one above the last price and one below; when either fills, triggers or is
+ * canceled, the other is canceled with it.
+ */
+export interface PlaceOrderList extends Issuer {
+  type: 'PlaceOrderList'
+  marketId: number
+  side: Side
+  qtyLots: number
+  /** Unique among the sub-account's executing lists; generated when absent. */
+  listClientOrderId?: string
+  stp?: StpMode
+  above: ListLeg
+  below: ListLeg
+}
+
+/** Cancels an executing order list, both its orders, by its id or its client id. */
+export interface CancelOrderList extends Issuer {
+  type: 'CancelOrderList'
+  marketId: number
+  orderListId?: number
+  listClientOrderId?: string
+  /** The cancel's own client id (Binance's newClientOrderId), carried by the CANCELED events. */
+  cancelClientOrderId?: string
+}
+
+/**
  * Amends a resting LIMIT order's price and quantity in place (Binance's modify order): it
  * keeps its orderId and client id, loses its time priority, and may trade at once.
  */
@@ -385,6 +427,8 @@ export type Command =
   | CountdownCancelAll
   | ModifyOrder
   | AmendKeepPriority
+  | PlaceOrderList
+  | CancelOrderList
   | ChangeLeverage
   | ChangePositionMode
   | ChangeMarginType
@@ -414,6 +458,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
+  'PlaceOrderList', 'CancelOrderList',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

@@ -36,6 +36,8 @@ export interface OrderRecordFields {
   priceMatch?: PriceMatch
   /** Spot MARKET orders sized by quote: the quote ledger units asked for; absent otherwise. */
   quoteQty?: number
+  /** An OCO list's order: the list's id (Binance orderListId); absent for an order placed alone. */
+  orderListId?: number
 }
 
 /** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */
@@ -468,8 +470,30 @@ export interface PreventedMatchEvent {
   time: number
 }
 
+/**
+ * An OCO order list's status (Binance spot's listStatus): EXEC_STARTED/EXECUTING as it is
+ * placed, ALL_DONE/ALL_DONE once a leg filled, triggered or was canceled and the other went.
+ */
+export interface OrderListEvent {
+  type: 'orderList'
+  marketId: number
+  account: string
+  sub: number
+  orderListId: number
+  listClientOrderId: string
+  listStatusType: 'EXEC_STARTED' | 'ALL_DONE'
+  listOrderStatus: 'EXECUTING' | 'ALL_DONE'
+  /** Its orders, in orderId order. */
+  orders: { orderId: number; clientOrderId: string }[]
+  /** Placement time (transactionTime). */
+  time: number
+  /** When this status came about. */
+  updateTime: number
+}
+
 export type Event =
   | OrderEvent
+  | OrderListEvent
   | PreventedMatchEvent
   | PerpTradeEvent
   | SpotTradeEvent

@@ -29,6 +29,8 @@ export const LIMITS = {
   gtdStaleMax: 1024,
   /** Waiting conditional orders per sub-account and market (Binance MAX_NUM_ALGO_ORDERS, -4045). */
   conditionalOrdersPerMarketMax: 10,
+  /** Executing OCO order lists per sub-account and market (Binance MAX_NUM_ORDER_LISTS). */
+  orderListsPerMarketMax: 20,
   /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */
   triggerStaleMax: 1024,
   /** Rounds of triggers one price move may cascade through; each conditional fires at most once, so this only guards. */

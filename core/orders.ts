@@ -11,7 +11,7 @@ import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
-import { isClosing, orderEvent } from './records.js'
+import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
@@ -223,7 +223,7 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
  * Places on a spot book: the events, or why it was refused (nothing changed then).
  * `into`: a triggered stop, which keeps its id and reports into the trigger's events.
  */
-function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
+export function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
   const lock = spotLock(m, sub, o)
   if (typeof lock === 'string') return lock
   ensureSpotBalance(sub, m.base)
@@ -249,10 +249,13 @@ function open(m: Market, o: Order): Event[] {
   return [orderEvent(o, 'NEW')]
 }
 
-/** A deterministic id for orders sent without one, never equal to an open order's. */
-export function generatedClientId(m: Market, o: Order): string {
-  let id = 'x-' + m.marketId + '-' + o.orderId
-  for (let n = 1; o.owner.orders.has(id); n++) id = 'x-' + m.marketId + '-' + o.orderId + '-' + n
+/**
+ * A deterministic id for orders sent without one, never equal to an open order's (nor to
+ * `taken`: the id the other order of an OCO list was given, not yet open).
+ */
+export function generatedClientId(m: Market, o: Order, orderId = o.orderId, taken = ''): string {
+  let id = 'x-' + m.marketId + '-' + orderId
+  for (let n = 1; o.owner.orders.has(id) || id === taken; n++) id = 'x-' + m.marketId + '-' + orderId + '-' + n
   return id
 }
 
@@ -316,7 +319,8 @@ export function cancelAll(state: State, cmd: CancelAll, time: number): Result {
   const mine: Order[] = []
   const only = cmd.conditionalOnly === true
   for (const o of sub.orders.values()) if (o.market === m && (!only || isConditionalType(o.orderType))) mine.push(o)
-  for (const o of mine) retire(o, 'CANCELED', 'CANCELED', time, events)
+  // An OCO leg's list partner leaves with it (core/order-lists.ts), before its own turn here.
+  for (const o of mine) if (!isTerminal(o.status)) retire(o, 'CANCELED', 'CANCELED', time, events)
   return accept(events)
 }
 

@@ -20,6 +20,7 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
   if (o.cond) e.cond = conditionalFields(o)
   if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') e.priceMatch = o.priceMatch
   if (o.quoteQty !== 0) e.quoteQty = o.quoteQty
+  if (o.list !== null) e.orderListId = o.list.orderListId
   return e
 }
 
@@ -41,6 +42,7 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.cond !== undefined) r.cond = e.cond
   if (e.priceMatch !== undefined) r.priceMatch = e.priceMatch
   if (e.quoteQty !== undefined) r.quoteQty = e.quoteQty
+  if (e.orderListId !== undefined) r.orderListId = e.orderListId
   return r
 }
 

@@ -6,6 +6,7 @@ import type { Event, ExecType, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { isClosing, orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
+import { endList } from './order-lists.js'
 import { unrestConditional } from './conditional.js'
 import { unrestSpotStop } from './spot-stops.js'
 import { unlockSpot } from './spot.js'
@@ -89,6 +90,7 @@ export function retire(o: Order, status: OrderStatus, execType: ExecType, time: 
   const released = o.market.kind === 'SPOT' ? o.lockedRemaining : 0
   events.push(end(o, status, execType, time))
   if (released > 0) pushSpotBalanceEvent(o, time, events)
+  if (o.list !== null && !o.list.done) endList(o, status === 'CANCELED' ? 'CANCELED' : 'EXPIRED', time, events)
 }
 
 /**
@@ -99,6 +101,7 @@ export function retireInto(o: Order, status: OrderStatus, execType: ExecType, ti
   const released = o.market.kind === 'SPOT' ? o.lockedRemaining : 0
   const events: Event[] = [end(o, status, execType, time)]
   if (released > 0) pushSpotBalanceEvent(o, time, events)
+  if (o.list !== null && !o.list.done) endList(o, status === 'CANCELED' ? 'CANCELED' : 'EXPIRED', time, events)
   return events
 }
 

@@ -31,6 +31,12 @@ function conditionalLeaf(o: Order): string {
     c.reason].join('|')
 }
 
+/** An OCO leg's list (core/order-lists.ts). */
+function orderListLeaf(o: Order): string {
+  const l = o.list!
+  return `orderList|${o.market.marketId}|${o.orderId}|${l.orderListId}|${l.listClientOrderId}|${l.done}|${l.time}`
+}
+
 function orderExtraLeaf(o: Order): string {
   return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
@@ -38,6 +44,8 @@ function orderExtraLeaf(o: Order): string {
 /** Every leaf of the state, as canonical text, sorted. */
 export function stateLeaves(state: State): string[] {
   const out: string[] = [`meta|${state.nextWithdrawalId}`]
+  // Present once a list was placed, so states without any hash as before.
+  if (state.nextOrderListId > 1) out.push(`orderLists|${state.nextOrderListId}`)
   for (const a of state.assets.values()) out.push(`asset|${a.name}|${a.scale}`)
   for (const m of state.markets) {
     if (m === undefined) continue
@@ -57,12 +65,14 @@ export function stateLeaves(state: State): string[] {
       if (o.cond) out.push(conditionalLeaf(o))
       // Its own leaf, present only once amended or price-matched, so other orders hash as before.
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
+      if (o.list !== null) out.push(orderListLeaf(o))
     }
     if (m.kind === 'PERP' && m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
     // Waiting conditional orders (a spot market's stops): the order and its trigger state (trailing extreme included).
     for (const o of m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values()) {
       out.push(orderLeaf(o), conditionalLeaf(o))
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
+      if (o.list !== null) out.push(orderListLeaf(o))
     }
   }
   for (const account of state.accounts.values()) {

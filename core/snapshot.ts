@@ -15,7 +15,7 @@ import type { OrderStatus, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
 import {
   createState, newSubAccount,
-  type Conditional, type Market, type Order, type PerpHolding, type PerpMarket, type Position, type Session, type SpotMarket, type State, type SubAccount, type Withdrawal,
+  type Conditional, type Market, type Order, type OrderList, type PerpHolding, type PerpMarket, type Position, type Session, type SpotMarket, type State, type SubAccount, type Withdrawal,
 } from './state.js'
 
 const VERSION = 1
@@ -23,11 +23,13 @@ const packr = new Packr({ useRecords: false })
 
 type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
-  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, ExtraTuple?]
+  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, ListTuple?]
 /** A conditional order's trigger state (core/conditional.ts), appended to its order tuple. */
 type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean, boolean, boolean, number, number, string]
 /** Amendment count and priceMatch, appended (after a null cond) only when either is set. */
 type ExtraTuple = [number, PriceMatch | '']
+/** An OCO leg's list (core/order-lists.ts): id, client id, done, placement time; after null cond and extra when absent. */
+type ListTuple = [number, string, boolean, number]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -47,16 +49,23 @@ function orderTuple(o: Order): OrderTuple {
     t.push([c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
       c.closePosition, c.activated, c.extremeTicks, c.triggerTime, c.reason])
   }
-  if (o.amendCount || o.priceMatch !== undefined) {
+  const extra = o.amendCount || o.priceMatch !== undefined
+  if (extra) {
     if (!c) t.push(null)
     t.push([o.amendCount, o.priceMatch ?? ''])
+  }
+  const l = o.list
+  if (l !== null) {
+    if (!c && !extra) t.push(null)
+    if (!extra) t.push(null)
+    t.push([l.orderListId, l.listClientOrderId, l.done, l.time])
   }
   return t
 }
 
 /** Sets the amendment count and priceMatch an order tuple carries (absent from older snapshots). */
-function restoreExtra(o: Order, t: ExtraTuple | undefined): void {
-  if (t === undefined) return
+function restoreExtra(o: Order, t: ExtraTuple | null | undefined): void {
+  if (t === undefined || t === null) return
   if (t[0] > 0) o.amendCount = t[0]
   if (t[1] !== '') o.priceMatch = t[1]
 }
@@ -107,15 +116,16 @@ export function encodeSnapshot(state: State): Uint8Array {
     state.markets.filter((m) => m !== undefined).map(marketData), accounts,
     [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
     [...state.fees], [...state.deposited], [...state.withdrawn], [...state.sessions.values()], [...state.insurance],
+    state.nextOrderListId,
   ])
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
-    insurance] =
+    insurance, nextOrderListId] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
       string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][], Session[],
-      [string, number][] | undefined]
+      [string, number][] | undefined, number | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -142,7 +152,11 @@ export function decodeSnapshot(bytes: Uint8Array): State {
       account.subs[sub] = s
     }
   }
-  for (const data of markets) restoreMarket(state, data)
+  const lists = new Map<number, OrderList>()
+  for (const data of markets) restoreMarket(state, data, lists)
+  // Each list's legs in orderId order, as placement left them.
+  for (const l of lists.values()) l.legs.sort((a, b) => a.orderId - b.orderId)
+  state.nextOrderListId = nextOrderListId ?? 1
   // Account order indexes in their original placement order.
   for (const [address, subs] of accounts) {
     for (const sd of subs) {
@@ -172,7 +186,19 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   return state
 }
 
-function restoreMarket(state: State, data: Record<string, unknown>): void {
+/** The list an order tuple names, made on its first leg and shared by the second. */
+function restoreList(o: Order, t: ListTuple | undefined, lists: Map<number, OrderList>): void {
+  if (t === undefined) return
+  let l = lists.get(t[0])
+  if (l === undefined) {
+    l = { orderListId: t[0], listClientOrderId: t[1], legs: [], done: t[2], time: t[3] }
+    lists.set(t[0], l)
+  }
+  l.legs.push(o)
+  o.list = l
+}
+
+function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<number, OrderList>): void {
   const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; kind: Market['kind'] }
   let m: Market
   if (fields.kind === 'PERP') {
@@ -200,9 +226,10 @@ function restoreMarket(state: State, data: Record<string, unknown>): void {
       orderId: t[0], market: m, owner, clientOrderId: t[3], side: t[4], orderType: t[5], timeInForce: t[6],
       priceTicks: t[7], origQtyLots: t[8], executedQtyLots: t[9], cumQuoteTicksLots: t[10], status: t[11],
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
-      marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0,
+      marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null,
     }
     restoreExtra(o, t[21])
+    restoreList(o, t[22], lists)
     if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
     else if (m.kind === 'SPOT' && isConditionalType(o.orderType)) indexSpotStop(m, o)
     else {

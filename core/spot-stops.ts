@@ -17,6 +17,7 @@ import type { Event, Result } from './events.js'
 import { buildOrder } from './filters.js'
 import { LIMITS } from './limits.js'
 import { generatedClientId, placeTriggeredSpot } from './orders.js'
+import { endList } from './order-lists.js'
 import { orderEvent } from './records.js'
 import { acceptOrder } from './results.js'
 import { countOpen, pushSpotBalanceEvent, releaseSpotLock } from './resting.js'
@@ -42,12 +43,13 @@ function isLimitForm(c: Conditional): boolean {
 }
 
 /** What a waiting stop holds: a limit form its limit order's lock, a market sell its base, a market buy the cost at the stop. */
-function stopLock(m: SpotMarket, o: Order): number {
+export function stopLock(m: SpotMarket, o: Order): number {
   const c = o.cond!
   return isLimitForm(c) ? lockFor(m, o, o.origQtyLots, o.priceTicks) : lockFor(m, o, o.origQtyLots, c.stopPriceTicks)
 }
 
-function stopsOf(sub: SubAccount, m: SpotMarket): number {
+/** The sub-account's waiting stops on `m` (MAX_NUM_ALGO_ORDERS counts them). */
+export function spotStopCount(sub: SubAccount, m: SpotMarket): number {
   let n = 0
   for (const o of sub.orders.values()) if (o.market === m && o.cond !== null && o.cond.triggerTime === 0) n++
   return n
@@ -89,7 +91,7 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   }
   if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
   if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
-  if (stopsOf(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (spotStopCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
   const last = m.lastPriceTicks
   if (last > 0 && (rising(o) ? last >= stop : last <= stop)) return 'WOULD_TRIGGER'
   if (spotBalance(sub, o.side === 'BUY' ? m.quote : m.base).free < stopLock(m, o)) return 'BALANCE_INSUFFICIENT'
@@ -105,15 +107,18 @@ export function indexSpotStop(m: SpotMarket, o: Order): void {
   ;(rising(o) ? m.stops.up : m.stops.down).push(entry)
 }
 
-/** Places a stop checkSpotStop passed: it holds what it will need and waits. */
-export function armSpotStop(m: SpotMarket, o: Order, time: number): Result {
+/**
+ * Places a stop checkSpotStop passed: it holds what it will need and waits. `hold`: an OCO
+ * leg's share of its list's hold (core/order-lists.ts), which may be less.
+ */
+export function armSpotStop(m: SpotMarket, o: Order, time: number, hold = stopLock(m, o)): Result {
   o.orderId = m.nextOrderId++
   if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o)
   o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)
   ensureSpotBalance(o.owner, m.base)
   ensureSpotBalance(o.owner, m.quote)
-  lockSpot(o, stopLock(m, o))
+  lockSpot(o, hold)
   indexSpotStop(m, o)
   const events: Event[] = [orderEvent(o, 'NEW')]
   pushSpotBalanceEvent(o, time, events)
@@ -166,6 +171,8 @@ export function runSpotStops(state: State, m: SpotMarket, time: number, events: 
 
 /** One stop fires: it lets go what it held and is placed as LIMIT or MARKET, or expires. */
 function fire(state: State, m: SpotMarket, o: Order, time: number, events: Event[]): void {
+  // An OCO leg's partner leaves first, so what it held is free for this one's placement.
+  if (o.list !== null && !o.list.done) endList(o, 'EXPIRED', time, events)
   const c = o.cond!
   c.entry = null
   m.stops.live.delete(o.orderId)

@@ -153,6 +153,25 @@ export interface Order {
   priceMatch: PriceMatch | undefined
   /** Spot MARKET orders sized by quote: the quote ledger units asked for (0: sized by quantity). */
   quoteQty: number
+  /** The OCO order list it was placed in (core/order-lists.ts); null for an order placed alone. */
+  list: OrderList | null
+}
+
+/**
+ * An OCO order list (Binance spot's one-cancels-the-other): two orders on one spot market, one
+ * quantity, one side. While it executes, both legs are open, the list is reachable from either,
+ * and the two together hold what the larger needs; once one leg fills, triggers or leaves, the
+ * other goes with it and the list is done. A leg keeps its list (done) for its records.
+ */
+export interface OrderList {
+  orderListId: number
+  listClientOrderId: string
+  /** Its orders, in orderId order: the below leg, then the above leg. */
+  legs: Order[]
+  /** ALL_DONE: a leg filled, triggered or was canceled, and the other went with it. */
+  done: boolean
+  /** Placement time (Binance's transactionTime). */
+  time: number
 }
 
 /**
@@ -295,6 +314,8 @@ export interface State {
   depositRefs: Set<string>
   withdrawals: Map<number, Withdrawal>
   nextWithdrawalId: number
+  /** Next OCO order list id (core/order-lists.ts), one sequence across markets as Binance's orderListId. */
+  nextOrderListId: number
   /** Fees collected per asset, ledger units. */
   fees: Map<string, number>
   deposited: Map<string, number>
@@ -318,6 +339,7 @@ export function createState(): State {
     depositRefs: new Set(),
     withdrawals: new Map(),
     nextWithdrawalId: 1,
+    nextOrderListId: 1,
     fees: new Map(),
     deposited: new Map(),
     withdrawn: new Map(),

@@ -78,6 +78,12 @@ export function ownershipViolations(state: State): string[] {
       const who = `${o.owner.address}/${o.owner.sub}`
       if (!liveSub(state, o.owner)) out.push(`order ${m.marketId}/${o.orderId}: owner ${who} is not a live sub-account`)
       if (o.owner.orders.get(o.clientOrderId) !== o) out.push(`order ${m.marketId}/${o.orderId}: not indexed by ${who} as ${o.clientOrderId}`)
+      // An executing OCO list: both its legs open, of one owner and market, and this one of them.
+      const l = o.list
+      if (l !== null && !l.done && (l.legs.length !== 2 || !l.legs.includes(o)
+        || l.legs.some((x) => x.owner !== o.owner || x.market !== m || openOrderOf(m, x.orderId) !== x))) {
+        out.push(`order ${m.marketId}/${o.orderId}: executing list ${l.orderListId} without both its legs open`)
+      }
       const counts = perSub.get(o.owner) ?? new Map<number, number>()
       counts.set(m.marketId, (counts.get(m.marketId) ?? 0) + 1)
       perSub.set(o.owner, counts)

@@ -135,6 +135,9 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'AdjustPositionMargin':
     // Nor countdowns (core/countdown.ts has its own hand-computed tests).
     case 'CountdownCancelAll':
+    // Nor OCO lists, which hang on spot stops (test/core/order-lists.test.ts has their property).
+    case 'PlaceOrderList':
+    case 'CancelOrderList':
       throw new Error(`${c.type} is not modeled`)
   }
 }

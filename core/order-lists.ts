@@ -1,0 +1,208 @@
+// OCO order lists (Binance spot's one-cancels-the-other): two orders of one side and quantity
+// on a spot market, the above order over the last price and the below order under it. One is
+// the stop loss (STOP or STOP_MARKET, core/spot-stops.ts); the other a LIMIT_MAKER (POST_ONLY,
+// resting in the book) or a take profit. When either fills, triggers or leaves the book, the
+// other is canceled with it (EXPIRED; CANCELED when the client canceled) and the list is done.
+//
+// Holds: the two orders never both execute, so together they hold what the larger needs, not
+// the sum. The leg that can rest in the book (the LIMIT_MAKER, else the below order) holds its
+// own need, as any order, so its fills settle from its own lock; the other holds only what it
+// needs beyond that. Whatever ends the list releases the other leg's hold first, so a leg that
+// triggers finds all it needs free again when it is placed.
+
+import { findSub, spotBalance, validIssuer } from './accounts.js'
+import { assert } from './assert.js'
+import type { Code } from './codes.js'
+import type { CancelOrderList, ListLeg, OrderType, PlaceOrder, PlaceOrderList } from './commands.js'
+import type { Event, OrderEvent, OrderListEvent, Result } from './events.js'
+import { validClientId } from './filters.js'
+import { LIMITS } from './limits.js'
+import { generatedClientId, placeSpot, testOrder } from './orders.js'
+import { isTerminal } from './records.js'
+import { accept, reject } from './results.js'
+import { retire } from './resting.js'
+import { armSpotStop, spotStopCount, stopLock } from './spot-stops.js'
+import { lockFor } from './spot.js'
+import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
+
+const isStopLoss = (t: OrderType): boolean => t === 'STOP' || t === 'STOP_MARKET'
+const isTakeProfit = (t: OrderType): boolean => t === 'TAKE_PROFIT' || t === 'TAKE_PROFIT_MARKET'
+
+/** The price a leg stands at: a LIMIT_MAKER's limit, a stop's trigger. */
+const levelOf = (leg: ListLeg): number => (leg.orderType === 'POST_ONLY' ? leg.priceTicks : leg.stopPriceTicks) ?? 0
+
+/**
+ * Which leg types may stand where (Binance's -1165/-1166, -1196..-1199): a SELL takes profit
+ * or sells at its limit above and stops its loss below; a BUY the other way round.
+ */
+function placementCode(side: 'BUY' | 'SELL', above: OrderType, below: OrderType): Code | null {
+  if (side === 'SELL') {
+    if (isStopLoss(above)) return 'LIST_STOP_BELOW'
+    if (below === 'POST_ONLY') return 'LIST_LIMIT_ABOVE'
+    if (isTakeProfit(below)) return 'LIST_TAKE_PROFIT_ABOVE'
+    return null
+  }
+  if (above === 'POST_ONLY') return 'LIST_LIMIT_BELOW'
+  if (isTakeProfit(above)) return 'LIST_TAKE_PROFIT_BELOW'
+  if (isStopLoss(below)) return 'LIST_STOP_ABOVE'
+  return null
+}
+
+/** The sub-account's executing lists on one market (at most LIMITS.orderListsPerMarketMax): each from its first open leg. */
+function executingLists(sub: SubAccount, m: SpotMarket | undefined): OrderList[] {
+  const out: OrderList[] = []
+  for (const o of sub.orders.values()) {
+    const l = o.list
+    if (l !== null && !l.done && l.legs[0] === o && (m === undefined || o.market === m)) out.push(l)
+  }
+  return out
+}
+
+function legCommand(cmd: PlaceOrderList, leg: ListLeg): PlaceOrder {
+  return {
+    type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
+    orderType: leg.orderType, timeInForce: leg.timeInForce, priceTicks: leg.priceTicks, stopPriceTicks: leg.stopPriceTicks,
+    qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId, stp: cmd.stp,
+  }
+}
+
+/** What a leg would hold placed alone: a LIMIT_MAKER its limit order's lock, a stop its stopLock. */
+function needOf(m: SpotMarket, o: Order): number {
+  return o.cond === null ? lockFor(m, o, o.origQtyLots, o.priceTicks) : stopLock(m, o)
+}
+
+interface CheckedList {
+  m: SpotMarket
+  sub: SubAccount
+  /** Below leg, above leg, as built (no ids yet). */
+  legs: [Order, Order]
+}
+
+/** Every check placing the list makes, changing nothing. */
+function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList | Code {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
+  if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
+  const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
+  if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
+  const { above, below } = cmd
+  if (above === null || typeof above !== 'object' || below === null || typeof below !== 'object') return 'COMMAND_INVALID'
+  for (const leg of [above, below]) {
+    if (leg.orderType !== 'POST_ONLY' && !isStopLoss(leg.orderType) && !isTakeProfit(leg.orderType)) return 'LIST_LEG_TYPE'
+  }
+  if (above.orderType === 'POST_ONLY' && below.orderType === 'POST_ONLY') return 'LIST_BOTH_LIMIT'
+  const placement = placementCode(cmd.side, above.orderType, below.orderType)
+  if (placement) return placement
+  // The above leg over the below one, and the last price between them.
+  const last = m.lastPriceTicks
+  const hi = levelOf(above)
+  const lo = levelOf(below)
+  if (hi !== 0 && lo !== 0 && (hi <= lo || (last > 0 && (hi <= last || lo >= last)))) return 'LIST_PRICES'
+  const listId = cmd.listClientOrderId
+  if (listId !== undefined && (typeof listId !== 'string' || !validClientId(listId))) return 'CLIENT_ID_INVALID'
+  if (below.clientOrderId !== undefined && below.clientOrderId === above.clientOrderId) return 'CLIENT_ID_DUPLICATE'
+  const legs: Order[] = []
+  for (const leg of [below, above]) {
+    if (leg.orderType === 'POST_ONLY' && (leg.timeInForce !== undefined || leg.stopPriceTicks !== undefined)) return 'COMMAND_INVALID'
+    const o = testOrder(state, legCommand(cmd, leg), time)
+    if (typeof o === 'string') return o
+    legs.push(o)
+  }
+  const owner = legs[0].owner
+  if (listId !== undefined && executingLists(owner, undefined).some((l) => l.listClientOrderId === listId)) return 'CLIENT_ID_DUPLICATE'
+  // Each leg was checked for room alone; the list needs room for both.
+  if (owner.orders.size + 2 > LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
+  if ((owner.openByMarket.get(m.marketId) ?? 0) + 2 > LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
+  const stops = legs.filter((o) => o.cond !== null).length
+  if (spotStopCount(owner, m) + stops > LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (executingLists(owner, m).length >= LIMITS.orderListsPerMarketMax) return 'TOO_MANY_LISTS'
+  const need = Math.max(needOf(m, legs[0]), needOf(m, legs[1]))
+  if (spotBalance(owner, cmd.side === 'BUY' ? m.quote : m.base).free < need) return 'BALANCE_INSUFFICIENT'
+  return { m, sub: owner, legs: [legs[0], legs[1]] }
+}
+
+/** A list client id for lists sent without one, never equal to an executing list's. */
+function generatedListId(sub: SubAccount, orderListId: number): string {
+  const taken = new Set(executingLists(sub, undefined).map((l) => l.listClientOrderId))
+  let id = 'xl-' + orderListId
+  for (let n = 1; taken.has(id); n++) id = 'xl-' + orderListId + '-' + n
+  return id
+}
+
+export function placeOrderList(state: State, cmd: PlaceOrderList, time: number): Result {
+  const checked = checkList(state, cmd, time)
+  if (typeof checked === 'string') return reject(checked)
+  const { m, sub, legs } = checked
+  const orderListId = state.nextOrderListId++
+  const list: OrderList = {
+    orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId), legs, done: false, time,
+  }
+  // The leg that may rest holds its own need; the other what it needs beyond that.
+  const primary = legs[0].cond === null ? 0 : legs[1].cond === null ? 1 : 0
+  const primaryNeed = needOf(m, legs[primary])
+  // Ids generated now, for the orderIds the legs will get, so neither takes the other's given id.
+  for (let i = 0; i < 2; i++) {
+    if (legs[i].clientOrderId === '') legs[i].clientOrderId = generatedClientId(m, legs[i], m.nextOrderId + i, legs[1 - i].clientOrderId)
+  }
+  const events: Event[] = []
+  for (let i = 0; i < 2; i++) {
+    const o = legs[i]
+    o.list = list
+    if (o.cond !== null) {
+      const hold = i === primary ? primaryNeed : Math.max(0, needOf(m, o) - primaryNeed)
+      for (const e of armSpotStop(m, o, time, hold).events) events.push(e)
+      continue
+    }
+    const placed = placeSpot(state, m, sub, o, time)
+    // checkList ran placement's checks (testOrder): a LIMIT_MAKER that passed them rests.
+    assert(typeof placed !== 'string', 'order list leg refused after its checks')
+    for (const e of placed as Event[]) events.push(e)
+  }
+  events.push(listEvent(list, sub, 'EXEC_STARTED', time))
+  return accept(events)
+}
+
+function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTED' | 'ALL_DONE', time: number): OrderListEvent {
+  return {
+    type: 'orderList', marketId: list.legs[0].market.marketId, account: sub.address, sub: sub.sub,
+    orderListId: list.orderListId, listClientOrderId: list.listClientOrderId,
+    listStatusType: status, listOrderStatus: status === 'EXEC_STARTED' ? 'EXECUTING' : 'ALL_DONE',
+    orders: list.legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })),
+    time: list.time, updateTime: time,
+  }
+}
+
+/**
+ * Ends `o`'s executing list: `o` filled, triggered or left the book (resting.ts, match.ts and
+ * spot-stops.ts call this), so the other leg leaves too, canceled or expired as `status` says,
+ * releasing its hold; then the list reports ALL_DONE.
+ */
+export function endList(o: Order, status: 'CANCELED' | 'EXPIRED', time: number, events: Event[]): void {
+  const list = o.list!
+  list.done = true
+  for (const leg of list.legs) if (leg !== o && !isTerminal(leg.status)) retire(leg, status, status, time, events)
+  events.push(listEvent(list, o.owner, 'ALL_DONE', time))
+}
+
+export function cancelOrderList(state: State, cmd: CancelOrderList, time: number): Result {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
+  if (m.kind !== 'SPOT') return reject('COMMAND_INVALID')
+  const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  if (cmd.orderListId === undefined && cmd.listClientOrderId === undefined) return reject('LIST_ID_REQUIRED')
+  const cancelId = cmd.cancelClientOrderId
+  if (cancelId !== undefined && (typeof cancelId !== 'string' || !validClientId(cancelId))) return reject('CLIENT_ID_INVALID')
+  const list = sub && executingLists(sub, m).find((l) => (cmd.orderListId === undefined || l.orderListId === cmd.orderListId)
+    && (cmd.listClientOrderId === undefined || l.listClientOrderId === cmd.listClientOrderId))
+  if (list === undefined) return reject('LIST_UNKNOWN')
+  const events: Event[] = []
+  // Retiring the first leg ends the list (resting.ts): the other leg and the ALL_DONE status follow.
+  retire(list.legs[0], 'CANCELED', 'CANCELED', time, events)
+  if (cancelId !== undefined) {
+    for (const e of events) if (e.type === 'order') (e as OrderEvent).cancelClientOrderId = cancelId
+  }
+  return accept(events)
+}
