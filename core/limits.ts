@@ -143,6 +143,8 @@ export const PROJECTION_LIMITS = {
   orderAmendmentsMax: 100,
   /** /api/v3/myPreventedMatches (Binance: default 500, max 1000). */
   preventedMatchesMax: 1000,
+  /** GET /api/v3/allOrderList rows per request. */
+  orderListsMax: 1000,
   preventedMatchRetentionMs: 90 * DAY_MS,
   /** /api/v3/order/amendments (Binance: default 500, max 1000). */
   spotOrderAmendmentsMax: 1000,

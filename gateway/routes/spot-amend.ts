@@ -25,7 +25,7 @@ interface Options {
 /** The amended order as Binance's answer shows it (`amendedOrder`). */
 function amendedOrderJson(state: State, m: SpotMarket, o: OrderFields, origClientOrderId: string): object {
   return {
-    symbol: m.symbol, orderId: o.orderId, orderListId: -1, origClientOrderId, clientOrderId: o.clientOrderId,
+    symbol: m.symbol, orderId: o.orderId, orderListId: o.orderListId ?? -1, origClientOrderId, clientOrderId: o.clientOrderId,
     price: formatPrice(m, o.priceTicks), qty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
     // Self-trade prevention here expires orders rather than decrementing them: nothing is prevented.
     preventedQty: formatQty(m, 0), quoteOrderQty: formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale),

@@ -20,6 +20,7 @@ import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { spotAmendRoutes } from './spot-amend.js'
 import { spotQueryRoutes } from './spot-queries.js'
+import { cancelAllBodies, spotOrderListRoutes } from './spot-order-lists.js'
 
 interface Options {
   ctx: GatewayContext
@@ -37,7 +38,7 @@ type SpotStopType = keyof typeof SPOT_STOP_TYPES
 /** An order as Binance spot prints it: the query form (`record`) or a placement's or cancel's (`response`). */
 export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    symbol: m.symbol, orderId: o.orderId, orderListId: -1, clientOrderId: o.clientOrderId,
+    symbol: m.symbol, orderId: o.orderId, orderListId: o.orderListId ?? -1, clientOrderId: o.clientOrderId,
   }
   if (form === 'response') out.transactTime = o.updateTime
   Object.assign(out, {
@@ -276,13 +277,12 @@ export function spotOpenOrdersFrom(ctx: GatewayContext, a: Authenticated): objec
   return out
 }
 
-/** DELETE openOrders: cancels the symbol's open orders; their records. */
+/** DELETE openOrders: cancels the symbol's open orders; their records (an OCO list's as one list body). */
 export async function spotCancelAllFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
   const m = spotParam(ctx.state(), a.params)
   const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancelAll' })
-  return ack.result.events.flatMap((e) => e.type === 'order' ? [{ ...spotOrderJson(ctx.state(), m, orderAfter(ack.result.events, m.marketId, e.orderId)!, 'response'),
-    origClientOrderId: e.clientOrderId, transactTime: ack.time }] : [])
+  return cancelAllBodies(ctx.state(), m, ack.result.events, ack.time)
 }
 
 /** GET account: every asset's spot balance (omitZeroBalances=true: those with any). */
@@ -306,6 +306,7 @@ export function spotAccountFrom(ctx: GatewayContext, a: Authenticated): object {
 export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
   await app.register(spotQueryRoutes, { ctx, weights })
   await app.register(spotAmendRoutes, { ctx, weights })
+  await app.register(spotOrderListRoutes, { ctx, weights, orders })
   /** Counts a new order of the request's account (its headers), once the symbol is known. */
   const count = (a: Authenticated, reply: FastifyReply): void => {
     spotParam(ctx.state(), a.params)

@@ -67,7 +67,9 @@ export const spotDocs = {
   }),
   cancelAll: route({
     family: 'spot', summary: "Cancel all of a spot market's open orders", security: 'TRADE', weight: 1,
-    params: ['symbol'], required: ['symbol'], response: arrayOf(spotOrderSchema),
+    description: "Orders canceled alone in the cancel form; an OCO list's orders as one list body (orderListId, contingencyType, "
+      + 'listStatusType ALL_DONE, orders, orderReports), as Binance answers.',
+    params: ['symbol'], required: ['symbol'], response: arrayOf(anyObject),
   }),
   account: route({
     family: 'spot', summary: 'Spot account: commissions and balances', security: 'USER_DATA', weight: 20,
@@ -158,5 +160,62 @@ export const spotAmendDocs = {
       symbol: str, orderId: int, executionId: int, origClientOrderId: str, newClientOrderId: str, origQty: str, newQty: str,
       time: int,
     })),
+  }),
+}
+
+/** An OCO list's body; orderReports (placement RESULT and FULL, cancels) are the orders in the order forms. */
+const orderListSchema = object({
+  orderListId: int, contingencyType: str, listStatusType: str, listOrderStatus: str, listClientOrderId: str,
+  transactionTime: int, symbol: str, orders: arrayOf(object({ symbol: str, orderId: int, clientOrderId: str })),
+  orderReports: arrayOf(spotOrderSchema),
+})
+
+const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TimeInForce']
+
+/** OCO order lists (routes/spot-order-lists.ts). */
+export const spotListDocs = {
+  placeOco: route({
+    family: 'spot', summary: 'New OCO order list: an above and a below order; when one fills or triggers, the other is canceled',
+    description: 'aboveType and belowType: LIMIT_MAKER, STOP_LOSS, STOP_LOSS_LIMIT, TAKE_PROFIT, TAKE_PROFIT_LIMIT (-1158 otherwise). '
+      + 'SELL: LIMIT_MAKER or take profit above, stop loss below; BUY the other way round (-1165, -1166, -1196..-1199); at '
+      + 'least one must be contingent (-1168), and the last price must lie between them (-2010). The two hold what the '
+      + 'larger needs, once. *Price for LIMIT_MAKER and the *_LIMIT types, *StopPrice for the stop types, *TimeInForce '
+      + '(GTC, IOC, FOK) for the *_LIMIT types. newOrderRespType ACK (no orderReports), RESULT or FULL (the default). '
+      + 'Counts two orders.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', 'side', 'quantity', ...OCO_LEG.map((n) => 'above' + n), ...OCO_LEG.map((n) => 'below' + n),
+      'newOrderRespType', 'selfTradePreventionMode'],
+    required: ['symbol', 'side', 'quantity', 'aboveType', 'belowType'], response: orderListSchema,
+  }),
+  placeLegacyOco: route({
+    family: 'spot', summary: 'New OCO (the older form): a LIMIT_MAKER at price and a stop at stopPrice',
+    description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS. A SELL puts the '
+      + 'LIMIT_MAKER above, a BUY below. Answers as orderList/oco.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', 'side', 'quantity', 'limitClientOrderId', 'price', 'stopClientOrderId', 'stopPrice',
+      'stopLimitPrice', 'stopLimitTimeInForce', 'newOrderRespType', 'selfTradePreventionMode'],
+    required: ['symbol', 'side', 'quantity', 'price', 'stopPrice'], response: orderListSchema,
+  }),
+  cancel: route({
+    family: 'spot', summary: 'Cancel an executing OCO order list (both its orders)',
+    description: 'orderListId or listClientOrderId names it; newClientOrderId is the cancel\'s own id (each report\'s '
+      + 'clientOrderId). Canceling either order alone (DELETE order) cancels the whole list too.',
+    security: 'TRADE', weight: 1, params: ['symbol', 'orderListId', 'listClientOrderId', 'newClientOrderId'], required: ['symbol'],
+    response: orderListSchema,
+  }),
+  query: route({
+    family: 'spot', summary: 'One OCO order list, executing or done', security: 'USER_DATA', weight: 4,
+    description: 'orderListId, or origClientOrderId (the listClientOrderId; the newest list placed with it).',
+    params: ['orderListId', 'origClientOrderId'], response: orderListSchema,
+  }),
+  all: route({
+    family: 'spot', summary: "The caller's OCO order lists", security: 'USER_DATA', weight: 20,
+    description: 'fromId (ascending from that list; not with a time range), or startTime and endTime on placement time. '
+      + 'limit: default 500, max 1000.',
+    params: ['fromId', 'startTime', 'endTime', 'limit'], response: arrayOf(orderListSchema),
+  }),
+  open: route({
+    family: 'spot', summary: "The caller's executing OCO order lists", security: 'USER_DATA', weight: 6,
+    response: arrayOf(orderListSchema),
   }),
 }

@@ -1,5 +1,6 @@
 // The spot user data stream's events, in Binance spot's forms, built from one committed entry's
-// core events: `executionReport` for every spot order change and fill, `balanceUpdate` for
+// core events: `executionReport` for every spot order change and fill, `listStatus` for an OCO
+// list's, `balanceUpdate` for
 // money that enters or leaves the spot wallet (deposits, withdrawals and their refunds,
 // transfers to and from the perp wallet), and, last, one `outboundAccountPosition` per
 // sub-account with the spot balances the entry changed (free and locked after it). The
@@ -8,7 +9,7 @@
 // As on the futures stream (events.ts), a fill carries the order's new quantities only; its
 // static fields come from the cache of the spot orders that can still trade (order-cache.ts).
 
-import type { Event, OrderEvent, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
@@ -64,6 +65,12 @@ export class SpotUserEvents {
           changed = touch(changed, e.account, e.sub, e)
           break
         }
+        case 'orderList': {
+          const m = state.markets[e.marketId]
+          if (m?.kind !== 'SPOT' || !wants(e.account, e.sub)) break
+          emit(e.account, e.sub, listStatus(m, e, time))
+          break
+        }
         case 'depositPending':
         case 'deposit':
         case 'withdrawal': {
@@ -98,6 +105,14 @@ function touch(changed: Map<string, Changed> | undefined, account: string, sub: 
   return changed
 }
 
+/** An OCO list's status (Binance's listStatus): its orders, and when the status came about. */
+function listStatus(m: SpotMarket, e: OrderListEvent, time: number): Payload {
+  return {
+    e: 'listStatus', E: time, s: m.symbol, g: e.orderListId, c: 'OCO', l: e.listStatusType, L: e.listOrderStatus, r: 'NONE',
+    C: e.listClientOrderId, T: e.updateTime, O: e.orders.map((o) => ({ s: m.symbol, i: o.orderId, c: o.clientOrderId })),
+  }
+}
+
 /** Binance spot's execution type for a core one: self-trade prevention expires as TRADE_PREVENTION. */
 function spotExecType(execType: string): string {
   return execType === 'EXPIRED_IN_MATCH' ? 'TRADE_PREVENTION' : execType
@@ -117,7 +132,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     // A cancel that named itself shows its own id (Binance's c), the order's as C.
     e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
-    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, 0), g: -1,
+    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, 0), g: o.orderListId ?? -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
     C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,

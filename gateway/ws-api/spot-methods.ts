@@ -11,6 +11,7 @@ import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, sp
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
+import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom } from '../routes/spot-order-lists.js'
 import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPreventedMatchesFrom,
   spotPreventedMatchesWeight, spotPriceBody, spotTickerWeight } from '../routes/spot-queries.js'
 import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
@@ -42,6 +43,13 @@ export const SPOT_METHODS: Record<string, Method> = {
   'order.amendments': { security: 'USER_DATA', weight: 4, run: (env, a) => spotAmendmentsFrom(env.ctx, a!) },
   'openOrders.status': { security: 'USER_DATA', weight: spotOpenOrdersWeight, run: (env, a) => spotOpenOrdersFrom(env.ctx, a!) },
   'openOrders.cancelAll': { security: 'TRADE', weight: 1, run: (env, a) => spotCancelAllFrom(env.ctx, a!) },
+  // OCO order lists (routes/spot-order-lists.ts); orderList.place is the older order/oco form.
+  'orderList.place.oco': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotOcoPlaceFrom(env.ctx, a!) },
+  'orderList.place': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotOcoPlaceFrom(env.ctx, a!, true) },
+  'orderList.cancel': { security: 'TRADE', weight: 1, run: (env, a) => spotOcoCancelFrom(env.ctx, a!) },
+  'orderList.status': { security: 'USER_DATA', weight: 4, run: (env, a) => spotOcoQueryFrom(env.ctx, a!) },
+  'openOrderLists.status': { security: 'USER_DATA', weight: 6, run: (_env, a) => spotOpenOcoFrom(a!) },
+  allOrderLists: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOcoFrom(env.ctx, a!) },
   allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOrdersFrom(env.ctx, a!) },
   myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => spotMyTradesFrom(env.ctx, a!) },
   myPreventedMatches: { security: 'USER_DATA', weight: spotPreventedMatchesWeight, run: (env, a) => spotPreventedMatchesFrom(env.ctx, a!) },

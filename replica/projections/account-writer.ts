@@ -5,6 +5,7 @@
 
 import { assertSafe } from '../../core/assert.js'
 import type { OrderEvent, PerpFillSide, PerpTradeEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import { recordOf } from '../../core/records.js'
 import type { PendingBatch } from './batch.js'
 import { applyFill } from './batch.js'
 import { incomeCodec, numberCodec, storedUserTradeCodec } from './codec.js'
@@ -19,16 +20,7 @@ export function onOrder(stores: Stores, batch: PendingBatch, e: OrderEvent): voi
   const owner: Owner = { account: e.account, sub: e.sub }
   const p = batch.order(orderKey(owner, e.marketId, e.orderId))
   // An order event carries the whole record, so it supersedes any fill seen before it.
-  p.record = {
-    marketId: e.marketId, orderId: e.orderId, account: e.account, sub: e.sub, clientOrderId: e.clientOrderId,
-    side: e.side, orderType: e.orderType, timeInForce: e.timeInForce, priceTicks: e.priceTicks,
-    origQtyLots: e.origQtyLots, executedQtyLots: e.executedQtyLots, cumQuoteTicksLots: e.cumQuoteTicksLots,
-    status: e.status, positionSide: e.positionSide, reduceOnly: e.reduceOnly, stp: e.stp,
-    goodTillDate: e.goodTillDate, time: e.time, updateTime: e.updateTime,
-  }
-  if (e.cond !== undefined) p.record.cond = e.cond
-  if (e.priceMatch !== undefined) p.record.priceMatch = e.priceMatch
-  if (e.quoteQty !== undefined) p.record.quoteQty = e.quoteQty
+  p.record = recordOf(e)
   p.fill = null
   if (e.execType === 'NEW' || e.execType === 'REPLACED') {
     // The index by client id is written when the order takes the id (placed, or a spot

@@ -15,4 +15,5 @@ export type { AllOrdersQuery, UserTradesQuery, IncomeQuery } from './account-que
 export type { TimeRange } from './time-range.js'
 export type { ProjectionsParent } from './stores.js'
 export type { FundingRateRecord, FundingRateQuery } from './funding.js'
+export type { OrderListRecord, OrderListQuery } from './order-lists.js'
 export type { PriceKind, PriceKlineRecord, PriceKlineQuery } from './price-klines.js'

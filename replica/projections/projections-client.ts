@@ -17,6 +17,7 @@ import type * as accountQueries from './account-queries.js'
 import type { AmendmentQuery, AmendmentRecord } from './amendments.js'
 import type { TopTradersQuery, TopTradersRecord } from './top-traders.js'
 import type { PreventedMatchQuery, PreventedMatchRecord } from './prevented-matches.js'
+import type { OrderListQuery, OrderListRecord } from './order-lists.js'
 import type { ForceOrderQuery, ForceOrderRecord } from './force-orders.js'
 import type { FundingRateQuery, FundingRateRecord } from './funding.js'
 import type { KlineInterval } from './intervals.js'
@@ -274,6 +275,14 @@ export class ProjectionsClient implements ProjectionsApi {
 
   preventedMatches(owner: Owner, marketId: number, q: PreventedMatchQuery, nowMs?: number): Promise<PreventedMatchRecord[]> {
     return this.call('preventedMatches', [owner, marketId, q, nowMs]) as Promise<PreventedMatchRecord[]>
+  }
+
+  orderList(owner: Owner, ref: { orderListId?: number | undefined; listClientOrderId?: string | undefined }): Promise<OrderListRecord | undefined> {
+    return this.call('orderList', [owner, ref]) as Promise<OrderListRecord | undefined>
+  }
+
+  allOrderLists(owner: Owner, q: OrderListQuery): Promise<OrderListRecord[]> {
+    return this.call('allOrderLists', [owner, q]) as Promise<OrderListRecord[]>
   }
 
   topTradersHistory(marketId: number, q: TopTradersQuery): Promise<TopTradersRecord[]> {

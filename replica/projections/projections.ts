@@ -12,6 +12,7 @@ import { fundingRates, onFunding, onFundingRate, type FundingRateQuery, type Fun
 import * as accountQueries from './account-queries.js'
 import { onAmendment, orderAmendments, orderAmendmentsFrom, type AmendmentQuery, type AmendmentRecord } from './amendments.js'
 import { onTopTraders, topTradersHistory, type TopTradersQuery, type TopTradersRecord } from './top-traders.js'
+import { allOrderLists, onOrderList, orderList, type OrderListQuery, type OrderListRecord } from './order-lists.js'
 import { onPreventedMatch, preventedMatches, type PreventedMatchQuery, type PreventedMatchRecord } from './prevented-matches.js'
 import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
@@ -59,7 +60,7 @@ const SEQ_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PROJECTION_LIMITS.rowsPerEn
 /** The event types the projections keep (applyEvent's cases); the rest are current state. */
 export const PROJECTED_EVENTS: ReadonlySet<Event['type']> = new Set<Event['type']>([
   'order', 'trade', 'spotTrade', 'deposit', 'depositPending', 'transfer', 'withdrawal', 'funding', 'fundingRate',
-  'prices', 'positionMargin', 'forceOrder', 'insurance', 'preventedMatch',
+  'prices', 'positionMargin', 'forceOrder', 'insurance', 'preventedMatch', 'orderList',
 ])
 
 /**
@@ -194,6 +195,7 @@ export class Projections {
       case 'positionMargin': return onPositionMargin(s, b, e, nextRowId())
       case 'forceOrder': return onForceOrder(s, b, e, nextRowId())
       case 'preventedMatch': return onPreventedMatch(s, b, e, nextRowId())
+      case 'orderList': return onOrderList(s, b, e)
       case 'insurance': return onInsurance(s, b, e, nextRowId())
       // Balances, leverage, position mode, markets and assets are current state, not history.
       default: return
@@ -391,6 +393,16 @@ export class Projections {
   /** /api/v3/myPreventedMatches: one market's prevented matches, oldest first, three months back. */
   preventedMatches(owner: Owner, marketId: number, q: PreventedMatchQuery, nowMs = this.durableTime): Promise<PreventedMatchRecord[]> {
     return preventedMatches(this.stores, owner, marketId, q, nowMs)
+  }
+
+  /** GET /api/v3/orderList: one OCO list of the sub-account, by id or client id. */
+  orderList(owner: Owner, ref: { orderListId?: number | undefined; listClientOrderId?: string | undefined }): Promise<OrderListRecord | undefined> {
+    return orderList(this.stores, owner, ref)
+  }
+
+  /** GET /api/v3/allOrderList: the sub-account's OCO lists, from an id or by placement time. */
+  allOrderLists(owner: Owner, q: OrderListQuery): Promise<OrderListRecord[]> {
+    return allOrderLists(this.stores, owner, q)
   }
 
   /** The top traders' samples by bucket start (/futures/data/topLongShort*Ratio). */

@@ -79,6 +79,10 @@ export interface Stores {
   topTraders: Store
   /** owner, marketId u32, time u64, id u64 → PreventedMatchRecord (prevented-matches.ts). */
   preventedMatches: Store
+  /** owner, orderListId u64 → OrderListRecord (order-lists.ts). */
+  orderLists: Store
+  /** owner, listClientOrderId → the newest orderListId placed with it. */
+  orderListClientIds: Store
 }
 
 const NAMES: (keyof Stores)[] = [
@@ -86,7 +90,7 @@ const NAMES: (keyof Stores)[] = [
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides', 'topTraders',
-  'preventedMatches',
+  'preventedMatches', 'orderLists', 'orderListClientIds',
 ]
 
 export function openStores(base: BaseDb): Stores {

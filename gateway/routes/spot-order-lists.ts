@@ -1,0 +1,277 @@
+// Spot OCO order lists (core/order-lists.ts) under /api/v1 and /api/v3: place (orderList/oco,
+// and the older order/oco), cancel, query one, all and the open ones, in Binance spot's shapes.
+// The spot WebSocket API runs the same functions (gateway/ws-api/spot-methods.ts).
+
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { Event, OrderListEvent } from '../../core/events.js'
+import type { ListLeg, OrderType, PlaceOrderList, StpMode, TimeInForce } from '../../core/commands.js'
+import type { OrderList, SpotMarket, State } from '../../core/state.js'
+import type { OrderListRecord } from '../../replica/projections/index.js'
+import { authenticate, type Authenticated } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { ApiError, eitherParam, fromCore, invalidParam, invalidSide, invalidTimeInForce, paramNotRequired } from '../errors.js'
+import { orderAfter } from '../format-order.js'
+import { idParam, limitParam, optional, required, spotParam, timeRange, type Params } from '../market-params.js'
+import type { OrderCounter } from '../order-counter.js'
+import { spotListDocs } from '../schemas/spot.js'
+import type { WeightCounter } from '../weights.js'
+import { spotOrderJson } from './spot-trade.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+  orders: OrderCounter
+}
+
+/** Binance spot's order types an OCO leg may take, as the core's. */
+const LEG_TYPES: Record<string, OrderType> = {
+  LIMIT_MAKER: 'POST_ONLY', STOP_LOSS: 'STOP_MARKET', STOP_LOSS_LIMIT: 'STOP', TAKE_PROFIT: 'TAKE_PROFIT_MARKET',
+  TAKE_PROFIT_LIMIT: 'TAKE_PROFIT',
+}
+const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
+/** Leg parameters Binance has that are not served here (iceberg, trailing, pegged orders). */
+const UNSERVED = ['IcebergQty', 'TrailingDelta', 'PegPriceType', 'PegOffsetType', 'PegOffsetValue']
+
+/** The list's fields every answer starts with. */
+interface ListFields {
+  orderListId: number
+  listClientOrderId: string
+  listStatusType: string
+  listOrderStatus: string
+  orders: { orderId: number; clientOrderId: string }[]
+}
+
+function listJson(m: SpotMarket, l: ListFields, transactionTime: number): Record<string, unknown> {
+  return {
+    orderListId: l.orderListId, contingencyType: 'OCO', listStatusType: l.listStatusType, listOrderStatus: l.listOrderStatus,
+    listClientOrderId: l.listClientOrderId, transactionTime, symbol: m.symbol,
+    orders: l.orders.map((o) => ({ symbol: m.symbol, orderId: o.orderId, clientOrderId: o.clientOrderId })),
+  }
+}
+
+/** A list of the state (executing): its fields as its events show them. */
+function liveFields(l: OrderList): ListFields {
+  return { orderListId: l.orderListId, listClientOrderId: l.listClientOrderId, listStatusType: 'EXEC_STARTED',
+    listOrderStatus: 'EXECUTING', orders: l.legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })) }
+}
+
+/** One leg of orderList/oco: `above…` or `below…` parameters. */
+function legParam(p: Params, m: SpotMarket, at: 'above' | 'below'): ListLeg {
+  const type = required(p, `${at}Type`)
+  const orderType = Object.hasOwn(LEG_TYPES, type) ? LEG_TYPES[type]! : undefined
+  if (orderType === undefined) throw fromCore('LIST_LEG_TYPE', { venue: 'spot', op: 'place' })
+  for (const name of UNSERVED) if (optional(p, at + name) !== undefined) throw paramNotRequired(at + name)
+  const stopLimit = type === 'STOP_LOSS_LIMIT' || type === 'TAKE_PROFIT_LIMIT'
+  return leg(p, m, orderType, {
+    price: type === 'LIMIT_MAKER' || stopLimit ? `${at}Price` : undefined,
+    stopPrice: type === 'LIMIT_MAKER' ? undefined : `${at}StopPrice`,
+    timeInForce: stopLimit ? `${at}TimeInForce` : undefined,
+    clientOrderId: `${at}ClientOrderId`,
+  }, [`${at}Price`, `${at}StopPrice`, `${at}TimeInForce`])
+}
+
+/**
+ * A leg from the parameters its type reads (`names`): each one read is required, each one of
+ * `all` it does not read refused if sent.
+ */
+function leg(p: Params, m: SpotMarket, orderType: OrderType,
+  names: { price?: string | undefined; stopPrice?: string | undefined; timeInForce?: string | undefined; clientOrderId: string },
+  all: string[]): ListLeg {
+  const read = new Set([names.price, names.stopPrice, names.timeInForce])
+  for (const name of all) if (!read.has(name) && optional(p, name) !== undefined) throw paramNotRequired(name)
+  const out: ListLeg = { orderType }
+  if (names.price !== undefined) out.priceTicks = parsePriceTicks(m, required(p, names.price), names.price)
+  if (names.stopPrice !== undefined) out.stopPriceTicks = parsePriceTicks(m, required(p, names.stopPrice), names.stopPrice)
+  if (names.timeInForce !== undefined) {
+    const tif = required(p, names.timeInForce)
+    if (tif !== 'GTC' && tif !== 'IOC' && tif !== 'FOK') throw invalidTimeInForce()
+    out.timeInForce = tif as TimeInForce
+  }
+  const clientId = optional(p, names.clientOrderId)
+  if (clientId !== undefined) out.clientOrderId = clientId
+  return out
+}
+
+/**
+ * The older POST order/oco: a LIMIT_MAKER at `price` and a stop at `stopPrice` (a stop limit
+ * with `stopLimitPrice`), above and below as the side puts them.
+ */
+function legacyLegs(p: Params, m: SpotMarket, side: 'BUY' | 'SELL'): { above: ListLeg; below: ListLeg } {
+  for (const name of ['limitIcebergQty', 'stopIcebergQty', 'trailingDelta']) if (optional(p, name) !== undefined) throw paramNotRequired(name)
+  const maker = leg(p, m, 'POST_ONLY', { price: 'price', clientOrderId: 'limitClientOrderId' }, [])
+  const stopLimit = optional(p, 'stopLimitPrice') !== undefined
+  const stop = leg(p, m, stopLimit ? 'STOP' : 'STOP_MARKET', {
+    price: stopLimit ? 'stopLimitPrice' : undefined, stopPrice: 'stopPrice',
+    timeInForce: stopLimit ? 'stopLimitTimeInForce' : undefined, clientOrderId: 'stopClientOrderId',
+  }, ['stopLimitTimeInForce'])
+  return side === 'SELL' ? { above: maker, below: stop } : { above: stop, below: maker }
+}
+
+type RespType = 'ACK' | 'RESULT' | 'FULL'
+
+function respTypeParam(p: Params): RespType {
+  const respType = optional(p, 'newOrderRespType') ?? 'FULL'
+  if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
+  return respType
+}
+
+/** The list's legs as they stand after the command, in the cancel form when `canceled`. */
+function orderReports(state: State, m: SpotMarket, events: readonly Event[], l: ListFields, time: number, canceled: boolean): object[] {
+  return l.orders.map(({ orderId, clientOrderId }) => {
+    const body = spotOrderJson(state, m, orderAfter(events, m.marketId, orderId)!, 'response')
+    if (!canceled) return { ...body, transactTime: time }
+    const e = events.find((x) => x.type === 'order' && x.orderId === orderId)
+    if (e?.type === 'order' && e.cancelClientOrderId !== undefined) body.clientOrderId = e.cancelClientOrderId
+    return { symbol: body.symbol, origClientOrderId: clientOrderId, ...body, transactTime: time }
+  })
+}
+
+/** POST orderList/oco (or, `legacy`, order/oco): sequences the list and answers it in newOrderRespType's form. */
+export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, legacy = false): Promise<object> {
+  const state = ctx.state()
+  const p = a.params
+  const m = spotParam(state, p)
+  const side = required(p, 'side')
+  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const qtyLots = parseQtyLots(m, required(p, 'quantity'), false)
+  const legs = legacy ? legacyLegs(p, m, side) : { above: legParam(p, m, 'above'), below: legParam(p, m, 'below') }
+  const stp = optional(p, 'selfTradePreventionMode')
+  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const respType = respTypeParam(p)
+  const cmd: PlaceOrderList = { type: 'PlaceOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, side, qtyLots, ...legs }
+  const listClientOrderId = optional(p, 'listClientOrderId')
+  if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
+  if (stp !== undefined) cmd.stp = stp as StpMode
+  const ack = await ctx.submit(cmd)
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', param: 'listClientOrderId' })
+  const l = listEventOf(ack.result.events)
+  const body = listJson(m, l, l.time)
+  if (respType !== 'ACK') body.orderReports = orderReports(state, m, ack.result.events, l, l.time, false)
+  return body
+}
+
+function listEventOf(events: readonly Event[], orderListId?: number): OrderListEvent {
+  const l = events.find((e): e is OrderListEvent => e.type === 'orderList' && (orderListId === undefined || e.orderListId === orderListId))
+  // Every accepted list command reports its list; this is for the type checker.
+  if (l === undefined) throw fromCore('LIST_UNKNOWN', { venue: 'spot', op: 'cancel' })
+  return l
+}
+
+/** DELETE orderList: cancels an executing list (both its orders), by orderListId or listClientOrderId. */
+export async function spotOcoCancelFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+  const state = ctx.state()
+  const m = spotParam(state, a.params)
+  const orderListId = idParam(a.params, 'orderListId')
+  const listClientOrderId = optional(a.params, 'listClientOrderId')
+  if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'listClientOrderId')
+  const cancelClientOrderId = optional(a.params, 'newClientOrderId')
+  const ack = await ctx.submit({ type: 'CancelOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, ...(orderListId !== undefined ? { orderListId } : {}),
+    ...(listClientOrderId !== undefined ? { listClientOrderId } : {}), ...(cancelClientOrderId !== undefined ? { cancelClientOrderId } : {}) })
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel', param: 'newClientOrderId' })
+  const l = listEventOf(ack.result.events)
+  return { ...listJson(m, l, ack.time), orderReports: orderReports(state, m, ack.result.events, l, ack.time, true) }
+}
+
+/**
+ * DELETE openOrders' answer: each order canceled alone as the cancel form, each list canceled
+ * as one list body with its orders' reports, in the order the core canceled them.
+ */
+export function cancelAllBodies(state: State, m: SpotMarket, events: readonly Event[], time: number): object[] {
+  const out: object[] = []
+  for (const e of events) {
+    if (e.type === 'orderList') out.push({ ...listJson(m, e, time), orderReports: orderReports(state, m, events, e, time, true) })
+    if (e.type !== 'order' || e.orderListId !== undefined) continue
+    out.push({ ...spotOrderJson(state, m, orderAfter(events, m.marketId, e.orderId)!, 'response'), origClientOrderId: e.clientOrderId,
+      transactTime: time })
+  }
+  return out
+}
+
+function recordJson(state: State, r: OrderListRecord): object {
+  const m = state.markets[r.marketId] as SpotMarket
+  return listJson(m, r, r.time)
+}
+
+/** GET orderList: one list, executing or done, by orderListId or origClientOrderId (its listClientOrderId). */
+export async function spotOcoQueryFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+  const orderListId = idParam(a.params, 'orderListId')
+  const listClientOrderId = optional(a.params, 'origClientOrderId')
+  if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'origClientOrderId')
+  await ctx.projections.flush()
+  const r = await ctx.projections.orderList({ account: a.session.account, sub: a.session.sub },
+    orderListId !== undefined ? { orderListId } : { listClientOrderId })
+  if (r === undefined) throw fromCore('LIST_UNKNOWN', { venue: 'spot', op: 'query' })
+  return recordJson(ctx.state(), r)
+}
+
+/** GET allOrderList: from fromId up, or by the time-range rule on placement time; default 500, at most 1000. */
+export async function spotAllOcoFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
+  const fromId = idParam(a.params, 'fromId')
+  const range = timeRange(a.params)
+  if (fromId !== undefined && (range.startTime !== undefined || range.endTime !== undefined)) {
+    throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
+  }
+  const limit = limitParam(a.params, 500, 1000)
+  await ctx.projections.flush()
+  const rows = await ctx.projections.allOrderLists({ account: a.session.account, sub: a.session.sub }, { fromId, ...range, limit })
+  const state = ctx.state()
+  return rows.map((r) => recordJson(state, r))
+}
+
+/** GET openOrderList: the executing lists, from the replica's state. */
+export function spotOpenOcoFrom(a: Authenticated): object[] {
+  const out: object[] = []
+  for (const o of a.sub?.orders.values() ?? []) {
+    const l = o.list
+    if (l !== null && !l.done && l.legs[0] === o) out.push(listJson(o.market as SpotMarket, liveFields(l), l.time))
+  }
+  return out
+}
+
+export const spotOrderListRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
+  /** Counts the list's two orders against the account's order limits, once the symbol is known. */
+  const count = (a: Authenticated, reply: FastifyReply): void => {
+    spotParam(ctx.state(), a.params)
+    const key = `${a.session.account}/${a.session.sub}`
+    orders.count(key)
+    void reply.headers(orders.count(key))
+  }
+  for (const v of ['/api/v1', '/api/v3']) {
+    app.post(`${v}/orderList/oco`, spotListDocs.placeOco, async (req, reply) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      count(a, reply)
+      return spotOcoPlaceFrom(ctx, a)
+    })
+
+    app.post(`${v}/order/oco`, spotListDocs.placeLegacyOco, async (req, reply) => {
+      weights.charge(req.ip, 1)
+      const a = authenticate(ctx, req, 'TRADE')
+      count(a, reply)
+      return spotOcoPlaceFrom(ctx, a, true)
+    })
+
+    app.delete(`${v}/orderList`, spotListDocs.cancel, async (req) => {
+      weights.charge(req.ip, 1)
+      return spotOcoCancelFrom(ctx, authenticate(ctx, req, 'TRADE'))
+    })
+
+    app.get(`${v}/orderList`, spotListDocs.query, async (req) => {
+      weights.charge(req.ip, 4)
+      return spotOcoQueryFrom(ctx, authenticate(ctx, req, 'USER_DATA'))
+    })
+
+    app.get(`${v}/allOrderList`, spotListDocs.all, async (req) => {
+      weights.charge(req.ip, 20)
+      return spotAllOcoFrom(ctx, authenticate(ctx, req, 'USER_DATA'))
+    })
+
+    app.get(`${v}/openOrderList`, spotListDocs.open, async (req) => {
+      weights.charge(req.ip, 6)
+      return spotOpenOcoFrom(authenticate(ctx, req, 'USER_DATA'))
+    })
+  }
+}

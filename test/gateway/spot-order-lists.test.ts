@@ -1,0 +1,161 @@
+// Spot OCO order lists over REST: POST orderList/oco and the older order/oco, the list's body
+// with its orderReports, what it holds (once), the stop firing and taking the limit maker with
+// it, cancels (the list, one leg, cancel-all), the queries (one, all, open), the spot stream's
+// listStatus and executionReport g, and refusals in Binance spot's codes.
+
+import t from 'tap'
+import type { Result } from '../../core/events.js'
+import { stateRoot } from '../../core/root.js'
+import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
+import type { Payload } from '../../gateway/user-data/events.js'
+import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+
+type Rig = Awaited<ReturnType<typeof gatewayRig>>
+type Keys = Awaited<ReturnType<typeof spotTraders>>['seller']
+
+async function setup(t: { teardown: (f: () => unknown) => void }): Promise<{ rig: Rig; seller: Keys; buyer: Keys; seen: Payload[]; tradeAt: (price: string) => Promise<void> }> {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { seller, buyer, sellerWallet } = await spotTraders(rig)
+  const stream = new SpotUserEvents()
+  stream.seed(rig.ex.state)
+  const seen: Payload[] = []
+  const run = rig.ctx.submit
+  rig.ctx.submit = async (c) => {
+    const ack = await run(c)
+    stream.entry(rig.ex.state, rig.ex.time, (ack.result as Result).events, (a) => a === sellerWallet.address, (_a, _s, p) => seen.push(p))
+    return ack
+  }
+  const tradeAt = async (price: string): Promise<void> => {
+    await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price })
+    await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0100' })
+  }
+  await tradeAt('30000.00')
+  return { rig, seller, buyer, seen, tradeAt }
+}
+
+const SELL_OCO = { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.1000', aboveType: 'LIMIT_MAKER', abovePrice: '31000.00',
+  belowType: 'STOP_LOSS_LIMIT', belowStopPrice: '29000.00', belowPrice: '28900.00', belowTimeInForce: 'GTC' }
+
+t.test('a sell OCO: placed, held once, listed; the stop fires and the limit maker expires with it', async (t) => {
+  const { rig, seller, seen, tradeAt } = await setup(t)
+  const res = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, listClientOrderId: 'bracket-1' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['x-mbx-order-count-10s'], '3', 'two orders counted (after the setup\'s one)')
+  const body = res.json()
+  t.same(Object.keys(body), ['orderListId', 'contingencyType', 'listStatusType', 'listOrderStatus', 'listClientOrderId',
+    'transactionTime', 'symbol', 'orders', 'orderReports'])
+  t.match(body, { contingencyType: 'OCO', listStatusType: 'EXEC_STARTED', listOrderStatus: 'EXECUTING', listClientOrderId: 'bracket-1',
+    symbol: 'BTCUSDT' })
+  const [stop, maker] = body.orderReports
+  t.match(stop, { orderListId: body.orderListId, type: 'STOP_LOSS_LIMIT', price: '28900.00', stopPrice: '29000.00', status: 'NEW', workingTime: -1 })
+  t.match(maker, { orderListId: body.orderListId, type: 'LIMIT_MAKER', price: '31000.00', status: 'NEW' })
+  t.same(body.orders, [{ symbol: 'BTCUSDT', orderId: stop.orderId, clientOrderId: stop.clientOrderId },
+    { symbol: 'BTCUSDT', orderId: maker.orderId, clientOrderId: maker.clientOrderId }])
+  const btc = async () => (await signedInject(rig, seller, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'BTC')
+  const lockedBefore = Number((await btc()).locked)
+  t.equal(lockedBefore, 0.1, '0.1 BTC held for both orders')
+  t.same((await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json().asks, [['31000.00', '0.1000']], 'only the limit maker rests')
+
+  // Queries: the order records name the list; the list by id, by client id, open, all.
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: maker.orderId })).json(),
+    { orderListId: body.orderListId, type: 'LIMIT_MAKER' })
+  const listed = { orderListId: body.orderListId, contingencyType: 'OCO', listClientOrderId: 'bracket-1', symbol: 'BTCUSDT', orders: body.orders }
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/orderList', { orderListId: body.orderListId })).json(),
+    { ...listed, listStatusType: 'EXEC_STARTED', listOrderStatus: 'EXECUTING' })
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/orderList', { origClientOrderId: 'bracket-1' })).json(), listed)
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/openOrderList')).json(), [listed])
+  t.match(seen.filter((p) => p.e === 'listStatus'), [{ s: 'BTCUSDT', g: body.orderListId, c: 'OCO', l: 'EXEC_STARTED', L: 'EXECUTING',
+    r: 'NONE', C: 'bracket-1', O: [{ s: 'BTCUSDT', i: stop.orderId }, { s: 'BTCUSDT', i: maker.orderId }] }])
+  t.match(seen.filter((p) => p.e === 'executionReport' && p.g === body.orderListId).map((p) => p.i), [stop.orderId, maker.orderId])
+
+  await tradeAt('29000.00')
+  t.same((await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json().asks, [['28900.00', '0.1000']], 'the stop rests at its limit')
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: maker.orderId })).json(),
+    { status: 'EXPIRED', orderListId: body.orderListId })
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/orderList', { orderListId: body.orderListId })).json(),
+    { listStatusType: 'ALL_DONE', listOrderStatus: 'ALL_DONE' })
+  t.same((await signedInject(rig, seller, 'GET', '/api/v3/openOrderList')).json(), [])
+  t.match(seen.filter((p) => p.e === 'listStatus').at(-1), { l: 'ALL_DONE', L: 'ALL_DONE', g: body.orderListId })
+  t.equal(Number((await btc()).locked), 0.1, 'still held once, by the working stop')
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/allOrderList')).json(), [{ orderListId: body.orderListId, listStatusType: 'ALL_DONE' }])
+})
+
+t.test('cancels: the list by id, one leg (the whole list), cancel-all; the older order/oco form', async (t) => {
+  const { rig, seller, buyer } = await setup(t)
+  const first = (await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, newOrderRespType: 'ACK' })).json()
+  t.same(Object.keys(first), ['orderListId', 'contingencyType', 'listStatusType', 'listOrderStatus', 'listClientOrderId',
+    'transactionTime', 'symbol', 'orders'], 'ACK: no orderReports')
+  const canceled = (await signedInject(rig, seller, 'DELETE', '/api/v3/orderList', { symbol: 'BTCUSDT', orderListId: first.orderListId,
+    newClientOrderId: 'undo-1' })).json()
+  t.match(canceled, { orderListId: first.orderListId, listStatusType: 'ALL_DONE', listOrderStatus: 'ALL_DONE' })
+  t.match(canceled.orderReports, [
+    { origClientOrderId: first.orders[0].clientOrderId, clientOrderId: 'undo-1', status: 'CANCELED', type: 'STOP_LOSS_LIMIT' },
+    { origClientOrderId: first.orders[1].clientOrderId, clientOrderId: 'undo-1', status: 'CANCELED', type: 'LIMIT_MAKER' }])
+  const again = await signedInject(rig, seller, 'DELETE', '/api/v3/orderList', { symbol: 'BTCUSDT', orderListId: first.orderListId })
+  t.same([again.statusCode, again.json()], [400, { code: -2011, msg: 'Unknown order list sent.' }])
+
+  // A BUY with the older endpoint: LIMIT_MAKER below at price, STOP_LOSS above at stopPrice.
+  const legacy = (await signedInject(rig, buyer, 'POST', '/api/v3/order/oco', { symbol: 'BTCUSDT', side: 'BUY', quantity: '0.0100',
+    price: '29000.00', stopPrice: '31000.00', limitClientOrderId: 'lm', stopClientOrderId: 'sl' })).json()
+  t.match(legacy.orderReports, [{ type: 'LIMIT_MAKER', clientOrderId: 'lm', price: '29000.00' }, { type: 'STOP_LOSS', clientOrderId: 'sl', stopPrice: '31000.00' }])
+  const usdt = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'USDT')
+  t.match(await usdt(), { locked: '310.00000000' }, 'the larger need: the stop\'s cost at 31,000')
+  const leg = (await signedInject(rig, buyer, 'DELETE', '/api/v3/order', { symbol: 'BTCUSDT', origClientOrderId: 'lm' })).json()
+  t.match(leg, { orderListId: legacy.orderListId, status: 'CANCELED', type: 'LIMIT_MAKER' })
+  t.match((await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', origClientOrderId: 'sl' })).json(), { status: 'CANCELED' },
+    'its partner canceled with it')
+  t.match(await usdt(), { locked: '0.00000000' })
+
+  // Cancel-all: a plain order and a list, the list as one body.
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '32000.00' })
+  const list = (await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', SELL_OCO)).json()
+  const all = (await signedInject(rig, seller, 'DELETE', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+  t.equal(all.length, 2)
+  t.match(all[0], { status: 'CANCELED', price: '32000.00', orderListId: -1 })
+  t.match(all[1], { orderListId: list.orderListId, contingencyType: 'OCO', listStatusType: 'ALL_DONE',
+    orderReports: [{ status: 'CANCELED' }, { status: 'CANCELED' }] })
+  t.equal((await signedInject(rig, seller, 'GET', '/api/v3/allOrderList', { fromId: String(first.orderListId) })).json().length, 2, 'the seller\'s two')
+})
+
+t.test('refusals: Binance spot\'s codes, and nothing changes', async (t) => {
+  const { rig, seller } = await setup(t)
+  const root = stateRoot(rig.ex.state)
+  const cases: [string, Record<string, string>, number, number, string][] = [
+    ['a plain LIMIT leg', { aboveType: 'LIMIT', abovePrice: '31000.00' }, 400, -1158, 'Order type not supported in OCO.'],
+    ['two limit makers', { belowType: 'LIMIT_MAKER', belowPrice: '29000.00', belowStopPrice: '', belowTimeInForce: '' }, 400, -1168,
+      'At least one OCO order must be contingent.'],
+    ['the stop above a sell', { aboveType: 'STOP_LOSS', abovePrice: '', aboveStopPrice: '31000.00', belowType: 'TAKE_PROFIT', belowPrice: '',
+      belowTimeInForce: '' }, 400, -1197, 'A stop loss order in a sell OCO must be below.'],
+    ['the prices the wrong way round', { abovePrice: '30500.00', belowStopPrice: '30100.00' }, 400, -2010,
+      'The relationship of the prices for the orders is not correct.'],
+    ['a limit maker that would take', { abovePrice: '29500.00', belowStopPrice: '29000.00' }, 400, -2010,
+      'The relationship of the prices for the orders is not correct.'],
+    ['no belowStopPrice', { belowStopPrice: '' }, 400, -1102, "Mandatory parameter 'belowStopPrice' was not sent, was empty/null, or malformed."],
+    ['a stop limit without its time in force', { belowTimeInForce: '' }, 400, -1102,
+      "Mandatory parameter 'belowTimeInForce' was not sent, was empty/null, or malformed."],
+    ['a stop price on the limit maker', { aboveStopPrice: '31000.00' }, 400, -1106, "Parameter 'aboveStopPrice' sent when not required."],
+    ['an iceberg', { aboveIcebergQty: '0.0100' }, 400, -1106, "Parameter 'aboveIcebergQty' sent when not required."],
+    ['more than the balance', { quantity: '2.0000' }, 400, -2010, 'Account has insufficient balance for requested action.'],
+    ['off the tick', { abovePrice: '31000.005' }, 400, -1111, 'Precision is over the maximum defined for this asset.'],
+  ]
+  for (const [name, change, status, code, msg] of cases) {
+    const res = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, ...change })
+    t.same([res.statusCode, res.json()], [status, { code, msg }], name)
+  }
+  const noRef = await signedInject(rig, seller, 'DELETE', '/api/v3/orderList', { symbol: 'BTCUSDT' })
+  t.same(noRef.json(), { code: -1102, msg: "Param 'orderListId' or 'listClientOrderId' must be sent, but both were empty/null!" })
+  const unknown = await signedInject(rig, seller, 'GET', '/api/v3/orderList', { orderListId: '99' })
+  t.same([unknown.statusCode, unknown.json()], [400, { code: -2013, msg: 'Order list does not exist.' }])
+  const both = await signedInject(rig, seller, 'GET', '/api/v3/allOrderList', { fromId: '1', startTime: '1' })
+  t.equal(both.json().code, -1128)
+  t.equal(stateRoot(rig.ex.state), root, 'no refusal changed anything')
+})
+
+t.test('exchangeInfo: OCO allowed, with the list filter', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const info = (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0]
+  t.equal(info.ocoAllowed, true)
+  t.match(info.filters.find((f: { filterType: string }) => f.filterType === 'MAX_NUM_ORDER_LISTS'), { maxNumOrderLists: 20 })
+})
