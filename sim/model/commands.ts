@@ -4,7 +4,7 @@
 // enough to expire GTD orders. Streams are plain data and replay exactly from their seed.
 
 import fc from 'fast-check'
-import type { Command, ConditionalType, Deposit, PlaceOrder, Side, StpMode, TimeInForce, WorkingType } from '../../core/commands.js'
+import type { Command, ConditionalType, Deposit, ListLeg, PlaceOrder, PlaceOrderList, Side, StpMode, TimeInForce, WorkingType } from '../../core/commands.js'
 
 export const MODEL_ACCOUNTS: readonly string[] = ['1', '2', '3', '4', '5', '6'].map((d) => '0x' + d.repeat(40))
 
@@ -152,10 +152,29 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
       else if (r.reduceOnly !== undefined) command.reduceOnly = r.reduceOnly
     }
     if (r.mangle !== undefined) Object.assign(command, r.mangle)
+    // Some of those stops, stop losses a multiple of 8 ticks and 3 or 5 more from the mid, go
+    // with a LIMIT_MAKER as far on the other side in an OCO list, again from unused draws.
+    const k = Math.abs(r.offset)
+    if (command.stopPriceTicks !== undefined && r.mangle === undefined && (command.orderType === 'STOP' || command.orderType === 'STOP_MARKET')
+      && (k % 8 === 3 || k % 8 === 5)) {
+      return { dtMs: r.dtMs, command: ocoOf(p, command) }
+    }
     const draft: Draft = { dtMs: r.dtMs, command }
     if (command.timeInForce === 'GTD') draft.gtdAheadMs = r.gtdAheadMs
     return draft
   })
+}
+
+/** An OCO list around a spot stop loss (see placeDraft): a LIMIT_MAKER mirrored across the mid. */
+function ocoOf(p: MarketProfile, stop: PlaceOrder): PlaceOrderList {
+  const stopLeg: ListLeg = { orderType: stop.orderType, stopPriceTicks: stop.stopPriceTicks }
+  if (stop.priceTicks !== undefined) Object.assign(stopLeg, { priceTicks: stop.priceTicks, timeInForce: stop.timeInForce })
+  const maker: ListLeg = { orderType: 'POST_ONLY', priceTicks: 2 * p.midTicks - stop.stopPriceTicks! }
+  if (stop.clientOrderId !== undefined) maker.clientOrderId = stop.clientOrderId
+  const list: PlaceOrderList = { type: 'PlaceOrderList', account: stop.account, sub: stop.sub, marketId: stop.marketId, side: stop.side,
+    qtyLots: stop.qtyLots, above: stop.side === 'SELL' ? maker : stopLeg, below: stop.side === 'SELL' ? stopLeg : maker }
+  if (stop.stp !== undefined) list.stp = stop.stp
+  return list
 }
 
 /** The stop fields of a spot post-only draft turned stop (see placeDraft). */
