@@ -11,6 +11,7 @@ import { adjustPositionMargin, changeMarginType } from './isolated.js'
 import { modifyOrder } from './modify.js'
 import { amendKeepPriority } from './amend-quantity.js'
 import { cancelOrderList, placeOrderList } from './order-lists.js'
+import { placeOtoList } from './oto-lists.js'
 import { oraclePrice, setOracle } from './oracle.js'
 import { changeLeverage, changePositionMode } from './positions.js'
 import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
@@ -44,6 +45,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'ModifyOrder': return modifyOrder(state, c, time)
     case 'AmendKeepPriority': return amendKeepPriority(state, c, time)
     case 'PlaceOrderList': return placeOrderList(state, c, time)
+    case 'PlaceOtoList': return placeOtoList(state, c, time)
     case 'CancelOrderList': return cancelOrderList(state, c, time)
     case 'Tick': return tick(state, time)
     case 'Deposit': return deposit(state, c, time)

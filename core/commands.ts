@@ -230,8 +230,10 @@ export interface CancelOrder extends Issuer {
 }
 
 /**
- * One order of an OCO list (Binance spot's above and below orders): POST_ONLY (LIMIT_MAKER),
- * or a spot stop (STOP, STOP_MARKET, TAKE_PROFIT, TAKE_PROFIT_MARKET, core/spot-stops.ts).
+ * One order of a list. An OCO's (Binance spot's above and below orders): POST_ONLY
+ * (LIMIT_MAKER), or a spot stop (STOP, STOP_MARKET, TAKE_PROFIT, TAKE_PROFIT_MARKET,
+ * core/spot-stops.ts); an OTO's working order LIMIT or POST_ONLY, its pending order any of these
+ * or LIMIT or MARKET.
  */
 export interface ListLeg {
   orderType: OrderType
@@ -239,7 +241,7 @@ export interface ListLeg {
   priceTicks?: number
   /** The stop types: the trigger price. */
   stopPriceTicks?: number
-  /** STOP and TAKE_PROFIT: the limit order's time in force at trigger (GTC, IOC, FOK). */
+  /** LIMIT, and STOP and TAKE_PROFIT (the limit order's at trigger): GTC, IOC, FOK. */
   timeInForce?: TimeInForce
   clientOrderId?: string
 }
@@ -259,6 +261,26 @@ export interface PlaceOrderList extends Issuer {
   stp?: StpMode
   above: ListLeg
   below: ListLeg
+}
+
+/**
+ * Places an OTO or OTOCO list on a spot market (core/oto-lists.ts): the working order (LIMIT
+ * or POST_ONLY) at once; the pending order (`pending`), or the OCO pair (`pendingAbove` and
+ * `pendingBelow`, of one side and quantity), once the working order has filled in full.
+ */
+export interface PlaceOtoList extends Issuer {
+  type: 'PlaceOtoList'
+  marketId: number
+  listClientOrderId?: string
+  stp?: StpMode
+  working: ListLeg & { side: Side; qtyLots: number }
+  pendingSide: Side
+  pendingQtyLots: number
+  /** OTO: one pending order, LIMIT, MARKET, POST_ONLY or a spot stop type. */
+  pending?: ListLeg
+  /** OTOCO: an OCO pair, as PlaceOrderList's legs. */
+  pendingAbove?: ListLeg
+  pendingBelow?: ListLeg
 }
 
 /** Cancels an executing order list, both its orders, by its id or its client id. */
@@ -428,6 +450,7 @@ export type Command =
   | ModifyOrder
   | AmendKeepPriority
   | PlaceOrderList
+  | PlaceOtoList
   | CancelOrderList
   | ChangeLeverage
   | ChangePositionMode
@@ -458,7 +481,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
-  'PlaceOrderList', 'CancelOrderList',
+  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

@@ -4,7 +4,8 @@
 import type { Code } from './codes.js'
 import type { ConditionalType, MarginType, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
 
-export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH'
+/** PENDING_NEW: an OTO list's pending order, waiting for its working order to fill (core/oto-lists.ts). */
+export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'PENDING_NEW'
 /** Why an order record changed, as Binance's execution type `x`. */
 export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE' | 'AMENDMENT' | 'REPLACED'
 
@@ -481,6 +482,8 @@ export interface OrderListEvent {
   sub: number
   orderListId: number
   listClientOrderId: string
+  /** OCO, or OTO for OTO and OTOCO lists (as Binance names both). */
+  contingencyType: 'OCO' | 'OTO'
   listStatusType: 'EXEC_STARTED' | 'ALL_DONE'
   listOrderStatus: 'EXECUTING' | 'ALL_DONE'
   /** Its orders, in orderId order. */

@@ -8,7 +8,7 @@ import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
 import { takeBound } from './price-band.js'
 import { isClosing } from './records.js'
-import { endList } from './order-lists.js'
+import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
 import { settlePerpSide } from './settle.js'
 import { settleSpotSide } from './spot.js'
@@ -123,8 +123,9 @@ function fill(state: State, m: Market, taker: Order, maker: Order, lots: number,
     const takerSide = settleSpotSide(state, m, taker, lots, priceTicks, false, time)
     events.push({ type: 'spotTrade', marketId: m.marketId, tradeId, time, priceTicks, qtyLots: lots, buyerIsMaker,
       maker: makerSide, taker: takerSide })
-    // A LIMIT_MAKER of an OCO list that trades takes its list's other order with it.
-    if (maker.list !== null && !maker.list.done) endList(maker, 'EXPIRED', time, events)
+    // An order of a list that trades moves its list on (core/order-lists.ts).
+    if (maker.list !== null && !maker.list.done) listFill(maker, time, events)
+    if (taker.list !== null && !taker.list.done) listFill(taker, time, events)
   }
 }
 

@@ -13,7 +13,7 @@
 import { findSub, spotBalance, validIssuer } from './accounts.js'
 import { assert } from './assert.js'
 import type { Code } from './codes.js'
-import type { CancelOrderList, ListLeg, OrderType, PlaceOrder, PlaceOrderList } from './commands.js'
+import type { CancelOrderList, Issuer, ListLeg, OrderType, PlaceOrder, PlaceOrderList, Side, StpMode } from './commands.js'
 import type { Event, OrderEvent, OrderListEvent, Result } from './events.js'
 import { validClientId } from './filters.js'
 import { LIMITS } from './limits.js'
@@ -48,22 +48,45 @@ function placementCode(side: 'BUY' | 'SELL', above: OrderType, below: OrderType)
   return null
 }
 
-/** The sub-account's executing lists on one market (at most LIMITS.orderListsPerMarketMax): each from its first open leg. */
-function executingLists(sub: SubAccount, m: SpotMarket | undefined): OrderList[] {
+/** The sub-account's executing lists (on one market, at most LIMITS.orderListsPerMarketMax), each once, from its open orders. */
+export function executingLists(sub: SubAccount, m: SpotMarket | undefined): OrderList[] {
   const out: OrderList[] = []
   for (const o of sub.orders.values()) {
     const l = o.list
-    if (l !== null && !l.done && l.legs[0] === o && (m === undefined || o.market === m)) out.push(l)
+    if (l !== null && !l.done && (m === undefined || o.market === m) && !out.includes(l)) out.push(l)
   }
   return out
 }
 
-function legCommand(cmd: PlaceOrderList, leg: ListLeg): PlaceOrder {
+/** A leg as the PlaceOrder placement's checks read. */
+export function legCommand(cmd: Issuer & { marketId: number; side: Side; qtyLots: number; stp?: StpMode | undefined }, leg: ListLeg): PlaceOrder {
   return {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
     orderType: leg.orderType, timeInForce: leg.timeInForce, priceTicks: leg.priceTicks, stopPriceTicks: leg.stopPriceTicks,
     qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId, stp: cmd.stp,
   }
+}
+
+/**
+ * An OCO pair's shape: leg types, where each stands, the above leg's level over the below
+ * leg's, and (`last` > 0) the last price between them.
+ */
+export function ocoShapeCode(side: Side, above: ListLeg, below: ListLeg, last: number): Code | null {
+  if (above === null || typeof above !== 'object' || below === null || typeof below !== 'object') return 'COMMAND_INVALID'
+  for (const leg of [above, below]) {
+    if (leg.orderType !== 'POST_ONLY' && !isStopLoss(leg.orderType) && !isTakeProfit(leg.orderType)) return 'LIST_LEG_TYPE'
+  }
+  if (above.orderType === 'POST_ONLY' && below.orderType === 'POST_ONLY') return 'LIST_BOTH_LIMIT'
+  const placement = placementCode(side, above.orderType, below.orderType)
+  if (placement) return placement
+  const hi = levelOf(above)
+  const lo = levelOf(below)
+  if (hi !== 0 && lo !== 0 && (hi <= lo || (last > 0 && (hi <= last || lo >= last)))) return 'LIST_PRICES'
+  if (below.clientOrderId !== undefined && below.clientOrderId === above.clientOrderId) return 'CLIENT_ID_DUPLICATE'
+  for (const leg of [above, below]) {
+    if (leg.orderType === 'POST_ONLY' && (leg.timeInForce !== undefined || leg.stopPriceTicks !== undefined)) return 'COMMAND_INVALID'
+  }
+  return null
 }
 
 /** What a leg would hold placed alone: a LIMIT_MAKER its limit order's lock, a stop its stopLock. */
@@ -79,7 +102,7 @@ interface CheckedList {
 }
 
 /** Every check placing the list makes, changing nothing. */
-function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList | Code {
+export function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList | Code {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
   if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
@@ -87,31 +110,18 @@ function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList
   if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
   if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
-  const { above, below } = cmd
-  if (above === null || typeof above !== 'object' || below === null || typeof below !== 'object') return 'COMMAND_INVALID'
-  for (const leg of [above, below]) {
-    if (leg.orderType !== 'POST_ONLY' && !isStopLoss(leg.orderType) && !isTakeProfit(leg.orderType)) return 'LIST_LEG_TYPE'
-  }
-  if (above.orderType === 'POST_ONLY' && below.orderType === 'POST_ONLY') return 'LIST_BOTH_LIMIT'
-  const placement = placementCode(cmd.side, above.orderType, below.orderType)
-  if (placement) return placement
-  // The above leg over the below one, and the last price between them.
-  const last = m.lastPriceTicks
-  const hi = levelOf(above)
-  const lo = levelOf(below)
-  if (hi !== 0 && lo !== 0 && (hi <= lo || (last > 0 && (hi <= last || lo >= last)))) return 'LIST_PRICES'
+  const shape = ocoShapeCode(cmd.side, cmd.above, cmd.below, m.lastPriceTicks)
+  if (shape) return shape
   const listId = cmd.listClientOrderId
-  if (listId !== undefined && (typeof listId !== 'string' || !validClientId(listId))) return 'CLIENT_ID_INVALID'
-  if (below.clientOrderId !== undefined && below.clientOrderId === above.clientOrderId) return 'CLIENT_ID_DUPLICATE'
+  const idCode = listIdCode(sub, listId)
+  if (idCode) return idCode
   const legs: Order[] = []
-  for (const leg of [below, above]) {
-    if (leg.orderType === 'POST_ONLY' && (leg.timeInForce !== undefined || leg.stopPriceTicks !== undefined)) return 'COMMAND_INVALID'
+  for (const leg of [cmd.below, cmd.above]) {
     const o = testOrder(state, legCommand(cmd, leg), time)
     if (typeof o === 'string') return o
     legs.push(o)
   }
   const owner = legs[0].owner
-  if (listId !== undefined && executingLists(owner, undefined).some((l) => l.listClientOrderId === listId)) return 'CLIENT_ID_DUPLICATE'
   // Each leg was checked for room alone; the list needs room for both.
   if (owner.orders.size + 2 > LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
   if ((owner.openByMarket.get(m.marketId) ?? 0) + 2 > LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
@@ -123,8 +133,16 @@ function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList
   return { m, sub: owner, legs: [legs[0], legs[1]] }
 }
 
+/** A list client id a client sent: well formed, and unique among the sub-account's executing lists. */
+export function listIdCode(sub: SubAccount | undefined, listId: string | undefined): Code | null {
+  if (listId === undefined) return null
+  if (typeof listId !== 'string' || !validClientId(listId)) return 'CLIENT_ID_INVALID'
+  if (sub !== undefined && executingLists(sub, undefined).some((l) => l.listClientOrderId === listId)) return 'CLIENT_ID_DUPLICATE'
+  return null
+}
+
 /** A list client id for lists sent without one, never equal to an executing list's. */
-function generatedListId(sub: SubAccount, orderListId: number): string {
+export function generatedListId(sub: SubAccount, orderListId: number): string {
   const taken = new Set(executingLists(sub, undefined).map((l) => l.listClientOrderId))
   let id = 'xl-' + orderListId
   for (let n = 1; taken.has(id); n++) id = 'xl-' + orderListId + '-' + n
@@ -137,16 +155,26 @@ export function placeOrderList(state: State, cmd: PlaceOrderList, time: number):
   const { m, sub, legs } = checked
   const orderListId = state.nextOrderListId++
   const list: OrderList = {
-    orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId), legs, done: false, time,
+    orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId), contingency: 'OCO', working: null,
+    legs, done: false, time,
   }
-  // The leg that may rest holds its own need; the other what it needs beyond that.
+  // Ids given now, so neither generated client id takes the other's given one.
+  for (let i = 0; i < 2; i++) legs[i].orderId = m.nextOrderId++
+  for (let i = 0; i < 2; i++) if (legs[i].clientOrderId === '') legs[i].clientOrderId = generatedClientId(m, legs[i], legs[i].orderId, [legs[1 - i].clientOrderId])
+  const events: Event[] = []
+  placeOcoLegs(state, m, sub, list, legs, time, events)
+  events.push(listEvent(list, sub, 'EXEC_STARTED', time))
+  return accept(events)
+}
+
+/**
+ * Places an OCO pair that passed checkList, with its ids: the leg that may rest holds its own
+ * need, the other what it needs beyond that. Its NEW records go to `events`.
+ */
+export function placeOcoLegs(state: State, m: SpotMarket, sub: SubAccount, list: OrderList, legs: [Order, Order], time: number,
+  events: Event[]): void {
   const primary = legs[0].cond === null ? 0 : legs[1].cond === null ? 1 : 0
   const primaryNeed = needOf(m, legs[primary])
-  // Ids generated now, for the orderIds the legs will get, so neither takes the other's given id.
-  for (let i = 0; i < 2; i++) {
-    if (legs[i].clientOrderId === '') legs[i].clientOrderId = generatedClientId(m, legs[i], m.nextOrderId + i, legs[1 - i].clientOrderId)
-  }
-  const events: Event[] = []
   for (let i = 0; i < 2; i++) {
     const o = legs[i]
     o.list = list
@@ -155,19 +183,16 @@ export function placeOrderList(state: State, cmd: PlaceOrderList, time: number):
       for (const e of armSpotStop(m, o, time, hold).events) events.push(e)
       continue
     }
-    const placed = placeSpot(state, m, sub, o, time)
     // checkList ran placement's checks (testOrder): a LIMIT_MAKER that passed them rests.
+    const placed = placeSpot(state, m, sub, o, time, events)
     assert(typeof placed !== 'string', 'order list leg refused after its checks')
-    for (const e of placed as Event[]) events.push(e)
   }
-  events.push(listEvent(list, sub, 'EXEC_STARTED', time))
-  return accept(events)
 }
 
-function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTED' | 'ALL_DONE', time: number): OrderListEvent {
+export function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTED' | 'ALL_DONE', time: number): OrderListEvent {
   return {
     type: 'orderList', marketId: list.legs[0].market.marketId, account: sub.address, sub: sub.sub,
-    orderListId: list.orderListId, listClientOrderId: list.listClientOrderId,
+    orderListId: list.orderListId, listClientOrderId: list.listClientOrderId, contingencyType: list.contingency === 'OCO' ? 'OCO' : 'OTO',
     listStatusType: status, listOrderStatus: status === 'EXEC_STARTED' ? 'EXECUTING' : 'ALL_DONE',
     orders: list.legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })),
     time: list.time, updateTime: time,
@@ -179,6 +204,17 @@ function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTED' | 'A
  * spot-stops.ts call this), so the other leg leaves too, canceled or expired as `status` says,
  * releasing its hold; then the list reports ALL_DONE.
  */
+/**
+ * An order of an executing list traded (core/match.ts, maker or taker): an OCO leg ends its
+ * list; an OTO list's working order, filled in full, has its pending orders placed once the
+ * command is done (core/oto-lists.ts).
+ */
+export function listFill(o: Order, time: number, events: Event[]): void {
+  const l = o.list!
+  if (l.working !== o) return endList(o, 'EXPIRED', time, events)
+  if (o.status === 'FILLED') (o.market as SpotMarket).stops.activations.push(l)
+}
+
 export function endList(o: Order, status: 'CANCELED' | 'EXPIRED', time: number, events: Event[]): void {
   const list = o.list!
   list.done = true
@@ -199,8 +235,9 @@ export function cancelOrderList(state: State, cmd: CancelOrderList, time: number
     && (cmd.listClientOrderId === undefined || l.listClientOrderId === cmd.listClientOrderId))
   if (list === undefined) return reject('LIST_UNKNOWN')
   const events: Event[] = []
-  // Retiring the first leg ends the list (resting.ts): the other leg and the ALL_DONE status follow.
-  retire(list.legs[0], 'CANCELED', 'CANCELED', time, events)
+  // Retiring its first open order ends the list (resting.ts): the others and the ALL_DONE status
+  // follow. (An OTOCO's working order may have filled already.)
+  retire(list.legs.find((o) => !isTerminal(o.status))!, 'CANCELED', 'CANCELED', time, events)
   if (cancelId !== undefined) {
     for (const e of events) if (e.type === 'order') (e as OrderEvent).cancelClientOrderId = cancelId
   }

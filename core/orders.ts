@@ -16,6 +16,7 @@ import { accept, acceptOrder, reject } from './results.js'
 import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
 import { armSpotStop, checkSpotStop } from './spot-stops.js'
+import { endList } from './order-lists.js'
 import { bandCode, marketBandCode } from './price-band.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
@@ -36,9 +37,10 @@ export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result 
 /**
  * Every check placing `cmd` makes before margin, balances and matching, changing nothing: the
  * order it would place (no id yet, not linked), or why not. placeOrder starts with it, and
- * POST /fapi/v1/order/test and /api/v3/order/test run it alone.
+ * POST /fapi/v1/order/test and /api/v3/order/test run it alone. `pending`: an OTO list's
+ * pending order (core/oto-lists.ts), whose stop is not held to the moment's price and balance.
  */
-export function checkOrder(state: State, cmd: PlaceOrder, time: number): Order | Code {
+export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending = false): Order | Code {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
   const sub = findSub(state, cmd)
@@ -49,7 +51,7 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number): Order |
     if (typeof matched === 'string') return matched
     cmd = matched
   }
-  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : checkSpotStop(m, sub, cmd, time)
+  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : checkSpotStop(m, sub, cmd, time, pending)
   if (cmd.quoteQty !== undefined) {
     const sized = withQuoteQty(m, sub, cmd, time)
     if (typeof sized === 'string') return sized
@@ -249,13 +251,15 @@ function open(m: Market, o: Order): Event[] {
   return [orderEvent(o, 'NEW')]
 }
 
+const NO_IDS: readonly string[] = []
+
 /**
- * A deterministic id for orders sent without one, never equal to an open order's (nor to
- * `taken`: the id the other order of an OCO list was given, not yet open).
+ * A deterministic id for orders sent without one, never equal to an open order's (nor to one
+ * of `taken`: the ids the other orders of a list were given, not yet open).
  */
-export function generatedClientId(m: Market, o: Order, orderId = o.orderId, taken = ''): string {
+export function generatedClientId(m: Market, o: Order, orderId = o.orderId, taken = NO_IDS): string {
   let id = 'x-' + m.marketId + '-' + orderId
-  for (let n = 1; o.owner.orders.has(id) || id === taken; n++) id = 'x-' + m.marketId + '-' + orderId + '-' + n
+  for (let n = 1; o.owner.orders.has(id) || taken.includes(id); n++) id = 'x-' + m.marketId + '-' + orderId + '-' + n
   return id
 }
 
@@ -280,6 +284,8 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
     releaseSpotLock(o)
     pushSpotBalanceEvent(o, time, events)
   }
+  // An OTO list's working order that expired unfilled takes its pending orders with it.
+  if (o.list !== null && !o.list.done) endList(o, 'EXPIRED', time, events)
 }
 
 

@@ -6,6 +6,7 @@
 
 import type { Command } from './commands.js'
 import type { Event, PricesEvent, Result } from './events.js'
+import { activateLists } from './oto-lists.js'
 import { settleFunding } from './funding.js'
 import { perpOfPair } from './oracle.js'
 import { afterPriceMove } from './price-moves.js'
@@ -44,11 +45,18 @@ export function pricesAfterCommand(state: State, c: Command, result: Result, tim
   if (c.type === 'Transfer' || c.type === 'AdjustPositionMargin') marginMoved(state, c)
   let m: Market | undefined
   if (c.type === 'OraclePrice') m = perpOfPair(state, c.pair)
-  else if (c.type === 'PlaceOrder' || c.type === 'CancelOrder' || c.type === 'CancelAll' || c.type === 'ModifyOrder') m = state.markets[c.marketId]
+  else if (c.type === 'PlaceOrder' || c.type === 'CancelOrder' || c.type === 'CancelAll' || c.type === 'ModifyOrder'
+    || c.type === 'PlaceOtoList') m = state.markets[c.marketId]
   if (m === undefined) return
   if (m.kind === 'SPOT') {
-    // Only a placement trades on a spot book: the stops its last price reached fire.
-    if (c.type === 'PlaceOrder') runSpotStops(state, m, time, result.events)
+    // Only a placement trades on a spot book: the stops its last price reached fire, and the
+    // OTO lists whose working order filled have their pending orders placed, until neither
+    // has more to do (each may trade).
+    if (c.type !== 'PlaceOrder' && c.type !== 'PlaceOtoList') return
+    do {
+      activateLists(state, m, time, result.events)
+      runSpotStops(state, m, time, result.events)
+    } while (m.stops.activations.length > 0)
     return
   }
   if (m.prices.indexE8 !== 0 && c.type !== 'OraclePrice') refreshMark(m, time)

@@ -7,6 +7,7 @@ import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { isClosing, orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
 import { endList } from './order-lists.js'
+import { unrestPending } from './oto-lists.js'
 import { unrestConditional } from './conditional.js'
 import { unrestSpotStop } from './spot-stops.js'
 import { unlockSpot } from './spot.js'
@@ -31,9 +32,10 @@ export function trackGoodTillDate(m: Market, o: Order): void {
   }
 }
 
-/** A market's open order by id: resting in the book, or a conditional one (a spot stop) waiting for its trigger. */
+/** A market's open order by id: resting in the book, a conditional one (a spot stop) waiting for its trigger, or an OTO list's pending one. */
 export function openOrderOf(m: Market, orderId: number): Order | undefined {
-  return m.book.orders.get(orderId) ?? (m.kind === 'PERP' ? m.triggers.live.get(orderId) : m.stops.live.get(orderId))
+  if (m.kind === 'PERP') return m.book.orders.get(orderId) ?? m.triggers.live.get(orderId)
+  return m.book.orders.get(orderId) ?? m.stops.live.get(orderId) ?? m.stops.pending.get(orderId)
 }
 
 export function countOpen(o: Order, by: number): void {
@@ -59,6 +61,7 @@ export function addMarginLots(h: { buyLots: number; buyNotional: number; sellLot
 
 /** Removes a resting order from the book and the account, releasing what it held. */
 export function unrest(o: Order): void {
+  if (o.status === 'PENDING_NEW') return unrestPending(o)
   // A conditional order still waiting for its trigger is in no book (plain orders have no cond).
   if (o.cond && isConditionalType(o.orderType)) {
     if (o.market.kind === 'SPOT') unrestSpotStop(o)

@@ -34,7 +34,8 @@ function conditionalLeaf(o: Order): string {
 /** An OCO leg's list (core/order-lists.ts). */
 function orderListLeaf(o: Order): string {
   const l = o.list!
-  return `orderList|${o.market.marketId}|${o.orderId}|${l.orderListId}|${l.listClientOrderId}|${l.done}|${l.time}`
+  const leaf = `orderList|${o.market.marketId}|${o.orderId}|${l.orderListId}|${l.listClientOrderId}|${l.done}|${l.time}`
+  return l.contingency === 'OCO' ? leaf : `${leaf}|${l.contingency}|${l.working?.orderId ?? 0}`
 }
 
 function orderExtraLeaf(o: Order): string {
@@ -73,6 +74,13 @@ export function stateLeaves(state: State): string[] {
       out.push(orderLeaf(o), conditionalLeaf(o))
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
       if (o.list !== null) out.push(orderListLeaf(o))
+    }
+    // OTO lists' pending orders (core/oto-lists.ts).
+    if (m.kind === 'SPOT') {
+      for (const o of m.stops.pending.values()) {
+        out.push(orderLeaf(o), orderListLeaf(o))
+        if (o.cond) out.push(conditionalLeaf(o))
+      }
     }
   }
   for (const account of state.accounts.values()) {

@@ -6,6 +6,7 @@ import { Packr } from 'msgpackr'
 import { assert } from './assert.js'
 import { arm } from './conditional.js'
 import { indexSpotStop } from './spot-stops.js'
+import { indexPending } from './oto-lists.js'
 import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM, perpMarketOf, spotMarketOf, type PerpFields, type SpotFields } from './genesis.js'
 import { isConditionalType } from './trigger-index.js'
 import { newPriceState } from './prices.js'
@@ -28,8 +29,12 @@ type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce,
 type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean, boolean, boolean, number, number, string]
 /** Amendment count and priceMatch, appended (after a null cond) only when either is set. */
 type ExtraTuple = [number, PriceMatch | '']
-/** An OCO leg's list (core/order-lists.ts): id, client id, done, placement time; after null cond and extra when absent. */
-type ListTuple = [number, string, boolean, number]
+/**
+ * A list's order (core/order-lists.ts, oto-lists.ts): the list's id, client id, done, placement
+ * time, then for OTO lists the contingency and the working order's id while it works; after a
+ * null cond and extra when those are absent.
+ */
+type ListTuple = [number, string, boolean, number, OrderList['contingency']?, number?]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -58,7 +63,8 @@ function orderTuple(o: Order): OrderTuple {
   if (l !== null) {
     if (!c && !extra) t.push(null)
     if (!extra) t.push(null)
-    t.push([l.orderListId, l.listClientOrderId, l.done, l.time])
+    t.push(l.contingency === 'OCO' ? [l.orderListId, l.listClientOrderId, l.done, l.time]
+      : [l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0])
   }
   return t
 }
@@ -86,9 +92,13 @@ function marketData(m: Market): Record<string, unknown> {
     for (const level of side.levels) for (let o = level.head; o; o = o.next) orders.push(orderTuple(o))
   }
   if (m.kind !== 'PERP') {
-    // Waiting stops in placement order, as a perpetual's conditional orders (only when there are any).
+    // Waiting stops in placement order, as a perpetual's conditional orders, and OTO lists'
+    // pending orders (each only when there are any).
     const { stops, ...spot } = rest as Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen'>
-    return stops.live.size === 0 ? { ...spot, orders } : { ...spot, orders, conditionals: [...stops.live.values()].map(orderTuple) }
+    const out: Record<string, unknown> = { ...spot, orders }
+    if (stops.live.size > 0) out.conditionals = [...stops.live.values()].map(orderTuple)
+    if (stops.pending.size > 0) out.pending = [...stops.pending.values()].map(orderTuple)
+    return out
   }
   // Waiting conditional orders in placement order; the trigger heaps are rebuilt from them.
   const { triggers, ...perp } = rest as Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen'>
@@ -191,15 +201,17 @@ function restoreList(o: Order, t: ListTuple | undefined, lists: Map<number, Orde
   if (t === undefined) return
   let l = lists.get(t[0])
   if (l === undefined) {
-    l = { orderListId: t[0], listClientOrderId: t[1], legs: [], done: t[2], time: t[3] }
+    l = { orderListId: t[0], listClientOrderId: t[1], contingency: t[4] ?? 'OCO', working: null, legs: [], done: t[2], time: t[3] }
     lists.set(t[0], l)
   }
   l.legs.push(o)
+  if (t[5] === o.orderId) l.working = o
   o.list = l
 }
 
 function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<number, OrderList>): void {
-  const { orders, conditionals, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; kind: Market['kind'] }
+  const { orders, conditionals, pending, ...fields } = data as { orders: OrderTuple[]; conditionals?: OrderTuple[]; pending?: OrderTuple[];
+    kind: Market['kind'] }
   let m: Market
   if (fields.kind === 'PERP') {
     const f = fields as Partial<PerpFields>
@@ -219,7 +231,7 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
   } else m = spotMarketOf(fields as SpotFields)
   state.markets[m.marketId] = m
   state.marketsBySymbol.set(m.symbol, m)
-  for (const t of conditionals === undefined ? orders : [...orders, ...conditionals]) {
+  for (const t of [...orders, ...conditionals ?? [], ...pending ?? []]) {
     const owner = state.accounts.get(t[1])?.subs[t[2]]
     assert(owner !== undefined, 'snapshot order without its account')
     const o: Order = {
@@ -230,7 +242,8 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
     }
     restoreExtra(o, t[21])
     restoreList(o, t[22], lists)
-    if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
+    if (m.kind === 'SPOT' && o.status === 'PENDING_NEW') indexPending(m, o)
+    else if (m.kind === 'PERP' && isConditionalType(o.orderType)) arm(m, o)
     else if (m.kind === 'SPOT' && isConditionalType(o.orderType)) indexSpotStop(m, o)
     else {
       m.book.insert(o)

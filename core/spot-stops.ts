@@ -22,20 +22,27 @@ import { orderEvent } from './records.js'
 import { acceptOrder } from './results.js'
 import { countOpen, pushSpotBalanceEvent, releaseSpotLock } from './resting.js'
 import { lockFor, lockSpot } from './spot.js'
-import type { Conditional, Order, SpotMarket, State, SubAccount } from './state.js'
+import type { Conditional, Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
 import { conditionalTypeOf, TriggerHeap, type TriggerEntry } from './trigger-index.js'
 
-/** A spot market's waiting stops: by orderId, and by stop price in two heaps (core/trigger-index.ts). */
+/**
+ * A spot market's orders off the book: waiting stops by orderId, and by stop price in two heaps
+ * (core/trigger-index.ts); and OTO lists' pending orders (core/oto-lists.ts).
+ */
 export interface SpotStops {
   live: Map<number, Order>
   /** Fire as the price rises (price ≥ stop): STOP BUY, TAKE_PROFIT SELL. */
   up: TriggerHeap
   /** Fire as the price falls (price ≤ stop): STOP SELL, TAKE_PROFIT BUY. */
   down: TriggerHeap
+  /** OTO lists' pending orders (PENDING_NEW) by orderId: they hold nothing until placed. */
+  pending: Map<number, Order>
+  /** OTO lists whose working order filled in full during the command: placed after it (empty between commands). */
+  activations: OrderList[]
 }
 
 export function newSpotStops(): SpotStops {
-  return { live: new Map(), up: new TriggerHeap(true), down: new TriggerHeap(false) }
+  return { live: new Map(), up: new TriggerHeap(true), down: new TriggerHeap(false), pending: new Map(), activations: [] }
 }
 
 function isLimitForm(c: Conditional): boolean {
@@ -57,9 +64,11 @@ export function spotStopCount(sub: SubAccount, m: SpotMarket): number {
 
 /**
  * Every check placing a spot stop makes, changing nothing: the order it would place (no id
- * yet, not linked), or why not. The perpetual-only fields are refused.
+ * yet, not linked), or why not. The perpetual-only fields are refused. `pending` (an OTO
+ * list's pending order, core/oto-lists.ts): only what does not depend on the moment, for it
+ * is checked again as it is placed.
  */
-export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Order | Code {
+export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number, pending = false): Order | Code {
   if (cmd.orderType === 'TRAILING_STOP_MARKET') return 'ORDER_TYPE_INVALID'
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   if (cmd.workingType !== undefined || cmd.priceProtect !== undefined || cmd.closePosition !== undefined
@@ -92,6 +101,7 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
   if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
   if (spotStopCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (pending) return o
   const last = m.lastPriceTicks
   if (last > 0 && (rising(o) ? last >= stop : last <= stop)) return 'WOULD_TRIGGER'
   if (spotBalance(sub, o.side === 'BUY' ? m.quote : m.base).free < stopLock(m, o)) return 'BALANCE_INSUFFICIENT'
@@ -112,7 +122,8 @@ export function indexSpotStop(m: SpotMarket, o: Order): void {
  * leg's share of its list's hold (core/order-lists.ts), which may be less.
  */
 export function armSpotStop(m: SpotMarket, o: Order, time: number, hold = stopLock(m, o)): Result {
-  o.orderId = m.nextOrderId++
+  // A list's orders have theirs already (core/order-lists.ts).
+  if (o.orderId === 0) o.orderId = m.nextOrderId++
   if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o)
   o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)

@@ -166,7 +166,11 @@ export interface Order {
 export interface OrderList {
   orderListId: number
   listClientOrderId: string
-  /** Its orders, in orderId order: the below leg, then the above leg. */
+  /** OTO and OTOCO lists (core/oto-lists.ts): a working order, then one pending order or an OCO pair. */
+  contingency: 'OCO' | 'OTO' | 'OTOCO'
+  /** An OTO list's working order until it fills in full (its pending orders wait); null otherwise. */
+  working: Order | null
+  /** Its orders, in orderId order: OCO the below leg, then the above leg; OTO the working order, then the pending (below, above). */
   legs: Order[]
   /** ALL_DONE: a leg filled, triggered or was canceled, and the other went with it. */
   done: boolean

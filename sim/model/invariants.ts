@@ -73,16 +73,18 @@ export function ownershipViolations(state: State): string[] {
   for (const m of state.markets) {
     if (m === undefined) continue
     // Resting orders and waiting conditional ones (open orders outside the book; a spot market's stops).
-    const open = [...m.book.orders.values(), ...(m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values())]
+    const open = [...m.book.orders.values(), ...(m.kind === 'PERP' ? m.triggers.live.values() : [...m.stops.live.values(), ...m.stops.pending.values()])]
     for (const o of open) {
       const who = `${o.owner.address}/${o.owner.sub}`
       if (!liveSub(state, o.owner)) out.push(`order ${m.marketId}/${o.orderId}: owner ${who} is not a live sub-account`)
       if (o.owner.orders.get(o.clientOrderId) !== o) out.push(`order ${m.marketId}/${o.orderId}: not indexed by ${who} as ${o.clientOrderId}`)
-      // An executing OCO list: both its legs open, of one owner and market, and this one of them.
+      // An executing list: every order open but an OTOCO's filled working order, of one owner and
+      // market, this one of them; pending orders (PENDING_NEW) exactly while the working order works.
       const l = o.list
-      if (l !== null && !l.done && (l.legs.length !== 2 || !l.legs.includes(o)
-        || l.legs.some((x) => x.owner !== o.owner || x.market !== m || openOrderOf(m, x.orderId) !== x))) {
-        out.push(`order ${m.marketId}/${o.orderId}: executing list ${l.orderListId} without both its legs open`)
+      if (l !== null && !l.done && (l.legs.length !== (l.contingency === 'OCO' ? 2 : l.contingency === 'OTO' ? 2 : 3) || !l.legs.includes(o)
+        || l.legs.some((x) => x.owner !== o.owner || x.market !== m || (x.status !== 'FILLED' && openOrderOf(m, x.orderId) !== x)
+          || (x !== l.legs[0] && l.contingency !== 'OCO' && (x.status === 'PENDING_NEW') !== (l.working !== null))))) {
+        out.push(`order ${m.marketId}/${o.orderId}: executing list ${l.orderListId} without its orders open`)
       }
       const counts = perSub.get(o.owner) ?? new Map<number, number>()
       counts.set(m.marketId, (counts.get(m.marketId) ?? 0) + 1)

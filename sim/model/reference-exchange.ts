@@ -137,6 +137,7 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'CountdownCancelAll':
     // Nor OCO lists, which hang on spot stops (test/core/order-lists.test.ts has their property).
     case 'PlaceOrderList':
+    case 'PlaceOtoList':
     case 'CancelOrderList':
       throw new Error(`${c.type} is not modeled`)
   }

@@ -1,0 +1,201 @@
+// OTO and OTOCO order lists (Binance spot's one-triggers-the-other): a working order (LIMIT or
+// LIMIT_MAKER) placed at once, and pending orders (one order, or an OCO pair: OTOCO) that wait
+// as PENDING_NEW, off the book and holding nothing, until the working order fills in full.
+// Then, once the command is done, they are checked again as they stand and placed (the pair as
+// an OCO list under the same list id, core/order-lists.ts), or expire if refused. Until then
+// the working order ending any other way (canceled, expired) takes them with it, and canceling
+// one of them cancels the whole list.
+
+import { findSub, validIssuer } from './accounts.js'
+import { assert } from './assert.js'
+import type { Code } from './codes.js'
+import type { ListLeg, PlaceOrderList, PlaceOtoList, Side } from './commands.js'
+import type { Event, Result } from './events.js'
+import { LIMITS } from './limits.js'
+import { checkList, executingLists, generatedListId, legCommand, listEvent, listIdCode, ocoShapeCode, placeOcoLegs } from './order-lists.js'
+import { checkOrder, generatedClientId, placeSpot, testOrder } from './orders.js'
+import { orderEvent } from './records.js'
+import { accept, reject } from './results.js'
+import { countOpen } from './resting.js'
+import { armSpotStop, spotStopCount } from './spot-stops.js'
+import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
+import { isConditionalType } from './trigger-index.js'
+
+const PENDING_TYPES: ReadonlySet<string> = new Set(['LIMIT', 'MARKET', 'POST_ONLY', 'STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET'])
+
+interface CheckedOto {
+  m: SpotMarket
+  sub: SubAccount
+  working: Order
+  /** The pending order, or the pair (below, above). */
+  pending: Order[]
+}
+
+function pendingBase(cmd: PlaceOtoList): { account: string; sub: number; marketId: number; side: Side; qtyLots: number; stp?: PlaceOtoList['stp'] } {
+  return { account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.pendingSide, qtyLots: cmd.pendingQtyLots, stp: cmd.stp }
+}
+
+function checkOto(state: State, cmd: PlaceOtoList, time: number): CheckedOto | Code {
+  const m = state.markets[cmd.marketId]
+  if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
+  if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
+  const sub = findSub(state, cmd)
+  if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
+  if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  const w = cmd.working
+  if (w === null || typeof w !== 'object') return 'COMMAND_INVALID'
+  if (w.orderType !== 'LIMIT' && w.orderType !== 'POST_ONLY') return 'LIST_LEG_TYPE'
+  if (cmd.pendingSide !== 'BUY' && cmd.pendingSide !== 'SELL') return 'SIDE_INVALID'
+  const oto = cmd.pending !== undefined
+  if (oto === (cmd.pendingAbove !== undefined || cmd.pendingBelow !== undefined)) return 'COMMAND_INVALID'
+  const legs: ListLeg[] = []
+  if (oto) {
+    const p = cmd.pending!
+    if (p === null || typeof p !== 'object') return 'COMMAND_INVALID'
+    if (!PENDING_TYPES.has(p.orderType)) return 'LIST_LEG_TYPE'
+    legs.push(p)
+  } else {
+    // The pair's shape now; the last price between its legs is checked as it is placed.
+    const shape = ocoShapeCode(cmd.pendingSide, cmd.pendingAbove!, cmd.pendingBelow!, 0)
+    if (shape) return shape
+    legs.push(cmd.pendingBelow!, cmd.pendingAbove!)
+  }
+  const ids = [w.clientOrderId, ...legs.map((l) => l.clientOrderId)].filter((id) => id !== undefined)
+  if (new Set(ids).size !== ids.length) return 'CLIENT_ID_DUPLICATE'
+  const idCode = listIdCode(sub, cmd.listClientOrderId)
+  if (idCode) return idCode
+  // The working order as any placement (balance included); the pending ones by what does not change.
+  const working = testOrder(state, legCommand({ ...cmd, side: w.side, qtyLots: w.qtyLots }, w), time)
+  if (typeof working === 'string') return working
+  const pending: Order[] = []
+  for (const leg of legs) {
+    const o = checkOrder(state, legCommand(pendingBase(cmd), leg), time, true)
+    if (typeof o === 'string') return o
+    pending.push(o)
+  }
+  const owner = working.owner
+  const n = 1 + pending.length
+  if (owner.orders.size + n > LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
+  if ((owner.openByMarket.get(m.marketId) ?? 0) + n > LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
+  if (spotStopCount(owner, m) + pending.filter((o) => o.cond !== null).length > LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (executingLists(owner, m).length >= LIMITS.orderListsPerMarketMax) return 'TOO_MANY_LISTS'
+  return { m, sub: owner, working, pending }
+}
+
+export function placeOtoList(state: State, cmd: PlaceOtoList, time: number): Result {
+  const checked = checkOto(state, cmd, time)
+  if (typeof checked === 'string') return reject(checked)
+  const { m, sub, working, pending } = checked
+  const orderListId = state.nextOrderListId++
+  const legs = [working, ...pending]
+  const list: OrderList = {
+    orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId),
+    contingency: pending.length === 1 ? 'OTO' : 'OTOCO', working, legs, done: false, time,
+  }
+  for (const o of legs) o.orderId = m.nextOrderId++
+  for (const o of legs) {
+    if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o, o.orderId, legs.map((x) => x.clientOrderId))
+    o.list = list
+  }
+  // The pending orders wait first, so that a working order ending at once finds them to take along.
+  const events: Event[] = []
+  for (const o of pending) {
+    o.status = 'PENDING_NEW'
+    m.stops.pending.set(o.orderId, o)
+    sub.orders.set(o.clientOrderId, o)
+    countOpen(o, 1)
+    events.push(orderEvent(o, 'NEW'))
+  }
+  events.push(listEvent(list, sub, 'EXEC_STARTED', time))
+  // Filled in full here, it has its pending orders placed after the command (core/price-tick.ts).
+  const placed = placeSpot(state, m, sub, working, time, events)
+  assert(typeof placed !== 'string', 'working order refused after its checks')
+  return accept(events)
+}
+
+/** A pending order out of its index and its account (resting.ts unrest; activation). */
+export function unrestPending(o: Order): void {
+  const m = o.market as SpotMarket
+  m.stops.pending.delete(o.orderId)
+  o.owner.orders.delete(o.clientOrderId)
+  countOpen(o, -1)
+}
+
+/** Snapshot restore: a pending order back in its market's index. */
+export function indexPending(m: SpotMarket, o: Order): void {
+  m.stops.pending.set(o.orderId, o)
+}
+
+/** A pending order as the leg it was placed as, to be checked again. */
+function legOf(o: Order): ListLeg {
+  const c = o.cond
+  const leg: ListLeg = { orderType: c !== null ? c.origType : o.orderType, clientOrderId: o.clientOrderId }
+  if (c !== null) leg.stopPriceTicks = c.stopPriceTicks
+  const limitForm = c !== null ? c.origType === 'STOP' || c.origType === 'TAKE_PROFIT' : o.orderType !== 'MARKET'
+  if (limitForm) leg.priceTicks = o.priceTicks
+  if (limitForm && o.orderType !== 'POST_ONLY') leg.timeInForce = o.timeInForce
+  return leg
+}
+
+/**
+ * Places the pending orders of the lists whose working order filled in full during the
+ * command (price-tick.ts runs this, with the spot stops, until neither has more to do).
+ */
+export function activateLists(state: State, m: SpotMarket, time: number, events: Event[]): void {
+  const queue = m.stops.activations
+  while (queue.length > 0) {
+    const list = queue.shift()!
+    if (list.done || list.working === null) continue
+    const working = list.working
+    list.working = null
+    const pending = list.legs.slice(1)
+    for (const o of pending) unrestPending(o)
+    const sub = working.owner
+    const base = { account: sub.address, sub: sub.sub, marketId: m.marketId, side: pending[0]!.side, qtyLots: pending[0]!.origQtyLots,
+      stp: pending[0]!.stp }
+    if (pending.length === 1) {
+      activateOne(state, m, list, pending[0]!, base, time, events)
+      list.done = true
+      events.push(listEvent(list, sub, 'ALL_DONE', time))
+      continue
+    }
+    const pair: PlaceOrderList = { type: 'PlaceOrderList', ...base, below: legOf(pending[0]!), above: legOf(pending[1]!) }
+    const checked = checkList(state, pair, time)
+    if (typeof checked === 'string') {
+      for (const o of pending) expire(o, checked, time, events)
+      list.done = true
+      events.push(listEvent(list, sub, 'ALL_DONE', time))
+      continue
+    }
+    const [below, above] = checked.legs
+    below.orderId = pending[0]!.orderId
+    above.orderId = pending[1]!.orderId
+    list.legs = [working, below, above]
+    placeOcoLegs(state, m, sub, list, checked.legs, time, events)
+    events.push(listEvent(list, sub, 'EXEC_STARTED', time))
+  }
+}
+
+/** An OTO list's one pending order, checked as placement checks it now, placed or expired. */
+function activateOne(state: State, m: SpotMarket, list: OrderList, p: Order, base: Parameters<typeof legCommand>[0], time: number,
+  events: Event[]): void {
+  const o = testOrder(state, legCommand(base, legOf(p)), time)
+  if (typeof o === 'string') return expire(p, o, time, events)
+  o.orderId = p.orderId
+  o.list = list
+  list.legs[1] = o
+  if (isConditionalType(o.orderType)) {
+    for (const e of armSpotStop(m, o, time).events) events.push(e)
+    return
+  }
+  const placed = placeSpot(state, m, o.owner, o, time, events)
+  assert(typeof placed !== 'string', 'pending order refused after its checks')
+}
+
+/** A pending order its placement refused: it expires (a stop with the code as its reason). */
+function expire(o: Order, code: Code, time: number, events: Event[]): void {
+  o.status = 'EXPIRED'
+  o.updateTime = time
+  if (o.cond !== null) o.cond.reason = code
+  events.push(orderEvent(o, 'EXPIRED'))
+}

@@ -1,0 +1,221 @@
+// OTO and OTOCO order lists (core/oto-lists.ts): the working order placed at once, the pending
+// orders waiting as PENDING_NEW and holding nothing until it fills in full, then checked again
+// and placed (an OTOCO's pair as an OCO under the same list id) or expired; the working order
+// ending otherwise, or a pending one canceled, ends the list. BTCUSDT spot as in
+// order-lists.test.ts: price × 100 = ticks, qty × 10,000 = lots.
+
+import t from 'tap'
+import fc from 'fast-check'
+import type { Command, ListLeg, PlaceOtoList } from '../../core/commands.js'
+import type { Event, OrderListEvent, Result } from '../../core/events.js'
+import { apply } from '../../core/apply.js'
+import { stateRoot } from '../../core/root.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
+import type { SpotMarket } from '../../core/state.js'
+import { stateViolations } from '../../sim/model/invariants.js'
+import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers/exchange.js'
+import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
+import { runs } from '../helpers/property.js'
+
+const spot = { marketId: BTCSPOT }
+
+function oto(account: string, working: PlaceOtoList['working'], pendingSide: 'BUY' | 'SELL', pendingQtyLots: number,
+  pending: { pending?: ListLeg; pendingAbove?: ListLeg; pendingBelow?: ListLeg }, extra: Partial<PlaceOtoList> = {}): PlaceOtoList {
+  return { type: 'PlaceOtoList', account, sub: 0, marketId: BTCSPOT, working, pendingSide, pendingQtyLots, ...pending, ...extra }
+}
+const buyAt = (priceTicks: number, qtyLots: number, timeInForce: 'GTC' | 'IOC' = 'GTC'): PlaceOtoList['working'] =>
+  ({ orderType: 'LIMIT', side: 'BUY', priceTicks, qtyLots, timeInForce })
+const maker = (priceTicks: number): ListLeg => ({ orderType: 'POST_ONLY', priceTicks })
+const stopMarket = (stopPriceTicks: number): ListLeg => ({ orderType: 'STOP_MARKET', stopPriceTicks })
+
+const listEvents = (r: Result | Event[]): OrderListEvent[] =>
+  ('events' in r ? r.events : r).filter((e): e is OrderListEvent => e.type === 'orderList')
+
+/**
+ * Alice and Carol hold 10,000 USDT and 0.01 BTC (a buy's fee is taken from the base it brings,
+ * so an exit selling all of it needs a little more), Bob and Dave 1 BTC; one trade at 30,000.00
+ * sets the last price.
+ */
+function setup(): TestExchange {
+  const ex = new TestExchange()
+  ex.deposit(ALICE, 'BTC', COIN / 100)
+  ex.deposit(CAROL, 'BTC', COIN / 100)
+  ex.fund(ALICE, 10_000, 0, 'SPOT')
+  ex.fund(CAROL, 10_000, 0, 'SPOT')
+  ex.deposit(BOB, 'BTC', COIN)
+  ex.deposit(DAVE, 'BTC', COIN)
+  ex.ok(limit(DAVE, 'SELL', 3_000_000, 10, spot))
+  ex.ok(limit(CAROL, 'BUY', 3_000_000, 10, spot))
+  return ex
+}
+
+const bal = (ex: TestExchange, who: string, asset: string) => [ex.sub(who).spot.get(asset)?.free ?? 0, ex.sub(who).spot.get(asset)?.locked ?? 0]
+
+t.test('OTO: the pending sell waits holding nothing, and is placed once the working buy fills in full', async (t) => {
+  const ex = setup()
+  // Buy 0.1 at 29,900.00; then sell it at 31,000.00 (LIMIT_MAKER).
+  const r = ex.ok(oto(ALICE, buyAt(2_990_000, 1_000), 'SELL', 1_000, { pending: maker(3_100_000) }, { listClientOrderId: 'entry' }))
+  const [pending, working] = orderEvents(r)
+  t.match(pending, { execType: 'NEW', status: 'PENDING_NEW', side: 'SELL', orderType: 'POST_ONLY', orderListId: 1 })
+  t.match(working, { execType: 'NEW', status: 'NEW', side: 'BUY', orderType: 'LIMIT', orderListId: 1 })
+  t.ok(working!.orderId < pending!.orderId, 'the working order has the lower id')
+  t.match(listEvents(r), [{ contingencyType: 'OTO', listStatusType: 'EXEC_STARTED', listClientOrderId: 'entry',
+    orders: [{ orderId: working!.orderId }, { orderId: pending!.orderId }] }])
+  t.same(bal(ex, ALICE, 'USDT')[1], 2_990_000_000, 'only the working order holds')
+  t.same(ex.state.markets[BTCSPOT]!.book.asks.best(), undefined, 'the pending order is on no book')
+  t.equal(ex.sub(ALICE).orders.get(pending!.clientOrderId)?.status, 'PENDING_NEW', 'an open order of Alice\'s')
+
+  const half = ex.ok(market(DAVE, 'SELL', 500, spot))
+  t.same(listEvents(half), [], 'a partial fill places nothing')
+  const rest = ex.ok(market(DAVE, 'SELL', 500, spot))
+  const placed = orderEvents(rest).filter((e) => e.orderId === pending!.orderId)
+  t.match(placed, [{ execType: 'NEW', status: 'NEW', orderType: 'POST_ONLY', priceTicks: 3_100_000 }])
+  t.match(listEvents(rest), [{ listStatusType: 'ALL_DONE' }])
+  t.same([ex.state.markets[BTCSPOT]!.book.asks.best()!.priceTicks, ex.state.markets[BTCSPOT]!.book.asks.best()!.qtyLots], [3_100_000, 1_000])
+  t.equal(bal(ex, ALICE, 'BTC')[1], 10_000_000, 'the bought 0.1 BTC now held by the sell')
+  t.same(orderEvents(rest).filter((e) => e.orderId === working!.orderId).map((e) => e.status), [], 'the fill is a trade event')
+  t.same(stateViolations(ex.state), [])
+})
+
+t.test('OTOCO: filled at once, the pair is placed as an OCO under the same id; the stop then ends it', async (t) => {
+  const ex = setup()
+  ex.ok(limit(DAVE, 'SELL', 3_000_000, 1_000, spot))
+  const r = ex.ok(oto(ALICE, buyAt(3_000_000, 1_000), 'SELL', 1_000, { pendingAbove: maker(3_100_000), pendingBelow: stopMarket(2_900_000) }))
+  const ids = listEvents(r)[0]!.orders.map((o) => o.orderId)
+  t.equal(ids.length, 3)
+  t.same(listEvents(r).map((e) => [e.contingencyType, e.listStatusType]), [['OTO', 'EXEC_STARTED'], ['OTO', 'EXEC_STARTED']],
+    'placed, then the pair placed in the same command')
+  t.same(orderEvents(r).filter((e) => e.orderId !== ids[0]).map((e) => [e.orderId, e.status]),
+    [[ids[1], 'PENDING_NEW'], [ids[2], 'PENDING_NEW'], [ids[1], 'NEW'], [ids[2], 'NEW']])
+  t.equal(bal(ex, ALICE, 'BTC')[1], 10_000_000, 'held once for both')
+  const fired = ex.ok(limit(DAVE, 'SELL', 2_900_000, 10, spot)) && ex.ok(limit(CAROL, 'BUY', 2_900_000, 10, spot))
+  t.match(orderEvents(fired).filter((e) => e.orderId === ids[2]), [{ execType: 'EXPIRED' }], 'the maker expired')
+  t.match(listEvents(fired), [{ orderListId: 1, listStatusType: 'ALL_DONE' }])
+  t.same(stateViolations(ex.state), [])
+})
+
+t.test('canceling a pending order cancels the list; a working order that expires unfilled takes the pending with it', async (t) => {
+  const ex = setup()
+  const r = ex.ok(oto(ALICE, buyAt(2_990_000, 1_000), 'SELL', 1_000, { pending: maker(3_100_000) }))
+  const pendingId = orderEvents(r)[0]!.orderId
+  const c = ex.ok(cancel(ALICE, { marketId: BTCSPOT, orderId: pendingId }))
+  t.same(orderEvents(c).map((e) => [e.orderId === pendingId ? 'pending' : 'working', e.status]), [['pending', 'CANCELED'], ['working', 'CANCELED']])
+  t.match(listEvents(c), [{ listStatusType: 'ALL_DONE' }])
+  t.same(bal(ex, ALICE, 'USDT')[1], 0)
+
+  const ioc = ex.ok(oto(ALICE, buyAt(2_990_000, 1_000, 'IOC'), 'SELL', 1_000, { pending: maker(3_100_000) }))
+  t.same(orderEvents(ioc).map((e) => e.status), ['PENDING_NEW', 'NEW', 'EXPIRED', 'EXPIRED'], 'nothing to buy: both expire')
+  t.match(listEvents(ioc).map((e) => e.listStatusType), ['EXEC_STARTED', 'ALL_DONE'])
+  t.equal(ex.sub(ALICE).orders.size, 0)
+  t.same(stateViolations(ex.state), [])
+})
+
+t.test('a pending order refused as it is placed expires', async (t) => {
+  const ex = setup()
+  // Sell the bought 0.1 with a stop at 29,950: once the buy at 29,950 trades, the last price is
+  // the stop's, so it would trigger at once.
+  ex.ok(oto(ALICE, buyAt(2_995_000, 1_000), 'SELL', 1_000, { pending: stopMarket(2_995_000) }))
+  const r = ex.ok(market(DAVE, 'SELL', 1_000, spot))
+  t.match(orderEvents(r).filter((e) => e.orderType === 'STOP_MARKET'), [{ status: 'EXPIRED', cond: { reason: 'WOULD_TRIGGER' } }])
+  t.match(listEvents(r), [{ listStatusType: 'ALL_DONE' }])
+  t.same(stateViolations(ex.state), [])
+})
+
+t.test('refusals: working type, duplicate ids, pending shape; nothing changes', async (t) => {
+  const ex = setup()
+  const cases: [string, Command, string][] = [
+    ['a market working order', oto(ALICE, { orderType: 'MARKET', side: 'BUY', qtyLots: 10 }, 'SELL', 10, { pending: maker(3_100_000) }), 'LIST_LEG_TYPE'],
+    ['both pending forms', oto(ALICE, buyAt(2_990_000, 100), 'SELL', 100, { pending: maker(3_100_000), pendingAbove: maker(3_100_000) }), 'COMMAND_INVALID'],
+    ['a trailing pending order', oto(ALICE, buyAt(2_990_000, 100), 'SELL', 100, { pending: { orderType: 'TRAILING_STOP_MARKET' } }), 'LIST_LEG_TYPE'],
+    ['an OTOCO pair the wrong way round', oto(ALICE, buyAt(2_990_000, 100), 'SELL', 100, { pendingAbove: stopMarket(3_100_000), pendingBelow: maker(2_900_000) }), 'LIST_STOP_BELOW'],
+    ['one client id twice', oto(ALICE, { ...buyAt(2_990_000, 100), clientOrderId: 'a' }, 'SELL', 100, { pending: { ...maker(3_100_000), clientOrderId: 'a' } }), 'CLIENT_ID_DUPLICATE'],
+    ['a working order beyond the balance', oto(ALICE, buyAt(2_990_000, 40_000), 'SELL', 100, { pending: maker(3_100_000) }), 'BALANCE_INSUFFICIENT'],
+    ['a pending order off the tick', oto(ALICE, buyAt(2_990_000, 100), 'SELL', 100, { pending: maker(3_100_000.5) }), 'PRICE_TICK'],
+  ]
+  for (const [name, command, code] of cases) t.match(rejection(ex, command), { code, eventCount: 0, rootUnchanged: true }, name)
+  // The pending sell needs no BTC now: it is checked as it is placed.
+  t.match(rejection(ex, oto(ALICE, buyAt(2_990_000, 100), 'SELL', 100, { pending: maker(3_100_000) })), { code: 'ACCEPTED' })
+})
+
+t.test('a list with pending orders survives a snapshot: same root, and the same results after', async (t) => {
+  const ex = setup()
+  ex.ok(oto(ALICE, buyAt(2_990_000, 1_000), 'SELL', 1_000, { pending: maker(3_100_000) }))
+  ex.ok(oto(CAROL, buyAt(2_980_000, 500), 'SELL', 500, { pendingAbove: maker(3_100_000), pendingBelow: stopMarket(2_900_000) }))
+  const restored = decodeSnapshot(encodeSnapshot(ex.state))
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  t.equal((restored.markets[BTCSPOT] as SpotMarket).stops.pending.size, 3)
+  for (const c of [market(DAVE, 'SELL', 1_500, spot), limit(BOB, 'SELL', 2_900_000, 10, spot), market(ALICE, 'BUY', 10, spot)] as Command[]) {
+    const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command: c }
+    const a = apply(ex.state, structuredClone(entry))
+    const b = apply(restored, structuredClone(entry))
+    ex.time += 1
+    t.same(b, a)
+  }
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  t.same(stateViolations(restored), [])
+})
+
+t.test('property: random spot flows with OTO and OTOCO lists keep every invariant and replay from a snapshot to the same root', async (t) => {
+  const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
+  const side = fc.constantFrom('BUY' as const, 'SELL' as const)
+  const near = fc.integer({ min: 2_950_000, max: 3_050_000 }).map((p) => p - (p % 1_000))
+  const gap = fc.integer({ min: 1, max: 60 }).map((g) => g * 1_000)
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('limit' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }) }),
+    fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }) }),
+    fc.record({ kind: fc.constant('oto' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }), up: gap, down: gap,
+      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean() }),
+    fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
+    fc.record({ kind: fc.constant('cancelList' as const), who, pick: fc.nat({ max: 20 }) }),
+  )
+  let lists = 0
+  let activated = 0
+  fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
+    const ex = setup()
+    ex.deposit(ALICE, 'BTC', COIN)
+    ex.deposit(CAROL, 'BTC', COIN)
+    ex.fund(BOB, 10_000, 0, 'SPOT')
+    ex.fund(DAVE, 10_000, 0, 'SPOT')
+    const start = encodeSnapshot(ex.state)
+    const entries: Parameters<typeof apply>[1][] = []
+    for (const o of ops) {
+      let command: Command
+      if (o.kind === 'limit') command = limit(o.who, o.side, o.price, o.lots, spot)
+      else if (o.kind === 'market') command = market(o.who, o.side, o.lots, spot)
+      else if (o.kind === 'oto') {
+        // Enter at `price`, then exit the other way: a profit leg past the entry, a stop loss short of it.
+        const exit = o.side === 'BUY' ? 'SELL' : 'BUY'
+        const profit = exit === 'SELL' ? o.price + o.up : o.price - o.up
+        const loss = exit === 'SELL' ? o.price - o.down : o.price + o.down
+        const working = { orderType: 'LIMIT' as const, side: o.side, priceTicks: o.price, qtyLots: o.lots, timeInForce: o.ioc ? 'IOC' as const : 'GTC' as const }
+        const single: ListLeg = o.pendingType === 'maker' ? maker(profit) : o.pendingType === 'limit' ? { orderType: 'LIMIT', priceTicks: profit, timeInForce: 'GTC' }
+          : o.pendingType === 'market' ? { orderType: 'MARKET' } : stopMarket(loss)
+        command = o.pair
+          ? oto(o.who, working, exit, o.lots, exit === 'SELL' ? { pendingAbove: maker(profit), pendingBelow: stopMarket(loss) }
+            : { pendingAbove: stopMarket(loss), pendingBelow: maker(profit) })
+          : oto(o.who, working, exit, o.lots, { pending: single })
+      } else if (o.kind === 'cancel') {
+        const open = [...ex.sub(o.who).orders.values()]
+        command = cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
+      } else {
+        const open = [...ex.sub(o.who).orders.values()].filter((x) => x.list !== null && !x.list.done)
+        command = { type: 'CancelOrderList', account: o.who, sub: 0, marketId: BTCSPOT,
+          orderListId: open.length === 0 ? 1 : open[o.pick % open.length]!.list!.orderListId }
+      }
+      const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command }
+      entries.push(structuredClone(entry))
+      const r = apply(ex.state, entry)
+      if (command.type === 'PlaceOtoList' && r.ok) lists++
+      activated += orderEvents(r).filter((e) => e.orderListId !== undefined && e.execType === 'NEW' && e.status !== 'PENDING_NEW'
+        && e.side === (command.type === 'PlaceOtoList' ? command.pendingSide : e.side) && command.type !== 'PlaceOtoList').length
+      ex.time += 1
+      const v = stateViolations(ex.state)
+      if (v.length > 0) throw new Error(`after ${JSON.stringify(command)}: ${v.join('; ')}`)
+    }
+    const again = decodeSnapshot(start)
+    for (const e of entries) apply(again, e)
+    return stateRoot(again) === stateRoot(ex.state)
+  }), runs(40))
+  t.comment(`lists placed ${lists}, pending orders placed later ${activated}`)
+  t.ok(lists > 100 && activated > 20, 'the flow places lists and activates many of them')
+})
