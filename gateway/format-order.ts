@@ -23,13 +23,17 @@ export function spotType(o: Pick<OrderFields, 'orderType' | 'cond'>): string {
   return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
 }
 
-/** A spot stop still waiting for its price: not on the book yet (Binance's isWorking false). */
-export function spotWaiting(o: Pick<OrderFields, 'cond'>): boolean {
-  return o.cond !== undefined && o.cond.triggerTime === 0
+/**
+ * A spot order not working yet (Binance's isWorking false): a stop waiting for its price, or an
+ * OTO list's pending order waiting for its working order (PENDING_NEW).
+ */
+export function spotWaiting(o: Pick<OrderFields, 'cond' | 'status'>): boolean {
+  return o.status === 'PENDING_NEW' || (o.cond !== undefined && o.cond.triggerTime === 0)
 }
 
 /** When a spot order began to work: placed, or a stop's trigger (-1 while it waits, as Binance's). */
-export function spotWorkingTime(o: Pick<OrderFields, 'cond' | 'time'>): number {
+export function spotWorkingTime(o: Pick<OrderFields, 'cond' | 'time' | 'status'>): number {
+  if (o.status === 'PENDING_NEW') return -1
   return o.cond === undefined ? o.time : o.cond.triggerTime === 0 ? -1 : o.cond.triggerTime
 }
 

@@ -1,17 +1,18 @@
-// Spot OCO order lists (core/order-lists.ts) under /api/v1 and /api/v3: place (orderList/oco,
-// and the older order/oco), cancel, query one, all and the open ones, in Binance spot's shapes.
+// Spot order lists (core/order-lists.ts, oto-lists.ts) under /api/v1 and /api/v3: place
+// (orderList/oco and the older order/oco, orderList/oto, orderList/otoco), cancel, query one,
+// all and the open ones, in Binance spot's shapes.
 // The spot WebSocket API runs the same functions (gateway/ws-api/spot-methods.ts).
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Event, OrderListEvent } from '../../core/events.js'
-import type { ListLeg, OrderType, PlaceOrderList, StpMode, TimeInForce } from '../../core/commands.js'
+import type { ListLeg, OrderType, PlaceOrderList, PlaceOtoList, StpMode, TimeInForce } from '../../core/commands.js'
 import type { OrderList, SpotMarket, State } from '../../core/state.js'
 import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidParam, invalidSide, invalidTimeInForce, paramNotRequired } from '../errors.js'
-import { orderAfter } from '../format-order.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, paramNotRequired } from '../errors.js'
+import { orderAfter, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, required, spotParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotListDocs } from '../schemas/spot.js'
@@ -24,17 +25,23 @@ interface Options {
   orders: OrderCounter
 }
 
-/** Binance spot's order types an OCO leg may take, as the core's. */
+/** Binance spot's order types a list's orders may take, as the core's. */
 const LEG_TYPES: Record<string, OrderType> = {
-  LIMIT_MAKER: 'POST_ONLY', STOP_LOSS: 'STOP_MARKET', STOP_LOSS_LIMIT: 'STOP', TAKE_PROFIT: 'TAKE_PROFIT_MARKET',
-  TAKE_PROFIT_LIMIT: 'TAKE_PROFIT',
+  LIMIT: 'LIMIT', MARKET: 'MARKET', LIMIT_MAKER: 'POST_ONLY', STOP_LOSS: 'STOP_MARKET', STOP_LOSS_LIMIT: 'STOP',
+  TAKE_PROFIT: 'TAKE_PROFIT_MARKET', TAKE_PROFIT_LIMIT: 'TAKE_PROFIT',
 }
+/** What each kind of order may be: an OCO's legs, an OTO's working order, an OTO's pending order. */
+const OCO_TYPES = ['LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT']
+const WORKING_TYPES = ['LIMIT', 'LIMIT_MAKER']
+const PENDING_TYPES = Object.keys(LEG_TYPES)
 const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 /** Leg parameters Binance has that are not served here (iceberg, trailing, pegged orders). */
 const UNSERVED = ['IcebergQty', 'TrailingDelta', 'PegPriceType', 'PegOffsetType', 'PegOffsetValue']
 
 /** The list's fields every answer starts with. */
 interface ListFields {
+  /** OTO for OTO and OTOCO lists; absent or OCO otherwise. */
+  contingencyType?: 'OCO' | 'OTO' | undefined
   orderListId: number
   listClientOrderId: string
   listStatusType: string
@@ -44,7 +51,7 @@ interface ListFields {
 
 function listJson(m: SpotMarket, l: ListFields, transactionTime: number): Record<string, unknown> {
   return {
-    orderListId: l.orderListId, contingencyType: 'OCO', listStatusType: l.listStatusType, listOrderStatus: l.listOrderStatus,
+    orderListId: l.orderListId, contingencyType: l.contingencyType ?? 'OCO', listStatusType: l.listStatusType, listOrderStatus: l.listOrderStatus,
     listClientOrderId: l.listClientOrderId, transactionTime, symbol: m.symbol,
     orders: l.orders.map((o) => ({ symbol: m.symbol, orderId: o.orderId, clientOrderId: o.clientOrderId })),
   }
@@ -52,21 +59,24 @@ function listJson(m: SpotMarket, l: ListFields, transactionTime: number): Record
 
 /** A list of the state (executing): its fields as its events show them. */
 function liveFields(l: OrderList): ListFields {
-  return { orderListId: l.orderListId, listClientOrderId: l.listClientOrderId, listStatusType: 'EXEC_STARTED',
+  return { contingencyType: l.contingency === 'OCO' ? 'OCO' : 'OTO', orderListId: l.orderListId, listClientOrderId: l.listClientOrderId,
+    listStatusType: 'EXEC_STARTED',
     listOrderStatus: 'EXECUTING', orders: l.legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })) }
 }
 
-/** One leg of orderList/oco: `above…` or `below…` parameters. */
-function legParam(p: Params, m: SpotMarket, at: 'above' | 'below'): ListLeg {
+/**
+ * One order of a list from its prefixed parameters (`above…`, `working…`, `pendingBelow…`):
+ * its type, one of `allowed` (-1158 for an OCO's, -1116 otherwise), and what the type reads.
+ */
+function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string[] = OCO_TYPES): ListLeg {
   const type = required(p, `${at}Type`)
-  const orderType = Object.hasOwn(LEG_TYPES, type) ? LEG_TYPES[type]! : undefined
-  if (orderType === undefined) throw fromCore('LIST_LEG_TYPE', { venue: 'spot', op: 'place' })
+  if (!allowed.includes(type)) throw allowed === OCO_TYPES ? fromCore('LIST_LEG_TYPE', { venue: 'spot', op: 'place' }) : invalidOrderType()
   for (const name of UNSERVED) if (optional(p, at + name) !== undefined) throw paramNotRequired(at + name)
   const stopLimit = type === 'STOP_LOSS_LIMIT' || type === 'TAKE_PROFIT_LIMIT'
-  return leg(p, m, orderType, {
-    price: type === 'LIMIT_MAKER' || stopLimit ? `${at}Price` : undefined,
-    stopPrice: type === 'LIMIT_MAKER' ? undefined : `${at}StopPrice`,
-    timeInForce: stopLimit ? `${at}TimeInForce` : undefined,
+  return leg(p, m, LEG_TYPES[type]!, {
+    price: type === 'LIMIT' || type === 'LIMIT_MAKER' || stopLimit ? `${at}Price` : undefined,
+    stopPrice: type === 'LIMIT' || type === 'MARKET' || type === 'LIMIT_MAKER' ? undefined : `${at}StopPrice`,
+    timeInForce: type === 'LIMIT' || stopLimit ? `${at}TimeInForce` : undefined,
     clientOrderId: `${at}ClientOrderId`,
   }, [`${at}Price`, `${at}StopPrice`, `${at}TimeInForce`])
 }
@@ -116,15 +126,25 @@ function respTypeParam(p: Params): RespType {
   return respType
 }
 
-/** The list's legs as they stand after the command, in the cancel form when `canceled`. */
+/**
+ * The list's orders the command changed, as they stand after it, in the cancel form when
+ * `canceled` (an OTOCO's working order, filled before, is not among a cancel's).
+ */
 function orderReports(state: State, m: SpotMarket, events: readonly Event[], l: ListFields, time: number, canceled: boolean): object[] {
-  return l.orders.map(({ orderId, clientOrderId }) => {
-    const body = spotOrderJson(state, m, orderAfter(events, m.marketId, orderId)!, 'response')
-    if (!canceled) return { ...body, transactTime: time }
-    const e = events.find((x) => x.type === 'order' && x.orderId === orderId)
-    if (e?.type === 'order' && e.cancelClientOrderId !== undefined) body.clientOrderId = e.cancelClientOrderId
-    return { symbol: body.symbol, origClientOrderId: clientOrderId, ...body, transactTime: time }
+  return l.orders.flatMap(({ orderId, clientOrderId }) => {
+    const rec = orderAfter(events, m.marketId, orderId)
+    return rec === undefined ? [] : [report(state, m, events, rec, clientOrderId, time, canceled)]
   })
+}
+
+/** One order's report: the placement form, or the cancel form with the cancel's own client id. */
+function report(state: State, m: SpotMarket, events: readonly Event[], rec: OrderFields, clientOrderId: string, time: number,
+  canceled: boolean): object {
+  const body = spotOrderJson(state, m, rec, 'response')
+  if (!canceled) return { ...body, transactTime: time }
+  const e = events.find((x) => x.type === 'order' && x.orderId === rec.orderId)
+  if (e?.type === 'order' && e.cancelClientOrderId !== undefined) body.clientOrderId = e.cancelClientOrderId
+  return { symbol: body.symbol, origClientOrderId: clientOrderId, ...body, transactTime: time }
 }
 
 /** POST orderList/oco (or, `legacy`, order/oco): sequences the list and answers it in newOrderRespType's form. */
@@ -141,6 +161,45 @@ export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, le
   const respType = respTypeParam(p)
   const cmd: PlaceOrderList = { type: 'PlaceOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, side, qtyLots, ...legs }
+  const listClientOrderId = optional(p, 'listClientOrderId')
+  if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
+  if (stp !== undefined) cmd.stp = stp as StpMode
+  const ack = await ctx.submit(cmd)
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', param: 'listClientOrderId' })
+  const l = listEventOf(ack.result.events)
+  const body = listJson(m, l, l.time)
+  if (respType !== 'ACK') body.orderReports = orderReports(state, m, ack.result.events, l, l.time, false)
+  return body
+}
+
+/** A side parameter: BUY or SELL (-1117 otherwise). */
+function sideParam(p: Params, name: string): 'BUY' | 'SELL' {
+  const side = required(p, name)
+  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  return side
+}
+
+/**
+ * POST orderList/oto (one pending order) or, `pair`, orderList/otoco (a pending OCO pair): the
+ * working order (workingType LIMIT or LIMIT_MAKER, workingSide, workingQuantity…) placed now,
+ * the pending ones (pendingSide, pendingQuantity, pending… or pendingAbove… and pendingBelow…)
+ * once it has filled in full.
+ */
+export async function spotOtoPlaceFrom(ctx: GatewayContext, a: Authenticated, pair: boolean): Promise<object> {
+  const state = ctx.state()
+  const p = a.params
+  const m = spotParam(state, p)
+  const workingSide = sideParam(p, 'workingSide')
+  const working = { ...legParam(p, m, 'working', WORKING_TYPES), side: workingSide, qtyLots: parseQtyLots(m, required(p, 'workingQuantity'), false, 'workingQuantity') }
+  const pendingSide = sideParam(p, 'pendingSide')
+  const pendingQtyLots = parseQtyLots(m, required(p, 'pendingQuantity'), false, 'pendingQuantity')
+  const pending = pair ? { pendingAbove: legParam(p, m, 'pendingAbove'), pendingBelow: legParam(p, m, 'pendingBelow') }
+    : { pending: legParam(p, m, 'pending', PENDING_TYPES) }
+  const stp = optional(p, 'selfTradePreventionMode')
+  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const respType = respTypeParam(p)
+  const cmd: PlaceOtoList = { type: 'PlaceOtoList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, working, pendingSide, pendingQtyLots, ...pending }
   const listClientOrderId = optional(p, 'listClientOrderId')
   if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
   if (stp !== undefined) cmd.stp = stp as StpMode
@@ -191,8 +250,7 @@ export function cancelAllBodies(state: State, m: SpotMarket, events: readonly Ev
 }
 
 function recordJson(state: State, r: OrderListRecord): object {
-  const m = state.markets[r.marketId] as SpotMarket
-  return listJson(m, r, r.time)
+  return listJson(state.markets[r.marketId] as SpotMarket, r, r.time)
 }
 
 /** GET orderList: one list, executing or done, by orderListId or origClientOrderId (its listClientOrderId). */
@@ -232,11 +290,11 @@ export function spotOpenOcoFrom(a: Authenticated): object[] {
 }
 
 export const spotOrderListRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
-  /** Counts the list's two orders against the account's order limits, once the symbol is known. */
-  const count = (a: Authenticated, reply: FastifyReply): void => {
+  /** Counts the list's orders against the account's order limits, once the symbol is known. */
+  const count = (a: Authenticated, reply: FastifyReply, n = 2): void => {
     spotParam(ctx.state(), a.params)
     const key = `${a.session.account}/${a.session.sub}`
-    orders.count(key)
+    for (let i = 1; i < n; i++) orders.count(key)
     void reply.headers(orders.count(key))
   }
   for (const v of ['/api/v1', '/api/v3']) {
@@ -246,6 +304,15 @@ export const spotOrderListRoutes: FastifyPluginAsync<Options> = async (app, { ct
       count(a, reply)
       return spotOcoPlaceFrom(ctx, a)
     })
+
+    for (const [path, pair] of [['oto', false], ['otoco', true]] as const) {
+      app.post(`${v}/orderList/${path}`, pair ? spotListDocs.placeOtoco : spotListDocs.placeOto, async (req, reply) => {
+        weights.charge(req.ip, 1)
+        const a = authenticate(ctx, req, 'TRADE')
+        count(a, reply, pair ? 3 : 2)
+        return spotOtoPlaceFrom(ctx, a, pair)
+      })
+    }
 
     app.post(`${v}/order/oco`, spotListDocs.placeLegacyOco, async (req, reply) => {
       weights.charge(req.ip, 1)

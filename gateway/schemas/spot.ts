@@ -171,8 +171,9 @@ const orderListSchema = object({
 })
 
 const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TimeInForce']
+const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce']
 
-/** OCO order lists (routes/spot-order-lists.ts). */
+/** Order lists: OCO, OTO, OTOCO (routes/spot-order-lists.ts). */
 export const spotListDocs = {
   placeOco: route({
     family: 'spot', summary: 'New OCO order list: an above and a below order; when one fills or triggers, the other is canceled',
@@ -186,6 +187,32 @@ export const spotListDocs = {
     params: ['symbol', 'listClientOrderId', 'side', 'quantity', ...OCO_LEG.map((n) => 'above' + n), ...OCO_LEG.map((n) => 'below' + n),
       'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'quantity', 'aboveType', 'belowType'], response: orderListSchema,
+  }),
+  placeOto: route({
+    family: 'spot', summary: 'New OTO order list: a working order, and a pending order placed once it fills in full',
+    description: 'workingType LIMIT or LIMIT_MAKER (workingPrice; workingTimeInForce GTC, IOC or FOK for LIMIT), workingSide, '
+      + 'workingQuantity; pendingType LIMIT, MARKET, LIMIT_MAKER or a stop type, pendingSide, pendingQuantity, and the '
+      + 'price, stop price and time in force its type reads. The pending order is PENDING_NEW and holds nothing until the '
+      + 'working order fills in full; it is then checked as any placement and placed, or expires. Canceling either '
+      + 'cancels the list. Counts two orders.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity',
+      ...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingSide', 'pendingQuantity', 'newOrderRespType', 'selfTradePreventionMode'],
+    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingType', 'pendingSide', 'pendingQuantity'],
+    response: orderListSchema,
+  }),
+  placeOtoco: route({
+    family: 'spot', summary: 'New OTOCO order list: a working order, and a pending OCO pair placed once it fills in full',
+    description: 'The working order as orderList/oto; pendingAbove… and pendingBelow… as orderList/oco\'s above… and below…, '
+      + 'of pendingSide and pendingQuantity. Once the working order fills in full the pair is checked as an OCO (the last '
+      + 'price between its orders) and placed under the same orderListId, or both expire. Counts three orders.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity', 'pendingSide',
+      'pendingQuantity', ...OCO_LEG.map((n) => 'pendingAbove' + n), ...OCO_LEG.map((n) => 'pendingBelow' + n), 'newOrderRespType',
+      'selfTradePreventionMode'],
+    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingSide', 'pendingQuantity',
+      'pendingAboveType', 'pendingBelowType'],
+    response: orderListSchema,
   }),
   placeLegacyOco: route({
     family: 'spot', summary: 'New OCO (the older form): a LIMIT_MAKER at price and a stop at stopPrice',

@@ -105,10 +105,10 @@ function touch(changed: Map<string, Changed> | undefined, account: string, sub: 
   return changed
 }
 
-/** An OCO list's status (Binance's listStatus): its orders, and when the status came about. */
+/** An order list's status (Binance's listStatus): its orders, and when the status came about. */
 function listStatus(m: SpotMarket, e: OrderListEvent, time: number): Payload {
   return {
-    e: 'listStatus', E: time, s: m.symbol, g: e.orderListId, c: 'OCO', l: e.listStatusType, L: e.listOrderStatus, r: 'NONE',
+    e: 'listStatus', E: time, s: m.symbol, g: e.orderListId, c: e.contingencyType, l: e.listStatusType, L: e.listOrderStatus, r: 'NONE',
     C: e.listClientOrderId, T: e.updateTime, O: e.orders.map((o) => ({ s: m.symbol, i: o.orderId, c: o.clientOrderId })),
   }
 }

@@ -11,7 +11,7 @@ import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, sp
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
-import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom } from '../routes/spot-order-lists.js'
+import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom, spotOtoPlaceFrom } from '../routes/spot-order-lists.js'
 import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPreventedMatchesFrom,
   spotPreventedMatchesWeight, spotPriceBody, spotTickerWeight } from '../routes/spot-queries.js'
 import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
@@ -46,6 +46,8 @@ export const SPOT_METHODS: Record<string, Method> = {
   // OCO order lists (routes/spot-order-lists.ts); orderList.place is the older order/oco form.
   'orderList.place.oco': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotOcoPlaceFrom(env.ctx, a!) },
   'orderList.place': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotOcoPlaceFrom(env.ctx, a!, true) },
+  'orderList.place.oto': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotOtoPlaceFrom(env.ctx, a!, false) },
+  'orderList.place.otoco': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotOtoPlaceFrom(env.ctx, a!, true) },
   'orderList.cancel': { security: 'TRADE', weight: 1, run: (env, a) => spotOcoCancelFrom(env.ctx, a!) },
   'orderList.status': { security: 'USER_DATA', weight: 4, run: (env, a) => spotOcoQueryFrom(env.ctx, a!) },
   'openOrderLists.status': { security: 'USER_DATA', weight: 6, run: (_env, a) => spotOpenOcoFrom(a!) },

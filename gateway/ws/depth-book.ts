@@ -132,6 +132,8 @@ export class DepthBook {
         // A conditional order waiting for its trigger is in no book; once triggered it comes
         // back as a NEW LIMIT or MARKET record like any placement.
         if (isConditionalType(e.orderType)) continue
+        // Nor is an OTO list's pending order; placed, it comes back as a NEW record.
+        if (e.status === 'PENDING_NEW') continue
         // Every price an order event names is checked against the book, moved or not.
         touched.add(e.marketId)
         if (e.orderType !== 'MARKET') this.market(e.marketId).checkLater(e.side === 'BUY', e.priceTicks)

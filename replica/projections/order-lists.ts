@@ -22,12 +22,14 @@ export interface OrderListRecord {
   time: number
   updateTime: number
   orders: { orderId: number; clientOrderId: string }[]
+  /** OTO for OTO and OTOCO lists; absent for OCO (and rows from before OTO lists). */
+  contingencyType?: 'OTO'
 }
 
 const orderListCodec = tupleCodec<OrderListRecord>({
   orderListId: true, marketId: true, listClientOrderId: true, listStatusType: true, listOrderStatus: true, time: true,
-  updateTime: true, orders: true,
-})
+  updateTime: true, orders: true, contingencyType: true,
+}, 1)
 
 /** owner, orderListId u64 → OrderListRecord. */
 const listKey = (o: Owner, id: number): Buffer => ownerKey(o.account, o.sub).u64(id).build()
@@ -38,6 +40,7 @@ export function onOrderList(stores: Stores, batch: PendingBatch, e: OrderListEve
   const owner = { account: e.account, sub: e.sub }
   const r: OrderListRecord = { orderListId: e.orderListId, marketId: e.marketId, listClientOrderId: e.listClientOrderId,
     listStatusType: e.listStatusType, listOrderStatus: e.listOrderStatus, time: e.time, updateTime: e.updateTime, orders: e.orders }
+  if (e.contingencyType === 'OTO') r.contingencyType = 'OTO'
   batch.put(stores.orderLists, listKey(owner, e.orderListId), orderListCodec.encode(r))
   if (e.listStatusType === 'EXEC_STARTED') batch.put(stores.orderListClientIds, clientIdKey(owner, e.listClientOrderId), numberCodec.encode(e.orderListId))
 }

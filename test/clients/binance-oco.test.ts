@@ -1,8 +1,8 @@
-// The `binance` package's spot OCO order lists, unmodified, against a real exchange process:
+// The `binance` package's spot order lists, unmodified, against a real exchange process:
 // MainClient's submitNewOrderList (POST /api/v3/orderList/oco), submitNewOCO (the older
-// /api/v3/order/oco), getOCO, getAllOpenOCO, getAllOCO and cancelOCO, WebsocketAPIClient's
-// placeSpotOCOOrderList and cancelSpotOrderList, and the listStatus events of the spot user
-// data stream by listen key.
+// /api/v3/order/oco), submitNewOrderListOTO, getOCO, getAllOpenOCO, getAllOCO and cancelOCO,
+// WebsocketAPIClient's placeSpotOCOOrderList, placeSpotOTOCOOrderList and cancelSpotOrderList,
+// and the listStatus events of the spot user data stream by listen key.
 
 import t from 'tap'
 import { MainClient, WebsocketAPIClient, WebsocketClient } from 'binance'
@@ -57,6 +57,19 @@ t.test('binance package: OCO lists over REST and the WebSocket API, seen on the 
   t.same(lists, [[placed.orderListId, 'EXEC_STARTED'], [legacy.orderListId, 'EXEC_STARTED'], [byWs.result.orderListId, 'EXEC_STARTED'],
     [placed.orderListId, 'ALL_DONE'], [byWs.result.orderListId, 'ALL_DONE']])
   t.ok(box.events.some((e) => e.e === 'executionReport' && e.g === placed.orderListId), 'executionReport names the list (g)')
+
+  // OTO over REST (a buy at 20,000, then a sell at 90,000 once it fills) and OTOCO over the WebSocket API.
+  const otoList = await rest.submitNewOrderListOTO({ symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '20000',
+    workingQuantity: '0.001', workingTimeInForce: 'GTC', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL', pendingPrice: '90000',
+    pendingQuantity: '0.0009' } as Parameters<MainClient['submitNewOrderListOTO']>[0])
+  t.match(otoList, { contingencyType: 'OTO', orderReports: [{ status: 'NEW', type: 'LIMIT' }, { status: 'PENDING_NEW', type: 'LIMIT_MAKER' }] })
+  const otoco = await api.placeSpotOTOCOOrderList({ symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY', workingPrice: '20000',
+    workingQuantity: '0.001', pendingSide: 'SELL', pendingQuantity: '0.0009', pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '90000',
+    pendingBelowType: 'STOP_LOSS', pendingBelowStopPrice: '15000', timestamp: Date.now() })
+  t.match(otoco, { status: 200, result: { contingencyType: 'OTO', orderReports: [{ status: 'NEW' }, { status: 'PENDING_NEW' }, { status: 'PENDING_NEW' }] } })
+  const pendingOpen = (await rest.getOpenOrders({ symbol: 'BTCUSDT' })).filter((o) => o.status === 'PENDING_NEW')
+  t.equal(pendingOpen.length, 3, 'the pending orders are open orders')
+  t.match(await rest.cancelOCO({ symbol: 'BTCUSDT', orderListId: otoco.result.orderListId }), { contingencyType: 'OTO', listStatusType: 'ALL_DONE' })
   t.same(box.exceptions, [], 'no client exception')
   t.same(live.offMachine, [], 'no connection left this machine')
 })

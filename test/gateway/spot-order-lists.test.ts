@@ -16,14 +16,14 @@ type Keys = Awaited<ReturnType<typeof spotTraders>>['seller']
 async function setup(t: { teardown: (f: () => unknown) => void }): Promise<{ rig: Rig; seller: Keys; buyer: Keys; seen: Payload[]; tradeAt: (price: string) => Promise<void> }> {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
-  const { seller, buyer, sellerWallet } = await spotTraders(rig)
+  const { seller, buyer } = await spotTraders(rig)
   const stream = new SpotUserEvents()
   stream.seed(rig.ex.state)
   const seen: Payload[] = []
   const run = rig.ctx.submit
   rig.ctx.submit = async (c) => {
     const ack = await run(c)
-    stream.entry(rig.ex.state, rig.ex.time, (ack.result as Result).events, (a) => a === sellerWallet.address, (_a, _s, p) => seen.push(p))
+    stream.entry(rig.ex.state, rig.ex.time, (ack.result as Result).events, () => true, (_a, _s, p) => seen.push(p))
     return ack
   }
   const tradeAt = async (price: string): Promise<void> => {
@@ -158,4 +158,54 @@ t.test('exchangeInfo: OCO allowed, with the list filter', async (t) => {
   const info = (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0]
   t.equal(info.ocoAllowed, true)
   t.match(info.filters.find((f: { filterType: string }) => f.filterType === 'MAX_NUM_ORDER_LISTS'), { maxNumOrderLists: 20 })
+})
+
+t.test('OTOCO: the pair waits PENDING_NEW, then is placed as an OCO once the working buy fills', async (t) => {
+  const { rig, seller, buyer, seen } = await setup(t)
+  const res = await signedInject(rig, buyer, 'POST', '/api/v3/orderList/otoco', { symbol: 'BTCUSDT', listClientOrderId: 'bracket',
+    workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00', workingQuantity: '0.0100', workingTimeInForce: 'GTC',
+    pendingSide: 'SELL', pendingQuantity: '0.0090', pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '31000.00',
+    pendingBelowType: 'STOP_LOSS', pendingBelowStopPrice: '29000.00' })
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.match(body, { contingencyType: 'OTO', listStatusType: 'EXEC_STARTED', listClientOrderId: 'bracket' })
+  t.equal(body.orders.length, 3)
+  t.same(body.orderReports.map((r: { type: string; status: string; side: string }) => [r.type, r.side, r.status]),
+    [['LIMIT', 'BUY', 'NEW'], ['STOP_LOSS', 'SELL', 'PENDING_NEW'], ['LIMIT_MAKER', 'SELL', 'PENDING_NEW']])
+  const open = (await signedInject(rig, buyer, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+  t.match(open.filter((o: { status: string }) => o.status === 'PENDING_NEW'), [{ isWorking: false, workingTime: -1 }, { isWorking: false, workingTime: -1 }])
+  t.same((await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json().asks, [], 'the pending sell is on no book')
+  t.match(seen.filter((p) => p.e === 'executionReport' && p.g === body.orderListId).map((p) => [p.x, p.X, p.w, p.W]),
+    [['NEW', 'PENDING_NEW', false, -1], ['NEW', 'PENDING_NEW', false, -1], ['NEW', 'NEW', true]])
+  t.match(seen.filter((p) => p.e === 'listStatus'), [{ c: 'OTO', l: 'EXEC_STARTED', C: 'bracket' }])
+
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.0100' })
+  t.same((await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json().asks, [['31000.00', '0.0090']], 'the pair is working')
+  const list = (await signedInject(rig, buyer, 'GET', '/api/v3/orderList', { origClientOrderId: 'bracket' })).json()
+  t.match(list, { contingencyType: 'OTO', listStatusType: 'EXEC_STARTED', listOrderStatus: 'EXECUTING' })
+  t.match((await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: body.orders[2].orderId })).json(),
+    { status: 'NEW', type: 'LIMIT_MAKER', isWorking: true, orderListId: body.orderListId })
+  const canceled = (await signedInject(rig, buyer, 'DELETE', '/api/v3/orderList', { symbol: 'BTCUSDT', listClientOrderId: 'bracket' })).json()
+  t.match(canceled, { contingencyType: 'OTO', listStatusType: 'ALL_DONE' })
+  t.same(canceled.orderReports.map((r: { status: string }) => r.status), ['CANCELED', 'CANCELED'], 'the pair; the working order filled before')
+})
+
+t.test('OTO refusals: working and pending types, and their parameters', async (t) => {
+  const { rig, buyer } = await setup(t)
+  const base = { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00', workingQuantity: '0.0100',
+    workingTimeInForce: 'GTC', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL', pendingPrice: '31000.00', pendingQuantity: '0.0090' }
+  const cases: [string, Record<string, string>, number, string][] = [
+    ['a MARKET working order', { workingType: 'MARKET' }, -1116, 'Invalid orderType.'],
+    ['a LIMIT without its time in force', { workingTimeInForce: '' }, -1102, "Mandatory parameter 'workingTimeInForce' was not sent, was empty/null, or malformed."],
+    ['a stop price on a LIMIT_MAKER', { pendingStopPrice: '29000.00' }, -1106, "Parameter 'pendingStopPrice' sent when not required."],
+    ['a bad pending type', { pendingType: 'TRAILING' }, -1116, 'Invalid orderType.'],
+    ['a bad side', { pendingSide: 'HOLD' }, -1117, 'Invalid side.'],
+  ]
+  for (const [name, change, code, msg] of cases) {
+    const res = await signedInject(rig, buyer, 'POST', '/api/v3/orderList/oto', { ...base, ...change })
+    t.same([res.statusCode, res.json()], [400, { code, msg }], name)
+  }
+  const ok = (await signedInject(rig, buyer, 'POST', '/api/v3/orderList/oto', { ...base, newOrderRespType: 'RESULT' })).json()
+  t.same(ok.orderReports.map((r: { status: string }) => r.status), ['NEW', 'PENDING_NEW'])
+  t.match((await signedInject(rig, buyer, 'GET', '/api/v3/openOrderList')).json(), [{ orderListId: ok.orderListId, contingencyType: 'OTO' }])
 })
