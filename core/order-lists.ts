@@ -156,11 +156,12 @@ export function placeOrderList(state: State, cmd: PlaceOrderList, time: number):
   const orderListId = state.nextOrderListId++
   const list: OrderList = {
     orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId), contingency: 'OCO', working: null,
-    legs, done: false, time,
+    legs, orders: [], done: false, time,
   }
   // Ids given now, so neither generated client id takes the other's given one.
   for (let i = 0; i < 2; i++) legs[i].orderId = m.nextOrderId++
   for (let i = 0; i < 2; i++) if (legs[i].clientOrderId === '') legs[i].clientOrderId = generatedClientId(m, legs[i], legs[i].orderId, [legs[1 - i].clientOrderId])
+  list.orders = ordersOf(legs)
   const events: Event[] = []
   placeOcoLegs(state, m, sub, list, legs, time, events)
   events.push(listEvent(list, sub, 'EXEC_STARTED', time))
@@ -189,12 +190,17 @@ export function placeOcoLegs(state: State, m: SpotMarket, sub: SubAccount, list:
   }
 }
 
+/** The ids a list's status events list its orders by. */
+export function ordersOf(legs: readonly Order[]): OrderList['orders'] {
+  return legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId }))
+}
+
 export function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTED' | 'ALL_DONE', time: number): OrderListEvent {
   return {
     type: 'orderList', marketId: list.legs[0].market.marketId, account: sub.address, sub: sub.sub,
     orderListId: list.orderListId, listClientOrderId: list.listClientOrderId, contingencyType: list.contingency === 'OCO' ? 'OCO' : 'OTO',
     listStatusType: status, listOrderStatus: status === 'EXEC_STARTED' ? 'EXECUTING' : 'ALL_DONE',
-    orders: list.legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })),
+    orders: list.orders.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })),
     time: list.time, updateTime: time,
   }
 }
@@ -235,9 +241,8 @@ export function cancelOrderList(state: State, cmd: CancelOrderList, time: number
     && (cmd.listClientOrderId === undefined || l.listClientOrderId === cmd.listClientOrderId))
   if (list === undefined) return reject('LIST_UNKNOWN')
   const events: Event[] = []
-  // Retiring its first open order ends the list (resting.ts): the others and the ALL_DONE status
-  // follow. (An OTOCO's working order may have filled already.)
-  retire(list.legs.find((o) => !isTerminal(o.status))!, 'CANCELED', 'CANCELED', time, events)
+  // Retiring its first order ends the list (resting.ts): the others and the ALL_DONE status follow.
+  retire(list.legs[0]!, 'CANCELED', 'CANCELED', time, events)
   if (cancelId !== undefined) {
     for (const e of events) if (e.type === 'order') (e as OrderEvent).cancelClientOrderId = cancelId
   }

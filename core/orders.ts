@@ -224,8 +224,10 @@ function placePerp(state: State, m: PerpMarket, sub: SubAccount, o: Order, time:
 /**
  * Places on a spot book: the events, or why it was refused (nothing changed then).
  * `into`: a triggered stop, which keeps its id and reports into the trigger's events.
+ * `beforeSweep`: runs between the order's NEW record and its sweep.
  */
-export function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number, into?: Event[]): Event[] | Code {
+export function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order, time: number, into?: Event[],
+  beforeSweep?: (events: Event[]) => void): Event[] | Code {
   const lock = spotLock(m, sub, o)
   if (typeof lock === 'string') return lock
   ensureSpotBalance(sub, m.base)
@@ -233,6 +235,8 @@ export function placeSpot(state: State, m: SpotMarket, sub: SubAccount, o: Order
   lockSpot(o, lock)
   const events = opened(m, o, into)
   pushSpotBalanceEvent(o, time, events)
+  // An OTO list's pending orders (core/oto-lists.ts): after the working order's NEW record, open before it trades.
+  if (beforeSweep !== undefined) beforeSweep(events)
   finish(o, sweep(state, m, o, time, events), time, events)
   return events
 }

@@ -12,7 +12,7 @@ import type { Code } from './codes.js'
 import type { ListLeg, PlaceOrderList, PlaceOtoList, Side } from './commands.js'
 import type { Event, Result } from './events.js'
 import { LIMITS } from './limits.js'
-import { checkList, executingLists, generatedListId, legCommand, listEvent, listIdCode, ocoShapeCode, placeOcoLegs } from './order-lists.js'
+import { checkList, executingLists, generatedListId, legCommand, listEvent, listIdCode, ocoShapeCode, ordersOf, placeOcoLegs } from './order-lists.js'
 import { checkOrder, generatedClientId, placeSpot, testOrder } from './orders.js'
 import { orderEvent } from './records.js'
 import { accept, reject } from './results.js'
@@ -90,25 +90,28 @@ export function placeOtoList(state: State, cmd: PlaceOtoList, time: number): Res
   const legs = [working, ...pending]
   const list: OrderList = {
     orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId),
-    contingency: pending.length === 1 ? 'OTO' : 'OTOCO', working, legs, done: false, time,
+    contingency: pending.length === 1 ? 'OTO' : 'OTOCO', working, legs, orders: [], done: false, time,
   }
   for (const o of legs) o.orderId = m.nextOrderId++
   for (const o of legs) {
     if (o.clientOrderId === '') o.clientOrderId = generatedClientId(m, o, o.orderId, legs.map((x) => x.clientOrderId))
     o.list = list
   }
-  // The pending orders wait first, so that a working order ending at once finds them to take along.
+  list.orders = ordersOf(legs)
+  // The working order's NEW record first (ids in order), then the pending orders start to wait
+  // before it trades, so that a working order ending at once finds them to take along; filled
+  // in full here, it has them placed after the command (core/price-tick.ts).
   const events: Event[] = []
-  for (const o of pending) {
-    o.status = 'PENDING_NEW'
-    m.stops.pending.set(o.orderId, o)
-    sub.orders.set(o.clientOrderId, o)
-    countOpen(o, 1)
-    events.push(orderEvent(o, 'NEW'))
-  }
-  events.push(listEvent(list, sub, 'EXEC_STARTED', time))
-  // Filled in full here, it has its pending orders placed after the command (core/price-tick.ts).
-  const placed = placeSpot(state, m, sub, working, time, events)
+  const placed = placeSpot(state, m, sub, working, time, events, (into) => {
+    for (const o of pending) {
+      o.status = 'PENDING_NEW'
+      m.stops.pending.set(o.orderId, o)
+      sub.orders.set(o.clientOrderId, o)
+      countOpen(o, 1)
+      into.push(orderEvent(o, 'NEW'))
+    }
+    into.push(listEvent(list, sub, 'EXEC_STARTED', time))
+  })
   assert(typeof placed !== 'string', 'working order refused after its checks')
   return accept(events)
 }
@@ -146,11 +149,10 @@ export function activateLists(state: State, m: SpotMarket, time: number, events:
   while (queue.length > 0) {
     const list = queue.shift()!
     if (list.done || list.working === null) continue
-    const working = list.working
     list.working = null
     const pending = list.legs.slice(1)
     for (const o of pending) unrestPending(o)
-    const sub = working.owner
+    const sub = pending[0]!.owner
     const base = { account: sub.address, sub: sub.sub, marketId: m.marketId, side: pending[0]!.side, qtyLots: pending[0]!.origQtyLots,
       stp: pending[0]!.stp }
     if (pending.length === 1) {
@@ -170,7 +172,7 @@ export function activateLists(state: State, m: SpotMarket, time: number, events:
     const [below, above] = checked.legs
     below.orderId = pending[0]!.orderId
     above.orderId = pending[1]!.orderId
-    list.legs = [working, below, above]
+    list.legs = [below, above]
     placeOcoLegs(state, m, sub, list, checked.legs, time, events)
     events.push(listEvent(list, sub, 'EXEC_STARTED', time))
   }
@@ -183,7 +185,7 @@ function activateOne(state: State, m: SpotMarket, list: OrderList, p: Order, bas
   if (typeof o === 'string') return expire(p, o, time, events)
   o.orderId = p.orderId
   o.list = list
-  list.legs[1] = o
+  list.legs = [o]
   if (isConditionalType(o.orderType)) {
     for (const e of armSpotStop(m, o, time).events) events.push(e)
     return

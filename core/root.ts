@@ -34,8 +34,8 @@ function conditionalLeaf(o: Order): string {
 /** An OCO leg's list (core/order-lists.ts). */
 function orderListLeaf(o: Order): string {
   const l = o.list!
-  const leaf = `orderList|${o.market.marketId}|${o.orderId}|${l.orderListId}|${l.listClientOrderId}|${l.done}|${l.time}`
-  return l.contingency === 'OCO' ? leaf : `${leaf}|${l.contingency}|${l.working?.orderId ?? 0}`
+  return `orderList|${o.market.marketId}|${o.orderId}|${l.orderListId}|${l.listClientOrderId}|${l.done}|${l.time}|${l.contingency}|` +
+    `${l.working?.orderId ?? 0}|${l.orders.map((x) => `${x.orderId}:${x.clientOrderId}`).join(',')}`
 }
 
 function orderExtraLeaf(o: Order): string {

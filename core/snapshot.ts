@@ -31,10 +31,10 @@ type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean,
 type ExtraTuple = [number, PriceMatch | '']
 /**
  * A list's order (core/order-lists.ts, oto-lists.ts): the list's id, client id, done, placement
- * time, then for OTO lists the contingency and the working order's id while it works; after a
- * null cond and extra when those are absent.
+ * time, contingency, the working order's id while it works (0 otherwise) and every order's ids;
+ * after a null cond and extra when those are absent.
  */
-type ListTuple = [number, string, boolean, number, OrderList['contingency']?, number?]
+type ListTuple = [number, string, boolean, number, OrderList['contingency'], number, [number, string][]]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -63,8 +63,8 @@ function orderTuple(o: Order): OrderTuple {
   if (l !== null) {
     if (!c && !extra) t.push(null)
     if (!extra) t.push(null)
-    t.push(l.contingency === 'OCO' ? [l.orderListId, l.listClientOrderId, l.done, l.time]
-      : [l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0])
+    t.push([l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0,
+      l.orders.map((x) => [x.orderId, x.clientOrderId])])
   }
   return t
 }
@@ -201,7 +201,8 @@ function restoreList(o: Order, t: ListTuple | undefined, lists: Map<number, Orde
   if (t === undefined) return
   let l = lists.get(t[0])
   if (l === undefined) {
-    l = { orderListId: t[0], listClientOrderId: t[1], contingency: t[4] ?? 'OCO', working: null, legs: [], done: t[2], time: t[3] }
+    l = { orderListId: t[0], listClientOrderId: t[1], contingency: t[4], working: null, legs: [],
+      orders: t[6].map(([orderId, clientOrderId]) => ({ orderId, clientOrderId })), done: t[2], time: t[3] }
     lists.set(t[0], l)
   }
   l.legs.push(o)

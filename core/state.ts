@@ -170,8 +170,13 @@ export interface OrderList {
   contingency: 'OCO' | 'OTO' | 'OTOCO'
   /** An OTO list's working order until it fills in full (its pending orders wait); null otherwise. */
   working: Order | null
-  /** Its orders, in orderId order: OCO the below leg, then the above leg; OTO the working order, then the pending (below, above). */
+  /**
+   * Its open orders, in orderId order: an OCO's below and above legs; an OTO's working order,
+   * then its pending order or pair (below, above); once an OTOCO's working order filled, the pair.
+   */
   legs: Order[]
+  /** Every order it was placed with, in orderId order, as its status events list them. */
+  orders: { orderId: number; clientOrderId: string }[]
   /** ALL_DONE: a leg filled, triggered or was canceled, and the other went with it. */
   done: boolean
   /** Placement time (Binance's transactionTime). */

@@ -61,7 +61,7 @@ function listJson(m: SpotMarket, l: ListFields, transactionTime: number): Record
 function liveFields(l: OrderList): ListFields {
   return { contingencyType: l.contingency === 'OCO' ? 'OCO' : 'OTO', orderListId: l.orderListId, listClientOrderId: l.listClientOrderId,
     listStatusType: 'EXEC_STARTED',
-    listOrderStatus: 'EXECUTING', orders: l.legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })) }
+    listOrderStatus: 'EXECUTING', orders: l.orders }
 }
 
 /**

@@ -4,7 +4,7 @@
 // enough to expire GTD orders. Streams are plain data and replay exactly from their seed.
 
 import fc from 'fast-check'
-import type { Command, ConditionalType, Deposit, ListLeg, PlaceOrder, PlaceOrderList, Side, StpMode, TimeInForce, WorkingType } from '../../core/commands.js'
+import type { Command, ConditionalType, Deposit, ListLeg, PlaceOrder, PlaceOrderList, PlaceOtoList, Side, StpMode, TimeInForce, WorkingType } from '../../core/commands.js'
 
 export const MODEL_ACCOUNTS: readonly string[] = ['1', '2', '3', '4', '5', '6'].map((d) => '0x' + d.repeat(40))
 
@@ -159,10 +159,36 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
       && (k % 8 === 3 || k % 8 === 5)) {
       return { dtMs: r.dtMs, command: ocoOf(p, command) }
     }
+    // And some spot GTC limits (a long hedge side and a GTD lead a multiple of 4 ms, both unused
+    // on spot) are an OTO list's working order, exiting at its mirror across the mid, or at it
+    // and at a stop as far on the other side (OTOCO).
+    if (o.extended && !perp && r.mangle === undefined && command.orderType === 'LIMIT' && command.timeInForce === 'GTC'
+      && r.hedgeSide === 'LONG' && r.gtdAheadMs % 4 === 0) {
+      return { dtMs: r.dtMs, command: otoOf(p, command, r.gtdAheadMs % 8 === 0) }
+    }
     const draft: Draft = { dtMs: r.dtMs, command }
     if (command.timeInForce === 'GTD') draft.gtdAheadMs = r.gtdAheadMs
     return draft
   })
+}
+
+/** An OTO (or OTOCO) list around a spot limit (see placeDraft). */
+function otoOf(p: MarketProfile, working: PlaceOrder, pair: boolean): PlaceOtoList {
+  const exit = working.side === 'BUY' ? 'SELL' : 'BUY'
+  const away = Math.max(2, Math.abs(p.midTicks - working.priceTicks!))
+  const profit = exit === 'SELL' ? p.midTicks + away : p.midTicks - away
+  const loss = exit === 'SELL' ? p.midTicks - 2 * away : p.midTicks + 2 * away
+  const list: PlaceOtoList = { type: 'PlaceOtoList', account: working.account, sub: working.sub, marketId: working.marketId,
+    working: { orderType: 'LIMIT', side: working.side, priceTicks: working.priceTicks!, qtyLots: working.qtyLots, timeInForce: 'GTC' },
+    pendingSide: exit, pendingQtyLots: Math.max(1, working.qtyLots - 1) }
+  const maker: ListLeg = { orderType: 'POST_ONLY', priceTicks: profit }
+  const stop: ListLeg = { orderType: 'STOP_MARKET', stopPriceTicks: loss }
+  if (!pair) list.pending = maker
+  else if (exit === 'SELL') Object.assign(list, { pendingAbove: maker, pendingBelow: stop })
+  else Object.assign(list, { pendingAbove: stop, pendingBelow: maker })
+  if (working.clientOrderId !== undefined) list.working.clientOrderId = working.clientOrderId
+  if (working.stp !== undefined) list.stp = working.stp
+  return list
 }
 
 /** An OCO list around a spot stop loss (see placeDraft): a LIMIT_MAKER mirrored across the mid. */

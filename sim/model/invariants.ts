@@ -78,12 +78,14 @@ export function ownershipViolations(state: State): string[] {
       const who = `${o.owner.address}/${o.owner.sub}`
       if (!liveSub(state, o.owner)) out.push(`order ${m.marketId}/${o.orderId}: owner ${who} is not a live sub-account`)
       if (o.owner.orders.get(o.clientOrderId) !== o) out.push(`order ${m.marketId}/${o.orderId}: not indexed by ${who} as ${o.clientOrderId}`)
-      // An executing list: every order open but an OTOCO's filled working order, of one owner and
-      // market, this one of them; pending orders (PENDING_NEW) exactly while the working order works.
+      // An executing list: its legs (an OCO's two; an OTO's working order and what waits on it;
+      // an OTOCO's pair once placed) open, of one owner and market, this one of them; pending
+      // orders (PENDING_NEW) exactly while the working order works.
       const l = o.list
-      if (l !== null && !l.done && (l.legs.length !== (l.contingency === 'OCO' ? 2 : l.contingency === 'OTO' ? 2 : 3) || !l.legs.includes(o)
-        || l.legs.some((x) => x.owner !== o.owner || x.market !== m || (x.status !== 'FILLED' && openOrderOf(m, x.orderId) !== x)
-          || (x !== l.legs[0] && l.contingency !== 'OCO' && (x.status === 'PENDING_NEW') !== (l.working !== null))))) {
+      const legCount = l === null ? 0 : l.contingency === 'OTOCO' && l.working !== null ? 3 : 2
+      if (l !== null && !l.done && (l.legs.length !== legCount || !l.legs.includes(o) || l.orders.length !== (l.contingency === 'OTOCO' ? 3 : 2)
+        || l.legs.some((x) => x.owner !== o.owner || x.market !== m || openOrderOf(m, x.orderId) !== x
+          || (x !== l.working && l.contingency !== 'OCO' && (x.status === 'PENDING_NEW') !== (l.working !== null))))) {
         out.push(`order ${m.marketId}/${o.orderId}: executing list ${l.orderListId} without its orders open`)
       }
       const counts = perSub.get(o.owner) ?? new Map<number, number>()
@@ -258,8 +260,10 @@ export class IdMonitor {
         if (e.tradeId !== last + 1) out.push(`seq ${entry.seq}: market ${e.marketId} trade id ${e.tradeId} after ${last}`)
         this.lastTradeId.set(e.marketId, e.tradeId)
       } else if (e.type === 'order' && e.execType === 'NEW' && !(e.cond && e.cond.triggerTime > 0)) {
-        // (A triggered conditional order's NEW record keeps the id it was given when placed.)
+        // (A triggered conditional order's NEW record keeps the id it was given when placed, and
+        // so does an OTO list's pending order placed once its working order filled.)
         const last = this.lastNewOrderId.get(e.marketId) ?? 0
+        if (e.orderListId !== undefined && e.orderId <= last) continue
         if (e.orderId !== last + 1) out.push(`seq ${entry.seq}: market ${e.marketId} order id ${e.orderId} after ${last}`)
         this.lastNewOrderId.set(e.marketId, e.orderId)
       }
