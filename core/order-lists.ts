@@ -1,4 +1,7 @@
-// OCO order lists (Binance spot's one-cancels-the-other): two orders of one side and quantity
+// OCO order lists (Binance spot's one-cancels-the-other), and what every list shares: its
+// status events, its end, its cancel (OTO and OTOCO lists: core/oto-lists.ts).
+//
+// An OCO is two orders of one side and quantity
 // on a spot market, the above order over the last price and the below order under it. One is
 // the stop loss (STOP or STOP_MARKET, core/spot-stops.ts); the other a LIMIT_MAKER (POST_ONLY,
 // resting in the book) or a take profit. When either fills, triggers or leaves the book, the
@@ -122,15 +125,24 @@ export function checkList(state: State, cmd: PlaceOrderList, time: number): Chec
     legs.push(o)
   }
   const owner = legs[0].owner
-  // Each leg was checked for room alone; the list needs room for both.
-  if (owner.orders.size + 2 > LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
-  if ((owner.openByMarket.get(m.marketId) ?? 0) + 2 > LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
-  const stops = legs.filter((o) => o.cond !== null).length
-  if (spotStopCount(owner, m) + stops > LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
-  if (executingLists(owner, m).length >= LIMITS.orderListsPerMarketMax) return 'TOO_MANY_LISTS'
+  const room = listRoomCode(owner, m, legs)
+  if (room) return room
   const need = Math.max(needOf(m, legs[0]), needOf(m, legs[1]))
   if (spotBalance(owner, cmd.side === 'BUY' ? m.quote : m.base).free < need) return 'BALANCE_INSUFFICIENT'
   return { m, sub: owner, legs: [legs[0], legs[1]] }
+}
+
+/**
+ * Room for a new list's orders: each was checked for room alone, the list needs room for all
+ * (open orders, waiting stops) and for one more list.
+ */
+export function listRoomCode(owner: SubAccount, m: SpotMarket, orders: readonly Order[]): Code | null {
+  if (owner.orders.size + orders.length > LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
+  if ((owner.openByMarket.get(m.marketId) ?? 0) + orders.length > LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
+  const stops = orders.filter((o) => o.cond !== null).length
+  if (spotStopCount(owner, m) + stops > LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (executingLists(owner, m).length >= LIMITS.orderListsPerMarketMax) return 'TOO_MANY_LISTS'
+  return null
 }
 
 /** A list client id a client sent: well formed, and unique among the sub-account's executing lists. */

@@ -11,13 +11,12 @@ import { assert } from './assert.js'
 import type { Code } from './codes.js'
 import type { ListLeg, PlaceOrderList, PlaceOtoList, Side } from './commands.js'
 import type { Event, Result } from './events.js'
-import { LIMITS } from './limits.js'
-import { checkList, executingLists, generatedListId, legCommand, listEvent, listIdCode, ocoShapeCode, ordersOf, placeOcoLegs } from './order-lists.js'
+import { checkList, generatedListId, legCommand, listEvent, listIdCode, listRoomCode, ocoShapeCode, ordersOf, placeOcoLegs } from './order-lists.js'
 import { checkOrder, generatedClientId, placeSpot, testOrder } from './orders.js'
 import { orderEvent } from './records.js'
 import { accept, reject } from './results.js'
 import { countOpen } from './resting.js'
-import { armSpotStop, spotStopCount } from './spot-stops.js'
+import { armSpotStop } from './spot-stops.js'
 import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
 import { isConditionalType } from './trigger-index.js'
 
@@ -74,12 +73,8 @@ function checkOto(state: State, cmd: PlaceOtoList, time: number): CheckedOto | C
     pending.push(o)
   }
   const owner = working.owner
-  const n = 1 + pending.length
-  if (owner.orders.size + n > LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
-  if ((owner.openByMarket.get(m.marketId) ?? 0) + n > LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
-  if (spotStopCount(owner, m) + pending.filter((o) => o.cond !== null).length > LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
-  if (executingLists(owner, m).length >= LIMITS.orderListsPerMarketMax) return 'TOO_MANY_LISTS'
-  return { m, sub: owner, working, pending }
+  const room = listRoomCode(owner, m, [working, ...pending])
+  return room ?? { m, sub: owner, working, pending }
 }
 
 export function placeOtoList(state: State, cmd: PlaceOtoList, time: number): Result {
