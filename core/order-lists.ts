@@ -104,14 +104,22 @@ interface CheckedList {
   legs: [Order, Order]
 }
 
-/** Every check placing the list makes, changing nothing. */
-export function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList | Code {
+/** A list command's spot market, trading, and its issuer's sub-account (undefined: holds nothing yet). */
+export function listMarket(state: State, cmd: Issuer & { marketId: number }): { m: SpotMarket; sub: SubAccount | undefined } | Code {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
   if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
   const sub = findSub(state, cmd)
   if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
   if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  return { m, sub }
+}
+
+/** Every check placing the list makes, changing nothing. */
+export function checkList(state: State, cmd: PlaceOrderList, time: number): CheckedList | Code {
+  const found = listMarket(state, cmd)
+  if (typeof found === 'string') return found
+  const { m, sub } = found
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   const shape = ocoShapeCode(cmd.side, cmd.above, cmd.below, m.lastPriceTicks)
   if (shape) return shape

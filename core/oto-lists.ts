@@ -6,12 +6,11 @@
 // the working order ending any other way (canceled, expired) takes them with it, and canceling
 // one of them cancels the whole list.
 
-import { findSub, validIssuer } from './accounts.js'
 import { assert } from './assert.js'
 import type { Code } from './codes.js'
 import type { ListLeg, PlaceOrderList, PlaceOtoList, Side } from './commands.js'
 import type { Event, Result } from './events.js'
-import { checkList, generatedListId, legCommand, listEvent, listIdCode, listRoomCode, ocoShapeCode, ordersOf, placeOcoLegs } from './order-lists.js'
+import { checkList, generatedListId, legCommand, listEvent, listIdCode, listMarket, listRoomCode, ocoShapeCode, ordersOf, placeOcoLegs } from './order-lists.js'
 import { checkOrder, generatedClientId, placeSpot, testOrder } from './orders.js'
 import { orderEvent } from './records.js'
 import { accept, reject } from './results.js'
@@ -35,12 +34,9 @@ function pendingBase(cmd: PlaceOtoList): { account: string; sub: number; marketI
 }
 
 function checkOto(state: State, cmd: PlaceOtoList, time: number): CheckedOto | Code {
-  const m = state.markets[cmd.marketId]
-  if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
-  if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
-  const sub = findSub(state, cmd)
-  if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
-  if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  const found = listMarket(state, cmd)
+  if (typeof found === 'string') return found
+  const { m, sub } = found
   const w = cmd.working
   if (w === null || typeof w !== 'object') return 'COMMAND_INVALID'
   if (w.orderType !== 'LIMIT' && w.orderType !== 'POST_ONLY') return 'LIST_LEG_TYPE'

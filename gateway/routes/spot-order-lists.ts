@@ -156,14 +156,24 @@ export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, le
   if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
   const qtyLots = parseQtyLots(m, required(p, 'quantity'), false)
   const legs = legacy ? legacyLegs(p, m, side) : { above: legParam(p, m, 'above'), below: legParam(p, m, 'below') }
+  return submitList(ctx, a, m, { type: 'PlaceOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, side, qtyLots, ...legs })
+}
+
+/**
+ * Sequences a list placement with the parameters every kind reads (listClientOrderId,
+ * selfTradePreventionMode, newOrderRespType) and answers its body, with the orders' reports
+ * unless ACK was asked for.
+ */
+async function submitList(ctx: GatewayContext, a: Authenticated, m: SpotMarket, cmd: PlaceOrderList | PlaceOtoList): Promise<object> {
+  const p = a.params
   const stp = optional(p, 'selfTradePreventionMode')
   if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
   const respType = respTypeParam(p)
-  const cmd: PlaceOrderList = { type: 'PlaceOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, side, qtyLots, ...legs }
   const listClientOrderId = optional(p, 'listClientOrderId')
   if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
   if (stp !== undefined) cmd.stp = stp as StpMode
+  const state = ctx.state()
   const ack = await ctx.submit(cmd)
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', param: 'listClientOrderId' })
   const l = listEventOf(ack.result.events)
@@ -195,20 +205,8 @@ export async function spotOtoPlaceFrom(ctx: GatewayContext, a: Authenticated, pa
   const pendingQtyLots = parseQtyLots(m, required(p, 'pendingQuantity'), false, 'pendingQuantity')
   const pending = pair ? { pendingAbove: legParam(p, m, 'pendingAbove'), pendingBelow: legParam(p, m, 'pendingBelow') }
     : { pending: legParam(p, m, 'pending', PENDING_TYPES) }
-  const stp = optional(p, 'selfTradePreventionMode')
-  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
-  const respType = respTypeParam(p)
-  const cmd: PlaceOtoList = { type: 'PlaceOtoList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, working, pendingSide, pendingQtyLots, ...pending }
-  const listClientOrderId = optional(p, 'listClientOrderId')
-  if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
-  if (stp !== undefined) cmd.stp = stp as StpMode
-  const ack = await ctx.submit(cmd)
-  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', param: 'listClientOrderId' })
-  const l = listEventOf(ack.result.events)
-  const body = listJson(m, l, l.time)
-  if (respType !== 'ACK') body.orderReports = orderReports(state, m, ack.result.events, l, l.time, false)
-  return body
+  return submitList(ctx, a, m, { type: 'PlaceOtoList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
+    marketId: m.marketId, working, pendingSide, pendingQtyLots, ...pending })
 }
 
 function listEventOf(events: readonly Event[], orderListId?: number): OrderListEvent {
