@@ -176,7 +176,7 @@ t.test('OTOCO: the pair waits PENDING_NEW, then is placed as an OCO once the wor
   t.match(open.filter((o: { status: string }) => o.status === 'PENDING_NEW'), [{ isWorking: false, workingTime: -1 }, { isWorking: false, workingTime: -1 }])
   t.same((await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json().asks, [], 'the pending sell is on no book')
   t.match(seen.filter((p) => p.e === 'executionReport' && p.g === body.orderListId).map((p) => [p.x, p.X, p.w, p.W]),
-    [['NEW', 'PENDING_NEW', false, -1], ['NEW', 'PENDING_NEW', false, -1], ['NEW', 'NEW', true]])
+    [['NEW', 'NEW', true], ['NEW', 'PENDING_NEW', false, -1], ['NEW', 'PENDING_NEW', false, -1]])
   t.match(seen.filter((p) => p.e === 'listStatus'), [{ c: 'OTO', l: 'EXEC_STARTED', C: 'bracket' }])
 
   await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.0100' })
