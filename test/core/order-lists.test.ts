@@ -7,7 +7,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import type { Command, ListLeg, PlaceOrderList } from '../../core/commands.js'
-import type { Event, OrderListEvent, Result } from '../../core/events.js'
+import type { Result } from '../../core/events.js'
 import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
@@ -15,6 +15,7 @@ import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers/exchange.js'
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
+import { gap, listEvents, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -26,9 +27,6 @@ const maker = (priceTicks: number, clientOrderId?: string): ListLeg => ({ orderT
 const stopLimit = (stopPriceTicks: number, priceTicks: number): ListLeg => ({ orderType: 'STOP', stopPriceTicks, priceTicks, timeInForce: 'GTC' })
 const stopMarket = (stopPriceTicks: number): ListLeg => ({ orderType: 'STOP_MARKET', stopPriceTicks })
 const takeProfit = (stopPriceTicks: number): ListLeg => ({ orderType: 'TAKE_PROFIT_MARKET', stopPriceTicks })
-
-const listEvents = (r: Result | Event[]): OrderListEvent[] =>
-  ('events' in r ? r.events : r).filter((e): e is OrderListEvent => e.type === 'orderList')
 
 /** Alice and Carol hold 10,000 USDT, Bob and Dave 1 BTC; one trade at 30,000.00 sets the last price. */
 function setup(): TestExchange {
@@ -205,18 +203,9 @@ t.test('an executing list survives a snapshot: same root, and the same results a
 })
 
 t.test('property: random spot flows with OCO lists keep every invariant and replay from a snapshot to the same root', async (t) => {
-  const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
-  const side = fc.constantFrom('BUY' as const, 'SELL' as const)
-  const near = fc.integer({ min: 2_950_000, max: 3_050_000 }).map((p) => p - (p % 1_000))
-  const gap = fc.integer({ min: 1, max: 60 }).map((g) => g * 1_000)
-  const op = fc.oneof(
-    fc.record({ kind: fc.constant('limit' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }) }),
-    fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }) }),
+  const op = fc.oneof(...plainOps,
     fc.record({ kind: fc.constant('oco' as const), who, side, up: gap, down: gap, lots: fc.integer({ min: 2, max: 60 }),
-      upper: fc.constantFrom('maker', 'tp', 'tpLimit'), lower: fc.constantFrom('stop', 'stopLimit'), offset: fc.integer({ min: -5, max: 5 }) }),
-    fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
-    fc.record({ kind: fc.constant('cancelList' as const), who, pick: fc.nat({ max: 20 }) }),
-  )
+      upper: fc.constantFrom('maker', 'tp', 'tpLimit'), lower: fc.constantFrom('stop', 'stopLimit'), offset: fc.integer({ min: -5, max: 5 }) }))
   let lists = 0
   let done = 0
   fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
@@ -225,50 +214,20 @@ t.test('property: random spot flows with OCO lists keep every invariant and repl
     ex.deposit(CAROL, 'BTC', COIN)
     ex.fund(BOB, 10_000, 0, 'SPOT')
     ex.fund(DAVE, 10_000, 0, 'SPOT')
-    const start = encodeSnapshot(ex.state)
-    const entries: Parameters<typeof apply>[1][] = []
-    const results: string[] = []
-    // Halfway, a snapshot: restored, it must give the same results for the rest, byte for byte.
-    let mid: { at: number; snapshot: Uint8Array } | undefined
-    for (const o of ops) {
-      if (entries.length === Math.floor(ops.length / 2)) mid = { at: entries.length, snapshot: encodeSnapshot(ex.state) }
-      let command: Command
+    return runFlow(ex, ops.length, (i) => {
+      const o = ops[i]!
+      if (o.kind !== 'oco') return plainCommand(ex, o)
+      // The profit-taking leg on the favourable side of the last price, the stop loss on the other.
       const last = ex.state.markets[BTCSPOT]!.lastPriceTicks
-      if (o.kind === 'limit') command = limit(o.who, o.side, o.price, o.lots, spot)
-      else if (o.kind === 'market') command = market(o.who, o.side, o.lots, spot)
-      else if (o.kind === 'oco') {
-        // The profit-taking leg on the favourable side of the last price, the stop loss on the other.
-        const profit = o.side === 'SELL' ? last + o.up : last - o.down
-        const loss = o.side === 'SELL' ? last - o.down : last + o.up
-        const profitLeg: ListLeg = o.upper === 'maker' ? maker(profit)
-          : o.upper === 'tp' ? takeProfit(profit) : { orderType: 'TAKE_PROFIT', stopPriceTicks: profit, priceTicks: profit + o.offset * 1_000, timeInForce: 'GTC' }
-        const lossLeg: ListLeg = o.lower === 'stop' ? stopMarket(loss) : stopLimit(loss, loss + o.offset * 1_000)
-        command = o.side === 'SELL' ? oco(o.who, 'SELL', o.lots, profitLeg, lossLeg) : oco(o.who, 'BUY', o.lots, lossLeg, profitLeg)
-      } else if (o.kind === 'cancel') {
-        const open = [...ex.sub(o.who).orders.values()]
-        command = cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
-      } else {
-        const open = [...ex.sub(o.who).orders.values()].filter((x) => x.list !== null && !x.list.done)
-        command = { type: 'CancelOrderList', account: o.who, sub: 0, marketId: BTCSPOT,
-          orderListId: open.length === 0 ? 1 : open[o.pick % open.length]!.list!.orderListId }
-      }
-      const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command }
-      entries.push(structuredClone(entry))
-      const r = apply(ex.state, entry)
-      results.push(JSON.stringify(r))
+      const profit = o.side === 'SELL' ? last + o.up : last - o.down
+      const loss = o.side === 'SELL' ? last - o.down : last + o.up
+      const profitLeg: ListLeg = o.upper === 'maker' ? maker(profit)
+        : o.upper === 'tp' ? takeProfit(profit) : { orderType: 'TAKE_PROFIT', stopPriceTicks: profit, priceTicks: profit + o.offset * 1_000, timeInForce: 'GTC' }
+      const lossLeg: ListLeg = o.lower === 'stop' ? stopMarket(loss) : stopLimit(loss, loss + o.offset * 1_000)
+      return o.side === 'SELL' ? oco(o.who, 'SELL', o.lots, profitLeg, lossLeg) : oco(o.who, 'BUY', o.lots, lossLeg, profitLeg)
+    }, (_c, r) => {
       for (const e of listEvents(r)) e.listStatusType === 'EXEC_STARTED' ? lists++ : done++
-      ex.time += 1
-      const v = stateViolations(ex.state)
-      if (v.length > 0) throw new Error(`after ${JSON.stringify(command)}: ${v.join('; ')}`)
-    }
-    const again = decodeSnapshot(start)
-    for (const e of entries) apply(again, e)
-    const resumed = decodeSnapshot(mid!.snapshot)
-    for (let i = mid!.at; i < entries.length; i++) {
-      const r = JSON.stringify(apply(resumed, entries[i]!))
-      if (r !== results[i]) throw new Error(`entry ${i} after a snapshot: ${r}, straight through: ${results[i]}`)
-    }
-    return stateRoot(again) === stateRoot(ex.state) && stateRoot(resumed) === stateRoot(ex.state)
+    })
   }), runs(40))
   t.comment(`lists placed ${lists}, ended ${done}`)
   t.ok(lists > 100 && done > 50, 'the flow places lists and ends many of them')

@@ -7,7 +7,6 @@
 import t from 'tap'
 import fc from 'fast-check'
 import type { Command, ListLeg, PlaceOtoList } from '../../core/commands.js'
-import type { Event, OrderListEvent, Result } from '../../core/events.js'
 import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
@@ -16,6 +15,7 @@ import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers/exchange.js'
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
+import { gap, listEvents, near, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -27,9 +27,6 @@ const buyAt = (priceTicks: number, qtyLots: number, timeInForce: 'GTC' | 'IOC' =
   ({ orderType: 'LIMIT', side: 'BUY', priceTicks, qtyLots, timeInForce })
 const maker = (priceTicks: number): ListLeg => ({ orderType: 'POST_ONLY', priceTicks })
 const stopMarket = (stopPriceTicks: number): ListLeg => ({ orderType: 'STOP_MARKET', stopPriceTicks })
-
-const listEvents = (r: Result | Event[]): OrderListEvent[] =>
-  ('events' in r ? r.events : r).filter((e): e is OrderListEvent => e.type === 'orderList')
 
 /**
  * Alice and Carol hold 10,000 USDT and 0.01 BTC (a buy's fee is taken from the base it brings,
@@ -156,18 +153,9 @@ t.test('a list with pending orders survives a snapshot: same root, and the same 
 })
 
 t.test('property: random spot flows with OTO and OTOCO lists keep every invariant and replay from a snapshot to the same root', async (t) => {
-  const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
-  const side = fc.constantFrom('BUY' as const, 'SELL' as const)
-  const near = fc.integer({ min: 2_950_000, max: 3_050_000 }).map((p) => p - (p % 1_000))
-  const gap = fc.integer({ min: 1, max: 60 }).map((g) => g * 1_000)
-  const op = fc.oneof(
-    fc.record({ kind: fc.constant('limit' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }) }),
-    fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }) }),
+  const op = fc.oneof(...plainOps,
     fc.record({ kind: fc.constant('oto' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }), up: gap, down: gap,
-      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean() }),
-    fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
-    fc.record({ kind: fc.constant('cancelList' as const), who, pick: fc.nat({ max: 20 }) }),
-  )
+      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean() }))
   let lists = 0
   let activated = 0
   fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
@@ -176,55 +164,24 @@ t.test('property: random spot flows with OTO and OTOCO lists keep every invarian
     ex.deposit(CAROL, 'BTC', COIN)
     ex.fund(BOB, 10_000, 0, 'SPOT')
     ex.fund(DAVE, 10_000, 0, 'SPOT')
-    const start = encodeSnapshot(ex.state)
-    const entries: Parameters<typeof apply>[1][] = []
-    const results: string[] = []
-    // Halfway, a snapshot: restored, it must give the same results for the rest, byte for byte.
-    let mid: { at: number; snapshot: Uint8Array } | undefined
-    for (const o of ops) {
-      if (entries.length === Math.floor(ops.length / 2)) mid = { at: entries.length, snapshot: encodeSnapshot(ex.state) }
-      let command: Command
-      if (o.kind === 'limit') command = limit(o.who, o.side, o.price, o.lots, spot)
-      else if (o.kind === 'market') command = market(o.who, o.side, o.lots, spot)
-      else if (o.kind === 'oto') {
-        // Enter at `price`, then exit the other way: a profit leg past the entry, a stop loss short of it.
-        const exit = o.side === 'BUY' ? 'SELL' : 'BUY'
-        const profit = exit === 'SELL' ? o.price + o.up : o.price - o.up
-        const loss = exit === 'SELL' ? o.price - o.down : o.price + o.down
-        const working = { orderType: 'LIMIT' as const, side: o.side, priceTicks: o.price, qtyLots: o.lots, timeInForce: o.ioc ? 'IOC' as const : 'GTC' as const }
-        const single: ListLeg = o.pendingType === 'maker' ? maker(profit) : o.pendingType === 'limit' ? { orderType: 'LIMIT', priceTicks: profit, timeInForce: 'GTC' }
-          : o.pendingType === 'market' ? { orderType: 'MARKET' } : stopMarket(loss)
-        command = o.pair
-          ? oto(o.who, working, exit, o.lots, exit === 'SELL' ? { pendingAbove: maker(profit), pendingBelow: stopMarket(loss) }
-            : { pendingAbove: stopMarket(loss), pendingBelow: maker(profit) })
-          : oto(o.who, working, exit, o.lots, { pending: single })
-      } else if (o.kind === 'cancel') {
-        const open = [...ex.sub(o.who).orders.values()]
-        command = cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
-      } else {
-        const open = [...ex.sub(o.who).orders.values()].filter((x) => x.list !== null && !x.list.done)
-        command = { type: 'CancelOrderList', account: o.who, sub: 0, marketId: BTCSPOT,
-          orderListId: open.length === 0 ? 1 : open[o.pick % open.length]!.list!.orderListId }
-      }
-      const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command }
-      entries.push(structuredClone(entry))
-      const r = apply(ex.state, entry)
-      results.push(JSON.stringify(r))
-      if (command.type === 'PlaceOtoList' && r.ok) lists++
-      activated += orderEvents(r).filter((e) => e.orderListId !== undefined && e.execType === 'NEW' && e.status !== 'PENDING_NEW'
-        && e.side === (command.type === 'PlaceOtoList' ? command.pendingSide : e.side) && command.type !== 'PlaceOtoList').length
-      ex.time += 1
-      const v = stateViolations(ex.state)
-      if (v.length > 0) throw new Error(`after ${JSON.stringify(command)}: ${v.join('; ')}`)
-    }
-    const again = decodeSnapshot(start)
-    for (const e of entries) apply(again, e)
-    const resumed = decodeSnapshot(mid!.snapshot)
-    for (let i = mid!.at; i < entries.length; i++) {
-      const r = JSON.stringify(apply(resumed, entries[i]!))
-      if (r !== results[i]) throw new Error(`entry ${i} after a snapshot: ${r}, straight through: ${results[i]}`)
-    }
-    return stateRoot(again) === stateRoot(ex.state) && stateRoot(resumed) === stateRoot(ex.state)
+    return runFlow(ex, ops.length, (i) => {
+      const o = ops[i]!
+      if (o.kind !== 'oto') return plainCommand(ex, o)
+      // Enter at `price`, then exit the other way: a profit leg past the entry, a stop loss short of it.
+      const exit = o.side === 'BUY' ? 'SELL' : 'BUY'
+      const profit = exit === 'SELL' ? o.price + o.up : o.price - o.up
+      const loss = exit === 'SELL' ? o.price - o.down : o.price + o.down
+      const working = { orderType: 'LIMIT' as const, side: o.side, priceTicks: o.price, qtyLots: o.lots, timeInForce: o.ioc ? 'IOC' as const : 'GTC' as const }
+      const single: ListLeg = o.pendingType === 'maker' ? maker(profit) : o.pendingType === 'limit' ? { orderType: 'LIMIT', priceTicks: profit, timeInForce: 'GTC' }
+        : o.pendingType === 'market' ? { orderType: 'MARKET' } : stopMarket(loss)
+      if (!o.pair) return oto(o.who, working, exit, o.lots, { pending: single })
+      return oto(o.who, working, exit, o.lots, exit === 'SELL' ? { pendingAbove: maker(profit), pendingBelow: stopMarket(loss) }
+        : { pendingAbove: stopMarket(loss), pendingBelow: maker(profit) })
+    }, (c, r) => {
+      if (c.type === 'PlaceOtoList' && r.ok) lists++
+      // Pending orders placed once their working order filled: NEW records of list orders in other commands.
+      if (c.type !== 'PlaceOtoList') activated += orderEvents(r).filter((e) => e.orderListId !== undefined && e.execType === 'NEW').length
+    })
   }), runs(40))
   t.comment(`lists placed ${lists}, pending orders placed later ${activated}`)
   t.ok(lists > 100 && activated > 20, 'the flow places lists and activates many of them')

@@ -1,0 +1,82 @@
+// Random spot flows for the order-list properties (test/core/order-lists.test.ts,
+// oto-lists.test.ts): the orders, cancels and list cancels both draw, and the run that applies
+// a flow checking every invariant after each command, then replays it from the start and from
+// a snapshot halfway: the same root, and from halfway the same results byte for byte.
+
+import fc from 'fast-check'
+import type { Command } from '../../core/commands.js'
+import type { Event, OrderListEvent, Result } from '../../core/events.js'
+import { apply } from '../../core/apply.js'
+import { stateRoot } from '../../core/root.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
+import { stateViolations } from '../../sim/model/invariants.js'
+import { ALICE, BOB, BTCSPOT, CAROL, DAVE, type TestExchange } from './exchange.js'
+import { cancel, limit, market } from './commands.js'
+
+export const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
+export const side = fc.constantFrom('BUY' as const, 'SELL' as const)
+/** A price within 500 ticks of 30,000.00, on a 10-tick grid. */
+export const near = fc.integer({ min: 2_950_000, max: 3_050_000 }).map((p) => p - (p % 1_000))
+/** A distance of 10 to 600 ticks. */
+export const gap = fc.integer({ min: 1, max: 60 }).map((g) => g * 1_000)
+
+/** The draws every flow has besides its lists: limits, markets, cancels of an open order or list. */
+export const plainOps = [
+  fc.record({ kind: fc.constant('limit' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }) }),
+  fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }) }),
+  fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
+  fc.record({ kind: fc.constant('cancelList' as const), who, pick: fc.nat({ max: 20 }) }),
+] as const
+
+type ValueOf<A> = A extends fc.Arbitrary<infer T> ? T : never
+export type PlainOp = ValueOf<(typeof plainOps)[number]>
+
+/** A plain draw as the command it is now: cancels aim at one of the account's open orders, or lists. */
+export function plainCommand(ex: TestExchange, o: PlainOp): Command {
+  if (o.kind === 'limit') return limit(o.who, o.side, o.price, o.lots, { marketId: BTCSPOT })
+  if (o.kind === 'market') return market(o.who, o.side, o.lots, { marketId: BTCSPOT })
+  if (o.kind === 'cancel') {
+    const open = [...ex.sub(o.who).orders.values()]
+    return cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
+  }
+  const open = [...ex.sub(o.who).orders.values()].filter((x) => x.list !== null && !x.list.done)
+  return { type: 'CancelOrderList', account: o.who, sub: 0, marketId: BTCSPOT,
+    orderListId: open.length === 0 ? 1 : open[o.pick % open.length]!.list!.orderListId }
+}
+
+export const listEvents = (r: Result | Event[]): OrderListEvent[] =>
+  ('events' in r ? r.events : r).filter((e): e is OrderListEvent => e.type === 'orderList')
+
+/**
+ * Applies `count` commands, each built by `next` from the state then, checking every invariant
+ * after each (an exception names the command); `seen` sees each result. True when the replays
+ * from the start and from the snapshot halfway end at the same root (a result that differs
+ * after the snapshot throws).
+ */
+export function runFlow(ex: TestExchange, count: number, next: (i: number) => Command, seen: (c: Command, r: Result) => void): boolean {
+  const start = encodeSnapshot(ex.state)
+  const entries: Parameters<typeof apply>[1][] = []
+  const results: string[] = []
+  let mid: Uint8Array | undefined
+  const half = Math.floor(count / 2)
+  for (let i = 0; i < count; i++) {
+    if (i === half) mid = encodeSnapshot(ex.state)
+    const command = next(i)
+    const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command }
+    entries.push(structuredClone(entry))
+    const r = apply(ex.state, entry)
+    results.push(JSON.stringify(r))
+    seen(command, r)
+    ex.time += 1
+    const v = stateViolations(ex.state)
+    if (v.length > 0) throw new Error(`after ${JSON.stringify(command)}: ${v.join('; ')}`)
+  }
+  const again = decodeSnapshot(start)
+  for (const e of entries) apply(again, e)
+  const resumed = decodeSnapshot(mid!)
+  for (let i = half; i < count; i++) {
+    const r = JSON.stringify(apply(resumed, entries[i]!))
+    if (r !== results[i]) throw new Error(`entry ${i} after a snapshot: ${r}, straight through: ${results[i]}`)
+  }
+  return stateRoot(again) === stateRoot(ex.state) && stateRoot(resumed) === stateRoot(ex.state)
+}
