@@ -7,14 +7,13 @@
 import t from 'tap'
 import fc from 'fast-check'
 import type { Command, ListLeg, PlaceOrderList } from '../../core/commands.js'
-import type { Result } from '../../core/events.js'
-import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers/exchange.js'
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
+import { restoredAlike, spotScene, tradeAt } from '../helpers/spot-book.js'
 import { gap, listEvents, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
@@ -28,22 +27,7 @@ const stopLimit = (stopPriceTicks: number, priceTicks: number): ListLeg => ({ or
 const stopMarket = (stopPriceTicks: number): ListLeg => ({ orderType: 'STOP_MARKET', stopPriceTicks })
 const takeProfit = (stopPriceTicks: number): ListLeg => ({ orderType: 'TAKE_PROFIT_MARKET', stopPriceTicks })
 
-/** Alice and Carol hold 10,000 USDT, Bob and Dave 1 BTC; one trade at 30,000.00 sets the last price. */
-function setup(): TestExchange {
-  const ex = new TestExchange()
-  ex.fund(ALICE, 10_000, 0, 'SPOT')
-  ex.fund(CAROL, 10_000, 0, 'SPOT')
-  ex.deposit(BOB, 'BTC', COIN)
-  ex.deposit(DAVE, 'BTC', COIN)
-  ex.ok(limit(DAVE, 'SELL', 3_000_000, 10, spot))
-  ex.ok(limit(ALICE, 'BUY', 3_000_000, 10, spot))
-  return ex
-}
-
-function tradeAt(ex: TestExchange, priceTicks: number, lots = 10): Result {
-  ex.ok(limit(DAVE, 'SELL', priceTicks, lots, spot))
-  return ex.ok(limit(CAROL, 'BUY', priceTicks, lots, spot))
-}
+const setup = (): TestExchange => spotScene()
 
 const btc = (ex: TestExchange, who: string) => [ex.sub(who).spot.get('BTC')!.free, ex.sub(who).spot.get('BTC')!.locked]
 const usdt = (ex: TestExchange, who: string) => [ex.sub(who).spot.get('USDT')!.free, ex.sub(who).spot.get('USDT')!.locked]
@@ -187,17 +171,10 @@ t.test('an executing list survives a snapshot: same root, and the same results a
   const ex = setup()
   ex.ok(oco(BOB, 'SELL', 1_000, maker(3_100_000), stopLimit(2_900_000, 2_890_000), { listClientOrderId: 's' }))
   ex.ok(oco(ALICE, 'BUY', 500, stopMarket(3_100_000), maker(2_950_000)))
-  const restored = decodeSnapshot(encodeSnapshot(ex.state))
-  t.equal(stateRoot(restored), stateRoot(ex.state))
-  const next: Command[] = [limit(DAVE, 'SELL', 2_900_000, 600, spot), market(CAROL, 'BUY', 50, spot),
-    { type: 'CancelOrderList', account: ALICE, sub: 0, marketId: BTCSPOT, orderListId: 2 }]
-  for (const c of next) {
-    const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command: c }
-    const a = apply(ex.state, structuredClone(entry))
-    const b = apply(restored, structuredClone(entry))
-    ex.time += 1
-    t.same(b, a)
-  }
+  t.equal(stateRoot(decodeSnapshot(encodeSnapshot(ex.state))), stateRoot(ex.state))
+  const { restored, results } = restoredAlike(ex, [limit(DAVE, 'SELL', 2_900_000, 600, spot), market(CAROL, 'BUY', 50, spot),
+    { type: 'CancelOrderList', account: ALICE, sub: 0, marketId: BTCSPOT, orderListId: 2 }])
+  for (const [straight, resumed] of results) t.same(resumed, straight)
   t.equal(stateRoot(restored), stateRoot(ex.state))
   t.same(stateViolations(restored), [])
 })

@@ -7,7 +7,6 @@
 import t from 'tap'
 import fc from 'fast-check'
 import type { Command, ListLeg, PlaceOtoList } from '../../core/commands.js'
-import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import type { SpotMarket } from '../../core/state.js'
@@ -15,6 +14,7 @@ import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers/exchange.js'
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
+import { restoredAlike, spotScene } from '../helpers/spot-book.js'
 import { gap, listEvents, near, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
@@ -34,15 +34,9 @@ const stopMarket = (stopPriceTicks: number): ListLeg => ({ orderType: 'STOP_MARK
  * sets the last price.
  */
 function setup(): TestExchange {
-  const ex = new TestExchange()
+  const ex = spotScene(CAROL)
   ex.deposit(ALICE, 'BTC', COIN / 100)
   ex.deposit(CAROL, 'BTC', COIN / 100)
-  ex.fund(ALICE, 10_000, 0, 'SPOT')
-  ex.fund(CAROL, 10_000, 0, 'SPOT')
-  ex.deposit(BOB, 'BTC', COIN)
-  ex.deposit(DAVE, 'BTC', COIN)
-  ex.ok(limit(DAVE, 'SELL', 3_000_000, 10, spot))
-  ex.ok(limit(CAROL, 'BUY', 3_000_000, 10, spot))
   return ex
 }
 
@@ -138,16 +132,12 @@ t.test('a list with pending orders survives a snapshot: same root, and the same 
   const ex = setup()
   ex.ok(oto(ALICE, buyAt(2_990_000, 1_000), 'SELL', 1_000, { pending: maker(3_100_000) }))
   ex.ok(oto(CAROL, buyAt(2_980_000, 500), 'SELL', 500, { pendingAbove: maker(3_100_000), pendingBelow: stopMarket(2_900_000) }))
-  const restored = decodeSnapshot(encodeSnapshot(ex.state))
-  t.equal(stateRoot(restored), stateRoot(ex.state))
-  t.equal((restored.markets[BTCSPOT] as SpotMarket).stops.pending.size, 3)
-  for (const c of [market(DAVE, 'SELL', 1_500, spot), limit(BOB, 'SELL', 2_900_000, 10, spot), market(ALICE, 'BUY', 10, spot)] as Command[]) {
-    const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command: c }
-    const a = apply(ex.state, structuredClone(entry))
-    const b = apply(restored, structuredClone(entry))
-    ex.time += 1
-    t.same(b, a)
-  }
+  const copy = decodeSnapshot(encodeSnapshot(ex.state))
+  t.equal(stateRoot(copy), stateRoot(ex.state))
+  t.equal((copy.markets[BTCSPOT] as SpotMarket).stops.pending.size, 3)
+  const { restored, results } = restoredAlike(ex, [market(DAVE, 'SELL', 1_500, spot), limit(BOB, 'SELL', 2_900_000, 10, spot),
+    market(ALICE, 'BUY', 10, spot)])
+  for (const [straight, resumed] of results) t.same(resumed, straight)
   t.equal(stateRoot(restored), stateRoot(ex.state))
   t.same(stateViolations(restored), [])
 })

@@ -7,7 +7,6 @@
 import t from 'tap'
 import fc from 'fast-check'
 import type { AmendKeepPriority, PlaceOrder } from '../../core/commands.js'
-import type { Result } from '../../core/events.js'
 import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import type { SpotMarket } from '../../core/state.js'
@@ -16,6 +15,7 @@ import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
 import { balanceEvents, cancel, limit, market, orderEvents, rejection, spotTradeEvents } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
+import { spotScene, tradeAt } from '../helpers/spot-book.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -24,23 +24,7 @@ function stop(account: string, side: 'BUY' | 'SELL', orderType: PlaceOrder['orde
   return { type: 'PlaceOrder', account, sub: 0, marketId: BTCSPOT, side, orderType, stopPriceTicks, qtyLots, ...extra }
 }
 
-/** Alice and Carol hold 10,000 USDT, Bob and Dave 1 BTC; one trade at 30,000.00 sets the last price. */
-function setup(): TestExchange {
-  const ex = new TestExchange()
-  ex.fund(ALICE, 10_000, 0, 'SPOT')
-  ex.fund(CAROL, 10_000, 0, 'SPOT')
-  ex.deposit(BOB, 'BTC', COIN)
-  ex.deposit(DAVE, 'BTC', COIN)
-  ex.ok(limit(DAVE, 'SELL', 3_000_000, 10, spot))
-  ex.ok(limit(ALICE, 'BUY', 3_000_000, 10, spot))
-  return ex
-}
-
-/** A trade at `priceTicks` between Carol (buying) and Dave (selling), which moves the last price. */
-function tradeAt(ex: TestExchange, priceTicks: number, lots = 10): Result {
-  ex.ok(limit(DAVE, 'SELL', priceTicks, lots, spot))
-  return ex.ok(limit(CAROL, 'BUY', priceTicks, lots, spot))
-}
+const setup = (): TestExchange => spotScene()
 
 t.test('a stop-limit sell waits off the book holding its base, and rests as a LIMIT once the price falls to it', async (t) => {
   const ex = setup()
