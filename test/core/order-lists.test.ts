@@ -14,7 +14,7 @@ import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
 import { restoredAlike, spotScene, tradeAt } from '../helpers/spot-book.js'
-import { gap, listEvents, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
+import { fundEveryone, gap, listEvents, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -186,11 +186,7 @@ t.test('property: random spot flows with OCO lists keep every invariant and repl
   let lists = 0
   let done = 0
   fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
-    const ex = setup()
-    ex.deposit(ALICE, 'BTC', COIN)
-    ex.deposit(CAROL, 'BTC', COIN)
-    ex.fund(BOB, 10_000, 0, 'SPOT')
-    ex.fund(DAVE, 10_000, 0, 'SPOT')
+    const ex = fundEveryone(setup())
     return runFlow(ex, ops.length, (i) => {
       const o = ops[i]!
       if (o.kind !== 'oco') return plainCommand(ex, o)

@@ -10,7 +10,7 @@ import { apply } from '../../core/apply.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { stateViolations } from '../../sim/model/invariants.js'
-import { ALICE, BOB, BTCSPOT, CAROL, DAVE, type TestExchange } from './exchange.js'
+import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, type TestExchange } from './exchange.js'
 import { cancel, limit, market } from './commands.js'
 
 export const who = fc.constantFrom(ALICE, BOB, CAROL, DAVE)
@@ -42,6 +42,15 @@ export function plainCommand(ex: TestExchange, o: PlainOp): Command {
   const open = [...ex.sub(o.who).orders.values()].filter((x) => x.list !== null && !x.list.done)
   return { type: 'CancelOrderList', account: o.who, sub: 0, marketId: BTCSPOT,
     orderListId: open.length === 0 ? 1 : open[o.pick % open.length]!.list!.orderListId }
+}
+
+/** Every trader of the spot scene holding both assets, so that any of them can buy or sell. */
+export function fundEveryone(ex: TestExchange): TestExchange {
+  ex.deposit(ALICE, 'BTC', COIN)
+  ex.deposit(CAROL, 'BTC', COIN)
+  ex.fund(BOB, 10_000, 0, 'SPOT')
+  ex.fund(DAVE, 10_000, 0, 'SPOT')
+  return ex
 }
 
 export const listEvents = (r: Result | Event[]): OrderListEvent[] =>
