@@ -1,7 +1,8 @@
 // Spot trading over the spot WebSocket API (/ws-api/v3) on real loopback: every method answers
 // what its spot REST route answers (the same code), refusals in Binance's spot shape change
 // nothing, spot orders count against the spot ORDERS limits (shared with spot REST, apart
-// from futures), and cancelReplace's refusals carry each half's result.
+// from futures), cancelReplace's refusals carry each half's result, and the order-list methods
+// answer as their REST routes.
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
@@ -106,4 +107,29 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   const all = await call(ws, 'openOrders.cancelAll', signed(rig, seller, { symbol: 'BTCUSDT' }))
   t.match(all.result, [{ symbol: 'BTCUSDT', status: 'CANCELED', price: '51000.00', origQty: '0.0300' }])
   t.match((await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 1 }))), { status: 400, error: { code: -2011 } })
+})
+
+t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', async (t) => {
+  const { rig, open } = await listeningRig(t)
+  const ws = await open('/ws-api/v3')
+  const { seller, buyer } = await spotTraders(rig)
+  const rest = (keys: typeof seller, path: string, p: Record<string, string | number> = {}) =>
+    signedInject(rig, keys, 'GET', path, p).then((r) => r.json())
+  const oco = await call(ws, 'orderList.place.oco', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
+    aboveType: 'LIMIT_MAKER', abovePrice: '55000.00', belowType: 'STOP_LOSS', belowStopPrice: '45000.00', listClientOrderId: 'o-1' }))
+  t.match(oco, { status: 200, result: { contingencyType: 'OCO', listClientOrderId: 'o-1', orderReports: [{ type: 'STOP_LOSS' }, { type: 'LIMIT_MAKER' }] } })
+  const oto = await call(ws, 'orderList.place.oto', signed(rig, buyer, { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY',
+    workingPrice: '40000.00', workingQuantity: '0.0100', pendingType: 'LIMIT', pendingSide: 'SELL', pendingPrice: '60000.00',
+    pendingTimeInForce: 'GTC', pendingQuantity: '0.0090' }))
+  t.match(oto, { status: 200, result: { contingencyType: 'OTO', orderReports: [{ status: 'NEW' }, { status: 'PENDING_NEW', type: 'LIMIT' }] } })
+  t.same((await call(ws, 'orderList.status', signed(rig, seller, { orderListId: oco.result.orderListId }))).result,
+    await rest(seller, '/api/v3/orderList', { orderListId: oco.result.orderListId }), 'orderList.status is GET /api/v3/orderList')
+  t.same((await call(ws, 'openOrderLists.status', signed(rig, buyer, {}))).result, await rest(buyer, '/api/v3/openOrderList'),
+    'openOrderLists.status is GET /api/v3/openOrderList')
+  t.same((await call(ws, 'allOrderLists', signed(rig, seller, {}))).result, await rest(seller, '/api/v3/allOrderList'),
+    'allOrderLists is GET /api/v3/allOrderList')
+  const canceled = await call(ws, 'orderList.cancel', signed(rig, buyer, { symbol: 'BTCUSDT', orderListId: oto.result.orderListId }))
+  t.match(canceled, { status: 200, result: { listStatusType: 'ALL_DONE', orderReports: [{ status: 'CANCELED' }, { status: 'CANCELED' }] } })
+  t.match(await call(ws, 'orderList.cancel', signed(rig, buyer, { symbol: 'BTCUSDT', orderListId: oto.result.orderListId })),
+    { status: 400, error: { code: -2011, msg: 'Unknown order list sent.' } })
 })
