@@ -1,8 +1,9 @@
-// What one gateway records or hands out, another serves: a spot amendment made through the
-// sequencer's gateway is listed by a follower's (the amendments projection, built on each
-// replica from the log), and a history download id made on one gateway turns into a link on
-// the other, whose file either gateway serves (ids and links are MACs under the shared master
-// secret; nothing is stored). Real processes.
+// What one gateway records or hands out, another serves: a spot amendment and an OTOCO list
+// made through the sequencer's gateway are listed by a follower's (the projections, built on
+// each replica from the log; the list's pending orders are replica state), and a history
+// download id made on one gateway turns into a link on the other, whose file either gateway
+// serves (ids and links are MACs under the shared master secret; nothing is stored). Real
+// processes.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -40,6 +41,22 @@ t.test('amendments and history downloads are served by any gateway', { timeout: 
   t.match(onB.body, [{ executionId: amended.body.executionId, origClientOrderId: 'x1', origQty: '0.0100', newQty: '0.0060' }],
     'the follower lists the amendment')
   t.same(onB.body, (await signed(apiA, 'GET', '/api/v3/order/amendments', history)).body, 'as the sequencer\'s gateway does')
+
+  // An OTOCO list placed through the sequencer's gateway: the follower holds it with its pending
+  // orders (replica state) and lists it (projections), as the sequencer's gateway does.
+  const listed = await signed(apiA, 'POST', '/api/v3/orderList/otoco', { symbol: 'BTCUSDT', listClientOrderId: 'e2e-list',
+    workingType: 'LIMIT_MAKER', workingSide: 'BUY', workingPrice: '20000.00', workingQuantity: '0.0100', pendingSide: 'SELL',
+    pendingQuantity: '0.0090', pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '90000.00', pendingBelowType: 'STOP_LOSS',
+    pendingBelowStopPrice: '15000.00' })
+  t.match(listed, { status: 200, body: { contingencyType: 'OTO', listStatusType: 'EXEC_STARTED' } })
+  await caughtUp(listed.seq)
+  for (const path of ['/api/v3/openOrderList', '/api/v3/allOrderList']) {
+    const b = await signed(apiB, 'GET', path, {})
+    t.match(b.body, [{ orderListId: listed.body.orderListId, listClientOrderId: 'e2e-list', orders: listed.body.orders }], `${path} on the follower`)
+    t.same(b.body, (await signed(apiA, 'GET', path, {})).body, 'as on the sequencer\'s gateway')
+  }
+  const pending = (await signed(apiB, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).body.filter((o: { status: string }) => o.status === 'PENDING_NEW')
+  t.equal(pending.length, 2, 'the pending pair is open on the follower')
 
   const range = { startTime: String(startTime), endTime: String(Date.now() + 1_000) }
   const id = await signed(apiA, 'GET', '/fapi/v1/income/asyn', range)
