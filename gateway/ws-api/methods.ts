@@ -56,8 +56,8 @@ export interface Method {
   security: WsSecurity
   /** REQUEST_WEIGHT, as the REST route charges it. */
   weight: number | ((p: Params) => number)
-  /** A new order: counted against the ORDERS limits, reported in rateLimits. */
-  countsOrder?: boolean
+  /** New orders: counted against the ORDERS limits, reported in rateLimits (a number: an order list's orders). */
+  countsOrder?: boolean | number
   run(env: MethodEnv, a: Authenticated | undefined, p: Params): unknown
 }
 

@@ -117,7 +117,9 @@ export class WsApiConnection extends ManagedSocket {
       if (method.countsOrder) {
         // An unknown symbol is refused before the order counts (as on REST); spot orders count apart.
         ;(this.env.listenKeys.stream === 'SPOT' ? spotParam : perpParam)(this.env.ctx.state(), p)
-        const h = this.env.orders.count(`${a!.session.account}/${a!.session.sub}`)
+        const key = `${a!.session.account}/${a!.session.sub}`
+        for (let i = 1; i < Number(method.countsOrder); i++) this.env.orders.count(key)
+        const h = this.env.orders.count(key)
         orderCounts = { n10: Number(h['X-MBX-ORDER-COUNT-10S']), n60: Number(h['X-MBX-ORDER-COUNT-1M']) }
       }
       body = { status: 200, result: await method.run(this.env, a, p) }

@@ -118,6 +118,7 @@ t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', 
   const oco = await call(ws, 'orderList.place.oco', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
     aboveType: 'LIMIT_MAKER', abovePrice: '55000.00', belowType: 'STOP_LOSS', belowStopPrice: '45000.00', listClientOrderId: 'o-1' }))
   t.match(oco, { status: 200, result: { contingencyType: 'OCO', listClientOrderId: 'o-1', orderReports: [{ type: 'STOP_LOSS' }, { type: 'LIMIT_MAKER' }] } })
+  t.same(oco.rateLimits.slice(1), ORDERS(2, 2), 'its two orders counted')
   const oto = await call(ws, 'orderList.place.oto', signed(rig, buyer, { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY',
     workingPrice: '40000.00', workingQuantity: '0.0100', pendingType: 'LIMIT', pendingSide: 'SELL', pendingPrice: '60000.00',
     pendingTimeInForce: 'GTC', pendingQuantity: '0.0090' }))
