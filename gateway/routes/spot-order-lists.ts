@@ -224,9 +224,10 @@ export async function spotOcoCancelFrom(ctx: GatewayContext, a: Authenticated): 
   const listClientOrderId = optional(a.params, 'listClientOrderId')
   if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'listClientOrderId')
   const cancelClientOrderId = optional(a.params, 'newClientOrderId')
+  // With both, orderListId names the list (as Binance's).
   const ack = await ctx.submit({ type: 'CancelOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, ...(orderListId !== undefined ? { orderListId } : {}),
-    ...(listClientOrderId !== undefined ? { listClientOrderId } : {}), ...(cancelClientOrderId !== undefined ? { cancelClientOrderId } : {}) })
+    marketId: m.marketId, ...(orderListId !== undefined ? { orderListId } : { listClientOrderId }),
+    ...(cancelClientOrderId !== undefined ? { cancelClientOrderId } : {}) })
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancel', param: 'newClientOrderId' })
   const l = listEventOf(ack.result.events)
   return { ...listJson(m, l, ack.time), orderReports: orderReports(state, m, ack.result.events, l, ack.time, true) }
@@ -257,8 +258,9 @@ export async function spotOcoQueryFrom(ctx: GatewayContext, a: Authenticated): P
   const listClientOrderId = optional(a.params, 'origClientOrderId')
   if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'origClientOrderId')
   await ctx.projections.flush()
+  // With both, origClientOrderId names the list (as Binance's).
   const r = await ctx.projections.orderList({ account: a.session.account, sub: a.session.sub },
-    orderListId !== undefined ? { orderListId } : { listClientOrderId })
+    listClientOrderId !== undefined ? { listClientOrderId } : { orderListId })
   if (r === undefined) throw fromCore('LIST_UNKNOWN', { venue: 'spot', op: 'query' })
   return recordJson(ctx.state(), r)
 }

@@ -64,6 +64,8 @@ t.test('a sell OCO: placed, held once, listed; the stop fires and the limit make
   t.match((await signedInject(rig, seller, 'GET', '/api/v3/orderList', { orderListId: body.orderListId })).json(),
     { ...listed, listStatusType: 'EXEC_STARTED', listOrderStatus: 'EXECUTING' })
   t.match((await signedInject(rig, seller, 'GET', '/api/v3/orderList', { origClientOrderId: 'bracket-1' })).json(), listed)
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/orderList', { origClientOrderId: 'bracket-1', orderListId: '99' })).json(), listed,
+    'with both, origClientOrderId names the list')
   t.match((await signedInject(rig, seller, 'GET', '/api/v3/openOrderList')).json(), [listed])
   t.match(seen.filter((p) => p.e === 'listStatus'), [{ s: 'BTCUSDT', g: body.orderListId, c: 'OCO', l: 'EXEC_STARTED', L: 'EXECUTING',
     r: 'NONE', C: 'bracket-1', O: [{ s: 'BTCUSDT', i: stop.orderId }, { s: 'BTCUSDT', i: maker.orderId }] }])
@@ -86,8 +88,9 @@ t.test('cancels: the list by id, one leg (the whole list), cancel-all; the older
   const first = (await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, newOrderRespType: 'ACK' })).json()
   t.same(Object.keys(first), ['orderListId', 'contingencyType', 'listStatusType', 'listOrderStatus', 'listClientOrderId',
     'transactionTime', 'symbol', 'orders'], 'ACK: no orderReports')
+  // With both, orderListId names the list.
   const canceled = (await signedInject(rig, seller, 'DELETE', '/api/v3/orderList', { symbol: 'BTCUSDT', orderListId: first.orderListId,
-    newClientOrderId: 'undo-1' })).json()
+    listClientOrderId: 'not-this-one', newClientOrderId: 'undo-1' })).json()
   t.match(canceled, { orderListId: first.orderListId, listStatusType: 'ALL_DONE', listOrderStatus: 'ALL_DONE' })
   t.match(canceled.orderReports, [
     { origClientOrderId: first.orders[0].clientOrderId, clientOrderId: 'undo-1', status: 'CANCELED', type: 'STOP_LOSS_LIMIT' },
