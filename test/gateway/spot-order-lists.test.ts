@@ -1,14 +1,17 @@
 // Spot OCO order lists over REST: POST orderList/oco and the older order/oco, the list's body
 // with its orderReports, what it holds (once), the stop firing and taking the limit maker with
 // it, cancels (the list, one leg, cancel-all), the queries (one, all, open), the spot stream's
-// listStatus and executionReport g, and refusals in Binance spot's codes.
+// listStatus and executionReport g, and refusals in Binance spot's codes; OTO and OTOCO lists
+// (pending orders PENDING_NEW until the working order fills); a fuzz of the placements.
 
 import t from 'tap'
+import fc from 'fast-check'
 import type { Result } from '../../core/events.js'
 import { stateRoot } from '../../core/root.js'
 import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
 import type { Payload } from '../../gateway/user-data/events.js'
 import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { runs } from '../helpers/property.js'
 
 type Rig = Awaited<ReturnType<typeof gatewayRig>>
 type Keys = Awaited<ReturnType<typeof spotTraders>>['seller']
@@ -211,4 +214,50 @@ t.test('OTO refusals: working and pending types, and their parameters', async (t
   const ok = (await signedInject(rig, buyer, 'POST', '/api/v3/orderList/oto', { ...base, newOrderRespType: 'RESULT' })).json()
   t.same(ok.orderReports.map((r: { status: string }) => r.status), ['NEW', 'PENDING_NEW'])
   t.match((await signedInject(rig, buyer, 'GET', '/api/v3/openOrderList')).json(), [{ orderListId: ok.orderListId, contingencyType: 'OTO' }])
+})
+
+t.test('fuzz: list placements from valid parameters with keys dropped or values swapped never answer 5xx, and refusals change nothing', async (t) => {
+  const { rig, seller, buyer } = await setup(t)
+  const base: Record<string, Record<string, string>> = {
+    '/api/v3/orderList/oco': SELL_OCO,
+    '/api/v3/order/oco': { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100', price: '31000.00', stopPrice: '29000.00',
+      stopLimitPrice: '28900.00', stopLimitTimeInForce: 'GTC' },
+    '/api/v3/orderList/oto': { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00',
+      workingQuantity: '0.0100', workingTimeInForce: 'GTC', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL', pendingPrice: '31000.00',
+      pendingQuantity: '0.0090' },
+    '/api/v3/orderList/otoco': { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00',
+      workingQuantity: '0.0100', workingTimeInForce: 'GTC', pendingSide: 'SELL', pendingQuantity: '0.0090', pendingAboveType: 'LIMIT_MAKER',
+      pendingAbovePrice: '31000.00', pendingBelowType: 'STOP_LOSS_LIMIT', pendingBelowStopPrice: '29000.00', pendingBelowPrice: '28900.00',
+      pendingBelowTimeInForce: 'IOC' },
+  }
+  const value = fc.oneof(fc.constantFrom('LIMIT', 'MARKET', 'LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT',
+    'TAKE_PROFIT_LIMIT', 'BUY', 'SELL', 'GTC', 'IOC', 'FOK', 'GTX', '0', '-1', '0.0001', '31000.00', '29000.00', '1e9', 'ACK', 'RESULT'),
+  fc.string({ maxLength: 8 }))
+  const edit = fc.record({ path: fc.constantFrom(...Object.keys(base)), drop: fc.nat({ max: 20 }), swap: fc.nat({ max: 20 }), value,
+    extra: fc.option(fc.tuple(fc.constantFrom('abovePrice', 'belowStopPrice', 'aboveTimeInForce', 'pendingStopPrice', 'workingIcebergQty',
+      'listClientOrderId', 'newOrderRespType', 'selfTradePreventionMode', 'stopClientOrderId'), value)) })
+  const edits = fc.sample(fc.array(edit, { minLength: 1, maxLength: 3 }), runs(60))
+  const counts = { ok: 0, refused: 0 }
+  for (const [i, list] of edits.entries()) {
+    for (const e of list) {
+      const p = { ...base[e.path]! }
+      const keys = Object.keys(p)
+      if (e.drop < keys.length) delete p[keys[e.drop]!]
+      if (e.swap < keys.length) p[keys[e.swap]!] = e.value
+      if (e.extra !== null) p[e.extra[0]] = e.extra[1]
+      const who = i % 2 === 0 ? buyer : seller
+      const before = stateRoot(rig.ex.state)
+      const r = await signedInject(rig, who, 'POST', e.path, p)
+      if (r.statusCode >= 500) throw new Error(`${e.path} ${JSON.stringify(p)} → ${r.statusCode} ${r.body}`)
+      if (r.statusCode === 200) counts.ok++
+      else {
+        counts.refused++
+        if (stateRoot(rig.ex.state) !== before) throw new Error(`${e.path} ${JSON.stringify(p)} was refused (${r.body}) but changed state`)
+      }
+    }
+    // Now and then the lists go, so that room and balances come back.
+    if (i % 10 === 9) for (const k of [buyer, seller]) await signedInject(rig, k, 'DELETE', '/api/v3/openOrders', { symbol: 'BTCUSDT' })
+  }
+  t.comment(`${counts.ok} placed, ${counts.refused} refused`)
+  t.ok(counts.ok > 5 && counts.refused > 20, 'both placements and refusals')
 })
