@@ -6,11 +6,9 @@
 
 import t from 'tap'
 import fc from 'fast-check'
-import type { Result } from '../../core/events.js'
 import { stateRoot } from '../../core/root.js'
-import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
 import type { Payload } from '../../gateway/user-data/events.js'
-import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 import { runs } from '../helpers/property.js'
 
 type Rig = Awaited<ReturnType<typeof gatewayRig>>
@@ -20,15 +18,7 @@ async function setup(t: { teardown: (f: () => unknown) => void }): Promise<{ rig
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { seller, buyer } = await spotTraders(rig)
-  const stream = new SpotUserEvents()
-  stream.seed(rig.ex.state)
-  const seen: Payload[] = []
-  const run = rig.ctx.submit
-  rig.ctx.submit = async (c) => {
-    const ack = await run(c)
-    stream.entry(rig.ex.state, rig.ex.time, (ack.result as Result).events, () => true, (_a, _s, p) => seen.push(p))
-    return ack
-  }
+  const seen = spotStreamOf(rig)
   const tradeAt = async (price: string): Promise<void> => {
     await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price })
     await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0100' })

@@ -4,25 +4,14 @@
 // locked; the spot stream's executionReport carries them; refusals in spot's forms.
 
 import t from 'tap'
-import type { Result } from '../../core/events.js'
-import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
-import type { Payload } from '../../gateway/user-data/events.js'
 import { stateRoot } from '../../core/root.js'
-import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 
 t.test('a stop-limit waits, then works once the price falls to it', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { seller, buyer, sellerWallet } = await spotTraders(rig)
-  const stream = new SpotUserEvents()
-  stream.seed(rig.ex.state)
-  const seen: Payload[] = []
-  const run = rig.ctx.submit
-  rig.ctx.submit = async (c) => {
-    const ack = await run(c)
-    stream.entry(rig.ex.state, rig.ex.time, (ack.result as Result).events, (a) => a === sellerWallet.address, (_a, _s, p) => seen.push(p))
-    return ack
-  }
+  const seen = spotStreamOf(rig, (a) => a === sellerWallet.address)
   const post = (keys: typeof seller, p: Record<string, string>) => signedInject(rig, keys, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', ...p })
   const tradeAt = async (price: string) => {
     await post(seller, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price })

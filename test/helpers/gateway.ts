@@ -12,6 +12,8 @@ import type { Command } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
 import type { GenesisSpec } from '../../core/genesis-spec.js'
 import { buildGateway } from '../../gateway/app.js'
+import type { Payload } from '../../gateway/user-data/events.js'
+import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
 import type { CommittedBatch, GatewayContext } from '../../gateway/context.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../../replica/projections/index.js'
 import { TestExchange } from './exchange.js'
@@ -129,4 +131,21 @@ export async function spotTraders(rig: GatewayRig) {
   await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 's' })
   await rig.run({ type: 'Deposit', account: buyerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'b' })
   return { seller, buyer, sellerWallet, buyerWallet }
+}
+
+/**
+ * The spot user data stream's payloads for what the rig's gateway submits from now on: each
+ * entry's events through SpotUserEvents, for the accounts `wants` names.
+ */
+export function spotStreamOf(rig: GatewayRig, wants: (account: string) => boolean = () => true): Payload[] {
+  const stream = new SpotUserEvents()
+  stream.seed(rig.ex.state)
+  const seen: Payload[] = []
+  const run = rig.ctx.submit
+  rig.ctx.submit = async (c) => {
+    const ack = await run(c)
+    stream.entry(rig.ex.state, rig.ex.time, (ack.result as Result).events, wants, (_a, _s, p) => seen.push(p))
+    return ack
+  }
+  return seen
 }
