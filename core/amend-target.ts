@@ -4,7 +4,7 @@
 import { findSub, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
 import type { Issuer } from './commands.js'
-import { openOrderOf } from './resting.js'
+import { openOrderNamed } from './resting.js'
 import type { Market, Order, State, SubAccount } from './state.js'
 
 interface AmendRef extends Issuer {
@@ -19,10 +19,7 @@ export interface AmendTarget<M extends Market> {
   o: Order
 }
 
-/**
- * The market (of `kind`), sub-account and open order `cmd` names, or why not. orderId prevails
- * when both are sent (Binance); the client id must then agree.
- */
+/** The market (of `kind`), sub-account and open order `cmd` names (resting.ts openOrderNamed), or why not. */
 export function amendTarget<K extends Market['kind']>(state: State, cmd: AmendRef, kind: K): AmendTarget<Extract<Market, { kind: K }>> | Code {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId) || m.kind !== kind) return 'MARKET_UNKNOWN'
@@ -31,8 +28,7 @@ export function amendTarget<K extends Market['kind']>(state: State, cmd: AmendRe
   if (cmd.orderId === undefined && cmd.clientOrderId === undefined) return 'ORDER_ID_REQUIRED'
   if (sub === undefined) return 'ORDER_UNKNOWN'
   // Open orders: resting, or waiting for a trigger (a perpetual modify refuses those by type).
-  const o = cmd.orderId !== undefined ? openOrderOf(m, cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
-  if (o === undefined || o.owner !== sub || o.market !== m) return 'ORDER_UNKNOWN'
-  if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return 'ORDER_UNKNOWN'
+  const o = openOrderNamed(m, sub, cmd)
+  if (o === undefined) return 'ORDER_UNKNOWN'
   return { m: m as Extract<Market, { kind: K }>, sub, o }
 }

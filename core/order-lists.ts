@@ -104,14 +104,17 @@ interface CheckedList {
   legs: [Order, Order]
 }
 
-/** A list command's spot market, trading, and its issuer's sub-account (undefined: holds nothing yet). */
-export function listMarket(state: State, cmd: Issuer & { marketId: number }): { m: SpotMarket; sub: SubAccount | undefined } | Code {
+/**
+ * A list command's spot market (trading, unless `anyStatus`: a cancel) and its issuer's
+ * sub-account (undefined: holds nothing yet).
+ */
+export function listMarket(state: State, cmd: Issuer & { marketId: number }, anyStatus = false): { m: SpotMarket; sub: SubAccount | undefined } | Code {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return 'MARKET_UNKNOWN'
   if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
   const sub = findSub(state, cmd)
   if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
-  if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  if (!anyStatus && m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
   return { m, sub }
 }
 
@@ -226,11 +229,6 @@ export function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTE
 }
 
 /**
- * Ends `o`'s executing list: `o` filled, triggered or left the book (resting.ts, match.ts and
- * spot-stops.ts call this), so the other leg leaves too, canceled or expired as `status` says,
- * releasing its hold; then the list reports ALL_DONE.
- */
-/**
  * An order of an executing list traded (core/match.ts, maker or taker): an OCO leg ends its
  * list; an OTO list's working order, filled in full, has its pending orders placed once the
  * command is done (core/oto-lists.ts).
@@ -241,6 +239,11 @@ export function listFill(o: Order, time: number, events: Event[]): void {
   if (o.status === 'FILLED') (o.market as SpotMarket).stops.activations.push(l)
 }
 
+/**
+ * Ends `o`'s executing list: `o` filled, triggered or left the book (resting.ts, match.ts,
+ * orders.ts and spot-stops.ts call this), so its other orders leave too, canceled or expired as
+ * `status` says, releasing their holds; then the list reports ALL_DONE.
+ */
 export function endList(o: Order, status: 'CANCELED' | 'EXPIRED', time: number, events: Event[]): void {
   const list = o.list!
   list.done = true
@@ -249,11 +252,9 @@ export function endList(o: Order, status: 'CANCELED' | 'EXPIRED', time: number, 
 }
 
 export function cancelOrderList(state: State, cmd: CancelOrderList, time: number): Result {
-  const m = state.markets[cmd.marketId]
-  if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
-  if (m.kind !== 'SPOT') return reject('COMMAND_INVALID')
-  const sub = findSub(state, cmd)
-  if (sub === undefined && !validIssuer(cmd)) return reject('ACCOUNT_INVALID')
+  const found = listMarket(state, cmd, true)
+  if (typeof found === 'string') return reject(found)
+  const { m, sub } = found
   if (cmd.orderListId === undefined && cmd.listClientOrderId === undefined) return reject('LIST_ID_REQUIRED')
   const cancelId = cmd.cancelClientOrderId
   if (cancelId !== undefined && (typeof cancelId !== 'string' || !validClientId(cancelId))) return reject('CLIENT_ID_INVALID')

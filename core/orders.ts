@@ -13,7 +13,7 @@ import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
-import { openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
+import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
 import { armSpotStop, checkSpotStop } from './spot-stops.js'
 import { endList } from './order-lists.js'
@@ -293,13 +293,6 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
 }
 
 
-function findOrder(m: Market, sub: SubAccount, cmd: CancelOrder): Order | undefined {
-  const o = cmd.orderId !== undefined ? openOrderOf(m, cmd.orderId) : sub.orders.get(cmd.clientOrderId!)
-  if (o === undefined || o.owner !== sub || o.market !== m) return undefined
-  if (cmd.clientOrderId !== undefined && o.clientOrderId !== cmd.clientOrderId) return undefined
-  return o
-}
-
 export function cancelOrder(state: State, cmd: CancelOrder, time: number): Result {
   const m = state.markets[cmd.marketId]
   if (m === undefined || !Number.isInteger(cmd.marketId)) return reject('MARKET_UNKNOWN')
@@ -310,7 +303,7 @@ export function cancelOrder(state: State, cmd: CancelOrder, time: number): Resul
   if (r !== undefined && r !== 'ONLY_NEW' && r !== 'ONLY_PARTIALLY_FILLED') return reject('CANCEL_RESTRICTION_INVALID')
   const cancelId = cmd.cancelClientOrderId
   if (cancelId !== undefined && (typeof cancelId !== 'string' || !validClientId(cancelId))) return reject('CLIENT_ID_INVALID')
-  const o = sub && findOrder(m, sub, cmd)
+  const o = sub && openOrderNamed(m, sub, cmd)
   if (o === undefined) return reject('ORDER_UNKNOWN')
   if (r === 'ONLY_NEW' && o.status !== 'NEW') return reject('CANCEL_RESTRICTED')
   if (r === 'ONLY_PARTIALLY_FILLED' && o.status !== 'PARTIALLY_FILLED') return reject('CANCEL_RESTRICTED')

@@ -11,8 +11,7 @@ import { unrestPending } from './oto-lists.js'
 import { unrestConditional } from './conditional.js'
 import { unrestSpotStop } from './spot-stops.js'
 import { unlockSpot } from './spot.js'
-import { isConditionalType } from './trigger-index.js'
-import type { Market, Order, PerpMarket, State } from './state.js'
+import type { Market, Order, PerpMarket, State, SubAccount } from './state.js'
 
 export function rest(o: Order): void {
   const m = o.market
@@ -38,6 +37,17 @@ export function openOrderOf(m: Market, orderId: number): Order | undefined {
   return m.book.orders.get(orderId) ?? m.stops.live.get(orderId) ?? m.stops.pending.get(orderId)
 }
 
+/**
+ * The open order a command names in `m`, of `sub`: by orderId (which prevails when both are
+ * sent, as Binance's), or by client id; a client id sent beside an orderId must agree.
+ */
+export function openOrderNamed(m: Market, sub: SubAccount, ref: { orderId?: number; clientOrderId?: string }): Order | undefined {
+  const o = ref.orderId !== undefined ? openOrderOf(m, ref.orderId) : sub.orders.get(ref.clientOrderId!)
+  if (o === undefined || o.owner !== sub || o.market !== m) return undefined
+  if (ref.clientOrderId !== undefined && o.clientOrderId !== ref.clientOrderId) return undefined
+  return o
+}
+
 export function countOpen(o: Order, by: number): void {
   const map = o.owner.openByMarket
   const id = o.market.marketId
@@ -61,10 +71,10 @@ export function addMarginLots(h: { buyLots: number; buyNotional: number; sellLot
 
 /** Removes a resting order from the book and the account, releasing what it held. */
 export function unrest(o: Order): void {
-  if (o.status === 'PENDING_NEW') return unrestPending(o)
-  // A conditional order still waiting for its trigger is in no book (plain orders have no cond).
-  if (o.cond && isConditionalType(o.orderType)) {
-    if (o.market.kind === 'SPOT') unrestSpotStop(o)
+  // Off the book: a conditional order waiting for its trigger, or an OTO list's pending order.
+  if (o.level === null) {
+    if (o.status === 'PENDING_NEW') unrestPending(o)
+    else if (o.market.kind === 'SPOT') unrestSpotStop(o)
     else unrestConditional(o)
     return
   }

@@ -2,10 +2,11 @@
 // (-1121 when unknown or of the wrong venue), limits, times, ids and kline intervals, bounded
 // here so that no client value can reach a projection assertion.
 
+import type { StpMode } from '../core/commands.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
-  eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSymbol, mandatoryParam,
+  eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
 } from './errors.js'
 
 export type Params = Map<string, string>
@@ -221,4 +222,20 @@ export function symbolCountForWeight(p: Params): number {
   } catch {
     return 1
   }
+}
+
+/** A side parameter (`side` unless named): BUY or SELL (-1117 otherwise). */
+export function sideParam(p: Params, name = 'side'): 'BUY' | 'SELL' {
+  const side = required(p, name)
+  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  return side
+}
+
+const STP_MODES: ReadonlySet<string> = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
+
+/** selfTradePreventionMode, when sent: one of the four modes (-1130 otherwise). */
+export function stpParam(p: Params): StpMode | undefined {
+  const stp = optional(p, 'selfTradePreventionMode')
+  if (stp !== undefined && !STP_MODES.has(stp)) throw invalidParam('selfTradePreventionMode')
+  return stp as StpMode | undefined
 }

@@ -9,10 +9,10 @@ import type { PerpMarket } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidParam, invalidSide } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidParam } from '../errors.js'
 import { orderAfter, orderJson } from '../format-order.js'
 import { amendmentHistory } from '../order-amendments.js'
-import { idParam, optional, perpParam, required } from '../market-params.js'
+import { idParam, optional, perpParam, required, sideParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { batchDocs } from '../schemas/batch.js'
 import type { WeightCounter } from '../weights.js'
@@ -82,8 +82,7 @@ export async function modifyFrom(ctx: GatewayContext, a: Authenticated, p: Param
   // orderId prevails when both are sent (Binance): the client id is then not consulted.
   const clientOrderId = orderId === undefined ? optional(p, 'origClientOrderId') : undefined
   if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
-  const side = required(p, 'side')
-  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const side = sideParam(p)
   // With a priceMatch the core takes the new price from the book (and refuses one sent too).
   const priceMatch = priceMatchParam(p)
   const matched = priceMatch !== undefined && priceMatch !== 'NONE'

@@ -5,15 +5,15 @@
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Event, OrderListEvent } from '../../core/events.js'
-import type { ListLeg, OrderType, PlaceOrderList, PlaceOtoList, StpMode, TimeInForce } from '../../core/commands.js'
+import type { ListLeg, OrderType, PlaceOrderList, PlaceOtoList, TimeInForce } from '../../core/commands.js'
 import type { OrderList, SpotMarket, State } from '../../core/state.js'
 import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, paramNotRequired } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, paramNotRequired } from '../errors.js'
 import { orderAfter, type OrderFields } from '../format-order.js'
-import { idParam, limitParam, optional, required, spotParam, timeRange, type Params } from '../market-params.js'
+import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotListDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -34,7 +34,6 @@ const LEG_TYPES: Record<string, OrderType> = {
 const OCO_TYPES = ['LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT']
 const WORKING_TYPES = ['LIMIT', 'LIMIT_MAKER']
 const PENDING_TYPES = Object.keys(LEG_TYPES)
-const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 /** Leg parameters Binance has that are not served here (iceberg, trailing, pegged orders). */
 const UNSERVED = ['IcebergQty', 'TrailingDelta', 'PegPriceType', 'PegOffsetType', 'PegOffsetValue']
 
@@ -152,8 +151,7 @@ export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, le
   const state = ctx.state()
   const p = a.params
   const m = spotParam(state, p)
-  const side = required(p, 'side')
-  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const side = sideParam(p)
   const qtyLots = parseQtyLots(m, required(p, 'quantity'), false)
   const legs = legacy ? legacyLegs(p, m, side) : { above: legParam(p, m, 'above'), below: legParam(p, m, 'below') }
   return submitList(ctx, a, m, { type: 'PlaceOrderList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
@@ -167,12 +165,11 @@ export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, le
  */
 async function submitList(ctx: GatewayContext, a: Authenticated, m: SpotMarket, cmd: PlaceOrderList | PlaceOtoList): Promise<object> {
   const p = a.params
-  const stp = optional(p, 'selfTradePreventionMode')
-  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const stp = stpParam(p)
   const respType = respTypeParam(p)
   const listClientOrderId = optional(p, 'listClientOrderId')
   if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
-  if (stp !== undefined) cmd.stp = stp as StpMode
+  if (stp !== undefined) cmd.stp = stp
   const state = ctx.state()
   const ack = await ctx.submit(cmd)
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'place', param: 'listClientOrderId' })
@@ -180,13 +177,6 @@ async function submitList(ctx: GatewayContext, a: Authenticated, m: SpotMarket, 
   const body = listJson(m, l, l.time)
   if (respType !== 'ACK') body.orderReports = orderReports(state, m, ack.result.events, l, l.time, false)
   return body
-}
-
-/** A side parameter: BUY or SELL (-1117 otherwise). */
-function sideParam(p: Params, name: string): 'BUY' | 'SELL' {
-  const side = required(p, name)
-  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
-  return side
 }
 
 /**

@@ -4,17 +4,17 @@
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Event } from '../../core/events.js'
-import type { OrderType, PlaceOrder, StpMode, TimeInForce } from '../../core/commands.js'
+import type { OrderType, PlaceOrder, TimeInForce } from '../../core/commands.js'
 import { testOrder } from '../../core/orders.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
-import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, spotParam, required, type Params } from '../market-params.js'
+import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
@@ -29,7 +29,6 @@ interface Options {
   orders: OrderCounter
 }
 
-const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 
 /** Binance spot's stop types for the core's (core/spot-stops.ts). */
 const SPOT_STOP_TYPES = { STOP_LOSS: 'STOP_MARKET', STOP_LOSS_LIMIT: 'STOP', TAKE_PROFIT: 'TAKE_PROFIT_MARKET', TAKE_PROFIT_LIMIT: 'TAKE_PROFIT' } as const
@@ -74,8 +73,7 @@ function fills(state: State, m: SpotMarket, events: readonly Event[], orderId: n
  */
 function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder {
   const p = a.params
-  const side = required(p, 'side')
-  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const side = sideParam(p)
   const type = required(p, 'type')
   const stopType = Object.hasOwn(SPOT_STOP_TYPES, type) ? SPOT_STOP_TYPES[type as SpotStopType] : undefined
   if (type !== 'LIMIT' && type !== 'MARKET' && type !== 'LIMIT_MAKER' && stopType === undefined) throw invalidOrderType()
@@ -101,8 +99,7 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   }
   const quoteQty = quoteRaw === undefined ? undefined : parseAmount(state.assets.get(m.quote)!, quoteRaw, 'quoteOrderQty')
   const qtyLots = quoteQty === undefined ? parseQtyLots(m, optional(p, 'quantity'), marketForm) : 0
-  const stp = optional(p, 'selfTradePreventionMode')
-  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const stp = stpParam(p)
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
@@ -111,7 +108,7 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   if (limitForm) cmd.timeInForce = tif as TimeInForce
   const clientId = optional(p, 'newClientOrderId')
   if (clientId !== undefined) cmd.clientOrderId = clientId
-  if (stp !== undefined) cmd.stp = stp as StpMode
+  if (stp !== undefined) cmd.stp = stp
   return cmd
 }
 

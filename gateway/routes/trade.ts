@@ -3,7 +3,7 @@
 // the command; the core's verdict comes back through the error catalogue.
 
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import type { OrderType, PlaceOrder, PositionSide, PriceMatch, StpMode, TimeInForce } from '../../core/commands.js'
+import type { OrderType, PlaceOrder, PositionSide, PriceMatch, TimeInForce } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
 import { testOrder } from '../../core/orders.js'
 import { isPriceMatch } from '../../core/price-match.js'
@@ -14,11 +14,11 @@ import type { GatewayContext } from '../context.js'
 import { formatMinNotional, formatPrice, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import {
   ApiError, fromCore, invalidOrderType, invalidParam, invalidPositionSide,
-  invalidSide, invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
+  invalidTimeInForce, mandatoryParam, paramNotRequired, type Operation,
 } from '../errors.js'
 import { fieldsOfOrder, orderAfter, orderJson, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
-import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, perpParam, required, wholeParam } from '../market-params.js'
+import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, perpParam, required, sideParam, stpParam, wholeParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
@@ -33,7 +33,6 @@ interface Options {
 export type Params = Map<string, string>
 
 const TIFS = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
-const STPS = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 /** Conditional types: they wait for a trigger in the core (core/conditional.ts). */
 export const CONDITIONAL = new Set(['STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'])
 const ORDER_TYPES = new Set(['LIMIT', 'MARKET', 'POST_ONLY', ...CONDITIONAL])
@@ -55,8 +54,7 @@ export function coreError(state: State, m: PerpMarket, op: Operation, code: Para
 
 /** Builds the PlaceOrder `p` (a request's or a batch element's) asks for, refusing bad parameters in Binance's order. */
 function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
-  const side = required(p, 'side')
-  if (side !== 'BUY' && side !== 'SELL') throw invalidSide()
+  const side = sideParam(p)
   const type = required(p, 'type')
   if (!ORDER_TYPES.has(type)) throw invalidOrderType()
   // Forms that become a MARKET order: no price, no time in force of their own.
@@ -80,8 +78,7 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   const qtyLots = closePosition === true ? 0 : parseQtyLots(m, optional(p, 'quantity'), isMarket)
   const positionSide = optional(p, 'positionSide')
   if (positionSide !== undefined && positionSide !== 'BOTH' && positionSide !== 'LONG' && positionSide !== 'SHORT') throw invalidPositionSide()
-  const stp = optional(p, 'selfTradePreventionMode')
-  if (stp !== undefined && !STPS.has(stp)) throw invalidParam('selfTradePreventionMode')
+  const stp = stpParam(p)
   const gtd = idParam(p, 'goodTillDate')
   const cmd: PlaceOrder = {
     type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
@@ -94,7 +91,7 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   if (positionSide !== undefined) cmd.positionSide = positionSide as PositionSide
   const reduceOnly = bool(p, 'reduceOnly')
   if (reduceOnly !== undefined) cmd.reduceOnly = reduceOnly
-  if (stp !== undefined) cmd.stp = stp as StpMode
+  if (stp !== undefined) cmd.stp = stp
   if (gtd !== undefined) cmd.goodTillDate = gtd
   if (priceMatch !== undefined) cmd.priceMatch = priceMatch
   if (CONDITIONAL.has(type)) conditionalParams(p, m, cmd, closePosition)
