@@ -11,13 +11,13 @@ import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, paramNotRequired } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidTimeInForce, paramNotRequired } from '../errors.js'
 import { orderAfter, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotListDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
-import { spotOrderJson } from './spot-trade.js'
+import { respTypeOf, spotOrderJson } from './spot-trade.js'
 
 interface Options {
   ctx: GatewayContext
@@ -117,14 +117,6 @@ function legacyLegs(p: Params, m: SpotMarket, side: 'BUY' | 'SELL'): { above: Li
   return side === 'SELL' ? { above: maker, below: stop } : { above: stop, below: maker }
 }
 
-type RespType = 'ACK' | 'RESULT' | 'FULL'
-
-function respTypeParam(p: Params): RespType {
-  const respType = optional(p, 'newOrderRespType') ?? 'FULL'
-  if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
-  return respType
-}
-
 /**
  * The list's orders the command changed, as they stand after it, in the cancel form when
  * `canceled` (an OTOCO's working order, filled before, is not among a cancel's).
@@ -166,7 +158,7 @@ export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, le
 async function submitList(ctx: GatewayContext, a: Authenticated, m: SpotMarket, cmd: PlaceOrderList | PlaceOtoList): Promise<object> {
   const p = a.params
   const stp = stpParam(p)
-  const respType = respTypeParam(p)
+  const respType = respTypeOf(p, 'FULL')
   const listClientOrderId = optional(p, 'listClientOrderId')
   if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId
   if (stp !== undefined) cmd.stp = stp

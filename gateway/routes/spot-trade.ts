@@ -114,12 +114,17 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
 
 /** newOrderRespType: ACK, RESULT or FULL; LIMIT and MARKET default to FULL, the others (LIMIT_MAKER, stops) to ACK. */
 function respTypeParam(p: Params, cmd: PlaceOrder): RespType {
-  const respType = optional(p, 'newOrderRespType') ?? (cmd.orderType === 'LIMIT' || cmd.orderType === 'MARKET' ? 'FULL' : 'ACK')
+  return respTypeOf(p, cmd.orderType === 'LIMIT' || cmd.orderType === 'MARKET' ? 'FULL' : 'ACK')
+}
+
+export type RespType = 'ACK' | 'RESULT' | 'FULL'
+
+/** newOrderRespType: ACK, RESULT or FULL (-1130 otherwise), `dflt` when not sent. */
+export function respTypeOf(p: Params, dflt: RespType): RespType {
+  const respType = optional(p, 'newOrderRespType') ?? dflt
   if (respType !== 'ACK' && respType !== 'RESULT' && respType !== 'FULL') throw invalidParam('newOrderRespType')
   return respType
 }
-
-type RespType = 'ACK' | 'RESULT' | 'FULL'
 
 /** Sequences a spot order and answers it in `respType`'s form; a refusal is thrown as Binance's error. */
 async function submitPlace(ctx: GatewayContext, state: State, m: SpotMarket, cmd: PlaceOrder, respType: RespType): Promise<object> {
