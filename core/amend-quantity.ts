@@ -13,6 +13,7 @@ import { generatedClientId } from './orders.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
 import { pushSpotBalanceEvent } from './resting.js'
+import { holdPrice } from './spot-stops.js'
 import { lockFor, unlockSpot } from './spot.js'
 import type { State } from './state.js'
 
@@ -30,8 +31,8 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   if (qty === o.origQtyLots) return reject('MODIFY_UNCHANGED')
   // Down to what already filled would leave nothing to rest: a cancel, which the client can send.
   if (qty <= o.executedQtyLots) return reject('AMEND_QTY_FILLED')
-  // A stop waiting for its price (core/spot-stops.ts) is on no level; a market form's is its stop price.
-  const price = o.priceTicks !== 0 ? o.priceTicks : o.cond!.stopPriceTicks
+  // A stop waiting for its price (core/spot-stops.ts) is on no level: it holds at its holdPrice.
+  const price = o.cond !== null ? holdPrice(o) : o.priceTicks
   if (price * qty * m.quotePerTickLot < m.minNotional) return reject('NOTIONAL_TOO_SMALL')
   if (o.amendCount >= LIMITS.amendmentsPerOrderMax) return reject('MODIFY_LIMIT_REACHED')
   const newId = cmd.newClientOrderId
@@ -45,7 +46,7 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   const cut = o.origQtyLots - qty
   if (o.level !== null) o.level.qtyLots -= cut
   o.origQtyLots = qty
-  // What the cut lots held: at the limit price, or a waiting market-form stop's at its stop price.
+  // What the cut lots held: at the limit price, or a waiting stop's at its holdPrice.
   unlockSpot(o, lockFor(m, o, cut, price))
   const clientOrderId = newId ?? generatedClientId(m, o)
   if (clientOrderId !== o.clientOrderId) {

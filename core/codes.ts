@@ -68,6 +68,9 @@ export const CODES = [
   'WOULD_TRIGGER',
   'TOO_MANY_CONDITIONAL',
   'CLOSE_POSITION_NOTHING',
+  // spot trailing stops (core/spot-stops.ts)
+  'TRAILING_DELTA_INVALID',
+  'TRAILING_NO_PRICE',
   // matching outcomes that reject the whole order
   'FOK_UNFILLED',
   'POST_ONLY_WOULD_TAKE',

@@ -206,6 +206,11 @@ export interface PlaceOrder extends Issuer {
   activationPriceTicks?: number
   /** TRAILING_STOP_MARKET: the retrace that triggers, in 0.1 % steps (1 = 0.1 %, 100 = 10 %). */
   callbackPermille?: number
+  /**
+   * Spot stops only (Binance's trailingDelta): trail the last price by this many BIPS (0.01 %),
+   * starting once the stop price is reached, or at once without one (core/spot-stops.ts).
+   */
+  trailingDeltaBips?: number
   /** Default CONTRACT_PRICE. */
   workingType?: WorkingType
   /** Hold the trigger while mark and last price differ by more than the market's triggerProtect. */
@@ -241,6 +246,8 @@ export interface ListLeg {
   priceTicks?: number
   /** The stop types: the trigger price. */
   stopPriceTicks?: number
+  /** The stop types: a trailing stop's delta, BIPS (PlaceOrder's trailingDeltaBips). */
+  trailingDeltaBips?: number
   /** LIMIT, and STOP and TAKE_PROFIT (the limit order's at trigger): GTC, IOC, FOK. */
   timeInForce?: TimeInForce
   clientOrderId?: string

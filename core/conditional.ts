@@ -135,11 +135,17 @@ export function conditionalFields(o: Order): ConditionalFields {
     const t = trailingTrigger1000(o)
     stop = c.activated && c.extremeTicks > 0 ? (o.side === 'SELL' ? Math.ceil(t / PERMILLE) : Math.floor(t / PERMILLE)) : 0
   }
-  return {
+  const out: ConditionalFields = {
     origType: c.origType, stopPriceTicks: stop, activationPriceTicks: c.activationPriceTicks,
     callbackPermille: c.callbackPermille, workingType: c.workingType, priceProtect: c.priceProtect,
     closePosition: c.closePosition, triggerTime: c.triggerTime, reason: c.reason as Code | '',
   }
+  // A spot trailing stop's (core/spot-stops.ts): stopPriceTicks stays the stop price it was placed with (0: none).
+  if (c.trailingDeltaBips !== 0) {
+    out.trailingDeltaBips = c.trailingDeltaBips
+    out.trailingTime = c.trailingTime
+  }
+  return out
 }
 
 // ---- placement ----
@@ -195,7 +201,7 @@ function buildConditional(m: PerpMarket, cmd: PlaceOrder, dualSide: boolean): Co
   return new ConditionalState({
     origType: t, stopPriceTicks: stop, activationPriceTicks: activation, callbackPermille: callback,
     workingType: wt, priceProtect: cmd.priceProtect === true, closePosition,
-    activated: false, extremeTicks: 0, triggerTime: 0, reason: '', entry: null,
+    activated: false, extremeTicks: 0, trailingDeltaBips: 0, trailingTime: 0, triggerTime: 0, reason: '', entry: null,
   })
 }
 
@@ -320,7 +326,7 @@ function drain(m: PerpMarket, set: TriggerSet, heap: TriggerHeap, price: number,
       held.push(o)
     } else {
       unlist(m, o)
-      due.push({ order: o, distance1000: Math.abs(price - e.priceTicks) * PERMILLE })
+      due.push({ order: o, distance: Math.abs(price - e.priceTicks) * PERMILLE })
     }
   }
 }
@@ -368,7 +374,7 @@ function quiet(m: PerpMarket, wt: WorkingType): boolean {
 }
 
 function byCrossing(a: Due, b: Due): number {
-  return b.distance1000 - a.distance1000 || a.order.orderId - b.order.orderId
+  return b.distance - a.distance || a.order.orderId - b.order.orderId
 }
 
 /**

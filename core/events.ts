@@ -57,6 +57,10 @@ export interface ConditionalFields {
   triggerTime: number
   /** Why it expired at trigger instead of being placed ('' otherwise). */
   reason: Code | ''
+  /** Spot trailing stops only: the trailing delta, BIPS. */
+  trailingDeltaBips?: number
+  /** Spot trailing stops only: when it started tracking the price (0 until then). */
+  trailingTime?: number
 }
 
 /** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */

@@ -29,6 +29,9 @@ export const LIMITS = {
   gtdStaleMax: 1024,
   /** Waiting conditional orders per sub-account and market (Binance MAX_NUM_ALGO_ORDERS, -4045). */
   conditionalOrdersPerMarketMax: 10,
+  /** A spot trailing stop's trailingDelta, BIPS, either side (Binance's TRAILING_DELTA filter: 10..2000). */
+  trailingDeltaMinBips: 10,
+  trailingDeltaMaxBips: 2_000,
   /** Executing OCO order lists per sub-account and market (Binance MAX_NUM_ORDER_LISTS). */
   orderListsPerMarketMax: 20,
   /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */

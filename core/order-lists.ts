@@ -31,7 +31,7 @@ import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js
 const isStopLoss = (t: OrderType): boolean => t === 'STOP' || t === 'STOP_MARKET'
 const isTakeProfit = (t: OrderType): boolean => t === 'TAKE_PROFIT' || t === 'TAKE_PROFIT_MARKET'
 
-/** The price a leg stands at: a LIMIT_MAKER's limit, a stop's trigger. */
+/** The price a leg stands at: a LIMIT_MAKER's limit, a stop's trigger (0: a trailing stop without one, which stands nowhere yet). */
 const levelOf = (leg: ListLeg): number => (leg.orderType === 'POST_ONLY' ? leg.priceTicks : leg.stopPriceTicks) ?? 0
 
 /**
@@ -66,13 +66,14 @@ export function legCommand(cmd: Issuer & { marketId: number; side: Side; qtyLots
   return {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
     orderType: leg.orderType, timeInForce: leg.timeInForce, priceTicks: leg.priceTicks, stopPriceTicks: leg.stopPriceTicks,
-    qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId, stp: cmd.stp,
+    trailingDeltaBips: leg.trailingDeltaBips, qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId, stp: cmd.stp,
   }
 }
 
 /**
  * An OCO pair's shape: leg types, where each stands, the above leg's level over the below
- * leg's, and (`last` > 0) the last price between them.
+ * leg's, and (`last` > 0) the last price between them; a leg with no level (a trailing stop
+ * without a stop price) is compared with neither.
  */
 export function ocoShapeCode(side: Side, above: ListLeg, below: ListLeg, last: number): Code | null {
   if (above === null || typeof above !== 'object' || below === null || typeof below !== 'object') return 'COMMAND_INVALID'
@@ -84,7 +85,8 @@ export function ocoShapeCode(side: Side, above: ListLeg, below: ListLeg, last: n
   if (placement) return placement
   const hi = levelOf(above)
   const lo = levelOf(below)
-  if (hi !== 0 && lo !== 0 && (hi <= lo || (last > 0 && (hi <= last || lo >= last)))) return 'LIST_PRICES'
+  if (hi !== 0 && lo !== 0 && hi <= lo) return 'LIST_PRICES'
+  if (last > 0 && ((hi !== 0 && hi <= last) || (lo !== 0 && lo >= last))) return 'LIST_PRICES'
   if (below.clientOrderId !== undefined && below.clientOrderId === above.clientOrderId) return 'CLIENT_ID_DUPLICATE'
   for (const leg of [above, below]) {
     if (leg.orderType === 'POST_ONLY' && (leg.timeInForce !== undefined || leg.stopPriceTicks !== undefined)) return 'COMMAND_INVALID'

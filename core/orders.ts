@@ -51,7 +51,12 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
     if (typeof matched === 'string') return matched
     cmd = matched
   }
-  if (isConditionalType(cmd.orderType)) return m.kind === 'PERP' ? checkConditional(m, sub, cmd, time) : checkSpotStop(m, sub, cmd, time, pending)
+  if (isConditionalType(cmd.orderType)) {
+    if (m.kind === 'SPOT') return checkSpotStop(m, sub, cmd, time, pending)
+    // A trailing delta is a spot stop's (a perpetual trailing stop takes a callback).
+    return cmd.trailingDeltaBips !== undefined ? 'COMMAND_INVALID' : checkConditional(m, sub, cmd, time)
+  }
+  if (cmd.trailingDeltaBips !== undefined) return 'COMMAND_INVALID'
   if (cmd.quoteQty !== undefined) {
     const sized = withQuoteQty(m, sub, cmd, time)
     if (typeof sized === 'string') return sized

@@ -26,9 +26,11 @@ function orderLeaf(o: Order): string {
 
 function conditionalLeaf(o: Order): string {
   const c = o.cond!
-  return ['conditional', o.market.marketId, o.orderId, c.origType, c.stopPriceTicks, c.activationPriceTicks,
+  const leaf = ['conditional', o.market.marketId, o.orderId, c.origType, c.stopPriceTicks, c.activationPriceTicks,
     c.callbackPermille, c.workingType, c.priceProtect, c.closePosition, c.activated, c.extremeTicks, c.triggerTime,
     c.reason].join('|')
+  // A spot trailing stop's delta and trailing time, only on those, so other orders hash as before.
+  return c.trailingDeltaBips === 0 ? leaf : `${leaf}|${c.trailingDeltaBips}|${c.trailingTime}`
 }
 
 /** An OCO leg's list (core/order-lists.ts). */

@@ -25,8 +25,11 @@ const packr = new Packr({ useRecords: false })
 type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
   OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, ListTuple?]
-/** A conditional order's trigger state (core/conditional.ts), appended to its order tuple. */
-type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean, boolean, boolean, number, number, string]
+/**
+ * A conditional order's trigger state (core/conditional.ts), appended to its order tuple; a
+ * spot trailing stop's delta and trailing time last, only on those.
+ */
+type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean, boolean, boolean, number, number, string, number?, number?]
 /** Amendment count and priceMatch, appended (after a null cond) only when either is set. */
 type ExtraTuple = [number, PriceMatch | '']
 /**
@@ -51,8 +54,10 @@ function orderTuple(o: Order): OrderTuple {
     o.goodTillDate, o.time, o.updateTime, o.marginCounted, o.lockedRemaining]
   const c = o.cond
   if (c) {
-    t.push([c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
-      c.closePosition, c.activated, c.extremeTicks, c.triggerTime, c.reason])
+    const ct: CondTuple = [c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
+      c.closePosition, c.activated, c.extremeTicks, c.triggerTime, c.reason]
+    if (c.trailingDeltaBips !== 0) ct.push(c.trailingDeltaBips, c.trailingTime)
+    t.push(ct)
   }
   const extra = o.amendCount || o.priceMatch !== undefined
   if (extra) {
@@ -80,7 +85,8 @@ function condOf(t: CondTuple | null | undefined): Conditional | null {
   if (t === undefined || t === null) return null
   return {
     origType: t[0], stopPriceTicks: t[1], activationPriceTicks: t[2], callbackPermille: t[3], workingType: t[4],
-    priceProtect: t[5], closePosition: t[6], activated: t[7], extremeTicks: t[8], triggerTime: t[9], reason: t[10], entry: null,
+    priceProtect: t[5], closePosition: t[6], activated: t[7], extremeTicks: t[8], triggerTime: t[9], reason: t[10],
+    trailingDeltaBips: t[11] ?? 0, trailingTime: t[12] ?? 0, entry: null,
   }
 }
 

@@ -6,8 +6,16 @@
 // base, a market buy its quantity's cost at the stop price. At the trigger it lets that go
 // and is placed as the LIMIT or MARKET order it becomes, with the same checks and locks as any
 // placement (a market buy locks the book's exact cost then); refused, it expires with the code
-// as its reason. Perpetual conditional orders (core/conditional.ts) watch marks and trail; these
-// only watch the last price, so they keep a smaller index of their own.
+// as its reason. Perpetual conditional orders (core/conditional.ts) watch marks; these only
+// watch the last price, so they keep a smaller index of their own.
+//
+// Trailing stops (Binance's trailingDelta, in BIPS): reaching the stop price starts the
+// trailing instead of the trigger (no stop price: it starts at placement, from the last
+// price). From then a SELL follows the highest last price and triggers once the price falls
+// trailingDelta below it; a BUY follows the lowest and triggers once the price rises
+// trailingDelta above it. Activated, they wait grouped by shared extreme (core/trailing.ts).
+// The prices watched are the last prices after each command and after each round of stops,
+// as for the other stops.
 
 import { ensureSpotBalance, spotBalance } from './accounts.js'
 import { checkTriggerPrice, rising } from './conditional.js'
@@ -23,6 +31,7 @@ import { acceptOrder } from './results.js'
 import { countOpen, pushSpotBalanceEvent, releaseSpotLock } from './resting.js'
 import { lockFor, lockSpot } from './spot.js'
 import type { Conditional, Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
+import { BIPS_CALLBACK, ConditionalState, type Due, TrailSide } from './trailing.js'
 import { conditionalTypeOf, TriggerHeap, type TriggerEntry } from './trigger-index.js'
 
 /**
@@ -35,6 +44,11 @@ export interface SpotStops {
   up: TriggerHeap
   /** Fire as the price falls (price ≤ stop): STOP SELL, TAKE_PROFIT BUY. */
   down: TriggerHeap
+  /** Activated trailing stops: SELLs follow the highest last price, BUYs the lowest (derived, like the heaps). */
+  sell: TrailSide
+  buy: TrailSide
+  /** Activated trailing stops now in `sell` and `buy`. */
+  trailing: number
   /** OTO lists' pending orders (PENDING_NEW) by orderId: they hold nothing until placed. */
   pending: Map<number, Order>
   /** OTO lists whose working order filled in full during the command: placed after it (empty between commands). */
@@ -42,17 +56,34 @@ export interface SpotStops {
 }
 
 export function newSpotStops(): SpotStops {
-  return { live: new Map(), up: new TriggerHeap(true), down: new TriggerHeap(false), pending: new Map(), activations: [] }
+  return {
+    live: new Map(), up: new TriggerHeap(true), down: new TriggerHeap(false),
+    sell: new TrailSide(true, BIPS_CALLBACK), buy: new TrailSide(false, BIPS_CALLBACK), trailing: 0,
+    pending: new Map(), activations: [],
+  }
 }
 
 function isLimitForm(c: Conditional): boolean {
   return c.origType === 'STOP' || c.origType === 'TAKE_PROFIT'
 }
 
-/** What a waiting stop holds: a limit form its limit order's lock, a market sell its base, a market buy the cost at the stop. */
-export function stopLock(m: SpotMarket, o: Order): number {
+/**
+ * The price a waiting stop holds at: a limit form's limit; a market form's stop price or, for
+ * a trailing stop placed without one, the last price its trailing started from.
+ */
+export function holdPrice(o: Order): number {
   const c = o.cond!
-  return isLimitForm(c) ? lockFor(m, o, o.origQtyLots, o.priceTicks) : lockFor(m, o, o.origQtyLots, c.stopPriceTicks)
+  return isLimitForm(c) ? o.priceTicks : c.stopPriceTicks || c.activationPriceTicks
+}
+
+/** What a waiting stop holds: a limit form its limit order's lock, a market sell its base, a market buy the cost at holdPrice. */
+export function stopLock(m: SpotMarket, o: Order): number {
+  return lockFor(m, o, o.origQtyLots, holdPrice(o))
+}
+
+/** Whether a trailing delta is one the TRAILING_DELTA filter passes. */
+function validDelta(d: unknown): d is number {
+  return typeof d === 'number' && Number.isInteger(d) && d >= LIMITS.trailingDeltaMinBips && d <= LIMITS.trailingDeltaMaxBips
 }
 
 /** The sub-account's waiting stops on `m` (MAX_NUM_ALGO_ORDERS counts them). */
@@ -75,8 +106,16 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
     || cmd.activationPriceTicks !== undefined || cmd.callbackPermille !== undefined || cmd.quoteQty !== undefined) {
     return 'COMMAND_INVALID'
   }
-  const stopCode = checkTriggerPrice(m, cmd.stopPriceTicks)
-  if (stopCode) return stopCode
+  const delta = cmd.trailingDeltaBips
+  const trailing = delta !== undefined
+  if (trailing && !validDelta(delta)) return 'TRAILING_DELTA_INVALID'
+  // Triggers are exact in ticks × 10,000 (core/trailing.ts): a market whose prices could overflow that has no trailing stops.
+  if (trailing && m.maxPriceTicks * (BIPS_CALLBACK.scale + LIMITS.trailingDeltaMaxBips) > Number.MAX_SAFE_INTEGER) return 'ORDER_TYPE_INVALID'
+  // A trailing stop's stop price is optional: without one it trails from the placement.
+  if (!trailing || cmd.stopPriceTicks !== undefined) {
+    const stopCode = checkTriggerPrice(m, cmd.stopPriceTicks)
+    if (stopCode) return stopCode
+  }
   const t = conditionalTypeOf(cmd.orderType)
   const limit = t === 'STOP' || t === 'TAKE_PROFIT'
   const o = buildOrder(m, sub, false, {
@@ -87,33 +126,69 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   }, time)
   if (typeof o === 'string') return o
   if (o.timeInForce === 'GTX' || o.timeInForce === 'GTD') return 'TIF_INVALID'
-  const stop = cmd.stopPriceTicks!
-  // A market form's notional at its stop price (a limit form's was checked at its price).
-  if (!limit && o.origQtyLots * stop * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
+  const stop = cmd.stopPriceTicks ?? 0
+  const last = m.lastPriceTicks
+  // No stop price: it trails from the last price, which must exist (a pending order's is read as it is placed).
+  if (stop === 0 && last === 0 && !pending) return 'TRAILING_NO_PRICE'
+  const from = stop === 0 ? last : 0
+  // A market form's notional at its hold price (a limit form's was checked at its price).
+  if (!limit && (stop || from) > 0 && o.origQtyLots * (stop || from) * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
   if (sub === undefined) return 'BALANCE_INSUFFICIENT'
   o.owner = sub
   o.orderType = t
   if (!limit) o.timeInForce = 'GTC'
   o.cond = {
-    origType: t, stopPriceTicks: stop, activationPriceTicks: 0, callbackPermille: 0, workingType: 'CONTRACT_PRICE',
-    priceProtect: false, closePosition: false, activated: false, extremeTicks: 0, triggerTime: 0, reason: '', entry: null,
+    origType: t, stopPriceTicks: stop, activationPriceTicks: from, callbackPermille: 0, workingType: 'CONTRACT_PRICE',
+    priceProtect: false, closePosition: false, activated: false, extremeTicks: 0, trailingDeltaBips: delta ?? 0, trailingTime: 0,
+    triggerTime: 0, reason: '', entry: null,
   }
   if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
   if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
   if (spotStopCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
   if (pending) return o
-  const last = m.lastPriceTicks
-  if (last > 0 && (rising(o) ? last >= stop : last <= stop)) return 'WOULD_TRIGGER'
+  // A trailing stop whose stop price the last price has reached starts trailing at once instead.
+  if (!trailing && last > 0 && (rising(o) ? last >= stop : last <= stop)) return 'WOULD_TRIGGER'
   if (spotBalance(sub, o.side === 'BUY' ? m.quote : m.base).free < stopLock(m, o)) return 'BALANCE_INSUFFICIENT'
   return o
 }
 
-/** Indexes a waiting stop (placement, snapshot restore). */
+/** An activated trailing stop's side of the index. */
+function trailSide(m: SpotMarket, o: Order): TrailSide {
+  return o.side === 'SELL' ? m.stops.sell : m.stops.buy
+}
+
+/** A trailing stop's trailing starts from `price`: its extreme, and the price it started from. */
+function beginTrailing(c: Conditional, price: number, time: number): void {
+  c.entry = null
+  c.activated = true
+  c.extremeTicks = price
+  c.activationPriceTicks = price
+  c.trailingTime = time
+}
+
+/** A waiting trailing stop the price reached: it leaves its heap (popped) for its side. */
+function startTrailing(m: SpotMarket, o: Order, price: number, time: number): void {
+  beginTrailing(o.cond!, price, time)
+  fileTrailing(m, o)
+}
+
+function fileTrailing(m: SpotMarket, o: Order): void {
+  m.stops.trailing += 1
+  trailSide(m, o).join(o)
+}
+
+/** Indexes a waiting stop (placement, snapshot restore): by stop price, or an activated trailing stop by its extreme. */
 export function indexSpotStop(m: SpotMarket, o: Order): void {
-  const c = o.cond!
+  // The trailing index works on ConditionalState (a snapshot restores plain objects).
+  let c = o.cond!
+  if (!(c instanceof ConditionalState)) o.cond = c = new ConditionalState(c)
+  m.stops.live.set(o.orderId, o)
+  if (c.activated) {
+    fileTrailing(m, o)
+    return
+  }
   const entry: TriggerEntry = { priceTicks: c.stopPriceTicks, orderId: o.orderId, order: o }
   c.entry = entry
-  m.stops.live.set(o.orderId, o)
   ;(rising(o) ? m.stops.up : m.stops.down).push(entry)
 }
 
@@ -130,6 +205,9 @@ export function armSpotStop(m: SpotMarket, o: Order, time: number, hold = stopLo
   ensureSpotBalance(o.owner, m.base)
   ensureSpotBalance(o.owner, m.quote)
   lockSpot(o, hold)
+  // A trailing stop without a stop price trails from the last price at once (checkSpotStop saw one).
+  const c = o.cond!
+  if (c.trailingDeltaBips !== 0 && c.stopPriceTicks === 0) beginTrailing(c, m.lastPriceTicks, time)
   indexSpotStop(m, o)
   const events: Event[] = [orderEvent(o, 'NEW')]
   pushSpotBalanceEvent(o, time, events)
@@ -138,10 +216,15 @@ export function armSpotStop(m: SpotMarket, o: Order, time: number, hold = stopLo
 
 /** Out of the index (cancel, trigger). */
 function unindex(m: SpotMarket, o: Order): void {
-  const c = o.cond!
+  const c = o.cond as ConditionalState
   m.stops.live.delete(o.orderId)
   if (c.entry !== null) (rising(o) ? m.stops.up : m.stops.down).markStale()
   c.entry = null
+  // Still grouped: not yet taken out by a trigger run that found it due.
+  if (c.group !== null) {
+    trailSide(m, o).leave(o)
+    m.stops.trailing -= 1
+  }
 }
 
 /** The unrest of a waiting stop: index, account, open count, what it held (resting.ts calls it). */
@@ -152,9 +235,27 @@ export function unrestSpotStop(o: Order): void {
   if (o.lockedRemaining > 0) releaseSpotLock(o)
 }
 
+/** A stop the price reached: a trailing stop starts trailing, any other is due. */
+function reached(m: SpotMarket, o: Order, last: number, time: number, due: Order[]): void {
+  if (o.cond!.trailingDeltaBips !== 0) startTrailing(m, o, last, time)
+  else due.push(o)
+}
+
+const NEVER_HELD = (): boolean => false
+
+/** Activated trailing stops of one side: extremes move to the price, then those it retraced to are due. */
+function trail(m: SpotMarket, side: TrailSide, last: number, due: Order[]): void {
+  side.move(last)
+  const fired: Due[] = []
+  side.fire(last, m, NEVER_HELD, fired, [])
+  m.stops.trailing -= fired.length
+  for (const d of fired) due.push(d.order)
+}
+
 /**
  * After a command that may have traded on `m`: every stop the last price has reached fires,
- * up-heap then down-heap, nearest first; the orders they place may trade and reach more.
+ * up-heap then down-heap, nearest first, then the trailing stops it retraced to, SELLs then
+ * BUYs, farthest extreme first; the orders they place may trade and reach more.
  */
 export function runSpotStops(state: State, m: SpotMarket, time: number, events: Event[]): void {
   const { up, down } = m.stops
@@ -165,11 +266,15 @@ export function runSpotStops(state: State, m: SpotMarket, time: number, events: 
     const due: Order[] = []
     for (let top = up.peek(); top !== undefined && top.priceTicks <= last; top = up.peek()) {
       up.pop()
-      due.push(top.order)
+      reached(m, top.order, last, time, due)
     }
     for (let top = down.peek(); top !== undefined && top.priceTicks >= last; top = down.peek()) {
       down.pop()
-      due.push(top.order)
+      reached(m, top.order, last, time, due)
+    }
+    if (m.stops.trailing > 0) {
+      trail(m, m.stops.sell, last, due)
+      trail(m, m.stops.buy, last, due)
     }
     for (const o of due) {
       // A stop an earlier one's fills canceled (self-trade prevention) is no longer waiting.

@@ -191,6 +191,9 @@ export interface Conditional extends Omit<ConditionalFields, 'reason'> {
   /** Trailing stops: activated, and the highest (SELL) or lowest (BUY) price seen since. */
   activated: boolean
   extremeTicks: number
+  /** Spot trailing stops: the delta, BIPS (0: not trailing), and when the trailing started (0: not yet). */
+  trailingDeltaBips: number
+  trailingTime: number
   reason: string
   /** Its live heap entry while it waits in one (derived, not in the root; activated trailing stops wait in core/trailing.ts). */
   entry: TriggerEntry | null

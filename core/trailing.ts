@@ -8,7 +8,8 @@
 // reads its own extreme from its group (ConditionalState.extremeTicks), so the state root, the
 // snapshot and order records see exactly what they saw when each stop carried its own.
 //
-// A stop's trigger, extreme × (1000 ∓ callback) (ticks × 1000, exact), depends on its callback
+// A stop's trigger, extreme × (unit ∓ callback) (ticks × unit, exact; a perpetual stop's
+// callback is in ‰, unit 1000, a spot stop's trailingDelta in BIPS, unit 10000), depends on its callback
 // as well: within a group the members sit in buckets by callback, smallest first, which is
 // also the order they fire in (SELL: the smallest callback has the highest trigger; BUY the
 // lowest). The groups, sorted by extreme, are merged at one end (the near one: lowest extremes
@@ -18,10 +19,22 @@
 
 import { assert } from './assert.js'
 import type { ConditionalType, WorkingType } from './commands.js'
-import type { Conditional, Order, PerpMarket } from './state.js'
+import type { Conditional, Order } from './state.js'
+import { LIMITS } from './limits.js'
 import type { TriggerEntry } from './trigger-index.js'
 
-const PERMILLE = 1000
+/** How one side reads its stops' callbacks: their unit (the trigger is exact in ticks × unit) and range. */
+export interface CallbackUnit {
+  scale: number
+  max: number
+  of(c: ConditionalState): number
+}
+
+/** Perpetual trailing stops: callbackRate in 0.1 % steps (1..100). */
+export const PERMILLE_CALLBACK: CallbackUnit = { scale: 1000, max: 100, of: (c) => c.callbackPermille }
+
+/** Spot trailing stops (core/spot-stops.ts): trailingDelta in BIPS. */
+export const BIPS_CALLBACK: CallbackUnit = { scale: 10_000, max: LIMITS.trailingDeltaMaxBips, of: (c) => c.trailingDeltaBips }
 
 /** The members of a group with one callback value: a doubly-linked list through ConditionalState.prev/next. */
 class Bucket {
@@ -29,7 +42,7 @@ class Bucket {
   tail: Order | null = null
   size = 0
 
-  constructor(readonly callbackPermille: number) {}
+  constructor(readonly callback: number) {}
 }
 
 /** Activated trailing stops sharing one extreme. */
@@ -61,7 +74,7 @@ function bucketIndex(buckets: Bucket[], cb: number): number {
   let hi = buckets.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
-    if (buckets[mid]!.callbackPermille < cb) lo = mid + 1
+    if (buckets[mid]!.callback < cb) lo = mid + 1
     else hi = mid
   }
   return lo
@@ -93,9 +106,9 @@ function union(a: TrailGroup, b: TrailGroup): TrailGroup {
   const small = big === a ? b : a
   const bs = big.buckets
   for (const sb of small.buckets) {
-    const i = bucketIndex(bs, sb.callbackPermille)
+    const i = bucketIndex(bs, sb.callback)
     const bb = bs[i]
-    if (bb === undefined || bb.callbackPermille !== sb.callbackPermille) {
+    if (bb === undefined || bb.callback !== sb.callback) {
       bs.splice(i, 0, sb)
       continue
     }
@@ -131,6 +144,8 @@ export class ConditionalState implements Conditional {
   triggerTime: number
   reason: string
   activated: boolean
+  trailingDeltaBips: number
+  trailingTime: number
   entry: TriggerEntry | null
   /** While grouped: a group whose root holds its extreme (derived, not in the root). */
   group: TrailGroup | null = null
@@ -151,6 +166,8 @@ export class ConditionalState implements Conditional {
     this.triggerTime = c.triggerTime
     this.reason = c.reason
     this.activated = c.activated
+    this.trailingDeltaBips = c.trailingDeltaBips
+    this.trailingTime = c.trailingTime
     this.entry = null
     this.ownExtreme = c.extremeTicks
   }
@@ -179,27 +196,28 @@ export class ConditionalState implements Conditional {
   }
 }
 
-/** A fired conditional order and how far behind the current price its trigger lies (×1000). */
+/** A fired conditional order and how far behind the current price its trigger lies (× its side's unit). */
 export interface Due {
   order: Order
-  distance1000: number
+  distance: number
 }
 
 /** The activated trailing stops of one side of one working type of a market. */
 export class TrailSide {
   /** Root groups with members, far to near (SELL: extreme descending; BUY: ascending); extremes distinct. */
   private readonly groups: TrailGroup[] = []
-  // Each group's extreme and its farthest trigger (its smallest callback's, ×1000), side by
+  // Each group's extreme and its farthest trigger (its smallest callback's, × unit), side by
   // side with `groups`: the scans read these packed numbers, not the group objects.
   private readonly exts: number[] = []
   private readonly tops: number[] = []
   /** Stops waiting per callback value, and the smallest value with any (MAX_SAFE_INTEGER: none). */
-  private readonly perCallback: number[] = new Array<number>(101).fill(0)
+  private readonly perCallback: number[]
   private minCallback = Number.MAX_SAFE_INTEGER
-  /** The farthest trigger (×1000) of all (SELL: the highest; BUY: the lowest): a price not past it fires none. */
+  /** The farthest trigger (× unit) of all (SELL: the highest; BUY: the lowest): a price not past it fires none. */
   private far: number
 
-  constructor(readonly sell: boolean) {
+  constructor(readonly sell: boolean, private readonly unit: CallbackUnit = PERMILLE_CALLBACK) {
+    this.perCallback = new Array<number>(unit.max + 1).fill(0)
     this.far = this.none()
   }
 
@@ -208,9 +226,10 @@ export class TrailSide {
     return this.sell ? 0 : Number.MAX_SAFE_INTEGER
   }
 
-  /** The trigger an extreme implies for a callback, ×1000 (exact). */
-  trigger1000(extreme: number, callbackPermille: number): number {
-    return this.sell ? extreme * (PERMILLE - callbackPermille) : extreme * (PERMILLE + callbackPermille)
+  /** The trigger an extreme implies for a callback, × unit (exact). */
+  triggerScaled(extreme: number, callback: number): number {
+    const u = this.unit.scale
+    return this.sell ? extreme * (u - callback) : extreme * (u + callback)
   }
 
   /** Whether extreme a lies strictly nearer the price end than b (a new extreme reaches it first). */
@@ -218,28 +237,28 @@ export class TrailSide {
     return this.sell ? a < b : a > b
   }
 
-  /** Whether trigger a (×1000) lies strictly farther than b (a retrace reaches it first). */
+  /** Whether trigger a (× unit) lies strictly farther than b (a retrace reaches it first). */
   private farther(a: number, b: number): boolean {
     return this.sell ? a > b : a < b
   }
 
   /** A root group's farthest trigger. */
   private topOf(g: TrailGroup): number {
-    return this.trigger1000(g.extreme, g.buckets[0]!.callbackPermille)
+    return this.triggerScaled(g.extreme, g.buckets[0]!.callback)
   }
 
   /** Whether `price` would move no extreme and fire no stop (a cheap look before a trigger run). */
   quiet(price: number): boolean {
     const n = this.exts.length
     if (n === 0) return true
-    return !this.nearer(this.exts[n - 1]!, price) && this.farther(price * PERMILLE, this.far)
+    return !this.nearer(this.exts[n - 1]!, price) && this.farther(price * this.unit.scale, this.far)
   }
 
   /** Files an activated trailing stop under its own extreme. */
   join(o: Order): void {
     const c = condOf(o)
     const extreme = c.extremeTicks
-    const cb = c.callbackPermille
+    const cb = this.unit.of(c)
     const gs = this.groups
     const n = gs.length
     let i: number
@@ -263,17 +282,17 @@ export class TrailSide {
     const bs = g.buckets
     const k = bucketIndex(bs, cb)
     let b = bs[k]
-    if (b === undefined || b.callbackPermille !== cb) {
+    if (b === undefined || b.callback !== cb) {
       b = new Bucket(cb)
       bs.splice(k, 0, b)
-      if (k === 0) this.tops[i] = this.trigger1000(extreme, cb)
+      if (k === 0) this.tops[i] = this.triggerScaled(extreme, cb)
     }
     append(b, o)
     g.size += 1
     c.group = g
     this.perCallback[cb] = (this.perCallback[cb] ?? 0) + 1
     if (cb < this.minCallback) this.minCallback = cb
-    const t = this.trigger1000(extreme, cb)
+    const t = this.triggerScaled(extreme, cb)
     if (this.farther(t, this.far)) this.far = t
   }
 
@@ -294,17 +313,17 @@ export class TrailSide {
   leave(o: Order): void {
     const c = condOf(o)
     const g = c.ungroup()
-    const cb = c.callbackPermille
+    const cb = this.unit.of(c)
     const bs = g.buckets
     const k = bucketIndex(bs, cb)
     const b = bs[k]!
-    assert(b !== undefined && b.callbackPermille === cb, 'a grouped trailing stop is in its bucket')
+    assert(b !== undefined && b.callback === cb, 'a grouped trailing stop is in its bucket')
     unlink(b, c)
     g.size -= 1
     const i = this.groupIndex(g.extreme)
     assert(this.groups[i] === g, 'a trailing group is in its side')
     // The farthest trigger may have been this one's.
-    const wasFar = this.trigger1000(g.extreme, cb) === this.far
+    const wasFar = this.triggerScaled(g.extreme, cb) === this.far
     if (b.size === 0) bs.splice(k, 1)
     if (g.size === 0) {
       this.groups.splice(i, 1)
@@ -367,9 +386,9 @@ export class TrailSide {
    * `protect` holds them, into `held` (they stay, skipped until their extreme moves again:
    * a held trigger waits for the run to end, as in the heaps before).
    */
-  fire(price: number, m: PerpMarket, protect: (m: PerpMarket, o: Order) => boolean, due: Due[], held: Order[]): void {
-    const price1000 = price * PERMILLE
-    if (this.farther(price1000, this.far)) return
+  fire<M>(price: number, m: M, protect: (m: M, o: Order) => boolean, due: Due[], held: Order[]): void {
+    const priceScaled = price * this.unit.scale
+    if (this.farther(priceScaled, this.far)) return
     const gs = this.groups
     const es = this.exts
     const tops = this.tops
@@ -379,8 +398,8 @@ export class TrailSide {
     let kept = 0
     for (; i < es.length; i++) {
       const e = es[i]!
-      if (this.farther(price1000, this.trigger1000(e, minCb))) break
-      if (this.farther(price1000, tops[i]!)) {
+      if (this.farther(priceScaled, this.triggerScaled(e, minCb))) break
+      if (this.farther(priceScaled, tops[i]!)) {
         // Not reached: it stays as it is.
         if (kept < i) {
           gs[kept] = gs[i]!
@@ -396,10 +415,10 @@ export class TrailSide {
       let bKept = 0
       for (; j < bs.length; j++) {
         const b = bs[j]!
-        const cb = b.callbackPermille
-        const t = this.trigger1000(e, cb)
-        if (this.farther(price1000, t)) break
-        const distance1000 = Math.abs(price1000 - t)
+        const cb = b.callback
+        const t = this.triggerScaled(e, cb)
+        if (this.farther(priceScaled, t)) break
+        const distance = Math.abs(priceScaled - t)
         for (let o = b.head; o !== null;) {
           const c = condOf(o)
           const next = c.next
@@ -412,7 +431,7 @@ export class TrailSide {
               g.size -= 1
               c.ungroup()
               this.counted(cb)
-              due.push({ order: o, distance1000 })
+              due.push({ order: o, distance })
             }
           }
           o = next
@@ -442,7 +461,7 @@ export class TrailSide {
     const tops = this.tops
     let far = this.none()
     for (let i = 0; i < es.length; i++) {
-      if (!this.farther(this.trigger1000(es[i]!, minCb), far)) break
+      if (!this.farther(this.triggerScaled(es[i]!, minCb), far)) break
       const t = tops[i]!
       if (this.farther(t, far)) far = t
     }

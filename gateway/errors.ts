@@ -304,6 +304,9 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   CLOSE_POSITION_WITH_REDUCE_ONLY: () => paramNotRequired('reduceOnly'),
   WOULD_TRIGGER: () => bad(-2021, 'Order would immediately trigger.'),
   TOO_MANY_CONDITIONAL: () => bad(-4045, 'Reach max stop order limit.'),
+  // Spot trailing stops only (their spot forms below).
+  TRAILING_DELTA_INVALID: () => invalidParam('trailingDelta'),
+  TRAILING_NO_PRICE: () => mandatoryParam('stopPrice'),
   // Only ever a reason at trigger (closePosition with no position), never a placement answer.
   CLOSE_POSITION_NOTHING: () => bad(-2022, 'ReduceOnly Order is rejected.'),
   FOK_UNFILLED: () => bad(-5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.'),
@@ -380,6 +383,8 @@ const SPOT: { readonly [C in Code]?: Mapper } = {
   // Stops (core/spot-stops.ts).
   WOULD_TRIGGER: () => spotRejected('Order would trigger immediately.'),
   TOO_MANY_CONDITIONAL: () => spotFilter('MAX_NUM_ALGO_ORDERS'),
+  TRAILING_DELTA_INVALID: () => spotFilter('TRAILING_DELTA'),
+  TRAILING_NO_PRICE: () => spotRejected('No trade price to trail from yet: send a stopPrice.'),
   // Order amend keep priority (its refusals are -2038, Binance's code for an amendment rejected).
   MODIFY_UNCHANGED: () => bad(-2038, 'The requested action would change no state; rejecting'),
   MODIFY_LIMIT_REACHED: () => bad(-2038, 'Filter failure: MAX_NUM_ORDER_AMENDS'),

@@ -9,6 +9,7 @@ import { positionOf, type Market, type Order, type PerpMarket, type State, type 
 import { openOrderOf } from '../../core/resting.js'
 import { CROSS, IN_LIQUIDATION } from '../../core/liquidation/check.js'
 import { belowMaintenance, crossRisk, isolatedRisk } from '../../core/margin-risk.js'
+import type { ConditionalState } from '../../core/trailing.js'
 
 /** Books: sorted levels, never crossed, level totals and FIFO links consistent, maps in step. */
 export function bookViolations(state: State): string[] {
@@ -240,8 +241,44 @@ export function maintenanceViolations(state: State): string[] {
   return out
 }
 
+/**
+ * A spot market's waiting stops, between commands: each indexed once (by stop price, or an
+ * activated trailing stop in its side's groups, counted), and none the last price has reached:
+ * a stop's price, or an activated trailing stop's retrace from its extreme, which the extreme
+ * itself has not been passed by.
+ */
+export function spotStopViolations(state: State): string[] {
+  const out: string[] = []
+  for (const m of state.markets) {
+    if (m === undefined || m.kind !== 'SPOT') continue
+    const last = m.lastPriceTicks
+    let trailing = 0
+    for (const o of m.stops.live.values()) {
+      const c = o.cond as ConditionalState
+      const at = `spot stop ${m.marketId}/${o.orderId}`
+      const sell = o.side === 'SELL'
+      if (c.activated) {
+        trailing++
+        const d = c.trailingDeltaBips
+        if (d === 0 || c.group === null || c.entry !== null) out.push(`${at}: activated but not a grouped trailing stop`)
+        const e = c.extremeTicks
+        if (last > 0 && (sell ? e < last || last * 10_000 <= e * (10_000 - d) : e > last || last * 10_000 >= e * (10_000 + d))) {
+          out.push(`${at}: extreme ${e} at last ${last}, delta ${d}: passed or retraced to`)
+        }
+      } else {
+        if (c.entry === null || c.entry.order !== o || c.group !== null) out.push(`${at}: waiting but not in a heap`)
+        const up = (c.origType === 'STOP' || c.origType === 'STOP_MARKET') === !sell
+        if (last > 0 && (up ? last >= c.stopPriceTicks : last <= c.stopPriceTicks)) out.push(`${at}: stop ${c.stopPriceTicks} reached at ${last}`)
+      }
+    }
+    if (trailing !== m.stops.trailing) out.push(`spot market ${m.marketId}: ${m.stops.trailing} trailing stops counted, ${trailing} activated`)
+  }
+  return out
+}
+
 export function stateViolations(state: State): string[] {
-  return [...bookViolations(state), ...ownershipViolations(state), ...moneyViolations(state), ...positionViolations(state)]
+  return [...bookViolations(state), ...ownershipViolations(state), ...moneyViolations(state), ...positionViolations(state),
+    ...spotStopViolations(state)]
 }
 
 /**

@@ -51,7 +51,7 @@ function trailingOrder(id: number, side: Side, cb: number, extreme: number): Ord
   const cond = new ConditionalState({
     origType: 'TRAILING_STOP_MARKET', stopPriceTicks: 0, activationPriceTicks: extreme, callbackPermille: cb,
     workingType: 'CONTRACT_PRICE', priceProtect: false, closePosition: false, activated: true, extremeTicks: extreme,
-    triggerTime: 0, reason: '', entry: null,
+    trailingDeltaBips: 0, trailingTime: 0, triggerTime: 0, reason: '', entry: null,
   })
   return { orderId: id, side, cond } as unknown as Order
 }
@@ -68,7 +68,7 @@ t.test('hand-computed: a new high merges the extremes below it, a retrace fires 
   side.move(1_200)
   t.same(ext(), [1_200, 1_200, 1_200], 'a new high: all share it')
   const due: Due[] = []
-  const fired = (): number[][] => due.map((d) => [d.order.orderId, d.distance1000]).sort((x, y) => y[1]! - x[1]! || x[0]! - y[0]!)
+  const fired = (): number[][] => due.map((d) => [d.order.orderId, d.distance]).sort((x, y) => y[1]! - x[1]! || x[0]! - y[0]!)
   // Triggers ×1000: a and b 1,200 × 990 = 1,188,000; c 1,200 × 980 = 1,176,000.
   side.fire(1_189, {} as PerpMarket, () => false, due, [])
   t.same(due, [], '1,189 is above every trigger')
@@ -93,7 +93,7 @@ t.test('hand-computed: a new high merges the extremes below it, a retrace fires 
   // Trigger 800 × 1,050 = 840,000.
   buy.fire(839, {} as PerpMarket, () => false, bought, [])
   buy.fire(845, {} as PerpMarket, () => false, bought, [])
-  t.same(bought.map((x) => [x.order.orderId, x.distance1000]).sort((x, y) => x[0]! - y[0]!), [[4, 5_000], [5, 5_000]])
+  t.same(bought.map((x) => [x.order.orderId, x.distance]).sort((x, y) => x[0]! - y[0]!), [[4, 5_000], [5, 5_000]])
 })
 
 t.test('the grouped structure against the naive model: joins anywhere, leaves, new extremes, retraces, holds', async (t) => {
@@ -149,7 +149,7 @@ t.test('the grouped structure against the naive model: joins anywhere, leaves, n
             if (quiet) quietRuns++
           }
           // A fired stop left its group with the extreme it fired at.
-          const got = due.map((d) => [d.order.orderId, d.distance1000, d.order.cond!.extremeTicks] as [number, number, number])
+          const got = due.map((d) => [d.order.orderId, d.distance, d.order.cond!.extremeTicks] as [number, number, number])
             .sort((a, b) => b[1] - a[1] || a[0] - b[0])
           const want = modelPrice(model, price, (id) => protectIds.has(id), heldModel)
           if (JSON.stringify(got) !== JSON.stringify(want)) mismatches++
