@@ -81,6 +81,14 @@ export function stopLock(m: SpotMarket, o: Order): number {
   return lockFor(m, o, o.origQtyLots, holdPrice(o))
 }
 
+/**
+ * Whether the market takes trailing stops: their triggers are exact in ticks × 10,000
+ * (core/trailing.ts), so a market whose prices could overflow that has none.
+ */
+export function trailingAllowed(m: SpotMarket): boolean {
+  return m.maxPriceTicks * (BIPS_CALLBACK.scale + LIMITS.trailingDeltaMaxBips) <= Number.MAX_SAFE_INTEGER
+}
+
 /** Whether a trailing delta is one the TRAILING_DELTA filter passes. */
 function validDelta(d: unknown): d is number {
   return typeof d === 'number' && Number.isInteger(d) && d >= LIMITS.trailingDeltaMinBips && d <= LIMITS.trailingDeltaMaxBips
@@ -109,8 +117,7 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   const delta = cmd.trailingDeltaBips
   const trailing = delta !== undefined
   if (trailing && !validDelta(delta)) return 'TRAILING_DELTA_INVALID'
-  // Triggers are exact in ticks × 10,000 (core/trailing.ts): a market whose prices could overflow that has no trailing stops.
-  if (trailing && m.maxPriceTicks * (BIPS_CALLBACK.scale + LIMITS.trailingDeltaMaxBips) > Number.MAX_SAFE_INTEGER) return 'ORDER_TYPE_INVALID'
+  if (trailing && !trailingAllowed(m)) return 'ORDER_TYPE_INVALID'
   // A trailing stop's stop price is optional: without one it trails from the placement.
   if (!trailing || cmd.stopPriceTicks !== undefined) {
     const stopCode = checkTriggerPrice(m, cmd.stopPriceTicks)

@@ -11,7 +11,7 @@ import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidOrderType, invalidTimeInForce, paramNotRequired } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { orderAfter, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -34,8 +34,8 @@ const LEG_TYPES: Record<string, OrderType> = {
 const OCO_TYPES = ['LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT']
 const WORKING_TYPES = ['LIMIT', 'LIMIT_MAKER']
 const PENDING_TYPES = Object.keys(LEG_TYPES)
-/** Leg parameters Binance has that are not served here (iceberg, trailing, pegged orders). */
-const UNSERVED = ['IcebergQty', 'TrailingDelta', 'PegPriceType', 'PegOffsetType', 'PegOffsetValue']
+/** Leg parameters Binance has that are not served here (iceberg, pegged orders). */
+const UNSERVED = ['IcebergQty', 'PegPriceType', 'PegOffsetType', 'PegOffsetValue']
 
 /** The list's fields every answer starts with. */
 interface ListFields {
@@ -72,26 +72,38 @@ function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string
   if (!allowed.includes(type)) throw allowed === OCO_TYPES ? fromCore('LIST_LEG_TYPE', { venue: 'spot', op: 'place' }) : invalidOrderType()
   for (const name of UNSERVED) if (optional(p, at + name) !== undefined) throw paramNotRequired(at + name)
   const stopLimit = type === 'STOP_LOSS_LIMIT' || type === 'TAKE_PROFIT_LIMIT'
+  const stop = type !== 'LIMIT' && type !== 'MARKET' && type !== 'LIMIT_MAKER'
   return leg(p, m, LEG_TYPES[type]!, {
     price: type === 'LIMIT' || type === 'LIMIT_MAKER' || stopLimit ? `${at}Price` : undefined,
-    stopPrice: type === 'LIMIT' || type === 'MARKET' || type === 'LIMIT_MAKER' ? undefined : `${at}StopPrice`,
+    stopPrice: stop ? `${at}StopPrice` : undefined,
+    trailingDelta: stop ? `${at}TrailingDelta` : undefined,
     timeInForce: type === 'LIMIT' || stopLimit ? `${at}TimeInForce` : undefined,
     clientOrderId: `${at}ClientOrderId`,
-  }, [`${at}Price`, `${at}StopPrice`, `${at}TimeInForce`])
+  }, [`${at}Price`, `${at}StopPrice`, `${at}TrailingDelta`, `${at}TimeInForce`])
 }
 
 /**
- * A leg from the parameters its type reads (`names`): each one read is required, each one of
- * `all` it does not read refused if sent.
+ * A leg from the parameters its type reads (`names`): each one read is required (a stop's
+ * stop price unless it trails: a trailing delta is optional), each one of `all` it does not
+ * read refused if sent.
  */
 function leg(p: Params, m: SpotMarket, orderType: OrderType,
-  names: { price?: string | undefined; stopPrice?: string | undefined; timeInForce?: string | undefined; clientOrderId: string },
+  names: { price?: string | undefined; stopPrice?: string | undefined; trailingDelta?: string | undefined; timeInForce?: string | undefined;
+    clientOrderId: string },
   all: string[]): ListLeg {
-  const read = new Set([names.price, names.stopPrice, names.timeInForce])
+  const read = new Set([names.price, names.stopPrice, names.trailingDelta, names.timeInForce])
   for (const name of all) if (!read.has(name) && optional(p, name) !== undefined) throw paramNotRequired(name)
   const out: ListLeg = { orderType }
   if (names.price !== undefined) out.priceTicks = parsePriceTicks(m, required(p, names.price), names.price)
-  if (names.stopPrice !== undefined) out.stopPriceTicks = parsePriceTicks(m, required(p, names.stopPrice), names.stopPrice)
+  const delta = names.trailingDelta === undefined ? undefined : idParam(p, names.trailingDelta)
+  if (delta !== undefined) out.trailingDeltaBips = delta
+  if (names.stopPrice !== undefined) {
+    const raw = optional(p, names.stopPrice)
+    if (raw === undefined && delta === undefined) {
+      throw names.trailingDelta === undefined ? mandatoryParam(names.stopPrice) : eitherParam(names.stopPrice, names.trailingDelta)
+    }
+    if (raw !== undefined) out.stopPriceTicks = parsePriceTicks(m, raw, names.stopPrice)
+  }
   if (names.timeInForce !== undefined) {
     const tif = required(p, names.timeInForce)
     if (tif !== 'GTC' && tif !== 'IOC' && tif !== 'FOK') throw invalidTimeInForce()
@@ -107,11 +119,13 @@ function leg(p: Params, m: SpotMarket, orderType: OrderType,
  * with `stopLimitPrice`), above and below as the side puts them.
  */
 function legacyLegs(p: Params, m: SpotMarket, side: 'BUY' | 'SELL'): { above: ListLeg; below: ListLeg } {
-  for (const name of ['limitIcebergQty', 'stopIcebergQty', 'trailingDelta']) if (optional(p, name) !== undefined) throw paramNotRequired(name)
+  for (const name of ['limitIcebergQty', 'stopIcebergQty']) if (optional(p, name) !== undefined) throw paramNotRequired(name)
   const maker = leg(p, m, 'POST_ONLY', { price: 'price', clientOrderId: 'limitClientOrderId' }, [])
   const stopLimit = optional(p, 'stopLimitPrice') !== undefined
+  // The stop price is mandatory here, a trailing delta (the stop's) optional.
+  required(p, 'stopPrice')
   const stop = leg(p, m, stopLimit ? 'STOP' : 'STOP_MARKET', {
-    price: stopLimit ? 'stopLimitPrice' : undefined, stopPrice: 'stopPrice',
+    price: stopLimit ? 'stopLimitPrice' : undefined, stopPrice: 'stopPrice', trailingDelta: 'trailingDelta',
     timeInForce: stopLimit ? 'stopLimitTimeInForce' : undefined, clientOrderId: 'stopClientOrderId',
   }, ['stopLimitTimeInForce'])
   return side === 'SELL' ? { above: maker, below: stop } : { above: stop, below: maker }

@@ -53,6 +53,9 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
   out.workingTime = spotWorkingTime(o)
   out.selfTradePreventionMode = o.stp
+  // A trailing stop's delta, and when it began to trail (-1 until then): Binance's fields of trailing orders only.
+  const trailing = o.cond?.trailingDeltaBips
+  if (trailing !== undefined) Object.assign(out, { trailingDelta: trailing, trailingTime: o.cond!.trailingTime || -1 })
   return out
 }
 
@@ -86,11 +89,13 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   const quoteRaw = optional(p, 'quoteOrderQty')
   if (quoteRaw !== undefined && (type !== 'MARKET' || optional(p, 'quantity') !== undefined)) throw paramNotRequired('quoteOrderQty')
   if (type === 'MARKET' && quoteRaw === undefined && optional(p, 'quantity') === undefined) throw eitherParam('quantity', 'quoteOrderQty')
-  // A stop's trigger; trailing stops (trailingDelta) are not served here.
-  if (optional(p, 'trailingDelta') !== undefined) throw paramNotRequired('trailingDelta')
+  // A stop's trigger: its stop price, a trailing delta (BIPS), or both.
+  const trailingDeltaBips = idParam(p, 'trailingDelta')
+  if (stopType === undefined && trailingDeltaBips !== undefined) throw paramNotRequired('trailingDelta')
   const stopRaw = optional(p, 'stopPrice')
   if (stopType === undefined && stopRaw !== undefined) throw paramNotRequired('stopPrice')
-  const stopPriceTicks = stopType === undefined ? undefined : parsePriceTicks(m, required(p, 'stopPrice'), 'stopPrice')
+  if (stopType !== undefined && stopRaw === undefined && trailingDeltaBips === undefined) throw eitherParam('stopPrice', 'trailingDelta')
+  const stopPriceTicks = stopRaw === undefined ? undefined : parsePriceTicks(m, stopRaw, 'stopPrice')
   let priceTicks: number | undefined
   if (marketForm) {
     if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
@@ -104,6 +109,7 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
     marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
   if (stopPriceTicks !== undefined) cmd.stopPriceTicks = stopPriceTicks
+  if (trailingDeltaBips !== undefined) cmd.trailingDeltaBips = trailingDeltaBips
   if (quoteQty !== undefined) cmd.quoteQty = quoteQty
   if (limitForm) cmd.timeInForce = tif as TimeInForce
   const clientId = optional(p, 'newClientOrderId')

@@ -2,6 +2,7 @@
 // from the core's integer market definitions.
 
 import { LIMITS } from '../../core/limits.js'
+import { trailingAllowed } from '../../core/spot-stops.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../../core/state.js'
 import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
 
@@ -72,14 +73,16 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
     orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT'],
-    icebergAllowed: false, ocoAllowed: true, otoAllowed: true, quoteOrderQtyMarketAllowed: true, allowTrailingStop: false,
+    icebergAllowed: false, ocoAllowed: true, otoAllowed: true, quoteOrderQtyMarketAllowed: true, allowTrailingStop: trailingAllowed(m),
     cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: false,
     isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
       maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
     [{ filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: LIMITS.conditionalOrdersPerMarketMax },
       { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax },
-      { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: LIMITS.orderListsPerMarketMax }]),
+      { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: LIMITS.orderListsPerMarketMax },
+      { filterType: 'TRAILING_DELTA', minTrailingAboveDelta: LIMITS.trailingDeltaMinBips, maxTrailingAboveDelta: LIMITS.trailingDeltaMaxBips,
+        minTrailingBelowDelta: LIMITS.trailingDeltaMinBips, maxTrailingBelowDelta: LIMITS.trailingDeltaMaxBips }]),
     defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
     allowedSelfTradePreventionModes: ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
     permissions: ['SPOT'],

@@ -10,6 +10,7 @@ const filter = object({
   filterType: str, minPrice: str, maxPrice: str, tickSize: str, minQty: str, maxQty: str, stepSize: str,
   limit: int, notional: str, minNotional: str, applyMinToMarket: bool, maxNotional: str, applyMaxToMarket: bool,
   avgPriceMins: int, multiplierUp: str, multiplierDown: str, multiplierDecimal: str, maxNumOrderAmends: int, maxNumAlgoOrders: int, maxNumOrderLists: int,
+  minTrailingAboveDelta: int, maxTrailingAboveDelta: int, minTrailingBelowDelta: int, maxTrailingBelowDelta: int,
 })
 
 const perpSymbol = object({

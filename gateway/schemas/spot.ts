@@ -12,7 +12,7 @@ export const spotOrderSchema = object({
   symbol: str, origClientOrderId: str, orderId: int, orderListId: int, clientOrderId: str, transactTime: int,
   price: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
   side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
-  workingTime: int, selfTradePreventionMode: str,
+  workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int,
   fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
 })
 
@@ -28,20 +28,22 @@ const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['s
 
 export const spotDocs = {
   placeOrder: route({
-    family: 'spot', summary: 'New spot order (LIMIT, MARKET, LIMIT_MAKER)',
-    description: 'newOrderRespType ACK, RESULT or FULL (the default, except LIMIT_MAKER: ACK). '
-      + 'A MARKET order takes quantity, or quoteOrderQty: the quote to spend (BUY) or receive (SELL).',
+    family: 'spot', summary: 'New spot order (LIMIT, MARKET, LIMIT_MAKER, STOP_LOSS, STOP_LOSS_LIMIT, TAKE_PROFIT, TAKE_PROFIT_LIMIT)',
+    description: 'newOrderRespType ACK, RESULT or FULL (the default for LIMIT and MARKET; the others: ACK). '
+      + 'A MARKET order takes quantity, or quoteOrderQty: the quote to spend (BUY) or receive (SELL). The stop types take '
+      + 'stopPrice, trailingDelta (BIPS, within the TRAILING_DELTA filter: a trailing stop, which starts trailing once the '
+      + 'last price reaches stopPrice, or at once without one), or both.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType',
-      'selfTradePreventionMode'],
+    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId',
+      'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
   }),
   testOrder: route({
     family: 'spot', summary: 'Test a new spot order: every check placement makes, balances included; nothing is placed',
     description: '{} as Binance answers; computeCommissionRates=true adds the market\'s commission rates.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType',
-      'selfTradePreventionMode', 'computeCommissionRates'],
+    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId',
+      'newOrderRespType', 'selfTradePreventionMode', 'computeCommissionRates'],
     required: ['symbol', 'side', 'type'], response: anyObject,
   }),
   orderRateLimit: route({
@@ -122,7 +124,8 @@ function cancelReplaceRoute(): ReturnType<typeof route> {
     security: 'TRADE', weight: 1,
     params: ['symbol', 'side', 'type', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions',
       'cancelNewClientOrderId',
-      'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'newClientOrderId', 'newOrderRespType', 'selfTradePreventionMode'],
+      'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId', 'newOrderRespType',
+      'selfTradePreventionMode'],
     required: ['symbol', 'side', 'type', 'cancelReplaceMode'],
     response: object({ cancelResult: str, newOrderResult: str, cancelResponse: anyObject, newOrderResponse: anyObject }),
   })
@@ -170,7 +173,7 @@ const orderListSchema = object({
   orderReports: arrayOf(spotOrderSchema),
 })
 
-const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TimeInForce']
+const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce']
 const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce']
 
 /** Order lists: OCO, OTO, OTOCO (routes/spot-order-lists.ts). */
@@ -180,8 +183,10 @@ export const spotListDocs = {
     description: 'aboveType and belowType: LIMIT_MAKER, STOP_LOSS, STOP_LOSS_LIMIT, TAKE_PROFIT, TAKE_PROFIT_LIMIT (-1158 otherwise). '
       + 'SELL: LIMIT_MAKER or take profit above, stop loss below; BUY the other way round (-1165, -1166, -1196..-1199); at '
       + 'least one must be contingent (-1168), and the last price must lie between them (-2010). The two hold what the '
-      + 'larger needs, once. *Price for LIMIT_MAKER and the *_LIMIT types, *StopPrice for the stop types, *TimeInForce '
-      + '(GTC, IOC, FOK) for the *_LIMIT types. newOrderRespType ACK (no orderReports), RESULT or FULL (the default). '
+      + 'larger needs, once. *Price for LIMIT_MAKER and the *_LIMIT types, *StopPrice, *TrailingDelta (a trailing stop, in '
+      + 'BIPS) or both for the stop types, *TimeInForce (GTC, IOC, FOK) for the *_LIMIT types. A trailing leg without a stop '
+      + 'price stands at no price, so only the other is held to the last price. newOrderRespType ACK (no orderReports), RESULT '
+      + 'or FULL (the default). '
       + 'Counts two orders.',
     security: 'TRADE', weight: 1,
     params: ['symbol', 'listClientOrderId', 'side', 'quantity', ...OCO_LEG.map((n) => 'above' + n), ...OCO_LEG.map((n) => 'below' + n),
@@ -192,12 +197,12 @@ export const spotListDocs = {
     family: 'spot', summary: 'New OTO order list: a working order, and a pending order placed once it fills in full',
     description: 'workingType LIMIT or LIMIT_MAKER (workingPrice; workingTimeInForce GTC, IOC or FOK for LIMIT), workingSide, '
       + 'workingQuantity; pendingType LIMIT, MARKET, LIMIT_MAKER or a stop type, pendingSide, pendingQuantity, and the '
-      + 'price, stop price and time in force its type reads. The pending order is PENDING_NEW and holds nothing until the '
+      + 'price, stop price, trailing delta and time in force its type reads. The pending order is PENDING_NEW and holds nothing until the '
       + 'working order fills in full; it is then checked as any placement and placed, or expires. Canceling either '
       + 'cancels the list. Counts two orders.',
     security: 'TRADE', weight: 1,
     params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity',
-      ...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingSide', 'pendingQuantity', 'newOrderRespType', 'selfTradePreventionMode'],
+      ...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingTrailingDelta', 'pendingSide', 'pendingQuantity', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingType', 'pendingSide', 'pendingQuantity'],
     response: orderListSchema,
   }),
@@ -216,11 +221,11 @@ export const spotListDocs = {
   }),
   placeLegacyOco: route({
     family: 'spot', summary: 'New OCO (the older form): a LIMIT_MAKER at price and a stop at stopPrice',
-    description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS. A SELL puts the '
-      + 'LIMIT_MAKER above, a BUY below. Answers as orderList/oco.',
+    description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS; trailingDelta '
+      + 'makes it trail. A SELL puts the LIMIT_MAKER above, a BUY below. Answers as orderList/oco.',
     security: 'TRADE', weight: 1,
     params: ['symbol', 'listClientOrderId', 'side', 'quantity', 'limitClientOrderId', 'price', 'stopClientOrderId', 'stopPrice',
-      'stopLimitPrice', 'stopLimitTimeInForce', 'newOrderRespType', 'selfTradePreventionMode'],
+      'trailingDelta', 'stopLimitPrice', 'stopLimitTimeInForce', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'quantity', 'price', 'stopPrice'], response: orderListSchema,
   }),
   cancel: route({

@@ -145,5 +145,13 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     Y: formatNotional(m, fill ? BigInt(fill.e.priceTicks) * BigInt(fill.e.qtyLots) : 0),
     // The quote a MARKET order was sized by (quoteOrderQty); zero otherwise.
     Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: spotWorkingTime(o), V: o.stp,
+    // A trailing stop's delta (d), and once it trails, since when (D), as Binance's: on trailing stops only.
+    ...trailingLetters(o),
   }
+}
+
+function trailingLetters(o: OrderRecordFields): { d?: number; D?: number } {
+  const c = o.cond
+  if (c?.trailingDeltaBips === undefined) return {}
+  return c.trailingTime ? { d: c.trailingDeltaBips, D: c.trailingTime } : { d: c.trailingDeltaBips }
 }

@@ -1,6 +1,7 @@
 // ccxt's spot client (`binance`), unmodified, pointed at a real exchange process by base URL
 // only, with its markets limited to spot: an order placed, edited (editOrder sends
-// /api/v3/order/cancelReplace), read back and canceled; the fee; a stop-limit by triggerPrice. Then
+// /api/v3/order/cancelReplace), read back and canceled; the fee; a stop-limit by triggerPrice; a
+// trailing stop by trailingPercent. Then
 // ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
 // WebSocket API (userDataStream.subscribe.signature on /ws-api/v3). And ccxt's `binance` with
 // its default options, which loads spot, USD-M and COIN-M markets.
@@ -62,6 +63,15 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
   t.match((await ex.fetchBalance()).USDT, { used: 210 }, 'its 210 USDT held')
   t.match(await ex.cancelOrder(stop.id!, S), { status: 'canceled' })
   t.match((await ex.fetchBalance()).USDT, { used: 0 })
+
+  // A trailing stop by trailingPercent (ccxt sends trailingDelta in BIPS), trailing once the price reaches 60,000.
+  const trail = await ex.createOrder(S, 'market', 'buy', 0.001, undefined,
+    { trailingPercent: 1.5, trailingTriggerPrice: 60000, stopLossOrTakeProfit: 'stopLoss' })
+  t.match(trail, { side: 'buy', status: 'open', info: { type: 'STOP_LOSS', trailingDelta: 150 } })
+  t.match(await ex.fetchOrder(trail.id!, S), { triggerPrice: 60000, status: 'open',
+    info: { type: 'STOP_LOSS', stopPrice: '60000.00', trailingDelta: 150, trailingTime: -1, isWorking: false } })
+  t.match((await ex.fetchBalance()).USDT, { used: 60 }, 'its cost at the stop price held')
+  t.match(await ex.cancelOrder(trail.id!, S), { status: 'canceled' })
 })
 
 t.test('ccxt binance with its default options: spot and USD-M markets (COIN-M has none)', { timeout: 60_000 }, async (t) => {

@@ -127,7 +127,8 @@ t.test('refusals: Binance spot\'s codes, and nothing changes', async (t) => {
       'The relationship of the prices for the orders is not correct.'],
     ['a limit maker that would take', { abovePrice: '29500.00', belowStopPrice: '29000.00' }, 400, -2010,
       'The relationship of the prices for the orders is not correct.'],
-    ['no belowStopPrice', { belowStopPrice: '' }, 400, -1102, "Mandatory parameter 'belowStopPrice' was not sent, was empty/null, or malformed."],
+    ['no belowStopPrice (nor a trailing delta)', { belowStopPrice: '' }, 400, -1102,
+      "Param 'belowStopPrice' or 'belowTrailingDelta' must be sent, but both were empty/null!"],
     ['a stop limit without its time in force', { belowTimeInForce: '' }, 400, -1102,
       "Mandatory parameter 'belowTimeInForce' was not sent, was empty/null, or malformed."],
     ['a stop price on the limit maker', { aboveStopPrice: '31000.00' }, 400, -1106, "Parameter 'aboveStopPrice' sent when not required."],
@@ -221,11 +222,13 @@ t.test('fuzz: list placements from valid parameters with keys dropped or values 
       pendingBelowTimeInForce: 'IOC' },
   }
   const value = fc.oneof(fc.constantFrom('LIMIT', 'MARKET', 'LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT',
-    'TAKE_PROFIT_LIMIT', 'BUY', 'SELL', 'GTC', 'IOC', 'FOK', 'GTX', '0', '-1', '0.0001', '31000.00', '29000.00', '1e9', 'ACK', 'RESULT'),
+    'TAKE_PROFIT_LIMIT', 'BUY', 'SELL', 'GTC', 'IOC', 'FOK', 'GTX', '0', '-1', '0.0001', '31000.00', '29000.00', '1e9', 'ACK', 'RESULT',
+    '100', '5000'),
   fc.string({ maxLength: 8 }))
   const edit = fc.record({ path: fc.constantFrom(...Object.keys(base)), drop: fc.nat({ max: 20 }), swap: fc.nat({ max: 20 }), value,
     extra: fc.option(fc.tuple(fc.constantFrom('abovePrice', 'belowStopPrice', 'aboveTimeInForce', 'pendingStopPrice', 'workingIcebergQty',
-      'listClientOrderId', 'newOrderRespType', 'selfTradePreventionMode', 'stopClientOrderId'), value)) })
+      'listClientOrderId', 'newOrderRespType', 'selfTradePreventionMode', 'stopClientOrderId', 'belowTrailingDelta', 'aboveTrailingDelta',
+      'pendingTrailingDelta', 'pendingBelowTrailingDelta', 'trailingDelta'), value)) })
   const edits = fc.sample(fc.array(edit, { minLength: 1, maxLength: 3 }), runs(60))
   const counts = { ok: 0, refused: 0 }
   for (const [i, list] of edits.entries()) {

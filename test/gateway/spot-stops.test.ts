@@ -76,7 +76,7 @@ t.test('a stop-market buy, canceled while it waits; refusals', async (t) => {
       { code: -1106, msg: "Parameter 'price' sent when not required." }],
     ['no timeInForce on a stop-limit', { side: 'SELL', type: 'STOP_LOSS_LIMIT', quantity: '0.0100', stopPrice: '29000.00', price: '29000.00' },
       { code: -1102, msg: /'timeInForce'/ }],
-    ['a trailingDelta', { side: 'SELL', type: 'STOP_LOSS', quantity: '0.0100', trailingDelta: '100' },
+    ['a trailingDelta on a LIMIT', { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '31000.00', trailingDelta: '100' },
       { code: -1106, msg: "Parameter 'trailingDelta' sent when not required." }],
     ['a stop-loss sell above the last price', { side: 'SELL', type: 'STOP_LOSS', quantity: '0.0100', stopPrice: '30500.00' },
       { code: -2010, msg: 'Order would trigger immediately.' }],
