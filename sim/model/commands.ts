@@ -145,6 +145,12 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
     // limit form and the distance), so the streams' other draws stay as they were. Its stop lies
     // on the side that waits, 2–24 ticks from the mid; a limit form's price a tick beyond it.
     if (o.extended && !perp && r.type === 'POST_ONLY' && Math.abs(r.offset) % 2 === 1) Object.assign(command, spotStop(p, r))
+    // A third of them trail (trailingDelta 10–99 BIPS), from the GTD lead a post-only draft leaves
+    // unused; a short hedge side (unused on spot) drops the stop price, so those trail at once.
+    if (command.stopPriceTicks !== undefined && r.gtdAheadMs % 3 === 0) {
+      command.trailingDeltaBips = 10 + r.gtdAheadMs % 90
+      if (r.hedgeSide === 'SHORT') delete command.stopPriceTicks
+    }
     if (r.clientOrderId !== undefined) command.clientOrderId = r.clientOrderId
     if (r.stp !== undefined) command.stp = r.stp
     if (perp) {
@@ -194,6 +200,7 @@ function otoOf(p: MarketProfile, working: PlaceOrder, pair: boolean): PlaceOtoLi
 /** An OCO list around a spot stop loss (see placeDraft): a LIMIT_MAKER mirrored across the mid. */
 function ocoOf(p: MarketProfile, stop: PlaceOrder): PlaceOrderList {
   const stopLeg: ListLeg = { orderType: stop.orderType, stopPriceTicks: stop.stopPriceTicks }
+  if (stop.trailingDeltaBips !== undefined) stopLeg.trailingDeltaBips = stop.trailingDeltaBips
   if (stop.priceTicks !== undefined) Object.assign(stopLeg, { priceTicks: stop.priceTicks, timeInForce: stop.timeInForce })
   const maker: ListLeg = { orderType: 'POST_ONLY', priceTicks: 2 * p.midTicks - stop.stopPriceTicks! }
   if (stop.clientOrderId !== undefined) maker.clientOrderId = stop.clientOrderId
