@@ -16,7 +16,7 @@ import { orderEvent } from './records.js'
 import { acceptOrder } from './results.js'
 import { countOpen, retire, trackGoodTillDate } from './resting.js'
 import { positionOf, type Conditional, type Market, type Order, type PerpMarket, type State, type SubAccount } from './state.js'
-import { ConditionalState, type Due, type TrailSide } from './trailing.js'
+import { byCrossing, ConditionalState, type Due, type TrailSide } from './trailing.js'
 import { conditionalTypeOf, isConditionalType, setOf, type TriggerHeap, type TriggerSet } from './trigger-index.js'
 
 
@@ -371,10 +371,6 @@ function quiet(m: PerpMarket, wt: WorkingType): boolean {
   const down = set.down.items[0]
   if (down !== undefined && down.priceTicks >= price) return false
   return set.trailing === 0 || (set.sell.quiet(price) && set.buy.quiet(price))
-}
-
-function byCrossing(a: Due, b: Due): number {
-  return b.distance - a.distance || a.order.orderId - b.order.orderId
 }
 
 /**

@@ -31,7 +31,7 @@ import { acceptOrder } from './results.js'
 import { countOpen, pushSpotBalanceEvent, releaseSpotLock } from './resting.js'
 import { lockFor, lockSpot } from './spot.js'
 import type { Conditional, Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
-import { BIPS_CALLBACK, ConditionalState, type Due, TrailSide } from './trailing.js'
+import { BIPS_CALLBACK, byCrossing, ConditionalState, type Due, TrailSide } from './trailing.js'
 import { conditionalTypeOf, TriggerHeap, type TriggerEntry } from './trigger-index.js'
 
 /**
@@ -250,12 +250,17 @@ function reached(m: SpotMarket, o: Order, last: number, time: number, due: Order
 
 const NEVER_HELD = (): boolean => false
 
-/** Activated trailing stops of one side: extremes move to the price, then those it retraced to are due. */
+/**
+ * Activated trailing stops of one side: extremes move to the price, then those it retraced to
+ * are due, farthest behind the price first, ties by orderId (the groups' inner order depends on
+ * their merges, which a snapshot restore does not repeat).
+ */
 function trail(m: SpotMarket, side: TrailSide, last: number, due: Order[]): void {
   side.move(last)
   const fired: Due[] = []
   side.fire(last, m, NEVER_HELD, fired, [])
   m.stops.trailing -= fired.length
+  fired.sort(byCrossing)
   for (const d of fired) due.push(d.order)
 }
 

@@ -202,6 +202,11 @@ export interface Due {
   distance: number
 }
 
+/** The order fired orders are placed in: the price path crossed the farthest first; ties by orderId. */
+export function byCrossing(a: Due, b: Due): number {
+  return b.distance - a.distance || a.order.orderId - b.order.orderId
+}
+
 /** The activated trailing stops of one side of one working type of a market. */
 export class TrailSide {
   /** Root groups with members, far to near (SELL: extreme descending; BUY: ascending); extremes distinct. */

@@ -166,6 +166,26 @@ t.test('a trailing stop survives a snapshot mid-trail: the same root, and the sa
   t.same(stateViolations(restored), [])
 })
 
+t.test('stops due together fire by orderId, whatever merged their groups, as after a snapshot restore', async (t) => {
+  const ex = spotScene()
+  for (const price of [2_990_000, 2_980_000, 2_970_000]) ex.ok(limit(CAROL, 'BUY', price, 10, spot))
+  tradeAt(ex, 3_010_000)
+  const a = ex.ok(trailing(BOB, 'SELL', 'STOP_MARKET', 100, 10)).orderId!
+  tradeAt(ex, 3_020_000) // A's extreme moves to 30,200
+  tradeAt(ex, 3_015_000)
+  const b = ex.ok(trailing(BOB, 'SELL', 'STOP_MARKET', 100, 10)).orderId!
+  const c = ex.ok(trailing(BOB, 'SELL', 'STOP_MARKET', 100, 10)).orderId!
+  // B and C share a group at 30,150; 30,300 merges A's (at 30,200) into it, behind its members.
+  tradeAt(ex, 3_030_000)
+  // 30,300 × 0.99 = 29,997: all three are due; each sells 0.001 into the next bid down.
+  const { restored, results } = restoredAlike(ex, [limit(DAVE, 'SELL', 2_999_700, 10, spot), limit(CAROL, 'BUY', 2_999_700, 10, spot)])
+  const [straight, after] = results[1]!
+  t.same(after, straight, 'the same result after a restore')
+  const sold = spotTradeEvents(straight).filter((e) => [a, b, c].includes(e.taker.orderId))
+  t.same(sold.map((e) => [e.taker.orderId, e.priceTicks]), [[a, 2_990_000], [b, 2_980_000], [c, 2_970_000]], 'in orderId order')
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+})
+
 t.test('a trailing stop as an OCO leg: its trigger expires the limit maker and ends the list', async (t) => {
   const ex = spotScene()
   ex.ok(limit(CAROL, 'BUY', 2_900_000, 100, spot))
