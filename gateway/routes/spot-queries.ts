@@ -49,10 +49,12 @@ async function avgPrice(ctx: GatewayContext, m: SpotMarket): Promise<object> {
   return { mins: AVG_PRICE_MINS, price, closeTime: now }
 }
 
-function tradeJson(state: State, m: SpotMarket, r: Awaited<ReturnType<GatewayContext['projections']['userTrades']>>[number]): object {
+type UserTradeRow = Awaited<ReturnType<GatewayContext['projections']['userTrades']>>[number]
+
+function tradeJson(state: State, m: SpotMarket, r: UserTradeRow, orderListId: number): object {
   const feeAsset = r.commissionAsset ?? m.quote
   return {
-    symbol: m.symbol, id: r.tradeId, orderId: r.orderId, orderListId: -1, price: formatPrice(m, r.priceTicks),
+    symbol: m.symbol, id: r.tradeId, orderId: r.orderId, orderListId, price: formatPrice(m, r.priceTicks),
     qty: formatQty(m, r.qtyLots), quoteQty: formatNotional(m, r.quoteQtyTicksLots),
     commission: formatLedger(r.commission, state.assets.get(feeAsset)!.scale), commissionAsset: feeAsset, time: r.time,
     isBuyer: r.buyer, isMaker: r.maker, isBestMatch: true,
@@ -88,7 +90,18 @@ export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): P
   const state = ctx.state()
   const m = spotParam(state, a.params)
   const rows = await userTradesOf(ctx, a, m)
-  return rows.map((r) => tradeJson(state, m, r))
+  const lists = await listIdsOf(ctx, { account: a.session.account, sub: a.session.sub }, m, rows)
+  return rows.map((r) => tradeJson(state, m, r, lists.get(r.orderId) ?? -1))
+}
+
+/**
+ * The order list each row's order was placed in (-1: alone), from the orders' records: a fill
+ * does not carry it. One lookup per order, sent together.
+ */
+async function listIdsOf(ctx: GatewayContext, owner: { account: string; sub: number }, m: SpotMarket, rows: readonly UserTradeRow[]): Promise<Map<number, number>> {
+  const ids = [...new Set(rows.map((r) => r.orderId))]
+  const records = await Promise.all(ids.map((id) => ctx.projections.order(owner, m.marketId, id)))
+  return new Map(ids.map((id, i) => [id, records[i]?.orderListId ?? -1]))
 }
 
 /** GET allOrders: the sub-account's orders in one market, open and done. */

@@ -31,7 +31,7 @@ const SELL_OCO = { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.1000', aboveTyp
   belowType: 'STOP_LOSS_LIMIT', belowStopPrice: '29000.00', belowPrice: '28900.00', belowTimeInForce: 'GTC' }
 
 t.test('a sell OCO: placed, held once, listed; the stop fires and the limit maker expires with it', async (t) => {
-  const { rig, seller, seen, tradeAt } = await setup(t)
+  const { rig, seller, buyer, seen, tradeAt } = await setup(t)
   const res = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, listClientOrderId: 'bracket-1' })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['x-mbx-order-count-10s'], '3', 'two orders counted (after the setup\'s one)')
@@ -74,6 +74,11 @@ t.test('a sell OCO: placed, held once, listed; the stop fires and the limit make
   t.match(seen.filter((p) => p.e === 'listStatus').at(-1), { l: 'ALL_DONE', L: 'ALL_DONE', g: body.orderListId })
   t.equal(Number((await btc()).locked), 0.1, 'still held once, by the working stop')
   t.match((await signedInject(rig, seller, 'GET', '/api/v3/allOrderList')).json(), [{ orderListId: body.orderListId, listStatusType: 'ALL_DONE' }])
+  // The stop's fill names its list; the setup's sale was an order alone.
+  await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0500' })
+  t.same((await signedInject(rig, seller, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT' })).json().map((r: { orderId: number; orderListId: number }) =>
+    [r.orderId, r.orderListId]).slice(-1), [[stop.orderId, body.orderListId]])
+  t.equal((await signedInject(rig, seller, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT' })).json()[0].orderListId, -1)
 })
 
 t.test('cancels: the list by id, one leg (the whole list), cancel-all; the older order/oco form', async (t) => {
