@@ -107,6 +107,17 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   const all = await call(ws, 'openOrders.cancelAll', signed(rig, seller, { symbol: 'BTCUSDT' }))
   t.match(all.result, [{ symbol: 'BTCUSDT', status: 'CANCELED', price: '51000.00', origQty: '0.0300' }])
   t.match((await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 1 }))), { status: 400, error: { code: -2011 } })
+
+  // A trailing stop (trailingDelta, no stop price): it trails from the last price at once.
+  const trailing = await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'STOP_LOSS',
+    quantity: '0.0100', trailingDelta: '150', newOrderRespType: 'RESULT' }))
+  t.match(trailing.result, { type: 'STOP_LOSS', stopPrice: '0.00', trailingDelta: 150, trailingTime: rig.ex.time })
+  t.same((await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: trailing.result.orderId }))).result,
+    await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: trailing.result.orderId }))
+  t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'STOP_LOSS', quantity: '0.0100',
+    trailingDelta: '5000' })), { status: 400, error: { code: -1013, msg: 'Filter failure: TRAILING_DELTA' } })
+  t.match(await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: trailing.result.orderId })),
+    { status: 200, result: { status: 'CANCELED', trailingDelta: 150 } })
 })
 
 t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', async (t) => {
