@@ -283,6 +283,12 @@ export interface PlaceOtoList extends Issuer {
   working: ListLeg & { side: Side; qtyLots: number }
   pendingSide: Side
   pendingQtyLots: number
+  /**
+   * OPO and OPOCO (Binance's one-pays-the-other): a BUY working order and SELL pending orders,
+   * pendingQtyLots 0; the pending orders sell what the working order brings, net of its fee, to
+   * the lot (core/oto-lists.ts).
+   */
+  opo?: boolean
   /** OTO: one pending order, LIMIT, MARKET, POST_ONLY or a spot stop type. */
   pending?: ListLeg
   /** OTOCO: an OCO pair, as PlaceOrderList's legs. */

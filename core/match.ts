@@ -124,8 +124,8 @@ function fill(state: State, m: Market, taker: Order, maker: Order, lots: number,
     events.push({ type: 'spotTrade', marketId: m.marketId, tradeId, time, priceTicks, qtyLots: lots, buyerIsMaker,
       maker: makerSide, taker: takerSide })
     // An order of a list that trades moves its list on (core/order-lists.ts).
-    if (maker.list !== null && !maker.list.done) listFill(maker, time, events)
-    if (taker.list !== null && !taker.list.done) listFill(taker, time, events)
+    if (maker.list !== null && !maker.list.done) listFill(maker, makerSide, lots, time, events)
+    if (taker.list !== null && !taker.list.done) listFill(taker, takerSide, lots, time, events)
   }
 }
 

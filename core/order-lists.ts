@@ -17,13 +17,14 @@ import { findSub, spotBalance, validIssuer } from './accounts.js'
 import { assert } from './assert.js'
 import type { Code } from './codes.js'
 import type { CancelOrderList, Issuer, ListLeg, OrderType, PlaceOrder, PlaceOrderList, Side, StpMode } from './commands.js'
-import type { Event, OrderEvent, OrderListEvent, Result } from './events.js'
+import type { Event, OrderEvent, OrderListEvent, Result, SpotFillSide } from './events.js'
 import { validClientId } from './filters.js'
 import { LIMITS } from './limits.js'
 import { generatedClientId, placeSpot, testOrder } from './orders.js'
 import { isTerminal } from './records.js'
 import { accept, reject } from './results.js'
 import { retire } from './resting.js'
+import { holdProceeds } from './oto-lists.js'
 import { armSpotStop, spotStopCount, stopLock } from './spot-stops.js'
 import { lockFor } from './spot.js'
 import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
@@ -181,7 +182,7 @@ export function placeOrderList(state: State, cmd: PlaceOrderList, time: number):
   const orderListId = state.nextOrderListId++
   const list: OrderList = {
     orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId), contingency: 'OCO', working: null,
-    legs, orders: [], done: false, time,
+    opo: false, legs, orders: [], done: false, time,
   }
   // Ids given now, so neither generated client id takes the other's given one.
   for (let i = 0; i < 2; i++) legs[i].orderId = m.nextOrderId++
@@ -231,13 +232,15 @@ export function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTE
 }
 
 /**
- * An order of an executing list traded (core/match.ts, maker or taker): an OCO leg ends its
- * list; an OTO list's working order, filled in full, has its pending orders placed once the
- * command is done (core/oto-lists.ts).
+ * An order of an executing list traded (core/match.ts, maker or taker; `fill` its side of the
+ * trade, `lots` the trade's): an OCO leg ends its list; an OTO list's working order, filled in
+ * full, has its pending orders placed once the command is done (core/oto-lists.ts); an OPO
+ * list's has what each fill brings held for them.
  */
-export function listFill(o: Order, time: number, events: Event[]): void {
+export function listFill(o: Order, fill: SpotFillSide, lots: number, time: number, events: Event[]): void {
   const l = o.list!
   if (l.working !== o) return endList(o, 'EXPIRED', time, events)
+  if (l.opo) holdProceeds(l, o, fill, lots)
   if (o.status === 'FILLED') (o.market as SpotMarket).stops.activations.push(l)
 }
 

@@ -5,17 +5,24 @@
 // an OCO list under the same list id, core/order-lists.ts), or expire if refused. Until then
 // the working order ending any other way (canceled, expired) takes them with it, and canceling
 // one of them cancels the whole list.
+//
+// OPO and OPOCO (one-pays-the-other): a BUY working order whose SELL pending orders have no
+// quantity of their own. Each fill of the working order brings base, less the fee taken from
+// it; that is held by the first pending order as it comes in (not free to trade or withdraw),
+// and once the working order has filled the pending orders are placed for all of it, to the lot,
+// the rest of it (under a lot) freed. Ended before then, the list frees it.
 
 import { assert } from './assert.js'
 import type { Code } from './codes.js'
 import type { ListLeg, PlaceOrderList, PlaceOtoList, Side } from './commands.js'
-import type { Event, Result } from './events.js'
+import type { Event, Result, SpotFillSide } from './events.js'
 import { checkList, generatedListId, legCommand, listEvent, listIdCode, listMarket, listRoomCode, ocoShapeCode, ordersOf, placeOcoLegs } from './order-lists.js'
 import { checkOrder, generatedClientId, placeSpot, testOrder } from './orders.js'
 import { orderEvent } from './records.js'
 import { accept, reject } from './results.js'
-import { countOpen } from './resting.js'
+import { countOpen, pushSpotBalanceEvent, releaseSpotLock } from './resting.js'
 import { armSpotStop } from './spot-stops.js'
+import { lockSpot } from './spot.js'
 import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
 import { isConditionalType } from './trigger-index.js'
 
@@ -29,8 +36,18 @@ interface CheckedOto {
   pending: Order[]
 }
 
+/** What the pending orders are checked with: an OPO's quantity is not known yet, so the working order's stands in. */
 function pendingBase(cmd: PlaceOtoList): { account: string; sub: number; marketId: number; side: Side; qtyLots: number; stp?: PlaceOtoList['stp'] } {
-  return { account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.pendingSide, qtyLots: cmd.pendingQtyLots, stp: cmd.stp }
+  const qtyLots = cmd.opo === true ? cmd.working.qtyLots : cmd.pendingQtyLots
+  return { account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.pendingSide, qtyLots, stp: cmd.stp }
+}
+
+/** An OPO list's sides and quantity: it buys, then sells what it bought; the pending quantity is not sent. */
+function opoCode(cmd: PlaceOtoList): Code | null {
+  if (cmd.opo === undefined || cmd.opo === false) return null
+  if (cmd.opo !== true) return 'COMMAND_INVALID'
+  if (cmd.working.side !== 'BUY' || cmd.pendingSide !== 'SELL') return 'SIDE_INVALID'
+  return cmd.pendingQtyLots === 0 || cmd.pendingQtyLots === undefined ? null : 'COMMAND_INVALID'
 }
 
 function checkOto(state: State, cmd: PlaceOtoList, time: number): CheckedOto | Code {
@@ -41,6 +58,8 @@ function checkOto(state: State, cmd: PlaceOtoList, time: number): CheckedOto | C
   if (w === null || typeof w !== 'object') return 'COMMAND_INVALID'
   if (w.orderType !== 'LIMIT' && w.orderType !== 'POST_ONLY') return 'LIST_LEG_TYPE'
   if (cmd.pendingSide !== 'BUY' && cmd.pendingSide !== 'SELL') return 'SIDE_INVALID'
+  const opo = opoCode(cmd)
+  if (opo) return opo
   const oto = cmd.pending !== undefined
   if (oto === (cmd.pendingAbove !== undefined || cmd.pendingBelow !== undefined)) return 'COMMAND_INVALID'
   const legs: ListLeg[] = []
@@ -70,7 +89,10 @@ function checkOto(state: State, cmd: PlaceOtoList, time: number): CheckedOto | C
   }
   const owner = working.owner
   const room = listRoomCode(owner, m, [working, ...pending])
-  return room ?? { m, sub: owner, working, pending }
+  if (room) return room
+  // An OPO's pending orders have no quantity until the working order has filled.
+  if (cmd.opo === true) for (const o of pending) o.origQtyLots = 0
+  return { m, sub: owner, working, pending }
 }
 
 export function placeOtoList(state: State, cmd: PlaceOtoList, time: number): Result {
@@ -81,7 +103,7 @@ export function placeOtoList(state: State, cmd: PlaceOtoList, time: number): Res
   const legs = [working, ...pending]
   const list: OrderList = {
     orderListId, listClientOrderId: cmd.listClientOrderId ?? generatedListId(sub, orderListId),
-    contingency: pending.length === 1 ? 'OTO' : 'OTOCO', working, legs, orders: [], done: false, time,
+    contingency: pending.length === 1 ? 'OTO' : 'OTOCO', working, opo: cmd.opo === true, legs, orders: [], done: false, time,
   }
   for (const o of legs) o.orderId = m.nextOrderId++
   for (const o of legs) {
@@ -107,12 +129,33 @@ export function placeOtoList(state: State, cmd: PlaceOtoList, time: number): Res
   return accept(events)
 }
 
-/** A pending order out of its index and its account (resting.ts unrest; activation). */
+/** A pending order out of its index and its account, freeing an OPO's proceeds it held (resting.ts unrest; activation). */
 export function unrestPending(o: Order): void {
   const m = o.market as SpotMarket
   m.stops.pending.delete(o.orderId)
   o.owner.orders.delete(o.clientOrderId)
   countOpen(o, -1)
+  if (o.lockedRemaining > 0) releaseSpotLock(o)
+}
+
+/**
+ * An OPO list's working buy traded `lots` (core/order-lists.ts listFill): the base it brought,
+ * less the fee taken from it, goes from free to the first pending order's hold. The fill's
+ * balance figures follow.
+ */
+export function holdProceeds(l: OrderList, o: Order, fill: SpotFillSide, lots: number): void {
+  const m = o.market as SpotMarket
+  const holder = l.legs[1]!
+  lockSpot(holder, lots * m.basePerLot - fill.fee)
+  const b = o.owner.spot.get(m.base)!
+  fill.base = { asset: m.base, free: b.free, locked: b.locked }
+}
+
+/** An OPO's pending quantity: the proceeds, in whole lots, within the largest its orders may take. */
+function opoQtyLots(m: SpotMarket, pending: readonly Order[], proceeds: number): number {
+  let max = m.maxQtyLots
+  for (const o of pending) if (o.orderType === 'MARKET' || o.orderType === 'STOP_MARKET' || o.orderType === 'TAKE_PROFIT_MARKET') max = Math.min(max, m.marketMaxQtyLots)
+  return Math.min(Math.floor(proceeds / m.basePerLot), max)
 }
 
 /** Snapshot restore: a pending order back in its market's index. */
@@ -143,10 +186,12 @@ export function activateLists(state: State, m: SpotMarket, time: number, events:
     if (list.done || list.working === null) continue
     list.working = null
     const pending = list.legs.slice(1)
+    // An OPO's proceeds, freed with the pending orders, are their quantity.
+    const proceeds = pending[0]!.lockedRemaining
     for (const o of pending) unrestPending(o)
     const sub = pending[0]!.owner
-    const base = { account: sub.address, sub: sub.sub, marketId: m.marketId, side: pending[0]!.side, qtyLots: pending[0]!.origQtyLots,
-      stp: pending[0]!.stp }
+    const qtyLots = list.opo ? opoQtyLots(m, pending, proceeds) : pending[0]!.origQtyLots
+    const base = { account: sub.address, sub: sub.sub, marketId: m.marketId, side: pending[0]!.side, qtyLots, stp: pending[0]!.stp }
     if (pending.length === 1) {
       activateOne(state, m, list, pending[0]!, base, time, events)
       list.done = true
@@ -186,10 +231,12 @@ function activateOne(state: State, m: SpotMarket, list: OrderList, p: Order, bas
   assert(typeof placed !== 'string', 'pending order refused after its checks')
 }
 
-/** A pending order its placement refused: it expires (a stop with the code as its reason). */
+/** A pending order its placement refused: it expires (a stop with the code as its reason; an OPO's freed proceeds reported). */
 function expire(o: Order, code: Code, time: number, events: Event[]): void {
   o.status = 'EXPIRED'
   o.updateTime = time
   if (o.cond !== null) o.cond.reason = code
   events.push(orderEvent(o, 'EXPIRED'))
+  // (Once per list: the first pending order held them.)
+  if (o.list!.opo && o === o.list!.legs[1]) pushSpotBalanceEvent(o, time, events)
 }

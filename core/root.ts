@@ -36,8 +36,9 @@ function conditionalLeaf(o: Order): string {
 /** An OCO leg's list (core/order-lists.ts). */
 function orderListLeaf(o: Order): string {
   const l = o.list!
+  // An OPO list's flag only on those, so other lists hash as before.
   return `orderList|${o.market.marketId}|${o.orderId}|${l.orderListId}|${l.listClientOrderId}|${l.done}|${l.time}|${l.contingency}|` +
-    `${l.working?.orderId ?? 0}|${l.orders.map((x) => `${x.orderId}:${x.clientOrderId}`).join(',')}`
+    `${l.working?.orderId ?? 0}|${l.orders.map((x) => `${x.orderId}:${x.clientOrderId}`).join(',')}${l.opo ? '|opo' : ''}`
 }
 
 function orderExtraLeaf(o: Order): string {

@@ -34,10 +34,10 @@ type CondTuple = [ConditionalType, number, number, number, WorkingType, boolean,
 type ExtraTuple = [number, PriceMatch | '']
 /**
  * A list's order (core/order-lists.ts, oto-lists.ts): the list's id, client id, done, placement
- * time, contingency, the working order's id while it works (0 otherwise) and every order's ids;
- * after a null cond and extra when those are absent.
+ * time, contingency, the working order's id while it works (0 otherwise), every order's ids, and
+ * (only when set) the OPO flag; after a null cond and extra when those are absent.
  */
-type ListTuple = [number, string, boolean, number, OrderList['contingency'], number, [number, string][]]
+type ListTuple = [number, string, boolean, number, OrderList['contingency'], number, [number, string][], true?]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -68,8 +68,10 @@ function orderTuple(o: Order): OrderTuple {
   if (l !== null) {
     if (!c && !extra) t.push(null)
     if (!extra) t.push(null)
-    t.push([l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0,
-      l.orders.map((x) => [x.orderId, x.clientOrderId])])
+    const lt: ListTuple = [l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0,
+      l.orders.map((x) => [x.orderId, x.clientOrderId])]
+    if (l.opo) lt.push(true)
+    t.push(lt)
   }
   return t
 }
@@ -207,7 +209,7 @@ function restoreList(o: Order, t: ListTuple | undefined, lists: Map<number, Orde
   if (t === undefined) return
   let l = lists.get(t[0])
   if (l === undefined) {
-    l = { orderListId: t[0], listClientOrderId: t[1], contingency: t[4], working: null, legs: [],
+    l = { orderListId: t[0], listClientOrderId: t[1], contingency: t[4], working: null, opo: t[7] === true, legs: [],
       orders: t[6].map(([orderId, clientOrderId]) => ({ orderId, clientOrderId })), done: t[2], time: t[3] }
     lists.set(t[0], l)
   }

@@ -171,6 +171,12 @@ export interface OrderList {
   /** An OTO list's working order until it fills in full (its pending orders wait); null otherwise. */
   working: Order | null
   /**
+   * OPO (Binance's one-pays-the-other, an OTO or OTOCO whose pending orders sell what the working
+   * buy brings): the base each fill brings, net of its fee, is held by the first pending order
+   * until they are placed with that quantity (core/oto-lists.ts).
+   */
+  opo: boolean
+  /**
    * Its open orders, in orderId order: an OCO's below and above legs; an OTO's working order,
    * then its pending order or pair (below, above); once an OTOCO's working order filled, the pair.
    */

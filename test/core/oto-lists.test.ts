@@ -142,11 +142,12 @@ t.test('a list with pending orders survives a snapshot: same root, and the same 
   t.same(stateViolations(restored), [])
 })
 
-t.test('property: random spot flows with OTO and OTOCO lists keep every invariant and replay from a snapshot to the same root', async (t) => {
+t.test('property: random spot flows with OTO and OTOCO lists (OPO and OPOCO among them) keep every invariant and replay from a snapshot to the same root', async (t) => {
   const op = fc.oneof(...plainOps,
     fc.record({ kind: fc.constant('oto' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }), up: gap, down: gap,
-      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean() }))
+      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean(), opo: fc.boolean() }))
   let lists = 0
+  let opoLists = 0
   let activated = 0
   fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
     const ex = fundEveryone(setup())
@@ -160,15 +161,18 @@ t.test('property: random spot flows with OTO and OTOCO lists keep every invarian
       const working = { orderType: 'LIMIT' as const, side: o.side, priceTicks: o.price, qtyLots: o.lots, timeInForce: o.ioc ? 'IOC' as const : 'GTC' as const }
       const single: ListLeg = o.pendingType === 'maker' ? maker(profit) : o.pendingType === 'limit' ? { orderType: 'LIMIT', priceTicks: profit, timeInForce: 'GTC' }
         : o.pendingType === 'market' ? { orderType: 'MARKET' } : stopMarket(loss)
-      if (!o.pair) return oto(o.who, working, exit, o.lots, { pending: single })
+      // A buy's exits now and then sell just what it brings (OPO, OPOCO).
+      const opo = o.opo && o.side === 'BUY' ? { opo: true, pendingQtyLots: 0 } : {}
+      if (!o.pair) return oto(o.who, working, exit, o.lots, { pending: single }, opo)
       return oto(o.who, working, exit, o.lots, exit === 'SELL' ? { pendingAbove: maker(profit), pendingBelow: stopMarket(loss) }
-        : { pendingAbove: stopMarket(loss), pendingBelow: maker(profit) })
+        : { pendingAbove: stopMarket(loss), pendingBelow: maker(profit) }, opo)
     }, (c, r) => {
       if (c.type === 'PlaceOtoList' && r.ok) lists++
+      if (c.type === 'PlaceOtoList' && r.ok && c.opo === true) opoLists++
       // Pending orders placed once their working order filled: NEW records of list orders in other commands.
       if (c.type !== 'PlaceOtoList') activated += orderEvents(r).filter((e) => e.orderListId !== undefined && e.execType === 'NEW').length
     })
   }), runs(40))
-  t.comment(`lists placed ${lists}, pending orders placed later ${activated}`)
-  t.ok(lists > 100 && activated > 20, 'the flow places lists and activates many of them')
+  t.comment(`lists placed ${lists} (OPO ${opoLists}), pending orders placed later ${activated}`)
+  t.ok(lists > 100 && activated > 20 && opoLists > 20, 'the flow places lists (OPO among them) and activates many of them')
 })
