@@ -11,7 +11,7 @@ import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidOrderType, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { orderAfter, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -189,20 +189,25 @@ async function submitList(ctx: GatewayContext, a: Authenticated, m: SpotMarket, 
  * POST orderList/oto (one pending order) or, `pair`, orderList/otoco (a pending OCO pair): the
  * working order (workingType LIMIT or LIMIT_MAKER, workingSide, workingQuantity…) placed now,
  * the pending ones (pendingSide, pendingQuantity, pending… or pendingAbove… and pendingBelow…)
- * once it has filled in full.
+ * once it has filled in full. `opo`: orderList/opo and opoco, whose working order buys and whose
+ * pending orders sell what it brings (no pendingQuantity).
  */
-export async function spotOtoPlaceFrom(ctx: GatewayContext, a: Authenticated, pair: boolean): Promise<object> {
+export async function spotOtoPlaceFrom(ctx: GatewayContext, a: Authenticated, pair: boolean, opo = false): Promise<object> {
   const state = ctx.state()
   const p = a.params
   const m = spotParam(state, p)
   const workingSide = sideParam(p, 'workingSide')
   const working = { ...legParam(p, m, 'working', WORKING_TYPES), side: workingSide, qtyLots: parseQtyLots(m, required(p, 'workingQuantity'), false, 'workingQuantity') }
   const pendingSide = sideParam(p, 'pendingSide')
-  const pendingQtyLots = parseQtyLots(m, required(p, 'pendingQuantity'), false, 'pendingQuantity')
+  if (opo && optional(p, 'pendingQuantity') !== undefined) throw paramNotRequired('pendingQuantity')
+  // Binance accepts only a buy that pays for a sell.
+  if (opo && workingSide !== 'BUY') throw invalidParam('workingSide')
+  if (opo && pendingSide !== 'SELL') throw invalidParam('pendingSide')
+  const pendingQtyLots = opo ? 0 : parseQtyLots(m, required(p, 'pendingQuantity'), false, 'pendingQuantity')
   const pending = pair ? { pendingAbove: legParam(p, m, 'pendingAbove'), pendingBelow: legParam(p, m, 'pendingBelow') }
     : { pending: legParam(p, m, 'pending', PENDING_TYPES) }
   return submitList(ctx, a, m, { type: 'PlaceOtoList', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, working, pendingSide, pendingQtyLots, ...pending })
+    marketId: m.marketId, working, pendingSide, pendingQtyLots, ...pending, ...(opo ? { opo } : {}) })
 }
 
 function listEventOf(events: readonly Event[], orderListId?: number): OrderListEvent {
@@ -301,12 +306,14 @@ export const spotOrderListRoutes: FastifyPluginAsync<Options> = async (app, { ct
       return spotOcoPlaceFrom(ctx, a)
     })
 
-    for (const [path, pair] of [['oto', false], ['otoco', true]] as const) {
-      app.post(`${v}/orderList/${path}`, pair ? spotListDocs.placeOtoco : spotListDocs.placeOto, async (req, reply) => {
+    const otoKinds = [['oto', false, false, spotListDocs.placeOto], ['otoco', true, false, spotListDocs.placeOtoco],
+      ['opo', false, true, spotListDocs.placeOpo], ['opoco', true, true, spotListDocs.placeOpoco]] as const
+    for (const [path, pair, opo, docs] of otoKinds) {
+      app.post(`${v}/orderList/${path}`, docs, async (req, reply) => {
         weights.charge(req.ip, 1)
         const a = authenticate(ctx, req, 'TRADE')
         count(a, reply, pair ? 3 : 2)
-        return spotOtoPlaceFrom(ctx, a, pair)
+        return spotOtoPlaceFrom(ctx, a, pair, opo)
       })
     }
 

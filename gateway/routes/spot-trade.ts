@@ -53,6 +53,8 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
   out.workingTime = spotWorkingTime(o)
   out.selfTradePreventionMode = o.stp
+  // An OPO list's pending order has no quantity until its working order has filled: Binance shows none.
+  if (o.status === 'PENDING_NEW' && o.origQtyLots === 0) delete out.origQty
   // A trailing stop's delta, and when it began to trail (-1 until then): Binance's fields of trailing orders only.
   const trailing = o.cond?.trailingDeltaBips
   if (trailing !== undefined) Object.assign(out, { trailingDelta: trailing, trailingTime: o.cond!.trailingTime || -1 })

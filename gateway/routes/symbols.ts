@@ -73,7 +73,7 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
     orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT'],
-    icebergAllowed: false, ocoAllowed: true, otoAllowed: true, quoteOrderQtyMarketAllowed: true, allowTrailingStop: trailingAllowed(m),
+    icebergAllowed: false, ocoAllowed: true, otoAllowed: true, opoAllowed: true, quoteOrderQtyMarketAllowed: true, allowTrailingStop: trailingAllowed(m),
     cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: false,
     isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,

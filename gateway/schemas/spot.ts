@@ -219,6 +219,29 @@ export const spotListDocs = {
       'pendingAboveType', 'pendingBelowType'],
     response: orderListSchema,
   }),
+  placeOpo: route({
+    family: 'spot', summary: 'New OPO order list: a working buy, and a pending sell of what it brings, placed once it fills in full',
+    description: 'As orderList/oto, with workingSide BUY and pendingSide SELL (-1130 otherwise) and no pendingQuantity (-1106): '
+      + 'each fill of the working order brings base less its fee, held for the pending order as it comes in; once the '
+      + 'working order has filled, the pending order is placed for all of it in whole lots (the rest freed), or expires. '
+      + 'Canceled before then, the list frees what it held. Pending orders show no origQty. Counts two orders.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity',
+      ...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingTrailingDelta', 'pendingSide', 'newOrderRespType',
+      'selfTradePreventionMode'],
+    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingType', 'pendingSide'],
+    response: orderListSchema,
+  }),
+  placeOpoco: route({
+    family: 'spot', summary: 'New OPOCO order list: a working buy, and a pending OCO pair selling what it brings',
+    description: 'As orderList/otoco, with workingSide BUY, pendingSide SELL and no pendingQuantity: the pair is placed as an '
+      + 'OCO for what the working order brought, as orderList/opo. Counts three orders.',
+    security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity', 'pendingSide',
+      ...OCO_LEG.map((n) => 'pendingAbove' + n), ...OCO_LEG.map((n) => 'pendingBelow' + n), 'newOrderRespType', 'selfTradePreventionMode'],
+    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingSide', 'pendingAboveType', 'pendingBelowType'],
+    response: orderListSchema,
+  }),
   placeLegacyOco: route({
     family: 'spot', summary: 'New OCO (the older form): a LIMIT_MAKER at price and a stop at stopPrice',
     description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS; trailingDelta '

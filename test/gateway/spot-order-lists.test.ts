@@ -192,6 +192,52 @@ t.test('OTOCO: the pair waits PENDING_NEW, then is placed as an OCO once the wor
   t.same(canceled.orderReports.map((r: { status: string }) => r.status), ['CANCELED', 'CANCELED'], 'the pair; the working order filled before')
 })
 
+t.test('OPO and OPOCO: the pending sells are for what the working buy brings, held as it comes in', async (t) => {
+  const { rig, seller, buyer, seen } = await setup(t)
+  t.match((await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0], { otoAllowed: true, opoAllowed: true })
+  const base = { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00', workingQuantity: '0.0100',
+    workingTimeInForce: 'GTC', pendingSide: 'SELL' }
+  const res = await signedInject(rig, buyer, 'POST', '/api/v3/orderList/opo', { ...base, pendingType: 'LIMIT_MAKER', pendingPrice: '31000.00' })
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.match(body, { contingencyType: 'OTO', listStatusType: 'EXEC_STARTED' })
+  t.match(body.orderReports, [{ type: 'LIMIT', side: 'BUY', status: 'NEW', origQty: '0.0100' }, { type: 'LIMIT_MAKER', side: 'SELL', status: 'PENDING_NEW' }])
+  t.notOk('origQty' in body.orderReports[1], 'the pending sell has no quantity yet')
+  const btc = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'BTC')
+
+  // 0.004 bought brings 0.004 less 0.000004 of fee: held for the sell, not free (0.00999 was, from the setup's buy).
+  t.match(await btc(), { free: '0.00999000', locked: '0.00000000' })
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.0040' })
+  t.match(await btc(), { free: '0.00999000', locked: '0.00399600' })
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.0060' })
+  // 0.00999 in all: the sell is for 0.0099, the last 0.00009 freed.
+  t.match((await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: body.orders[1].orderId })).json(),
+    { status: 'NEW', type: 'LIMIT_MAKER', origQty: '0.0099', isWorking: true })
+  t.match(await btc(), { free: '0.01008000', locked: '0.00990000' })
+  t.match(seen.filter((p) => p.e === 'executionReport' && p.i === body.orders[1].orderId).map((p) => [p.X, p.q]),
+    [['PENDING_NEW', '0.0000'], ['NEW', '0.0099']])
+
+  // OPOCO: the pair, placed as an OCO for what the buy brought.
+  const pair = (await signedInject(rig, buyer, 'POST', '/api/v3/orderList/opoco', { ...base, pendingAboveType: 'LIMIT_MAKER',
+    pendingAbovePrice: '32000.00', pendingBelowType: 'STOP_LOSS', pendingBelowStopPrice: '29000.00' })).json()
+  t.same(pair.orderReports.map((r: { status: string }) => r.status), ['NEW', 'PENDING_NEW', 'PENDING_NEW'])
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.0100' })
+  t.same((await signedInject(rig, buyer, 'GET', '/api/v3/openOrderList')).json().map((l: { orderListId: number }) => l.orderListId), [pair.orderListId])
+  t.same((await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json().asks, [['31000.00', '0.0099'], ['32000.00', '0.0099']])
+
+  const before = stateRoot(rig.ex.state)
+  const refusals: [Record<string, string>, number, string][] = [
+    [{ pendingQuantity: '0.0100' }, -1106, "Parameter 'pendingQuantity' sent when not required."],
+    [{ workingSide: 'SELL' }, -1130, "Data sent for parameter 'workingSide' is not valid."],
+    [{ pendingSide: 'BUY' }, -1130, "Data sent for parameter 'pendingSide' is not valid."],
+  ]
+  for (const [p, code, msg] of refusals) {
+    t.same((await signedInject(rig, buyer, 'POST', '/api/v3/orderList/opo', { ...base, pendingType: 'LIMIT_MAKER', pendingPrice: '31000.00', ...p })).json(),
+      { code, msg })
+  }
+  t.equal(stateRoot(rig.ex.state), before, 'nothing changed')
+})
+
 t.test('OTO refusals: working and pending types, and their parameters', async (t) => {
   const { rig, buyer } = await setup(t)
   const base = { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00', workingQuantity: '0.0100',

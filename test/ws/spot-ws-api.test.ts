@@ -144,4 +144,16 @@ t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', 
   t.match(canceled, { status: 200, result: { listStatusType: 'ALL_DONE', orderReports: [{ status: 'CANCELED' }, { status: 'CANCELED' }] } })
   t.match(await call(ws, 'orderList.cancel', signed(rig, buyer, { symbol: 'BTCUSDT', orderListId: oto.result.orderListId })),
     { status: 400, error: { code: -2011, msg: 'Unknown order list sent.' } })
+  // OPO and OPOCO: no pending quantity; the pending orders sell what the working buy brings.
+  const working = { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY', workingPrice: '40000.00', workingQuantity: '0.0100',
+    pendingSide: 'SELL' }
+  const opo = await call(ws, 'orderList.place.opo', signed(rig, buyer, { ...working, pendingType: 'LIMIT_MAKER', pendingPrice: '60000.00' }))
+  t.match(opo, { status: 200, result: { contingencyType: 'OTO', orderReports: [{ status: 'NEW' }, { status: 'PENDING_NEW', type: 'LIMIT_MAKER' }] } })
+  t.notOk('origQty' in opo.result.orderReports[1])
+  const opoco = await call(ws, 'orderList.place.opoco', signed(rig, buyer, { ...working, pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '60000.00',
+    pendingBelowType: 'STOP_LOSS', pendingBelowStopPrice: '30000.00' }))
+  t.match(opoco, { status: 200, result: { orderReports: [{ status: 'NEW' }, { status: 'PENDING_NEW' }, { status: 'PENDING_NEW' }] } })
+  t.same(opoco.rateLimits.slice(1), ORDERS(7, 7), 'three orders counted (after the buyer\'s OTO and OPO, two each)')
+  t.match(await call(ws, 'orderList.place.opo', signed(rig, buyer, { ...working, pendingType: 'LIMIT_MAKER', pendingPrice: '60000.00',
+    pendingQuantity: '0.0100' })), { status: 400, error: { code: -1106 } })
 })
