@@ -167,10 +167,11 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
     }
     // And some spot GTC limits (a long hedge side and a GTD lead a multiple of 4 ms, both unused
     // on spot) are an OTO list's working order, exiting at its mirror across the mid, or at it
-    // and at a stop as far on the other side (OTOCO).
+    // and at a stop as far on the other side (OTOCO); a third of the buys among them exit with
+    // what they bring (OPO, OPOCO).
     if (o.extended && !perp && r.mangle === undefined && command.orderType === 'LIMIT' && command.timeInForce === 'GTC'
       && r.hedgeSide === 'LONG' && r.gtdAheadMs % 4 === 0) {
-      return { dtMs: r.dtMs, command: otoOf(p, command, r.gtdAheadMs % 8 === 0) }
+      return { dtMs: r.dtMs, command: otoOf(p, command, r.gtdAheadMs % 8 === 0, command.side === 'BUY' && r.gtdAheadMs % 3 === 0) }
     }
     const draft: Draft = { dtMs: r.dtMs, command }
     if (command.timeInForce === 'GTD') draft.gtdAheadMs = r.gtdAheadMs
@@ -178,8 +179,8 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
   })
 }
 
-/** An OTO (or OTOCO) list around a spot limit (see placeDraft). */
-function otoOf(p: MarketProfile, working: PlaceOrder, pair: boolean): PlaceOtoList {
+/** An OTO (or OTOCO; `opo`: OPO, OPOCO) list around a spot limit (see placeDraft). */
+function otoOf(p: MarketProfile, working: PlaceOrder, pair: boolean, opo: boolean): PlaceOtoList {
   const exit = working.side === 'BUY' ? 'SELL' : 'BUY'
   const away = Math.max(2, Math.abs(p.midTicks - working.priceTicks!))
   const profit = exit === 'SELL' ? p.midTicks + away : p.midTicks - away
@@ -194,6 +195,7 @@ function otoOf(p: MarketProfile, working: PlaceOrder, pair: boolean): PlaceOtoLi
   else Object.assign(list, { pendingAbove: stop, pendingBelow: maker })
   if (working.clientOrderId !== undefined) list.working.clientOrderId = working.clientOrderId
   if (working.stp !== undefined) list.stp = working.stp
+  if (opo) Object.assign(list, { opo, pendingQtyLots: 0 })
   return list
 }
 
