@@ -176,7 +176,26 @@ const orderListSchema = object({
 const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce']
 const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce']
 
-/** Order lists: OCO, OTO, OTOCO (routes/spot-order-lists.ts). */
+/**
+ * An OTO-family placement's docs: the working order's parameters, then one pending order's
+ * (or, `pair`, an OCO pair's), with pendingQuantity unless `opo` (the quantity is what the
+ * working order brings).
+ */
+function otoRoute(summary: string, description: string, pair: boolean, opo: boolean): ReturnType<typeof route> {
+  const quantity = opo ? [] : ['pendingQuantity']
+  const pending = pair ? ['pendingSide', ...quantity, ...OCO_LEG.map((n) => 'pendingAbove' + n), ...OCO_LEG.map((n) => 'pendingBelow' + n)]
+    : [...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingTrailingDelta', 'pendingSide', ...quantity]
+  return route({
+    family: 'spot', summary, description, security: 'TRADE', weight: 1,
+    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity', ...pending,
+      'newOrderRespType', 'selfTradePreventionMode'],
+    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingSide', ...quantity,
+      ...(pair ? ['pendingAboveType', 'pendingBelowType'] : ['pendingType'])],
+    response: orderListSchema,
+  })
+}
+
+/** Order lists: OCO, OTO, OTOCO, OPO, OPOCO (routes/spot-order-lists.ts). */
 export const spotListDocs = {
   placeOco: route({
     family: 'spot', summary: 'New OCO order list: an above and a below order; when one fills or triggers, the other is canceled',
@@ -193,55 +212,24 @@ export const spotListDocs = {
       'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'quantity', 'aboveType', 'belowType'], response: orderListSchema,
   }),
-  placeOto: route({
-    family: 'spot', summary: 'New OTO order list: a working order, and a pending order placed once it fills in full',
-    description: 'workingType LIMIT or LIMIT_MAKER (workingPrice; workingTimeInForce GTC, IOC or FOK for LIMIT), workingSide, '
+  placeOto: otoRoute('New OTO order list: a working order, and a pending order placed once it fills in full',
+    'workingType LIMIT or LIMIT_MAKER (workingPrice; workingTimeInForce GTC, IOC or FOK for LIMIT), workingSide, '
       + 'workingQuantity; pendingType LIMIT, MARKET, LIMIT_MAKER or a stop type, pendingSide, pendingQuantity, and the '
       + 'price, stop price, trailing delta and time in force its type reads. The pending order is PENDING_NEW and holds nothing until the '
       + 'working order fills in full; it is then checked as any placement and placed, or expires. Canceling either '
-      + 'cancels the list. Counts two orders.',
-    security: 'TRADE', weight: 1,
-    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity',
-      ...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingTrailingDelta', 'pendingSide', 'pendingQuantity', 'newOrderRespType', 'selfTradePreventionMode'],
-    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingType', 'pendingSide', 'pendingQuantity'],
-    response: orderListSchema,
-  }),
-  placeOtoco: route({
-    family: 'spot', summary: 'New OTOCO order list: a working order, and a pending OCO pair placed once it fills in full',
-    description: 'The working order as orderList/oto; pendingAbove… and pendingBelow… as orderList/oco\'s above… and below…, '
+      + 'cancels the list. Counts two orders.', false, false),
+  placeOtoco: otoRoute('New OTOCO order list: a working order, and a pending OCO pair placed once it fills in full',
+    'The working order as orderList/oto; pendingAbove… and pendingBelow… as orderList/oco\'s above… and below…, '
       + 'of pendingSide and pendingQuantity. Once the working order fills in full the pair is checked as an OCO (the last '
-      + 'price between its orders) and placed under the same orderListId, or both expire. Counts three orders.',
-    security: 'TRADE', weight: 1,
-    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity', 'pendingSide',
-      'pendingQuantity', ...OCO_LEG.map((n) => 'pendingAbove' + n), ...OCO_LEG.map((n) => 'pendingBelow' + n), 'newOrderRespType',
-      'selfTradePreventionMode'],
-    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingSide', 'pendingQuantity',
-      'pendingAboveType', 'pendingBelowType'],
-    response: orderListSchema,
-  }),
-  placeOpo: route({
-    family: 'spot', summary: 'New OPO order list: a working buy, and a pending sell of what it brings, placed once it fills in full',
-    description: 'As orderList/oto, with workingSide BUY and pendingSide SELL (-1130 otherwise) and no pendingQuantity (-1106): '
+      + 'price between its orders) and placed under the same orderListId, or both expire. Counts three orders.', true, false),
+  placeOpo: otoRoute('New OPO order list: a working buy, and a pending sell of what it brings, placed once it fills in full',
+    'As orderList/oto, with workingSide BUY and pendingSide SELL (-1130 otherwise) and no pendingQuantity (-1106): '
       + 'each fill of the working order brings base less its fee, held for the pending order as it comes in; once the '
       + 'working order has filled, the pending order is placed for all of it in whole lots (the rest freed), or expires. '
-      + 'Canceled before then, the list frees what it held. Pending orders show no origQty. Counts two orders.',
-    security: 'TRADE', weight: 1,
-    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity',
-      ...OTO_LEG.map((n) => 'pending' + n), 'pendingStopPrice', 'pendingTrailingDelta', 'pendingSide', 'newOrderRespType',
-      'selfTradePreventionMode'],
-    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingType', 'pendingSide'],
-    response: orderListSchema,
-  }),
-  placeOpoco: route({
-    family: 'spot', summary: 'New OPOCO order list: a working buy, and a pending OCO pair selling what it brings',
-    description: 'As orderList/otoco, with workingSide BUY, pendingSide SELL and no pendingQuantity: the pair is placed as an '
-      + 'OCO for what the working order brought, as orderList/opo. Counts three orders.',
-    security: 'TRADE', weight: 1,
-    params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity', 'pendingSide',
-      ...OCO_LEG.map((n) => 'pendingAbove' + n), ...OCO_LEG.map((n) => 'pendingBelow' + n), 'newOrderRespType', 'selfTradePreventionMode'],
-    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingSide', 'pendingAboveType', 'pendingBelowType'],
-    response: orderListSchema,
-  }),
+      + 'Canceled before then, the list frees what it held. Pending orders show no origQty. Counts two orders.', false, true),
+  placeOpoco: otoRoute('New OPOCO order list: a working buy, and a pending OCO pair selling what it brings',
+    'As orderList/otoco, with workingSide BUY, pendingSide SELL and no pendingQuantity: the pair is placed as an '
+      + 'OCO for what the working order brought, as orderList/opo. Counts three orders.', true, true),
   placeLegacyOco: route({
     family: 'spot', summary: 'New OCO (the older form): a LIMIT_MAKER at price and a stop at stopPrice',
     description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS; trailingDelta '
