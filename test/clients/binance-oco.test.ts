@@ -1,6 +1,7 @@
 // The `binance` package's spot order lists, unmodified, against a real exchange process:
 // MainClient's submitNewOrderList (POST /api/v3/orderList/oco), submitNewOCO (the older
 // /api/v3/order/oco), submitNewOrderListOTO, getOCO, getAllOpenOCO, getAllOCO and cancelOCO,
+// submitNewOrderListOPO and submitNewOrderListOPOCO (a trailing stop among the pending orders),
 // WebsocketAPIClient's placeSpotOCOOrderList, placeSpotOTOCOOrderList and cancelSpotOrderList,
 // and the listStatus events of the spot user data stream by listen key.
 
@@ -70,6 +71,17 @@ t.test('binance package: OCO lists over REST and the WebSocket API, seen on the 
   const pendingOpen = (await rest.getOpenOrders({ symbol: 'BTCUSDT' })).filter((o) => o.status === 'PENDING_NEW')
   t.equal(pendingOpen.length, 3, 'the pending orders are open orders')
   t.match(await rest.cancelOCO({ symbol: 'BTCUSDT', orderListId: otoco.result.orderListId }), { contingencyType: 'OTO', listStatusType: 'ALL_DONE' })
+
+  // OPO and OPOCO (the pending sells are for what the buy brings: no pendingQuantity), and an OCO whose stop trails.
+  const opo = await rest.submitNewOrderListOPO({ symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '20000',
+    workingQuantity: '0.001', workingTimeInForce: 'GTC', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL', pendingPrice: '90000' })
+  t.match(opo, { contingencyType: 'OTO', orderReports: [{ status: 'NEW', origQty: '0.0010' }, { status: 'PENDING_NEW', type: 'LIMIT_MAKER' }] })
+  const opoco = await rest.submitNewOrderListOPOCO({ symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY', workingPrice: '20000',
+    workingQuantity: '0.001', pendingSide: 'SELL', pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '90000', pendingBelowType: 'STOP_LOSS',
+    pendingBelowStopPrice: '15000', pendingBelowTrailingDelta: '200' } as Parameters<MainClient['submitNewOrderListOPOCO']>[0])
+  t.match(opoco, { contingencyType: 'OTO', orderReports: [{ status: 'NEW' }, { status: 'PENDING_NEW', type: 'STOP_LOSS', trailingDelta: 200 },
+    { status: 'PENDING_NEW' }] })
+  for (const l of [opo, opoco]) t.match(await rest.cancelOCO({ symbol: 'BTCUSDT', orderListId: l.orderListId }), { listStatusType: 'ALL_DONE' })
   t.same(box.exceptions, [], 'no client exception')
   t.same(live.offMachine, [], 'no connection left this machine')
 })
