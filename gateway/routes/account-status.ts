@@ -2,7 +2,8 @@
 // permissions (/sapi/v1/account/apiRestrictions, from the session's), the account's status
 // and trading status (never restricted here: no rule locks an account), its features
 // (/sapi/v1/account/info), each coin's deposit and withdrawal terms (/sapi/v1/asset/assetDetail),
-// the spot commission rates (/api/v3/account/commission), and the empty lists of features
+// the spot commission rates (/api/v3/account/commission) and the filters bearing on the account
+// (/api/v3/myFilters), and the empty lists of features
 // this exchange does not have (dust conversion, the funding wallet, spot delistings).
 
 import type { FastifyPluginAsync } from 'fastify'
@@ -13,6 +14,8 @@ import { spotCommissionBody } from '../format-market.js'
 import { invalidParam } from '../errors.js'
 import { optional, spotParam } from '../market-params.js'
 import { anyObject, arrayOf, bool, int, object, route, str, type Schema } from '../schemas/common.js'
+import { filter } from '../schemas/general.js'
+import { spotMyFiltersBody } from './symbols.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -39,6 +42,13 @@ const docs = {
   commission: route({
     family: 'spot', summary: "A spot market's commission rates", security: 'USER_DATA', weight: 20, params: ['symbol'],
     response: object({ symbol: str, standardCommission: rates, specialCommission: rates, taxCommission: rates, discount: anyObject }),
+  }),
+  myFilters: route({
+    family: 'spot', summary: "The filters that bear on the account in a spot market: its caps there, the exchange's on open orders",
+    description: 'symbolFilters MAX_NUM_ORDERS, MAX_NUM_ALGO_ORDERS, MAX_NUM_ORDER_AMENDS, MAX_NUM_ORDER_LISTS; exchangeFilters '
+      + 'EXCHANGE_MAX_NUM_ORDERS; assetFilters none (no MAX_ASSET here).',
+    security: 'USER_DATA', weight: 40, params: ['symbol'], required: ['symbol'],
+    response: object({ exchangeFilters: arrayOf(filter), symbolFilters: arrayOf(filter), assetFilters: arrayOf(anyObject) }),
   }),
   dribblet: userData('Dust conversions (none: there is no dust conversion)', 1, object({ total: int, userAssetDribblets: arrayOf(anyObject) })),
   fundingAsset: userData('Funding wallet (none: spot and perpetual wallets only)', 1, arrayOf(anyObject), ['asset']),
@@ -95,6 +105,11 @@ export const accountStatusRoutes: FastifyPluginAsync<Options> = async (app, { ct
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
       return spotCommissionBody(spotParam(ctx.state(), a.params), false)
+    })
+    app.get(`${v}/myFilters`, docs.myFilters, async (req) => {
+      weights.charge(req.ip, 40)
+      spotParam(ctx.state(), authenticate(ctx, req, 'USER_DATA').params)
+      return spotMyFiltersBody()
     })
   }
 

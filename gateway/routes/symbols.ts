@@ -15,18 +15,45 @@ function quoteScale(state: State, m: Market): number {
   return state.assets.get(m.quote)!.scale
 }
 
-/** PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, MAX_NUM_ORDERS, `more` (MAX_NUM_ALGO_ORDERS and, spot, MAX_NUM_ORDER_AMENDS) and the notional filter. */
-function filters(m: Market, notionalFilter: object, more: object[] = []): object[] {
+/**
+ * PRICE_FILTER, LOT_SIZE, MARKET_LOT_SIZE, `limits` (MAX_NUM_ORDERS and the other per-account
+ * caps) and the notional filter.
+ */
+function filters(m: Market, notionalFilter: object, limits: object[]): object[] {
   const tick = formatPrice(m, 1)
   const step = formatQty(m, 1)
   return [
     { filterType: 'PRICE_FILTER', minPrice: formatPrice(m, m.minPriceTicks), maxPrice: formatPrice(m, m.maxPriceTicks), tickSize: tick },
     { filterType: 'LOT_SIZE', minQty: formatQty(m, m.minQtyLots), maxQty: formatQty(m, m.maxQtyLots), stepSize: step },
     { filterType: 'MARKET_LOT_SIZE', minQty: formatQty(m, m.minQtyLots), maxQty: formatQty(m, m.marketMaxQtyLots), stepSize: step },
-    { filterType: 'MAX_NUM_ORDERS', limit: LIMITS.openOrdersPerMarketMax },
-    ...more,
+    ...limits,
     notionalFilter,
   ]
+}
+
+/**
+ * A spot market's caps on each account (Binance spot's names: MAX_NUM_ORDERS' maxNumOrders,
+ * not USD-M's limit): exchangeInfo lists them among its filters, myFilters as the symbol's.
+ */
+function spotAccountFilters(): object[] {
+  return [
+    { filterType: 'MAX_NUM_ORDERS', maxNumOrders: LIMITS.openOrdersPerMarketMax },
+    { filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: LIMITS.conditionalOrdersPerMarketMax },
+    { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax },
+    { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: LIMITS.orderListsPerMarketMax },
+  ]
+}
+
+/**
+ * GET /api/v3/myFilters: the filters that bear on an account in `m`: its caps on the symbol,
+ * the exchange-wide cap on open orders; no asset caps (MAX_ASSET) here.
+ */
+export function spotMyFiltersBody(): object {
+  return {
+    exchangeFilters: [{ filterType: 'EXCHANGE_MAX_NUM_ORDERS', maxNumOrders: LIMITS.openOrdersPerAccountMax }],
+    symbolFilters: spotAccountFilters(),
+    assetFilters: [],
+  }
 }
 
 /** A ppm figure as a fraction with Binance's four decimals (50,000 ppm: "0.0500"). */
@@ -58,6 +85,7 @@ export function perpSymbol(state: State, m: PerpMarket): object {
     liquidationFee: formatUnits(m.liquidationFeePpm, 6), marketTakeBound: trimZeros(formatUnits(m.marketTakeBoundPpm, 6)),
     maxLeverage: m.maxLeverage,
     filters: filters(m, { filterType: 'MIN_NOTIONAL', notional }, [
+      { filterType: 'MAX_NUM_ORDERS', limit: LIMITS.openOrdersPerMarketMax },
       { filterType: 'MAX_NUM_ALGO_ORDERS', limit: LIMITS.conditionalOrdersPerMarketMax },
       ...percentPrice(m),
     ]),
@@ -78,9 +106,7 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
       maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
-    [{ filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: LIMITS.conditionalOrdersPerMarketMax },
-      { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax },
-      { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: LIMITS.orderListsPerMarketMax },
+    [...spotAccountFilters(),
       { filterType: 'TRAILING_DELTA', minTrailingAboveDelta: LIMITS.trailingDeltaMinBips, maxTrailingAboveDelta: LIMITS.trailingDeltaMaxBips,
         minTrailingBelowDelta: LIMITS.trailingDeltaMinBips, maxTrailingBelowDelta: LIMITS.trailingDeltaMaxBips }]),
     defaultSelfTradePreventionMode: 'EXPIRE_MAKER',

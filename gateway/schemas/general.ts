@@ -6,11 +6,11 @@ import { anyObject, arrayOf, bool, int, object, route, str, strings, type Schema
 const rateLimit = object({ rateLimitType: str, interval: str, intervalNum: int, limit: int })
 
 /** Every filter type's fields in one object: each filter carries its own subset, in this order. */
-const filter = object({
+export const filter = object({
   filterType: str, minPrice: str, maxPrice: str, tickSize: str, minQty: str, maxQty: str, stepSize: str,
   limit: int, notional: str, minNotional: str, applyMinToMarket: bool, maxNotional: str, applyMaxToMarket: bool,
   avgPriceMins: int, multiplierUp: str, multiplierDown: str, multiplierDecimal: str, maxNumOrderAmends: int, maxNumAlgoOrders: int, maxNumOrderLists: int,
-  minTrailingAboveDelta: int, maxTrailingAboveDelta: int, minTrailingBelowDelta: int, maxTrailingBelowDelta: int,
+  maxNumOrders: int, minTrailingAboveDelta: int, maxTrailingAboveDelta: int, minTrailingBelowDelta: int, maxTrailingBelowDelta: int,
 })
 
 const perpSymbol = object({

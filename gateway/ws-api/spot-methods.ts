@@ -9,6 +9,7 @@ import { idParam, looseBool, spotParam } from '../market-params.js'
 import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, spotKlines, spotRecentTrades, spotTicker24h,
   spotTicker24hWeight } from '../routes/spot-market.js'
 import { spotExchangeInfoBody } from '../routes/general.js'
+import { spotMyFiltersBody } from '../routes/symbols.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
 import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom, spotOtoPlaceFrom } from '../routes/spot-order-lists.js'
@@ -65,6 +66,13 @@ export const SPOT_METHODS: Record<string, Method> = {
   'account.rateLimits.orders': {
     security: 'USER_DATA', weight: 40,
     run: (env, a) => spotOrderLimitsFrom(env.orders, a!),
+  },
+  myFilters: {
+    security: 'USER_DATA', weight: 40,
+    run: (env, a) => {
+      spotParam(env.ctx.state(), a!.params)
+      return spotMyFiltersBody()
+    },
   },
 
   depth: { security: 'NONE', weight: spotDepthWeight, run: (env, _a, p) => spotDepthBody(env.ctx, p) },

@@ -63,6 +63,19 @@ t.test('spot commission rates and the order limits with their counts', async (t)
   t.same((await signedInject(rig, buyer, 'GET', '/api/v3/account/commission', { symbol: 'BTCUSDTPERP' })).json(),
     { code: -1121, msg: 'Invalid symbol.' })
 
+  // The filters bearing on the account: its caps in the market (as exchangeInfo lists them) and the exchange's.
+  const mine = await signedInject(rig, buyer, 'GET', '/api/v3/myFilters', { symbol: 'BTCUSDT' })
+  t.same(mine.json(), {
+    exchangeFilters: [{ filterType: 'EXCHANGE_MAX_NUM_ORDERS', maxNumOrders: 1000 }],
+    symbolFilters: [{ filterType: 'MAX_NUM_ORDERS', maxNumOrders: 200 }, { filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: 10 },
+      { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: 10_000 }, { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: 20 }],
+    assetFilters: [],
+  })
+  const listed = (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0].filters
+  for (const f of mine.json().symbolFilters) t.same(listed.find((x: { filterType: string }) => x.filterType === f.filterType), f, `exchangeInfo lists ${f.filterType} alike`)
+  t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myFilters', {})).json().code, -1102, 'symbol is mandatory')
+  t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myFilters', { symbol: 'BTCUSDTPERP' })).json().code, -1121)
+
   const limits = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/rateLimit/order')).json()
   t.same(await limits(), [
     { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 300, count: 0 },
