@@ -271,6 +271,11 @@ t.test('fuzz: list placements from valid parameters with keys dropped or values 
       workingQuantity: '0.0100', workingTimeInForce: 'GTC', pendingSide: 'SELL', pendingQuantity: '0.0090', pendingAboveType: 'LIMIT_MAKER',
       pendingAbovePrice: '31000.00', pendingBelowType: 'STOP_LOSS_LIMIT', pendingBelowStopPrice: '29000.00', pendingBelowPrice: '28900.00',
       pendingBelowTimeInForce: 'IOC' },
+    '/api/v3/orderList/opo': { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00',
+      workingQuantity: '0.0100', workingTimeInForce: 'GTC', pendingType: 'STOP_LOSS', pendingSide: 'SELL', pendingTrailingDelta: '100' },
+    '/api/v3/orderList/opoco': { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY', workingPrice: '29900.00',
+      workingQuantity: '0.0100', pendingSide: 'SELL', pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '31000.00',
+      pendingBelowType: 'STOP_LOSS', pendingBelowStopPrice: '29000.00', pendingBelowTrailingDelta: '150' },
   }
   const value = fc.oneof(fc.constantFrom('LIMIT', 'MARKET', 'LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT',
     'TAKE_PROFIT_LIMIT', 'BUY', 'SELL', 'GTC', 'IOC', 'FOK', 'GTX', '0', '-1', '0.0001', '31000.00', '29000.00', '1e9', 'ACK', 'RESULT',
