@@ -11,6 +11,7 @@ import { historyDownloadRoutes } from './routes/history-downloads.js'
 import { accountConfigRoutes } from './routes/account-config.js'
 import { capitalRoutes } from './routes/capital.js'
 import { accountStatusRoutes } from './routes/account-status.js'
+import { userAssetRoutes } from './routes/user-assets.js'
 import { futuresDataRoutes } from './routes/futures-data.js'
 import { marketRoutes } from './routes/market.js'
 import { registerOpenApi } from './openapi.js'
@@ -140,6 +141,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(walletRoutes, { ctx, weights })
   await app.register(capitalRoutes, { ctx, weights })
   await app.register(accountStatusRoutes, { ctx, weights })
+  await app.register(userAssetRoutes, { ctx, weights })
   await app.register(accountConfigRoutes, { ctx, weights })
   await app.register(positionRoutes, { ctx, weights })
   await app.register(spotTradeRoutes, { ctx, weights, orders: spotOrders })

@@ -64,7 +64,7 @@ const EVM_ADDRESS = '^(0x)[0-9A-Fa-f]{40}$'
  * The state keeps only pending withdrawals, all accounts' together: the scan stops once it has
  * met as many as the sub-account has pending (at most LIMITS.pendingWithdrawalsPerAccountMax).
  */
-function withdrawing(state: State, sub: SubAccount | undefined, asset: string): number {
+export function withdrawing(state: State, sub: SubAccount | undefined, asset: string): number {
   let total = 0
   let found = 0
   if (!sub || sub.pendingWithdrawals === 0) return total

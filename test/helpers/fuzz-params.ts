@@ -9,7 +9,8 @@ export const PARAM_NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity',
   'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'network',
   'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice',
   'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'computeCommissionRates', 'symbols', 'subscriptionId',
-  'newQty', 'fromExecutionId', 'downloadId', 'link', 'cancelNewClientOrderId', 'omitZeroBalances', 'trailingDelta']
+  'newQty', 'fromExecutionId', 'downloadId', 'link', 'cancelNewClientOrderId', 'omitZeroBalances', 'trailingDelta', 'quoteAsset',
+  'needBtcValuation']
 
 export const PARAM_VALUES = fc.oneof(
   fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
