@@ -153,9 +153,8 @@ export function holdProceeds(l: OrderList, o: Order, fill: SpotFillSide, lots: n
 
 /** An OPO's pending quantity: the proceeds, in whole lots, within the largest its orders may take. */
 function opoQtyLots(m: SpotMarket, pending: readonly Order[], proceeds: number): number {
-  let max = m.maxQtyLots
-  for (const o of pending) if (o.orderType === 'MARKET' || o.orderType === 'STOP_MARKET' || o.orderType === 'TAKE_PROFIT_MARKET') max = Math.min(max, m.marketMaxQtyLots)
-  return Math.min(Math.floor(proceeds / m.basePerLot), max)
+  const marketForm = pending.some((o) => o.orderType === 'MARKET' || o.orderType === 'STOP_MARKET' || o.orderType === 'TAKE_PROFIT_MARKET')
+  return Math.min(Math.floor(proceeds / m.basePerLot), marketForm ? Math.min(m.maxQtyLots, m.marketMaxQtyLots) : m.maxQtyLots)
 }
 
 /** Snapshot restore: a pending order back in its market's index. */

@@ -9,18 +9,18 @@
 // snapshot and order records see exactly what they saw when each stop carried its own.
 //
 // A stop's trigger, extreme × (unit ∓ callback) (ticks × unit, exact; a perpetual stop's
-// callback is in ‰, unit 1000, a spot stop's trailingDelta in BIPS, unit 10000), depends on its callback
-// as well: within a group the members sit in buckets by callback, smallest first, which is
-// also the order they fire in (SELL: the smallest callback has the highest trigger; BUY the
-// lowest). The groups, sorted by extreme, are merged at one end (the near one: lowest extremes
+// callback is in ‰, unit 1000, a spot stop's trailingDelta in BIPS, unit 10,000), depends on
+// its callback as well: within a group the members sit in buckets by callback, smallest first,
+// which is also the order they fire in (SELL: the smallest callback has the highest trigger;
+// BUY the lowest). The groups, sorted by extreme, are merged at one end (the near one: lowest extremes
 // for SELL) and fired from the other (the far one: highest extremes, hence highest triggers).
 // Derived from the orders, like the rest of the trigger index: the snapshot stores each stop's
 // extreme and rebuilds this.
 
 import { assert } from './assert.js'
 import type { ConditionalType, WorkingType } from './commands.js'
-import type { Conditional, Order } from './state.js'
 import { LIMITS } from './limits.js'
+import type { Conditional, Order } from './state.js'
 import type { TriggerEntry } from './trigger-index.js'
 
 /** How one side reads its stops' callbacks: their unit (the trigger is exact in ticks × unit) and range. */
