@@ -1,9 +1,9 @@
-// What one gateway records or hands out, another serves: a spot amendment and an OTOCO list
-// made through the sequencer's gateway are listed by a follower's (the projections, built on
-// each replica from the log; the list's pending orders are replica state), and a history
-// download id made on one gateway turns into a link on the other, whose file either gateway
-// serves (ids and links are MACs under the shared master secret; nothing is stored). Real
-// processes.
+// What one gateway records or hands out, another serves: a spot amendment, an OTOCO list, a
+// trailing stop and an OPO list made through the sequencer's gateway are listed by a
+// follower's (the projections, built on each replica from the log; open and pending orders
+// are replica state), and a history download id made on one gateway turns into a link on the
+// other, whose file either gateway serves (ids and links are MACs under the shared master
+// secret; nothing is stored). Real processes.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -57,6 +57,19 @@ t.test('amendments and history downloads are served by any gateway', { timeout: 
   }
   const pending = (await signed(apiB, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).body.filter((o: { status: string }) => o.status === 'PENDING_NEW')
   t.equal(pending.length, 2, 'the pending pair is open on the follower')
+
+  // A trailing stop and an OPO list: the follower's replica holds them as the sequencer's does.
+  const trailing = await signed(apiA, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'STOP_LOSS', quantity: '0.0010',
+    stopPrice: '90000.00', trailingDelta: '200' })
+  const opo = await signed(apiA, 'POST', '/api/v3/orderList/opo', { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY',
+    workingPrice: '20000.00', workingQuantity: '0.0100', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL', pendingPrice: '90000.00' })
+  t.same([trailing.status, opo.status], [200, 200])
+  await caughtUp(opo.seq)
+  const open = async (port: number) => (await signed(port, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).body
+  const onFollower = await open(apiB)
+  t.match(onFollower.find((o: { orderId: number }) => o.orderId === trailing.body.orderId), { type: 'STOP_LOSS', trailingDelta: 200, trailingTime: -1 })
+  t.notOk('origQty' in onFollower.find((o: { orderId: number }) => o.orderId === opo.body.orders[1].orderId), 'the OPO sell has no quantity yet')
+  t.same(onFollower, await open(apiA), 'as on the sequencer\'s gateway')
 
   const range = { startTime: String(startTime), endTime: String(Date.now() + 1_000) }
   const id = await signed(apiA, 'GET', '/fapi/v1/income/asyn', range)
