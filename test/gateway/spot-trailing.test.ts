@@ -69,6 +69,23 @@ t.test('a trailing stop-limit buy with a stop price waits to trail; the answer a
   t.match(trailing, { trailingDelta: 500, trailingTime: rig.ex.time, isWorking: false }, 'reaching the stop price started the trailing')
 })
 
+t.test('order/test checks a trailing stop as placement would; cancelReplace makes a plain stop trail', async (t) => {
+  const { rig, seller, post } = await scene()
+  t.teardown(() => rig.close())
+  const before = stateRoot(rig.ex.state)
+  t.same((await post(seller, { side: 'SELL', type: 'STOP_LOSS', quantity: '0.0100', trailingDelta: '300' }, '/api/v3/order/test')).json(), {})
+  t.same((await post(seller, { side: 'SELL', type: 'STOP_LOSS', quantity: '0.0100', trailingDelta: '3000' }, '/api/v3/order/test')).json(),
+    { code: -1013, msg: 'Filter failure: TRAILING_DELTA' })
+  t.equal(stateRoot(rig.ex.state), before, 'a test places nothing')
+
+  const plain = (await post(seller, { side: 'SELL', type: 'STOP_LOSS', quantity: '0.0100', stopPrice: '29000.00' })).json()
+  const replaced = (await post(seller, { cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: String(plain.orderId), side: 'SELL',
+    type: 'STOP_LOSS', quantity: '0.0100', stopPrice: '29000.00', trailingDelta: '250', newOrderRespType: 'RESULT' },
+  '/api/v3/order/cancelReplace')).json()
+  t.match(replaced, { cancelResult: 'SUCCESS', newOrderResult: 'SUCCESS', cancelResponse: { orderId: plain.orderId, status: 'CANCELED' },
+    newOrderResponse: { type: 'STOP_LOSS', stopPrice: '29000.00', trailingDelta: 250, trailingTime: -1 } })
+})
+
 t.test('order lists take trailing stop legs: OCO, the older OCO, OTO', async (t) => {
   const { rig, seller, post } = await scene()
   t.teardown(() => rig.close())
