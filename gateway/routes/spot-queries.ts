@@ -7,7 +7,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatAvgPrice, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
+import { formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf } from '../format-market.js'
 import { eitherParam } from '../errors.js'
 import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange, type Params } from '../market-params.js'
@@ -24,9 +25,6 @@ interface Options {
 
 const PREFIXES = ['/api/v1', '/api/v3'] as const
 const paths = (path: string): string[] => PREFIXES.map((p) => p + path)
-/** Binance spot's average price window. */
-const AVG_PRICE_MINS = 5
-
 
 /** One symbol's body, or a list for `symbols` or for every symbol (Binance's list form). */
 function oneOrList(asked: { markets: SpotMarket[]; many: boolean }, body: (m: SpotMarket) => object): object | object[] {
@@ -34,19 +32,10 @@ function oneOrList(asked: { markets: SpotMarket[]; many: boolean }, body: (m: Sp
   return asked.many ? bodies : bodies[0]!
 }
 
-/** The last 5 minutes' volume-weighted price from 1-minute klines; the last price when nothing traded. */
+/** The average price (gateway/avg-price.ts), and the time it was read at. */
 async function avgPrice(ctx: GatewayContext, m: SpotMarket): Promise<object> {
   const now = Math.max(ctx.now(), ctx.projections.flushedTime)
-  const from = Math.floor(now / 60_000) * 60_000 - (AVG_PRICE_MINS - 1) * 60_000
-  const klines = await ctx.projections.klines(m.marketId, '1m', { startTime: from, endTime: now, limit: AVG_PRICE_MINS })
-  let quote = 0
-  let lots = 0
-  for (const k of klines) {
-    quote += k.quoteVolumeTicksLots
-    lots += k.volumeLots
-  }
-  const price = lots > 0 ? formatAvgPrice(m, quote, lots) : formatPrice(m, m.lastPriceTicks)
-  return { mins: AVG_PRICE_MINS, price, closeTime: now }
+  return { mins: AVG_PRICE_MINS, price: await averagePrice(ctx.projections, m, now), closeTime: now }
 }
 
 type UserTradeRow = Awaited<ReturnType<GatewayContext['projections']['userTrades']>>[number]

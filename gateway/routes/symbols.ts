@@ -4,6 +4,7 @@
 import { LIMITS } from '../../core/limits.js'
 import { trailingAllowed } from '../../core/spot-stops.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../../core/state.js'
+import { AVG_PRICE_MINS } from '../avg-price.js'
 import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
 
 /** Far in the future, as Binance gives perpetuals (2100-12-25). */
@@ -105,7 +106,7 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: false,
     isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
-      maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
+      maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: AVG_PRICE_MINS },
     [...spotAccountFilters(),
       { filterType: 'TRAILING_DELTA', minTrailingAboveDelta: LIMITS.trailingDeltaMinBips, maxTrailingAboveDelta: LIMITS.trailingDeltaMaxBips,
         minTrailingBelowDelta: LIMITS.trailingDeltaMinBips, maxTrailingBelowDelta: LIMITS.trailingDeltaMaxBips }]),

@@ -23,12 +23,14 @@ export interface FeedCadences {
   tickerArrMs: number
   miniTickerMs: number
   miniTickerArrMs: number
+  /** Spot `<s>@avgPrice` (Binance spot: 1 s). */
+  avgPriceMs: number
 }
 
-/** Binance USD-M's update speeds. */
+/** Binance USD-M's update speeds (and Binance spot's for the average price). */
 export const BINANCE_CADENCES: FeedCadences = {
   markPriceMs: 3000, markPriceFastMs: 1000, aggTradeMs: 100, klineMs: 250,
-  tickerMs: 2000, tickerArrMs: 1000, miniTickerMs: 2000, miniTickerArrMs: 1000,
+  tickerMs: 2000, tickerArrMs: 1000, miniTickerMs: 2000, miniTickerArrMs: 1000, avgPriceMs: 1000,
 }
 
 export class MarketFeed {
@@ -80,6 +82,7 @@ export class MarketFeed {
     every(c.tickerArrMs, () => this.projected.tickerTick('ticker', true))
     every(c.miniTickerMs, () => this.projected.tickerTick('miniTicker', false))
     every(c.miniTickerArrMs, () => this.projected.tickerTick('miniTicker', true))
+    every(c.avgPriceMs, () => this.projected.avgPriceTick())
   }
 
   stop(): void {

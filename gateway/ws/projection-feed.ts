@@ -1,5 +1,5 @@
 // Streams read from the projections, so they match REST exactly: aggregate trades (ids as
-// /fapi/v1/aggTrades gives them), klines and the 24 h tickers. A market's trades mark it
+// /fapi/v1/aggTrades gives them), klines, the 24 h tickers and the spot average prices. A market's trades mark it
 // dirty; an emitter handles it once the projections can read past its last trade (at once for
 // the projections' worker, whose queries write what is pending first; once flushed for the
 // store in the main thread).
@@ -7,6 +7,7 @@
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { Market, State } from '../../core/state.js'
 import { bucketClose, bucketOpen, KLINE_INTERVALS, type Projections } from '../../replica/projections/index.js'
+import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import type { StreamHub } from './hub.js'
 import { aggTradeEvent, klineEvent, miniTickerEvent, tickerEvent } from './format-stream.js'
 import { ALL_MARKETS_KIND, streamName } from './streams.js'
@@ -41,6 +42,8 @@ export class ProjectionFeed {
   private readonly klines = new Map<string, KlineSent>()
   /** Markets traded since the last ticker / miniTicker event, per form (symbol, array). */
   private readonly tickerDirty = { ticker: [new Set<number>(), new Set<number>()], miniTicker: [new Set<number>(), new Set<number>()] }
+  /** Each `<s>@avgPrice` stream's last event, as `w|T`: one is sent when either changes. */
+  private readonly avgSent = new Map<string, string>()
 
   constructor(private readonly hub: StreamHub, private readonly projections: Projections,
     private readonly state: () => State, private readonly now: () => number, private readonly lastEntryTime: () => number) {}
@@ -153,5 +156,30 @@ export class ProjectionFeed {
       else this.hub.publish(name, event)
     }
     if (arr && batch.length > 0) this.hub.publish(streamName[kind](null), batch)
+  }
+
+  /**
+   * `<s>@avgPrice` of each spot market someone listens to, when its average price or its last
+   * trade changed: the window slides even without trades, so every tick looks again.
+   */
+  async avgPriceTick(): Promise<void> {
+    for (const m of this.state().markets) {
+      if (m === undefined || m.kind !== 'SPOT') continue
+      const name = streamName.avgPrice(m.symbol.toLowerCase())
+      if (!this.hub.has(name)) {
+        this.avgSent.delete(name)
+        continue
+      }
+      if (!this.readable(m.marketId)) continue
+      // The REST average price's "now": never before the newest flushed entry.
+      const now = Math.max(this.now(), this.projections.flushedTime)
+      const w = await averagePrice(this.projections, m, now)
+      const last = (await this.projections.recentTrades(m.marketId, 1, now))[0]
+      const T = last?.time ?? 0
+      const key = `${w}|${T}`
+      if (this.avgSent.get(name) === key) continue
+      this.avgSent.set(name, key)
+      this.hub.publish(name, { e: 'avgPrice', E: this.now(), s: m.symbol, i: `${AVG_PRICE_MINS}m`, w, T })
+    }
   }
 }

@@ -21,6 +21,8 @@ export type StreamSpec =
   | { kind: 'miniTicker'; symbol: string | null }
   | { kind: 'bookTicker'; symbol: string | null }
   | { kind: 'forceOrder'; symbol: string | null }
+  /** A spot market's 5-minute average price (Binance spot's stream). */
+  | { kind: 'avgPrice'; symbol: string }
 
 /** Most streams one connection may hold (Binance: 1024). */
 export const STREAMS_PER_CONNECTION_MAX = 1024
@@ -67,6 +69,7 @@ export function parseStream(name: unknown): StreamSpec | null {
     case 'miniTicker': return { kind: 'miniTicker', symbol }
     case 'bookTicker': return { kind: 'bookTicker', symbol }
     case 'forceOrder': return { kind: 'forceOrder', symbol }
+    case 'avgPrice': return { kind: 'avgPrice', symbol }
     default: return null
   }
 }
@@ -94,4 +97,5 @@ export const streamName = {
   miniTicker: (symbol: string | null): string => symbol === null ? '!miniTicker@arr' : `${symbol}@miniTicker`,
   bookTicker: (symbol: string | null): string => symbol === null ? '!bookTicker' : `${symbol}@bookTicker`,
   forceOrder: (symbol: string | null): string => symbol === null ? '!forceOrder@arr' : `${symbol}@forceOrder`,
+  avgPrice: (symbol: string): string => `${symbol}@avgPrice`,
 }

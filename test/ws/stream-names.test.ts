@@ -30,6 +30,7 @@ t.test('every listed name parses', async (t) => {
     ['!bookTicker', { kind: 'bookTicker', symbol: null }],
     [`${s}@forceOrder`, { kind: 'forceOrder', symbol: s }],
     ['!forceOrder@arr', { kind: 'forceOrder', symbol: null }],
+    [`${s}@avgPrice`, { kind: 'avgPrice', symbol: s }],
     ...KLINE_INTERVALS.map((i): [string, object] => [`${s}@kline_${i}`, { kind: 'kline', symbol: s, interval: i }]),
   ]
   for (const [name, spec] of cases) t.same(parseStream(name), spec, name)
@@ -43,6 +44,8 @@ t.test('names the feeds publish under are the names clients subscribe to', async
   t.equal(streamName.markPrice('ethusdtperp', false), 'ethusdtperp@markPrice')
   t.equal(streamName.indexPrice('ethusdt', true), 'ethusdt@indexPrice@1s')
   t.equal(streamName.kline('ethusdtperp', '1M'), 'ethusdtperp@kline_1M')
+  t.equal(streamName.avgPrice('btcusdt'), 'btcusdt@avgPrice')
+  t.same(parseStream(streamName.avgPrice('btcusdt')), { kind: 'avgPrice', symbol: 'btcusdt' })
 })
 
 t.test('near misses are not streams', async (t) => {

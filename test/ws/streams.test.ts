@@ -161,6 +161,14 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
   t.match(await spot.next(), { e: 'trade', s: 'BTCUSDT', t: 1, m: false, T: rig.ex.time })
   spot.close()
+  // Binance spot's average price stream: what GET /api/v3/avgPrice answers, with the last trade's time.
+  const tradeTime = rig.ex.time
+  const avg = await connect(`${rig.base}/ws/btcusdt@avgPrice`)
+  const first = await avg.next() as { E: number }
+  const rest = (await (await fetch(`${rig.http}/api/v3/avgPrice?symbol=BTCUSDT`)).json()) as { price: string }
+  t.same(first, { e: 'avgPrice', E: first.E, s: 'BTCUSDT', i: '5m', w: rest.price, T: tradeTime })
+  t.equal(rest.price, '5000.00')
+  avg.close()
 
   // The all-market streams are USD-M's: a spot trade shows in its own streams, not in them.
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100))
