@@ -104,6 +104,16 @@ export function tickerEvent(m: Market, t: TickerRecord, now: number): object {
   }
 }
 
+/** Binance spot's rolling window ticker (`1hTicker`…): the 24 h ticker's letters but the last quantity, closing at `closeTime`. */
+export function windowTickerEvent(m: Market, window: string, t: TickerRecord, closeTime: number, now: number): object {
+  const r = tickerBody(m, t) as TickerFields
+  return {
+    e: `${window}Ticker`, E: now, s: m.symbol, p: r.priceChange, P: r.priceChangePercent, o: r.openPrice, h: r.highPrice,
+    l: r.lowPrice, c: r.lastPrice, w: r.weightedAvgPrice, v: r.volume, q: r.quoteVolume, O: r.openTime, C: closeTime,
+    F: r.firstId, L: r.lastId, n: r.count,
+  }
+}
+
 export function miniTickerEvent(m: Market, t: TickerRecord, now: number): object {
   const r = tickerBody(m, t) as TickerFields
   return {

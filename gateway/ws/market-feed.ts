@@ -23,14 +23,16 @@ export interface FeedCadences {
   tickerArrMs: number
   miniTickerMs: number
   miniTickerArrMs: number
-  /** Spot `<s>@avgPrice` (Binance spot: 1 s). */
+  /** Spot `<s>@avgPrice` and the rolling window tickers (Binance spot: 1 s). */
   avgPriceMs: number
+  windowTickerMs: number
 }
 
 /** Binance USD-M's update speeds (and Binance spot's for the average price). */
 export const BINANCE_CADENCES: FeedCadences = {
   markPriceMs: 3000, markPriceFastMs: 1000, aggTradeMs: 100, klineMs: 250,
   tickerMs: 2000, tickerArrMs: 1000, miniTickerMs: 2000, miniTickerArrMs: 1000, avgPriceMs: 1000,
+  windowTickerMs: 1000,
 }
 
 export class MarketFeed {
@@ -83,6 +85,7 @@ export class MarketFeed {
     every(c.miniTickerMs, () => this.projected.tickerTick('miniTicker', false))
     every(c.miniTickerArrMs, () => this.projected.tickerTick('miniTicker', true))
     every(c.avgPriceMs, () => this.projected.avgPriceTick())
+    every(c.windowTickerMs, () => this.projected.windowTickerTick())
   }
 
   stop(): void {

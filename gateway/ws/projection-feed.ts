@@ -1,5 +1,6 @@
 // Streams read from the projections, so they match REST exactly: aggregate trades (ids as
-// /fapi/v1/aggTrades gives them), klines, the 24 h tickers and the spot average prices. A market's trades mark it
+// /fapi/v1/aggTrades gives them), klines, the 24 h tickers, and the spot markets' rolling
+// window tickers and average prices. A market's trades mark it
 // dirty; an emitter handles it once the projections can read past its last trade (at once for
 // the projections' worker, whose queries write what is pending first; once flushed for the
 // store in the main thread).
@@ -9,8 +10,8 @@ import type { Market, State } from '../../core/state.js'
 import { bucketClose, bucketOpen, KLINE_INTERVALS, type Projections } from '../../replica/projections/index.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import type { StreamHub } from './hub.js'
-import { aggTradeEvent, klineEvent, miniTickerEvent, tickerEvent } from './format-stream.js'
-import { ALL_MARKETS_KIND, streamName } from './streams.js'
+import { aggTradeEvent, klineEvent, miniTickerEvent, tickerEvent, windowTickerEvent } from './format-stream.js'
+import { ALL_MARKETS_KIND, streamName, TICKER_WINDOWS, type TickerWindow } from './streams.js'
 
 interface Traded {
   /** Seq and time of the market's last trade the feed saw. */
@@ -33,6 +34,8 @@ interface KlineSent {
 }
 
 const AGG_BATCH = 200
+const HOUR_MS = 3_600_000
+const WINDOW_MS: Record<TickerWindow, number> = { '1h': HOUR_MS, '4h': 4 * HOUR_MS, '1d': 24 * HOUR_MS }
 
 export class ProjectionFeed {
   private readonly traded = new Map<number, Traded>()
@@ -44,6 +47,8 @@ export class ProjectionFeed {
   private readonly tickerDirty = { ticker: [new Set<number>(), new Set<number>()], miniTicker: [new Set<number>(), new Set<number>()] }
   /** Each `<s>@avgPrice` stream's last event, as `w|T`: one is sent when either changes. */
   private readonly avgSent = new Map<string, string>()
+  /** Markets traded since the last rolling window ticker event, per window and form (symbol, array). */
+  private readonly windowDirty = new Map<TickerWindow, Set<number>[]>(TICKER_WINDOWS.map((w) => [w, [new Set<number>(), new Set<number>()]]))
 
   constructor(private readonly hub: StreamHub, private readonly projections: Projections,
     private readonly state: () => State, private readonly now: () => number, private readonly lastEntryTime: () => number) {}
@@ -54,6 +59,7 @@ export class ProjectionFeed {
     if (!this.agg.has(marketId)) this.agg.set(marketId, { nextAggId: null, fromTradeId: tradeId, fromTime: time })
     this.klineDirty.add(marketId)
     for (const sets of Object.values(this.tickerDirty)) for (const s of sets) s.add(marketId)
+    for (const sets of this.windowDirty.values()) for (const s of sets) s.add(marketId)
   }
 
   private readable(marketId: number): boolean {
@@ -156,6 +162,34 @@ export class ProjectionFeed {
       else this.hub.publish(name, event)
     }
     if (arr && batch.length > 0) this.hub.publish(streamName[kind](null), batch)
+  }
+
+  /**
+   * Binance spot's rolling window tickers (`<s>@ticker_<window>`, `!ticker_<window>@arr` over the
+   * spot markets) for the spot markets traded since the last one: GET /api/v3/ticker's figures
+   * for the window ending now.
+   */
+  async windowTickerTick(): Promise<void> {
+    const now = Math.max(this.now(), this.projections.flushedTime)
+    for (const [window, sets] of this.windowDirty) {
+      for (const [form, dirty] of sets.entries()) {
+        const arr = form === 1
+        const batch: object[] = []
+        for (const id of [...dirty]) {
+          if (!this.readable(id)) continue
+          dirty.delete(id)
+          const s = this.symbolOf(id)
+          if (s === undefined || s.m.kind !== 'SPOT') continue
+          const name = streamName.windowTicker(arr ? null : s.symbol, window)
+          if (!this.hub.has(name)) continue
+          const t = await this.projections.ticker24h(id, now, WINDOW_MS[window])
+          const event = windowTickerEvent(s.m, window, t, now, this.now())
+          if (arr) batch.push(event)
+          else this.hub.publish(name, event)
+        }
+        if (arr && batch.length > 0) this.hub.publish(streamName.windowTicker(null, window), batch)
+      }
+    }
   }
 
   /**

@@ -23,6 +23,13 @@ export type StreamSpec =
   | { kind: 'forceOrder'; symbol: string | null }
   /** A spot market's 5-minute average price (Binance spot's stream). */
   | { kind: 'avgPrice'; symbol: string }
+  /** Binance spot's rolling window ticker; symbol null: `!ticker_<window>@arr`, over the spot markets. */
+  | { kind: 'windowTicker'; symbol: string | null; window: TickerWindow }
+
+/** Binance spot's rolling window ticker streams' windows. */
+export const TICKER_WINDOWS = ['1h', '4h', '1d'] as const
+export type TickerWindow = (typeof TICKER_WINDOWS)[number]
+const isTickerWindow = (w: string): w is TickerWindow => (TICKER_WINDOWS as readonly string[]).includes(w)
 
 /** Most streams one connection may hold (Binance: 1024). */
 export const STREAMS_PER_CONNECTION_MAX = 1024
@@ -44,6 +51,8 @@ export function parseStream(name: unknown): StreamSpec | null {
     case '!bookTicker': return { kind: 'bookTicker', symbol: null }
     case '!forceOrder@arr': return { kind: 'forceOrder', symbol: null }
   }
+  const arrWindow = /^!ticker_([0-9a-z]+)@arr$/.exec(name)
+  if (arrWindow) return isTickerWindow(arrWindow[1]!) ? { kind: 'windowTicker', symbol: null, window: arrWindow[1] } : null
   const at = name.indexOf('@')
   if (at <= 0) return null
   const symbol = name.slice(0, at)
@@ -53,6 +62,10 @@ export function parseStream(name: unknown): StreamSpec | null {
   if (depth) {
     const speed = depth[2] === undefined ? 250 : Number(depth[2].slice(0, -2)) as DepthSpeed
     return { kind: 'depth', symbol, speed, levels: depth[1] === undefined ? 0 : Number(depth[1]) as 5 | 10 | 20 }
+  }
+  if (rest.startsWith('ticker_')) {
+    const window = rest.slice('ticker_'.length)
+    return isTickerWindow(window) ? { kind: 'windowTicker', symbol, window } : null
   }
   if (rest.startsWith('kline_')) {
     const interval = rest.slice('kline_'.length)
@@ -98,4 +111,5 @@ export const streamName = {
   bookTicker: (symbol: string | null): string => symbol === null ? '!bookTicker' : `${symbol}@bookTicker`,
   forceOrder: (symbol: string | null): string => symbol === null ? '!forceOrder@arr' : `${symbol}@forceOrder`,
   avgPrice: (symbol: string): string => `${symbol}@avgPrice`,
+  windowTicker: (symbol: string | null, window: TickerWindow): string => symbol === null ? `!ticker_${window}@arr` : `${symbol}@ticker_${window}`,
 }

@@ -156,6 +156,7 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
   await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
   const spot = await connect(`${rig.base}/ws/btcusdt@trade`)
+  const windows = await connect(`${rig.base}/stream?streams=btcusdt@ticker_1h/!ticker_4h@arr`)
   const all = await connect(`${rig.base}/stream?streams=btcusdt@bookTicker/btcusdt@miniTicker/!bookTicker/!miniTicker@arr/!ticker@arr`)
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
@@ -169,6 +170,15 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   t.same(first, { e: 'avgPrice', E: first.E, s: 'BTCUSDT', i: '5m', w: rest.price, T: tradeTime })
   t.equal(rest.price, '5000.00')
   avg.close()
+  // Binance spot's rolling window tickers: GET /api/v3/ticker's figures for the window; the array form over the spot markets.
+  const oneHour = await on(windows, 'btcusdt@ticker_1h')
+  const r = (await (await fetch(`${rig.http}/api/v3/ticker?symbol=BTCUSDT&windowSize=1h`)).json()) as Record<string, unknown>
+  t.same(oneHour, { e: '1hTicker', E: oneHour.E, s: 'BTCUSDT', p: r.priceChange, P: r.priceChangePercent, o: r.openPrice, h: r.highPrice,
+    l: r.lowPrice, c: r.lastPrice, w: r.weightedAvgPrice, v: r.volume, q: r.quoteVolume, O: r.openTime, C: oneHour.C, F: r.firstId,
+    L: r.lastId, n: r.count })
+  t.match(oneHour, { c: '5000.00', v: '0.0100', n: 1 })
+  t.match(await on(windows, '!ticker_4h@arr'), [{ e: '4hTicker', s: 'BTCUSDT', c: '5000.00' }])
+  windows.close()
 
   // The all-market streams are USD-M's: a spot trade shows in its own streams, not in them.
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100))
