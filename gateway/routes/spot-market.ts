@@ -9,7 +9,7 @@ import { idParam, limitForWeight, limitParam, spotParam, spotsListParam, symbolC
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
-import { spotTickerRoutes } from './spot-tickers.js'
+import { spotTickerRoutes, typeParam } from './spot-tickers.js'
 import { aggTradeRows, klineRows } from './trade-history.js'
 
 interface Options {
@@ -70,10 +70,19 @@ export function spotTicker24hWeight(p: Params): number {
   return n === 0 || n > 100 ? 80 : n > 20 ? 40 : 2
 }
 
+/** The 24 h statistics a MINI ticker keeps (Binance spot's `type=MINI`): no change, average, previous close, last quantity or book. */
+const MINI_FIELDS = ['symbol', 'openPrice', 'highPrice', 'lowPrice', 'lastPrice', 'volume', 'quoteVolume', 'openTime', 'closeTime',
+  'firstId', 'lastId', 'count'] as const
+
+/** GET /api/v3/ticker/24hr: one symbol, `symbols`, or every spot market; `type` FULL or MINI. */
 export async function spotTicker24h(ctx: GatewayContext, p: Params): Promise<object> {
   const { markets, many } = spotsListParam(ctx.state(), p, false)
+  const mini = typeParam(p) === 'MINI'
   const now = windowNow(ctx)
-  const bodies = await Promise.all(markets.map(async (m) => spotTickerBody(m, await ctx.projections.ticker24h(m.marketId, now))))
+  const bodies = await Promise.all(markets.map(async (m) => {
+    const full = spotTickerBody(m, await ctx.projections.ticker24h(m.marketId, now)) as Record<string, unknown>
+    return mini ? Object.fromEntries(MINI_FIELDS.map((k) => [k, full[k]])) : full
+  }))
   return many ? bodies : bodies[0]!
 }
 
@@ -108,7 +117,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   get({
-    url: paths('/ticker/24hr'), params: ['symbol', 'symbols'], response: spotTickerSchema, weight: spotTicker24hWeight,
+    url: paths('/ticker/24hr'), params: ['symbol', 'symbols', 'type'], response: spotTickerSchema, weight: spotTicker24hWeight,
     handler: (p) => spotTicker24h(ctx, p),
   })
 

@@ -55,7 +55,8 @@ function timeZoneParam(p: Params): number {
   return minutes * MINUTE_MS
 }
 
-function typeParam(p: Params): 'FULL' | 'MINI' {
+/** type: FULL (the default) or MINI, as the spot tickers take it. */
+export function typeParam(p: Params): 'FULL' | 'MINI' {
   const v = optional(p, 'type') ?? 'FULL'
   if (v !== 'FULL' && v !== 'MINI') throw invalidParam('type')
   return v

@@ -37,6 +37,13 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
   t.same((await get(`/api/v3/ticker/price?symbols=${encodeURIComponent('["BTCUSDT","NOPE"]')}`)).json(), { code: -1121, msg: 'Invalid symbol.' })
   t.same((await get(`/api/v3/ticker/24hr?symbol=BTCUSDT&symbols=${only}`)).json(),
     { code: -1130, msg: "Data sent for parameter 'symbols' is not valid." })
+  // type=MINI: the statistics without the change, the average, the previous close, the last quantity and the book.
+  const full = (await get('/api/v3/ticker/24hr?symbol=BTCUSDT')).json()
+  const mini = (await get('/api/v3/ticker/24hr?symbol=BTCUSDT&type=MINI')).json()
+  t.same(Object.keys(mini).sort(), ['symbol', 'openPrice', 'highPrice', 'lowPrice', 'lastPrice', 'volume', 'quoteVolume', 'openTime', 'closeTime',
+    'firstId', 'lastId', 'count'].sort())
+  for (const k of Object.keys(mini)) t.equal(mini[k], full[k], `MINI ${k} as FULL's`)
+  t.same((await get('/api/v3/ticker/24hr?symbol=BTCUSDT&type=SMALL')).json(), { code: -1130, msg: "Data sent for parameter 'type' is not valid." })
   const weight = async (url: string) => Number((await get(url)).headers['x-mbx-used-weight-1m'])
   const before = await weight('/api/v3/ping')
   t.equal(await weight(`/api/v3/ticker/24hr?symbols=${only}`) - before, 2, 'two symbols weigh 2')
