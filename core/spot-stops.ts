@@ -139,7 +139,8 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   if (stop === 0 && last === 0 && !pending) return 'TRAILING_NO_PRICE'
   const from = stop === 0 ? last : 0
   // A market form's notional at its hold price (a limit form's was checked at its price).
-  if (!limit && (stop || from) > 0 && o.origQtyLots * (stop || from) * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
+  const hold = stop || from
+  if (!limit && hold > 0 && o.origQtyLots * hold * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
   if (sub === undefined) return 'BALANCE_INSUFFICIENT'
   o.owner = sub
   o.orderType = t

@@ -31,7 +31,7 @@ export interface CallbackUnit {
 }
 
 /** Perpetual trailing stops: callbackRate in 0.1 % steps (1..100). */
-export const PERMILLE_CALLBACK: CallbackUnit = { scale: 1000, max: 100, of: (c) => c.callbackPermille }
+const PERMILLE_CALLBACK: CallbackUnit = { scale: 1000, max: 100, of: (c) => c.callbackPermille }
 
 /** Spot trailing stops (core/spot-stops.ts): trailingDelta in BIPS. */
 export const BIPS_CALLBACK: CallbackUnit = { scale: 10_000, max: LIMITS.trailingDeltaMaxBips, of: (c) => c.trailingDeltaBips }

@@ -26,6 +26,10 @@ const spotAccountSchema = object({
 
 const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const
 
+/** What a new spot order reads: placement, its test, and cancelReplace's new half. */
+const ORDER_PARAMS = ['side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId',
+  'newOrderRespType', 'selfTradePreventionMode']
+
 export const spotDocs = {
   placeOrder: route({
     family: 'spot', summary: 'New spot order (LIMIT, MARKET, LIMIT_MAKER, STOP_LOSS, STOP_LOSS_LIMIT, TAKE_PROFIT, TAKE_PROFIT_LIMIT)',
@@ -34,16 +38,14 @@ export const spotDocs = {
       + 'stopPrice, trailingDelta (BIPS, within the TRAILING_DELTA filter: a trailing stop, which starts trailing once the '
       + 'last price reaches stopPrice, or at once without one), or both.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId',
-      'newOrderRespType', 'selfTradePreventionMode'],
+    params: ['symbol', ...ORDER_PARAMS],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
   }),
   testOrder: route({
     family: 'spot', summary: 'Test a new spot order: every check placement makes, balances included; nothing is placed',
     description: '{} as Binance answers; computeCommissionRates=true adds the market\'s commission rates.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId',
-      'newOrderRespType', 'selfTradePreventionMode', 'computeCommissionRates'],
+    params: ['symbol', ...ORDER_PARAMS, 'computeCommissionRates'],
     required: ['symbol', 'side', 'type'], response: anyObject,
   }),
   orderRateLimit: route({
@@ -122,10 +124,8 @@ function cancelReplaceRoute(): ReturnType<typeof route> {
     description: 'cancelOrderId or cancelOrigClientOrderId names the order; cancelRestrictions ONLY_NEW or ONLY_PARTIALLY_FILLED. '
       + 'The two halves are sequenced one after the other, not as one command.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'side', 'type', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions',
-      'cancelNewClientOrderId',
-      'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId', 'newOrderRespType',
-      'selfTradePreventionMode'],
+    params: ['symbol', 'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'cancelRestrictions', 'cancelNewClientOrderId',
+      ...ORDER_PARAMS],
     required: ['symbol', 'side', 'type', 'cancelReplaceMode'],
     response: object({ cancelResult: str, newOrderResult: str, cancelResponse: anyObject, newOrderResponse: anyObject }),
   })

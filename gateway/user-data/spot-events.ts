@@ -128,7 +128,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
   // A waiting stop is open but not yet on the book.
   const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC' && !spotWaiting(o)
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
-  return {
+  const out: Payload = {
     // A cancel that named itself shows its own id (Binance's c), the order's as C.
     e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
@@ -145,13 +145,12 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     Y: formatNotional(m, fill ? BigInt(fill.e.priceTicks) * BigInt(fill.e.qtyLots) : 0),
     // The quote a MARKET order was sized by (quoteOrderQty); zero otherwise.
     Q: formatBalance(o.quoteQty ?? 0, scale(m.quote)), W: spotWorkingTime(o), V: o.stp,
-    // A trailing stop's delta (d), and once it trails, since when (D), as Binance's: on trailing stops only.
-    ...trailingLetters(o),
   }
-}
-
-function trailingLetters(o: OrderRecordFields): { d?: number; D?: number } {
+  // A trailing stop's delta (d), and once it trails, since when (D), as Binance's: on trailing stops only.
   const c = o.cond
-  if (c?.trailingDeltaBips === undefined) return {}
-  return c.trailingTime ? { d: c.trailingDeltaBips, D: c.trailingTime } : { d: c.trailingDeltaBips }
+  if (c?.trailingDeltaBips !== undefined) {
+    out.d = c.trailingDeltaBips
+    if (c.trailingTime) out.D = c.trailingTime
+  }
+  return out
 }

@@ -145,23 +145,9 @@ export class ProjectionFeed {
 
   /** `<s>@ticker` / `!ticker@arr` (and the mini forms) for the markets traded since the last one. */
   async tickerTick(kind: 'ticker' | 'miniTicker', arr: boolean): Promise<void> {
-    const dirty = this.tickerDirty[kind][arr ? 1 : 0]!
     const format = kind === 'ticker' ? tickerEvent : miniTickerEvent
-    const batch: object[] = []
-    for (const id of [...dirty]) {
-      if (!this.readable(id)) continue
-      dirty.delete(id)
-      const s = this.symbolOf(id)
-      if (s === undefined || (arr && s.m.kind !== ALL_MARKETS_KIND)) continue
-      const name = arr ? streamName[kind](null) : streamName[kind](s.symbol)
-      if (!this.hub.has(name)) continue
-      // The REST ticker's "now": never before the newest flushed entry.
-      const t = await this.projections.ticker24h(id, Math.max(this.now(), this.projections.flushedTime))
-      const event = format(s.m, t, this.now())
-      if (arr) batch.push(event)
-      else this.hub.publish(name, event)
-    }
-    if (arr && batch.length > 0) this.hub.publish(streamName[kind](null), batch)
+    await this.emitTickers(this.tickerDirty[kind][arr ? 1 : 0]!, arr, (m) => !arr || m.kind === ALL_MARKETS_KIND,
+      (symbol) => streamName[kind](symbol), async (m, id, now) => format(m, await this.projections.ticker24h(id, now), this.now()))
   }
 
   /**
@@ -170,26 +156,34 @@ export class ProjectionFeed {
    * for the window ending now.
    */
   async windowTickerTick(): Promise<void> {
-    const now = Math.max(this.now(), this.projections.flushedTime)
     for (const [window, sets] of this.windowDirty) {
       for (const [form, dirty] of sets.entries()) {
-        const arr = form === 1
-        const batch: object[] = []
-        for (const id of [...dirty]) {
-          if (!this.readable(id)) continue
-          dirty.delete(id)
-          const s = this.symbolOf(id)
-          if (s === undefined || s.m.kind !== 'SPOT') continue
-          const name = streamName.windowTicker(arr ? null : s.symbol, window)
-          if (!this.hub.has(name)) continue
-          const t = await this.projections.ticker24h(id, now, WINDOW_MS[window])
-          const event = windowTickerEvent(s.m, window, t, now, this.now())
-          if (arr) batch.push(event)
-          else this.hub.publish(name, event)
-        }
-        if (arr && batch.length > 0) this.hub.publish(streamName.windowTicker(null, window), batch)
+        await this.emitTickers(dirty, form === 1, (m) => m.kind === 'SPOT', (symbol) => streamName.windowTicker(symbol, window),
+          async (m, id, now) => windowTickerEvent(m, window, await this.projections.ticker24h(id, now, WINDOW_MS[window]), now, this.now()))
       }
     }
+  }
+
+  /**
+   * One ticker stream form: each `dirty` market the projections can read, of the kind `carries`,
+   * to its own stream (`nameOf(symbol)`) or, `arr`, all together to `nameOf(null)`, when someone
+   * listens. `now` is the REST ticker's: never before the newest flushed entry.
+   */
+  private async emitTickers(dirty: Set<number>, arr: boolean, carries: (m: Market) => boolean, nameOf: (symbol: string | null) => string,
+    event: (m: Market, id: number, now: number) => Promise<object>): Promise<void> {
+    const batch: object[] = []
+    for (const id of [...dirty]) {
+      if (!this.readable(id)) continue
+      dirty.delete(id)
+      const s = this.symbolOf(id)
+      if (s === undefined || !carries(s.m)) continue
+      const name = nameOf(arr ? null : s.symbol)
+      if (!this.hub.has(name)) continue
+      const e = await event(s.m, id, Math.max(this.now(), this.projections.flushedTime))
+      if (arr) batch.push(e)
+      else this.hub.publish(name, e)
+    }
+    if (arr && batch.length > 0) this.hub.publish(nameOf(null), batch)
   }
 
   /**

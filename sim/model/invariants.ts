@@ -9,7 +9,8 @@ import { positionOf, type Market, type Order, type PerpMarket, type State, type 
 import { openOrderOf } from '../../core/resting.js'
 import { CROSS, IN_LIQUIDATION } from '../../core/liquidation/check.js'
 import { belowMaintenance, crossRisk, isolatedRisk } from '../../core/margin-risk.js'
-import type { ConditionalState } from '../../core/trailing.js'
+import { rising } from '../../core/conditional.js'
+import { BIPS_CALLBACK, type ConditionalState } from '../../core/trailing.js'
 
 /** Books: sorted levels, never crossed, level totals and FIFO links consistent, maps in step. */
 export function bookViolations(state: State): string[] {
@@ -262,13 +263,13 @@ export function spotStopViolations(state: State): string[] {
         const d = c.trailingDeltaBips
         if (d === 0 || c.group === null || c.entry !== null) out.push(`${at}: activated but not a grouped trailing stop`)
         const e = c.extremeTicks
-        if (last > 0 && (sell ? e < last || last * 10_000 <= e * (10_000 - d) : e > last || last * 10_000 >= e * (10_000 + d))) {
+        const u = BIPS_CALLBACK.scale
+        if (last > 0 && (sell ? e < last || last * u <= e * (u - d) : e > last || last * u >= e * (u + d))) {
           out.push(`${at}: extreme ${e} at last ${last}, delta ${d}: passed or retraced to`)
         }
       } else {
         if (c.entry === null || c.entry.order !== o || c.group !== null) out.push(`${at}: waiting but not in a heap`)
-        const up = (c.origType === 'STOP' || c.origType === 'STOP_MARKET') === !sell
-        if (last > 0 && (up ? last >= c.stopPriceTicks : last <= c.stopPriceTicks)) out.push(`${at}: stop ${c.stopPriceTicks} reached at ${last}`)
+        if (last > 0 && (rising(o) ? last >= c.stopPriceTicks : last <= c.stopPriceTicks)) out.push(`${at}: stop ${c.stopPriceTicks} reached at ${last}`)
       }
     }
     if (trailing !== m.stops.trailing) out.push(`spot market ${m.marketId}: ${m.stops.trailing} trailing stops counted, ${trailing} activated`)
