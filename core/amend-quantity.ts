@@ -5,6 +5,7 @@
 // waiting for its price is cut the same way, off any book.
 
 import { amendTarget } from './amend-target.js'
+import { shownLots } from './book.js'
 import type { AmendKeepPriority } from './commands.js'
 import type { Event, Result } from './events.js'
 import { checkQty, validClientId } from './filters.js'
@@ -44,8 +45,11 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: o.amendCount + 1,
     clientOrderIdBefore: o.clientOrderId }
   const cut = o.origQtyLots - qty
-  if (o.level !== null) o.level.qtyLots -= cut
+  const shownBefore = shownLots(o)
   o.origQtyLots = qty
+  // An iceberg's slice shrinks only when less than it remains (Binance's amend FAQ).
+  if (o.icebergLots !== 0 && o.visibleLots > qty - o.executedQtyLots) o.visibleLots = qty - o.executedQtyLots
+  if (o.level !== null) o.level.qtyLots -= shownBefore - shownLots(o)
   // What the cut lots held: at the limit price, or a waiting stop's at its holdPrice.
   unlockSpot(o, lockFor(m, o, cut, price))
   const clientOrderId = newId ?? generatedClientId(m, o)

@@ -2,6 +2,11 @@
 // sorted so the best level is last (adds and removes near the touch move few elements);
 // each level is an intrusive FIFO of orders, and each resting order points at its level, so
 // a cancel touches the level array only when it empties the level.
+//
+// An iceberg order (Binance spot's icebergQty) shows one slice of its remaining lots at a time:
+// the level counts only that slice, and a taker meets only that. When a slice is used up and
+// lots remain, the next slice is shown at the back of the level, behind the orders already
+// there (it loses its time priority), where the same sweep may meet it again.
 
 import { assert } from './assert.js'
 import { LIMITS } from './limits.js'
@@ -10,11 +15,22 @@ import type { Order } from './state.js'
 
 export interface Level {
   priceTicks: number
-  /** Sum of the remaining lots of the level's orders. */
+  /** Sum of the lots the level shows: its orders' remaining lots, an iceberg's slice only. */
   qtyLots: number
   count: number
   head: Order | null
   tail: Order | null
+}
+
+/** The lots a resting order shows, and a taker may take from it before it requeues. */
+export function shownLots(o: Order): number {
+  return o.icebergLots === 0 ? o.origQtyLots - o.executedQtyLots : o.visibleLots
+}
+
+/** An iceberg's next slice: its slice size, or what remains when less. */
+export function nextSlice(o: Order): number {
+  const left = o.origQtyLots - o.executedQtyLots
+  return o.icebergLots < left ? o.icebergLots : left
 }
 
 export class BookSide {
@@ -82,10 +98,10 @@ export class BookSide {
     else level.head = order
     level.tail = order
     level.count += 1
-    level.qtyLots += order.origQtyLots - order.executedQtyLots
+    level.qtyLots += shownLots(order)
   }
 
-  /** Unlinks the order; its remaining lots must still be counted in the level. */
+  /** Unlinks the order; the lots it shows must still be counted in the level. */
   remove(order: Order): void {
     const level = order.level
     assert(level !== null, 'order level missing')
@@ -97,7 +113,7 @@ export class BookSide {
     order.next = null
     order.level = null
     level.count -= 1
-    level.qtyLots -= order.origQtyLots - order.executedQtyLots
+    level.qtyLots -= shownLots(order)
     if (level.count === 0) {
       assert(level.qtyLots === 0, 'empty level with quantity')
       const i = this.find(level.priceTicks)
@@ -105,6 +121,25 @@ export class BookSide {
       if (i === this.levels.length - 1) this.levels.pop()
       else this.levels.splice(i, 1)
     }
+  }
+
+  /**
+   * An iceberg whose slice was used up (it shows 0, lots remain): shows the next slice, moved
+   * to the back of its level.
+   */
+  requeue(order: Order): void {
+    const level = order.level
+    assert(level !== null && order.visibleLots === 0, 'iceberg requeued with its slice showing')
+    order.visibleLots = nextSlice(order)
+    level.qtyLots += order.visibleLots
+    if (level.tail === order) return
+    if (order.prev) order.prev.next = order.next
+    else level.head = order.next
+    order.next!.prev = order.prev
+    order.prev = level.tail
+    order.next = null
+    level.tail!.next = order
+    level.tail = order
   }
 }
 

@@ -71,6 +71,10 @@ export const CODES = [
   // spot trailing stops (core/spot-stops.ts)
   'TRAILING_DELTA_INVALID',
   'TRAILING_NO_PRICE',
+  // spot iceberg orders (core/book.ts)
+  'ICEBERG_NOT_ALLOWED',
+  'ICEBERG_QTY_INVALID',
+  'ICEBERG_PARTS',
   // matching outcomes that reject the whole order
   'FOK_UNFILLED',
   'POST_ONLY_WOULD_TAKE',

@@ -211,6 +211,12 @@ export interface PlaceOrder extends Issuer {
    * starting once the stop price is reached, or at once without one (core/spot-stops.ts).
    */
   trailingDeltaBips?: number
+  /**
+   * Spot GTC LIMIT and POST_ONLY orders, and the limit forms of spot stops (Binance's icebergQty):
+   * the book shows this many lots of the order at a time; each slice used up shows the next one
+   * at the back of its level (core/book.ts).
+   */
+  icebergLots?: number
   /** Default CONTRACT_PRICE. */
   workingType?: WorkingType
   /** Hold the trigger while mark and last price differ by more than the market's triggerProtect. */
@@ -248,6 +254,8 @@ export interface ListLeg {
   stopPriceTicks?: number
   /** The stop types: a trailing stop's delta, BIPS (PlaceOrder's trailingDeltaBips). */
   trailingDeltaBips?: number
+  /** LIMIT, POST_ONLY and the limit stop forms: an iceberg's slice (PlaceOrder's icebergLots). */
+  icebergLots?: number
   /** LIMIT, and STOP and TAKE_PROFIT (the limit order's at trigger): GTC, IOC, FOK. */
   timeInForce?: TimeInForce
   clientOrderId?: string

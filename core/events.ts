@@ -39,6 +39,8 @@ export interface OrderRecordFields {
   quoteQty?: number
   /** An OCO list's order: the list's id (Binance orderListId); absent for an order placed alone. */
   orderListId?: number
+  /** A spot iceberg's slice, lots (Binance icebergQty); absent for other orders. */
+  icebergLots?: number
 }
 
 /** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */

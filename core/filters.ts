@@ -73,6 +73,19 @@ function stpOf(stp: StpMode | undefined): StpMode | null {
 }
 
 /**
+ * An iceberg's slice (Binance's icebergQty): spot GTC LIMIT and POST_ONLY (LIMIT_MAKER) orders
+ * only, a whole number of lots from the minimum quantity up, in at most ICEBERG_PARTS slices.
+ * A slice as large as the order is accepted, and shows all of it.
+ */
+function checkIceberg(m: Market, type: OrderType, tif: TimeInForce, qtyLots: number, icebergLots: number): number | Code {
+  if (m.kind !== 'SPOT' || (type !== 'LIMIT' && type !== 'POST_ONLY') || (type === 'LIMIT' && tif !== 'GTC')) return 'ICEBERG_NOT_ALLOWED'
+  if (!isInt(icebergLots) || icebergLots <= 0 || icebergLots < m.minQtyLots) return 'ICEBERG_QTY_INVALID'
+  // ceil(qty / slice) > parts, in integers.
+  if (qtyLots > LIMITS.icebergPartsMax * icebergLots) return 'ICEBERG_PARTS'
+  return icebergLots
+}
+
+/**
  * Checks a PlaceOrder against its market and builds the order (orderId 0, not linked).
  * `sub` may be undefined for an account that holds nothing yet.
  */
@@ -94,6 +107,8 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
   }
   const qtyCode = checkQty(m, cmd.qtyLots, isMarket)
   if (qtyCode) return qtyCode
+  const icebergLots = cmd.icebergLots === undefined ? 0 : checkIceberg(m, type, tif, cmd.qtyLots, cmd.icebergLots)
+  if (typeof icebergLots === 'string') return icebergLots
 
   let positionSide: PositionSide = 'BOTH'
   const reduceOnly = cmd.reduceOnly === true
@@ -137,7 +152,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
     origQtyLots: cmd.qtyLots, executedQtyLots: 0, cumQuoteTicksLots: 0,
     status: 'NEW', positionSide, reduceOnly, stp, goodTillDate,
     time, updateTime: time, marginCounted: false, lockedRemaining: 0,
-    level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null,
+    level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null, icebergLots, visibleLots: 0,
   }
 }
 

@@ -32,6 +32,8 @@ export const LIMITS = {
   /** A spot trailing stop's trailingDelta, BIPS, either side (Binance's TRAILING_DELTA filter: 10..2000). */
   trailingDeltaMinBips: 10,
   trailingDeltaMaxBips: 2_000,
+  /** Parts of a spot iceberg order, ceil(quantity / icebergQty) (Binance's ICEBERG_PARTS filter). */
+  icebergPartsMax: 10,
   /** Executing OCO order lists per sub-account and market (Binance MAX_NUM_ORDER_LISTS). */
   orderListsPerMarketMax: 20,
   /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */

@@ -10,6 +10,7 @@ import { takeBound } from './price-band.js'
 import { isClosing } from './records.js'
 import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
+import { shownLots } from './book.js'
 import { settlePerpSide } from './settle.js'
 import { settleSpotSide } from './spot.js'
 import { positionOf, type Market, type Order, type Position, type State } from './state.js'
@@ -70,7 +71,7 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         maker = next
         continue
       }
-      let lots = min(left, maker.origQtyLots - maker.executedQtyLots)
+      let lots = min(left, shownLots(maker))
       if (perp) {
         if (isClosing(maker)) {
           const cap = reducible(closingPosition(maker), maker, 0)
@@ -88,10 +89,16 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         }
       }
       level.qtyLots -= lots
+      if (maker.icebergLots !== 0) maker.visibleLots -= lots
       fill(state, m, taker, maker, lots, level.priceTicks, time, events)
       fills += 1
       if (maker.executedQtyLots === maker.origQtyLots) {
         unrest(maker)
+      } else if (maker.icebergLots !== 0 && maker.visibleLots === 0) {
+        // Its slice is used up: the next one goes to the back of the level, where this taker
+        // meets it again after the orders behind it (at once when there are none).
+        opp.requeue(maker)
+        if (next === null) continue
       } else if (perp && isClosing(maker) && reducible(closingPosition(maker), maker, 0) === 0) {
         retire(maker, 'EXPIRED', 'EXPIRED', time, events)
       } else {
@@ -171,11 +178,16 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
   for (let i = levels.length - 1; i >= 0; i--) {
     const level = levels[i]!
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) break
+    // Icebergs whose slice this walk used up, with the lots behind it, in the order the sweep
+    // moves them to the back of the level (spot only).
+    let behind: { maker: Order; hidden: number }[] | null = null
     for (let maker = level.head; maker !== null; maker = maker.next) {
+      const shown = shownLots(maker)
       // As in `sweep`, a maker with lots left after a fill is met again before the next one
       // (a self-trade can hand a capped reduce-only maker its position back); `used` is what
       // this walk has taken from it so far.
-      for (let used = 0; used < maker.origQtyLots - maker.executedQtyLots;) {
+      let used = 0
+      while (used < shown) {
         const left = taker.origQtyLots - lots
         if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
         if (maker.goodTillDate !== 0 && maker.goodTillDate <= taker.time) break
@@ -183,7 +195,7 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
           if (taker.stp !== 'EXPIRE_MAKER') return { lots, notional }
           break
         }
-        let take = min(left, maker.origQtyLots - maker.executedQtyLots - used)
+        let take = min(left, shown - used)
         if (budget !== undefined) {
           const affordable = floorDiv(budget - notional, level.priceTicks)
           if (affordable === 0) return { lots, notional }
@@ -212,6 +224,26 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
         fills += 1
         used += take
       }
+      const hidden = maker.origQtyLots - maker.executedQtyLots - shown
+      if (used === shown && hidden > 0) (behind ??= []).push({ maker, hidden })
+    }
+    // The requeued slices, each behind the last; a slice used up requeues the next (the
+    // makers passed the checks above already, and icebergs are GTC).
+    for (let k = 0; behind !== null && k < behind.length; k++) {
+      const b = behind[k]!
+      const slice = min(b.maker.icebergLots, b.hidden)
+      const left = taker.origQtyLots - lots
+      if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
+      let take = min(left, slice)
+      if (budget !== undefined) take = min(take, floorDiv(budget - notional, level.priceTicks))
+      if (take === 0) return { lots, notional }
+      lots += take
+      notional += take * level.priceTicks
+      fills += 1
+      // Short of the slice, the taker is done (its quantity or budget spent).
+      if (take < slice) return { lots, notional }
+      b.hidden -= slice
+      if (b.hidden > 0) behind.push(b)
     }
   }
   return { lots, notional }

@@ -67,7 +67,8 @@ export function legCommand(cmd: Issuer & { marketId: number; side: Side; qtyLots
   return {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
     orderType: leg.orderType, timeInForce: leg.timeInForce, priceTicks: leg.priceTicks, stopPriceTicks: leg.stopPriceTicks,
-    trailingDeltaBips: leg.trailingDeltaBips, qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId, stp: cmd.stp,
+    trailingDeltaBips: leg.trailingDeltaBips, icebergLots: leg.icebergLots, qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId,
+    stp: cmd.stp,
   }
 }
 

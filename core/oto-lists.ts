@@ -168,6 +168,7 @@ function legOf(o: Order): ListLeg {
   const leg: ListLeg = { orderType: c !== null ? c.origType : o.orderType, clientOrderId: o.clientOrderId }
   if (c !== null && c.stopPriceTicks !== 0) leg.stopPriceTicks = c.stopPriceTicks
   if (c !== null && c.trailingDeltaBips !== 0) leg.trailingDeltaBips = c.trailingDeltaBips
+  if (o.icebergLots !== 0) leg.icebergLots = o.icebergLots
   const limitForm = c !== null ? c.origType === 'STOP' || c.origType === 'TAKE_PROFIT' : o.orderType !== 'MARKET'
   if (limitForm) leg.priceTicks = o.priceTicks
   if (limitForm && o.orderType !== 'POST_ONLY') leg.timeInForce = o.timeInForce

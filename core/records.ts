@@ -21,6 +21,7 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
   if (o.priceMatch !== undefined && o.priceMatch !== 'NONE') e.priceMatch = o.priceMatch
   if (o.quoteQty !== 0) e.quoteQty = o.quoteQty
   if (o.list !== null) e.orderListId = o.list.orderListId
+  if (o.icebergLots !== 0) e.icebergLots = o.icebergLots
   return e
 }
 
@@ -43,6 +44,7 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.priceMatch !== undefined) r.priceMatch = e.priceMatch
   if (e.quoteQty !== undefined) r.quoteQty = e.quoteQty
   if (e.orderListId !== undefined) r.orderListId = e.orderListId
+  if (e.icebergLots !== undefined) r.icebergLots = e.icebergLots
   return r
 }
 

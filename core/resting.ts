@@ -4,6 +4,7 @@
 import { assert } from './assert.js'
 import type { Event, ExecType, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
+import { nextSlice } from './book.js'
 import { isClosing, orderEvent } from './records.js'
 import { LIMITS } from './limits.js'
 import { endList } from './order-lists.js'
@@ -15,6 +16,8 @@ import type { Market, Order, PerpMarket, State, SubAccount } from './state.js'
 
 export function rest(o: Order): void {
   const m = o.market
+  // An iceberg rests showing its first slice (or, after filling as a taker, the next one).
+  if (o.icebergLots !== 0) o.visibleLots = nextSlice(o)
   m.book.insert(o)
   o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)

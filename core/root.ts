@@ -5,7 +5,7 @@
 import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
 import { hashLeaf, merkleRoot, merkleRootReusing, toHex } from './merkle.js'
 import { pricesLeaf } from './prices.js'
-import type { Order, Position, State } from './state.js'
+import type { Market, Order, Position, State } from './state.js'
 
 const encoder = new TextEncoder()
 
@@ -41,6 +41,28 @@ function orderListLeaf(o: Order): string {
     `${l.working?.orderId ?? 0}|${l.orders.map((x) => `${x.orderId}:${x.clientOrderId}`).join(',')}${l.opo ? '|opo' : ''}`
 }
 
+/** A spot iceberg's slice and what it shows now; only on icebergs, so other orders hash as before. */
+function icebergLeaf(o: Order): string {
+  return `iceberg|${o.market.marketId}|${o.orderId}|${o.icebergLots}|${o.visibleLots}`
+}
+
+/**
+ * The queue of a level an iceberg rests in: a used-up slice moves its order to the back, which
+ * no order field records. Only such levels have the leaf, so books without icebergs hash as before.
+ */
+function queueLeaves(m: Market, out: string[]): void {
+  for (const side of [m.book.bids, m.book.asks]) {
+    for (const level of side.levels) {
+      let iceberg = false
+      for (let o = level.head; o !== null && !iceberg; o = o.next) iceberg = o.icebergLots !== 0
+      if (!iceberg) continue
+      const ids: number[] = []
+      for (let o = level.head; o !== null; o = o.next) ids.push(o.orderId)
+      out.push(`queue|${m.marketId}|${side.isBid ? 'BUY' : 'SELL'}|${level.priceTicks}|${ids.join(',')}`)
+    }
+  }
+}
+
 function orderExtraLeaf(o: Order): string {
   return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
@@ -70,19 +92,23 @@ export function stateLeaves(state: State): string[] {
       // Its own leaf, present only once amended or price-matched, so other orders hash as before.
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
       if (o.list !== null) out.push(orderListLeaf(o))
+      if (o.icebergLots !== 0) out.push(icebergLeaf(o))
     }
+    if (m.kind === 'SPOT') queueLeaves(m, out)
     if (m.kind === 'PERP' && m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
     // Waiting conditional orders (a spot market's stops): the order and its trigger state (trailing extreme included).
     for (const o of m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values()) {
       out.push(orderLeaf(o), conditionalLeaf(o))
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
       if (o.list !== null) out.push(orderListLeaf(o))
+      if (o.icebergLots !== 0) out.push(icebergLeaf(o))
     }
     // OTO lists' pending orders (core/oto-lists.ts).
     if (m.kind === 'SPOT') {
       for (const o of m.stops.pending.values()) {
         out.push(orderLeaf(o), orderListLeaf(o))
         if (o.cond) out.push(conditionalLeaf(o))
+        if (o.icebergLots !== 0) out.push(icebergLeaf(o))
       }
     }
   }

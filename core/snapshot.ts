@@ -24,7 +24,7 @@ const packr = new Packr({ useRecords: false })
 
 type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
-  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, ListTuple?]
+  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, (ListTuple | null)?, IcebergTuple?]
 /**
  * A conditional order's trigger state (core/conditional.ts), appended to its order tuple; a
  * spot trailing stop's delta and trailing time last, only on those.
@@ -38,6 +38,8 @@ type ExtraTuple = [number, PriceMatch | '']
  * (only when set) the OPO flag; after a null cond and extra when those are absent.
  */
 type ListTuple = [number, string, boolean, number, OrderList['contingency'], number, [number, string][], true?]
+/** An iceberg's slice and the lots it shows now; last, only on icebergs. */
+type IcebergTuple = [number, number]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -52,27 +54,27 @@ function orderTuple(o: Order): OrderTuple {
   const t: OrderTuple = [o.orderId, o.owner.address, o.owner.sub, o.clientOrderId, o.side, o.orderType, o.timeInForce, o.priceTicks,
     o.origQtyLots, o.executedQtyLots, o.cumQuoteTicksLots, o.status, o.positionSide, o.reduceOnly, o.stp,
     o.goodTillDate, o.time, o.updateTime, o.marginCounted, o.lockedRemaining]
+  // The optional parts follow in a fixed order, absent ones as null, trailing ones left out.
   const c = o.cond
+  let ct: CondTuple | null = null
   if (c) {
-    const ct: CondTuple = [c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
+    ct = [c.origType, c.stopPriceTicks, c.activationPriceTicks, c.callbackPermille, c.workingType, c.priceProtect,
       c.closePosition, c.activated, c.extremeTicks, c.triggerTime, c.reason]
     if (c.trailingDeltaBips !== 0) ct.push(c.trailingDeltaBips, c.trailingTime)
-    t.push(ct)
   }
-  const extra = o.amendCount || o.priceMatch !== undefined
-  if (extra) {
-    if (!c) t.push(null)
-    t.push([o.amendCount, o.priceMatch ?? ''])
-  }
+  const extra: ExtraTuple | null = o.amendCount || o.priceMatch !== undefined ? [o.amendCount, o.priceMatch ?? ''] : null
   const l = o.list
+  let lt: ListTuple | null = null
   if (l !== null) {
-    if (!c && !extra) t.push(null)
-    if (!extra) t.push(null)
-    const lt: ListTuple = [l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0,
+    lt = [l.orderListId, l.listClientOrderId, l.done, l.time, l.contingency, l.working?.orderId ?? 0,
       l.orders.map((x) => [x.orderId, x.clientOrderId])]
     if (l.opo) lt.push(true)
-    t.push(lt)
   }
+  const iceberg: IcebergTuple | null = o.icebergLots !== 0 ? [o.icebergLots, o.visibleLots] : null
+  const parts = [ct, extra, lt, iceberg]
+  let n = parts.length
+  while (n > 0 && parts[n - 1] === null) n--
+  for (let i = 0; i < n; i++) (t as unknown[]).push(parts[i])
   return t
 }
 
@@ -205,8 +207,8 @@ export function decodeSnapshot(bytes: Uint8Array): State {
 }
 
 /** The list an order tuple names, made on its first leg and shared by the second. */
-function restoreList(o: Order, t: ListTuple | undefined, lists: Map<number, OrderList>): void {
-  if (t === undefined) return
+function restoreList(o: Order, t: ListTuple | null | undefined, lists: Map<number, OrderList>): void {
+  if (t === undefined || t === null) return
   let l = lists.get(t[0])
   if (l === undefined) {
     l = { orderListId: t[0], listClientOrderId: t[1], contingency: t[4], working: null, opo: t[7] === true, legs: [],
@@ -248,6 +250,7 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
       priceTicks: t[7], origQtyLots: t[8], executedQtyLots: t[9], cumQuoteTicksLots: t[10], status: t[11],
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
       marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null,
+      icebergLots: t[23]?.[0] ?? 0, visibleLots: t[23]?.[1] ?? 0,
     }
     restoreExtra(o, t[21])
     restoreList(o, t[22], lists)

@@ -130,6 +130,7 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
     orderType: limit ? 'LIMIT' : 'MARKET', timeInForce: limit ? cmd.timeInForce : undefined,
     priceTicks: limit ? cmd.priceTicks : undefined, qtyLots: cmd.qtyLots, clientOrderId: cmd.clientOrderId,
     positionSide: cmd.positionSide, reduceOnly: cmd.reduceOnly, stp: cmd.stp, goodTillDate: cmd.goodTillDate,
+    icebergLots: cmd.icebergLots,
   }, time)
   if (typeof o === 'string') return o
   if (o.timeInForce === 'GTX' || o.timeInForce === 'GTD') return 'TIF_INVALID'

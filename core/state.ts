@@ -155,6 +155,10 @@ export interface Order {
   quoteQty: number
   /** The OCO order list it was placed in (core/order-lists.ts); null for an order placed alone. */
   list: OrderList | null
+  /** Spot iceberg orders: the lots the book shows at a time (0: not an iceberg). */
+  icebergLots: number
+  /** An iceberg resting: the lots of its slice the book shows now, 1..icebergLots (core/book.ts). */
+  visibleLots: number
 }
 
 /**

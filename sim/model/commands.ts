@@ -151,6 +151,12 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
       command.trailingDeltaBips = 10 + r.gtdAheadMs % 90
       if (r.hedgeSide === 'SHORT') delete command.stopPriceTicks
     }
+    // A sixth of spot limit orders (and limit stops) are icebergs, again from draws spot leaves
+    // unused (a short hedge side, the GTD lead): slices of 1–4 lots, at least a tenth of the
+    // order (ICEBERG_PARTS), but a fifth of 1 lot (too many parts over 10 lots); those not GTC are refused.
+    if (!perp && r.hedgeSide === 'SHORT' && r.gtdAheadMs % 3 === 1 && command.priceTicks !== undefined) {
+      command.icebergLots = r.gtdAheadMs % 5 === 1 ? 1 : Math.max(Math.ceil(r.lots / 10), 1 + r.gtdAheadMs % 4)
+    }
     if (r.clientOrderId !== undefined) command.clientOrderId = r.clientOrderId
     if (r.stp !== undefined) command.stp = r.stp
     if (perp) {

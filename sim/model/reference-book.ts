@@ -29,6 +29,9 @@ export interface RefOrder {
   lockedRemaining: bigint
   /** When the order started resting (a counter): earlier wins at equal prices. */
   restedAt: number
+  /** Spot icebergs: the slice (0: not an iceberg) and what of it the book shows now. */
+  icebergLots: number
+  visibleLots: number
 }
 
 /** Resting orders of one market, in no particular order. */
@@ -38,6 +41,11 @@ export interface RefBook {
 
 export function remainingLots(o: RefOrder): number {
   return o.qtyLots - o.filledLots
+}
+
+/** What a resting order shows: all it has left, an iceberg's slice only. */
+export function shownLots(o: RefOrder): number {
+  return o.icebergLots === 0 ? remainingLots(o) : o.visibleLots
 }
 
 /** True when a taker on `takerSide` with this limit (0: market) may trade at `restingTicks`. */
@@ -94,7 +102,7 @@ export function levelsOf(book: RefBook, side: Side): RefLevel[] {
       level = { priceTicks: o.priceTicks, qtyLots: 0, orders: [] }
       out.push(level)
     }
-    level.qtyLots += remainingLots(o)
+    level.qtyLots += shownLots(o)
     level.orders.push([o.orderId, remainingLots(o)])
   }
   return out

@@ -13,7 +13,7 @@
 import type { Command, PlaceOrder, Side } from '../../core/commands.js'
 import type { OrderStatus } from '../../core/events.js'
 import {
-  levelsOf, nextMaker, bestPrice, remainingLots, removeOrder, type RefOrder,
+  levelsOf, nextMaker, bestPrice, remainingLots, removeOrder, shownLots, type RefOrder,
 } from './reference-book.js'
 import {
   available, balance, exposure, isClosing, maxNotionalAt, maxWithdrawable, newRefSub, orderMarginCode,
@@ -350,6 +350,12 @@ function orderShapeCode(st: RefState, m: RefMarket, s: RefSub | undefined, c: Pl
   if (c.qtyLots <= 0) return 'QTY_BELOW_ZERO'
   if (c.qtyLots < m.minQtyLots) return 'QTY_BELOW_MIN'
   if (c.qtyLots > (isMarket ? m.marketMaxQtyLots : m.maxQtyLots)) return 'QTY_ABOVE_MAX'
+  if (c.icebergLots !== undefined) {
+    const gtc = c.orderType === 'POST_ONLY' || (c.orderType === 'LIMIT' && (c.timeInForce ?? 'GTC') === 'GTC')
+    if (m.kind !== 'SPOT' || !gtc) return 'ICEBERG_NOT_ALLOWED'
+    if (!Number.isSafeInteger(c.icebergLots) || c.icebergLots < Math.max(1, m.minQtyLots)) return 'ICEBERG_QTY_INVALID'
+    if (Math.ceil(c.qtyLots / c.icebergLots) > 10) return 'ICEBERG_PARTS'
+  }
   const reduceOnly = c.reduceOnly === true
   if (m.kind === 'SPOT') {
     if (c.positionSide !== undefined || reduceOnly) return 'COMMAND_INVALID'
@@ -383,6 +389,7 @@ function draftOrder(m: RefMarket, s: RefSub, c: PlaceOrder): RefOrder {
     positionSide: m.kind === 'SPOT' ? 'BOTH' : s.dualSide ? c.positionSide! : 'BOTH',
     reduceOnly: c.reduceOnly === true, stp: c.stp ?? 'EXPIRE_MAKER',
     goodTillDate: tif === 'GTD' ? c.goodTillDate! : 0, lockedRemaining: 0n, restedAt: -1,
+    icebergLots: c.icebergLots ?? 0, visibleLots: 0,
   }
 }
 
@@ -408,7 +415,7 @@ function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd 
       if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
       continue
     }
-    let lots = Math.min(remainingLots(taker), remainingLots(maker))
+    let lots = Math.min(remainingLots(taker), shownLots(maker))
     if (m.kind === 'PERP') {
       if (isClosing(maker)) {
         const cap = reducibleLots(st.subs.get(maker.owner)!, m.marketId, maker)
@@ -425,8 +432,13 @@ function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd 
       }
     }
     trade(st, m, taker, maker, lots, out)
+    if (maker.icebergLots !== 0) maker.visibleLots -= lots
     if (remainingLots(maker) === 0) {
       unrest(st, maker)
+    } else if (maker.icebergLots !== 0 && maker.visibleLots === 0) {
+      // The next slice, behind everything resting at its price now.
+      maker.visibleLots = Math.min(maker.icebergLots, remainingLots(maker))
+      maker.restedAt = st.restCounter++
     } else if (m.kind === 'PERP' && isClosing(maker) && reducibleLots(st.subs.get(maker.owner)!, m.marketId, maker) === 0) {
       retire(st, maker, 'EXPIRED', out)
     }
@@ -594,6 +606,7 @@ function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
   const result: ObservedResult = { ok: true, orderId: o.orderId, events: out }
   if (remainingLots(o) > 0 && end === 'DONE' && o.orderType !== 'MARKET' && o.timeInForce !== 'IOC' && o.timeInForce !== 'FOK') {
     o.restedAt = st.restCounter++
+    if (o.icebergLots !== 0) o.visibleLots = Math.min(o.icebergLots, remainingLots(o))
     m.book.orders.push(o)
     return result
   }
@@ -670,6 +683,7 @@ function amendKeepPriority(st: RefState, c: Extract<Command, { type: 'AmendKeepP
   b.free += release
   o.lockedRemaining -= release
   o.qtyLots = qty
+  o.visibleLots = Math.min(o.visibleLots, remainingLots(o))
   o.clientOrderId = newId ?? generatedClientId(st, o)
   return { ok: true, orderId: o.orderId, events: [orderObserved(o, 'REPLACED')] }
 }

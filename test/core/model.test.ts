@@ -78,12 +78,42 @@ t.test('the spot streams amend orders, and draw each refusal', async (t) => {
       codes.set(k, (codes.get(k) ?? 0) + 1)
       for (const ev of r.events) if (ev.type === 'order') exec.set(ev.status, (exec.get(ev.status) ?? 0) + 1)
     })
-  }), { numRuns: 20, seed: 1 })
+  }), { numRuns: 60, seed: 1 })
   t.comment(`amendments ${JSON.stringify(Object.fromEntries(codes))}; amended ${JSON.stringify(Object.fromEntries(exec))}`)
   for (const code of ['OK', 'AMEND_QTY_INCREASE', 'AMEND_QTY_FILLED', 'CLIENT_ID_DUPLICATE'] as const) {
     t.ok((codes.get(code) ?? 0) > 0, `some ${code}`)
   }
   for (const status of ['NEW', 'PARTIALLY_FILLED']) t.ok((exec.get(status) ?? 0) > 0, `some amended while ${status}`)
+})
+
+t.test('the spot streams place icebergs, which rest, requeue in a sweep, and draw each refusal', async (t) => {
+  const codes = new Map<Code | 'OK', number>()
+  let makerFills = 0
+  let requeuedInSweep = 0
+  fc.assert(fc.property(commandStream(SPOT_ONLY), (stream) => {
+    const icebergs = new Set<string>()
+    findDisagreement(entriesOf(stream), (e, r) => {
+      if (e.command.type === 'PlaceOrder' && e.command.icebergLots !== undefined) {
+        const k = r.ok ? 'OK' : r.code
+        codes.set(k, (codes.get(k) ?? 0) + 1)
+      }
+      const fills = new Map<string, number>()
+      for (const ev of r.events) {
+        if (ev.type === 'order' && ev.icebergLots !== undefined) icebergs.add(`${ev.marketId}:${ev.orderId}`)
+        if (ev.type !== 'spotTrade') continue
+        const key = `${ev.marketId}:${ev.maker.orderId}`
+        if (!icebergs.has(key)) continue
+        makerFills++
+        fills.set(key, (fills.get(key) ?? 0) + 1)
+      }
+      // One taker meeting the same iceberg twice: its next slice came back at the level's end.
+      for (const n of fills.values()) if (n > 1) requeuedInSweep++
+    })
+  }), { numRuns: 40, seed: 1 })
+  t.comment(`icebergs placed ${JSON.stringify(Object.fromEntries(codes))}; maker fills ${makerFills}, met twice in a sweep ${requeuedInSweep}`)
+  for (const code of ['OK', 'ICEBERG_NOT_ALLOWED', 'ICEBERG_PARTS'] as const) t.ok((codes.get(code) ?? 0) > 0, `some ${code}`)
+  t.ok(makerFills > 20, 'icebergs trade as makers')
+  t.ok(requeuedInSweep > 0, 'a taker meets a requeued slice again')
 })
 
 t.test('the wide streams reach the price band: limit prices both sides, market orders', async (t) => {
