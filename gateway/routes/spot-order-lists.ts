@@ -34,8 +34,8 @@ const LEG_TYPES: Record<string, OrderType> = {
 const OCO_TYPES = ['LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT']
 const WORKING_TYPES = ['LIMIT', 'LIMIT_MAKER']
 const PENDING_TYPES = Object.keys(LEG_TYPES)
-/** Leg parameters Binance has that are not served here (iceberg, pegged orders). */
-const UNSERVED = ['IcebergQty', 'PegPriceType', 'PegOffsetType', 'PegOffsetValue']
+/** Leg parameters Binance has that are not served here (pegged orders). */
+const UNSERVED = ['PegPriceType', 'PegOffsetType', 'PegOffsetValue']
 
 /** The list's fields every answer starts with. */
 interface ListFields {
@@ -78,20 +78,21 @@ function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string
     stopPrice: stop ? `${at}StopPrice` : undefined,
     trailingDelta: stop ? `${at}TrailingDelta` : undefined,
     timeInForce: type === 'LIMIT' || stopLimit ? `${at}TimeInForce` : undefined,
+    icebergQty: type === 'LIMIT' || type === 'LIMIT_MAKER' || stopLimit ? `${at}IcebergQty` : undefined,
     clientOrderId: `${at}ClientOrderId`,
-  }, [`${at}Price`, `${at}StopPrice`, `${at}TrailingDelta`, `${at}TimeInForce`])
+  }, [`${at}Price`, `${at}StopPrice`, `${at}TrailingDelta`, `${at}TimeInForce`, `${at}IcebergQty`])
 }
 
 /**
  * A leg from the parameters its type reads (`names`): each one read is required (a stop's
- * stop price unless it trails: a trailing delta is optional), each one of `all` it does not
- * read refused if sent.
+ * stop price unless it trails: a trailing delta and an iceberg's slice are optional), each one
+ * of `all` it does not read refused if sent.
  */
 function leg(p: Params, m: SpotMarket, orderType: OrderType,
   names: { price?: string | undefined; stopPrice?: string | undefined; trailingDelta?: string | undefined; timeInForce?: string | undefined;
-    clientOrderId: string },
+    icebergQty?: string | undefined; clientOrderId: string },
   all: string[]): ListLeg {
-  const read = new Set([names.price, names.stopPrice, names.trailingDelta, names.timeInForce])
+  const read = new Set([names.price, names.stopPrice, names.trailingDelta, names.timeInForce, names.icebergQty])
   for (const name of all) if (!read.has(name) && optional(p, name) !== undefined) throw paramNotRequired(name)
   const out: ListLeg = { orderType }
   if (names.price !== undefined) out.priceTicks = parsePriceTicks(m, required(p, names.price), names.price)
@@ -109,6 +110,8 @@ function leg(p: Params, m: SpotMarket, orderType: OrderType,
     if (tif !== 'GTC' && tif !== 'IOC' && tif !== 'FOK') throw invalidTimeInForce()
     out.timeInForce = tif as TimeInForce
   }
+  const iceberg = names.icebergQty === undefined ? undefined : optional(p, names.icebergQty)
+  if (iceberg !== undefined) out.icebergLots = parseQtyLots(m, iceberg, false, names.icebergQty)
   const clientId = optional(p, names.clientOrderId)
   if (clientId !== undefined) out.clientOrderId = clientId
   return out
@@ -119,15 +122,15 @@ function leg(p: Params, m: SpotMarket, orderType: OrderType,
  * with `stopLimitPrice`), above and below as the side puts them.
  */
 function legacyLegs(p: Params, m: SpotMarket, side: 'BUY' | 'SELL'): { above: ListLeg; below: ListLeg } {
-  for (const name of ['limitIcebergQty', 'stopIcebergQty']) if (optional(p, name) !== undefined) throw paramNotRequired(name)
-  const maker = leg(p, m, 'POST_ONLY', { price: 'price', clientOrderId: 'limitClientOrderId' }, [])
+  const maker = leg(p, m, 'POST_ONLY', { price: 'price', icebergQty: 'limitIcebergQty', clientOrderId: 'limitClientOrderId' }, [])
   const stopLimit = optional(p, 'stopLimitPrice') !== undefined
   // The stop price is mandatory here, a trailing delta (the stop's) optional.
   required(p, 'stopPrice')
   const stop = leg(p, m, stopLimit ? 'STOP' : 'STOP_MARKET', {
     price: stopLimit ? 'stopLimitPrice' : undefined, stopPrice: 'stopPrice', trailingDelta: 'trailingDelta',
-    timeInForce: stopLimit ? 'stopLimitTimeInForce' : undefined, clientOrderId: 'stopClientOrderId',
-  }, ['stopLimitTimeInForce'])
+    timeInForce: stopLimit ? 'stopLimitTimeInForce' : undefined, icebergQty: stopLimit ? 'stopIcebergQty' : undefined,
+    clientOrderId: 'stopClientOrderId',
+  }, ['stopLimitTimeInForce', 'stopIcebergQty'])
   return side === 'SELL' ? { above: maker, below: stop } : { above: stop, below: maker }
 }
 

@@ -47,8 +47,10 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
     timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
   })
   if (o.cond !== undefined) out.stopPrice = formatPrice(m, o.cond.stopPriceTicks)
-  if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, o.cond?.stopPriceTicks ?? 0), icebergQty: formatQty(m, 0),
+  // An iceberg's slice: in every record (zero for other orders), in a response only on icebergs, as Binance's.
+  if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, o.cond?.stopPriceTicks ?? 0), icebergQty: formatQty(m, o.icebergLots ?? 0),
     time: o.time, updateTime: o.updateTime, isWorking: !spotWaiting(o) })
+  else if (o.icebergLots !== undefined) out.icebergQty = formatQty(m, o.icebergLots)
   // The quote a MARKET order was sized by (quoteOrderQty), zero otherwise: in both forms, as Binance's.
   out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
   out.workingTime = spotWorkingTime(o)
@@ -106,6 +108,9 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   }
   const quoteQty = quoteRaw === undefined ? undefined : parseAmount(state.assets.get(m.quote)!, quoteRaw, 'quoteOrderQty')
   const qtyLots = quoteQty === undefined ? parseQtyLots(m, optional(p, 'quantity'), marketForm) : 0
+  // An iceberg's slice: a quantity under LOT_SIZE like any; the core says which orders take one.
+  const icebergRaw = optional(p, 'icebergQty')
+  const icebergLots = icebergRaw === undefined ? undefined : parseQtyLots(m, icebergRaw, false, 'icebergQty')
   const stp = stpParam(p)
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots }
@@ -113,6 +118,7 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   if (stopPriceTicks !== undefined) cmd.stopPriceTicks = stopPriceTicks
   if (trailingDeltaBips !== undefined) cmd.trailingDeltaBips = trailingDeltaBips
   if (quoteQty !== undefined) cmd.quoteQty = quoteQty
+  if (icebergLots !== undefined) cmd.icebergLots = icebergLots
   if (limitForm) cmd.timeInForce = tif as TimeInForce
   const clientId = optional(p, 'newClientOrderId')
   if (clientId !== undefined) cmd.clientOrderId = clientId

@@ -27,7 +27,7 @@ const spotAccountSchema = object({
 const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const
 
 /** What a new spot order reads: placement, its test, and cancelReplace's new half. */
-const ORDER_PARAMS = ['side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'newClientOrderId',
+const ORDER_PARAMS = ['side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'icebergQty', 'newClientOrderId',
   'newOrderRespType', 'selfTradePreventionMode']
 
 export const spotDocs = {
@@ -36,7 +36,9 @@ export const spotDocs = {
     description: 'newOrderRespType ACK, RESULT or FULL (the default for LIMIT and MARKET; the others: ACK). '
       + 'A MARKET order takes quantity, or quoteOrderQty: the quote to spend (BUY) or receive (SELL). The stop types take '
       + 'stopPrice, trailingDelta (BIPS, within the TRAILING_DELTA filter: a trailing stop, which starts trailing once the '
-      + 'last price reaches stopPrice, or at once without one), or both.',
+      + 'last price reaches stopPrice, or at once without one), or both. icebergQty makes a GTC LIMIT, LIMIT_MAKER, '
+      + 'STOP_LOSS_LIMIT or TAKE_PROFIT_LIMIT an iceberg: the book shows that much of it at a time, and each slice used up '
+      + 'shows the next at the back of its price level (ICEBERG_PARTS: at most 10 slices).',
     security: 'TRADE', weight: 1,
     params: ['symbol', ...ORDER_PARAMS],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
@@ -173,8 +175,8 @@ const orderListSchema = object({
   orderReports: arrayOf(spotOrderSchema),
 })
 
-const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce']
-const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce']
+const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce', 'IcebergQty']
+const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce', 'IcebergQty']
 
 /**
  * An OTO-family placement's docs: the working order's parameters, then one pending order's
@@ -203,7 +205,8 @@ export const spotListDocs = {
       + 'SELL: LIMIT_MAKER or take profit above, stop loss below; BUY the other way round (-1165, -1166, -1196..-1199); at '
       + 'least one must be contingent (-1168), and the last price must lie between them (-2010). The two hold what the '
       + 'larger needs, once. *Price for LIMIT_MAKER and the *_LIMIT types, *StopPrice, *TrailingDelta (a trailing stop, in '
-      + 'BIPS) or both for the stop types, *TimeInForce (GTC, IOC, FOK) for the *_LIMIT types. A trailing leg without a stop '
+      + 'BIPS) or both for the stop types, *TimeInForce (GTC, IOC, FOK) for the *_LIMIT types, *IcebergQty (an iceberg, '
+      + 'GTC) for LIMIT_MAKER and the *_LIMIT types. A trailing leg without a stop '
       + 'price stands at no price, so only the other is held to the last price. newOrderRespType ACK (no orderReports), RESULT '
       + 'or FULL (the default). '
       + 'Counts two orders.',
@@ -235,8 +238,8 @@ export const spotListDocs = {
     description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS; trailingDelta '
       + 'makes it trail. A SELL puts the LIMIT_MAKER above, a BUY below. Answers as orderList/oco.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'listClientOrderId', 'side', 'quantity', 'limitClientOrderId', 'price', 'stopClientOrderId', 'stopPrice',
-      'trailingDelta', 'stopLimitPrice', 'stopLimitTimeInForce', 'newOrderRespType', 'selfTradePreventionMode'],
+    params: ['symbol', 'listClientOrderId', 'side', 'quantity', 'limitClientOrderId', 'price', 'limitIcebergQty', 'stopClientOrderId',
+      'stopPrice', 'trailingDelta', 'stopLimitPrice', 'stopLimitTimeInForce', 'stopIcebergQty', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'quantity', 'price', 'stopPrice'], response: orderListSchema,
   }),
   cancel: route({

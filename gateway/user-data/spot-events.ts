@@ -132,7 +132,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     // A cancel that named itself shows its own id (Binance's c), the order's as C.
     e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
-    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, 0), g: o.orderListId ?? -1,
+    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
     C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,

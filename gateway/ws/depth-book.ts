@@ -4,7 +4,8 @@
 // `u` = N must hold its quantity as of seq N exactly, or a client whose snapshot falls between
 // would keep a wrong level. Order events carry each order's full record; trade events the
 // maker's fill; a new or amended order that neither filled completely nor ended rests its
-// remainder.
+// remainder. A spot iceberg counts in its level only for the slice it shows, which the same
+// events replay: each fill comes out of the slice, and a used-up slice shows the next.
 
 import type { Event, OrderEvent } from '../../core/events.js'
 import type { Market, State } from '../../core/state.js'
@@ -17,6 +18,15 @@ interface Resting {
   isBid: boolean
   priceTicks: number
   lots: number
+  /** An iceberg's slice (0: not an iceberg). */
+  icebergLots: number
+  /** What its level counts of it: all its lots, an iceberg's slice only. */
+  shown: number
+}
+
+/** An iceberg's next slice: the slice, or what is left when less. */
+function slice(icebergLots: number, lots: number): number {
+  return icebergLots === 0 || lots < icebergLots ? lots : icebergLots
 }
 
 /** An order placed in the current entry: it may still take liquidity, then rest or end. */
@@ -71,9 +81,10 @@ export class MarketLevels {
     this.orders.clear()
     for (const o of m.book.orders.values()) {
       const lots = o.origQtyLots - o.executedQtyLots
-      this.orders.set(o.orderId, { isBid: o.side === 'BUY', priceTicks: o.priceTicks, lots })
+      const shown = o.icebergLots === 0 ? lots : o.visibleLots
+      this.orders.set(o.orderId, { isBid: o.side === 'BUY', priceTicks: o.priceTicks, lots, icebergLots: o.icebergLots, shown })
       const side = o.side === 'BUY' ? this.bids : this.asks
-      side.set(o.priceTicks, (side.get(o.priceTicks) ?? 0) + lots)
+      side.set(o.priceTicks, (side.get(o.priceTicks) ?? 0) + shown)
     }
     for (const [isBid, p] of before) this.touch(isBid, p)
     for (const p of this.bids.keys()) this.touch(true, p)
@@ -160,9 +171,12 @@ export class DepthBook {
         const levels = this.market(e.marketId)
         const r = levels.orders.get(e.maker.orderId)
         if (r !== undefined) {
+          const before = r.shown
           r.lots -= e.qtyLots
+          r.shown -= e.qtyLots
           if (r.lots === 0) levels.orders.delete(e.maker.orderId)
-          levels.move(r.isBid, r.priceTicks, -e.qtyLots)
+          else if (r.shown === 0) r.shown = slice(r.icebergLots, r.lots)
+          levels.move(r.isBid, r.priceTicks, r.shown - before)
           touched.add(e.marketId)
         }
         const p = placedIn(e.marketId, e.taker.orderId)
@@ -176,8 +190,11 @@ export class DepthBook {
     const levels = this.market(marketId)
     const r = levels.orders.get(orderId)
     if (r === undefined) return
-    levels.move(r.isBid, r.priceTicks, lots - r.lots)
+    // An iceberg's slice shrinks only when less than it is left.
+    const shown = r.shown < lots ? r.shown : lots
+    levels.move(r.isBid, r.priceTicks, shown - r.shown)
     r.lots = lots
+    r.shown = shown
     touched.add(marketId)
   }
 
@@ -186,7 +203,7 @@ export class DepthBook {
     const r = levels.orders.get(orderId)
     if (r === undefined) return
     levels.orders.delete(orderId)
-    levels.move(r.isBid, r.priceTicks, -r.lots)
+    levels.move(r.isBid, r.priceTicks, -r.shown)
     touched.add(marketId)
   }
 
@@ -200,8 +217,10 @@ export class DepthBook {
       if (p.ended || lots <= 0 || o.orderType === 'MARKET') continue
       const levels = this.market(o.marketId)
       const isBid = o.side === 'BUY'
-      levels.orders.set(o.orderId, { isBid, priceTicks: o.priceTicks, lots })
-      levels.move(isBid, o.priceTicks, lots)
+      const icebergLots = o.icebergLots ?? 0
+      const shown = slice(icebergLots, lots)
+      levels.orders.set(o.orderId, { isBid, priceTicks: o.priceTicks, lots, icebergLots, shown })
+      levels.move(isBid, o.priceTicks, shown)
       touched.add(o.marketId)
     }
   }
