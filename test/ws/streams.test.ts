@@ -192,6 +192,37 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   all.close()
 })
 
+t.test('a spot iceberg shows one slice in the depth streams, and the next once the slice is used up', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
+  await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
+  const c = await connect(`${rig.base}/stream?streams=btcusdt@depth@100ms/btcusdt@depth5@100ms`)
+  const spot = { marketId: BTCSPOT }
+  // 0.0030 BTC at 31,000.00 in slices of 0.0010, then a plain 0.0020 behind it.
+  await ok(rig, { ...limit(ALICE, 'SELL', 3_100_000, 30, spot), timeInForce: 'GTC', icebergLots: 10 })
+  const placed = rig.ex.state.seq
+  t.match(await on(c, 'btcusdt@depth@100ms', (d) => d.u === placed), { s: 'BTCUSDT', a: [['31000.00', '0.0010']] }, 'the slice only')
+  await ok(rig, limit(ALICE, 'SELL', 3_100_000, 20, spot))
+  // A buy of 0.0025: the slice (the next one goes behind the plain ask), then 0.0015 of the plain ask.
+  await ok(rig, limit(BOB, 'BUY', 3_100_000, 25, spot))
+  const traded = rig.ex.state.seq
+  t.match(await on(c, 'btcusdt@depth@100ms', (d) => d.u === traded), { a: [['31000.00', '0.0015']] }, '0.0005 of the plain ask and the next slice')
+  t.match(await on(c, 'btcusdt@depth5@100ms', (d) => d.lastUpdateId === traded), { asks: [['31000.00', '0.0015']] })
+  const rest = (await (await fetch(`${rig.http}/api/v3/depth?symbol=BTCUSDT`)).json()) as { asks: string[][] }
+  t.same(rest.asks, [['31000.00', '0.0015']], 'the REST book agrees')
+  // 0.0012 more: the plain ask's 0.0005, then 0.0007 of the slice.
+  await ok(rig, limit(BOB, 'BUY', 3_100_000, 12, spot))
+  const last = rig.ex.state.seq
+  t.match(await on(c, 'btcusdt@depth@100ms', (d) => d.u === last), { a: [['31000.00', '0.0003']] })
+  // 0.0013: the slice's 0.0003, then the last slice, all 0.0010 left, in one sweep: the level empties.
+  await ok(rig, limit(BOB, 'BUY', 3_100_000, 13, spot))
+  const gone = rig.ex.state.seq
+  t.match(await on(c, 'btcusdt@depth@100ms', (d) => d.u === gone), { a: [['31000.00', '0.0000']] })
+  t.same(rig.feedErrors, [], 'the levels built from events matched the book throughout')
+  c.close()
+})
+
 t.test('levels that disagree with the book are reported and corrected from it', async (t) => {
   // A feed that garbles cancel events stands in for core events the depth model does not know.
   const rig = await streamRig({}, (ctx) => ({
