@@ -27,8 +27,10 @@ export interface RefOrder {
   goodTillDate: number
   /** Spot: ledger units still held for the order (quote for buys, base for sells). */
   lockedRemaining: bigint
-  /** When the order started resting (a counter): earlier wins at equal prices. */
+  /** When the order started resting (a counter): the account lists its orders in this order. */
   restedAt: number
+  /** Its place in its price's queue (the same counter): when it rested, or when its iceberg's last slice came up. */
+  queuedAt: number
   /** Spot icebergs: the slice (0: not an iceberg) and what of it the book shows now. */
   icebergLots: number
   visibleLots: number
@@ -57,7 +59,7 @@ export function takerCrosses(takerSide: Side, limitTicks: number, restingTicks: 
 /** True when resting order `a` has priority over `b` (same side): better price, then earlier. */
 function ahead(a: RefOrder, b: RefOrder): boolean {
   if (a.priceTicks !== b.priceTicks) return a.side === 'BUY' ? a.priceTicks > b.priceTicks : a.priceTicks < b.priceTicks
-  return a.restedAt < b.restedAt
+  return a.queuedAt < b.queuedAt
 }
 
 /** The resting orders of one side, best first. */

@@ -388,7 +388,7 @@ function draftOrder(m: RefMarket, s: RefSub, c: PlaceOrder): RefOrder {
     qtyLots: c.qtyLots, filledLots: 0, cumQuoteTicksLots: 0, status: 'NEW',
     positionSide: m.kind === 'SPOT' ? 'BOTH' : s.dualSide ? c.positionSide! : 'BOTH',
     reduceOnly: c.reduceOnly === true, stp: c.stp ?? 'EXPIRE_MAKER',
-    goodTillDate: tif === 'GTD' ? c.goodTillDate! : 0, lockedRemaining: 0n, restedAt: -1,
+    goodTillDate: tif === 'GTD' ? c.goodTillDate! : 0, lockedRemaining: 0n, restedAt: -1, queuedAt: -1,
     icebergLots: c.icebergLots ?? 0, visibleLots: 0,
   }
 }
@@ -438,7 +438,7 @@ function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd 
     } else if (maker.icebergLots !== 0 && maker.visibleLots === 0) {
       // The next slice, behind everything resting at its price now.
       maker.visibleLots = Math.min(maker.icebergLots, remainingLots(maker))
-      maker.restedAt = st.restCounter++
+      maker.queuedAt = st.restCounter++
     } else if (m.kind === 'PERP' && isClosing(maker) && reducibleLots(st.subs.get(maker.owner)!, m.marketId, maker) === 0) {
       retire(st, maker, 'EXPIRED', out)
     }
@@ -605,7 +605,7 @@ function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
   const end = sweep(st, m, o, out)
   const result: ObservedResult = { ok: true, orderId: o.orderId, events: out }
   if (remainingLots(o) > 0 && end === 'DONE' && o.orderType !== 'MARKET' && o.timeInForce !== 'IOC' && o.timeInForce !== 'FOK') {
-    o.restedAt = st.restCounter++
+    o.restedAt = o.queuedAt = st.restCounter++
     if (o.icebergLots !== 0) o.visibleLots = Math.min(o.icebergLots, remainingLots(o))
     m.book.orders.push(o)
     return result
