@@ -1,7 +1,7 @@
 // ccxt's spot client (`binance`), unmodified, pointed at a real exchange process by base URL
 // only, with its markets limited to spot: an order placed, edited (editOrder sends
 // /api/v3/order/cancelReplace), read back and canceled; the fee; a stop-limit by triggerPrice; a
-// trailing stop by trailingPercent. Then
+// trailing stop by trailingPercent; an iceberg by icebergQty. Then
 // ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
 // WebSocket API (userDataStream.subscribe.signature on /ws-api/v3). And ccxt's `binance` with
 // its default options, which loads spot, USD-M and COIN-M markets.
@@ -72,6 +72,13 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
     info: { type: 'STOP_LOSS', stopPrice: '60000.00', trailingDelta: 150, trailingTime: -1, isWorking: false } })
   t.match((await ex.fetchBalance()).USDT, { used: 60 }, 'its cost at the stop price held')
   t.match(await ex.cancelOrder(trail.id!, S), { status: 'canceled' })
+
+  // An iceberg by Binance's own icebergQty, which ccxt passes on: the book shows one slice of it.
+  const iceberg = await ex.createOrder(S, 'limit', 'buy', 0.003, 20000, { icebergQty: 0.001 })
+  t.match(await ex.fetchOrder(iceberg.id!, S), { amount: 0.003, status: 'open', info: { icebergQty: '0.0010' } })
+  t.same((await ex.fetchOrderBook(S)).bids, [[20000, 0.001]], 'the book shows 0.001 of the 0.003')
+  t.match((await ex.fetchBalance()).USDT, { used: 60 }, 'all of it held')
+  t.match(await ex.cancelOrder(iceberg.id!, S), { status: 'canceled' })
 })
 
 t.test('ccxt binance with its default options: spot and USD-M markets (COIN-M has none)', { timeout: 60_000 }, async (t) => {

@@ -120,6 +120,16 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     trailingDelta: '5000' })), { status: 400, error: { code: -1013, msg: 'Filter failure: TRAILING_DELTA' } })
   t.match(await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: trailing.result.orderId })),
     { status: 200, result: { status: 'CANCELED', trailingDelta: 150 } })
+
+  // An iceberg (icebergQty): the answer names its slice, the book shows it, the status is the REST record.
+  const iceberg = await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.0300', price: '52000.00', icebergQty: '0.0100', newOrderRespType: 'RESULT' }))
+  t.match(iceberg.result, { type: 'LIMIT', origQty: '0.0300', icebergQty: '0.0100' })
+  t.match((await call(ws, 'depth', { symbol: 'BTCUSDT' })).result, { asks: [['52000.00', '0.0100']] })
+  t.same((await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))).result,
+    await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))
+  t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'IOC',
+    quantity: '0.0300', price: '52000.00', icebergQty: '0.0100' })), { status: 400, error: { code: -2010 } })
 })
 
 t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', async (t) => {
