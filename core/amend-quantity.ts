@@ -5,7 +5,6 @@
 // waiting for its price is cut the same way, off any book.
 
 import { amendTarget } from './amend-target.js'
-import { shownLots } from './book.js'
 import type { AmendKeepPriority } from './commands.js'
 import type { Event, Result } from './events.js'
 import { checkQty, validClientId } from './filters.js'
@@ -45,11 +44,13 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: o.amendCount + 1,
     clientOrderIdBefore: o.clientOrderId }
   const cut = o.origQtyLots - qty
-  const shownBefore = shownLots(o)
   o.origQtyLots = qty
-  // An iceberg's slice shrinks only when less than it remains (Binance's amend FAQ).
-  if (o.icebergLots !== 0 && o.visibleLots > qty - o.executedQtyLots) o.visibleLots = qty - o.executedQtyLots
-  if (o.level !== null) o.level.qtyLots -= shownBefore - shownLots(o)
+  // What it shows shrinks to what is left when less: all of a plain order; an iceberg's slice
+  // only when less than it is left (Binance's amend FAQ).
+  if (o.level !== null && o.visibleLots > qty - o.executedQtyLots) {
+    o.level.qtyLots -= o.visibleLots - (qty - o.executedQtyLots)
+    o.visibleLots = qty - o.executedQtyLots
+  }
   // What the cut lots held: at the limit price, or a waiting stop's at its holdPrice.
   unlockSpot(o, lockFor(m, o, cut, price))
   const clientOrderId = newId ?? generatedClientId(m, o)

@@ -15,22 +15,20 @@ import type { Order } from './state.js'
 
 export interface Level {
   priceTicks: number
-  /** Sum of the lots the level shows: its orders' remaining lots, an iceberg's slice only. */
+  /** Sum of the lots its orders show (`visibleLots`): their remaining lots, an iceberg's slice only. */
   qtyLots: number
   count: number
   head: Order | null
   tail: Order | null
 }
 
-/** The lots a resting order shows, and a taker may take from it before it requeues. */
-export function shownLots(o: Order): number {
-  return o.icebergLots === 0 ? o.origQtyLots - o.executedQtyLots : o.visibleLots
-}
-
-/** An iceberg's next slice: its slice size, or what remains when less. */
+/**
+ * What a resting order shows from now (its `visibleLots`): all it has left, or an iceberg's
+ * next slice (the slice, or what is left when less).
+ */
 export function nextSlice(o: Order): number {
   const left = o.origQtyLots - o.executedQtyLots
-  return o.icebergLots < left ? o.icebergLots : left
+  return o.icebergLots !== 0 && o.icebergLots < left ? o.icebergLots : left
 }
 
 export class BookSide {
@@ -78,7 +76,7 @@ export class BookSide {
     return this.levels.length < LIMITS.levelsPerSideMax || this.find(priceTicks) >= 0
   }
 
-  /** Appends the order at the back of its price level. */
+  /** Appends the order at the back of its price level; it shows its `visibleLots` there. */
   add(order: Order): void {
     const price = order.priceTicks
     let i = this.find(price)
@@ -98,7 +96,7 @@ export class BookSide {
     else level.head = order
     level.tail = order
     level.count += 1
-    level.qtyLots += shownLots(order)
+    level.qtyLots += order.visibleLots
   }
 
   /** Unlinks the order; the lots it shows must still be counted in the level. */
@@ -113,7 +111,7 @@ export class BookSide {
     order.next = null
     order.level = null
     level.count -= 1
-    level.qtyLots -= shownLots(order)
+    level.qtyLots -= order.visibleLots
     if (level.count === 0) {
       assert(level.qtyLots === 0, 'empty level with quantity')
       const i = this.find(level.priceTicks)

@@ -10,7 +10,6 @@ import { takeBound } from './price-band.js'
 import { isClosing } from './records.js'
 import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
-import { shownLots } from './book.js'
 import { settlePerpSide } from './settle.js'
 import { settleSpotSide } from './spot.js'
 import { positionOf, type Market, type Order, type Position, type State } from './state.js'
@@ -71,7 +70,7 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         maker = next
         continue
       }
-      let lots = min(left, shownLots(maker))
+      let lots = min(left, maker.visibleLots)
       if (perp) {
         if (isClosing(maker)) {
           const cap = reducible(closingPosition(maker), maker, 0)
@@ -89,13 +88,13 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         }
       }
       level.qtyLots -= lots
-      if (maker.icebergLots !== 0) maker.visibleLots -= lots
+      maker.visibleLots -= lots
       fill(state, m, taker, maker, lots, level.priceTicks, time, events)
       fills += 1
       if (maker.executedQtyLots === maker.origQtyLots) {
         unrest(maker)
-      } else if (maker.icebergLots !== 0 && maker.visibleLots === 0) {
-        // Its slice is used up: the next one goes to the back of the level, where this taker
+      } else if (maker.visibleLots === 0) {
+        // An iceberg's slice is used up (a plain order shows all it has left): the next one goes to the back of the level, where this taker
         // meets it again after the orders behind it (at once when there are none).
         opp.requeue(maker)
         if (next === null) continue
@@ -182,7 +181,7 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
     // moves them to the back of the level (spot only).
     let behind: { maker: Order; hidden: number }[] | null = null
     for (let maker = level.head; maker !== null; maker = maker.next) {
-      const shown = shownLots(maker)
+      const shown = maker.visibleLots
       // As in `sweep`, a maker with lots left after a fill is met again before the next one
       // (a self-trade can hand a capped reduce-only maker its position back); `used` is what
       // this walk has taken from it so far.

@@ -16,8 +16,8 @@ import type { Market, Order, PerpMarket, State, SubAccount } from './state.js'
 
 export function rest(o: Order): void {
   const m = o.market
-  // An iceberg rests showing its first slice (or, after filling as a taker, the next one).
-  if (o.icebergLots !== 0) o.visibleLots = nextSlice(o)
+  // All it has left, or an iceberg's first slice (after filling as a taker, the next one).
+  o.visibleLots = nextSlice(o)
   m.book.insert(o)
   o.owner.orders.set(o.clientOrderId, o)
   countOpen(o, 1)

@@ -157,7 +157,10 @@ export interface Order {
   list: OrderList | null
   /** Spot iceberg orders: the lots the book shows at a time (0: not an iceberg). */
   icebergLots: number
-  /** An iceberg resting: the lots of its slice the book shows now, 1..icebergLots (core/book.ts). */
+  /**
+   * Resting: the lots the book shows and a taker may take before it requeues (core/book.ts): all
+   * it has left, an iceberg's slice only (what is left of it). Meaningless off the book.
+   */
   visibleLots: number
 }
 

@@ -81,7 +81,7 @@ export class MarketLevels {
     this.orders.clear()
     for (const o of m.book.orders.values()) {
       const lots = o.origQtyLots - o.executedQtyLots
-      const shown = o.icebergLots === 0 ? lots : o.visibleLots
+      const shown = o.visibleLots
       this.orders.set(o.orderId, { isBid: o.side === 'BUY', priceTicks: o.priceTicks, lots, icebergLots: o.icebergLots, shown })
       const side = o.side === 'BUY' ? this.bids : this.asks
       side.set(o.priceTicks, (side.get(o.priceTicks) ?? 0) + shown)

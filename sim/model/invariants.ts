@@ -4,7 +4,7 @@
 
 import type { Entry } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
-import { shownLots, type BookSide } from '../../core/book.js'
+import type { BookSide } from '../../core/book.js'
 import { positionOf, type Market, type Order, type PerpMarket, type State, type SubAccount } from '../../core/state.js'
 import { openOrderOf } from '../../core/resting.js'
 import { CROSS, IN_LIQUIDATION } from '../../core/liquidation/check.js'
@@ -51,10 +51,9 @@ function sideViolations(m: Market, side: BookSide, out: string[]): number {
       if (left <= 0) out.push(`${where}: order ${o.orderId} rests with ${left} lots`)
       if (o.status !== 'NEW' && o.status !== 'PARTIALLY_FILLED') out.push(`${where}: order ${o.orderId} rests as ${o.status}`)
       if (m.book.orders.get(o.orderId) !== o) out.push(`${where}: order ${o.orderId} missing from the id map`)
-      if (o.icebergLots !== 0 && (o.visibleLots <= 0 || o.visibleLots > Math.min(o.icebergLots, left))) {
-        out.push(`${where}: iceberg ${o.orderId} shows ${o.visibleLots} of ${left} left, slices of ${o.icebergLots}`)
-      }
-      lots += shownLots(o)
+      const shows = o.icebergLots === 0 ? o.visibleLots === left : o.visibleLots > 0 && o.visibleLots <= Math.min(o.icebergLots, left)
+      if (!shows) out.push(`${where}: order ${o.orderId} shows ${o.visibleLots} of ${left} left, slices of ${o.icebergLots}`)
+      lots += o.visibleLots
       count += 1
       before = o
     }
