@@ -137,7 +137,9 @@ t.test('refusals: Binance spot\'s codes, and nothing changes', async (t) => {
     ['a stop limit without its time in force', { belowTimeInForce: '' }, 400, -1102,
       "Mandatory parameter 'belowTimeInForce' was not sent, was empty/null, or malformed."],
     ['a stop price on the limit maker', { aboveStopPrice: '31000.00' }, 400, -1106, "Parameter 'aboveStopPrice' sent when not required."],
-    ['an iceberg', { aboveIcebergQty: '0.0100' }, 400, -1106, "Parameter 'aboveIcebergQty' sent when not required."],
+    ['an iceberg leg not GTC', { belowTimeInForce: 'IOC', belowIcebergQty: '0.0100' }, 400, -2010,
+      'Iceberg orders must be GTC LIMIT, LIMIT_MAKER, STOP_LOSS_LIMIT or TAKE_PROFIT_LIMIT orders.'],
+    ['an iceberg leg in 20 slices', { aboveIcebergQty: '0.0050' }, 400, -1013, 'Filter failure: ICEBERG_PARTS'],
     ['more than the balance', { quantity: '2.0000' }, 400, -2010, 'Account has insufficient balance for requested action.'],
     ['off the tick', { abovePrice: '31000.005' }, 400, -1111, 'Precision is over the maximum defined for this asset.'],
   ]
@@ -279,12 +281,13 @@ t.test('fuzz: list placements from valid parameters with keys dropped or values 
   }
   const value = fc.oneof(fc.constantFrom('LIMIT', 'MARKET', 'LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT',
     'TAKE_PROFIT_LIMIT', 'BUY', 'SELL', 'GTC', 'IOC', 'FOK', 'GTX', '0', '-1', '0.0001', '31000.00', '29000.00', '1e9', 'ACK', 'RESULT',
-    '100', '5000'),
+    '100', '5000', '0.0050', '0.0010'),
   fc.string({ maxLength: 8 }))
   const edit = fc.record({ path: fc.constantFrom(...Object.keys(base)), drop: fc.nat({ max: 20 }), swap: fc.nat({ max: 20 }), value,
     extra: fc.option(fc.tuple(fc.constantFrom('abovePrice', 'belowStopPrice', 'aboveTimeInForce', 'pendingStopPrice', 'workingIcebergQty',
       'listClientOrderId', 'newOrderRespType', 'selfTradePreventionMode', 'stopClientOrderId', 'belowTrailingDelta', 'aboveTrailingDelta',
-      'pendingTrailingDelta', 'pendingBelowTrailingDelta', 'trailingDelta'), value)) })
+      'pendingTrailingDelta', 'pendingBelowTrailingDelta', 'trailingDelta', 'aboveIcebergQty', 'pendingIcebergQty', 'pendingAboveIcebergQty',
+      'limitIcebergQty', 'stopIcebergQty'), value)) })
   const edits = fc.sample(fc.array(edit, { minLength: 1, maxLength: 3 }), runs(60))
   const counts = { ok: 0, refused: 0 }
   for (const [i, list] of edits.entries()) {
