@@ -180,6 +180,11 @@ export function invalidSymbol(): ApiError {
   return bad(-1121, 'Invalid symbol.')
 }
 
+/** A spot symbol whose trading status is not the `symbolStatus` asked for (Binance spot's -1220). */
+export function symbolStatusMismatch(): ApiError {
+  return bad(-1220, 'The symbol\'s status does not match the requested symbolStatus.')
+}
+
 export function invalidListenKey(): ApiError {
   return bad(-1125, 'This listenKey does not exist.')
 }

@@ -7,6 +7,7 @@ import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
   eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
+  symbolStatusMismatch,
 } from './errors.js'
 
 export type Params = Map<string, string>
@@ -190,13 +191,14 @@ const SYMBOLS_MAX = 100
  */
 export function spotsListParam(state: State, p: Params, required: boolean): { markets: SpotMarket[]; many: boolean } {
   const list = optional(p, 'symbols')
+  const status = symbolStatusParam(p)
   if (optional(p, 'symbol') !== undefined) {
     if (list !== undefined) throw invalidParam('symbols')
-    return { markets: [spotParam(state, p)], many: false }
+    return { markets: [spotWithStatus(state, p)], many: false }
   }
   if (list === undefined) {
     if (required) throw mandatoryParam('symbol')
-    return { markets: allSpots(state), many: true }
+    return { markets: withStatus(allSpots(state), status), many: true }
   }
   let names: unknown
   try { names = JSON.parse(list) } catch { throw invalidParam('symbols') }
@@ -208,7 +210,35 @@ export function spotsListParam(state: State, p: Params, required: boolean): { ma
     if (m === undefined || m.kind !== 'SPOT') throw invalidSymbol()
     return m
   })
-  return { markets, many: true }
+  return { markets: withStatus(markets, status), many: true }
+}
+
+export type SymbolStatus = 'TRADING' | 'HALT' | 'BREAK'
+
+/** A spot market's trading status as Binance spot names it: TRADING, or HALT when halted (never BREAK here). */
+export function spotTradingStatus(m: SpotMarket): SymbolStatus {
+  return m.status === 'TRADING' ? 'TRADING' : 'HALT'
+}
+
+/** Binance spot's `symbolStatus`: TRADING, HALT or BREAK (-1130 otherwise); undefined when not sent. */
+export function symbolStatusParam(p: ReadonlyMap<string, string>): SymbolStatus | undefined {
+  const s = p.get('symbolStatus')
+  if (s === undefined || s === '') return undefined
+  if (s !== 'TRADING' && s !== 'HALT' && s !== 'BREAK') throw invalidParam('symbolStatus')
+  return s
+}
+
+/** The markets of `markets` in `status` (all when undefined): a list leaves the others out. */
+function withStatus(markets: SpotMarket[], status: SymbolStatus | undefined): SpotMarket[] {
+  return status === undefined ? markets : markets.filter((m) => spotTradingStatus(m) === status)
+}
+
+/** The spot market `symbol` names, which must be in the `symbolStatus` asked for, if any (-1220 otherwise). */
+export function spotWithStatus(state: State, p: Params): SpotMarket {
+  const status = symbolStatusParam(p)
+  const m = spotParam(state, p)
+  if (status !== undefined && spotTradingStatus(m) !== status) throw symbolStatusMismatch()
+  return m
 }
 
 /** How many symbols a request names: 1 for `symbol`, the list's length for `symbols`, 0 for neither; never throws. */

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
-import { idParam, limitForWeight, limitParam, spotParam, spotsListParam, symbolCountForWeight, type Params } from '../market-params.js'
+import { idParam, limitForWeight, limitParam, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, type Params } from '../market-params.js'
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -32,7 +32,7 @@ export function spotDepthWeight(p: Params): number {
 /** The spot book to `limit` levels a side (100 by default, at most 5000). */
 export function spotDepthBody(ctx: GatewayContext, p: Params): object {
   const state = ctx.state()
-  const m = spotParam(state, p)
+  const m = spotWithStatus(state, p)
   const limit = Math.min(limitParam(p, 100, Number.MAX_SAFE_INTEGER), SPOT_DEPTH_MAX)
   return { lastUpdateId: state.seq, bids: depthLevels(m, m.book.bids, limit), asks: depthLevels(m, m.book.asks, limit) }
 }
@@ -90,7 +90,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   const get = publicGet.bind(null, app, weights)
 
   get({
-    url: paths('/depth'), params: ['symbol', 'limit'], response: spotDepthSchema, weight: spotDepthWeight,
+    url: paths('/depth'), params: ['symbol', 'limit', 'symbolStatus'], response: spotDepthSchema, weight: spotDepthWeight,
     handler: (p) => spotDepthBody(ctx, p),
   })
 
@@ -117,7 +117,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   get({
-    url: paths('/ticker/24hr'), params: ['symbol', 'symbols', 'type'], response: spotTickerSchema, weight: spotTicker24hWeight,
+    url: paths('/ticker/24hr'), params: ['symbol', 'symbols', 'type', 'symbolStatus'], response: spotTickerSchema, weight: spotTicker24hWeight,
     handler: (p) => spotTicker24h(ctx, p),
   })
 

@@ -133,12 +133,12 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   const get = publicGet.bind(null, app, weights)
 
   get({
-    url: paths('/ticker/price'), params: ['symbol', 'symbols'], response: spotQueryDocs.priceSchema,
+    url: paths('/ticker/price'), params: ['symbol', 'symbols', 'symbolStatus'], response: spotQueryDocs.priceSchema,
     weight: spotTickerWeight, handler: (p) => spotPriceBody(ctx, p),
   })
 
   get({
-    url: paths('/ticker/bookTicker'), params: ['symbol', 'symbols'], response: spotQueryDocs.bookTickerSchema,
+    url: paths('/ticker/bookTicker'), params: ['symbol', 'symbols', 'symbolStatus'], response: spotQueryDocs.bookTickerSchema,
     weight: spotTickerWeight, handler: (p) => spotBookTickerBody(ctx, p),
   })
 

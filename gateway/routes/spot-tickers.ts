@@ -98,7 +98,7 @@ export function spotTradingDayTicker(ctx: GatewayContext, p: Params): Promise<ob
 }
 
 export const spotTickerRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const params = ['symbol', 'symbols', 'type']
+  const params = ['symbol', 'symbols', 'type', 'symbolStatus']
   publicGet(app, weights, {
     url: ['/api/v3/ticker'], params: [...params, 'windowSize'], response: windowTickerSchema, weight: spotWindowTickerWeight,
     handler: (p) => spotWindowTicker(ctx, p),

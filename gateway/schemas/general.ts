@@ -60,7 +60,8 @@ export const generalDocs = {
   }),
   spotExchangeInfo: route({
     family: 'general', summary: 'Spot exchange information: rate limits, spot markets and their filters',
-    description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed.',
-    security: 'NONE', weight: 20, ...symbolParams, response: spotExchangeInfo,
+    description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed; or `symbolStatus` (TRADING, HALT, BREAK) '
+      + 'lists the markets in that status (-1128 beside symbol or symbols).',
+    security: 'NONE', weight: 20, params: ['symbol', 'symbols', 'symbolStatus'], response: spotExchangeInfo,
   }),
 }

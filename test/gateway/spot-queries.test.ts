@@ -101,3 +101,30 @@ t.test('myPreventedMatches: the matches self-trade prevention stopped', async (t
   t.same(await get({ orderId: ask.orderId, fromPreventedMatchId: rows[0].preventedMatchId + 1 }), [], 'from a later id')
   t.same(await get({}), { code: -1102, msg: "Param 'preventedMatchId' or 'orderId' must be sent, but both were empty/null!" })
 })
+
+t.test('symbolStatus: one symbol in another status is -1220, a list or all leaves such symbols out', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const ETHSPOT = rig.ex.state.marketsBySymbol.get('ETHUSDT')!.marketId
+  await rig.run({ type: 'SetMarketStatus', marketId: ETHSPOT, status: 'HALT' })
+  const get = async (url: string) => (await rig.app.inject({ method: 'GET', url })).json()
+  const symbolsOf = (body: { symbol: string }[]) => body.map((x) => x.symbol)
+  const both = encodeURIComponent('["ETHUSDT","BTCUSDT"]')
+  const mismatch = { code: -1220, msg: 'The symbol\'s status does not match the requested symbolStatus.' }
+
+  t.match(await get('/api/v3/depth?symbol=BTCUSDT&symbolStatus=TRADING'), { bids: [], asks: [] })
+  t.same(await get('/api/v3/depth?symbol=ETHUSDT&symbolStatus=TRADING'), mismatch)
+  t.match(await get('/api/v3/depth?symbol=ETHUSDT&symbolStatus=HALT'), { bids: [] })
+  for (const path of ['/api/v3/ticker/price', '/api/v3/ticker/bookTicker', '/api/v3/ticker/24hr']) {
+    t.same(symbolsOf(await get(`${path}?symbolStatus=TRADING`)), ['BTCUSDT'], `${path}: all markets, the trading ones`)
+    t.same(symbolsOf(await get(`${path}?symbols=${both}&symbolStatus=HALT`)), ['ETHUSDT'], `${path}: the list, the halted ones`)
+    t.same(await get(`${path}?symbols=${both}&symbolStatus=BREAK`), [], `${path}: none in BREAK`)
+    t.same(await get(`${path}?symbol=ETHUSDT&symbolStatus=TRADING`), mismatch, `${path}: one symbol in another status`)
+    t.same(await get(`${path}?symbolStatus=OPEN`), { code: -1130, msg: "Data sent for parameter 'symbolStatus' is not valid." })
+  }
+  t.same(symbolsOf(await get(`/api/v3/ticker?symbols=${both}&symbolStatus=TRADING`)), ['BTCUSDT'], 'the rolling window ticker')
+  t.same(await get('/api/v3/ticker/tradingDay?symbol=ETHUSDT&symbolStatus=TRADING'), mismatch)
+  const info = await get('/api/v3/exchangeInfo?symbolStatus=HALT')
+  t.same(info.symbols.map((s: { symbol: string; status: string }) => [s.symbol, s.status]), [['ETHUSDT', 'HALT']])
+  t.same(await get('/api/v3/exchangeInfo?symbol=BTCUSDT&symbolStatus=TRADING'), { code: -1128, msg: 'Combination of optional parameters invalid.' })
+})

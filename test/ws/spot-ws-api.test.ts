@@ -126,6 +126,7 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     quantity: '0.0300', price: '52000.00', icebergQty: '0.0100', newOrderRespType: 'RESULT' }))
   t.match(iceberg.result, { type: 'LIMIT', origQty: '0.0300', icebergQty: '0.0100' })
   t.match((await call(ws, 'depth', { symbol: 'BTCUSDT' })).result, { asks: [['52000.00', '0.0100']] })
+  t.match(await call(ws, 'depth', { symbol: 'BTCUSDT', symbolStatus: 'HALT' }), { status: 400, error: { code: -1220 } }, 'symbolStatus as REST')
   t.same((await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))).result,
     await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))
   t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'IOC',
