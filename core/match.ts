@@ -94,8 +94,9 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
       if (maker.executedQtyLots === maker.origQtyLots) {
         unrest(maker)
       } else if (maker.visibleLots === 0) {
-        // An iceberg's slice is used up (a plain order shows all it has left): the next one goes to the back of the level, where this taker
-        // meets it again after the orders behind it (at once when there are none).
+        // An iceberg's slice is used up (a plain order shows all it has left): the next one
+        // goes to the back of the level, where this taker meets it again after the orders
+        // behind it (at once when there are none).
         opp.requeue(maker)
         if (next === null) continue
       } else if (perp && isClosing(maker) && reducible(closingPosition(maker), maker, 0) === 0) {
