@@ -212,6 +212,8 @@ function ocoOf(p: MarketProfile, stop: PlaceOrder): PlaceOrderList {
   if (stop.priceTicks !== undefined) Object.assign(stopLeg, { priceTicks: stop.priceTicks, timeInForce: stop.timeInForce })
   const maker: ListLeg = { orderType: 'POST_ONLY', priceTicks: 2 * p.midTicks - stop.stopPriceTicks! }
   if (stop.clientOrderId !== undefined) maker.clientOrderId = stop.clientOrderId
+  // An iceberg stop limit (see placeDraft): both legs show slices of that size.
+  if (stop.icebergLots !== undefined) stopLeg.icebergLots = maker.icebergLots = stop.icebergLots
   const list: PlaceOrderList = { type: 'PlaceOrderList', account: stop.account, sub: stop.sub, marketId: stop.marketId, side: stop.side,
     qtyLots: stop.qtyLots, above: stop.side === 'SELL' ? maker : stopLeg, below: stop.side === 'SELL' ? stopLeg : maker }
   if (stop.stp !== undefined) list.stp = stop.stp
