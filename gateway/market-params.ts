@@ -2,7 +2,7 @@
 // (-1121 when unknown or of the wrong venue), limits, times, ids and kline intervals, bounded
 // here so that no client value can reach a projection assertion.
 
-import type { StpMode } from '../core/commands.js'
+import type { MarketStatus, StpMode } from '../core/commands.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
@@ -213,11 +213,11 @@ export function spotsListParam(state: State, p: Params, required: boolean): { ma
   return { markets: withStatus(markets, status), many: true }
 }
 
-export type SymbolStatus = 'TRADING' | 'HALT' | 'BREAK'
+export type SymbolStatus = MarketStatus
 
-/** A spot market's trading status as Binance spot names it: TRADING, or HALT when halted (never BREAK here). */
+/** A spot market's trading status, as Binance spot names it too: TRADING, HALT or BREAK. */
 export function spotTradingStatus(m: SpotMarket): SymbolStatus {
-  return m.status === 'TRADING' ? 'TRADING' : 'HALT'
+  return m.status
 }
 
 /** Binance spot's `symbolStatus`: TRADING, HALT or BREAK (-1130 otherwise); undefined when not sent. */

@@ -127,4 +127,9 @@ t.test('symbolStatus: one symbol in another status is -1220, a list or all leave
   const info = await get('/api/v3/exchangeInfo?symbolStatus=HALT')
   t.same(info.symbols.map((s: { symbol: string; status: string }) => [s.symbol, s.status]), [['ETHUSDT', 'HALT']])
   t.same(await get('/api/v3/exchangeInfo?symbol=BTCUSDT&symbolStatus=TRADING'), { code: -1128, msg: 'Combination of optional parameters invalid.' })
+  // A market in BREAK shows it, and is found by it.
+  await rig.run({ type: 'SetMarketStatus', marketId: ETHSPOT, status: 'BREAK' })
+  t.same((await get('/api/v3/exchangeInfo?symbolStatus=BREAK')).symbols.map((s: { symbol: string; status: string }) => [s.symbol, s.status]),
+    [['ETHUSDT', 'BREAK']])
+  t.same(symbolsOf(await get(`/api/v3/ticker/price?symbols=${both}&symbolStatus=BREAK`)), ['ETHUSDT'])
 })
