@@ -4,7 +4,8 @@
 // `u` = N must hold its quantity as of seq N exactly, or a client whose snapshot falls between
 // would keep a wrong level. Order events carry each order's full record; trade events the
 // maker's fill; a new or amended order that neither filled completely nor ended rests its
-// remainder. A spot iceberg counts in its level only for the slice it shows, which the same
+// remainder: at the end of the entry, or as soon as a later taker of the same entry (a stop its
+// trade set off) meets it. A spot iceberg counts in its level only for the slice it shows, which the same
 // events replay: each fill comes out of the slice, and a used-up slice shows the next.
 
 import type { Event, OrderEvent } from '../../core/events.js'
@@ -34,6 +35,8 @@ interface Placed {
   event: OrderEvent
   executedLots: number
   ended: boolean
+  /** Rested already: a later taker of the entry met it as a maker. */
+  rested: boolean
 }
 
 export class MarketLevels {
@@ -153,7 +156,7 @@ export class DepthBook {
           this.unrest(e.marketId, e.orderId, touched)
         }
         if (e.execType === 'NEW' || e.execType === 'AMENDMENT') {
-          placed.set(e.orderId, { event: e, executedLots: e.executedQtyLots, ended: false })
+          placed.set(e.orderId, { event: e, executedLots: e.executedQtyLots, ended: false, rested: false })
           continue
         }
         // A spot order amended in place keeps its level with fewer lots.
@@ -166,10 +169,15 @@ export class DepthBook {
         if (e.status === 'NEW' || e.status === 'PARTIALLY_FILLED') continue
         const p = placedIn(e.marketId, e.orderId)
         if (p !== undefined) p.ended = true
-        else this.unrest(e.marketId, e.orderId, touched)
+        if (p === undefined || p.rested) this.unrest(e.marketId, e.orderId, touched)
       } else if (e.type === 'trade' || e.type === 'spotTrade') {
         const levels = this.market(e.marketId)
-        const r = levels.orders.get(e.maker.orderId)
+        let r = levels.orders.get(e.maker.orderId)
+        if (r === undefined) {
+          // A maker placed earlier in this entry: its taker phase is over, so it rests now.
+          const p = placedIn(e.marketId, e.maker.orderId)
+          if (p !== undefined && !p.ended && !p.rested) r = this.rest(p, touched)
+        }
         if (r !== undefined) {
           const before = r.shown
           r.lots -= e.qtyLots
@@ -208,20 +216,25 @@ export class DepthBook {
   }
 
   private restPlaced(touched: Set<number>): void {
-    const placed = this.placed
     // What is left of a new (or amended) order that was not ended rests (IOC, FOK and market
     // remainders are always ended with an EXPIRED event).
-    for (const p of placed.values()) {
-      const o = p.event
-      const lots = o.origQtyLots - p.executedLots
-      if (p.ended || lots <= 0 || o.orderType === 'MARKET') continue
-      const levels = this.market(o.marketId)
-      const isBid = o.side === 'BUY'
-      const icebergLots = o.icebergLots ?? 0
-      const shown = slice(icebergLots, lots)
-      levels.orders.set(o.orderId, { isBid, priceTicks: o.priceTicks, lots, icebergLots, shown })
-      levels.move(isBid, o.priceTicks, shown)
-      touched.add(o.marketId)
+    for (const p of this.placed.values()) {
+      if (!p.ended && !p.rested && p.event.origQtyLots > p.executedLots && p.event.orderType !== 'MARKET') this.rest(p, touched)
     }
+  }
+
+  /** A placed order's remainder on its level: all of it, an iceberg's first slice. */
+  private rest(p: Placed, touched: Set<number>): Resting {
+    const o = p.event
+    const lots = o.origQtyLots - p.executedLots
+    const levels = this.market(o.marketId)
+    const isBid = o.side === 'BUY'
+    const icebergLots = o.icebergLots ?? 0
+    const r: Resting = { isBid, priceTicks: o.priceTicks, lots, icebergLots, shown: slice(icebergLots, lots) }
+    levels.orders.set(o.orderId, r)
+    levels.move(isBid, o.priceTicks, r.shown)
+    touched.add(o.marketId)
+    p.rested = true
+    return r
   }
 }
