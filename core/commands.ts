@@ -2,6 +2,8 @@
 // sub-account); amounts are integers in the asset's ledger scale, prices in ticks and
 // quantities in lots of their market. Decimal strings exist only at the edges.
 
+import type { PriceRange } from './price-range.js'
+
 export type Side = 'BUY' | 'SELL'
 /** Conditional (stop, take-profit, trailing) types: they wait for a trigger (core/conditional.ts). */
 export type ConditionalType = 'STOP' | 'STOP_MARKET' | 'TAKE_PROFIT' | 'TAKE_PROFIT_MARKET' | 'TRAILING_STOP_MARKET'
@@ -119,6 +121,8 @@ export interface OraclePrice {
 
 export interface CreateSpotMarket extends MarketSpecCommon {
   type: 'CreateSpotMarket'
+  /** Binance spot's Price Range execution rule (core/price-range.ts); absent: none. */
+  priceRange?: PriceRange
 }
 
 export interface SetMarketStatus {

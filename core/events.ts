@@ -41,6 +41,8 @@ export interface OrderRecordFields {
   orderListId?: number
   /** A spot iceberg's slice, lots (Binance icebergQty); absent for other orders. */
   icebergLots?: number
+  /** Why it expired, when the record says (Binance's expiryReason): a taker the Price Range rule stopped. */
+  expiryReason?: 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
 }
 
 /** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */

@@ -56,10 +56,19 @@ export interface PerpMarketSpec extends MarketSpec {
   marketTakeBound?: string
 }
 
+export interface SpotMarketSpec extends MarketSpec {
+  /**
+   * Binance spot's Price Range execution rule: a BUY trades only between bidDown and bidUp times
+   * the reference price (the mean trade price of the last five minutes), a SELL between askDown
+   * and askUp; four decimals, e.g. "1.1500". Absent: none.
+   */
+  priceRange?: { bidUp: string; bidDown: string; askUp: string; askDown: string }
+}
+
 export interface GenesisSpec {
   assets: AssetSpec[]
   perpMarkets: PerpMarketSpec[]
-  spotMarkets: MarketSpec[]
+  spotMarkets: SpotMarketSpec[]
 }
 
 function decimals(step: string): number {
@@ -127,7 +136,15 @@ export function genesisCommands(spec: GenesisSpec): Command[] {
     if (p.marketTakeBound !== undefined) cmd.marketTakeBoundPpm = ppm(p.marketTakeBound)
     out.push(cmd)
   }
-  for (const s of spec.spotMarkets) out.push({ type: 'CreateSpotMarket', ...marketFields(s, scales) })
+  for (const s of spec.spotMarkets) {
+    const cmd: CreateSpotMarket = { type: 'CreateSpotMarket', ...marketFields(s, scales) }
+    const r = s.priceRange
+    if (r !== undefined) {
+      const e4 = (v: string): number => units(v, '0.0001', 'priceRange multiplier')
+      cmd.priceRange = { bidUpE4: e4(r.bidUp), bidDownE4: e4(r.bidDown), askUpE4: e4(r.askUp), askDownE4: e4(r.askDown) }
+    }
+    out.push(cmd)
+  }
   return out
 }
 
@@ -157,6 +174,9 @@ const ETH_BRACKETS: BracketSpec[] = [
   { notionalCap: '800000000', maxLeverage: 1, maintMarginRatio: '0.5' },
 ]
 
+/** The default spot markets' Price Range rule: trades within 5× and a fifth of the reference price. */
+const SPOT_PRICE_RANGE = { bidUp: '5.0000', bidDown: '0.2000', askUp: '5.0000', askDown: '0.2000' }
+
 /** The embedded default: USDT-margined BTC and ETH perpetuals and their spot markets. */
 export const DEFAULT_GENESIS: GenesisSpec = {
   assets: [
@@ -176,8 +196,10 @@ export const DEFAULT_GENESIS: GenesisSpec = {
   ],
   spotMarkets: [
     { marketId: 3, base: 'BTC', quote: 'USDT', tickSize: '0.01', stepSize: '0.0001', minPrice: '0.01', maxPrice: '1000000',
-      minQty: '0.0001', maxQty: '1000', marketMaxQty: '100', minNotional: '5', makerFee: '0.001', takerFee: '0.001' },
+      minQty: '0.0001', maxQty: '1000', marketMaxQty: '100', minNotional: '5', makerFee: '0.001', takerFee: '0.001',
+      priceRange: SPOT_PRICE_RANGE },
     { marketId: 4, base: 'ETH', quote: 'USDT', tickSize: '0.01', stepSize: '0.0001', minPrice: '0.01', maxPrice: '100000',
-      minQty: '0.0001', maxQty: '9000', marketMaxQty: '1000', minNotional: '5', makerFee: '0.001', takerFee: '0.001' },
+      minQty: '0.0001', maxQty: '9000', marketMaxQty: '1000', minNotional: '5', makerFee: '0.001', takerFee: '0.001',
+      priceRange: SPOT_PRICE_RANGE },
   ],
 }

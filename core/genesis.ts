@@ -9,6 +9,7 @@ import { GtdQueue } from './gtd.js'
 import { LIMITS } from './limits.js'
 import { newPriceState } from './prices.js'
 import { newTriggerIndex } from './trigger-index.js'
+import { validPriceRange } from './price-range.js'
 import { accept, reject } from './results.js'
 import { bracketOf, type Market, type PerpMarket, type SpotMarket, type State } from './state.js'
 
@@ -45,9 +46,13 @@ function ledgerUnits(size: number, decimals: number, scale: number): number {
 type MarketSpec = CreatePerpMarket | CreateSpotMarket
 
 /** What perpetual and spot markets share, as genesis derives it or a snapshot holds it. */
-type MarketFields = Omit<SpotMarket, 'kind' | 'book' | 'gtd' | 'gtdOpen' | 'stops'>
-/** A spot market's fields without what is built new for it (its book, GTD queue and stop index). */
-export type SpotFields = Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen' | 'stops'>
+type MarketFields = Omit<SpotMarket, 'kind' | 'book' | 'gtd' | 'gtdOpen' | 'stops' | 'priceRange' | 'referenceBuckets'>
+/**
+ * A spot market's fields without what is built new for it (its book, GTD queue and stop index);
+ * the price range rule's may be absent (snapshots from before it).
+ */
+export type SpotFields = Omit<SpotMarket, 'book' | 'gtd' | 'gtdOpen' | 'stops' | 'priceRange' | 'referenceBuckets'>
+  & Partial<Pick<SpotMarket, 'priceRange' | 'referenceBuckets'>>
 /** A perpetual's fields without what is built new for it (its book, GTD queue and trigger index). */
 export type PerpFields = Omit<PerpMarket, 'book' | 'gtd' | 'gtdOpen' | 'triggers'>
 
@@ -66,6 +71,8 @@ export function spotMarketOf(f: SpotFields): SpotMarket {
     quotePerTickLot: f.quotePerTickLot, basePerLot: f.basePerLot, nextOrderId: f.nextOrderId, nextTradeId: f.nextTradeId,
     lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
     kind: 'SPOT', stops: newSpotStops(),
+    // Snapshots from before the rule: none, and no prices kept.
+    priceRange: f.priceRange ?? null, referenceBuckets: f.referenceBuckets ?? [],
   }
 }
 
@@ -171,7 +178,10 @@ export function createPerpMarket(state: State, cmd: CreatePerpMarket, time: numb
 export function createSpotMarket(state: State, cmd: CreateSpotMarket, time: number): Result {
   const common = commonMarket(state, cmd, time)
   if (common === null) return reject('GENESIS_INVALID')
-  const m = spotMarketOf({ ...common, kind: 'SPOT' })
+  const r = cmd.priceRange
+  if (r !== undefined && (typeof r !== 'object' || r === null || !validPriceRange(r))) return reject('GENESIS_INVALID')
+  const priceRange = r === undefined ? null : { bidUpE4: r.bidUpE4, bidDownE4: r.bidDownE4, askUpE4: r.askUpE4, askDownE4: r.askDownE4 }
+  const m = spotMarketOf({ ...common, kind: 'SPOT', priceRange, referenceBuckets: [] })
   register(state, m)
   return accept([{ type: 'market', marketId: m.marketId, status: m.status, time }])
 }

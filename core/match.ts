@@ -7,6 +7,7 @@ import type { Event, PreventedMatchEvent } from './events.js'
 import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
 import { takeBound } from './price-band.js'
+import { recordTradePrice, takerRange } from './price-range.js'
 import { isClosing } from './records.js'
 import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
@@ -14,8 +15,11 @@ import { settlePerpSide } from './settle.js'
 import { settleSpotSide } from './spot.js'
 import { positionOf, type Market, type Order, type Position, type State } from './state.js'
 
-/** Why a sweep stopped with lots left: the rest of the taker expires (or rests if 'DONE'). */
-export type SweepEnd = 'DONE' | 'STP' | 'CAPPED' | 'LIMIT'
+/**
+ * Why a sweep stopped with lots left: the rest of the taker expires (or rests if 'DONE');
+ * 'RANGE': the next price is outside the spot market's Price Range rule (core/price-range.ts).
+ */
+export type SweepEnd = 'DONE' | 'STP' | 'CAPPED' | 'LIMIT' | 'RANGE'
 
 function closingPosition(o: Order): Position {
   return positionOf(o.owner.perp.get(o.market.marketId)!, o.positionSide)
@@ -46,11 +50,14 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
   const perp = m.kind === 'PERP'
   const limitPrice = limitOf(m, taker, isBuy)
   const takerCloses = perp && isClosing(taker)
+  // Fixed as the taker starts, for all of its sweep (Binance's taker phase).
+  const range = perp ? null : takerRange(m, isBuy, time)
   let fills = 0
   for (;;) {
     const level = opp.best()
     if (level === undefined) return 'DONE'
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) return 'DONE'
+    if (range !== null && (level.priceTicks < range.minTicks || level.priceTicks > range.maxTicks)) return 'RANGE'
     let maker = level.head
     while (maker !== null) {
       const left = taker.origQtyLots - taker.executedQtyLots
@@ -128,6 +135,7 @@ function fill(state: State, m: Market, taker: Order, maker: Order, lots: number,
   } else {
     const makerSide = settleSpotSide(state, m, maker, lots, priceTicks, true, time)
     const takerSide = settleSpotSide(state, m, taker, lots, priceTicks, false, time)
+    if (m.priceRange !== null) recordTradePrice(m, priceTicks, time)
     events.push({ type: 'spotTrade', marketId: m.marketId, tradeId, time, priceTicks, qtyLots: lots, buyerIsMaker,
       maker: makerSide, taker: takerSide })
     // An order of a list that trades moves its list on (core/order-lists.ts).
@@ -171,6 +179,7 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
   const takerHolding = tracked ? taker.owner?.perp.get(m.marketId) : undefined
   const takerPos = takerHolding ? positionOf(takerHolding, taker.positionSide) : null
   const takerCloses = tracked && isClosing(taker)
+  const range = m.kind === 'PERP' ? null : takerRange(m, isBuy, taker.time)
   let lots = 0
   let notional = 0
   let fills = 0
@@ -178,6 +187,7 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
   for (let i = levels.length - 1; i >= 0; i--) {
     const level = levels[i]!
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) break
+    if (range !== null && (level.priceTicks < range.minTicks || level.priceTicks > range.maxTicks)) break
     // Icebergs whose slice this walk used up, with the lots behind it, in the order the sweep
     // moves them to the back of the level (spot only).
     let behind: { maker: Order; hidden: number }[] | null = null

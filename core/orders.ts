@@ -288,7 +288,9 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   }
   o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
   o.updateTime = time
-  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH'))
+  const e = orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH')
+  if (end === 'RANGE') e.expiryReason = 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
+  events.push(e)
   if (o.lockedRemaining > 0) {
     releaseSpotLock(o)
     pushSpotBalanceEvent(o, time, events)

@@ -45,6 +45,7 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.quoteQty !== undefined) r.quoteQty = e.quoteQty
   if (e.orderListId !== undefined) r.orderListId = e.orderListId
   if (e.icebergLots !== undefined) r.icebergLots = e.icebergLots
+  if (e.expiryReason !== undefined) r.expiryReason = e.expiryReason
   return r
 }
 

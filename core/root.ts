@@ -81,6 +81,12 @@ export function stateLeaves(state: State): string[] {
       m.tickSize, m.stepSize, m.minPriceTicks, m.maxPriceTicks, m.minQtyLots, m.maxQtyLots, m.marketMaxQtyLots,
       m.minNotional, m.makerFeePpm, m.takerFeePpm, m.nextOrderId, m.nextTradeId, m.lastPriceTicks, m.onboardDate, perp].join('|'))
     if (m.kind === 'PERP') out.push(pricesLeaf(m))
+    // The Price Range rule and the prices its reference is the mean of, only on markets with one.
+    if (m.kind === 'SPOT' && m.priceRange !== null) {
+      const r = m.priceRange
+      out.push(`priceRange|${m.marketId}|${r.bidUpE4}|${r.bidDownE4}|${r.askUpE4}|${r.askDownE4}|` +
+        m.referenceBuckets.map((b) => `${b.openTime}:${b.count}:${b.sumTicks}`).join(','))
+    }
     // Its own leaf, present only off the default, so markets at the default hash as before.
     if (m.kind === 'PERP' && m.liquidationFeePpm !== DEFAULT_LIQUIDATION_FEE_PPM) out.push(`liquidationFee|${m.marketId}|${m.liquidationFeePpm}`)
     if (m.kind === 'PERP' && (m.percentPricePpm !== DEFAULT_PRICE_BAND_PPM || m.marketTakeBoundPpm !== DEFAULT_PRICE_BAND_PPM)) {

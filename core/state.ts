@@ -8,6 +8,7 @@ import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
 import type { SpotStops } from './spot-stops.js'
 import type { TriggerEntry, TriggerIndex } from './trigger-index.js'
+import type { PriceRange, ReferenceBucket } from './price-range.js'
 
 export interface Asset {
   name: string
@@ -111,6 +112,10 @@ export interface SpotMarket extends MarketCommon {
   kind: 'SPOT'
   /** Waiting stop orders (core/spot-stops.ts); derived from them, so the snapshot stores the orders. */
   stops: SpotStops
+  /** The Price Range execution rule (core/price-range.ts); null: takers trade at any price. */
+  priceRange: PriceRange | null
+  /** The trade prices of the last five minutes the reference price is the mean of (kept only under a rule). */
+  referenceBuckets: ReferenceBucket[]
 }
 
 export type Market = PerpMarket | SpotMarket
