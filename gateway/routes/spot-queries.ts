@@ -17,6 +17,7 @@ import { userTradesOf } from '../user-trades.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
 import { spotOrderJson } from './spot-trade.js'
+import { executionRulesBody, executionRulesWeight, referenceCalculationBody, referencePriceBody } from '../reference-price.js'
 
 interface Options {
   ctx: GatewayContext
@@ -145,6 +146,20 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   get({
     url: paths('/avgPrice'), params: ['symbol'], response: spotQueryDocs.avgPriceSchema, weight: 2,
     handler: (p) => spotAvgPriceBody(ctx, p),
+  })
+
+  // The Price Range execution rule (gateway/reference-price.ts).
+  get({
+    url: ['/api/v3/executionRules'], params: ['symbol', 'symbols', 'symbolStatus'], response: spotQueryDocs.executionRulesSchema,
+    weight: executionRulesWeight, handler: (p) => executionRulesBody(ctx, p),
+  })
+  get({
+    url: ['/api/v3/referencePrice'], params: ['symbol'], response: spotQueryDocs.referencePriceSchema, weight: 2,
+    handler: (p) => referencePriceBody(ctx, p),
+  })
+  get({
+    url: ['/api/v3/referencePrice/calculation'], params: ['symbol'], response: spotQueryDocs.referenceCalculationSchema, weight: 2,
+    handler: (p) => referenceCalculationBody(ctx, p),
   })
 
   for (const url of paths('/myTrades')) {

@@ -60,6 +60,8 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   // A trailing stop's delta, and when it began to trail (-1 until then): Binance's fields of trailing orders only.
   const trailing = o.cond?.trailingDeltaBips
   if (trailing !== undefined) Object.assign(out, { trailingDelta: trailing, trailingTime: o.cond!.trailingTime || -1 })
+  // Why it expired, where the core says: a taker the Price Range execution rule stopped.
+  if (o.expiryReason !== undefined) out.expiryReason = o.expiryReason
   return out
 }
 

@@ -12,7 +12,7 @@ export const spotOrderSchema = object({
   symbol: str, origClientOrderId: str, orderId: int, orderListId: int, clientOrderId: str, transactTime: int,
   price: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
   side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
-  workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int,
+  workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int, expiryReason: str,
   fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
 })
 
@@ -91,6 +91,10 @@ export const spotQueryDocs = {
   priceSchema: oneOrAllSchema(object({ symbol: str, price: str })),
   bookTickerSchema: oneOrAllSchema(object({ symbol: str, bidPrice: str, bidQty: str, askPrice: str, askQty: str })),
   avgPriceSchema: object({ mins: int, price: str, closeTime: int }),
+  executionRulesSchema: object({ symbolRules: arrayOf(object({ symbol: str, rules: arrayOf(object({ ruleType: str, bidLimitMultUp: str,
+    bidLimitMultDown: str, askLimitMultUp: str, askLimitMultDown: str })) })) }),
+  referencePriceSchema: object({ symbol: str, referencePrice: str, timestamp: int }),
+  referenceCalculationSchema: object({ symbol: str, calculationType: str, bucketCount: int, bucketWidthMs: int }),
   myTrades: route({
     family: 'spot', summary: "The caller's spot trades of one market", security: 'USER_DATA',
     weight: '20, 5 with orderId', params: [...symbolAndRange, 'fromId'], required: ['symbol'],

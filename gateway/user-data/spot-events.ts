@@ -152,5 +152,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     out.d = c.trailingDeltaBips
     if (c.trailingTime) out.D = c.trailingTime
   }
+  // Why it expired (Binance's eR), where the core says: the Price Range execution rule.
+  if (o.expiryReason !== undefined) out.eR = o.expiryReason
   return out
 }

@@ -19,6 +19,7 @@ import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFr
   spotOrderLimitsFrom, spotPlaceFrom, spotQueryFrom, spotTestFrom } from '../routes/spot-trade.js'
 import { listenKeyMethods, SESSION_METHODS, type Method, type MethodEnv } from './methods.js'
 import type { StreamSubscriptions } from './subscriptions.js'
+import { executionRulesBody, executionRulesWeight, referenceCalculationBody, referencePriceBody } from '../reference-price.js'
 
 function subscriptionsOf(env: MethodEnv): StreamSubscriptions {
   if (env.subscriptions === undefined) throw new ApiError(400, -1020, 'This operation is not supported.')
@@ -79,6 +80,9 @@ export const SPOT_METHODS: Record<string, Method> = {
   'ticker.price': { security: 'NONE', weight: spotTickerWeight, run: (env, _a, p) => spotPriceBody(env.ctx, p) },
   'ticker.book': { security: 'NONE', weight: spotTickerWeight, run: (env, _a, p) => spotBookTickerBody(env.ctx, p) },
   avgPrice: { security: 'NONE', weight: 2, run: (env, _a, p) => spotAvgPriceBody(env.ctx, p) },
+  executionRules: { security: 'NONE', weight: executionRulesWeight, run: (env, _a, p) => executionRulesBody(env.ctx, p) },
+  referencePrice: { security: 'NONE', weight: 2, run: (env, _a, p) => referencePriceBody(env.ctx, p) },
+  'referencePrice.calculation': { security: 'NONE', weight: 2, run: (env, _a, p) => referenceCalculationBody(env.ctx, p) },
   exchangeInfo: { security: 'NONE', weight: 20, run: (env, _a, p) => spotExchangeInfoBody(env.ctx, p) },
   ticker: { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotWindowTicker(env.ctx, p) },
   'ticker.tradingDay': { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotTradingDayTicker(env.ctx, p) },

@@ -11,6 +11,7 @@ import { DepthFeed, type FeedPosition } from './depth-feed.js'
 import { bestKey, bookTickerEvent, forceOrderEvent, indexPriceEvent, markPriceEvent, tradeEvent } from './format-stream.js'
 import type { StreamHub } from './hub.js'
 import { ProjectionFeed } from './projection-feed.js'
+import { referencePriceEvent } from '../reference-price.js'
 import { ALL_MARKETS_KIND, DEPTH_SPEEDS, streamName } from './streams.js'
 
 export interface FeedCadences {
@@ -26,13 +27,15 @@ export interface FeedCadences {
   /** Spot `<s>@avgPrice` and the rolling window tickers (Binance spot: 1 s). */
   avgPriceMs: number
   windowTickerMs: number
+  /** Spot `<s>@referencePrice` (Binance spot: 1 s). */
+  referencePriceMs: number
 }
 
 /** Binance USD-M's update speeds (and Binance spot's for the average price). */
 export const BINANCE_CADENCES: FeedCadences = {
   markPriceMs: 3000, markPriceFastMs: 1000, aggTradeMs: 100, klineMs: 250,
   tickerMs: 2000, tickerArrMs: 1000, miniTickerMs: 2000, miniTickerArrMs: 1000, avgPriceMs: 1000,
-  windowTickerMs: 1000,
+  windowTickerMs: 1000, referencePriceMs: 1000,
 }
 
 export class MarketFeed {
@@ -86,6 +89,7 @@ export class MarketFeed {
     every(c.miniTickerArrMs, () => this.projected.tickerTick('miniTicker', true))
     every(c.avgPriceMs, () => this.projected.avgPriceTick())
     every(c.windowTickerMs, () => this.projected.windowTickerTick())
+    every(c.referencePriceMs, () => this.referencePrices())
   }
 
   stop(): void {
@@ -174,6 +178,17 @@ export class MarketFeed {
     const event = JSON.stringify(bookTickerEvent(m, state.seq, state.time, this.ctx.now()))
     this.hub.publish(one, event)
     if (all !== undefined) this.hub.publish(all, event)
+  }
+
+  /** `<s>@referencePrice` of each spot market under the Price Range rule someone listens to, every tick. */
+  private referencePrices(): void {
+    const state = this.ctx.state()
+    const now = this.ctx.now()
+    for (const m of state.markets) {
+      if (m === undefined || m.kind !== 'SPOT' || m.priceRange === null) continue
+      const name = streamName.referencePrice(m.symbol.toLowerCase())
+      if (this.hub.has(name)) this.hub.publish(name, referencePriceEvent(state, m, now))
+    }
   }
 
   private prices(fast: boolean): void {

@@ -23,6 +23,7 @@ export type StreamSpec =
   | { kind: 'forceOrder'; symbol: string | null }
   /** A spot market's 5-minute average price (Binance spot's stream). */
   | { kind: 'avgPrice'; symbol: string }
+  | { kind: 'referencePrice'; symbol: string }
   /** Binance spot's rolling window ticker; symbol null: `!ticker_<window>@arr`, over the spot markets. */
   | { kind: 'windowTicker'; symbol: string | null; window: TickerWindow }
 
@@ -83,6 +84,7 @@ export function parseStream(name: unknown): StreamSpec | null {
     case 'bookTicker': return { kind: 'bookTicker', symbol }
     case 'forceOrder': return { kind: 'forceOrder', symbol }
     case 'avgPrice': return { kind: 'avgPrice', symbol }
+    case 'referencePrice': return { kind: 'referencePrice', symbol }
     default: return null
   }
 }
@@ -111,5 +113,6 @@ export const streamName = {
   bookTicker: (symbol: string | null): string => symbol === null ? '!bookTicker' : `${symbol}@bookTicker`,
   forceOrder: (symbol: string | null): string => symbol === null ? '!forceOrder@arr' : `${symbol}@forceOrder`,
   avgPrice: (symbol: string): string => `${symbol}@avgPrice`,
+  referencePrice: (symbol: string): string => `${symbol}@referencePrice`,
   windowTicker: (symbol: string | null, window: TickerWindow): string => symbol === null ? `!ticker_${window}@arr` : `${symbol}@ticker_${window}`,
 }

@@ -127,6 +127,13 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   t.match(iceberg.result, { type: 'LIMIT', origQty: '0.0300', icebergQty: '0.0100' })
   t.match((await call(ws, 'depth', { symbol: 'BTCUSDT' })).result, { asks: [['52000.00', '0.0100']] })
   t.match(await call(ws, 'depth', { symbol: 'BTCUSDT', symbolStatus: 'HALT' }), { status: 400, error: { code: -1220 } }, 'symbolStatus as REST')
+  // The Price Range execution rule's methods answer as their REST routes.
+  for (const [method, path, params] of [['executionRules', '/api/v3/executionRules', { symbol: 'BTCUSDT' }],
+    ['referencePrice', '/api/v3/referencePrice', { symbol: 'BTCUSDT' }],
+    ['referencePrice.calculation', '/api/v3/referencePrice/calculation', { symbol: 'BTCUSDT' }]] as const) {
+    const q = new URLSearchParams(params).toString()
+    t.same((await call(ws, method, { ...params })).result, (await rig.app.inject(`${path}?${q}`)).json(), method)
+  }
   t.same((await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))).result,
     await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))
   t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'IOC',

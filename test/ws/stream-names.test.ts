@@ -31,6 +31,7 @@ t.test('every listed name parses', async (t) => {
     [`${s}@forceOrder`, { kind: 'forceOrder', symbol: s }],
     ['!forceOrder@arr', { kind: 'forceOrder', symbol: null }],
     [`${s}@avgPrice`, { kind: 'avgPrice', symbol: s }],
+    [`${s}@referencePrice`, { kind: 'referencePrice', symbol: s }],
     [`${s}@ticker_1h`, { kind: 'windowTicker', symbol: s, window: '1h' }],
     [`${s}@ticker_4h`, { kind: 'windowTicker', symbol: s, window: '4h' }],
     ['!ticker_1d@arr', { kind: 'windowTicker', symbol: null, window: '1d' }],
@@ -49,6 +50,7 @@ t.test('names the feeds publish under are the names clients subscribe to', async
   t.equal(streamName.kline('ethusdtperp', '1M'), 'ethusdtperp@kline_1M')
   t.equal(streamName.avgPrice('btcusdt'), 'btcusdt@avgPrice')
   t.same(parseStream(streamName.avgPrice('btcusdt')), { kind: 'avgPrice', symbol: 'btcusdt' })
+  t.same(parseStream(streamName.referencePrice('btcusdt')), { kind: 'referencePrice', symbol: 'btcusdt' })
   t.equal(streamName.windowTicker('btcusdt', '4h'), 'btcusdt@ticker_4h')
   t.equal(streamName.windowTicker(null, '1d'), '!ticker_1d@arr')
   for (const near of ['btcusdt@ticker_2h', '!ticker_1h', '!ticker_5m@arr']) t.equal(parseStream(near), null, near)

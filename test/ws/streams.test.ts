@@ -170,6 +170,14 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   t.same(first, { e: 'avgPrice', E: first.E, s: 'BTCUSDT', i: '5m', w: rest.price, T: tradeTime })
   t.equal(rest.price, '5000.00')
   avg.close()
+  // The Price Range rule's reference price, every second: null for a market without trades.
+  const refs = await connect(`${rig.base}/stream?streams=btcusdt@referencePrice/ethusdt@referencePrice`)
+  const ref = await on(refs, 'btcusdt@referencePrice')
+  t.same(ref, { e: 'referencePrice', s: 'BTCUSDT', r: '5000.000000', t: ref.t })
+  t.same((await (await fetch(`${rig.http}/api/v3/referencePrice?symbol=BTCUSDT`)).json() as { referencePrice: string }).referencePrice, ref.r,
+    'as REST has it')
+  t.match(await on(refs, 'ethusdt@referencePrice'), { e: 'referencePrice', s: 'ETHUSDT', r: null })
+  refs.close()
   // Binance spot's rolling window tickers: GET /api/v3/ticker's figures for the window; the array form over the spot markets.
   const oneHour = await on(windows, 'btcusdt@ticker_1h')
   const r = (await (await fetch(`${rig.http}/api/v3/ticker?symbol=BTCUSDT&windowSize=1h`)).json()) as Record<string, unknown>
