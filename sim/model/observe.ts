@@ -7,7 +7,7 @@ import type { State } from '../../core/state.js'
 
 export type Observed =
   | { type: 'order'; marketId: number; orderId: number; clientOrderId: string; execType: string; status: string;
-      executedQtyLots: number; cumQuoteTicksLots: number }
+      executedQtyLots: number; cumQuoteTicksLots: number; expiryReason?: string }
   | { type: 'trade'; marketId: number; tradeId: number; priceTicks: number; qtyLots: number; buyerIsMaker: boolean;
       makerOrderId: number; takerOrderId: number; makerFee: bigint; takerFee: bigint; makerPnl: bigint; takerPnl: bigint }
   | { type: 'withdrawal'; withdrawalId: number; status: string; amount: bigint }
@@ -63,9 +63,12 @@ export interface LedgerView {
 
 function observeEvent(e: Event): Observed | null {
   switch (e.type) {
-    case 'order':
-      return { type: 'order', marketId: e.marketId, orderId: e.orderId, clientOrderId: e.clientOrderId, execType: e.execType,
+    case 'order': {
+      const o: Observed = { type: 'order', marketId: e.marketId, orderId: e.orderId, clientOrderId: e.clientOrderId, execType: e.execType,
         status: e.status, executedQtyLots: e.executedQtyLots, cumQuoteTicksLots: e.cumQuoteTicksLots }
+      if (e.expiryReason !== undefined) o.expiryReason = e.expiryReason
+      return o
+    }
     case 'trade':
       return { type: 'trade', marketId: e.marketId, tradeId: e.tradeId, priceTicks: e.priceTicks, qtyLots: e.qtyLots,
         buyerIsMaker: e.buyerIsMaker, makerOrderId: e.maker.orderId, takerOrderId: e.taker.orderId,

@@ -198,6 +198,7 @@ function createMarket(st: RefState, c: Extract<Command, { type: 'CreatePerpMarke
     percentPricePpm: big(perp ? c.percentPricePpm ?? 50_000 : 0), marketTakeBoundPpm: big(perp ? c.marketTakeBoundPpm ?? 50_000 : 0),
     maxLeverage: perp ? c.brackets[0]!.maxLeverage : 0, defaultLeverage: perp ? c.defaultLeverage : 0,
     nextOrderId: 1, nextTradeId: 1, markPriceTicks: 0, book: { orders: [] },
+    priceRange: c.type === 'CreateSpotMarket' ? c.priceRange ?? null : null, trades: [],
   })
 }
 
@@ -393,17 +394,44 @@ function draftOrder(m: RefMarket, s: RefSub, c: PlaceOrder): RefOrder {
   }
 }
 
-type SweepEnd = 'DONE' | 'STP' | 'CAPPED'
+type SweepEnd = 'DONE' | 'STP' | 'CAPPED' | 'RANGE'
+
+/**
+ * A spot taker's Price Range bounds, the naive way: every trade of the last five minutes weighs
+ * the milliseconds its 3,750 ms bucket (aligned to time) has inside the window; null without a
+ * rule or without trades in the window.
+ */
+function priceBounds(m: RefMarket, side: Side, time: number): [number, number] | null {
+  const r = m.priceRange
+  if (r === null) return null
+  const cutoff = time - 300_000
+  let num = 0n
+  let den = 0n
+  for (const [t, price] of m.trades) {
+    const open = t - (t % 3_750)
+    if (open + 3_750 <= cutoff) continue
+    const weight = big(open < cutoff ? open + 3_750 - cutoff : 3_750)
+    num += big(price) * weight
+    den += weight
+  }
+  if (den === 0n) return null
+  const [down, up] = side === 'BUY' ? [r.bidDownE4, r.bidUpE4] : [r.askDownE4, r.askUpE4]
+  const scale = den * 10_000n
+  return [Number((num * big(down) + scale - 1n) / scale), Number((num * big(up)) / scale)]
+}
 
 /** Fills the taker against the book in price-time priority until it is done or must stop. */
 function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd {
   // A perpetual market order fills only within marketTakeBound of the mark it found.
   const mark = big(m.markPriceTicks)
   const bounded = m.kind === 'PERP' && taker.orderType === 'MARKET' && mark > 0n && m.marketTakeBoundPpm > 0n
+  // A spot taker's Price Range, fixed as it starts taking.
+  const range = m.kind === 'SPOT' ? priceBounds(m, taker.side, st.time) : null
   for (;;) {
     if (remainingLots(taker) === 0) return 'DONE'
     const maker = nextMaker(m.book, taker.side, taker.priceTicks)
     if (maker === undefined) return 'DONE'
+    if (range !== null && (maker.priceTicks < range[0] || maker.priceTicks > range[1])) return 'RANGE'
     if (bounded && beyondTakeBound(m, mark, taker.side, maker.priceTicks)) return 'DONE'
     if (maker.goodTillDate !== 0 && maker.goodTillDate <= st.time) {
       // Past its goodTillDate, not yet reached by a Tick: it expires rather than trade.
@@ -450,6 +478,7 @@ function trade(st: RefState, m: RefMarket, taker: RefOrder, maker: RefOrder, lot
   const tradeId = m.nextTradeId++
   const settle = m.kind === 'PERP' ? settlePerp : settleSpot
   if (m.kind === 'PERP') m.markPriceTicks = price
+  if (m.priceRange !== null) m.trades.push([st.time, price])
   const fills = [maker, taker].map((o) => {
     const f = settle(st.subs.get(o.owner)!, m, o, lots, price, o === maker, st.fees)
     o.filledLots += lots
@@ -612,7 +641,9 @@ function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
   }
   if (remainingLots(o) > 0) {
     o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
-    out.push(orderObserved(o, o.status))
+    const expired = orderObserved(o, o.status)
+    if (end === 'RANGE' && expired.type === 'order') expired.expiryReason = 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
+    out.push(expired)
   }
   if (o.lockedRemaining !== 0n) {
     const b = balance(st.subs.get(o.owner)!, o.side === 'BUY' ? m.quote : m.base)

@@ -5,6 +5,7 @@
 import type { PositionSide, Side } from '../../core/commands.js'
 import type { RefBook, RefOrder } from './reference-book.js'
 import { remainingLots } from './reference-book.js'
+import type { PriceRange } from '../../core/price-range.js'
 
 export interface RefBracket {
   notionalCap: bigint
@@ -42,6 +43,9 @@ export interface RefMarket {
   nextTradeId: number
   /** Perp: the last trade price (0 before the first trade). */
   markPriceTicks: number
+  /** Spot: the Price Range rule (null: none), and every trade under it as [time, price]. */
+  priceRange: PriceRange | null
+  trades: [number, number][]
   book: RefBook
 }
 

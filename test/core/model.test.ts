@@ -7,6 +7,7 @@ import { apply } from '../../core/apply.js'
 import type { Code } from '../../core/codes.js'
 import type { Command, PlaceOrder } from '../../core/commands.js'
 import type { Result } from '../../core/events.js'
+import { DEFAULT_GENESIS, type GenesisSpec } from '../../core/genesis-spec.js'
 import { createState } from '../../core/state.js'
 import { commandStream, MODEL_ACCOUNTS, PROFILES, START_TIME } from '../../sim/model/commands.js'
 import { describeDisagreement, findDisagreement } from '../../sim/model/agreement.js'
@@ -114,6 +115,27 @@ t.test('the spot streams place icebergs, which rest, requeue in a sweep, and dra
   for (const code of ['OK', 'ICEBERG_NOT_ALLOWED', 'ICEBERG_PARTS'] as const) t.ok((codes.get(code) ?? 0) > 0, `some ${code}`)
   t.ok(makerFills > 20, 'icebergs trade as makers')
   t.ok(requeuedInSweep > 0, 'a taker meets a requeued slice again')
+})
+
+/** The default markets with the spot ones under a narrow Price Range rule: ±0.5 % for buys, +0.6 / −0.4 % for sells. */
+const NARROW_RANGE: GenesisSpec = {
+  ...DEFAULT_GENESIS,
+  spotMarkets: DEFAULT_GENESIS.spotMarkets.map((s) => ({ ...s,
+    priceRange: { bidUp: '1.0050', bidDown: '0.9950', askUp: '1.0060', askDown: '0.9960' } })),
+}
+
+t.test('core and reference agree: spot under a narrow Price Range rule (takers expire at its bounds)', async (t) => {
+  // Prices ±1 % around the mid: takers often reach past the range.
+  const markets = [{ ...PROFILES.BTCSPOT, spreadTicks: 30_000 }, { ...PROFILES.ETHSPOT, spreadTicks: 2_000 }]
+  let expired = 0
+  fc.assert(fc.property(commandStream({ markets, accounts: 4, maxLength: 250 }), (stream) => {
+    const d = findDisagreement(entriesOf(stream, NARROW_RANGE), (_e, r) => {
+      for (const e of r.events) if (e.type === 'order' && e.expiryReason !== undefined) expired++
+    })
+    if (d !== null) throw new Error(describeDisagreement(d))
+  }), runs(30))
+  t.comment(`${expired} takers expired at the range`)
+  t.ok(expired > 10, 'the streams reach the range')
 })
 
 t.test('the wide streams reach the price band: limit prices both sides, market orders', async (t) => {
