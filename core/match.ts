@@ -7,7 +7,7 @@ import type { Event, PreventedMatchEvent } from './events.js'
 import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
 import { takeBound } from './price-band.js'
-import { recordTradePrice, takerRange } from './price-range.js'
+import { recordTradePrice, takerRange, type PriceBounds } from './price-range.js'
 import { isClosing } from './records.js'
 import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
@@ -50,13 +50,15 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
   const perp = m.kind === 'PERP'
   const limitPrice = limitOf(m, taker, isBuy)
   const takerCloses = perp && isClosing(taker)
-  // Fixed as the taker starts, for all of its sweep (Binance's taker phase).
-  const range = perp ? null : takerRange(m, isBuy, time)
+  // Fixed as the taker starts, for all of its sweep (Binance's taker phase); read at the first
+  // level it crosses, so an order that only rests never computes it.
+  let range: PriceBounds | null | undefined = perp ? null : undefined
   let fills = 0
   for (;;) {
     const level = opp.best()
     if (level === undefined) return 'DONE'
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) return 'DONE'
+    if (range === undefined) range = m.kind === 'SPOT' ? takerRange(m, isBuy, time) : null
     if (range !== null && (level.priceTicks < range.minTicks || level.priceTicks > range.maxTicks)) return 'RANGE'
     let maker = level.head
     while (maker !== null) {
@@ -179,7 +181,7 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
   const takerHolding = tracked ? taker.owner?.perp.get(m.marketId) : undefined
   const takerPos = takerHolding ? positionOf(takerHolding, taker.positionSide) : null
   const takerCloses = tracked && isClosing(taker)
-  const range = m.kind === 'PERP' ? null : takerRange(m, isBuy, taker.time)
+  const range = m.kind === 'PERP' || opp.levels.length === 0 ? null : takerRange(m, isBuy, taker.time)
   let lots = 0
   let notional = 0
   let fills = 0

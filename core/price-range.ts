@@ -63,11 +63,17 @@ export function referencePrice(m: SpotMarket, time: number): { num: bigint; den:
   return den === 0n ? null : { num, den }
 }
 
+/** The prices (ticks, inclusive) a taker may trade at. */
+export interface PriceBounds {
+  minTicks: number
+  maxTicks: number
+}
+
 /**
- * The prices (ticks, inclusive) a taker on `isBuy`'s side may trade at from `time` on, or null
- * when the market has no rule or no reference price yet (nothing to hold it to).
+ * The prices a taker on `isBuy`'s side may trade at from `time` on, or null when the market has
+ * no rule or no reference price yet (nothing to hold it to).
  */
-export function takerRange(m: SpotMarket, isBuy: boolean, time: number): { minTicks: number; maxTicks: number } | null {
+export function takerRange(m: SpotMarket, isBuy: boolean, time: number): PriceBounds | null {
   const r = m.priceRange
   if (r === null) return null
   const ref = referencePrice(m, time)
