@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { apply } from '../../core/apply.js'
 import type { Command } from '../../core/commands.js'
 import type { Event } from '../../core/events.js'
-import { createState } from '../../core/state.js'
+import { createState, type State } from '../../core/state.js'
 import { DepthBook } from '../../gateway/ws/depth-book.js'
 import { commandStream, PROFILES, type StreamOptions } from '../../sim/model/commands.js'
 import { entriesOf } from '../../sim/model/run.js'
@@ -15,10 +15,14 @@ import { limit } from '../helpers/commands.js'
 import { ALICE, BOB, BTCPERP, TestExchange } from '../helpers/exchange.js'
 import { runs } from '../helpers/property.js'
 
-/** Applies the stream's entries; the first entry whose touched levels differ from the book, or null. */
-function firstMismatch(stream: Parameters<typeof entriesOf>[0]): string | null {
+/**
+ * Applies the stream's entries, checking the levels each touched against the book: the state and
+ * levels after them, and the first entry whose levels differed (null when none did).
+ */
+function replay(stream: Parameters<typeof entriesOf>[0]): { state: State; depth: DepthBook; mismatch: string | null } {
   const state = createState()
   const depth = new DepthBook(state, 1)
+  let mismatch: string | null = null
   for (const entry of entriesOf(stream)) {
     const r = apply(state, entry)
     const touched = new Set<number>()
@@ -27,14 +31,14 @@ function firstMismatch(stream: Parameters<typeof entriesOf>[0]): string | null {
       // As the market feed: a market no order has rested in yet has no levels to check.
       const m = state.markets[id]!
       const levels = depth.markets.get(id)
-      if (levels !== undefined && !levels.matches(m)) return `seq ${entry.seq} (${entry.command.type}): ${m.symbol}'s levels differ from its book`
+      if (levels !== undefined && !levels.matches(m)) mismatch ??= `seq ${entry.seq} (${entry.command.type}): ${m.symbol}'s levels differ from its book`
     }
   }
-  return null
+  return { state, depth, mismatch }
 }
 
 const agrees = (stream: Parameters<typeof entriesOf>[0]): void => {
-  const mismatch = firstMismatch(stream)
+  const { mismatch } = replay(stream)
   if (mismatch !== null) throw new Error(mismatch)
 }
 
@@ -56,14 +60,7 @@ t.test('the check can fail: a level the events did not build is found', async (t
   const stream = fc.sample(commandStream(SPOT), { numRuns: 40, seed: 7 })
   let found = 0
   for (const s of stream) {
-    const state = createState()
-    const depth = new DepthBook(state, 1)
-    for (const entry of entriesOf(s)) {
-      const r = apply(state, entry)
-      const touched = new Set<number>()
-      depth.applyEntry(r.events, touched)
-      for (const id of touched) depth.markets.get(id)?.matches(state.markets[id]!)
-    }
+    const { state, depth } = replay(s)
     const m = state.markets.find((x) => x?.kind === 'SPOT' && [...x.book.orders.values()].some((o) => o.icebergLots !== 0 && o.visibleLots > 1))
     if (m === undefined) continue
     const o = [...m.book.orders.values()].find((x) => x.icebergLots !== 0 && x.visibleLots > 1)!
