@@ -41,9 +41,19 @@ export interface OrderRecordFields {
   orderListId?: number
   /** A spot iceberg's slice, lots (Binance icebergQty); absent for other orders. */
   icebergLots?: number
-  /** Why it expired, when the record says (Binance's expiryReason): a taker the Price Range rule stopped. */
-  expiryReason?: 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
+  /** Spot orders that expired: why (Binance spot's expiryReason). */
+  expiryReason?: ExpiryReason
 }
+
+/**
+ * Why a spot order expired, as Binance spot's user stream table words it: a stop or an OTO's
+ * pending order refused as it was placed (REJECTED), an OCO's other order (OCO_TRIGGER), an OTO's
+ * pending orders as its working order expired (OTO_PHASE_ONE_EXPIRED), an IOC's or a market
+ * order's rest (UNFILLED_IOC_QUANTITY_EXPIRED, INSUFFICIENT_LIQUIDITY), a taker the Price Range
+ * rule stopped, and the rest of a taker past the exchange's fills per command (EXCHANGE_CANCELED).
+ */
+export type ExpiryReason = 'REJECTED' | 'EXCHANGE_CANCELED' | 'OCO_TRIGGER' | 'OTO_PHASE_ONE_EXPIRED' | 'UNFILLED_IOC_QUANTITY_EXPIRED'
+  | 'UNFILLED_FOK_ORDER_EXPIRED' | 'INSUFFICIENT_LIQUIDITY' | 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
 
 /** A conditional order's parameters as its records show them (Binance stopPrice, activatePrice...). */
 export interface ConditionalFields {

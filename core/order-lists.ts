@@ -253,7 +253,9 @@ export function listFill(o: Order, fill: SpotFillSide, lots: number, time: numbe
 export function endList(o: Order, status: 'CANCELED' | 'EXPIRED', time: number, events: Event[]): void {
   const list = o.list!
   list.done = true
-  for (const leg of list.legs) if (leg !== o && !isTerminal(leg.status)) retire(leg, status, status, time, events)
+  // Expired with it: an OTO's pending orders as its working order went, or an OCO's other order.
+  const reason = status === 'CANCELED' ? undefined : list.working !== null ? 'OTO_PHASE_ONE_EXPIRED' : 'OCO_TRIGGER'
+  for (const leg of list.legs) if (leg !== o && !isTerminal(leg.status)) retire(leg, status, status, time, events, reason)
   events.push(listEvent(list, o.owner, 'ALL_DONE', time))
 }
 

@@ -5,7 +5,7 @@
 import { ensureHolding, ensureSpotBalance, findSub, spotBalance, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
 import type { CancelAll, CancelOrder, PlaceOrder } from './commands.js'
-import type { Event, OrderEvent, Result } from './events.js'
+import type { Event, ExpiryReason, OrderEvent, Result } from './events.js'
 import { buildOrder, crosses, remaining, validClientId } from './filters.js'
 import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
@@ -272,6 +272,14 @@ export function generatedClientId(m: Market, o: Order, orderId = o.orderId, take
   return id
 }
 
+/** Why a spot taker's rest expired (not by self-trade prevention): Binance spot's expiryReason. */
+function expiryReasonOf(o: Order, end: SweepEnd): ExpiryReason {
+  if (end === 'RANGE') return 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
+  if (end === 'LIMIT') return 'EXCHANGE_CANCELED'
+  if (o.orderType === 'MARKET') return 'INSUFFICIENT_LIQUIDITY'
+  return o.timeInForce === 'FOK' ? 'UNFILLED_FOK_ORDER_EXPIRED' : 'UNFILLED_IOC_QUANTITY_EXPIRED'
+}
+
 /** After the sweep: rest the remainder, or expire it and release what it held. */
 function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   if (remaining(o) === 0) {
@@ -289,7 +297,7 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
   o.updateTime = time
   const e = orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH')
-  if (end === 'RANGE') e.expiryReason = 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
+  if (o.status === 'EXPIRED' && o.market.kind === 'SPOT') e.expiryReason = expiryReasonOf(o, end)
   events.push(e)
   if (o.lockedRemaining > 0) {
     releaseSpotLock(o)

@@ -236,7 +236,9 @@ function expire(o: Order, code: Code, time: number, events: Event[]): void {
   o.status = 'EXPIRED'
   o.updateTime = time
   if (o.cond !== null) o.cond.reason = code
-  events.push(orderEvent(o, 'EXPIRED'))
+  const e = orderEvent(o, 'EXPIRED')
+  e.expiryReason = 'REJECTED'
+  events.push(e)
   // (Once per list: the first pending order held them.)
   if (o.list!.opo && o === o.list!.legs[1]) pushSpotBalanceEvent(o, time, events)
 }

@@ -2,7 +2,7 @@
 // held, GTD queue) and retiring it (the reverse), so every exit path releases the same way.
 
 import { assert } from './assert.js'
-import type { Event, ExecType, OrderStatus } from './events.js'
+import type { Event, ExecType, ExpiryReason, OrderEvent, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { nextSlice } from './book.js'
 import { isClosing, orderEvent } from './records.js'
@@ -102,9 +102,11 @@ export function releaseSpotLock(o: Order): void {
 }
 
 /** Ends a resting order (cancel, expiry, self-trade prevention) and reports it. */
-export function retire(o: Order, status: OrderStatus, execType: ExecType, time: number, events: Event[]): void {
+export function retire(o: Order, status: OrderStatus, execType: ExecType, time: number, events: Event[], reason?: ExpiryReason): void {
   const released = o.market.kind === 'SPOT' ? o.lockedRemaining : 0
-  events.push(end(o, status, execType, time))
+  const e = end(o, status, execType, time)
+  if (reason !== undefined && o.market.kind === 'SPOT') (e as OrderEvent).expiryReason = reason
+  events.push(e)
   if (released > 0) pushSpotBalanceEvent(o, time, events)
   if (o.list !== null && !o.list.done) endList(o, status === 'CANCELED' ? 'CANCELED' : 'EXPIRED', time, events)
 }

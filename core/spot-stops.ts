@@ -322,6 +322,8 @@ function fire(state: State, m: SpotMarket, o: Order, time: number, events: Event
   if (code === null) return
   c.reason = code
   o.status = 'EXPIRED'
-  events.push(orderEvent(o, 'EXPIRED'))
+  const e = orderEvent(o, 'EXPIRED')
+  e.expiryReason = 'REJECTED'
+  events.push(e)
   pushSpotBalanceEvent(o, time, events)
 }

@@ -642,7 +642,11 @@ function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
   if (remainingLots(o) > 0) {
     o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
     const expired = orderObserved(o, o.status)
-    if (end === 'RANGE' && expired.type === 'order') expired.expiryReason = 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED'
+    // A spot order's reason, as Binance spot words it: the range, an empty book, an IOC's rest.
+    if (m.kind === 'SPOT' && o.status === 'EXPIRED' && expired.type === 'order') {
+      expired.expiryReason = end === 'RANGE' ? 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED' : o.orderType === 'MARKET' ? 'INSUFFICIENT_LIQUIDITY'
+        : o.timeInForce === 'FOK' ? 'UNFILLED_FOK_ORDER_EXPIRED' : 'UNFILLED_IOC_QUANTITY_EXPIRED'
+    }
     out.push(expired)
   }
   if (o.lockedRemaining !== 0n) {
