@@ -75,6 +75,7 @@ export const CODES = [
   'ICEBERG_NOT_ALLOWED',
   'ICEBERG_QTY_INVALID',
   'ICEBERG_PARTS',
+  'TOO_MANY_ICEBERGS',
   // matching outcomes that reject the whole order
   'FOK_UNFILLED',
   'POST_ONLY_WOULD_TAKE',

@@ -34,6 +34,8 @@ export const LIMITS = {
   trailingDeltaMaxBips: 2_000,
   /** Parts of a spot iceberg order, ceil(quantity / icebergQty) (Binance's ICEBERG_PARTS filter). */
   icebergPartsMax: 10,
+  /** Open iceberg orders per sub-account and spot market (Binance's MAX_NUM_ICEBERG_ORDERS, its documented 5). */
+  icebergOrdersPerMarketMax: 5,
   /** Executing OCO order lists per sub-account and market (Binance MAX_NUM_ORDER_LISTS). */
   orderListsPerMarketMax: 20,
   /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */

@@ -13,7 +13,7 @@ import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
-import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto } from './resting.js'
+import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto, tooManyIcebergs } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
 import { armSpotStop, checkSpotStop } from './spot-stops.js'
 import { endList } from './order-lists.js'
@@ -117,6 +117,7 @@ function checkOrderLimits(m: Market, sub: SubAccount, o: Order): Code | null {
   if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
   if (m.book.orders.size >= LIMITS.ordersPerBookMax) return 'TOO_MANY_ORDERS'
   if (!m.book.side(o.side === 'BUY').canAddLevel(o.priceTicks)) return 'TOO_MANY_ORDERS'
+  if (tooManyIcebergs(m, sub, o)) return 'TOO_MANY_ICEBERGS'
   return null
 }
 

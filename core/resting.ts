@@ -51,6 +51,14 @@ export function openOrderNamed(m: Market, sub: SubAccount, ref: { orderId?: numb
   return o
 }
 
+/** Whether `o` is an iceberg with no room left: its account has the most open icebergs a market allows (any state: resting, waiting, pending). */
+export function tooManyIcebergs(m: Market, sub: SubAccount, o: Order): boolean {
+  if (o.icebergLots === 0) return false
+  let n = 0
+  for (const x of sub.orders.values()) if (x.market === m && x.icebergLots !== 0) n++
+  return n >= LIMITS.icebergOrdersPerMarketMax
+}
+
 export function countOpen(o: Order, by: number): void {
   const map = o.owner.openByMarket
   const id = o.market.marketId

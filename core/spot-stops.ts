@@ -28,7 +28,7 @@ import { generatedClientId, placeTriggeredSpot } from './orders.js'
 import { endList } from './order-lists.js'
 import { orderEvent } from './records.js'
 import { acceptOrder } from './results.js'
-import { countOpen, pushSpotBalanceEvent, releaseSpotLock } from './resting.js'
+import { countOpen, pushSpotBalanceEvent, releaseSpotLock, tooManyIcebergs } from './resting.js'
 import { lockFor, lockSpot } from './spot.js'
 import type { Conditional, Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
 import { BIPS_CALLBACK, byCrossing, ConditionalState, type Due, TrailSide } from './trailing.js'
@@ -154,6 +154,7 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   if (sub.orders.size >= LIMITS.openOrdersPerAccountMax) return 'TOO_MANY_ORDERS'
   if ((sub.openByMarket.get(m.marketId) ?? 0) >= LIMITS.openOrdersPerMarketMax) return 'TOO_MANY_ORDERS'
   if (spotStopCount(sub, m) >= LIMITS.conditionalOrdersPerMarketMax) return 'TOO_MANY_CONDITIONAL'
+  if (tooManyIcebergs(m, sub, o)) return 'TOO_MANY_ICEBERGS'
   if (pending) return o
   // A trailing stop whose stop price the last price has reached starts trailing at once instead.
   if (!trailing && last > 0 && (rising(o) ? last >= stop : last <= stop)) return 'WOULD_TRIGGER'

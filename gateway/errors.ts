@@ -316,6 +316,7 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   ICEBERG_NOT_ALLOWED: (ctx) => paramNotRequired(ctx.param ?? 'icebergQty'),
   ICEBERG_QTY_INVALID: (ctx) => invalidParam(ctx.param ?? 'icebergQty'),
   ICEBERG_PARTS: (ctx) => invalidParam(ctx.param ?? 'icebergQty'),
+  TOO_MANY_ICEBERGS: () => bad(-1013, 'Filter failure: MAX_NUM_ICEBERG_ORDERS'),
   // Only ever a reason at trigger (closePosition with no position), never a placement answer.
   CLOSE_POSITION_NOTHING: () => bad(-2022, 'ReduceOnly Order is rejected.'),
   FOK_UNFILLED: () => bad(-5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.'),
@@ -398,6 +399,7 @@ const SPOT: { readonly [C in Code]?: Mapper } = {
   ICEBERG_NOT_ALLOWED: () => spotRejected('Iceberg orders must be GTC LIMIT, LIMIT_MAKER, STOP_LOSS_LIMIT or TAKE_PROFIT_LIMIT orders.'),
   ICEBERG_QTY_INVALID: () => spotFilter('LOT_SIZE'),
   ICEBERG_PARTS: () => spotFilter('ICEBERG_PARTS'),
+  TOO_MANY_ICEBERGS: () => spotFilter('MAX_NUM_ICEBERG_ORDERS'),
   // Order amend keep priority (its refusals are -2038, Binance's code for an amendment rejected).
   MODIFY_UNCHANGED: () => bad(-2038, 'The requested action would change no state; rejecting'),
   MODIFY_LIMIT_REACHED: () => bad(-2038, 'Filter failure: MAX_NUM_ORDER_AMENDS'),

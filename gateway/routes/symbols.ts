@@ -41,6 +41,7 @@ function spotAccountFilters(): object[] {
   return [
     { filterType: 'MAX_NUM_ORDERS', maxNumOrders: LIMITS.openOrdersPerMarketMax },
     { filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: LIMITS.conditionalOrdersPerMarketMax },
+    { filterType: 'MAX_NUM_ICEBERG_ORDERS', maxNumIcebergOrders: LIMITS.icebergOrdersPerMarketMax },
     { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: LIMITS.amendmentsPerOrderMax },
     { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: LIMITS.orderListsPerMarketMax },
   ]

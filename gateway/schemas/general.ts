@@ -9,7 +9,7 @@ const rateLimit = object({ rateLimitType: str, interval: str, intervalNum: int, 
 export const filter = object({
   filterType: str, minPrice: str, maxPrice: str, tickSize: str, minQty: str, maxQty: str, stepSize: str,
   limit: int, notional: str, minNotional: str, applyMinToMarket: bool, maxNotional: str, applyMaxToMarket: bool,
-  avgPriceMins: int, multiplierUp: str, multiplierDown: str, multiplierDecimal: str, maxNumOrderAmends: int, maxNumAlgoOrders: int, maxNumOrderLists: int,
+  avgPriceMins: int, multiplierUp: str, multiplierDown: str, multiplierDecimal: str, maxNumOrderAmends: int, maxNumAlgoOrders: int, maxNumIcebergOrders: int, maxNumOrderLists: int,
   maxNumOrders: int, minTrailingAboveDelta: int, maxTrailingAboveDelta: int, minTrailingBelowDelta: int, maxTrailingBelowDelta: int,
 })
 

@@ -592,6 +592,10 @@ function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
     return rejected(c.reduceOnly === true ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
   }
   const o = draftOrder(m, s, c)
+  // At most 5 open icebergs per account and market (MAX_NUM_ICEBERG_ORDERS).
+  if (o.icebergLots !== 0 && openOrdersOf(st, s.key).filter((x) => x.marketId === m.marketId && x.icebergLots !== 0).length >= 5) {
+    return rejected('TOO_MANY_ICEBERGS')
+  }
   return m.kind === 'PERP' ? placePerp(st, m, s, o) : placeSpot(st, m, s, o)
 }
 

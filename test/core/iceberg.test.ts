@@ -167,3 +167,19 @@ t.test('a snapshot keeps each slice and each queue; the root tells queues apart'
   t.notSame(queue(askLevel(before)), queue(askLevel(ex.state)))
   t.not(stateRoot(before), stateRoot(ex.state), 'Bob moved behind Dave\'s new order: another root')
 })
+
+t.test('at most 5 open icebergs per account and market (MAX_NUM_ICEBERG_ORDERS), waiting stops among them', async (t) => {
+  const ex = spotScene()
+  const ids: number[] = []
+  for (let i = 0; i < 4; i++) ids.push(ex.ok(iceberg(BOB, 'SELL', P + i, 20, 10)).orderId!)
+  ex.ok({ type: 'PlaceOrder', account: BOB, sub: 0, marketId: BTCSPOT, side: 'SELL', orderType: 'STOP', qtyLots: 20,
+    stopPriceTicks: 2_900_000, priceTicks: 2_800_000, timeInForce: 'GTC', icebergLots: 10 })
+  const sixth = rejection(ex, iceberg(BOB, 'SELL', P + 9, 20, 10))
+  t.same([sixth.code, sixth.rootUnchanged], ['TOO_MANY_ICEBERGS', true], 'the fifth was a waiting stop-limit iceberg')
+  t.equal(rejection(ex, { type: 'PlaceOrder', account: BOB, sub: 0, marketId: BTCSPOT, side: 'SELL', orderType: 'STOP', qtyLots: 20,
+    stopPriceTicks: 2_900_000, priceTicks: 2_800_000, timeInForce: 'GTC', icebergLots: 10 }).code, 'TOO_MANY_ICEBERGS', 'nor a stop')
+  t.equal(rejection(ex, limit(BOB, 'SELL', P + 9, 20, spot)).code, 'ACCEPTED', 'a plain order is not one')
+  t.equal(rejection(ex, iceberg(DAVE, 'SELL', P + 9, 20, 10)).code, 'ACCEPTED', 'another account has its own')
+  ex.ok({ type: 'CancelOrder', account: BOB, sub: 0, marketId: BTCSPOT, orderId: ids[0] })
+  t.equal(rejection(ex, iceberg(BOB, 'SELL', P + 9, 20, 10)).code, 'ACCEPTED', 'one canceled: room again')
+})

@@ -68,6 +68,7 @@ t.test('spot commission rates and the order limits with their counts', async (t)
   t.same(mine.json(), {
     exchangeFilters: [{ filterType: 'EXCHANGE_MAX_NUM_ORDERS', maxNumOrders: 1000 }],
     symbolFilters: [{ filterType: 'MAX_NUM_ORDERS', maxNumOrders: 200 }, { filterType: 'MAX_NUM_ALGO_ORDERS', maxNumAlgoOrders: 10 },
+      { filterType: 'MAX_NUM_ICEBERG_ORDERS', maxNumIcebergOrders: 5 },
       { filterType: 'MAX_NUM_ORDER_AMENDS', maxNumOrderAmends: 10_000 }, { filterType: 'MAX_NUM_ORDER_LISTS', maxNumOrderLists: 20 }],
     assetFilters: [],
   })

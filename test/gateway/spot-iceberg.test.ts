@@ -22,6 +22,8 @@ t.test('exchangeInfo: icebergs allowed, in at most 10 slices', async (t) => {
   const info = (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0]
   t.equal(info.icebergAllowed, true)
   t.same(info.filters.find((f: { filterType: string }) => f.filterType === 'ICEBERG_PARTS'), { filterType: 'ICEBERG_PARTS', limit: 10 })
+  t.same(info.filters.find((f: { filterType: string }) => f.filterType === 'MAX_NUM_ICEBERG_ORDERS'),
+    { filterType: 'MAX_NUM_ICEBERG_ORDERS', maxNumIcebergOrders: 5 })
 })
 
 t.test('an iceberg sell: the book shows its slice; a buy meets the slice, then the next one at the back', async (t) => {
@@ -95,6 +97,10 @@ t.test('refusals: not GTC, a market order, too many slices, off the step; nothin
     t.match(r.json(), error, what)
   }
   t.equal(stateRoot(rig.ex.state), before)
+  // Five open icebergs at most: the sixth is the MAX_NUM_ICEBERG_ORDERS filter's.
+  for (let i = 0; i < 5; i++) t.equal((await post(seller, { ...limit, price: `3100${i}.00`, icebergQty: '0.0010' })).statusCode, 200)
+  t.same((await post(seller, { ...limit, price: '31009.00', icebergQty: '0.0010' })).json(),
+    { code: -1013, msg: 'Filter failure: MAX_NUM_ICEBERG_ORDERS' })
 })
 
 t.test('list legs take icebergs: OCO\'s LIMIT_MAKER, OTO\'s working order, the older OCO\'s limit leg', async (t) => {
