@@ -7,7 +7,7 @@ import type { Event, PreventedMatchEvent } from './events.js'
 import { crosses } from './filters.js'
 import { LIMITS } from './limits.js'
 import { takeBound } from './price-band.js'
-import { recordTradePrice, takerRange, type PriceBounds } from './price-range.js'
+import { outsideRange, recordTradePrice, takerRange, type PriceBounds } from './price-range.js'
 import { isClosing } from './records.js'
 import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
@@ -59,7 +59,7 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
     if (level === undefined) return 'DONE'
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) return 'DONE'
     if (range === undefined) range = m.kind === 'SPOT' ? takerRange(m, isBuy, time) : null
-    if (range !== null && (level.priceTicks < range.minTicks || level.priceTicks > range.maxTicks)) return 'RANGE'
+    if (outsideRange(range, level.priceTicks)) return 'RANGE'
     let maker = level.head
     while (maker !== null) {
       const left = taker.origQtyLots - taker.executedQtyLots
@@ -189,7 +189,7 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
   for (let i = levels.length - 1; i >= 0; i--) {
     const level = levels[i]!
     if (limitPrice !== 0 && !crosses(isBuy, limitPrice, level.priceTicks)) break
-    if (range !== null && (level.priceTicks < range.minTicks || level.priceTicks > range.maxTicks)) break
+    if (outsideRange(range, level.priceTicks)) break
     // Icebergs whose slice this walk used up, with the lots behind it, in the order the sweep
     // moves them to the back of the level (spot only).
     let behind: { maker: Order; hidden: number }[] | null = null

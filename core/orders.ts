@@ -297,9 +297,8 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   }
   o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
   o.updateTime = time
-  const e = orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH')
-  if (o.status === 'EXPIRED' && o.market.kind === 'SPOT') e.expiryReason = expiryReasonOf(o, end)
-  events.push(e)
+  const spotExpired = o.status === 'EXPIRED' && o.market.kind === 'SPOT'
+  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH', spotExpired ? expiryReasonOf(o, end) : undefined))
   if (o.lockedRemaining > 0) {
     releaseSpotLock(o)
     pushSpotBalanceEvent(o, time, events)

@@ -236,9 +236,7 @@ function expire(o: Order, code: Code, time: number, events: Event[]): void {
   o.status = 'EXPIRED'
   o.updateTime = time
   if (o.cond !== null) o.cond.reason = code
-  const e = orderEvent(o, 'EXPIRED')
-  e.expiryReason = 'REJECTED'
-  events.push(e)
+  events.push(orderEvent(o, 'EXPIRED', 'REJECTED'))
   // (Once per list: the first pending order held them.)
   if (o.list!.opo && o === o.list!.legs[1]) pushSpotBalanceEvent(o, time, events)
 }

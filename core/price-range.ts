@@ -69,6 +69,11 @@ export interface PriceBounds {
   maxTicks: number
 }
 
+/** Whether a taker held to `range` (null: none) may not trade at `priceTicks`. */
+export function outsideRange(range: PriceBounds | null, priceTicks: number): boolean {
+  return range !== null && (priceTicks < range.minTicks || priceTicks > range.maxTicks)
+}
+
 /**
  * The prices a taker on `isBuy`'s side may trade at from `time` on, or null when the market has
  * no rule or no reference price yet (nothing to hold it to).

@@ -1,10 +1,11 @@
 // Builders of the events that carry order records.
 
 import { conditionalFields } from './conditional.js'
-import type { ExecType, OrderEvent, OrderRecordFields, OrderStatus } from './events.js'
+import type { ExecType, ExpiryReason, OrderEvent, OrderRecordFields, OrderStatus } from './events.js'
 import type { Order } from './state.js'
 
-export function orderEvent(o: Order, execType: ExecType): OrderEvent {
+/** An order's record after a change; `expiryReason` for a spot order that expired (Binance spot's). */
+export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryReason): OrderEvent {
   const e: OrderEvent = {
     type: 'order', execType,
     marketId: o.market.marketId, orderId: o.orderId,
@@ -22,6 +23,7 @@ export function orderEvent(o: Order, execType: ExecType): OrderEvent {
   if (o.quoteQty !== 0) e.quoteQty = o.quoteQty
   if (o.list !== null) e.orderListId = o.list.orderListId
   if (o.icebergLots !== 0) e.icebergLots = o.icebergLots
+  if (expiryReason !== undefined) e.expiryReason = expiryReason
   return e
 }
 

@@ -2,7 +2,7 @@
 // held, GTD queue) and retiring it (the reverse), so every exit path releases the same way.
 
 import { assert } from './assert.js'
-import type { Event, ExecType, ExpiryReason, OrderEvent, OrderStatus } from './events.js'
+import type { Event, ExecType, ExpiryReason, OrderStatus } from './events.js'
 import { ensureHolding, ensureSpotBalance } from './accounts.js'
 import { nextSlice } from './book.js'
 import { isClosing, orderEvent } from './records.js'
@@ -109,12 +109,10 @@ export function releaseSpotLock(o: Order): void {
   unlockSpot(o, o.lockedRemaining)
 }
 
-/** Ends a resting order (cancel, expiry, self-trade prevention) and reports it. */
+/** Ends a resting order (cancel, expiry, self-trade prevention) and reports it; `reason`: a spot order's expiryReason. */
 export function retire(o: Order, status: OrderStatus, execType: ExecType, time: number, events: Event[], reason?: ExpiryReason): void {
   const released = o.market.kind === 'SPOT' ? o.lockedRemaining : 0
-  const e = end(o, status, execType, time)
-  if (reason !== undefined && o.market.kind === 'SPOT') (e as OrderEvent).expiryReason = reason
-  events.push(e)
+  events.push(end(o, status, execType, time, reason))
   if (released > 0) pushSpotBalanceEvent(o, time, events)
   if (o.list !== null && !o.list.done) endList(o, status === 'CANCELED' ? 'CANCELED' : 'EXPIRED', time, events)
 }
@@ -132,11 +130,11 @@ export function retireInto(o: Order, status: OrderStatus, execType: ExecType, ti
 }
 
 /** Takes the order out and gives it its final status; its record. */
-function end(o: Order, status: OrderStatus, execType: ExecType, time: number): Event {
+function end(o: Order, status: OrderStatus, execType: ExecType, time: number, reason?: ExpiryReason): Event {
   unrest(o)
   o.status = status
   o.updateTime = time
-  return orderEvent(o, execType)
+  return orderEvent(o, execType, reason)
 }
 
 /** Reports the balance an order locks or releases (quote for buys, base for sells). */

@@ -323,8 +323,6 @@ function fire(state: State, m: SpotMarket, o: Order, time: number, events: Event
   if (code === null) return
   c.reason = code
   o.status = 'EXPIRED'
-  const e = orderEvent(o, 'EXPIRED')
-  e.expiryReason = 'REJECTED'
-  events.push(e)
+  events.push(orderEvent(o, 'EXPIRED', 'REJECTED'))
   pushSpotBalanceEvent(o, time, events)
 }

@@ -194,7 +194,7 @@ export function spotsListParam(state: State, p: Params, required: boolean): { ma
   const status = symbolStatusParam(p)
   if (optional(p, 'symbol') !== undefined) {
     if (list !== undefined) throw invalidParam('symbols')
-    return { markets: [spotWithStatus(state, p)], many: false }
+    return { markets: [inStatus(spotParam(state, p), status)], many: false }
   }
   if (list === undefined) {
     if (required) throw mandatoryParam('symbol')
@@ -233,12 +233,16 @@ function withStatus(markets: SpotMarket[], status: SymbolStatus | undefined): Sp
   return status === undefined ? markets : markets.filter((m) => spotTradingStatus(m) === status)
 }
 
-/** The spot market `symbol` names, which must be in the `symbolStatus` asked for, if any (-1220 otherwise). */
-export function spotWithStatus(state: State, p: Params): SpotMarket {
-  const status = symbolStatusParam(p)
-  const m = spotParam(state, p)
+/** `m`, which must be in `status` when one was asked for (-1220 otherwise). */
+function inStatus(m: SpotMarket, status: SymbolStatus | undefined): SpotMarket {
   if (status !== undefined && spotTradingStatus(m) !== status) throw symbolStatusMismatch()
   return m
+}
+
+/** The spot market `symbol` names, which must be in the `symbolStatus` asked for, if any. */
+export function spotWithStatus(state: State, p: Params): SpotMarket {
+  const status = symbolStatusParam(p)
+  return inStatus(spotParam(state, p), status)
 }
 
 /** How many symbols a request names: 1 for `symbol`, the list's length for `symbols`, 0 for neither; never throws. */

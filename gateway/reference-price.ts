@@ -8,13 +8,13 @@ import { REFERENCE_BUCKET_MS, REFERENCE_BUCKETS, referencePrice } from '../core/
 import type { SpotMarket, State } from '../core/state.js'
 import type { GatewayContext } from './context.js'
 import { ApiError } from './errors.js'
-import { optional, spotParam, spotsListParam, symbolCountForWeight, symbolStatusParam, type Params } from './market-params.js'
+import { optional, spotParam, spotsListParam, symbolCountForWeight, type Params } from './market-params.js'
 
 /** The reference price at `now` with the quote asset's decimals (truncated), or null without trades in the window. */
 export function referencePriceText(state: State, m: SpotMarket, now: number): string | null {
   const ref = referencePrice(m, now)
   if (ref === null) return null
-  const scale = state.assets.get(m.quote)?.scale ?? m.pricePrecision
+  const scale = state.assets.get(m.quote)!.scale
   return new Decimal(ref.num.toString()).div(ref.den.toString()).div(new Decimal(10).pow(m.pricePrecision))
     .toDecimalPlaces(scale, Decimal.ROUND_DOWN).toFixed(scale)
 }
@@ -31,7 +31,6 @@ export function executionRulesWeight(p: Params): number {
 export function executionRulesBody(ctx: GatewayContext, p: Params): object {
   const given = ['symbol', 'symbols', 'symbolStatus'].filter((k) => optional(p, k) !== undefined)
   if (given.length > 1) throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
-  symbolStatusParam(p)
   const { markets } = spotsListParam(ctx.state(), p, false)
   return {
     symbolRules: markets.map((m) => ({
