@@ -76,6 +76,11 @@ export const CODES = [
   'ICEBERG_QTY_INVALID',
   'ICEBERG_PARTS',
   'TOO_MANY_ICEBERGS',
+  // spot pegged orders (core/peg.ts)
+  'PEG_INVALID',
+  'PEG_ORDER_TYPE',
+  'PEG_TYPE_MISMATCH',
+  'PEG_NO_DEPTH',
   // matching outcomes that reject the whole order
   'FOK_UNFILLED',
   'POST_ONLY_WOULD_TAKE',

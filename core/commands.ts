@@ -24,6 +24,12 @@ export type MarginType = 'CROSSED' | 'ISOLATED'
  * QUEUE the own side's best, QUEUE_n its n-th. NONE: the order's own price.
  */
 export type PriceMatch = 'NONE' | 'OPPONENT' | 'OPPONENT_5' | 'OPPONENT_10' | 'OPPONENT_20' | 'QUEUE' | 'QUEUE_5' | 'QUEUE_10' | 'QUEUE_20'
+/**
+ * Binance spot's pegPriceType (core/peg.ts): the limit price is the book's best on the order's
+ * own side (PRIMARY_PEG) or on the side it would trade against (MARKET_PEG), taken as the order
+ * enters the book.
+ */
+export type PegPriceType = 'PRIMARY_PEG' | 'MARKET_PEG'
 
 export interface Issuer {
   /** Wallet address, checksummed hex. */
@@ -221,6 +227,14 @@ export interface PlaceOrder extends Issuer {
    * at the back of its level (core/book.ts).
    */
   icebergLots?: number
+  /**
+   * Spot LIMIT, POST_ONLY and the limit forms of spot stops (Binance's pegPriceType): the price
+   * is taken from the book as the order enters it (a stop's at its trigger); priceTicks, when
+   * sent too, is checked by the filters and recorded, not traded at (core/peg.ts).
+   */
+  pegPriceType?: PegPriceType
+  /** With pegPriceType (Binance's pegOffsetValue, pegOffsetType PRICE_LEVEL): that many levels deeper than the best, 0..100. */
+  pegOffsetLevels?: number
   /** Default CONTRACT_PRICE. */
   workingType?: WorkingType
   /** Hold the trigger while mark and last price differ by more than the market's triggerProtect. */
@@ -262,6 +276,9 @@ export interface ListLeg {
   icebergLots?: number
   /** LIMIT, and STOP and TAKE_PROFIT (the limit order's at trigger): GTC, IOC, FOK. */
   timeInForce?: TimeInForce
+  /** LIMIT, POST_ONLY and the limit stop forms: a pegged price (PlaceOrder's pegPriceType and pegOffsetLevels). */
+  pegPriceType?: PegPriceType
+  pegOffsetLevels?: number
   clientOrderId?: string
 }
 

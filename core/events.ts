@@ -2,7 +2,7 @@
 // each carries the whole new state of what it touched (order record, balances, position).
 
 import type { Code } from './codes.js'
-import type { ConditionalType, MarginType, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
+import type { ConditionalType, MarginType, OrderType, PegPriceType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WalletKind } from './commands.js'
 
 /** PENDING_NEW: an OTO list's pending order, waiting for its working order to fill (core/oto-lists.ts). */
 export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'PENDING_NEW'
@@ -41,6 +41,8 @@ export interface OrderRecordFields {
   orderListId?: number
   /** A spot iceberg's slice, lots (Binance icebergQty); absent for other orders. */
   icebergLots?: number
+  /** Spot pegged orders (core/peg.ts): their peg; priceTicks is the price it gave (0 until it has). */
+  peg?: Peg
   /** Spot orders that expired: why (Binance spot's expiryReason). */
   expiryReason?: ExpiryReason
 }
@@ -78,6 +80,18 @@ export interface ConditionalFields {
 }
 
 /** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */
+/**
+ * A pegged order's instructions. Its priceTicks is the price the book gave it, 0 until it has
+ * one (a stop before its trigger, an OTO list's pending order before its placement).
+ */
+export interface Peg {
+  type: PegPriceType
+  /** Levels deeper than the best (Binance's pegOffsetValue; 0: the best). */
+  offsetLevels: number
+  /** The price the order was sent with (checked by the filters, recorded as its price), 0 without one. */
+  sentPriceTicks: number
+}
+
 export interface OrderEvent extends OrderRecordFields {
   type: 'order'
   execType: ExecType

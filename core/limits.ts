@@ -36,6 +36,8 @@ export const LIMITS = {
   icebergPartsMax: 10,
   /** Open iceberg orders per sub-account and spot market (Binance's MAX_NUM_ICEBERG_ORDERS, its documented 5). */
   icebergOrdersPerMarketMax: 5,
+  /** A spot pegged order's pegOffsetValue: levels deeper than the best (Binance's documented 100 at most). */
+  pegOffsetLevelsMax: 100,
   /** Executing OCO order lists per sub-account and market (Binance MAX_NUM_ORDER_LISTS). */
   orderListsPerMarketMax: 20,
   /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */

@@ -27,6 +27,7 @@ import { retire } from './resting.js'
 import { holdProceeds } from './oto-lists.js'
 import { armSpotStop, spotStopCount, stopLock } from './spot-stops.js'
 import { lockFor } from './spot.js'
+import { pegOf, peggedPrice } from './peg.js'
 import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
 
 const isStopLoss = (t: OrderType): boolean => t === 'STOP' || t === 'STOP_MARKET'
@@ -68,7 +69,7 @@ export function legCommand(cmd: Issuer & { marketId: number; side: Side; qtyLots
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
     orderType: leg.orderType, timeInForce: leg.timeInForce, priceTicks: leg.priceTicks, stopPriceTicks: leg.stopPriceTicks,
     trailingDeltaBips: leg.trailingDeltaBips, icebergLots: leg.icebergLots, qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId,
-    stp: cmd.stp,
+    stp: cmd.stp, pegPriceType: leg.pegPriceType, pegOffsetLevels: leg.pegOffsetLevels,
   }
 }
 
@@ -94,6 +95,17 @@ export function ocoShapeCode(side: Side, above: ListLeg, below: ListLeg, last: n
     if (leg.orderType === 'POST_ONLY' && (leg.timeInForce !== undefined || leg.stopPriceTicks !== undefined)) return 'COMMAND_INVALID'
   }
   return null
+}
+
+/**
+ * A leg as it would stand for the shape's checks: a pegged LIMIT_MAKER at the price the book
+ * gives it now (none: left to its placement's checks to refuse).
+ */
+function standing(m: SpotMarket, side: Side, leg: ListLeg): ListLeg {
+  if (leg === null || typeof leg !== 'object' || leg.orderType !== 'POST_ONLY' || leg.pegPriceType === undefined) return leg
+  const peg = pegOf(m, legCommand({ account: '', sub: 0, marketId: m.marketId, side, qtyLots: 0 }, leg))
+  const price = peg === null || typeof peg === 'string' ? 'PEG_INVALID' : peggedPrice(m, side, peg)
+  return typeof price === 'string' ? leg : { ...leg, priceTicks: price }
 }
 
 /** What a leg would hold placed alone: a LIMIT_MAKER its limit order's lock, a stop its stopLock. */
@@ -128,7 +140,7 @@ export function checkList(state: State, cmd: PlaceOrderList, time: number): Chec
   if (typeof found === 'string') return found
   const { m, sub } = found
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
-  const shape = ocoShapeCode(cmd.side, cmd.above, cmd.below, m.lastPriceTicks)
+  const shape = ocoShapeCode(cmd.side, standing(m, cmd.side, cmd.above), standing(m, cmd.side, cmd.below), m.lastPriceTicks)
   if (shape) return shape
   const listId = cmd.listClientOrderId
   const idCode = listIdCode(sub, listId)

@@ -18,10 +18,11 @@ import { armConditional, checkConditional } from './conditional.js'
 import { armSpotStop, checkSpotStop } from './spot-stops.js'
 import { endList } from './order-lists.js'
 import { bandCode, marketBandCode } from './price-band.js'
+import { pegOf, peggedPrice } from './peg.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
 import { lockFor, lockSpot } from './spot.js'
-import { positionOf, type Market, type Order, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
+import { positionOf, type Market, type Order, type Peg, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
 
 export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result {
   const o = checkOrder(state, cmd, time)
@@ -51,8 +52,10 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
     if (typeof matched === 'string') return matched
     cmd = matched
   }
+  const peg = cmd.pegPriceType === undefined && cmd.pegOffsetLevels === undefined ? null : pegOf(m, cmd)
+  if (typeof peg === 'string') return peg
   if (isConditionalType(cmd.orderType)) {
-    if (m.kind === 'SPOT') return checkSpotStop(m, sub, cmd, time, pending)
+    if (m.kind === 'SPOT') return checkSpotStop(m, sub, cmd, time, pending, peg)
     // A trailing delta is a spot stop's (a perpetual trailing stop takes a callback).
     return cmd.trailingDeltaBips !== undefined ? 'COMMAND_INVALID' : checkConditional(m, sub, cmd, time)
   }
@@ -62,8 +65,18 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
     if (typeof sized === 'string') return sized
     cmd = sized
   }
+  if (peg !== null) {
+    const priced = withPeggedPrice(m, sub, cmd, peg, time, pending)
+    if (typeof priced === 'string') return priced
+    cmd = priced
+  }
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return o
+  if (peg !== null) {
+    o.peg = peg
+    // An OTO list's pending order takes its price as it is placed (core/oto-lists.ts).
+    if (pending) o.priceTicks = 0
+  }
   if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
   if (cmd.quoteQty !== undefined) o.quoteQty = cmd.quoteQty
   if (sub === undefined) {
@@ -88,6 +101,23 @@ function withMatchedPrice(m: Market, cmd: PlaceOrder): PlaceOrder | Code {
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   if (atTrigger) return cmd
   const priceTicks = resolvePriceMatch(m, cmd.side, cmd.priceMatch)
+  return typeof priceTicks === 'string' ? priceTicks : { ...cmd, priceTicks }
+}
+
+/**
+ * The command a pegged LIMIT or POST_ONLY order is built from: at the price the book gives now
+ * (core/peg.ts), after the price it was sent with, if any, passed the same checks. An OTO
+ * list's pending order is priced as it is placed: until then it is checked at the price it was
+ * sent with, or without price filters (the market's highest price stands in).
+ */
+function withPeggedPrice(m: Market, sub: SubAccount | undefined, cmd: PlaceOrder, peg: Peg, time: number,
+  pending: boolean): PlaceOrder | Code {
+  if (pending) return { ...cmd, priceTicks: cmd.priceTicks ?? m.maxPriceTicks }
+  if (cmd.priceTicks !== undefined) {
+    const sent = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
+    if (typeof sent === 'string') return sent
+  }
+  const priceTicks = peggedPrice(m, cmd.side, peg)
   return typeof priceTicks === 'string' ? priceTicks : { ...cmd, priceTicks }
 }
 

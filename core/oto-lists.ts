@@ -170,7 +170,13 @@ function legOf(o: Order): ListLeg {
   if (c !== null && c.trailingDeltaBips !== 0) leg.trailingDeltaBips = c.trailingDeltaBips
   if (o.icebergLots !== 0) leg.icebergLots = o.icebergLots
   const limitForm = c !== null ? c.origType === 'STOP' || c.origType === 'TAKE_PROFIT' : o.orderType !== 'MARKET'
-  if (limitForm) leg.priceTicks = o.priceTicks
+  // A pegged order is priced again as it is placed, from the price it was sent with, if any (core/peg.ts).
+  const price = o.peg !== null ? o.peg.sentPriceTicks : o.priceTicks
+  if (limitForm && price !== 0) leg.priceTicks = price
+  if (o.peg !== null) {
+    leg.pegPriceType = o.peg.type
+    if (o.peg.offsetLevels !== 0) leg.pegOffsetLevels = o.peg.offsetLevels
+  }
   if (limitForm && o.orderType !== 'POST_ONLY') leg.timeInForce = o.timeInForce
   return leg
 }

@@ -23,6 +23,7 @@ export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryRe
   if (o.quoteQty !== 0) e.quoteQty = o.quoteQty
   if (o.list !== null) e.orderListId = o.list.orderListId
   if (o.icebergLots !== 0) e.icebergLots = o.icebergLots
+  if (o.peg !== null) e.peg = o.peg
   if (expiryReason !== undefined) e.expiryReason = expiryReason
   return e
 }
@@ -47,6 +48,7 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.quoteQty !== undefined) r.quoteQty = e.quoteQty
   if (e.orderListId !== undefined) r.orderListId = e.orderListId
   if (e.icebergLots !== undefined) r.icebergLots = e.icebergLots
+  if (e.peg !== undefined) r.peg = e.peg
   if (e.expiryReason !== undefined) r.expiryReason = e.expiryReason
   return r
 }

@@ -63,6 +63,11 @@ function queueLeaves(m: Market, out: string[]): void {
   }
 }
 
+/** A pegged order's peg (core/peg.ts); only on pegged orders, so other orders hash as before. */
+function pegLeaf(o: Order): string {
+  return `peg|${o.market.marketId}|${o.orderId}|${o.peg!.type}|${o.peg!.offsetLevels}|${o.peg!.sentPriceTicks}`
+}
+
 function orderExtraLeaf(o: Order): string {
   return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
@@ -99,6 +104,7 @@ export function stateLeaves(state: State): string[] {
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
       if (o.list !== null) out.push(orderListLeaf(o))
       if (o.icebergLots !== 0) out.push(icebergLeaf(o))
+      if (o.peg !== null) out.push(pegLeaf(o))
     }
     if (m.kind === 'SPOT') queueLeaves(m, out)
     if (m.kind === 'PERP' && m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
@@ -108,6 +114,7 @@ export function stateLeaves(state: State): string[] {
       if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
       if (o.list !== null) out.push(orderListLeaf(o))
       if (o.icebergLots !== 0) out.push(icebergLeaf(o))
+      if (o.peg !== null) out.push(pegLeaf(o))
     }
     // OTO lists' pending orders (core/oto-lists.ts).
     if (m.kind === 'SPOT') {
@@ -115,6 +122,8 @@ export function stateLeaves(state: State): string[] {
         out.push(orderLeaf(o), orderListLeaf(o))
         if (o.cond) out.push(conditionalLeaf(o))
         if (o.icebergLots !== 0) out.push(icebergLeaf(o))
+        if (o.peg !== null) out.push(pegLeaf(o))
+      if (o.peg !== null) out.push(pegLeaf(o))
       }
     }
   }

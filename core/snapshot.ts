@@ -11,8 +11,8 @@ import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PR
 import { isConditionalType } from './trigger-index.js'
 import { newPriceState } from './prices.js'
 import { isClosing } from './records.js'
-import type { ConditionalType, CreatePerpMarket, MarginType, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
-import type { OrderStatus, WithdrawalStatus } from './events.js'
+import type { ConditionalType, CreatePerpMarket, MarginType, OrderType, PegPriceType, PositionSide, PriceMatch, Side, StpMode, TimeInForce, WorkingType } from './commands.js'
+import type { OrderStatus, Peg, WithdrawalStatus } from './events.js'
 import { addMarginLots, openOrderOf } from './resting.js'
 import {
   createState, newSubAccount,
@@ -24,7 +24,8 @@ const packr = new Packr({ useRecords: false })
 
 type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
-  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, (ListTuple | null)?, IcebergTuple?]
+  OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, (ListTuple | null)?,
+  (IcebergTuple | null)?, PegTuple?]
 /**
  * A conditional order's trigger state (core/conditional.ts), appended to its order tuple; a
  * spot trailing stop's delta and trailing time last, only on those.
@@ -38,8 +39,10 @@ type ExtraTuple = [number, PriceMatch | '']
  * (only when set) the OPO flag; after a null cond and extra when those are absent.
  */
 type ListTuple = [number, string, boolean, number, OrderList['contingency'], number, [number, string][], true?]
-/** An iceberg's slice and the lots it shows now; last, only on icebergs. */
+/** An iceberg's slice and the lots it shows now; only on icebergs. */
 type IcebergTuple = [number, number]
+/** A pegged order's peg (core/peg.ts); last, only on pegged orders. */
+type PegTuple = [PegPriceType, number, number]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -71,7 +74,8 @@ function orderTuple(o: Order): OrderTuple {
     if (l.opo) lt.push(true)
   }
   const iceberg: IcebergTuple | null = o.icebergLots !== 0 ? [o.icebergLots, o.visibleLots] : null
-  const parts = [ct, extra, lt, iceberg]
+  const peg: PegTuple | null = o.peg !== null ? [o.peg.type, o.peg.offsetLevels, o.peg.sentPriceTicks] : null
+  const parts = [ct, extra, lt, iceberg, peg]
   let n = parts.length
   while (n > 0 && parts[n - 1] === null) n--
   for (let i = 0; i < n; i++) (t as unknown[]).push(parts[i])
@@ -83,6 +87,10 @@ function restoreExtra(o: Order, t: ExtraTuple | null | undefined): void {
   if (t === undefined || t === null) return
   if (t[0] > 0) o.amendCount = t[0]
   if (t[1] !== '') o.priceMatch = t[1]
+}
+
+function pegFrom(t: PegTuple | undefined): Peg | null {
+  return t === undefined ? null : { type: t[0], offsetLevels: t[1], sentPriceTicks: t[2] }
 }
 
 function condOf(t: CondTuple | null | undefined): Conditional | null {
@@ -251,6 +259,7 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
       marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null,
       icebergLots: t[23]?.[0] ?? 0, visibleLots: t[23]?.[1] ?? t[8] - t[9],
+      peg: pegFrom(t[24]),
     }
     restoreExtra(o, t[21])
     restoreList(o, t[22], lists)

@@ -26,11 +26,12 @@ import { buildOrder } from './filters.js'
 import { LIMITS } from './limits.js'
 import { generatedClientId, placeTriggeredSpot } from './orders.js'
 import { endList } from './order-lists.js'
+import { priceAtEntry } from './peg.js'
 import { orderEvent } from './records.js'
 import { acceptOrder } from './results.js'
 import { countOpen, pushSpotBalanceEvent, releaseSpotLock, tooManyIcebergs } from './resting.js'
 import { lockFor, lockSpot } from './spot.js'
-import type { Conditional, Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
+import type { Conditional, Order, OrderList, Peg, SpotMarket, State, SubAccount } from './state.js'
 import { BIPS_CALLBACK, byCrossing, ConditionalState, type Due, TrailSide } from './trailing.js'
 import { conditionalTypeOf, TriggerHeap, type TriggerEntry } from './trigger-index.js'
 
@@ -69,11 +70,14 @@ function isLimitForm(c: Conditional): boolean {
 
 /**
  * The price a waiting stop holds at: a limit form's limit; a market form's stop price or, for
- * a trailing stop placed without one, the last price its trailing started from.
+ * a trailing stop placed without one, the last price its trailing started from. A pegged limit
+ * form has no limit until it triggers: it holds at the price it was sent with, or as a market
+ * form would.
  */
 export function holdPrice(o: Order): number {
   const c = o.cond!
-  return isLimitForm(c) ? o.priceTicks : c.stopPriceTicks || c.activationPriceTicks
+  if (isLimitForm(c) && o.peg === null) return o.priceTicks
+  return (o.peg !== null ? o.peg.sentPriceTicks : 0) || c.stopPriceTicks || c.activationPriceTicks
 }
 
 /** What a waiting stop holds: a limit form its limit order's lock, a market sell its base, a market buy the cost at holdPrice. */
@@ -107,7 +111,8 @@ export function spotStopCount(sub: SubAccount, m: SpotMarket): number {
  * list's pending order, core/oto-lists.ts): only what does not depend on the moment, for it
  * is checked again as it is placed.
  */
-export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number, pending = false): Order | Code {
+export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number, pending = false,
+  peg: Peg | null = null): Order | Code {
   if (cmd.orderType === 'TRAILING_STOP_MARKET') return 'ORDER_TYPE_INVALID'
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   if (cmd.workingType !== undefined || cmd.priceProtect !== undefined || cmd.closePosition !== undefined
@@ -125,14 +130,21 @@ export function checkSpotStop(m: SpotMarket, sub: SubAccount | undefined, cmd: P
   }
   const t = conditionalTypeOf(cmd.orderType)
   const limit = t === 'STOP' || t === 'TAKE_PROFIT'
+  // A pegged limit form is priced at its trigger (core/peg.ts): until then it is checked at the
+  // price it was sent with, or without price filters (the market's highest price stands in).
+  const priceTicks = !limit ? undefined : peg !== null ? cmd.priceTicks ?? m.maxPriceTicks : cmd.priceTicks
   const o = buildOrder(m, sub, false, {
     type: 'PlaceOrder', account: cmd.account, sub: cmd.sub, marketId: cmd.marketId, side: cmd.side,
     orderType: limit ? 'LIMIT' : 'MARKET', timeInForce: limit ? cmd.timeInForce : undefined,
-    priceTicks: limit ? cmd.priceTicks : undefined, qtyLots: cmd.qtyLots, clientOrderId: cmd.clientOrderId,
+    priceTicks, qtyLots: cmd.qtyLots, clientOrderId: cmd.clientOrderId,
     positionSide: cmd.positionSide, reduceOnly: cmd.reduceOnly, stp: cmd.stp, goodTillDate: cmd.goodTillDate,
     icebergLots: cmd.icebergLots,
   }, time)
   if (typeof o === 'string') return o
+  if (peg !== null) {
+    o.peg = peg
+    o.priceTicks = 0
+  }
   if (o.timeInForce === 'GTX' || o.timeInForce === 'GTD') return 'TIF_INVALID'
   const stop = cmd.stopPriceTicks ?? 0
   const last = m.lastPriceTicks
@@ -319,7 +331,8 @@ function fire(state: State, m: SpotMarket, o: Order, time: number, events: Event
     o.timeInForce = 'IOC'
     o.priceTicks = 0
   }
-  const code = placeTriggeredSpot(state, m, o, time, events)
+  // A pegged limit form takes its price from the book now (core/peg.ts).
+  const code = (o.peg !== null ? priceAtEntry(m, o) : null) ?? placeTriggeredSpot(state, m, o, time, events)
   if (code === null) return
   c.reason = code
   o.status = 'EXPIRED'

@@ -2,7 +2,8 @@
 // is covered by the state root and the snapshot.
 
 import type { Bracket, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce } from './commands.js'
-import type { ConditionalFields, OrderStatus, WithdrawalStatus } from './events.js'
+import type { ConditionalFields, OrderStatus, Peg, WithdrawalStatus } from './events.js'
+export type { Peg } from './events.js'
 import { Book, type Level } from './book.js'
 import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
@@ -167,6 +168,8 @@ export interface Order {
    * it has left, an iceberg's slice only (what is left of it). Meaningless off the book.
    */
   visibleLots: number
+  /** Spot pegged orders (core/peg.ts): how its price is taken from the book; null for the others. */
+  peg: Peg | null
 }
 
 /**

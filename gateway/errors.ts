@@ -317,6 +317,11 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   ICEBERG_QTY_INVALID: (ctx) => invalidParam(ctx.param ?? 'icebergQty'),
   ICEBERG_PARTS: (ctx) => invalidParam(ctx.param ?? 'icebergQty'),
   TOO_MANY_ICEBERGS: () => bad(-1013, 'Filter failure: MAX_NUM_ICEBERG_ORDERS'),
+  // Spot pegged orders only (their spot forms below); USD-M takes no pegPriceType.
+  PEG_INVALID: (ctx) => invalidParam(ctx.param ?? 'pegPriceType'),
+  PEG_ORDER_TYPE: (ctx) => paramNotRequired(ctx.param ?? 'pegPriceType'),
+  PEG_TYPE_MISMATCH: (ctx) => invalidParam(ctx.param ?? 'pegPriceType'),
+  PEG_NO_DEPTH: () => bad(-2010, 'Order book liquidity is too low for this pegged order.'),
   // Only ever a reason at trigger (closePosition with no position), never a placement answer.
   CLOSE_POSITION_NOTHING: () => bad(-2022, 'ReduceOnly Order is rejected.'),
   FOK_UNFILLED: () => bad(-5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.'),
@@ -400,6 +405,10 @@ const SPOT: { readonly [C in Code]?: Mapper } = {
   ICEBERG_QTY_INVALID: () => spotFilter('LOT_SIZE'),
   ICEBERG_PARTS: () => spotFilter('ICEBERG_PARTS'),
   TOO_MANY_ICEBERGS: () => spotFilter('MAX_NUM_ICEBERG_ORDERS'),
+  // Pegged orders (core/peg.ts), in Binance spot's words.
+  PEG_ORDER_TYPE: () => spotRejected('This order type may not use pegged price.'),
+  PEG_TYPE_MISMATCH: () => spotRejected('This price peg cannot be used with this order type.'),
+  PEG_NO_DEPTH: () => spotRejected('Order book liquidity is too low for this pegged order.'),
   // Order amend keep priority (its refusals are -2038, Binance's code for an amendment rejected).
   MODIFY_UNCHANGED: () => bad(-2038, 'The requested action would change no state; rejecting'),
   MODIFY_LIMIT_REACHED: () => bad(-2038, 'Filter failure: MAX_NUM_ORDER_AMENDS'),

@@ -23,7 +23,7 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
     order.marketId, order.orderId, order.account, order.sub, order.clientOrderId, order.side, order.orderType, order.timeInForce,
     order.priceTicks, order.origQtyLots, order.executedQtyLots, order.cumQuoteTicksLots, order.status, order.positionSide,
     order.reduceOnly, order.stp, order.goodTillDate, order.time, order.updateTime, undefined, undefined, undefined, undefined, undefined,
-    undefined,
+    undefined, undefined,
   ]))
   t.same(orderCodec.decode(plain), order, 'absent optional fields stay absent')
   const matched: OrderRecord = { ...order, priceMatch: 'QUEUE_5' }
@@ -36,12 +36,15 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
   t.same(orderCodec.decode(orderCodec.encode(iceberg)), iceberg, 'an iceberg keeps its slice')
   const ranged: OrderRecord = { ...order, status: 'EXPIRED', expiryReason: 'EXECUTION_RULE_PRICE_RANGE_EXCEEDED' }
   t.same(orderCodec.decode(orderCodec.encode(ranged)), ranged, 'a taker the price range stopped keeps its reason')
+  const pegged: OrderRecord = { ...order, peg: { type: 'MARKET_PEG', offsetLevels: 3, sentPriceTicks: 0 } }
+  t.same(orderCodec.decode(orderCodec.encode(pegged)), pegged, 'a pegged order keeps its peg')
   // Rows written before quoteQty and orderListId were appended (two optional fields) still decode.
   const before = packr.pack([...packr.unpack(plain).slice(0, 21)])
   t.same(orderCodec.decode(before), order, 'rows from before quoteQty')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 22)])), order, 'rows from before orderListId')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 23)])), order, 'rows from before icebergLots')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 24)])), order, 'rows from before expiryReason')
+  t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 25)])), order, 'rows from before peg')
 })
 
 t.test('user trade and income rows, as the fills write them', async (t) => {
