@@ -15,6 +15,7 @@ import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invali
 import { orderAfter, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
+import { pegParams } from '../peg-params.js'
 import { spotListDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { respTypeOf, spotOrderJson } from './spot-trade.js'
@@ -34,8 +35,6 @@ const LEG_TYPES: Record<string, OrderType> = {
 const OCO_TYPES = ['LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT']
 const WORKING_TYPES = ['LIMIT', 'LIMIT_MAKER']
 const PENDING_TYPES = Object.keys(LEG_TYPES)
-/** Leg parameters Binance has that are not served here (pegged orders). */
-const UNSERVED = ['PegPriceType', 'PegOffsetType', 'PegOffsetValue']
 
 /** The list's fields every answer starts with. */
 interface ListFields {
@@ -70,7 +69,6 @@ function liveFields(l: OrderList): ListFields {
 function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string[] = OCO_TYPES): ListLeg {
   const type = required(p, `${at}Type`)
   if (!allowed.includes(type)) throw allowed === OCO_TYPES ? fromCore('LIST_LEG_TYPE', { venue: 'spot', op: 'place' }) : invalidOrderType()
-  for (const name of UNSERVED) if (optional(p, at + name) !== undefined) throw paramNotRequired(at + name)
   const stopLimit = type === 'STOP_LOSS_LIMIT' || type === 'TAKE_PROFIT_LIMIT'
   const stop = type !== 'LIMIT' && type !== 'MARKET' && type !== 'LIMIT_MAKER'
   return leg(p, m, LEG_TYPES[type]!, {
@@ -79,7 +77,7 @@ function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string
     trailingDelta: stop ? `${at}TrailingDelta` : undefined,
     timeInForce: type === 'LIMIT' || stopLimit ? `${at}TimeInForce` : undefined,
     icebergQty: type === 'LIMIT' || type === 'LIMIT_MAKER' || stopLimit ? `${at}IcebergQty` : undefined,
-    clientOrderId: `${at}ClientOrderId`,
+    clientOrderId: `${at}ClientOrderId`, pegPrefix: at,
   }, [`${at}Price`, `${at}StopPrice`, `${at}TrailingDelta`, `${at}TimeInForce`, `${at}IcebergQty`])
 }
 
@@ -90,12 +88,16 @@ function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string
  */
 function leg(p: Params, m: SpotMarket, orderType: OrderType,
   names: { price?: string | undefined; stopPrice?: string | undefined; trailingDelta?: string | undefined; timeInForce?: string | undefined;
-    icebergQty?: string | undefined; clientOrderId: string },
+    icebergQty?: string | undefined; clientOrderId: string; pegPrefix?: string },
   all: string[]): ListLeg {
   const read = new Set([names.price, names.stopPrice, names.trailingDelta, names.timeInForce, names.icebergQty])
   for (const name of all) if (!read.has(name) && optional(p, name) !== undefined) throw paramNotRequired(name)
-  const out: ListLeg = { orderType }
-  if (names.price !== undefined) out.priceTicks = parsePriceTicks(m, required(p, names.price), names.price)
+  // A peg (core/peg.ts, which says which orders take one) makes the price optional.
+  const out: ListLeg = { orderType, ...(names.pegPrefix === undefined ? {} : pegParams(p, names.pegPrefix)) }
+  if (names.price !== undefined) {
+    const raw = out.pegPriceType === undefined ? required(p, names.price) : optional(p, names.price)
+    if (raw !== undefined) out.priceTicks = parsePriceTicks(m, raw, names.price)
+  }
   const delta = names.trailingDelta === undefined ? undefined : idParam(p, names.trailingDelta)
   if (delta !== undefined) out.trailingDeltaBips = delta
   if (names.stopPrice !== undefined) {

@@ -14,6 +14,7 @@ import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { fieldsOfOrder, orderAfter, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
+import { pegJson, pegParams } from '../peg-params.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
@@ -40,8 +41,11 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
     symbol: m.symbol, orderId: o.orderId, orderListId: o.orderListId ?? -1, clientOrderId: o.clientOrderId,
   }
   if (form === 'response') out.transactTime = o.updateTime
+  // A pegged order's price is the one it was sent with; the book's is its peggedPrice.
+  out.price = formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks)
+  if (o.peg !== undefined) Object.assign(out, pegJson(m, o))
   Object.assign(out, {
-    price: formatPrice(m, o.priceTicks), origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
+    origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
     cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
     // A waiting market-form stop holds GTC already (core/spot-stops.ts).
     timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
@@ -106,7 +110,9 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   if (marketForm) {
     if (optional(p, 'price') !== undefined) throw paramNotRequired('price')
   } else {
-    priceTicks = parsePriceTicks(m, optional(p, 'price'))
+    // A pegged order's price is optional (core/peg.ts).
+    const raw = optional(p, 'price')
+    if (raw !== undefined || optional(p, 'pegPriceType') === undefined) priceTicks = parsePriceTicks(m, raw)
   }
   const quoteQty = quoteRaw === undefined ? undefined : parseAmount(state.assets.get(m.quote)!, quoteRaw, 'quoteOrderQty')
   const qtyLots = quoteQty === undefined ? parseQtyLots(m, optional(p, 'quantity'), marketForm) : 0
@@ -115,7 +121,8 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   const icebergLots = icebergRaw === undefined ? undefined : parseQtyLots(m, icebergRaw, false, 'icebergQty')
   const stp = stpParam(p)
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots }
+    marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots,
+    ...pegParams(p) }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
   if (stopPriceTicks !== undefined) cmd.stopPriceTicks = stopPriceTicks
   if (trailingDeltaBips !== undefined) cmd.trailingDeltaBips = trailingDeltaBips

@@ -105,7 +105,7 @@ export function spotSymbol(state: State, m: SpotMarket): object {
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
     orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT'],
     icebergAllowed: true, ocoAllowed: true, otoAllowed: true, opoAllowed: true, quoteOrderQtyMarketAllowed: true, allowTrailingStop: trailingAllowed(m),
-    cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: false,
+    cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: true,
     isSpotTradingAllowed: true, isMarginTradingAllowed: false,
     filters: filters(m, { filterType: 'NOTIONAL', minNotional: notional, applyMinToMarket: true,
       maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: AVG_PRICE_MINS },

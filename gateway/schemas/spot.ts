@@ -10,7 +10,7 @@ import { anyObject, arrayOf, bool, int, object, oneOrAll as oneOrAllSchema, rout
  */
 export const spotOrderSchema = object({
   symbol: str, origClientOrderId: str, orderId: int, orderListId: int, clientOrderId: str, transactTime: int,
-  price: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
+  price: str, pegPriceType: str, pegOffsetType: str, pegOffsetValue: int, peggedPrice: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
   side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
   workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int, expiryReason: str,
   fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
@@ -28,7 +28,7 @@ const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['s
 
 /** What a new spot order reads: placement, its test, and cancelReplace's new half. */
 const ORDER_PARAMS = ['side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'icebergQty', 'newClientOrderId',
-  'newOrderRespType', 'selfTradePreventionMode']
+  'newOrderRespType', 'selfTradePreventionMode', 'pegPriceType', 'pegOffsetType', 'pegOffsetValue']
 
 export const spotDocs = {
   placeOrder: route({
@@ -38,7 +38,11 @@ export const spotDocs = {
       + 'stopPrice, trailingDelta (BIPS, within the TRAILING_DELTA filter: a trailing stop, which starts trailing once the '
       + 'last price reaches stopPrice, or at once without one), or both. icebergQty makes a GTC LIMIT, LIMIT_MAKER, '
       + 'STOP_LOSS_LIMIT or TAKE_PROFIT_LIMIT an iceberg: the book shows that much of it at a time, and each slice used up '
-      + 'shows the next at the back of its price level (ICEBERG_PARTS: at most 10 slices).',
+      + 'shows the next at the back of its price level (ICEBERG_PARTS: at most 10 slices). pegPriceType (PRIMARY_PEG: the '
+      + 'best price of the order\'s own side; MARKET_PEG: the best of the other side), with pegOffsetType PRICE_LEVEL and '
+      + 'pegOffsetValue (0..100 levels deeper) if wanted, prices a LIMIT (PRIMARY_PEG: GTC only), LIMIT_MAKER (PRIMARY_PEG '
+      + 'only) or a *_LIMIT stop from the book as it enters it (a stop as it triggers); price is then optional, checked '
+      + 'and recorded, and peggedPrice is the price it works at.',
     security: 'TRADE', weight: 1,
     params: ['symbol', ...ORDER_PARAMS],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
@@ -179,8 +183,9 @@ const orderListSchema = object({
   orderReports: arrayOf(spotOrderSchema),
 })
 
-const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce', 'IcebergQty']
-const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce', 'IcebergQty']
+const PEG = ['PegPriceType', 'PegOffsetType', 'PegOffsetValue']
+const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce', 'IcebergQty', ...PEG]
+const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce', 'IcebergQty', ...PEG]
 
 /**
  * An OTO-family placement's docs: the working order's parameters, then one pending order's
@@ -195,7 +200,7 @@ function otoRoute(summary: string, description: string, pair: boolean, opo: bool
     family: 'spot', summary, description, security: 'TRADE', weight: 1,
     params: ['symbol', 'listClientOrderId', ...OTO_LEG.map((n) => 'working' + n), 'workingSide', 'workingQuantity', ...pending,
       'newOrderRespType', 'selfTradePreventionMode'],
-    required: ['symbol', 'workingType', 'workingSide', 'workingPrice', 'workingQuantity', 'pendingSide', ...quantity,
+    required: ['symbol', 'workingType', 'workingSide', 'workingQuantity', 'pendingSide', ...quantity,
       ...(pair ? ['pendingAboveType', 'pendingBelowType'] : ['pendingType'])],
     response: orderListSchema,
   })
@@ -210,7 +215,8 @@ export const spotListDocs = {
       + 'least one must be contingent (-1168), and the last price must lie between them (-2010). The two hold what the '
       + 'larger needs, once. *Price for LIMIT_MAKER and the *_LIMIT types, *StopPrice, *TrailingDelta (a trailing stop, in '
       + 'BIPS) or both for the stop types, *TimeInForce (GTC, IOC, FOK) for the *_LIMIT types, *IcebergQty (an iceberg, '
-      + 'GTC) for LIMIT_MAKER and the *_LIMIT types. A trailing leg without a stop '
+      + 'GTC) for LIMIT_MAKER and the *_LIMIT types, *PegPriceType, *PegOffsetType and *PegOffsetValue (a pegged price, as '
+      + 'order\'s pegPriceType; the price is then optional) for LIMIT_MAKER and the *_LIMIT types. A trailing leg without a stop '
       + 'price stands at no price, so only the other is held to the last price. newOrderRespType ACK (no orderReports), RESULT '
       + 'or FULL (the default). '
       + 'Counts two orders.',

@@ -132,7 +132,8 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     // A cancel that named itself shows its own id (Binance's c), the order's as C.
     e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
-    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
+    // A pegged order's p is the price it was sent with; the book's is its gp.
+    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
     C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
@@ -151,6 +152,12 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
   if (c?.trailingDeltaBips !== undefined) {
     out.d = c.trailingDeltaBips
     if (c.trailingTime) out.D = c.trailingTime
+  }
+  // A pegged order's peg (Binance's gP, gOT and gOV with an offset, gp), on pegged orders only.
+  if (o.peg !== undefined) {
+    out.gP = o.peg.type
+    if (o.peg.offsetLevels !== 0) Object.assign(out, { gOT: 'PRICE_LEVEL', gOV: o.peg.offsetLevels })
+    out.gp = formatPrice(m, o.priceTicks)
   }
   // Why it expired (Binance's eR), where the core says: the Price Range execution rule.
   if (o.expiryReason !== undefined) out.eR = o.expiryReason
