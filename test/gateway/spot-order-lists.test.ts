@@ -281,13 +281,14 @@ t.test('fuzz: list placements from valid parameters with keys dropped or values 
   }
   const value = fc.oneof(fc.constantFrom('LIMIT', 'MARKET', 'LIMIT_MAKER', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT',
     'TAKE_PROFIT_LIMIT', 'BUY', 'SELL', 'GTC', 'IOC', 'FOK', 'GTX', '0', '-1', '0.0001', '31000.00', '29000.00', '1e9', 'ACK', 'RESULT',
-    '100', '5000', '0.0050', '0.0010'),
+    '100', '5000', '0.0050', '0.0010', 'PRIMARY_PEG', 'MARKET_PEG', 'PRICE_LEVEL', '1', '101'),
   fc.string({ maxLength: 8 }))
   const edit = fc.record({ path: fc.constantFrom(...Object.keys(base)), drop: fc.nat({ max: 20 }), swap: fc.nat({ max: 20 }), value,
     extra: fc.option(fc.tuple(fc.constantFrom('abovePrice', 'belowStopPrice', 'aboveTimeInForce', 'pendingStopPrice', 'workingIcebergQty',
       'listClientOrderId', 'newOrderRespType', 'selfTradePreventionMode', 'stopClientOrderId', 'belowTrailingDelta', 'aboveTrailingDelta',
       'pendingTrailingDelta', 'pendingBelowTrailingDelta', 'trailingDelta', 'aboveIcebergQty', 'pendingIcebergQty', 'pendingAboveIcebergQty',
-      'limitIcebergQty', 'stopIcebergQty'), value)) })
+      'limitIcebergQty', 'stopIcebergQty', 'abovePegPriceType', 'belowPegPriceType', 'workingPegPriceType', 'pendingPegPriceType',
+      'pendingAbovePegPriceType', 'pendingBelowPegOffsetValue', 'abovePegOffsetType', 'abovePegOffsetValue'), value)) })
   const edits = fc.sample(fc.array(edit, { minLength: 1, maxLength: 3 }), runs(60))
   const counts = { ok: 0, refused: 0 }
   for (const [i, list] of edits.entries()) {

@@ -10,14 +10,15 @@ export const PARAM_NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity',
   'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice',
   'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'computeCommissionRates', 'symbols', 'subscriptionId',
   'newQty', 'fromExecutionId', 'downloadId', 'link', 'cancelNewClientOrderId', 'omitZeroBalances', 'trailingDelta', 'quoteAsset',
-  'needBtcValuation', 'icebergQty']
+  'needBtcValuation', 'icebergQty', 'pegPriceType', 'pegOffsetType', 'pegOffsetValue']
 
 export const PARAM_VALUES = fc.oneof(
   fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
     'GTX', 'GTD', '1m', '1M', 'true', 'false', 'LONG', 'USDT', 'RESULT', 'ISOLATED', 'CROSSED', 'MAIN_UMFUTURE', '0', '-1',
     '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]',
     'LIMIT_MAKER', 'STOP_ON_FAILURE', 'ALLOW_FAILURE', '50000.00', '0.0100', '["BTCUSDT"]', '0.0050',
-    '116999999000131700000001013407332539933', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT', '29000.00'),
+    '116999999000131700000001013407332539933', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT', '29000.00', 'PRIMARY_PEG',
+    'MARKET_PEG', 'PRICE_LEVEL'),
   fc.string({ maxLength: 12 }),
   fc.integer({ min: -5, max: 2 ** 53 }).map(String),
   fc.double({ noNaN: false }).map(String),

@@ -138,6 +138,16 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: iceberg.result.orderId }))
   t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'IOC',
     quantity: '0.0300', price: '52000.00', icebergQty: '0.0100' })), { status: 400, error: { code: -2010 } })
+
+  // A pegged order (pegPriceType): it joins the best ask the iceberg shows, and its status is the REST record.
+  const pegged = await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT_MAKER',
+    quantity: '0.0100', pegPriceType: 'PRIMARY_PEG', newOrderRespType: 'RESULT' }))
+  t.match(pegged.result, { type: 'LIMIT_MAKER', price: '0.00', pegPriceType: 'PRIMARY_PEG', peggedPrice: '52000.00' })
+  t.match((await call(ws, 'depth', { symbol: 'BTCUSDT' })).result, { asks: [['52000.00', '0.0200']] })
+  t.same((await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: pegged.result.orderId }))).result,
+    await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: pegged.result.orderId }))
+  t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT_MAKER', quantity: '0.0100',
+    pegPriceType: 'MARKET_PEG' })), { status: 400, error: { code: -2010, msg: 'This price peg cannot be used with this order type.' } })
 })
 
 t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', async (t) => {
