@@ -117,6 +117,7 @@ function withPeggedPrice(m: Market, sub: SubAccount | undefined, cmd: PlaceOrder
     const sent = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
     if (typeof sent === 'string') return sent
   }
+  if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   const priceTicks = peggedPrice(m, cmd.side, peg)
   return typeof priceTicks === 'string' ? priceTicks : { ...cmd, priceTicks }
 }

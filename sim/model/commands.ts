@@ -179,6 +179,15 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
       && r.hedgeSide === 'LONG' && r.gtdAheadMs % 4 === 0) {
       return { dtMs: r.dtMs, command: otoOf(p, command, r.gtdAheadMs % 8 === 0, command.side === 'BUY' && r.gtdAheadMs % 3 === 0) }
     }
+    // About a sixth of the other spot limit and post-only orders (and limit stops, in extended
+    // streams) are pegged, from draws spot leaves unused (a stray position side, the GTD lead):
+    // MARKET_PEG or PRIMARY_PEG by the quantity, a level offset of 0–2 by the delay, the price sent
+    // with it or not by the offset. Some are refused: a MARKET_PEG post-only, a PRIMARY_PEG not GTC, no level.
+    if (!perp && (r.strayPositionSide || r.gtdAheadMs % 9 === 3) && command.priceTicks !== undefined && r.mangle === undefined) {
+      command.pegPriceType = r.lots % 3 === 0 ? 'MARKET_PEG' : 'PRIMARY_PEG'
+      if (r.dtMs % 2 === 0) command.pegOffsetLevels = r.dtMs % 3
+      if (Math.abs(r.offset) % 2 === 0) delete command.priceTicks
+    }
     const draft: Draft = { dtMs: r.dtMs, command }
     if (command.timeInForce === 'GTD') draft.gtdAheadMs = r.gtdAheadMs
     return draft

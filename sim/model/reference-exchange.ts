@@ -578,12 +578,21 @@ function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
   if (m === undefined) return rejected('MARKET_UNKNOWN')
   if (!validIssuer(c)) return rejected('ACCOUNT_INVALID')
   if (m.status !== 'TRADING') return rejected('MARKET_NOT_TRADING')
+  // A pegged order (core/peg.ts): its shape first, its price after any quote sizing, as the core checks them.
+  const pegged = c.pegPriceType !== undefined || c.pegOffsetLevels !== undefined
+  const pegShape = pegged ? pegShapeCode(m, c) : null
+  if (pegShape !== null) return rejected(pegShape)
   if (c.quoteQty !== undefined) {
     const q = quoteSizedQty(st, m, c)
     if (typeof q === 'string') return rejected(q)
     c = { ...c, qtyLots: q }
   }
   const s = st.subs.get(subKey(c.account, c.sub))
+  if (pegged) {
+    const priced = peggedCommand(st, m, s, c)
+    if (typeof priced === 'string') return rejected(priced)
+    c = priced
+  }
   const shape = orderShapeCode(st, m, s, c)
   if (shape !== null) return rejected(shape)
   if (s === undefined) {
@@ -597,6 +606,32 @@ function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
     return rejected('TOO_MANY_ICEBERGS')
   }
   return m.kind === 'PERP' ? placePerp(st, m, s, o) : placeSpot(st, m, s, o)
+}
+
+/** A peg's refusals that need no book: spot LIMIT and POST_ONLY; POST_ONLY joins its own side; a PRIMARY_PEG LIMIT is GTC. */
+function pegShapeCode(m: RefMarket, c: PlaceOrder): string | null {
+  if (m.kind !== 'SPOT') return 'COMMAND_INVALID'
+  const offset = c.pegOffsetLevels ?? 0
+  if (!['PRIMARY_PEG', 'MARKET_PEG'].includes(c.pegPriceType!) || !Number.isSafeInteger(offset) || offset < 0 || offset > 100) return 'PEG_INVALID'
+  if (!['LIMIT', 'POST_ONLY', 'STOP', 'TAKE_PROFIT'].includes(c.orderType)) return 'PEG_ORDER_TYPE'
+  if (c.orderType === 'POST_ONLY' && c.pegPriceType !== 'PRIMARY_PEG') return 'PEG_TYPE_MISMATCH'
+  if (c.orderType !== 'POST_ONLY' && c.pegPriceType === 'PRIMARY_PEG' && (c.timeInForce ?? 'GTC') !== 'GTC') return 'PEG_TYPE_MISMATCH'
+  return null
+}
+
+/**
+ * The command at the price its peg takes: the price level the peg names, counted from the best
+ * of the order's side (PRIMARY_PEG) or the other (MARKET_PEG); a price sent too is checked first.
+ */
+function peggedCommand(st: RefState, m: RefMarket, s: RefSub | undefined, c: PlaceOrder): PlaceOrder | string {
+  if (c.priceTicks !== undefined) {
+    const sent = orderShapeCode(st, m, s, c)
+    if (sent !== null) return sent
+  }
+  if (c.side !== 'BUY' && c.side !== 'SELL') return 'SIDE_INVALID'
+  const own = c.pegPriceType === 'PRIMARY_PEG'
+  const level = levelsOf(m.book, own === (c.side === 'BUY') ? 'BUY' : 'SELL')[c.pegOffsetLevels ?? 0]
+  return level === undefined ? 'PEG_NO_DEPTH' : { ...c, priceTicks: level.priceTicks }
 }
 
 function placePerp(st: RefState, m: RefMarket, s: RefSub, o: RefOrder): ObservedResult {
