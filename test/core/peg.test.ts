@@ -173,6 +173,18 @@ t.test('the peg is in the state root and survives a snapshot', async (t) => {
   t.ok(orderEvents(results[0]![0]).some((e) => e.orderType === 'LIMIT' && e.peg?.offsetLevels === 1))
 })
 
+t.test('an amendment keeping priority keeps the peg and the pegged price; a pegged stop\'s hold shrinks at its hold price', async (t) => {
+  const ex = scene()
+  const placed = ex.ok(pegged(ALICE, 'BUY', 10, 'PRIMARY_PEG'))
+  const r = ex.ok({ type: 'AmendKeepPriority', account: ALICE, sub: 0, marketId: BTCSPOT, orderId: placed.orderId!, qtyLots: 4 })
+  t.match(orderEvents(r), [{ execType: 'REPLACED', priceTicks: 2_990_000, origQtyLots: 4, peg: { type: 'PRIMARY_PEG' } }])
+  t.equal(ex.sub(ALICE).spot.get('USDT')!.locked, 4 * 2_990_000)
+  const stop = ex.ok(pegged(ALICE, 'BUY', 10, 'PRIMARY_PEG', { orderType: 'STOP', stopPriceTicks: 3_050_000 }))
+  ex.ok({ type: 'AmendKeepPriority', account: ALICE, sub: 0, marketId: BTCSPOT, orderId: stop.orderId!, qtyLots: 5 })
+  t.equal(ex.sub(ALICE).spot.get('USDT')!.locked, 4 * 2_990_000 + 5 * 3_050_000, 'the stop holds 5 lots at its stop price')
+  t.same(stateViolations(ex.state), [])
+})
+
 t.test('a trade moving the last price is no part of the peg: it reads the book only', async (t) => {
   const ex = scene()
   tradeAt(ex, 3_000_000)
