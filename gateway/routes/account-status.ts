@@ -4,7 +4,8 @@
 // (/sapi/v1/account/info), each coin's deposit and withdrawal terms (/sapi/v1/asset/assetDetail),
 // the spot commission rates (/api/v3/account/commission) and the filters bearing on the account
 // (/api/v3/myFilters), and the empty lists of features
-// this exchange does not have (dust conversion, the funding wallet, spot delistings).
+// this exchange does not have (dust conversion, the funding wallet, spot delistings, the
+// allocations of Smart Order Routing).
 
 import type { FastifyPluginAsync } from 'fastify'
 import { authenticate } from '../auth.js'
@@ -12,7 +13,7 @@ import type { GatewayContext } from '../context.js'
 import { formatLedger, trimZeros } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { invalidParam } from '../errors.js'
-import { optional, spotParam } from '../market-params.js'
+import { idParam, limitParam, optional, spotParam, timeRange, type Params } from '../market-params.js'
 import { anyObject, arrayOf, bool, int, object, route, str, type Schema } from '../schemas/common.js'
 import { filter } from '../schemas/general.js'
 import { spotMyFiltersBody } from './symbols.js'
@@ -50,11 +51,28 @@ const docs = {
     security: 'USER_DATA', weight: 40, params: ['symbol'], required: ['symbol'],
     response: object({ exchangeFilters: arrayOf(filter), symbolFilters: arrayOf(filter), assetFilters: arrayOf(anyObject) }),
   }),
+  myAllocations: route({
+    family: 'spot', summary: "The account's allocations in a spot market (none: there is no Smart Order Routing here)",
+    description: 'The parameters are checked as Binance checks them (symbol required; limit 1..1000, default 500); the list is '
+      + 'always empty, as no order is routed.',
+    security: 'USER_DATA', weight: 20, params: ['symbol', 'startTime', 'endTime', 'fromAllocationId', 'limit', 'orderId'],
+    required: ['symbol'], response: arrayOf(anyObject),
+  }),
   dribblet: userData('Dust conversions (none: there is no dust conversion)', 1, object({ total: int, userAssetDribblets: arrayOf(anyObject) })),
   fundingAsset: userData('Funding wallet (none: spot and perpetual wallets only)', 1, arrayOf(anyObject), ['asset']),
   delistSchedule: route({
     family: 'spot', summary: 'Spot delisting schedule (none)', security: 'NONE', weight: 100, response: arrayOf(anyObject),
   }),
+}
+
+/** GET myAllocations (and the WebSocket API's): its parameters checked, no allocation ever made. */
+export function spotAllocationsFrom(ctx: GatewayContext, p: Params): object[] {
+  spotParam(ctx.state(), p)
+  limitParam(p, 500, 1000)
+  timeRange(p)
+  idParam(p, 'fromAllocationId')
+  idParam(p, 'orderId')
+  return []
 }
 
 export const accountStatusRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
@@ -105,6 +123,10 @@ export const accountStatusRoutes: FastifyPluginAsync<Options> = async (app, { ct
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
       return spotCommissionBody(spotParam(ctx.state(), a.params), false)
+    })
+    app.get(`${v}/myAllocations`, docs.myAllocations, async (req) => {
+      weights.charge(req.ip, 20)
+      return spotAllocationsFrom(ctx, authenticate(ctx, req, 'USER_DATA').params)
     })
     app.get(`${v}/myFilters`, docs.myFilters, async (req) => {
       weights.charge(req.ip, 40)

@@ -10,6 +10,7 @@ import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, sp
   spotTicker24hWeight } from '../routes/spot-market.js'
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotMyFiltersBody } from '../routes/symbols.js'
+import { spotAllocationsFrom } from '../routes/account-status.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
 import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom, spotOtoPlaceFrom } from '../routes/spot-order-lists.js'
@@ -68,6 +69,7 @@ export const SPOT_METHODS: Record<string, Method> = {
     security: 'USER_DATA', weight: 40,
     run: (env, a) => spotOrderLimitsFrom(env.orders, a!),
   },
+  myAllocations: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllocationsFrom(env.ctx, a!.params) },
   myFilters: {
     security: 'USER_DATA', weight: 40,
     run: (env, a) => {

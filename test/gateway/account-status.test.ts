@@ -77,6 +77,15 @@ t.test('spot commission rates and the order limits with their counts', async (t)
   t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myFilters', {})).json().code, -1102, 'symbol is mandatory')
   t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myFilters', { symbol: 'BTCUSDTPERP' })).json().code, -1121)
 
+  // Allocations come from Smart Order Routing, which this exchange has not: none, with the parameters checked.
+  t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myAllocations', { symbol: 'BTCUSDT', limit: 1000, orderId: 3 })).json(), [])
+  for (const [params, code] of [[{}, -1102], [{ symbol: 'BTCUSDTPERP' }, -1121], [{ symbol: 'BTCUSDT', limit: 1001 }, -1130],
+    [{ symbol: 'BTCUSDT', startTime: 2, endTime: 1 }, -1130]] as const) {
+    const r = await signedInject(rig, buyer, 'GET', '/api/v3/myAllocations', params)
+    t.equal(r.statusCode, 400)
+    t.equal(r.json().code, code, JSON.stringify(params))
+  }
+
   const limits = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/rateLimit/order')).json()
   t.same(await limits(), [
     { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: 300, count: 0 },

@@ -47,6 +47,7 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     await rest(seller, 'GET', '/api/v3/account/commission', { symbol: 'BTCUSDT' }))
   t.same((await call(ws, 'myFilters', signed(rig, seller, { symbol: 'BTCUSDT' }))).result, await rest(seller, 'GET', '/api/v3/myFilters', { symbol: 'BTCUSDT' }),
     'myFilters is GET /api/v3/myFilters')
+  t.same((await call(ws, 'myAllocations', signed(rig, seller, { symbol: 'BTCUSDT' }))).result, [], 'myAllocations: none')
   t.same((await call(ws, 'order.test', signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0100' }))).result, {})
 
   // The buyer takes 0.05 (FULL: with its fills), then both see the trade.
