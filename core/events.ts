@@ -79,7 +79,6 @@ export interface ConditionalFields {
   trailingTime?: number
 }
 
-/** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */
 /**
  * A pegged order's instructions. Its priceTicks is the price the book gave it, 0 until it has
  * one (a stop before its trigger, an OTO list's pending order before its placement).
@@ -92,6 +91,7 @@ export interface Peg {
   sentPriceTicks: number
 }
 
+/** The full record of an order after a change (NEW, CANCELED, EXPIRED...). */
 export interface OrderEvent extends OrderRecordFields {
   type: 'order'
   execType: ExecType

@@ -1,7 +1,7 @@
 // ccxt's spot client (`binance`), unmodified, pointed at a real exchange process by base URL
 // only, with its markets limited to spot: an order placed, edited (editOrder sends
 // /api/v3/order/cancelReplace), read back and canceled; the fee; a stop-limit by triggerPrice; a
-// trailing stop by trailingPercent; an iceberg by icebergQty. Then
+// trailing stop by trailingPercent; an iceberg by icebergQty; a pegged order by pegPriceType. Then
 // ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
 // WebSocket API (userDataStream.subscribe.signature on /ws-api/v3). And ccxt's `binance` with
 // its default options, which loads spot, USD-M and COIN-M markets.
@@ -79,6 +79,14 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
   t.same((await ex.fetchOrderBook(S)).bids, [[20000, 0.001]], 'the book shows 0.001 of the 0.003')
   t.match((await ex.fetchBalance()).USDT, { used: 60 }, 'all of it held')
   t.match(await ex.cancelOrder(iceberg.id!, S), { status: 'canceled' })
+
+  // A pegged order by Binance's own pegPriceType, which ccxt passes on: it joins the best bid
+  // (the iceberg's 20,000.00 is gone, so a fresh bid at 19,000.00); the price sent is recorded.
+  const bid = await ex.createOrder(S, 'limit', 'buy', 0.001, 19000)
+  const pegged = await ex.createOrder(S, 'limit', 'buy', 0.002, 18000, { pegPriceType: 'PRIMARY_PEG' })
+  t.match(await ex.fetchOrder(pegged.id!, S), { price: 18000, status: 'open', info: { pegPriceType: 'PRIMARY_PEG', peggedPrice: '19000.00' } })
+  t.same((await ex.fetchOrderBook(S)).bids, [[19000, 0.003]], 'it rests at the best bid, behind it')
+  for (const o of [bid, pegged]) t.match(await ex.cancelOrder(o.id!, S), { status: 'canceled' })
 })
 
 t.test('ccxt binance with its default options: spot and USD-M markets (COIN-M has none)', { timeout: 60_000 }, async (t) => {
