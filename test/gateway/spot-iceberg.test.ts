@@ -5,16 +5,9 @@
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
-import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotRig, spotStreamOf } from '../helpers/gateway.js'
 
-async function scene() {
-  const rig = await gatewayRig()
-  const traders = await spotTraders(rig)
-  const post = (keys: typeof traders.seller, p: Record<string, string>, route = '/api/v3/order') =>
-    signedInject(rig, keys, 'POST', route, { symbol: 'BTCUSDT', ...p })
-  const depth = async () => (await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json() as { bids: string[][]; asks: string[][] }
-  return { rig, ...traders, post, depth }
-}
+const scene = spotRig
 
 t.test('exchangeInfo: icebergs allowed, in at most 10 slices', async (t) => {
   const rig = await gatewayRig()

@@ -6,19 +6,15 @@
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
-import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotRig, spotStreamOf } from '../helpers/gateway.js'
 
 /** Bids at 29,900.00 and 29,800.00, asks at 30,100.00 and 30,200.00, 0.0010 each. */
 async function scene() {
-  const rig = await gatewayRig()
-  const traders = await spotTraders(rig)
-  const post = (keys: typeof traders.seller, p: Record<string, string>, route = '/api/v3/order') =>
-    signedInject(rig, keys, 'POST', route, { symbol: 'BTCUSDT', ...p })
-  const depth = async () => (await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json() as { bids: string[][]; asks: string[][] }
+  const s = await spotRig()
   const limit = (side: string, price: string) => ({ side, type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0010', price })
-  for (const price of ['29900.00', '29800.00']) await post(traders.buyer, limit('BUY', price))
-  for (const price of ['30100.00', '30200.00']) await post(traders.seller, limit('SELL', price))
-  return { rig, ...traders, post, depth }
+  for (const price of ['29900.00', '29800.00']) await s.post(s.buyer, limit('BUY', price))
+  for (const price of ['30100.00', '30200.00']) await s.post(s.seller, limit('SELL', price))
+  return s
 }
 
 t.test('exchangeInfo: pegged orders allowed', async (t) => {

@@ -134,6 +134,19 @@ export async function spotTraders(rig: GatewayRig) {
 }
 
 /**
+ * A rig with the spot traders, `post` (a signed POST with symbol BTCUSDT, to /api/v3/order unless
+ * named) and `depth` (BTCUSDT's REST depth): where the spot feature tests start.
+ */
+export async function spotRig() {
+  const rig = await gatewayRig()
+  const traders = await spotTraders(rig)
+  const post = (keys: Keys, p: Record<string, string>, route = '/api/v3/order') =>
+    signedInject(rig, keys, 'POST', route, { symbol: 'BTCUSDT', ...p })
+  const depth = async () => (await rig.app.inject('/api/v3/depth?symbol=BTCUSDT')).json() as { bids: string[][]; asks: string[][] }
+  return { rig, ...traders, post, depth }
+}
+
+/**
  * The spot user data stream's payloads for what the rig's gateway submits from now on: each
  * entry's events through SpotUserEvents, for the accounts `wants` names.
  */
