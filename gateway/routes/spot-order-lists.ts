@@ -176,7 +176,7 @@ export async function spotOcoPlaceFrom(ctx: GatewayContext, a: Authenticated, le
  */
 async function submitList(ctx: GatewayContext, a: Authenticated, m: SpotMarket, cmd: PlaceOrderList | PlaceOtoList): Promise<object> {
   const p = a.params
-  const stp = stpParam(p)
+  const stp = stpParam(p, true)
   const respType = respTypeOf(p, 'FULL')
   const listClientOrderId = optional(p, 'listClientOrderId')
   if (listClientOrderId !== undefined) cmd.listClientOrderId = listClientOrderId

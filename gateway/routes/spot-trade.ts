@@ -119,7 +119,7 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   // An iceberg's slice: a quantity under LOT_SIZE like any; the core says which orders take one.
   const icebergRaw = optional(p, 'icebergQty')
   const icebergLots = icebergRaw === undefined ? undefined : parseQtyLots(m, icebergRaw, false, 'icebergQty')
-  const stp = stpParam(p)
+  const stp = stpParam(p, true)
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots,
     ...pegParams(p) }

@@ -2,6 +2,7 @@
 // best bid and ask, and the 5-minute average price, with Binance spot's shapes.
 
 import t from 'tap'
+import { stateRoot } from '../../core/root.js'
 import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
 
 t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
@@ -100,6 +101,22 @@ t.test('myPreventedMatches: the matches self-trade prevention stopped', async (t
   t.same(await get({ preventedMatchId: rows[0].preventedMatchId }), rows, 'by its id')
   t.same(await get({ orderId: ask.orderId, fromPreventedMatchId: rows[0].preventedMatchId + 1 }), [], 'from a later id')
   t.same(await get({}), { code: -1102, msg: "Param 'preventedMatchId' or 'orderId' must be sent, but both were empty/null!" })
+
+  // Binance spot's DECREMENT and TRANSFER are modes no symbol here allows (exchangeInfo lists the
+  // four it does): Binance's answer for such a mode; an unknown mode is invalid data.
+  const before = stateRoot(rig.ex.state)
+  const bidding = { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '40000.00' }
+  const notAllowed = { code: -1013, msg: 'This symbol does not allow the specified self-trade prevention mode.' }
+  t.same(await post({ ...bidding, selfTradePreventionMode: 'DECREMENT' }), notAllowed)
+  t.same(await post({ ...bidding, selfTradePreventionMode: 'TRANSFER' }), notAllowed)
+  t.same(await post({ ...bidding, selfTradePreventionMode: 'EXPIRE_ALL' }),
+    { code: -1130, msg: "Data sent for parameter 'selfTradePreventionMode' is not valid." })
+  const oco = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
+    aboveType: 'LIMIT_MAKER', abovePrice: '60000.00', belowType: 'STOP_LOSS', belowStopPrice: '40000.00', selfTradePreventionMode: 'DECREMENT' })
+  t.same(oco.json(), notAllowed, 'order lists alike')
+  t.equal(stateRoot(rig.ex.state), before)
+  const info = (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0]
+  t.same(info.allowedSelfTradePreventionModes, ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
 })
 
 t.test('symbolStatus: one symbol in another status is -1220, a list or all leaves such symbols out', async (t) => {
