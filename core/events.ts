@@ -45,6 +45,8 @@ export interface OrderRecordFields {
   peg?: Peg
   /** Spot orders that expired: why (Binance spot's expiryReason). */
   expiryReason?: ExpiryReason
+  /** Orders self-trade prevention expired (EXPIRED_IN_MATCH): the prevented match that did (its preventedMatchId). */
+  preventedMatchId?: number
 }
 
 /**
@@ -492,6 +494,8 @@ export interface MarginCallEvent {
 export interface PreventedMatchEvent {
   type: 'preventedMatch'
   marketId: number
+  /** Numbered per market from 0 (Binance spot's preventedMatchId). */
+  preventedMatchId: number
   account: string
   sub: number
   takerOrderId: number
@@ -499,6 +503,8 @@ export interface PreventedMatchEvent {
   /** The maker's price, and the lots it had left there (which did not trade). */
   priceTicks: number
   makerLots: number
+  /** The lots the taker had left as it met the maker. */
+  takerLots: number
   mode: StpMode
   time: number
 }

@@ -69,7 +69,8 @@ export function spotMarketOf(f: SpotFields): SpotMarket {
     minPriceTicks: f.minPriceTicks, maxPriceTicks: f.maxPriceTicks, minQtyLots: f.minQtyLots, maxQtyLots: f.maxQtyLots,
     marketMaxQtyLots: f.marketMaxQtyLots, minNotional: f.minNotional, makerFeePpm: f.makerFeePpm, takerFeePpm: f.takerFeePpm,
     quotePerTickLot: f.quotePerTickLot, basePerLot: f.basePerLot, nextOrderId: f.nextOrderId, nextTradeId: f.nextTradeId,
-    lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
+    // Snapshots from before prevented matches were numbered: from 0.
+    nextPreventedMatchId: f.nextPreventedMatchId ?? 0, lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
     kind: 'SPOT', stops: newSpotStops(),
     // Snapshots from before the rule: none, and no prices kept.
     priceRange: f.priceRange ?? null, referenceBuckets: f.referenceBuckets ?? [],
@@ -83,7 +84,8 @@ export function perpMarketOf(f: PerpFields): PerpMarket {
     minPriceTicks: f.minPriceTicks, maxPriceTicks: f.maxPriceTicks, minQtyLots: f.minQtyLots, maxQtyLots: f.maxQtyLots,
     marketMaxQtyLots: f.marketMaxQtyLots, minNotional: f.minNotional, makerFeePpm: f.makerFeePpm, takerFeePpm: f.takerFeePpm,
     quotePerTickLot: f.quotePerTickLot, basePerLot: f.basePerLot, nextOrderId: f.nextOrderId, nextTradeId: f.nextTradeId,
-    lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
+    // Snapshots from before prevented matches were numbered: from 0.
+    nextPreventedMatchId: f.nextPreventedMatchId ?? 0, lastPriceTicks: f.lastPriceTicks, onboardDate: f.onboardDate, book: new Book(), gtd: new GtdQueue(), gtdOpen: 0,
     kind: 'PERP', pair: f.pair, brackets: f.brackets.map(bracketOf), maxLeverage: f.maxLeverage,
     defaultLeverage: f.defaultLeverage, markPriceTicks: f.markPriceTicks, openInterestLots: f.openInterestLots,
     prices: f.prices, triggerProtectPpm: f.triggerProtectPpm, triggers: newTriggerIndex(), liquidationFeePpm: f.liquidationFeePpm,
@@ -118,7 +120,7 @@ function commonMarket(state: State, cmd: MarketSpec, time: number): MarketFields
     minPriceTicks: cmd.minPriceTicks, maxPriceTicks: cmd.maxPriceTicks,
     minQtyLots: cmd.minQtyLots, maxQtyLots: cmd.maxQtyLots, marketMaxQtyLots: cmd.marketMaxQtyLots,
     minNotional: cmd.minNotional, makerFeePpm: cmd.makerFeePpm, takerFeePpm: cmd.takerFeePpm,
-    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, lastPriceTicks: 0, onboardDate: time,
+    quotePerTickLot, basePerLot, nextOrderId: 1, nextTradeId: 1, nextPreventedMatchId: 0, lastPriceTicks: 0, onboardDate: time,
   }
 }
 

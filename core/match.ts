@@ -33,9 +33,18 @@ function reducible(p: Position, o: Order, pending: number): number {
 
 /** The record of a match self-trade prevention stopped (off the sweep's hot path: it is rare). */
 function preventedMatch(m: Market, taker: Order, maker: Order, time: number): PreventedMatchEvent {
-  return { type: 'preventedMatch', marketId: m.marketId, account: taker.owner.address, sub: taker.owner.sub,
-    takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
-    makerLots: maker.origQtyLots - maker.executedQtyLots, mode: taker.stp, time }
+  return { type: 'preventedMatch', marketId: m.marketId, preventedMatchId: m.nextPreventedMatchId++, account: taker.owner.address,
+    sub: taker.owner.sub, takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
+    makerLots: maker.origQtyLots - maker.executedQtyLots, takerLots: taker.origQtyLots - taker.executedQtyLots, mode: taker.stp, time }
+}
+
+/** The id of the last match self-trade prevention stopped in `events` (the one that expired an order just now). */
+export function lastPreventedMatchId(events: readonly Event[]): number | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!
+    if (e.type === 'preventedMatch') return e.preventedMatchId
+  }
+  return undefined
 }
 
 /** The worst price the taker may fill at (0: any): its own, or a perpetual market order's band. */
@@ -73,8 +82,9 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
         continue
       }
       if (maker.owner === taker.owner && taker.stp !== 'NONE') {
-        events.push(preventedMatch(m, taker, maker, time))
-        if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
+        const prevented = preventedMatch(m, taker, maker, time)
+        events.push(prevented)
+        if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events, undefined, prevented.preventedMatchId)
         if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
         maker = next
         continue

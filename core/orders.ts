@@ -10,7 +10,7 @@ import { buildOrder, crosses, remaining, validClientId } from './filters.js'
 import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
-import { simulate, sweep, type SweepEnd } from './match.js'
+import { lastPreventedMatchId, simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto, tooManyIcebergs } from './resting.js'
@@ -329,7 +329,8 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
   o.updateTime = time
   const spotExpired = o.status === 'EXPIRED' && o.market.kind === 'SPOT'
-  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH', spotExpired ? expiryReasonOf(o, end) : undefined))
+  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH', spotExpired ? expiryReasonOf(o, end) : undefined,
+    end === 'STP' ? lastPreventedMatchId(events) : undefined))
   if (o.lockedRemaining > 0) {
     releaseSpotLock(o)
     pushSpotBalanceEvent(o, time, events)

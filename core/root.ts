@@ -86,6 +86,8 @@ export function stateLeaves(state: State): string[] {
       m.tickSize, m.stepSize, m.minPriceTicks, m.maxPriceTicks, m.minQtyLots, m.maxQtyLots, m.marketMaxQtyLots,
       m.minNotional, m.makerFeePpm, m.takerFeePpm, m.nextOrderId, m.nextTradeId, m.lastPriceTicks, m.onboardDate, perp].join('|'))
     if (m.kind === 'PERP') out.push(pricesLeaf(m))
+    // Its own leaf once a match was prevented, so markets without any hash as before.
+    if (m.nextPreventedMatchId !== 0) out.push(`preventedMatches|${m.marketId}|${m.nextPreventedMatchId}`)
     // The Price Range rule and the prices its reference is the mean of, only on markets with one.
     if (m.kind === 'SPOT' && m.priceRange !== null) {
       const r = m.priceRange

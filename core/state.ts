@@ -40,6 +40,8 @@ interface MarketCommon {
   basePerLot: number
   nextOrderId: number
   nextTradeId: number
+  /** The id the market's next prevented match gets (Binance spot's preventedMatchId, from 0). */
+  nextPreventedMatchId: number
   lastPriceTicks: number
   /** Time of the entry that created the market (Binance onboardDate). */
   onboardDate: number

@@ -66,6 +66,26 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   if (trailing !== undefined) Object.assign(out, { trailingDelta: trailing, trailingTime: o.cond!.trailingTime || -1 })
   // Why it expired, where the core says: a taker the Price Range execution rule stopped.
   if (o.expiryReason !== undefined) out.expiryReason = o.expiryReason
+  // Self-trade prevention expired it: the match, and what it kept from trading (all it had left).
+  if (o.preventedMatchId !== undefined) {
+    Object.assign(out, { preventedMatchId: o.preventedMatchId, preventedQuantity: formatQty(m, o.origQtyLots - o.executedQtyLots) })
+  }
+  return out
+}
+
+/**
+ * The matches self-trade prevention stopped as the order took (Binance's preventedMatches of a
+ * placement's answer): each maker, at its price, with the lots it had left where the mode
+ * expired it.
+ */
+function preventedMatches(m: SpotMarket, events: readonly Event[], orderId: number): object[] {
+  const out: object[] = []
+  for (const e of events) {
+    if (e.type !== 'preventedMatch' || e.marketId !== m.marketId || e.takerOrderId !== orderId) continue
+    const match: Record<string, unknown> = { preventedMatchId: e.preventedMatchId, makerOrderId: e.makerOrderId, price: formatPrice(m, e.priceTicks) }
+    if (e.mode !== 'EXPIRE_TAKER') match.makerPreventedQuantity = formatQty(m, e.makerLots)
+    out.push(match)
+  }
   return out
 }
 
@@ -156,8 +176,11 @@ async function submitPlace(ctx: GatewayContext, state: State, m: SpotMarket, cmd
   const orderId = ack.result.orderId!
   const rec = orderAfter(ack.result.events, m.marketId, orderId)!
   if (respType === 'ACK') return { symbol: m.symbol, orderId, orderListId: -1, clientOrderId: rec.clientOrderId, transactTime: ack.time }
-  const body = { ...spotOrderJson(state, m, rec, 'response'), transactTime: ack.time }
-  return respType === 'FULL' ? { ...body, fills: fills(state, m, ack.result.events, orderId) } : body
+  const body: Record<string, unknown> = { ...spotOrderJson(state, m, rec, 'response'), transactTime: ack.time }
+  if (respType === 'FULL') body.fills = fills(state, m, ack.result.events, orderId)
+  const prevented = preventedMatches(m, ack.result.events, orderId)
+  if (prevented.length > 0) body.preventedMatches = prevented
+  return body
 }
 
 /**

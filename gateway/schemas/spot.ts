@@ -13,7 +13,9 @@ export const spotOrderSchema = object({
   price: str, pegPriceType: str, pegOffsetType: str, pegOffsetValue: int, peggedPrice: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
   side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
   workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int, expiryReason: str,
+  preventedMatchId: int, preventedQuantity: str,
   fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
+  preventedMatches: arrayOf(object({ preventedMatchId: int, makerOrderId: int, price: str, makerPreventedQuantity: str })),
 })
 
 const spotAccountSchema = object({
@@ -115,7 +117,7 @@ export const spotQueryDocs = {
     params: ['symbol', 'preventedMatchId', 'orderId', 'fromPreventedMatchId', 'limit'], required: ['symbol'],
     response: arrayOf(object({
       symbol: str, preventedMatchId: int, takerOrderId: int, makerSymbol: str, makerOrderId: int, tradeGroupId: int,
-      selfTradePreventionMode: str, price: str, makerPreventedQuantity: str, transactTime: int,
+      selfTradePreventionMode: str, price: str, takerPreventedQuantity: str, makerPreventedQuantity: str, transactTime: int,
     })),
   }),
   allOrders: route({

@@ -9,7 +9,7 @@
 // As on the futures stream (events.ts), a fill carries the order's new quantities only; its
 // static fields come from the cache of the spot orders that can still trade (order-cache.ts).
 
-import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, PreventedMatchEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
@@ -35,15 +35,21 @@ export class SpotUserEvents {
   entry(state: State, time: number, events: readonly Event[], wants: Wants, emit: Emit): void {
     // Made only when a listened sub-account's balance moves: most entries allocate nothing here.
     let changed: Map<string, Changed> | undefined
+    // The match self-trade prevention stopped last: the orders it expired come right after it.
+    let prevented: PreventedMatchEvent | undefined
     for (const e of events) {
       switch (e.type) {
         case 'order': {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
           const fields = this.orders.record(e)
-          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined, e))
+          const match = e.preventedMatchId !== undefined && prevented?.preventedMatchId === e.preventedMatchId ? prevented : undefined
+          if (wants(e.account, e.sub)) emit(e.account, e.sub, executionReport(state, m, fields, e.execType, time, undefined, e, match))
           break
         }
+        case 'preventedMatch':
+          prevented = e
+          break
         case 'spotTrade': {
           const m = state.markets[e.marketId]
           if (m?.kind !== 'SPOT') break
@@ -123,7 +129,8 @@ function spotExecType(execType: string): string {
  * ids an order event names beside the order's: a cancel's own, an amendment's id before.
  */
 function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
-  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, ids?: Pick<OrderEvent, 'cancelClientOrderId' | 'amendment'>): Payload {
+  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, ids?: Pick<OrderEvent, 'cancelClientOrderId' | 'amendment'>,
+  prevented?: PreventedMatchEvent): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
   // A waiting stop is open but not yet on the book.
   const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC' && !spotWaiting(o)
@@ -158,6 +165,18 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     out.gP = o.peg.type
     if (o.peg.offsetLevels !== 0) Object.assign(out, { gOT: 'PRICE_LEVEL', gOV: o.peg.offsetLevels })
     out.gp = formatPrice(m, o.priceTicks)
+  }
+  // Self-trade prevention expired it: the match (v), what it kept from trading (A, and B for this
+  // match: all it had left), and, from the match, the other order (U, Cs) and the fill it stopped
+  // (pl, pL, pY: what l, L and Y would have been).
+  if (o.preventedMatchId !== undefined) {
+    const left = formatQty(m, o.origQtyLots - o.executedQtyLots)
+    Object.assign(out, { v: o.preventedMatchId, A: left, B: left })
+    if (prevented !== undefined) {
+      const lots = Math.min(prevented.takerLots, prevented.makerLots)
+      Object.assign(out, { U: prevented.takerOrderId === o.orderId ? prevented.makerOrderId : prevented.takerOrderId, Cs: m.symbol,
+        pl: formatQty(m, lots), pL: formatPrice(m, prevented.priceTicks), pY: formatNotional(m, BigInt(prevented.priceTicks) * BigInt(lots)) })
+    }
   }
   // Why it expired (Binance's eR), where the core says: the Price Range execution rule.
   if (o.expiryReason !== undefined) out.eR = o.expiryReason

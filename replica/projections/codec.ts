@@ -73,8 +73,8 @@ export const orderCodec = tupleCodec<OrderRecord>({
   marketId: true, orderId: true, account: true, sub: true, clientOrderId: true, side: true, orderType: true,
   timeInForce: true, priceTicks: true, origQtyLots: true, executedQtyLots: true, cumQuoteTicksLots: true,
   status: true, positionSide: true, reduceOnly: true, stp: true, goodTillDate: true, time: true, updateTime: true,
-  cond: true, priceMatch: true, quoteQty: true, orderListId: true, icebergLots: true, expiryReason: true, peg: true,
-}, 7)
+  cond: true, priceMatch: true, quoteQty: true, orderListId: true, icebergLots: true, expiryReason: true, peg: true, preventedMatchId: true,
+}, 8)
 
 const USER_TRADE_LAYOUT: Record<keyof UserTradeRecord, true> = {
   marketId: true, tradeId: true, orderId: true, side: true, priceTicks: true, qtyLots: true,

@@ -1,6 +1,6 @@
 // Prevented matches (Binance spot's GET /api/v3/myPreventedMatches): one row per match that
 // self-trade prevention stopped (core/match.ts), kept three months, under the taker's
-// sub-account (the maker is the same sub-account).
+// sub-account (the maker is the same sub-account), by the id the core numbered it with.
 
 import type { PreventedMatchEvent } from '../../core/events.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
@@ -11,24 +11,27 @@ import type { Owner } from './records.js'
 import type { Stores } from './stores.js'
 import { checkLimit, scan, timeRangeBounds } from './time-range.js'
 
-/** The event's figures, under the row id the entry gives it. */
-export interface PreventedMatchRecord extends Pick<PreventedMatchEvent, 'takerOrderId' | 'makerOrderId' | 'priceTicks' | 'makerLots' | 'mode' | 'time'> {
-  preventedMatchId: number
+/** The event's figures. */
+export interface PreventedMatchRecord extends Pick<PreventedMatchEvent, 'preventedMatchId' | 'takerOrderId' | 'makerOrderId' | 'priceTicks'
+  | 'makerLots' | 'mode' | 'time'> {
+  /** Absent from rows written before the event carried it. */
+  takerLots?: number
 }
 
 const preventedMatchCodec = tupleCodec<PreventedMatchRecord>({
-  preventedMatchId: true, takerOrderId: true, makerOrderId: true, priceTicks: true, makerLots: true, mode: true, time: true,
-})
+  preventedMatchId: true, takerOrderId: true, makerOrderId: true, priceTicks: true, makerLots: true, mode: true, time: true, takerLots: true,
+}, 1)
 
 /** owner, marketId u32, time u64, id u64 → PreventedMatchRecord. */
 function prefixOf(o: Owner, marketId: number): Buffer {
   return ownerKey(o.account, o.sub).u32(marketId).build()
 }
 
-export function onPreventedMatch(stores: Stores, batch: PendingBatch, e: PreventedMatchEvent, id: number): void {
-  const r: PreventedMatchRecord = { preventedMatchId: id, takerOrderId: e.takerOrderId, makerOrderId: e.makerOrderId,
-    priceTicks: e.priceTicks, makerLots: e.makerLots, mode: e.mode, time: e.time }
-  batch.put(stores.preventedMatches, ownerKey(e.account, e.sub).u32(e.marketId).u64(e.time).u64(id).build(), preventedMatchCodec.encode(r))
+export function onPreventedMatch(stores: Stores, batch: PendingBatch, e: PreventedMatchEvent): void {
+  const r: PreventedMatchRecord = { preventedMatchId: e.preventedMatchId, takerOrderId: e.takerOrderId, makerOrderId: e.makerOrderId,
+    priceTicks: e.priceTicks, makerLots: e.makerLots, mode: e.mode, time: e.time, takerLots: e.takerLots }
+  batch.put(stores.preventedMatches, ownerKey(e.account, e.sub).u32(e.marketId).u64(e.time).u64(e.preventedMatchId).build(),
+    preventedMatchCodec.encode(r))
 }
 
 export interface PreventedMatchQuery {

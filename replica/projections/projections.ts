@@ -194,7 +194,7 @@ export class Projections {
         return this.priceKlineWriter.onPrices(b, e)
       case 'positionMargin': return onPositionMargin(s, b, e, nextRowId())
       case 'forceOrder': return onForceOrder(s, b, e, nextRowId())
-      case 'preventedMatch': return onPreventedMatch(s, b, e, nextRowId())
+      case 'preventedMatch': return onPreventedMatch(s, b, e)
       case 'orderList': return onOrderList(s, b, e)
       case 'insurance': return onInsurance(s, b, e, nextRowId())
       // Balances, leverage, position mode, markets and assets are current state, not history.

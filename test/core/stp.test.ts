@@ -4,6 +4,8 @@
 
 import t from 'tap'
 import type { StpMode } from '../../core/commands.js'
+import { stateLeaves, stateRoot } from '../../core/root.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { ALICE, BOB, BTCPERP, CAROL, TestExchange } from '../helpers/exchange.js'
 import { fillTrail, limit, orderTrail, rejection } from '../helpers/commands.js'
 
@@ -104,4 +106,25 @@ t.test('STP_INVALID', async (t) => {
   const ex = setup()
   t.same(rejection(ex, limit(ALICE, 'BUY', P, 20, { stp: 'EXPIRE_SOMETIMES' as StpMode })),
     { code: 'STP_INVALID', eventCount: 0, rootUnchanged: true })
+})
+
+t.test('prevented matches are numbered per market from 0, and the orders they expire name theirs', async (t) => {
+  const ex = setup()
+  // EXPIRE_BOTH: match 0 expires Alice's ask (id 2) and her bid (id 4), which had 16 left after Bob's 4.
+  const r = ex.ok(limit(ALICE, 'BUY', P, 20, { stp: 'EXPIRE_BOTH' }))
+  t.match(r.events.filter((e) => e.type === 'preventedMatch'),
+    [{ preventedMatchId: 0, takerOrderId: 4, makerOrderId: 2, priceTicks: P, makerLots: 10, takerLots: 16, mode: 'EXPIRE_BOTH' }])
+  const expired = r.events.filter((e) => e.type === 'order' && e.status === 'EXPIRED_IN_MATCH')
+  t.same(expired.map((e) => e.type === 'order' && [e.orderId, e.preventedMatchId]), [[2, 0], [4, 0]])
+  t.notOk(r.events.some((e) => e.type === 'order' && e.status !== 'EXPIRED_IN_MATCH' && e.preventedMatchId !== undefined),
+    'no other record names one')
+  // The next one is 1; the counter is in the root (a state without prevented matches hashes as before).
+  const before = stateRoot(ex.state)
+  // Carol's bid meets her own ask of 10, twice.
+  const next = ex.ok(limit(CAROL, 'BUY', P, 5, { stp: 'EXPIRE_TAKER' })).events.find((e) => e.type === 'preventedMatch')
+  t.match(next, { preventedMatchId: 1, takerLots: 5, makerLots: 10 })
+  t.not(stateRoot(ex.state), before)
+  ex.ok(limit(CAROL, 'BUY', P, 5, { stp: 'EXPIRE_TAKER' }))
+  t.equal(decodeSnapshot(encodeSnapshot(ex.state)).markets[BTCPERP]!.nextPreventedMatchId, 3, 'a snapshot keeps the count')
+  t.notOk(stateLeaves(setup().state).some((l) => l.startsWith('preventedMatches|')), 'no leaf before the first')
 })

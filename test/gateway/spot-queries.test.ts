@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
-import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 
 t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
   const rig = await gatewayRig()
@@ -101,6 +101,25 @@ t.test('myPreventedMatches: the matches self-trade prevention stopped', async (t
   t.same(await get({ preventedMatchId: rows[0].preventedMatchId }), rows, 'by its id')
   t.same(await get({ orderId: ask.orderId, fromPreventedMatchId: rows[0].preventedMatchId + 1 }), [], 'from a later id')
   t.same(await get({}), { code: -1102, msg: "Param 'preventedMatchId' or 'orderId' must be sent, but both were empty/null!" })
+  t.equal(rows[0].preventedMatchId, 0, 'numbered per symbol from 0')
+  // The taker's answer lists the matches it prevented; the expired maker's record names its match and what it kept from trading.
+  t.same(bid.preventedMatches, [{ preventedMatchId: 0, makerOrderId: ask.orderId, price: '50000.00', makerPreventedQuantity: '0.0200' }])
+  const askRecord = (await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: ask.orderId })).json()
+  t.match(askRecord, { status: 'EXPIRED_IN_MATCH', preventedMatchId: 0, preventedQuantity: '0.0200' })
+
+  // EXPIRE_TAKER: the bid expires (its record and the stream say so), the ask stays; the row gives the taker's quantity.
+  const seen = spotStreamOf(rig, (a) => a === sellerWallet.address)
+  const ask2 = await post({ side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0050', price: '51000.00' })
+  const taker = await post({ side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0030', price: '51000.00',
+    selfTradePreventionMode: 'EXPIRE_TAKER', newOrderRespType: 'RESULT' })
+  t.match(taker, { status: 'EXPIRED_IN_MATCH', preventedMatchId: 1, preventedQuantity: '0.0030',
+    preventedMatches: [{ preventedMatchId: 1, makerOrderId: ask2.orderId, price: '51000.00' }] })
+  t.notOk('makerPreventedQuantity' in taker.preventedMatches[0], 'the maker kept its lots')
+  const [row] = await get({ preventedMatchId: 1 })
+  t.match(row, { takerOrderId: taker.orderId, makerOrderId: ask2.orderId, selfTradePreventionMode: 'EXPIRE_TAKER', takerPreventedQuantity: '0.0030' })
+  t.notOk('makerPreventedQuantity' in row)
+  t.match(seen.filter((p) => p.e === 'executionReport' && p.i === taker.orderId).at(-1), { x: 'TRADE_PREVENTION', X: 'EXPIRED_IN_MATCH',
+    v: 1, A: '0.0030', B: '0.0030', U: ask2.orderId, Cs: 'BTCUSDT', pl: '0.0030', pL: '51000.00', pY: '153.000000', l: '0.0000' })
 
   // Binance spot's DECREMENT and TRANSFER are modes no symbol here allows (exchangeInfo lists the
   // four it does): Binance's answer for such a mode; an unknown mode is invalid data.
