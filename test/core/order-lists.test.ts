@@ -14,7 +14,7 @@ import { ALICE, BOB, BTCSPOT, CAROL, DAVE, TestExchange } from '../helpers/excha
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
 import { restoredAlike, spotScene, tradeAt } from '../helpers/spot-book.js'
-import { fundEveryone, gap, listEvents, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
+import { fundEveryone, gap, listEvents, peg, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -182,7 +182,8 @@ t.test('an executing list survives a snapshot: same root, and the same results a
 t.test('property: random spot flows with OCO lists keep every invariant and replay from a snapshot to the same root', async (t) => {
   const op = fc.oneof(...plainOps,
     fc.record({ kind: fc.constant('oco' as const), who, side, up: gap, down: gap, lots: fc.integer({ min: 2, max: 60 }),
-      upper: fc.constantFrom('maker', 'tp', 'tpLimit'), lower: fc.constantFrom('stop', 'stopLimit'), offset: fc.integer({ min: -5, max: 5 }) }))
+      upper: fc.constantFrom('maker', 'tp', 'tpLimit'), lower: fc.constantFrom('stop', 'stopLimit'), offset: fc.integer({ min: -5, max: 5 }),
+      peg }))
   let lists = 0
   let done = 0
   fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
@@ -197,6 +198,8 @@ t.test('property: random spot flows with OCO lists keep every invariant and repl
       const profitLeg: ListLeg = o.upper === 'maker' ? maker(profit)
         : o.upper === 'tp' ? takeProfit(profit) : { orderType: 'TAKE_PROFIT', stopPriceTicks: profit, priceTicks: profit + o.offset * 1_000, timeInForce: 'GTC' }
       const lossLeg: ListLeg = o.lower === 'stop' ? stopMarket(loss) : stopLimit(loss, loss + o.offset * 1_000)
+      // Now and then the limit legs are pegged: the LIMIT_MAKER as placed, a stop limit as it triggers.
+      if (o.peg !== null) for (const leg of [profitLeg, lossLeg]) if (leg.priceTicks !== undefined) leg.pegPriceType = o.peg
       return o.side === 'SELL' ? oco(o.who, 'SELL', o.lots, profitLeg, lossLeg) : oco(o.who, 'BUY', o.lots, lossLeg, profitLeg)
     }, (_c, r) => {
       for (const e of listEvents(r)) e.listStatusType === 'EXEC_STARTED' ? lists++ : done++

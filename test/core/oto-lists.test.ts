@@ -15,7 +15,7 @@ import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange } from '../helpers
 import { cancel, limit, market, orderEvents, rejection } from '../helpers/commands.js'
 import { runs } from '../helpers/property.js'
 import { restoredAlike, spotScene } from '../helpers/spot-book.js'
-import { fundEveryone, gap, listEvents, near, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
+import { fundEveryone, gap, listEvents, near, peg, plainCommand, plainOps, runFlow, side, who } from '../helpers/list-flow.js'
 
 const spot = { marketId: BTCSPOT }
 
@@ -145,7 +145,7 @@ t.test('a list with pending orders survives a snapshot: same root, and the same 
 t.test('property: random spot flows with OTO and OTOCO lists (OPO and OPOCO among them) keep every invariant and replay from a snapshot to the same root', async (t) => {
   const op = fc.oneof(...plainOps,
     fc.record({ kind: fc.constant('oto' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }), up: gap, down: gap,
-      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean(), opo: fc.boolean() }))
+      pair: fc.boolean(), pendingType: fc.constantFrom('maker', 'limit', 'market', 'stop'), ioc: fc.boolean(), opo: fc.boolean(), peg }))
   let lists = 0
   let opoLists = 0
   let activated = 0
@@ -163,9 +163,12 @@ t.test('property: random spot flows with OTO and OTOCO lists (OPO and OPOCO amon
         : o.pendingType === 'market' ? { orderType: 'MARKET' } : stopMarket(loss)
       // A buy's exits now and then sell just what it brings (OPO, OPOCO).
       const opo = o.opo && o.side === 'BUY' ? { opo: true, pendingQtyLots: 0 } : {}
+      // Now and then the limit exits are pegged: priced from the book as they are placed, once the working order has filled.
+      const exitMaker = maker(profit)
+      if (o.peg !== null) for (const leg of [single, exitMaker]) if (leg.priceTicks !== undefined) leg.pegPriceType = o.peg
       if (!o.pair) return oto(o.who, working, exit, o.lots, { pending: single }, opo)
-      return oto(o.who, working, exit, o.lots, exit === 'SELL' ? { pendingAbove: maker(profit), pendingBelow: stopMarket(loss) }
-        : { pendingAbove: stopMarket(loss), pendingBelow: maker(profit) }, opo)
+      return oto(o.who, working, exit, o.lots, exit === 'SELL' ? { pendingAbove: exitMaker, pendingBelow: stopMarket(loss) }
+        : { pendingAbove: stopMarket(loss), pendingBelow: exitMaker }, opo)
     }, (c, r) => {
       if (c.type === 'PlaceOtoList' && r.ok) lists++
       if (c.type === 'PlaceOtoList' && r.ok && c.opo === true) opoLists++
