@@ -142,6 +142,20 @@ t.test('a pegged stop-limit buy holds at its stop price; without a level at its 
   t.same([ex.sub(ALICE).spot.get('USDT')!.free, ex.sub(ALICE).spot.get('USDT')!.locked], [before, 0], 'its hold freed')
 })
 
+t.test('a pegged stop-limit buy whose pegged price costs more than its balance holds expires at its trigger', async (t) => {
+  const ex = spotScene()
+  for (const price of [3_010_000, 3_020_000, 3_200_000]) ex.ok(limit(BOB, 'SELL', price, 10, spot))
+  // Dave's sub-account 1 has 31 USDT: the stop's hold at 30,100.00 is 30.1; one level past the best ask at its trigger is 32,000.00.
+  ex.fund(DAVE, 31, 1, 'SPOT')
+  const usdt = () => ex.sub(DAVE, 1).spot.get('USDT')!
+  const placed = ex.ok(pegged(DAVE, 'BUY', 10, 'MARKET_PEG', { sub: 1, orderType: 'STOP', stopPriceTicks: 3_010_000, pegOffsetLevels: 1 }))
+  t.equal(usdt().locked, 30_100_000)
+  const r = ex.ok(limit(CAROL, 'BUY', 3_010_000, 10, spot))
+  t.match(orderEvents(r).filter((e) => e.orderId === placed.orderId), [{ execType: 'EXPIRED', expiryReason: 'REJECTED',
+    priceTicks: 3_200_000, cond: { reason: 'BALANCE_INSUFFICIENT' } }])
+  t.same([usdt().free, usdt().locked], [31_000_000, 0], 'nothing held, nothing spent')
+})
+
 t.test('an OTO\'s pegged pending order takes its price as it is placed', async (t) => {
   const ex = scene()
   const oto: PlaceOtoList = {
