@@ -460,6 +460,42 @@ function timeline(drafts: Draft[]): TimedCommand[] {
   })
 }
 
+/** How far the spot prices of an extended stream drift at most: 0.6 % of the mid, past most trailing deltas (10–99 BIPS). */
+const SPOT_DRIFT_PPM = 6_000
+
+/**
+ * Extended streams: the spot prices drift up and back (a triangle over the stream, its top
+ * SPOT_DRIFT_PPM above the mid), so that the last price moves far enough for trailing stops to
+ * trail and fire, and stops and pegged orders meet a moving book. Every price of a spot order or
+ * list moves with it; a price far from the mid (a mangled one) stays as drawn.
+ */
+function drifted(drafts: Draft[], spots: readonly MarketProfile[]): Draft[] {
+  const n = drafts.length
+  return drafts.map((d, i) => {
+    const c = d.command
+    const p = 'marketId' in c ? spots.find((x) => x.marketId === c.marketId) : undefined
+    if (p === undefined || (c.type !== 'PlaceOrder' && c.type !== 'PlaceOrderList' && c.type !== 'PlaceOtoList')) return d
+    const half = n / 2
+    const shift = Math.round((p.midTicks * SPOT_DRIFT_PPM / 1_000_000) * (i < half ? i / half : (n - i) / half))
+    // A copy with its prices moved; fields it lacks stay absent.
+    const moved = <T extends { priceTicks?: number; stopPriceTicks?: number }>(x: T): T => {
+      const out = { ...x }
+      for (const k of ['priceTicks', 'stopPriceTicks'] as const) {
+        const v = x[k]
+        if (v !== undefined && Math.abs(v - p.midTicks) < p.midTicks / 10) out[k] = v + shift
+      }
+      return out
+    }
+    if (c.type === 'PlaceOrder') return { ...d, command: moved(c) }
+    if (c.type === 'PlaceOrderList') return { ...d, command: { ...c, above: moved(c.above), below: moved(c.below) } }
+    const list: PlaceOtoList = { ...c, working: moved(c.working) }
+    if (c.pending !== undefined) list.pending = moved(c.pending)
+    if (c.pendingAbove !== undefined) list.pendingAbove = moved(c.pendingAbove)
+    if (c.pendingBelow !== undefined) list.pendingBelow = moved(c.pendingBelow)
+    return { ...d, command: list }
+  })
+}
+
 /** A random stream of commands (after genesis), starting with the funding prelude. */
 export function commandStream(options: StreamOptions = {}): fc.Arbitrary<TimedCommand[]> {
   const o: Required<StreamOptions> = {
@@ -486,5 +522,5 @@ export function commandStream(options: StreamOptions = {}): fc.Arbitrary<TimedCo
   }
   if (o.extended && perps.length > 0) drafts.push(...marginDrafts(o, perps))
   return fc.tuple(preludeDrafts(o, spots, perps), fc.array(weighted(...drafts), { minLength: o.minLength, maxLength: o.maxLength, size: 'max' }))
-    .map(([prelude, body]) => timeline([...prelude, ...body]))
+    .map(([prelude, body]) => timeline([...prelude, ...(o.extended ? drifted(body, spots) : body)]))
 }
