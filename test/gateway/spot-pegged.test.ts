@@ -85,6 +85,19 @@ t.test('a pegged stop-limit is priced as it triggers; LIMIT_MAKER in an OCO and 
   t.match(oto.json().orderReports, [{ side: 'BUY', price: '29000.00' }, { side: 'SELL', status: 'PENDING_NEW', pegPriceType: 'PRIMARY_PEG', peggedPrice: '0.00' }])
 })
 
+t.test('cancelReplace puts a pegged order in the replaced one\'s place', async (t) => {
+  const { rig, buyer, post, depth } = await scene()
+  t.teardown(() => rig.close())
+  const bid = (await post(buyer, { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0010', price: '29000.00' })).json()
+  const r = await post(buyer, { cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: String(bid.orderId), side: 'BUY', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.0010', pegPriceType: 'PRIMARY_PEG', pegOffsetType: 'PRICE_LEVEL', pegOffsetValue: '1',
+    newOrderRespType: 'RESULT' }, '/api/v3/order/cancelReplace')
+  t.equal(r.statusCode, 200, JSON.stringify(r.json()))
+  t.match(r.json(), { cancelResult: 'SUCCESS', newOrderResult: 'SUCCESS', cancelResponse: { status: 'CANCELED', price: '29000.00' },
+    newOrderResponse: { status: 'NEW', price: '0.00', pegPriceType: 'PRIMARY_PEG', pegOffsetValue: 1, peggedPrice: '29800.00' } })
+  t.same((await depth()).bids, [['29900.00', '0.0010'], ['29800.00', '0.0020']], 'one level below the best bid, once the replaced bid left')
+})
+
 t.test('refusals in Binance spot\'s words; nothing changes', async (t) => {
   const { rig, seller, buyer, post } = await scene()
   t.teardown(() => rig.close())
