@@ -38,13 +38,12 @@ function preventedMatch(m: Market, taker: Order, maker: Order, time: number): Pr
     makerLots: maker.origQtyLots - maker.executedQtyLots, takerLots: taker.origQtyLots - taker.executedQtyLots, mode: taker.stp, time }
 }
 
-/** The id of the last match self-trade prevention stopped in `events` (the one that expired an order just now). */
-export function lastPreventedMatchId(events: readonly Event[]): number | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!
-    if (e.type === 'preventedMatch') return e.preventedMatchId
-  }
-  return undefined
+/**
+ * The prevented match that stopped a sweep which ended 'STP': the market's last, as the sweep
+ * returns right after numbering it.
+ */
+export function stoppingMatchId(m: Market): number {
+  return m.nextPreventedMatchId - 1
 }
 
 /** The worst price the taker may fill at (0: any): its own, or a perpetual market order's band. */

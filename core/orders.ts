@@ -10,7 +10,7 @@ import { buildOrder, crosses, remaining, validClientId } from './filters.js'
 import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
-import { lastPreventedMatchId, simulate, sweep, type SweepEnd } from './match.js'
+import { simulate, stoppingMatchId, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto, tooManyIcebergs } from './resting.js'
@@ -52,7 +52,7 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
     if (typeof matched === 'string') return matched
     cmd = matched
   }
-  const peg = cmd.pegPriceType === undefined && cmd.pegOffsetLevels === undefined ? null : pegOf(m, cmd)
+  const peg = pegOf(m, cmd)
   if (typeof peg === 'string') return peg
   if (isConditionalType(cmd.orderType)) {
     if (m.kind === 'SPOT') return checkSpotStop(m, sub, cmd, time, pending, peg)
@@ -330,7 +330,7 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   o.updateTime = time
   const spotExpired = o.status === 'EXPIRED' && o.market.kind === 'SPOT'
   events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH', spotExpired ? expiryReasonOf(o, end) : undefined,
-    end === 'STP' ? lastPreventedMatchId(events) : undefined))
+    end === 'STP' ? stoppingMatchId(o.market) : undefined))
   if (o.lockedRemaining > 0) {
     releaseSpotLock(o)
     pushSpotBalanceEvent(o, time, events)

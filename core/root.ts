@@ -72,6 +72,20 @@ function orderExtraLeaf(o: Order): string {
   return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
 
+/**
+ * An open order's leaves (resting, waiting for its trigger, or pending): its record, and each
+ * part it has beyond a plain order's in a leaf of its own, so orders without it hash as before.
+ * The leaves are sorted in the end, so their order here is free.
+ */
+function orderLeaves(o: Order, out: string[]): void {
+  out.push(orderLeaf(o))
+  if (o.cond) out.push(conditionalLeaf(o))
+  if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
+  if (o.list !== null) out.push(orderListLeaf(o))
+  if (o.icebergLots !== 0) out.push(icebergLeaf(o))
+  if (o.peg !== null) out.push(pegLeaf(o))
+}
+
 /** Every leaf of the state, as canonical text, sorted. */
 export function stateLeaves(state: State): string[] {
   const out: string[] = [`meta|${state.nextWithdrawalId}`]
@@ -99,35 +113,13 @@ export function stateLeaves(state: State): string[] {
     if (m.kind === 'PERP' && (m.percentPricePpm !== DEFAULT_PRICE_BAND_PPM || m.marketTakeBoundPpm !== DEFAULT_PRICE_BAND_PPM)) {
       out.push(`priceBand|${m.marketId}|${m.percentPricePpm}|${m.marketTakeBoundPpm}`)
     }
-    for (const o of m.book.orders.values()) {
-      out.push(orderLeaf(o))
-      if (o.cond) out.push(conditionalLeaf(o))
-      // Its own leaf, present only once amended or price-matched, so other orders hash as before.
-      if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
-      if (o.list !== null) out.push(orderListLeaf(o))
-      if (o.icebergLots !== 0) out.push(icebergLeaf(o))
-      if (o.peg !== null) out.push(pegLeaf(o))
-    }
+    for (const o of m.book.orders.values()) orderLeaves(o, out)
     if (m.kind === 'SPOT') queueLeaves(m, out)
     if (m.kind === 'PERP' && m.triggerProtectPpm !== DEFAULT_TRIGGER_PROTECT_PPM) out.push(`triggerProtect|${m.marketId}|${m.triggerProtectPpm}`)
     // Waiting conditional orders (a spot market's stops): the order and its trigger state (trailing extreme included).
-    for (const o of m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values()) {
-      out.push(orderLeaf(o), conditionalLeaf(o))
-      if (o.amendCount || o.priceMatch !== undefined) out.push(orderExtraLeaf(o))
-      if (o.list !== null) out.push(orderListLeaf(o))
-      if (o.icebergLots !== 0) out.push(icebergLeaf(o))
-      if (o.peg !== null) out.push(pegLeaf(o))
-    }
+    for (const o of m.kind === 'PERP' ? m.triggers.live.values() : m.stops.live.values()) orderLeaves(o, out)
     // OTO lists' pending orders (core/oto-lists.ts).
-    if (m.kind === 'SPOT') {
-      for (const o of m.stops.pending.values()) {
-        out.push(orderLeaf(o), orderListLeaf(o))
-        if (o.cond) out.push(conditionalLeaf(o))
-        if (o.icebergLots !== 0) out.push(icebergLeaf(o))
-        if (o.peg !== null) out.push(pegLeaf(o))
-      if (o.peg !== null) out.push(pegLeaf(o))
-      }
-    }
+    if (m.kind === 'SPOT') for (const o of m.stops.pending.values()) orderLeaves(o, out)
   }
   for (const account of state.accounts.values()) {
     for (const sub of account.subs) {

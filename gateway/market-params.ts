@@ -213,15 +213,11 @@ export function spotsListParam(state: State, p: Params, required: boolean): { ma
   return { markets: withStatus(markets, status), many: true }
 }
 
-export type SymbolStatus = MarketStatus
-
-/** A spot market's trading status, as Binance spot names it too: TRADING, HALT or BREAK. */
-export function spotTradingStatus(m: SpotMarket): SymbolStatus {
-  return m.status
-}
-
-/** Binance spot's `symbolStatus`: TRADING, HALT or BREAK (-1130 otherwise); undefined when not sent. */
-export function symbolStatusParam(p: ReadonlyMap<string, string>): SymbolStatus | undefined {
+/**
+ * Binance spot's `symbolStatus`: TRADING, HALT or BREAK (-1130 otherwise; a market's own status
+ * has the same names); undefined when not sent.
+ */
+export function symbolStatusParam(p: ReadonlyMap<string, string>): MarketStatus | undefined {
   const s = p.get('symbolStatus')
   if (s === undefined || s === '') return undefined
   if (s !== 'TRADING' && s !== 'HALT' && s !== 'BREAK') throw invalidParam('symbolStatus')
@@ -229,13 +225,13 @@ export function symbolStatusParam(p: ReadonlyMap<string, string>): SymbolStatus 
 }
 
 /** The markets of `markets` in `status` (all when undefined): a list leaves the others out. */
-function withStatus(markets: SpotMarket[], status: SymbolStatus | undefined): SpotMarket[] {
-  return status === undefined ? markets : markets.filter((m) => spotTradingStatus(m) === status)
+function withStatus(markets: SpotMarket[], status: MarketStatus | undefined): SpotMarket[] {
+  return status === undefined ? markets : markets.filter((m) => m.status === status)
 }
 
 /** `m`, which must be in `status` when one was asked for (-1220 otherwise). */
-function inStatus(m: SpotMarket, status: SymbolStatus | undefined): SpotMarket {
-  if (status !== undefined && spotTradingStatus(m) !== status) throw symbolStatusMismatch()
+function inStatus(m: SpotMarket, status: MarketStatus | undefined): SpotMarket {
+  if (status !== undefined && m.status !== status) throw symbolStatusMismatch()
   return m
 }
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket, SpotMarket } from '../../core/state.js'
 import type { GatewayContext } from '../context.js'
 import { ApiError, invalidSymbol } from '../errors.js'
-import { spotTradingStatus, symbolStatusParam } from '../market-params.js'
+import { symbolStatusParam } from '../market-params.js'
 import { checkDuplicates, rawRequest } from '../params.js'
 import { generalDocs } from '../schemas/general.js'
 import type { WeightCounter } from '../weights.js'
@@ -36,7 +36,7 @@ export function spotExchangeInfoBody(ctx: GatewayContext, params: ReadonlyMap<st
   const status = symbolStatusParam(params)
   if (status !== undefined && wanted !== null) throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
   const spots = state.markets.filter((m): m is SpotMarket => m?.kind === 'SPOT')
-  const symbols = spots.filter((m) => (wanted === null || wanted.has(m.symbol)) && (status === undefined || spotTradingStatus(m) === status))
+  const symbols = spots.filter((m) => (wanted === null || wanted.has(m.symbol)) && (status === undefined || m.status === status))
   if (wanted !== null && symbols.length === 0) throw invalidSymbol()
   return {
     timezone: 'UTC', serverTime: ctx.now(), rateLimits: rateLimitsBody(ctx.rateLimits), exchangeFilters: [],

@@ -6,7 +6,6 @@ import { trailingAllowed } from '../../core/spot-stops.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../../core/state.js'
 import { AVG_PRICE_MINS } from '../avg-price.js'
 import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
-import { spotTradingStatus } from '../market-params.js'
 
 /** Far in the future, as Binance gives perpetuals (2100-12-25). */
 const DELIVERY_DATE = 4133404800000
@@ -100,7 +99,7 @@ export function perpSymbol(state: State, m: PerpMarket): object {
 export function spotSymbol(state: State, m: SpotMarket): object {
   const notional = trimZeros(formatUnits(m.minNotional, quoteScale(state, m)))
   return {
-    symbol: m.symbol, status: spotTradingStatus(m),
+    symbol: m.symbol, status: m.status,
     baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
     orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT'],
