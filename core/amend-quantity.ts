@@ -12,6 +12,7 @@ import { LIMITS } from './limits.js'
 import { generatedClientId } from './orders.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
+import { shrinkShown } from './prevention.js'
 import { pushSpotBalanceEvent } from './resting.js'
 import { holdPrice } from './spot-stops.js'
 import { lockFor, unlockSpot } from './spot.js'
@@ -27,10 +28,12 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
   const qty = cmd.qtyLots
   const qtyCode = checkQty(m, qty, false)
   if (qtyCode) return qtyCode === 'QTY_ABOVE_MAX' ? reject('AMEND_QTY_INCREASE') : reject(qtyCode)
-  if (qty > o.origQtyLots) return reject('AMEND_QTY_INCREASE')
-  if (qty === o.origQtyLots) return reject('MODIFY_UNCHANGED')
+  // The quantity is the order's as sent: what self-trade prevention took off (core/prevention.ts) stays taken.
+  const sent = o.origQtyLots + o.preventedLots
+  if (qty > sent) return reject('AMEND_QTY_INCREASE')
+  if (qty === sent) return reject('MODIFY_UNCHANGED')
   // Down to what already filled would leave nothing to rest: a cancel, which the client can send.
-  if (qty <= o.executedQtyLots) return reject('AMEND_QTY_FILLED')
+  if (qty - o.preventedLots <= o.executedQtyLots) return reject('AMEND_QTY_FILLED')
   // A stop waiting for its price (core/spot-stops.ts) is on no level: it holds at its holdPrice.
   const price = o.cond !== null ? holdPrice(o) : o.priceTicks
   if (price * qty * m.quotePerTickLot < m.minNotional) return reject('NOTIONAL_TOO_SMALL')
@@ -41,16 +44,11 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
     if (newId !== o.clientOrderId && sub.orders.has(newId)) return reject('CLIENT_ID_DUPLICATE')
   }
 
-  const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: o.origQtyLots, count: o.amendCount + 1,
+  const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: sent, count: o.amendCount + 1,
     clientOrderIdBefore: o.clientOrderId }
-  const cut = o.origQtyLots - qty
-  o.origQtyLots = qty
-  // What it shows shrinks to what is left when less: all of a plain order; an iceberg's slice
-  // only when less than it is left (Binance's amend FAQ).
-  if (o.level !== null && o.visibleLots > qty - o.executedQtyLots) {
-    o.level.qtyLots -= o.visibleLots - (qty - o.executedQtyLots)
-    o.visibleLots = qty - o.executedQtyLots
-  }
+  const cut = sent - qty
+  o.origQtyLots -= cut
+  shrinkShown(o)
   // What the cut lots held: at the limit price, or a waiting stop's at its holdPrice.
   unlockSpot(o, lockFor(m, o, cut, price))
   const clientOrderId = newId ?? generatedClientId(m, o)

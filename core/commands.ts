@@ -13,7 +13,12 @@ export type OrderType = 'LIMIT' | 'MARKET' | 'POST_ONLY' | 'LIQUIDATION' | Condi
 export type WorkingType = 'MARK_PRICE' | 'CONTRACT_PRICE'
 export type TimeInForce = 'GTC' | 'IOC' | 'FOK' | 'GTX' | 'GTD'
 export type PositionSide = 'BOTH' | 'LONG' | 'SHORT'
-export type StpMode = 'NONE' | 'EXPIRE_TAKER' | 'EXPIRE_MAKER' | 'EXPIRE_BOTH'
+/**
+ * DECREMENT and TRANSFER (spot only): the match is prevented, and both orders lose the lots it
+ * would have traded (core/prevention.ts). TRANSFER moves them between accounts of one trade
+ * group at Binance; here every self-trade is within one sub-account, so it acts as DECREMENT.
+ */
+export type StpMode = 'NONE' | 'EXPIRE_TAKER' | 'EXPIRE_MAKER' | 'EXPIRE_BOTH' | 'DECREMENT' | 'TRANSFER'
 export type CancelRestriction = 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED'
 export type WalletKind = 'SPOT' | 'PERP'
 export type MarketStatus = 'TRADING' | 'HALT' | 'BREAK'
@@ -523,7 +528,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
-  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList',
+  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

@@ -6,8 +6,11 @@ import type { ConditionalType, MarginType, OrderType, PegPriceType, PositionSide
 
 /** PENDING_NEW: an OTO list's pending order, waiting for its working order to fill (core/oto-lists.ts). */
 export type OrderStatus = 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'PENDING_NEW'
-/** Why an order record changed, as Binance's execution type `x`. */
-export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE' | 'AMENDMENT' | 'REPLACED'
+/**
+ * Why an order record changed, as Binance's execution type `x`. TRADE_PREVENTION: self-trade
+ * prevention in DECREMENT mode took lots off an order that stays open (core/prevention.ts).
+ */
+export type ExecType = 'NEW' | 'CANCELED' | 'EXPIRED' | 'EXPIRED_IN_MATCH' | 'TRADE' | 'AMENDMENT' | 'REPLACED' | 'TRADE_PREVENTION'
 
 /** An order's record: what order events carry and history read models keep. */
 export interface OrderRecordFields {
@@ -45,8 +48,16 @@ export interface OrderRecordFields {
   peg?: Peg
   /** Spot orders that expired: why (Binance spot's expiryReason). */
   expiryReason?: ExpiryReason
-  /** Orders self-trade prevention expired (EXPIRED_IN_MATCH): the prevented match that did (its preventedMatchId). */
+  /**
+   * Orders self-trade prevention expired (EXPIRED_IN_MATCH) or, in DECREMENT mode, cut: the last
+   * prevented match they took part in (its preventedMatchId).
+   */
   preventedMatchId?: number
+  /**
+   * Spot orders DECREMENT cut: the lots it took off, gone from origQtyLots (what the order may
+   * trade); the quantity sent is the sum. Absent when none.
+   */
+  preventedLots?: number
 }
 
 /**

@@ -62,12 +62,15 @@ function timeInForceOf(type: OrderType, cmd: PlaceOrder): TimeInForce | null {
   }
 }
 
-function stpOf(stp: StpMode | undefined): StpMode | null {
+/** The order's mode (EXPIRE_MAKER by default); DECREMENT and TRANSFER on spot markets only. */
+function stpOf(stp: StpMode | undefined, spot: boolean): StpMode | null {
   switch (stp ?? 'EXPIRE_MAKER') {
     case 'EXPIRE_MAKER': return 'EXPIRE_MAKER'
     case 'NONE': return 'NONE'
     case 'EXPIRE_TAKER': return 'EXPIRE_TAKER'
     case 'EXPIRE_BOTH': return 'EXPIRE_BOTH'
+    case 'DECREMENT': return spot ? 'DECREMENT' : null
+    case 'TRANSFER': return spot ? 'TRANSFER' : null
     default: return null
   }
 }
@@ -123,7 +126,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
     return 'POSITION_SIDE_INVALID'
   }
 
-  const stp = stpOf(cmd.stp)
+  const stp = stpOf(cmd.stp, m.kind === 'SPOT')
   if (stp === null) return 'STP_INVALID'
 
   let goodTillDate = 0
@@ -153,6 +156,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
     status: 'NEW', positionSide, reduceOnly, stp, goodTillDate,
     time, updateTime: time, marginCounted: false, lockedRemaining: 0,
     level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null, icebergLots, visibleLots: 0, peg: null,
+    preventedLots: 0, preventedMatchId: -1,
   }
 }
 

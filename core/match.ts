@@ -13,7 +13,8 @@ import { listFill } from './order-lists.js'
 import { retire, unrest } from './resting.js'
 import { settlePerpSide } from './settle.js'
 import { settleSpotSide } from './spot.js'
-import { positionOf, type Market, type Order, type Position, type State } from './state.js'
+import { decrementLots, decrementMatch, decrements } from './prevention.js'
+import { positionOf, type Market, type Order, type Position, type SpotMarket, type State } from './state.js'
 
 /**
  * Why a sweep stopped with lots left: the rest of the taker expires (or rests if 'DONE');
@@ -31,19 +32,17 @@ function reducible(p: Position, o: Order, pending: number): number {
   return o.side === 'SELL' ? max(q, 0) : max(-q, 0)
 }
 
-/** The record of a match self-trade prevention stopped (off the sweep's hot path: it is rare). */
+/**
+ * The record of a match self-trade prevention stopped (off the sweep's hot path: it is rare):
+ * each order's lots it prevents (all either has left; in DECREMENT mode the smaller's, for both).
+ */
 function preventedMatch(m: Market, taker: Order, maker: Order, time: number): PreventedMatchEvent {
+  const decrement = decrements(taker.stp)
+  const lots = decrement ? decrementLots(taker, maker) : 0
   return { type: 'preventedMatch', marketId: m.marketId, preventedMatchId: m.nextPreventedMatchId++, account: taker.owner.address,
     sub: taker.owner.sub, takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
-    makerLots: maker.origQtyLots - maker.executedQtyLots, takerLots: taker.origQtyLots - taker.executedQtyLots, mode: taker.stp, time }
-}
-
-/**
- * The prevented match that stopped a sweep which ended 'STP': the market's last, as the sweep
- * returns right after numbering it.
- */
-export function stoppingMatchId(m: Market): number {
-  return m.nextPreventedMatchId - 1
+    makerLots: decrement ? lots : maker.origQtyLots - maker.executedQtyLots, takerLots: decrement ? lots : taker.origQtyLots - taker.executedQtyLots,
+    mode: taker.stp, time }
 }
 
 /** The worst price the taker may fill at (0: any): its own, or a perpetual market order's band. */
@@ -83,8 +82,20 @@ export function sweep(state: State, m: Market, taker: Order, time: number, event
       if (maker.owner === taker.owner && taker.stp !== 'NONE') {
         const prevented = preventedMatch(m, taker, maker, time)
         events.push(prevented)
-        if (taker.stp !== 'EXPIRE_TAKER') retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events, undefined, prevented.preventedMatchId)
-        if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
+        if (decrements(taker.stp)) {
+          // Both lose the smaller's lots (core/prevention.ts): the maker expired, or the taker has none left.
+          if (decrementMatch(m as SpotMarket, taker, maker, prevented, time, events)) return 'STP'
+          maker = next
+          continue
+        }
+        if (taker.stp !== 'EXPIRE_TAKER') {
+          maker.preventedMatchId = prevented.preventedMatchId
+          retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
+        }
+        if (taker.stp !== 'EXPIRE_MAKER') {
+          taker.preventedMatchId = prevented.preventedMatchId
+          return 'STP'
+        }
         maker = next
         continue
       }
@@ -156,7 +167,7 @@ function fill(state: State, m: Market, taker: Order, maker: Order, lots: number,
 }
 
 export interface Simulation {
-  /** Lots the taker would fill now. */
+  /** Lots the taker would fill now, with those DECREMENT self-trade prevention would take off it. */
   lots: number
   /** Sum of price × lots over those fills, tick·lot units. */
   notional: number
@@ -213,6 +224,13 @@ function walk(m: Market, taker: Order, moved: Map<Position, number> | null, budg
         if (left === 0 || fills >= LIMITS.fillsPerCommandMax) return { lots, notional }
         if (maker.goodTillDate !== 0 && maker.goodTillDate <= taker.time) break
         if (maker.owner === taker.owner && taker.stp !== 'NONE') {
+          if (decrements(taker.stp)) {
+            // The prevented lots count toward the taker's quantity, not its cost (core/prevention.ts).
+            const prevented = min(left, maker.origQtyLots - maker.executedQtyLots)
+            lots += prevented
+            if (prevented === left) return { lots, notional }
+            break
+          }
           if (taker.stp !== 'EXPIRE_MAKER') return { lots, notional }
           break
         }

@@ -11,7 +11,7 @@ import type { Code } from './codes.js'
 import type { ModifyOrder, PlaceOrder } from './commands.js'
 import type { Event, Result } from './events.js'
 import { buildOrder, crosses, remaining } from './filters.js'
-import { stoppingMatchId, sweep } from './match.js'
+import { sweep } from './match.js'
 import { LIMITS } from './limits.js'
 import { bandCode } from './price-band.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
@@ -123,7 +123,7 @@ export function modifyOrder(state: State, cmd: ModifyOrder, time: number): Resul
       const status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
       o.status = status
       o.updateTime = time
-      events.push(orderEvent(o, status, undefined, end === 'STP' ? stoppingMatchId(m) : undefined))
+      events.push(orderEvent(o, status))
     }
   }
   return acceptOrder(events, o.orderId)

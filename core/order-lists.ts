@@ -26,7 +26,7 @@ import { accept, reject } from './results.js'
 import { retire } from './resting.js'
 import { holdProceeds } from './oto-lists.js'
 import { armSpotStop, spotStopCount, stopLock } from './spot-stops.js'
-import { lockFor } from './spot.js'
+import { lockFor, unlockSpot } from './spot.js'
 import { pegOf, peggedPrice } from './peg.js'
 import type { Order, OrderList, SpotMarket, State, SubAccount } from './state.js'
 
@@ -208,19 +208,46 @@ export function placeOrderList(state: State, cmd: PlaceOrderList, time: number):
 }
 
 /**
+ * What each order of an OCO pair holds: the one that may rest (the first when both or neither
+ * may) its own need, the other what it needs beyond that.
+ */
+function ocoHolds(m: SpotMarket, legs: readonly Order[]): [number, number] {
+  const primary = legs[0]!.cond === null ? 0 : legs[1]!.cond === null ? 1 : 0
+  const primaryNeed = needOf(m, legs[primary]!)
+  const other = Math.max(0, needOf(m, legs[1 - primary]!) - primaryNeed)
+  return primary === 0 ? [primaryNeed, other] : [other, primaryNeed]
+}
+
+/** Whether `o` is an order of an executing OCO pair (an OCO list, or an OTOCO's pair once placed). */
+export function inOcoPair(o: Order): boolean {
+  const list = o.list
+  return list !== null && !list.done && list.working === null && list.legs.length === 2
+}
+
+/**
+ * After both orders of an executing OCO pair lost lots to self-trade prevention
+ * (core/prevention.ts): each gives back what it held beyond its share of the smaller need.
+ */
+export function rebalanceOcoHolds(m: SpotMarket, list: OrderList): void {
+  const holds = ocoHolds(m, list.legs)
+  for (let i = 0; i < 2; i++) {
+    const leg = list.legs[i]!
+    unlockSpot(leg, leg.lockedRemaining - holds[i]!)
+  }
+}
+
+/**
  * Places an OCO pair that passed checkList, with its ids: the leg that may rest holds its own
  * need, the other what it needs beyond that. Its NEW records go to `events`.
  */
 export function placeOcoLegs(state: State, m: SpotMarket, sub: SubAccount, list: OrderList, legs: [Order, Order], time: number,
   events: Event[]): void {
-  const primary = legs[0].cond === null ? 0 : legs[1].cond === null ? 1 : 0
-  const primaryNeed = needOf(m, legs[primary])
+  const holds = ocoHolds(m, legs)
   for (let i = 0; i < 2; i++) {
     const o = legs[i]
     o.list = list
     if (o.cond !== null) {
-      const hold = i === primary ? primaryNeed : Math.max(0, needOf(m, o) - primaryNeed)
-      for (const e of armSpotStop(m, o, time, hold).events) events.push(e)
+      for (const e of armSpotStop(m, o, time, holds[i]).events) events.push(e)
       continue
     }
     // checkList ran placement's checks (testOrder): a LIMIT_MAKER that passed them rests.

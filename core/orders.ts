@@ -10,7 +10,7 @@ import { buildOrder, crosses, remaining, validClientId } from './filters.js'
 import { floorDiv } from './arith.js'
 import { LIMITS } from './limits.js'
 import { checkOrderMargin } from './risk.js'
-import { simulate, stoppingMatchId, sweep, type SweepEnd } from './match.js'
+import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
 import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto, tooManyIcebergs } from './resting.js'
@@ -312,9 +312,12 @@ function expiryReasonOf(o: Order, end: SweepEnd): ExpiryReason {
   return o.timeInForce === 'FOK' ? 'UNFILLED_FOK_ORDER_EXPIRED' : 'UNFILLED_IOC_QUANTITY_EXPIRED'
 }
 
-/** After the sweep: rest the remainder, or expire it and release what it held. */
+/**
+ * After the sweep: rest the remainder, or expire it and release what it held. A taker self-trade
+ * prevention stopped expires, even with nothing left (DECREMENT took its last lots).
+ */
 function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
-  if (remaining(o) === 0) {
+  if (remaining(o) === 0 && end !== 'STP') {
     if (o.lockedRemaining > 0) {
       releaseSpotLock(o)
       pushSpotBalanceEvent(o, time, events)
@@ -329,8 +332,7 @@ function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
   o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
   o.updateTime = time
   const spotExpired = o.status === 'EXPIRED' && o.market.kind === 'SPOT'
-  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH', spotExpired ? expiryReasonOf(o, end) : undefined,
-    end === 'STP' ? stoppingMatchId(o.market) : undefined))
+  events.push(orderEvent(o, o.status === 'EXPIRED' ? 'EXPIRED' : 'EXPIRED_IN_MATCH', spotExpired ? expiryReasonOf(o, end) : undefined))
   if (o.lockedRemaining > 0) {
     releaseSpotLock(o)
     pushSpotBalanceEvent(o, time, events)

@@ -4,11 +4,8 @@ import { conditionalFields } from './conditional.js'
 import type { ExecType, ExpiryReason, OrderEvent, OrderRecordFields, OrderStatus } from './events.js'
 import type { Order } from './state.js'
 
-/**
- * An order's record after a change; `expiryReason` for a spot order that expired (Binance spot's),
- * `preventedMatchId` for one self-trade prevention expired.
- */
-export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryReason, preventedMatchId?: number): OrderEvent {
+/** An order's record after a change; `expiryReason` for a spot order that expired (Binance spot's). */
+export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryReason): OrderEvent {
   const e: OrderEvent = {
     type: 'order', execType,
     marketId: o.market.marketId, orderId: o.orderId,
@@ -28,7 +25,8 @@ export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryRe
   if (o.icebergLots !== 0) e.icebergLots = o.icebergLots
   if (o.peg !== null) e.peg = o.peg
   if (expiryReason !== undefined) e.expiryReason = expiryReason
-  if (preventedMatchId !== undefined) e.preventedMatchId = preventedMatchId
+  if (o.preventedMatchId >= 0) e.preventedMatchId = o.preventedMatchId
+  if (o.preventedLots !== 0) e.preventedLots = o.preventedLots
   return e
 }
 
@@ -55,6 +53,7 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.peg !== undefined) r.peg = e.peg
   if (e.expiryReason !== undefined) r.expiryReason = e.expiryReason
   if (e.preventedMatchId !== undefined) r.preventedMatchId = e.preventedMatchId
+  if (e.preventedLots !== undefined) r.preventedLots = e.preventedLots
   return r
 }
 

@@ -110,10 +110,9 @@ export function releaseSpotLock(o: Order): void {
 }
 
 /** Ends a resting order (cancel, expiry, self-trade prevention) and reports it; `reason`: a spot order's expiryReason. */
-export function retire(o: Order, status: OrderStatus, execType: ExecType, time: number, events: Event[], reason?: ExpiryReason,
-  preventedMatchId?: number): void {
+export function retire(o: Order, status: OrderStatus, execType: ExecType, time: number, events: Event[], reason?: ExpiryReason): void {
   const released = o.market.kind === 'SPOT' ? o.lockedRemaining : 0
-  events.push(end(o, status, execType, time, reason, preventedMatchId))
+  events.push(end(o, status, execType, time, reason))
   if (released > 0) pushSpotBalanceEvent(o, time, events)
   if (o.list !== null && !o.list.done) endList(o, status === 'CANCELED' ? 'CANCELED' : 'EXPIRED', time, events)
 }
@@ -131,11 +130,11 @@ export function retireInto(o: Order, status: OrderStatus, execType: ExecType, ti
 }
 
 /** Takes the order out and gives it its final status; its record. */
-function end(o: Order, status: OrderStatus, execType: ExecType, time: number, reason?: ExpiryReason, preventedMatchId?: number): Event {
+function end(o: Order, status: OrderStatus, execType: ExecType, time: number, reason?: ExpiryReason): Event {
   unrest(o)
   o.status = status
   o.updateTime = time
-  return orderEvent(o, execType, reason, preventedMatchId)
+  return orderEvent(o, execType, reason)
 }
 
 /** Reports the balance an order locks or releases (quote for buys, base for sells). */

@@ -68,6 +68,11 @@ function pegLeaf(o: Order): string {
   return `peg|${o.market.marketId}|${o.orderId}|${o.peg!.type}|${o.peg!.offsetLevels}|${o.peg!.sentPriceTicks}`
 }
 
+/** What DECREMENT self-trade prevention took off an open order (core/prevention.ts); only on such orders. */
+function preventedLeaf(o: Order): string {
+  return `prevented|${o.market.marketId}|${o.orderId}|${o.preventedLots}|${o.preventedMatchId}`
+}
+
 function orderExtraLeaf(o: Order): string {
   return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
@@ -84,6 +89,7 @@ function orderLeaves(o: Order, out: string[]): void {
   if (o.list !== null) out.push(orderListLeaf(o))
   if (o.icebergLots !== 0) out.push(icebergLeaf(o))
   if (o.peg !== null) out.push(pegLeaf(o))
+  if (o.preventedLots !== 0) out.push(preventedLeaf(o))
 }
 
 /** Every leaf of the state, as canonical text, sorted. */

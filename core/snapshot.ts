@@ -25,7 +25,7 @@ const packr = new Packr({ useRecords: false })
 type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
   OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, (ListTuple | null)?,
-  (IcebergTuple | null)?, PegTuple?]
+  (IcebergTuple | null)?, (PegTuple | null)?, PreventedTuple?]
 /**
  * A conditional order's trigger state (core/conditional.ts), appended to its order tuple; a
  * spot trailing stop's delta and trailing time last, only on those.
@@ -41,8 +41,10 @@ type ExtraTuple = [number, PriceMatch | '']
 type ListTuple = [number, string, boolean, number, OrderList['contingency'], number, [number, string][], true?]
 /** An iceberg's slice and the lots it shows now; only on icebergs. */
 type IcebergTuple = [number, number]
-/** A pegged order's peg (core/peg.ts); last, only on pegged orders. */
+/** A pegged order's peg (core/peg.ts); only on pegged orders. */
 type PegTuple = [PegPriceType, number, number]
+/** Lots DECREMENT self-trade prevention took off the order and its last prevented match (core/prevention.ts); last, only on such orders. */
+type PreventedTuple = [number, number]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -75,7 +77,8 @@ function orderTuple(o: Order): OrderTuple {
   }
   const iceberg: IcebergTuple | null = o.icebergLots !== 0 ? [o.icebergLots, o.visibleLots] : null
   const peg: PegTuple | null = o.peg !== null ? [o.peg.type, o.peg.offsetLevels, o.peg.sentPriceTicks] : null
-  const parts = [ct, extra, lt, iceberg, peg]
+  const prevented: PreventedTuple | null = o.preventedLots !== 0 ? [o.preventedLots, o.preventedMatchId] : null
+  const parts = [ct, extra, lt, iceberg, peg, prevented]
   let n = parts.length
   while (n > 0 && parts[n - 1] === null) n--
   for (let i = 0; i < n; i++) (t as unknown[]).push(parts[i])
@@ -259,7 +262,7 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
       marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null,
       icebergLots: t[23]?.[0] ?? 0, visibleLots: t[23]?.[1] ?? t[8] - t[9],
-      peg: pegFrom(t[24]),
+      peg: pegFrom(t[24] ?? undefined), preventedLots: t[25]?.[0] ?? 0, preventedMatchId: t[25]?.[1] ?? -1,
     }
     restoreExtra(o, t[21])
     restoreList(o, t[22], lists)

@@ -172,6 +172,13 @@ export interface Order {
   visibleLots: number
   /** Spot pegged orders (core/peg.ts): how its price is taken from the book; null for the others. */
   peg: Peg | null
+  /**
+   * Spot: lots self-trade prevention took off it in DECREMENT mode (core/prevention.ts), already
+   * gone from origQtyLots, which is what it may trade; the quantity it was sent with is the sum.
+   */
+  preventedLots: number
+  /** The last prevented match it took part in (Binance spot's preventedMatchId); -1: none. */
+  preventedMatchId: number
 }
 
 /**

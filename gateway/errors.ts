@@ -194,11 +194,6 @@ export function invalidParam(param?: string): ApiError {
   return bad(-1130, param === undefined ? 'Invalid data sent for a parameter.' : `Data sent for parameter '${param}' is not valid.`)
 }
 
-/** Binance spot's answer to a self-trade prevention mode it knows but the symbol does not allow. */
-export function stpModeNotAllowed(): ApiError {
-  return bad(-1013, 'This symbol does not allow the specified self-trade prevention mode.')
-}
-
 /** The text Binance's cancel endpoints document for a value other than ONLY_NEW / ONLY_PARTIALLY_FILLED. */
 export function invalidCancelRestrictions(): ApiError {
   return bad(-1145, 'Invalid cancelRestrictions')

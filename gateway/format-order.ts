@@ -23,6 +23,19 @@ export function spotType(o: Pick<OrderFields, 'orderType' | 'cond'>): string {
   return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
 }
 
+/** A spot order's quantity as sent (Binance's origQty): what it may trade and what DECREMENT prevention took off (core/prevention.ts). */
+export function spotOrigQtyLots(o: Pick<OrderFields, 'origQtyLots' | 'preventedLots'>): number {
+  return o.origQtyLots + (o.preventedLots ?? 0)
+}
+
+/**
+ * What self-trade prevention kept the order from trading (Binance's preventedQuantity): the lots
+ * DECREMENT took off, and all it had left when a match expired it.
+ */
+export function spotPreventedQtyLots(o: Pick<OrderFields, 'origQtyLots' | 'executedQtyLots' | 'preventedLots' | 'status'>): number {
+  return (o.preventedLots ?? 0) + (o.status === 'EXPIRED_IN_MATCH' ? o.origQtyLots - o.executedQtyLots : 0)
+}
+
 /**
  * A spot order not working yet (Binance's isWorking false): a stop waiting for its price, or an
  * OTO list's pending order waiting for its working order (PENDING_NEW).

@@ -7,7 +7,7 @@ import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
   eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
-  stpModeNotAllowed, symbolStatusMismatch,
+  symbolStatusMismatch,
 } from './errors.js'
 
 export type Params = Map<string, string>
@@ -262,17 +262,15 @@ export function sideParam(p: Params, name = 'side'): 'BUY' | 'SELL' {
 }
 
 const STP_MODES: ReadonlySet<string> = new Set(['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
-/** Binance spot's modes no symbol here allows (exchangeInfo's allowedSelfTradePreventionModes lists the four). */
-const SPOT_ONLY_STP_MODES: ReadonlySet<string> = new Set(['DECREMENT', 'TRANSFER'])
+/** Binance spot's modes beyond USD-M's four (core/prevention.ts). */
+const SPOT_STP_MODES: ReadonlySet<string> = new Set([...STP_MODES, 'DECREMENT', 'TRANSFER'])
 
 /**
- * selfTradePreventionMode, when sent: one of the four modes (-1130 otherwise). `spot`: Binance
- * spot's other modes, DECREMENT and TRANSFER, are known but not allowed (-1013, as Binance
- * answers a mode its symbol does not allow).
+ * selfTradePreventionMode, when sent: one of USD-M's four modes or, `spot`, of Binance spot's
+ * six (-1130 otherwise).
  */
 export function stpParam(p: Params, spot = false): StpMode | undefined {
   const stp = optional(p, 'selfTradePreventionMode')
-  if (stp !== undefined && spot && SPOT_ONLY_STP_MODES.has(stp)) throw stpModeNotAllowed()
-  if (stp !== undefined && !STP_MODES.has(stp)) throw invalidParam('selfTradePreventionMode')
+  if (stp !== undefined && !(spot ? SPOT_STP_MODES : STP_MODES).has(stp)) throw invalidParam('selfTradePreventionMode')
   return stp as StpMode | undefined
 }

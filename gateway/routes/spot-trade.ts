@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { fieldsOfOrder, orderAfter, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
+import { fieldsOfOrder, orderAfter, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { pegJson, pegParams } from '../peg-params.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
@@ -45,7 +45,7 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   out.price = formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks)
   if (o.peg !== undefined) Object.assign(out, pegJson(m, o))
   Object.assign(out, {
-    origQty: formatQty(m, o.origQtyLots), executedQty: formatQty(m, o.executedQtyLots),
+    origQty: formatQty(m, spotOrigQtyLots(o)), executedQty: formatQty(m, o.executedQtyLots),
     cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
     // A waiting market-form stop holds GTC already (core/spot-stops.ts).
     timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
@@ -66,23 +66,24 @@ export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form:
   if (trailing !== undefined) Object.assign(out, { trailingDelta: trailing, trailingTime: o.cond!.trailingTime || -1 })
   // Why it expired, where the core says: a taker the Price Range execution rule stopped.
   if (o.expiryReason !== undefined) out.expiryReason = o.expiryReason
-  // Self-trade prevention expired it: the match, and what it kept from trading (all it had left).
+  // Self-trade prevention expired or cut it: its last match, and what it kept from trading.
   if (o.preventedMatchId !== undefined) {
-    Object.assign(out, { preventedMatchId: o.preventedMatchId, preventedQuantity: formatQty(m, o.origQtyLots - o.executedQtyLots) })
+    Object.assign(out, { preventedMatchId: o.preventedMatchId, preventedQuantity: formatQty(m, spotPreventedQtyLots(o)) })
   }
   return out
 }
 
 /**
  * The matches self-trade prevention stopped as the order took (Binance's preventedMatches of a
- * placement's answer): each maker, at its price, with the lots it had left where the mode
- * expired it.
+ * placement's answer): each maker, at its price, with the lots the match kept each order from
+ * trading where its mode took them (all it had left, or in DECREMENT mode the smaller's).
  */
 function preventedMatches(m: SpotMarket, events: readonly Event[], orderId: number): object[] {
   const out: object[] = []
   for (const e of events) {
     if (e.type !== 'preventedMatch' || e.marketId !== m.marketId || e.takerOrderId !== orderId) continue
     const match: Record<string, unknown> = { preventedMatchId: e.preventedMatchId, makerOrderId: e.makerOrderId, price: formatPrice(m, e.priceTicks) }
+    if (e.mode !== 'EXPIRE_MAKER') match.takerPreventedQuantity = formatQty(m, e.takerLots)
     if (e.mode !== 'EXPIRE_TAKER') match.makerPreventedQuantity = formatQty(m, e.makerLots)
     out.push(match)
   }

@@ -113,7 +113,7 @@ export function spotSymbol(state: State, m: SpotMarket): object {
       { filterType: 'TRAILING_DELTA', minTrailingAboveDelta: LIMITS.trailingDeltaMinBips, maxTrailingAboveDelta: LIMITS.trailingDeltaMaxBips,
         minTrailingBelowDelta: LIMITS.trailingDeltaMinBips, maxTrailingBelowDelta: LIMITS.trailingDeltaMaxBips }]),
     defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
-    allowedSelfTradePreventionModes: ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
+    allowedSelfTradePreventionModes: ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'DECREMENT', 'TRANSFER'],
     permissions: ['SPOT'],
   }
 }

@@ -15,7 +15,7 @@ export const spotOrderSchema = object({
   workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int, expiryReason: str,
   preventedMatchId: int, preventedQuantity: str,
   fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
-  preventedMatches: arrayOf(object({ preventedMatchId: int, makerOrderId: int, price: str, makerPreventedQuantity: str })),
+  preventedMatches: arrayOf(object({ preventedMatchId: int, makerOrderId: int, price: str, takerPreventedQuantity: str, makerPreventedQuantity: str })),
 })
 
 const spotAccountSchema = object({

@@ -12,7 +12,7 @@
 import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, PreventedMatchEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
+import { spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
 import type { Emit, Payload, Wants } from './events.js'
 import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
@@ -124,6 +124,12 @@ function spotExecType(execType: string): string {
   return execType === 'EXPIRED_IN_MATCH' ? 'TRADE_PREVENTION' : execType
 }
 
+/** The lots one prevented match kept `o` from trading (Binance's B): DECREMENT's for both, or all it had left. */
+function lastPreventedLots(o: OrderRecordFields, prevented: PreventedMatchEvent | undefined): number {
+  if (prevented !== undefined && (prevented.mode === 'DECREMENT' || prevented.mode === 'TRANSFER')) return prevented.takerLots
+  return o.origQtyLots - o.executedQtyLots
+}
+
 /**
  * executionReport with Binance's letters; `fill` adds the trade's own figures, `ids` the client
  * ids an order event names beside the order's: a cancel's own, an amendment's id before.
@@ -140,7 +146,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
     // A pegged order's p is the price it was sent with; the book's is its gp.
-    q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
+    q: formatQty(m, spotOrigQtyLots(o)), p: formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
     C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
@@ -166,12 +172,12 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     if (o.peg.offsetLevels !== 0) Object.assign(out, { gOT: 'PRICE_LEVEL', gOV: o.peg.offsetLevels })
     out.gp = formatPrice(m, o.priceTicks)
   }
-  // Self-trade prevention expired it: the match (v), what it kept from trading (A, and B for this
-  // match: all it had left), and, from the match, the other order (U, Cs) and the fill it stopped
-  // (pl, pL, pY: what l, L and Y would have been).
+  // Self-trade prevention expired or cut it: its last match (v), what it kept from trading (A,
+  // and on the report of the match itself B, this match's share), and, from the match, the other
+  // order (U, Cs) and the fill it stopped (pl, pL, pY: what l, L and Y would have been).
   if (o.preventedMatchId !== undefined) {
-    const left = formatQty(m, o.origQtyLots - o.executedQtyLots)
-    Object.assign(out, { v: o.preventedMatchId, A: left, B: left })
+    Object.assign(out, { v: o.preventedMatchId, A: formatQty(m, spotPreventedQtyLots(o)) })
+    if (execType === 'EXPIRED_IN_MATCH' || execType === 'TRADE_PREVENTION') out.B = formatQty(m, lastPreventedLots(o, prevented))
     if (prevented !== undefined) {
       const lots = Math.min(prevented.takerLots, prevented.makerLots)
       Object.assign(out, { U: prevented.takerOrderId === o.orderId ? prevented.makerOrderId : prevented.takerOrderId, Cs: m.symbol,

@@ -159,9 +159,12 @@ export class DepthBook {
           placed.set(e.orderId, { event: e, executedLots: e.executedQtyLots, ended: false, rested: false })
           continue
         }
-        // A spot order amended in place keeps its level with fewer lots.
-        if (e.execType === 'REPLACED') {
-          this.shrink(e.marketId, e.orderId, e.origQtyLots - e.executedQtyLots, touched)
+        // A spot order amended in place, or cut by self-trade prevention (DECREMENT), keeps its
+        // level with fewer lots; one placed in this entry and not yet resting rests with fewer.
+        if (e.execType === 'REPLACED' || e.execType === 'TRADE_PREVENTION') {
+          const p = placedIn(e.marketId, e.orderId)
+          if (p !== undefined && !p.rested) p.event = e
+          else this.shrink(e.marketId, e.orderId, e.origQtyLots - e.executedQtyLots, touched)
           continue
         }
         // A record still open changes nothing on the book (its fills come as trades); an ended

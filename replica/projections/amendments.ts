@@ -43,7 +43,8 @@ export function onAmendment(stores: Stores, batch: PendingBatch, e: OrderEvent, 
   const r: AmendmentRecord = {
     amendmentId: id, orderId: e.orderId, clientOrderId: e.clientOrderId, time: e.updateTime,
     priceBeforeTicks: a.priceBeforeTicks, priceAfterTicks: e.priceTicks,
-    origQtyBeforeLots: a.origQtyBeforeLots, origQtyAfterLots: e.origQtyLots, count: a.count,
+    // The quantity as sent: a spot order's includes what DECREMENT prevention took off (core/prevention.ts).
+    origQtyBeforeLots: a.origQtyBeforeLots, origQtyAfterLots: e.origQtyLots + (e.preventedLots ?? 0), count: a.count,
   }
   if (a.clientOrderIdBefore !== undefined) r.clientOrderIdBefore = a.clientOrderIdBefore
   const key = ownerKey(e.account, e.sub).u32(e.marketId).u64(e.orderId).u64(r.time).u64(id).build()

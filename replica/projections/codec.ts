@@ -74,6 +74,7 @@ export const orderCodec = tupleCodec<OrderRecord>({
   timeInForce: true, priceTicks: true, origQtyLots: true, executedQtyLots: true, cumQuoteTicksLots: true,
   status: true, positionSide: true, reduceOnly: true, stp: true, goodTillDate: true, time: true, updateTime: true,
   cond: true, priceMatch: true, quoteQty: true, orderListId: true, icebergLots: true, expiryReason: true, peg: true, preventedMatchId: true,
+  preventedLots: true,
 }, 8)
 
 const USER_TRADE_LAYOUT: Record<keyof UserTradeRecord, true> = {
