@@ -106,6 +106,10 @@ function who(o: Required<StreamOptions>): fc.Arbitrary<Who> {
 const stpArb: fc.Arbitrary<StpMode | undefined> = weighted<StpMode | undefined>(
   [4, fc.constant(undefined)], [4, fc.constant('NONE')], [1, fc.constant('EXPIRE_TAKER')],
   [1, fc.constant('EXPIRE_MAKER')], [1, fc.constant('EXPIRE_BOTH')])
+/** Spot orders add Binance spot's DECREMENT and TRANSFER (core/prevention.ts). */
+const spotStpArb: fc.Arbitrary<StpMode | undefined> = weighted<StpMode | undefined>(
+  [4, fc.constant(undefined)], [4, fc.constant('NONE')], [1, fc.constant('EXPIRE_TAKER')],
+  [1, fc.constant('EXPIRE_MAKER')], [1, fc.constant('EXPIRE_BOTH')], [2, fc.constant('DECREMENT')], [1, fc.constant('TRANSFER')])
 
 function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<Draft> {
   const perp = p.kind === 'PERP'
@@ -119,7 +123,7 @@ function placeDraft(p: MarketProfile, o: Required<StreamOptions>): fc.Arbitrary<
     offset: fc.integer({ min: -p.spreadTicks, max: p.spreadTicks }),
     lots: fc.integer({ min: 1, max: p.maxLots }),
     clientOrderId: weighted([1, fc.constant(undefined)], [1, fc.constantFrom(...CLIENT_IDS)]),
-    stp: stpArb,
+    stp: perp ? stpArb : spotStpArb,
     reduceOnly: perp ? weighted([8, fc.constant(undefined)], [2, fc.constant(true)], [1, fc.constant(false)]) : fc.constant(undefined),
     hedgeSide: fc.constantFrom('LONG' as const, 'SHORT' as const),
     strayPositionSide: weighted([20, fc.constant(false)], [1, fc.constant(true)]),

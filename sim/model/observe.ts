@@ -7,7 +7,7 @@ import type { State } from '../../core/state.js'
 
 export type Observed =
   | { type: 'order'; marketId: number; orderId: number; clientOrderId: string; execType: string; status: string;
-      executedQtyLots: number; cumQuoteTicksLots: number; expiryReason?: string }
+      executedQtyLots: number; cumQuoteTicksLots: number; expiryReason?: string; preventedLots?: number }
   | { type: 'trade'; marketId: number; tradeId: number; priceTicks: number; qtyLots: number; buyerIsMaker: boolean;
       makerOrderId: number; takerOrderId: number; makerFee: bigint; takerFee: bigint; makerPnl: bigint; takerPnl: bigint }
   | { type: 'withdrawal'; withdrawalId: number; status: string; amount: bigint }
@@ -67,6 +67,7 @@ function observeEvent(e: Event): Observed | null {
       const o: Observed = { type: 'order', marketId: e.marketId, orderId: e.orderId, clientOrderId: e.clientOrderId, execType: e.execType,
         status: e.status, executedQtyLots: e.executedQtyLots, cumQuoteTicksLots: e.cumQuoteTicksLots }
       if (e.expiryReason !== undefined) o.expiryReason = e.expiryReason
+      if (e.preventedLots !== undefined) o.preventedLots = e.preventedLots
       return o
     }
     case 'trade':

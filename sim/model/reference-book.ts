@@ -34,6 +34,8 @@ export interface RefOrder {
   /** Spot icebergs: the slice (0: not an iceberg) and what of it the book shows now. */
   icebergLots: number
   visibleLots: number
+  /** Spot: lots DECREMENT self-trade prevention took off (already gone from qtyLots). */
+  preventedLots: number
 }
 
 /** Resting orders of one market, in no particular order. */

@@ -307,8 +307,10 @@ function changePositionMode(st: RefState, c: Extract<Command, { type: 'ChangePos
 // ---- orders --------------------------------------------------------------------------------
 
 function orderObserved(o: RefOrder, execType: string): Observed {
-  return { type: 'order', marketId: o.marketId, orderId: o.orderId, clientOrderId: o.clientOrderId, execType,
+  const e: Observed = { type: 'order', marketId: o.marketId, orderId: o.orderId, clientOrderId: o.clientOrderId, execType,
     status: o.status, executedQtyLots: o.filledLots, cumQuoteTicksLots: o.cumQuoteTicksLots }
+  if (o.preventedLots > 0 && e.type === 'order') e.preventedLots = o.preventedLots
+  return e
 }
 
 function openOrdersOf(st: RefState, key: string): RefOrder[] {
@@ -366,7 +368,8 @@ function orderShapeCode(st: RefState, m: RefMarket, s: RefSub | undefined, c: Pl
   } else if (c.positionSide !== undefined && c.positionSide !== 'BOTH') {
     return 'POSITION_SIDE_INVALID'
   }
-  if (c.stp !== undefined && !['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'].includes(c.stp)) return 'STP_INVALID'
+  const modes = m.kind === 'SPOT' ? ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'DECREMENT', 'TRANSFER'] : ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH']
+  if (c.stp !== undefined && !modes.includes(c.stp)) return 'STP_INVALID'
   if (c.orderType === 'LIMIT' && c.timeInForce === 'GTD') {
     const gtd = c.goodTillDate
     if (gtd === undefined || !Number.isSafeInteger(gtd) || gtd <= st.time + 600_000 || gtd > 253402300799000) return 'GTD_INVALID'
@@ -390,7 +393,7 @@ function draftOrder(m: RefMarket, s: RefSub, c: PlaceOrder): RefOrder {
     positionSide: m.kind === 'SPOT' ? 'BOTH' : s.dualSide ? c.positionSide! : 'BOTH',
     reduceOnly: c.reduceOnly === true, stp: c.stp ?? 'EXPIRE_MAKER',
     goodTillDate: tif === 'GTD' ? c.goodTillDate! : 0, lockedRemaining: 0n, restedAt: -1, queuedAt: -1,
-    icebergLots: c.icebergLots ?? 0, visibleLots: 0,
+    icebergLots: c.icebergLots ?? 0, visibleLots: 0, preventedLots: 0,
   }
 }
 
@@ -438,6 +441,24 @@ function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd 
       retire(st, maker, 'EXPIRED', out)
       continue
     }
+    if (maker.owner === taker.owner && (taker.stp === 'DECREMENT' || taker.stp === 'TRANSFER')) {
+      // Both lose what the smaller has left; the smaller expires, the other stays where it is.
+      const lots = Math.min(remainingLots(taker), remainingLots(maker))
+      if (lots === remainingLots(maker)) {
+        maker.qtyLots -= lots
+        maker.preventedLots += lots
+        retire(st, maker, 'EXPIRED_IN_MATCH', out)
+      } else {
+        cutOrder(st, m, maker, lots, out)
+      }
+      if (lots === remainingLots(taker)) {
+        taker.qtyLots -= lots
+        taker.preventedLots += lots
+        return 'STP'
+      }
+      cutOrder(st, m, taker, lots, out)
+      continue
+    }
     if (maker.owner === taker.owner && taker.stp !== 'NONE') {
       if (taker.stp !== 'EXPIRE_TAKER') retire(st, maker, 'EXPIRED_IN_MATCH', out)
       if (taker.stp !== 'EXPIRE_MAKER') return 'STP'
@@ -471,6 +492,21 @@ function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd 
       retire(st, maker, 'EXPIRED', out)
     }
   }
+}
+
+/** DECREMENT's cut of an order that keeps lots: what they held at its price goes back (a market buy held only its fills' cost). */
+function cutOrder(st: RefState, m: RefMarket, o: RefOrder, lots: number, out: Out): void {
+  o.qtyLots -= lots
+  o.preventedLots += lots
+  if (o.icebergLots !== 0) o.visibleLots = Math.min(o.visibleLots, remainingLots(o))
+  if (o.side === 'SELL' || o.orderType !== 'MARKET') {
+    const release = o.side === 'BUY' ? big(lots) * big(o.priceTicks) * m.quotePerTickLot : big(lots) * m.basePerLot
+    const b = balance(st.subs.get(o.owner)!, o.side === 'BUY' ? m.quote : m.base)
+    b.locked -= release
+    b.free += release
+    o.lockedRemaining -= release
+  }
+  out.push(orderObserved(o, 'TRADE_PREVENTION'))
 }
 
 function trade(st: RefState, m: RefMarket, taker: RefOrder, maker: RefOrder, lots: number, out: Out): void {
@@ -517,7 +553,8 @@ function dryRun(st: RefState, taker: RefOrder): { lots: number; notional: bigint
   const copy = structuredClone(st)
   const t = structuredClone(taker)
   sweep(copy, copy.markets.get(t.marketId)!, t, [])
-  return { lots: t.filledLots, notional: big(t.cumQuoteTicksLots) }
+  // Lots DECREMENT prevention would take count toward the order's quantity, not its cost.
+  return { lots: t.filledLots + t.preventedLots, notional: big(t.cumQuoteTicksLots) }
 }
 
 function marketNotionalOk(m: RefMarket, o: RefOrder): boolean {
@@ -678,7 +715,8 @@ function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
     m.book.orders.push(o)
     return result
   }
-  if (remainingLots(o) > 0) {
+  // A taker self-trade prevention stopped expires, even with nothing left (DECREMENT took its last lots).
+  if (remainingLots(o) > 0 || end === 'STP') {
     o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
     const expired = orderObserved(o, o.status)
     // A spot order's reason, as Binance spot words it: the range, an empty book, an IOC's rest.
@@ -741,22 +779,24 @@ function amendKeepPriority(st: RefState, c: Extract<Command, { type: 'AmendKeepP
   const qty = c.qtyLots
   if (qty <= 0) return rejected('QTY_BELOW_ZERO')
   if (qty < m.minQtyLots) return rejected('QTY_BELOW_MIN')
-  if (qty > o.qtyLots) return rejected('AMEND_QTY_INCREASE')
-  if (qty === o.qtyLots) return rejected('MODIFY_UNCHANGED')
-  if (qty <= o.filledLots) return rejected('AMEND_QTY_FILLED')
+  // The quantity as sent: what DECREMENT prevention took off stays taken.
+  const sent = o.qtyLots + o.preventedLots
+  if (qty > sent) return rejected('AMEND_QTY_INCREASE')
+  if (qty === sent) return rejected('MODIFY_UNCHANGED')
+  if (qty - o.preventedLots <= o.filledLots) return rejected('AMEND_QTY_FILLED')
   if (big(o.priceTicks) * big(qty) * m.quotePerTickLot < m.minNotional) return rejected('NOTIONAL_TOO_SMALL')
   const newId = c.newClientOrderId
   if (newId !== undefined) {
     if (!CLIENT_ID.test(newId)) return rejected('CLIENT_ID_INVALID')
     if (newId !== o.clientOrderId && openOrdersOf(st, key).some((x) => x.clientOrderId === newId)) return rejected('CLIENT_ID_DUPLICATE')
   }
-  const cut = big(o.qtyLots - qty)
+  const cut = big(sent - qty)
   const release = o.side === 'BUY' ? cut * big(o.priceTicks) * m.quotePerTickLot : cut * m.basePerLot
   const b = balance(st.subs.get(key)!, o.side === 'BUY' ? m.quote : m.base)
   b.locked -= release
   b.free += release
   o.lockedRemaining -= release
-  o.qtyLots = qty
+  o.qtyLots = qty - o.preventedLots
   o.visibleLots = Math.min(o.visibleLots, remainingLots(o))
   o.clientOrderId = newId ?? generatedClientId(st, o)
   return { ok: true, orderId: o.orderId, events: [orderObserved(o, 'REPLACED')] }

@@ -120,7 +120,7 @@ function order(m: RefMarket, owner: string, side: Side, positionSide: PositionSi
   return {
     marketId: m.marketId, orderId: m.nextOrderId++, owner, clientOrderId, side, orderType: 'LIQUIDATION', timeInForce: 'IOC',
     priceTicks, qtyLots: lots, filledLots: 0, cumQuoteTicksLots: 0, status: 'NEW', positionSide, reduceOnly: positionSide === 'BOTH',
-    stp: 'NONE', goodTillDate: 0, lockedRemaining: 0n, restedAt: -1, queuedAt: -1, icebergLots: 0, visibleLots: 0,
+    stp: 'NONE', goodTillDate: 0, lockedRemaining: 0n, restedAt: -1, queuedAt: -1, icebergLots: 0, visibleLots: 0, preventedLots: 0,
   }
 }
 

@@ -69,6 +69,21 @@ t.test('core and reference agree: spot only, orders amended keeping priority', a
   t.pass()
 })
 
+t.test('the spot streams prevent self-trades by DECREMENT: orders cut that stay open, and orders it expires', async (t) => {
+  const exec = new Map<string, number>()
+  fc.assert(fc.property(commandStream(SPOT_ONLY), (stream) => {
+    findDisagreement(entriesOf(stream), (_e, r) => {
+      for (const e of r.events) {
+        if (e.type !== 'order' || e.preventedLots === undefined) continue
+        exec.set(`${e.execType}/${e.status}`, (exec.get(`${e.execType}/${e.status}`) ?? 0) + 1)
+      }
+    })
+  }), { numRuns: 20, seed: 1 })
+  t.comment(`order updates with prevented lots ${JSON.stringify(Object.fromEntries(exec))}`)
+  t.ok((exec.get('TRADE_PREVENTION/NEW') ?? 0) + (exec.get('TRADE_PREVENTION/PARTIALLY_FILLED') ?? 0) > 0, 'some cut and open')
+  t.ok((exec.get('EXPIRED_IN_MATCH/EXPIRED_IN_MATCH') ?? 0) > 0, 'some expired')
+})
+
 t.test('the spot streams amend orders, and draw each refusal', async (t) => {
   const codes = new Map<Code | 'OK', number>()
   const exec = new Map<string, number>()
