@@ -121,21 +121,74 @@ t.test('myPreventedMatches: the matches self-trade prevention stopped', async (t
   t.match(seen.filter((p) => p.e === 'executionReport' && p.i === taker.orderId).at(-1), { x: 'TRADE_PREVENTION', X: 'EXPIRED_IN_MATCH',
     v: 1, A: '0.0030', B: '0.0030', U: ask2.orderId, Cs: 'BTCUSDT', pl: '0.0030', pL: '51000.00', pY: '153.000000', l: '0.0000' })
 
-  // Binance spot's DECREMENT and TRANSFER are modes no symbol here allows (exchangeInfo lists the
-  // four it does): Binance's answer for such a mode; an unknown mode is invalid data.
+  // An unknown mode is invalid data, on a spot order as on a list; USD-M has no DECREMENT.
   const before = stateRoot(rig.ex.state)
   const bidding = { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '40000.00' }
-  const notAllowed = { code: -1013, msg: 'This symbol does not allow the specified self-trade prevention mode.' }
-  t.same(await post({ ...bidding, selfTradePreventionMode: 'DECREMENT' }), notAllowed)
-  t.same(await post({ ...bidding, selfTradePreventionMode: 'TRANSFER' }), notAllowed)
-  t.same(await post({ ...bidding, selfTradePreventionMode: 'EXPIRE_ALL' }),
-    { code: -1130, msg: "Data sent for parameter 'selfTradePreventionMode' is not valid." })
+  const invalid = { code: -1130, msg: "Data sent for parameter 'selfTradePreventionMode' is not valid." }
+  t.same(await post({ ...bidding, selfTradePreventionMode: 'EXPIRE_ALL' }), invalid)
   const oco = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
-    aboveType: 'LIMIT_MAKER', abovePrice: '60000.00', belowType: 'STOP_LOSS', belowStopPrice: '40000.00', selfTradePreventionMode: 'DECREMENT' })
-  t.same(oco.json(), notAllowed, 'order lists alike')
+    aboveType: 'LIMIT_MAKER', abovePrice: '60000.00', belowType: 'STOP_LOSS', belowStopPrice: '40000.00', selfTradePreventionMode: 'DECREMENTS' })
+  t.same(oco.json(), invalid, 'order lists alike')
+  const perp = await signedInject(rig, seller, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.010', price: '40000.0', selfTradePreventionMode: 'DECREMENT' })
+  t.equal(perp.statusCode, 400)
+  t.equal(perp.json().code, -1130)
   t.equal(stateRoot(rig.ex.state), before)
   const info = (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols[0]
-  t.same(info.allowedSelfTradePreventionModes, ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'])
+  t.same(info.allowedSelfTradePreventionModes, ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'DECREMENT', 'TRANSFER'])
+})
+
+t.test('DECREMENT: both orders lose what the smaller has left; the other keeps its place and shows its quantity as sent', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { seller, sellerWallet, buyer } = await spotTraders(rig)
+  await rig.run({ type: 'Deposit', account: sellerWallet.address, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'SPOT', ref: 'q' })
+  const post = (keys: typeof seller, p: Record<string, string>) =>
+    signedInject(rig, keys, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', ...p }).then((r) => r.json())
+  const seen = spotStreamOf(rig, (a) => a === sellerWallet.address)
+  const ask = await post(seller, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0600', price: '50000.00' })
+  const taker = await post(seller, { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0200', price: '50000.00',
+    selfTradePreventionMode: 'DECREMENT', newOrderRespType: 'FULL' })
+  t.match(taker, { status: 'EXPIRED_IN_MATCH', origQty: '0.0200', executedQty: '0.0000', fills: [], selfTradePreventionMode: 'DECREMENT',
+    preventedMatchId: 0, preventedQuantity: '0.0200' })
+  t.same(taker.preventedMatches, [{ preventedMatchId: 0, makerOrderId: ask.orderId, price: '50000.00', takerPreventedQuantity: '0.0200',
+    makerPreventedQuantity: '0.0200' }])
+  const record = (await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: ask.orderId })).json()
+  t.match(record, { status: 'NEW', origQty: '0.0600', executedQty: '0.0000', preventedMatchId: 0, preventedQuantity: '0.0200' })
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json(),
+    [{ orderId: ask.orderId, origQty: '0.0600', preventedQuantity: '0.0200' }])
+  t.match((await rig.app.inject('/api/v3/ticker/bookTicker?symbol=BTCUSDT')).json(), { askPrice: '50000.00', askQty: '0.0400' })
+  const reports = seen.filter((p) => p.e === 'executionReport' && p.x === 'TRADE_PREVENTION')
+  t.match(reports, [
+    { i: ask.orderId, X: 'NEW', q: '0.0600', z: '0.0000', v: 0, A: '0.0200', B: '0.0200', U: taker.orderId, pl: '0.0200', pL: '50000.00' },
+    { i: taker.orderId, X: 'EXPIRED_IN_MATCH', q: '0.0200', v: 0, A: '0.0200', B: '0.0200', U: ask.orderId },
+  ])
+  const [row] = await signedInject(rig, seller, 'GET', '/api/v3/myPreventedMatches', { symbol: 'BTCUSDT', preventedMatchId: 0 }).then((r) => r.json())
+  t.match(row, { selfTradePreventionMode: 'DECREMENT', takerPreventedQuantity: '0.0200', makerPreventedQuantity: '0.0200' })
+  const balances = async () => Object.fromEntries(((await signedInject(rig, seller, 'GET', '/api/v3/account')).json().balances as
+    { asset: string; locked: string }[]).map((b) => [b.asset, b.locked]))
+  t.match(await balances(), { BTC: '0.04000000', USDT: '0.00000000' }, 'the ask holds only what it has left')
+
+  // An amendment names the quantity as sent: the prevented lots stay taken.
+  const amended = (await signedInject(rig, seller, 'PUT', '/api/v3/order/amend/keepPriority', { symbol: 'BTCUSDT', orderId: ask.orderId,
+    newQty: '0.0500' })).json()
+  t.match(amended.amendedOrder, { qty: '0.0500', executedQty: '0.0000', preventedQty: '0.0200' })
+  t.match(await balances(), { BTC: '0.03000000' })
+  // Another trader takes it all: 0.0300 traded, the order filled with 0.0200 prevented.
+  const bought = await post(buyer, { side: 'BUY', type: 'MARKET', quantity: '0.0500', newOrderRespType: 'FULL' })
+  t.match(bought, { executedQty: '0.0300', fills: [{ qty: '0.0300' }] })
+  t.match((await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: ask.orderId })).json(),
+    { status: 'FILLED', origQty: '0.0500', executedQty: '0.0300', preventedQuantity: '0.0200' })
+  // TRANSFER acts as DECREMENT (every self-trade here is within one account); order lists take both.
+  const oco = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
+    aboveType: 'LIMIT_MAKER', abovePrice: '60000.00', belowType: 'STOP_LOSS', belowStopPrice: '40000.00', selfTradePreventionMode: 'TRANSFER' })
+  t.equal(oco.statusCode, 200)
+  const cut = await post(seller, { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0040', price: '60000.00',
+    selfTradePreventionMode: 'TRANSFER', newOrderRespType: 'RESULT' })
+  t.match(cut, { status: 'EXPIRED_IN_MATCH', preventedQuantity: '0.0040' })
+  const legs = (await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+  t.same(legs.map((o: { origQty: string; preventedQuantity: string }) => [o.origQty, o.preventedQuantity]), [['0.0100', '0.0040'], ['0.0100', '0.0040']],
+    'both orders of the pair lost the lots')
 })
 
 t.test('symbolStatus: one symbol in another status is -1220, a list or all leaves such symbols out', async (t) => {
