@@ -75,7 +75,7 @@ export const orderCodec = tupleCodec<OrderRecord>({
   status: true, positionSide: true, reduceOnly: true, stp: true, goodTillDate: true, time: true, updateTime: true,
   cond: true, priceMatch: true, quoteQty: true, orderListId: true, icebergLots: true, expiryReason: true, peg: true, preventedMatchId: true,
   preventedLots: true,
-}, 8)
+}, 9)
 
 const USER_TRADE_LAYOUT: Record<keyof UserTradeRecord, true> = {
   marketId: true, tradeId: true, orderId: true, side: true, priceTicks: true, qtyLots: true,

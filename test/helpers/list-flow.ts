@@ -24,11 +24,17 @@ export const gap = fc.integer({ min: 1, max: 60 }).map((g) => g * 1_000)
 export const peg = fc.oneof({ weight: 3, arbitrary: fc.constant(null) },
   { weight: 1, arbitrary: fc.constantFrom('PRIMARY_PEG' as const, 'MARKET_PEG' as const) })
 
+/**
+ * Self-trade prevention by DECREMENT for a quarter of the takers (core/prevention.ts: a list's
+ * orders lose lots to their own account's), the default for the others.
+ */
+export const stp = fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant('DECREMENT' as const) })
+
 /** The draws every flow has besides its lists: limits (some icebergs, some pegged), markets, cancels of an open order or list. */
 export const plainOps = [
   fc.record({ kind: fc.constant('limit' as const), who, side, price: near, lots: fc.integer({ min: 2, max: 60 }),
-    slice: fc.option(fc.integer({ min: 1, max: 10 }), { freq: 3 }), peg }),
-  fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }) }),
+    slice: fc.option(fc.integer({ min: 1, max: 10 }), { freq: 3 }), peg, stp }),
+  fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }), stp }),
   fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
   fc.record({ kind: fc.constant('cancelList' as const), who, pick: fc.nat({ max: 20 }) }),
 ] as const
@@ -41,14 +47,14 @@ export function plainCommand(ex: TestExchange, o: PlainOp): Command {
   if (o.kind === 'limit') {
     // An iceberg's slice, at least a tenth of the order (ICEBERG_PARTS).
     const iceberg = o.slice === null ? {} : { timeInForce: 'GTC' as const, icebergLots: Math.max(o.slice, Math.ceil(o.lots / 10)) }
-    const cmd = limit(o.who, o.side, o.price, o.lots, { marketId: BTCSPOT, ...iceberg })
+    const cmd = limit(o.who, o.side, o.price, o.lots, { marketId: BTCSPOT, ...iceberg, ...(o.stp ? { stp: o.stp } : {}) })
     if (o.peg === null) return cmd
     // A pegged limit takes its price from the book; half of them are sent with one, which is only checked.
     cmd.pegPriceType = o.peg
     if (o.lots % 2 === 0) delete cmd.priceTicks
     return cmd
   }
-  if (o.kind === 'market') return market(o.who, o.side, o.lots, { marketId: BTCSPOT })
+  if (o.kind === 'market') return market(o.who, o.side, o.lots, { marketId: BTCSPOT, ...(o.stp ? { stp: o.stp } : {}) })
   if (o.kind === 'cancel') {
     const open = [...ex.sub(o.who).orders.values()]
     return cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })

@@ -23,7 +23,7 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
     order.marketId, order.orderId, order.account, order.sub, order.clientOrderId, order.side, order.orderType, order.timeInForce,
     order.priceTicks, order.origQtyLots, order.executedQtyLots, order.cumQuoteTicksLots, order.status, order.positionSide,
     order.reduceOnly, order.stp, order.goodTillDate, order.time, order.updateTime, undefined, undefined, undefined, undefined, undefined,
-    undefined, undefined, undefined,
+    undefined, undefined, undefined, undefined,
   ]))
   t.same(orderCodec.decode(plain), order, 'absent optional fields stay absent')
   const matched: OrderRecord = { ...order, priceMatch: 'QUEUE_5' }
@@ -40,6 +40,8 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
   t.same(orderCodec.decode(orderCodec.encode(pegged)), pegged, 'a pegged order keeps its peg')
   const prevented: OrderRecord = { ...order, status: 'EXPIRED_IN_MATCH', preventedMatchId: 0 }
   t.same(orderCodec.decode(orderCodec.encode(prevented)), prevented, 'an order self-trade prevention expired keeps its match, 0 included')
+  const cut: OrderRecord = { ...order, preventedMatchId: 4, preventedLots: 20 }
+  t.same(orderCodec.decode(orderCodec.encode(cut)), cut, 'an order DECREMENT cut keeps its prevented lots')
   // Rows written before quoteQty and orderListId were appended (two optional fields) still decode.
   const before = packr.pack([...packr.unpack(plain).slice(0, 21)])
   t.same(orderCodec.decode(before), order, 'rows from before quoteQty')
@@ -48,6 +50,7 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 24)])), order, 'rows from before expiryReason')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 25)])), order, 'rows from before peg')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 26)])), order, 'rows from before preventedMatchId')
+  t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 27)])), order, 'rows from before preventedLots')
 })
 
 t.test('user trade and income rows, as the fills write them', async (t) => {
