@@ -16,51 +16,95 @@ import { shrinkShown } from './prevention.js'
 import { pushSpotBalanceEvent } from './resting.js'
 import { holdPrice } from './spot-stops.js'
 import { lockFor, unlockSpot } from './spot.js'
-import type { State } from './state.js'
+import type { Code } from './codes.js'
+import { inOcoPair, listEvent, rebalanceOcoHolds } from './order-lists.js'
+import type { Order, SpotMarket, State } from './state.js'
 
 export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: number): Result {
   const target = amendTarget(state, cmd, 'SPOT')
   if (typeof target === 'string') return reject(target)
   const { m, sub, o } = target
   if (m.status !== 'TRADING') return reject('MARKET_NOT_TRADING')
-  // An executing OCO leg shares its hold with the other (core/order-lists.ts): cut alone, the share would not add up.
-  if (o.list !== null && !o.list.done) return reject('LIST_LEG_AMEND')
   const qty = cmd.qtyLots
   const qtyCode = checkQty(m, qty, false)
   if (qtyCode) return qtyCode === 'QTY_ABOVE_MAX' ? reject('AMEND_QTY_INCREASE') : reject(qtyCode)
-  // The quantity is the order's as sent: what self-trade prevention took off (core/prevention.ts) stays taken.
-  const sent = o.origQtyLots + o.preventedLots
-  if (qty > sent) return reject('AMEND_QTY_INCREASE')
-  if (qty === sent) return reject('MODIFY_UNCHANGED')
-  // Down to what already filled would leave nothing to rest: a cancel, which the client can send.
-  if (qty - o.preventedLots <= o.executedQtyLots) return reject('AMEND_QTY_FILLED')
-  // A stop waiting for its price (core/spot-stops.ts) is on no level: it holds at its holdPrice.
-  const price = o.cond !== null ? holdPrice(o) : o.priceTicks
-  if (price * qty * m.quotePerTickLot < m.minNotional) return reject('NOTIONAL_TOO_SMALL')
-  if (o.amendCount >= LIMITS.amendmentsPerOrderMax) return reject('MODIFY_LIMIT_REACHED')
+  const cuts = sharingQuantity(o)
+  for (const x of cuts) {
+    const code = amendCode(m, x, qty)
+    if (code !== null) return reject(code)
+  }
   const newId = cmd.newClientOrderId
   if (newId !== undefined) {
     if (typeof newId !== 'string' || !validClientId(newId)) return reject('CLIENT_ID_INVALID')
     if (newId !== o.clientOrderId && sub.orders.has(newId)) return reject('CLIENT_ID_DUPLICATE')
   }
 
-  const amendment = { priceBeforeTicks: o.priceTicks, origQtyBeforeLots: sent, count: o.amendCount + 1,
-    clientOrderIdBefore: o.clientOrderId }
-  const cut = sent - qty
-  o.origQtyLots -= cut
-  shrinkShown(o)
-  // What the cut lots held: at the limit price, or a waiting stop's at its holdPrice.
-  unlockSpot(o, lockFor(m, o, cut, price))
-  const clientOrderId = newId ?? generatedClientId(m, o)
-  if (clientOrderId !== o.clientOrderId) {
-    sub.orders.rename(o.clientOrderId, clientOrderId)
-    o.clientOrderId = clientOrderId
+  const events: Event[] = []
+  const idBefore = o.clientOrderId
+  for (const x of cuts) {
+    const sent = x.origQtyLots + x.preventedLots
+    const amendment = { priceBeforeTicks: x.priceTicks, origQtyBeforeLots: sent, count: x.amendCount + 1,
+      clientOrderIdBefore: x.clientOrderId }
+    const cut = sent - qty
+    x.origQtyLots -= cut
+    shrinkShown(x)
+    // What the cut lots held, at the limit price or a waiting stop's holdPrice; a pending order
+    // holds nothing for its quantity yet (an OPO's proceeds are not), and a pair's holds are
+    // recomputed below.
+    if (cuts.length === 1 && x.status !== 'PENDING_NEW') unlockSpot(x, lockFor(m, x, cut, priceOf(x)))
+    // The order named takes the new client id; an OCO pair's other keeps its own.
+    if (x === o) {
+      const clientOrderId = newId ?? generatedClientId(m, o)
+      if (clientOrderId !== o.clientOrderId) {
+        sub.orders.rename(o.clientOrderId, clientOrderId)
+        o.clientOrderId = clientOrderId
+      }
+    }
+    x.amendCount = amendment.count
+    x.updateTime = time
+    const e = orderEvent(x, 'REPLACED')
+    e.amendment = amendment
+    events.push(e)
   }
-  o.amendCount = amendment.count
-  o.updateTime = time
-  const e = orderEvent(o, 'REPLACED')
-  e.amendment = amendment
-  const events: Event[] = [e]
+  if (inOcoPair(o)) rebalanceOcoHolds(m, o.list!)
   pushSpotBalanceEvent(o, time, events)
+  // A list's order under a new client id: the list names it so from now on (Binance's listStatus UPDATED).
+  const list = o.list
+  if (list !== null && !list.done && o.clientOrderId !== idBefore) {
+    list.orders = list.orders.map((x) => x.orderId === o.orderId ? { orderId: x.orderId, clientOrderId: o.clientOrderId } : x)
+    events.push(listEvent(list, sub, 'UPDATED', time))
+  }
   return acceptOrder(events, o.orderId)
+}
+
+/**
+ * The orders an amendment of `o` cuts, `o` first: an OCO pair's two (an OCO list's, or an OTOCO
+ * list's, placed or pending) share one quantity, so amending either amends both (Binance's
+ * amend FAQ); an OTO list's working and pending orders are amended alone.
+ */
+function sharingQuantity(o: Order): Order[] {
+  const list = o.list
+  if (list === null || list.done) return [o]
+  const pendingPair = list.working !== null && list.working !== o && list.legs.length === 3
+  if (!inOcoPair(o) && !pendingPair) return [o]
+  return [o, ...list.legs.filter((x) => x !== o && x !== list.working)]
+}
+
+/** The price an order's lots are held and checked at: a waiting stop's holdPrice, or its limit (0: none yet, a market form or an unpriced peg). */
+function priceOf(o: Order): number {
+  return o.cond !== null ? holdPrice(o) : o.priceTicks
+}
+
+/** Why `o` cannot be amended to `qty` (its quantity as sent: what self-trade prevention took off, core/prevention.ts, stays taken), or null. */
+function amendCode(m: SpotMarket, o: Order, qty: number): Code | null {
+  const sent = o.origQtyLots + o.preventedLots
+  if (qty > sent) return 'AMEND_QTY_INCREASE'
+  if (qty === sent) return 'MODIFY_UNCHANGED'
+  // Down to what already filled would leave nothing to rest: a cancel, which the client can send.
+  if (qty - o.preventedLots <= o.executedQtyLots) return 'AMEND_QTY_FILLED'
+  // A market form has no price to check: its notional is checked as it is placed.
+  const price = priceOf(o)
+  if (price !== 0 && price * qty * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
+  if (o.amendCount >= LIMITS.amendmentsPerOrderMax) return 'MODIFY_LIMIT_REACHED'
+  return null
 }

@@ -115,7 +115,6 @@ export const CODES = [
   'LIST_PRICES',
   'LIST_UNKNOWN',
   'LIST_ID_REQUIRED',
-  'LIST_LEG_AMEND',
   'TOO_MANY_LISTS',
   // priceMatch (core/price-match.ts)
   'PRICE_MATCH_INVALID',

@@ -533,7 +533,8 @@ export interface OrderListEvent {
   listClientOrderId: string
   /** OCO, or OTO for OTO and OTOCO lists (as Binance names both). */
   contingencyType: 'OCO' | 'OTO'
-  listStatusType: 'EXEC_STARTED' | 'ALL_DONE'
+  /** UPDATED: one of its orders took a new client id (an amendment keeping priority). */
+  listStatusType: 'EXEC_STARTED' | 'UPDATED' | 'ALL_DONE'
   listOrderStatus: 'EXECUTING' | 'ALL_DONE'
   /** Its orders, in orderId order. */
   orders: { orderId: number; clientOrderId: string }[]

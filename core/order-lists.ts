@@ -261,11 +261,11 @@ export function ordersOf(legs: readonly Order[]): OrderList['orders'] {
   return legs.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId }))
 }
 
-export function listEvent(list: OrderList, sub: SubAccount, status: 'EXEC_STARTED' | 'ALL_DONE', time: number): OrderListEvent {
+export function listEvent(list: OrderList, sub: SubAccount, status: OrderListEvent['listStatusType'], time: number): OrderListEvent {
   return {
     type: 'orderList', marketId: list.legs[0].market.marketId, account: sub.address, sub: sub.sub,
     orderListId: list.orderListId, listClientOrderId: list.listClientOrderId, contingencyType: list.contingency === 'OCO' ? 'OCO' : 'OTO',
-    listStatusType: status, listOrderStatus: status === 'EXEC_STARTED' ? 'EXECUTING' : 'ALL_DONE',
+    listStatusType: status, listOrderStatus: status === 'ALL_DONE' ? 'ALL_DONE' : 'EXECUTING',
     orders: list.orders.map((o) => ({ orderId: o.orderId, clientOrderId: o.clientOrderId })),
     time: list.time, updateTime: time,
   }

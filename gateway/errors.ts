@@ -352,7 +352,6 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   LIST_PRICES: () => spotRejected('The relationship of the prices for the orders is not correct.'),
   LIST_UNKNOWN: (ctx) => ctx.op === 'query' ? bad(-2013, 'Order list does not exist.') : bad(-2011, 'Unknown order list sent.'),
   LIST_ID_REQUIRED: () => eitherParam('orderListId', 'listClientOrderId'),
-  LIST_LEG_AMEND: () => bad(-2038, 'Order amend is not supported for an order of an executing order list.'),
   TOO_MANY_LISTS: () => spotFilter('MAX_NUM_ORDER_LISTS'),
   PRICE_MATCH_INVALID: () => bad(-5037, 'Invalid price match'),
   PRICE_MATCH_TYPE: () => bad(-5038, 'Price match only supports order type: LIMIT, STOP AND TAKE_PROFIT'),

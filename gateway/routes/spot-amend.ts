@@ -6,6 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { SpotMarket, State } from '../../core/state.js'
+import { openOrderOf } from '../../core/resting.js'
 import { entryOfAmendment } from '../../replica/projections/amendments.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
@@ -47,7 +48,15 @@ export async function spotAmendFrom(ctx: GatewayContext, a: Authenticated): Prom
   const e = ack.result.events.find((x) => x.type === 'order')!
   const before = e.type === 'order' ? e.amendment?.clientOrderIdBefore ?? e.clientOrderId : ''
   const o = orderAfter(ack.result.events, m.marketId, ack.result.orderId!)!
-  return { transactTime: ack.time, executionId: ack.seq, amendedOrder: amendedOrderJson(ctx.state(), m, o, before) }
+  const out: Record<string, unknown> = { transactTime: ack.time, executionId: ack.seq, amendedOrder: amendedOrderJson(ctx.state(), m, o, before) }
+  // An order of an executing list: the list as it stands now (an OCO pair's other order was amended with it).
+  const list = o.orderListId !== undefined ? openOrderOf(m, o.orderId)?.list ?? null : null
+  if (list !== null && !list.done) {
+    out.listStatus = { orderListId: list.orderListId, contingencyType: list.contingency === 'OCO' ? 'OCO' : 'OTO', listOrderStatus: 'EXECUTING',
+      listClientOrderId: list.listClientOrderId, symbol: m.symbol,
+      orders: list.orders.map((x) => ({ symbol: m.symbol, orderId: x.orderId, clientOrderId: x.clientOrderId })) }
+  }
+  return out
 }
 
 /** GET order/amendments: the order's amendments oldest first, from fromExecutionId on. */

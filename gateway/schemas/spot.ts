@@ -154,7 +154,10 @@ export const spotAmendDocs = {
     description: 'orderId or origClientOrderId names the order (orderId prevails). newQty is the new total quantity: less '
       + "than the order's (-2038 otherwise) and more than what has filled (-2038). newClientOrderId: the order's client id "
       + 'from now on; without it one is generated (send the current one to keep it). The user data stream reports '
-      + 'executionReport x=REPLACED. executionId is the log entry that made the amendment.',
+      + 'executionReport x=REPLACED. executionId is the log entry that made the amendment. An order of an executing list: '
+      + "an OCO pair's two orders share one quantity, so amending either amends both (the other keeps its client id); "
+      + "an OTO list's working and pending orders are amended alone; the answer adds the list (listStatus), and a new "
+      + 'client id sends listStatus UPDATED on the stream. newQty is the quantity as sent, prevented quantity included.',
     security: 'TRADE', weight: 4, params: ['symbol', 'orderId', 'origClientOrderId', 'newClientOrderId', 'newQty'],
     required: ['symbol', 'newQty'],
     response: object({
@@ -163,6 +166,10 @@ export const spotAmendDocs = {
         symbol: str, orderId: int, orderListId: int, origClientOrderId: str, clientOrderId: str, price: str, qty: str,
         executedQty: str, preventedQty: str, quoteOrderQty: str, cumulativeQuoteQty: str, status: str, timeInForce: str,
         type: str, side: str, workingTime: int, selfTradePreventionMode: str,
+      }),
+      listStatus: object({
+        orderListId: int, contingencyType: str, listOrderStatus: str, listClientOrderId: str, symbol: str,
+        orders: arrayOf(object({ symbol: str, orderId: int, clientOrderId: str })),
       }),
     }),
   }),

@@ -134,15 +134,13 @@ t.test('refusals: leg types and places, prices against the last one, ids, balanc
   t.match(rejection(ex, oco(BOB, 'SELL', 100, maker(3_200_000), stopMarket(2_800_000))), { code: 'BALANCE_INSUFFICIENT' })
 })
 
-t.test('list client ids, cancels by list id and client id, cancel-all, and the amend refusal', async (t) => {
+t.test('list client ids, cancels by list id and client id, cancel-all', async (t) => {
   const ex = setup()
   ex.ok(oco(BOB, 'SELL', 100, maker(3_100_000), stopMarket(2_900_000), { listClientOrderId: 'one' }))
   t.match(rejection(ex, oco(BOB, 'SELL', 100, maker(3_100_000), stopMarket(2_900_000), { listClientOrderId: 'one' })),
     { code: 'CLIENT_ID_DUPLICATE', rootUnchanged: true }, 'unique among executing lists')
   const second = ex.ok(oco(BOB, 'SELL', 100, maker(3_150_000), stopMarket(2_850_000)))
   t.match(listEvents(second), [{ orderListId: 2, listClientOrderId: 'xl-2' }], 'generated when absent')
-  t.match(rejection(ex, { type: 'AmendKeepPriority', account: BOB, sub: 0, marketId: BTCSPOT, orderId: orderEvents(second)[1]!.orderId, qtyLots: 50 }),
-    { code: 'LIST_LEG_AMEND', rootUnchanged: true })
   const byName = { type: 'CancelOrderList', account: BOB, sub: 0, marketId: BTCSPOT, listClientOrderId: 'one' } as const
   const c = ex.ok(byName)
   t.same(orderEvents(c).map((e) => e.status), ['CANCELED', 'CANCELED'])
@@ -210,4 +208,34 @@ t.test('property: random spot flows with OCO lists keep every invariant and repl
   t.comment(`lists placed ${lists}, ended ${done}; list orders cut by DECREMENT ${cut}`)
   t.ok(lists > 100 && done > 50, 'the flow places lists and ends many of them')
   t.ok(cut > 0, 'some pairs lose lots to their own account\'s takers')
+})
+
+t.test('amending an OCO order amends the pair: one quantity for both, holds as placed, UPDATED for a new client id', async (t) => {
+  const ex = setup()
+  const placed = ex.ok(oco(BOB, 'SELL', 100, maker(3_100_000), stopMarket(2_900_000), { listClientOrderId: 'pair' }))
+  const [below, above] = orderEvents(placed)
+  const amend = (orderId: number, qtyLots: number, extra = {}) =>
+    ({ type: 'AmendKeepPriority' as const, account: BOB, sub: 0, marketId: BTCSPOT, orderId, qtyLots, ...extra })
+  t.match(rejection(ex, amend(above!.orderId, 100)), { code: 'MODIFY_UNCHANGED', rootUnchanged: true })
+  t.match(rejection(ex, amend(below!.orderId, 101)), { code: 'AMEND_QTY_INCREASE', rootUnchanged: true })
+  t.match(rejection(ex, amend(above!.orderId, 1)), { code: 'NOTIONAL_TOO_SMALL', rootUnchanged: true })
+  const r = ex.ok(amend(above!.orderId, 60, { newClientOrderId: 'tp' }))
+  t.match(orderEvents(r), [
+    { orderId: above!.orderId, execType: 'REPLACED', origQtyLots: 60, clientOrderId: 'tp', amendment: { origQtyBeforeLots: 100, count: 1 } },
+    { orderId: below!.orderId, execType: 'REPLACED', origQtyLots: 60, clientOrderId: below!.clientOrderId, amendment: { origQtyBeforeLots: 100 } },
+  ])
+  t.match(listEvents(r), [{ listStatusType: 'UPDATED', listOrderStatus: 'EXECUTING', listClientOrderId: 'pair',
+    orders: [{ orderId: below!.orderId, clientOrderId: below!.clientOrderId }, { orderId: above!.orderId, clientOrderId: 'tp' }] }])
+  t.same(btc(ex, BOB), [100_000_000 - 60 * 10_000, 60 * 10_000], 'the pair holds what 60 lots need')
+  t.same(ex.state.markets[BTCSPOT]!.book.asks.best()?.qtyLots, 60)
+  // Keeping its id, no UPDATED; the stop leg amends the pair too.
+  const again = ex.ok(amend(below!.orderId, 40, { newClientOrderId: below!.clientOrderId }))
+  t.same(listEvents(again), [])
+  t.same(orderEvents(again).map((e) => e.origQtyLots), [40, 40])
+  t.same(btc(ex, BOB)[1], 40 * 10_000)
+  // The pair still ends as one: the LIMIT_MAKER fills, the stop expires.
+  const bought = ex.ok(limit(CAROL, 'BUY', 3_100_000, 40, spot))
+  t.match(listEvents(bought), [{ listStatusType: 'ALL_DONE' }])
+  t.same(btc(ex, BOB), [100_000_000 - 40 * 10_000, 0])
+  t.same(stateViolations(ex.state), [])
 })

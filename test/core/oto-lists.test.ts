@@ -128,6 +128,29 @@ t.test('refusals: working type, duplicate ids, pending shape; nothing changes', 
   t.match(rejection(ex, oto(ALICE, buyAt(2_990_000, 100), 'SELL', 100, { pending: maker(3_100_000) })), { code: 'ACCEPTED' })
 })
 
+t.test('amending an OTO list\'s orders: the working and a pending order alone, an OTOCO\'s pending pair together', async (t) => {
+  const ex = setup()
+  const amend = (orderId: number, qtyLots: number) => ({ type: 'AmendKeepPriority' as const, account: ALICE, sub: 0, marketId: BTCSPOT, orderId, qtyLots })
+  const one = ex.ok(oto(ALICE, buyAt(2_990_000, 1_000), 'SELL', 1_000, { pending: maker(3_100_000) }))
+  const [working, pending] = orderEvents(one)
+  const w = ex.ok(amend(working!.orderId, 800))
+  t.same(orderEvents(w).map((e) => [e.orderId, e.origQtyLots]), [[working!.orderId, 800]], 'the working order alone')
+  t.same(bal(ex, ALICE, 'USDT')[1], 800 * 2_990_000)
+  t.match(listEvents(w), [{ listStatusType: 'UPDATED' }], 'its generated client id is the list\'s news')
+  const p = ex.ok(amend(pending!.orderId, 600))
+  t.same(orderEvents(p).map((e) => [e.orderId, e.status, e.origQtyLots]), [[pending!.orderId, 'PENDING_NEW', 600]])
+  t.same(bal(ex, ALICE, 'USDT')[1], 800 * 2_990_000, 'a pending order holds nothing to give back')
+  // Filled, the working order places the pending one with its amended quantity.
+  const filled = ex.ok(limit(DAVE, 'SELL', 2_990_000, 800, spot))
+  t.match(orderEvents(filled).find((e) => e.orderId === pending!.orderId && e.status === 'NEW'), { origQtyLots: 600 })
+
+  const pair = ex.ok(oto(ALICE, buyAt(2_950_000, 500), 'SELL', 500, { pendingAbove: maker(3_100_000), pendingBelow: stopMarket(2_800_000) }))
+  const [, below, above] = orderEvents(pair)
+  const cut = ex.ok(amend(above!.orderId, 300))
+  t.same(orderEvents(cut).map((e) => [e.orderId, e.origQtyLots]), [[above!.orderId, 300], [below!.orderId, 300]], 'one quantity for the pair')
+  t.same(stateViolations(ex.state), [])
+})
+
 t.test('a list with pending orders survives a snapshot: same root, and the same results after', async (t) => {
   const ex = setup()
   ex.ok(oto(ALICE, buyAt(2_990_000, 1_000), 'SELL', 1_000, { pending: maker(3_100_000) }))

@@ -8,7 +8,7 @@ import type { Command } from '../../core/commands.js'
 import { stateRoot } from '../../core/root.js'
 import { DepthBook } from '../../gateway/ws/depth-book.js'
 import { ALICE, BOB, BTCSPOT, TestExchange } from '../helpers/exchange.js'
-import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 
 t.test('amend keep priority: the answer, the book, the balance, the history', async (t) => {
   const rig = await gatewayRig()
@@ -66,6 +66,34 @@ t.test('amend keep priority: the answer, the book, the balance, the history', as
     'a filled order by its client id')
   t.same((await history({ orderId: '2', limit: '1001' })).json().code, -1130, 'limit beyond 1000')
   t.same((await history({ orderId: '99' })).json(), { code: -2013, msg: 'Order does not exist.' })
+})
+
+t.test('amending an OCO order amends the pair; the answer adds the list, the stream listStatus UPDATED', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { seller, sellerWallet } = await spotTraders(rig)
+  const seen = spotStreamOf(rig, (a) => a === sellerWallet.address)
+  const placed = (await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
+    aboveType: 'LIMIT_MAKER', abovePrice: '60000.00', belowType: 'STOP_LOSS', belowStopPrice: '40000.00', listClientOrderId: 'pair' })).json()
+  const [below, above] = placed.orders as { orderId: number; clientOrderId: string }[]
+  const r = await signedInject(rig, seller, 'PUT', '/api/v3/order/amend/keepPriority', { symbol: 'BTCUSDT', orderId: String(above!.orderId),
+    newQty: '0.0060', newClientOrderId: 'tp' })
+  t.equal(r.statusCode, 200)
+  const body = r.json()
+  t.match(body.amendedOrder, { orderId: above!.orderId, orderListId: placed.orderListId, origClientOrderId: above!.clientOrderId,
+    clientOrderId: 'tp', qty: '0.0060', type: 'LIMIT_MAKER' })
+  t.same(body.listStatus, { orderListId: placed.orderListId, contingencyType: 'OCO', listOrderStatus: 'EXECUTING', listClientOrderId: 'pair',
+    symbol: 'BTCUSDT', orders: [{ symbol: 'BTCUSDT', orderId: below!.orderId, clientOrderId: below!.clientOrderId },
+      { symbol: 'BTCUSDT', orderId: above!.orderId, clientOrderId: 'tp' }] })
+  const open = (await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+  t.same(open.map((o: { orderId: number; origQty: string }) => [o.orderId, o.origQty]), [[below!.orderId, '0.0060'], [above!.orderId, '0.0060']])
+  const btc = (await signedInject(rig, seller, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'BTC')
+  t.same(btc, { asset: 'BTC', free: '0.99400000', locked: '0.00600000' })
+  t.match(seen.filter((p) => p.e === 'executionReport' && p.x === 'REPLACED').map((p) => [p.i, p.q, p.c]),
+    [[above!.orderId, '0.0060', 'tp'], [below!.orderId, '0.0060', below!.clientOrderId]])
+  t.match(seen.filter((p) => p.e === 'listStatus').at(-1), { l: 'UPDATED', L: 'EXECUTING', C: 'pair', O: [{ i: below!.orderId }, { i: above!.orderId, c: 'tp' }] })
+  const history = (await signedInject(rig, seller, 'GET', '/api/v3/order/amendments', { symbol: 'BTCUSDT', orderId: below!.orderId })).json()
+  t.match(history, [{ orderId: below!.orderId, origQty: '0.0100', newQty: '0.0060' }], 'the other order\'s history has the amendment too')
 })
 
 t.test('amend keep priority refusals change nothing', async (t) => {
