@@ -185,6 +185,7 @@ t.test('property: random spot flows with OCO lists keep every invariant and repl
   let lists = 0
   let done = 0
   let cut = 0
+  let amended = 0
   fc.assert(fc.property(fc.array(op, { minLength: 20, maxLength: 120 }), (ops) => {
     const ex = fundEveryone(setup())
     return runFlow(ex, ops.length, (i) => {
@@ -202,12 +203,16 @@ t.test('property: random spot flows with OCO lists keep every invariant and repl
       return o.side === 'SELL' ? oco(o.who, 'SELL', o.lots, profitLeg, lossLeg) : oco(o.who, 'BUY', o.lots, lossLeg, profitLeg)
     }, (_c, r) => {
       for (const e of listEvents(r)) e.listStatusType === 'EXEC_STARTED' ? lists++ : done++
-      for (const e of orderEvents(r)) if (e.execType === 'TRADE_PREVENTION' && e.orderListId !== undefined) cut++
+      for (const e of orderEvents(r)) {
+        if (e.execType === 'TRADE_PREVENTION' && e.orderListId !== undefined) cut++
+        if (e.execType === 'REPLACED' && e.orderListId !== undefined) amended++
+      }
     })
   }), runs(40))
-  t.comment(`lists placed ${lists}, ended ${done}; list orders cut by DECREMENT ${cut}`)
+  t.comment(`lists placed ${lists}, ended ${done}; list orders cut by DECREMENT ${cut}, amended ${amended}`)
   t.ok(lists > 100 && done > 50, 'the flow places lists and ends many of them')
   t.ok(cut > 0, 'some pairs lose lots to their own account\'s takers')
+  t.ok(amended > 0, 'some pairs are amended')
 })
 
 t.test('amending an OCO order amends the pair: one quantity for both, holds as placed, UPDATED for a new client id', async (t) => {

@@ -37,6 +37,8 @@ export const plainOps = [
   fc.record({ kind: fc.constant('market' as const), who, side, lots: fc.integer({ min: 1, max: 80 }), stp }),
   fc.record({ kind: fc.constant('cancel' as const), who, pick: fc.nat({ max: 20 }) }),
   fc.record({ kind: fc.constant('cancelList' as const), who, pick: fc.nat({ max: 20 }) }),
+  // An amendment keeping priority of an open order, a list's among them (an OCO pair amends together).
+  fc.record({ kind: fc.constant('amend' as const), who, pick: fc.nat({ max: 20 }), keep: fc.integer({ min: 1, max: 9 }) }),
 ] as const
 
 type ValueOf<A> = A extends fc.Arbitrary<infer T> ? T : never
@@ -58,6 +60,13 @@ export function plainCommand(ex: TestExchange, o: PlainOp): Command {
   if (o.kind === 'cancel') {
     const open = [...ex.sub(o.who).orders.values()]
     return cancel(o.who, { marketId: BTCSPOT, orderId: open.length === 0 ? 1 : open[o.pick % open.length]!.orderId })
+  }
+  if (o.kind === 'amend') {
+    // To `keep` tenths of its quantity as sent (some refused: unchanged, below what filled, below the minimum notional).
+    const open = [...ex.sub(o.who).orders.values()]
+    const x = open[o.pick % Math.max(1, open.length)]
+    const sent = x === undefined ? 10 : x.origQtyLots + x.preventedLots
+    return { type: 'AmendKeepPriority', account: o.who, sub: 0, marketId: BTCSPOT, orderId: x?.orderId ?? 1, qtyLots: Math.ceil(sent * o.keep / 10) }
   }
   const open = [...ex.sub(o.who).orders.values()].filter((x) => x.list !== null && !x.list.done)
   return { type: 'CancelOrderList', account: o.who, sub: 0, marketId: BTCSPOT,
