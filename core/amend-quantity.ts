@@ -1,23 +1,24 @@
-// Reducing a resting spot order's quantity in place (Binance spot's order amend keep
-// priority). Unlike a perpetual modify (core/modify.ts), the order does not leave its level:
-// it keeps its orderId, its place in the queue and its price, so nothing can trade. The lots
-// taken off release what they held, and the order may take a new client id. A spot stop still
-// waiting for its price is cut the same way, off any book.
+// Reducing an open spot order's quantity in place (Binance spot's order amend keep priority).
+// Unlike a perpetual modify (core/modify.ts), the order does not leave its level: it keeps its
+// orderId, its place in the queue and its price, so nothing can trade. The lots taken off
+// release what they held, and the order may take a new client id. A spot stop still waiting for
+// its price is cut the same way, off any book, and so is an OTO list's pending order. An OCO
+// pair's two orders share one quantity: amending either cuts both (Binance's amend FAQ).
 
 import { amendTarget } from './amend-target.js'
 import type { AmendKeepPriority } from './commands.js'
 import type { Event, Result } from './events.js'
+import type { Code } from './codes.js'
 import { checkQty, validClientId } from './filters.js'
 import { LIMITS } from './limits.js'
+import { inOcoPair, listEvent, rebalanceOcoHolds } from './order-lists.js'
 import { generatedClientId } from './orders.js'
+import { shrinkShown } from './prevention.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
-import { shrinkShown } from './prevention.js'
 import { pushSpotBalanceEvent } from './resting.js'
 import { holdPrice } from './spot-stops.js'
 import { lockFor, unlockSpot } from './spot.js'
-import type { Code } from './codes.js'
-import { inOcoPair, listEvent, rebalanceOcoHolds } from './order-lists.js'
 import type { Order, SpotMarket, State } from './state.js'
 
 export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: number): Result {
