@@ -1,7 +1,7 @@
 // Order records as Binance USD-M shows them (query, open orders, cancel, RESULT), built from
 // the core's order events and fills: integers in, decimal strings at the market's precision out.
 
-import type { Event, OrderRecordFields, OrderStatus } from '../core/events.js'
+import type { Event, OrderEvent, OrderRecordFields, OrderStatus } from '../core/events.js'
 import { orderEvent, recordOf } from '../core/records.js'
 import type { Market, Order } from '../core/state.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
@@ -21,6 +21,15 @@ const SPOT_STOP_NAMES: Record<string, string> = { STOP_MARKET: 'STOP_LOSS', STOP
 export function spotType(o: Pick<OrderFields, 'orderType' | 'cond'>): string {
   if (o.cond !== undefined) return SPOT_STOP_NAMES[o.cond.origType] ?? o.orderType
   return o.orderType === 'POST_ONLY' ? 'LIMIT_MAKER' : o.orderType
+}
+
+/**
+ * A spot cancel's own client id (a cancel answer's clientOrderId, the stream's `c` on its report):
+ * the one the request named (newClientOrderId), or one made for it as Binance generates one:
+ * `x-<marketId>-<orderId>-cancel`, from the event alone, so answers and streams agree on every replica.
+ */
+export function spotCancelId(e: Pick<OrderEvent, 'cancelClientOrderId' | 'marketId' | 'orderId'>): string {
+  return e.cancelClientOrderId ?? `x-${e.marketId}-${e.orderId}-cancel`
 }
 
 /** A spot order's quantity as sent (Binance's origQty): what it may trade and what DECREMENT prevention took off (core/prevention.ts). */

@@ -12,7 +12,7 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { orderAfter, type OrderFields } from '../format-order.js'
+import { orderAfter, spotCancelId, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { pegParams } from '../peg-params.js'
@@ -153,7 +153,7 @@ function report(state: State, m: SpotMarket, events: readonly Event[], rec: Orde
   const body = spotOrderJson(state, m, rec, 'response')
   if (!canceled) return { ...body, transactTime: time }
   const e = events.find((x) => x.type === 'order' && x.orderId === rec.orderId)
-  if (e?.type === 'order' && e.cancelClientOrderId !== undefined) body.clientOrderId = e.cancelClientOrderId
+  if (e?.type === 'order') body.clientOrderId = spotCancelId(e)
   return { symbol: body.symbol, origClientOrderId: clientOrderId, ...body, transactTime: time }
 }
 

@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { fieldsOfOrder, orderAfter, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
+import { fieldsOfOrder, orderAfter, spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { pegJson, pegParams } from '../peg-params.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
@@ -185,9 +185,9 @@ async function submitPlace(ctx: GatewayContext, state: State, m: SpotMarket, cmd
 }
 
 /**
- * Sequences a spot cancel and answers the order after it. `cancelClientOrderId` (the request's
- * newClientOrderId) is the answer's clientOrderId, the order's own its origClientOrderId; without
- * it both are the order's (Binance would generate one).
+ * Sequences a spot cancel and answers the order after it: the cancel's own client id (the
+ * request's newClientOrderId, or one made for it, format-order.ts spotCancelId) is the answer's
+ * clientOrderId, the order's own its origClientOrderId.
  */
 async function submitCancel(ctx: GatewayContext, a: Authenticated, m: SpotMarket,
   ref: { orderId?: number; clientOrderId?: string; restriction?: 'ONLY_NEW' | 'ONLY_PARTIALLY_FILLED'; cancelClientOrderId?: string },
@@ -198,7 +198,7 @@ async function submitCancel(ctx: GatewayContext, a: Authenticated, m: SpotMarket
   const ev = ack.result.events.find((e) => e.type === 'order')
   if (!ev || ev.type !== 'order') throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
   const body = spotOrderJson(ctx.state(), m, orderAfter(ack.result.events, m.marketId, ev.orderId)!, 'response')
-  if (ev.cancelClientOrderId !== undefined) body.clientOrderId = ev.cancelClientOrderId
+  body.clientOrderId = spotCancelId(ev)
   return { ...body, origClientOrderId: ev.clientOrderId, transactTime: ack.time }
 }
 

@@ -12,7 +12,7 @@
 import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, PreventedMatchEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
+import { spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
 import type { Emit, Payload, Wants } from './events.js'
 import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
@@ -142,8 +142,8 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
   const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC' && !spotWaiting(o)
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   const out: Payload = {
-    // A cancel that named itself shows its own id (Binance's c), the order's as C.
-    e: 'executionReport', E: time, s: m.symbol, c: ids?.cancelClientOrderId ?? o.clientOrderId, S: o.side,
+    // A cancel's report shows the cancel's own id (Binance's c: the one it named, or one made for it), the order's as C.
+    e: 'executionReport', E: time, s: m.symbol, c: execType === 'CANCELED' ? spotCancelId({ ...ids, marketId: o.marketId, orderId: o.orderId }) : o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
     // A pegged order's p is the price it was sent with; the book's is its gp.
     q: formatQty(m, spotOrigQtyLots(o)), p: formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,

@@ -41,7 +41,8 @@ t.test('binance package: the spot user data stream by listen key and by WebSocke
     t.same(reports.map((e) => [e.i, e.x, e.X, e.q]), [[placed.orderId, 'NEW', 'NEW', '0.0100'],
       [placed.orderId, 'REPLACED', 'NEW', '0.0040'], [placed.orderId, 'CANCELED', 'CANCELED', '0.0040']], `${name}: NEW, REPLACED, CANCELED`)
     t.match(reports[1], { c: 'cut-1', C: placed.clientOrderId })
-    t.match(canceled, { s: 'BTCUSDT', S: 'BUY', o: 'LIMIT', q: '0.0040', p: '20000.00', z: '0.0000', c: 'cut-1', C: 'cut-1' })
+    // The cancel named no id of its own: one made for it (c), the order's (C).
+    t.match(canceled, { s: 'BTCUSDT', S: 'BUY', o: 'LIMIT', q: '0.0040', p: '20000.00', z: '0.0000', c: `x-3-${placed.orderId}-cancel`, C: 'cut-1' })
     const balances = box.events.filter((e) => e.e === 'outboundAccountPosition').map((e) => (e.B as { a: string; l: string }[])[0])
     t.match(balances, [{ a: 'USDT', l: '200.00000000' }, { a: 'USDT', l: '80.00000000' }, { a: 'USDT', l: '0.00000000' }],
       `${name}: 200 USDT locked, 80 after the cut, then released`)

@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
-import { gatewayRig, signedInject, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 
 t.test('spot order flow', async (t) => {
   const rig = await gatewayRig()
@@ -108,6 +108,7 @@ t.test('cancel: the cancel\'s own newClientOrderId, cancelRestrictions', async (
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { buyer } = await spotTraders(rig)
+  const seen = spotStreamOf(rig)
   const bid = { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '30000.00' }
   await signedInject(rig, buyer, 'POST', '/api/v3/order', { ...bid, newClientOrderId: 'a' })
   await signedInject(rig, buyer, 'POST', '/api/v3/order', { ...bid, newClientOrderId: 'b' })
@@ -119,8 +120,10 @@ t.test('cancel: the cancel\'s own newClientOrderId, cancelRestrictions', async (
     { code: -2011, msg: 'Order was not canceled due to cancel restrictions.' })
   t.match(await del({ origClientOrderId: 'a', newClientOrderId: 'undo-a', cancelRestrictions: 'ONLY_NEW' }),
     { orderId: 1, clientOrderId: 'undo-a', origClientOrderId: 'a', status: 'CANCELED' })
-  t.match(await del({ orderId: '2' }), { orderId: 2, clientOrderId: 'b', origClientOrderId: 'b', status: 'CANCELED' },
-    'without it, the order\'s own id both ways')
+  t.match(await del({ orderId: '2' }), { orderId: 2, clientOrderId: 'x-3-2-cancel', origClientOrderId: 'b', status: 'CANCELED' },
+    'without it, one made for the cancel, as Binance generates one')
+  t.same(seen.filter((p) => p.e === 'executionReport' && p.x === 'CANCELED').map((p) => [p.i, p.c, p.C]), [[1, 'undo-a', 'a'], [2, 'x-3-2-cancel', 'b']],
+    'the stream\'s reports name the cancel (c) and the order (C)')
   // The order's record keeps its own id.
   t.match((await signedInject(rig, buyer, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: 1 })).json(), { clientOrderId: 'a' })
 })
