@@ -131,11 +131,11 @@ function lastPreventedLots(o: OrderRecordFields, prevented: PreventedMatchEvent 
 }
 
 /**
- * executionReport with Binance's letters; `fill` adds the trade's own figures, `ids` the client
- * ids an order event names beside the order's: a cancel's own, an amendment's id before.
+ * executionReport with Binance's letters; `fill` adds the trade's own figures, `event` (an order
+ * event's report) the client ids it names beside the order's: a cancel's own, an amendment's id before.
  */
 function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, execType: string, time: number,
-  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, ids?: Pick<OrderEvent, 'cancelClientOrderId' | 'amendment'>,
+  fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, event?: OrderEvent,
   prevented?: PreventedMatchEvent): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
   // A waiting stop is open but not yet on the book.
@@ -143,12 +143,12 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   const out: Payload = {
     // A cancel's report shows the cancel's own id (Binance's c: the one it named, or one made for it), the order's as C.
-    e: 'executionReport', E: time, s: m.symbol, c: execType === 'CANCELED' ? spotCancelId({ ...ids, marketId: o.marketId, orderId: o.orderId }) : o.clientOrderId, S: o.side,
+    e: 'executionReport', E: time, s: m.symbol, c: execType === 'CANCELED' && event !== undefined ? spotCancelId(event) : o.clientOrderId, S: o.side,
     o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
     // A pegged order's p is the price it was sent with; the book's is its gp.
     q: formatQty(m, spotOrigQtyLots(o)), p: formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.
-    C: execType === 'CANCELED' ? o.clientOrderId : ids?.amendment?.clientOrderIdBefore ?? '',
+    C: execType === 'CANCELED' ? o.clientOrderId : event?.amendment?.clientOrderIdBefore ?? '',
     x: spotExecType(execType), X: o.status, r: 'NONE', i: o.orderId,
     l: formatQty(m, fill ? fill.e.qtyLots : 0), z: formatQty(m, o.executedQtyLots),
     L: formatPrice(m, fill ? fill.e.priceTicks : 0),
