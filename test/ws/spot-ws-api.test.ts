@@ -165,6 +165,14 @@ t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', 
     workingPrice: '40000.00', workingQuantity: '0.0100', pendingType: 'LIMIT', pendingSide: 'SELL', pendingPrice: '60000.00',
     pendingTimeInForce: 'GTC', pendingQuantity: '0.0090' }))
   t.match(oto, { status: 200, result: { contingencyType: 'OTO', orderReports: [{ status: 'NEW' }, { status: 'PENDING_NEW', type: 'LIMIT' }] } })
+  // Amending either order of the pair amends both; the answer names the list.
+  const [below, above] = oco.result.orders as { orderId: number; clientOrderId: string }[]
+  const amended = await call(ws, 'order.amend.keepPriority', signed(rig, seller, { symbol: 'BTCUSDT', orderId: below!.orderId, newQty: '0.0080',
+    newClientOrderId: 'sl-1' }))
+  t.match(amended, { status: 200, result: { amendedOrder: { orderId: below!.orderId, qty: '0.0080', clientOrderId: 'sl-1' },
+    listStatus: { orderListId: oco.result.orderListId, listClientOrderId: 'o-1', orders: [{ orderId: below!.orderId, clientOrderId: 'sl-1' },
+      { orderId: above!.orderId, clientOrderId: above!.clientOrderId }] } } })
+  t.same((await rest(seller, '/api/v3/openOrders', { symbol: 'BTCUSDT' })).map((o: { origQty: string }) => o.origQty), ['0.0080', '0.0080'])
   t.same((await call(ws, 'orderList.status', signed(rig, seller, { orderListId: oco.result.orderListId }))).result,
     await rest(seller, '/api/v3/orderList', { orderListId: oco.result.orderListId }), 'orderList.status is GET /api/v3/orderList')
   t.same((await call(ws, 'openOrderLists.status', signed(rig, buyer, {}))).result, await rest(buyer, '/api/v3/openOrderList'),
