@@ -38,8 +38,10 @@ const clientIdKey = (o: Owner, id: string): Buffer => ownerKey(o.account, o.sub)
 
 export function onOrderList(stores: Stores, batch: PendingBatch, e: OrderListEvent): void {
   const owner = { account: e.account, sub: e.sub }
+  // An UPDATED list (an order's new client id) is still executing: queries show it as the open lists do, EXEC_STARTED.
   const r: OrderListRecord = { orderListId: e.orderListId, marketId: e.marketId, listClientOrderId: e.listClientOrderId,
-    listStatusType: e.listStatusType, listOrderStatus: e.listOrderStatus, time: e.time, updateTime: e.updateTime, orders: e.orders }
+    listStatusType: e.listStatusType === 'UPDATED' ? 'EXEC_STARTED' : e.listStatusType, listOrderStatus: e.listOrderStatus, time: e.time,
+    updateTime: e.updateTime, orders: e.orders }
   if (e.contingencyType === 'OTO') r.contingencyType = 'OTO'
   batch.put(stores.orderLists, listKey(owner, e.orderListId), orderListCodec.encode(r))
   if (e.listStatusType === 'EXEC_STARTED') batch.put(stores.orderListClientIds, clientIdKey(owner, e.listClientOrderId), numberCodec.encode(e.orderListId))

@@ -92,6 +92,10 @@ t.test('amending an OCO order amends the pair; the answer adds the list, the str
   t.match(seen.filter((p) => p.e === 'executionReport' && p.x === 'REPLACED').map((p) => [p.i, p.q, p.c]),
     [[above!.orderId, '0.0060', 'tp'], [below!.orderId, '0.0060', below!.clientOrderId]])
   t.match(seen.filter((p) => p.e === 'listStatus').at(-1), { l: 'UPDATED', L: 'EXECUTING', C: 'pair', O: [{ i: below!.orderId }, { i: above!.orderId, c: 'tp' }] })
+  // Queried, the list is still executing, under the new client id, alike from the projections and from the state.
+  const queried = (await signedInject(rig, seller, 'GET', '/api/v3/orderList', { orderListId: placed.orderListId })).json()
+  t.match(queried, { listStatusType: 'EXEC_STARTED', listOrderStatus: 'EXECUTING', orders: [{ orderId: below!.orderId }, { orderId: above!.orderId, clientOrderId: 'tp' }] })
+  t.same((await signedInject(rig, seller, 'GET', '/api/v3/openOrderList')).json(), [queried])
   const history = (await signedInject(rig, seller, 'GET', '/api/v3/order/amendments', { symbol: 'BTCUSDT', orderId: below!.orderId })).json()
   t.match(history, [{ orderId: below!.orderId, origQty: '0.0100', newQty: '0.0060' }], 'the other order\'s history has the amendment too')
 })
