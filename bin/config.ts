@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
+import type { LinkTls } from '../replica/ws-network.js'
 import type { PriceFeedOptions } from './price-feed.js'
 
 export interface Config {
@@ -23,8 +24,14 @@ export interface Config {
   replicationPort: number
   /** Prometheus text metrics at /metrics. */
   metricsPort: number
-  /** Sequencer URL a follower replicates from. */
+  /** Sequencer URL a follower replicates from (wss:// when the sequencer's link speaks TLS). */
   follow: string
+  /**
+   * TLS of the replication and command port, PEM files: the node's certificate and key (both,
+   * or neither: then plain ws://), and the CA a follower or `account` trusts the sequencer's
+   * certificate by (empty: the system's CAs).
+   */
+  linkTls: { certFile: string; keyFile: string; caFile: string }
   tickIntervalMs: number
   checkpointInterval: number
   logLevel: string
@@ -79,6 +86,9 @@ const OPTIONS = {
   'replication-port': { type: 'string', env: 'EXCHANGE_REPLICATION_PORT', default: '9090' },
   'metrics-port': { type: 'string', env: 'EXCHANGE_METRICS_PORT', default: '9100' },
   follow: { type: 'string', env: 'EXCHANGE_FOLLOW', default: '' },
+  'link-tls-cert': { type: 'string', env: 'EXCHANGE_LINK_TLS_CERT', default: '' },
+  'link-tls-key': { type: 'string', env: 'EXCHANGE_LINK_TLS_KEY', default: '' },
+  'link-tls-ca': { type: 'string', env: 'EXCHANGE_LINK_TLS_CA', default: '' },
   'tick-ms': { type: 'string', env: 'EXCHANGE_TICK_MS', default: '1000' },
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
@@ -117,6 +127,7 @@ commands:
                          the embedded chain, price feed and a market-making bot (--no-bot: without)
   sequencer              the sequencer alone, serving replication on --replication-port
   replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
+                         (wss://… when the sequencer runs with --link-tls-cert; --link-tls-ca to trust it)
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON)
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
@@ -135,6 +146,19 @@ function fractionOption(name: string, value: string): number {
   const n = Number(value)
   if (!/^\d*\.?\d+$/.test(value) || !(n > 0 && n < 1)) throw new Error(`--${name} must be a fraction in (0, 1), got ${value}`)
   return n
+}
+
+/** The internal links' TLS from the configured PEM files (replica/ws-network.ts); empty when none are set. */
+export function linkTlsOf(config: Config): LinkTls {
+  const read = (file: string): Buffer | undefined => (file ? readFileSync(file) : undefined)
+  const tls: LinkTls = {}
+  const cert = read(config.linkTls.certFile)
+  const key = read(config.linkTls.keyFile)
+  const ca = read(config.linkTls.caFile)
+  if (cert !== undefined) tls.cert = cert
+  if (key !== undefined) tls.key = key
+  if (ca !== undefined) tls.ca = ca
+  return tls
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
@@ -161,6 +185,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     replicationPort: intOption('replication-port', get('replication-port'), 0, 65535),
     metricsPort: intOption('metrics-port', get('metrics-port'), 0, 65535),
     follow: get('follow'),
+    linkTls: { certFile: get('link-tls-cert'), keyFile: get('link-tls-key'), caFile: get('link-tls-ca') },
     tickIntervalMs: intOption('tick-ms', get('tick-ms'), 0, 60_000),
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
     logLevel: get('log-level'),
@@ -203,6 +228,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
+  if (!config.linkTls.certFile !== !config.linkTls.keyFile) throw new Error('--link-tls-cert and --link-tls-key go together')
   if (get('bot') !== 'on' && get('bot') !== 'off') throw new Error('--bot must be on or off')
   if (get('ws-fan-out') !== 'process' && get('ws-fan-out') !== 'inline') throw new Error('--ws-fan-out must be process or inline')
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')

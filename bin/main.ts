@@ -1,7 +1,7 @@
 // The `exchange` command: parses the configuration and runs the chosen role.
 
 import pino from 'pino'
-import { loadConfig, USAGE, type Config } from './config.js'
+import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { IngressClient } from '../replica/ingress.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
@@ -55,7 +55,10 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'account': {
       const secret = await masterSecret(config)
-      const client = await IngressClient.connect(wsNetworkWith(linkToken(secret)), `ws://${config.host}:${config.replicationPort}`)
+      // The local node's command port: over TLS when it runs with a certificate (trusted by --link-tls-ca, or its own certificate).
+      const tls = linkTlsOf(config)
+      const scheme = tls.cert !== undefined ? 'wss' : 'ws'
+      const client = await IngressClient.connect(wsNetworkWith(linkToken(secret), { ca: tls.ca ?? tls.cert }), `${scheme}://${config.host}:${config.replicationPort}`)
       const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),

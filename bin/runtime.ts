@@ -17,7 +17,7 @@ import type { Committed } from '../replica/sequencer.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
 import type { Network } from '../replica/network.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
-import type { Config } from './config.js'
+import { linkTlsOf, type Config } from './config.js'
 
 /**
  * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
@@ -71,7 +71,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
         genesis: genesisCommands(DEFAULT_GENESIS) }
     : { kind, url: config.follow }
   // Checkpoint roots on a thread of their own: hashing the whole state would stall applying.
-  const network = wsNetworkWith(linkToken(await masterSecret(config)))
+  const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   const roots = new RootHasher()
   roots.warm()
   const replica = await createReplica({

@@ -2,10 +2,20 @@
 // account's orders) and the command ingress (any command, deposits included), so an exchange
 // node opens it only to peers that hold its master secret: they send a token derived from it
 // on the upgrade (`Authorization: Bearer …`), and an upgrade without it is refused with 401.
+// With a certificate and key the port speaks TLS (wss://), so the log and the token cross a
+// network encrypted; a peer trusts the certificate by the CA file it is given, or the system's.
 
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createServer } from 'node:https'
 import { WebSocket, WebSocketServer } from 'ws'
 import type { Connection, Network } from './network.js'
+
+/** TLS of the internal links, PEM: a listener's certificate and key; a connection's trusted CA (absent: the system's). */
+export interface LinkTls {
+  cert?: Buffer
+  key?: Buffer
+  ca?: Buffer
+}
 
 function wrap(ws: WebSocket): Connection {
   return {
@@ -27,9 +37,10 @@ export function linkToken(masterSecret: Uint8Array): string {
 
 /**
  * The network over WebSocket; with `token`, listeners take only upgrades that carry it and
- * connections send it. Without one (tests' own rigs on loopback), neither.
+ * connections send it. Without one (tests' own rigs on loopback), neither. With `tls.cert` and
+ * `tls.key`, listeners speak TLS; connections to wss:// URLs trust `tls.ca` (or the system's CAs).
  */
-export function wsNetworkWith(token?: string): Network {
+export function wsNetworkWith(token?: string, tls: LinkTls = {}): Network {
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`)
   const authorized = (header: string | undefined): boolean => {
     if (expected === undefined) return true
@@ -39,26 +50,33 @@ export function wsNetworkWith(token?: string): Network {
   return {
     listen(host, port, onConnection) {
       return new Promise((resolve, reject) => {
-        const server = new WebSocketServer({ host, port, maxPayload: 1 << 20,
-          verifyClient: (info, done) => authorized(info.req.headers.authorization) ? done(true) : done(false, 401) })
-        server.once('error', reject)
+        const options = { maxPayload: 1 << 20,
+          verifyClient: (info: { req: { headers: { authorization?: string } } }, done: (ok: boolean, code?: number) => void) =>
+            authorized(info.req.headers.authorization) ? done(true) : done(false, 401) }
+        // Over TLS the WebSocket server rides an HTTPS server of its own, which owns the port.
+        const https = tls.cert !== undefined && tls.key !== undefined ? createServer({ cert: tls.cert, key: tls.key }) : undefined
+        const server = https !== undefined ? new WebSocketServer({ server: https, ...options }) : new WebSocketServer({ host, port, ...options })
+        const listening = https ?? server
+        listening.once('error', reject)
         server.on('connection', (ws, req) => onConnection(wrap(ws), new URL(req.url ?? '/', 'ws://x').pathname))
-        server.once('listening', () => {
-          const addr = server.address()
+        listening.once('listening', () => {
+          const addr = listening.address()
           const actualPort = typeof addr === 'object' && addr ? addr.port : port
           resolve({
-            url: `ws://${host}:${actualPort}`,
+            url: `${https !== undefined ? 'wss' : 'ws'}://${host}:${actualPort}`,
             close: () => new Promise<void>((r) => {
               for (const c of server.clients) c.terminate()
-              server.close(() => r())
+              server.close(() => (https !== undefined ? https.close(() => r()) : r()))
             }),
           })
         })
+        https?.listen(port, host)
       })
     },
     connect(url) {
       return new Promise((resolve, reject) => {
-        const ws = new WebSocket(url, { maxPayload: 512 << 20, ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }) })
+        const ws = new WebSocket(url, { maxPayload: 512 << 20, ...(tls.ca !== undefined ? { ca: tls.ca } : {}),
+          ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }) })
         ws.once('open', () => resolve(wrap(ws)))
         ws.once('unexpected-response', (_req, res) => {
           ws.terminate()

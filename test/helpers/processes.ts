@@ -155,7 +155,10 @@ export async function restartableNode(t: { teardown(fn: () => Promise<void>): vo
   }
 }
 
-/** The network into a node's internal port (replication, command ingress), for one with this master secret (hex). */
-export function internalLink(secretHex: string): Network {
-  return wsNetworkWith(linkToken(Buffer.from(secretHex, 'hex')))
+/**
+ * The network into a node's internal port (replication, command ingress), for one with this
+ * master secret (hex); `ca`: the PEM a TLS port's certificate is trusted by.
+ */
+export function internalLink(secretHex: string, ca?: Buffer): Network {
+  return wsNetworkWith(linkToken(Buffer.from(secretHex, 'hex')), ca === undefined ? {} : { ca })
 }
