@@ -34,7 +34,9 @@ function reducible(p: Position, o: Order, pending: number): number {
 
 /**
  * The record of a match self-trade prevention stopped (off the sweep's hot path: it is rare):
- * each order's lots it prevents (all either has left; in DECREMENT mode the smaller's, for both).
+ * each order's lots it prevents (all either has left; in DECREMENT mode the smaller's, for both),
+ * and the mode in effect: the taker's, but TRANSFER only when the maker's is TRANSFER too
+ * (DECREMENT otherwise), as Binance's STP FAQ tabulates.
  */
 function preventedMatch(m: Market, taker: Order, maker: Order, time: number): PreventedMatchEvent {
   const decrement = decrements(taker.stp)
@@ -42,7 +44,7 @@ function preventedMatch(m: Market, taker: Order, maker: Order, time: number): Pr
   return { type: 'preventedMatch', marketId: m.marketId, preventedMatchId: m.nextPreventedMatchId++, account: taker.owner.address,
     sub: taker.owner.sub, takerOrderId: taker.orderId, makerOrderId: maker.orderId, priceTicks: maker.priceTicks,
     makerLots: decrement ? lots : maker.origQtyLots - maker.executedQtyLots, takerLots: decrement ? lots : taker.origQtyLots - taker.executedQtyLots,
-    mode: taker.stp, time }
+    mode: taker.stp === 'TRANSFER' && maker.stp !== 'TRANSFER' ? 'DECREMENT' : taker.stp, time }
 }
 
 /** The worst price the taker may fill at (0: any): its own, or a perpetual market order's band. */

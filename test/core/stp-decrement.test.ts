@@ -61,7 +61,8 @@ t.test('a larger taker goes on past its own order: it expires, the taker trades 
   ex.ok(limit(BOB, 'SELL', 3_100_000, 10, spot))
   const r = ex.ok(limit(ALICE, 'BUY', 3_100_000, 25, { ...spot, stp: 'TRANSFER' }))
   t.same(r.events.map((e) => e.type).filter((x) => x !== 'balance'), ['order', 'preventedMatch', 'order', 'order', 'spotTrade'])
-  t.match(prevented(r.events), [{ takerLots: 10, makerLots: 10, mode: 'TRANSFER' }])
+  // TRANSFER is in effect only when the maker's mode is TRANSFER too (Binance's STP FAQ): DECREMENT here.
+  t.match(prevented(r.events), [{ takerLots: 10, makerLots: 10, mode: 'DECREMENT' }])
   t.match(orderEvents(r), [
     { execType: 'NEW', origQtyLots: 25 },
     { account: ALICE, execType: 'EXPIRED_IN_MATCH', side: 'SELL', origQtyLots: 0, preventedLots: 10 },
@@ -77,8 +78,9 @@ t.test('a larger taker goes on past its own order: it expires, the taker trades 
 
 t.test('equal quantities: both expire', async (t) => {
   const ex = scene()
-  ex.ok(limit(ALICE, 'SELL', 3_100_000, 10, spot))
-  const r = ex.ok(limit(ALICE, 'BUY', 3_100_000, 10, decrement))
+  ex.ok(limit(ALICE, 'SELL', 3_100_000, 10, { ...spot, stp: 'TRANSFER' }))
+  const r = ex.ok(limit(ALICE, 'BUY', 3_100_000, 10, { ...spot, stp: 'TRANSFER' }))
+  t.match(prevented(r.events), [{ mode: 'TRANSFER' }], 'both TRANSFER: TRANSFER in effect')
   t.match(orderEvents(r).slice(1), [
     { side: 'SELL', execType: 'EXPIRED_IN_MATCH', preventedLots: 10, origQtyLots: 0 },
     { side: 'BUY', execType: 'EXPIRED_IN_MATCH', preventedLots: 10, origQtyLots: 0 },
