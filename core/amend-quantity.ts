@@ -13,12 +13,9 @@ import { checkQty, validClientId } from './filters.js'
 import { LIMITS } from './limits.js'
 import { inOcoPair, listEvent, rebalanceOcoHolds } from './order-lists.js'
 import { generatedClientId } from './orders.js'
-import { shrinkShown } from './prevention.js'
 import { orderEvent } from './records.js'
 import { acceptOrder, reject } from './results.js'
-import { pushSpotBalanceEvent } from './resting.js'
-import { holdPrice } from './spot-stops.js'
-import { lockFor, unlockSpot } from './spot.js'
+import { heldPrice, pushSpotBalanceEvent, shrinkOrder } from './resting.js'
 import type { Order, SpotMarket, State } from './state.js'
 
 export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: number): Result {
@@ -46,13 +43,9 @@ export function amendKeepPriority(state: State, cmd: AmendKeepPriority, time: nu
     const sent = x.origQtyLots + x.preventedLots
     const amendment = { priceBeforeTicks: x.priceTicks, origQtyBeforeLots: sent, count: x.amendCount + 1,
       clientOrderIdBefore: x.clientOrderId }
-    const cut = sent - qty
-    x.origQtyLots -= cut
-    shrinkShown(x)
-    // What the cut lots held, at the limit price or a waiting stop's holdPrice; a pending order
-    // holds nothing for its quantity yet (an OPO's proceeds are not), and a pair's holds are
-    // recomputed below.
-    if (cuts.length === 1 && x.status !== 'PENDING_NEW') unlockSpot(x, lockFor(m, x, cut, priceOf(x)))
+    // What the cut lots held goes back; a pending order holds nothing for its quantity yet (an
+    // OPO's proceeds are not), and a pair's holds are recomputed below.
+    shrinkOrder(x, sent - qty, cuts.length === 1 && x.status !== 'PENDING_NEW')
     // The order named takes the new client id; an OCO pair's other keeps its own.
     if (x === o) {
       const clientOrderId = newId ?? generatedClientId(m, o)
@@ -91,11 +84,6 @@ function sharingQuantity(o: Order): Order[] {
   return [o, ...list.legs.filter((x) => x !== o && x !== list.working)]
 }
 
-/** The price an order's lots are held and checked at: a waiting stop's holdPrice, or its limit (0: none yet, a market form or an unpriced peg). */
-function priceOf(o: Order): number {
-  return o.cond !== null ? holdPrice(o) : o.priceTicks
-}
-
 /** Why `o` cannot be amended to `qty` (its quantity as sent: what self-trade prevention took off, core/prevention.ts, stays taken), or null. */
 function amendCode(m: SpotMarket, o: Order, qty: number): Code | null {
   const sent = o.origQtyLots + o.preventedLots
@@ -104,7 +92,7 @@ function amendCode(m: SpotMarket, o: Order, qty: number): Code | null {
   // Down to what already filled would leave nothing to rest: a cancel, which the client can send.
   if (qty - o.preventedLots <= o.executedQtyLots) return 'AMEND_QTY_FILLED'
   // A market form has no price to check: its notional is checked as it is placed.
-  const price = priceOf(o)
+  const price = heldPrice(o)
   if (price !== 0 && price * qty * m.quotePerTickLot < m.minNotional) return 'NOTIONAL_TOO_SMALL'
   if (o.amendCount >= LIMITS.amendmentsPerOrderMax) return 'MODIFY_LIMIT_REACHED'
   return null

@@ -10,8 +10,7 @@ import type { StpMode } from './commands.js'
 import type { Event, PreventedMatchEvent } from './events.js'
 import { min } from './arith.js'
 import { orderEvent } from './records.js'
-import { pushSpotBalanceEvent, retire } from './resting.js'
-import { lockFor, unlockSpot } from './spot.js'
+import { pushSpotBalanceEvent, retire, shrinkOrder } from './resting.js'
 import { inOcoPair, rebalanceOcoHolds } from './order-lists.js'
 import type { Order, SpotMarket } from './state.js'
 
@@ -31,7 +30,7 @@ export function decrementMatch(m: SpotMarket, taker: Order, maker: Order, preven
   maker.preventedMatchId = prevented.preventedMatchId
   if (lots === maker.origQtyLots - maker.executedQtyLots) {
     // Nothing left: it expires, releasing all it held (and ending its list, if any).
-    takeOff(maker, lots)
+    takeOff(maker, lots, false)
     retire(maker, 'EXPIRED_IN_MATCH', 'EXPIRED_IN_MATCH', time, events)
   } else if (inOcoPair(maker)) {
     // An OCO's two orders share one quantity (Binance's amend FAQ): the other loses as much, and
@@ -39,21 +38,20 @@ export function decrementMatch(m: SpotMarket, taker: Order, maker: Order, preven
     const legs = [maker, ...maker.list!.legs.filter((leg) => leg !== maker)]
     for (const leg of legs) {
       leg.preventedMatchId = prevented.preventedMatchId
-      takeOff(leg, lots)
-      shrinkShown(leg)
+      takeOff(leg, lots, false)
       leg.updateTime = time
     }
     rebalanceOcoHolds(m, maker.list!)
     for (const leg of legs) reportCut(leg, time, events)
   } else {
-    cutOpen(m, maker, lots, time, events)
+    cutOpen(maker, lots, time, events)
   }
   if (lots === taker.origQtyLots - taker.executedQtyLots) {
     // Released and reported as it expires (core/orders.ts finish).
-    takeOff(taker, lots)
+    takeOff(taker, lots, false)
     return true
   }
-  cutOpen(m, taker, lots, time, events)
+  cutOpen(taker, lots, time, events)
   return false
 }
 
@@ -62,21 +60,16 @@ export function decrementLots(taker: Order, maker: Order): number {
   return min(taker.origQtyLots - taker.executedQtyLots, maker.origQtyLots - maker.executedQtyLots)
 }
 
-function takeOff(o: Order, lots: number): void {
-  o.origQtyLots -= lots
+/** Moves `lots` of what an order may trade to its prevented quantity (resting.ts shrinkOrder). */
+function takeOff(o: Order, lots: number, release: boolean): void {
+  shrinkOrder(o, lots, release)
   o.preventedLots += lots
 }
 
-/**
- * Cuts an order that keeps lots (resting, or the taker): what they held at its price is
- * released (a market buy holds only what its fills cost, so it has nothing to give back), and
- * its record and balance are reported.
- */
-function cutOpen(m: SpotMarket, o: Order, lots: number, time: number, events: Event[]): void {
-  takeOff(o, lots)
-  shrinkShown(o)
+/** Cuts an order that keeps lots (resting, or the taker), releasing what they held, and reports it. */
+function cutOpen(o: Order, lots: number, time: number, events: Event[]): void {
+  takeOff(o, lots, true)
   o.updateTime = time
-  if (o.side === 'SELL' || o.orderType !== 'MARKET') unlockSpot(o, lockFor(m, o, lots, o.priceTicks))
   reportCut(o, time, events)
 }
 
@@ -85,15 +78,3 @@ function reportCut(o: Order, time: number, events: Event[]): void {
   pushSpotBalanceEvent(o, time, events)
 }
 
-/**
- * A resting order whose quantity went down in place (a cut, an amendment): what it shows
- * shrinks to what it has left when that is less (all of a plain order; an iceberg's slice only
- * when less than it is left, as Binance's amend FAQ says).
- */
-export function shrinkShown(o: Order): void {
-  const left = o.origQtyLots - o.executedQtyLots
-  if (o.level !== null && o.visibleLots > left) {
-    o.level.qtyLots -= o.visibleLots - left
-    o.visibleLots = left
-  }
-}

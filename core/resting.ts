@@ -10,9 +10,9 @@ import { LIMITS } from './limits.js'
 import { endList } from './order-lists.js'
 import { unrestPending } from './oto-lists.js'
 import { unrestConditional } from './conditional.js'
-import { unrestSpotStop } from './spot-stops.js'
-import { unlockSpot } from './spot.js'
-import type { Market, Order, PerpMarket, State, SubAccount } from './state.js'
+import { holdPrice, unrestSpotStop } from './spot-stops.js'
+import { lockFor, unlockSpot } from './spot.js'
+import type { Market, Order, PerpMarket, SpotMarket, State, SubAccount } from './state.js'
 
 export function rest(o: Order): void {
   const m = o.market
@@ -102,6 +102,32 @@ export function unrest(o: Order): void {
   } else if (o.lockedRemaining > 0) {
     releaseSpotLock(o)
   }
+}
+
+/**
+ * The price a spot order's lots are held (and an amendment's notional checked) at: a stop still
+ * waiting for its trigger holds at its holdPrice (core/spot-stops.ts), any other order at its
+ * limit (0: none, a market form or a peg not yet priced).
+ */
+export function heldPrice(o: Order): number {
+  return o.cond !== null && o.cond.triggerTime === 0 ? holdPrice(o) : o.priceTicks
+}
+
+/**
+ * Takes `lots` off an open spot order in place (an amendment keeping priority, self-trade
+ * prevention by DECREMENT): it keeps its place; what it shows shrinks to what it has left when
+ * that is less (all of a plain order; an iceberg's slice only when less than it is left, as
+ * Binance's amend FAQ says); with `release`, what the lots held goes back to free balance (a
+ * market buy holds only its fills' cost: nothing).
+ */
+export function shrinkOrder(o: Order, lots: number, release: boolean): void {
+  o.origQtyLots -= lots
+  const left = o.origQtyLots - o.executedQtyLots
+  if (o.level !== null && o.visibleLots > left) {
+    o.level.qtyLots -= o.visibleLots - left
+    o.visibleLots = left
+  }
+  if (release) unlockSpot(o, lockFor(o.market as SpotMarket, o, lots, heldPrice(o)))
 }
 
 /** Returns a spot order's remaining lock to free balance. */

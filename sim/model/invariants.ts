@@ -7,6 +7,7 @@ import type { Result } from '../../core/events.js'
 import type { BookSide } from '../../core/book.js'
 import { positionOf, type Market, type Order, type PerpMarket, type State, type SubAccount } from '../../core/state.js'
 import { openOrderOf } from '../../core/resting.js'
+import { lockFor } from '../../core/spot.js'
 import { CROSS, IN_LIQUIDATION } from '../../core/liquidation/check.js'
 import { belowMaintenance, crossRisk, isolatedRisk } from '../../core/margin-risk.js'
 import { rising } from '../../core/conditional.js'
@@ -133,6 +134,12 @@ export function moneyViolations(state: State): string[] {
         if (o.market.kind !== 'SPOT') continue
         const asset = o.side === 'BUY' ? o.market.quote : o.market.base
         locks.set(asset, (locks.get(asset) ?? 0) + o.lockedRemaining)
+        // A resting order outside an executing list holds just what its lots left need at its price
+        // (a list's orders share a hold: core/order-lists.ts).
+        if (o.level !== null && (o.list === null || o.list.done)) {
+          const need = lockFor(o.market, o, o.origQtyLots - o.executedQtyLots, o.priceTicks)
+          if (o.lockedRemaining !== need) out.push(`${s.address}/${s.sub} order ${o.orderId}: holds ${o.lockedRemaining}, its lots need ${need}`)
+        }
       }
       for (const [asset, b] of s.spot) {
         if (b.free < 0 || b.locked < 0) out.push(`${s.address}/${s.sub} ${asset}: negative spot balance ${b.free}/${b.locked}`)

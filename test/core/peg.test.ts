@@ -128,6 +128,24 @@ t.test('a pegged stop limit takes its price from the book as it triggers', async
   t.same(stateViolations(ex.state), [])
 })
 
+t.test('a triggered pegged stop limit, amended, gives back what its lots hold at the price it rests at', async (t) => {
+  const ex = scene()
+  ex.fund(DAVE, 10_000, 0, 'SPOT')
+  // Stop-loss buy at 30,100.00 joining the best bid (29,900.00) as it fires; it waits holding at its stop price.
+  const placed = ex.ok(pegged(ALICE, 'BUY', 10, 'PRIMARY_PEG', { orderType: 'STOP', stopPriceTicks: 3_010_000 }))
+  const id = orderEvents(placed)[0]!.orderId
+  ex.ok(limit(DAVE, 'BUY', 3_010_000, 10, spot))
+  const usdt = () => ex.sub(ALICE).spot.get('USDT')!.locked
+  t.equal(usdt(), 10 * 2_990_000, 'it rests at 29,900.00, holding at that price')
+  const r = ex.ok({ type: 'AmendKeepPriority', account: ALICE, sub: 0, marketId: BTCSPOT, orderId: id, qtyLots: 5 })
+  t.match(orderEvents(r), [{ execType: 'REPLACED', origQtyLots: 5, priceTicks: 2_990_000 }])
+  t.equal(usdt(), 5 * 2_990_000, 'the 5 lots cut gave back 5 × 29,900.00, not 5 × its stop price')
+  // Filled (behind Carol's 10 at that price), it spends exactly what it holds.
+  ex.ok(limit(BOB, 'SELL', 2_990_000, 15, spot))
+  t.equal(usdt(), 0)
+  t.same(stateViolations(ex.state), [])
+})
+
 t.test('a pegged stop-limit buy holds at its stop price; without a level at its trigger it expires', async (t) => {
   const ex = spotScene()
   ex.ok(limit(BOB, 'SELL', 3_010_000, 10, spot))
