@@ -1,6 +1,7 @@
 // Order records as Binance USD-M shows them (query, open orders, cancel, RESULT), built from
 // the core's order events and fills: integers in, decimal strings at the market's precision out.
 
+import type { StpMode } from '../core/commands.js'
 import type { Event, OrderEvent, OrderRecordFields, OrderStatus } from '../core/events.js'
 import { orderEvent, recordOf } from '../core/records.js'
 import type { Market, Order } from '../core/state.js'
@@ -43,6 +44,18 @@ export function spotOrigQtyLots(o: Pick<OrderFields, 'origQtyLots' | 'preventedL
  */
 export function spotPreventedQtyLots(o: Pick<OrderFields, 'origQtyLots' | 'executedQtyLots' | 'preventedLots' | 'status'>): number {
   return (o.preventedLots ?? 0) + (o.status === 'EXPIRED_IN_MATCH' ? o.origQtyLots - o.executedQtyLots : 0)
+}
+
+/**
+ * A prevented match's quantities as Binance shows them (a placement's preventedMatches,
+ * myPreventedMatches): each side's where the mode took its lots (all it had left, or in DECREMENT
+ * mode the smaller's). `takerLots` undefined: a row from before the taker's were kept (the maker's only).
+ */
+export function preventedQuantities(m: Market, mode: StpMode, takerLots: number | undefined, makerLots: number): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (mode !== 'EXPIRE_MAKER' && takerLots !== undefined) out.takerPreventedQuantity = formatQty(m, takerLots)
+  if (mode !== 'EXPIRE_TAKER' || takerLots === undefined) out.makerPreventedQuantity = formatQty(m, makerLots)
+  return out
 }
 
 /**

@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import { formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf } from '../format-market.js'
+import { preventedQuantities } from '../format-order.js'
 import { eitherParam } from '../errors.js'
 import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
@@ -123,17 +124,11 @@ export async function spotPreventedMatchesFrom(ctx: GatewayContext, a: Authentic
   await ctx.projections.flush()
   const rows = await ctx.projections.preventedMatches({ account: a.session.account, sub: a.session.sub }, m.marketId,
     { preventedMatchId, orderId, fromPreventedMatchId, limit })
-  // Each side's prevented quantity where the mode expired it, as Binance's (a row from before takerLots has the maker's only).
-  return rows.map((r) => {
-    const out: Record<string, unknown> = {
-      symbol: m.symbol, preventedMatchId: r.preventedMatchId, takerOrderId: r.takerOrderId, makerSymbol: m.symbol,
-      makerOrderId: r.makerOrderId, tradeGroupId: -1, selfTradePreventionMode: r.mode, price: formatPrice(m, r.priceTicks),
-    }
-    if (r.mode !== 'EXPIRE_MAKER' && r.takerLots !== undefined) out.takerPreventedQuantity = formatQty(m, r.takerLots)
-    if (r.mode !== 'EXPIRE_TAKER' || r.takerLots === undefined) out.makerPreventedQuantity = formatQty(m, r.makerLots)
-    out.transactTime = r.time
-    return out
-  })
+  return rows.map((r) => ({
+    symbol: m.symbol, preventedMatchId: r.preventedMatchId, takerOrderId: r.takerOrderId, makerSymbol: m.symbol,
+    makerOrderId: r.makerOrderId, tradeGroupId: -1, selfTradePreventionMode: r.mode, price: formatPrice(m, r.priceTicks),
+    ...preventedQuantities(m, r.mode, r.takerLots, r.makerLots), transactTime: r.time,
+  }))
 }
 
 export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {

@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { fieldsOfOrder, orderAfter, spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
+import { fieldsOfOrder, orderAfter, preventedQuantities, spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { findOrder } from '../order-lookup.js'
 import { pegJson, pegParams } from '../peg-params.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
@@ -82,10 +82,8 @@ function preventedMatches(m: SpotMarket, events: readonly Event[], orderId: numb
   const out: object[] = []
   for (const e of events) {
     if (e.type !== 'preventedMatch' || e.marketId !== m.marketId || e.takerOrderId !== orderId) continue
-    const match: Record<string, unknown> = { preventedMatchId: e.preventedMatchId, makerOrderId: e.makerOrderId, price: formatPrice(m, e.priceTicks) }
-    if (e.mode !== 'EXPIRE_MAKER') match.takerPreventedQuantity = formatQty(m, e.takerLots)
-    if (e.mode !== 'EXPIRE_TAKER') match.makerPreventedQuantity = formatQty(m, e.makerLots)
-    out.push(match)
+    out.push({ preventedMatchId: e.preventedMatchId, makerOrderId: e.makerOrderId, price: formatPrice(m, e.priceTicks),
+      ...preventedQuantities(m, e.mode, e.takerLots, e.makerLots) })
   }
   return out
 }

@@ -10,6 +10,7 @@
 // static fields come from the cache of the spot orders that can still trade (order-cache.ts).
 
 import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, PreventedMatchEvent, SpotFillSide, SpotTradeEvent } from '../../core/events.js'
+import { decrements } from '../../core/prevention.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
@@ -126,7 +127,7 @@ function spotExecType(execType: string): string {
 
 /** The lots one prevented match kept `o` from trading (Binance's B): DECREMENT's for both, or all it had left. */
 function lastPreventedLots(o: OrderRecordFields, prevented: PreventedMatchEvent | undefined): number {
-  if (prevented !== undefined && (prevented.mode === 'DECREMENT' || prevented.mode === 'TRANSFER')) return prevented.takerLots
+  if (prevented !== undefined && decrements(prevented.mode)) return prevented.takerLots
   return o.origQtyLots - o.executedQtyLots
 }
 

@@ -494,18 +494,25 @@ function sweep(st: RefState, m: RefMarket, taker: RefOrder, out: Out): SweepEnd 
   }
 }
 
-/** DECREMENT's cut of an order that keeps lots: what they held at its price goes back (a market buy held only its fills' cost). */
-function cutOrder(st: RefState, m: RefMarket, o: RefOrder, lots: number, out: Out): void {
+/**
+ * Takes `lots` off an open spot order in place (an amendment, DECREMENT's cut): what they held at
+ * its price goes back (a market buy, at price 0, held only its fills' cost), and an iceberg shows
+ * no more than it has left.
+ */
+function shrinkOrder(st: RefState, m: RefMarket, o: RefOrder, lots: number): void {
   o.qtyLots -= lots
-  o.preventedLots += lots
   if (o.icebergLots !== 0) o.visibleLots = Math.min(o.visibleLots, remainingLots(o))
-  if (o.side === 'SELL' || o.orderType !== 'MARKET') {
-    const release = o.side === 'BUY' ? big(lots) * big(o.priceTicks) * m.quotePerTickLot : big(lots) * m.basePerLot
-    const b = balance(st.subs.get(o.owner)!, o.side === 'BUY' ? m.quote : m.base)
-    b.locked -= release
-    b.free += release
-    o.lockedRemaining -= release
-  }
+  const release = o.side === 'BUY' ? big(lots) * big(o.priceTicks) * m.quotePerTickLot : big(lots) * m.basePerLot
+  const b = balance(st.subs.get(o.owner)!, o.side === 'BUY' ? m.quote : m.base)
+  b.locked -= release
+  b.free += release
+  o.lockedRemaining -= release
+}
+
+/** DECREMENT's cut of an order that keeps lots. */
+function cutOrder(st: RefState, m: RefMarket, o: RefOrder, lots: number, out: Out): void {
+  shrinkOrder(st, m, o, lots)
+  o.preventedLots += lots
   out.push(orderObserved(o, 'TRADE_PREVENTION'))
 }
 
@@ -790,14 +797,7 @@ function amendKeepPriority(st: RefState, c: Extract<Command, { type: 'AmendKeepP
     if (!CLIENT_ID.test(newId)) return rejected('CLIENT_ID_INVALID')
     if (newId !== o.clientOrderId && openOrdersOf(st, key).some((x) => x.clientOrderId === newId)) return rejected('CLIENT_ID_DUPLICATE')
   }
-  const cut = big(sent - qty)
-  const release = o.side === 'BUY' ? cut * big(o.priceTicks) * m.quotePerTickLot : cut * m.basePerLot
-  const b = balance(st.subs.get(key)!, o.side === 'BUY' ? m.quote : m.base)
-  b.locked -= release
-  b.free += release
-  o.lockedRemaining -= release
-  o.qtyLots = qty - o.preventedLots
-  o.visibleLots = Math.min(o.visibleLots, remainingLots(o))
+  shrinkOrder(st, m, o, sent - qty)
   o.clientOrderId = newId ?? generatedClientId(st, o)
   return { ok: true, orderId: o.orderId, events: [orderObserved(o, 'REPLACED')] }
 }
