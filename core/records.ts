@@ -25,8 +25,11 @@ export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryRe
   if (o.icebergLots !== 0) e.icebergLots = o.icebergLots
   if (o.peg !== null) e.peg = o.peg
   if (expiryReason !== undefined) e.expiryReason = expiryReason
-  if (o.preventedMatchId >= 0) e.preventedMatchId = o.preventedMatchId
-  if (o.preventedLots !== 0) e.preventedLots = o.preventedLots
+  // Prevented lots come with a match (core/prevention.ts): most orders pay one test.
+  if (o.preventedMatchId >= 0) {
+    e.preventedMatchId = o.preventedMatchId
+    if (o.preventedLots !== 0) e.preventedLots = o.preventedLots
+  }
   return e
 }
 
