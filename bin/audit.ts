@@ -6,9 +6,10 @@
 import path from 'node:path'
 import { JsonRpcProvider } from 'ethers'
 import { readAnchors } from '../chain/anchor.js'
-import { auditLog, type AnchorRecord } from '../chain/audit.js'
+import { auditLog, type AnchorRecord, type AuditReport } from '../chain/audit.js'
 import { readLogFile } from '../chain/log-file.js'
 import { LevelLogStore } from '../replica/level-log.js'
+import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
 
 export interface AuditCommand {
   dataDir?: string
@@ -32,6 +33,15 @@ function progressBar(): { draw(done: number, total: number): void; end(): void }
     },
     end() { if (tty) process.stderr.write('\n') },
   }
+}
+
+/** The rules the log was applied under (core/rules.ts), as the report shows them. */
+function rulesLine(declared: AuditReport['rules']): string {
+  const first = declared[0]
+  const parts = declared.map((d) => `${d.version} from seq ${d.seq}`)
+  if (first === undefined) parts.push(`${UNDECLARED_RULES} (undeclared: written before rules were versioned)`)
+  else if (first.seq > 1) parts.unshift(`${UNDECLARED_RULES} (undeclared) before seq ${first.seq}`)
+  return `${parts.join(', ')}; this build applies up to ${RULES_VERSION}`
 }
 
 /** Runs the audit; true when nothing was found. */
@@ -67,8 +77,10 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   }
   bar.end()
   c.out(`audit of ${source}`)
-  c.out(`  entries        ${report.entries} replayed, hash chain ${report.chainIntact ? 'intact' : 'BROKEN'}`)
+  const stopped = report.stoppedAt === null ? '' : ` (stopped at entry ${report.stoppedAt}: its rules need a newer build)`
+  c.out(`  entries        ${report.entries} replayed${stopped}, hash chain ${report.chainIntact ? 'intact' : 'BROKEN'}`)
   c.out(`  sessions       ${report.sessionsVerified} wallet signatures checked`)
+  c.out(`  rules          ${rulesLine(report.rules)}`)
   c.out(`  anchors        ${c.vault ? `${report.anchorsVerified} of ${anchors.length} on ${c.vault} match` : 'not checked (no --rpc/--vault)'}`)
   c.out(`  final root     ${report.finalRoot} at seq ${report.lastSeq}`)
   c.out(`  last log hash  ${report.lastHash}`)

@@ -1,10 +1,11 @@
-// Prometheus text metrics at /metrics: seq, apply rate (a counter), commit latency, queue
+// Prometheus text metrics at /metrics: seq, rules version, apply rate (a counter), commit latency, queue
 // depth, follower count, follower lag and checkpoints matched, the main thread's event-loop
 // delay and the REST gateway's request time.
 
 import http from 'node:http'
 import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
+import { rulesOf } from '../core/rules.js'
 import type { RunningNode } from './runtime.js'
 
 export type Gauges = () => Record<string, number>
@@ -12,6 +13,7 @@ export type Gauges = () => Record<string, number>
 const HELP: Record<string, string> = {
   exchange_seq: 'Last applied log sequence number',
   exchange_applied_entries_total: 'Entries applied since start (rate() of it is the apply rate)',
+  exchange_rules_version: 'Rules version the log applies under at exchange_seq (core/rules.ts; 1 for a log declaring none)',
   exchange_commit_latency_ms: 'Duration of the last group commit (LevelDB write with sync)',
   exchange_ingress_queue: 'Commands waiting for the sequencer',
   exchange_followers: 'Followers connected to this sequencer',
@@ -44,6 +46,7 @@ export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauge
     gauges: () => ({
       exchange_seq: node.state.seq,
       exchange_applied_entries_total: applied,
+      exchange_rules_version: rulesOf(node.state),
       ...own(),
       exchange_projections_written_seq: running.projections.flushedSeq,
       exchange_apply_held: node.gate.open ? 0 : 1,

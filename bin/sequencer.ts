@@ -27,7 +27,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   const secret = ctx.masterSecret
   const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
-  logger.info({ api, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
+  logger.info({ api, rules: node.state.rules, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
     metrics: `http://${config.host}:${config.metricsPort}/metrics` }, 'sequencer running')
   if (config.command === 'start' && !existsSync(path.join(config.dataDir, 'demo-account.json'))) {
     // The embedded default comes with a funded account, so a newcomer can trade at once.

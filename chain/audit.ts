@@ -3,11 +3,13 @@
 // log carries (the wallet's EIP-712 signature on each session; oracle signatures once prices
 // carry them), and every anchored (seq, stateRoot, logHash) against the state root recomputed
 // at that seq and the entry's hash. A chain break stops the replay (nothing after it can be
-// trusted); every other finding is collected. Each names the seq.
+// trusted), as does a rules declaration newer than this build's (core/rules.ts: what follows
+// needs a newer build); every other finding is collected. Each names the seq.
 
 import { apply } from '../core/apply.js'
 import type { CreateSession } from '../core/commands.js'
 import { stateRoot } from '../core/root.js'
+import { RulesUnsupportedError } from '../core/rules.js'
 import { createState } from '../core/state.js'
 import { sessionSigner } from '../gateway/session-signature.js'
 import { verifyOraclePrice } from '../replica/oracle-signature.js'
@@ -34,6 +36,10 @@ export interface AuditReport {
   chainIntact: boolean
   sessionsVerified: number
   anchorsVerified: number
+  /** The entry whose rules declaration this build cannot apply (core/rules.ts), where the replay stopped; null: none. */
+  stoppedAt: number | null
+  /** The rules declarations applied (core/rules.ts), in log order; none: an undeclared log. */
+  rules: { version: number; seq: number }[]
   findings: Finding[]
 }
 
@@ -76,6 +82,8 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
   let sessions = 0
   let anchorsVerified = 0
   let broken = false
+  let stoppedAt: number | null = null
+  const rules: AuditReport['rules'] = []
   try {
     outer: for await (const batch of batches) {
       for (const e of batch) {
@@ -104,7 +112,9 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
         }
         const oracle = verifyOracleSignature(e)
         if (oracle) findings.push({ seq, what: oracle })
+        const rulesBefore = state.rules
         apply(state, e)
+        if (state.rules !== rulesBefore) rules.push({ version: state.rules, seq })
         const a = anchors.get(seq)
         if (a) {
           const root = stateRoot(state)
@@ -119,14 +129,20 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
       o.onProgress?.(expected - 1)
     }
   } catch (err) {
-    findings.push({ seq: expected, what: `the log cannot be read at entry ${expected}: ${(err as Error).message}` })
-    broken = true
+    // A log declaring rules newer than this build's cannot be replayed past the declaration.
+    if (err instanceof RulesUnsupportedError) {
+      findings.push({ seq: expected, what: err.message })
+      stoppedAt = expected
+    } else {
+      findings.push({ seq: expected, what: `the log cannot be read at entry ${expected}: ${(err as Error).message}` })
+      broken = true
+    }
   }
   const lastSeq = expected - 1
-  if (!broken) {
+  if (!broken && stoppedAt === null) {
     for (const a of o.anchors) if (a.seq > lastSeq) findings.push({ seq: a.seq, what: `anchored, but the log ends at ${lastSeq}` })
   }
   findings.sort((x, y) => x.seq - y.seq)
   return { entries: lastSeq, lastSeq, finalRoot: stateRoot(state), lastHash: hex(prev), chainIntact: !broken, sessionsVerified: sessions,
-    anchorsVerified, findings }
+    anchorsVerified, stoppedAt, rules, findings }
 }

@@ -17,6 +17,7 @@ import { changeLeverage, changePositionMode } from './positions.js'
 import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
 import { trimClosingOrders } from './reduce-only.js'
 import { accept, reject } from './results.js'
+import { setRules } from './rules.js'
 import { createSession, listenKey, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
 import { completeWithdrawal, deposit, depositPending, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
@@ -66,6 +67,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'CreatePerpMarket': return createPerpMarket(state, c, time)
     case 'CreateSpotMarket': return createSpotMarket(state, c, time)
     case 'SetMarketStatus': return setMarketStatus(state, c, time)
+    case 'SetRules': return setRules(state, c)
     case 'SetOracle': return setOracle(state, c, time)
     case 'OraclePrice': return oraclePrice(state, c, time)
     default: return reject('COMMAND_UNKNOWN')

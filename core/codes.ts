@@ -6,6 +6,7 @@ export const CODES = [
   'GENESIS_INVALID',
   'ALREADY_EXISTS',
   'LIMIT_REACHED',
+  'RULES_INVALID',
   // accounts and wallet
   'ACCOUNT_INVALID',
   'ASSET_UNKNOWN',

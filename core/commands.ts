@@ -142,6 +142,15 @@ export interface SetMarketStatus {
   status: MarketStatus
 }
 
+/**
+ * Declares the rules version the entries after it apply under (core/rules.ts). Written by the
+ * sequencer only, as it starts on a log declaring older rules (or none).
+ */
+export interface SetRules {
+  type: 'SetRules'
+  version: number
+}
+
 export interface Deposit extends Issuer {
   type: 'Deposit'
   asset: string
@@ -484,6 +493,7 @@ export type Command =
   | CreatePerpMarket
   | CreateSpotMarket
   | SetMarketStatus
+  | SetRules
   | Deposit
   | DepositPending
   | Transfer
@@ -528,7 +538,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
-  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER',
+  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

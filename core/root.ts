@@ -97,6 +97,8 @@ export function stateLeaves(state: State): string[] {
   const out: string[] = [`meta|${state.nextWithdrawalId}`]
   // Present once a list was placed, so states without any hash as before.
   if (state.nextOrderListId > 1) out.push(`orderLists|${state.nextOrderListId}`)
+  // Present once a log declared its rules (core/rules.ts): the roots of undeclared logs stay theirs.
+  if (state.rules !== 0) out.push(`rules|${state.rules}`)
   for (const a of state.assets.values()) out.push(`asset|${a.name}|${a.scale}`)
   for (const m of state.markets) {
     if (m === undefined) continue

@@ -142,21 +142,24 @@ function subData(s: SubAccount): unknown[] {
 
 export function encodeSnapshot(state: State): Uint8Array {
   const accounts = [...state.accounts.values()].map((a) => [a.address, a.subs.filter((s) => s !== undefined).map((s) => subData(s!))])
-  return packr.pack([
+  const parts: unknown[] = [
     VERSION, state.seq, state.time, [...state.assets.values()].map((a) => [a.name, a.scale]),
     state.markets.filter((m) => m !== undefined).map(marketData), accounts,
     [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
     [...state.fees], [...state.deposited], [...state.withdrawn], [...state.sessions.values()], [...state.insurance],
     state.nextOrderListId,
-  ])
+  ]
+  // Last, and only once declared (core/rules.ts): an undeclared log's snapshots encode as before.
+  if (state.rules !== 0) parts.push(state.rules)
+  return packr.pack(parts)
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
-    insurance, nextOrderListId] =
+    insurance, nextOrderListId, rules] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
       string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][], Session[],
-      [string, number][] | undefined, number | undefined]
+      [string, number][] | undefined, number | undefined, number | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -188,6 +191,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   // Each list's legs in orderId order, as placement left them.
   for (const l of lists.values()) l.legs.sort((a, b) => a.orderId - b.orderId)
   state.nextOrderListId = nextOrderListId ?? 1
+  state.rules = rules ?? 0
   // Account order indexes in their original placement order.
   for (const [address, subs] of accounts) {
     for (const sd of subs) {

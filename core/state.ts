@@ -349,6 +349,8 @@ export interface Session {
 export interface State {
   seq: number
   time: number
+  /** The rules version the log declared last (core/rules.ts); 0: none declared. */
+  rules: number
   assets: Map<string, Asset>
   markets: Market[]
   marketsBySymbol: Map<string, Market>
@@ -374,6 +376,7 @@ export function createState(): State {
   return {
     seq: 0,
     time: 0,
+    rules: 0,
     assets: new Map(),
     markets: [],
     marketsBySymbol: new Map(),

@@ -4,6 +4,7 @@
 // the system clock; the simulator passes its fakes.
 
 import type { Command } from '../core/commands.js'
+import { RULES_VERSION } from '../core/rules.js'
 import type { Clock } from './clock.js'
 import { Follower } from './follower.js'
 import { INGRESS_PATH, serveIngress } from './ingress.js'
@@ -81,7 +82,15 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     onFatal,
   })
   sequencer.start()
-  if (o.log.lastSeq === 0 && o.role.genesis) {
+  const fresh = o.log.lastSeq === 0
+  // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
+  // and at the first start of a newer build on an older one.
+  if (node.state.rules < RULES_VERSION) {
+    const ack = await sequencer.submit({ type: 'SetRules', version: RULES_VERSION })
+    if (!ack.result.ok) throw new Error(`rules ${RULES_VERSION} not declared at seq ${ack.seq}: ${ack.result.code}`)
+    o.logger?.info({ seq: ack.seq, rules: RULES_VERSION }, 'rules declared')
+  }
+  if (fresh && o.role.genesis) {
     const acks = await Promise.all(o.role.genesis.map((c) => sequencer.submit(c)))
     const bad = acks.find((a) => !a.result.ok)
     if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected: ${bad.result.ok ? '' : bad.result.code}`)

@@ -7,6 +7,7 @@ import type { Command } from '../core/commands.js'
 import type { Result } from '../core/events.js'
 import { assert } from '../core/assert.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
+import { declarable, RULES_VERSION } from '../core/rules.js'
 import type { State } from '../core/state.js'
 import type { ApplyGate } from './apply-gate.js'
 import type { Clock, Timer } from './clock.js'
@@ -24,6 +25,13 @@ export class StoppedError extends Error {
   override name = 'StoppedError'
   readonly code = 'STOPPED'
   constructor(why: string) { super(`the sequencer is stopped: ${why}`) }
+}
+
+/** A rules declaration this build may not write (core/rules.ts): only its own version. */
+export class RulesDeclarationError extends Error {
+  override name = 'RulesDeclarationError'
+  readonly code = 'RULES_NOT_DECLARABLE'
+  constructor(version: unknown) { super(`this sequencer declares only its own rules ${RULES_VERSION}, not ${String(version)}`) }
 }
 
 export interface Acknowledged {
@@ -117,6 +125,9 @@ export class Sequencer {
   submit(command: Command): Promise<Acknowledged> {
     if (this.stopped !== null) return Promise.reject(new StoppedError(this.stopped))
     if (this.queued >= this.queueMax) return Promise.reject(new OverloadedError())
+    // Written, a declaration of other rules would bind every later replay to rules this build
+    // does not apply (newer) or take back (older); refused here, it is not in the log at all.
+    if (command.type === 'SetRules' && !declarable(command)) return Promise.reject(new RulesDeclarationError(command.version))
     return new Promise((resolve, reject) => {
       this.queue.push({ command, resolve, reject })
       // One pump per turn of the event loop takes everything submitted in it as one batch.

@@ -106,6 +106,9 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'SetMarketStatus':
       st.markets.get(c.marketId)!.status = c.status
       return accepted([])
+    // The rules version (core/rules.ts): one set of rules is modeled.
+    case 'SetRules':
+      return accepted([])
     case 'Deposit': return deposit(st, c)
     case 'Transfer': return transfer(st, c)
     case 'WithdrawalRequest': return requestWithdrawal(st, c)

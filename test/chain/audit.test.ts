@@ -11,6 +11,7 @@ import { Packr, unpackMultiple } from 'msgpackr'
 import { Wallet, type Contract } from 'ethers'
 import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import { Anchorer, readAnchors } from '../../chain/anchor.js'
 import { mined } from '../../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
@@ -114,6 +115,8 @@ t.test('the audit passes on the honest log, from the data directory and from an 
   t.match(fromData.lines.join('\n'), /entries +45 replayed, hash chain intact/)
   t.match(fromData.lines.join('\n'), /sessions +5 wallet signatures checked/)
   t.match(fromData.lines.join('\n'), /anchors +2 of 2 on 0x[0-9a-fA-F]{40} match/)
+  t.ok(fromData.lines.includes(`  rules          ${RULES_VERSION} from seq 1; this build applies up to ${RULES_VERSION}`),
+    'the sequencer declared its rules first')
   t.equal(fromData.lines.at(-1), 'PASS')
   t.equal(await exportLog(dir, exported), 45)
   const fromFile = await audit({ logFile: exported })
@@ -171,6 +174,25 @@ t.test('a session whose wallet signature does not verify fails the audit at its 
   t.equal(r.ok, false)
   t.same(r.lines.filter((l) => l.startsWith('MISMATCH')),
     [`MISMATCH at seq 14: session ${'k'.repeat(60)}1014 is not signed by ${command.account}`])
+})
+
+t.test('a declaration of rules newer than this build stops the audit there, naming the build it needs', async (t) => {
+  const { header, records } = readExport()
+  // Entries a newer build would write: its declaration, then a deposit.
+  const last = packr.unpack(records.at(-1)![2]) as [number, number, Command]
+  const newer: Command[] = [{ type: 'SetRules', version: RULES_VERSION + 1 },
+    { type: 'Deposit', account: '0x' + 'a'.repeat(40), sub: 0, asset: 'USDT', amount: 1, wallet: 'SPOT', ref: 'after-the-upgrade' }]
+  for (const [i, command] of newer.entries()) {
+    const prev = records.at(-1)![1]
+    const body = packr.pack([last[0] + 1 + i, last[1] + 1 + i, command])
+    records.push([prev, chainHash(prev, body), body])
+  }
+  const r = await audit({ logFile: writeCopy('newer-rules.msgpack', header, records), anchors: false })
+  t.equal(r.ok, false)
+  t.ok(r.lines.includes('  entries        45 replayed (stopped at entry 46: its rules need a newer build), hash chain intact'),
+    'the replay stops before the declaration')
+  t.same(r.lines.filter((l) => l.startsWith('MISMATCH')), [`MISMATCH at seq 46: entry 46 declares rules ${RULES_VERSION + 1}; ` +
+    `this build applies rules up to ${RULES_VERSION}: replay it with a build of rules ${RULES_VERSION + 1} or later`])
 })
 
 t.test('an anchored root that does not match fails the audit at that seq', async (t) => {

@@ -2,15 +2,16 @@
 // not change unnoticed. An exchange anchors the roots its log gave; an auditor replays that log
 // with the code of the day. A change that makes an old command apply otherwise (a refusal now
 // accepted, a fill now different) gives other roots from that entry on, and the audit fails
-// though no one cheated. The rules are not versioned yet (docs/CORE.md, "Replaying old logs"), so
-// this test is the tripwire: test/fixtures/golden-log.msgpack.gz holds four streams of the
-// simulator's extended command mix, recorded once (session 29); golden-log.digests.json holds,
-// per entry, the accept or refusal code and the state root after it (a short hash of the two).
+// though no one cheated. This test is the tripwire: test/fixtures/golden-log.msgpack.gz holds four
+// streams of the simulator's extended command mix, recorded once (session 29, a log declaring
+// no rules); golden-log.digests.json holds, per entry, the accept or refusal code and the state
+// root after it (a short hash of the two).
 //
-// When a change is meant to alter how recorded commands apply, the failure names the first
-// entry that differs; say so in the commit and record the new outcomes with
-// `GOLDEN_UPDATE=1 node dist/test/core/golden-log.test.js`. `GOLDEN_RECORD=1` records the
-// streams themselves anew (only when the fixture must change, e.g. genesis commands changed).
+// A change that trips it changes the rules: the failure names the first entry that differs, and
+// the change is to be gated on a new rules version (docs/CORE.md, "Rules versions") so these
+// outcomes hold as recorded. `GOLDEN_UPDATE=1 node dist/test/core/golden-log.test.js` records new
+// outcomes, for changes only to what no log holds; `GOLDEN_RECORD=1` records the streams
+// themselves anew (only when the fixture must change, e.g. genesis commands changed).
 
 import t from 'tap'
 import fc from 'fast-check'

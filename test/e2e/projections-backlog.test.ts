@@ -7,6 +7,7 @@
 import t from 'tap'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
+import { RULES_VERSION } from '../../core/rules.js'
 import { eventually } from '../helpers/live-exchange.js'
 import { restartableNode, scrapeGauges } from '../helpers/processes.js'
 
@@ -31,6 +32,7 @@ t.test('held at every batch for the projections, the exchange still answers ever
   const ids = placed.map((r) => r.body.orderId as number).sort((a, b) => a - b)
   t.same(await history(), ids, 'every order in the history at once (read-your-writes)')
   const m = await gauges()
+  t.equal(m.exchange_rules_version, RULES_VERSION, 'the node runs the rules its sequencer declared')
   t.ok(m.exchange_apply_holds_total! > 0, `held ${m.exchange_apply_holds_total} times`)
   // The exchange's own ticks go on arriving and may be held for a moment at any scrape.
   t.equal((await eventually(gauges, (g) => g.exchange_apply_held === 0)).exchange_apply_held, 0, 'not held once the projections have caught up')

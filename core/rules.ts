@@ -1,0 +1,54 @@
+// Rules versions: which rules a log's entries are applied under. An auditor replays a log
+// with the code of the day, so a change that makes a recorded command apply otherwise (a
+// refusal now accepted, a fill now different) must not reach the entries written before it.
+// Such a change raises RULES_VERSION to N and keeps the old behavior for states whose
+// `rules` is below N (`state.rules >= N ? new : old`); the sequencer of the new build
+// declares N (SetRules) as it starts on an older log, so the entries before the declaration
+// apply as they did when written, and those after it under the new rules. A build meeting a
+// declaration newer than its own rules stops: it cannot apply what follows.
+
+import type { SetRules } from './commands.js'
+import type { Result } from './events.js'
+import { accept, reject } from './results.js'
+import type { State } from './state.js'
+
+/** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
+export const RULES_VERSION = 1
+
+/**
+ * A log that never declared its rules (written before versioning) applies under these: the
+ * rules of the builds up to the one that introduced versioning, identical to version 1.
+ */
+export const UNDECLARED_RULES = 1
+
+/** The rules `state` is applied under (its declared version, or those of an undeclared log). */
+export function rulesOf(state: State): number {
+  return state.rules === 0 ? UNDECLARED_RULES : state.rules
+}
+
+/** Thrown by apply on a declaration newer than this build: the log needs a newer build. */
+export class RulesUnsupportedError extends Error {
+  override name = 'RulesUnsupportedError'
+  constructor(readonly version: number, readonly seq: number) {
+    super(`entry ${seq} declares rules ${version}; this build applies rules up to ${RULES_VERSION}: ` +
+      `replay it with a build of rules ${version} or later`)
+  }
+}
+
+/** Whether the sequencer may write `cmd`: a declaration only of this build's own rules. */
+export function declarable(cmd: SetRules): boolean {
+  return cmd.version === RULES_VERSION
+}
+
+/**
+ * Declares the rules the entries after this one apply under. Versions only rise. A version
+ * above this build's is not a refusal (a refusal is a result every build must repeat): apply
+ * throws, and the replica or the audit stops there.
+ */
+export function setRules(state: State, cmd: SetRules): Result {
+  const v = cmd.version
+  if (!Number.isSafeInteger(v) || v < 1 || v <= state.rules) return reject('RULES_INVALID')
+  if (v > RULES_VERSION) throw new RulesUnsupportedError(v, state.seq)
+  state.rules = v
+  return accept([])
+}
