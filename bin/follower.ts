@@ -12,7 +12,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
   const running = await runNode(config, 'follower', logger, onFatal)
   const { follower } = running.replica
   const ingress = new IngressLink(running.network, sequencerBaseOf(config.follow))
-  const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => ingress.submit(c))
+  const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => ingress.submit(c), logger)
   const gauges = nodeGauges(running, requestTime, () => ({
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,

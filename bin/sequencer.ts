@@ -18,7 +18,7 @@ import { startBot } from './bot.js'
 export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
   const { node, sequencer, replication, url } = running.replica
-  const { app: gateway, ctx, api, requestTime } = await serveGateway(config, running, (c) => sequencer!.submit(c))
+  const { app: gateway, ctx, api, requestTime } = await serveGateway(config, running, (c) => sequencer!.submit(c), logger)
   const gauges = nodeGauges(running, requestTime, () => ({
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,

@@ -8,6 +8,7 @@ import { buildGateway } from '../gateway/app.js'
 import type { GatewayContext } from '../gateway/context.js'
 import { attachStreams } from '../gateway/ws/attach.js'
 import type { Acknowledged } from '../replica/sequencer.js'
+import type { Logger } from '../replica/node.js'
 import type { Config } from './config.js'
 import { requestTime, type Gauges } from './metrics.js'
 import { masterSecret, type RunningNode } from './runtime.js'
@@ -22,7 +23,7 @@ export interface ServedGateway {
 }
 
 export async function serveGateway(config: Config, running: RunningNode,
-  submit: (c: Command) => Promise<Acknowledged>): Promise<ServedGateway> {
+  submit: (c: Command) => Promise<Acknowledged>, logger: Logger): Promise<ServedGateway> {
   const node = running.replica.node
   const ctx: GatewayContext = {
     state: () => node.state, projections: running.projections, submit, applied: running.applied,
@@ -30,7 +31,8 @@ export async function serveGateway(config: Config, running: RunningNode,
     masterSecret: await masterSecret(config), rateLimits: config.rateLimits,
     onCommitted: (listener) => running.onCommitted(listener),
   }
-  const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs })
+  const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs,
+    onServerError: (err, what) => logger.error({ err: err instanceof Error ? err.stack : String(err), request: what }, 'request failed: answered -1000') })
   const timing = requestTime(app)
   attachStreams(app, ctx, { fanOut: config.wsFanOut ?? 'process' })
   await app.listen({ host: config.host, port: config.port })

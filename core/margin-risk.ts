@@ -64,7 +64,9 @@ export function belowMaintenance(r: Risk): boolean {
 
 /**
  * Binance's liquidation price of a position, E8 (1e-8 of the quote), half up; 0 when there is
- * none (flat, or a price at or below zero):
+ * none (flat, or a price at or below zero). A bigint: a short the wallet backs many times over
+ * is liquidated only far away (a wallet of 1,000,000 behind a 0.009 BTC short: 110,528,218 USDT,
+ * 1.1e16 in E8), beyond what a number holds exactly.
  *
  *   LP = (WB − TMM1 + UPNL1 + Σ cum − Σ side·size·entry) / (Σ size·MMR − Σ side·size)
  *
@@ -76,9 +78,9 @@ export function belowMaintenance(r: Risk): boolean {
  * mark falls in; as Binance prescribes, when the notional at the price found falls in another
  * bracket, that bracket's are used and the price solved again (at most once per bracket).
  */
-export function liquidationPrice(state: State, sub: SubAccount, m: PerpMarket, position: Position): number {
+export function liquidationPrice(state: State, sub: SubAccount, m: PerpMarket, position: Position): bigint {
   const h = sub.perp.get(m.marketId)
-  if (h === undefined || position.qtyLots === 0) return 0
+  if (h === undefined || position.qtyLots === 0) return 0n
   const isolated = h.marginType === 'ISOLATED'
   const positions = (isolated ? [position] : positionsOf(h, sub.dualSide)).filter((p) => p.qtyLots !== 0)
   // WB − TMM1 + UPNL1, ledger units × 1e6 (cum is in those units too).
@@ -101,7 +103,7 @@ export function liquidationPrice(state: State, sub: SubAccount, m: PerpMarket, p
       den += BigInt(abs(p.qtyLots)) * brackets[i]!.mmrPpm - BigInt(p.qtyLots) * PPM
     })
     if (den < 0n) { num = -num; den = -den }
-    if (den === 0n || num <= 0n) return 0
+    if (den === 0n || num <= 0n) return 0n
     // The price is num / (den × quotePerTickLot) ticks, so a position's notional there is |qty| × num / den.
     const next = positions.map((p) => Number(BigInt(abs(p.qtyLots)) * num / den))
     const same = next.every((n, i) => {
@@ -114,5 +116,5 @@ export function liquidationPrice(state: State, sub: SubAccount, m: PerpMarket, p
   // Ticks × tickSize × 1e8 / 10^pricePrecision is E8.
   const n = num * BigInt(m.tickSize) * BigInt(E8)
   const d = den * BigInt(m.quotePerTickLot) * 10n ** BigInt(m.pricePrecision)
-  return Number((2n * n + d) / (2n * d))
+  return (2n * n + d) / (2n * d)
 }

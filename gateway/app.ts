@@ -37,6 +37,11 @@ export interface GatewayOptions {
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for it before 503. */
   readWaitMs?: number
   logger?: boolean
+  /**
+   * Hears every request answered -1000 (500): an exception in our own code, which the client
+   * cannot explain and the operator must see. Default: Fastify's logger (off unless `logger`).
+   */
+  onServerError?: (err: unknown, what: string) => void
   /** Tests: answer 500 when a response schema loses or changes a field (response-check.ts). */
   checkResponses?: boolean
 }
@@ -109,16 +114,18 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   const spotOrders = new OrderCounter(ctx.now, ctx.rateLimits)
   app.decorate('spotOrders', spotOrders)
   app.decorate('gatewayCtx', ctx)
+  app.decorate('serverError', o.onServerError ?? ((err: unknown, what: string) => app.log.error({ err }, what)))
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
     done()
   })
 
-  app.setErrorHandler((err: FastifyError | ApiError, _req, reply) => {
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const api = err instanceof ApiError ? err
       : err.statusCode === 413 ? new ApiError(413, -1101, 'Request body too large.')
       : err.statusCode !== undefined && err.statusCode < 500 ? new ApiError(400, -1100, err.message)
       : unknownError()
+    if (api.code === -1000) app.serverError(err, `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`)
     if (api.retryAfterSec !== undefined) reply.header('Retry-After', String(api.retryAfterSec))
     void reply.status(api.status).send(api.toBody())
   })

@@ -34,8 +34,8 @@ const isIsolated = (r: PositionRow): boolean => r.h.marginType === 'ISOLATED'
 
 /** Binance's liquidation price: 8 decimals, "0" when there is none. */
 function liquidationPriceText(state: State, r: PositionRow): string {
-  const e8 = r.sub ? liquidationPrice(state, r.sub, r.m, r.p) : 0
-  return e8 === 0 ? '0' : formatUnits(e8, 8)
+  const e8 = r.sub ? liquidationPrice(state, r.sub, r.m, r.p) : 0n
+  return e8 === 0n ? '0' : formatUnits(e8, 8)
 }
 
 /** Initial margin of a row's position and of the open orders that would add to it. */

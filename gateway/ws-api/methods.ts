@@ -29,6 +29,8 @@ declare module 'fastify' {
     gatewayCtx: GatewayContext
     /** Request weight per IP, shared by REST and the WebSocket API (decorated in app.ts). */
     weights: WeightCounter
+    /** Reports a request that failed with -1000 (anything but a refusal) to the operator (app.ts). */
+    serverError: (err: unknown, what: string) => void
   }
 }
 

@@ -98,12 +98,14 @@ export class WsApiConnection extends ManagedSocket {
 
   private async onMessage(text: string | null): Promise<void> {
     let id: Id = null
+    let name = ''
     let orderCounts: { n10: number; n60: number } | undefined
     let body: { status: number; result?: unknown; error?: object }
     this.inFlight++
     try {
       const req = this.parse(text)
       id = req.id
+      name = req.method
       if (this.inFlight > IN_FLIGHT_MAX) throw new ApiError(429, -1003, 'Too many requests queued.')
       const p = paramsOf(req.params)
       // Own keys only: `constructor` or `toString` must not find Object.prototype's.
@@ -126,7 +128,7 @@ export class WsApiConnection extends ManagedSocket {
     } catch (err) {
       // Nothing a client sends may escape: anything but a refusal is answered as -1000.
       const api = err instanceof ApiError ? err : unknownError()
-      if (!(err instanceof ApiError)) this.app.log.error({ err }, 'WebSocket API request failed')
+      if (!(err instanceof ApiError)) this.app.serverError(err, `WebSocket API ${name}`)
       body = { status: api.status, error: api.toBody() }
     } finally {
       this.inFlight--

@@ -229,23 +229,35 @@ t.test('funding of an isolated position is paid from its isolated wallet', async
 t.test('liquidation price: one-way isolated and cross', async (t) => {
   const ex = aliceIsolatedLong()
   // Isolated long: (24.75 − 0.01 × 50000) / (0.01 × 0.004 − 0.01) = 47715.863453815…
-  t.equal(liquidationPrice(ex.state, ex.sub(ALICE), btc(ex), ex.position(ALICE)), 4_771_586_345_382)
+  t.equal(liquidationPrice(ex.state, ex.sub(ALICE), btc(ex), ex.position(ALICE)), 4_771_586_345_382n)
   // BOB cross short, wallet 9999.9: (9999.9 + 0.01 × 50000) / (0.01 × 0.004 + 0.01) = 1045806.772908366…
-  t.equal(liquidationPrice(ex.state, ex.sub(BOB), btc(ex), ex.position(BOB)), 104_580_677_290_837)
+  t.equal(liquidationPrice(ex.state, ex.sub(BOB), btc(ex), ex.position(BOB)), 104_580_677_290_837n)
   ex.ok(limit(BOB, 'BUY', 510_000, 4))
   ex.ok(limit(ALICE, 'SELL', 510_000, 4))
   ex.ok(adjust(ALICE, 'REDUCE', 7_888_800))
   ex.ok(adjust(ALICE, 'ADD', 1_000_000))
   // Wallet 10.3, 6 lots from 50000: (10.3 − 300) / (0.006 × 0.004 − 0.006) = 48477.242302543…
-  t.equal(liquidationPrice(ex.state, ex.sub(ALICE), btc(ex), ex.position(ALICE)), 4_847_724_230_254)
-  t.equal(liquidationPrice(ex.state, ex.sub(BOB), btc(ex), ex.position(BOB, BTCPERP, 'LONG')), 0, 'flat: none')
+  t.equal(liquidationPrice(ex.state, ex.sub(ALICE), btc(ex), ex.position(ALICE)), 4_847_724_230_254n)
+  t.equal(liquidationPrice(ex.state, ex.sub(BOB), btc(ex), ex.position(BOB, BTCPERP, 'LONG')), 0n, 'flat: none')
   // A long the wallet fully backs: the formula goes negative, shown as 0.
   const rich = new TestExchange()
   rich.fund(ALICE, 10_000)
   rich.fund(BOB, 10_000)
   rich.ok(limit(BOB, 'SELL', 500_000, 10))
   rich.ok(limit(ALICE, 'BUY', 500_000, 10))
-  t.equal(liquidationPrice(rich.state, rich.sub(ALICE), btc(rich), rich.position(ALICE)), 0)
+  t.equal(liquidationPrice(rich.state, rich.sub(ALICE), btc(rich), rich.position(ALICE)), 0n)
+  // A short a large wallet backs: liquidated only far away, beyond a number's exact integers (it
+  // was a number, and the gateway's formatting of it threw: positionRisk answered 500).
+  const far = new TestExchange()
+  far.fund(ALICE, 1_000_000)
+  far.fund(BOB, 10_000)
+  far.ok(limit(BOB, 'BUY', 300_000, 9))
+  far.ok(limit(ALICE, 'SELL', 300_000, 9))
+  // At such a price the position's notional (~995,000) is in the third bracket, MMR 0.65 %, cum 950:
+  // (1000000 − taker fee 0.135 + 950 + 0.009 × 30000) / (0.009 × 0.0065 + 0.009) = 110528218.248054…
+  const lp = liquidationPrice(far.state, far.sub(ALICE), btc(far), far.position(ALICE))
+  t.ok(lp > BigInt(Number.MAX_SAFE_INTEGER))
+  t.equal(lp, 11_052_821_824_805_431n)
 })
 
 t.test('liquidation price: solved again in the bracket its own notional falls in', async (t) => {
@@ -259,7 +271,7 @@ t.test('liquidation price: solved again in the bracket its own notional falls in
   // Bracket 1: (3476 + 48000) / (1.6 × 0.004 + 1.6) = 32044.32…, where 1.6 BTC is 51,271 USDT:
   // bracket 2 (mmr 0.5 %, cum 50). Again: (3476 + 50 + 48000) / (1.6 × 0.005 + 1.6) =
   // 32043.532338308…, 51,269.65 USDT, still bracket 2.
-  t.equal(liquidationPrice(ex.state, ex.sub(CAROL), btc(ex), ex.position(CAROL)), 3_204_353_233_831)
+  t.equal(liquidationPrice(ex.state, ex.sub(CAROL), btc(ex), ex.position(CAROL)), 3_204_353_233_831n)
 })
 
 t.test('liquidation price in hedge mode: isolated sides apart, cross sides together with the other markets', async (t) => {
@@ -276,9 +288,9 @@ t.test('liquidation price in hedge mode: isolated sides apart, cross sides toget
   // LONG: 240 USDT → 12,000,000 in, fee 120,000; SHORT: 120 USDT → 6,000,000 in, fee 60,000.
   t.same([wallets(ex, CAROL, 'LONG')[1], wallets(ex, CAROL, 'SHORT')[1]], [11_880_000, 5_940_000])
   // LONG: (11.88 − 0.008 × 30000) / (0.008 × 0.004 − 0.008) = 28629.518072289…
-  t.equal(liquidationPrice(ex.state, ex.sub(CAROL), btc(ex), ex.position(CAROL, BTCPERP, 'LONG')), 2_862_951_807_229)
+  t.equal(liquidationPrice(ex.state, ex.sub(CAROL), btc(ex), ex.position(CAROL, BTCPERP, 'LONG')), 2_862_951_807_229n)
   // SHORT: (5.94 + 0.004 × 30000) / (0.004 × 0.004 + 0.004) = 31359.561752988…
-  t.equal(liquidationPrice(ex.state, ex.sub(CAROL), btc(ex), ex.position(CAROL, BTCPERP, 'SHORT')), 3_135_956_175_299)
+  t.equal(liquidationPrice(ex.state, ex.sub(CAROL), btc(ex), ex.position(CAROL, BTCPERP, 'SHORT')), 3_135_956_175_299n)
   t.same(ex.ok(adjust(CAROL, 'ADD', USDT, 'SHORT')).events.length, 1, 'each side has its own wallet')
   t.same([wallets(ex, CAROL, 'LONG')[1], wallets(ex, CAROL, 'SHORT')[1]], [11_880_000, 6_940_000])
   t.equal(rejection(ex, adjust(CAROL, 'ADD', 1, 'BOTH')).code, 'POSITION_SIDE_INVALID')
@@ -297,7 +309,7 @@ t.test('liquidation price in hedge mode: isolated sides apart, cross sides toget
   // WB 248.82, ETH maintenance 2100 × 0.5 % = 10.5 and PnL +100:
   // (248.82 − 10.5 + 100 − 0.004 × 30000 + 0.008 × 30000) / (0.012 × 0.004 − 0.004 + 0.008) = 113221.343873517…
   const lp = liquidationPrice(ex.state, ex.sub(ALICE), btc(ex), ex.position(ALICE, BTCPERP, 'LONG'))
-  t.equal(lp, 11_322_134_387_352)
+  t.equal(lp, 11_322_134_387_352n)
   t.equal(liquidationPrice(ex.state, ex.sub(ALICE), btc(ex), ex.position(ALICE, BTCPERP, 'SHORT')), lp, 'both sides share it')
   t.equal(eth(ex).markPriceTicks, 210_000)
   conserved(t, ex)

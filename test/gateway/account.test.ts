@@ -57,6 +57,24 @@ t.test('after Alice sells 0.004 BTC at 50000.0 to Bob', async (t) => {
   t.equal(bad.json().code, -1130)
 })
 
+// A short the wallet backs many times over is liquidated only past what a number holds in E8
+// exactly: positionRisk and the account answered 500 (-1000) for the market maker's account.
+t.test('a short far from liquidation shows its liquidation price, however far', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const rich = await fundedTrader(rig, 1_000_000)
+  const bob = await trader(rig)
+  await signedInject(rig, bob.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.009', price: '30000.0' })
+  await signedInject(rig, rich.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', type: 'MARKET', quantity: '0.009' })
+  // (1000000 − taker fee 0.135 + cum 950 + 0.009 × 30000) / (0.009 × 0.0065 + 0.009): the third bracket's at that price.
+  const risk = await signedInject(rig, rich.keys, 'GET', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' })
+  t.equal(risk.statusCode, 200)
+  t.match(risk.json(), [{ positionAmt: '-0.009', entryPrice: '30000.0', liquidationPrice: '110528218.24805431' }])
+  t.equal((await signedInject(rig, rich.keys, 'GET', '/fapi/v3/positionRisk')).statusCode, 200)
+  t.equal((await signedInject(rig, rich.keys, 'GET', '/fapi/v2/account')).statusCode, 200)
+})
+
 t.test('breakEvenPrice: (entry cost − PnL realized since the position opened) / size', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
