@@ -116,7 +116,6 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       })
     },
   })
-  logger.info({ seq: replica.node.state.seq, firstSeq: log.firstSeq }, 'state restored')
   return {
     replica, network, log, projections, applied,
     onCommitted(listener) {

@@ -52,6 +52,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     roots: o.roots })
   o.beforeRestore?.(node)
   await node.restore(o.snapshotSeqMax)
+  o.logger?.info({ seq: node.state.seq, firstSeq: o.log.firstSeq, rules: node.state.rules }, 'state restored')
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
   if (o.role.kind === 'follower') {
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
