@@ -140,13 +140,18 @@ function subData(s: SubAccount): unknown[] {
     [...s.countdowns]]
 }
 
+/** Lifetime totals as numbers while they are exact (they encode as before), decimal strings past that. */
+function totalsData(map: Map<string, bigint>): [string, number | string][] {
+  return [...map].map(([a, n]) => [a, n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString()])
+}
+
 export function encodeSnapshot(state: State): Uint8Array {
   const accounts = [...state.accounts.values()].map((a) => [a.address, a.subs.filter((s) => s !== undefined).map((s) => subData(s!))])
   const parts: unknown[] = [
     VERSION, state.seq, state.time, [...state.assets.values()].map((a) => [a.name, a.scale]),
     state.markets.filter((m) => m !== undefined).map(marketData), accounts,
     [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
-    [...state.fees], [...state.deposited], [...state.withdrawn], [...state.sessions.values()], [...state.insurance],
+    [...state.fees], totalsData(state.deposited), totalsData(state.withdrawn), [...state.sessions.values()], [...state.insurance],
     state.nextOrderListId,
   ]
   // Last, and only once declared (core/rules.ts): an undeclared log's snapshots encode as before.
@@ -158,7 +163,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
     insurance, nextOrderListId, rules] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
-      string[], Withdrawal[], number, [string, number][], [string, number][], [string, number][], Session[],
+      string[], Withdrawal[], number, [string, number][], [string, number | string][], [string, number | string][], Session[],
       [string, number][] | undefined, number | undefined, number | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
@@ -214,8 +219,8 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const w of withdrawals) state.withdrawals.set(w.withdrawalId, { ...w, status: w.status as WithdrawalStatus })
   state.nextWithdrawalId = nextWithdrawalId
   for (const [a, n] of fees) state.fees.set(a, n)
-  for (const [a, n] of deposited) state.deposited.set(a, n)
-  for (const [a, n] of withdrawn) state.withdrawn.set(a, n)
+  for (const [a, n] of deposited) state.deposited.set(a, BigInt(n))
+  for (const [a, n] of withdrawn) state.withdrawn.set(a, BigInt(n))
   for (const s of sessions) state.sessions.set(s.apiKey, { ...s, permissions: [...s.permissions] })
   for (const [a, n] of insurance ?? []) state.insurance.set(a, n)
   return state

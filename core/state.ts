@@ -362,8 +362,12 @@ export interface State {
   nextOrderListId: number
   /** Fees collected per asset, ledger units. */
   fees: Map<string, number>
-  deposited: Map<string, number>
-  withdrawn: Map<string, number>
+  /**
+   * Everything ever deposited and withdrawn per asset, ledger units. Bigints: over an exchange's
+   * life they pass 2^53 (9.0e9 USDT at 6 decimals), where numbers stop counting exactly.
+   */
+  deposited: Map<string, bigint>
+  withdrawn: Map<string, bigint>
   /** Live sessions by apiKey (expired ones stay until replaced; gateways check expiry). */
   sessions: Map<string, Session>
   /** Insurance fund per quote asset, ledger units (core/liquidation/insurance.ts). */
@@ -439,4 +443,9 @@ export function positionOf(h: PerpHolding, side: PositionSide): Position {
 
 export function addTo(map: Map<string, number>, key: string, delta: number): void {
   map.set(key, (map.get(key) ?? 0) + delta)
+}
+
+/** addTo for the lifetime totals (deposited, withdrawn), which outgrow numbers. */
+export function addToTotal(map: Map<string, bigint>, key: string, delta: number): void {
+  map.set(key, (map.get(key) ?? 0n) + BigInt(delta))
 }

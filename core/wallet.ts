@@ -8,7 +8,7 @@ import type { Event, Result, WithdrawalEvent } from './events.js'
 import { LIMITS } from './limits.js'
 import { maxWithdrawable } from './margin.js'
 import { accept, reject } from './results.js'
-import { addTo, type State, type Withdrawal } from './state.js'
+import { addToTotal, type State, type Withdrawal } from './state.js'
 
 function validAmount(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 && n <= LIMITS.ledgerAmountMax
@@ -41,7 +41,7 @@ export function deposit(state: State, cmd: Deposit, time: number): Result {
 
   const sub = ensureSub(state, cmd)
   state.depositRefs.add(cmd.ref)
-  addTo(state.deposited, cmd.asset, cmd.amount)
+  addToTotal(state.deposited, cmd.asset, cmd.amount)
   let free: number
   let locked = 0
   if (cmd.wallet === 'PERP') {
@@ -149,7 +149,7 @@ export function completeWithdrawal(state: State, cmd: WithdrawalComplete, time: 
   w.txId = cmd.txId
   state.withdrawals.delete(w.withdrawalId)
   ensureSub(state, w).pendingWithdrawals -= 1
-  addTo(state.withdrawn, w.asset, w.amount)
+  addToTotal(state.withdrawn, w.asset, w.amount)
   return accept([withdrawalEvent(w, '', time)])
 }
 

@@ -5,6 +5,8 @@
 import t from 'tap'
 import type { Command, Deposit } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
+import { stateLeaves, stateRoot } from '../../core/root.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, NO_BAND_GENESIS, TestExchange, USDT } from '../helpers/exchange.js'
 import { limit, rejection } from '../helpers/commands.js'
 
@@ -27,7 +29,7 @@ t.test('deposits', async (t) => {
   ex.ok(dep({ asset: 'BTC', amount: COIN, ref: 'tx3:0' }))
   t.same([ex.sub(ALICE).perpWallet, ex.sub(ALICE).spot.get('USDT')!.free, ex.sub(ALICE).spot.get('BTC')!.free],
     [50 * USDT, 100 * USDT, COIN])
-  t.equal(ex.state.deposited.get('USDT'), 150 * USDT)
+  t.equal(ex.state.deposited.get('USDT'), BigInt(150 * USDT))
 
   const rows: [string, Deposit, string][] = [
     ['the same ref again', dep({}), 'DEPOSIT_DUPLICATE'],
@@ -120,7 +122,7 @@ t.test('withdrawals: request debits, complete keeps it, fail refunds', async (t)
 
   const done = ex.ok({ type: 'WithdrawalComplete', withdrawalId: 1, txId: '0xabc' })
   t.match(done.events, [{ type: 'withdrawal', withdrawalId: 1, status: 'COMPLETED', txId: '0xabc', amount: 30 * USDT }])
-  t.equal(ex.state.withdrawn.get('USDT'), 30 * USDT)
+  t.equal(ex.state.withdrawn.get('USDT'), BigInt(30 * USDT))
   t.equal(rejection(ex, { type: 'WithdrawalComplete', withdrawalId: 1, txId: '0xabc' }).code, 'WITHDRAWAL_UNKNOWN', 'completes once')
   t.equal(rejection(ex, { type: 'WithdrawalFail', withdrawalId: 1, reason: 'late' }).code, 'WITHDRAWAL_UNKNOWN', 'a completed one cannot fail')
 
@@ -132,7 +134,7 @@ t.test('withdrawals: request debits, complete keeps it, fail refunds', async (t)
   t.equal(rejection(ex, { type: 'WithdrawalFail', withdrawalId: 2, reason: 'again' }).code, 'WITHDRAWAL_UNKNOWN')
   t.equal(ex.sub(ALICE).pendingWithdrawals, 0)
   // deposited − withdrawn = what the account holds.
-  t.equal(ex.state.deposited.get('USDT')! - ex.state.withdrawn.get('USDT')!, ex.sub(ALICE).spot.get('USDT')!.free)
+  t.equal(ex.state.deposited.get('USDT')! - ex.state.withdrawn.get('USDT')!, BigInt(ex.sub(ALICE).spot.get('USDT')!.free))
 })
 
 t.test('locked spot balance cannot be withdrawn', async (t) => {
@@ -142,4 +144,21 @@ t.test('locked spot balance cannot be withdrawn', async (t) => {
   const w = (amount: number): Command => ({ type: 'WithdrawalRequest', account: ALICE, sub: 0, asset: 'USDT', amount, address: ADDR })
   t.equal(rejection(ex, w(40 * USDT + 1)).code, 'BALANCE_INSUFFICIENT')
   t.equal(rejection(ex, w(40 * USDT)).code, 'ACCEPTED')
+})
+
+t.test('lifetime totals count exactly past 2^53 (9.0e9 USDT), in the root and the snapshot', async (t) => {
+  const ex = new TestExchange()
+  const max = LIMITS.ledgerAmountMax
+  for (const [i, account] of [ALICE, BOB, CAROL].entries()) ex.ok(dep({ account, amount: max, ref: `big-${i}` }))
+  ex.ok(dep({ account: DAVE, amount: 1, ref: 'one' }))
+  const total = 3n * BigInt(max) + 1n
+  t.ok(total > BigInt(Number.MAX_SAFE_INTEGER))
+  t.equal(ex.state.deposited.get('USDT'), total, 'as numbers, the last unit would have been lost')
+  ex.ok({ type: 'WithdrawalRequest', account: ALICE, sub: 0, asset: 'USDT', amount: max, address: ADDR })
+  ex.ok({ type: 'WithdrawalComplete', withdrawalId: 1, txId: '0x1' })
+  t.equal(ex.state.withdrawn.get('USDT'), BigInt(max))
+  t.ok(stateLeaves(ex.state).includes(`deposited|USDT|${total}`), 'the root hashes the exact total')
+  const restored = decodeSnapshot(encodeSnapshot(ex.state))
+  t.equal(restored.deposited.get('USDT'), total)
+  t.equal(stateRoot(restored), stateRoot(ex.state))
 })
