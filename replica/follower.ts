@@ -244,11 +244,22 @@ export class Follower {
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
         await this.snapshotting
         await node.install(m[1], m[2])
+        // Roots announced for what the snapshot skipped are never reached here.
+        for (const seq of this.expected.keys()) if (seq <= m[1].seq) this.expected.delete(seq)
         return
       case 'checkpoint': {
         const mine = node.roots.find((r) => r.seq === m[1])
-        if (mine) this.check(m[1], mine.root, m[2])
-        else if (m[1] > node.state.seq || node.rootPending(m[1])) this.expected.set(m[1], m[2])
+        if (mine) {
+          this.check(m[1], mine.root, m[2])
+        } else if (m[1] > node.state.seq) {
+          // Ahead: rooted here when reached, on this node's interval or not.
+          this.expected.set(m[1], m[2])
+          node.checkpointAt(m[1])
+        } else if (node.rootPending(m[1])) {
+          this.expected.set(m[1], m[2])
+        }
+        // (Passed without a root: a checkpoint off this node's interval announced late, as a
+        // follower catching up hears of the sequencer's recent ones; nothing left to compare.)
         return
       }
       case 'error':
