@@ -4,6 +4,7 @@ import pino from 'pino'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { IngressClient } from '../replica/ingress.js'
+import { DatabaseInUseError } from '../replica/level-open.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
@@ -91,6 +92,7 @@ function onSignal(stop: () => Promise<void>): void {
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {
-  process.stderr.write(`exchange: ${err.stack ?? err.message}\n`)
+  // An operator's mistake needs its message, not our stack.
+  process.stderr.write(`exchange: ${err instanceof DatabaseInUseError ? err.message : err.stack ?? err.message}\n`)
   process.exit(1)
 })

@@ -3,6 +3,7 @@
 
 import { mkdir } from 'node:fs/promises'
 import { Level } from 'level'
+import { openLevel } from './level-open.js'
 import { assert } from '../core/assert.js'
 import { decodeBatch, encodeEntries, truncateBatch, type Verdict } from './batch-codec.js'
 import { checkContinues, checkLink, LogCorruptError } from './chain.js'
@@ -58,7 +59,7 @@ export class LevelLogStore implements LogStore {
     assert(this.#db === undefined, 'log store already open')
     await mkdir(this.dir, { recursive: true })
     const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view' })
-    await db.open()
+    await openLevel(db, this.dir)
     this.#db = db
     const spaces = this.#spaces = keySpaces(db)
     try {

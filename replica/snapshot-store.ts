@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import { mkdir } from 'node:fs/promises'
 import { Level } from 'level'
+import { openLevel } from './level-open.js'
 import { assert } from '../core/assert.js'
 import { packr, sameHash } from './entry.js'
 import { keySeq, seqKey, SYNC } from './level-keys.js'
@@ -53,7 +54,7 @@ export class SnapshotStore {
     assert(this.#db === undefined, 'snapshot store already open')
     await mkdir(this.dir, { recursive: true })
     const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view' })
-    await db.open()
+    await openLevel(db, this.dir)
     this.#db = db
     this.#spaces = spaces(db)
   }
