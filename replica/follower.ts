@@ -248,6 +248,9 @@ export class Follower {
         for (const seq of this.expected.keys()) if (seq <= m[1].seq) this.expected.delete(seq)
         return
       case 'checkpoint': {
+        if (m[3] !== undefined && node.followInterval(m[3])) {
+          this.o.logger?.info({ checkpointInterval: m[3] }, 'checkpoints every so many entries, as the sequencer')
+        }
         const mine = node.roots.find((r) => r.seq === m[1])
         if (mine) {
           this.check(m[1], mine.root, m[2])

@@ -65,7 +65,8 @@ interface PendingSnapshot {
 
 export class ReplicaNode {
   state: State = createState()
-  readonly checkpointInterval: number
+  /** Entries between checkpoints (0: none); a follower takes its sequencer's (followInterval). */
+  checkpointInterval: number
   /** Roots this node computed, newest last (bounded). */
   readonly roots: Checkpoint[] = []
   /** Held while a consumer of applied batches (the projections) catches up; see apply-gate.ts. */
@@ -142,6 +143,17 @@ export class ReplicaNode {
    */
   checkpointAt(seq: number): void {
     if (seq > this.state.seq) this.wanted.add(seq)
+  }
+
+  /**
+   * Takes the sequencer's checkpoint interval (a follower, as the sequencer announces it): every
+   * replica then roots the same checkpoints, and a follower checks each root the sequencer
+   * may anchor. True when it changed.
+   */
+  followInterval(n: number): boolean {
+    if (!Number.isSafeInteger(n) || n < 1 || n === this.checkpointInterval) return false
+    this.checkpointInterval = n
+    return true
   }
 
   /** Applies one entry, capturing a checkpoint when its seq is one. */

@@ -60,7 +60,8 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     follower.start()
     return { node, follower, async stop() { follower.stop(); await follower.idle().catch(() => {}) } }
   }
-  const replication = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger, roots: () => node.roots })
+  const replication = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger, roots: () => node.roots,
+    checkpointInterval: node.checkpointInterval })
   // A checkpoint's root goes out once its entry is durable (a sequencer that crashed before the
   // write would have announced a root for an entry it never wrote: found by the cluster
   // simulator) and before the batch holding it, so followers hold the root when they get there.

@@ -4,7 +4,9 @@
 // every checkpoint. Messages are msgpack arrays in binary frames:
 //   follower → sequencer: ['hello', fromSeq]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
-//                         | ['checkpoint', seq, root] | ['error', message]
+//                         | ['checkpoint', seq, root, interval] | ['error', message]
+// (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
+// builds before it read the first three elements only.)
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -27,7 +29,7 @@ export type Message =
   | ['hello', number]
   | ['snapshot', SnapshotMeta, Uint8Array]
   | BatchMessage
-  | ['checkpoint', number, string]
+  | ['checkpoint', number, string, number?]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -94,7 +96,9 @@ export class ReplicationServer {
    * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
    * from the log gets the roots of the checkpoints it passes, not only of those it reaches live.
    */
-  constructor(private readonly o: { log: LogStore; snapshots?: SnapshotStoreLike; logger?: Logger; roots?: () => readonly Checkpoint[] }) {}
+  constructor(private readonly o: { log: LogStore; snapshots?: SnapshotStoreLike; logger?: Logger; roots?: () => readonly Checkpoint[];
+    /** This node's checkpoint interval, announced with each root for followers to take. */
+    checkpointInterval?: number }) {}
 
   get followers(): number { return this.sessions.size }
 
@@ -165,12 +169,17 @@ export class ReplicationServer {
   /** The known roots of checkpoints from `from` to `to`, after the batch that holds them. */
   private sendRootsWithin(s: Session, from: number, to: number): void {
     for (const cp of this.o.roots?.() ?? []) {
-      if (cp.seq >= from && cp.seq <= to && this.sessions.has(s)) this.send(s, ['checkpoint', cp.seq, cp.root])
+      if (cp.seq >= from && cp.seq <= to && this.sessions.has(s)) this.send(s, this.checkpointMessage(cp))
     }
   }
 
   publishCheckpoint(cp: Checkpoint): void {
-    for (const s of this.sessions) if (s.live || s.next > cp.seq) this.send(s, ['checkpoint', cp.seq, cp.root])
+    for (const s of this.sessions) if (s.live || s.next > cp.seq) this.send(s, this.checkpointMessage(cp))
+  }
+
+  private checkpointMessage(cp: Checkpoint): Message {
+    const n = this.o.checkpointInterval
+    return n !== undefined && n > 0 ? ['checkpoint', cp.seq, cp.root, n] : ['checkpoint', cp.seq, cp.root]
   }
 
   private send(s: Session, m: Message): void {

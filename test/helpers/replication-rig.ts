@@ -27,7 +27,7 @@ export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkp
   const log = new MemoryLogStore()
   await log.open()
   const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10, roots: o.roots })
-  const server = new ReplicationServer({ log, snapshots: o.snapshots, roots: () => node.roots })
+  const server = new ReplicationServer({ log, snapshots: o.snapshots, roots: () => node.roots, checkpointInterval: node.checkpointInterval })
   node.onCommitted((c) => server.publish(c))
   node.onCheckpoint((cp) => server.publishCheckpoint(cp))
   const seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),

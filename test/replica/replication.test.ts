@@ -67,24 +67,33 @@ t.test('with roots computed off-thread on both sides, every checkpoint is still 
 
 // A follower started with another interval (or none) than its sequencer's checked only their
 // common multiples, and kept every other announced root forever (found running one by hand).
-t.test('a follower checks every checkpoint its sequencer announces, whatever its own interval', async (t) => {
-  const L = await leader(t)
-  await L.submit(Array.from({ length: 25 }, (_, i) => deposit(i)))
-  for (const interval of [0, 25]) {
-    const F = await follower(t, L.url, interval)
-    await until(() => F.node.state.seq === L.node.state.seq)
-    const before = F.node.roots.length
-    await L.submit(Array.from({ length: 40 }, (_, i) => order(interval * 100 + i)))
-    await until(() => F.node.state.seq === L.node.state.seq)
-    const announced = L.node.roots.filter((r) => r.seq > L.node.state.seq - 40).map((r) => r.seq)
-    t.ok(announced.length >= 4, `interval ${interval}: the sequencer announced ${announced.join(', ')}`)
-    await until(() => F.f.lastMatchedSeq === announced.at(-1))
-    t.same(F.node.roots.slice(before).map((r) => r.seq).filter((seq) => seq % 10 === 0), announced, 'each rooted here')
-    t.ok(F.f.checkpointsMatched >= announced.length, `${F.f.checkpointsMatched} matched`)
-    t.same(F.errors, [])
-    t.equal((F.f as unknown as { expected: Map<number, string> }).expected.size, 0, 'no announcement left waiting')
-  }
-})
+// It now takes the interval the sequencer announces with each root, and roots an announced
+// checkpoint still ahead of it.
+for (const offThread of [false, true]) {
+  t.test(`a follower checks every checkpoint its sequencer announces, whatever its own interval${offThread ? ' (roots off-thread)' : ''}`, async (t) => {
+    const roots = offThread ? new RootHasher() : undefined
+    if (roots) t.teardown(() => roots.close())
+    const L = await leader(t, { roots })
+    await L.submit(Array.from({ length: 25 }, (_, i) => deposit(i)))
+    for (const interval of [0, 25]) {
+      const F = await follower(t, L.url, interval)
+      await until(() => F.node.state.seq === L.node.state.seq)
+      await L.node.rootsDelivered()
+      const before = F.node.roots.length
+      await L.submit(Array.from({ length: 40 }, (_, i) => order(interval * 100 + i)))
+      await until(() => F.node.state.seq === L.node.state.seq)
+      await L.node.rootsDelivered()
+      const announced = L.node.roots.filter((r) => r.seq > L.node.state.seq - 40).map((r) => r.seq)
+      t.ok(announced.length >= 4, `interval ${interval}: the sequencer announced ${announced.join(', ')}`)
+      await until(() => F.f.lastMatchedSeq === announced.at(-1))
+      t.equal(F.node.checkpointInterval, 10, 'it took the sequencer\'s interval')
+      t.same(F.node.roots.slice(before).map((r) => r.seq), announced, 'and rooted each of its checkpoints')
+      t.ok(F.f.checkpointsMatched >= announced.length, `${F.f.checkpointsMatched} matched`)
+      t.same(F.errors, [])
+      t.equal((F.f as unknown as { expected: Map<number, string> }).expected.size, 0, 'no announcement left waiting')
+    }
+  })
+}
 
 t.test('a follower whose apply gate is held takes nothing new; released, it catches up', async (t) => {
   const L = await leader(t)
