@@ -249,7 +249,7 @@ export class Follower {
         return
       case 'checkpoint': {
         if (m[3] !== undefined && node.followInterval(m[3])) {
-          this.o.logger?.info({ checkpointInterval: m[3] }, 'checkpoints every so many entries, as the sequencer')
+          this.o.logger?.info({ checkpointInterval: m[3] }, 'checkpoint interval taken from the sequencer')
         }
         const mine = node.roots.find((r) => r.seq === m[1])
         if (mine) {
