@@ -21,6 +21,19 @@ export function ceilDiv(a: number, b: number): number {
   return q * b === a ? q : q + 1
 }
 
+/**
+ * a + b, exact: a number while the sum is safe, a bigint from there on. For sums that outgrow
+ * 2^53 and must stay exact (a market's traded volume in tick·lots), without paying for bigints
+ * while they are small.
+ */
+export function addExact(a: number | bigint, b: number | bigint): number | bigint {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const s = a + b
+    if (s <= MAX && s >= -MAX) return s
+  }
+  return BigInt(a) + BigInt(b)
+}
+
 /** a * b, asserted exact. */
 export function mul(a: number, b: number): number {
   const p = a * b

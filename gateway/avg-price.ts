@@ -3,6 +3,7 @@
 // /api/v3/avgPrice, the spot WebSocket API's avgPrice and the `<symbol>@avgPrice` stream read
 // it alike.
 
+import { addExact } from '../core/arith.js'
 import type { SpotMarket } from '../core/state.js'
 import type { Projections } from '../replica/projections/index.js'
 import { formatAvgPrice, formatPrice } from './decimal.js'
@@ -14,10 +15,10 @@ export const AVG_PRICE_MINS = 5
 export async function averagePrice(projections: Projections, m: SpotMarket, now: number): Promise<string> {
   const from = Math.floor(now / 60_000) * 60_000 - (AVG_PRICE_MINS - 1) * 60_000
   const klines = await projections.klines(m.marketId, '1m', { startTime: from, endTime: now, limit: AVG_PRICE_MINS })
-  let quote = 0
+  let quote: number | bigint = 0
   let lots = 0
   for (const k of klines) {
-    quote += k.quoteVolumeTicksLots
+    quote = addExact(quote, k.quoteVolumeTicksLots)
     lots += k.volumeLots
   }
   return lots > 0 ? formatAvgPrice(m, quote, lots) : formatPrice(m, m.lastPriceTicks)

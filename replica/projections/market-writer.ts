@@ -4,6 +4,7 @@
 // written with each batch), so applying never reads the store. The counts need each
 // sub-account's position sides, kept in memory too and written as they change.
 
+import { addExact } from '../../core/arith.js'
 import { assert, assertSafe } from '../../core/assert.js'
 import type { PerpFillSide, PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
 import type { PendingBatch } from './batch.js'
@@ -227,11 +228,11 @@ export class MarketWriter {
     if (e.priceTicks < k.lowPriceTicks) k.lowPriceTicks = e.priceTicks
     k.closePriceTicks = e.priceTicks
     k.volumeLots += e.qtyLots
-    k.quoteVolumeTicksLots = assertSafe(k.quoteVolumeTicksLots + quote, 'kline quote volume')
+    k.quoteVolumeTicksLots = addExact(k.quoteVolumeTicksLots, quote)
     k.count += 1
     if (!e.buyerIsMaker) {
       k.takerBuyVolumeLots += e.qtyLots
-      k.takerBuyQuoteVolumeTicksLots += quote
+      k.takerBuyQuoteVolumeTicksLots = addExact(k.takerBuyQuoteVolumeTicksLots, quote)
     }
     k.lastTradeId = e.tradeId
   }

@@ -42,10 +42,11 @@ export interface KlineRecord {
   lowPriceTicks: number
   closePriceTicks: number
   volumeLots: number
-  quoteVolumeTicksLots: number
+  /** Numbers while safe, bigints past 2^53 (core/arith.ts addExact): a spot candle passes it at 9e9 USDT. */
+  quoteVolumeTicksLots: number | bigint
   count: number
   takerBuyVolumeLots: number
-  takerBuyQuoteVolumeTicksLots: number
+  takerBuyQuoteVolumeTicksLots: number | bigint
   /** Not served with klines; the 24 h ticker's firstId and lastId come from them. */
   firstTradeId: number
   lastTradeId: number
@@ -66,7 +67,7 @@ export interface TickerRecord {
   lastQtyLots: number
   priceChangeTicks: number
   volumeLots: number
-  quoteVolumeTicksLots: number
+  quoteVolumeTicksLots: number | bigint
   openTime: number
   closeTime: number
   firstId: number

@@ -3,6 +3,7 @@
 // up to 59.999 s of trades older than the window: the approximation Binance-style minute
 // tickers make.
 
+import { addExact } from '../../core/arith.js'
 import { assert } from '../../core/assert.js'
 import { klineCodec } from './codec.js'
 import { intervalIndex } from './intervals.js'
@@ -42,7 +43,7 @@ export function summarize(marketId: number, minutes: KlineRecord[], lastPriceTic
     if (k.highPriceTicks > t.highPriceTicks) t.highPriceTicks = k.highPriceTicks
     if (k.lowPriceTicks < t.lowPriceTicks) t.lowPriceTicks = k.lowPriceTicks
     t.volumeLots += k.volumeLots
-    t.quoteVolumeTicksLots += k.quoteVolumeTicksLots
+    t.quoteVolumeTicksLots = addExact(t.quoteVolumeTicksLots, k.quoteVolumeTicksLots)
     t.count += k.count
   }
   // The window's last bucket holds the last trade the flushed state knows of.
