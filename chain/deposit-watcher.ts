@@ -160,7 +160,7 @@ export class DepositWatcher {
     const asset = state.assets.get(token.asset)
     if (!asset) return skip(`asset ${token.asset} unknown to the exchange`)
     const amount = toLedger(ev.args.amount as bigint, token.decimals, asset.scale)
-    if (amount === undefined) return skip(`amount not representable at the ledger's ${asset.scale} decimals`)
+    if (amount === undefined) return skip(`amount below one unit of the ledger's ${asset.scale} decimals, or above its maximum`)
     const cmd: Deposit = { type: 'Deposit', account: getAddress(ev.args.account as string), sub: Number(ev.args.subAccount),
       asset: token.asset, amount, wallet: 'SPOT', ref }
     const ack = await this.o.exchange.submit(cmd)

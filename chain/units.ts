@@ -1,19 +1,18 @@
-// Token units ⇄ ledger units, exactly (bigint): a token with `decimals` and an asset whose
-// ledger keeps `scale` decimals. An amount the ledger cannot hold exactly is refused, never
-// rounded: rounding would create or destroy money.
+// Token units ⇄ ledger units (bigint): a token with `decimals` and an asset whose ledger keeps
+// `scale` decimals. A deposit finer than the ledger is credited rounded down, as exchanges round
+// deposits to the precision they keep (Binance credits ETH to 8 decimals): the remainder, less
+// than one ledger unit, stays in the Vault owned by no account, so the Vault still holds at
+// least what the ledger owes. A withdrawal is never rounded: a ledger amount the token cannot
+// carry is refused.
 
 import { LIMITS } from '../core/limits.js'
 
-/** Ledger units for `tokenUnits`, or undefined when not exactly representable or too large. */
+/**
+ * Ledger units for `tokenUnits`, rounded down; undefined when that is nothing (less than one
+ * ledger unit) or beyond the ledger's maximum.
+ */
 export function toLedger(tokenUnits: bigint, decimals: number, scale: number): number | undefined {
-  let units: bigint
-  if (decimals >= scale) {
-    const f = 10n ** BigInt(decimals - scale)
-    if (tokenUnits % f !== 0n) return undefined
-    units = tokenUnits / f
-  } else {
-    units = tokenUnits * 10n ** BigInt(scale - decimals)
-  }
+  const units = decimals >= scale ? tokenUnits / 10n ** BigInt(decimals - scale) : tokenUnits * 10n ** BigInt(scale - decimals)
   if (units <= 0n || units > BigInt(LIMITS.ledgerAmountMax)) return undefined
   return Number(units)
 }

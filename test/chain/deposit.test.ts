@@ -67,18 +67,19 @@ t.test('a deposit in blocks a reorg removes is never credited', async (t) => {
   t.equal(spot(bob.address, 'USDT'), 7_000_000)
 })
 
-t.test('token units convert to the ledger scale exactly; an amount finer than the ledger is not credited', async (t) => {
+t.test('token units convert to the ledger scale, a finer amount rounded down; less than one ledger unit is not credited', async (t) => {
   const carol = chain.wallet(3)
   await chain.mint('ETH', carol.address, 10n ** 19n)
   await chain.mint('BTC', carol.address, 10n ** 8n)
   const w = watcher()
   await w.poll()
-  await chain.deposit(carol, 'ETH', 10n ** 10n + 1n) // 0.000000010000000001 ETH: below the ledger's 8 decimals
-  await chain.deposit(carol, 'ETH', 15n * 10n ** 17n) // 1.5 ETH
+  await chain.deposit(carol, 'ETH', 10n ** 10n - 1n) // 0.000000009999999999 ETH: less than the ledger's 1e-8
+  await chain.deposit(carol, 'ETH', 15n * 10n ** 17n + 123n) // 1.500000000000000123 ETH, as a swap leaves it
   await chain.deposit(carol, 'BTC', 12_345n) // 0.00012345 BTC, same decimals as the ledger
   await chain.mine(1)
   t.equal(await w.poll(), 2)
-  t.equal(spot(carol.address, 'ETH'), 150_000_000)
+  t.equal(spot(carol.address, 'ETH'), 150_000_000, '1.5 ETH credited, the 123 wei below the ledger left in the Vault')
   t.equal(spot(carol.address, 'BTC'), 12_345)
-  t.equal(await chain.token('ETH').balanceOf(chain.deployment.vault), 10n ** 10n + 1n + 15n * 10n ** 17n)
+  t.equal(await chain.token('ETH').balanceOf(chain.deployment.vault), 10n ** 10n - 1n + 15n * 10n ** 17n + 123n,
+    'the Vault holds at least what the ledger owes')
 })
