@@ -91,8 +91,16 @@ function onSignal(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler)
 }
 
+/** What an operator's mistake needs said: its message, not our stack. */
+function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
+  if (err instanceof DatabaseInUseError) return err.message
+  if (err.code === 'EADDRINUSE') {
+    return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
+  }
+  return undefined
+}
+
 main(process.argv.slice(2)).catch((err: Error) => {
-  // An operator's mistake needs its message, not our stack.
-  process.stderr.write(`exchange: ${err instanceof DatabaseInUseError ? err.message : err.stack ?? err.message}\n`)
+  process.stderr.write(`exchange: ${operatorMessage(err) ?? err.stack ?? err.message}\n`)
   process.exit(1)
 })

@@ -1,0 +1,28 @@
+// What an operator's mistake prints: a port another process holds is named with the options
+// that move it, not thrown as a stack (the data directory another node holds is in
+// test/replica/level-log.test.ts).
+
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { freePort } from '../../replica/free-port.js'
+import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+
+t.test('a REST port in use: named, with the options to choose others, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ports-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const held = net.createServer()
+  await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => held.close())
+  const port = (held.address() as net.AddressInfo).port
+  const child = spawn(process.execPath, [EXCHANGE_BIN, 'start', '--data', dir, '--chain', 'off', '--no-bot', '--port', String(port),
+    '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())], { env: childEnv() })
+  let stderr = ''
+  child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  t.equal(code, 1)
+  t.equal(stderr, `exchange: 127.0.0.1:${port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)\n`)
+})
