@@ -111,3 +111,94 @@ t.test('every GET route answers accounts at the edges without a 5xx', async (t) 
   t.ok(requests > 1_000 && answered > requests / 2, `${answered} of ${requests} requests answered 200`)
   t.same(failures, [], 'no 5xx')
 })
+
+// Orders at the edges of every filter, from an account the ledger bound backs in every wallet:
+// every type each venue takes, at the lowest and highest price and stop, the smallest and the
+// largest quantity, quote-sized spot market orders up to the ledger; then every GET route again.
+// None may answer 5xx (a core assert would surface as one), and the state must stay whole.
+t.test('orders at the edges of every filter answer without a 5xx, and reads after them too', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const maker = await account(rig, 'maker', [['USDT', 'PERP', MAX], ['USDT', 'SPOT', MAX], ['BTC', 'SPOT', MAX], ['ETH', 'SPOT', MAX]])
+  const whale = await account(rig, 'whale', [['USDT', 'PERP', MAX], ['USDT', 'SPOT', MAX], ['BTC', 'SPOT', MAX], ['ETH', 'SPOT', MAX]])
+  // Depth on both sides of every book, near 30,000 (BTC) and 2,000 (ETH).
+  for (const [marketId, mid, lots] of [[BTCPERP, 300_000, 1_000], [ETHPERP, 200_000, 10_000], [BTCSPOT, 3_000_000, 100_000],
+    [ETHSPOT, 200_000, 1_000_000]] as const) {
+    await ok(rig, limit(maker.address, 'BUY', mid - mid / 100, lots, { marketId }))
+    await ok(rig, limit(maker.address, 'SELL', mid + mid / 100, lots, { marketId }))
+  }
+  type P = Record<string, string>
+  const perp: [string, P][] = []
+  for (const symbol of ['BTCUSDTPERP', 'ETHUSDTPERP']) {
+    const [lo, hi, mid] = symbol === 'BTCUSDTPERP' ? ['100.0', '1000000.0', '30000.0'] : ['10.00', '100000.00', '2000.00']
+    const [qMin, qMarket, qMax] = symbol === 'BTCUSDTPERP' ? ['0.001', '120', '1000'] : ['0.001', '2000', '10000']
+    for (const side of ['BUY', 'SELL']) {
+      for (const price of [lo, hi, mid]) {
+        for (const quantity of [qMin, qMax]) {
+          for (const timeInForce of ['GTC', 'IOC', 'FOK', 'GTX']) perp.push([symbol, { side, type: 'LIMIT', timeInForce, price, quantity }])
+          for (const type of ['STOP', 'TAKE_PROFIT']) perp.push([symbol, { side, type, price, stopPrice: price === lo ? hi : lo, quantity }])
+        }
+        for (const type of ['STOP_MARKET', 'TAKE_PROFIT_MARKET']) {
+          perp.push([symbol, { side, type, stopPrice: price, quantity: qMarket }])
+          perp.push([symbol, { side, type, stopPrice: price, closePosition: 'true' }])
+        }
+        for (const callbackRate of ['0.1', '10']) {
+          perp.push([symbol, { side, type: 'TRAILING_STOP_MARKET', activationPrice: price, callbackRate, quantity: qMarket }])
+        }
+      }
+      for (const quantity of [qMin, qMarket]) perp.push([symbol, { side, type: 'MARKET', quantity }])
+      for (const priceMatch of ['OPPONENT', 'QUEUE_20']) perp.push([symbol, { side, type: 'LIMIT', timeInForce: 'GTC', priceMatch, quantity: qMax }])
+    }
+  }
+  const spot: [string, P][] = []
+  for (const symbol of ['BTCUSDT', 'ETHUSDT']) {
+    const [lo, hi, mid] = symbol === 'BTCUSDT' ? ['0.01', '1000000.00', '30000.00'] : ['0.01', '100000.00', '2000.00']
+    const [qMin, qMarket, qMax] = symbol === 'BTCUSDT' ? ['0.0001', '100', '1000'] : ['0.0001', '1000', '9000']
+    for (const side of ['BUY', 'SELL']) {
+      for (const price of [lo, hi, mid]) {
+        for (const quantity of [qMin, qMax]) {
+          for (const timeInForce of ['GTC', 'IOC', 'FOK']) spot.push([symbol, { side, type: 'LIMIT', timeInForce, price, quantity }])
+          spot.push([symbol, { side, type: 'LIMIT_MAKER', price, quantity }])
+          spot.push([symbol, { side, type: 'LIMIT', timeInForce: 'GTC', price, quantity, icebergQty: qMin }])
+          for (const type of ['STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT']) {
+            spot.push([symbol, { side, type, timeInForce: 'GTC', price, stopPrice: price === lo ? hi : lo, quantity }])
+            spot.push([symbol, { side, type, timeInForce: 'GTC', price, trailingDelta: '1', quantity }])
+          }
+        }
+        for (const type of ['STOP_LOSS', 'TAKE_PROFIT']) spot.push([symbol, { side, type, stopPrice: price, quantity: qMarket }])
+        spot.push([symbol, { side, type: 'LIMIT', timeInForce: 'GTC', pegPriceType: 'PRIMARY_PEG', pegOffsetType: 'PRICE_LEVEL', pegOffsetValue: '100', quantity: qMax }])
+      }
+      for (const quantity of [qMin, qMarket]) spot.push([symbol, { side, type: 'MARKET', quantity }])
+      for (const quoteOrderQty of ['0.01', '1000000000', '4503599627.370495']) spot.push([symbol, { side, type: 'MARKET', quoteOrderQty }])
+      spot.push([symbol, { side, type: 'STOP_LOSS', trailingDelta: '2000', quantity: qMarket }])
+    }
+  }
+
+  const failures: string[] = []
+  let sent = 0
+  const statuses = new Map<number, number>()
+  const send = async (method: 'POST' | 'GET', path: string, params: P): Promise<void> => {
+    // A new minute now and then: the order and weight limits are not what is tested here.
+    if (++sent % 200 === 0) await rig.run({ type: 'Tick' }, 60_000)
+    const q = new URLSearchParams({ ...params, timestamp: String(rig.ex.time) }).toString()
+    const r = await rig.app.inject({ method, url: `${path}?${q}&signature=${hmac(whale.keys.secretKey, q)}`,
+      headers: { 'x-mbx-apikey': whale.keys.apiKey }, remoteAddress: `10.1.${sent >> 8 & 255}.${sent & 255}` })
+    statuses.set(r.statusCode, (statuses.get(r.statusCode) ?? 0) + 1)
+    if (r.statusCode >= 500) failures.push(`${method} ${path}?${q} → ${r.statusCode} ${r.body}`)
+  }
+  for (const [symbol, p] of perp) await send('POST', '/fapi/v1/order', { symbol, ...p })
+  for (const [symbol, p] of spot) await send('POST', '/api/v3/order', { symbol, ...p })
+  for (const symbol of ['BTCUSDT', 'ETHUSDT']) {
+    for (const [above, below] of [['1000000.00', '0.01'], ['0.02', '0.01']]) {
+      for (const side of ['BUY', 'SELL']) {
+        await send('POST', '/api/v3/orderList/oco', { symbol, side, quantity: '100', aboveType: 'LIMIT_MAKER', abovePrice: above,
+          belowType: 'STOP_LOSS', belowStopPrice: below })
+      }
+    }
+  }
+  for (const path of ['/fapi/v2/account', '/fapi/v3/positionRisk', '/fapi/v1/openOrders', '/fapi/v2/balance', '/api/v3/account',
+    '/api/v3/openOrders', '/api/v3/openOrderList']) await send('GET', path, {})
+  t.comment(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
+  t.ok((statuses.get(200) ?? 0) > 100, `${statuses.get(200)} of ${sent} answered 200`)
+  t.same(failures, [], 'no 5xx')
+})
