@@ -10,6 +10,7 @@ import t from 'tap'
 import { Wallet } from 'ethers'
 import type { Command } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
+import { stateViolations } from '../../sim/model/invariants.js'
 import { BTCPERP, BTCSPOT, ETHPERP, ETHSPOT } from '../helpers/exchange.js'
 import { limit, market } from '../helpers/commands.js'
 import { gatewayRig, hmac, openSession, type GatewayRig, type Keys } from '../helpers/gateway.js'
@@ -115,7 +116,7 @@ t.test('every GET route answers accounts at the edges without a 5xx', async (t) 
 // Orders at the edges of every filter, from an account the ledger bound backs in every wallet:
 // every type each venue takes, at the lowest and highest price and stop, the smallest and the
 // largest quantity, quote-sized spot market orders up to the ledger; then every GET route again.
-// None may answer 5xx (a core assert would surface as one), and the state must stay whole.
+// None may answer 5xx (a core assert would surface as one), and the core's invariants hold after.
 t.test('orders at the edges of every filter answer without a 5xx, and reads after them too', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
@@ -201,4 +202,5 @@ t.test('orders at the edges of every filter answer without a 5xx, and reads afte
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
   t.ok((statuses.get(200) ?? 0) > 100, `${statuses.get(200)} of ${sent} answered 200`)
   t.same(failures, [], 'no 5xx')
+  t.same(stateViolations(rig.ex.state), [], 'books, ownership, money, positions and stops hold')
 })
