@@ -97,6 +97,9 @@ function operatorMessage(err: Error & { code?: string; address?: string; port?: 
   if (err.code === 'EADDRINUSE') {
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
   }
+  if (err.code === 'ECONNREFUSED') {
+    return `nothing answers at ${err.address}:${err.port}: is the exchange running, on that --host and --replication-port?`
+  }
   return undefined
 }
 

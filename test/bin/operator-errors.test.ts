@@ -1,6 +1,6 @@
-// What an operator's mistake prints: a port another process holds is named with the options
-// that move it, not thrown as a stack (the data directory another node holds is in
-// test/replica/level-log.test.ts).
+// What an operator's mistake prints: a port another process holds, or a node that is not
+// there, is named with the options that matter, not thrown as a stack (the data directory
+// another node holds is in test/replica/level-log.test.ts).
 
 import t from 'tap'
 import { spawn } from 'node:child_process'
@@ -25,4 +25,14 @@ t.test('a REST port in use: named, with the options to choose others, exit 1', a
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
   t.equal(code, 1)
   t.equal(stderr, `exchange: 127.0.0.1:${port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)\n`)
+})
+
+t.test('`exchange account` with no node at the replication port: says so, exit 1', async (t) => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [EXCHANGE_BIN, 'account', '--fund', '100', '--replication-port', String(port)], { env: childEnv() })
+  let stderr = ''
+  child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  t.equal(code, 1)
+  t.equal(stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
 })
