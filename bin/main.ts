@@ -59,7 +59,11 @@ async function main(argv: string[]): Promise<void> {
       // The local node's command port: over TLS when it runs with a certificate (trusted by --link-tls-ca, or its own certificate).
       const tls = linkTlsOf(config)
       const scheme = tls.cert !== undefined ? 'wss' : 'ws'
-      const client = await IngressClient.connect(wsNetworkWith(linkToken(secret), { ca: tls.ca ?? tls.cert }), `${scheme}://${config.host}:${config.replicationPort}`)
+      const url = `${scheme}://${config.host}:${config.replicationPort}`
+      const client = await IngressClient.connect(wsNetworkWith(linkToken(secret), { ca: tls.ca ?? tls.cert }), url).catch((err: Error & { code?: string }) => {
+        if (err.code !== 'ECONNREFUSED') throw err
+        throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
+      })
       const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),
@@ -91,15 +95,17 @@ function onSignal(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler)
 }
 
+/** A mistake of the operator's, said in its own words. */
+class OperatorError extends Error {}
+
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
-  if (err instanceof DatabaseInUseError) return err.message
+  if (err instanceof DatabaseInUseError || err instanceof OperatorError) return err.message
   if (err.code === 'EADDRINUSE') {
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
   }
-  if (err.code === 'ECONNREFUSED') {
-    return `nothing answers at ${err.address}:${err.port}: is the exchange running, on that --host and --replication-port?`
-  }
+  if (err.code === 'ECONNREFUSED') return `nothing answers at ${err.address}:${err.port}`
+  if (err.code === 'ENOENT') return `no such file or directory: ${(err as { path?: string }).path}`
   return undefined
 }
 

@@ -36,3 +36,18 @@ t.test('`exchange account` with no node at the replication port: says so, exit 1
   t.equal(code, 1)
   t.equal(stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
 })
+
+t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
+  const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
+    let stderr = ''
+    child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+    child.on('exit', (code) => resolve({ code, stderr }))
+  })
+  const missing = path.join(os.tmpdir(), 'no-such-export.msgpack')
+  t.same(await run(['audit', '--log', missing]), { code: 1, stderr: `exchange: no such file or directory: ${missing}\n` })
+  const port = await freePort()
+  const r = await run(['audit', '--log', missing, '--rpc', `http://127.0.0.1:${port}`, '--vault', '0x' + '1'.repeat(40)])
+  t.equal(r.code, 1)
+  t.match(r.stderr, new RegExp(`exchange: nothing answers at 127\\.0\\.0\\.1:${port}\n$`))
+})
