@@ -1,8 +1,8 @@
 // Rules versions: which rules a log's entries are applied under. An auditor replays a log
 // with the code of the day, so a change that makes a recorded command apply otherwise (a
 // refusal now accepted, a fill now different) must not reach the entries written before it.
-// Such a change raises RULES_VERSION to N and keeps the old behavior for states whose
-// `rules` is below N (`state.rules >= N ? new : old`); the sequencer of the new build
+// Such a change raises RULES_VERSION to N and keeps the old behavior for states whose rules
+// are below N (`rulesOf(state) >= N ? new : old`); the sequencer of the new build
 // declares N (SetRules) as it starts on an older log, so the entries before the declaration
 // apply as they did when written, and those after it under the new rules. A build meeting a
 // declaration newer than its own rules stops: it cannot apply what follows.
