@@ -197,6 +197,11 @@ t.test('orders at the edges of every filter answer without a 5xx, and reads afte
       }
     }
   }
+  // Wallet moves at the ledger bound: past it they are refused (OVERFLOW), never a 5xx.
+  for (const amount of ['4503599627.370496', '0.000001', '1000']) {
+    for (const path of ['/sapi/v1/asset/transferQuoteFromSpotToPerp', '/sapi/v1/asset/transferQuoteFromPerpToSpot']) await send('POST', path, { amount })
+    await send('POST', '/sapi/v1/futures/transfer', { asset: 'USDT', amount, type: '1' })
+  }
   for (const path of ['/fapi/v2/account', '/fapi/v3/positionRisk', '/fapi/v1/openOrders', '/fapi/v2/balance', '/api/v3/account',
     '/api/v3/openOrders', '/api/v3/openOrderList']) await send('GET', path, {})
   t.comment(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
