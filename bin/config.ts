@@ -54,6 +54,8 @@ export interface Config {
   logFile: string
   /** Where `export-log` writes. */
   outFile: string
+  /** `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the proof file. */
+  proof: { account: string; sub: number; seq: number; file: string }
   /** The chain module: `auto` runs it (on `start` an embedded anvil unless --rpc names a chain), `off` does not. */
   chain: 'auto' | 'off'
   /** The Vault's operator key, hex (from --operator-key or the file --operator-key-file); empty: anvil's dev key. */
@@ -99,6 +101,10 @@ const OPTIONS = {
   vault: { type: 'string', env: 'EXCHANGE_VAULT', default: '' },
   log: { type: 'string', env: 'EXCHANGE_LOG_FILE', default: '' },
   out: { type: 'string', env: 'EXCHANGE_OUT', default: '' },
+  account: { type: 'string', env: 'EXCHANGE_ACCOUNT', default: '' },
+  sub: { type: 'string', env: 'EXCHANGE_SUB', default: '0' },
+  seq: { type: 'string', env: 'EXCHANGE_SEQ', default: '0' },
+  proof: { type: 'string', env: 'EXCHANGE_PROOF', default: '' },
   chain: { type: 'string', env: 'EXCHANGE_CHAIN', default: 'auto' },
   'operator-key': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY', default: '' },
   'operator-key-file': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY_FILE', default: '' },
@@ -133,6 +139,9 @@ commands:
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
                          signatures, and with --rpc and --vault every root anchored on chain
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it)
+  prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
+                         root at --seq (default: the newest checkpoint), from --data or --log (JSON)
+  verify-proof --proof F check a balance proof's paths, and with --rpc and --vault its root's anchor
 options (flag, environment, default):
 ${Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(20)} ${v.env.padEnd(30)} ${v.default}`).join('\n')}`
 
@@ -196,6 +205,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     vaultAddress: get('vault'),
     logFile: get('log'),
     outFile: get('out'),
+    proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
+      file: get('proof') },
     chain: get('chain') === 'off' ? 'off' : 'auto',
     operatorKey: get('operator-key') || (get('operator-key-file') ? readFileSync(get('operator-key-file'), 'utf8').trim() : ''),
     tokens: get('tokens') ? get('tokens').split(',').map((pair) => {
@@ -234,6 +245,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
+  if (config.command === 'prove' && !/^0x[0-9a-fA-F]{40}$/.test(config.proof.account)) throw new Error('prove needs --account <0x-prefixed address>')
+  if (config.command === 'verify-proof' && !config.proof.file) throw new Error('verify-proof needs --proof <file>')
   if (config.vaultAddress && !/^0x[0-9a-fA-F]{40}$/.test(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
   return config
 }

@@ -10,6 +10,8 @@ import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
 import { runAudit } from './audit.js'
 import { exportLog } from './export-log.js'
+import { prove, verifyBalanceProof, type BalanceProof } from './prove.js'
+import { readFile, writeFile } from 'node:fs/promises'
 import { embeddedChainFunder } from './chain.js'
 import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
@@ -74,6 +76,20 @@ async function main(argv: string[]): Promise<void> {
         funder?.close()
       }
       return
+    }
+    case 'prove': {
+      const proof = await prove({ dataDir: config.logFile ? undefined : config.dataDir, logFile: config.logFile || undefined,
+        account: config.proof.account, sub: config.proof.sub, seq: config.proof.seq, checkpointInterval: config.checkpointInterval })
+      const text = JSON.stringify(proof, null, 2) + '\n'
+      if (config.outFile) await writeFile(config.outFile, text)
+      else process.stdout.write(text)
+      return
+    }
+    case 'verify-proof': {
+      const proof = JSON.parse(await readFile(config.proof.file, 'utf8')) as BalanceProof
+      const ok = await verifyBalanceProof({ proof, rpc: config.rpcUrl || undefined, vault: config.vaultAddress || undefined,
+        out: (line) => process.stdout.write(line + '\n') })
+      process.exit(ok ? 0 : 1)
     }
     case 'help':
       process.stdout.write(USAGE + '\n')

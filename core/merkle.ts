@@ -78,20 +78,29 @@ export interface ProofStep {
 
 /** The path from leaf `index` to the root. */
 export function merkleProof(leaves: Uint8Array[], index: number): ProofStep[] {
-  const proof: ProofStep[] = []
+  return merkleProofs(leaves, [index])[0]!
+}
+
+/** The paths from each of the leaves `indexes` to the root, the tree's levels built once. */
+export function merkleProofs(leaves: Uint8Array[], indexes: number[]): ProofStep[][] {
+  const proofs: ProofStep[][] = indexes.map(() => [])
+  const at = [...indexes]
   let level = leaves
-  let i = index
   while (level.length > 1) {
-    const sib = i % 2 === 0 ? i + 1 : i - 1
-    if (sib < level.length) proof.push({ sibling: level[sib]!, left: sib < i })
+    for (let k = 0; k < at.length; k++) {
+      const i = at[k]!
+      const sib = i % 2 === 0 ? i + 1 : i - 1
+      // An odd node at the end is carried up as is: no step.
+      if (sib < level.length) proofs[k]!.push({ sibling: level[sib]!, left: sib < i })
+      at[k] = i >> 1
+    }
     const next: Uint8Array[] = []
     for (let j = 0; j < level.length; j += 2) {
       next.push(j + 1 < level.length ? hashNode(level[j]!, level[j + 1]!) : level[j]!)
     }
     level = next
-    i = i >> 1
   }
-  return proof
+  return proofs
 }
 
 export function verifyProof(leaf: Uint8Array, proof: ProofStep[], root: Uint8Array): boolean {

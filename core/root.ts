@@ -3,7 +3,7 @@
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
 
 import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
-import { hashLeaf, merkleRoot, merkleRootReusing, toHex } from './merkle.js'
+import { hashLeaf, merkleProofs, merkleRoot, merkleRootReusing, toHex, type ProofStep } from './merkle.js'
 import { pricesLeaf } from './prices.js'
 import type { Market, Order, Position, State } from './state.js'
 
@@ -194,4 +194,27 @@ export function stateRoot(state: State): string {
   })
   lastLeafHashes = now
   return toHex(merkleRootReusing(hashes))
+}
+
+/** The leaves that hold a sub-account's money and positions: its wallets, balances, holdings. */
+const ACCOUNT_LEAF_KINDS = ['perpWallet', 'spot', 'holding', 'isolated']
+
+export interface AccountProofs {
+  /** The state root, 0x hex, the proofs lead to. */
+  root: string
+  leaves: { leaf: string; proof: ProofStep[] }[]
+}
+
+/**
+ * Inclusion proofs of a sub-account's money leaves (perp wallet, spot balances, holdings and
+ * isolated wallets, as canonical text) in the state root: what a user checks their balances
+ * against an anchored root with, holding no log. `address` as the state spells it.
+ */
+export function accountProofs(state: State, address: string, sub: number): AccountProofs {
+  const leaves = stateLeaves(state)
+  const hashes = leaves.map(leafHash)
+  const prefixes = ACCOUNT_LEAF_KINDS.map((kind) => `${kind}|${address}|${sub}|`)
+  const indexes = leaves.flatMap((leaf, i) => (prefixes.some((p) => leaf.startsWith(p)) ? [i] : []))
+  const proofs = merkleProofs(hashes, indexes)
+  return { root: toHex(merkleRoot(hashes)), leaves: indexes.map((i, k) => ({ leaf: leaves[i]!, proof: proofs[k]! })) }
 }

@@ -22,6 +22,7 @@ import { createReplica } from '../../replica/replica.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 import { runAudit } from '../../bin/audit.js'
 import { exportLog } from '../../bin/export-log.js'
+import { prove, verifyBalanceProof, type BalanceProof } from '../../bin/prove.js'
 import { chainRig } from './rig.js'
 import { execFile } from 'node:child_process'
 import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
@@ -122,6 +123,46 @@ t.test('the audit passes on the honest log, from the data directory and from an 
   const fromFile = await audit({ logFile: exported })
   t.equal(fromFile.ok, true, fromFile.lines.join('\n'))
   t.same(fromFile.lines.slice(1), fromData.lines.slice(1), 'the same report')
+})
+
+t.test('a balance proven against the anchored root, without the log: paths, anchor, tampering', async (t) => {
+  const account = '0x' + 'a'.repeat(40)
+  const proof = await prove({ dataDir: dir, account: account.toUpperCase().replace('0X', '0x'), sub: 0, seq: 40, checkpointInterval: 10 })
+  t.equal(proof.seq, 40)
+  t.equal(proof.account, account, 'the address as the state spells it')
+  // Deposits of 1,000,000 × i units at every seq i up to 40 but the sessions' (multiples of 7) and genesis.
+  const genesis = 1 + genesisCommands(DEFAULT_GENESIS).length
+  let free = 0
+  for (let i = genesis + 1; i <= 40; i++) if (i % 7 !== 0) free += 1_000_000 * i
+  t.same(proof.leaves.map((l) => l.leaf), [`perpWallet|${account}|0|0|false|0||0`, `spot|${account}|0|USDT|${free}|0`])
+  const lines: string[] = []
+  const check = (p: BalanceProof, anchored = true): Promise<boolean> => {
+    lines.length = 0
+    return verifyBalanceProof({ proof: p, out: (l) => lines.push(l), ...(anchored ? { rpc: chain.anvil.url, vault: chain.deployment.vault } : {}) })
+  }
+  t.equal(await check(proof), true, lines.join('\n'))
+  t.same(lines.slice(1), [`  included  perpWallet|${account}|0|0|false|0||0`, `  included  spot|${account}|0|USDT|${free}|0`,
+    `  anchored on ${chain.deployment.vault} at seq 40`, 'PASS'])
+  // One unit more in the balance: its path leads elsewhere.
+  const richer = structuredClone(proof)
+  richer.leaves[1]!.leaf = `spot|${account}|0|USDT|${free + 1}|0`
+  t.equal(await check(richer), false)
+  t.match(lines, [/balance proof/, /included/, /NOT INCLUDED {2}spot/, /anchored/, 'FAIL'])
+  // A root the Vault never anchored: the paths hold, the anchor does not.
+  const unanchored = await prove({ dataDir: dir, account, sub: 0, seq: 45, checkpointInterval: 10 })
+  t.equal(await check(unanchored, false), true, 'alone the paths lead to its root')
+  t.equal(await check(unanchored), false)
+  t.ok(lines.includes(`  NO ANCHOR at seq 45 on ${chain.deployment.vault}`))
+  // From the command line, as a user would: the default seq is the newest checkpoint, 40.
+  const file = path.join(dir, 'proof.json')
+  const cli = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
+    execFile(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
+  })
+  t.same(await cli(['prove', '--data', dir, '--account', account, '--checkpoint-interval', '10', '--out', file]), { code: 0, stdout: '' })
+  t.equal((JSON.parse(readFileSync(file, 'utf8')) as BalanceProof).seq, 40)
+  const verified = await cli(['verify-proof', '--proof', file, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault])
+  t.equal(verified.code, 0)
+  t.equal(verified.stdout.trim().split('\n').at(-1), 'PASS')
 })
 
 t.test('an altered entry fails the audit at its seq', async (t) => {

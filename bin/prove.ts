@@ -1,0 +1,136 @@
+// `exchange prove --account 0x… [--sub N] [--seq N]` and `exchange verify-proof --proof FILE
+// [--rpc URL --vault 0x…]`: a user's balances proven against an anchored state root without the
+// log. The operator (or anyone holding the log) replays it to an anchored checkpoint and writes
+// the sub-account's money leaves (perp wallet, spot balances, holdings, isolated wallets, as the
+// root hashes them) with their Merkle paths; the user recomputes the root from each leaf and
+// compares it with the root the Vault holds for that seq.
+
+import path from 'node:path'
+import { JsonRpcProvider } from 'ethers'
+import { apply } from '../core/apply.js'
+import { hashNode, toHex } from '../core/merkle.js'
+import { accountProofs, leafHash } from '../core/root.js'
+import { createState } from '../core/state.js'
+import { readAnchors } from '../chain/anchor.js'
+import { readLogFile } from '../chain/log-file.js'
+import { hex, type LogEntry } from '../replica/entry.js'
+import { LevelLogStore } from '../replica/level-log.js'
+
+export const PROOF_FORMAT = 'perp-exchange-balance-proof'
+
+export interface BalanceProof {
+  format: typeof PROOF_FORMAT
+  version: 1
+  seq: number
+  /** The state root after entry `seq`, 0x hex. */
+  root: string
+  /** That entry's hash, 0x hex (the Vault anchors it beside the root). */
+  logHash: string
+  account: string
+  sub: number
+  leaves: { leaf: string; proof: { sibling: string; left: boolean }[] }[]
+}
+
+export interface ProveCommand {
+  dataDir?: string
+  logFile?: string
+  account: string
+  sub: number
+  /** The entry to prove at (an anchored checkpoint); 0: the newest checkpoint, or the last entry before the first. */
+  seq: number
+  checkpointInterval: number
+}
+
+/** Replays the log to the seq asked for and proves the sub-account's money leaves there. */
+export async function prove(c: ProveCommand): Promise<BalanceProof> {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(c.account)) throw new Error('prove needs --account <0x-prefixed address>')
+  const state = createState()
+  let lastHash = ''
+  let target = c.seq
+  const replay = async (batches: AsyncIterable<LogEntry[]>, lastSeq: number): Promise<void> => {
+    if (target === 0) target = c.checkpointInterval > 0 && lastSeq >= c.checkpointInterval ? lastSeq - (lastSeq % c.checkpointInterval) : lastSeq
+    if (target > lastSeq) throw new Error(`the log ends at ${lastSeq}, before --seq ${target}`)
+    for await (const batch of batches) {
+      for (const e of batch) {
+        if (e.seq > target) return
+        apply(state, e)
+        lastHash = hex(e.hash)
+      }
+    }
+  }
+  if (c.logFile) {
+    const file = await readLogFile(path.resolve(c.logFile))
+    // An exported file's length is known only once read: prove at the seq asked for, or its end.
+    const entries: LogEntry[] = []
+    for await (const batch of file.batches) entries.push(...batch)
+    await replay((async function* () { yield entries })(), entries.length === 0 ? 0 : entries[entries.length - 1]!.seq)
+  } else {
+    const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'))
+    await log.open()
+    try {
+      if (log.firstSeq !== 1) throw new Error(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
+      await replay(log.readBatches(1), log.lastSeq)
+    } finally {
+      await log.close()
+    }
+  }
+  const stored = [...state.accounts.keys()].find((a) => a.toLowerCase() === c.account.toLowerCase())
+  if (stored === undefined || state.accounts.get(stored)!.subs[c.sub] === undefined) {
+    throw new Error(`${c.account} sub-account ${c.sub} holds nothing at seq ${state.seq}`)
+  }
+  const p = accountProofs(state, stored, c.sub)
+  return {
+    format: PROOF_FORMAT, version: 1, seq: state.seq, root: p.root, logHash: `0x${lastHash}`, account: stored, sub: c.sub,
+    leaves: p.leaves.map(({ leaf, proof }) => ({ leaf, proof: proof.map((s) => ({ sibling: toHex(s.sibling), left: s.left })) })),
+  }
+}
+
+const bytesOf = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'))
+
+/** The root a leaf's path leads to, 0x hex. */
+export function rootOfPath(leaf: string, proof: { sibling: string; left: boolean }[]): string {
+  let h = leafHash(leaf)
+  for (const step of proof) {
+    const sibling = bytesOf(step.sibling)
+    h = step.left ? hashNode(sibling, h) : hashNode(h, sibling)
+  }
+  return toHex(h)
+}
+
+export interface VerifyProofCommand {
+  proof: BalanceProof
+  rpc?: string
+  vault?: string
+  out: (line: string) => void
+}
+
+/** Checks every leaf's path against the proof's root, and that root against the Vault's anchor; true when all hold. */
+export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean> {
+  const p = c.proof
+  if (p?.format !== PROOF_FORMAT || p.version !== 1 || !Array.isArray(p.leaves)) throw new Error(`not a balance proof (${PROOF_FORMAT}, version 1)`)
+  let ok = true
+  c.out(`balance proof of ${p.account} sub-account ${p.sub} at seq ${p.seq}, root ${p.root}`)
+  for (const { leaf, proof } of p.leaves) {
+    const included = rootOfPath(leaf, proof) === p.root.toLowerCase()
+    ok &&= included
+    c.out(`  ${included ? 'included' : 'NOT INCLUDED'}  ${leaf}`)
+  }
+  if (c.rpc || c.vault) {
+    if (!c.rpc || !c.vault) throw new Error('verify-proof needs both --rpc and --vault to check the anchor')
+    const provider = new JsonRpcProvider(c.rpc, undefined, { batchMaxCount: 1 })
+    try {
+      const anchor = (await readAnchors(provider, c.vault)).find((a) => a.seq === p.seq)
+      const anchored = anchor !== undefined && anchor.root.toLowerCase() === p.root.toLowerCase() &&
+        anchor.logHash.toLowerCase() === p.logHash.toLowerCase()
+      ok &&= anchored
+      c.out(anchor === undefined ? `  NO ANCHOR at seq ${p.seq} on ${c.vault}`
+        : anchored ? `  anchored on ${c.vault} at seq ${p.seq}` : `  ANCHORED ROOT DIFFERS at seq ${p.seq}: ${anchor.root}`)
+    } finally {
+      provider.destroy()
+    }
+  } else {
+    c.out('  anchor not checked (no --rpc/--vault)')
+  }
+  c.out(ok ? 'PASS' : 'FAIL')
+  return ok
+}
