@@ -5,6 +5,8 @@ import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { IngressClient } from '../replica/ingress.js'
 import { DatabaseInUseError } from '../replica/level-open.js'
+import { OperatorError } from './operator-error.js'
+import { loadPriceCsv } from './price-feed.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
@@ -32,6 +34,8 @@ async function main(argv: string[]): Promise<void> {
   switch (config.command) {
     case 'start':
     case 'sequencer': {
+      // A price CSV that will not parse is refused before anything starts.
+      if (config.priceFeed.source.startsWith('csv:')) await loadPriceCsv(config.priceFeed.source.slice(4))
       const running = await runSequencer(config, logger, fatal)
       onSignal(() => running.stop())
       return
@@ -110,9 +114,6 @@ function onSignal(stop: () => Promise<void>): void {
   process.on('SIGINT', handler)
   process.on('SIGTERM', handler)
 }
-
-/** A mistake of the operator's, said in its own words. */
-class OperatorError extends Error {}
 
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {

@@ -9,6 +9,7 @@ import { Wallet } from 'ethers'
 import type { Command } from '../core/commands.js'
 import type { PerpMarket, State } from '../core/state.js'
 import { signOraclePrice, verifyOraclePrice } from '../replica/oracle-signature.js'
+import { OperatorError } from './operator-error.js'
 import type { Logger } from '../replica/node.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import { Rng } from '../sim/random.js'
@@ -41,6 +42,16 @@ export async function oracleWallet(dataDir: string): Promise<Wallet> {
   }
 }
 
+/** Reads and parses the CSV of `--price-feed csv:<file>`; a bad line names the file. */
+export async function loadPriceCsv(file: string): Promise<Map<string, number[]>> {
+  const text = await readFile(file, 'utf8')
+  try {
+    return parsePriceCsv(text)
+  } catch (err) {
+    throw new OperatorError(`${file}: ${(err as Error).message}`)
+  }
+}
+
 /** Parses `PAIR,PRICE` lines (blank lines and `#` comments skipped) into a queue per pair. */
 export function parsePriceCsv(text: string): Map<string, number[]> {
   const out = new Map<string, number[]>()
@@ -51,7 +62,7 @@ export function parsePriceCsv(text: string): Map<string, number[]> {
     const n = Number(price)
     if (!/^[A-Z0-9]{2,32}$/.test(pair) || !/^\d+(\.\d{1,8})?$/.test(price) || !(n > 0)) {
       if (i === 0 && !(n > 0)) return // a header line
-      throw new Error(`price CSV line ${i + 1}: want PAIR,PRICE; got ${s}`)
+      throw new OperatorError(`price CSV line ${i + 1}: want PAIR,PRICE; got ${s}`)
     }
     const list = out.get(pair) ?? []
     list.push(Math.round(n * E8))
@@ -89,7 +100,7 @@ export async function startPriceFeed(o: {
 }): Promise<PriceFeed | undefined> {
   const { options } = o
   if (options.source === 'off') return undefined
-  const csv = options.source.startsWith('csv:') ? parsePriceCsv(await readFile(options.source.slice(4), 'utf8')) : undefined
+  const csv = options.source.startsWith('csv:') ? await loadPriceCsv(options.source.slice(4)) : undefined
   if (csv === undefined && options.source !== 'random') throw new Error(`--price-feed must be random, off or csv:<file>; got ${options.source}`)
   const wallet = await oracleWallet(o.dataDir)
   const perps = o.state().markets.filter((m): m is PerpMarket => m?.kind === 'PERP')

@@ -4,7 +4,7 @@
 
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -50,4 +50,23 @@ t.test('an audit of a file that is not there, or against a chain that does not a
   const r = await run(['audit', '--log', missing, '--rpc', `http://127.0.0.1:${port}`, '--vault', '0x' + '1'.repeat(40)])
   t.equal(r.code, 1)
   t.match(r.stderr, new RegExp(`exchange: nothing answers at 127\\.0\\.0\\.1:${port}\n$`))
+})
+
+t.test('a price CSV that will not parse is refused before anything starts, naming file and line', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'csv-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const csv = path.join(dir, 'prices.csv')
+  writeFileSync(csv, 'pair,price\nBTCUSDT,30000.5\nETHUSDT,two thousand\n')
+  const child = spawn(process.execPath, [EXCHANGE_BIN, 'start', '--data', path.join(dir, 'data'), '--chain', 'off', '--no-bot',
+    '--price-feed', `csv:${csv}`, '--port', String(await freePort()), '--replication-port', String(await freePort()),
+    '--metrics-port', String(await freePort())], { env: childEnv() })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
+  child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  t.equal(code, 1)
+  t.equal(stderr, `exchange: ${csv}: price CSV line 3: want PAIR,PRICE; got ETHUSDT,two thousand\n`)
+  t.equal(stdout, '', 'no node started, no log written')
+  t.notOk(existsSync(path.join(dir, 'data', 'log')))
 })
