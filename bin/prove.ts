@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { JsonRpcProvider } from 'ethers'
 import { apply } from '../core/apply.js'
-import { hashNode, toHex } from '../core/merkle.js'
+import { toHex, verifyProof } from '../core/merkle.js'
 import { accountProofs, leafHash } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { readAnchors } from '../chain/anchor.js'
@@ -41,35 +41,42 @@ export interface ProveCommand {
   checkpointInterval: number
 }
 
+/** The newest checkpoint of a log ending at `lastSeq` (what gets anchored), or its last entry before the first. */
+function newestCheckpoint(lastSeq: number, interval: number): number {
+  return interval > 0 && lastSeq >= interval ? lastSeq - (lastSeq % interval) : lastSeq
+}
+
+/** The last seq of an exported file, which is known only once it is read. */
+async function lastSeqOf(file: string): Promise<number> {
+  let last = 0
+  for await (const batch of (await readLogFile(file)).batches) last = batch[batch.length - 1]?.seq ?? last
+  return last
+}
+
 /** Replays the log to the seq asked for and proves the sub-account's money leaves there. */
 export async function prove(c: ProveCommand): Promise<BalanceProof> {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(c.account)) throw new Error('prove needs --account <0x-prefixed address>')
   const state = createState()
   let lastHash = ''
-  let target = c.seq
-  const replay = async (batches: AsyncIterable<LogEntry[]>, lastSeq: number): Promise<void> => {
-    if (target === 0) target = c.checkpointInterval > 0 && lastSeq >= c.checkpointInterval ? lastSeq - (lastSeq % c.checkpointInterval) : lastSeq
-    if (target > lastSeq) throw new Error(`the log ends at ${lastSeq}, before --seq ${target}`)
-    for await (const batch of batches) {
+  const replayTo = async (target: number, batches: AsyncIterable<LogEntry[]>): Promise<void> => {
+    outer: for await (const batch of batches) {
       for (const e of batch) {
-        if (e.seq > target) return
+        if (e.seq > target) break outer
         apply(state, e)
         lastHash = hex(e.hash)
       }
     }
+    if (state.seq !== target) throw new Error(`the log ends at ${state.seq}, before --seq ${target}`)
   }
   if (c.logFile) {
-    const file = await readLogFile(path.resolve(c.logFile))
-    // An exported file's length is known only once read: prove at the seq asked for, or its end.
-    const entries: LogEntry[] = []
-    for await (const batch of file.batches) entries.push(...batch)
-    await replay((async function* () { yield entries })(), entries.length === 0 ? 0 : entries[entries.length - 1]!.seq)
+    const file = path.resolve(c.logFile)
+    const target = c.seq > 0 ? c.seq : newestCheckpoint(await lastSeqOf(file), c.checkpointInterval)
+    await replayTo(target, (await readLogFile(file)).batches)
   } else {
     const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'))
     await log.open()
     try {
       if (log.firstSeq !== 1) throw new Error(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
-      await replay(log.readBatches(1), log.lastSeq)
+      await replayTo(c.seq > 0 ? c.seq : newestCheckpoint(log.lastSeq, c.checkpointInterval), log.readBatches(1))
     } finally {
       await log.close()
     }
@@ -87,16 +94,6 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
 
 const bytesOf = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'))
 
-/** The root a leaf's path leads to, 0x hex. */
-export function rootOfPath(leaf: string, proof: { sibling: string; left: boolean }[]): string {
-  let h = leafHash(leaf)
-  for (const step of proof) {
-    const sibling = bytesOf(step.sibling)
-    h = step.left ? hashNode(sibling, h) : hashNode(h, sibling)
-  }
-  return toHex(h)
-}
-
 export interface VerifyProofCommand {
   proof: BalanceProof
   rpc?: string
@@ -111,7 +108,7 @@ export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean
   let ok = true
   c.out(`balance proof of ${p.account} sub-account ${p.sub} at seq ${p.seq}, root ${p.root}`)
   for (const { leaf, proof } of p.leaves) {
-    const included = rootOfPath(leaf, proof) === p.root.toLowerCase()
+    const included = verifyProof(leafHash(leaf), proof.map((step) => ({ sibling: bytesOf(step.sibling), left: step.left })), bytesOf(p.root))
     ok &&= included
     c.out(`  ${included ? 'included' : 'NOT INCLUDED'}  ${leaf}`)
   }

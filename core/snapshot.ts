@@ -140,9 +140,9 @@ function subData(s: SubAccount): unknown[] {
     [...s.countdowns]]
 }
 
-/** Lifetime totals as numbers while they are exact (they encode as before), decimal strings past that. */
-function totalsData(map: Map<string, bigint>): [string, number | string][] {
-  return [...map].map(([a, n]) => [a, n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString()])
+/** Lifetime totals as numbers while they are exact (they encode as before), bigints (msgpack 64-bit integers) past that. */
+function totalsData(map: Map<string, bigint>): [string, number | bigint][] {
+  return [...map].map(([a, n]) => [a, n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n])
 }
 
 export function encodeSnapshot(state: State): Uint8Array {
@@ -163,7 +163,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
     insurance, nextOrderListId, rules] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
-      string[], Withdrawal[], number, [string, number][], [string, number | string][], [string, number | string][], Session[],
+      string[], Withdrawal[], number, [string, number][], [string, number | bigint][], [string, number | bigint][], Session[],
       [string, number][] | undefined, number | undefined, number | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()

@@ -252,17 +252,11 @@ export class Follower {
           this.o.logger?.info({ checkpointInterval: m[3] }, 'checkpoint interval taken from the sequencer')
         }
         const mine = node.roots.find((r) => r.seq === m[1])
-        if (mine) {
-          this.check(m[1], mine.root, m[2])
-        } else if (m[1] > node.state.seq) {
-          // Ahead: rooted here when reached, on this node's interval or not.
-          this.expected.set(m[1], m[2])
-          node.checkpointAt(m[1])
-        } else if (node.rootPending(m[1])) {
-          this.expected.set(m[1], m[2])
-        }
-        // (Passed without a root: a checkpoint off this node's interval announced late, as a
-        // follower catching up hears of the sequencer's recent ones; nothing left to compare.)
+        const n = node.checkpointInterval
+        if (mine) this.check(m[1], mine.root, m[2])
+        // Kept only for a checkpoint this node will root (a sequencer of an older build sends no
+        // interval: then only the common multiples are compared), so nothing waits forever.
+        else if ((m[1] > node.state.seq && n > 0 && m[1] % n === 0) || node.rootPending(m[1])) this.expected.set(m[1], m[2])
         return
       }
       case 'error':

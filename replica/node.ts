@@ -72,8 +72,6 @@ export class ReplicaNode {
   /** Held while a consumer of applied batches (the projections) catches up; see apply-gate.ts. */
   readonly gate = new ApplyGate()
   private pendingSnapshots: PendingSnapshot[] = []
-  /** Seqs ahead where a checkpoint was asked for off the interval (checkpointAt). */
-  private readonly wanted = new Set<number>()
   /** Checkpoints whose roots are being computed elsewhere, oldest first. */
   private readonly rooting: number[] = []
   /** Resolves once every root asked for so far is delivered. */
@@ -132,17 +130,7 @@ export class ReplicaNode {
     if (root !== meta.root || state.seq !== meta.seq) throw new Error(`received snapshot at ${meta.seq} does not match its root`)
     await this.o.log.reset(meta.seq, Buffer.from(meta.hash, 'hex'))
     this.state = state
-    for (const seq of this.wanted) if (seq <= meta.seq) this.wanted.delete(seq)
     await this.o.snapshots?.save(meta, bytes)
-  }
-
-  /**
-   * Captures a checkpoint (root, and snapshot where snapshots are kept) when `seq` is applied,
-   * off this node's own interval: a follower's, at each checkpoint its sequencer announces, so
-   * it checks every root the sequencer may anchor whatever interval either was started with.
-   */
-  checkpointAt(seq: number): void {
-    if (seq > this.state.seq) this.wanted.add(seq)
   }
 
   /**
@@ -160,8 +148,7 @@ export class ReplicaNode {
   applyEntry(entry: LogEntry): Result {
     const result = apply(this.state, entry)
     const n = this.checkpointInterval
-    const wanted = this.wanted.size > 0 && this.wanted.delete(entry.seq)
-    if (wanted || (n > 0 && entry.seq % n === 0)) this.captureCheckpoint(entry)
+    if (n > 0 && entry.seq % n === 0) this.captureCheckpoint(entry)
     return result
   }
 
