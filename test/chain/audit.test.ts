@@ -130,6 +130,8 @@ t.test('a balance proven against the anchored root, without the log: paths, anch
   const proof = await prove({ dataDir: dir, account: account.toUpperCase().replace('0X', '0x'), sub: 0, seq: 40, checkpointInterval: 10 })
   t.equal(proof.seq, 40)
   t.equal(proof.account, account, 'the address as the state spells it')
+  t.same(await prove({ logFile: exported, account, sub: 0, seq: 0, checkpointInterval: 10 }), proof,
+    'from the exported file the same, its default seq the newest checkpoint')
   // Deposits of 1,000,000 × i units at every seq i up to 40 but the sessions' (multiples of 7) and genesis.
   const genesis = 1 + genesisCommands(DEFAULT_GENESIS).length
   let free = 0
