@@ -8,7 +8,7 @@ import { abs, max, min } from './arith.js'
 import type { Event, FundingEvent } from './events.js'
 import { averagePremiumE8, boundaryAfter, E8, HOUR_MS } from './prices.js'
 import type { PerpHolding, PerpMarket, State, SubAccount } from './state.js'
-import { addTo } from './state.js'
+import { addFee } from './state.js'
 
 /** 0.01 % per 8 h (API.md), E8. */
 export const INTEREST_E8 = 10_000
@@ -111,7 +111,7 @@ export function settleFunding(state: State, m: PerpMarket, time: number, events:
       }
     }
   }
-  if (paid !== received) addTo(state.fees, m.quote, paid - received)
+  if (paid !== received) addFee(state.fees, m.quote, paid - received)
   events.push({ type: 'fundingRate', marketId: m.marketId, fundingRateE8: rate, fundingTime, markPriceTicks: m.markPriceTicks,
     paid, received, time })
   p.lastFundingRateE8 = rate

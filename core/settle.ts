@@ -9,7 +9,7 @@ import type { PerpFillSide } from './events.js'
 import { settleIsolatedFill } from './isolated.js'
 import { fillSettled } from './liquidation/budget.js'
 import { addMarginLots } from './resting.js'
-import { addTo, positionOf, type Order, type PerpMarket, type Position, type State } from './state.js'
+import { addFee, positionOf, type Order, type PerpMarket, type Position, type State } from './state.js'
 
 const PPM = 1_000_000
 
@@ -67,7 +67,7 @@ export function settlePerpSide(state: State, m: PerpMarket, o: Order, lots: numb
   else sub.perpWallet = assertSafe(sub.perpWallet + pnl - fee, 'perp wallet')
   // Within the sub-account's fill budget, or else checked by the market's sweep (core/liquidation/budget.ts).
   fillSettled(state, sub, m, h, p, qtyBefore, priceTicks, fee)
-  if (fee !== 0) addTo(state.fees, m.quote, fee)
+  if (fee !== 0) addFee(state.fees, m.quote, fee)
 
   o.executedQtyLots += lots
   o.cumQuoteTicksLots += lots * priceTicks

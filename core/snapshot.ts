@@ -140,9 +140,12 @@ function subData(s: SubAccount): unknown[] {
     [...s.countdowns]]
 }
 
-/** Lifetime totals as numbers while they are exact (they encode as before), bigints (msgpack 64-bit integers) past that. */
-function totalsData(map: Map<string, bigint>): [string, number | bigint][] {
-  return [...map].map(([a, n]) => [a, n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n])
+/**
+ * Lifetime totals and fees as numbers while they are exact (they encode as before), bigints
+ * (msgpack 64-bit integers, which decode as bigints) past that.
+ */
+function totalsData(map: Map<string, number | bigint>): [string, number | bigint][] {
+  return [...map].map(([a, n]) => [a, typeof n === 'bigint' && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n])
 }
 
 export function encodeSnapshot(state: State): Uint8Array {
@@ -151,7 +154,7 @@ export function encodeSnapshot(state: State): Uint8Array {
     VERSION, state.seq, state.time, [...state.assets.values()].map((a) => [a.name, a.scale]),
     state.markets.filter((m) => m !== undefined).map(marketData), accounts,
     [...state.depositRefs], [...state.withdrawals.values()], state.nextWithdrawalId,
-    [...state.fees], totalsData(state.deposited), totalsData(state.withdrawn), [...state.sessions.values()], [...state.insurance],
+    totalsData(state.fees), totalsData(state.deposited), totalsData(state.withdrawn), [...state.sessions.values()], [...state.insurance],
     state.nextOrderListId,
   ]
   // Last, and only once declared (core/rules.ts): an undeclared log's snapshots encode as before.
@@ -163,7 +166,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
     insurance, nextOrderListId, rules] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
-      string[], Withdrawal[], number, [string, number][], [string, number | bigint][], [string, number | bigint][], Session[],
+      string[], Withdrawal[], number, [string, number | bigint][], [string, number | bigint][], [string, number | bigint][], Session[],
       [string, number][] | undefined, number | undefined, number | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()

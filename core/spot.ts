@@ -6,7 +6,7 @@ import { mulDivCeil } from './arith.js'
 import { assert } from './assert.js'
 import { ensureSpotBalance } from './accounts.js'
 import type { SpotFillSide } from './events.js'
-import { addTo, type Order, type SpotMarket, type State } from './state.js'
+import { addFee, type Order, type SpotMarket, type State } from './state.js'
 
 const PPM = 1_000_000
 
@@ -61,7 +61,7 @@ export function settleSpotSide(state: State, m: SpotMarket, o: Order, lots: numb
     quote.free += quoteAmount - fee
   }
   assert(quote.locked >= 0 && base.locked >= 0 && o.lockedRemaining >= 0, 'spot lock went negative')
-  if (fee !== 0) addTo(state.fees, feeAsset, fee)
+  if (fee !== 0) addFee(state.fees, feeAsset, fee)
 
   o.executedQtyLots += lots
   o.cumQuoteTicksLots += lots * priceTicks

@@ -4,6 +4,7 @@
 import type { Bracket, MarginType, MarketStatus, OrderType, PositionSide, PriceMatch, Side, StpMode, TimeInForce } from './commands.js'
 import type { ConditionalFields, OrderStatus, Peg, WithdrawalStatus } from './events.js'
 export type { Peg } from './events.js'
+import { addExact } from './arith.js'
 import { Book, type Level } from './book.js'
 import { ClientIdIndex } from './client-id-index.js'
 import { GtdQueue } from './gtd.js'
@@ -360,8 +361,8 @@ export interface State {
   nextWithdrawalId: number
   /** Next OCO order list id (core/order-lists.ts), one sequence across markets as Binance's orderListId. */
   nextOrderListId: number
-  /** Fees collected per asset, ledger units. */
-  fees: Map<string, number>
+  /** Fees collected per asset, ledger units: numbers, bigints past 2^53 (`addFee`). */
+  fees: Map<string, number | bigint>
   /**
    * Everything ever deposited and withdrawn per asset, ledger units. Bigints: over an exchange's
    * life they pass 2^53 (9.0e9 USDT at 6 decimals), where numbers stop counting exactly.
@@ -441,8 +442,12 @@ export function positionOf(h: PerpHolding, side: PositionSide): Position {
   return side === 'BOTH' ? h.both : side === 'LONG' ? h.long : h.short
 }
 
-export function addTo(map: Map<string, number>, key: string, delta: number): void {
-  map.set(key, (map.get(key) ?? 0) + delta)
+/**
+ * Adds to the fees collected: a number while exact, a bigint past 2^53 units (9.0e9 USDT at
+ * scale 6), which an exchange's lifetime fees reach; `addExact` pays for bigints only then.
+ */
+export function addFee(fees: Map<string, number | bigint>, asset: string, delta: number): void {
+  fees.set(asset, addExact(fees.get(asset) ?? 0, delta))
 }
 
 /** addTo for the lifetime totals (deposited, withdrawn), which outgrow numbers. */

@@ -7,6 +7,9 @@ import { ALICE, BOB, BTCPERP, NO_BAND_GENESIS, TestExchange, USDT } from '../hel
 import { limit, market, tradeEvents } from '../helpers/commands.js'
 import type { PerpFillSide } from '../../core/events.js'
 import { marginView } from '../../core/margin.js'
+import { stateLeaves, stateRoot } from '../../core/root.js'
+import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
+import { moneyViolations } from '../../sim/model/invariants.js'
 
 type Figures = Pick<PerpFillSide, 'account' | 'fee' | 'realizedPnl' | 'positionQtyLots' | 'positionCostTicksLots' | 'wallet'>
 
@@ -97,7 +100,7 @@ t.test('open, add, partial close, full close through zero: fees, PnL, entry, wal
   t.equal(ex.sub(ALICE).perpWallet, 9_983_794_100)
   t.equal(ex.sub(BOB).perpWallet, 10_014_386_600)
   t.equal(ex.state.fees.get('USDT'), 1_819_300)
-  t.equal(ex.sub(ALICE).perpWallet + ex.sub(BOB).perpWallet + ex.state.fees.get('USDT')!, 20_000 * USDT)
+  t.equal(ex.sub(ALICE).perpWallet + ex.sub(BOB).perpWallet + Number(ex.state.fees.get('USDT')), 20_000 * USDT)
   t.same(marginView(ex.state, ex.sub(ALICE)), { wallet: 9_983_794_100, unrealizedPnl: 0, initialMargin: 0, available: 9_983_794_100 },
     'flat: nothing held')
 })
@@ -197,4 +200,27 @@ t.test('partial closes round realized PnL down for longs and shorts', async (t) 
     t.same([tr.taker.realizedPnl, tr.taker.positionQtyLots, tr.taker.positionCostTicksLots], r.alice, `${r.name}: Alice`)
     t.same([tr.maker.realizedPnl, tr.maker.positionQtyLots, tr.maker.positionCostTicksLots], r.bob, `${r.name}: Bob`)
   }
+})
+
+t.test('fees collected count exactly past 2^53 units (9.0e9 USDT), in the root and the snapshot', async (t) => {
+  const ex = new TestExchange()
+  ex.fund(ALICE, 10_000)
+  ex.fund(BOB, 10_000)
+  // An exchange that has already collected 2^53 − 100 units; the same amount deposited before
+  // keeps the books balanced (wallets + fees = deposited − withdrawn).
+  const before = Number.MAX_SAFE_INTEGER - 100
+  ex.state.fees.set('USDT', before)
+  ex.state.deposited.set('USDT', ex.state.deposited.get('USDT')! + BigInt(before))
+  ex.ok(limit(BOB, 'SELL', 500_000, 10))
+  ex.ok(limit(ALICE, 'BUY', 500_000, 10)) // fees 100,000 maker + 250,000 taker
+  const total = BigInt(before) + 350_000n
+  t.equal(ex.state.fees.get('USDT'), total, 'as a number, the sum would have rounded')
+  t.same(moneyViolations(ex.state), [], 'money is conserved in exact arithmetic')
+  t.ok(stateLeaves(ex.state).includes(`fees|USDT|${total}`), 'the root hashes the exact total')
+  const restored = decodeSnapshot(encodeSnapshot(ex.state))
+  t.equal(restored.fees.get('USDT'), total)
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  ex.ok(limit(BOB, 'SELL', 500_000, 2))
+  ex.ok(limit(ALICE, 'BUY', 500_000, 2))
+  t.equal(ex.state.fees.get('USDT'), total + 70_000n, 'and keeps counting')
 })
