@@ -4,7 +4,7 @@
 
 import Fastify from 'fastify'
 import t from 'tap'
-import { eventLoopDelay, requestTime, serveMetrics } from '../../bin/metrics.js'
+import { eventLoopDelay, processGauges, requestTime, serveMetrics } from '../../bin/metrics.js'
 
 function gauge(text: string, name: string): number {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)
@@ -73,4 +73,23 @@ t.test('an unknown path is a Binance-style 404', async (t) => {
   const res = await fetch(`http://127.0.0.1:${port}/nope`)
   t.equal(res.status, 404)
   t.same(await res.json(), { code: -1000, msg: 'Not found.' })
+})
+
+t.test('the process\'s memory and CPU, under the names Prometheus\' Node.js clients use', async (t) => {
+  const server = await serveMetrics('127.0.0.1', 0, processGauges)
+  t.teardown(() => server.close())
+  const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`)).text()
+  const before = await scrape()
+  t.match(before, /^# TYPE process_cpu_seconds_total counter$/m)
+  t.match(before, /^# TYPE process_resident_memory_bytes gauge$/m)
+  t.ok(gauge(before, 'process_resident_memory_bytes') > gauge(before, 'nodejs_heap_size_used_bytes'), 'resident memory covers the heap')
+  t.ok(gauge(before, 'nodejs_heap_size_total_bytes') >= gauge(before, 'nodejs_heap_size_used_bytes'))
+
+  const held = Buffer.alloc(64 * 1024 * 1024, 1)
+  block(300)
+  const after = await scrape()
+  // Absolute, not differences: what earlier tests left may be collected in between.
+  t.ok(gauge(after, 'nodejs_external_memory_bytes') >= held.length, '64 MiB of buffers held show as external memory')
+  t.ok(gauge(after, 'process_resident_memory_bytes') >= held.length + gauge(after, 'nodejs_heap_size_used_bytes'), 'and in resident memory, with the heap')
+  t.ok(gauge(after, 'process_cpu_seconds_total') - gauge(before, 'process_cpu_seconds_total') >= 0.25, '300 ms of work shows as CPU time')
 })

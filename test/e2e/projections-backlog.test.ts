@@ -33,6 +33,8 @@ t.test('held at every batch for the projections, the exchange still answers ever
   t.same(await history(), ids, 'every order in the history at once (read-your-writes)')
   const m = await gauges()
   t.equal(m.exchange_rules_version, RULES_VERSION, 'the node runs the rules its sequencer declared')
+  t.ok(m.process_resident_memory_bytes! > m.nodejs_heap_size_used_bytes! && m.nodejs_heap_size_used_bytes! > 0, 'the node shows its memory')
+  t.ok(m.process_cpu_seconds_total! > 0, 'and its CPU time')
   t.ok(m.exchange_apply_holds_total! > 0, `held ${m.exchange_apply_holds_total} times`)
   // The exchange's own ticks go on arriving and may be held for a moment at any scrape.
   t.equal((await eventually(gauges, (g) => g.exchange_apply_held === 0)).exchange_apply_held, 0, 'not held once the projections have caught up')
