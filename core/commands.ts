@@ -449,7 +449,10 @@ export interface CreateSession extends Issuer {
    * (type Session), or, with rsaPublicKey, over those and the key (type RsaSession).
    */
   signature: string
-  /** An RSA-keyed session (POST /fapi/v1/apiKey/rsa): SPKI PEM, as RegisterRsaKey takes it. */
+  /**
+   * A session keyed by a public key (POST /fapi/v1/apiKey/rsa), RSA or Ed25519 (the name predates
+   * Ed25519 keys; logs keep it): SPKI PEM, as RegisterRsaKey takes it.
+   */
   rsaPublicKey?: string
 }
 
@@ -459,7 +462,7 @@ export interface RevokeSession extends Issuer {
 }
 
 /**
- * Attaches an RSA public key to the issuer's live session, so requests may be signed with the
+ * Attaches a public key, RSA or Ed25519, to the issuer's live session, so requests may be signed with the
  * matching private key instead of the HMAC secret. A public key is no secret: the log keeps it.
  * The gateway parsed it and checked its size; the core checks only its shape.
  */

@@ -339,7 +339,7 @@ export interface Session {
   expiresAt: number
   createdAt: number
   signature: string
-  /** SPKI PEM of the RSA key requests may also be signed with; absent until one is registered. */
+  /** SPKI PEM of the RSA or Ed25519 key requests may also be signed with; absent until one is registered. */
   rsaPublicKey?: string
   /** Until when (entry time, ms) the session's listen key is live; absent or 0 when it has none. */
   listenKeyUntil?: number

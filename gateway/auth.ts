@@ -12,7 +12,7 @@ import {
   timestampAhead, timestampOutsideRecvWindow,
 } from './errors.js'
 import { checkDuplicates, rawRequest, type RawRequest } from './params.js'
-import { rsaSignatureValid } from './rsa.js'
+import { publicKeySignatureValid } from './public-keys.js'
 
 export type Security = 'USER_STREAM' | 'MARKET_DATA' | 'TRADE' | 'USER_DATA'
 
@@ -75,9 +75,9 @@ export function checkSignature(ctx: GatewayContext, session: Session, r: Omit<Ra
   const given = r.params.get('signature')
   if (given === undefined || given === '') throw mandatoryParam('signature')
   const payload = withoutSignature(r.rawQuery) + withoutSignature(r.rawBody)
-  // An HMAC signature is 64 hex digits; anything else is an RSA one if the session has a key.
+  // An HMAC signature is 64 hex digits; anything else is the key's (RSA or Ed25519) if the session has one.
   if (session.rsaPublicKey !== undefined && given.length !== 64) {
-    if (!rsaSignatureValid(session.rsaPublicKey, payload, given)) throw invalidSignature()
+    if (!publicKeySignatureValid(session.rsaPublicKey, payload, given)) throw invalidSignature()
     return
   }
   const expected = createHmac('sha256', sessionKey(ctx.masterSecret, session.apiKey)).update(payload).digest()

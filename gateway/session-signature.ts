@@ -17,7 +17,8 @@ export const SESSION_TYPES: Record<string, TypedDataField[]> = {
 }
 
 /**
- * An RSA-keyed session (POST /fapi/v1/apiKey/rsa): the same fields and the public key, as
+ * A session keyed by a public key, RSA or Ed25519 (POST /fapi/v1/apiKey/rsa; the type keeps the
+ * name it had when RSA was the only kind): the same fields and the public key, as
  * SPKI PEM with 64-character lines and a final newline (what `openssl rsa -pubout` and
  * Node's KeyObject export write), so the wallet's signature covers the key it authorizes.
  */

@@ -1,7 +1,7 @@
 // Sessions (API.md "Sessions"): POST opens one from a wallet's EIP-712 signature and returns
 // the API key and its secret; GET shows it; DELETE revokes it. One live session per
-// sub-account: a new one replaces the old. POST /fapi/v1/apiKey/rsa opens an RSA-keyed
-// session from a wallet signature, or adds an RSA key to the caller's session.
+// sub-account: a new one replaces the old. POST /fapi/v1/apiKey/rsa opens a session keyed by
+// an RSA or Ed25519 public key from a wallet signature, or adds such a key to the caller's session.
 
 import type { FastifyPluginAsync } from 'fastify'
 import { getAddress } from 'ethers'
@@ -12,7 +12,7 @@ import type { GatewayContext } from '../context.js'
 import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, timestampAhead, timestampOutsideRecvWindow } from '../errors.js'
 import { checkDuplicates, rawRequest } from '../params.js'
 import { sessionDocs } from '../schemas/session.js'
-import { canonicalRsaPublicKey } from '../rsa.js'
+import { canonicalPublicKey } from '../public-keys.js'
 import { sessionSigner } from '../session-signature.js'
 import type { WeightCounter } from '../weights.js'
 
@@ -86,7 +86,7 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     return { apiKey, secretKey: secretFor(ctx.masterSecret, apiKey), address, subAccount, permissions, expiresAt }
   })
 
-  // RSA keys (API.md "Sessions"). Without an API key: a wallet-signed request, like a session's
+  // RSA keys (API.md "Sessions"), and Ed25519 keys the same way. Without an API key: a wallet-signed request, like a session's
   // with the key in the signed message, opens an RSA-keyed session (replacing the old one) and
   // returns its apiKey; requests are then signed with the private key. With an API key (a
   // signed request): the key is added to the caller's session. A public key is not a secret,
@@ -97,14 +97,14 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       const raw = rawRequest(req)
       checkDuplicates(raw)
       const { params } = raw
-      const command = walletSigned(params, canonicalRsaPublicKey(required(params, 'publicKey')))
+      const command = walletSigned(params, canonicalPublicKey(required(params, 'publicKey')))
       const ack = await ctx.submit(command)
       if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
       const { apiKey, account: address, sub: subAccount, permissions, expiresAt, rsaPublicKey } = command
       return { apiKey, address, subAccount, permissions, expiresAt, publicKey: rsaPublicKey }
     }
     const { session, params } = authenticate(ctx, req, 'USER_DATA')
-    const publicKey = canonicalRsaPublicKey(required(params, 'publicKey'))
+    const publicKey = canonicalPublicKey(required(params, 'publicKey'))
     const ack = await ctx.submit({ type: 'RegisterRsaKey', account: session.account, sub: session.sub,
       apiKey: session.apiKey, publicKey })
     if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin', param: 'publicKey' })

@@ -1,5 +1,5 @@
 // Schemas of the session routes: open a session from a wallet's EIP-712 signature, show it,
-// revoke it, register an RSA key on it.
+// revoke it, register an RSA or Ed25519 key on it.
 
 import { int, object, route, str, strings } from './common.js'
 
@@ -23,11 +23,11 @@ export const sessionDocs = {
     family: 'session', summary: "Revoke the caller's session", security: 'USER_DATA', weight: 1, response: object({}),
   }),
   rsaKey: route({
-    family: 'session', summary: 'RSA keys: open an RSA-keyed session from a wallet signature, or add a key to yours',
+    family: 'session', summary: 'RSA and Ed25519 keys: open a key-signed session from a wallet signature, or add a key to yours',
     description: 'Without X-MBX-APIKEY: the session fields (address, subAccount, permissions, expiresAt, nonce) and '
-      + 'publicKey, with signature = the EIP-712 signature of RsaSession {address, subAccount, permissions, expiresAt, '
+      + 'publicKey (an RSA key of 2048 to 4096 bits or an Ed25519 key), with signature = the EIP-712 signature of RsaSession {address, subAccount, permissions, expiresAt, '
       + 'nonce, publicKey} (publicKey as SPKI PEM, 64-character lines, final newline); opens a session whose requests are '
-      + 'signed with the RSA private key (PKCS#1 v1.5, SHA-256, base64) and returns its apiKey. With X-MBX-APIKEY: a '
+      + 'signed with the private key (base64: RSA PKCS#1 v1.5 SHA-256, or Ed25519) and returns its apiKey. With X-MBX-APIKEY: a '
       + 'signed request (timestamp, signature) that adds publicKey to the caller\'s session; HMAC keeps working.',
     security: 'NONE', weight: 1,
     params: ['address', 'subAccount', 'permissions', 'expiresAt', 'nonce', 'publicKey', 'timestamp', 'recvWindow', 'signature'],

@@ -116,6 +116,26 @@ t.test('RSA signatures: base64 over the same sorted text', async (t) => {
   t.same(wrong.error, { code: -1022, msg: 'Signature for this request is not valid.' })
 })
 
+t.test('Ed25519 signatures: base64 over the same sorted text, and session.logon by one (as Binance asks)', async (t) => {
+  const { rig, open, keys } = await setup(t)
+  const pair = generateKeyPairSync('ed25519')
+  const publicKey = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString()
+  t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/apiKey/rsa', { publicKey })).statusCode, 200)
+  const edSign = (p: P, key = pair.privateKey): string =>
+    sign(null, Buffer.from(signaturePayload(new Map(Object.entries(p).map(([k, v]) => [k, String(v)])))), key).toString('base64')
+  const ws = await open()
+  const p: P = { ...ORDER, newClientOrderId: 'ed-ws', apiKey: keys.apiKey, timestamp: rig.ex.time }
+  t.match(await call(ws, 'order.place', { ...p, signature: edSign(p) }), { status: 200, result: { orderId: 1, clientOrderId: 'ed-ws' } })
+  const wrong = await call(ws, 'order.place', { ...p, newClientOrderId: 'ed-x', signature: edSign(p, generateKeyPairSync('ed25519').privateKey) })
+  t.same(wrong.error, { code: -1022, msg: 'Signature for this request is not valid.' })
+
+  const logonParams: P = { apiKey: keys.apiKey, timestamp: rig.ex.time }
+  const logon = await call(ws, 'session.logon', { ...logonParams, signature: edSign(logonParams) })
+  t.match(logon.result, { apiKey: keys.apiKey, authorizedSince: rig.ex.time })
+  const unsigned = await call(ws, 'order.place', { ...ORDER, newClientOrderId: 'ed-logon', timestamp: rig.ex.time })
+  t.match(unsigned, { status: 200, result: { orderId: 2, clientOrderId: 'ed-logon', status: 'NEW' } }, 'then requests go unsigned')
+})
+
 t.test('session.logon: later requests on the connection need no apiKey or signature', async (t) => {
   const { rig, open, keys } = await setup(t)
   const ws = await open()
