@@ -45,8 +45,7 @@ export class Anchorer {
   }
 
   start(): void {
-    this.loop ??= pollLoop(() => this.post(), this.o.intervalMs ?? 10_000,
-      (err) => this.logger.warn({ err: err.message }, 'anchor: post failed, retrying'))
+    this.loop ??= pollLoop(() => this.post(), this.o.intervalMs ?? 10_000, this.logger, 'anchor')
   }
 
   async stop(): Promise<void> {

@@ -56,8 +56,7 @@ export class DepositWatcher {
   get cursor(): number { return this.next }
 
   start(): void {
-    this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500,
-      (err) => this.logger.warn({ err: err.message }, 'deposit watcher: poll failed, retrying'))
+    this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500, this.logger, 'deposit watcher')
   }
 
   async stop(): Promise<void> {

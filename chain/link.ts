@@ -15,13 +15,28 @@ export type { Logger }
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} }
 
-/** Runs `step` every `intervalMs` (never two at once) until stopped; errors go to `onError`. */
-export function pollLoop(step: () => Promise<unknown>, intervalMs: number, onError: (err: Error) => void): { stop(): Promise<void> } {
+/**
+ * Runs `step` every `intervalMs` (never two at once) until stopped. A failing step is retried at
+ * the same pace, and logged as `<name>: poll failed, retrying` at its 1st, 2nd, 4th, 8th…
+ * consecutive failure (with the count), so an hour without the chain is a dozen lines rather
+ * than thousands; the first success after failures logs `<name>: recovered`.
+ */
+export function pollLoop(step: () => Promise<unknown>, intervalMs: number, logger: Logger, name: string): { stop(): Promise<void> } {
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> = Promise.resolve()
+  let failures = 0
+  const succeeded = (): void => {
+    if (failures > 0) logger.info({ failures }, `${name}: recovered`)
+    failures = 0
+  }
+  const failed = (err: Error): void => {
+    failures += 1
+    // A power of two: 1, 2, 4, 8…
+    if ((failures & (failures - 1)) === 0) logger.warn({ err: err.message, failures }, `${name}: poll failed, retrying`)
+  }
   const tick = (): void => {
-    running = step().then(() => undefined, (err: Error) => onError(err)).then(() => {
+    running = step().then(succeeded, failed).then(() => {
       if (!stopped) timer = setTimeout(tick, intervalMs)
     })
   }

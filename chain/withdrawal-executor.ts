@@ -36,8 +36,7 @@ export class WithdrawalExecutor {
   }
 
   start(): void {
-    this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500,
-      (err) => this.logger.warn({ err: err.message }, 'withdrawal executor: poll failed, retrying'))
+    this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500, this.logger, 'withdrawal executor')
   }
 
   async stop(): Promise<void> {
