@@ -8,7 +8,7 @@ import t from 'tap'
 import { generateKeyPairSync } from 'node:crypto'
 import ccxt from 'ccxt'
 import { WebsocketAPIClient } from 'binance'
-import { quiet } from '../helpers/binance-inbox.js'
+import { inbox, quiet } from '../helpers/binance-inbox.js'
 import { startLiveExchange } from '../helpers/live-exchange.js'
 
 t.test('ccxt and the binance WebSocket API client trade with an Ed25519 key', { timeout: 60_000 }, async (t) => {
@@ -38,16 +38,22 @@ t.test('ccxt and the binance WebSocket API client trade with an Ed25519 key', { 
   // The binance package chooses session.logon for an Ed25519 key (HMAC and RSA sign each request).
   const ws = new WebsocketAPIClient({ api_key: live.maker.apiKey, api_secret: secret, wsUrl: live.base.replace(/^http/, 'ws') }, quiet)
   t.teardown(() => ws.getWSClient().closeAll(true))
+  const events = inbox(ws.getWSClient())
   const futures = await ws.submitNewFuturesOrder('usdm', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC',
     quantity: '0.010', price: '20000', newClientOrderId: 'ed-ws', timestamp: Date.now() })
   t.match(futures, { status: 200, result: { orderId: 2, clientOrderId: 'ed-ws', status: 'NEW', origQty: '0.010' } })
   t.match(await ws.cancelFuturesOrder('usdm', { symbol: 'BTCUSDTPERP', orderId: 2, timestamp: Date.now() }),
     { status: 200, result: { orderId: 2, status: 'CANCELED' } })
+  // Logged on, the package subscribes the spot user data with userDataStream.subscribe, unsigned.
+  t.match(await ws.subscribeUserDataStream('mainWSAPI'), { status: 200, result: { subscriptionId: 0 } })
   // Logged on, requests still carry their timestamp (Binance's rule; the package's comment says
   // so, though its spot order type leaves the field out).
   const spotOrder = { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.01', price: '20000',
     newClientOrderId: 'ed-spot', timestamp: Date.now() } as Parameters<WebsocketAPIClient['submitNewSpotOrder']>[0]
   const spot = await ws.submitNewSpotOrder(spotOrder)
   t.match(spot, { status: 200, result: { symbol: 'BTCUSDT', clientOrderId: 'ed-spot', status: 'NEW' } })
+  const report = await events.until((e) => e.e === 'executionReport' && e.c === 'ed-spot')
+  t.match(report, { s: 'BTCUSDT', S: 'BUY', x: 'NEW', X: 'NEW', q: '0.0100', p: '20000.00' }, 'the subscription streams the order')
+  t.same(events.exceptions, [], 'no client exception')
   t.same(live.offMachine, [], 'no connection left this machine')
 })
