@@ -88,6 +88,15 @@ export function klineEvent(m: Market, interval: KlineInterval, k: KlineRecord, c
   }
 }
 
+/**
+ * A perpetual's kline on `<pair>_perpetual@continuousKline_<interval>`: Binance's
+ * `continuous_kline`, named by pair (`ps`) and contract type (`ct`), its `k` without a symbol.
+ */
+export function continuousKlineEvent(m: PerpMarket, interval: KlineInterval, k: KlineRecord, closed: boolean, now: number): object {
+  const { k: { s: _symbol, ...body } } = klineEvent(m, interval, k, closed, now) as { k: { s: string } }
+  return { e: 'continuous_kline', E: now, ps: m.pair, ct: 'PERPETUAL', k: body }
+}
+
 interface TickerFields {
   priceChange: string; priceChangePercent: string; weightedAvgPrice: string; lastPrice: string; lastQty: string
   openPrice: string; highPrice: string; lowPrice: string; volume: string; quoteVolume: string

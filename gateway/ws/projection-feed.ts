@@ -10,7 +10,7 @@ import type { Market, State } from '../../core/state.js'
 import { bucketClose, bucketOpen, KLINE_INTERVALS, type Projections } from '../../replica/projections/index.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import type { StreamHub } from './hub.js'
-import { aggTradeEvent, klineEvent, miniTickerEvent, tickerEvent, windowTickerEvent } from './format-stream.js'
+import { aggTradeEvent, continuousKlineEvent, klineEvent, miniTickerEvent, tickerEvent, windowTickerEvent } from './format-stream.js'
 import { ALL_MARKETS_KIND, streamName, TICKER_WINDOWS, type TickerWindow } from './streams.js'
 
 interface Traded {
@@ -116,7 +116,7 @@ export class ProjectionFeed {
       if (s === undefined || t === undefined) continue
       for (const interval of KLINE_INTERVALS) {
         const name = streamName.kline(s.symbol, interval)
-        if (!this.hub.has(name)) continue
+        if (!this.klineListened(s.m, interval)) continue
         const sent = this.klines.get(name)
         const openTime = bucketOpen(interval, t.time)
         if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, id, interval, sent.openTime, true, name)
@@ -125,14 +125,23 @@ export class ProjectionFeed {
     }
     // Klines that ended with no trade after them: their final form.
     for (const [name, sent] of [...this.klines]) {
-      if (!this.hub.has(name)) { this.klines.delete(name); continue }
-      if (sent.closed || now <= sent.closeTime) continue
       const at = name.indexOf('@kline_')
       const m = this.state().marketsBySymbol.get(name.slice(0, at).toUpperCase())
-      if (m === undefined) continue
+      const interval = name.slice(at + 7) as (typeof KLINE_INTERVALS)[number]
+      if (m === undefined || !this.klineListened(m, interval)) { this.klines.delete(name); continue }
+      if (sent.closed || now <= sent.closeTime) continue
       if (this.klineDirty.has(m.marketId)) continue
-      await this.sendKline(m, m.marketId, name.slice(at + 7) as (typeof KLINE_INTERVALS)[number], sent.openTime, true, name)
+      await this.sendKline(m, m.marketId, interval, sent.openTime, true, name)
     }
+  }
+
+  /**
+   * Whether anyone listens to a market's klines of `interval`: by symbol, or a perpetual's by its
+   * pair's continuous klines (contract type PERPETUAL).
+   */
+  private klineListened(m: Market, interval: (typeof KLINE_INTERVALS)[number]): boolean {
+    return this.hub.has(streamName.kline(m.symbol.toLowerCase(), interval))
+      || (m.kind === 'PERP' && this.hub.has(streamName.continuousKline(m.pair.toLowerCase(), interval)))
   }
 
   private async sendKline(m: Market, id: number, interval: (typeof KLINE_INTERVALS)[number], openTime: number,
@@ -140,7 +149,11 @@ export class ProjectionFeed {
     const [k] = await this.projections.klines(id, interval, { startTime: openTime, endTime: openTime, limit: 1 })
     if (k === undefined) return
     this.klines.set(name, { openTime: k.openTime, closeTime: k.closeTime, closed })
-    this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()))
+    if (this.hub.has(name)) this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()))
+    if (m.kind === 'PERP') {
+      const continuous = streamName.continuousKline(m.pair.toLowerCase(), interval)
+      if (this.hub.has(continuous)) this.hub.publish(continuous, continuousKlineEvent(m, interval, k, closed, this.now()))
+    }
   }
 
   /** `<s>@ticker` / `!ticker@arr` (and the mini forms) for the markets traded since the last one. */

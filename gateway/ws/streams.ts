@@ -14,6 +14,11 @@ export type StreamSpec =
   | { kind: 'trade'; symbol: string }
   | { kind: 'aggTrade'; symbol: string }
   | { kind: 'kline'; symbol: string; interval: KlineInterval }
+  /**
+   * `<pair>_<contractType>@continuousKline_<interval>`: the klines of the pair's contract of
+   * that type; only PERPETUAL has one here (the others are well-formed and carry nothing).
+   */
+  | { kind: 'continuousKline'; pair: string; contractType: ContractType; interval: KlineInterval }
   /** symbol null: the `!…@arr` form over every market. */
   | { kind: 'markPrice'; symbol: string | null; fast: boolean }
   | { kind: 'indexPrice'; pair: string; fast: boolean }
@@ -31,6 +36,10 @@ export type StreamSpec =
 export const TICKER_WINDOWS = ['1h', '4h', '1d'] as const
 export type TickerWindow = (typeof TICKER_WINDOWS)[number]
 const isTickerWindow = (w: string): w is TickerWindow => (TICKER_WINDOWS as readonly string[]).includes(w)
+
+/** Binance USD-M's contract types, as continuous kline stream names spell them. */
+type ContractType = 'perpetual' | 'current_quarter' | 'next_quarter'
+const CONTINUOUS = /^([a-z0-9]{1,32})_(perpetual|current_quarter|next_quarter)@continuousKline_([0-9a-zA-Z]+)$/
 
 /** Most streams one connection may hold (Binance: 1024). */
 export const STREAMS_PER_CONNECTION_MAX = 1024
@@ -51,6 +60,11 @@ export function parseStream(name: unknown): StreamSpec | null {
     case '!miniTicker@arr': return { kind: 'miniTicker', symbol: null }
     case '!bookTicker': return { kind: 'bookTicker', symbol: null }
     case '!forceOrder@arr': return { kind: 'forceOrder', symbol: null }
+  }
+  const continuous = CONTINUOUS.exec(name)
+  if (continuous) {
+    const interval = continuous[3]!
+    return isKlineInterval(interval) ? { kind: 'continuousKline', pair: continuous[1]!, contractType: continuous[2] as ContractType, interval } : null
   }
   const arrWindow = /^!ticker_([0-9a-z]+)@arr$/.exec(name)
   if (arrWindow) return isTickerWindow(arrWindow[1]!) ? { kind: 'windowTicker', symbol: null, window: arrWindow[1] } : null
@@ -105,6 +119,8 @@ export const streamName = {
   trade: (symbol: string): string => `${symbol}@trade`,
   aggTrade: (symbol: string): string => `${symbol}@aggTrade`,
   kline: (symbol: string, interval: KlineInterval): string => `${symbol}@kline_${interval}`,
+  /** A perpetual's klines under its pair (lowercase, as `kline` takes its symbol). */
+  continuousKline: (pair: string, interval: KlineInterval): string => `${pair}_perpetual@continuousKline_${interval}`,
   markPrice: (symbol: string | null, fast: boolean): string =>
     `${symbol === null ? '!markPrice@arr' : `${symbol}@markPrice`}${fast ? '@1s' : ''}`,
   indexPrice: (pair: string, fast: boolean): string => `${pair}@indexPrice${fast ? '@1s' : ''}`,

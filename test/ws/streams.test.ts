@@ -120,6 +120,40 @@ t.test('trade, depth, book ticker, aggregate trade, kline and tickers follow the
   c.close()
 })
 
+t.test('a perpetual\'s klines stream by pair as continuous klines (contract type PERPETUAL), alone and closed', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  // Only the continuous stream is subscribed: it must carry the klines on its own. The quarterly
+  // forms are well-formed names and carry nothing (there are no quarterly contracts).
+  const c = await connect(`${rig.base}/stream?streams=btcusdt_perpetual@continuousKline_1m/btcusdt_current_quarter@continuousKline_1m`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  const time = rig.ex.time
+  const minute = Math.floor(time / 60_000) * 60_000
+  const first = await on(c, 'btcusdt_perpetual@continuousKline_1m')
+  t.same(first, {
+    e: 'continuous_kline', E: first.E, ps: 'BTCUSDT', ct: 'PERPETUAL',
+    k: {
+      t: minute, T: minute + 59_999, i: '1m', f: 1, L: 1, o: '50000.0', c: '50000.0', h: '50000.0',
+      l: '50000.0', v: '0.400', n: 1, x: false, q: '20000.0000', V: '0.400', Q: '20000.0000', B: '0',
+    },
+  }, 'Binance\'s continuous_kline: pair and contract type, and the kline without a symbol')
+  t.ok(first.E >= time)
+  await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'next-minute' }, 60_000)
+  t.match(await on(c, 'btcusdt_perpetual@continuousKline_1m', (d) => d.k.x === true), { ps: 'BTCUSDT', k: { t: minute, n: 1, x: true } },
+    'closed once its minute has passed, with no subscriber of the symbol\'s kline stream')
+  t.notOk(c.messages.some((m: any) => m.stream.includes('current_quarter')), 'nothing on the quarterly form')
+
+  // The same names by SUBSCRIBE; an unknown interval or contract type is refused.
+  const raw = await connect(`${rig.base}/ws`)
+  t.same(await raw.request({ method: 'SUBSCRIBE', params: ['ethusdt_perpetual@continuousKline_5m'], id: 1 }), { result: null, id: 1 })
+  for (const bad of ['btcusdt_perpetual@continuousKline_7m', 'btcusdt_weekly@continuousKline_1m', 'btcusdt@continuousKline_1m']) {
+    t.same(await raw.request({ method: 'SUBSCRIBE', params: [bad], id: 2 }), { code: 2, msg: `Invalid request: invalid stream name "${bad}"` }, bad)
+  }
+  c.close()
+  raw.close()
+})
+
 t.test('mark and index price streams print what premiumIndex prints', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
