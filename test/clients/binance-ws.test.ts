@@ -1,7 +1,8 @@
 // The `binance` package's WebsocketClient, unmodified, pointed at a real exchange process by
-// its `wsUrl` option (and `restOptions.baseUrl` for the listen key): a 1m kline stream and the
-// USD-M user data stream see what a scripted sequence of two accounts' REST calls produced,
-// checked as the exact strings Binance prints.
+// its `wsUrl` option (and `restOptions.baseUrl` for the listen key): a 1m kline stream (by symbol
+// and as the pair's continuous contract klines) and the USD-M user data stream see what a
+// scripted sequence of two accounts' REST calls produced, checked as the exact strings Binance
+// prints.
 
 import t from 'tap'
 import { USDMClient, WebsocketClient } from 'binance'
@@ -37,6 +38,8 @@ t.test('binance WebsocketClient: klines and the user data stream see a scripted 
   // The kline subscription resolves once the server acknowledged the SUBSCRIBE
   // (/market/stream), the user data streams once /private/stream?listenKey= is open.
   await takerWs.subscribeKlines(S, '1m', 'usdm')
+  // The perpetual's candles by pair too: the continuous contract kline stream.
+  await takerWs.subscribeContinuousContractKlines('BTCUSDT', 'perpetual', '1m', 'usdm')
   await makerWs.subscribeUsdFuturesUserDataStream()
   await takerWs.subscribeUsdFuturesUserDataStream()
   t.equal([...listenKeysOf(makerWs), ...listenKeysOf(takerWs)].length, 2, 'a listen key per account from POST /fapi/v1/listenKey')
@@ -57,6 +60,9 @@ t.test('binance WebsocketClient: klines and the user data stream see a scripted 
   const kline = await market.until((e) => e.e === 'kline' && (e.k as { v: string }).v === '0.010')
   t.match(kline, { e: 'kline', s: S, k: { s: S, i: '1m', f: 1, L: 1, o: '60000.0', c: '60000.0', h: '60000.0', l: '60000.0',
     v: '0.010', n: 1, q: '600.0000' } }, 'the candle of the one trade')
+  const continuous = await market.until((e) => e.e === 'continuous_kline' && (e.k as { v: string }).v === '0.010')
+  t.match(continuous, { e: 'continuous_kline', ps: 'BTCUSDT', ct: 'PERPETUAL', k: { t: (kline?.k as { t: number } | undefined)?.t, i: '1m', f: 1, L: 1,
+    o: '60000.0', c: '60000.0', v: '0.010', n: 1, q: '600.0000' } }, 'the same candle by pair, as a continuous kline')
 
   // The maker's orders, NEW → FILLED and NEW → CANCELED, in order.
   await makerUser.until((e) => e.e === 'ORDER_TRADE_UPDATE' && (e.o as { X: string }).X === 'CANCELED')
