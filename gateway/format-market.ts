@@ -4,7 +4,7 @@
 
 import type { BookSide } from '../core/book.js'
 import { estimatedFundingRateE8 } from '../core/funding.js'
-import type { Market, PerpMarket, SpotMarket } from '../core/state.js'
+import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import type { AggTradeRecord, KlineRecord, TickerRecord, TradeRecord } from '../replica/projections/index.js'
 import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio, formatUnits, trimZeros } from './decimal.js'
 
@@ -172,4 +172,39 @@ export function spotCommissionBody(m: SpotMarket, forOrder: boolean): object {
   return forOrder
     ? { standardCommissionForOrder: standard, specialCommissionForOrder: zero, taxCommissionForOrder: zero, discount }
     : { symbol: m.symbol, standardCommission: standard, specialCommission: zero, taxCommission: zero, discount }
+}
+
+/** Binance's delivery date of a perpetual (exchangeInfo's `deliveryDate`, `!contractInfo`'s `dt`). */
+export const PERPETUAL_DELIVERY_DATE = 4133404800000
+
+export interface BracketRow {
+  bracket: number
+  initialLeverage: number
+  /** Quote units. */
+  notionalCap: number
+  notionalFloor: number
+  maintMarginRatio: number
+  /** The maintenance amount: notional × rate − this is the bracket's requirement. */
+  cum: number
+}
+
+/** A perpetual's leverage brackets as GET /fapi/v1/leverageBracket lists them. */
+export function leverageBrackets(state: State, m: PerpMarket): BracketRow[] {
+  const scale = state.assets.get(m.quote)!.scale
+  let floor = 0n
+  let cum = 0n
+  let prevMmr = 0n
+  const unit = 10n ** BigInt(scale)
+  return m.brackets.map((b, i) => {
+    const mmr = BigInt(b.mmrPpm)
+    cum += floor * (mmr - prevMmr)
+    const row = {
+      bracket: i + 1, initialLeverage: b.maxLeverage,
+      notionalCap: Number(BigInt(b.notionalCap) / unit), notionalFloor: Number(floor / unit),
+      maintMarginRatio: Number(formatUnits(b.mmrPpm, 6)), cum: Number(formatUnits(cum / 1_000_000n, scale)),
+    }
+    floor = BigInt(b.notionalCap)
+    prevMmr = mmr
+    return row
+  })
 }

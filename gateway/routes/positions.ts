@@ -7,6 +7,7 @@ import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
 import { formatUnits, parseUnits, trimZeros } from '../decimal.js'
+import { leverageBrackets } from '../format-market.js'
 import { ApiError, fromCore, invalidParam, invalidPositionSide } from '../errors.js'
 import { allPerps, limitParam, optional, perpParam, required, timeRange } from '../market-params.js'
 import { tradeDocs } from '../schemas/trade.js'
@@ -18,26 +19,7 @@ interface Options {
 }
 
 function bracketsJson(state: ReturnType<GatewayContext['state']>, m: PerpMarket): object {
-  const scale = state.assets.get(m.quote)!.scale
-  let floor = 0n
-  let cum = 0n
-  let prevMmr = 0n
-  const unit = 10n ** BigInt(scale)
-  return {
-    symbol: m.symbol, notionalCoef: 1,
-    brackets: m.brackets.map((b, i) => {
-      const mmr = BigInt(b.mmrPpm)
-      cum += floor * (mmr - prevMmr)
-      const row = {
-        bracket: i + 1, initialLeverage: b.maxLeverage,
-        notionalCap: Number(BigInt(b.notionalCap) / unit), notionalFloor: Number(floor / unit),
-        maintMarginRatio: Number(formatUnits(b.mmrPpm, 6)), cum: Number(formatUnits(cum / 1_000_000n, scale)),
-      }
-      floor = BigInt(b.notionalCap)
-      prevMmr = mmr
-      return row
-    }),
-  }
+  return { symbol: m.symbol, notionalCoef: 1, brackets: leverageBrackets(state, m) }
 }
 
 export const positionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {

@@ -6,9 +6,9 @@ import { trailingAllowed } from '../../core/spot-stops.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../../core/state.js'
 import { AVG_PRICE_MINS } from '../avg-price.js'
 import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
+import { PERPETUAL_DELIVERY_DATE } from '../format-market.js'
 
 /** Far in the future, as Binance gives perpetuals (2100-12-25). */
-const DELIVERY_DATE = 4133404800000
 export const ORDERS_PER_10S = 300
 export const ORDERS_PER_1M = 1200
 
@@ -74,7 +74,7 @@ export function perpSymbol(state: State, m: PerpMarket): object {
   const notional = trimZeros(formatUnits(m.minNotional, quoteScale(state, m)))
   const bracket0 = m.brackets[0]!
   return {
-    symbol: m.symbol, pair: m.pair, contractType: 'PERPETUAL', deliveryDate: DELIVERY_DATE,
+    symbol: m.symbol, pair: m.pair, contractType: 'PERPETUAL', deliveryDate: PERPETUAL_DELIVERY_DATE,
     onboardDate: m.onboardDate, status: m.status, product_id: m.marketId,
     // Percent with 4 decimals: ppm / 10^4.
     maintMarginPercent: formatUnits(bracket0.mmrPpm, 4),

@@ -7,7 +7,7 @@ import type { ForceOrderEvent, PerpTradeEvent, SpotTradeEvent } from '../../core
 import type { Market, PerpMarket } from '../../core/state.js'
 import type { AggTradeRecord, KlineInterval, KlineRecord, TickerRecord } from '../../replica/projections/index.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { bestOf, depthLevels, premiumIndexBody, tickerBody, type PriceLevel } from '../format-market.js'
+import { bestOf, depthLevels, PERPETUAL_DELIVERY_DATE, premiumIndexBody, tickerBody, type BracketRow, type PriceLevel } from '../format-market.js'
 
 export function tradeEvent(m: Market, e: PerpTradeEvent | SpotTradeEvent, now: number): object {
   return {
@@ -86,6 +86,21 @@ export function klineEvent(m: Market, interval: KlineInterval, k: KlineRecord, c
       V: formatQty(m, k.takerBuyVolumeLots), Q: formatNotional(m, k.takerBuyQuoteVolumeTicksLots), B: '0',
     },
   }
+}
+
+/**
+ * `!contractInfo`: a perpetual's listing or status, as Binance USD-M sends it when one changes;
+ * `bks`, its leverage brackets (`mi`..`ma` the leverages each allows), only with the listing, as
+ * Binance sends them only when they change.
+ */
+export function contractInfoEvent(m: PerpMarket, status: string, brackets: BracketRow[] | null, now: number): object {
+  const event: Record<string, unknown> = { e: 'contractInfo', E: now, s: m.symbol, ps: m.pair, ct: 'PERPETUAL', dt: PERPETUAL_DELIVERY_DATE,
+    ot: m.onboardDate, cs: status }
+  if (brackets !== null) {
+    event.bks = brackets.map((b, i) => ({ bs: b.bracket, bnf: b.notionalFloor, bnc: b.notionalCap, mmr: b.maintMarginRatio, cf: b.cum,
+      mi: i + 1 < brackets.length ? brackets[i + 1]!.initialLeverage + 1 : 1, ma: b.initialLeverage }))
+  }
+  return event
 }
 
 /**

@@ -3,14 +3,15 @@
 // trades as they commit, book tickers after each batch, depth at its cadences, mark and index
 // prices on timers, and the projection-backed streams once their rows are readable.
 
-import type { Event, ForceOrderEvent } from '../../core/events.js'
+import type { Event, ForceOrderEvent, MarketEvent } from '../../core/events.js'
 import type { State } from '../../core/state.js'
 import type { CommittedBatch, GatewayContext } from '../context.js'
 import { DepthBook } from './depth-book.js'
 import { DepthFeed, type FeedPosition } from './depth-feed.js'
-import { bestKey, bookTickerEvent, forceOrderEvent, indexPriceEvent, markPriceEvent, tradeEvent } from './format-stream.js'
+import { bestKey, bookTickerEvent, contractInfoEvent, forceOrderEvent, indexPriceEvent, markPriceEvent, tradeEvent } from './format-stream.js'
 import type { StreamHub } from './hub.js'
 import { ProjectionFeed } from './projection-feed.js'
+import { leverageBrackets } from '../format-market.js'
 import { referencePriceEvent } from '../reference-price.js'
 import { ALL_MARKETS_KIND, DEPTH_SPEEDS, streamName } from './streams.js'
 
@@ -142,6 +143,10 @@ export class MarketFeed {
         this.forceOrder(state, e)
         continue
       }
+      if (e.type === 'market') {
+        this.contractInfo(state, e)
+        continue
+      }
       // An ADL fill is off the book: no public trade.
       if ((e.type !== 'trade' || e.adl) && e.type !== 'spotTrade') continue
       const m = state.markets[e.marketId]
@@ -162,6 +167,15 @@ export class MarketFeed {
     const event = JSON.stringify(forceOrderEvent(m, e, this.ctx.now()))
     this.hub.publish(one, event)
     this.hub.publish(all, event)
+  }
+
+  /** A perpetual listed (its entry's time is its onboardDate) or its status changed. */
+  private contractInfo(state: State, e: MarketEvent): void {
+    const m = state.markets[e.marketId]
+    const name = streamName.contractInfo()
+    if (m === undefined || m.kind !== 'PERP' || !this.hub.has(name)) return
+    // The event's status, not the state's: a later entry of the batch may have changed it again.
+    this.hub.publish(name, contractInfoEvent(m, e.status, e.time === m.onboardDate ? leverageBrackets(state, m) : null, this.ctx.now()))
   }
 
   /** The replica's best levels, when they differ from the last sent; u is the replica's seq. */

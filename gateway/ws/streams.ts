@@ -26,6 +26,14 @@ export type StreamSpec =
   | { kind: 'miniTicker'; symbol: string | null }
   | { kind: 'bookTicker'; symbol: string | null }
   | { kind: 'forceOrder'; symbol: string | null }
+  /** `!contractInfo`: a perpetual listed or its status changed. */
+  | { kind: 'contractInfo' }
+  /**
+   * Binance USD-M streams of what this exchange has none of: the multi-assets mode's asset index
+   * (`!assetIndex@arr`, `<asset>@assetIndex`) and composite indexes (`<s>@compositeIndex`).
+   * Accepted, so a subscription naming them with others is not refused, and never carry data.
+   */
+  | { kind: 'none'; name: string }
   /** A spot market's 5-minute average price (Binance spot's stream). */
   | { kind: 'avgPrice'; symbol: string }
   | { kind: 'referencePrice'; symbol: string }
@@ -60,6 +68,8 @@ export function parseStream(name: unknown): StreamSpec | null {
     case '!miniTicker@arr': return { kind: 'miniTicker', symbol: null }
     case '!bookTicker': return { kind: 'bookTicker', symbol: null }
     case '!forceOrder@arr': return { kind: 'forceOrder', symbol: null }
+    case '!contractInfo': return { kind: 'contractInfo' }
+    case '!assetIndex@arr': return { kind: 'none', name }
   }
   const continuous = CONTINUOUS.exec(name)
   if (continuous) {
@@ -99,6 +109,8 @@ export function parseStream(name: unknown): StreamSpec | null {
     case 'forceOrder': return { kind: 'forceOrder', symbol }
     case 'avgPrice': return { kind: 'avgPrice', symbol }
     case 'referencePrice': return { kind: 'referencePrice', symbol }
+    case 'assetIndex':
+    case 'compositeIndex': return { kind: 'none', name }
     default: return null
   }
 }
@@ -128,6 +140,7 @@ export const streamName = {
   miniTicker: (symbol: string | null): string => symbol === null ? '!miniTicker@arr' : `${symbol}@miniTicker`,
   bookTicker: (symbol: string | null): string => symbol === null ? '!bookTicker' : `${symbol}@bookTicker`,
   forceOrder: (symbol: string | null): string => symbol === null ? '!forceOrder@arr' : `${symbol}@forceOrder`,
+  contractInfo: (): string => '!contractInfo',
   avgPrice: (symbol: string): string => `${symbol}@avgPrice`,
   referencePrice: (symbol: string): string => `${symbol}@referencePrice`,
   windowTicker: (symbol: string | null, window: TickerWindow): string => symbol === null ? `!ticker_${window}@arr` : `${symbol}@ticker_${window}`,

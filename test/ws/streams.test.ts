@@ -4,7 +4,11 @@
 import t from 'tap'
 import { limit } from '../helpers/commands.js'
 import { ALICE, BOB, BTCSPOT } from '../helpers/exchange.js'
-import { connect, ok, streamRig, type Client } from './client.js'
+import { connect, ok, sleep, streamRig, type Client } from './client.js'
+import type { CreatePerpMarket } from '../../core/commands.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
+import type { PerpMarket } from '../../core/state.js'
+import { leverageBrackets } from '../../gateway/format-market.js'
 
 const S = 'btcusdtperp'
 
@@ -152,6 +156,43 @@ t.test('a perpetual\'s klines stream by pair as continuous klines (contract type
   }
   c.close()
   raw.close()
+})
+
+t.test('!contractInfo: a listing with its brackets, then status changes; the streams of what is absent here are accepted', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(`${rig.base}/ws`)
+  // One SUBSCRIBE naming Binance USD-M streams this exchange has nothing for: accepted whole.
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['!contractInfo', '!assetIndex@arr', 'btcusd@assetIndex', `${S}@compositeIndex`], id: 1 }),
+    { result: null, id: 1 })
+  await ok(rig, { type: 'CreateAsset', asset: 'SOL', scale: 8 })
+  const btc = genesisCommands(DEFAULT_GENESIS).find((cmd) => cmd.type === 'CreatePerpMarket') as CreatePerpMarket
+  await ok(rig, { ...btc, marketId: 9, symbol: 'SOLUSDTPERP', pair: 'SOLUSDT', base: 'SOL' })
+  const listedAt = rig.ex.time
+  const listed = await c.next((m) => m.e === 'contractInfo')
+  // The brackets as GET /fapi/v1/leverageBracket lists them, each with the leverages it allows
+  // (from one above the next bracket's most, the last from 1).
+  const brackets = leverageBrackets(rig.ex.state, rig.ex.state.markets[9] as PerpMarket)
+  t.equal(brackets.length, btc.brackets.length)
+  t.same(listed, {
+    e: 'contractInfo', E: listed.E, s: 'SOLUSDTPERP', ps: 'SOLUSDT', ct: 'PERPETUAL', dt: 4133404800000, ot: listedAt, cs: 'TRADING',
+    bks: brackets.map((b, i) => ({ bs: b.bracket, bnf: b.notionalFloor, bnc: b.notionalCap, mmr: b.maintMarginRatio, cf: b.cum,
+      mi: i + 1 < brackets.length ? brackets[i + 1]!.initialLeverage + 1 : 1, ma: b.initialLeverage })),
+  }, 'a listing: the contract and its leverage brackets')
+  t.match(listed.bks[0], { bs: 1, bnf: 0, cf: 0, ma: 125 })
+
+  await ok(rig, { type: 'SetMarketStatus', marketId: 9, status: 'HALT' })
+  await ok(rig, { type: 'SetMarketStatus', marketId: 9, status: 'TRADING' })
+  const halted = await c.next((m) => m.e === 'contractInfo')
+  t.same(halted, { e: 'contractInfo', E: halted.E, s: 'SOLUSDTPERP', ps: 'SOLUSDT', ct: 'PERPETUAL', dt: 4133404800000, ot: listedAt,
+    cs: 'HALT' }, 'a status change, without brackets (they did not change)')
+  t.match(await c.next((m) => m.e === 'contractInfo'), { s: 'SOLUSDTPERP', cs: 'TRADING' })
+  await ok(rig, { type: 'SetMarketStatus', marketId: BTCSPOT, status: 'HALT' })
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  await sleep(300)
+  t.same(c.messages.filter((m: any) => m.e !== undefined), [], 'a spot market\'s status is not a contract\'s; the empty streams stay empty')
+  c.close()
 })
 
 t.test('mark and index price streams print what premiumIndex prints', async (t) => {
