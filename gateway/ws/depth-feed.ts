@@ -46,11 +46,16 @@ export class DepthFeed {
     const pu = lastU.get(m.marketId) ?? this.baseSeq
     lastU.set(m.marketId, pos.seq)
     const name = streamName.depth(m.symbol.toLowerCase(), speed, 0)
-    if (this.hub.has(name)) {
+    // A perpetual's RPI diff stream is its 500 ms diff stream: no RPI orders here (as GET /fapi/v1/rpiDepth).
+    const rpi = speed === 500 && m.kind === 'PERP' ? streamName.rpiDepth(m.symbol.toLowerCase()) : null
+    const toRpi = rpi !== null && this.hub.has(rpi)
+    if (this.hub.has(name) || toRpi) {
       // Best first, as Binance lists them.
       const b = [...changed.bids].sort((x, y) => y - x).map((p): [number, number] => [p, levels.qty(true, p)])
       const a = [...changed.asks].sort((x, y) => x - y).map((p): [number, number] => [p, levels.qty(false, p)])
-      this.hub.publish(name, depthEvent(m, { U: pu + 1, u: pos.seq, pu, T: pos.time }, this.now(), levelsOf(m, b), levelsOf(m, a)))
+      const event = JSON.stringify(depthEvent(m, { U: pu + 1, u: pos.seq, pu, T: pos.time }, this.now(), levelsOf(m, b), levelsOf(m, a)))
+      if (this.hub.has(name)) this.hub.publish(name, event)
+      if (toRpi) this.hub.publish(rpi, event)
     }
     changed.bids.clear()
     changed.asks.clear()

@@ -11,6 +11,8 @@ export const PARTIAL_LEVELS = [5, 10, 20] as const
 
 export type StreamSpec =
   | { kind: 'depth'; symbol: string; speed: DepthSpeed; levels: 0 | 5 | 10 | 20 }
+  /** `<s>@rpiDepth@500ms`: a perpetual's 500 ms diffs (no RPI orders here). */
+  | { kind: 'rpiDepth'; symbol: string }
   | { kind: 'trade'; symbol: string }
   | { kind: 'aggTrade'; symbol: string }
   | { kind: 'kline'; symbol: string; interval: KlineInterval }
@@ -109,6 +111,7 @@ export function parseStream(name: unknown): StreamSpec | null {
     case 'forceOrder': return { kind: 'forceOrder', symbol }
     case 'avgPrice': return { kind: 'avgPrice', symbol }
     case 'referencePrice': return { kind: 'referencePrice', symbol }
+    case 'rpiDepth@500ms': return { kind: 'rpiDepth', symbol }
     case 'assetIndex':
     case 'compositeIndex': return { kind: 'none', name }
     default: return null
@@ -128,6 +131,7 @@ export const ALL_MARKETS_KIND = 'PERP'
 export const streamName = {
   depth: (symbol: string, speed: DepthSpeed, levels: number): string =>
     `${symbol}@depth${levels === 0 ? '' : levels}${speed === 250 ? '' : `@${speed}ms`}`,
+  rpiDepth: (symbol: string): string => `${symbol}@rpiDepth@500ms`,
   trade: (symbol: string): string => `${symbol}@trade`,
   aggTrade: (symbol: string): string => `${symbol}@aggTrade`,
   kline: (symbol: string, interval: KlineInterval): string => `${symbol}@kline_${interval}`,

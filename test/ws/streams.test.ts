@@ -22,7 +22,7 @@ t.test('trade, depth, book ticker, aggregate trade, kline and tickers follow the
   const streams = [
     `${S}@trade`, `${S}@depth@100ms`, `${S}@depth`, `${S}@depth@500ms`, `${S}@depth5@100ms`, `${S}@bookTicker`,
     '!bookTicker', `${S}@aggTrade`, `${S}@kline_1m`, `${S}@ticker`, `${S}@miniTicker`, '!ticker@arr',
-    '!miniTicker@arr', `${S}@forceOrder`, '!forceOrder@arr',
+    '!miniTicker@arr', `${S}@forceOrder`, '!forceOrder@arr', `${S}@rpiDepth@500ms`,
   ]
   const c = await connect(`${rig.base}/stream?streams=${streams.join('/')}`)
   const seq0 = rig.ex.state.seq
@@ -42,6 +42,10 @@ t.test('trade, depth, book ticker, aggregate trade, kline and tickers follow the
       b: [], a: [['50000.0', '1.000']],
     }, `${name}: U follows the last event's u (here the start), though no level moved in between`)
   }
+  t.same(await on(c, `${S}@rpiDepth@500ms`), {
+    e: 'depthUpdate', E: time1, T: time1, s: 'BTCUSDTPERP', U: rig.startSeq + 1, u: seq0 + 1, pu: rig.startSeq,
+    b: [], a: [['50000.0', '1.000']],
+  }, 'the RPI diff stream is the 500 ms one (no RPI orders here)')
 
   // A second ask, then a bid that takes 0.4 of the first.
   await ok(rig, limit(ALICE, 'SELL', 500_100, 500))
