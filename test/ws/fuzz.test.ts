@@ -98,8 +98,9 @@ t.test('the WebSocket API: random frames of any shape', async (t) => {
 const STREAM_NAMES = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('btcusdtperp@aggTrade', 'btcusdtperp@depth', 'btcusdtperp@depth5@100ms',
     'ethusdtperp@kline_1m', 'btcusdtperp@markPrice@1s', '!markPrice@arr', '!ticker@arr', '!bookTicker', 'btcusdt@indexPrice',
-    'zz9@trade') },
-  fc.constantFrom('btcusdtperp@depth7', 'BTCUSDTPERP@trade', '@trade', 'btcusdtperp@', 'btcusdtperp@kline_2m'),
+    'zz9@trade', 'btcusdt_perpetual@continuousKline_1m', '!contractInfo', 'btcusdtperp@rpiDepth@500ms', '!assetIndex@arr') },
+  fc.constantFrom('btcusdtperp@depth7', 'BTCUSDTPERP@trade', '@trade', 'btcusdtperp@', 'btcusdtperp@kline_2m',
+    'btcusdt_perpetual@continuousKline_2m', 'btcusdt_weekly@continuousKline_1m', '_perpetual@continuousKline_1m', 'btcusdtperp@rpiDepth'),
   fc.string({ maxLength: 20 }),
   fc.jsonValue({ maxDepth: 1 }),
 )
