@@ -174,7 +174,7 @@ export function spotCommissionBody(m: SpotMarket, forOrder: boolean): object {
     : { symbol: m.symbol, standardCommission: standard, specialCommission: zero, taxCommission: zero, discount }
 }
 
-/** Binance's delivery date of a perpetual (exchangeInfo's `deliveryDate`, `!contractInfo`'s `dt`). */
+/** Binance's delivery date of a perpetual, far in the future (2100-12-25): exchangeInfo's `deliveryDate`, `!contractInfo`'s `dt`. */
 export const PERPETUAL_DELIVERY_DATE = 4133404800000
 
 export interface BracketRow {

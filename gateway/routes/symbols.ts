@@ -8,7 +8,6 @@ import { AVG_PRICE_MINS } from '../avg-price.js'
 import { formatPrice, formatQty, formatUnits, trimZeros } from '../decimal.js'
 import { PERPETUAL_DELIVERY_DATE } from '../format-market.js'
 
-/** Far in the future, as Binance gives perpetuals (2100-12-25). */
 export const ORDERS_PER_10S = 300
 export const ORDERS_PER_1M = 1200
 

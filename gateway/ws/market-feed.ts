@@ -112,7 +112,7 @@ export class MarketFeed {
       }
       const events = c.results[i]!.events
       this.depthBook.applyEntry(events, touched)
-      this.trades(state, entry.seq, events)
+      this.entryEvents(state, entry.seq, events)
       this.position.seq = entry.seq
       this.position.time = entry.time
     }
@@ -137,7 +137,8 @@ export class MarketFeed {
     }
   }
 
-  private trades(state: State, seq: number, events: readonly Event[]): void {
+  /** An entry's trades, liquidation orders and market listings or status changes, to their streams. */
+  private entryEvents(state: State, seq: number, events: readonly Event[]): void {
     for (const e of events) {
       if (e.type === 'forceOrder') {
         this.forceOrder(state, e)
