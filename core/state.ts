@@ -450,7 +450,10 @@ export function addFee(fees: Map<string, number | bigint>, asset: string, delta:
   fees.set(asset, addExact(fees.get(asset) ?? 0, delta))
 }
 
-/** addTo for the lifetime totals (deposited, withdrawn), which outgrow numbers. */
+/**
+ * Adds to a lifetime total (deposited, withdrawn): always a bigint, as these outgrow numbers;
+ * they change on deposits and withdrawals only, off the fill path `addFee` keeps cheap.
+ */
 export function addToTotal(map: Map<string, bigint>, key: string, delta: number): void {
   map.set(key, (map.get(key) ?? 0n) + BigInt(delta))
 }

@@ -86,11 +86,11 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     return { apiKey, secretKey: secretFor(ctx.masterSecret, apiKey), address, subAccount, permissions, expiresAt }
   })
 
-  // RSA keys (API.md "Sessions"), and Ed25519 keys the same way. Without an API key: a wallet-signed request, like a session's
-  // with the key in the signed message, opens an RSA-keyed session (replacing the old one) and
-  // returns its apiKey; requests are then signed with the private key. With an API key (a
-  // signed request): the key is added to the caller's session. A public key is not a secret,
-  // so the log keeps it.
+  // RSA keys (API.md "Sessions"), and Ed25519 keys the same way. Without an API key: a
+  // wallet-signed request, like a session's with the key in the signed message, opens a session
+  // keyed by it (replacing the old one) and returns its apiKey; requests are then signed with the
+  // private key. With an API key (a signed request): the key is added to the caller's session.
+  // A public key is not a secret, so the log keeps it.
   app.post('/fapi/v1/apiKey/rsa', sessionDocs.rsaKey, async (req) => {
     weights.charge(req.ip, 1)
     if (req.headers['x-mbx-apikey'] === undefined) {
