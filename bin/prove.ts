@@ -8,28 +8,16 @@
 import path from 'node:path'
 import { JsonRpcProvider } from 'ethers'
 import { apply } from '../core/apply.js'
-import { toHex, verifyProof } from '../core/merkle.js'
-import { accountProofs, leafHash } from '../core/root.js'
+import { verifyProof } from '../core/merkle.js'
+import { leafHash, proofTree } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { readAnchors } from '../chain/anchor.js'
 import { readLogFile } from '../chain/log-file.js'
+import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
 import { LevelLogStore } from '../replica/level-log.js'
 
-export const PROOF_FORMAT = 'perp-exchange-balance-proof'
-
-export interface BalanceProof {
-  format: typeof PROOF_FORMAT
-  version: 1
-  seq: number
-  /** The state root after entry `seq`, 0x hex. */
-  root: string
-  /** That entry's hash, 0x hex (the Vault anchors it beside the root). */
-  logHash: string
-  account: string
-  sub: number
-  leaves: { leaf: string; proof: { sibling: string; left: boolean }[] }[]
-}
+export { PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 
 export interface ProveCommand {
   dataDir?: string
@@ -85,11 +73,7 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
   if (stored === undefined || state.accounts.get(stored)!.subs[c.sub] === undefined) {
     throw new Error(`${c.account} sub-account ${c.sub} holds nothing at seq ${state.seq}`)
   }
-  const p = accountProofs(state, stored, c.sub)
-  return {
-    format: PROOF_FORMAT, version: 1, seq: state.seq, root: p.root, logHash: `0x${lastHash}`, account: stored, sub: c.sub,
-    leaves: p.leaves.map(({ leaf, proof }) => ({ leaf, proof: proof.map((s) => ({ sibling: toHex(s.sibling), left: s.left })) })),
-  }
+  return balanceProofIn(proofTree(state), { seq: state.seq, logHash: lastHash }, stored, c.sub)
 }
 
 const bytesOf = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'))

@@ -14,6 +14,7 @@ import { createProjections, startProjectionsWorker, type Projections } from '../
 import { createReplica, type Replica, type Role } from '../replica/replica.js'
 import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
+import { BalanceProver } from '../replica/balance-prover.js'
 import { SnapshotStore } from '../replica/snapshot-store.js'
 import type { Network } from '../replica/network.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
@@ -47,6 +48,8 @@ export interface RunningNode {
   applied: AppliedWatch
   /** Each applied batch, after the projections took it (the gateway's market streams). */
   onCommitted(listener: (c: Committed) => void): () => void
+  /** Balance proofs from this node's checkpoint snapshots (GET /sapi/v1/account/balanceProof). */
+  proofs: BalanceProver
   stop(): Promise<void>
 }
 
@@ -116,8 +119,9 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       })
     },
   })
+  const proofs = new BalanceProver(snapshots)
   return {
-    replica, network, log, projections, applied,
+    replica, network, log, projections, applied, proofs,
     onCommitted(listener) {
       batchListeners.add(listener)
       return () => { batchListeners.delete(listener) }
@@ -128,6 +132,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       replica.node.gate.release()
       await replica.stop()
       await roots.close()
+      await proofs.close()
       await flushing
       await projections.close()
       await log.close()

@@ -30,6 +30,7 @@ export async function serveGateway(config: Config, running: RunningNode,
     now: () => Date.now(), network: config.network, chainId: config.chainId,
     masterSecret: await masterSecret(config), rateLimits: config.rateLimits,
     onCommitted: (listener) => running.onCommitted(listener),
+    balanceProofs: running.proofs,
   }
   const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs,
     onServerError: (err, what) => logger.error({ err: err instanceof Error ? err.stack : String(err), request: what }, 'request failed: answered -1000') })

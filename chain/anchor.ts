@@ -17,6 +17,8 @@ export interface AnchorOptions {
   /** At most one anchor per this many ms. */
   intervalMs?: number
   logger?: Logger
+  /** The newest seq the Vault holds an anchor for, whenever the anchorer learns one (read or posted). */
+  onAnchored?(seq: number): void
 }
 
 export interface Anchored {
@@ -58,6 +60,7 @@ export class Anchorer {
     const cp = this.newest
     if (!cp) return undefined
     const latest = Number(await this.vault.latestSeq())
+    if (latest > 0) this.o.onAnchored?.(latest)
     if (cp.seq <= latest) return undefined
     const logHash = await this.o.logHashAt(cp.seq)
     if (logHash === undefined) return undefined
@@ -66,6 +69,7 @@ export class Anchorer {
         mined(await (this.vault.connect(signer) as Contract).anchor(cp.seq, cp.root, with0x(logHash))))
       const anchored = { seq: cp.seq, root: cp.root, logHash: with0x(logHash), txId: receipt.hash as string }
       this.logger.info(anchored, 'state root anchored')
+      this.o.onAnchored?.(cp.seq)
       return anchored
     } catch (err) {
       // Another anchorer got there first (SeqNotAfter): nothing to do, the Vault has it.

@@ -37,6 +37,8 @@ export interface NodeLink extends ExchangeLink {
   /** The newest checkpoint computed so far (replayed at start), if any. */
   latestCheckpoint(): { seq: number; root: string } | undefined
   logHashAt(seq: number): Promise<string | undefined>
+  /** The newest seq the Vault holds an anchor for, as the anchorer learns it (balance proofs default to it). */
+  anchored?(seq: number): void
 }
 
 export interface ChainServices {
@@ -96,7 +98,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
     const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })
     const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),
-      intervalMs: s.anchorIntervalMs, logger })
+      intervalMs: s.anchorIntervalMs, logger, onAnchored: (seq) => node.anchored?.(seq) })
     const latest = node.latestCheckpoint()
     if (latest) anchorer.offer(latest)
     node.onCheckpoint((cp) => anchorer.offer(cp))

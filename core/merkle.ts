@@ -83,24 +83,40 @@ export function merkleProof(leaves: Uint8Array[], index: number): ProofStep[] {
 
 /** The paths from each of the leaves `indexes` to the root, the tree's levels built once. */
 export function merkleProofs(leaves: Uint8Array[], indexes: number[]): ProofStep[][] {
-  const proofs: ProofStep[][] = indexes.map(() => [])
-  const at = [...indexes]
+  const levels = merkleLevels(leaves)
+  return indexes.map((i) => pathIn(levels, i))
+}
+
+/**
+ * Every level of the tree, the leaves first and the root's level (one node) last: what
+ * pathIn() reads the paths of many leaves from, each hash computed once.
+ */
+export function merkleLevels(leaves: Uint8Array[]): Uint8Array[][] {
+  const levels = [leaves]
   let level = leaves
   while (level.length > 1) {
-    for (let k = 0; k < at.length; k++) {
-      const i = at[k]!
-      const sib = i % 2 === 0 ? i + 1 : i - 1
-      // An odd node at the end is carried up as is: no step.
-      if (sib < level.length) proofs[k]!.push({ sibling: level[sib]!, left: sib < i })
-      at[k] = i >> 1
-    }
     const next: Uint8Array[] = []
     for (let j = 0; j < level.length; j += 2) {
       next.push(j + 1 < level.length ? hashNode(level[j]!, level[j + 1]!) : level[j]!)
     }
+    levels.push(next)
     level = next
   }
-  return proofs
+  return levels
+}
+
+/** The path from leaf `index` to the root, read from the tree's levels (merkleLevels). */
+export function pathIn(levels: Uint8Array[][], index: number): ProofStep[] {
+  const path: ProofStep[] = []
+  let i = index
+  for (let d = 0; d < levels.length - 1; d++) {
+    const level = levels[d]!
+    const sib = i % 2 === 0 ? i + 1 : i - 1
+    // An odd node at the end is carried up as is: no step.
+    if (sib < level.length) path.push({ sibling: level[sib]!, left: sib < i })
+    i >>= 1
+  }
+  return path
 }
 
 export function verifyProof(leaf: Uint8Array, proof: ProofStep[], root: Uint8Array): boolean {

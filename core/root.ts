@@ -3,7 +3,7 @@
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
 
 import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
-import { hashLeaf, merkleProofs, merkleRoot, merkleRootReusing, toHex, type ProofStep } from './merkle.js'
+import { hashLeaf, merkleLevels, merkleRoot, merkleRootReusing, pathIn, toHex, type ProofStep } from './merkle.js'
 import { pricesLeaf } from './prices.js'
 import type { Market, Order, Position, State } from './state.js'
 
@@ -205,16 +205,50 @@ export interface AccountProofs {
   leaves: { leaf: string; proof: ProofStep[] }[]
 }
 
+/** A state's leaves with every level of its tree: proofs for any sub-account, each hash computed once. */
+export interface ProofTree {
+  /** The state root, 0x hex. */
+  root: string
+  /** The leaves as canonical text, sorted (stateLeaves). */
+  leaves: string[]
+  levels: Uint8Array[][]
+}
+
+export function proofTree(state: State): ProofTree {
+  const leaves = stateLeaves(state)
+  const levels = merkleLevels(leaves.map(leafHash))
+  return { root: toHex(levels[levels.length - 1]![0]!), leaves, levels }
+}
+
+/** The first index in sorted `leaves` whose text is not below `text`. */
+function lowerBound(leaves: string[], text: string): number {
+  let lo = 0
+  let hi = leaves.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (leaves[mid]! < text) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /**
  * Inclusion proofs of a sub-account's money leaves (perp wallet, spot balances, holdings and
  * isolated wallets, as canonical text) in the state root: what a user checks their balances
  * against an anchored root with, holding no log. `address` as the state spells it.
  */
 export function accountProofs(state: State, address: string, sub: number): AccountProofs {
-  const leaves = stateLeaves(state)
-  const hashes = leaves.map(leafHash)
-  const prefixes = ACCOUNT_LEAF_KINDS.map((kind) => `${kind}|${address}|${sub}|`)
-  const indexes = leaves.flatMap((leaf, i) => (prefixes.some((p) => leaf.startsWith(p)) ? [i] : []))
-  const proofs = merkleProofs(hashes, indexes)
-  return { root: toHex(merkleRoot(hashes)), leaves: indexes.map((i, k) => ({ leaf: leaves[i]!, proof: proofs[k]! })) }
+  return accountProofsIn(proofTree(state), address, sub)
+}
+
+/** accountProofs() from a tree built once for many sub-accounts. */
+export function accountProofsIn(tree: ProofTree, address: string, sub: number): AccountProofs {
+  const indexes: number[] = []
+  // The leaves are sorted, so each kind's leaves of one sub-account lie together.
+  for (const kind of ACCOUNT_LEAF_KINDS) {
+    const prefix = `${kind}|${address}|${sub}|`
+    for (let i = lowerBound(tree.leaves, prefix); i < tree.leaves.length && tree.leaves[i]!.startsWith(prefix); i++) indexes.push(i)
+  }
+  indexes.sort((a, b) => a - b)
+  return { root: tree.root, leaves: indexes.map((i) => ({ leaf: tree.leaves[i]!, proof: pathIn(tree.levels, i) })) }
 }

@@ -24,6 +24,7 @@ import { spotTradeRoutes } from './routes/spot-trade.js'
 import { tradeRoutes } from './routes/trade.js'
 import { algoOrderRoutes } from './routes/algo-orders.js'
 import { walletRoutes } from './routes/wallet.js'
+import { balanceProofRoutes } from './routes/balance-proof.js'
 import { timeUnitHooks } from './time-unit.js'
 import { WeightCounter } from './weights.js'
 import { OrderCounter } from './order-counter.js'
@@ -148,6 +149,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(walletRoutes, { ctx, weights })
   await app.register(capitalRoutes, { ctx, weights })
   await app.register(accountStatusRoutes, { ctx, weights })
+  await app.register(balanceProofRoutes, { ctx, weights })
   await app.register(userAssetRoutes, { ctx, weights })
   await app.register(accountConfigRoutes, { ctx, weights })
   await app.register(positionRoutes, { ctx, weights })

@@ -4,6 +4,8 @@
 import type { Command } from '../core/commands.js'
 import type { Result } from '../core/events.js'
 import type { State } from '../core/state.js'
+import type { BalanceProof } from '../replica/balance-proof.js'
+import type { ProofRefusal } from '../replica/balance-prover.js'
 import type { Projections } from '../replica/projections/index.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import type { RateLimits } from './rate-limits.js'
@@ -39,6 +41,13 @@ export interface GatewayContext {
    * WebSocket market streams are built from these). Returns an unsubscribe. Absent: no streams.
    */
   onCommitted?(listener: (c: CommittedBatch) => void): () => void
+  /** Balance proofs at checkpoints (replica/balance-prover.ts). Absent: the endpoint answers 404 -1099. */
+  balanceProofs?: BalanceProofSource
+}
+
+export interface BalanceProofSource {
+  /** `account` as the state spells it; without `seq`, the anchored checkpoint (or the newest held). */
+  prove(account: string, sub: number, seq?: number): Promise<BalanceProof | ProofRefusal>
 }
 
 /** Entries of one committed batch and the core result of each. */

@@ -47,6 +47,8 @@ function decodeMeta(key: Bytes, value: Bytes): SnapshotMeta & { digest: Bytes } 
 export class SnapshotStore {
   #db: Level<Bytes, Bytes> | undefined
   #spaces: ReturnType<typeof spaces> | undefined
+  /** A snapshot pruning keeps whatever its age: the one balance proofs are served from (balance-prover.ts). */
+  #pinned: number | undefined
 
   constructor(readonly dir: string) {}
 
@@ -100,12 +102,18 @@ export class SnapshotStore {
     })
   }
 
-  /** Keeps the newest `keep` snapshots and deletes the rest. */
+  /** Keeps the snapshot at `seq` through pruning from now on (undefined: none). */
+  pin(seq: number | undefined): void {
+    this.#pinned = seq
+  }
+
+  /** Keeps the newest `keep` snapshots and the pinned one, and deletes the rest. */
   async prune(keep: number): Promise<void> {
     const { meta, data } = this.#open()
     assert(Number.isSafeInteger(keep) && keep >= 1, `prune keeps ${keep}`)
     const old = await meta.keys({ reverse: true }).all()
-    const ops = old.slice(keep).flatMap((key) => [
+    const pinned = this.#pinned
+    const ops = old.slice(keep).filter((key) => keySeq(key) !== pinned).flatMap((key) => [
       { type: 'del' as const, sublevel: meta, key },
       { type: 'del' as const, sublevel: data, key },
     ])

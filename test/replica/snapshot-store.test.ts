@@ -65,6 +65,20 @@ t.test('latest, at, list and prune', async (t) => {
   await t.rejects(store.prune(0), InvariantError, 'the newest is always kept')
 })
 
+t.test('a pinned snapshot survives pruning until the pin moves', async (t) => {
+  const store = await openStore(t)
+  for (const seq of [100, 200, 300, 400]) await store.save(metaAt(seq), new Uint8Array([1]))
+  store.pin(200)
+  await store.prune(1)
+  t.same((await store.list()).map((m) => m.seq), [200, 400], 'the newest and the pinned one')
+  await store.save(metaAt(500), new Uint8Array([1]))
+  await store.prune(2)
+  t.same((await store.list()).map((m) => m.seq), [200, 400, 500])
+  store.pin(400)
+  await store.prune(1)
+  t.same((await store.list()).map((m) => m.seq), [400, 500], 'the old pin goes with the next prune')
+})
+
 t.test('save refuses malformed metas and keeps at most the limit', async (t) => {
   const store = await openStore(t)
   await t.rejects(store.save({ ...metaAt(1), root: 'abc' }, new Uint8Array([1])), InvariantError)

@@ -1,0 +1,93 @@
+// GET /sapi/v1/account/balanceProof over the gateway, with a balance prover on a real snapshot
+// store: the caller's money leaves at the newest checkpoint held, or at `seq`, each leading to
+// that checkpoint's root; and the answers when there is nothing to prove (no checkpoint, an
+// account that held nothing there, a node that serves no proofs), a seq not held, bad input.
+
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { verifyProof } from '../../core/merkle.js'
+import { leafHash, stateRoot } from '../../core/root.js'
+import { encodeSnapshot } from '../../core/snapshot.js'
+import { buildGateway } from '../../gateway/app.js'
+import type { BalanceProof } from '../../replica/balance-proof.js'
+import { BalanceProver } from '../../replica/balance-prover.js'
+import { hex } from '../../replica/entry.js'
+import { SnapshotStore } from '../../replica/snapshot-store.js'
+import { fundedTrader, gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
+
+const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.slice(2), 'hex'))
+
+t.test('a trader proves their balances at a checkpoint the node holds', async (t) => {
+  const rig = await gatewayRig()
+  const dir = await mkdtemp(join(tmpdir(), 'proof-gw-'))
+  const store = new SnapshotStore(dir)
+  await store.open()
+  const prover = new BalanceProver(store)
+  const app = await buildGateway({ ...rig.ctx, balanceProofs: prover }, { checkResponses: true })
+  t.teardown(async () => {
+    await app.close()
+    await prover.close()
+    await store.close()
+    await rig.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+  /** A checkpoint of the rig's state now, as a node saves it. */
+  const checkpoint = async (): Promise<number> => {
+    const seq = rig.ex.state.seq
+    await store.save({ seq, time: rig.ex.time, root: stateRoot(rig.ex.state), hash: hex(new Uint8Array(32).fill(seq % 256)) },
+      encodeSnapshot(rig.ex.state))
+    return seq
+  }
+  const get = (keys: Keys, params: Record<string, string> = {}) => {
+    const r = signedInject({ ...rig, app }, keys, 'GET', '/sapi/v1/account/balanceProof', params)
+    return r.then((res) => ({ status: res.statusCode, body: res.json() }))
+  }
+
+  const alice = await fundedTrader(rig, 2_500)
+  t.same(await get(alice.keys), { status: 404, body: { code: -1099,
+    msg: 'No checkpoint to prove balances at yet: the first comes with the first checkpoint anchored.' } })
+
+  const first = await checkpoint()
+  const r = await get(alice.keys)
+  t.equal(r.status, 200)
+  const proof = r.body as BalanceProof
+  t.match(proof, { format: 'perp-exchange-balance-proof', version: 1, seq: first, root: stateRoot(rig.ex.state), account: alice.address, sub: 0,
+    logHash: '0x' + hex(new Uint8Array(32).fill(first % 256)) })
+  t.same(proof.leaves.map((l) => l.leaf.split('|').slice(0, 4)), [['perpWallet', alice.address, '0', '2500000000']], 'its perp wallet: 2,500 USDT')
+  for (const { leaf, proof: path } of proof.leaves) {
+    t.ok(verifyProof(leafHash(leaf), path.map((s) => ({ sibling: bytes(s.sibling), left: s.left })), bytes(proof.root)), 'leads to the root')
+  }
+
+  // Alice trades on; the proof stays at the checkpoint until a newer one is held.
+  await rig.run({ type: 'Transfer', account: alice.address, sub: 0, amount: 500_000_000, direction: 'PERP_TO_SPOT' })
+  t.same((await get(alice.keys)).body, proof)
+  const second = await checkpoint()
+  const now = (await get(alice.keys)).body as BalanceProof
+  t.equal(now.seq, second)
+  t.same(now.leaves.map((l) => l.leaf.split('|').slice(0, 5)), [
+    ['perpWallet', alice.address, '0', '2000000000', 'false'], ['spot', alice.address, '0', 'USDT', '500000000'],
+  ], 'the newest checkpoint: 2,000 USDT perp, 500 spot')
+  t.same((await get(alice.keys, { seq: String(first) })).body, proof, 'seq: an older checkpoint still held')
+
+  // Bob opened his session after the second checkpoint: he held nothing there.
+  const bob = (await openSession(rig, Wallet.createRandom())).json() as Keys
+  t.match(await get(bob), { status: 404, body: { code: -1099, msg: `held nothing at checkpoint ${second}` } })
+
+  t.same(await get(alice.keys, { seq: '3' }), { status: 400, body: { code: -1130,
+    msg: `Data sent for parameter 'seq' is not valid: this node holds the checkpoints ${first}, ${second}.` } })
+  t.match(await get(alice.keys, { seq: '0' }), { status: 400, body: { code: -1130 } })
+  t.match(await get(alice.keys, { seq: '-5' }), { status: 400, body: { code: -1100 } })
+  t.match(await get(alice.keys, { seq: '1e3' }), { status: 400, body: { code: -1100 } })
+
+  const tradeOnly = (await openSession(rig, Wallet.createRandom(), { permissions: 'TRADE' })).json() as Keys
+  t.match(await get(tradeOnly), { status: 403, body: { code: -2015 } }, 'USER_DATA permission needed')
+  const unsigned = await app.inject({ method: 'GET', url: '/sapi/v1/account/balanceProof', headers: { 'x-mbx-apikey': alice.keys.apiKey } })
+  t.equal(unsigned.statusCode, 400)
+  t.equal(unsigned.json().code, -1102)
+
+  const withoutProver = await signedInject(rig, alice.keys, 'GET', '/sapi/v1/account/balanceProof')
+  t.same({ status: withoutProver.statusCode, body: withoutProver.json() }, { status: 404, body: { code: -1099, msg: 'This node serves no balance proofs.' } })
+})
