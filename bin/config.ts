@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
 import type { LinkTls } from '../replica/ws-network.js'
+import type { KeyType } from './demo-account.js'
 import type { PriceFeedOptions } from './price-feed.js'
 
 export interface Config {
@@ -37,6 +38,8 @@ export interface Config {
   logLevel: string
   /** USDT to fund a new account with (`exchange account --fund`). */
   fund: number
+  /** The key `exchange account` registers on the new session besides its HMAC secret. */
+  keyType: KeyType
   /** The gateway's rate limits (Binance's by default; raised for load tests). */
   rateLimits: RateLimits
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
@@ -95,6 +98,7 @@ const OPTIONS = {
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
   fund: { type: 'string', env: 'EXCHANGE_FUND', default: '10000' },
+  'key-type': { type: 'string', env: 'EXCHANGE_KEY_TYPE', default: 'hmac' },
   'read-wait-ms': { type: 'string', env: 'EXCHANGE_READ_WAIT_MS', default: '5000' },
   'projections-behind-max': { type: 'string', env: 'EXCHANGE_PROJECTIONS_BEHIND_MAX', default: '50000' },
   rpc: { type: 'string', env: 'EXCHANGE_RPC', default: '' },
@@ -135,7 +139,8 @@ commands:
   replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
                          (wss://… when the sequencer runs with --link-tls-cert; --link-tls-ca to trust it)
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
-  account --fund N       a new funded account with a session on the running exchange (JSON)
+  account --fund N       a new funded account with a session on the running exchange (JSON);
+                         --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
                          signatures, and with --rpc and --vault every root anchored on chain
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it)
@@ -149,6 +154,11 @@ function intOption(name: string, value: string, min: number, max: number): numbe
   const n = Number(value)
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${value}`)
   return n
+}
+
+function keyTypeOption(value: string): KeyType {
+  if (value !== 'hmac' && value !== 'ed25519' && value !== 'rsa') throw new Error(`--key-type must be hmac, ed25519 or rsa, got ${value}`)
+  return value
 }
 
 function fractionOption(name: string, value: string): number {
@@ -199,6 +209,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
     logLevel: get('log-level'),
     fund: intOption('fund', get('fund'), 1, 1_000_000_000),
+    keyType: keyTypeOption(get('key-type')),
     readWaitMs: intOption('read-wait-ms', get('read-wait-ms'), 0, 60_000),
     projectionsBehindMax: intOption('projections-behind-max', get('projections-behind-max'), 0, 10_000_000),
     rpcUrl: get('rpc'),

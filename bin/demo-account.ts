@@ -2,12 +2,14 @@
 // deposit on the embedded chain (an operator deposit where there is none), and a session
 // signed by that wallet, printed and saved.
 
+import { generateKeyPairSync } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Wallet, type BaseWallet } from 'ethers'
 import type { Command } from '../core/commands.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import { newApiKey, secretFor } from '../gateway/auth.js'
+import { canonicalPublicKey } from '../gateway/public-keys.js'
 import { sessionDomain, SESSION_TYPES } from '../gateway/session-signature.js'
 
 export interface DemoAccount {
@@ -18,6 +20,26 @@ export interface DemoAccount {
   /** The wallet's key, so the newcomer can open new sessions; demo accounts only. */
   privateKey: string
   fundedUsdt: string
+  /** With `--key-type ed25519` or `rsa`: the key type registered on the session. */
+  keyType?: 'ED25519' | 'RSA'
+  /**
+   * Its private key (PKCS#8 PEM), to sign requests with instead of `secretKey` (which still
+   * works); the session holds only the public half. Binance clients take it as their private key.
+   */
+  apiPrivateKeyPem?: string
+}
+
+/** How a new account's session signs requests: the HMAC secret alone, or a public key registered too. */
+export type KeyType = 'hmac' | 'ed25519' | 'rsa'
+
+/** A new key pair of `type` as PEM: the public half as the session stores it, the private half for the user. */
+function apiKeyPair(type: 'ed25519' | 'rsa'): { publicKey: string; privateKey: string } {
+  const publicKeyEncoding = { type: 'spki', format: 'pem' } as const
+  const privateKeyEncoding = { type: 'pkcs8', format: 'pem' } as const
+  const pair = type === 'rsa'
+    ? generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding, privateKeyEncoding })
+    : generateKeyPairSync('ed25519', { publicKeyEncoding, privateKeyEncoding })
+  return { publicKey: canonicalPublicKey(pair.publicKey), privateKey: pair.privateKey }
 }
 
 export async function createFundedAccount(o: {
@@ -33,6 +55,8 @@ export async function createFundedAccount(o: {
    * books): token units on chain, ledger units for an operator deposit.
    */
   assets?: { asset: string; tokenUnits: bigint; ledgerUnits: number }[]
+  /** Registers a public key of this type on the session too (default hmac: none). */
+  keyType?: KeyType
 }): Promise<DemoAccount> {
   const wallet = Wallet.createRandom()
   for (const { asset, tokenUnits, ledgerUnits } of o.assets ?? []) {
@@ -68,8 +92,14 @@ export async function createFundedAccount(o: {
   const ack = await o.submit({ type: 'CreateSession', account: wallet.address, sub: 0, apiKey,
     permissions: ['TRADE', 'USER_DATA', 'WITHDRAW'], expiresAt: request.expiresAt, nonce, signature: signature.toLowerCase() })
   if (!ack.result.ok) throw new Error(`session refused: ${ack.result.code}`)
-  return { address: wallet.address, subAccount: 0, apiKey, secretKey: secretFor(o.masterSecret, apiKey),
+  const account: DemoAccount = { address: wallet.address, subAccount: 0, apiKey, secretKey: secretFor(o.masterSecret, apiKey),
     privateKey: wallet.privateKey, fundedUsdt: String(o.usdt) }
+  const keyType = o.keyType ?? 'hmac'
+  if (keyType === 'hmac') return account
+  const pair = apiKeyPair(keyType)
+  const registered = await o.submit({ type: 'RegisterRsaKey', account: wallet.address, sub: 0, apiKey, publicKey: pair.publicKey })
+  if (!registered.result.ok) throw new Error(`key registration refused: ${registered.result.code}`)
+  return { ...account, keyType: keyType === 'rsa' ? 'RSA' : 'ED25519', apiPrivateKeyPem: pair.privateKey }
 }
 
 export async function saveDemoAccount(dataDir: string, account: DemoAccount): Promise<string> {

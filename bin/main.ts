@@ -73,7 +73,8 @@ async function main(argv: string[]): Promise<void> {
       const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),
-          chainId: config.chainId, masterSecret: secret, usdt: config.fund, fundOnChain: funder?.fundOnChain })
+          chainId: config.chainId, masterSecret: secret, usdt: config.fund, fundOnChain: funder?.fundOnChain,
+          keyType: config.keyType })
         process.stdout.write(JSON.stringify(account, null, 2) + '\n')
       } finally {
         client.close()

@@ -2,7 +2,9 @@
 // an Ed25519 public key on its session (POST /fapi/v1/apiKey/rsa), then ccxt's `binanceusdm`
 // (an Ed25519 PEM as its secret) trades over REST, and the `binance` package's
 // WebsocketAPIClient, which with an Ed25519 key logs its connection on (session.logon) and
-// sends every later request unsigned, trades over the futures and spot WebSocket APIs.
+// sends every later request unsigned, trades over the futures and spot WebSocket APIs. Accounts
+// from `exchange account --key-type ed25519` and `rsa` come with their key pair registered, and
+// ccxt signs with the private key printed.
 
 import t from 'tap'
 import { generateKeyPairSync } from 'node:crypto'
@@ -55,5 +57,16 @@ t.test('ccxt and the binance WebSocket API client trade with an Ed25519 key', { 
   const report = await events.until((e) => e.e === 'executionReport' && e.c === 'ed-spot')
   t.match(report, { s: 'BTCUSDT', S: 'BUY', x: 'NEW', X: 'NEW', q: '0.0100', p: '20000.00' }, 'the subscription streams the order')
   t.same(events.exceptions, [], 'no client exception')
+
+  // `exchange account --key-type …`: the private key printed is the one the session holds.
+  for (const [keyType, printed] of [['ed25519', 'ED25519'], ['rsa', 'RSA']]) {
+    const account = await live.newAccount(['--fund', '1000', '--key-type', keyType!])
+    t.match(account, { keyType: printed, apiPrivateKeyPem: /^-----BEGIN PRIVATE KEY-----\n/ }, `--key-type ${keyType}`)
+    const own = new ccxt.binanceusdm({ apiKey: account.apiKey, secret: account.apiPrivateKeyPem as string, urls: { api }, timeout: 10_000 })
+    own.markets = rest.markets
+    t.equal((await own.fetchBalance()).USDT?.free, 500, `read with the ${printed} key: the new perp wallet`)
+    const placedByKey = await own.createOrder(S, 'limit', 'buy', 0.01, 20000, { clientOrderId: `key-${keyType}` })
+    t.match(placedByKey, { clientOrderId: `key-${keyType}`, status: 'open' })
+  }
   t.same(live.offMachine, [], 'no connection left this machine')
 })

@@ -32,6 +32,8 @@ export interface LiveExchange {
   signed(who: LiveAccount, method: string, path: string, params?: Record<string, string>): Promise<unknown>
   /** Requests clients started to any host but loopback (URLs). */
   offMachine: string[]
+  /** Another account from `exchange account` with these options (`--fund N`, `--key-type …`), as it prints it. */
+  newAccount(options: string[]): Promise<LiveAccount & Record<string, unknown>>
 }
 
 interface Tap {
@@ -75,7 +77,9 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
   t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const maker = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as LiveAccount
-  const taker = JSON.parse((await run(process.execPath, [EXCHANGE_BIN, 'account', '--fund', '20000', ...args], { env: childEnv() })).stdout) as LiveAccount
+  const newAccount = async (options: string[]): Promise<LiveAccount & Record<string, unknown>> =>
+    JSON.parse((await run(process.execPath, [EXCHANGE_BIN, 'account', ...options, ...args], { env: childEnv() })).stdout)
+  const taker = await newAccount(['--fund', '20000'])
   const base = `http://127.0.0.1:${port}`
   const signed = async (who: LiveAccount, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
     const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
@@ -83,7 +87,7 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
     const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
     return r.json()
   }
-  return { base, maker, taker, signed, offMachine }
+  return { base, maker, taker, signed, offMachine, newAccount }
 }
 
 /**
