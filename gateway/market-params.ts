@@ -35,6 +35,17 @@ export function required(params: Params, name: string): string {
   return v
 }
 
+/**
+ * `contractType` of a pair's contract (continuous klines, basis): PERPETUAL, or a quarterly
+ * contract Binance lists, which no pair has here (its rows are none); anything else is -1130.
+ */
+export function contractTypeParam(params: Params): 'PERPETUAL' | 'QUARTERLY' {
+  const v = required(params, 'contractType')
+  if (v === 'PERPETUAL') return v
+  if (v === 'CURRENT_QUARTER' || v === 'NEXT_QUARTER') return 'QUARTERLY'
+  throw invalidParam('contractType')
+}
+
 /** An unsigned integer parameter, exact as a bigint; -1100 when it is not plain digits. */
 function unsigned(params: Params, name: string): bigint | undefined {
   const v = optional(params, name)

@@ -19,7 +19,7 @@ import type { GatewayContext } from '../context.js'
 import { formatExact, formatPrice, formatRatio } from '../decimal.js'
 import { invalidParam } from '../errors.js'
 import { priceE8 } from '../format-market.js'
-import { limitParam, perpOfPair, perpParam, required, timeRange, type Params } from '../market-params.js'
+import { contractTypeParam, limitParam, perpOfPair, perpParam, required, timeRange, type Params } from '../market-params.js'
 import { arrayOf, int, object, str } from '../schemas/common.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -157,8 +157,9 @@ export const futuresDataRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
 
   route('/futures/data/basis', ['pair', 'contractType'], basisSchema, async (p) => {
     const m = perpOfPair(ctx.state(), p)
-    if (required(p, 'contractType') !== 'PERPETUAL') throw invalidParam('contractType')
+    const quarterly = contractTypeParam(p) === 'QUARTERLY'
     const q = query(p)
+    if (quarterly) return []
     const range = rowRange(ctx, q)
     if (range === undefined || m.prices.indexE8 === 0) return []
     const bounds = boundsOf(q, range)

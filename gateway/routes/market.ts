@@ -6,15 +6,15 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import type { PerpMarket } from '../../core/state.js'
 import type { PriceKind } from '../../replica/projections/index.js'
-import { badApiKeyFormat, invalidParam } from '../errors.js'
+import { badApiKeyFormat } from '../errors.js'
 import {
   bookTickerBody, depthLevels, premiumIndexBody, tickerBody, tradeBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
 import { adlRisk, fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
 import {
-  allPerps, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpOfPair, perpParam,
-  perpsParam, required, timeParam, type Params,
+  allPerps, contractTypeParam, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpOfPair, perpParam,
+  perpsParam, timeParam, type Params,
 } from '../market-params.js'
 import {
   adlRiskSchema, aggTradesSchema, bookTickerSchema, depthSchema, fundingInfoSchema, fundingRateSchema, insuranceBalanceSchema, klinesSchema,
@@ -22,7 +22,7 @@ import {
 } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
-import { aggTradeRows, klineRows } from './trade-history.js'
+import { aggTradeRows, klineQuery, klineRows } from './trade-history.js'
 import { spotMarketRoutes } from './spot-market.js'
 
 interface Options {
@@ -217,9 +217,13 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     url: '/fapi/v1/continuousKlines', params: ['pair', 'contractType', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
     handler: (p) => {
-      // A pair's one contract is its perpetual; its continuous klines are the perpetual's own.
+      // A pair's one contract is its perpetual; its continuous klines are the perpetual's own,
+      // and a quarterly contract's are none (as its stream carries nothing).
       const m = perpOfPair(ctx.state(), p)
-      if (required(p, 'contractType') !== 'PERPETUAL') throw invalidParam('contractType')
+      if (contractTypeParam(p) === 'QUARTERLY') {
+        klineQuery(p, 1500)
+        return []
+      }
       return klineRows(ctx, m, p, 1500)
     },
   })

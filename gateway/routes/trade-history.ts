@@ -9,9 +9,14 @@ import { idParam, intervalParam, limitParam, timeParam, type Params } from '../m
 
 /** `interval`, `startTime`, `endTime` and `limit` (default 500, at most `limitMax`). */
 export async function klineRows(ctx: GatewayContext, m: Market, p: Params, limitMax: number): Promise<(number | string)[][]> {
-  const interval = intervalParam(p)
-  const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, limitMax) }
+  const { interval, q } = klineQuery(p, limitMax)
   return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
+}
+
+/** A kline request's interval, time range and limit (default 500, at most `limitMax`), checked. */
+export function klineQuery(p: Params, limitMax: number) {
+  const interval = intervalParam(p)
+  return { interval, q: { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, limitMax) } }
 }
 
 /** `fromId`, `startTime`, `endTime` and `limit` (default 500, at most 1000). */

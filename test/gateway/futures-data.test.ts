@@ -133,8 +133,12 @@ t.test('basis: the last trade price against the index at each boundary', async (
     row(B + 15 * MIN, '50100.00000000', '-100.00000000', '-0.0020')]
   t.same((await r.get(`${u}&period=5m`)).body, rows)
   t.same((await r.get(`${u}&period=5m&startTime=${B + 1}&limit=2`)).body, rows.slice(0, 2), 'the oldest from startTime')
-  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&contractType=CURRENT_QUARTER&period=5m')).body,
-    { code: -1130, msg: "Data sent for parameter 'contractType' is not valid." }, 'only perpetuals here')
+  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&contractType=CURRENT_QUARTER&period=5m')).body, [],
+    'a quarterly contract Binance lists: none here, so no rows')
+  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&contractType=NEXT_QUARTER&period=5m')).body, [])
+  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&contractType=QUARTERLY&period=5m')).body,
+    { code: -1130, msg: "Data sent for parameter 'contractType' is not valid." }, 'no such contract type')
+  t.same((await r.get('/futures/data/basis?pair=BTCUSDT&contractType=NEXT_QUARTER&period=7m')).body.code, -1130, 'the period is still checked')
   t.same((await r.get('/futures/data/basis?pair=BTCUSDT&period=5m')).body,
     { code: -1102, msg: "Mandatory parameter 'contractType' was not sent, was empty/null, or malformed." })
   t.same((await r.get('/futures/data/basis?pair=ETHUSDT&contractType=PERPETUAL&period=5m')).body, [], 'no index: no rows')

@@ -254,7 +254,13 @@ t.test("continuousKlines: a pair's PERPETUAL contract is its perpetual's klines"
   t.same((await r.get(`${u}&pair=BTCUSDT&interval=1m`)).body, K1M)
   t.same((await r.get(`${u}&pair=BTCUSDTPERP&interval=1m&limit=1`)).body, K1M.slice(2), 'the symbol names the pair too')
   t.same((await r.get(`${u}&pair=BTCUSDT&interval=1m&startTime=${M + 1}`)).body, K1M.slice(1))
-  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=CURRENT_QUARTER&interval=1m')).body, invalidValue('contractType'))
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=CURRENT_QUARTER&interval=1m')).body, [],
+    'a quarterly contract: none here, so no klines (as its stream carries none)')
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=NEXT_QUARTER&interval=1m')).body, [])
+  t.match((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=NEXT_QUARTER&interval=7m')).body, { code: -1120 },
+    'the interval is still checked')
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=QUARTERLY&interval=1m')).body, invalidValue('contractType'))
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=XYZUSDT&contractType=NEXT_QUARTER&interval=1m')).body.code, -1121, 'and the pair')
   t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&interval=1m')).body, missing('contractType'))
   t.same((await r.get(`${u}&interval=1m`)).body, missing('pair'))
   t.same((await r.get(`${u}&pair=NOPE&interval=1m`)).body, err(-1121, 'Invalid symbol.'))
