@@ -50,6 +50,8 @@ export interface RunningNode {
   onCommitted(listener: (c: Committed) => void): () => void
   /** Balance proofs from this node's checkpoint snapshots (GET /sapi/v1/account/balanceProof). */
   proofs: BalanceProver
+  /** The sequencer's chain services found the Vault's newest anchor: proofs default to it, here and on followers. */
+  anchoredAt(seq: number): void
   stop(): Promise<void>
 }
 
@@ -77,7 +79,9 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   const roots = new RootHasher()
   roots.warm()
+  const proofs = new BalanceProver(snapshots)
   const replica = await createReplica({
+    onAnchored: (seq) => proofs.anchoredAt(seq),
     log, snapshots, network, clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
@@ -119,9 +123,12 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       })
     },
   })
-  const proofs = new BalanceProver(snapshots)
   return {
     replica, network, log, projections, applied, proofs,
+    anchoredAt(seq) {
+      proofs.anchoredAt(seq)
+      replica.replication?.publishAnchored(seq)
+    },
     onCommitted(listener) {
       batchListeners.add(listener)
       return () => { batchListeners.delete(listener) }

@@ -16,7 +16,7 @@ import type { Clock, Timer } from './clock.js'
 import type { LogEntry } from './entry.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
-import { batchCount, decodeMessage, encodeMessage, verifyWire, type BatchMessage, type Message } from './replication.js'
+import { batchCount, decodeMessage, encodeMessage, FOLLOWER_FEATURES, verifyWire, type BatchMessage, type Message } from './replication.js'
 
 export class FollowerError extends Error {
   override name = 'FollowerError'
@@ -34,6 +34,8 @@ export interface FollowerOptions {
   onApplied?: (entries: readonly LogEntry[]) => void
   /** Bytes received and not yet handled past which it lets the connection go (LIMITS.followerBufferBytesMax). */
   inboxBytesMax?: number
+  /** The newest seq the Vault holds an anchor for, as the sequencer announces it. */
+  onAnchored?: (seq: number) => void
 }
 
 export class Follower {
@@ -119,7 +121,7 @@ export class Follower {
         }
       })
       // Ask from the end of the log once everything received before is handled.
-      this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1])) },
+      this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1, FOLLOWER_FEATURES])) },
         (err: Error) => this.fatal(err))
     }, (err: Error) => {
       // Said once per reason, not at every retry: a sequencer that is down, or one that refuses
@@ -259,6 +261,9 @@ export class Follower {
         else if ((m[1] > node.state.seq && n > 0 && m[1] % n === 0) || node.rootPending(m[1])) this.expected.set(m[1], m[2])
         return
       }
+      case 'anchored':
+        if (Number.isSafeInteger(m[1]) && m[1] > 0) this.o.onAnchored?.(m[1])
+        return
       case 'error':
         this.o.logger?.warn({ reason: m[1] }, 'sequencer closed the stream')
         return

@@ -34,6 +34,8 @@ export interface ReplicaOptions {
   /** Lets the caller attach listeners (projections) before the log is replayed. */
   beforeRestore?: (node: ReplicaNode) => void
   onFatal?: (err: Error) => void
+  /** A follower: the newest anchored seq, as its sequencer announces it (replication.ts). */
+  onAnchored?: (seq: number) => void
 }
 
 export interface Replica {
@@ -56,7 +58,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
   if (o.role.kind === 'follower') {
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
-      reconnectMs: o.role.reconnectMs, onFatal })
+      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored })
     follower.start()
     return { node, follower, async stop() { follower.stop(); await follower.idle().catch(() => {}) } }
   }

@@ -2,11 +2,13 @@
 // sequencer sends a snapshot first if its log no longer reaches back that far, then catches
 // the follower up from its log and streams every durable batch live, plus the state root of
 // every checkpoint. Messages are msgpack arrays in binary frames:
-//   follower → sequencer: ['hello', fromSeq]
+//   follower → sequencer: ['hello', fromSeq, features]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
-//                         | ['checkpoint', seq, root, interval] | ['error', message]
+//                         | ['checkpoint', seq, root, interval] | ['anchored', seq] | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
-// builds before it read the first three elements only.)
+// builds before it read the first three elements only. `features`: what the follower takes
+// beyond that; ['anchored'], the newest seq the Vault holds an anchor for, which balance proofs
+// default to, is sent only to a follower that names it, as older ones refuse unknown messages.)
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -26,10 +28,11 @@ export const REPLICATION_PATH = '/replication'
 export type BatchMessage = ['batch', number, Uint8Array, Uint8Array]
 
 export type Message =
-  | ['hello', number]
+  | ['hello', number, string[]?]
   | ['snapshot', SnapshotMeta, Uint8Array]
   | BatchMessage
   | ['checkpoint', number, string, number?]
+  | ['anchored', number]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -86,11 +89,18 @@ interface Session {
   /** Next seq this follower needs. */
   next: number
   live: boolean
+  /** It takes ['anchored', seq] messages (said in its hello). */
+  anchors: boolean
 }
+
+/** What a follower of this build asks for in its hello. */
+export const FOLLOWER_FEATURES = ['anchored']
 
 /** The sequencer's side: serves catch-up from the log and live batches. */
 export class ReplicationServer {
   private readonly sessions = new Set<Session>()
+  /** The newest seq the Vault holds an anchor for, once the chain services said. */
+  private anchored: number | undefined
 
   /**
    * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
@@ -111,7 +121,7 @@ export class ReplicationServer {
         conn.close('protocol error')
         return
       }
-      const s: Session = { conn, next: m[1], live: false }
+      const s: Session = { conn, next: m[1], live: false, anchors: Array.isArray(m[2]) && m[2].includes('anchored') }
       session = s
       this.sessions.add(s)
       this.catchUp(s).catch((err: Error) => {
@@ -150,6 +160,14 @@ export class ReplicationServer {
     }
     // No await between the last check and going live: every later batch is published.
     s.live = true
+    if (s.anchors && this.anchored !== undefined) this.send(s, ['anchored', this.anchored])
+  }
+
+  /** The newest anchored seq, for followers that take it (live ones now, others as they go live). */
+  publishAnchored(seq: number): void {
+    if (this.anchored !== undefined && seq <= this.anchored) return
+    this.anchored = seq
+    for (const s of this.sessions) if (s.live && s.anchors) this.send(s, ['anchored', seq])
   }
 
   /** Streams a durable batch to every live follower. */

@@ -23,8 +23,8 @@ const docs = {
   balanceProof: route({
     family: 'wallet', summary: "The caller's balances proven against an anchored state root (no Binance equivalent)",
     description: 'The sub-account\'s money leaves (perp wallet, spot balances, holdings, isolated wallets) as the state root '
-      + 'hashes them, each with its Merkle path to the root of checkpoint `seq` (default: the newest the Vault has anchored; '
-      + 'a node that runs no chain services: the newest checkpoint it holds), and that entry\'s log hash. '
+      + 'hashes them, each with its Merkle path to the root of checkpoint `seq` (default: the newest the Vault has anchored, '
+      + 'which followers learn from their sequencer; before any anchor is known, the newest checkpoint held), and that entry\'s log hash. '
       + '`exchange verify-proof --proof FILE --rpc URL --vault 0x…` checks it against the chain. A node holds the last '
       + 'few checkpoints and the anchored one; another `seq` is -1130 naming those it holds. No checkpoint yet, or '
       + 'nothing held at it: 404 -1099.',
@@ -52,7 +52,8 @@ export const balanceProofRoutes: FastifyPluginAsync<Options> = async (app, { ctx
       case 'no-checkpoint':
         throw notProvable('No checkpoint to prove balances at yet: the first comes with the first checkpoint anchored.')
       case 'seq-not-held':
-        if (seq === undefined) throw notProvable(`The anchored checkpoint ${r.seq} is no longer held by this node; ask with seq, one of: ${r.held.join(', ')}.`)
+        // A follower behind its sequencer, or a node restarted after its anchored snapshot was pruned.
+        if (seq === undefined) throw notProvable(`This node does not hold the anchored checkpoint ${r.seq} (not reached yet, or pruned); ask with seq, one of: ${r.held.join(', ') || 'none yet'}.`)
         throw new ApiError(400, -1130, `Data sent for parameter 'seq' is not valid: this node holds the checkpoints ${r.held.join(', ') || 'none yet'}.`)
       case 'nothing-held':
         throw notProvable(`Sub-account ${session.sub} of ${session.account} held nothing at checkpoint ${r.seq}.`)

@@ -1,45 +1,38 @@
 // Balance proofs from a running `exchange start`: the demo account fetches its proof over REST
 // at the newest anchored checkpoint and checks it against the Vault on the embedded chain
 // (`verify-proof`'s check, no log), then moves money and sees the next anchored proof carry
-// it, while the node keeps running.
+// it, while the node keeps running; a follower, told the anchors by its sequencer, serves
+// the same proof.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { verifyBalanceProof } from '../../bin/prove.js'
 import { chainProvider, vaultAt } from '../../chain/provider.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
-import { freePort } from '../../replica/free-port.js'
-import { startExchange } from '../helpers/processes.js'
+import { startGatewayPair } from '../helpers/processes.js'
 
-interface Account { address: string; apiKey: string; secretKey: string }
+const SECRET = '44'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
-t.test('the demo account proves its balances against the anchored root of a running exchange', { timeout: 90_000 }, async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'live-proof-'))
-  const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
-  const proc = startExchange(['start', '--data', dir, '--port', String(port), '--replication-port', String(repl),
-    '--metrics-port', String(metrics), '--checkpoint-interval', '10', '--anchor-interval-ms', '200', '--chain-poll-ms', '50',
-    '--price-feed', 'off'])
-  t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
-  const running = await proc.waitFor((l) => l.msg === 'chain services running', 30_000)
-  await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
-  const demo = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as Account
+t.test('the demo account proves its balances against the anchored root, on the sequencer and a follower', { timeout: 90_000 }, async (t) => {
+  const { apiA, apiB, seq: sequencer, demo } = await startGatewayPair(t, SECRET, [], ['--checkpoint-interval', '10',
+    // Ticks every 100 ms make a checkpoint about every second, and anchors come every 2 s: the
+    // anchored checkpoint is mostly not the newest one a node holds.
+    '--tick-ms', '100', '--anchor-interval-ms', '2000', '--chain-poll-ms', '50', '--price-feed', 'off'])
+  const running = await sequencer.waitFor((l) => l.msg === 'chain services running', 30_000)
   const rpc = running.rpc as string
   const vaultAddress = running.vault as string
   const provider = chainProvider(rpc, 31337)
-  t.teardown(() => provider.destroy())
+  t.teardown(async () => provider.destroy())
   const vault = vaultAt(vaultAddress, provider)
 
-  const call = async (method: string, p: string, params: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
+  const call = async (method: string, p: string, params: Record<string, string> = {}, port = apiA): Promise<{ status: number; body: any }> => {
     const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
     const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
     const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
     return { status: r.status, body: await r.json() }
   }
-  /** The proof once its perp wallet and spot USDT leaves show these units (anchors come every 200 ms). */
+  /** The proof once its perp wallet and spot USDT leaves show these units (anchors come every 2 s). */
   const proofShowing = async (perp: string, spot: string): Promise<BalanceProof> => {
     const deadline = Date.now() + 30_000
     for (;;) {
@@ -72,4 +65,49 @@ t.test('the demo account proves its balances against the anchored root of a runn
   const notHeld = await call('GET', '/sapi/v1/account/balanceProof', { seq: '3' })
   t.equal(notHeld.status, 400)
   t.match(notHeld.body, { code: -1130, msg: /this node holds the checkpoints \d+(, \d+)+\.$/ })
+
+  // The follower learns the anchors from its sequencer: once caught up, it serves the same proof
+  // (ticks go on, so the anchored checkpoint may move between two reads: read both until equal).
+  const deadline = Date.now() + 30_000
+  let pair: { status: number; body: any }[]
+  do {
+    pair = await Promise.all([call('GET', '/sapi/v1/account/balanceProof', {}, apiB), call('GET', '/sapi/v1/account/balanceProof')])
+    if (JSON.stringify(pair[0]!.body) === JSON.stringify(pair[1]!.body)) break
+    await sleep(100)
+  } while (Date.now() < deadline)
+  const [fromFollower, fromSequencer] = pair
+  t.equal(fromFollower!.status, 200)
+  t.same(fromFollower!.body, fromSequencer!.body, "the sequencer's proof")
+  t.match(await check(fromFollower!.body as BalanceProof), /anchored on .* at seq \d+\nPASS$/, 'at a seq the Vault anchored')
+})
+
+t.test("a follower proves at the checkpoint its sequencer anchored, not at its own newest", { timeout: 90_000 }, async (t) => {
+  // Anchors at most every 15 s: after the first one that covers the funding, the checkpoints
+  // the test makes stay unanchored while it looks.
+  const { apiA, apiB, seq: sequencer, demo } = await startGatewayPair(t, '55'.repeat(32), [], ['--checkpoint-interval', '10',
+    '--anchor-interval-ms', '15000', '--chain-poll-ms', '50', '--price-feed', 'off'])
+  await sequencer.waitFor((l) => l.msg === 'demo account funded', 30_000)
+  const funded = sequencer.lines.length
+  const anchored = await sequencer.waitFor((l) => l.msg === 'state root anchored' && sequencer.lines.indexOf(l) >= funded, 30_000)
+  const call = async (port: number, p: string, params: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: any }> => {
+    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
+    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
+    return { status: r.status, body: await r.json() }
+  }
+  for (let i = 0; i < 30; i++) {
+    const way = i % 2 === 0 ? 'transferQuoteFromSpotToPerp' : 'transferQuoteFromPerpToSpot'
+    t.equal((await call(apiA, `/sapi/v1/asset/${way}`, { amount: '1' }, 'POST')).status, 200)
+  }
+  /** The checkpoints a node holds, as its refusal of seq 1 names them. */
+  const held = async (port: number): Promise<number[]> =>
+    ((await call(port, '/sapi/v1/account/balanceProof', { seq: '1' })).body.msg as string).replace(/.*checkpoints /, '').replace('.', '').split(', ').map(Number)
+  const deadline = Date.now() + 20_000
+  while (Math.max(...await held(apiB)) < (anchored.seq as number) + 30 && Date.now() < deadline) await sleep(100)
+  const followerHeld = await held(apiB)
+  t.ok(Math.max(...followerHeld) >= (anchored.seq as number) + 30, `the follower holds newer checkpoints: ${followerHeld.join(', ')}`)
+  t.ok(followerHeld.includes(anchored.seq as number), 'and the anchored one, kept through pruning')
+  const [fromFollower, fromSequencer] = await Promise.all([call(apiB, '/sapi/v1/account/balanceProof'), call(apiA, '/sapi/v1/account/balanceProof')])
+  t.equal(fromSequencer.body.seq, anchored.seq, 'the sequencer proves at its anchored checkpoint')
+  t.same(fromFollower.body, fromSequencer.body, 'so does the follower')
 })

@@ -20,7 +20,8 @@ import { wsNetwork } from '../../replica/ws-network.js'
 /** The batch message a sequencer sends for `entries`, as the follower decodes it. */
 const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encodeBatchMessage(entries)) as BatchMessage
 
-async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource, inboxBytesMax?: number) {
+async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource, inboxBytesMax?: number,
+  onAnchored?: (seq: number) => void) {
   const log = new GatedLog()
   await log.open()
   const node = new ReplicaNode({ log, checkpointInterval, roots })
@@ -28,7 +29,7 @@ async function follower(t: Teardown, url: string, checkpointInterval = 10, roots
   const warnings: string[] = []
   const logger = { info() {}, error() {}, warn: (_o: object, msg?: string) => { warnings.push(msg ?? '') } }
   const f = new Follower({ node, network: wsNetwork, url, clock: systemClock, reconnectMs: 20, onFatal: (e) => errors.push(e),
-    logger, inboxBytesMax })
+    logger, inboxBytesMax, onAnchored })
   f.start()
   t.teardown(() => f.stop())
   return { log, node, f, errors, warnings }
@@ -46,6 +47,35 @@ t.test('a follower catches up from the log, then follows live, with equal roots'
   t.ok(F.node.roots.length >= 8, `${F.node.roots.length} checkpoints`)
   await until(() => F.f.lastMatchedSeq === F.node.roots.at(-1)!.seq)
   t.equal(F.f.checkpointsMatched, F.node.roots.length, 'each compared with the sequencer\'s, those caught up from the log too')
+  t.same(F.errors, [])
+})
+
+t.test('the newest anchored seq reaches followers that ask for it, and only them', async (t) => {
+  const L = await leader(t)
+  await L.submit(Array.from({ length: 25 }, (_, i) => deposit(i)))
+  L.server.publishAnchored(20)
+  const heard: number[] = []
+  const F = await follower(t, L.url, 10, undefined, undefined, (seq) => heard.push(seq))
+  await until(() => heard.length === 1)
+  t.same(heard, [20], 'the anchor known before it connected, once it is live')
+  L.server.publishAnchored(30)
+  L.server.publishAnchored(25)
+  L.server.publishAnchored(30)
+  await L.submit(Array.from({ length: 10 }, (_, i) => order(i)))
+  await until(() => F.node.state.seq === L.node.state.seq && heard.length >= 2)
+  t.same(heard, [20, 30], 'a newer one as it comes; older or repeated ones are not sent')
+
+  // A follower of an earlier build says no features in its hello: it gets no anchors (it would stop on an unknown message).
+  const conn = await wsNetwork.connect(L.url)
+  t.teardown(() => conn.close())
+  const kinds: string[] = []
+  conn.onMessage((bytes) => { kinds.push(decodeMessage(bytes)[0]) })
+  conn.send(encodeMessage(['hello', 1]))
+  await until(() => kinds.includes('checkpoint') && kinds.includes('batch'))
+  L.server.publishAnchored(40)
+  await L.submit([deposit(100)])
+  await until(() => kinds.filter((k) => k === 'batch').length >= 2)
+  t.notOk(kinds.includes('anchored'), `it got ${[...new Set(kinds)].join(', ')}`)
   t.same(F.errors, [])
 })
 
