@@ -17,6 +17,8 @@ export interface AuditCommand {
   rpc?: string
   vault?: string
   chainId: number
+  /** The log is a prefix of a running exchange's (`export-log --follow`): anchors past its end are not findings. */
+  prefix?: boolean
   out: (line: string) => void
 }
 
@@ -62,7 +64,8 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   if (c.logFile) {
     source = path.resolve(c.logFile)
     const file = await readLogFile(source)
-    report = await auditLog(file.batches, { chainId: c.chainId, anchors, onProgress: () => bar.draw(file.bytesRead, file.size) })
+    report = await auditLog(file.batches, { chainId: c.chainId, anchors, prefix: c.prefix,
+      onProgress: () => bar.draw(file.bytesRead, file.size) })
   } else {
     source = path.join(c.dataDir ?? './data', 'log')
     const log = new LevelLogStore(source)
@@ -70,7 +73,7 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
     try {
       if (log.firstSeq !== 1) throw new Error(`the log in ${source} starts at ${log.firstSeq}: the audit needs it from genesis`)
       const total = log.lastSeq
-      report = await auditLog(log.readBatches(1), { chainId: c.chainId, anchors, onProgress: (seq) => bar.draw(seq, total) })
+      report = await auditLog(log.readBatches(1), { chainId: c.chainId, anchors, prefix: c.prefix, onProgress: (seq) => bar.draw(seq, total) })
     } finally {
       await log.close()
     }
@@ -81,7 +84,9 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   c.out(`  entries        ${report.entries} replayed${stopped}, hash chain ${report.chainIntact ? 'intact' : 'BROKEN'}`)
   c.out(`  sessions       ${report.sessionsVerified} wallet signatures checked`)
   c.out(`  rules          ${rulesLine(report.rules)}`)
-  c.out(`  anchors        ${c.vault ? `${report.anchorsVerified} of ${anchors.length} on ${c.vault} match` : 'not checked (no --rpc/--vault)'}`)
+  const after = report.anchorsAfterEnd > 0 ? `; ${report.anchorsAfterEnd} after the log's end not checked (--prefix)` : ''
+  c.out(`  anchors        ${c.vault ? `${report.anchorsVerified} of ${anchors.length - report.anchorsAfterEnd} on ${c.vault} match${after}`
+    : 'not checked (no --rpc/--vault)'}`)
   c.out(`  final root     ${report.finalRoot} at seq ${report.lastSeq}`)
   c.out(`  last log hash  ${report.lastHash}`)
   if (report.findings.length === 0) {

@@ -55,6 +55,8 @@ export interface Config {
   vaultAddress: string
   /** An exported log file (`audit --log`). */
   logFile: string
+  /** `audit --prefix`: the log is a prefix of a running exchange's, so anchors past its end are not findings. */
+  prefix: boolean
   /** Where `export-log` writes. */
   outFile: string
   /** `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the proof file. */
@@ -109,6 +111,7 @@ const OPTIONS = {
   sub: { type: 'string', env: 'EXCHANGE_SUB', default: '0' },
   seq: { type: 'string', env: 'EXCHANGE_SEQ', default: '0' },
   proof: { type: 'string', env: 'EXCHANGE_PROOF', default: '' },
+  prefix: { type: 'string', env: 'EXCHANGE_PREFIX', default: 'no' },
   chain: { type: 'string', env: 'EXCHANGE_CHAIN', default: 'auto' },
   'operator-key': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY', default: '' },
   'operator-key-file': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY_FILE', default: '' },
@@ -143,7 +146,9 @@ commands:
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
                          signatures, and with --rpc and --vault every root anchored on chain
-  export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it)
+                         (--prefix: a log exported from a running exchange; later anchors are not findings)
+  export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
+                         --follow URL: a running sequencer's log, over its replication link
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
                          root at --seq (default: the newest checkpoint), from --data or --log (JSON)
   verify-proof --proof F check a balance proof's paths, and with --rpc and --vault its root's anchor
@@ -154,6 +159,11 @@ function intOption(name: string, value: string, min: number, max: number): numbe
   const n = Number(value)
   if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in [${min}, ${max}], got ${value}`)
   return n
+}
+
+function yesNo(name: string, value: string): boolean {
+  if (value !== 'yes' && value !== 'no') throw new Error(`--${name} takes yes or no, got ${value}`)
+  return value === 'yes'
 }
 
 function keyTypeOption(value: string): KeyType {
@@ -182,8 +192,8 @@ export function linkTlsOf(config: Config): LinkTls {
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = parseArgs({
-    // `--no-bot` is the short form of `--bot off`.
-    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a)),
+    // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`.
+    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a)),
     allowPositionals: true,
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
   })
@@ -215,6 +225,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     rpcUrl: get('rpc'),
     vaultAddress: get('vault'),
     logFile: get('log'),
+    prefix: yesNo('prefix', get('prefix')),
     outFile: get('out'),
     proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
       file: get('proof') },

@@ -11,12 +11,18 @@ import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
 import { runAudit } from './audit.js'
-import { exportLog } from './export-log.js'
+import { exportLog, exportLogFromSequencer } from './export-log.js'
 import { prove, verifyBalanceProof, type BalanceProof } from './prove.js'
 import { readFile, writeFile } from 'node:fs/promises'
 import { embeddedChainFunder } from './chain.js'
 import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
+
+/** The internal links' network for a command that connects to a running node: its master secret, and TLS trust if any. */
+async function linkNetwork(config: Config) {
+  const tls = linkTlsOf(config)
+  return wsNetworkWith(linkToken(await masterSecret(config)), { ca: tls.ca ?? tls.cert })
+}
 
 async function main(argv: string[]): Promise<void> {
   let config: Config
@@ -52,11 +58,12 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'audit': {
       const ok = await runAudit({ dataDir: config.dataDir, logFile: config.logFile || undefined, rpc: config.rpcUrl || undefined,
-        vault: config.vaultAddress || undefined, chainId: config.chainId, out: (line) => process.stdout.write(line + '\n') })
+        vault: config.vaultAddress || undefined, chainId: config.chainId, prefix: config.prefix, out: (line) => process.stdout.write(line + '\n') })
       process.exit(ok ? 0 : 1)
     }
     case 'export-log': {
-      const n = await exportLog(config.dataDir, config.outFile)
+      const n = config.follow ? await exportLogFromSequencer(await linkNetwork(config), config.follow, config.outFile)
+        : await exportLog(config.dataDir, config.outFile)
       process.stdout.write(`exported ${n} entries to ${config.outFile}\n`)
       return
     }
@@ -66,7 +73,7 @@ async function main(argv: string[]): Promise<void> {
       const tls = linkTlsOf(config)
       const scheme = tls.cert !== undefined ? 'wss' : 'ws'
       const url = `${scheme}://${config.host}:${config.replicationPort}`
-      const client = await IngressClient.connect(wsNetworkWith(linkToken(secret), { ca: tls.ca ?? tls.cert }), url).catch((err: Error & { code?: string }) => {
+      const client = await IngressClient.connect(await linkNetwork(config), url).catch((err: Error & { code?: string }) => {
         if (err.code !== 'ECONNREFUSED') throw err
         throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
       })

@@ -40,6 +40,8 @@ export interface AuditReport {
   stoppedAt: number | null
   /** The rules declarations applied (core/rules.ts), in log order; none: an undeclared log. */
   rules: { version: number; seq: number }[]
+  /** With `prefix`: anchors past the log's end, not checked. */
+  anchorsAfterEnd: number
   findings: Finding[]
 }
 
@@ -49,6 +51,12 @@ export interface AuditOptions {
   anchors: AnchorRecord[]
   /** Called after each batch with the seq reached (progress). */
   onProgress?: (seq: number) => void
+  /**
+   * The log is a prefix of one still growing (exported from a running exchange): anchors past
+   * its end are counted, not findings. Without it such an anchor is one, as a log cut short
+   * before an anchored seq must be caught.
+   */
+  prefix?: boolean
 }
 
 /**
@@ -139,10 +147,11 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
     }
   }
   const lastSeq = expected - 1
-  if (!broken && stoppedAt === null) {
-    for (const a of o.anchors) if (a.seq > lastSeq) findings.push({ seq: a.seq, what: `anchored, but the log ends at ${lastSeq}` })
+  const afterEnd = o.anchors.filter((a) => a.seq > lastSeq)
+  if (!broken && stoppedAt === null && !o.prefix) {
+    for (const a of afterEnd) findings.push({ seq: a.seq, what: `anchored, but the log ends at ${lastSeq}` })
   }
   findings.sort((x, y) => x.seq - y.seq)
   return { entries: lastSeq, lastSeq, finalRoot: stateRoot(state), lastHash: hex(prev), chainIntact: !broken, sessionsVerified: sessions,
-    anchorsVerified, stoppedAt, rules, findings }
+    anchorsVerified, stoppedAt, rules, anchorsAfterEnd: o.prefix ? afterEnd.length : 0, findings }
 }

@@ -4,11 +4,14 @@
 // every checkpoint. Messages are msgpack arrays in binary frames:
 //   follower → sequencer: ['hello', fromSeq, features]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
-//                         | ['checkpoint', seq, root, interval] | ['anchored', seq] | ['error', message]
+//                         | ['checkpoint', seq, root, interval] | ['anchored', seq] | ['live', seq]
+//                         | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
 // builds before it read the first three elements only. `features`: what the follower takes
 // beyond that; ['anchored'], the newest seq the Vault holds an anchor for, which balance proofs
-// default to, is sent only to a follower that names it, as older ones refuse unknown messages.)
+// default to, is sent only to a follower that names it, as older ones refuse unknown messages;
+// ['live'], the seq its catch-up from the log ended at, for a reader that wants the log as it
+// stood when it connected: `exchange export-log --follow`, log-download.ts.)
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -33,6 +36,7 @@ export type Message =
   | BatchMessage
   | ['checkpoint', number, string, number?]
   | ['anchored', number]
+  | ['live', number]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -91,6 +95,8 @@ interface Session {
   live: boolean
   /** It takes ['anchored', seq] messages (said in its hello). */
   anchors: boolean
+  /** It wants ['live', seq] when its catch-up from the log ends (said in its hello). */
+  wantsLive: boolean
 }
 
 /** What a follower of this build asks for in its hello. */
@@ -121,7 +127,8 @@ export class ReplicationServer {
         conn.close('protocol error')
         return
       }
-      const s: Session = { conn, next: m[1], live: false, anchors: Array.isArray(m[2]) && m[2].includes('anchored') }
+      const features = Array.isArray(m[2]) ? m[2] : []
+      const s: Session = { conn, next: m[1], live: false, anchors: features.includes('anchored'), wantsLive: features.includes('live') }
       session = s
       this.sessions.add(s)
       this.catchUp(s).catch((err: Error) => {
@@ -160,6 +167,7 @@ export class ReplicationServer {
     }
     // No await between the last check and going live: every later batch is published.
     s.live = true
+    if (s.wantsLive) this.send(s, ['live', s.next - 1])
     if (s.anchors && this.anchored !== undefined) this.send(s, ['anchored', this.anchored])
   }
 

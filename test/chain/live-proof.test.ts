@@ -2,20 +2,34 @@
 // at the newest anchored checkpoint and checks it against the Vault on the embedded chain
 // (`verify-proof`'s check, no log), then moves money and sees the next anchored proof carry
 // it, while the node keeps running; a follower, told the anchors by its sequencer, serves
-// the same proof.
+// the same proof; and the operator exports the running sequencer's log over its internal link
+// (`export-log --follow`) and audits it against the Vault.
 
 import t from 'tap'
+import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { verifyBalanceProof } from '../../bin/prove.js'
 import { chainProvider, vaultAt } from '../../chain/provider.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
 import { startGatewayPair } from '../helpers/processes.js'
+import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
 
 const SECRET = '44'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
+/** `exchange <args>`: its exit code and output. */
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() }, (err, stdout, stderr) =>
+      resolve({ code: err ? (err as { code?: number }).code ?? 1 : 0, stdout, stderr }))
+  })
+}
+
 t.test('the demo account proves its balances against the anchored root, on the sequencer and a follower', { timeout: 90_000 }, async (t) => {
-  const { apiA, apiB, seq: sequencer, demo } = await startGatewayPair(t, SECRET, [], ['--checkpoint-interval', '10',
+  const { apiA, apiB, repl, seq: sequencer, demo } = await startGatewayPair(t, SECRET, [], ['--checkpoint-interval', '10',
     // Ticks every 100 ms make a checkpoint about every second, and anchors come every 2 s: the
     // anchored checkpoint is mostly not the newest one a node holds.
     '--tick-ms', '100', '--anchor-interval-ms', '2000', '--chain-poll-ms', '50', '--price-feed', 'off'])
@@ -79,6 +93,27 @@ t.test('the demo account proves its balances against the anchored root, on the s
   t.equal(fromFollower!.status, 200)
   t.same(fromFollower!.body, fromSequencer!.body, "the sequencer's proof")
   t.match(await check(fromFollower!.body as BalanceProof), /anchored on .* at seq \d+\nPASS$/, 'at a seq the Vault anchored')
+
+  // The operator exports the running sequencer's log over its internal link and audits it
+  // against the same Vault, without stopping anything.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'live-export-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'log.msgpack')
+  const exported = await cli(['export-log', '--follow', `ws://127.0.0.1:${repl}/replication`, '--master-secret', SECRET, '--out', file])
+  t.equal(exported.code, 0, exported.stderr)
+  const count = Number(/^exported (\d+) entries to /.exec(exported.stdout)?.[1])
+  t.ok(count >= fromSequencer!.body.seq, `${count} entries, up to the sequencer's end then`)
+  // Anchors go on after the export: the auditor says the file is a prefix (without it, an anchor
+  // past the file's end is a finding, as a log cut short must be caught).
+  const audit = await cli(['audit', '--log', file, '--rpc', rpc, '--vault', vaultAddress, '--prefix'])
+  t.equal(audit.code, 0, audit.stdout + audit.stderr)
+  t.match(audit.stdout, new RegExp(`entries +${count} replayed, hash chain intact`))
+  t.match(audit.stdout, /anchors +(\d+) of \1 on \S+ match/)
+  t.notMatch(audit.stdout, /anchors +0 of/)
+  t.match(audit.stdout, /PASS\n$/)
+  const refused = await cli(['export-log', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', '66'.repeat(32), '--out', file])
+  t.same(refused, { code: 1, stdout: '',
+    stderr: `exchange: export from ws://127.0.0.1:${repl}: ws://127.0.0.1:${repl}/replication refused the link (401): it runs with another master secret\n` })
 })
 
 t.test("a follower proves at the checkpoint its sequencer anchored, not at its own newest", { timeout: 90_000 }, async (t) => {
