@@ -1,6 +1,9 @@
 // A sequencer serving replication over loopback WebSocket, and the pieces follower tests
 // share: a log whose appends the test holds, and a bounded wait.
 
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { systemClock } from '../../replica/clock.js'
@@ -10,7 +13,7 @@ import { ReplicaNode } from '../../replica/node.js'
 import { REPLICATION_PATH, ReplicationServer } from '../../replica/replication.js'
 import type { RootSource } from '../../replica/root-hasher.js'
 import { Sequencer } from '../../replica/sequencer.js'
-import type { SnapshotStore } from '../../replica/snapshot-store.js'
+import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 
 export interface Teardown { teardown(fn: () => unknown): void }
@@ -59,4 +62,24 @@ export async function until(cond: () => boolean, ms = 5000): Promise<void> {
     if (Date.now() > end) throw new Error('condition not reached')
     await new Promise((r) => setTimeout(r, 5))
   }
+}
+
+/**
+ * A sequencer with snapshots whose log no longer reaches back to genesis: 40 deposits, then
+ * everything up to its newest snapshot dropped. `snapshotSeq`: where the retained log starts after.
+ */
+export async function truncatedLeader(t: Teardown) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'snap-'))
+  const snapshots = new SnapshotStore(dir)
+  await snapshots.open()
+  t.teardown(async () => { await snapshots.close(); await rm(dir, { recursive: true, force: true }) })
+  const L = await leader(t, { snapshots })
+  await L.submit(Array.from({ length: 40 }, (_, i) => deposit(i)))
+  // A checkpoint is saved once its entry is durable: waiting for the state alone let the
+  // last one be saved after `latest` was read (and a follower install that one instead).
+  await until(() => L.node.state.seq >= 40 && L.log.lastSeq >= L.node.state.seq)
+  await L.node.flushSnapshots()
+  const latest = (await snapshots.latest())!
+  await L.log.dropBefore(latest.meta.seq + 1)
+  return { L, snapshotSeq: latest.meta.seq }
 }

@@ -4,16 +4,12 @@
 // match, when the sequencer closes the link, or when it never says where its log ends (a link
 // refused for another master secret: test/chain/live-proof.test.ts).
 
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import t from 'tap'
 import { hex, type LogEntry } from '../../replica/entry.js'
 import { downloadLog } from '../../replica/log-download.js'
 import { encodeBatchMessage, encodeMessage, REPLICATION_PATH } from '../../replica/replication.js'
-import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { wsNetwork } from '../../replica/ws-network.js'
-import { deposit, leader, order, until } from '../helpers/replication-rig.js'
+import { deposit, leader, order, truncatedLeader, until } from '../helpers/replication-rig.js'
 
 async function all(batches: AsyncIterable<LogEntry[]>): Promise<LogEntry[]> {
   const out: LogEntry[] = []
@@ -42,17 +38,8 @@ t.test('from genesis to the end when asked, hashes as the sequencer stores them,
 })
 
 t.test("a log that no longer starts at genesis, a forged batch, a closed link, a sequencer that never says its end", async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'download-'))
-  const snapshots = new SnapshotStore(dir)
-  await snapshots.open()
-  t.teardown(async () => { await snapshots.close(); await rm(dir, { recursive: true, force: true }) })
-  const L = await leader(t, { snapshots })
-  await L.submit(Array.from({ length: 40 }, (_, i) => deposit(i)))
-  await until(() => L.node.state.seq >= 40 && L.log.lastSeq >= L.node.state.seq)
-  await L.node.flushSnapshots()
-  const latest = (await snapshots.latest())!
-  await L.log.dropBefore(latest.meta.seq + 1)
-  await t.rejects(all(downloadLog(wsNetwork, L.url)), new RegExp(`no longer starts at genesis \\(it sent a snapshot at ${latest.meta.seq}\\)`))
+  const { L, snapshotSeq } = await truncatedLeader(t)
+  await t.rejects(all(downloadLog(wsNetwork, L.url)), new RegExp(`no longer starts at genesis \\(it sent a snapshot at ${snapshotSeq}\\)`))
 
   // A server that sends a batch whose body does not match its hash, and one that never says where its log ends.
   const entries = await L.log.read(L.log.firstSeq, L.log.firstSeq + 1)

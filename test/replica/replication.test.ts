@@ -3,17 +3,13 @@
 // skipping) on a gap, a bad hash or a state root that differs from the sequencer's.
 
 import t from 'tap'
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { stateRoot } from '../../core/root.js'
 import { encodeBody, GENESIS_HASH, hex, makeEntry, packr, sealedBody, type LogEntry } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { decodeMessage, encodeBatchMessage, encodeMessage, REPLICATION_PATH, verifyWire, type BatchMessage } from '../../replica/replication.js'
 import { RootHasher, type RootSource } from '../../replica/root-hasher.js'
-import { SnapshotStore } from '../../replica/snapshot-store.js'
-import { deposit, GatedLog, leader, order, until, type Teardown } from '../helpers/replication-rig.js'
+import { deposit, GatedLog, leader, order, truncatedLeader, until, type Teardown } from '../helpers/replication-rig.js'
 import { systemClock } from '../../replica/clock.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 
@@ -159,22 +155,11 @@ t.test('held past its inbox bound, a follower lets the connection go and catches
 })
 
 t.test('a follower behind the retained log installs a snapshot first', async (t) => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'snap-'))
-  const snapshots = new SnapshotStore(dir)
-  await snapshots.open()
-  t.teardown(async () => { await snapshots.close(); await rm(dir, { recursive: true, force: true }) })
-  const L = await leader(t, { snapshots })
-  await L.submit(Array.from({ length: 40 }, (_, i) => deposit(i)))
-  // A checkpoint is saved once its entry is durable: waiting for the state alone let the
-  // last one be saved after `latest` was read, and the follower install that one instead.
-  await until(() => L.node.state.seq >= 40 && L.log.lastSeq >= L.node.state.seq)
-  await L.node.flushSnapshots()
-  const latest = (await snapshots.latest())!
-  await L.log.dropBefore(latest.meta.seq + 1)
+  const { L, snapshotSeq } = await truncatedLeader(t)
   t.ok(L.log.firstSeq > 1, `sequencer log now starts at ${L.log.firstSeq}`)
   const F = await follower(t, L.url)
   await until(() => F.node.state.seq === L.node.state.seq)
-  t.equal(F.log.firstSeq, latest.meta.seq + 1, 'the follower log continues from the snapshot')
+  t.equal(F.log.firstSeq, snapshotSeq + 1, 'the follower log continues from the snapshot')
   await L.submit([order(1), order(2)])
   await until(() => F.node.state.seq === L.node.state.seq)
   t.equal(stateRoot(F.node.state), stateRoot(L.node.state))
