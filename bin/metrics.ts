@@ -1,4 +1,4 @@
-// Prometheus text metrics at /metrics: seq, rules version, apply rate (a counter), commit latency, queue
+// Prometheus text metrics at /metrics: seq, rules version, anchored seq, apply rate (a counter), commit latency, queue
 // depth, follower count, follower lag and checkpoints matched, the main thread's event-loop
 // delay, the REST gateway's request time, and the process's memory and CPU.
 
@@ -14,6 +14,7 @@ const HELP: Record<string, string> = {
   exchange_seq: 'Last applied log sequence number',
   exchange_applied_entries_total: 'Entries applied since start (rate() of it is the apply rate)',
   exchange_rules_version: 'Rules version the log applies under at exchange_seq (core/rules.ts; 1 for a log declaring none)',
+  exchange_anchored_seq: 'Newest seq the Vault holds an anchor for, as this node knows it (its chain services, or its sequencer); 0: none known. exchange_seq minus it is what no anchor covers yet',
   exchange_commit_latency_ms: 'Duration of the last group commit (LevelDB write with sync)',
   exchange_ingress_queue: 'Commands waiting for the sequencer',
   exchange_followers: 'Followers connected to this sequencer',
@@ -52,6 +53,7 @@ export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauge
       exchange_seq: node.state.seq,
       exchange_applied_entries_total: applied,
       exchange_rules_version: rulesOf(node.state),
+      exchange_anchored_seq: running.proofs.anchoredSeq ?? 0,
       ...own(),
       exchange_projections_written_seq: running.projections.flushedSeq,
       exchange_apply_held: node.gate.open ? 0 : 1,

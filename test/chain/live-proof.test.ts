@@ -14,7 +14,7 @@ import path from 'node:path'
 import { verifyBalanceProof } from '../../bin/prove.js'
 import { chainProvider, vaultAt } from '../../chain/provider.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
-import { startGatewayPair } from '../helpers/processes.js'
+import { scrapeGauges, startGatewayPair } from '../helpers/processes.js'
 import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
 
 const SECRET = '44'.repeat(32)
@@ -119,7 +119,7 @@ t.test('the demo account proves its balances against the anchored root, on the s
 t.test("a follower proves at the checkpoint its sequencer anchored, not at its own newest", { timeout: 90_000 }, async (t) => {
   // Anchors at most every 15 s: after the first one that covers the funding, the checkpoints
   // the test makes stay unanchored while it looks.
-  const { apiA, apiB, seq: sequencer, demo } = await startGatewayPair(t, '55'.repeat(32), [], ['--checkpoint-interval', '10',
+  const { apiA, apiB, metA, metB, seq: sequencer, demo } = await startGatewayPair(t, '55'.repeat(32), [], ['--checkpoint-interval', '10',
     '--anchor-interval-ms', '15000', '--chain-poll-ms', '50', '--price-feed', 'off'])
   await sequencer.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const funded = sequencer.lines.length
@@ -145,4 +145,9 @@ t.test("a follower proves at the checkpoint its sequencer anchored, not at its o
   const [fromFollower, fromSequencer] = await Promise.all([call(apiB, '/sapi/v1/account/balanceProof'), call(apiA, '/sapi/v1/account/balanceProof')])
   t.equal(fromSequencer.body.seq, anchored.seq, 'the sequencer proves at its anchored checkpoint')
   t.same(fromFollower.body, fromSequencer.body, 'so does the follower')
+  for (const [port, node] of [[metA, 'sequencer'], [metB, 'follower']] as const) {
+    const g = await scrapeGauges(port)
+    t.equal(g.exchange_anchored_seq, anchored.seq, `the ${node}'s /metrics: exchange_anchored_seq`)
+    t.ok(g.exchange_seq! > g.exchange_anchored_seq!, 'behind its seq')
+  }
 })

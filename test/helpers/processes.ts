@@ -74,6 +74,9 @@ export interface GatewayPair {
   apiB: number
   /** The sequencer's replication port (its internal links). */
   repl: number
+  /** The sequencer's and the follower's metrics ports. */
+  metA: number
+  metB: number
   seq: Proc
   fol: Proc
   /** The demo account `start` funded (its credentials, from demo-account.json). */
@@ -102,7 +105,7 @@ export async function startGatewayPair(t: { teardown(fn: () => Promise<void>): v
   await seq.waitFor((l) => l.msg === 'demo account funded')
   await fol.waitFor((l) => l.msg === 'follower running')
   const demo = JSON.parse(await readFile(path.join(dirA, 'demo-account.json'), 'utf8')) as GatewayPair['demo']
-  return { apiA, apiB, repl, seq, fol, demo }
+  return { apiA, apiB, repl, metA, metB, seq, fol, demo }
 }
 
 /** The demo account `start` funds (demo-account.json). */
