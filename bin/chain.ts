@@ -35,7 +35,7 @@ export async function startChain(config: Config, running: RunningNode, submit: (
     submit,
     onCheckpoint: (fn) => node.onCheckpoint(fn),
     latestCheckpoint: () => node.roots.at(-1),
-    anchored: (seq) => running.anchoredAt(seq),
+    anchored: (seq, vault) => running.anchoredAt(seq, vault),
     logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
   }, logger)
 }

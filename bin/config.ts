@@ -59,8 +59,11 @@ export interface Config {
   prefix: boolean
   /** Where `export-log` writes. */
   outFile: string
-  /** `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the proof file. */
-  proof: { account: string; sub: number; seq: number; file: string }
+  /**
+   * `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the
+   * proof file, or the running exchange's API and the keys file to fetch one with (at `seq`, 0: the anchored one).
+   */
+  proof: { account: string; sub: number; seq: number; file: string; api: string; keysFile: string }
   /** The chain module: `auto` runs it (on `start` an embedded anvil unless --rpc names a chain), `off` does not. */
   chain: 'auto' | 'off'
   /** The Vault's operator key, hex (from --operator-key or the file --operator-key-file); empty: anvil's dev key. */
@@ -111,6 +114,8 @@ const OPTIONS = {
   sub: { type: 'string', env: 'EXCHANGE_SUB', default: '0' },
   seq: { type: 'string', env: 'EXCHANGE_SEQ', default: '0' },
   proof: { type: 'string', env: 'EXCHANGE_PROOF', default: '' },
+  api: { type: 'string', env: 'EXCHANGE_API', default: '' },
+  keys: { type: 'string', env: 'EXCHANGE_KEYS', default: '' },
   prefix: { type: 'string', env: 'EXCHANGE_PREFIX', default: 'no' },
   chain: { type: 'string', env: 'EXCHANGE_CHAIN', default: 'auto' },
   'operator-key': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY', default: '' },
@@ -151,7 +156,9 @@ commands:
                          --follow URL: a running sequencer's log, over its replication link
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
                          root at --seq (default: the newest checkpoint), from --data or --log (JSON)
-  verify-proof --proof F check a balance proof's paths, and with --rpc and --vault its root's anchor
+  verify-proof --proof F check a balance proof's paths, and with --rpc (and --vault, or the one the
+                         proof names) its root's anchor; --api URL --keys FILE instead of --proof:
+                         fetch your own from a running exchange (keys: the JSON that account prints)
 options (flag, environment, default):
 ${Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(20)} ${v.env.padEnd(30)} ${v.default}`).join('\n')}`
 
@@ -228,7 +235,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     prefix: yesNo('prefix', get('prefix')),
     outFile: get('out'),
     proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
-      file: get('proof') },
+      file: get('proof'), api: get('api'), keysFile: get('keys') },
     chain: get('chain') === 'off' ? 'off' : 'auto',
     operatorKey: get('operator-key') || (get('operator-key-file') ? readFileSync(get('operator-key-file'), 'utf8').trim() : ''),
     tokens: get('tokens') ? get('tokens').split(',').map((pair) => {
@@ -268,7 +275,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
   if (config.command === 'prove' && !/^0x[0-9a-fA-F]{40}$/.test(config.proof.account)) throw new Error('prove needs --account <0x-prefixed address>')
-  if (config.command === 'verify-proof' && !config.proof.file) throw new Error('verify-proof needs --proof <file>')
+  if (config.command === 'verify-proof' && !config.proof.file && !(config.proof.api && config.proof.keysFile)) {
+    throw new Error('verify-proof needs --proof <file>, or --api <url> and --keys <file> to fetch your own')
+  }
   if (config.vaultAddress && !/^0x[0-9a-fA-F]{40}$/.test(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
   return config
 }

@@ -12,7 +12,7 @@ import { createFundedAccount } from './demo-account.js'
 import { replay } from './replay.js'
 import { runAudit } from './audit.js'
 import { exportLog, exportLogFromSequencer } from './export-log.js'
-import { prove, verifyBalanceProof, type BalanceProof } from './prove.js'
+import { fetchBalanceProof, prove, verifyBalanceProof, type BalanceProof } from './prove.js'
 import { readFile, writeFile } from 'node:fs/promises'
 import { embeddedChainFunder } from './chain.js'
 import { masterSecret } from './runtime.js'
@@ -98,7 +98,10 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'verify-proof': {
-      const proof = JSON.parse(await readFile(config.proof.file, 'utf8')) as BalanceProof
+      const { file, api, keysFile, seq } = config.proof
+      const proof = file ? JSON.parse(await readFile(file, 'utf8')) as BalanceProof
+        : await fetchBalanceProof(api, JSON.parse(await readFile(keysFile, 'utf8')) as { apiKey: string; secretKey: string }, seq)
+      if (!file && config.outFile) await writeFile(config.outFile, JSON.stringify(proof, null, 2) + '\n')
       const ok = await verifyBalanceProof({ proof, rpc: config.rpcUrl || undefined, vault: config.vaultAddress || undefined,
         out: (line) => process.stdout.write(line + '\n') })
       process.exit(ok ? 0 : 1)

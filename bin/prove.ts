@@ -11,10 +11,12 @@ import { apply } from '../core/apply.js'
 import { verifyProof } from '../core/merkle.js'
 import { leafHash, proofTree } from '../core/root.js'
 import { createState } from '../core/state.js'
-import { readAnchors } from '../chain/anchor.js'
+import { anchorAt } from '../chain/anchor.js'
 import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
+import { OperatorError } from './operator-error.js'
+import { RestClient, RestError, type Credentials } from './rest-client.js'
 import { LevelLogStore } from '../replica/level-log.js'
 
 export { PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
@@ -76,6 +78,21 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
   return balanceProofIn(proofTree(state), { seq: state.seq, logHash: lastHash }, stored, c.sub)
 }
 
+/**
+ * The caller's own proof from a running exchange's API (GET /sapi/v1/account/balanceProof),
+ * signed with the keys `exchange account` prints; at `seq`, or the anchored checkpoint.
+ */
+export async function fetchBalanceProof(api: string, keys: Credentials, seq = 0): Promise<BalanceProof> {
+  try {
+    return await new RestClient(api.replace(/\/$/, ''), keys).signed<BalanceProof>('GET', '/sapi/v1/account/balanceProof',
+      seq > 0 ? { seq: String(seq) } : {})
+  } catch (err) {
+    // The exchange's refusal (no checkpoint yet, a seq not held, a key it does not know) is the operator's to read.
+    if (err instanceof RestError) throw new OperatorError(`${api} answered ${err.message}`)
+    throw err
+  }
+}
+
 const bytesOf = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'))
 
 export interface VerifyProofCommand {
@@ -96,16 +113,25 @@ export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean
     ok &&= included
     c.out(`  ${included ? 'included' : 'NOT INCLUDED'}  ${leaf}`)
   }
+  // The Vault given, or the one a node's proof names (the contract the user deposits into).
+  const vault = c.vault ?? (c.rpc !== undefined ? p.vault : undefined)
   if (c.rpc || c.vault) {
-    if (!c.rpc || !c.vault) throw new Error('verify-proof needs both --rpc and --vault to check the anchor')
+    if (!c.rpc || !vault) throw new OperatorError('verify-proof needs both --rpc and --vault to check the anchor (the proof names no Vault)')
+    if (c.vault === undefined) c.out(`  the Vault the proof names: ${vault} (give --vault to check against another)`)
+    else if (p.vault !== undefined && p.vault.toLowerCase() !== c.vault.toLowerCase()) c.out(`  the proof names the Vault ${p.vault}; checked against --vault`)
     const provider = new JsonRpcProvider(c.rpc, undefined, { batchMaxCount: 1 })
     try {
-      const anchor = (await readAnchors(provider, c.vault)).find((a) => a.seq === p.seq)
+      if ((await provider.getCode(vault)) === '0x') {
+        c.out(`  NO VAULT at ${vault}: no contract there on this chain`)
+        c.out('FAIL')
+        return false
+      }
+      const anchor = await anchorAt(provider, vault, p.seq)
       const anchored = anchor !== undefined && anchor.root.toLowerCase() === p.root.toLowerCase() &&
         anchor.logHash.toLowerCase() === p.logHash.toLowerCase()
       ok &&= anchored
-      c.out(anchor === undefined ? `  NO ANCHOR at seq ${p.seq} on ${c.vault}`
-        : anchored ? `  anchored on ${c.vault} at seq ${p.seq}` : `  ANCHORED ROOT DIFFERS at seq ${p.seq}: ${anchor.root}`)
+      c.out(anchor === undefined ? `  NO ANCHOR at seq ${p.seq} on ${vault}`
+        : anchored ? `  anchored on ${vault} at seq ${p.seq}` : `  ANCHORED ROOT DIFFERS at seq ${p.seq}: ${anchor.root}`)
     } finally {
       provider.destroy()
     }

@@ -51,7 +51,7 @@ export interface RunningNode {
   /** Balance proofs from this node's checkpoint snapshots (GET /sapi/v1/account/balanceProof). */
   proofs: BalanceProver
   /** The sequencer's chain services found the Vault's newest anchor: proofs default to it, here and on followers. */
-  anchoredAt(seq: number): void
+  anchoredAt(seq: number, vault: string): void
   stop(): Promise<void>
 }
 
@@ -81,7 +81,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   roots.warm()
   const proofs = new BalanceProver(snapshots)
   const replica = await createReplica({
-    onAnchored: (seq) => proofs.anchoredAt(seq),
+    onAnchored: (seq, vault) => proofs.anchoredAt(seq, vault),
     log, snapshots, network, clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
@@ -125,9 +125,9 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   })
   return {
     replica, network, log, projections, applied, proofs,
-    anchoredAt(seq) {
-      proofs.anchoredAt(seq)
-      replica.replication?.publishAnchored(seq)
+    anchoredAt(seq, vault) {
+      proofs.anchoredAt(seq, vault)
+      replica.replication?.publishAnchored(seq, vault)
     },
     onCommitted(listener) {
       batchListeners.add(listener)

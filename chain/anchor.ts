@@ -79,6 +79,17 @@ export class Anchorer {
   }
 }
 
+/** The anchor the Vault holds at `seq`, or undefined when it holds none there (one call, however many it holds). */
+export async function anchorAt(provider: JsonRpcProvider, vaultAddress: string, seq: number): Promise<{ root: string; logHash: string } | undefined> {
+  try {
+    const [root, logHash] = await vaultAt(vaultAddress, provider).anchorAt(seq) as [string, string]
+    return { root, logHash }
+  } catch (err) {
+    if (revertName(err) === 'NoAnchor') return undefined
+    throw err
+  }
+}
+
 /** Every anchor the Vault holds, oldest first. */
 export async function readAnchors(provider: JsonRpcProvider, vaultAddress: string): Promise<{ seq: number; root: string; logHash: string }[]> {
   const vault = vaultAt(vaultAddress, provider)

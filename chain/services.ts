@@ -38,7 +38,7 @@ export interface NodeLink extends ExchangeLink {
   latestCheckpoint(): { seq: number; root: string } | undefined
   logHashAt(seq: number): Promise<string | undefined>
   /** The newest seq the Vault holds an anchor for, as the anchorer learns it (balance proofs default to it). */
-  anchored?(seq: number): void
+  anchored?(seq: number, vault: string): void
 }
 
 export interface ChainServices {
@@ -98,7 +98,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
     const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })
     const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),
-      intervalMs: s.anchorIntervalMs, logger, onAnchored: (seq) => node.anchored?.(seq) })
+      intervalMs: s.anchorIntervalMs, logger, onAnchored: (seq) => node.anchored?.(seq, deployment.vault) })
     const latest = node.latestCheckpoint()
     if (latest) anchorer.offer(latest)
     node.onCheckpoint((cp) => anchorer.offer(cp))

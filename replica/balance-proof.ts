@@ -20,6 +20,11 @@ export interface BalanceProof {
   account: string
   sub: number
   leaves: { leaf: string; proof: { sibling: string; left: boolean }[] }[]
+  /**
+   * The Vault whose anchors the node knows, when it knows one (a proof a running node serves);
+   * the user may check against it, or against the address they deposit into.
+   */
+  vault?: string
 }
 
 /** The proof of `account`'s (as the state spells it) sub-account `sub` in the tree of the state after entry `seq`. */

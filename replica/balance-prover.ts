@@ -62,6 +62,7 @@ export class BalanceProver {
   /** Trees being sent to the thread, by seq: concurrent first requests at a seq build it once. */
   readonly #building = new Map<number, Promise<ProveReply>>()
   #anchored: number | undefined
+  #vault: string | undefined
 
   constructor(private readonly snapshots: ProofSnapshots, url: URL = WORKER_URL) {
     this.#calls = new WorkerCalls(url, {
@@ -73,8 +74,12 @@ export class BalanceProver {
     })
   }
 
-  /** The newest seq the Vault holds an anchor for (the chain services tell); proofs default to it. */
-  anchoredAt(seq: number): void {
+  /**
+   * The newest seq the Vault at `vault` holds an anchor for (the chain services tell, or the
+   * sequencer): proofs default to it, and name the Vault for the user to check them against.
+   */
+  anchoredAt(seq: number, vault?: string): void {
+    if (vault !== undefined) this.#vault = vault
     if (this.#anchored !== undefined && seq <= this.#anchored) return
     this.#anchored = seq
     this.snapshots.pin(seq)
@@ -105,7 +110,7 @@ export class BalanceProver {
     if ('error' in reply) throw new Error(`balance proof: ${reply.error}`)
     if (!('proof' in reply)) throw new Error('balance proof: no proof in the answer')
     if (reply.proof.leaves.length === 0) return { refused: 'nothing-held', seq: at }
-    return reply.proof
+    return this.#vault === undefined ? reply.proof : { ...reply.proof, vault: this.#vault }
   }
 
   /** Stops the thread. */

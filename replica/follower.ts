@@ -34,8 +34,8 @@ export interface FollowerOptions {
   onApplied?: (entries: readonly LogEntry[]) => void
   /** Bytes received and not yet handled past which it lets the connection go (LIMITS.followerBufferBytesMax). */
   inboxBytesMax?: number
-  /** The newest seq the Vault holds an anchor for, as the sequencer announces it. */
-  onAnchored?: (seq: number) => void
+  /** The newest seq the Vault (at `vault`) holds an anchor for, as the sequencer announces it. */
+  onAnchored?: (seq: number, vault: string) => void
 }
 
 export class Follower {
@@ -262,7 +262,7 @@ export class Follower {
         return
       }
       case 'anchored':
-        if (Number.isSafeInteger(m[1]) && m[1] > 0) this.o.onAnchored?.(m[1])
+        if (Number.isSafeInteger(m[1]) && m[1] > 0 && typeof m[2] === 'string') this.o.onAnchored?.(m[1], m[2])
         return
       case 'error':
         this.o.logger?.warn({ reason: m[1] }, 'sequencer closed the stream')

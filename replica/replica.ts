@@ -34,8 +34,8 @@ export interface ReplicaOptions {
   /** Lets the caller attach listeners (projections) before the log is replayed. */
   beforeRestore?: (node: ReplicaNode) => void
   onFatal?: (err: Error) => void
-  /** A follower: the newest anchored seq, as its sequencer announces it (replication.ts). */
-  onAnchored?: (seq: number) => void
+  /** A follower: the newest anchored seq and its Vault, as its sequencer announces them (replication.ts). */
+  onAnchored?: (seq: number, vault: string) => void
 }
 
 export interface Replica {

@@ -4,12 +4,12 @@
 // every checkpoint. Messages are msgpack arrays in binary frames:
 //   follower → sequencer: ['hello', fromSeq, features]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
-//                         | ['checkpoint', seq, root, interval] | ['anchored', seq] | ['live', seq]
+//                         | ['checkpoint', seq, root, interval] | ['anchored', seq, vault] | ['live', seq]
 //                         | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
 // builds before it read the first three elements only. `features`: what the follower takes
-// beyond that; ['anchored'], the newest seq the Vault holds an anchor for, which balance proofs
-// default to, is sent only to a follower that names it, as older ones refuse unknown messages;
+// beyond that; ['anchored'], the newest seq the Vault (at `vault`) holds an anchor for, which
+// balance proofs default to and name, is sent only to a follower that names it, as older ones refuse unknown messages;
 // ['live'], the seq its catch-up from the log ended at, for a reader that wants the log as it
 // stood when it connected: `exchange export-log --follow`, log-download.ts.)
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
@@ -35,7 +35,7 @@ export type Message =
   | ['snapshot', SnapshotMeta, Uint8Array]
   | BatchMessage
   | ['checkpoint', number, string, number?]
-  | ['anchored', number]
+  | ['anchored', number, string]
   | ['live', number]
   | ['error', string]
 
@@ -106,7 +106,7 @@ export const FOLLOWER_FEATURES = ['anchored']
 export class ReplicationServer {
   private readonly sessions = new Set<Session>()
   /** The newest seq the Vault holds an anchor for, once the chain services said. */
-  private anchored: number | undefined
+  private anchored: { seq: number; vault: string } | undefined
 
   /**
    * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
@@ -168,14 +168,14 @@ export class ReplicationServer {
     // No await between the last check and going live: every later batch is published.
     s.live = true
     if (s.wantsLive) this.send(s, ['live', s.next - 1])
-    if (s.anchors && this.anchored !== undefined) this.send(s, ['anchored', this.anchored])
+    if (s.anchors && this.anchored !== undefined) this.send(s, ['anchored', this.anchored.seq, this.anchored.vault])
   }
 
-  /** The newest anchored seq, for followers that take it (live ones now, others as they go live). */
-  publishAnchored(seq: number): void {
-    if (this.anchored !== undefined && seq <= this.anchored) return
-    this.anchored = seq
-    for (const s of this.sessions) if (s.live && s.anchors) this.send(s, ['anchored', seq])
+  /** The newest anchored seq and its Vault, for followers that take them (live ones now, others as they go live). */
+  publishAnchored(seq: number, vault: string): void {
+    if (this.anchored !== undefined && seq <= this.anchored.seq) return
+    this.anchored = { seq, vault }
+    for (const s of this.sessions) if (s.live && s.anchors) this.send(s, ['anchored', seq, vault])
   }
 
   /** Streams a durable batch to every live follower. */

@@ -23,7 +23,7 @@ const docs = {
   balanceProof: route({
     family: 'wallet', summary: "The caller's balances proven against an anchored state root (no Binance equivalent)",
     description: 'The sub-account\'s money leaves (perp wallet, spot balances, holdings, isolated wallets) as the state root '
-      + 'hashes them, each with its Merkle path to the root of checkpoint `seq` (default: the newest the Vault has anchored, '
+      + 'hashes them, each with its Merkle path to the root of checkpoint `seq` (default: the newest the Vault, named in `vault`, has anchored, '
       + 'which followers learn from their sequencer; before any anchor is known, the newest checkpoint held), and that entry\'s log hash. '
       + '`exchange verify-proof --proof FILE --rpc URL --vault 0x…` checks it against the chain. A node holds the last '
       + 'few checkpoints and the anchored one; another `seq` is -1130 naming those it holds. No checkpoint yet, or '
@@ -31,7 +31,7 @@ const docs = {
     security: 'USER_DATA', weight: WEIGHT, params: ['seq'],
     response: object({
       format: str, version: int, seq: int, root: str, logHash: str, account: str, sub: int,
-      leaves: arrayOf(object({ leaf: str, proof: arrayOf(object({ sibling: str, left: bool })) })),
+      leaves: arrayOf(object({ leaf: str, proof: arrayOf(object({ sibling: str, left: bool })) })), vault: str,
     }),
   }),
 }

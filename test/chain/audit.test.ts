@@ -155,6 +155,18 @@ t.test('a balance proven against the anchored root, without the log: paths, anch
   t.equal(await check(unanchored, false), true, 'alone the paths lead to its root')
   t.equal(await check(unanchored), false)
   t.ok(lines.includes(`  NO ANCHOR at seq 45 on ${chain.deployment.vault}`))
+  // Checked against an address that holds no contract: said so, not a decoding error.
+  const nowhere = '0x' + '12'.repeat(20)
+  t.equal(await verifyBalanceProof({ proof, out: (l) => lines.push(l), rpc: chain.anvil.url, vault: nowhere }), false)
+  t.ok(lines.includes(`  NO VAULT at ${nowhere}: no contract there on this chain`))
+  // A proof that names its Vault (as a running node's does) needs only --rpc; --vault still decides.
+  lines.length = 0
+  t.equal(await verifyBalanceProof({ proof: { ...proof, vault: chain.deployment.vault }, out: (l) => lines.push(l), rpc: chain.anvil.url }), true)
+  t.match(lines, [/balance proof/, /included/, /included/, `  the Vault the proof names: ${chain.deployment.vault} (give --vault to check against another)`,
+    `  anchored on ${chain.deployment.vault} at seq 40`, 'PASS'])
+  lines.length = 0
+  t.equal(await verifyBalanceProof({ proof: { ...proof, vault: nowhere }, out: (l) => lines.push(l), rpc: chain.anvil.url, vault: chain.deployment.vault }), true)
+  t.ok(lines.includes(`  the proof names the Vault ${nowhere}; checked against --vault`))
   // From the command line, as a user would: the default seq is the newest checkpoint, 40.
   const file = path.join(dir, 'proof.json')
   const cli = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {

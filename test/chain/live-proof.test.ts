@@ -8,7 +8,7 @@
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { verifyBalanceProof } from '../../bin/prove.js'
@@ -66,7 +66,19 @@ t.test('the demo account proves its balances against the anchored root, on the s
 
   // Funded with 100,000 USDT, half of it moved to the perp wallet.
   const funded = await proofShowing('50000000000', '50000000000')
+  t.equal(funded.vault, vaultAddress, 'the proof names the Vault holding the anchor')
   t.match(await check(funded), new RegExp(`anchored on ${vaultAddress} at seq ${funded.seq}\\nPASS$`))
+  // In one command, as a user would: fetched with the account's keys, checked on the chain the proof's Vault is on.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'live-proof-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const keys = path.join(dir, 'keys.json')
+  await writeFile(keys, JSON.stringify(demo))
+  const fetched = await cli(['verify-proof', '--api', `http://127.0.0.1:${apiA}`, '--keys', keys, '--rpc', rpc, '--out', path.join(dir, 'proof.json')])
+  t.equal(fetched.code, 0, fetched.stdout + fetched.stderr)
+  t.match(fetched.stdout, new RegExp(`the Vault the proof names: ${vaultAddress} .*\\n  anchored on ${vaultAddress} at seq \\d+\\nPASS\\n$`))
+  t.equal((JSON.parse(await readFile(path.join(dir, 'proof.json'), 'utf8')) as BalanceProof).account, demo.address, '--out keeps what was fetched')
+  t.match(await cli(['verify-proof', '--api', `http://127.0.0.1:${apiA}`, '--keys', keys, '--seq', '3']),
+    { code: 1, stderr: /^exchange: http:\/\/127\.0\.0\.1:\d+ answered GET \/sapi\/v1\/account\/balanceProof: -1130 Data sent for parameter 'seq' is not valid: this node holds the checkpoints/ })
   t.ok(Number(await vault.latestSeq()) >= funded.seq, 'at a seq the Vault has anchored')
   const [root] = await vault.anchorAt(funded.seq) as [string, string]
   t.equal(root, funded.root)
@@ -96,8 +108,6 @@ t.test('the demo account proves its balances against the anchored root, on the s
 
   // The operator exports the running sequencer's log over its internal link and audits it
   // against the same Vault, without stopping anything.
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'live-export-'))
-  t.teardown(() => rm(dir, { recursive: true, force: true }))
   const file = path.join(dir, 'log.msgpack')
   const exported = await cli(['export-log', '--follow', `ws://127.0.0.1:${repl}/replication`, '--master-secret', SECRET, '--out', file])
   t.equal(exported.code, 0, exported.stderr)

@@ -71,10 +71,16 @@ t.test('a trader proves their balances at a checkpoint the node holds', async (t
     ['perpWallet', alice.address, '0', '2000000000', 'false'], ['spot', alice.address, '0', 'USDT', '500000000'],
   ], 'the newest checkpoint: 2,000 USDT perp, 500 spot')
   t.same((await get(alice.keys, { seq: String(first) })).body, proof, 'seq: an older checkpoint still held')
+  // Once the chain services name an anchor, proofs default to it and name its Vault.
+  const VAULT = '0x' + '5a'.repeat(20)
+  prover.anchoredAt(first, VAULT)
+  t.same((await get(alice.keys)).body, { ...proof, vault: VAULT }, 'the anchored checkpoint, not the newest')
+  t.same((await get(alice.keys, { seq: String(second) })).body, { ...now, vault: VAULT })
 
-  // Bob opened his session after the second checkpoint: he held nothing there.
+  // Bob opened his session after both checkpoints: he held nothing at the anchored one.
   const bob = (await openSession(rig, Wallet.createRandom())).json() as Keys
-  t.match(await get(bob), { status: 404, body: { code: -1099, msg: `held nothing at checkpoint ${second}` } })
+  t.match(await get(bob), { status: 404, body: { code: -1099, msg: `held nothing at checkpoint ${first}.` } })
+  t.match(await get(bob, { seq: String(second) }), { status: 404, body: { code: -1099, msg: `held nothing at checkpoint ${second}.` } })
 
   t.same(await get(alice.keys, { seq: '3' }), { status: 400, body: { code: -1130,
     msg: `Data sent for parameter 'seq' is not valid: this node holds the checkpoints ${first}, ${second}.` } })

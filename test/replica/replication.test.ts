@@ -17,7 +17,7 @@ import { wsNetwork } from '../../replica/ws-network.js'
 const batchMessage = (entries: LogEntry[]): BatchMessage => decodeMessage(encodeBatchMessage(entries)) as BatchMessage
 
 async function follower(t: Teardown, url: string, checkpointInterval = 10, roots?: RootSource, inboxBytesMax?: number,
-  onAnchored?: (seq: number) => void) {
+  onAnchored?: (seq: number, vault: string) => void) {
   const log = new GatedLog()
   await log.open()
   const node = new ReplicaNode({ log, checkpointInterval, roots })
@@ -49,17 +49,18 @@ t.test('a follower catches up from the log, then follows live, with equal roots'
 t.test('the newest anchored seq reaches followers that ask for it, and only them', async (t) => {
   const L = await leader(t)
   await L.submit(Array.from({ length: 25 }, (_, i) => deposit(i)))
-  L.server.publishAnchored(20)
-  const heard: number[] = []
-  const F = await follower(t, L.url, 10, undefined, undefined, (seq) => heard.push(seq))
+  const VAULT = '0x' + '5a'.repeat(20)
+  L.server.publishAnchored(20, VAULT)
+  const heard: [number, string][] = []
+  const F = await follower(t, L.url, 10, undefined, undefined, (seq, vault) => heard.push([seq, vault]))
   await until(() => heard.length === 1)
-  t.same(heard, [20], 'the anchor known before it connected, once it is live')
-  L.server.publishAnchored(30)
-  L.server.publishAnchored(25)
-  L.server.publishAnchored(30)
+  t.same(heard, [[20, VAULT]], 'the anchor known before it connected, with its Vault, once it is live')
+  L.server.publishAnchored(30, VAULT)
+  L.server.publishAnchored(25, VAULT)
+  L.server.publishAnchored(30, VAULT)
   await L.submit(Array.from({ length: 10 }, (_, i) => order(i)))
   await until(() => F.node.state.seq === L.node.state.seq && heard.length >= 2)
-  t.same(heard, [20, 30], 'a newer one as it comes; older or repeated ones are not sent')
+  t.same(heard.map(([seq]) => seq), [20, 30], 'a newer one as it comes; older or repeated ones are not sent')
 
   // A follower of an earlier build says no features in its hello: it gets no anchors (it would stop on an unknown message).
   const conn = await wsNetwork.connect(L.url)
@@ -68,7 +69,7 @@ t.test('the newest anchored seq reaches followers that ask for it, and only them
   conn.onMessage((bytes) => { kinds.push(decodeMessage(bytes)[0]) })
   conn.send(encodeMessage(['hello', 1]))
   await until(() => kinds.includes('checkpoint') && kinds.includes('batch'))
-  L.server.publishAnchored(40)
+  L.server.publishAnchored(40, VAULT)
   await L.submit([deposit(100)])
   await until(() => kinds.filter((k) => k === 'batch').length >= 2)
   t.notOk(kinds.includes('anchored'), `it got ${[...new Set(kinds)].join(', ')}`)
