@@ -93,7 +93,7 @@ interface Session {
   /** Next seq this follower needs. */
   next: number
   live: boolean
-  /** It takes ['anchored', seq] messages (said in its hello). */
+  /** It takes ['anchored', seq, vault] messages (said in its hello). */
   anchors: boolean
   /** It wants ['live', seq] when its catch-up from the log ends (said in its hello). */
   wantsLive: boolean
