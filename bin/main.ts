@@ -24,6 +24,23 @@ async function linkNetwork(config: Config) {
   return wsNetworkWith(linkToken(await masterSecret(config)), { ca: tls.ca ?? tls.cert })
 }
 
+/** A JSON file's contents; one that does not parse is said so, naming it. */
+async function readJson(file: string, what: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8')
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new OperatorError(`${file} is not ${what} (not JSON)`)
+  }
+}
+
+/** The API key and secret of a keys file (the JSON `exchange account` prints). */
+function keysFrom(json: unknown): { apiKey: string; secretKey: string } {
+  const k = json as { apiKey?: unknown; secretKey?: unknown } | null
+  if (typeof k?.apiKey !== 'string' || typeof k.secretKey !== 'string') throw new OperatorError('the keys file needs apiKey and secretKey (as exchange account prints them)')
+  return { apiKey: k.apiKey, secretKey: k.secretKey }
+}
+
 async function main(argv: string[]): Promise<void> {
   let config: Config
   try {
@@ -99,8 +116,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'verify-proof': {
       const { file, api, keysFile, seq } = config.proof
-      const proof = file ? JSON.parse(await readFile(file, 'utf8')) as BalanceProof
-        : await fetchBalanceProof(api, JSON.parse(await readFile(keysFile, 'utf8')) as { apiKey: string; secretKey: string }, seq)
+      const proof = file ? await readJson(file, 'a balance proof') as BalanceProof
+        : await fetchBalanceProof(api, keysFrom(await readJson(keysFile, 'a keys file')), seq)
       if (!file && config.outFile) await writeFile(config.outFile, JSON.stringify(proof, null, 2) + '\n')
       const ok = await verifyBalanceProof({ proof, rpc: config.rpcUrl || undefined, vault: config.vaultAddress || undefined,
         out: (line) => process.stdout.write(line + '\n') })

@@ -89,6 +89,9 @@ export async function fetchBalanceProof(api: string, keys: Credentials, seq = 0)
   } catch (err) {
     // The exchange's refusal (no checkpoint yet, a seq not held, a key it does not know) is the operator's to read.
     if (err instanceof RestError) throw new OperatorError(`${api} answered ${err.message}`)
+    // fetch's own failure (nothing listening, a name that does not resolve) names its cause.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause
+    if (cause !== undefined) throw new OperatorError(`nothing answers at ${api} (${cause.code ?? cause.message})`)
     throw err
   }
 }

@@ -70,3 +70,28 @@ t.test('a price CSV that will not parse is refused before anything starts, namin
   t.equal(stdout, '', 'no node started, no log written')
   t.notOk(existsSync(path.join(dir, 'data', 'log')))
 })
+
+t.test('verify-proof: a proof or keys file that is not what it should be, an API that does not answer: said, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'verify-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [EXCHANGE_BIN, 'verify-proof', ...args], { env: childEnv() })
+    let stderr = ''
+    child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+    child.on('exit', (code) => resolve({ code, stderr }))
+  })
+  const notJson = path.join(dir, 'not.json')
+  writeFileSync(notJson, 'nope')
+  const noKeys = path.join(dir, 'no-keys.json')
+  writeFileSync(noKeys, '{"address":"0x"}')
+  const keys = path.join(dir, 'keys.json')
+  writeFileSync(keys, '{"apiKey":"k","secretKey":"s"}')
+  const port = await freePort()
+  t.same(await run(['--proof', notJson]), { code: 1, stderr: `exchange: ${notJson} is not a balance proof (not JSON)\n` })
+  t.same(await run(['--api', `http://127.0.0.1:${port}`, '--keys', notJson]), { code: 1, stderr: `exchange: ${notJson} is not a keys file (not JSON)\n` })
+  t.same(await run(['--api', `http://127.0.0.1:${port}`, '--keys', noKeys]),
+    { code: 1, stderr: 'exchange: the keys file needs apiKey and secretKey (as exchange account prints them)\n' })
+  t.same(await run(['--api', `http://127.0.0.1:${port}`, '--keys', keys]),
+    { code: 1, stderr: `exchange: nothing answers at http://127.0.0.1:${port} (ECONNREFUSED)\n` })
+  t.equal((await run(['--api', `http://127.0.0.1:${port}`])).code, 2, 'neither --proof nor --keys: the usage')
+})
