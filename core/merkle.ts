@@ -87,33 +87,43 @@ export function merkleProofs(leaves: Uint8Array[], indexes: number[]): ProofStep
   return indexes.map((i) => pathIn(levels, i))
 }
 
+const HASH_BYTES = 32
+
 /**
- * Every level of the tree, the leaves first and the root's level (one node) last: what
- * pathIn() reads the paths of many leaves from, each hash computed once.
+ * Every level of the tree, the leaves' hashes first and the root's level (one node) last, each
+ * level packed in one buffer (node i at bytes 32i to 32i + 32): what pathIn() reads the paths of
+ * many leaves from, each hash computed once. Packed, a tree kept to answer proofs takes about a
+ * quarter of the memory a buffer per node would (a state of 100,000 accounts has 400,000 leaves).
  */
-export function merkleLevels(leaves: Uint8Array[]): Uint8Array[][] {
-  const levels = [leaves]
-  let level = leaves
-  while (level.length > 1) {
-    const next: Uint8Array[] = []
-    for (let j = 0; j < level.length; j += 2) {
-      next.push(j + 1 < level.length ? hashNode(level[j]!, level[j + 1]!) : level[j]!)
+export function merkleLevels(leaves: Uint8Array[]): Uint8Array[] {
+  const first = new Uint8Array(leaves.length * HASH_BYTES)
+  for (let i = 0; i < leaves.length; i++) first.set(leaves[i]!, i * HASH_BYTES)
+  const levels = [first]
+  let level = first
+  let n = leaves.length
+  const node = (lv: Uint8Array, i: number): Uint8Array => lv.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES)
+  while (n > 1) {
+    const m = (n + 1) >> 1
+    const next = new Uint8Array(m * HASH_BYTES)
+    for (let j = 0; j < n; j += 2) {
+      next.set(j + 1 < n ? hashNode(node(level, j), node(level, j + 1)) : node(level, j), (j >> 1) * HASH_BYTES)
     }
     levels.push(next)
     level = next
+    n = m
   }
   return levels
 }
 
 /** The path from leaf `index` to the root, read from the tree's levels (merkleLevels). */
-export function pathIn(levels: Uint8Array[][], index: number): ProofStep[] {
+export function pathIn(levels: Uint8Array[], index: number): ProofStep[] {
   const path: ProofStep[] = []
   let i = index
   for (let d = 0; d < levels.length - 1; d++) {
-    const level = levels[d]!
+    const n = levels[d]!.length / HASH_BYTES
     const sib = i % 2 === 0 ? i + 1 : i - 1
     // An odd node at the end is carried up as is: no step.
-    if (sib < level.length) path.push({ sibling: level[sib]!, left: sib < i })
+    if (sib < n) path.push({ sibling: levels[d]!.slice(sib * HASH_BYTES, (sib + 1) * HASH_BYTES), left: sib < i })
     i >>= 1
   }
   return path

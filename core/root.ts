@@ -211,13 +211,15 @@ export interface ProofTree {
   root: string
   /** The leaves as canonical text, sorted (stateLeaves). */
   leaves: string[]
-  levels: Uint8Array[][]
+  /** Each level's node hashes packed (merkleLevels), the leaves' first. */
+  levels: Uint8Array[]
 }
 
 export function proofTree(state: State): ProofTree {
   const leaves = stateLeaves(state)
   const levels = merkleLevels(leaves.map(leafHash))
-  return { root: toHex(levels[levels.length - 1]![0]!), leaves, levels }
+  // (A state always has leaves; an empty tree's root is merkleRoot's.)
+  return { root: leaves.length === 0 ? toHex(merkleRoot([])) : toHex(levels[levels.length - 1]!), leaves, levels }
 }
 
 /** The first index in sorted `leaves` whose text is not below `text`. */

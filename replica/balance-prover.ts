@@ -4,9 +4,10 @@
 // against the chain with `exchange verify-proof`, holding no log, and no node has to stop for
 // it (`exchange prove` needs the log).
 //
-// The tree of a checkpoint (its snapshot decoded, every leaf hashed: tens of milliseconds with
-// a few thousand orders, more for a large state) is built on a thread of its own, so applying
-// never waits, and kept there for the next requests at that seq.
+// The tree of a checkpoint (its snapshot decoded, every leaf hashed: 0.26 s for 10,000 funded
+// accounts, 2.6 s and about 65 MB kept for 100,000, 400,000 leaves) is built on a thread of
+// its own, so applying never waits, and kept there for the next requests at that seq (a proof
+// from it: about 10 µs).
 
 import type { SnapshotMeta } from './snapshot-store.js'
 import { decodeSnapshot } from '../core/snapshot.js'
