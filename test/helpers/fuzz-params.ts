@@ -10,7 +10,7 @@ export const PARAM_NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity',
   'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice',
   'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'computeCommissionRates', 'symbols', 'subscriptionId',
   'newQty', 'fromExecutionId', 'downloadId', 'link', 'cancelNewClientOrderId', 'omitZeroBalances', 'trailingDelta', 'quoteAsset',
-  'needBtcValuation', 'icebergQty', 'pegPriceType', 'pegOffsetType', 'pegOffsetValue']
+  'needBtcValuation', 'icebergQty', 'pegPriceType', 'pegOffsetType', 'pegOffsetValue', 'seq']
 
 export const PARAM_VALUES = fc.oneof(
   fc.constantFrom('BTCUSDTPERP', 'BTCUSDT', 'ETHUSDTPERP', 'BUY', 'SELL', 'LIMIT', 'MARKET', 'POST_ONLY', 'GTC', 'IOC', 'FOK',
