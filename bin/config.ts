@@ -151,7 +151,8 @@ commands:
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
                          signatures, and with --rpc and --vault every root anchored on chain
-                         (--prefix: a log exported from a running exchange; later anchors are not findings)
+                         (--prefix: a log exported from a running exchange; later anchors are not findings;
+                         --follow URL: a running sequencer's log, over its replication link, as a prefix)
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
                          --follow URL: a running sequencer's log, over its replication link
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state

@@ -121,6 +121,14 @@ t.test('the demo account proves its balances against the anchored root, on the s
   t.match(audit.stdout, /anchors +(\d+) of \1 on \S+ match/)
   t.notMatch(audit.stdout, /anchors +0 of/)
   t.match(audit.stdout, /PASS\n$/)
+  // Or in one step, streaming: the audit reads the log over the link (a prefix by nature).
+  const live = await cli(['audit', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', SECRET, '--rpc', rpc, '--vault', vaultAddress])
+  t.equal(live.code, 0, live.stdout + live.stderr)
+  t.match(live.stdout, new RegExp(`^audit of ws://127\\.0\\.0\\.1:${repl}\\n  entries +(\\d+) replayed, hash chain intact`))
+  t.match(live.stdout, /anchors +(\d+) of \1 on \S+ match/)
+  t.match(live.stdout, /PASS\n$/)
+  t.same(await cli(['audit', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', '66'.repeat(32)]), { code: 1, stdout: '',
+    stderr: `exchange: audit of ws://127.0.0.1:${repl}: ws://127.0.0.1:${repl}/replication refused the link (401): it runs with another master secret\n` })
   const refused = await cli(['export-log', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', '66'.repeat(32), '--out', file])
   t.same(refused, { code: 1, stdout: '',
     stderr: `exchange: export from ws://127.0.0.1:${repl}: ws://127.0.0.1:${repl}/replication refused the link (401): it runs with another master secret\n` })
