@@ -25,7 +25,8 @@ const docs = {
     description: 'The sub-account\'s money leaves (perp wallet, spot balances, holdings, isolated wallets) as the state root '
       + 'hashes them, each with its Merkle path to the root of checkpoint `seq` (default: the newest the Vault, named in `vault`, has anchored, '
       + 'which followers learn from their sequencer; before any anchor is known, the newest checkpoint held), and that entry\'s log hash. '
-      + '`exchange verify-proof --proof FILE --rpc URL --vault 0x…` checks it against the chain. A node holds the last '
+      + '`exchange verify-proof --proof FILE --rpc URL` checks it against that Vault on chain (or `--api URL --keys FILE` '
+      + 'fetches and checks it in one step). A node holds the last '
       + 'few checkpoints and the anchored one; another `seq` is -1130 naming those it holds. No checkpoint yet, or '
       + 'nothing held at it: 404 -1099.',
     security: 'USER_DATA', weight: WEIGHT, params: ['seq'],
@@ -50,7 +51,7 @@ export const balanceProofRoutes: FastifyPluginAsync<Options> = async (app, { ctx
     if (!('refused' in r)) return r
     switch (r.refused) {
       case 'no-checkpoint':
-        throw notProvable('No checkpoint to prove balances at yet: the first comes with the first checkpoint anchored.')
+        throw notProvable('No checkpoint to prove balances at yet: one comes every checkpoint interval of log entries.')
       case 'seq-not-held':
         // A follower behind its sequencer, or a node restarted after its anchored snapshot was pruned.
         if (seq === undefined) throw notProvable(`This node does not hold the anchored checkpoint ${r.seq} (not reached yet, or pruned); ask with seq, one of: ${r.held.join(', ') || 'none yet'}.`)

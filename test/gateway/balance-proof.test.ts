@@ -48,7 +48,7 @@ t.test('a trader proves their balances at a checkpoint the node holds', async (t
 
   const alice = await fundedTrader(rig, 2_500)
   t.same(await get(alice.keys), { status: 404, body: { code: -1099,
-    msg: 'No checkpoint to prove balances at yet: the first comes with the first checkpoint anchored.' } })
+    msg: 'No checkpoint to prove balances at yet: one comes every checkpoint interval of log entries.' } })
 
   const first = await checkpoint()
   const r = await get(alice.keys)
