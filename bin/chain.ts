@@ -26,7 +26,7 @@ export async function startChain(config: Config, running: RunningNode, submit: (
   logger: Logger): Promise<ChainServices> {
   const { node } = running.replica
   const log = running.log
-  return startChainServices({
+  const services = await startChainServices({
     rpcUrl: config.rpcUrl, chainId: config.chainId, vault: config.vaultAddress, vaultBlock: config.vaultBlock,
     tokens: config.tokens, operatorKey: config.operatorKey, confirmations: config.confirmations,
     anchorIntervalMs: config.anchorIntervalMs, pollMs: config.chainPollMs, stateDir: path.join(config.dataDir, 'chain'),
@@ -38,6 +38,10 @@ export async function startChain(config: Config, running: RunningNode, submit: (
     anchored: (seq, vault) => running.anchoredAt(seq, vault),
     logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
   }, logger)
+  // Where users deposit: the gateways tell them (capital/config/getall), followers' too.
+  running.chainKnown({ chainId: services.chainId, vault: services.deployment.vault,
+    tokens: services.deployment.tokens.map(({ asset, address }) => ({ asset, address })) })
+  return services
 }
 
 /**

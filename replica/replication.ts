@@ -5,13 +5,15 @@
 //   follower → sequencer: ['hello', fromSeq, features]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
 //                         | ['checkpoint', seq, root, interval] | ['anchored', seq, vault] | ['live', seq]
-//                         | ['error', message]
+//                         | ['chain', deployment] | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
 // builds before it read the first three elements only. `features`: what the follower takes
 // beyond that; ['anchored'], the newest seq the Vault (at `vault`) holds an anchor for, which
 // balance proofs default to and name, is sent only to a follower that names it, as older ones refuse unknown messages;
 // ['live'], the seq its catch-up from the log ended at, for a reader that wants the log as it
-// stood when it connected: `exchange export-log --follow`, log-download.ts.)
+// stood when it connected: `exchange export-log --follow`, log-download.ts; ['chain'], the chain
+// the sequencer's deposits and anchors are on (Vault and token addresses), which gateways tell
+// users where to deposit with.)
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -37,6 +39,7 @@ export type Message =
   | ['checkpoint', number, string, number?]
   | ['anchored', number, string]
   | ['live', number]
+  | ['chain', ChainDeployment]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -97,16 +100,36 @@ interface Session {
   anchors: boolean
   /** It wants ['live', seq] when its catch-up from the log ends (said in its hello). */
   wantsLive: boolean
+  /** It takes ['chain', deployment] messages (said in its hello). */
+  wantsChain: boolean
+}
+
+/** The chain a sequencer's deposits and anchors are on, as its chain services deployed or were told. */
+export interface ChainDeployment {
+  chainId: number
+  vault: string
+  /** Each asset's ERC-20 token. */
+  tokens: { asset: string; address: string }[]
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+/** A ['chain'] message's deployment is what it says (from the sequencer, but checked before a gateway shows it). */
+export function validChain(c: unknown): c is ChainDeployment {
+  const d = c as ChainDeployment | null
+  return typeof d === 'object' && d !== null && Number.isSafeInteger(d.chainId) && typeof d.vault === 'string' && ADDRESS.test(d.vault) &&
+    Array.isArray(d.tokens) && d.tokens.every((t) => typeof t?.asset === 'string' && typeof t.address === 'string' && ADDRESS.test(t.address))
 }
 
 /** What a follower of this build asks for in its hello. */
-export const FOLLOWER_FEATURES = ['anchored']
+export const FOLLOWER_FEATURES = ['anchored', 'chain']
 
 /** The sequencer's side: serves catch-up from the log and live batches. */
 export class ReplicationServer {
   private readonly sessions = new Set<Session>()
   /** The newest seq the Vault holds an anchor for, once the chain services said. */
   private anchored: { seq: number; vault: string } | undefined
+  private chain: ChainDeployment | undefined
 
   /**
    * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
@@ -128,7 +151,8 @@ export class ReplicationServer {
         return
       }
       const features = Array.isArray(m[2]) ? m[2] : []
-      const s: Session = { conn, next: m[1], live: false, anchors: features.includes('anchored'), wantsLive: features.includes('live') }
+      const s: Session = { conn, next: m[1], live: false, anchors: features.includes('anchored'), wantsLive: features.includes('live'),
+        wantsChain: features.includes('chain') }
       session = s
       this.sessions.add(s)
       this.catchUp(s).catch((err: Error) => {
@@ -169,6 +193,13 @@ export class ReplicationServer {
     s.live = true
     if (s.wantsLive) this.send(s, ['live', s.next - 1])
     if (s.anchors && this.anchored !== undefined) this.send(s, ['anchored', this.anchored.seq, this.anchored.vault])
+    if (s.wantsChain && this.chain !== undefined) this.send(s, ['chain', this.chain])
+  }
+
+  /** The chain the sequencer is on, for followers that take it (live ones now, others as they go live). */
+  publishChain(chain: ChainDeployment): void {
+    this.chain = chain
+    for (const s of this.sessions) if (s.live && s.wantsChain) this.send(s, ['chain', chain])
   }
 
   /** The newest anchored seq and its Vault, for followers that take them (live ones now, others as they go live). */

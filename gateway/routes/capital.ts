@@ -5,6 +5,7 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { Asset, State, SubAccount } from '../../core/state.js'
+import type { ChainDeployment } from '../../replica/replication.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatLedger, trimZeros } from '../decimal.js'
@@ -24,7 +25,7 @@ const networkSchema = object({
   depositDesc: str, withdrawDesc: str, specialTips: str, specialWithdrawTips: str, name: str, resetAddressStatus: bool,
   addressRegex: str, addressRule: str, memoRegex: str, withdrawFee: str, withdrawMin: str, withdrawMax: str,
   depositDust: str, minConfirm: int, unLockConfirm: int, sameAddress: bool, withdrawTag: bool, estimatedArrivalTime: int,
-  busy: bool,
+  busy: bool, contractAddressUrl: str, contractAddress: str,
 })
 const marginPairsSchema = arrayOf(object({
   id: str, symbol: str, base: str, quote: str, isMarginTrade: bool, isBuyAllowed: bool, isSellAllowed: bool,
@@ -76,7 +77,19 @@ export function withdrawing(state: State, sub: SubAccount | undefined, asset: st
   return total
 }
 
-function coinJson(state: State, sub: SubAccount | undefined, asset: Asset): object {
+/**
+ * How to deposit `asset` on the chain the node knows: the Vault credits whoever calls its
+ * deposit(token, amount, subAccount), so the account deposits from its own address (as
+ * deposit/address says).
+ */
+function depositTips(chain: ChainDeployment | undefined, token: string | undefined, sub: number): string {
+  if (chain === undefined || token === undefined) return ''
+  return `Deposit from this account's own address on chain ${chain.chainId}: approve the Vault ${chain.vault} for the token ${token}, `
+    + `then call deposit(token, amount, ${sub}) on the Vault (${sub}: this sub-account). A plain transfer to the Vault is not credited.`
+}
+
+function coinJson(state: State, sub: SubAccount | undefined, subId: number, asset: Asset, chain: ChainDeployment | undefined): object {
+  const token = chain?.tokens.find((t) => t.asset === asset.name)?.address
   const b = sub?.spot.get(asset.name)
   // Binance prints these amounts without padding: "34941.1", "0".
   const f = (units: number): string => trimZeros(formatLedger(units, asset.scale))
@@ -87,11 +100,13 @@ function coinJson(state: State, sub: SubAccount | undefined, asset: Asset): obje
     ipoing: f(0), ipoable: f(0), storage: f(0), isLegalMoney: false, trading: true,
     networkList: [{
       network: NETWORK, coin: asset.name, withdrawIntegerMultiple: unit, isDefault: true, depositEnable: true,
-      withdrawEnable: true, depositDesc: '', withdrawDesc: '', specialTips: '', specialWithdrawTips: '',
+      withdrawEnable: true, depositDesc: '', withdrawDesc: '', specialTips: depositTips(chain, token, subId), specialWithdrawTips: '',
       name: 'Ethereum (ERC20)', resetAddressStatus: false, addressRegex: EVM_ADDRESS, addressRule: '', memoRegex: '',
       // No withdrawal fee and no minimum beyond one ledger unit: the core charges none.
       withdrawFee: f(0), withdrawMin: unit, withdrawMax: '9999999999', depositDust: unit, minConfirm: 1, unLockConfirm: 0,
       sameAddress: false, withdrawTag: false, estimatedArrivalTime: 1, busy: false,
+      // The asset's token contract; no block explorer is known for a chain of the operator's.
+      contractAddressUrl: '', contractAddress: token ?? '',
     }],
   }
 }
@@ -101,7 +116,7 @@ export const capitalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     weights.charge(req.ip, 10)
     const a = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()
-    return [...state.assets.values()].map((asset) => coinJson(state, a.sub, asset))
+    return [...state.assets.values()].map((asset) => coinJson(state, a.sub, a.session.sub, asset, ctx.chain?.()))
   })
 
   // Deposits are made on chain from the account's own wallet into the Vault, which credits the

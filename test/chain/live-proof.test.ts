@@ -163,6 +163,15 @@ t.test("a follower proves at the checkpoint its sequencer anchored, not at its o
   const [fromFollower, fromSequencer] = await Promise.all([call(apiB, '/sapi/v1/account/balanceProof'), call(apiA, '/sapi/v1/account/balanceProof')])
   t.equal(fromSequencer.body.seq, anchored.seq, 'the sequencer proves at its anchored checkpoint')
   t.same(fromFollower.body, fromSequencer.body, 'so does the follower')
+  // Both gateways tell users where to deposit: the token contracts the chain services deployed.
+  const deployed = await sequencer.waitFor((l) => l.msg === 'contracts deployed')
+  const usdt = (deployed.tokens as { asset: string; address: string }[]).find((x) => x.asset === 'USDT')!.address
+  for (const port of [apiA, apiB]) {
+    const coins = (await call(port, '/sapi/v1/capital/config/getall')).body as { coin: string; networkList: { contractAddress: string; specialTips: string }[] }[]
+    const network = coins.find((c) => c.coin === 'USDT')!.networkList[0]!
+    t.equal(network.contractAddress, usdt, `port ${port === apiA ? 'of the sequencer' : 'of the follower'}: USDT's token`)
+    t.match(network.specialTips, `approve the Vault ${deployed.vault as string} for the token ${usdt}`)
+  }
   for (const [port, node] of [[metA, 'sequencer'], [metB, 'follower']] as const) {
     const g = await scrapeGauges(port)
     t.equal(g.exchange_anchored_seq, anchored.seq, `the ${node}'s /metrics: exchange_anchored_seq`)
