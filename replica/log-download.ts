@@ -16,7 +16,8 @@ export const SILENCE_MS = 15_000
 
 /** The sequencer's log from seq 1 to its end when the link opened, batch by batch. `url`: its replication base URL. */
 export async function* downloadLog(network: Network, url: string, silenceMs = SILENCE_MS): AsyncGenerator<LogEntry[]> {
-  const conn = await network.connect(url.endsWith(REPLICATION_PATH) ? url : url + REPLICATION_PATH)
+  const base = url.replace(/\/+$/, '')
+  const conn = await network.connect(base.endsWith(REPLICATION_PATH) ? base : base + REPLICATION_PATH)
   const inbox: Message[] = []
   let closed: string | undefined
   let wake: (() => void) | undefined
