@@ -156,7 +156,8 @@ commands:
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
                          --follow URL: a running sequencer's log, over its replication link
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
-                         root at --seq (default: the newest checkpoint), from --data or --log (JSON)
+                         root at --seq (default: the newest checkpoint; with --rpc and --vault, the
+                         newest one anchored), from --data or --log (JSON)
   verify-proof --proof F check a balance proof's paths, and with --rpc (and --vault, or the one the
                          proof names) its root's anchor; --api URL --keys FILE instead of --proof:
                          fetch your own from a running exchange (keys: the JSON that account prints)

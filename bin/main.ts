@@ -110,7 +110,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'prove': {
       const proof = await prove({ dataDir: config.logFile ? undefined : config.dataDir, logFile: config.logFile || undefined,
-        account: config.proof.account, sub: config.proof.sub, seq: config.proof.seq, checkpointInterval: config.checkpointInterval })
+        account: config.proof.account, sub: config.proof.sub, seq: config.proof.seq, checkpointInterval: config.checkpointInterval,
+        rpc: config.rpcUrl || undefined, vault: config.vaultAddress || undefined })
       const text = JSON.stringify(proof, null, 2) + '\n'
       if (config.outFile) await writeFile(config.outFile, text)
       else process.stdout.write(text)

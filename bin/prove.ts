@@ -12,6 +12,7 @@ import { verifyProof } from '../core/merkle.js'
 import { leafHash, proofTree } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { anchorAt } from '../chain/anchor.js'
+import { vaultAt } from '../chain/provider.js'
 import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
@@ -26,9 +27,30 @@ export interface ProveCommand {
   logFile?: string
   account: string
   sub: number
-  /** The entry to prove at (an anchored checkpoint); 0: the newest checkpoint, or the last entry before the first. */
+  /**
+   * The entry to prove at (an anchored checkpoint); 0: with `rpc` and `vault`, the newest seq the
+   * Vault anchored within the log; without, the newest checkpoint, or the last entry before the first.
+   */
   seq: number
   checkpointInterval: number
+  rpc?: string
+  vault?: string
+}
+
+/** The newest seq the Vault anchored at or below `lastSeq`: what a proof is checked against. */
+async function newestAnchorWithin(rpc: string, vault: string, lastSeq: number): Promise<number> {
+  const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1 })
+  try {
+    // Newest first: usually the latest anchor is within the log, one call after the count.
+    const v = vaultAt(vault, provider)
+    for (let i = Number(await v.anchorCount()) - 1; i >= 0; i--) {
+      const seq = Number(await v.anchoredSeqs(i))
+      if (seq <= lastSeq) return seq
+    }
+    throw new OperatorError(`the Vault ${vault} holds no anchor within the log (it ends at ${lastSeq})`)
+  } finally {
+    provider.destroy()
+  }
 }
 
 /** The newest checkpoint of a log ending at `lastSeq` (what gets anchored), or its last entry before the first. */
@@ -57,16 +79,18 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
     }
     if (state.seq !== target) throw new Error(`the log ends at ${state.seq}, before --seq ${target}`)
   }
+  const anchored = c.rpc !== undefined && c.vault !== undefined ? { rpc: c.rpc, vault: c.vault } : undefined
+  const targetIn = async (lastSeq: number): Promise<number> => c.seq > 0 ? c.seq
+    : anchored ? newestAnchorWithin(anchored.rpc, anchored.vault, lastSeq) : newestCheckpoint(lastSeq, c.checkpointInterval)
   if (c.logFile) {
     const file = path.resolve(c.logFile)
-    const target = c.seq > 0 ? c.seq : newestCheckpoint(await lastSeqOf(file), c.checkpointInterval)
-    await replayTo(target, (await readLogFile(file)).batches)
+    await replayTo(await targetIn(await lastSeqOf(file)), (await readLogFile(file)).batches)
   } else {
     const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'))
     await log.open()
     try {
       if (log.firstSeq !== 1) throw new Error(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
-      await replayTo(c.seq > 0 ? c.seq : newestCheckpoint(log.lastSeq, c.checkpointInterval), log.readBatches(1))
+      await replayTo(await targetIn(log.lastSeq), log.readBatches(1))
     } finally {
       await log.close()
     }
@@ -75,7 +99,8 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
   if (stored === undefined || state.accounts.get(stored)!.subs[c.sub] === undefined) {
     throw new Error(`${c.account} sub-account ${c.sub} holds nothing at seq ${state.seq}`)
   }
-  return balanceProofIn(proofTree(state), { seq: state.seq, logHash: lastHash }, stored, c.sub)
+  const proof = balanceProofIn(proofTree(state), { seq: state.seq, logHash: lastHash }, stored, c.sub)
+  return anchored ? { ...proof, vault: anchored.vault } : proof
 }
 
 /**

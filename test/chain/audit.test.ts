@@ -132,6 +132,12 @@ t.test('a balance proven against the anchored root, without the log: paths, anch
   t.equal(proof.account, account, 'the address as the state spells it')
   t.same(await prove({ logFile: exported, account, sub: 0, seq: 0, checkpointInterval: 10 }), proof,
     'from the exported file the same, its default seq the newest checkpoint')
+  // Given the chain, the default is the newest anchor within the log, whatever the checkpoint interval
+  // says (at 5, the newest checkpoint would be 45, which nothing anchored).
+  const vault = chain.deployment.vault
+  t.same(await prove({ dataDir: dir, account, sub: 0, seq: 0, checkpointInterval: 5, rpc: chain.anvil.url, vault }), { ...proof, vault },
+    'with --rpc and --vault: at the anchored 40, naming the Vault')
+  t.equal((await prove({ dataDir: dir, account, sub: 0, seq: 0, checkpointInterval: 5 })).seq, 45, 'without: the newest checkpoint')
   // Deposits of 1,000,000 × i units at every seq i up to 40 but the sessions' (multiples of 7) and genesis.
   const genesis = 1 + genesisCommands(DEFAULT_GENESIS).length
   let free = 0
