@@ -10,10 +10,8 @@ import { auditLog, type AnchorRecord, type AuditReport } from '../chain/audit.js
 import { readLogFile } from '../chain/log-file.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
-import type { LogEntry } from '../replica/entry.js'
-import { downloadLog } from '../replica/log-download.js'
 import type { Network } from '../replica/network.js'
-import { OperatorError } from './operator-error.js'
+import { openLogDownload } from './export-log.js'
 
 export interface AuditCommand {
   dataDir?: string
@@ -52,27 +50,6 @@ function rulesLine(declared: AuditReport['rules']): string {
   return `${parts.join(', ')}; this build applies up to ${RULES_VERSION}`
 }
 
-/**
- * A running sequencer's log as batches, its first one read already: a link that cannot be
- * opened (nothing there, another master secret) is the operator's error, not a finding about
- * the log; the link failing later is one (the log could not be read past that entry).
- */
-async function downloaded(network: Network, url: string): Promise<AsyncIterable<LogEntry[]>> {
-  const it = downloadLog(network, url)[Symbol.asyncIterator]()
-  let first: IteratorResult<LogEntry[]>
-  try {
-    first = await it.next()
-  } catch (err) {
-    if ((err as { code?: string }).code !== undefined) throw err
-    throw new OperatorError(`audit of ${url}: ${(err as Error).message}`)
-  }
-  return (async function* () {
-    if (first.done) return
-    yield first.value
-    for (let n = await it.next(); !n.done; n = await it.next()) yield n.value
-  })()
-}
-
 /** Runs the audit; true when nothing was found. */
 export async function runAudit(c: AuditCommand): Promise<boolean> {
   let anchors: AnchorRecord[] = []
@@ -90,7 +67,8 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   let source: string
   if (c.follow) {
     source = c.follow.url
-    report = await auditLog(await downloaded(c.follow.network, c.follow.url), { chainId: c.chainId, anchors, prefix: true })
+    // A link that cannot open is the operator's error; one lost midway a finding (the log could not be read past it).
+    report = await auditLog(await openLogDownload(c.follow.network, c.follow.url, `audit of ${c.follow.url}`), { chainId: c.chainId, anchors, prefix: true })
   } else if (c.logFile) {
     source = path.resolve(c.logFile)
     const file = await readLogFile(source)

@@ -5,7 +5,8 @@
 
 import path from 'node:path'
 import { writeLogFile } from '../chain/log-file.js'
-import { OperatorError } from './operator-error.js'
+import { saidAs } from './operator-error.js'
+import type { LogEntry } from '../replica/entry.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { downloadLog } from '../replica/log-download.js'
 import type { Network } from '../replica/network.js'
@@ -21,13 +22,31 @@ export async function exportLog(dataDir: string, outFile: string): Promise<numbe
   }
 }
 
+/**
+ * A running sequencer's log as batches, its first one read already: a link that cannot be
+ * opened (nothing there, another master secret) is the operator's error, said in `context`.
+ */
+export async function openLogDownload(network: Network, url: string, context: string): Promise<AsyncIterable<LogEntry[]>> {
+  const it = downloadLog(network, url)[Symbol.asyncIterator]()
+  let first: IteratorResult<LogEntry[]>
+  try {
+    first = await it.next()
+  } catch (err) {
+    throw saidAs(err, context)
+  }
+  return (async function* () {
+    if (first.done) return
+    yield first.value
+    for (let n = await it.next(); !n.done; n = await it.next()) yield n.value
+  })()
+}
+
 /** The running sequencer's log at `url` (its replication endpoint), from genesis to its end when asked. */
 export async function exportLogFromSequencer(network: Network, url: string, outFile: string): Promise<number> {
+  const context = `export from ${url}`
   try {
-    return await writeLogFile(outFile, downloadLog(network, url))
+    return await writeLogFile(outFile, await openLogDownload(network, url, context))
   } catch (err) {
-    // Said as it is (a refused link, a log that no longer starts at genesis, a bad hash), not as a stack.
-    if ((err as { code?: string }).code !== undefined) throw err
-    throw new OperatorError(`export from ${url}: ${(err as Error).message}`)
+    throw saidAs(err, context)
   }
 }

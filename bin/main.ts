@@ -18,10 +18,10 @@ import { embeddedChainFunder } from './chain.js'
 import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
 
-/** The internal links' network for a command that connects to a running node: its master secret, and TLS trust if any. */
-async function linkNetwork(config: Config) {
+/** The internal links' network for a command that connects to a running node: its master secret (read if not given), and TLS trust if any. */
+async function linkNetwork(config: Config, secret?: Uint8Array) {
   const tls = linkTlsOf(config)
-  return wsNetworkWith(linkToken(await masterSecret(config)), { ca: tls.ca ?? tls.cert })
+  return wsNetworkWith(linkToken(secret ?? await masterSecret(config)), { ca: tls.ca ?? tls.cert })
 }
 
 /** A JSON file's contents; one that does not parse is said so, naming it. */
@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<void> {
       const tls = linkTlsOf(config)
       const scheme = tls.cert !== undefined ? 'wss' : 'ws'
       const url = `${scheme}://${config.host}:${config.replicationPort}`
-      const client = await IngressClient.connect(await linkNetwork(config), url).catch((err: Error & { code?: string }) => {
+      const client = await IngressClient.connect(await linkNetwork(config, secret), url).catch((err: Error & { code?: string }) => {
         if (err.code !== 'ECONNREFUSED') throw err
         throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
       })

@@ -11,8 +11,7 @@ import { apply } from '../core/apply.js'
 import { verifyProof } from '../core/merkle.js'
 import { leafHash, proofTree } from '../core/root.js'
 import { createState } from '../core/state.js'
-import { anchorAt } from '../chain/anchor.js'
-import { vaultAt } from '../chain/provider.js'
+import { anchorAt, newestAnchorAtOrBelow } from '../chain/anchor.js'
 import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
@@ -41,13 +40,9 @@ export interface ProveCommand {
 async function newestAnchorWithin(rpc: string, vault: string, lastSeq: number): Promise<number> {
   const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1 })
   try {
-    // Newest first: usually the latest anchor is within the log, one call after the count.
-    const v = vaultAt(vault, provider)
-    for (let i = Number(await v.anchorCount()) - 1; i >= 0; i--) {
-      const seq = Number(await v.anchoredSeqs(i))
-      if (seq <= lastSeq) return seq
-    }
-    throw new OperatorError(`the Vault ${vault} holds no anchor within the log (it ends at ${lastSeq})`)
+    const seq = await newestAnchorAtOrBelow(provider, vault, lastSeq)
+    if (seq === undefined) throw new OperatorError(`the Vault ${vault} holds no anchor within the log (it ends at ${lastSeq})`)
+    return seq
   } finally {
     provider.destroy()
   }

@@ -90,6 +90,16 @@ export async function anchorAt(provider: JsonRpcProvider, vaultAddress: string, 
   }
 }
 
+/** The newest seq the Vault anchored at or below `seq`, newest first (usually one call after the count); undefined: none. */
+export async function newestAnchorAtOrBelow(provider: JsonRpcProvider, vaultAddress: string, seq: number): Promise<number | undefined> {
+  const vault = vaultAt(vaultAddress, provider)
+  for (let i = Number(await vault.anchorCount()) - 1; i >= 0; i--) {
+    const anchored = Number(await vault.anchoredSeqs(i))
+    if (anchored <= seq) return anchored
+  }
+  return undefined
+}
+
 /** Every anchor the Vault holds, oldest first. */
 export async function readAnchors(provider: JsonRpcProvider, vaultAddress: string): Promise<{ seq: number; root: string; logHash: string }[]> {
   const vault = vaultAt(vaultAddress, provider)

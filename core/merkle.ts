@@ -23,15 +23,8 @@ export function hashNode(left: Uint8Array, right: Uint8Array): Uint8Array {
 
 export function merkleRoot(leaves: Uint8Array[]): Uint8Array {
   if (leaves.length === 0) return keccak256(new Uint8Array(0))
-  let level = leaves
-  while (level.length > 1) {
-    const next: Uint8Array[] = []
-    for (let i = 0; i < level.length; i += 2) {
-      next.push(i + 1 < level.length ? hashNode(level[i]!, level[i + 1]!) : level[i]!)
-    }
-    level = next
-  }
-  return level[0]!
+  // The last level is the root alone (merkleLevels, where the odd-node rule lives once).
+  return merkleLevels(leaves).at(-1)!
 }
 
 // Inner nodes already hashed, by their left child: the parent of (left, right) when the

@@ -96,12 +96,8 @@ interface Session {
   /** Next seq this follower needs. */
   next: number
   live: boolean
-  /** It takes ['anchored', seq, vault] messages (said in its hello). */
-  anchors: boolean
-  /** It wants ['live', seq] when its catch-up from the log ends (said in its hello). */
-  wantsLive: boolean
-  /** It takes ['chain', deployment] messages (said in its hello). */
-  wantsChain: boolean
+  /** What it named in its hello beyond the log: 'anchored', 'live', 'chain' (the messages it takes). */
+  features: ReadonlySet<string>
 }
 
 /** The chain a sequencer's deposits and anchors are on, as its chain services deployed or were told. */
@@ -150,9 +146,7 @@ export class ReplicationServer {
         conn.close('protocol error')
         return
       }
-      const features = Array.isArray(m[2]) ? m[2] : []
-      const s: Session = { conn, next: m[1], live: false, anchors: features.includes('anchored'), wantsLive: features.includes('live'),
-        wantsChain: features.includes('chain') }
+      const s: Session = { conn, next: m[1], live: false, features: new Set(Array.isArray(m[2]) ? m[2] : []) }
       session = s
       this.sessions.add(s)
       this.catchUp(s).catch((err: Error) => {
@@ -191,22 +185,22 @@ export class ReplicationServer {
     }
     // No await between the last check and going live: every later batch is published.
     s.live = true
-    if (s.wantsLive) this.send(s, ['live', s.next - 1])
-    if (s.anchors && this.anchored !== undefined) this.send(s, ['anchored', this.anchored.seq, this.anchored.vault])
-    if (s.wantsChain && this.chain !== undefined) this.send(s, ['chain', this.chain])
+    if (s.features.has('live')) this.send(s, ['live', s.next - 1])
+    if (s.features.has('anchored') && this.anchored !== undefined) this.send(s, ['anchored', this.anchored.seq, this.anchored.vault])
+    if (s.features.has('chain') && this.chain !== undefined) this.send(s, ['chain', this.chain])
   }
 
   /** The chain the sequencer is on, for followers that take it (live ones now, others as they go live). */
   publishChain(chain: ChainDeployment): void {
     this.chain = chain
-    for (const s of this.sessions) if (s.live && s.wantsChain) this.send(s, ['chain', chain])
+    for (const s of this.sessions) if (s.live && s.features.has('chain')) this.send(s, ['chain', chain])
   }
 
   /** The newest anchored seq and its Vault, for followers that take them (live ones now, others as they go live). */
   publishAnchored(seq: number, vault: string): void {
     if (this.anchored !== undefined && seq <= this.anchored.seq) return
     this.anchored = { seq, vault }
-    for (const s of this.sessions) if (s.live && s.anchors) this.send(s, ['anchored', seq, vault])
+    for (const s of this.sessions) if (s.live && s.features.has('anchored')) this.send(s, ['anchored', seq, vault])
   }
 
   /** Streams a durable batch to every live follower. */
