@@ -4,10 +4,13 @@
 // (state root and snapshot on the applying thread, as the simulator does) and as the CLI's
 // nodes take it (the snapshot here, its root on replica/root-hasher.ts's thread). Both roots
 // must agree. Prints the applying thread's time per checkpoint for each, and how long the
-// off-thread root took to arrive.
+// off-thread root took to arrive. The log declares this build's rules first, as a sequencer
+// writes it, so its leaves are salted (core/root.ts) like every node's of this build.
 
 import { apply } from '../core/apply.js'
+import type { Command } from '../core/commands.js'
 import { stateRoot } from '../core/root.js'
+import { RULES_VERSION } from '../core/rules.js'
 import { encodeSnapshot } from '../core/snapshot.js'
 import { createState } from '../core/state.js'
 import { RootHasher } from '../replica/root-hasher.js'
@@ -23,13 +26,14 @@ const sorted = (xs: number[]): Float64Array => Float64Array.from(xs).sort()
 
 async function run(out: (line: string) => void): Promise<BenchSummary> {
   const w = generateWorkload({ ...DEFAULT_WORKLOAD, commands: WARM_COMMANDS + INTERVAL * CHECKPOINTS })
-  const commands = [...w.setup, ...w.stream]
+  const declaration: Command = { type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + 'be'.repeat(32) }
+  const commands = [declaration, ...w.setup, ...w.stream]
   const state = createState()
   let seq = 0
   const advance = (n: number): void => {
     for (let i = 0; i < n; i++) apply(state, { seq: seq + 1, time: 1_000 + seq, command: commands[seq++]! })
   }
-  advance(w.setup.length + WARM_COMMANDS)
+  advance(1 + w.setup.length + WARM_COMMANDS)
   const hasher = new RootHasher()
   try {
     // The thread is started and its first root computed before anything is timed.

@@ -9,7 +9,7 @@ import path from 'node:path'
 import { JsonRpcProvider } from 'ethers'
 import { apply } from '../core/apply.js'
 import { verifyProof } from '../core/merkle.js'
-import { leafHash, proofTree } from '../core/root.js'
+import { leafHash, proofTree, saltedLeafHash } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { anchorAt, newestAnchorAtOrBelow } from '../chain/anchor.js'
 import { readLogFile } from '../chain/log-file.js'
@@ -128,13 +128,17 @@ export interface VerifyProofCommand {
 /** Checks every leaf's path against the proof's root, and that root against the Vault's anchor; true when all hold. */
 export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean> {
   const p = c.proof
-  if (p?.format !== PROOF_FORMAT || p.version !== 1 || !Array.isArray(p.leaves)) throw new Error(`not a balance proof (${PROOF_FORMAT}, version 1)`)
+  if (p?.format !== PROOF_FORMAT || (p.version !== 1 && p.version !== 2) || !Array.isArray(p.leaves)) {
+    throw new Error(`not a balance proof (${PROOF_FORMAT}, version 1 or 2)`)
+  }
   let ok = true
   c.out(`balance proof of ${p.account} sub-account ${p.sub} at seq ${p.seq}, root ${p.root}`)
-  for (const { leaf, proof } of p.leaves) {
-    const included = verifyProof(leafHash(leaf), proof.map((step) => ({ sibling: bytesOf(step.sibling), left: step.left })), bytesOf(p.root))
+  for (const { leaf, salt, proof } of p.leaves) {
+    // Version 2's leaves are hashed with their salts (core/root.ts); one without a well-formed salt proves nothing.
+    const hash = p.version === 1 ? leafHash(leaf) : /^0x[0-9a-fA-F]{64}$/.test(salt ?? '') ? saltedLeafHash(bytesOf(salt!), leaf) : undefined
+    const included = hash !== undefined && verifyProof(hash, proof.map((step) => ({ sibling: bytesOf(step.sibling), left: step.left })), bytesOf(p.root))
     ok &&= included
-    c.out(`  ${included ? 'included' : 'NOT INCLUDED'}  ${leaf}`)
+    c.out(`  ${included ? 'included' : 'NOT INCLUDED'}  ${leaf}${hash === undefined ? ' (no salt of 32 bytes: version 2 leaves carry one)' : ''}`)
   }
   // The Vault given, or the one a node's proof names (the contract the user deposits into).
   const vault = c.vault ?? (c.rpc !== undefined ? p.vault : undefined)

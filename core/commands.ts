@@ -149,6 +149,11 @@ export interface SetMarketStatus {
 export interface SetRules {
   type: 'SetRules'
   version: number
+  /**
+   * The secret the state root's leaf salts derive from (core/root.ts), 0x and 64 lowercase hex
+   * digits: carried by the declaration that first takes a log to rules 2 or later, and only by it.
+   */
+  leafSeed?: string
 }
 
 export interface Deposit extends Issuer {

@@ -128,6 +128,14 @@ export function verifyProof(leaf: Uint8Array, proof: ProofStep[], root: Uint8Arr
   return toHex(h) === toHex(root)
 }
 
+/** Bytes of 0x-prefixed (or bare) hex; the caller has checked it is hex. */
+export function fromHex(hex: string): Uint8Array {
+  const digits = hex.startsWith('0x') ? hex.slice(2) : hex
+  const out = new Uint8Array(digits.length >> 1)
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(digits.slice(2 * i, 2 * i + 2), 16)
+  return out
+}
+
 export function toHex(bytes: Uint8Array): string {
   let s = '0x'
   for (const b of bytes) s += (b < 16 ? '0' : '') + b.toString(16)

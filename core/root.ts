@@ -1,9 +1,15 @@
 // The state root: a Merkle root over canonical leaves, one per asset, market, balance,
 // position, open order, withdrawal and ledger total, sorted, so that any two replicas that
 // applied the same log agree byte for byte and an auditor can prove one balance alone.
+// From rules 2 (core/rules.ts) each leaf is hashed with a salt: a balance proof hands its owner
+// the hashes of neighbouring leaves, and unsalted, a neighbour's balance could be found by
+// hashing every candidate amount with the rest of its (guessable) text. A salt is keccak-256 of
+// the log's leaf seed and the leaf's text: the log's holders (replicas, auditors) derive every
+// salt, a proof's owner learns their own leaves' salts and no way to the others'.
 
 import { DEFAULT_LIQUIDATION_FEE_PPM, DEFAULT_PRICE_BAND_PPM, DEFAULT_TRIGGER_PROTECT_PPM } from './genesis.js'
-import { hashLeaf, merkleLevels, merkleRoot, merkleRootReusing, pathIn, toHex, type ProofStep } from './merkle.js'
+import { keccak256 } from './keccak.js'
+import { fromHex, hashLeaf, merkleLevels, merkleRoot, merkleRootReusing, pathIn, toHex, type ProofStep } from './merkle.js'
 import { pricesLeaf } from './prices.js'
 import type { Market, Order, Position, State } from './state.js'
 
@@ -166,29 +172,74 @@ export function stateLeaves(state: State): string[] {
   return out.sort()
 }
 
+/** An unsalted leaf's hash (rules below 2): keccak-256(0x00 ‖ text). */
 export function leafHash(leaf: string): Uint8Array {
   return hashLeaf(encoder.encode(leaf))
 }
 
+const SALT_BYTES = 32
+
+/** `head` (32 bytes: a seed or a salt) ‖ the leaf's text. */
+function headed(head: Uint8Array, leaf: string): Uint8Array {
+  const text = encoder.encode(leaf)
+  const buf = new Uint8Array(SALT_BYTES + text.length)
+  buf.set(head)
+  buf.set(text, SALT_BYTES)
+  return buf
+}
+
+/** A leaf's salt: keccak-256(seed ‖ text), `seed` the log's leaf seed as 0x hex. */
+export function leafSalt(seed: string, leaf: string): Uint8Array {
+  return keccak256(headed(fromHex(seed), leaf))
+}
+
+/** A salted leaf's hash: keccak-256(0x00 ‖ salt ‖ text), what a proof's owner checks their leaf by. */
+export function saltedLeafHash(salt: Uint8Array, leaf: string): Uint8Array {
+  return hashLeaf(headed(salt, leaf))
+}
+
+// The salted hasher's buffer: seed (then salt) ‖ text, grown as needed; keccak256() has read
+// it by the time it returns, so one serves every leaf.
+let scratch = new Uint8Array(1024)
+
+/** How a state's leaves are hashed: salted once its log brought a seed. */
+function leafHasher(seed: string): (leaf: string) => Uint8Array {
+  if (seed === '') return leafHash
+  const key = fromHex(seed)
+  return (leaf) => {
+    // Canonical text is ASCII, but size for any UTF-16 (3 bytes a code unit at most).
+    if (scratch.length < SALT_BYTES + 3 * leaf.length) scratch = new Uint8Array(2 * (SALT_BYTES + 3 * leaf.length))
+    const n = SALT_BYTES + encoder.encodeInto(leaf, scratch.subarray(SALT_BYTES)).written
+    const buf = scratch.subarray(0, n)
+    buf.set(key)
+    buf.set(keccak256(buf))
+    return hashLeaf(buf)
+  }
+}
+
 // The leaf hashes of the last root computed, by leaf text. Between two checkpoints most
 // leaves (resting orders, idle accounts, assets) are unchanged, and a hash is a function of
-// the text alone, so each is looked up instead of hashed again: only new or changed leaves
-// are hashed, and pairs of unchanged neighbours are not hashed again either (merkle.ts).
-// It changes no root; it is dropped for states too large to keep twice.
+// the text alone (and the seed: the cache is dropped for another one), so each is looked up
+// instead of hashed again: only new or changed leaves are hashed, and pairs of unchanged
+// neighbours are not hashed again either (merkle.ts). It changes no root; it is dropped for
+// states too large to keep twice.
 let lastLeafHashes = new Map<string, Uint8Array>()
+let lastSeed = ''
 const CACHED_LEAVES_MAX = 250_000
 
 /** The state root as 0x-prefixed hex. */
 export function stateRoot(state: State): string {
   const leaves = stateLeaves(state)
+  const hash = leafHasher(state.leafSeed)
   if (leaves.length > CACHED_LEAVES_MAX) {
     lastLeafHashes = new Map()
-    return toHex(merkleRoot(leaves.map(leafHash)))
+    return toHex(merkleRoot(leaves.map(hash)))
   }
-  const previous = lastLeafHashes
+  const previous = state.leafSeed === lastSeed ? lastLeafHashes : new Map<string, Uint8Array>()
+  lastSeed = state.leafSeed
   const now = new Map<string, Uint8Array>()
   const hashes = leaves.map((leaf) => {
-    const h = previous.get(leaf) ?? leafHash(leaf)
+    const h = previous.get(leaf) ?? hash(leaf)
     now.set(leaf, h)
     return h
   })
@@ -202,7 +253,8 @@ const ACCOUNT_LEAF_KINDS = ['perpWallet', 'spot', 'holding', 'isolated']
 export interface AccountProofs {
   /** The state root, 0x hex, the proofs lead to. */
   root: string
-  leaves: { leaf: string; proof: ProofStep[] }[]
+  /** Each leaf's text, its salt once leaves are salted (rules 2 on), its path. */
+  leaves: { leaf: string; salt?: Uint8Array; proof: ProofStep[] }[]
 }
 
 /** A state's leaves with every level of its tree: proofs for any sub-account, each hash computed once. */
@@ -213,13 +265,15 @@ export interface ProofTree {
   leaves: string[]
   /** Each level's node hashes packed (merkleLevels), the leaves' first. */
   levels: Uint8Array[]
+  /** The leaf seed the leaves were salted with, '' for none (State.leafSeed). */
+  seed: string
 }
 
 export function proofTree(state: State): ProofTree {
   const leaves = stateLeaves(state)
-  const levels = merkleLevels(leaves.map(leafHash))
+  const levels = merkleLevels(leaves.map(leafHasher(state.leafSeed)))
   // (A state always has leaves; an empty tree's root is merkleRoot's.)
-  return { root: leaves.length === 0 ? toHex(merkleRoot([])) : toHex(levels[levels.length - 1]!), leaves, levels }
+  return { root: leaves.length === 0 ? toHex(merkleRoot([])) : toHex(levels[levels.length - 1]!), leaves, levels, seed: state.leafSeed }
 }
 
 /** The first index in sorted `leaves` whose text is not below `text`. */
@@ -252,5 +306,12 @@ export function accountProofsIn(tree: ProofTree, address: string, sub: number): 
     for (let i = lowerBound(tree.leaves, prefix); i < tree.leaves.length && tree.leaves[i]!.startsWith(prefix); i++) indexes.push(i)
   }
   indexes.sort((a, b) => a - b)
-  return { root: tree.root, leaves: indexes.map((i) => ({ leaf: tree.leaves[i]!, proof: pathIn(tree.levels, i) })) }
+  return {
+    root: tree.root,
+    leaves: indexes.map((i) => {
+      const leaf = tree.leaves[i]!
+      const proof = pathIn(tree.levels, i)
+      return tree.seed === '' ? { leaf, proof } : { leaf, salt: leafSalt(tree.seed, leaf), proof }
+    }),
+  }
 }

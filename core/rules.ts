@@ -13,7 +13,14 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 1
+export const RULES_VERSION = 2
+
+/**
+ * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
+ * hashes do not give away a neighbour's balances. The declaration that takes a log to 2 or
+ * later carries the salts' secret (SetRules.leafSeed), and no other declaration may.
+ */
+export const SALTED_LEAVES = 2
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the
@@ -35,9 +42,19 @@ export class RulesUnsupportedError extends Error {
   }
 }
 
-/** Whether the sequencer may write `cmd`: a declaration only of this build's own rules. */
+/** A leaf seed as a declaration carries it: 0x and 32 bytes in lowercase hex. */
+export function validLeafSeed(seed: unknown): seed is string {
+  return typeof seed === 'string' && /^0x[0-9a-f]{64}$/.test(seed)
+}
+
+/** Whether the sequencer may write `cmd`: a declaration only of this build's own rules, any seed well formed. */
 export function declarable(cmd: SetRules): boolean {
-  return cmd.version === RULES_VERSION
+  return cmd.version === RULES_VERSION && (cmd.leafSeed === undefined || validLeafSeed(cmd.leafSeed))
+}
+
+/** Whether a declaration of rules `version` on `state` must bring the leaf seed: the first to reach SALTED_LEAVES. */
+export function seedDue(state: State, version: number): boolean {
+  return version >= SALTED_LEAVES && state.leafSeed === ''
 }
 
 /**
@@ -49,6 +66,11 @@ export function setRules(state: State, cmd: SetRules): Result {
   const v = cmd.version
   if (!Number.isSafeInteger(v) || v < 1 || v <= state.rules) return reject('RULES_INVALID')
   if (v > RULES_VERSION) throw new RulesUnsupportedError(v, state.seq)
+  // The seed comes once, with the declaration reaching salted leaves: never changed after, so
+  // every root from there on is salted by the secret that declaration wrote.
+  const due = seedDue(state, v)
+  if (due ? !validLeafSeed(cmd.leafSeed) : cmd.leafSeed !== undefined) return reject('RULES_INVALID')
   state.rules = v
+  if (due) state.leafSeed = cmd.leafSeed!
   return accept([])
 }

@@ -159,15 +159,17 @@ export function encodeSnapshot(state: State): Uint8Array {
   ]
   // Last, and only once declared (core/rules.ts): an undeclared log's snapshots encode as before.
   if (state.rules !== 0) parts.push(state.rules)
+  // After it, once a declaration brought one (rules 2 on).
+  if (state.leafSeed !== '') parts.push(state.leafSeed)
   return packr.pack(parts)
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
-    insurance, nextOrderListId, rules] =
+    insurance, nextOrderListId, rules, leafSeed] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
       string[], Withdrawal[], number, [string, number | bigint][], [string, number | bigint][], [string, number | bigint][], Session[],
-      [string, number][] | undefined, number | undefined, number | undefined]
+      [string, number][] | undefined, number | undefined, number | undefined, string | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -200,6 +202,7 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   for (const l of lists.values()) l.legs.sort((a, b) => a.orderId - b.orderId)
   state.nextOrderListId = nextOrderListId ?? 1
   state.rules = rules ?? 0
+  state.leafSeed = leafSeed ?? ''
   // Account order indexes in their original placement order.
   for (const [address, subs] of accounts) {
     for (const sd of subs) {

@@ -352,6 +352,8 @@ export interface State {
   time: number
   /** The rules version the log declared last (core/rules.ts); 0: none declared. */
   rules: number
+  /** The leaf salts' secret (SetRules, core/root.ts), 0x hex; '': leaves unsalted (rules below 2). */
+  leafSeed: string
   assets: Map<string, Asset>
   markets: Market[]
   marketsBySymbol: Map<string, Market>
@@ -382,6 +384,7 @@ export function createState(): State {
     seq: 0,
     time: 0,
     rules: 0,
+    leafSeed: '',
     assets: new Map(),
     markets: [],
     marketsBySymbol: new Map(),

@@ -11,7 +11,8 @@ export const PROOF_FORMAT = 'perp-exchange-balance-proof'
 
 export interface BalanceProof {
   format: typeof PROOF_FORMAT
-  version: 1
+  /** 1: leaves unsalted (a log under rules 1); 2: each leaf carries its salt (rules 2 on, core/root.ts). */
+  version: 1 | 2
   seq: number
   /** The state root after entry `seq`, 0x hex. */
   root: string
@@ -19,7 +20,8 @@ export interface BalanceProof {
   logHash: string
   account: string
   sub: number
-  leaves: { leaf: string; proof: { sibling: string; left: boolean }[] }[]
+  /** Each money leaf's text, its salt (0x hex, version 2), its path to the root. */
+  leaves: { leaf: string; salt?: string; proof: { sibling: string; left: boolean }[] }[]
   /**
    * The Vault whose anchors the node knows, when it knows one (a proof a running node serves);
    * the user may check against it, or against the address they deposit into.
@@ -31,8 +33,10 @@ export interface BalanceProof {
 export function balanceProofIn(tree: ProofTree, at: { seq: number; logHash: string }, account: string, sub: number): BalanceProof {
   const p = accountProofsIn(tree, account, sub)
   return {
-    format: PROOF_FORMAT, version: 1, seq: at.seq, root: p.root, logHash: at.logHash.startsWith('0x') ? at.logHash : `0x${at.logHash}`,
-    account, sub,
-    leaves: p.leaves.map(({ leaf, proof }) => ({ leaf, proof: proof.map((s) => ({ sibling: toHex(s.sibling), left: s.left })) })),
+    format: PROOF_FORMAT, version: tree.seed === '' ? 1 : 2, seq: at.seq, root: p.root,
+    logHash: at.logHash.startsWith('0x') ? at.logHash : `0x${at.logHash}`, account, sub,
+    leaves: p.leaves.map(({ leaf, salt, proof }) => ({
+      leaf, ...(salt === undefined ? {} : { salt: toHex(salt) }), proof: proof.map((s) => ({ sibling: toHex(s.sibling), left: s.left })),
+    })),
   }
 }

@@ -3,8 +3,9 @@
 // ingress and replication endpoints) or a follower. Production passes LevelDB, WebSocket and
 // the system clock; the simulator passes its fakes.
 
-import type { Command } from '../core/commands.js'
-import { RULES_VERSION } from '../core/rules.js'
+import { randomBytes } from 'node:crypto'
+import type { Command, SetRules } from '../core/commands.js'
+import { RULES_VERSION, seedDue } from '../core/rules.js'
 import type { Clock } from './clock.js'
 import { Follower } from './follower.js'
 import { INGRESS_PATH, serveIngress } from './ingress.js'
@@ -38,6 +39,11 @@ export interface ReplicaOptions {
   onAnchored?: (seq: number, vault: string) => void
   /** A follower: the chain its sequencer is on, as it announces it. */
   onChain?: (chain: ChainDeployment) => void
+  /**
+   * A sequencer: the leaf seed its declaration of salted rules writes (core/rules.ts), 0x hex.
+   * 32 random bytes by default; the simulator passes its own so that a seed's run repeats.
+   */
+  leafSeed?: () => string
 }
 
 export interface Replica {
@@ -92,7 +98,10 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
   // and at the first start of a newer build on an older one.
   if (node.state.rules < RULES_VERSION) {
-    const ack = await sequencer.submit({ type: 'SetRules', version: RULES_VERSION })
+    const declaration: SetRules = { type: 'SetRules', version: RULES_VERSION }
+    // The secret every later root's leaf salts derive from: in the log, and nowhere a user reads.
+    if (seedDue(node.state, RULES_VERSION)) declaration.leafSeed = o.leafSeed?.() ?? `0x${randomBytes(32).toString('hex')}`
+    const ack = await sequencer.submit(declaration)
     if (!ack.result.ok) throw new Error(`rules ${RULES_VERSION} not declared at seq ${ack.seq}: ${ack.result.code}`)
     o.logger?.info({ seq: ack.seq, rules: RULES_VERSION }, 'rules declared')
   }

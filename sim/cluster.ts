@@ -4,6 +4,7 @@
 // duplicated and reordered packets, partitions, clock steps) for a fault phase; then a healed
 // phase in which the cluster must converge, and the checkers (checkers.ts, shadows.ts).
 
+import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import type { CancelOrder, Command, PlaceOrder } from '../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
@@ -162,6 +163,8 @@ class SimNode {
         checkpointInterval: w.o.checkpointInterval,
         beforeRestore: (node) => w.checks.watch(this.name, node),
         onFatal: (err) => this.fatal(err, inc),
+        // The run's own, drawn from its seed without touching the fault stream: a seed's run repeats.
+        leafSeed: () => `0x${createHash('sha256').update(`sim leaf seed ${w.o.seed}`).digest('hex')}`,
       })
       if (inc !== this.incarnation) return
       this.replica = replica

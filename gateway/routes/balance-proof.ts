@@ -25,6 +25,7 @@ const docs = {
     description: 'The sub-account\'s money leaves (perp wallet, spot balances, holdings, isolated wallets) as the state root '
       + 'hashes them, each with its Merkle path to the root of checkpoint `seq` (default: the newest the Vault, named in `vault`, has anchored, '
       + 'which followers learn from their sequencer; before any anchor is known, the newest checkpoint held), and that entry\'s log hash. '
+      + 'Under rules 2 (`version` 2) each leaf carries its `salt`, with which it is hashed, so no path gives away a neighbouring leaf. '
       + '`exchange verify-proof --proof FILE --rpc URL` checks it against that Vault on chain (or `--api URL --keys FILE` '
       + 'fetches and checks it in one step). A node holds the last '
       + 'few checkpoints and the anchored one; another `seq` is -1130 naming those it holds. No checkpoint yet, or '
@@ -32,7 +33,7 @@ const docs = {
     security: 'USER_DATA', weight: WEIGHT, params: ['seq'],
     response: object({
       format: str, version: int, seq: int, root: str, logHash: str, account: str, sub: int,
-      leaves: arrayOf(object({ leaf: str, proof: arrayOf(object({ sibling: str, left: bool })) })), vault: str,
+      leaves: arrayOf(object({ leaf: str, salt: str, proof: arrayOf(object({ sibling: str, left: bool })) })), vault: str,
     }),
   }),
 }

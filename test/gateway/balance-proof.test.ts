@@ -6,10 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Wallet } from 'ethers'
-import { verifyProof } from '../../core/merkle.js'
-import { leafHash, stateRoot } from '../../core/root.js'
+import { toHex, verifyProof } from '../../core/merkle.js'
+import { leafHash, leafSalt, saltedLeafHash, stateRoot } from '../../core/root.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import { encodeSnapshot } from '../../core/snapshot.js'
 import { buildGateway } from '../../gateway/app.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
@@ -20,7 +21,8 @@ import { fundedTrader, gatewayRig, openSession, signedInject, type Keys } from '
 
 const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.slice(2), 'hex'))
 
-t.test('a trader proves their balances at a checkpoint the node holds', async (t) => {
+/** A gateway serving proofs from a real snapshot store of the rig's checkpoints. */
+async function proofRig(t: Test) {
   const rig = await gatewayRig()
   const dir = await mkdtemp(join(tmpdir(), 'proof-gw-'))
   const store = new SnapshotStore(dir)
@@ -34,17 +36,24 @@ t.test('a trader proves their balances at a checkpoint the node holds', async (t
     await rig.close()
     await rm(dir, { recursive: true, force: true })
   })
-  /** A checkpoint of the rig's state now, as a node saves it. */
-  const checkpoint = async (): Promise<number> => {
-    const seq = rig.ex.state.seq
-    await store.save({ seq, time: rig.ex.time, root: stateRoot(rig.ex.state), hash: hex(new Uint8Array(32).fill(seq % 256)) },
-      encodeSnapshot(rig.ex.state))
-    return seq
+  return {
+    rig, app, prover,
+    /** A checkpoint of the rig's state now, as a node saves it. */
+    async checkpoint(): Promise<number> {
+      const seq = rig.ex.state.seq
+      await store.save({ seq, time: rig.ex.time, root: stateRoot(rig.ex.state), hash: hex(new Uint8Array(32).fill(seq % 256)) },
+        encodeSnapshot(rig.ex.state))
+      return seq
+    },
+    get(keys: Keys, params: Record<string, string> = {}) {
+      const r = signedInject({ ...rig, app }, keys, 'GET', '/sapi/v1/account/balanceProof', params)
+      return r.then((res) => ({ status: res.statusCode, body: res.json() }))
+    },
   }
-  const get = (keys: Keys, params: Record<string, string> = {}) => {
-    const r = signedInject({ ...rig, app }, keys, 'GET', '/sapi/v1/account/balanceProof', params)
-    return r.then((res) => ({ status: res.statusCode, body: res.json() }))
-  }
+}
+
+t.test('a trader proves their balances at a checkpoint the node holds', async (t) => {
+  const { rig, app, prover, checkpoint, get } = await proofRig(t)
 
   const alice = await fundedTrader(rig, 2_500)
   t.same(await get(alice.keys), { status: 404, body: { code: -1099,
@@ -96,4 +105,24 @@ t.test('a trader proves their balances at a checkpoint the node holds', async (t
 
   const withoutProver = await signedInject(rig, alice.keys, 'GET', '/sapi/v1/account/balanceProof')
   t.same({ status: withoutProver.statusCode, body: withoutProver.json() }, { status: 404, body: { code: -1099, msg: 'This node serves no balance proofs.' } })
+})
+
+t.test('under salted rules: version 2, each leaf with the salt it is hashed with', async (t) => {
+  const { rig, checkpoint, get } = await proofRig(t)
+  const seed = '0x' + '7c'.repeat(32)
+  await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: seed })
+  const alice = await fundedTrader(rig, 2_500)
+  await rig.run({ type: 'Transfer', account: alice.address, sub: 0, amount: 500_000_000, direction: 'PERP_TO_SPOT' })
+  const seq = await checkpoint()
+  const r = await get(alice.keys)
+  t.equal(r.status, 200)
+  const proof = r.body as BalanceProof
+  t.match(proof, { version: 2, seq, root: stateRoot(rig.ex.state) })
+  t.same(proof.leaves.map((l) => l.leaf.split('|')[0]), ['perpWallet', 'spot'])
+  for (const { leaf, salt, proof: path } of proof.leaves) {
+    t.equal(salt, toHex(leafSalt(seed, leaf)), 'the salt reaches the client')
+    t.ok(verifyProof(saltedLeafHash(bytes(salt!), leaf), path.map((s) => ({ sibling: bytes(s.sibling), left: s.left })), bytes(proof.root)),
+      'leads to the root')
+  }
+  t.notOk(JSON.stringify(r.body).includes(seed.slice(2)), 'the seed itself is nowhere in the answer')
 })

@@ -2,7 +2,8 @@
 // snapshot store: by default at the newest checkpoint held, or at the anchored one once the
 // chain services name it (kept through pruning); each leaf's path leads to that checkpoint's
 // root; the same answer from the thread, from a thread that dies, and to requests made at once;
-// and the refusals (no checkpoint, a seq not held, a sub-account that held nothing).
+// and the refusals (no checkpoint, a seq not held, a sub-account that held nothing). Under
+// salted rules, each leaf comes with its salt and the paths give away no neighbour's text.
 
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -11,8 +12,10 @@ import t, { type Test } from 'tap'
 import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { REPLICA_LIMITS } from '../../core/limits.js'
-import { verifyProof } from '../../core/merkle.js'
-import { leafHash, stateLeaves } from '../../core/root.js'
+import { toHex, verifyProof } from '../../core/merkle.js'
+import { leafHash, leafSalt, saltedLeafHash, stateLeaves } from '../../core/root.js'
+import { RULES_VERSION } from '../../core/rules.js'
+import { verifyBalanceProof } from '../../bin/prove.js'
 import type { State } from '../../core/state.js'
 import { PROOF_FORMAT, type BalanceProof } from '../../replica/balance-proof.js'
 import { BalanceProver, type ProofRefusal } from '../../replica/balance-prover.js'
@@ -48,7 +51,8 @@ interface Rig {
   run(count: number): Promise<void>
 }
 
-async function rig(t: Test): Promise<Rig> {
+/** A rig whose log declares salted rules with `leafSeed` first, when given. */
+async function rig(t: Test, leafSeed?: string): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), 'prover-'))
   const store = new SnapshotStore(dir)
   await store.open()
@@ -62,7 +66,8 @@ async function rig(t: Test): Promise<Rig> {
   const states = new Map<number, { leaves: string[]; hash: string }>()
   let prev = GENESIS_HASH
   let made = 0
-  const genesis = genesisCommands(DEFAULT_GENESIS)
+  const genesis: Command[] = [...(leafSeed ? [{ type: 'SetRules', version: RULES_VERSION, leafSeed } as const] : []),
+    ...genesisCommands(DEFAULT_GENESIS)]
   return {
     node, store, states,
     async run(count) {
@@ -184,4 +189,39 @@ t.test('requests at once, and a thread that dies: the same proofs', async (t) =>
   t.teardown(() => dying.close())
   t.same(await dying.prove(A, 0), together[0], 'answered on the caller\'s thread')
   t.same(await dying.prove(B, 0, 40), await prover.prove(B, 0, 40))
+})
+
+t.test('salted rules: version 2 proofs, each leaf with its salt, no neighbour\'s text to be found from a path', async (t) => {
+  const seed = '0x' + '9e'.repeat(32)
+  const r = await rig(t, seed)
+  const prover = new BalanceProver(r.store)
+  t.teardown(() => prover.close())
+  await r.run(45)
+  const p = await prover.prove(A, 0)
+  if (!isProof(t, p)) return
+  t.equal(p.version, 2)
+  t.equal(p.root, (await r.store.at(p.seq))!.meta.root, 'the checkpoint\'s (salted) root')
+  const leaves = r.states.get(p.seq)!.leaves
+  for (const { leaf, salt, proof } of p.leaves) {
+    t.equal(salt, toHex(leafSalt(seed, leaf)), `${leaf.split('|')[0]}: its salt`)
+    const steps = proof.map((s) => ({ sibling: bytes(s.sibling), left: s.left }))
+    t.ok(verifyProof(saltedLeafHash(bytes(salt!), leaf), steps, bytes(p.root)), 'leads to the root with its salt')
+    t.notOk(verifyProof(leafHash(leaf), steps, bytes(p.root)), 'and not without')
+    // The first sibling is the neighbouring leaf's hash: its whole text known, still not found without the seed.
+    const i = leaves.indexOf(leaf)
+    const neighbour = leaves[proof[0]!.left ? i - 1 : i + 1]!
+    t.equal(proof[0]!.sibling, toHex(saltedLeafHash(leafSalt(seed, neighbour), neighbour)), 'the first sibling is the neighbour\'s salted hash')
+    t.not(proof[0]!.sibling, toHex(leafHash(neighbour)), 'which its text alone does not give')
+  }
+
+  const lines: string[] = []
+  t.equal(await verifyBalanceProof({ proof: p, out: (l) => lines.push(l) }), true, 'verify-proof checks a version 2 proof')
+  t.match(lines.join('\n'), /included {2}perpWallet\|/)
+  const unsalted = { ...p, leaves: p.leaves.map(({ leaf, proof }) => ({ leaf, proof })) }
+  const failed: string[] = []
+  t.equal(await verifyBalanceProof({ proof: unsalted, out: (l) => failed.push(l) }), false, 'without its salts it fails')
+  t.match(failed.join('\n'), /NOT INCLUDED {2}perpWallet\|.* \(no salt of 32 bytes: version 2 leaves carry one\)/)
+  const raised = (leaf: string): string => leaf.split('|').map((f, i) => (i === 3 ? String(Number(f) + 1) : f)).join('|')
+  const forged = { ...p, leaves: p.leaves.map((l) => ({ ...l, leaf: raised(l.leaf) })) }
+  t.equal(await verifyBalanceProof({ proof: forged, out: () => {} }), false, 'a balance raised fails')
 })

@@ -1,10 +1,11 @@
 // Rules declarations in the replica (core/rules.ts): the sequencer declares its build's rules
 // first on a new log and once on an older log it continues, writes no declaration but its
-// own, and a node does not start on a log declaring rules newer than its build's.
+// own, and a node does not start on a log declaring rules newer than its build's. The
+// declaration reaching salted leaves carries a fresh random leaf seed.
 
 import t from 'tap'
 import { apply } from '../../core/apply.js'
-import type { Command } from '../../core/commands.js'
+import type { Command, SetRules } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { stateRoot } from '../../core/root.js'
 import { RULES_VERSION } from '../../core/rules.js'
@@ -42,20 +43,30 @@ async function undeclaredLog(): Promise<MemoryLogStore> {
 }
 
 const commandAt = async (log: MemoryLogStore, seq: number): Promise<Command> => (await log.read(seq, seq))[0]!.command
+const SEEDED = { type: 'SetRules', version: RULES_VERSION, leafSeed: /^0x[0-9a-f]{64}$/ }
 
 t.test('a new log declares the rules first, then its genesis; a restart declares nothing more', async (t) => {
   const log = new MemoryLogStore()
   await log.open()
   const first = await sequencer(log, GENESIS)
-  t.same(await commandAt(log, 1), { type: 'SetRules', version: RULES_VERSION })
+  const declaration = await commandAt(log, 1) as SetRules
+  t.match(declaration, SEEDED, 'with a leaf seed')
   t.same(await commandAt(log, 2), GENESIS[0], 'genesis follows')
   t.equal(log.lastSeq, 1 + GENESIS.length)
   t.equal(first.node.state.rules, RULES_VERSION)
+  t.equal(first.node.state.leafSeed, declaration.leafSeed)
   await first.stop()
   const again = await sequencer(log, GENESIS)
   t.equal(log.lastSeq, 1 + GENESIS.length, 'nothing appended on a restart under the same rules')
   t.equal(again.node.state.rules, RULES_VERSION)
+  t.equal(again.node.state.leafSeed, declaration.leafSeed, 'the seed stays')
   await again.stop()
+
+  const other = new MemoryLogStore()
+  await other.open()
+  const second = await sequencer(other, GENESIS)
+  t.not(second.node.state.leafSeed, declaration.leafSeed, 'another log draws another seed')
+  await second.stop()
 })
 
 t.test('a log written before versioning: entries keep their roots, the declaration comes after them', async (t) => {
@@ -65,12 +76,26 @@ t.test('a log written before versioning: entries keep their roots, the declarati
   for (const e of await log.read(1, before)) apply(replayed, e)
   const r = await sequencer(log, GENESIS)
   t.equal(log.lastSeq, before + 1, 'one entry appended, no second genesis')
-  t.same(await commandAt(log, before + 1), { type: 'SetRules', version: RULES_VERSION })
+  t.match(await commandAt(log, before + 1), SEEDED)
   t.equal(r.node.state.rules, RULES_VERSION)
   t.not(stateRoot(r.node.state), stateRoot(replayed), 'the declared rules are in the root from there on')
-  t.equal(stateRoot({ ...r.node.state, rules: 0 }), stateRoot(replayed), 'and nothing else changed')
+  t.equal(stateRoot({ ...r.node.state, rules: 0, leafSeed: '' }), stateRoot(replayed), 'and nothing else changed')
   const ack = await r.sequencer!.submit(deposit(2))
   t.ok(ack.result.ok, 'the log goes on')
+  await r.stop()
+})
+
+t.test('a log declared at rules 1 is declared again, bringing the seed; its anchored roots before stay unsalted', async (t) => {
+  const log = await undeclaredLog()
+  const one = makeEntry(log.lastSeq + 1, T0 + 100, { type: 'SetRules', version: 1 }, log.lastHash)
+  await log.append([one])
+  const replayed = createState()
+  for (const e of await log.read(1, one.seq)) apply(replayed, e)
+  t.equal(replayed.leafSeed, '')
+  const r = await sequencer(log, GENESIS)
+  t.match(await commandAt(log, one.seq + 1), SEEDED)
+  t.equal(r.node.state.rules, RULES_VERSION)
+  t.equal(stateRoot({ ...r.node.state, rules: 1, leafSeed: '' }), stateRoot(replayed), 'the root before it is as rules 1 hashed it')
   await r.stop()
 })
 
@@ -79,9 +104,10 @@ t.test('the sequencer writes no declaration but its own rules', async (t) => {
   await log.open()
   const r = await sequencer(log, GENESIS)
   const last = log.lastSeq
-  for (const version of [RULES_VERSION + 1, RULES_VERSION - 1, 0, 'x']) {
-    const err = await r.sequencer!.submit({ type: 'SetRules', version: version as number }).then(() => null, (e: Error) => e)
-    t.ok(err instanceof RulesDeclarationError, `${version} refused before the log`)
+  for (const declaration of [RULES_VERSION + 1, RULES_VERSION - 1, 0, 'x', 'bad seed'].map((v): SetRules =>
+    v === 'bad seed' ? { type: 'SetRules', version: RULES_VERSION, leafSeed: '0x12' } : { type: 'SetRules', version: v as number })) {
+    const err = await r.sequencer!.submit(declaration).then(() => null, (e: Error) => e)
+    t.ok(err instanceof RulesDeclarationError, `${JSON.stringify(declaration)} refused before the log`)
     t.equal((err as RulesDeclarationError).code, 'RULES_NOT_DECLARABLE')
   }
   t.equal(log.lastSeq, last, 'nothing written')
