@@ -1,12 +1,16 @@
 // `exchange audit --data <dir> | --log <file> [--rpc <url> --vault <addr>]`: replays the log
 // from genesis (progress bar on stderr), verifies its hash chain and signatures, compares the
 // recomputed root at every anchored seq with the Vault's anchors, prints a report and tells
-// the caller whether everything matched.
+// the caller whether everything matched. With the Vault, also its money: every credit, payment
+// and refund against the Vault's events, and its holdings against the ledger's debt
+// (chain/money-audit.ts).
 
 import path from 'node:path'
-import { JsonRpcProvider } from 'ethers'
+import { formatUnits, JsonRpcProvider } from 'ethers'
 import { readAnchors } from '../chain/anchor.js'
 import { auditLog, type AnchorRecord, type AuditReport } from '../chain/audit.js'
+import { MoneyCheck, type MoneySummary } from '../chain/money-audit.js'
+import { readVaultRecords } from '../chain/vault-records.js'
 import { readLogFile } from '../chain/log-file.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
@@ -50,17 +54,38 @@ function rulesLine(declared: AuditReport['rules']): string {
   return `${parts.join(', ')}; this build applies up to ${RULES_VERSION}`
 }
 
+/** The money lines of the report. */
+function moneyLines(m: MoneySummary): string[] {
+  const after = m.depositsAfter > 0 ? `; ${m.depositsAfter} on chain after the last credit, not credited yet` : ''
+  const skipped = m.depositsSkipped > 0 ? `; ${m.depositsSkipped} skipped as the watcher skips them (under one ledger unit, above the maximum, a token never credited)` : ''
+  const reserves = m.reserves.map((r) => r.token === ''
+    ? `${r.asset} ${formatUnits(r.owed, r.decimals)} owed, held unknown (no credit or payment pairs it with a token)`
+    : `${r.asset} ${formatUnits(r.held, r.decimals)} held, ${formatUnits(r.owed, r.decimals)} owed`)
+  return [
+    `  deposits       ${m.depositsMatched} credited, each a deposit into the Vault${after}${skipped}`,
+    `  withdrawals    ${m.paymentsMatched} marked paid, each paid by the Vault`,
+    `  reserves       ${reserves.join('; ') || 'nothing owed'}`,
+  ]
+}
+
+/** Calls `f` with a provider for `rpc`, destroyed after. */
+async function withProvider<T>(rpc: string, f: (provider: JsonRpcProvider) => Promise<T>): Promise<T> {
+  const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1 })
+  try {
+    return await f(provider)
+  } finally {
+    provider.destroy()
+  }
+}
+
 /** Runs the audit; true when nothing was found. */
 export async function runAudit(c: AuditCommand): Promise<boolean> {
   let anchors: AnchorRecord[] = []
+  let money: MoneyCheck | undefined
   if (c.rpc || c.vault) {
     if (!c.rpc || !c.vault) throw new Error('audit needs both --rpc and --vault to check anchors')
-    const provider = new JsonRpcProvider(c.rpc, undefined, { batchMaxCount: 1 })
-    try {
-      anchors = await readAnchors(provider, c.vault)
-    } finally {
-      provider.destroy()
-    }
+    anchors = await withProvider(c.rpc, (provider) => readAnchors(provider, c.vault!))
+    money = new MoneyCheck()
   }
   const bar = progressBar()
   let report
@@ -68,11 +93,12 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   if (c.follow) {
     source = c.follow.url
     // A link that cannot open is the operator's error; one lost midway a finding (the log could not be read past it).
-    report = await auditLog(await openLogDownload(c.follow.network, c.follow.url, `audit of ${c.follow.url}`), { chainId: c.chainId, anchors, prefix: true })
+    report = await auditLog(await openLogDownload(c.follow.network, c.follow.url, `audit of ${c.follow.url}`),
+      { chainId: c.chainId, anchors, prefix: true, money })
   } else if (c.logFile) {
     source = path.resolve(c.logFile)
     const file = await readLogFile(source)
-    report = await auditLog(file.batches, { chainId: c.chainId, anchors, prefix: c.prefix,
+    report = await auditLog(file.batches, { chainId: c.chainId, anchors, prefix: c.prefix, money,
       onProgress: () => bar.draw(file.bytesRead, file.size) })
   } else {
     source = path.join(c.dataDir ?? './data', 'log')
@@ -81,7 +107,8 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
     try {
       if (log.firstSeq !== 1) throw new Error(`the log in ${source} starts at ${log.firstSeq}: the audit needs it from genesis`)
       const total = log.lastSeq
-      report = await auditLog(log.readBatches(1), { chainId: c.chainId, anchors, prefix: c.prefix, onProgress: (seq) => bar.draw(seq, total) })
+      report = await auditLog(log.readBatches(1), { chainId: c.chainId, anchors, prefix: c.prefix, money,
+        onProgress: (seq) => bar.draw(seq, total) })
     } finally {
       await log.close()
     }
@@ -95,6 +122,17 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   const after = report.anchorsAfterEnd > 0 ? `; ${report.anchorsAfterEnd} after the log's end not checked (--prefix)` : ''
   c.out(`  anchors        ${c.vault ? `${report.anchorsVerified} of ${anchors.length - report.anchorsAfterEnd} on ${c.vault} match${after}`
     : 'not checked (no --rpc/--vault)'}`)
+  // The Vault's records are read after the log, so they cover every block the log's credits name.
+  if (money && report.chainIntact && report.stoppedAt === null) {
+    const r = money.reconcile(await withProvider(c.rpc!, (provider) => readVaultRecords(provider, c.vault!)), c.prefix === true || c.follow !== undefined)
+    report.findings.push(...r.findings)
+    report.findings.sort((x, y) => x.seq - y.seq)
+    for (const line of moneyLines(r.summary)) c.out(line)
+  } else if (money) {
+    c.out('  money          not checked (the replay did not reach the log\'s end)')
+  } else {
+    c.out('  money          not checked (no --rpc/--vault)')
+  }
   c.out(`  final root     ${report.finalRoot} at seq ${report.lastSeq}`)
   c.out(`  last log hash  ${report.lastHash}`)
   if (report.findings.length === 0) {

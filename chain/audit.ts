@@ -14,6 +14,7 @@ import { createState } from '../core/state.js'
 import { sessionSigner } from '../gateway/session-signature.js'
 import { verifyOraclePrice } from '../replica/oracle-signature.js'
 import { bodyOf, chainHash, GENESIS_HASH, hex, sameHash, type LogEntry } from '../replica/entry.js'
+import type { MoneyCheck } from './money-audit.js'
 
 export interface AnchorRecord {
   seq: number
@@ -57,6 +58,8 @@ export interface AuditOptions {
    * before an anchored seq must be caught.
    */
   prefix?: boolean
+  /** Collects the deposits, payments and refunds the log accepts, for the check against the Vault after the replay. */
+  money?: MoneyCheck
 }
 
 /**
@@ -121,7 +124,9 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
         const oracle = verifyOracleSignature(e)
         if (oracle) findings.push({ seq, what: oracle })
         const rulesBefore = state.rules
-        apply(state, e)
+        const settling = o.money && typeof e.command === 'object' ? o.money.before(state, e.command) : undefined
+        const result = apply(state, e)
+        if (o.money && result.ok) o.money.accepted(seq, e.command, settling)
         if (state.rules !== rulesBefore) rules.push({ version: state.rules, seq })
         const a = anchors.get(seq)
         if (a) {
@@ -147,6 +152,7 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
     }
   }
   const lastSeq = expected - 1
+  o.money?.finish(state)
   const afterEnd = o.anchors.filter((a) => a.seq > lastSeq)
   if (!broken && stoppedAt === null && !o.prefix) {
     for (const a of afterEnd) findings.push({ seq: a.seq, what: `anchored, but the log ends at ${lastSeq}` })

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Packr, unpackMultiple } from 'msgpackr'
-import { Wallet, type Contract } from 'ethers'
+import { formatUnits, Wallet, type Contract } from 'ethers'
 import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { RULES_VERSION } from '../../core/rules.js'
@@ -45,7 +45,12 @@ const submit = async (c: Command): Promise<void> => {
   const ack = await replica.sequencer!.submit(c)
   if (!ack.result.ok) throw new Error(`${c.type} refused: ${ack.result.code}`)
 }
-const depositRef = (i: number): string => `0x${i.toString(16).padStart(64, '0')}:0`
+// Alice's deposits are real ones into the Vault: the audit holds every credit against them.
+const ALICE = chain.wallet(1)
+async function depositOnChain(units: number): Promise<string> {
+  await chain.mint('USDT', ALICE.address, BigInt(units))
+  return (await chain.deposit(ALICE, 'USDT', BigInt(units))).ref
+}
 
 /** Deposits until the log reaches `seq`; a wallet-signed session among them. */
 async function grow(toSeq: number): Promise<void> {
@@ -59,8 +64,8 @@ async function grow(toSeq: number): Promise<void> {
       await submit({ type: 'CreateSession', account: wallet.address, sub: 0, apiKey: 'k'.repeat(60) + String(1000 + i),
         permissions: ['TRADE', 'USER_DATA'], expiresAt: request.expiresAt, nonce: now, signature: signature.toLowerCase() })
     } else {
-      await submit({ type: 'Deposit', account: '0x' + 'a'.repeat(40), sub: 0, asset: 'USDT', amount: 1_000_000 * i, wallet: 'SPOT',
-        ref: depositRef(i) })
+      await submit({ type: 'Deposit', account: ALICE.address, sub: 0, asset: 'USDT', amount: 1_000_000 * i, wallet: 'SPOT',
+        ref: await depositOnChain(1_000_000 * i) })
     }
   }
 }
@@ -116,6 +121,11 @@ t.test('the audit passes on the honest log, from the data directory and from an 
   t.match(fromData.lines.join('\n'), /entries +45 replayed, hash chain intact/)
   t.match(fromData.lines.join('\n'), /sessions +5 wallet signatures checked/)
   t.match(fromData.lines.join('\n'), /anchors +2 of 2 on 0x[0-9a-fA-F]{40} match/)
+  // Every credit is a deposit into the Vault, and it holds what the ledger owes (nothing was withdrawn).
+  const held = (await chain.token('USDT').balanceOf(chain.deployment.vault) as bigint).toString()
+  t.ok(fromData.lines.includes(`  deposits       ${replica.node.state.depositRefs.size} credited, each a deposit into the Vault`), fromData.lines.join('\n'))
+  t.ok(fromData.lines.includes('  withdrawals    0 marked paid, each paid by the Vault'))
+  t.ok(fromData.lines.includes(`  reserves       USDT ${formatUnits(held, 6)} held, ${formatUnits(held, 6)} owed`))
   t.ok(fromData.lines.includes(`  rules          ${RULES_VERSION} from seq 1; this build applies up to ${RULES_VERSION}`),
     'the sequencer declared its rules first')
   t.equal(fromData.lines.at(-1), 'PASS')
@@ -126,8 +136,8 @@ t.test('the audit passes on the honest log, from the data directory and from an 
 })
 
 t.test('a balance proven against the anchored root, without the log: paths, anchor, tampering', async (t) => {
-  const account = '0x' + 'a'.repeat(40)
-  const proof = await prove({ dataDir: dir, account: account.toUpperCase().replace('0X', '0x'), sub: 0, seq: 40, checkpointInterval: 10 })
+  const account = ALICE.address
+  const proof = await prove({ dataDir: dir, account: account.toLowerCase(), sub: 0, seq: 40, checkpointInterval: 10 })
   t.equal(proof.seq, 40)
   t.equal(proof.account, account, 'the address as the state spells it')
   t.same(await prove({ logFile: exported, account, sub: 0, seq: 0, checkpointInterval: 10 }), proof,
@@ -215,8 +225,12 @@ t.test('a log rewritten with a consistent hash chain fails at the first anchor a
   t.equal(withoutAnchors.ok, true, 'alone the file is self-consistent')
   const r = await audit({ logFile: path.join(dir, 'rewritten.msgpack') })
   t.equal(r.ok, false)
-  t.match(r.lines.filter((l) => l.startsWith('MISMATCH')), [/^MISMATCH at seq 20: anchored root 0x[0-9a-f]{64} but the log gives 0x[0-9a-f]{64}$/,
-    /^MISMATCH at seq 40: anchored root/])
+  // The anchors catch it, and the money check names the entry: a credit the Vault's deposit does not back.
+  t.match(r.lines.filter((l) => l.startsWith('MISMATCH')), [
+    new RegExp(`^MISMATCH at seq 15: 15000001 units of USDT credited to ${ALICE.address} sub-account 0 \\(ref 0x[0-9a-f]{64}:\\d+\\), but the Vault's deposit is for 15000000 units$`),
+    /^MISMATCH at seq 20: anchored root 0x[0-9a-f]{64} but the log gives 0x[0-9a-f]{64}$/, /^MISMATCH at seq 40: anchored root/,
+    /^MISMATCH at seq 45: the Vault holds \d+ token units of USDT \(0x[0-9a-fA-F]{40}\), but the ledger owes \d+$/])
+  t.equal(r.lines.filter((l) => l.startsWith('MISMATCH')).length, 4)
 })
 
 t.test('a session whose wallet signature does not verify fails the audit at its seq', async (t) => {

@@ -20,8 +20,8 @@ export interface ChainRig {
   wallet(i: number): HDNodeWallet
   /** Mints `amount` token units of `asset` to `to` (the operator owns the test tokens). */
   mint(asset: string, to: string, amount: bigint): Promise<void>
-  /** Approves and deposits from `from` into the Vault; the receipt's hash and block. */
-  deposit(from: HDNodeWallet, asset: string, amount: bigint, sub?: number): Promise<{ hash: string; block: number }>
+  /** Approves and deposits from `from` into the Vault; the receipt's hash and block, and the ref the watcher credits it by. */
+  deposit(from: HDNodeWallet, asset: string, amount: bigint, sub?: number): Promise<{ hash: string; block: number; ref: string }>
   mine(blocks?: number): Promise<void>
   close(): Promise<void>
 }
@@ -57,7 +57,8 @@ export async function chainRig(): Promise<ChainRig> {
       await mined(await token.approve(deployment.vault, amount))
       const tx = await (vault.connect(from) as Contract).deposit(tokenAddress(asset), amount, sub)
       const receipt = await mined(tx)
-      return { hash: receipt.hash as string, block: receipt.blockNumber as number }
+      const deposited = receipt.logs.find((l) => l.topics[0] === vault.interface.getEvent('Deposited')!.topicHash)!
+      return { hash: receipt.hash as string, block: receipt.blockNumber as number, ref: `${receipt.hash}:${deposited.index}` }
     },
     async mine(blocks = 1) {
       await provider.send('anvil_mine', [`0x${blocks.toString(16)}`])

@@ -1,0 +1,201 @@
+// The audit's money check: the log's deposits, payments and refunds held against the Vault's own
+// history (chain/vault-records.ts), and the ledger's debt against what the Vault holds. The hash
+// chain and the anchors prove the log was not rewritten; this proves what it says about money
+// happened on chain:
+// - every credited deposit is a Deposited event of the Vault, crediting that account and
+//   sub-account that amount (token units rounded down to the ledger, chain/units.ts) of the
+//   asset the token stands for;
+// - every deposit into the Vault before the last one the log credited was credited, unless the
+//   watcher's own rules skip it (under one ledger unit, above the ledger's maximum, a token the
+//   log never paired with an asset), since the watcher credits in chain order;
+// - every withdrawal marked paid was paid by the Vault in that transaction, to that address,
+//   that amount of that token; none refunded was paid; none paid was never requested;
+// - the Vault holds at least what the ledger owes per asset (all ever deposited less all paid
+//   out), less what it already paid for withdrawals the log had not settled by its end.
+// Which token an asset is comes from the log itself: the first credit or payment pairing them
+// (a token paired with two assets, or an asset with two tokens, is a finding).
+// Entries are collected during the replay and checked after it, against records read after
+// the log, so every credit in it lies in blocks the records cover.
+
+import type { Deposit, WithdrawalComplete } from '../core/commands.js'
+import type { State, Withdrawal } from '../core/state.js'
+import type { Finding } from './audit.js'
+import { toLedger } from './units.js'
+import type { VaultRecords } from './vault-records.js'
+
+interface Credit { seq: number; cmd: Deposit }
+interface Settlement { seq: number; w: Withdrawal; txId?: string }
+
+/** What the check saw, for the report. */
+export interface MoneySummary {
+  depositsMatched: number
+  /** Vault deposits after the log's last credit (not credited yet: the watcher waits for confirmations). */
+  depositsAfter: number
+  /** Vault deposits before it the watcher's rules skip: dust, above the maximum, unpaired tokens. */
+  depositsSkipped: number
+  paymentsMatched: number
+  /**
+   * Per asset: what the Vault holds and what the ledger owes it to hold, token units of a token
+   * with `decimals`; token '' for an asset no credit or payment paired with a token (owed in ledger units, held unknown).
+   */
+  reserves: { asset: string; token: string; decimals: number; held: bigint; owed: bigint }[]
+}
+
+export class MoneyCheck {
+  private readonly credits: Credit[] = []
+  private readonly paid: Settlement[] = []
+  private readonly refunded: Settlement[] = []
+  private end: { seq: number; scales: Map<string, number>; owed: Map<string, bigint>; pending: Set<number>; nextWithdrawalId: number } | undefined
+
+  /** Called before `cmd` is applied: the withdrawal it settles, as it stands then. */
+  before(state: State, cmd: { type: string; withdrawalId?: unknown }): Withdrawal | undefined {
+    if (cmd.type !== 'WithdrawalComplete' && cmd.type !== 'WithdrawalFail') return undefined
+    const w = state.withdrawals.get(cmd.withdrawalId as number)
+    return w === undefined ? undefined : { ...w }
+  }
+
+  /** Called once `cmd` was accepted at `seq`, with what before() gave. */
+  accepted(seq: number, cmd: { type: string }, w: Withdrawal | undefined): void {
+    if (cmd.type === 'Deposit') this.credits.push({ seq, cmd: cmd as Deposit })
+    else if (cmd.type === 'WithdrawalComplete' && w) this.paid.push({ seq, w, txId: (cmd as WithdrawalComplete).txId })
+    else if (cmd.type === 'WithdrawalFail' && w) this.refunded.push({ seq, w })
+  }
+
+  /** Called with the state after the last entry. */
+  finish(state: State): void {
+    const owed = new Map<string, bigint>()
+    for (const [asset, n] of state.deposited) owed.set(asset, n - (state.withdrawn.get(asset) ?? 0n))
+    this.end = { seq: state.seq, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])), owed,
+      pending: new Set(state.withdrawals.keys()), nextWithdrawalId: state.nextWithdrawalId }
+  }
+
+  /**
+   * The findings against the Vault's records (read after the log). `prefix`: the log is a prefix
+   * of one still growing, so payments of withdrawals it never requested may be of later ones.
+   */
+  reconcile(r: VaultRecords, prefix: boolean): { findings: Finding[]; summary: MoneySummary } {
+    const end = this.end!
+    const findings: Finding[] = []
+    const tokenOf = new Map<string, string>()
+    const assetOf = new Map<string, string>()
+    /** Pairs an asset with a token; false (with a finding) when either was paired otherwise. */
+    const pair = (seq: number, asset: string, token: string): boolean => {
+      const t = tokenOf.get(asset)
+      const a = assetOf.get(token)
+      if ((t !== undefined && t !== token) || (a !== undefined && a !== asset)) {
+        findings.push({ seq, what: `${asset} is paired with token ${token} here, but ${t !== undefined && t !== token ? `${asset} was ${t}` : `${token} was ${a}`} before` })
+        return false
+      }
+      tokenOf.set(asset, token)
+      assetOf.set(token, asset)
+      return true
+    }
+    const decimals = (token: string): number => r.tokens.get(token)!.decimals
+    const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase()
+
+    // Deposits credited.
+    const position = new Map(r.deposits.map((d, i) => [d.ref.toLowerCase(), i]))
+    const creditedAt = new Map<number, number>()
+    let depositsMatched = 0
+    for (const { seq, cmd } of this.credits) {
+      const i = position.get(String(cmd.ref).toLowerCase())
+      const what = `${cmd.amount} units of ${cmd.asset} credited to ${cmd.account} sub-account ${cmd.sub} (ref ${cmd.ref})`
+      if (i === undefined) {
+        findings.push({ seq, what: `${what}: no such deposit into the Vault` })
+        continue
+      }
+      creditedAt.set(i, seq)
+      const d = r.deposits[i]!
+      if (!pair(seq, cmd.asset, d.token)) continue
+      const amount = toLedger(d.amount, decimals(d.token), end.scales.get(cmd.asset) ?? 0)
+      const wrong = [
+        ...(sameAddress(d.account, cmd.account) ? [] : [`account ${d.account}`]),
+        ...(d.sub === cmd.sub ? [] : [`sub-account ${d.sub}`]),
+        ...(amount === cmd.amount ? [] : [`${amount ?? 'nothing'} units`]),
+      ]
+      if (wrong.length > 0) findings.push({ seq, what: `${what}, but the Vault's deposit is for ${wrong.join(', ')}` })
+      else depositsMatched++
+    }
+
+    // Deposits not credited, up to the last one credited: the watcher passed them.
+    let last = -1
+    for (const i of creditedAt.keys()) last = Math.max(last, i)
+    let depositsSkipped = 0
+    let nextCredit: number | undefined
+    for (let i = last; i >= 0; i--) {
+      if (creditedAt.has(i)) {
+        nextCredit = creditedAt.get(i)
+        continue
+      }
+      const d = r.deposits[i]!
+      const asset = assetOf.get(d.token)
+      const scale = asset === undefined ? undefined : end.scales.get(asset)
+      if (asset === undefined || scale === undefined || toLedger(d.amount, decimals(d.token), scale) === undefined) {
+        depositsSkipped++
+        continue
+      }
+      findings.push({ seq: nextCredit!, what: `the Vault's deposit ${d.ref} (block ${d.block}) of ${d.amount} token units of ${asset} ` +
+        `by ${d.account} sub-account ${d.sub} was never credited, though later deposits were` })
+    }
+
+    // Withdrawals paid, refunded, and payments the log does not settle.
+    let paymentsMatched = 0
+    const settled = new Set<number>()
+    for (const { seq, w, txId } of this.paid) {
+      settled.add(w.withdrawalId)
+      const p = r.payments.get(w.withdrawalId)
+      const what = `withdrawal ${w.withdrawalId} of ${w.amount} units of ${w.asset} to ${w.address} marked paid by ${txId}`
+      if (p === undefined) {
+        findings.push({ seq, what: `${what}, but the Vault never paid it` })
+        continue
+      }
+      if (!pair(seq, w.asset, p.token)) continue
+      const units = tokenUnitsFor(BigInt(w.amount), decimals(p.token), end.scales.get(w.asset) ?? 0)
+      const wrong = [
+        ...(sameAddress(p.txHash, txId ?? '') ? [] : [`transaction ${p.txHash}`]),
+        ...(sameAddress(p.to, w.address) ? [] : [`address ${p.to}`]),
+        ...(p.amount === units ? [] : [`${p.amount} token units`]),
+      ]
+      if (wrong.length > 0) findings.push({ seq, what: `${what}, but the Vault's payment is ${wrong.join(', ')}` })
+      else paymentsMatched++
+    }
+    for (const { seq, w } of this.refunded) {
+      settled.add(w.withdrawalId)
+      const p = r.payments.get(w.withdrawalId)
+      if (p) findings.push({ seq, what: `withdrawal ${w.withdrawalId} refunded, but the Vault paid it (${p.amount} token units to ${p.to} in ${p.txHash})` })
+    }
+    const unsettledPaid = new Map<string, bigint>()
+    for (const p of r.payments.values()) {
+      if (settled.has(p.id)) continue
+      // Paid, and the log had not recorded it by its end: its debt is already off the Vault.
+      if (end.pending.has(p.id) || (prefix && p.id >= end.nextWithdrawalId)) {
+        unsettledPaid.set(p.token, (unsettledPaid.get(p.token) ?? 0n) + p.amount)
+      } else {
+        findings.push({ seq: end.seq, what: `the Vault paid withdrawal ${p.id} (${p.amount} token units to ${p.to} in ${p.txHash}), ` +
+          'which the log never requested' })
+      }
+    }
+
+    // Reserves: what the Vault holds against what the ledger owes, per asset paired with a token.
+    const reserves: MoneySummary['reserves'] = []
+    for (const [asset, token] of tokenOf) {
+      const held = r.tokens.get(token)!.held
+      const owed = tokenUnitsFor(end.owed.get(asset) ?? 0n, decimals(token), end.scales.get(asset) ?? 0) - (unsettledPaid.get(token) ?? 0n)
+      reserves.push({ asset, token, decimals: decimals(token), held, owed })
+      if (held < owed) findings.push({ seq: end.seq, what: `the Vault holds ${held} token units of ${asset} (${token}), but the ledger owes ${owed}` })
+    }
+    // An asset owed but paired with no token (no credit or payment of it matched): its reserve is unknown.
+    for (const [asset, owed] of end.owed) {
+      if (!tokenOf.has(asset) && owed > 0n) reserves.push({ asset, token: '', decimals: end.scales.get(asset) ?? 0, held: 0n, owed })
+    }
+    const depositsAfter = r.deposits.length - last - 1
+    return { findings, summary: { depositsMatched, depositsAfter, depositsSkipped, paymentsMatched, reserves } }
+  }
+}
+
+/** Token units of a ledger amount, rounded up (what the Vault must hold to cover it). */
+function tokenUnitsFor(ledgerUnits: bigint, decimals: number, scale: number): bigint {
+  if (decimals >= scale) return ledgerUnits * 10n ** BigInt(decimals - scale)
+  const f = 10n ** BigInt(scale - decimals)
+  return (ledgerUnits + f - 1n) / f
+}

@@ -1,0 +1,72 @@
+// What the Vault's own history says about money, as an auditor reads it: every Deposited and
+// Withdrawn event up to one block, each token's decimals, and what the Vault holds of each token
+// at that block. The audit's money check (chain/money-audit.ts) holds the log against these.
+
+import { getAddress, type JsonRpcProvider, type Log } from 'ethers'
+import { tokenAt, vaultAt } from './provider.js'
+
+export interface VaultDeposit {
+  /** As the deposit watcher writes it in the log: `<txHash>:<logIndex>`. */
+  ref: string
+  block: number
+  index: number
+  /** Checksummed. */
+  account: string
+  sub: number
+  token: string
+  amount: bigint
+}
+
+export interface VaultPayment {
+  id: number
+  txHash: string
+  token: string
+  to: string
+  amount: bigint
+}
+
+export interface VaultRecords {
+  /** The block everything was read at. */
+  block: number
+  /** In chain order. */
+  deposits: VaultDeposit[]
+  /** By withdrawal id (the Vault pays each id once). */
+  payments: Map<number, VaultPayment>
+  /** Per token seen in either, checksummed: its decimals and the Vault's balance of it at `block`. */
+  tokens: Map<string, { decimals: number; held: bigint }>
+}
+
+/** Blocks per getLogs call: public nodes cap a call's range; anvil takes any. */
+const BLOCK_RANGE = 10_000
+
+/** Reads the Vault's deposits and payments from `fromBlock` to the current block. */
+export async function readVaultRecords(provider: JsonRpcProvider, vaultAddress: string, fromBlock = 0): Promise<VaultRecords> {
+  const vault = vaultAt(vaultAddress, provider)
+  const block = await provider.getBlockNumber()
+  const topics = [[vault.interface.getEvent('Deposited')!.topicHash, vault.interface.getEvent('Withdrawn')!.topicHash]]
+  const logs: Log[] = []
+  for (let from = fromBlock; from <= block; from += BLOCK_RANGE) {
+    logs.push(...await provider.getLogs({ address: vaultAddress, topics, fromBlock: from, toBlock: Math.min(block, from + BLOCK_RANGE - 1) }))
+  }
+  logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index)
+  const deposits: VaultDeposit[] = []
+  const payments = new Map<number, VaultPayment>()
+  for (const log of logs) {
+    const ev = vault.interface.parseLog(log)
+    if (ev?.name === 'Deposited') {
+      deposits.push({ ref: `${log.transactionHash}:${log.index}`, block: log.blockNumber, index: log.index,
+        account: getAddress(ev.args.account as string), sub: Number(ev.args.subAccount), token: getAddress(ev.args.token as string),
+        amount: ev.args.amount as bigint })
+    } else if (ev?.name === 'Withdrawn') {
+      const id = Number(ev.args.id)
+      payments.set(id, { id, txHash: log.transactionHash, token: getAddress(ev.args.token as string), to: getAddress(ev.args.to as string),
+        amount: ev.args.amount as bigint })
+    }
+  }
+  const tokens = new Map<string, { decimals: number; held: bigint }>()
+  for (const token of new Set([...deposits.map((d) => d.token), ...[...payments.values()].map((p) => p.token)])) {
+    const erc20 = tokenAt(token, provider)
+    tokens.set(token, { decimals: Number(await erc20.decimals!()), held: await erc20.balanceOf!(vaultAddress, { blockTag: block }) as bigint })
+  }
+  return { block, deposits, payments, tokens }
+}

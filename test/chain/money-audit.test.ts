@@ -1,0 +1,118 @@
+// The audit's money check (chain/money-audit.ts) on a real chain: one history of deposits into
+// the Vault and one payment out of it, and logs that tell it truly or not. The honest log passes
+// with its reserves; a credit with no deposit behind it, a credit larger than the deposit, a
+// deposit passed over, a payment marked but never made, a refund of a payment made, and a
+// payment the log never asked for each give their finding; dust the watcher would not credit,
+// deposits after the log's last credit, and payments of withdrawals still pending do not.
+
+import t from 'tap'
+import type { Contract } from 'ethers'
+import type { Command } from '../../core/commands.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
+import { auditLog } from '../../chain/audit.js'
+import { MoneyCheck } from '../../chain/money-audit.js'
+import { mined } from '../../chain/provider.js'
+import { readVaultRecords } from '../../chain/vault-records.js'
+import { GENESIS_HASH, makeEntry, type LogEntry } from '../../replica/entry.js'
+import { chainRig } from './rig.js'
+
+const chain = await chainRig()
+t.teardown(() => chain.close())
+const alice = chain.wallet(1)
+const bob = chain.wallet(2)
+const carol = chain.wallet(3)
+const USDT = 1_000_000n
+
+/** Deposits from `from` and returns the ref the watcher would write. */
+async function deposit(from: typeof alice, asset: string, amount: bigint): Promise<string> {
+  await chain.mint(asset, from.address, amount)
+  return (await chain.deposit(from, asset, amount)).ref
+}
+
+// The chain's history: three USDT deposits, a dust deposit of WETH between them, and the Vault
+// paying withdrawal 1 (20 USDT to Alice).
+const d1 = await deposit(alice, 'USDT', 100n * USDT)
+const d2 = await deposit(bob, 'USDT', 50n * USDT)
+await deposit(alice, 'ETH', 1n)
+const d4 = await deposit(carol, 'USDT', 30n * USDT)
+const payment = await chain.operator.run(async (s) => (await mined(await (chain.vault.connect(s) as Contract)
+  .withdraw(1, chain.deployment.tokens.find((x) => x.asset === 'USDT')!.address, alice.address, 20n * USDT))).hash as string)
+
+const credit = (who: { address: string }, usdt: number, ref: string): Command =>
+  ({ type: 'Deposit', account: who.address, sub: 0, asset: 'USDT', amount: usdt * 1_000_000, wallet: 'SPOT', ref })
+const request = (to = alice.address): Command =>
+  ({ type: 'WithdrawalRequest', account: alice.address, sub: 0, asset: 'USDT', amount: 20_000_000, address: to })
+const paid: Command = { type: 'WithdrawalComplete', withdrawalId: 1, txId: payment }
+const HONEST: Command[] = [credit(alice, 100, d1), credit(bob, 50, d2), credit(carol, 30, d4), request(), paid]
+
+/** Audits a log of genesis and `commands` against the chain: the money findings and summary. */
+async function check(commands: Command[], prefix = false) {
+  const entries: LogEntry[] = []
+  let prev = GENESIS_HASH
+  for (const [i, c] of [...genesisCommands(DEFAULT_GENESIS), ...commands].entries()) {
+    const e = makeEntry(i + 1, 1_000 + i, c, prev)
+    entries.push(e)
+    prev = e.hash
+  }
+  async function* batches(): AsyncIterable<LogEntry[]> { yield entries }
+  const money = new MoneyCheck()
+  const report = await auditLog(batches(), { chainId: chain.anvil.chainId, anchors: [], money })
+  if (report.findings.length > 0) throw new Error(`the replay: ${JSON.stringify(report.findings)}`)
+  const r = money.reconcile(await readVaultRecords(chain.provider, chain.deployment.vault), prefix)
+  return { findings: r.findings.map((f) => f.what), summary: r.summary }
+}
+
+t.test('the honest log: every credit and payment on chain, dust skipped, reserves cover the debt', async (t) => {
+  const r = await check(HONEST)
+  t.same(r.findings, [])
+  t.same(r.summary, { depositsMatched: 3, depositsAfter: 0, depositsSkipped: 1, paymentsMatched: 1,
+    reserves: [{ asset: 'USDT', token: chain.deployment.tokens[0]!.address, decimals: 6, held: 160n * USDT, owed: 160n * USDT }] })
+})
+
+t.test('credits the Vault never received', async (t) => {
+  const fake = '0x' + '77'.repeat(32) + ':1'
+  const r = await check([...HONEST, credit(bob, 5, fake)])
+  t.same(r.findings, [`5000000 units of USDT credited to ${bob.address} sub-account 0 (ref ${fake}): no such deposit into the Vault`,
+    `the Vault holds 160000000 token units of USDT (${chain.deployment.tokens[0]!.address}), but the ledger owes 165000000`])
+  const more = await check([credit(alice, 101, d1), ...HONEST.slice(1)])
+  t.same(more.findings, [`101000000 units of USDT credited to ${alice.address} sub-account 0 (ref ${d1}), but the Vault's deposit is for 100000000 units`,
+    `the Vault holds 160000000 token units of USDT (${chain.deployment.tokens[0]!.address}), but the ledger owes 161000000`])
+  const other = await check([credit(bob, 100, d1), ...HONEST.slice(1)])
+  t.match(other.findings, [`credited to ${bob.address} sub-account 0 (ref ${d1}), but the Vault's deposit is for account ${alice.address}`])
+})
+
+t.test('a deposit passed over while later ones were credited', async (t) => {
+  const r = await check([credit(alice, 100, d1), credit(carol, 30, d4), request(), paid])
+  const block = (await chain.provider.getTransactionReceipt(d2.split(':')[0]!))!.blockNumber
+  t.same(r.findings, [`the Vault's deposit ${d2} (block ${block}) ` +
+    `of 50000000 token units of USDT by ${bob.address} sub-account 0 was never credited, though later deposits were`])
+  // Not after the log's last credit: the watcher may not have reached those yet.
+  const early = await check([credit(alice, 100, d1), credit(bob, 50, d2)], true)
+  t.same(early.findings, [], 'deposits after the last credit, and in a prefix a payment of a withdrawal not yet asked for, are no findings')
+  t.equal(early.summary.depositsAfter, 2, 'the dust and Carol\'s deposit come after it')
+})
+
+t.test('payments: marked but not made, made but refunded, made but never asked for', async (t) => {
+  const unpaid = await check([...HONEST.slice(0, 4), { type: 'WithdrawalComplete', withdrawalId: 1, txId: '0x' + '42'.repeat(32) }])
+  t.same(unpaid.findings, [`withdrawal 1 of 20000000 units of USDT to ${alice.address} marked paid by 0x${'42'.repeat(32)}, ` +
+    `but the Vault's payment is transaction ${payment}`])
+  const refunded = await check([...HONEST.slice(0, 4), { type: 'WithdrawalFail', withdrawalId: 1, reason: 'gone' }])
+  t.match(refunded.findings, [`withdrawal 1 refunded, but the Vault paid it (20000000 token units to ${alice.address} in ${payment})`,
+    /the Vault holds 160000000 token units of USDT .*, but the ledger owes 180000000/])
+  const elsewhere = await check([...HONEST.slice(0, 3), request(bob.address), paid])
+  t.same(elsewhere.findings, [`withdrawal 1 of 20000000 units of USDT to ${bob.address} marked paid by ${payment}, but the Vault's payment is address ${alice.address}`])
+  const never = await check(HONEST.slice(0, 3))
+  t.match(never.findings, [`the Vault paid withdrawal 1 (20000000 token units to ${alice.address} in ${payment}), which the log never requested`,
+    /the Vault holds 160000000 .* owes 180000000/])
+  t.same((await check(HONEST.slice(0, 3), true)).findings, [], 'in a prefix it may be a later withdrawal\'s, and its debt is off the Vault')
+  const pending = await check(HONEST.slice(0, 4))
+  t.same(pending.findings, [], 'requested and paid, not yet marked: no finding')
+  t.equal(pending.summary.reserves[0]!.owed, 160n * USDT, 'and the payment already made is off what the Vault must hold')
+})
+
+t.test('a marked payment with no payment at all', async (t) => {
+  // Withdrawal 2 was never paid by the Vault.
+  const r = await check([...HONEST, { type: 'WithdrawalRequest', account: bob.address, sub: 0, asset: 'USDT', amount: 10_000_000, address: bob.address },
+    { type: 'WithdrawalComplete', withdrawalId: 2, txId: payment }])
+  t.same(r.findings, [`withdrawal 2 of 10000000 units of USDT to ${bob.address} marked paid by ${payment}, but the Vault never paid it`])
+})
