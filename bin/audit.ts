@@ -124,7 +124,11 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
     : 'not checked (no --rpc/--vault)'}`)
   // The Vault's records are read after the log, so they cover every block the log's credits name.
   if (money && report.chainIntact && report.stoppedAt === null) {
-    const r = money.reconcile(await withProvider(c.rpc!, (provider) => readVaultRecords(provider, c.vault!)), c.prefix === true || c.follow !== undefined)
+    const r = await withProvider(c.rpc!, async (provider) => {
+      const records = await readVaultRecords(provider, c.vault!)
+      const blockTime = async (block: number): Promise<number> => (await provider.getBlock(block))!.timestamp
+      return money!.reconcile(records, c.prefix === true || c.follow !== undefined ? { blockTime } : undefined)
+    })
     report.findings.push(...r.findings)
     report.findings.sort((x, y) => x.seq - y.seq)
     for (const line of moneyLines(r.summary)) c.out(line)

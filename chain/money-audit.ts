@@ -9,7 +9,9 @@
 //   watcher's own rules skip it (under one ledger unit, above the ledger's maximum, a token the
 //   log never paired with an asset), since the watcher credits in chain order;
 // - every withdrawal marked paid was paid by the Vault in that transaction, to that address,
-//   that amount of that token; none refunded was paid; none paid was never requested;
+//   that amount of that token; none refunded was paid; none paid was never requested (in a
+//   prefix of a log, one paid within PREFIX_GRACE_MS before its last entry or after it may be
+//   of a withdrawal requested after it);
 // - the Vault holds at least what the ledger owes per asset (all ever deposited less all paid
 //   out), less what it already paid for withdrawals the log had not settled by its end.
 // Which token an asset is comes from the log itself: the first credit or payment pairing them
@@ -22,6 +24,14 @@ import type { State, Withdrawal } from '../core/state.js'
 import type { Finding } from './audit.js'
 import { toLedger } from './units.js'
 import type { VaultRecords } from './vault-records.js'
+
+/**
+ * In a prefix, how long before the log's last entry a payment of a withdrawal it never requested
+ * may have been made: the request comes before the payment, so a payment older than this (by the
+ * block's timestamp against the sequencer's clock) had its request inside the log. The margin
+ * covers the two clocks' difference and a block's time.
+ */
+export const PREFIX_GRACE_MS = 60_000
 
 interface Credit { seq: number; cmd: Deposit }
 interface Settlement { seq: number; w: Withdrawal; txId?: string }
@@ -45,7 +55,7 @@ export class MoneyCheck {
   private readonly credits: Credit[] = []
   private readonly paid: Settlement[] = []
   private readonly refunded: Settlement[] = []
-  private end: { seq: number; scales: Map<string, number>; owed: Map<string, bigint>; pending: Set<number>; nextWithdrawalId: number } | undefined
+  private end: { seq: number; time: number; scales: Map<string, number>; owed: Map<string, bigint>; pending: Set<number>; nextWithdrawalId: number } | undefined
 
   /** Called before `cmd` is applied: the withdrawal it settles, as it stands then. */
   before(state: State, cmd: { type: string; withdrawalId?: unknown }): Withdrawal | undefined {
@@ -65,15 +75,17 @@ export class MoneyCheck {
   finish(state: State): void {
     const owed = new Map<string, bigint>()
     for (const [asset, n] of state.deposited) owed.set(asset, n - (state.withdrawn.get(asset) ?? 0n))
-    this.end = { seq: state.seq, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])), owed,
+    this.end = { seq: state.seq, time: state.time, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])), owed,
       pending: new Set(state.withdrawals.keys()), nextWithdrawalId: state.nextWithdrawalId }
   }
 
   /**
    * The findings against the Vault's records (read after the log). `prefix`: the log is a prefix
-   * of one still growing, so payments of withdrawals it never requested may be of later ones.
+   * of one still growing, so a payment of a withdrawal it never requested may be of a later one
+   * if made late enough: `blockTime` gives a block's timestamp in seconds.
    */
-  reconcile(r: VaultRecords, prefix: boolean): { findings: Finding[]; summary: MoneySummary } {
+  async reconcile(r: VaultRecords, prefix: { blockTime: (block: number) => Promise<number> } | undefined):
+  Promise<{ findings: Finding[]; summary: MoneySummary }> {
     const end = this.end!
     const findings: Finding[] = []
     const tokenOf = new Map<string, string>()
@@ -168,7 +180,7 @@ export class MoneyCheck {
     for (const p of r.payments.values()) {
       if (settled.has(p.id)) continue
       // Paid, and the log had not recorded it by its end: its debt is already off the Vault.
-      if (end.pending.has(p.id) || (prefix && p.id >= end.nextWithdrawalId)) {
+      if (end.pending.has(p.id) || (prefix && p.id >= end.nextWithdrawalId && await prefix.blockTime(p.block) * 1000 >= end.time - PREFIX_GRACE_MS)) {
         unsettledPaid.set(p.token, (unsettledPaid.get(p.token) ?? 0n) + p.amount)
       } else {
         findings.push({ seq: end.seq, what: `the Vault paid withdrawal ${p.id} (${p.amount} token units to ${p.to} in ${p.txHash}), ` +

@@ -20,6 +20,7 @@ export interface VaultDeposit {
 export interface VaultPayment {
   id: number
   txHash: string
+  block: number
   token: string
   to: string
   amount: bigint
@@ -59,7 +60,7 @@ export async function readVaultRecords(provider: JsonRpcProvider, vaultAddress: 
         amount: ev.args.amount as bigint })
     } else if (ev?.name === 'Withdrawn') {
       const id = Number(ev.args.id)
-      payments.set(id, { id, txHash: log.transactionHash, token: getAddress(ev.args.token as string), to: getAddress(ev.args.to as string),
+      payments.set(id, { id, txHash: log.transactionHash, block: log.blockNumber, token: getAddress(ev.args.token as string), to: getAddress(ev.args.to as string),
         amount: ev.args.amount as bigint })
     }
   }

@@ -10,7 +10,7 @@ import type { Contract } from 'ethers'
 import type { Command } from '../../core/commands.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { auditLog } from '../../chain/audit.js'
-import { MoneyCheck } from '../../chain/money-audit.js'
+import { MoneyCheck, PREFIX_GRACE_MS } from '../../chain/money-audit.js'
 import { mined } from '../../chain/provider.js'
 import { readVaultRecords } from '../../chain/vault-records.js'
 import { GENESIS_HASH, makeEntry, type LogEntry } from '../../replica/entry.js'
@@ -46,11 +46,11 @@ const paid: Command = { type: 'WithdrawalComplete', withdrawalId: 1, txId: payme
 const HONEST: Command[] = [credit(alice, 100, d1), credit(bob, 50, d2), credit(carol, 30, d4), request(), paid]
 
 /** Audits a log of genesis and `commands` against the chain: the money findings and summary. */
-async function check(commands: Command[], prefix = false) {
+async function check(commands: Command[], prefix = false, t0 = 1_000) {
   const entries: LogEntry[] = []
   let prev = GENESIS_HASH
   for (const [i, c] of [...genesisCommands(DEFAULT_GENESIS), ...commands].entries()) {
-    const e = makeEntry(i + 1, 1_000 + i, c, prev)
+    const e = makeEntry(i + 1, t0 + i, c, prev)
     entries.push(e)
     prev = e.hash
   }
@@ -58,7 +58,8 @@ async function check(commands: Command[], prefix = false) {
   const money = new MoneyCheck()
   const report = await auditLog(batches(), { chainId: chain.anvil.chainId, anchors: [], money })
   if (report.findings.length > 0) throw new Error(`the replay: ${JSON.stringify(report.findings)}`)
-  const r = money.reconcile(await readVaultRecords(chain.provider, chain.deployment.vault), prefix)
+  const blockTime = async (block: number): Promise<number> => (await chain.provider.getBlock(block))!.timestamp
+  const r = await money.reconcile(await readVaultRecords(chain.provider, chain.deployment.vault), prefix ? { blockTime } : undefined)
   return { findings: r.findings.map((f) => f.what), summary: r.summary }
 }
 
@@ -105,6 +106,11 @@ t.test('payments: marked but not made, made but refunded, made but never asked f
   t.match(never.findings, [`the Vault paid withdrawal 1 (20000000 token units to ${alice.address} in ${payment}), which the log never requested`,
     /the Vault holds 160000000 .* owes 180000000/])
   t.same((await check(HONEST.slice(0, 3), true)).findings, [], 'in a prefix it may be a later withdrawal\'s, and its debt is off the Vault')
+  // Unless the log goes on well past the payment: its request would be in it.
+  const paidAt = (await chain.provider.getBlock((await chain.provider.getTransactionReceipt(payment))!.blockNumber))!.timestamp * 1000
+  const later = await check(HONEST.slice(0, 3), true, paidAt + PREFIX_GRACE_MS)
+  t.match(later.findings, [/^the Vault paid withdrawal 1 .* which the log never requested$/, /owes 180000000$/], 'a prefix ending a minute after it')
+  t.same((await check(HONEST.slice(0, 3), true, paidAt)).findings, [], 'one ending just after it: the request may still come')
   const pending = await check(HONEST.slice(0, 4))
   t.same(pending.findings, [], 'requested and paid, not yet marked: no finding')
   t.equal(pending.summary.reserves[0]!.owed, 160n * USDT, 'and the payment already made is off what the Vault must hold')
