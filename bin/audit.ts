@@ -8,14 +8,16 @@
 import path from 'node:path'
 import { formatUnits, JsonRpcProvider } from 'ethers'
 import { readAnchors } from '../chain/anchor.js'
-import { auditLog, type AnchorRecord, type AuditReport } from '../chain/audit.js'
+import { auditLog, firstDeclaredChain, type AnchorRecord, type AuditReport } from '../chain/audit.js'
 import { MoneyCheck, type MoneySummary } from '../chain/money-audit.js'
 import { readVaultRecords } from '../chain/vault-records.js'
 import { readLogFile } from '../chain/log-file.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
 import type { Network } from '../replica/network.js'
+import type { LogEntry } from '../replica/entry.js'
 import { openLogDownload } from './export-log.js'
+import { OperatorError } from './operator-error.js'
 
 export interface AuditCommand {
   dataDir?: string
@@ -30,15 +32,15 @@ export interface AuditCommand {
   out: (line: string) => void
 }
 
-function progressBar(): { draw(done: number, total: number): void; end(): void } {
+function progressBar(): { draw(frac: number): void; end(): void } {
   let last = 0
   const tty = process.stderr.isTTY
   return {
-    draw(done, total) {
+    draw(done) {
       const now = performance.now()
       if (!tty || now - last < 100) return
       last = now
-      const frac = total <= 0 ? 1 : Math.min(1, done / total)
+      const frac = Math.min(1, done)
       process.stderr.write(`\r[${'#'.repeat(Math.round(frac * 30)).padEnd(30, '.')}] ${Math.round(frac * 100)}%`)
     },
     end() { if (tty) process.stderr.write('\n') },
@@ -78,41 +80,70 @@ async function withProvider<T>(rpc: string, f: (provider: JsonRpcProvider) => Pr
   }
 }
 
+/** The log an audit reads: its name, its batches from genesis, progress, and what to close after. */
+interface LogSource {
+  name: string
+  batches: AsyncIterable<LogEntry[]>
+  /** Progress as a fraction done, drawn after each batch. */
+  progress?: (seq: number) => number
+  close(): Promise<void>
+}
+
+async function openLog(c: AuditCommand): Promise<LogSource> {
+  if (c.follow) {
+    // A link that cannot open is the operator's error; one lost midway a finding (the log could not be read past it).
+    return { name: c.follow.url, batches: await openLogDownload(c.follow.network, c.follow.url, `audit of ${c.follow.url}`), close: async () => {} }
+  }
+  if (c.logFile) {
+    const name = path.resolve(c.logFile)
+    const file = await readLogFile(name)
+    return { name, batches: file.batches, progress: () => file.bytesRead / Math.max(1, file.size), close: async () => {} }
+  }
+  const name = path.join(c.dataDir ?? './data', 'log')
+  const log = new LevelLogStore(name)
+  await log.open()
+  if (log.firstSeq !== 1) {
+    await log.close()
+    throw new Error(`the log in ${name} starts at ${log.firstSeq}: the audit needs it from genesis`)
+  }
+  const total = log.lastSeq
+  return { name, batches: log.readBatches(1), progress: (seq) => seq / Math.max(1, total), close: () => log.close() }
+}
+
+/** The Vault to audit against: the one given, else the one the log declares (a first pass reading it). */
+async function vaultOf(c: AuditCommand): Promise<{ vault: string; declared: boolean }> {
+  if (c.vault) return { vault: c.vault, declared: false }
+  const log = await openLog(c)
+  try {
+    const declared = await firstDeclaredChain(log.batches)
+    if (declared === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
+    return { vault: declared.vault, declared: true }
+  } finally {
+    await log.close()
+  }
+}
+
 /** Runs the audit; true when nothing was found. */
 export async function runAudit(c: AuditCommand): Promise<boolean> {
   let anchors: AnchorRecord[] = []
   let money: MoneyCheck | undefined
+  let vault: { vault: string; declared: boolean } | undefined
   if (c.rpc || c.vault) {
-    if (!c.rpc || !c.vault) throw new Error('audit needs both --rpc and --vault to check anchors')
-    anchors = await withProvider(c.rpc, (provider) => readAnchors(provider, c.vault!))
+    if (!c.rpc) throw new Error('audit needs --rpc to check anchors (with --vault, or the Vault the log declares)')
+    vault = await vaultOf(c)
+    anchors = await withProvider(c.rpc, (provider) => readAnchors(provider, vault!.vault))
     money = new MoneyCheck()
   }
   const bar = progressBar()
-  let report
-  let source: string
-  if (c.follow) {
-    source = c.follow.url
-    // A link that cannot open is the operator's error; one lost midway a finding (the log could not be read past it).
-    report = await auditLog(await openLogDownload(c.follow.network, c.follow.url, `audit of ${c.follow.url}`),
-      { chainId: c.chainId, anchors, prefix: true, money })
-  } else if (c.logFile) {
-    source = path.resolve(c.logFile)
-    const file = await readLogFile(source)
-    report = await auditLog(file.batches, { chainId: c.chainId, anchors, prefix: c.prefix, money,
-      onProgress: () => bar.draw(file.bytesRead, file.size) })
-  } else {
-    source = path.join(c.dataDir ?? './data', 'log')
-    const log = new LevelLogStore(source)
-    await log.open()
-    try {
-      if (log.firstSeq !== 1) throw new Error(`the log in ${source} starts at ${log.firstSeq}: the audit needs it from genesis`)
-      const total = log.lastSeq
-      report = await auditLog(log.readBatches(1), { chainId: c.chainId, anchors, prefix: c.prefix, money,
-        onProgress: (seq) => bar.draw(seq, total) })
-    } finally {
-      await log.close()
-    }
+  const log = await openLog(c)
+  let report: AuditReport
+  try {
+    report = await auditLog(log.batches, { chainId: c.chainId, anchors, money, vault: vault?.vault,
+      prefix: c.prefix === true || c.follow !== undefined, onProgress: (seq) => { if (log.progress) bar.draw(log.progress(seq)) } })
+  } finally {
+    await log.close()
   }
+  const source = log.name
   bar.end()
   c.out(`audit of ${source}`)
   const stopped = report.stoppedAt === null ? '' : ` (stopped at entry ${report.stoppedAt}: its rules need a newer build)`
@@ -120,12 +151,13 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   c.out(`  sessions       ${report.sessionsVerified} wallet signatures checked`)
   c.out(`  rules          ${rulesLine(report.rules)}`)
   const after = report.anchorsAfterEnd > 0 ? `; ${report.anchorsAfterEnd} after the log's end not checked (--prefix)` : ''
-  c.out(`  anchors        ${c.vault ? `${report.anchorsVerified} of ${anchors.length - report.anchorsAfterEnd} on ${c.vault} match${after}`
-    : 'not checked (no --rpc/--vault)'}`)
+  const named = vault?.declared ? ' (the Vault the log declares)' : ''
+  c.out(`  anchors        ${vault ? `${report.anchorsVerified} of ${anchors.length - report.anchorsAfterEnd} on ${vault.vault}${named} match${after}`
+    : 'not checked (no --rpc)'}`)
   // The Vault's records are read after the log, so they cover every block the log's credits name.
   if (money && report.chainIntact && report.stoppedAt === null) {
     const r = await withProvider(c.rpc!, async (provider) => {
-      const records = await readVaultRecords(provider, c.vault!)
+      const records = await readVaultRecords(provider, vault!.vault, { tokens: money!.declaredTokens })
       const blockTime = async (block: number): Promise<number> => (await provider.getBlock(block))!.timestamp
       return money!.reconcile(records, c.prefix === true || c.follow !== undefined ? { blockTime } : undefined)
     })
@@ -135,7 +167,7 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   } else if (money) {
     c.out('  money          not checked (the replay did not reach the log\'s end)')
   } else {
-    c.out('  money          not checked (no --rpc/--vault)')
+    c.out('  money          not checked (no --rpc)')
   }
   c.out(`  final root     ${report.finalRoot} at seq ${report.lastSeq}`)
   c.out(`  last log hash  ${report.lastHash}`)

@@ -6,10 +6,14 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { BaseWallet } from 'ethers'
 import { devKey } from '../chain/anvil.js'
-import type { Deployment } from '../chain/deploy.js'
+import type { ChainToken, Deployment } from '../chain/deploy.js'
 import { depositFromNewWallet } from '../chain/fund.js'
 import { chainProvider, Operator } from '../chain/provider.js'
+import { CHAIN_DECLARED_RULES, sameChain } from '../core/chain-declaration.js'
 import type { Command } from '../core/commands.js'
+import { rulesOf } from '../core/rules.js'
+import type { State } from '../core/state.js'
+import { OperatorError } from './operator-error.js'
 import { hex } from '../replica/entry.js'
 import type { Logger } from '../replica/node.js'
 import type { Acknowledged } from '../replica/sequencer.js'
@@ -36,12 +40,29 @@ export async function startChain(config: Config, running: RunningNode, submit: (
     onCheckpoint: (fn) => node.onCheckpoint(fn),
     latestCheckpoint: () => node.roots.at(-1),
     anchored: (seq, vault) => running.anchoredAt(seq, vault),
+    declare: (chain) => declareChainOnce(node.state, chain, submit),
     logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
   }, logger)
-  // Where users deposit: the gateways tell them (capital/config/getall), followers' too.
-  running.chainKnown({ chainId: services.chainId, vault: services.deployment.vault,
-    tokens: services.deployment.tokens.map(({ asset, address }) => ({ asset, address })) })
   return services
+}
+
+/**
+ * Declares the deployment in the log (core/chain-declaration.ts) unless it is there already; a
+ * log that declared another chain or Vault stops the node: its services would credit deposits
+ * and pay withdrawals on a contract the log's users never used.
+ */
+async function declareChainOnce(state: State, chain: { chainId: number; vault: string; tokens: ChainToken[] },
+  submit: (c: Command) => Promise<Acknowledged>): Promise<void> {
+  const tokens = chain.tokens.map(({ asset, address, decimals }) => ({ asset, address, decimals }))
+  if (state.chain !== null) {
+    if (sameChain(state.chain, { ...chain, tokens })) return
+    const named = (c: { chainId: number; vault: string }): string => `Vault ${c.vault} on chain ${c.chainId}`
+    throw new OperatorError(`this log declared its money on the ${named(state.chain)} (tokens ${state.chain.tokens.map((t) => `${t.asset} ${t.address}`).join(', ')}); ` +
+      `the node is configured for the ${named(chain)} (tokens ${tokens.map((t) => `${t.asset} ${t.address}`).join(', ')}): give --vault, --chain-id and --tokens as the log declares them`)
+  }
+  if (rulesOf(state) < CHAIN_DECLARED_RULES) return // a log under older rules (a sequencer always declares newer ones first)
+  const ack = await submit({ type: 'DeclareChain', chainId: chain.chainId, vault: chain.vault, tokens })
+  if (!ack.result.ok) throw new Error(`the chain's declaration was refused at seq ${ack.seq}: ${ack.result.code}`)
 }
 
 /**

@@ -12,7 +12,6 @@ import type { Logger } from '../replica/node.js'
 import { AppliedWatch } from '../replica/applied-watch.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../replica/projections/index.js'
 import { createReplica, type Replica, type Role } from '../replica/replica.js'
-import type { ChainDeployment } from '../replica/replication.js'
 import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
 import { BalanceProver } from '../replica/balance-prover.js'
@@ -53,10 +52,6 @@ export interface RunningNode {
   proofs: BalanceProver
   /** The sequencer's chain services found the Vault's newest anchor: proofs default to it, here and on followers. */
   anchoredAt(seq: number, vault: string): void
-  /** The chain deposits and anchors are on, once known (the chain services; a follower: its sequencer). */
-  readonly chain: ChainDeployment | undefined
-  /** The chain services started on `chain`: gateways show it, followers are told. */
-  chainKnown(chain: ChainDeployment): void
   stop(): Promise<void>
 }
 
@@ -85,10 +80,8 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const roots = new RootHasher()
   roots.warm()
   const proofs = new BalanceProver(snapshots)
-  let chain: ChainDeployment | undefined
   const replica = await createReplica({
     onAnchored: (seq, vault) => proofs.anchoredAt(seq, vault),
-    onChain: (c) => { chain = c },
     log, snapshots, network, clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
@@ -135,11 +128,6 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     anchoredAt(seq, vault) {
       proofs.anchoredAt(seq, vault)
       replica.replication?.publishAnchored(seq, vault)
-    },
-    get chain() { return chain },
-    chainKnown(c) {
-      chain = c
-      replica.replication?.publishChain(c)
     },
     onCommitted(listener) {
       batchListeners.add(listener)

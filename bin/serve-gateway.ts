@@ -31,7 +31,6 @@ export async function serveGateway(config: Config, running: RunningNode,
     masterSecret: await masterSecret(config), rateLimits: config.rateLimits,
     onCommitted: (listener) => running.onCommitted(listener),
     balanceProofs: running.proofs,
-    chain: () => running.chain,
   }
   const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs,
     onServerError: (err, what) => logger.error({ err: err instanceof Error ? err.stack : String(err), request: what }, 'request failed: answered -1000') })

@@ -7,7 +7,7 @@
 // needs a newer build); every other finding is collected. Each names the seq.
 
 import { apply } from '../core/apply.js'
-import type { CreateSession } from '../core/commands.js'
+import type { CreateSession, DeclareChain } from '../core/commands.js'
 import { stateRoot } from '../core/root.js'
 import { RulesUnsupportedError } from '../core/rules.js'
 import { createState } from '../core/state.js'
@@ -60,6 +60,20 @@ export interface AuditOptions {
   prefix?: boolean
   /** Collects the deposits, payments and refunds the log accepts, for the check against the Vault after the replay. */
   money?: MoneyCheck
+  /** The Vault the anchors were read from, when the auditor named it: a log declaring another is a finding. */
+  vault?: string
+}
+
+/**
+ * The first chain declaration in a log (core/chain-declaration.ts), read without replaying: where
+ * the audit finds the Vault when the auditor names none. The replay then checks the log did
+ * declare it (a declaration the core refused would not count).
+ */
+export async function firstDeclaredChain(batches: AsyncIterable<LogEntry[]>): Promise<DeclareChain | undefined> {
+  for await (const batch of batches) {
+    for (const e of batch) if (e.command?.type === 'DeclareChain') return e.command
+  }
+  return undefined
 }
 
 /**
@@ -128,6 +142,9 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
         const result = apply(state, e)
         if (o.money && result.ok) o.money.accepted(seq, e.command, settling)
         if (state.rules !== rulesBefore) rules.push({ version: state.rules, seq })
+        if (o.vault !== undefined && e.command?.type === 'DeclareChain' && result.ok && state.chain!.vault.toLowerCase() !== o.vault.toLowerCase()) {
+          findings.push({ seq, what: `the log declares its money on the Vault ${state.chain!.vault} (chain ${state.chain!.chainId}), not on ${o.vault}` })
+        }
         const a = anchors.get(seq)
         if (a) {
           const root = stateRoot(state)

@@ -20,8 +20,9 @@
 // the log, so every credit in it lies in blocks the records cover.
 
 import type { Deposit, WithdrawalComplete } from '../core/commands.js'
-import type { State, Withdrawal } from '../core/state.js'
+import type { ChainDeclaration, State, Withdrawal } from '../core/state.js'
 import type { Finding } from './audit.js'
+import { getAddress } from 'ethers'
 import { toLedger } from './units.js'
 import type { VaultRecords } from './vault-records.js'
 
@@ -55,7 +56,7 @@ export class MoneyCheck {
   private readonly credits: Credit[] = []
   private readonly paid: Settlement[] = []
   private readonly refunded: Settlement[] = []
-  private end: { seq: number; time: number; scales: Map<string, number>; owed: Map<string, bigint>; pending: Set<number>; nextWithdrawalId: number } | undefined
+  private end: { seq: number; time: number; chain: ChainDeclaration | null; scales: Map<string, number>; owed: Map<string, bigint>; pending: Set<number>; nextWithdrawalId: number } | undefined
 
   /** Called before `cmd` is applied: the withdrawal it settles, as it stands then. */
   before(state: State, cmd: { type: string; withdrawalId?: unknown }): Withdrawal | undefined {
@@ -71,11 +72,16 @@ export class MoneyCheck {
     else if (cmd.type === 'WithdrawalFail' && w) this.refunded.push({ seq, w })
   }
 
+  /** The tokens the log declared (after finish()): the Vault's holdings of each are read too. */
+  get declaredTokens(): string[] {
+    return (this.end?.chain?.tokens ?? []).map((t) => t.address)
+  }
+
   /** Called with the state after the last entry. */
   finish(state: State): void {
     const owed = new Map<string, bigint>()
     for (const [asset, n] of state.deposited) owed.set(asset, n - (state.withdrawn.get(asset) ?? 0n))
-    this.end = { seq: state.seq, time: state.time, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])), owed,
+    this.end = { seq: state.seq, time: state.time, chain: state.chain, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])), owed,
       pending: new Set(state.withdrawals.keys()), nextWithdrawalId: state.nextWithdrawalId }
   }
 
@@ -90,19 +96,34 @@ export class MoneyCheck {
     const findings: Finding[] = []
     const tokenOf = new Map<string, string>()
     const assetOf = new Map<string, string>()
+    if (end.chain !== null && end.chain.chainId !== r.chainId) {
+      findings.push({ seq: end.seq, what: `the log declares its money on chain ${end.chain.chainId}, but the Vault was read on chain ${r.chainId}` })
+    }
+    // The tokens the log declared (core/chain-declaration.ts), else as its first credits and payments pair them.
+    for (const t of end.chain?.tokens ?? []) {
+      const token = getAddress(t.address)
+      tokenOf.set(t.asset, token)
+      assetOf.set(token, t.asset)
+      const onChain = r.tokens.get(token)?.decimals
+      if (onChain === undefined) findings.push({ seq: end.seq, what: `the log declares ${t.asset}'s token ${token}, which is no ERC-20 on this chain` })
+      else if (onChain !== t.decimals) findings.push({ seq: end.seq, what: `the log declares ${t.asset}'s token ${token} with ${t.decimals} decimals, but it has ${onChain}` })
+    }
+    const since = end.chain === null ? 'before' : 'in the log\'s chain declaration'
     /** Pairs an asset with a token; false (with a finding) when either was paired otherwise. */
     const pair = (seq: number, asset: string, token: string): boolean => {
       const t = tokenOf.get(asset)
       const a = assetOf.get(token)
       if ((t !== undefined && t !== token) || (a !== undefined && a !== asset)) {
-        findings.push({ seq, what: `${asset} is paired with token ${token} here, but ${t !== undefined && t !== token ? `${asset} was ${t}` : `${token} was ${a}`} before` })
+        findings.push({ seq, what: `${asset} is paired with token ${token} here, but ${t !== undefined && t !== token ? `${asset} was ${t}` : `${token} was ${a}`} ${since}` })
         return false
       }
       tokenOf.set(asset, token)
       assetOf.set(token, asset)
       return true
     }
-    const decimals = (token: string): number => r.tokens.get(token)!.decimals
+    // The token's own, else as declared (a token answering none is a finding above).
+    const declaredDecimals = new Map((end.chain?.tokens ?? []).map((t) => [getAddress(t.address), t.decimals]))
+    const decimals = (token: string): number => r.tokens.get(token)?.decimals ?? declaredDecimals.get(token) ?? 0
     const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase()
 
     // Deposits credited.

@@ -39,6 +39,11 @@ export interface NodeLink extends ExchangeLink {
   logHashAt(seq: number): Promise<string | undefined>
   /** The newest seq the Vault holds an anchor for, as the anchorer learns it (balance proofs default to it). */
   anchored?(seq: number, vault: string): void
+  /**
+   * The deployment the services are about to run against, before any of them starts: the node
+   * declares it in the log, or throws when the log declared another (bin/chain.ts).
+   */
+  declare?(chain: { chainId: number; vault: string; tokens: ChainToken[] }): Promise<void>
 }
 
 export interface ChainServices {
@@ -94,6 +99,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
       for (const t of s.tokens) tokens.push({ ...t, decimals: Number(await tokenAt(t.address, provider).decimals()) })
       deployment = { vault: s.vault, vaultBlock: s.vaultBlock, tokens }
     }
+    await node.declare?.({ chainId: s.chainId, vault: deployment.vault, tokens: deployment.tokens })
     const common = { provider, vault: deployment.vault, tokens: deployment.tokens, exchange: node, pollMs: s.pollMs, logger }
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
     const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })

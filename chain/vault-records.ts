@@ -27,21 +27,28 @@ export interface VaultPayment {
 }
 
 export interface VaultRecords {
+  /** The chain they were read from. */
+  chainId: number
   /** The block everything was read at. */
   block: number
   /** In chain order. */
   deposits: VaultDeposit[]
   /** By withdrawal id (the Vault pays each id once). */
   payments: Map<number, VaultPayment>
-  /** Per token seen in either, checksummed: its decimals and the Vault's balance of it at `block`. */
-  tokens: Map<string, { decimals: number; held: bigint }>
+  /**
+   * Per token seen in either (and each asked for), checksummed: its decimals (undefined: no
+   * ERC-20 answers there) and the Vault's balance of it at `block`.
+   */
+  tokens: Map<string, { decimals: number | undefined; held: bigint }>
 }
 
 /** Blocks per getLogs call: public nodes cap a call's range; anvil takes any. */
 const BLOCK_RANGE = 10_000
 
-/** Reads the Vault's deposits and payments from `fromBlock` to the current block. */
-export async function readVaultRecords(provider: JsonRpcProvider, vaultAddress: string, fromBlock = 0): Promise<VaultRecords> {
+/** Reads the Vault's deposits and payments from `fromBlock` to the current block; `tokens`: others to read holdings of. */
+export async function readVaultRecords(provider: JsonRpcProvider, vaultAddress: string, o: { fromBlock?: number; tokens?: string[] } = {}):
+Promise<VaultRecords> {
+  const fromBlock = o.fromBlock ?? 0
   const vault = vaultAt(vaultAddress, provider)
   const block = await provider.getBlockNumber()
   const topics = [[vault.interface.getEvent('Deposited')!.topicHash, vault.interface.getEvent('Withdrawn')!.topicHash]]
@@ -64,10 +71,15 @@ export async function readVaultRecords(provider: JsonRpcProvider, vaultAddress: 
         amount: ev.args.amount as bigint })
     }
   }
-  const tokens = new Map<string, { decimals: number; held: bigint }>()
-  for (const token of new Set([...deposits.map((d) => d.token), ...[...payments.values()].map((p) => p.token)])) {
+  const tokens = new Map<string, { decimals: number | undefined; held: bigint }>()
+  const seen = [...deposits.map((d) => d.token), ...[...payments.values()].map((p) => p.token), ...(o.tokens ?? []).map((t) => getAddress(t))]
+  for (const token of new Set(seen)) {
     const erc20 = tokenAt(token, provider)
-    tokens.set(token, { decimals: Number(await erc20.decimals!()), held: await erc20.balanceOf!(vaultAddress, { blockTag: block }) as bigint })
+    try {
+      tokens.set(token, { decimals: Number(await erc20.decimals!()), held: await erc20.balanceOf!(vaultAddress, { blockTag: block }) as bigint })
+    } catch {
+      tokens.set(token, { decimals: undefined, held: 0n }) // no contract there, or not an ERC-20
+    }
   }
-  return { block, deposits, payments, tokens }
+  return { chainId: Number(await provider.send('eth_chainId', [])), block, deposits, payments, tokens }
 }

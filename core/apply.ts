@@ -2,6 +2,7 @@
 // total and deterministic; a rejection is a result, an exception a broken invariant.
 
 import { assert } from './assert.js'
+import { declareChain } from './chain-declaration.js'
 import type { Entry } from './commands.js'
 import { fireCountdowns, setCountdown } from './countdown.js'
 import type { Event, Result } from './events.js'
@@ -68,6 +69,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'CreateSpotMarket': return createSpotMarket(state, c, time)
     case 'SetMarketStatus': return setMarketStatus(state, c, time)
     case 'SetRules': return setRules(state, c)
+    case 'DeclareChain': return declareChain(state, c)
     case 'SetOracle': return setOracle(state, c, time)
     case 'OraclePrice': return oraclePrice(state, c, time)
     default: return reject('COMMAND_UNKNOWN')

@@ -156,6 +156,19 @@ export interface SetRules {
   leafSeed?: string
 }
 
+/**
+ * Declares the chain the log's money lives on (core/chain-declaration.ts): written once by the
+ * sequencer as its chain services start, under rules 2 on.
+ */
+export interface DeclareChain {
+  type: 'DeclareChain'
+  chainId: number
+  /** The Vault contract, 0x hex. */
+  vault: string
+  /** Each asset's ERC-20 token and its decimals. */
+  tokens: { asset: string; address: string; decimals: number }[]
+}
+
 export interface Deposit extends Issuer {
   type: 'Deposit'
   asset: string
@@ -502,6 +515,7 @@ export type Command =
   | CreateSpotMarket
   | SetMarketStatus
   | SetRules
+  | DeclareChain
   | Deposit
   | DepositPending
   | Transfer
@@ -546,7 +560,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
-  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules',
+  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

@@ -105,6 +105,11 @@ export function stateLeaves(state: State): string[] {
   if (state.nextOrderListId > 1) out.push(`orderLists|${state.nextOrderListId}`)
   // Present once a log declared its rules (core/rules.ts): the roots of undeclared logs stay theirs.
   if (state.rules !== 0) out.push(`rules|${state.rules}`)
+  // Present once the log declared its chain (rules 2 on).
+  if (state.chain !== null) {
+    const c = state.chain
+    out.push(`chain|${c.chainId}|${c.vault}|${c.tokens.map((t) => `${t.asset}:${t.address}:${t.decimals}`).join(',')}`)
+  }
   for (const a of state.assets.values()) out.push(`asset|${a.name}|${a.scale}`)
   for (const m of state.markets) {
     if (m === undefined) continue

@@ -161,15 +161,18 @@ export function encodeSnapshot(state: State): Uint8Array {
   if (state.rules !== 0) parts.push(state.rules)
   // After it, once a declaration brought one (rules 2 on).
   if (state.leafSeed !== '') parts.push(state.leafSeed)
+  // After it (a chain is declared only under salted rules, so the seed is there).
+  if (state.chain !== null) parts.push([state.chain.chainId, state.chain.vault, state.chain.tokens.map((t) => [t.asset, t.address, t.decimals])])
   return packr.pack(parts)
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
-    insurance, nextOrderListId, rules, leafSeed] =
+    insurance, nextOrderListId, rules, leafSeed, chain] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
       string[], Withdrawal[], number, [string, number | bigint][], [string, number | bigint][], [string, number | bigint][], Session[],
-      [string, number][] | undefined, number | undefined, number | undefined, string | undefined]
+      [string, number][] | undefined, number | undefined, number | undefined, string | undefined,
+      [number, string, [string, string, number][]] | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -203,6 +206,8 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   state.nextOrderListId = nextOrderListId ?? 1
   state.rules = rules ?? 0
   state.leafSeed = leafSeed ?? ''
+  state.chain = chain === undefined ? null
+    : { chainId: chain[0], vault: chain[1], tokens: chain[2].map(([asset, address, decimals]) => ({ asset, address, decimals })) }
   // Account order indexes in their original placement order.
   for (const [address, subs] of accounts) {
     for (const sd of subs) {

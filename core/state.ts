@@ -347,6 +347,13 @@ export interface Session {
   spotListenKeyUntil?: number
 }
 
+/** The chain a log declared (core/chain-declaration.ts). */
+export interface ChainDeclaration {
+  chainId: number
+  vault: string
+  tokens: { asset: string; address: string; decimals: number }[]
+}
+
 export interface State {
   seq: number
   time: number
@@ -354,6 +361,8 @@ export interface State {
   rules: number
   /** The leaf salts' secret (SetRules, core/root.ts), 0x hex; '': leaves unsalted (rules below 2). */
   leafSeed: string
+  /** The chain the log declared (DeclareChain, rules 2 on); null: none. */
+  chain: ChainDeclaration | null
   assets: Map<string, Asset>
   markets: Market[]
   marketsBySymbol: Map<string, Market>
@@ -385,6 +394,7 @@ export function createState(): State {
     time: 0,
     rules: 0,
     leafSeed: '',
+    chain: null,
     assets: new Map(),
     markets: [],
     marketsBySymbol: new Map(),

@@ -6,7 +6,6 @@ import type { Result } from '../core/events.js'
 import type { State } from '../core/state.js'
 import type { BalanceProof } from '../replica/balance-proof.js'
 import type { ProofRefusal } from '../replica/balance-prover.js'
-import type { ChainDeployment } from '../replica/replication.js'
 import type { Projections } from '../replica/projections/index.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import type { RateLimits } from './rate-limits.js'
@@ -44,8 +43,6 @@ export interface GatewayContext {
   onCommitted?(listener: (c: CommittedBatch) => void): () => void
   /** Balance proofs at checkpoints (replica/balance-prover.ts). Absent: the endpoint answers 404 -1099. */
   balanceProofs?: BalanceProofSource
-  /** The chain deposits go to (Vault and token addresses), once this node knows it. */
-  chain?(): ChainDeployment | undefined
 }
 
 export interface BalanceProofSource {

@@ -17,7 +17,7 @@ import type { LogEntry } from './entry.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
 import {
-  batchCount, decodeMessage, encodeMessage, FOLLOWER_FEATURES, validChain, verifyWire, type BatchMessage, type ChainDeployment, type Message,
+  batchCount, decodeMessage, encodeMessage, FOLLOWER_FEATURES, verifyWire, type BatchMessage, type Message,
 } from './replication.js'
 
 export class FollowerError extends Error {
@@ -38,8 +38,6 @@ export interface FollowerOptions {
   inboxBytesMax?: number
   /** The newest seq the Vault (at `vault`) holds an anchor for, as the sequencer announces it. */
   onAnchored?: (seq: number, vault: string) => void
-  /** The chain the sequencer is on, as it announces it. */
-  onChain?: (chain: ChainDeployment) => void
 }
 
 export class Follower {
@@ -265,9 +263,6 @@ export class Follower {
         else if ((m[1] > node.state.seq && n > 0 && m[1] % n === 0) || node.rootPending(m[1])) this.expected.set(m[1], m[2])
         return
       }
-      case 'chain':
-        if (validChain(m[1])) this.o.onChain?.(m[1])
-        return
       case 'anchored':
         if (Number.isSafeInteger(m[1]) && m[1] > 0 && typeof m[2] === 'string') this.o.onAnchored?.(m[1], m[2])
         return

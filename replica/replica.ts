@@ -12,7 +12,7 @@ import { INGRESS_PATH, serveIngress } from './ingress.js'
 import type { LogStore } from './log-store.js'
 import type { Listener, Network } from './network.js'
 import { type Checkpoint, ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
-import { REPLICATION_PATH, ReplicationServer, type ChainDeployment } from './replication.js'
+import { REPLICATION_PATH, ReplicationServer } from './replication.js'
 import type { RootSource } from './root-hasher.js'
 import { Sequencer } from './sequencer.js'
 
@@ -37,8 +37,6 @@ export interface ReplicaOptions {
   onFatal?: (err: Error) => void
   /** A follower: the newest anchored seq and its Vault, as its sequencer announces them (replication.ts). */
   onAnchored?: (seq: number, vault: string) => void
-  /** A follower: the chain its sequencer is on, as it announces it. */
-  onChain?: (chain: ChainDeployment) => void
   /**
    * A sequencer: the leaf seed its declaration of salted rules writes (core/rules.ts), 0x hex.
    * 32 random bytes by default; the simulator passes its own so that a seed's run repeats.
@@ -66,7 +64,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
   if (o.role.kind === 'follower') {
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
-      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, onChain: o.onChain })
+      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored })
     follower.start()
     return { node, follower, async stop() { follower.stop(); await follower.idle().catch(() => {}) } }
   }

@@ -5,15 +5,14 @@
 //   follower → sequencer: ['hello', fromSeq, features]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
 //                         | ['checkpoint', seq, root, interval] | ['anchored', seq, vault] | ['live', seq]
-//                         | ['chain', deployment] | ['error', message]
+//                         | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
 // builds before it read the first three elements only. `features`: what the follower takes
 // beyond that; ['anchored'], the newest seq the Vault (at `vault`) holds an anchor for, which
 // balance proofs default to and name, is sent only to a follower that names it, as older ones refuse unknown messages;
 // ['live'], the seq its catch-up from the log ended at, for a reader that wants the log as it
-// stood when it connected: `exchange export-log --follow`, log-download.ts; ['chain'], the chain
-// the sequencer's deposits and anchors are on (Vault and token addresses), which gateways tell
-// users where to deposit with.)
+// stood when it connected: `exchange export-log --follow`, log-download.ts. The chain deposits
+// go to is not a message: the log declares it, core/chain-declaration.ts.)
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -39,7 +38,6 @@ export type Message =
   | ['checkpoint', number, string, number?]
   | ['anchored', number, string]
   | ['live', number]
-  | ['chain', ChainDeployment]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -96,36 +94,18 @@ interface Session {
   /** Next seq this follower needs. */
   next: number
   live: boolean
-  /** What it named in its hello beyond the log: 'anchored', 'live', 'chain' (the messages it takes). */
+  /** What it named in its hello beyond the log: 'anchored', 'live' (the messages it takes). */
   features: ReadonlySet<string>
 }
 
-/** The chain a sequencer's deposits and anchors are on, as its chain services deployed or were told. */
-export interface ChainDeployment {
-  chainId: number
-  vault: string
-  /** Each asset's ERC-20 token. */
-  tokens: { asset: string; address: string }[]
-}
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-
-/** A ['chain'] message's deployment is what it says (from the sequencer, but checked before a gateway shows it). */
-export function validChain(c: unknown): c is ChainDeployment {
-  const d = c as ChainDeployment | null
-  return typeof d === 'object' && d !== null && Number.isSafeInteger(d.chainId) && typeof d.vault === 'string' && ADDRESS.test(d.vault) &&
-    Array.isArray(d.tokens) && d.tokens.every((t) => typeof t?.asset === 'string' && typeof t.address === 'string' && ADDRESS.test(t.address))
-}
-
 /** What a follower of this build asks for in its hello. */
-export const FOLLOWER_FEATURES = ['anchored', 'chain']
+export const FOLLOWER_FEATURES = ['anchored']
 
 /** The sequencer's side: serves catch-up from the log and live batches. */
 export class ReplicationServer {
   private readonly sessions = new Set<Session>()
   /** The newest seq the Vault holds an anchor for, once the chain services said. */
   private anchored: { seq: number; vault: string } | undefined
-  private chain: ChainDeployment | undefined
 
   /**
    * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
@@ -187,13 +167,6 @@ export class ReplicationServer {
     s.live = true
     if (s.features.has('live')) this.send(s, ['live', s.next - 1])
     if (s.features.has('anchored') && this.anchored !== undefined) this.send(s, ['anchored', this.anchored.seq, this.anchored.vault])
-    if (s.features.has('chain') && this.chain !== undefined) this.send(s, ['chain', this.chain])
-  }
-
-  /** The chain the sequencer is on, for followers that take it (live ones now, others as they go live). */
-  publishChain(chain: ChainDeployment): void {
-    this.chain = chain
-    for (const s of this.sessions) if (s.live && s.features.has('chain')) this.send(s, ['chain', chain])
   }
 
   /** The newest anchored seq and its Vault, for followers that take them (live ones now, others as they go live). */

@@ -4,8 +4,7 @@
 // margin trading).
 
 import type { FastifyPluginAsync } from 'fastify'
-import type { Asset, State, SubAccount } from '../../core/state.js'
-import type { ChainDeployment } from '../../replica/replication.js'
+import type { Asset, ChainDeclaration, State, SubAccount } from '../../core/state.js'
 import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatLedger, trimZeros } from '../decimal.js'
@@ -78,17 +77,18 @@ export function withdrawing(state: State, sub: SubAccount | undefined, asset: st
 }
 
 /**
- * How to deposit `asset` on the chain the node knows: the Vault credits whoever calls its
+ * How to deposit `asset` on the chain the log declared (core/chain-declaration.ts): the Vault credits whoever calls its
  * deposit(token, amount, subAccount), so the account deposits from its own address (as
  * deposit/address says).
  */
-function depositTips(chain: ChainDeployment | undefined, token: string | undefined, sub: number): string {
-  if (chain === undefined || token === undefined) return ''
+function depositTips(chain: ChainDeclaration | null, token: string | undefined, sub: number): string {
+  if (chain === null || token === undefined) return ''
   return `Deposit from this account's own address on chain ${chain.chainId}: approve the Vault ${chain.vault} for the token ${token}, `
     + `then call deposit(token, amount, ${sub}) on the Vault (${sub}: this sub-account). A plain transfer to the Vault is not credited.`
 }
 
-function coinJson(state: State, sub: SubAccount | undefined, subId: number, asset: Asset, chain: ChainDeployment | undefined): object {
+function coinJson(state: State, sub: SubAccount | undefined, subId: number, asset: Asset): object {
+  const chain = state.chain
   const token = chain?.tokens.find((t) => t.asset === asset.name)?.address
   const b = sub?.spot.get(asset.name)
   // Binance prints these amounts without padding: "34941.1", "0".
@@ -116,7 +116,7 @@ export const capitalRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     weights.charge(req.ip, 10)
     const a = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()
-    return [...state.assets.values()].map((asset) => coinJson(state, a.sub, a.session.sub, asset, ctx.chain?.()))
+    return [...state.assets.values()].map((asset) => coinJson(state, a.sub, a.session.sub, asset))
   })
 
   // Deposits are made on chain from the account's own wallet into the Vault, which credits the

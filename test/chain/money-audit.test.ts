@@ -6,8 +6,9 @@
 // deposits after the log's last credit, and payments of withdrawals still pending do not.
 
 import t from 'tap'
-import type { Contract } from 'ethers'
-import type { Command } from '../../core/commands.js'
+import { getAddress, type Contract } from 'ethers'
+import type { Command, DeclareChain } from '../../core/commands.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { auditLog } from '../../chain/audit.js'
 import { MoneyCheck, PREFIX_GRACE_MS } from '../../chain/money-audit.js'
@@ -59,7 +60,8 @@ async function check(commands: Command[], prefix = false, t0 = 1_000) {
   const report = await auditLog(batches(), { chainId: chain.anvil.chainId, anchors: [], money })
   if (report.findings.length > 0) throw new Error(`the replay: ${JSON.stringify(report.findings)}`)
   const blockTime = async (block: number): Promise<number> => (await chain.provider.getBlock(block))!.timestamp
-  const r = await money.reconcile(await readVaultRecords(chain.provider, chain.deployment.vault), prefix ? { blockTime } : undefined)
+  const r = await money.reconcile(await readVaultRecords(chain.provider, chain.deployment.vault, { tokens: money.declaredTokens }),
+    prefix ? { blockTime } : undefined)
   return { findings: r.findings.map((f) => f.what), summary: r.summary }
 }
 
@@ -121,4 +123,24 @@ t.test('a marked payment with no payment at all', async (t) => {
   const r = await check([...HONEST, { type: 'WithdrawalRequest', account: bob.address, sub: 0, asset: 'USDT', amount: 10_000_000, address: bob.address },
     { type: 'WithdrawalComplete', withdrawalId: 2, txId: payment }])
   t.same(r.findings, [`withdrawal 2 of 10000000 units of USDT to ${bob.address} marked paid by ${payment}, but the Vault never paid it`])
+})
+
+t.test('a log that declares its chain: tokens from the declaration, held against the chain', async (t) => {
+  const seeded: Command = { type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '21'.repeat(32) }
+  const declared = (change: Partial<DeclareChain> = {}): Command => ({ type: 'DeclareChain', chainId: chain.anvil.chainId, vault: chain.deployment.vault,
+    tokens: chain.deployment.tokens.map(({ asset, address, decimals }) => ({ asset, address, decimals })), ...change })
+  const honest = await check([seeded, declared(), ...HONEST])
+  t.same(honest.findings, [])
+  t.same(honest.summary.reserves.map((r) => [r.asset, r.held, r.owed]), [['USDT', 160n * USDT, 160n * USDT], ['BTC', 0n, 0n], ['ETH', 1n, 0n]],
+    'every declared token\'s holdings, the dust of ETH among them')
+  const usdt = chain.deployment.tokens.find((x) => x.asset === 'USDT')!
+  const other = '0x' + '99'.repeat(20)
+  const elsewhere = await check([seeded, declared({ tokens: [{ asset: 'USDT', address: other, decimals: 6 }] }), ...HONEST])
+  const paired = `USDT is paired with token ${usdt.address} here, but USDT was ${getAddress(other)} in the log's chain declaration`
+  t.same(elsewhere.findings.filter((f) => f === paired).length, 4, 'each credit and the payment of the real token')
+  t.ok(elsewhere.findings.includes(`the log declares USDT's token ${getAddress(other)}, which is no ERC-20 on this chain`), elsewhere.findings.join('\n'))
+  const decimals = await check([seeded, declared({ tokens: [{ asset: 'USDT', address: usdt.address, decimals: 18 }] }), ...HONEST])
+  t.match(decimals.findings, [`the log declares USDT's token ${usdt.address} with 18 decimals, but it has 6`])
+  const mainnet = await check([seeded, declared({ chainId: 1 }), ...HONEST])
+  t.same(mainnet.findings, [`the log declares its money on chain 1, but the Vault was read on chain ${chain.anvil.chainId}`])
 })

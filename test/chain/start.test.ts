@@ -78,4 +78,10 @@ t.test('deposit, withdrawal, anchors and audit on the embedded chain', { timeout
   t.equal(ok, true, lines.join('\n'))
   t.match(lines.join('\n'), /anchors +(\d+) of \1 on/)
   t.notMatch(lines.join('\n'), /anchors +0 of/)
+  t.match(lines.join('\n'), /withdrawals +1 marked paid, each paid by the Vault/)
+  // The log declares its Vault: the auditor needs only the chain.
+  const alone: string[] = []
+  t.equal(await runAudit({ dataDir: dir, rpc: anvil.url, chainId: 31337, out: (l) => alone.push(l) }), true, alone.join('\n'))
+  t.match(alone.join('\n'), new RegExp(`anchors +(\\d+) of \\1 on ${vaultAddress} \\(the Vault the log declares\\) match`))
+  t.same(alone.slice(1).filter((l) => !l.startsWith('  anchors')), lines.slice(1).filter((l) => !l.startsWith('  anchors')), 'the same report')
 })

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { Wallet } from 'ethers'
 import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
-import { buildGateway } from '../../gateway/app.js'
+import { RULES_VERSION } from '../../core/rules.js'
 
 t.test('coin configuration, margin pairs, system status', async (t) => {
   const rig = await gatewayRig()
@@ -29,12 +29,12 @@ t.test('coin configuration, margin pairs, system status', async (t) => {
   t.match(coins[0].networkList, [{ network: 'ETH', coin: 'USDT', isDefault: true, depositEnable: true, withdrawEnable: true,
     withdrawFee: '0', withdrawMin: '0.000001', withdrawIntegerMultiple: '0.000001', minConfirm: 1, addressRegex: '^(0x)[0-9A-Fa-f]{40}$' }])
   t.match(coins[1], { coin: 'BTC', free: '0', networkList: [{ withdrawMin: '0.00000001' }] })
-  t.match(coins[0].networkList, [{ contractAddress: '', contractAddressUrl: '', specialTips: '' }], 'no chain known: no token, no tips')
-  // Once the node knows its chain: each token's contract, and how to deposit into the Vault.
-  const chain = { chainId: 31337, vault: '0x' + '5a'.repeat(20), tokens: [{ asset: 'USDT', address: '0x' + '7b'.repeat(20) }] }
-  const withChain = await buildGateway({ ...rig.ctx, chain: () => chain }, { checkResponses: true })
-  t.teardown(() => withChain.close())
-  const known = (await signedInject({ ...rig, app: withChain }, keys, 'GET', '/sapi/v1/capital/config/getall')).json()
+  t.match(coins[0].networkList, [{ contractAddress: '', contractAddressUrl: '', specialTips: '' }], 'no chain declared: no token, no tips')
+  // Once the log declared its chain: each token's contract, and how to deposit into the Vault.
+  const chain = { chainId: 31337, vault: '0x' + '5a'.repeat(20), tokens: [{ asset: 'USDT', address: '0x' + '7b'.repeat(20), decimals: 6 }] }
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '11'.repeat(32) })).ok)
+  t.ok((await rig.run({ type: 'DeclareChain', ...chain })).ok)
+  const known = (await signedInject(rig, keys, 'GET', '/sapi/v1/capital/config/getall')).json()
   t.match(known[0].networkList, [{ contractAddress: chain.tokens[0]!.address, contractAddressUrl: '',
     specialTips: `Deposit from this account's own address on chain 31337: approve the Vault ${chain.vault} for the token `
       + `${chain.tokens[0]!.address}, then call deposit(token, amount, 0) on the Vault (0: this sub-account). A plain transfer to the Vault is not credited.` }])
