@@ -12,6 +12,7 @@ import { verifyProof } from '../core/merkle.js'
 import { leafHash, proofTree, saltedLeafHash } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { anchorAt, newestAnchorAtOrBelow } from '../chain/anchor.js'
+import { firstDeclaredChain } from '../chain/audit.js'
 import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
@@ -27,8 +28,9 @@ export interface ProveCommand {
   account: string
   sub: number
   /**
-   * The entry to prove at (an anchored checkpoint); 0: with `rpc` and `vault`, the newest seq the
-   * Vault anchored within the log; without, the newest checkpoint, or the last entry before the first.
+   * The entry to prove at (an anchored checkpoint); 0: with `rpc`, the newest seq the Vault
+   * (`vault`, or the one the log declares) anchored within the log; without, the newest
+   * checkpoint, or the last entry before the first.
    */
   seq: number
   checkpointInterval: number
@@ -74,17 +76,26 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
     }
     if (state.seq !== target) throw new Error(`the log ends at ${state.seq}, before --seq ${target}`)
   }
-  const anchored = c.rpc !== undefined && c.vault !== undefined ? { rpc: c.rpc, vault: c.vault } : undefined
+  let anchored: { rpc: string; vault: string } | undefined
+  /** With --rpc: the Vault given, else the one the log declares (core/chain-declaration.ts). */
+  const anchoredIn = async (batches: () => Promise<AsyncIterable<LogEntry[]>>): Promise<typeof anchored> => {
+    if (c.rpc === undefined) return undefined
+    const vault = c.vault ?? (await firstDeclaredChain(await batches()))?.vault
+    if (vault === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
+    return { rpc: c.rpc, vault }
+  }
   const targetIn = async (lastSeq: number): Promise<number> => c.seq > 0 ? c.seq
     : anchored ? newestAnchorWithin(anchored.rpc, anchored.vault, lastSeq) : newestCheckpoint(lastSeq, c.checkpointInterval)
   if (c.logFile) {
     const file = path.resolve(c.logFile)
+    anchored = await anchoredIn(async () => (await readLogFile(file)).batches)
     await replayTo(await targetIn(await lastSeqOf(file)), (await readLogFile(file)).batches)
   } else {
     const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'))
     await log.open()
     try {
       if (log.firstSeq !== 1) throw new Error(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
+      anchored = await anchoredIn(async () => log.readBatches(1))
       await replayTo(await targetIn(log.lastSeq), log.readBatches(1))
     } finally {
       await log.close()

@@ -13,6 +13,7 @@ import path from 'node:path'
 import { startAnvil } from '../../chain/anvil.js'
 import { chainProvider, tokenAt, vaultAt } from '../../chain/provider.js'
 import { runAudit } from '../../bin/audit.js'
+import { prove, verifyBalanceProof } from '../../bin/prove.js'
 import { freePort } from '../../replica/free-port.js'
 import { startExchange } from '../helpers/processes.js'
 
@@ -84,4 +85,10 @@ t.test('deposit, withdrawal, anchors and audit on the embedded chain', { timeout
   t.equal(await runAudit({ dataDir: dir, rpc: anvil.url, chainId: 31337, out: (l) => alone.push(l) }), true, alone.join('\n'))
   t.match(alone.join('\n'), new RegExp(`anchors +(\\d+) of \\1 on ${vaultAddress} \\(the Vault the log declares\\) match`))
   t.same(alone.slice(1).filter((l) => !l.startsWith('  anchors')), lines.slice(1).filter((l) => !l.startsWith('  anchors')), 'the same report')
+  // And `prove` with only the chain: at the newest anchor of the Vault the log declares, which the proof names.
+  const proof = await prove({ dataDir: dir, account: demo.address, sub: 0, seq: 0, checkpointInterval: 10, rpc: anvil.url })
+  t.equal(proof.vault, vaultAddress)
+  t.equal(proof.version, 2, 'salted leaves: the log is under rules 2')
+  const checked: string[] = []
+  t.equal(await verifyBalanceProof({ proof, rpc: anvil.url, out: (l) => checked.push(l) }), true, checked.join('\n'))
 })
