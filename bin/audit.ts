@@ -110,14 +110,19 @@ async function openLog(c: AuditCommand): Promise<LogSource> {
   return { name, batches: log.readBatches(1), progress: (seq) => seq / Math.max(1, total), close: () => log.close() }
 }
 
+/** The Vault a log declares (core/chain-declaration.ts), read without replaying; an operator error when it declares none. */
+export async function vaultDeclaredIn(batches: AsyncIterable<LogEntry[]>): Promise<string> {
+  const declared = await firstDeclaredChain(batches)
+  if (declared === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
+  return declared.vault
+}
+
 /** The Vault to audit against: the one given, else the one the log declares (a first pass reading it). */
 async function vaultOf(c: AuditCommand): Promise<{ vault: string; declared: boolean }> {
   if (c.vault) return { vault: c.vault, declared: false }
   const log = await openLog(c)
   try {
-    const declared = await firstDeclaredChain(log.batches)
-    if (declared === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
-    return { vault: declared.vault, declared: true }
+    return { vault: await vaultDeclaredIn(log.batches), declared: true }
   } finally {
     await log.close()
   }

@@ -12,10 +12,10 @@ import { verifyProof } from '../core/merkle.js'
 import { leafHash, proofTree, saltedLeafHash } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { anchorAt, newestAnchorAtOrBelow } from '../chain/anchor.js'
-import { firstDeclaredChain } from '../chain/audit.js'
 import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
+import { vaultDeclaredIn } from './audit.js'
 import { OperatorError } from './operator-error.js'
 import { RestClient, RestError, type Credentials } from './rest-client.js'
 import { LevelLogStore } from '../replica/level-log.js'
@@ -80,9 +80,7 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
   /** With --rpc: the Vault given, else the one the log declares (core/chain-declaration.ts). */
   const anchoredIn = async (batches: () => Promise<AsyncIterable<LogEntry[]>>): Promise<typeof anchored> => {
     if (c.rpc === undefined) return undefined
-    const vault = c.vault ?? (await firstDeclaredChain(await batches()))?.vault
-    if (vault === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
-    return { rpc: c.rpc, vault }
+    return { rpc: c.rpc, vault: c.vault ?? await vaultDeclaredIn(await batches()) }
   }
   const targetIn = async (lastSeq: number): Promise<number> => c.seq > 0 ? c.seq
     : anchored ? newestAnchorWithin(anchored.rpc, anchored.vault, lastSeq) : newestCheckpoint(lastSeq, c.checkpointInterval)

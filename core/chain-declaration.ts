@@ -44,9 +44,8 @@ export function declareChain(state: State, cmd: DeclareChain): Result {
 }
 
 /** Whether two declarations name the same chain, Vault and tokens (addresses in any case). */
-export function sameChain(a: Omit<ChainDeclaration, 'tokens'> & { tokens: readonly { asset: string; address: string; decimals: number }[] },
-  b: typeof a): boolean {
-  const key = (d: typeof a): string => [d.chainId, d.vault.toLowerCase(),
+export function sameChain(a: ChainDeclaration, b: ChainDeclaration): boolean {
+  const key = (d: ChainDeclaration): string => [d.chainId, d.vault.toLowerCase(),
     ...[...d.tokens].sort((x, y) => (x.asset < y.asset ? -1 : 1)).map((t) => `${t.asset}:${t.address.toLowerCase()}:${t.decimals}`)].join('|')
   return key(a) === key(b)
 }

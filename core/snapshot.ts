@@ -162,6 +162,7 @@ export function encodeSnapshot(state: State): Uint8Array {
   // After it, once a declaration brought one (rules 2 on).
   if (state.leafSeed !== '') parts.push(state.leafSeed)
   // After it (a chain is declared only under salted rules, so the seed is there).
+  assert(state.chain === null || state.leafSeed !== '', 'a chain declared without a leaf seed')
   if (state.chain !== null) parts.push([state.chain.chainId, state.chain.vault, state.chain.tokens.map((t) => [t.asset, t.address, t.decimals])])
   return packr.pack(parts)
 }
