@@ -24,6 +24,8 @@ export interface AuditCommand {
   logFile?: string
   rpc?: string
   vault?: string
+  /** The block the Vault was deployed in: its events are read from there (0: from genesis). */
+  vaultBlock?: number
   chainId: number
   /** The log is a prefix of a running exchange's (`export-log --follow`): anchors past its end are not findings. */
   prefix?: boolean
@@ -162,7 +164,7 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   // The Vault's records are read after the log, so they cover every block the log's credits name.
   if (money && report.chainIntact && report.stoppedAt === null) {
     const r = await withProvider(c.rpc!, async (provider) => {
-      const records = await readVaultRecords(provider, vault!.vault, { tokens: money!.declaredTokens })
+      const records = await readVaultRecords(provider, vault!.vault, { tokens: money!.declaredTokens, fromBlock: c.vaultBlock })
       const blockTime = async (block: number): Promise<number> => (await provider.getBlock(block))!.timestamp
       return money!.reconcile(records, c.prefix === true || c.follow !== undefined ? { blockTime } : undefined)
     })

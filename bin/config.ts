@@ -150,14 +150,16 @@ commands:
   account --fund N       a new funded account with a session on the running exchange (JSON);
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
-                         signatures, and with --rpc and --vault every root anchored on chain
+                         signatures, and with --rpc (and --vault, or the Vault the log declares) every
+                         root anchored on chain and every deposit, payment and the reserves against the
+                         Vault (its events read from --vault-block)
                          (--prefix: a log exported from a running exchange; later anchors are not findings;
                          --follow URL: a running sequencer's log, over its replication link, as a prefix)
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
                          --follow URL: a running sequencer's log, over its replication link
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
-                         root at --seq (default: the newest checkpoint; with --rpc and --vault, the
-                         newest one anchored), from --data or --log (JSON)
+                         root at --seq (default: the newest checkpoint; with --rpc, the newest one
+                         anchored in --vault or the Vault the log declares), from --data or --log (JSON)
   verify-proof --proof F check a balance proof's paths, and with --rpc (and --vault, or the one the
                          proof names) its root's anchor; --api URL --keys FILE instead of --proof:
                          fetch your own from a running exchange (keys: the JSON that account prints)

@@ -75,7 +75,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'audit': {
       const ok = await runAudit({ dataDir: config.dataDir, logFile: config.logFile || undefined, rpc: config.rpcUrl || undefined,
-        vault: config.vaultAddress || undefined, chainId: config.chainId, prefix: config.prefix,
+        vault: config.vaultAddress || undefined, vaultBlock: config.vaultBlock, chainId: config.chainId, prefix: config.prefix,
         ...(config.follow ? { follow: { network: await linkNetwork(config), url: config.follow } } : {}),
         out: (line) => process.stdout.write(line + '\n') })
       process.exit(ok ? 0 : 1)
