@@ -116,6 +116,9 @@ async function openLog(c: AuditCommand): Promise<LogSource> {
 export async function vaultDeclaredIn(batches: AsyncIterable<LogEntry[]>): Promise<string> {
   const declared = await firstDeclaredChain(batches)
   if (declared === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
+  if (typeof declared.vault !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(declared.vault)) {
+    throw new OperatorError(`the log's chain declaration names no Vault address (${JSON.stringify(declared.vault)}): give --vault`)
+  }
   return declared.vault
 }
 

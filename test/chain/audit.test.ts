@@ -270,6 +270,21 @@ t.test('a declaration of rules newer than this build stops the audit there, nami
     `this build applies rules up to ${RULES_VERSION}: replay it with a build of rules ${RULES_VERSION + 1} or later`])
 })
 
+t.test('without --vault: the Vault the log declares, or an operator error saying there is none', async (t) => {
+  const lines: string[] = []
+  const audit = (o: { dataDir?: string; logFile?: string }): Promise<boolean> => runAudit({ ...o, rpc: chain.anvil.url, chainId: CHAIN_ID, out: (l) => lines.push(l) })
+  // This log's sequencer ran without chain services: nothing declared.
+  await t.rejects(audit({ dataDir: dir }), { name: 'OperatorError',
+    message: 'the log declares no chain (a log from before rules 2, or a node without one): give --vault' })
+  const { header, records } = readExport()
+  const last = packr.unpack(records.at(-1)![2]) as [number, number, Command]
+  const body = packr.pack([last[0] + 1, last[1] + 1, { type: 'DeclareChain', chainId: CHAIN_ID, vault: 'nowhere', tokens: [] }])
+  records.push([records.at(-1)![1], chainHash(records.at(-1)![1], body), body])
+  await t.rejects(audit({ logFile: writeCopy('bad-declaration.msgpack', header, records) }), { name: 'OperatorError',
+    message: 'the log\'s chain declaration names no Vault address ("nowhere"): give --vault' })
+  t.same(lines, [], 'nothing audited')
+})
+
 t.test('an anchored root that does not match fails the audit at that seq', async (t) => {
   const bogus = '0x' + 'ee'.repeat(32)
   await chain.operator.run(async (s) => mined(await (chain.vault.connect(s) as Contract).anchor(44, bogus, bogus)))
