@@ -252,6 +252,12 @@ export class Follower {
         for (const seq of this.expected.keys()) if (seq <= m[1].seq) this.expected.delete(seq)
         return
       case 'checkpoint': {
+        // A sequencer roots only multiples of the interval it announces: anything else is a frame
+        // damaged on the way, which would otherwise set this node's interval wrong and leave its
+        // roots unchecked (found by the cluster simulator: 25 arrived as 24).
+        if (!Number.isSafeInteger(m[1]) || m[1] < 1 || (m[3] !== undefined && (!Number.isSafeInteger(m[3]) || m[3] < 1 || m[1] % m[3] !== 0))) {
+          throw new FollowerError(`malformed checkpoint message: seq ${String(m[1])}, interval ${String(m[3])}`)
+        }
         if (m[3] !== undefined && node.followInterval(m[3])) {
           this.o.logger?.info({ checkpointInterval: m[3] }, 'checkpoint interval taken from the sequencer')
         }

@@ -262,3 +262,15 @@ t.test('batches that arrive while the follower syncs are appended together', asy
   t.equal(F.f.lagSamplesMs.length, 4, 'a lag sample per batch received')
   t.same(F.errors, [])
 })
+
+t.test('a checkpoint message at a seq its own interval does not divide stops the follower, its interval unchanged', async (t) => {
+  // A sequencer of our own making, answering the hello with one damaged root announcement.
+  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => {
+    conn.onMessage(() => { conn.send(encodeMessage(['checkpoint', 425, '0x' + '00'.repeat(32), 24])) })
+  })
+  t.teardown(() => listener.close())
+  const F = await follower(t, listener.url + REPLICATION_PATH, 25)
+  await until(() => F.errors.length > 0)
+  t.equal(F.errors[0]!.message, 'malformed checkpoint message: seq 425, interval 24')
+  t.equal(F.node.checkpointInterval, 25, 'the interval stays its own')
+})
