@@ -57,6 +57,8 @@ export interface Config {
   logFile: string
   /** `audit --prefix`: the log is a prefix of a running exchange's, so anchors past its end are not findings. */
   prefix: boolean
+  /** `withdraw-fees`: the asset, the decimal amount and the address paid. */
+  feeWithdrawal: { asset: string; amount: string; to: string }
   /** Where `export-log` writes. */
   outFile: string
   /**
@@ -111,6 +113,9 @@ const OPTIONS = {
   log: { type: 'string', env: 'EXCHANGE_LOG_FILE', default: '' },
   out: { type: 'string', env: 'EXCHANGE_OUT', default: '' },
   account: { type: 'string', env: 'EXCHANGE_ACCOUNT', default: '' },
+  asset: { type: 'string', env: 'EXCHANGE_ASSET', default: 'USDT' },
+  amount: { type: 'string', env: 'EXCHANGE_AMOUNT', default: '' },
+  to: { type: 'string', env: 'EXCHANGE_TO', default: '' },
   sub: { type: 'string', env: 'EXCHANGE_SUB', default: '0' },
   seq: { type: 'string', env: 'EXCHANGE_SEQ', default: '0' },
   proof: { type: 'string', env: 'EXCHANGE_PROOF', default: '' },
@@ -149,6 +154,9 @@ commands:
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON);
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
+  withdraw-fees --amount X --to 0x…
+                         take X of the collected trading fees in --asset (default USDT) out of the
+                         Vault to that address, through the running exchange (paid like a withdrawal)
   audit                  verify the log in --data (or the file --log) from genesis: hash chain,
                          signatures, and with --rpc (and --vault, or the Vault the log declares) every
                          root anchored on chain and every deposit, payment and the reserves against the
@@ -238,6 +246,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     logFile: get('log'),
     prefix: yesNo('prefix', get('prefix')),
     outFile: get('out'),
+    feeWithdrawal: { asset: get('asset'), amount: get('amount'), to: get('to') },
     proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
       file: get('proof'), api: get('api'), keysFile: get('keys') },
     chain: get('chain') === 'off' ? 'off' : 'auto',
@@ -278,6 +287,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
+  if (config.command === 'withdraw-fees' && (!config.feeWithdrawal.amount || !/^0x[0-9a-fA-F]{40}$/.test(config.feeWithdrawal.to))) {
+    throw new Error('withdraw-fees needs --amount <decimal> and --to <0x-prefixed address> (--asset, default USDT)')
+  }
   if (config.command === 'prove' && !/^0x[0-9a-fA-F]{40}$/.test(config.proof.account)) throw new Error('prove needs --account <0x-prefixed address>')
   if (config.command === 'verify-proof' && !config.proof.file && !(config.proof.api && config.proof.keysFile)) {
     throw new Error('verify-proof needs --proof <file>, or --api <url> and --keys <file> to fetch your own')

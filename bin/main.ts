@@ -17,11 +17,22 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { embeddedChainFunder } from './chain.js'
 import { masterSecret } from './runtime.js'
 import { runSequencer } from './sequencer.js'
+import { withdrawFees } from './withdraw-fees.js'
 
 /** The internal links' network for a command that connects to a running node: its master secret (read if not given), and TLS trust if any. */
 async function linkNetwork(config: Config, secret?: Uint8Array) {
   const tls = linkTlsOf(config)
   return wsNetworkWith(linkToken(secret ?? await masterSecret(config)), { ca: tls.ca ?? tls.cert })
+}
+
+/** The local sequencer's command port, as `account` and `withdraw-fees` submit through it: over TLS when it runs with a certificate. */
+async function localIngress(config: Config, secret: Uint8Array): Promise<IngressClient> {
+  const scheme = linkTlsOf(config).cert !== undefined ? 'wss' : 'ws'
+  const url = `${scheme}://${config.host}:${config.replicationPort}`
+  return IngressClient.connect(await linkNetwork(config, secret), url).catch((err: Error & { code?: string }) => {
+    if (err.code !== 'ECONNREFUSED') throw err
+    throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
+  })
 }
 
 /** A JSON file's contents; one that does not parse is said so, naming it. */
@@ -88,14 +99,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'account': {
       const secret = await masterSecret(config)
-      // The local node's command port: over TLS when it runs with a certificate (trusted by --link-tls-ca, or its own certificate).
-      const tls = linkTlsOf(config)
-      const scheme = tls.cert !== undefined ? 'wss' : 'ws'
-      const url = `${scheme}://${config.host}:${config.replicationPort}`
-      const client = await IngressClient.connect(await linkNetwork(config, secret), url).catch((err: Error & { code?: string }) => {
-        if (err.code !== 'ECONNREFUSED') throw err
-        throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
-      })
+      const client = await localIngress(config, secret)
       const funder = await embeddedChainFunder(config)
       try {
         const account = await createFundedAccount({ submit: (c) => client.submit(c), now: () => Date.now(),
@@ -105,6 +109,16 @@ async function main(argv: string[]): Promise<void> {
       } finally {
         client.close()
         funder?.close()
+      }
+      return
+    }
+    case 'withdraw-fees': {
+      const client = await localIngress(config, await masterSecret(config))
+      try {
+        const done = await withdrawFees({ api: `http://${config.host}:${config.port}`, ...config.feeWithdrawal, submit: (c) => client.submit(c) })
+        process.stdout.write(JSON.stringify(done, null, 2) + '\n')
+      } finally {
+        client.close()
       }
       return
     }

@@ -21,7 +21,7 @@ import { accept, reject } from './results.js'
 import { setRules } from './rules.js'
 import { createSession, listenKey, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
-import { completeWithdrawal, deposit, depositPending, failWithdrawal, requestWithdrawal, transfer } from './wallet.js'
+import { completeWithdrawal, deposit, depositPending, failWithdrawal, requestFeeWithdrawal, requestWithdrawal, transfer } from './wallet.js'
 
 export function apply(state: State, entry: Entry): Result {
   // Messages are built only on failure: this runs for every command.
@@ -54,6 +54,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'DepositPending': return depositPending(state, c, time)
     case 'Transfer': return transfer(state, c, time)
     case 'WithdrawalRequest': return requestWithdrawal(state, c, time)
+    case 'FeeWithdrawal': return requestFeeWithdrawal(state, c, time)
     case 'WithdrawalComplete': return completeWithdrawal(state, c, time)
     case 'WithdrawalFail': return failWithdrawal(state, c, time)
     case 'ChangeLeverage': return changeLeverage(state, c, time)

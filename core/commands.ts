@@ -209,6 +209,17 @@ export interface WithdrawalRequest extends Issuer {
   withdrawOrderId?: string
 }
 
+/**
+ * The operator takes collected trading fees out of the Vault (core/wallet.ts): debited from the
+ * fees at once and paid like a user's withdrawal, so the audit matches the payment (rules 2 on).
+ */
+export interface FeeWithdrawal {
+  type: 'FeeWithdrawal'
+  asset: string
+  amount: number
+  address: string
+}
+
 export interface WithdrawalComplete {
   type: 'WithdrawalComplete'
   withdrawalId: number
@@ -520,6 +531,7 @@ export type Command =
   | DepositPending
   | Transfer
   | WithdrawalRequest
+  | FeeWithdrawal
   | WithdrawalComplete
   | WithdrawalFail
   | PlaceOrder
@@ -560,7 +572,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
-  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain',
+  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain', 'FeeWithdrawal',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

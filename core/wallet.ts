@@ -3,12 +3,19 @@
 
 import { ensureSpotBalance, ensureSub, findSub, spotBalance, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
-import type { Deposit, DepositPending, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
+import type { Deposit, DepositPending, FeeWithdrawal, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
 import type { Event, Result, WithdrawalEvent } from './events.js'
 import { LIMITS } from './limits.js'
 import { maxWithdrawable } from './margin.js'
 import { accept, reject } from './results.js'
-import { addToTotal, type State, type Withdrawal } from './state.js'
+import { rulesOf, SALTED_LEAVES } from './rules.js'
+import { addFee, addToTotal, type State, type Withdrawal } from './state.js'
+
+/** The account a fee withdrawal is recorded under: the exchange's own, not an address, so no sub-account. */
+export const FEES_ACCOUNT = 'fees'
+
+/** The first rules with FeeWithdrawal (older builds answered COMMAND_UNKNOWN). */
+export const FEE_WITHDRAWAL_RULES = SALTED_LEAVES
 
 function validAmount(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 && n <= LIMITS.ledgerAmountMax
@@ -136,6 +143,27 @@ export function requestWithdrawal(state: State, cmd: WithdrawalRequest, time: nu
   return result
 }
 
+/**
+ * The operator's withdrawal of collected fees: debited from them at once, then paid by the
+ * withdrawal executor and completed or failed (refunded to the fees) like a user's.
+ */
+export function requestFeeWithdrawal(state: State, cmd: FeeWithdrawal, time: number): Result {
+  if (rulesOf(state) < FEE_WITHDRAWAL_RULES) return reject('COMMAND_UNKNOWN')
+  if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
+  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
+  if (typeof cmd.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(cmd.address)) return reject('COMMAND_INVALID')
+  if ((state.fees.get(cmd.asset) ?? 0) < cmd.amount) return reject('BALANCE_INSUFFICIENT')
+  addFee(state.fees, cmd.asset, -cmd.amount)
+  const w: Withdrawal = {
+    withdrawalId: state.nextWithdrawalId++, account: FEES_ACCOUNT, sub: 0, asset: cmd.asset,
+    amount: cmd.amount, address: cmd.address, withdrawOrderId: '', status: 'PROCESSING', txId: '', applyTime: time,
+  }
+  state.withdrawals.set(w.withdrawalId, w)
+  const result = accept([withdrawalEvent(w, '', time)])
+  result.withdrawalId = w.withdrawalId
+  return result
+}
+
 function pendingWithdrawal(state: State, id: number): Withdrawal | undefined {
   const w = state.withdrawals.get(id)
   return w && w.status === 'PROCESSING' ? w : undefined
@@ -148,7 +176,7 @@ export function completeWithdrawal(state: State, cmd: WithdrawalComplete, time: 
   w.status = 'COMPLETED'
   w.txId = cmd.txId
   state.withdrawals.delete(w.withdrawalId)
-  ensureSub(state, w).pendingWithdrawals -= 1
+  if (w.account !== FEES_ACCOUNT) ensureSub(state, w).pendingWithdrawals -= 1
   addToTotal(state.withdrawn, w.asset, w.amount)
   return accept([withdrawalEvent(w, '', time)])
 }
@@ -156,6 +184,13 @@ export function completeWithdrawal(state: State, cmd: WithdrawalComplete, time: 
 export function failWithdrawal(state: State, cmd: WithdrawalFail, time: number): Result {
   const w = pendingWithdrawal(state, cmd.withdrawalId)
   if (w === undefined) return reject('WITHDRAWAL_UNKNOWN')
+  if (w.account === FEES_ACCOUNT) {
+    // Back to the fees it came from.
+    w.status = 'FAILED'
+    state.withdrawals.delete(w.withdrawalId)
+    addFee(state.fees, w.asset, w.amount)
+    return accept([withdrawalEvent(w, String(cmd.reason ?? '').slice(0, 200), time)])
+  }
   const sub = ensureSub(state, w)
   const b = ensureSpotBalance(sub, w.asset)
   if (b.free + w.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')

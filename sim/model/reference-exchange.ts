@@ -109,8 +109,9 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     // The rules version (core/rules.ts): one set of rules is modeled.
     case 'SetRules':
       return accepted([])
-    // The chain a log declares (core/chain-declaration.ts) is not modeled; the streams never declare one.
+    // The chain a log declares (core/chain-declaration.ts) and fee withdrawals are not modeled; the streams have neither.
     case 'DeclareChain':
+    case 'FeeWithdrawal':
       return rejected('COMMAND_UNKNOWN')
     case 'Deposit': return deposit(st, c)
     case 'Transfer': return transfer(st, c)
