@@ -1,4 +1,4 @@
-// Prometheus text metrics at /metrics: seq, rules version, anchored seq, apply rate (a counter), commit latency, queue
+// Prometheus text metrics at /metrics: seq, rules version, anchored seq, fees collected per asset, apply rate (a counter), commit latency, queue
 // depth, follower count, follower lag and checkpoints matched, the main thread's event-loop
 // delay, the REST gateway's request time, and the process's memory and CPU.
 
@@ -6,6 +6,7 @@ import http from 'node:http'
 import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
 import { rulesOf } from '../core/rules.js'
+import type { State } from '../core/state.js'
 import type { RunningNode } from './runtime.js'
 
 export type Gauges = () => Record<string, number>
@@ -14,6 +15,7 @@ const HELP: Record<string, string> = {
   exchange_seq: 'Last applied log sequence number',
   exchange_applied_entries_total: 'Entries applied since start (rate() of it is the apply rate)',
   exchange_rules_version: 'Rules version the log applies under at exchange_seq (core/rules.ts; 1 for a log declaring none)',
+  exchange_fees: 'Trading fees collected and not withdrawn, per asset, in its units (exchange withdraw-fees takes them out of the Vault)',
   exchange_anchored_seq: 'Newest seq the Vault holds an anchor for, as this node knows it (its chain services, or its sequencer); 0: none known. exchange_seq minus it is what no anchor covers yet',
   exchange_commit_latency_ms: 'Duration of the last group commit (LevelDB write with sync)',
   exchange_ingress_queue: 'Commands waiting for the sequencer',
@@ -54,6 +56,7 @@ export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauge
       exchange_applied_entries_total: applied,
       exchange_rules_version: rulesOf(node.state),
       exchange_anchored_seq: running.proofs.anchoredSeq ?? 0,
+      ...feeGauges(node.state),
       ...own(),
       exchange_projections_written_seq: running.projections.flushedSeq,
       exchange_apply_held: node.gate.open ? 0 : 1,
@@ -145,10 +148,21 @@ interface Timed { receivedAt: number }
 
 export function renderMetrics(values: Record<string, number>): string {
   let out = ''
+  let last = ''
   for (const [name, value] of Object.entries(values)) {
-    const type = name.endsWith('_total') ? 'counter' : 'gauge'
-    out += `# HELP ${name} ${HELP[name] ?? name}\n# TYPE ${name} ${type}\n${name} ${value}\n`
+    // A labelled series (`name{label="…"}`) shares its name's HELP and TYPE, written once before the first.
+    const base = name.split('{')[0]!
+    if (base !== last) out += `# HELP ${base} ${HELP[base] ?? base}\n# TYPE ${base} ${base.endsWith('_total') ? 'counter' : 'gauge'}\n`
+    last = base
+    out += `${name} ${value}\n`
   }
+  return out
+}
+
+/** `exchange_fees{asset="…"}` per asset with fees collected, in the asset's units. */
+export function feeGauges(state: State): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [asset, units] of state.fees) out[`exchange_fees{asset="${asset}"}`] = Number(units) / 10 ** (state.assets.get(asset)?.scale ?? 0)
   return out
 }
 

@@ -4,7 +4,8 @@
 
 import Fastify from 'fastify'
 import t from 'tap'
-import { eventLoopDelay, processGauges, requestTime, serveMetrics } from '../../bin/metrics.js'
+import { eventLoopDelay, feeGauges, processGauges, renderMetrics, requestTime, serveMetrics } from '../../bin/metrics.js'
+import { createState } from '../../core/state.js'
 
 function gauge(text: string, name: string): number {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)
@@ -95,4 +96,17 @@ t.test('the process\'s memory and CPU, under the names Prometheus\' Node.js clie
   t.ok(gauge(after, 'nodejs_external_memory_bytes') >= held.length, '64 MiB of buffers held show as external memory')
   t.ok(gauge(after, 'process_resident_memory_bytes') >= held.length + gauge(after, 'nodejs_heap_size_used_bytes'), 'and in resident memory, with the heap')
   t.ok(gauge(after, 'process_cpu_seconds_total') - gauge(before, 'process_cpu_seconds_total') >= 0.25, '300 ms of work shows as CPU time')
+})
+
+t.test('fees per asset: one series per asset under one HELP and TYPE, in the asset\'s units', async (t) => {
+  const state = createState()
+  state.assets.set('USDT', { name: 'USDT', scale: 6 })
+  state.assets.set('BTC', { name: 'BTC', scale: 8 })
+  state.fees.set('USDT', 1_234_567)
+  state.fees.set('BTC', 2n ** 60n)
+  t.same(renderMetrics({ exchange_seq: 3, ...feeGauges(state) }).split('\n'), [
+    '# HELP exchange_seq Last applied log sequence number', '# TYPE exchange_seq gauge', 'exchange_seq 3',
+    '# HELP exchange_fees Trading fees collected and not withdrawn, per asset, in its units (exchange withdraw-fees takes them out of the Vault)',
+    '# TYPE exchange_fees gauge', 'exchange_fees{asset="USDT"} 1.234567', `exchange_fees{asset="BTC"} ${Number(2n ** 60n) / 1e8}`, '',
+  ])
 })

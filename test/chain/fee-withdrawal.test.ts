@@ -13,7 +13,7 @@ import { startAnvil } from '../../chain/anvil.js'
 import { chainProvider, tokenAt } from '../../chain/provider.js'
 import { freePort } from '../../replica/free-port.js'
 import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
-import { startExchange } from '../helpers/processes.js'
+import { scrapeGauges, startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
@@ -42,6 +42,12 @@ t.test('fees withdrawn to an address, paid on chain, and audited', { timeout: 90
   t.match(await cli(['--amount', '1', '--asset', 'DOGE', '--to', to]), { code: 1, stderr: /DOGE is not an asset of the exchange/ })
 
   // The bot's trades pay fees; once 0.01 USDT has come in, the operator takes it.
+  // The operator sees what has come in at /metrics.
+  let collected = 0
+  while (collected < 0.01) {
+    collected = (await scrapeGauges(metrics))['exchange_fees{asset="USDT"}'] ?? 0
+    if (collected < 0.01) await sleep(100)
+  }
   let done: { withdrawalId: number; seq: number } | undefined
   for (let i = 0; i < 200 && done === undefined; i++) {
     const r = await cli(['--amount', '0.01', '--to', to])

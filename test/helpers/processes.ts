@@ -16,7 +16,7 @@ import { childEnv, EXCHANGE_BIN } from './paths.js'
 export async function scrapeGauges(port: number): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
   const out: Record<string, number> = {}
-  for (const m of text.matchAll(/^([a-z][a-z0-9_]*) (\S+)$/gm)) out[m[1]!] = Number(m[2])
+  for (const m of text.matchAll(/^([a-z][a-z0-9_]*(?:\{[^}]*\})?) (\S+)$/gm)) out[m[1]!] = Number(m[2])
   return out
 }
 
