@@ -52,11 +52,29 @@ export interface MoneySummary {
   reserves: { asset: string; token: string; decimals: number; held: bigint; owed: bigint }[]
 }
 
+/** What the check keeps of the state after the log's last entry. */
+interface LogEnd {
+  seq: number
+  time: number
+  chain: ChainDeclaration | null
+  scales: Map<string, number>
+  /** Per asset, all ever deposited less all paid out, ledger units. */
+  owed: Map<string, bigint>
+  /** Withdrawals still pending. */
+  pending: Set<number>
+  nextWithdrawalId: number
+}
+
+/** A prefix of a log still growing: a block's timestamp (seconds), to tell how recent a payment is. */
+export interface Prefix {
+  blockTime: (block: number) => Promise<number>
+}
+
 export class MoneyCheck {
   private readonly credits: Credit[] = []
   private readonly paid: Settlement[] = []
   private readonly refunded: Settlement[] = []
-  private end: { seq: number; time: number; chain: ChainDeclaration | null; scales: Map<string, number>; owed: Map<string, bigint>; pending: Set<number>; nextWithdrawalId: number } | undefined
+  private end: LogEnd | undefined
 
   /** Called before `cmd` is applied: the withdrawal it settles, as it stands then. */
   before(state: State, cmd: { type: string; withdrawalId?: unknown }): Withdrawal | undefined {
@@ -81,148 +99,188 @@ export class MoneyCheck {
   finish(state: State): void {
     const owed = new Map<string, bigint>()
     for (const [asset, n] of state.deposited) owed.set(asset, n - (state.withdrawn.get(asset) ?? 0n))
-    this.end = { seq: state.seq, time: state.time, chain: state.chain, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])), owed,
-      pending: new Set(state.withdrawals.keys()), nextWithdrawalId: state.nextWithdrawalId }
+    this.end = { seq: state.seq, time: state.time, chain: state.chain, scales: new Map([...state.assets.values()].map((a) => [a.name, a.scale])),
+      owed, pending: new Set(state.withdrawals.keys()), nextWithdrawalId: state.nextWithdrawalId }
   }
 
   /**
    * The findings against the Vault's records (read after the log). `prefix`: the log is a prefix
    * of one still growing, so a payment of a withdrawal it never requested may be of a later one
-   * if made late enough: `blockTime` gives a block's timestamp in seconds.
+   * if made late enough.
    */
-  async reconcile(r: VaultRecords, prefix: { blockTime: (block: number) => Promise<number> } | undefined):
-  Promise<{ findings: Finding[]; summary: MoneySummary }> {
-    const end = this.end!
-    const findings: Finding[] = []
-    const tokenOf = new Map<string, string>()
-    const assetOf = new Map<string, string>()
+  async reconcile(r: VaultRecords, prefix: Prefix | undefined): Promise<{ findings: Finding[]; summary: MoneySummary }> {
+    const c = new Reconciliation(this.end!, r)
+    const credited = c.credits(this.credits)
+    const passed = c.passedOver(credited.at)
+    const payments = await c.payments(this.paid, this.refunded, prefix)
+    const reserves = c.reserves(payments.unsettled)
+    return { findings: c.findings, summary: { depositsMatched: credited.matched, depositsAfter: r.deposits.length - passed.last - 1,
+      depositsSkipped: passed.skipped, paymentsMatched: payments.matched, reserves } }
+  }
+}
+
+const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase()
+
+/** One reconciliation of a log's money with the Vault's records, its findings collected in order. */
+class Reconciliation {
+  readonly findings: Finding[] = []
+  /** Asset ⇄ token as the log declared them, else as its first credits and payments pair them. */
+  private readonly tokenOf = new Map<string, string>()
+  private readonly assetOf = new Map<string, string>()
+  private readonly declaredDecimals = new Map<string, number>()
+  private readonly since: string
+
+  constructor(private readonly end: LogEnd, private readonly r: VaultRecords) {
     if (end.chain !== null && end.chain.chainId !== r.chainId) {
-      findings.push({ seq: end.seq, what: `the log declares its money on chain ${end.chain.chainId}, but the Vault was read on chain ${r.chainId}` })
+      this.findings.push({ seq: end.seq, what: `the log declares its money on chain ${end.chain.chainId}, but the Vault was read on chain ${r.chainId}` })
     }
-    // The tokens the log declared (core/chain-declaration.ts), else as its first credits and payments pair them.
     for (const t of end.chain?.tokens ?? []) {
       const token = getAddress(t.address)
-      tokenOf.set(t.asset, token)
-      assetOf.set(token, t.asset)
+      this.tokenOf.set(t.asset, token)
+      this.assetOf.set(token, t.asset)
+      this.declaredDecimals.set(token, t.decimals)
       const onChain = r.tokens.get(token)?.decimals
-      if (onChain === undefined) findings.push({ seq: end.seq, what: `the log declares ${t.asset}'s token ${token}, which is no ERC-20 on this chain` })
-      else if (onChain !== t.decimals) findings.push({ seq: end.seq, what: `the log declares ${t.asset}'s token ${token} with ${t.decimals} decimals, but it has ${onChain}` })
+      if (onChain === undefined) this.findings.push({ seq: end.seq, what: `the log declares ${t.asset}'s token ${token}, which is no ERC-20 on this chain` })
+      else if (onChain !== t.decimals) this.findings.push({ seq: end.seq, what: `the log declares ${t.asset}'s token ${token} with ${t.decimals} decimals, but it has ${onChain}` })
     }
-    const since = end.chain === null ? 'before' : 'in the log\'s chain declaration'
-    /** Pairs an asset with a token; false (with a finding) when either was paired otherwise. */
-    const pair = (seq: number, asset: string, token: string): boolean => {
-      const t = tokenOf.get(asset)
-      const a = assetOf.get(token)
-      if ((t !== undefined && t !== token) || (a !== undefined && a !== asset)) {
-        findings.push({ seq, what: `${asset} is paired with token ${token} here, but ${t !== undefined && t !== token ? `${asset} was ${t}` : `${token} was ${a}`} ${since}` })
-        return false
-      }
-      tokenOf.set(asset, token)
-      assetOf.set(token, asset)
-      return true
-    }
-    // The token's own, else as declared (a token answering none is a finding above).
-    const declaredDecimals = new Map((end.chain?.tokens ?? []).map((t) => [getAddress(t.address), t.decimals]))
-    const decimals = (token: string): number => r.tokens.get(token)?.decimals ?? declaredDecimals.get(token) ?? 0
-    const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase()
+    this.since = end.chain === null ? 'before' : 'in the log\'s chain declaration'
+  }
 
-    // Deposits credited.
-    const position = new Map(r.deposits.map((d, i) => [d.ref.toLowerCase(), i]))
-    const creditedAt = new Map<number, number>()
-    let depositsMatched = 0
-    for (const { seq, cmd } of this.credits) {
+  /** Pairs an asset with a token; false (with a finding) when either was paired otherwise. */
+  private pair(seq: number, asset: string, token: string): boolean {
+    const t = this.tokenOf.get(asset)
+    const a = this.assetOf.get(token)
+    if ((t !== undefined && t !== token) || (a !== undefined && a !== asset)) {
+      const was = t !== undefined && t !== token ? `${asset} was ${t}` : `${token} was ${a}`
+      this.findings.push({ seq, what: `${asset} is paired with token ${token} here, but ${was} ${this.since}` })
+      return false
+    }
+    this.tokenOf.set(asset, token)
+    this.assetOf.set(token, asset)
+    return true
+  }
+
+  /** A token's decimals: its own, else as declared (a token answering none is a finding already). */
+  private decimals(token: string): number {
+    return this.r.tokens.get(token)?.decimals ?? this.declaredDecimals.get(token) ?? 0
+  }
+
+  private scale(asset: string): number {
+    return this.end.scales.get(asset) ?? 0
+  }
+
+  /** Each credit against its deposit: how many matched, and the seq crediting each deposit (by its place in chain order). */
+  credits(credits: Credit[]): { matched: number; at: Map<number, number> } {
+    const position = new Map(this.r.deposits.map((d, i) => [d.ref.toLowerCase(), i]))
+    const at = new Map<number, number>()
+    let matched = 0
+    for (const { seq, cmd } of credits) {
       const i = position.get(String(cmd.ref).toLowerCase())
       const what = `${cmd.amount} units of ${cmd.asset} credited to ${cmd.account} sub-account ${cmd.sub} (ref ${cmd.ref})`
       if (i === undefined) {
-        findings.push({ seq, what: `${what}: no such deposit into the Vault` })
+        this.findings.push({ seq, what: `${what}: no such deposit into the Vault` })
         continue
       }
-      creditedAt.set(i, seq)
-      const d = r.deposits[i]!
-      if (!pair(seq, cmd.asset, d.token)) continue
-      const amount = toLedger(d.amount, decimals(d.token), end.scales.get(cmd.asset) ?? 0)
+      at.set(i, seq)
+      const d = this.r.deposits[i]!
+      if (!this.pair(seq, cmd.asset, d.token)) continue
+      const amount = toLedger(d.amount, this.decimals(d.token), this.scale(cmd.asset))
       const wrong = [
         ...(sameAddress(d.account, cmd.account) ? [] : [`account ${d.account}`]),
         ...(d.sub === cmd.sub ? [] : [`sub-account ${d.sub}`]),
         ...(amount === cmd.amount ? [] : [`${amount ?? 'nothing'} units`]),
       ]
-      if (wrong.length > 0) findings.push({ seq, what: `${what}, but the Vault's deposit is for ${wrong.join(', ')}` })
-      else depositsMatched++
+      if (wrong.length > 0) this.findings.push({ seq, what: `${what}, but the Vault's deposit is for ${wrong.join(', ')}` })
+      else matched++
     }
+    return { matched, at }
+  }
 
-    // Deposits not credited, up to the last one credited: the watcher passed them.
+  /**
+   * Deposits not credited up to the last one credited (the watcher credits in chain order, so it
+   * passed them): findings unless the watcher's rules skip them. The last credited one's place.
+   */
+  passedOver(creditedAt: Map<number, number>): { skipped: number; last: number } {
     let last = -1
     for (const i of creditedAt.keys()) last = Math.max(last, i)
-    let depositsSkipped = 0
+    let skipped = 0
     let nextCredit: number | undefined
     for (let i = last; i >= 0; i--) {
       if (creditedAt.has(i)) {
         nextCredit = creditedAt.get(i)
         continue
       }
-      const d = r.deposits[i]!
-      const asset = assetOf.get(d.token)
-      const scale = asset === undefined ? undefined : end.scales.get(asset)
-      if (asset === undefined || scale === undefined || toLedger(d.amount, decimals(d.token), scale) === undefined) {
-        depositsSkipped++
+      const d = this.r.deposits[i]!
+      const asset = this.assetOf.get(d.token)
+      if (asset === undefined || !this.end.scales.has(asset) || toLedger(d.amount, this.decimals(d.token), this.scale(asset)) === undefined) {
+        skipped++
         continue
       }
-      findings.push({ seq: nextCredit!, what: `the Vault's deposit ${d.ref} (block ${d.block}) of ${d.amount} token units of ${asset} ` +
+      this.findings.push({ seq: nextCredit!, what: `the Vault's deposit ${d.ref} (block ${d.block}) of ${d.amount} token units of ${asset} ` +
         `by ${d.account} sub-account ${d.sub} was never credited, though later deposits were` })
     }
+    return { skipped, last }
+  }
 
-    // Withdrawals paid, refunded, and payments the log does not settle.
-    let paymentsMatched = 0
+  /**
+   * Withdrawals marked paid against the Vault's payments, refunds against them, and payments the
+   * log does not settle: per token, what those it had not recorded by its end took off the Vault.
+   */
+  async payments(paid: Settlement[], refunded: Settlement[], prefix: Prefix | undefined): Promise<{ matched: number; unsettled: Map<string, bigint> }> {
+    let matched = 0
     const settled = new Set<number>()
-    for (const { seq, w, txId } of this.paid) {
+    for (const { seq, w, txId } of paid) {
       settled.add(w.withdrawalId)
-      const p = r.payments.get(w.withdrawalId)
+      const p = this.r.payments.get(w.withdrawalId)
       const what = `withdrawal ${w.withdrawalId} of ${w.amount} units of ${w.asset} to ${w.address} marked paid by ${txId}`
       if (p === undefined) {
-        findings.push({ seq, what: `${what}, but the Vault never paid it` })
+        this.findings.push({ seq, what: `${what}, but the Vault never paid it` })
         continue
       }
-      if (!pair(seq, w.asset, p.token)) continue
-      const units = tokenUnitsFor(BigInt(w.amount), decimals(p.token), end.scales.get(w.asset) ?? 0)
+      if (!this.pair(seq, w.asset, p.token)) continue
+      const units = tokenUnitsFor(BigInt(w.amount), this.decimals(p.token), this.scale(w.asset))
       const wrong = [
         ...(sameAddress(p.txHash, txId ?? '') ? [] : [`transaction ${p.txHash}`]),
         ...(sameAddress(p.to, w.address) ? [] : [`address ${p.to}`]),
         ...(p.amount === units ? [] : [`${p.amount} token units`]),
       ]
-      if (wrong.length > 0) findings.push({ seq, what: `${what}, but the Vault's payment is ${wrong.join(', ')}` })
-      else paymentsMatched++
+      if (wrong.length > 0) this.findings.push({ seq, what: `${what}, but the Vault's payment is ${wrong.join(', ')}` })
+      else matched++
     }
-    for (const { seq, w } of this.refunded) {
+    for (const { seq, w } of refunded) {
       settled.add(w.withdrawalId)
-      const p = r.payments.get(w.withdrawalId)
-      if (p) findings.push({ seq, what: `withdrawal ${w.withdrawalId} refunded, but the Vault paid it (${p.amount} token units to ${p.to} in ${p.txHash})` })
+      const p = this.r.payments.get(w.withdrawalId)
+      if (p) this.findings.push({ seq, what: `withdrawal ${w.withdrawalId} refunded, but the Vault paid it (${p.amount} token units to ${p.to} in ${p.txHash})` })
     }
-    const unsettledPaid = new Map<string, bigint>()
-    for (const p of r.payments.values()) {
+    const unsettled = new Map<string, bigint>()
+    for (const p of this.r.payments.values()) {
       if (settled.has(p.id)) continue
       // Paid, and the log had not recorded it by its end: its debt is already off the Vault.
-      if (end.pending.has(p.id) || (prefix && p.id >= end.nextWithdrawalId && await prefix.blockTime(p.block) * 1000 >= end.time - PREFIX_GRACE_MS)) {
-        unsettledPaid.set(p.token, (unsettledPaid.get(p.token) ?? 0n) + p.amount)
+      const later = prefix !== undefined && p.id >= this.end.nextWithdrawalId && await prefix.blockTime(p.block) * 1000 >= this.end.time - PREFIX_GRACE_MS
+      if (this.end.pending.has(p.id) || later) {
+        unsettled.set(p.token, (unsettled.get(p.token) ?? 0n) + p.amount)
       } else {
-        findings.push({ seq: end.seq, what: `the Vault paid withdrawal ${p.id} (${p.amount} token units to ${p.to} in ${p.txHash}), ` +
+        this.findings.push({ seq: this.end.seq, what: `the Vault paid withdrawal ${p.id} (${p.amount} token units to ${p.to} in ${p.txHash}), ` +
           'which the log never requested' })
       }
     }
+    return { matched, unsettled }
+  }
 
-    // Reserves: what the Vault holds against what the ledger owes, per asset paired with a token.
-    const reserves: MoneySummary['reserves'] = []
-    for (const [asset, token] of tokenOf) {
-      const held = r.tokens.get(token)!.held
-      const owed = tokenUnitsFor(end.owed.get(asset) ?? 0n, decimals(token), end.scales.get(asset) ?? 0) - (unsettledPaid.get(token) ?? 0n)
-      reserves.push({ asset, token, decimals: decimals(token), held, owed })
-      if (held < owed) findings.push({ seq: end.seq, what: `the Vault holds ${held} token units of ${asset} (${token}), but the ledger owes ${owed}` })
+  /** Per asset paired with a token, what the Vault holds against what the ledger owes (less what it already paid for unsettled withdrawals). */
+  reserves(unsettled: Map<string, bigint>): MoneySummary['reserves'] {
+    const out: MoneySummary['reserves'] = []
+    for (const [asset, token] of this.tokenOf) {
+      const held = this.r.tokens.get(token)!.held
+      const owed = tokenUnitsFor(this.end.owed.get(asset) ?? 0n, this.decimals(token), this.scale(asset)) - (unsettled.get(token) ?? 0n)
+      out.push({ asset, token, decimals: this.decimals(token), held, owed })
+      if (held < owed) this.findings.push({ seq: this.end.seq, what: `the Vault holds ${held} token units of ${asset} (${token}), but the ledger owes ${owed}` })
     }
     // An asset owed but paired with no token (no credit or payment of it matched): its reserve is unknown.
-    for (const [asset, owed] of end.owed) {
-      if (!tokenOf.has(asset) && owed > 0n) reserves.push({ asset, token: '', decimals: end.scales.get(asset) ?? 0, held: 0n, owed })
+    for (const [asset, owed] of this.end.owed) {
+      if (!this.tokenOf.has(asset) && owed > 0n) out.push({ asset, token: '', decimals: this.scale(asset), held: 0n, owed })
     }
-    const depositsAfter = r.deposits.length - last - 1
-    return { findings, summary: { depositsMatched, depositsAfter, depositsSkipped, paymentsMatched, reserves } }
+    return out
   }
 }
 
