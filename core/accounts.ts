@@ -9,8 +9,13 @@ import {
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
+/** A 0x-prefixed 20-byte address in hex, any case: accounts, withdrawal targets, oracle keys, contracts. */
+export function validAddress(a: unknown): a is string {
+  return typeof a === 'string' && ADDRESS.test(a)
+}
+
 export function validIssuer(issuer: Issuer): boolean {
-  return typeof issuer.account === 'string' && ADDRESS.test(issuer.account) &&
+  return validAddress(issuer.account) &&
     Number.isInteger(issuer.sub) && issuer.sub >= 0 && issuer.sub < LIMITS.subAccountsMax
 }
 

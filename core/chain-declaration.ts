@@ -6,6 +6,7 @@
 // sequencer as its chain services start; a log moving to another Vault would need a rule of
 // its own.
 
+import { validAddress } from './accounts.js'
 import type { DeclareChain } from './commands.js'
 import type { Result } from './events.js'
 import { accept, reject } from './results.js'
@@ -15,18 +16,16 @@ import type { ChainDeclaration, State } from './state.js'
 /** The first rules under which a log declares its chain (older builds answered COMMAND_UNKNOWN). */
 export const CHAIN_DECLARED_RULES = SALTED_LEAVES
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-
 /** The declaration as the state keeps it, or null when malformed for `state` (unknown assets, repeats). */
 function declarationOf(state: State, cmd: DeclareChain): ChainDeclaration | null {
   const { chainId, vault, tokens } = cmd
-  if (!Number.isSafeInteger(chainId) || chainId < 1 || typeof vault !== 'string' || !ADDRESS.test(vault)) return null
+  if (!Number.isSafeInteger(chainId) || chainId < 1 || !validAddress(vault)) return null
   if (!Array.isArray(tokens) || tokens.length === 0 || tokens.length > state.assets.size) return null
   const assets = new Set<string>()
   const addresses = new Set<string>()
   for (const t of tokens) {
     if (t === null || typeof t !== 'object' || typeof t.asset !== 'string' || !state.assets.has(t.asset) || assets.has(t.asset)) return null
-    if (typeof t.address !== 'string' || !ADDRESS.test(t.address) || addresses.has(t.address.toLowerCase())) return null
+    if (!validAddress(t.address) || addresses.has(t.address.toLowerCase())) return null
     if (!Number.isSafeInteger(t.decimals) || t.decimals < 0 || t.decimals > 255) return null
     assets.add(t.asset)
     addresses.add(t.address.toLowerCase())

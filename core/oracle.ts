@@ -2,6 +2,7 @@
 // signature was verified before sequencing (replica/oracle-signature.ts) and stays in the log
 // for the audit; here only the shape, the registered signer and the price's freshness count.
 
+import { validAddress } from './accounts.js'
 import type { OraclePrice, SetOracle } from './commands.js'
 import type { Result } from './events.js'
 import { LIMITS } from './limits.js'
@@ -9,7 +10,6 @@ import { boundaryAfter, refreshMark } from './prices.js'
 import { accept, reject } from './results.js'
 import type { PerpMarket, State } from './state.js'
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
 
 /** The perpetual of a pair (one per pair), or undefined. */
@@ -20,7 +20,7 @@ export function perpOfPair(state: State, pair: unknown): PerpMarket | undefined 
 }
 
 export function setOracle(state: State, cmd: SetOracle, time: number): Result {
-  if (typeof cmd.oracle !== 'string' || !ADDRESS.test(cmd.oracle)) return reject('COMMAND_INVALID')
+  if (!validAddress(cmd.oracle)) return reject('COMMAND_INVALID')
   const m = perpOfPair(state, cmd.pair)
   if (m === undefined) return reject('MARKET_UNKNOWN')
   m.prices.oracle = cmd.oracle.toLowerCase()
@@ -30,7 +30,7 @@ export function setOracle(state: State, cmd: SetOracle, time: number): Result {
 export function oraclePrice(state: State, cmd: OraclePrice, time: number): Result {
   if (!Number.isSafeInteger(cmd.priceE8) || cmd.priceE8 <= 0 || cmd.priceE8 > LIMITS.oraclePriceE8Max) return reject('COMMAND_INVALID')
   if (!Number.isSafeInteger(cmd.time) || cmd.time < 0) return reject('COMMAND_INVALID')
-  if (typeof cmd.oracle !== 'string' || !ADDRESS.test(cmd.oracle)) return reject('COMMAND_INVALID')
+  if (!validAddress(cmd.oracle)) return reject('COMMAND_INVALID')
   if (typeof cmd.signature !== 'string' || !SIGNATURE.test(cmd.signature)) return reject('COMMAND_INVALID')
   const m = perpOfPair(state, cmd.pair)
   if (m === undefined) return reject('MARKET_UNKNOWN')

@@ -1,7 +1,7 @@
 // Deposits, spot ⇄ perp transfers of the quote asset, and withdrawals (debit on request,
 // then complete or refund). Deposits are idempotent by their chain reference.
 
-import { ensureSpotBalance, ensureSub, findSub, spotBalance, validIssuer } from './accounts.js'
+import { ensureSpotBalance, ensureSub, findSub, spotBalance, validAddress, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
 import type { Deposit, DepositPending, FeeWithdrawal, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
 import type { Event, Result, WithdrawalEvent } from './events.js'
@@ -119,7 +119,7 @@ export function requestWithdrawal(state: State, cmd: WithdrawalRequest, time: nu
   if (!validIssuer(cmd)) return reject('ACCOUNT_INVALID')
   if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
   if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
-  if (typeof cmd.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(cmd.address)) return reject('COMMAND_INVALID')
+  if (!validAddress(cmd.address)) return reject('COMMAND_INVALID')
   const woid = cmd.withdrawOrderId ?? ''
   if (typeof woid !== 'string' || woid.length > LIMITS.withdrawRefLengthMax) return reject('COMMAND_INVALID')
   const sub = findSub(state, cmd)
@@ -151,7 +151,7 @@ export function requestFeeWithdrawal(state: State, cmd: FeeWithdrawal, time: num
   if (rulesOf(state) < FEE_WITHDRAWAL_RULES) return reject('COMMAND_UNKNOWN')
   if (!state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
   if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
-  if (typeof cmd.address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(cmd.address)) return reject('COMMAND_INVALID')
+  if (!validAddress(cmd.address)) return reject('COMMAND_INVALID')
   if ((state.fees.get(cmd.asset) ?? 0) < cmd.amount) return reject('BALANCE_INSUFFICIENT')
   addFee(state.fees, cmd.asset, -cmd.amount)
   const w: Withdrawal = {
