@@ -6,11 +6,12 @@
 // (chain/money-audit.ts).
 
 import path from 'node:path'
-import { formatUnits, JsonRpcProvider } from 'ethers'
+import { formatUnits } from 'ethers'
 import { readAnchors } from '../chain/anchor.js'
 import { auditLog, firstDeclaredChain, type AnchorRecord, type AuditReport } from '../chain/audit.js'
 import { MoneyCheck, type MoneySummary } from '../chain/money-audit.js'
 import { readVaultRecords } from '../chain/vault-records.js'
+import { withReader } from '../chain/provider.js'
 import { readLogFile } from '../chain/log-file.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
@@ -72,16 +73,6 @@ function moneyLines(m: MoneySummary): string[] {
   ]
 }
 
-/** Calls `f` with a provider for `rpc`, destroyed after. */
-async function withProvider<T>(rpc: string, f: (provider: JsonRpcProvider) => Promise<T>): Promise<T> {
-  const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1 })
-  try {
-    return await f(provider)
-  } finally {
-    provider.destroy()
-  }
-}
-
 /** The log an audit reads: its name, its batches from genesis, progress, and what to close after. */
 interface LogSource {
   name: string
@@ -141,7 +132,7 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
   if (c.rpc || c.vault) {
     if (!c.rpc) throw new Error('audit needs --rpc to check anchors (with --vault, or the Vault the log declares)')
     vault = await vaultOf(c)
-    anchors = await withProvider(c.rpc, (provider) => readAnchors(provider, vault!.vault))
+    anchors = await withReader(c.rpc, (provider) => readAnchors(provider, vault!.vault))
     money = new MoneyCheck()
   }
   const bar = progressBar()
@@ -166,7 +157,7 @@ export async function runAudit(c: AuditCommand): Promise<boolean> {
     : 'not checked (no --rpc)'}`)
   // The Vault's records are read after the log, so they cover every block the log's credits name.
   if (money && report.chainIntact && report.stoppedAt === null) {
-    const r = await withProvider(c.rpc!, async (provider) => {
+    const r = await withReader(c.rpc!, async (provider) => {
       const records = await readVaultRecords(provider, vault!.vault, { tokens: money!.declaredTokens, fromBlock: c.vaultBlock })
       const blockTime = async (block: number): Promise<number> => (await provider.getBlock(block))!.timestamp
       return money!.reconcile(records, c.prefix === true || c.follow !== undefined ? { blockTime } : undefined)

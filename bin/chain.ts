@@ -30,7 +30,7 @@ export async function startChain(config: Config, running: RunningNode, submit: (
   logger: Logger): Promise<ChainServices> {
   const { node } = running.replica
   const log = running.log
-  const services = await startChainServices({
+  return startChainServices({
     rpcUrl: config.rpcUrl, chainId: config.chainId, vault: config.vaultAddress, vaultBlock: config.vaultBlock,
     tokens: config.tokens, operatorKey: config.operatorKey, confirmations: config.confirmations,
     anchorIntervalMs: config.anchorIntervalMs, pollMs: config.chainPollMs, stateDir: path.join(config.dataDir, 'chain'),
@@ -43,7 +43,6 @@ export async function startChain(config: Config, running: RunningNode, submit: (
     declare: (chain) => declareChainOnce(node.state, chain, submit),
     logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
   }, logger)
-  return services
 }
 
 /**

@@ -6,12 +6,12 @@
 // compares it with the root the Vault holds for that seq.
 
 import path from 'node:path'
-import { JsonRpcProvider } from 'ethers'
 import { apply } from '../core/apply.js'
 import { verifyProof } from '../core/merkle.js'
 import { leafHash, proofTree, saltedLeafHash } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { anchorAt, newestAnchorAtOrBelow } from '../chain/anchor.js'
+import { withReader } from '../chain/provider.js'
 import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
@@ -40,14 +40,9 @@ export interface ProveCommand {
 
 /** The newest seq the Vault anchored at or below `lastSeq`: what a proof is checked against. */
 async function newestAnchorWithin(rpc: string, vault: string, lastSeq: number): Promise<number> {
-  const provider = new JsonRpcProvider(rpc, undefined, { batchMaxCount: 1 })
-  try {
-    const seq = await newestAnchorAtOrBelow(provider, vault, lastSeq)
-    if (seq === undefined) throw new OperatorError(`the Vault ${vault} holds no anchor within the log (it ends at ${lastSeq})`)
-    return seq
-  } finally {
-    provider.destroy()
-  }
+  const seq = await withReader(rpc, (provider) => newestAnchorAtOrBelow(provider, vault, lastSeq))
+  if (seq === undefined) throw new OperatorError(`the Vault ${vault} holds no anchor within the log (it ends at ${lastSeq})`)
+  return seq
 }
 
 /** The newest checkpoint of a log ending at `lastSeq` (what gets anchored), or its last entry before the first. */
@@ -155,22 +150,18 @@ export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean
     if (!c.rpc || !vault) throw new OperatorError('verify-proof needs both --rpc and --vault to check the anchor (the proof names no Vault)')
     if (c.vault === undefined) c.out(`  the Vault the proof names: ${vault} (give --vault to check against another)`)
     else if (p.vault !== undefined && p.vault.toLowerCase() !== c.vault.toLowerCase()) c.out(`  the proof names the Vault ${p.vault}; checked against --vault`)
-    const provider = new JsonRpcProvider(c.rpc, undefined, { batchMaxCount: 1 })
-    try {
-      if ((await provider.getCode(vault)) === '0x') {
-        c.out(`  NO VAULT at ${vault}: no contract there on this chain`)
-        c.out('FAIL')
-        return false
-      }
-      const anchor = await anchorAt(provider, vault, p.seq)
-      const anchored = anchor !== undefined && anchor.root.toLowerCase() === p.root.toLowerCase() &&
-        anchor.logHash.toLowerCase() === p.logHash.toLowerCase()
-      ok &&= anchored
-      c.out(anchor === undefined ? `  NO ANCHOR at seq ${p.seq} on ${vault}`
-        : anchored ? `  anchored on ${vault} at seq ${p.seq}` : `  ANCHORED ROOT DIFFERS at seq ${p.seq}: ${anchor.root}`)
-    } finally {
-      provider.destroy()
+    const found = await withReader(c.rpc, async (provider) =>
+      (await provider.getCode(vault)) === '0x' ? 'no vault' : anchorAt(provider, vault, p.seq))
+    if (found === 'no vault') {
+      c.out(`  NO VAULT at ${vault}: no contract there on this chain`)
+      c.out('FAIL')
+      return false
     }
+    const anchored = found !== undefined && found.root.toLowerCase() === p.root.toLowerCase() &&
+      found.logHash.toLowerCase() === p.logHash.toLowerCase()
+    ok &&= anchored
+    c.out(found === undefined ? `  NO ANCHOR at seq ${p.seq} on ${vault}`
+      : anchored ? `  anchored on ${vault} at seq ${p.seq}` : `  ANCHORED ROOT DIFFERS at seq ${p.seq}: ${found.root}`)
   } else {
     c.out('  anchor not checked (no --rpc/--vault)')
   }

@@ -12,6 +12,19 @@ export function chainProvider(url: string, chainId: number, pollingMs = 50): Jso
 }
 
 /**
+ * Calls `f` with a provider for a chain the caller only reads (an auditor's, a user's: its id
+ * looked up, not assumed), destroyed after.
+ */
+export async function withReader<T>(url: string, f: (provider: JsonRpcProvider) => Promise<T>): Promise<T> {
+  const provider = new JsonRpcProvider(url, undefined, { batchMaxCount: 1 })
+  try {
+    return await f(provider)
+  } finally {
+    provider.destroy()
+  }
+}
+
+/**
  * Waits for a sent transaction to be mined, then gives what its `wait()` gives (and throws what
  * it throws: a revert is CALL_EXCEPTION). Not `wait()` alone: that looks for the receipt once,
  * then only at each new block, taking the newest block when it starts listening as its
