@@ -6,6 +6,8 @@
 // exchange lists it.
 
 import type { Command } from '../core/commands.js'
+import { parseAmount } from '../gateway/decimal.js'
+import { ApiError } from '../gateway/errors.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import { OperatorError } from './operator-error.js'
 
@@ -34,15 +36,19 @@ async function scaleOf(api: string, asset: string): Promise<number> {
   throw new OperatorError(`${asset} is not an asset of the exchange at ${api}`)
 }
 
-/** `amount` in ledger units of `scale` decimals, exactly, or an operator error. */
+/**
+ * `amount` in ledger units of `scale` decimals, exactly, as the gateway parses a withdrawal's
+ * amount (gateway/decimal.ts); its refusals said as the operator's.
+ */
 export function ledgerUnits(amount: string, scale: number): number {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(amount)
-  if (m === null) throw new OperatorError(`--amount must be a positive decimal number, got ${amount}`)
-  const fraction = m[2] ?? ''
-  if (fraction.length > scale) throw new OperatorError(`--amount ${amount} is finer than the asset's ${scale} decimals`)
-  const units = BigInt(m[1]! + fraction.padEnd(scale, '0'))
-  if (units <= 0n || units > BigInt(Number.MAX_SAFE_INTEGER)) throw new OperatorError(`--amount ${amount} is out of range`)
-  return Number(units)
+  try {
+    return parseAmount({ name: 'amount', scale }, amount)
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err
+    if (err.code === -1111) throw new OperatorError(`--amount ${amount} is finer than the asset's ${scale} decimals`)
+    if (err.code === -1100) throw new OperatorError(`--amount must be a positive decimal number, got ${amount}`)
+    throw new OperatorError(`--amount ${amount} is out of range`)
+  }
 }
 
 /** Submits the withdrawal; what the ledger recorded. */

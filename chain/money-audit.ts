@@ -23,7 +23,7 @@ import type { Deposit, WithdrawalComplete } from '../core/commands.js'
 import type { ChainDeclaration, State, Withdrawal } from '../core/state.js'
 import type { Finding } from './audit.js'
 import { getAddress } from 'ethers'
-import { toLedger } from './units.js'
+import { tokenUnitsCovering, toLedger } from './units.js'
 import type { VaultRecords } from './vault-records.js'
 
 /**
@@ -238,7 +238,7 @@ class Reconciliation {
         continue
       }
       if (!this.pair(seq, w.asset, p.token)) continue
-      const units = tokenUnitsFor(BigInt(w.amount), this.decimals(p.token), this.scale(w.asset))
+      const units = tokenUnitsCovering(BigInt(w.amount), this.decimals(p.token), this.scale(w.asset))
       const wrong = [
         ...(sameAddress(p.txHash, txId ?? '') ? [] : [`transaction ${p.txHash}`]),
         ...(sameAddress(p.to, w.address) ? [] : [`address ${p.to}`]),
@@ -272,7 +272,7 @@ class Reconciliation {
     const out: MoneySummary['reserves'] = []
     for (const [asset, token] of this.tokenOf) {
       const held = this.r.tokens.get(token)!.held
-      const owed = tokenUnitsFor(this.end.owed.get(asset) ?? 0n, this.decimals(token), this.scale(asset)) - (unsettled.get(token) ?? 0n)
+      const owed = tokenUnitsCovering(this.end.owed.get(asset) ?? 0n, this.decimals(token), this.scale(asset)) - (unsettled.get(token) ?? 0n)
       out.push({ asset, token, decimals: this.decimals(token), held, owed })
       if (held < owed) this.findings.push({ seq: this.end.seq, what: `the Vault holds ${held} token units of ${asset} (${token}), but the ledger owes ${owed}` })
     }
@@ -282,11 +282,4 @@ class Reconciliation {
     }
     return out
   }
-}
-
-/** Token units of a ledger amount, rounded up (what the Vault must hold to cover it). */
-function tokenUnitsFor(ledgerUnits: bigint, decimals: number, scale: number): bigint {
-  if (decimals >= scale) return ledgerUnits * 10n ** BigInt(decimals - scale)
-  const f = 10n ** BigInt(scale - decimals)
-  return (ledgerUnits + f - 1n) / f
 }

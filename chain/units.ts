@@ -17,6 +17,13 @@ export function toLedger(tokenUnits: bigint, decimals: number, scale: number): n
   return Number(units)
 }
 
+/** Token units covering `ledgerUnits`, rounded up: what the Vault must hold for a debt of that many. */
+export function tokenUnitsCovering(ledgerUnits: bigint, decimals: number, scale: number): bigint {
+  if (decimals >= scale) return ledgerUnits * 10n ** BigInt(decimals - scale)
+  const f = 10n ** BigInt(scale - decimals)
+  return (ledgerUnits + f - 1n) / f
+}
+
 /** Token units for `ledgerUnits`, or undefined when the token cannot carry that precision. */
 export function toTokenUnits(ledgerUnits: number, decimals: number, scale: number): bigint | undefined {
   const n = BigInt(ledgerUnits)
