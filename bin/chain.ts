@@ -37,11 +37,13 @@ export async function startChain(config: Config, running: RunningNode, submit: (
   }, {
     state: () => node.state,
     submit,
+    committedSeq: () => running.replica.committedSeq(),
     onCheckpoint: (fn) => node.onCheckpoint(fn),
     latestCheckpoint: () => node.roots.at(-1),
     anchored: (seq, vault) => running.anchoredAt(seq, vault),
     declare: (chain) => declareChainOnce(node.state, chain, submit),
-    logHashAt: async (seq) => (seq <= log.lastSeq ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
+    // Anchored only once committed: with standbys, once they hold it (link.ts committedSeq).
+    logHashAt: async (seq) => (seq <= running.replica.committedSeq() ? hex((await log.read(seq, seq))[0]!.hash) : undefined),
   }, logger)
 }
 

@@ -35,6 +35,12 @@ export interface Config {
   linkTls: { certFile: string; keyFile: string; caFile: string }
   tickIntervalMs: number
   checkpointInterval: number
+  /**
+   * A sequencer: standbys that must hold each command before it is acknowledged (0: none); a
+   * replica: whether it is such a standby (--standby).
+   */
+  syncReplicas: number
+  standby: boolean
   logLevel: string
   /** USDT to fund a new account with (`exchange account --fund`). */
   fund: number
@@ -103,6 +109,8 @@ const OPTIONS = {
   'link-tls-ca': { type: 'string', env: 'EXCHANGE_LINK_TLS_CA', default: '' },
   'tick-ms': { type: 'string', env: 'EXCHANGE_TICK_MS', default: '1000' },
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
+  'sync-replicas': { type: 'string', env: 'EXCHANGE_SYNC_REPLICAS', default: '0' },
+  standby: { type: 'string', env: 'EXCHANGE_STANDBY', default: 'no' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
   fund: { type: 'string', env: 'EXCHANGE_FUND', default: '10000' },
   'key-type': { type: 'string', env: 'EXCHANGE_KEY_TYPE', default: 'hmac' },
@@ -149,8 +157,10 @@ commands:
   start                  sequencer + replica + projections in one process (data under --data), with
                          the embedded chain, price feed and a market-making bot (--no-bot: without)
   sequencer              the sequencer alone, serving replication on --replication-port
+                         (--sync-replicas N: acknowledge a command only once N standbys hold it)
   replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
-                         (wss://… when the sequencer runs with --link-tls-cert; --link-tls-ca to trust it)
+                         (wss://… when the sequencer runs with --link-tls-cert; --link-tls-ca to trust it;
+                         --standby: a synchronous standby, counted by the sequencer's --sync-replicas)
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON);
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
@@ -211,8 +221,8 @@ export function linkTlsOf(config: Config): LinkTls {
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = parseArgs({
-    // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`.
-    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a)),
+    // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`; `--standby` of `--standby yes`.
+    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a === '--standby' ? '--standby=yes' : a)),
     allowPositionals: true,
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
   })
@@ -236,6 +246,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     linkTls: { certFile: get('link-tls-cert'), keyFile: get('link-tls-key'), caFile: get('link-tls-ca') },
     tickIntervalMs: intOption('tick-ms', get('tick-ms'), 0, 60_000),
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
+    syncReplicas: intOption('sync-replicas', get('sync-replicas'), 0, 16),
+    standby: yesNo('standby', get('standby')),
     logLevel: get('log-level'),
     fund: intOption('fund', get('fund'), 1, 1_000_000_000),
     keyType: keyTypeOption(get('key-type')),
@@ -281,6 +293,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
+  if (config.standby && config.command !== 'replica') throw new Error('--standby is for a replica (exchange replica --follow URL --standby)')
+  if (config.syncReplicas > 0 && config.command !== 'sequencer' && config.command !== 'start') {
+    throw new Error('--sync-replicas is for the sequencer (exchange sequencer or start)')
+  }
   if (!config.linkTls.certFile !== !config.linkTls.keyFile) throw new Error('--link-tls-cert and --link-tls-key go together')
   if (get('bot') !== 'on' && get('bot') !== 'off') throw new Error('--bot must be on or off')
   if (get('ws-fan-out') !== 'process' && get('ws-fan-out') !== 'inline') throw new Error('--ws-fan-out must be process or inline')

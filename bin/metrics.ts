@@ -1,5 +1,5 @@
 // Prometheus text metrics at /metrics: seq, rules version, anchored seq, fees collected per asset, apply rate (a counter), commit latency, queue
-// depth, follower count, follower lag and checkpoints matched, the main thread's event-loop
+// depth, follower and standby counts, replicated seq, follower lag and checkpoints matched, the main thread's event-loop
 // delay, the REST gateway's request time, and the process's memory and CPU.
 
 import http from 'node:http'
@@ -17,7 +17,9 @@ const HELP: Record<string, string> = {
   exchange_rules_version: 'Rules version the log applies under at exchange_seq (core/rules.ts; 1 for a log declaring none)',
   exchange_fees: 'Trading fees collected and not withdrawn, per asset, in its units (exchange withdraw-fees takes them out of the Vault)',
   exchange_anchored_seq: 'Newest seq the Vault holds an anchor for, as this node knows it (its chain services, or its sequencer); 0: none known. exchange_seq minus it is what no anchor covers yet',
-  exchange_commit_latency_ms: 'Duration of the last group commit (LevelDB write with sync)',
+  exchange_commit_latency_ms: 'Duration of the last group commit (LevelDB write with sync; with --sync-replicas, until the standbys held it too)',
+  exchange_standbys: 'Synchronous standbys connected to this sequencer (exchange replica --standby)',
+  exchange_replicated_seq: 'Newest seq that --sync-replicas standbys hold (0 without --sync-replicas); commands after it wait for them',
   exchange_ingress_queue: 'Commands waiting for the sequencer',
   exchange_followers: 'Followers connected to this sequencer',
   exchange_follower_lag_ms: 'Receive time minus sequencer time of the newest applied entry',

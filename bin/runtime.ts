@@ -73,8 +73,8 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const batchListeners = new Set<(c: Committed) => void>()
   const role: Role = kind === 'sequencer'
     ? { kind, host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs,
-        genesis: genesisCommands(DEFAULT_GENESIS) }
-    : { kind, url: config.follow }
+        genesis: genesisCommands(DEFAULT_GENESIS), syncReplicas: config.syncReplicas }
+    : { kind, url: config.follow, standby: config.standby }
   // Checkpoint roots on a thread of their own: hashing the whole state would stall applying.
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   const roots = new RootHasher()

@@ -23,6 +23,8 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
+    exchange_standbys: replication!.standbys,
+    exchange_replicated_seq: replication!.replicated,
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   const secret = ctx.masterSecret

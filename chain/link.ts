@@ -9,6 +9,12 @@ import type { Acknowledged } from '../replica/sequencer.js'
 export interface ExchangeLink {
   state(): State
   submit(command: Command): Promise<Acknowledged>
+  /**
+   * The newest seq no fail-over can take back (replica.ts committedSeq): with synchronous
+   * standbys, what they hold. The state runs ahead of it; what lies beyond may vanish with this
+   * node, so nothing is paid or anchored for it yet. Absent: the whole state counts.
+   */
+  committedSeq?(): number
 }
 
 export type { Logger }

@@ -29,6 +29,8 @@ export class WithdrawalExecutor {
   private readonly vault: Contract
   private readonly logger: Logger
   private loop: { stop(): Promise<void> } | undefined
+  /** Pending withdrawals by the seq of the state they were first seen in (their request is at or before it). */
+  private readonly seenAt = new Map<number, number>()
 
   constructor(private readonly o: WithdrawalExecutorOptions) {
     this.vault = vaultAt(o.vault, o.provider)
@@ -44,12 +46,22 @@ export class WithdrawalExecutor {
     this.loop = undefined
   }
 
-  /** Settles every pending withdrawal, oldest first; how many were settled. */
+  /**
+   * Settles every pending withdrawal, oldest first; how many were settled. One first seen in a
+   * state not yet committed (link.ts committedSeq) waits until that state is: its request may
+   * not survive a fail-over, and the id would then be another request's.
+   */
   async poll(): Promise<number> {
-    const pending = [...this.o.exchange.state().withdrawals.values()]
+    const state = this.o.exchange.state()
+    const committed = this.o.exchange.committedSeq?.() ?? state.seq
+    const pending = [...state.withdrawals.values()]
       .filter((w) => w.status === 'PROCESSING').sort((a, b) => a.withdrawalId - b.withdrawalId)
+    for (const id of this.seenAt.keys()) if (state.withdrawals.get(id)?.status !== 'PROCESSING') this.seenAt.delete(id)
     let settled = 0
     for (const w of pending) {
+      const seen = this.seenAt.get(w.withdrawalId) ?? state.seq
+      this.seenAt.set(w.withdrawalId, seen)
+      if (seen > committed) continue
       const outcome = await this.pay(w)
       const ack = await this.o.exchange.submit(outcome.status === 'COMPLETED'
         ? { type: 'WithdrawalComplete', withdrawalId: w.withdrawalId, txId: outcome.txId }

@@ -17,7 +17,7 @@ import type { LogEntry } from './entry.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
 import {
-  batchCount, decodeMessage, encodeMessage, FOLLOWER_FEATURES, verifyWire, type BatchMessage, type Message,
+  batchCount, decodeMessage, encodeMessage, FOLLOWER_FEATURES, STANDBY_FEATURE, verifyWire, type BatchMessage, type Message,
 } from './replication.js'
 
 export class FollowerError extends Error {
@@ -38,6 +38,11 @@ export interface FollowerOptions {
   inboxBytesMax?: number
   /** The newest seq the Vault (at `vault`) holds an anchor for, as the sequencer announces it. */
   onAnchored?: (seq: number, vault: string) => void
+  /**
+   * A synchronous standby (replication.ts): says so in its hello and reports what its log holds
+   * after every write, so a sequencer with --sync-replicas acknowledges commands once it has them.
+   */
+  standby?: boolean
 }
 
 export class Follower {
@@ -123,7 +128,8 @@ export class Follower {
         }
       })
       // Ask from the end of the log once everything received before is handled.
-      this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1, FOLLOWER_FEATURES])) },
+      const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE] : FOLLOWER_FEATURES
+      this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1, features])) },
         (err: Error) => this.fatal(err))
     }, (err: Error) => {
       // Said once per reason, not at every retry: a sequencer that is down, or one that refuses
@@ -213,12 +219,13 @@ export class Follower {
     }
     // The store checks the chain and starts the write before append() first yields.
     const written = log.append(entries)
+    const from = this.conn
     let results: Result[]
     try {
       results = entries.map((e) => node.applyEntry(e))
     } finally {
       // Even when applying failed (a different root): the write is the sequencer's log.
-      this.writing = written.then(() => this.durable(entries, results, newest))
+      this.writing = written.then(() => this.durable(entries, results, newest, from))
         .catch((err: Error) => this.fatal(err))
         .finally(() => { this.writing = null })
     }
@@ -230,8 +237,15 @@ export class Follower {
     trim(this.lagSamplesMs)
   }
 
-  /** A group's write is synced: listeners hear of it, and snapshots up to it are saved. */
-  private durable(entries: LogEntry[], results: Result[] | undefined, newest: number[]): void {
+  /**
+   * A group's write is synced: a standby tells the sequencer (on the connection that sent it,
+   * which had its hello; a newer one's hello says as much), listeners hear of it, and snapshots
+   * up to it are saved.
+   */
+  private durable(entries: LogEntry[], results: Result[] | undefined, newest: number[], from: Connection | null): void {
+    if (this.o.standby && from !== null && from === this.conn) {
+      try { from.send(encodeMessage(['durable', entries[entries.length - 1]!.seq])) } catch { /* closing: the next hello says it */ }
+    }
     if (results === undefined) return
     const node = this.o.node
     node.committed({ entries, results })

@@ -10,15 +10,17 @@ import type { Clock } from './clock.js'
 import { Follower } from './follower.js'
 import { INGRESS_PATH, serveIngress } from './ingress.js'
 import type { LogStore } from './log-store.js'
-import type { Listener, Network } from './network.js'
+import type { Connection, Listener, Network } from './network.js'
 import { type Checkpoint, ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
 import { REPLICATION_PATH, ReplicationServer } from './replication.js'
 import type { RootSource } from './root-hasher.js'
 import { Sequencer } from './sequencer.js'
 
 export type Role =
-  | { kind: 'sequencer'; host: string; port: number; tickIntervalMs?: number; genesis?: Command[] }
-  | { kind: 'follower'; url: string; reconnectMs?: number }
+  | { kind: 'sequencer'; host: string; port: number; tickIntervalMs?: number; genesis?: Command[];
+      /** Standbys that must hold a command before it is acknowledged (replication.ts); 0: none. */
+      syncReplicas?: number }
+  | { kind: 'follower'; url: string; reconnectMs?: number; standby?: boolean }
 
 export interface ReplicaOptions {
   log: LogStore
@@ -51,6 +53,12 @@ export interface Replica {
   replication?: ReplicationServer
   /** Base URL of the sequencer's endpoints (replication and command ingress paths below it). */
   url?: string
+  /**
+   * The newest seq acknowledged or acknowledgeable: durable here (a follower: as listeners hear
+   * of it), and on a sequencer with standbys, held by them. Only so far may a sequencer's chain
+   * services act on the log: a standby promoted in its place may not hold what lies beyond.
+   */
+  committedSeq(): number
   stop(): Promise<void>
 }
 
@@ -64,20 +72,27 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
   if (o.role.kind === 'follower') {
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
-      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored })
+      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby })
     follower.start()
-    return { node, follower, async stop() { follower.stop(); await follower.idle().catch(() => {}) } }
+    return {
+      node, follower, committedSeq: () => o.log.lastSeq,
+      async stop() { follower.stop(); await follower.idle().catch(() => {}) },
+    }
   }
+  const syncReplicas = o.role.syncReplicas ?? 0
+  let sequencer: Sequencer | undefined
   const replication = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger, roots: () => node.roots,
-    checkpointInterval: node.checkpointInterval })
+    checkpointInterval: node.checkpointInterval, syncReplicas, onReplicated: (seq) => sequencer?.replicatedTo(seq) })
+  const committedSeq = (): number => (syncReplicas > 0 ? replication.committedSeq : o.log.lastSeq)
   // A checkpoint's root goes out once its entry is durable (a sequencer that crashed before the
   // write would have announced a root for an entry it never wrote: found by the cluster
   // simulator) and before the batch holding it, so followers hold the root when they get there.
   // A root computed off-thread may come after its batch went out: it goes at once (followers
   // keep roots announced for checkpoints they have not rooted yet, follower.ts).
   const roots: Checkpoint[] = []
+  // (With standbys, once replicated: a standby promoted in its place might hold another entry there.)
   node.onCheckpoint((cp) => {
-    if (cp.seq <= o.log.lastSeq) replication.publishCheckpoint(cp)
+    if (cp.seq <= committedSeq()) replication.publishCheckpoint(cp)
     else roots.push(cp)
   })
   node.onCommitted((c) => {
@@ -85,38 +100,48 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     while (roots.length > 0 && roots[0]!.seq <= last) replication.publishCheckpoint(roots.shift()!)
     replication.publish(c)
   })
-  const sequencer = new Sequencer({
+  const seq = new Sequencer({
     log: o.log, state: node.state, clock: o.clock, tickIntervalMs: o.role.tickIntervalMs,
     applyEntry: (e) => node.applyEntry(e), gate: node.gate,
     onCommit: (c) => { node.committed(c); flush() },
+    replicated: syncReplicas > 0 ? { onDurable: (c) => replication.publishDurable(c) } : undefined,
     onFatal,
   })
-  sequencer.start()
+  sequencer = seq
+  seq.start()
   const fresh = o.log.lastSeq === 0
+  // With standbys, even the rules and genesis below wait for one to hold them: the replication
+  // port opens first. Commands from gateways wait until those are written.
+  let ready = false
+  const serve = (conn: Connection, path: string): void => {
+    if (path === REPLICATION_PATH) replication.attach(conn)
+    else if (path === INGRESS_PATH && ready) serveIngress(conn, seq)
+    else if (path === INGRESS_PATH) conn.close('the sequencer is starting')
+    else conn.close(`unknown path ${path}`)
+  }
+  const early = syncReplicas > 0 ? await o.network.listen(o.role.host, o.role.port, serve) : undefined
+  if (early) o.logger?.info({ syncReplicas, url: early.url + REPLICATION_PATH }, 'waiting for standbys to hold each command')
   // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
   // and at the first start of a newer build on an older one.
   if (node.state.rules < RULES_VERSION) {
     const declaration: SetRules = { type: 'SetRules', version: RULES_VERSION }
     // The secret every later root's leaf salts derive from: in the log, and nowhere a user reads.
     if (seedDue(node.state, RULES_VERSION)) declaration.leafSeed = o.leafSeed?.() ?? `0x${randomBytes(32).toString('hex')}`
-    const ack = await sequencer.submit(declaration)
+    const ack = await seq.submit(declaration)
     if (!ack.result.ok) throw new Error(`rules ${RULES_VERSION} not declared at seq ${ack.seq}: ${ack.result.code}`)
     o.logger?.info({ seq: ack.seq, rules: RULES_VERSION }, 'rules declared')
   }
   if (fresh && o.role.genesis) {
-    const acks = await Promise.all(o.role.genesis.map((c) => sequencer.submit(c)))
+    const acks = await Promise.all(o.role.genesis.map((c) => seq.submit(c)))
     const bad = acks.find((a) => !a.result.ok)
     if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected: ${bad.result.ok ? '' : bad.result.code}`)
   }
-  const listener: Listener = await o.network.listen(o.role.host, o.role.port, (conn, path) => {
-    if (path === REPLICATION_PATH) replication.attach(conn)
-    else if (path === INGRESS_PATH) serveIngress(conn, sequencer)
-    else conn.close(`unknown path ${path}`)
-  })
+  ready = true
+  const listener: Listener = early ?? await o.network.listen(o.role.host, o.role.port, serve)
   return {
-    node, sequencer, replication, url: listener.url,
+    node, sequencer: seq, replication, url: listener.url, committedSeq,
     async stop() {
-      await sequencer.stop()
+      await seq.stop()
       replication.close()
       await listener.close()
       await node.rootsDelivered()

@@ -2,7 +2,7 @@
 // sequencer sends a snapshot first if its log no longer reaches back that far, then catches
 // the follower up from its log and streams every durable batch live, plus the state root of
 // every checkpoint. Messages are msgpack arrays in binary frames:
-//   follower → sequencer: ['hello', fromSeq, features]
+//   follower → sequencer: ['hello', fromSeq, features] | ['durable', seq]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
 //                         | ['checkpoint', seq, root, interval] | ['anchored', seq, vault] | ['live', seq]
 //                         | ['error', message]
@@ -13,6 +13,9 @@
 // ['live'], the seq its catch-up from the log ended at, for a reader that wants the log as it
 // stood when it connected: `exchange export-log --follow`, log-download.ts. The chain deposits
 // go to is not a message: the log declares it, core/chain-declaration.ts.)
+// A synchronous standby names 'standby' and reports ['durable', seq] each time its log holds
+// more; a sequencer with `syncReplicas` standbys acknowledges a command only once that many
+// hold it, and streams to its other followers only what they hold (see ReplicationServer).
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -33,6 +36,7 @@ export type BatchMessage = ['batch', number, Uint8Array, Uint8Array]
 
 export type Message =
   | ['hello', number, string[]?]
+  | ['durable', number]
   | ['snapshot', SnapshotMeta, Uint8Array]
   | BatchMessage
   | ['checkpoint', number, string, number?]
@@ -94,47 +98,121 @@ interface Session {
   /** Next seq this follower needs. */
   next: number
   live: boolean
-  /** What it named in its hello beyond the log: 'anchored', 'live' (the messages it takes). */
+  /** What it named in its hello beyond the log: 'anchored', 'live' (the messages it takes), 'standby'. */
   features: ReadonlySet<string>
+  /** A synchronous standby: it reports what its log holds durably. */
+  standby: boolean
+  /** The newest seq its log holds durably, as it last said (a standby). */
+  durable: number
 }
 
 /** What a follower of this build asks for in its hello. */
 export const FOLLOWER_FEATURES = ['anchored']
+/** What a synchronous standby adds to its hello: it then reports ['durable', seq]. */
+export const STANDBY_FEATURE = 'standby'
+
+export interface ReplicationServerOptions {
+  log: LogStore
+  snapshots?: SnapshotStoreLike
+  logger?: Logger
+  /**
+   * The checkpoint roots this node has computed (node.roots), so a follower catching up from the
+   * log gets the roots of the checkpoints it passes, not only of those it reaches live.
+   */
+  roots?: () => readonly Checkpoint[]
+  /** This node's checkpoint interval, announced with each root for followers to take. */
+  checkpointInterval?: number
+  /**
+   * Standbys that must hold an entry before it counts as replicated (0: none, the default). With
+   * some, durable batches go to the standbys first (publishDurable) and to the other followers
+   * only once replicated (publish), so no follower ever holds an entry a standby lacks; a standby
+   * promoted to sequencer is then ahead of or level with every other follower.
+   */
+  syncReplicas?: number
+  /** The newest seq that `syncReplicas` standbys hold, each time it grows. */
+  onReplicated?: (seq: number) => void
+}
 
 /** The sequencer's side: serves catch-up from the log and live batches. */
 export class ReplicationServer {
   private readonly sessions = new Set<Session>()
   /** The newest seq the Vault holds an anchor for, once the chain services said. */
   private anchored: { seq: number; vault: string } | undefined
-
+  private readonly syncReplicas: number
   /**
-   * `roots`: the checkpoint roots this node has computed (node.roots), so a follower catching up
-   * from the log gets the roots of the checkpoints it passes, not only of those it reaches live.
+   * With standbys: the last seq streamed to the other followers (publish), past which they are
+   * not caught up. It starts at the end of the log as this node found it: a sequencer restarted
+   * on its own log takes it all as its own, acknowledged or not.
    */
-  constructor(private readonly o: { log: LogStore; snapshots?: SnapshotStoreLike; logger?: Logger; roots?: () => readonly Checkpoint[];
-    /** This node's checkpoint interval, announced with each root for followers to take. */
-    checkpointInterval?: number }) {}
+  private committed: number
+  /** The newest seq `syncReplicas` standbys have said they hold. */
+  replicated = 0
+
+  constructor(private readonly o: ReplicationServerOptions) {
+    this.syncReplicas = o.syncReplicas ?? 0
+    this.committed = o.log.lastSeq
+  }
 
   get followers(): number { return this.sessions.size }
+
+  /** The last seq streamed to followers as committed (publish). */
+  get committedSeq(): number { return this.committed }
+
+  /** Standbys connected now. */
+  get standbys(): number {
+    let n = 0
+    for (const s of this.sessions) if (s.standby) n++
+    return n
+  }
 
   attach(conn: Connection): void {
     let session: Session | null = null
     conn.onMessage((bytes) => {
       let m: Message
       try { m = decodeMessage(bytes) } catch { conn.close('malformed message'); return }
+      if (m[0] === 'durable' && session !== null) {
+        this.durable(session, m[1])
+        return
+      }
       if (m[0] !== 'hello' || session !== null || !Number.isSafeInteger(m[1]) || m[1] < 1) {
         conn.close('protocol error')
         return
       }
-      const s: Session = { conn, next: m[1], live: false, features: new Set(Array.isArray(m[2]) ? m[2] : []) }
+      const features = new Set(Array.isArray(m[2]) ? m[2] : [])
+      // Its hello says where its log ends: everything before is durable there.
+      const standby = features.has(STANDBY_FEATURE)
+      const s: Session = { conn, next: m[1], live: false, features, standby, durable: m[1] - 1 }
       session = s
       this.sessions.add(s)
+      if (standby) this.o.logger?.info({ fromSeq: m[1] }, 'standby connected')
       this.catchUp(s).catch((err: Error) => {
         this.o.logger?.warn({ err: err.message }, 'follower catch-up failed')
         this.drop(s, err.message)
       })
     })
     conn.onClose(() => { if (session) this.sessions.delete(session) })
+  }
+
+  /** A standby holds everything up to `seq`: it counts toward `replicated` (never backwards). */
+  private durable(s: Session, seq: number): void {
+    // Only a standby reports, and only what it was sent.
+    if (!s.standby || !Number.isSafeInteger(seq) || seq < s.durable || seq >= s.next) {
+      this.drop(s, 'protocol error: durable')
+      return
+    }
+    s.durable = seq
+    const k = this.syncReplicas
+    if (k === 0) return
+    const held = [...this.sessions].filter((x) => x.standby).map((x) => x.durable).sort((a, b) => b - a)
+    const seqHeld = held.length >= k ? held[k - 1]! : 0
+    if (seqHeld <= this.replicated) return
+    this.replicated = seqHeld
+    this.o.onReplicated?.(seqHeld)
+  }
+
+  /** How far a session is caught up from the log: a standby all of it; others, with standbys, what is replicated. */
+  private catchUpEnd(s: Session): number {
+    return this.syncReplicas > 0 && !s.standby ? this.committed : this.o.log.lastSeq
   }
 
   private async catchUp(s: Session): Promise<void> {
@@ -152,8 +230,8 @@ export class ReplicationServer {
       this.send(s, ['snapshot', snap.meta, snap.bytes])
       s.next = snap.meta.seq + 1
     }
-    while (this.sessions.has(s) && s.next <= log.lastSeq) {
-      const entries = await log.read(s.next, log.lastSeq, LIMITS.replicationBatchMax)
+    while (this.sessions.has(s) && s.next <= this.catchUpEnd(s)) {
+      const entries = await log.read(s.next, this.catchUpEnd(s), LIMITS.replicationBatchMax)
       if (entries.length === 0) break
       this.sendBytes(s, encodeBatchMessage(entries))
       s.next = entries[entries.length - 1]!.seq + 1
@@ -176,13 +254,26 @@ export class ReplicationServer {
     for (const s of this.sessions) if (s.live && s.features.has('anchored')) this.send(s, ['anchored', seq, vault])
   }
 
-  /** Streams a durable batch to every live follower. */
+  /**
+   * Streams a committed batch (durable here, and replicated when there are standbys) to every
+   * live follower; with standbys, to the others: the standbys had it from publishDurable.
+   */
   publish(c: Committed): void {
+    this.committed = c.entries[c.entries.length - 1]!.seq
+    this.stream(c, this.syncReplicas > 0 ? (s) => !s.standby : () => true)
+  }
+
+  /** With standbys: streams a batch durable here to them, before it is replicated. */
+  publishDurable(c: Committed): void {
+    if (this.syncReplicas > 0) this.stream(c, (s) => s.standby)
+  }
+
+  private stream(c: Committed, to: (s: Session) => boolean): void {
     if (this.sessions.size === 0) return
     const first = c.entries[0]!.seq
     let bytes: Uint8Array | null = null
     for (const s of this.sessions) {
-      if (!s.live) continue
+      if (!s.live || !to(s)) continue
       if (s.next !== first) { this.drop(s, `stream position ${s.next} != batch ${first}`); continue }
       bytes ??= encodeBatchMessage(c.entries)
       this.sendBytes(s, bytes)

@@ -1,6 +1,7 @@
 // The sequencer: orders commands, stamps seq and time, applies them to the core, and
 // group-commits them to the log. A submitter hears its result only once its batch is synced,
-// so an acknowledged command survives kill -9. Ticks are injected at a fixed cadence.
+// so an acknowledged command survives kill -9; with synchronous standbys, only once they hold
+// it too, so it survives the loss of this machine. Ticks are injected at a fixed cadence.
 
 import { apply } from '../core/apply.js'
 import type { Command } from '../core/commands.js'
@@ -25,6 +26,16 @@ export class StoppedError extends Error {
   override name = 'StoppedError'
   readonly code = 'STOPPED'
   constructor(why: string) { super(`the sequencer is stopped: ${why}`) }
+}
+
+/**
+ * The sequencer stopped with the command durable in its own log but not yet held by the standbys:
+ * it may or may not be in the log that goes on (a standby promoted in its place lacks it).
+ */
+export class OutcomeUnknownError extends Error {
+  override name = 'OutcomeUnknownError'
+  readonly code = 'OUTCOME_UNKNOWN'
+  constructor(why: string) { super(`the sequencer stopped before a standby held the command (${why}); its outcome is unknown`) }
 }
 
 /** A rules declaration this build may not write (core/rules.ts): only its own version. */
@@ -57,8 +68,16 @@ export interface SequencerOptions {
   batchMax?: number
   /** Applies one stamped entry; defaults to the core's apply (a node adds checkpoints). */
   applyEntry?: (entry: LogEntry) => Result
-  /** Called once per durable batch, in log order, before submitters are resolved. */
+  /**
+   * Called once per committed batch, in log order, before submitters are resolved: durable, and
+   * with `replicated` also held by the standbys.
+   */
   onCommit?: (c: Committed) => void
+  /**
+   * Synchronous replication: a durable batch goes to `onDurable` (the standbys), and is
+   * committed only once `replicatedTo` reaches its last seq.
+   */
+  replicated?: { onDurable(c: Committed): void }
   /** Called when the sequencer stops on a fault it cannot continue past. */
   onFatal?: (err: Error) => void
   /** While held, no new batch is taken (apply-gate.ts); submissions queue up to the ingress bound. */
@@ -78,6 +97,14 @@ interface Prepared {
   results: Result[]
 }
 
+/** One durable write waiting for the standbys to hold it. */
+interface Replicating {
+  parts: Prepared[]
+  committed: Committed
+  last: number
+  started: number
+}
+
 export class Sequencer {
   /** Waiting commands are queue[head..]; taking a batch moves `head`, not the elements. */
   private queue: (Pending | undefined)[] = []
@@ -89,6 +116,12 @@ export class Sequencer {
   private notDurable = 0
   /** The write in progress, if any. */
   private writing: Promise<void> | null = null
+  /** Durable writes the standbys do not all hold yet, oldest first (synchronous replication). */
+  private replicating: Replicating[] = []
+  /** Entries in `replicating`. */
+  private notReplicated = 0
+  /** The newest seq the standbys hold. */
+  private replicatedSeq = 0
   /** Hash of the last stamped entry, which runs ahead of the log by the entries not yet durable. */
   private prevHash: Uint8Array
   private stopped: string | null = null
@@ -153,12 +186,17 @@ export class Sequencer {
 
   /**
    * Stamps and applies waiting commands while fewer than two batches' worth of entries await
-   * durability and the gate is open, starting a write whenever none is in progress.
+   * durability (and, replicating, fewer than REPLICATION_WINDOW batches' worth await the
+   * standbys) and the gate is open, starting a write whenever none is in progress. Without a
+   * standby nothing commits: the window fills, then the ingress queue, and then submitters are
+   * told the sequencer is overloaded.
    */
   private pump(): void {
     const cap = 2 * this.batchMax
     const gate = this.o.gate
-    while (this.queued > 0 && this.notDurable < cap && this.stopped === null && (gate === undefined || gate.open)) {
+    const window = REPLICATION_WINDOW * this.batchMax
+    while (this.queued > 0 && this.notDurable < cap && this.notReplicated < window && this.stopped === null &&
+      (gate === undefined || gate.open)) {
       this.prepare(Math.min(this.batchMax, cap - this.notDurable))
       this.write()
     }
@@ -221,6 +259,10 @@ export class Sequencer {
     this.writing = this.o.log.append(entries).then(() => {
       this.writing = null
       this.notDurable -= entries.length
+      if (this.o.replicated) {
+        this.durable(parts, { entries, results }, started)
+        return
+      }
       this.lastCommitMs = performance.now() - started
       this.committedEntries += entries.length
       try {
@@ -232,23 +274,59 @@ export class Sequencer {
       // The next write starts before anyone is answered or anything new is applied: the disk
       // never waits for the CPU.
       this.write()
-      for (const { batch, entries, results } of parts) {
-        for (let i = 0; i < batch.length; i++) {
-          const e = entries[i]!
-          batch[i]!.resolve({ seq: e.seq, time: e.time, result: results[i]! })
-        }
-      }
+      resolveAll(parts)
       this.pump()
     }, (err: Error) => {
       this.writing = null
       this.fail(err, parts)
     })
     // Injected bug for the simulator's tests: answering here breaks "acknowledged means durable".
-    if (TEST_FAULTS.ackBeforeSync) {
-      for (const { batch, entries, results } of parts) {
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve({ seq: entries[i]!.seq, time: entries[i]!.time, result: results[i]! })
-      }
+    if (TEST_FAULTS.ackBeforeSync) resolveAll(parts)
+  }
+
+  /** A write is durable here: the standbys get it, and its submitters wait for them to hold it. */
+  private durable(parts: Prepared[], committed: Committed, started: number): void {
+    if (this.stopped !== null) {
+      // The write was in flight when the sequencer stopped: no standby will be sent it now.
+      const unknown = new OutcomeUnknownError(this.stopped)
+      for (const { batch } of parts) for (const p of batch) p.reject(unknown)
+      return
     }
+    try {
+      this.o.replicated!.onDurable(committed)
+    } catch (err) {
+      this.fail(err as Error, parts)
+      return
+    }
+    this.replicating.push({ parts, committed, last: committed.entries[committed.entries.length - 1]!.seq, started })
+    this.notReplicated += committed.entries.length
+    this.write()
+    this.commitReplicated()
+  }
+
+  /** The standbys hold everything up to `seq` (the replication server's count). */
+  replicatedTo(seq: number): void {
+    if (seq <= this.replicatedSeq) return
+    this.replicatedSeq = seq
+    this.commitReplicated()
+  }
+
+  /** Commits, in order, every durable write the standbys hold, and answers its submitters. */
+  private commitReplicated(): void {
+    while (this.replicating.length > 0 && this.replicating[0]!.last <= this.replicatedSeq && this.stopped === null) {
+      const r = this.replicating.shift()!
+      this.notReplicated -= r.committed.entries.length
+      this.lastCommitMs = performance.now() - r.started
+      this.committedEntries += r.committed.entries.length
+      try {
+        this.o.onCommit?.(r.committed)
+      } catch (err) {
+        this.fail(err as Error, r.parts)
+        return
+      }
+      resolveAll(r.parts)
+    }
+    this.pump()
   }
 
   private halt(why: string): void {
@@ -259,6 +337,11 @@ export class Sequencer {
     // Applied but never to be written: their state is lost with the process, so are they.
     for (const { batch } of this.unwritten) for (const p of batch) p.reject(e)
     this.unwritten = []
+    // Written here but not held by the standbys: in this log, perhaps not in the one that goes on.
+    const unknown = new OutcomeUnknownError(why)
+    for (const { parts } of this.replicating) for (const { batch } of parts) for (const p of batch) p.reject(unknown)
+    this.replicating = []
+    this.notReplicated = 0
     for (const p of this.take(this.queued)) p.reject(e)
   }
 
@@ -267,6 +350,18 @@ export class Sequencer {
     for (const { batch } of parts) for (const p of batch) p.reject(e)
     this.halt(err.message)
     this.o.onFatal?.(err)
+  }
+}
+
+/** Writes in flight waiting for the standbys, in batches (batchMax entries each) at most. */
+const REPLICATION_WINDOW = 8
+
+function resolveAll(parts: Prepared[]): void {
+  for (const { batch, entries, results } of parts) {
+    for (let i = 0; i < batch.length; i++) {
+      const e = entries[i]!
+      batch[i]!.resolve({ seq: e.seq, time: e.time, result: results[i]! })
+    }
   }
 }
 

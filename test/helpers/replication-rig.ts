@@ -25,21 +25,32 @@ export const deposit = (n: number): Command =>
 export const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, sub: 0, marketId: 1, side: n % 2 ? 'BUY' : 'SELL',
   orderType: 'LIMIT', priceTicks: n % 2 ? 400_000 : 700_000, qtyLots: 1, clientOrderId: `c${n}` })
 
-/** A sequencer on a memory log at genesis, serving replication on a loopback port. */
-export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number; roots?: RootSource } = {}) {
+/**
+ * A sequencer on a memory log at genesis, serving replication on a loopback port. With
+ * `syncReplicas` it acknowledges only what that many standbys hold, so it starts without genesis
+ * (nothing could be acknowledged before a standby connects): the test submits `genesis`.
+ */
+export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number; roots?: RootSource;
+  syncReplicas?: number; batchMax?: number; ingressQueueMax?: number } = {}) {
   const log = new MemoryLogStore()
   await log.open()
   const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10, roots: o.roots })
-  const server = new ReplicationServer({ log, snapshots: o.snapshots, roots: () => node.roots, checkpointInterval: node.checkpointInterval })
+  const sync = o.syncReplicas ?? 0
+  let seq: Sequencer | undefined
+  const server = new ReplicationServer({ log, snapshots: o.snapshots, roots: () => node.roots, checkpointInterval: node.checkpointInterval,
+    syncReplicas: sync, onReplicated: (s) => seq?.replicatedTo(s) })
   node.onCommitted((c) => server.publish(c))
   node.onCheckpoint((cp) => server.publishCheckpoint(cp))
-  const seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),
-    onCommit: (c) => { node.committed(c); void node.flushSnapshots() } })
+  seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),
+    onCommit: (c) => { node.committed(c); void node.flushSnapshots() }, batchMax: o.batchMax, ingressQueueMax: o.ingressQueueMax,
+    replicated: sync > 0 ? { onDurable: (c) => server.publishDurable(c) } : undefined })
+  const sequencer = seq
   const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => server.attach(conn))
-  t.teardown(async () => { server.close(); await listener.close(); await seq.stop() })
-  const submit = (cs: Command[]) => Promise.all(cs.map((c) => seq.submit(c)))
-  await submit(genesisCommands(DEFAULT_GENESIS))
-  return { log, node, server, seq, submit, url: listener.url + REPLICATION_PATH }
+  t.teardown(async () => { server.close(); await listener.close(); await sequencer.stop() })
+  const submit = (cs: Command[]) => Promise.all(cs.map((c) => sequencer.submit(c)))
+  const genesis = () => submit(genesisCommands(DEFAULT_GENESIS))
+  if (sync === 0) await genesis()
+  return { log, node, server, seq: sequencer, submit, genesis, url: listener.url + REPLICATION_PATH }
 }
 
 /** A memory log whose appends wait until the test opens the gate, counting them. */

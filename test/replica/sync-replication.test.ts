@@ -1,0 +1,164 @@
+// Synchronous standbys over real WebSocket on loopback: a sequencer with `syncReplicas`
+// acknowledges a command only once that many standbys hold it durably, streams to its other
+// followers only what the standbys hold, bounds what waits when none is there, and says a
+// command's outcome is unknown when it stops before a standby held it.
+
+import t from 'tap'
+import { hex } from '../../replica/entry.js'
+import { Follower } from '../../replica/follower.js'
+import { ReplicaNode } from '../../replica/node.js'
+import { encodeMessage } from '../../replica/replication.js'
+import { OutcomeUnknownError, OverloadedError, type Acknowledged } from '../../replica/sequencer.js'
+import { systemClock } from '../../replica/clock.js'
+import { wsNetwork } from '../../replica/ws-network.js'
+import { deposit, GatedLog, leader, until, type Teardown } from '../helpers/replication-rig.js'
+
+async function follower(t: Teardown, url: string, standby: boolean) {
+  const log = new GatedLog()
+  await log.open()
+  const node = new ReplicaNode({ log, checkpointInterval: 10 })
+  const errors: Error[] = []
+  const logger = { info() {}, warn() {}, error() {} }
+  const f = new Follower({ node, network: wsNetwork, url, clock: systemClock, reconnectMs: 20, onFatal: (e) => errors.push(e), logger, standby })
+  f.start()
+  t.teardown(() => f.stop())
+  return { log, node, f, errors }
+}
+
+/** A submission whose settling the test can look at without awaiting it. */
+function watched(p: Promise<Acknowledged>) {
+  const w: { ack?: Acknowledged; err?: Error; done: Promise<void> } = { done: Promise.resolve() }
+  w.done = p.then((a) => { w.ack = a }, (e: Error) => { w.err = e })
+  return w
+}
+
+/** Lets messages in flight on loopback arrive (a negative check: nothing more happens). */
+const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 100))
+
+t.test('a command is acknowledged only once the standby holds it', async (t) => {
+  const L = await leader(t, { syncReplicas: 1 })
+  const S = await follower(t, L.url, true)
+  await L.genesis()
+  t.equal(L.server.replicated, L.log.lastSeq, 'the genesis went out to the standby and came back held')
+  t.ok(S.log.lastSeq >= L.log.lastSeq, 'the standby holds the genesis')
+
+  S.log.hold()
+  const w = watched(L.seq.submit(deposit(1)))
+  const seq = L.log.lastSeq + 1
+  await until(() => L.log.lastSeq === seq)
+  await settle()
+  t.equal(w.ack, undefined, 'durable on the sequencer, written nowhere else: not acknowledged')
+  t.ok(L.server.replicated < seq)
+  S.log.release()
+  await w.done
+  t.equal(w.ack?.seq, seq, 'acknowledged once the standby wrote it')
+  t.ok(S.log.lastSeq >= seq && L.server.replicated >= seq)
+  t.equal(L.server.standbys, 1)
+  t.same(S.errors, [])
+})
+
+t.test('other followers get only what the standby holds, live or catching up', async (t) => {
+  const L = await leader(t, { syncReplicas: 1 })
+  const S = await follower(t, L.url, true)
+  const A = await follower(t, L.url, false)
+  await L.genesis()
+  await until(() => A.log.lastSeq === L.log.lastSeq)
+  const base = L.log.lastSeq
+
+  S.log.hold()
+  const ws = Array.from({ length: 5 }, (_, i) => watched(L.seq.submit(deposit(i))))
+  await until(() => L.log.lastSeq === base + 5)
+  const B = await follower(t, L.url, false) // connects now: catches up to what the standby holds
+  await until(() => B.log.lastSeq === base)
+  await settle()
+  t.equal(A.log.lastSeq, base, 'a live follower was sent none of what the standby lacks')
+  t.equal(B.log.lastSeq, base, 'nor was one catching up from the log')
+  t.ok(ws.every((w) => w.ack === undefined), 'and none of it is acknowledged')
+
+  S.log.release()
+  await Promise.all(ws.map((w) => w.done))
+  await until(() => A.log.lastSeq === base + 5 && B.log.lastSeq === base + 5)
+  t.equal(hex(A.log.lastHash), hex(L.log.lastHash), 'once held, everyone has it, hash for hash')
+  t.equal(hex(B.log.lastHash), hex(L.log.lastHash))
+  t.same([...A.errors, ...B.errors, ...S.errors], [])
+})
+
+t.test('with two required, one standby holding a command is not enough', async (t) => {
+  const L = await leader(t, { syncReplicas: 2 })
+  const S1 = await follower(t, L.url, true)
+  const S2 = await follower(t, L.url, true)
+  await L.genesis()
+  S2.log.hold()
+  const w = watched(L.seq.submit(deposit(1)))
+  const seq = L.log.lastSeq + 1
+  await until(() => S1.log.lastSeq === seq)
+  await settle()
+  t.equal(w.ack, undefined, 'the first standby holds it, the second does not yet')
+  S2.log.release()
+  await w.done
+  t.equal(w.ack?.seq, seq)
+})
+
+t.test('with no standby nothing is acknowledged, and what waits is bounded', async (t) => {
+  // Windows of 8 batches of 4 entries, then a queue of 10: the rest are told the sequencer is overloaded.
+  const L = await leader(t, { syncReplicas: 1, batchMax: 4, ingressQueueMax: 10 })
+  const ws: ReturnType<typeof watched>[] = []
+  for (let i = 0; i < 100; i++) {
+    ws.push(watched(L.seq.submit(deposit(i))))
+    await new Promise((r) => setImmediate(r)) // one at a time, as clients' requests arrive
+  }
+  await settle()
+  t.equal(L.log.lastSeq, 32, 'the replication window\'s worth written and waiting')
+  t.equal(L.seq.queued, 10, 'then the ingress queue')
+  const overloaded = ws.filter((w) => w.err instanceof OverloadedError).length
+  t.equal(overloaded, 58, 'the rest refused at once')
+  t.ok(ws.every((w) => w.ack === undefined), 'nothing acknowledged')
+
+  const S = await follower(t, L.url, true)
+  await Promise.all(ws.map((w) => w.done))
+  t.equal(ws.filter((w) => w.ack !== undefined).length, 42, 'a standby connects: everything that waited is acknowledged')
+  t.equal(S.log.lastSeq, 42)
+})
+
+t.test('stopped before the standby held them, commands are answered with an unknown outcome', async (t) => {
+  const L = await leader(t, { syncReplicas: 1 })
+  const S = await follower(t, L.url, true)
+  await L.genesis()
+  S.log.hold()
+  const w = watched(L.seq.submit(deposit(1)))
+  await until(() => L.log.lastSeq === L.node.state.seq)
+  await L.seq.stop()
+  await w.done
+  t.ok(w.err instanceof OutcomeUnknownError, 'in the sequencer\'s log, perhaps not in the one that goes on')
+  t.equal((w.err as OutcomeUnknownError).code, 'OUTCOME_UNKNOWN')
+  S.log.release()
+})
+
+t.test('a standby of a sequencer without --sync-replicas follows like any follower', async (t) => {
+  const L = await leader(t)
+  const S = await follower(t, L.url, true)
+  await L.submit(Array.from({ length: 30 }, (_, i) => deposit(i)))
+  await until(() => S.log.lastSeq === L.log.lastSeq)
+  t.equal(L.server.replicated, 0, 'its reports are taken and count for nothing')
+  t.equal(L.server.standbys, 1)
+  t.same(S.errors, [])
+})
+
+t.test('a durable report from a follower that is no standby, or of what it was not sent, closes its connection', async (t) => {
+  const L = await leader(t, { syncReplicas: 1 })
+  const S = await follower(t, L.url, true)
+  await L.genesis()
+  const last = L.log.lastSeq
+  const cases: [['hello', number, string[]], number][] = [[['hello', 1, ['anchored']], last], [['hello', 1, ['standby']], last + 5]]
+  for (const [hello, report] of cases) {
+    const conn = await wsNetwork.connect(L.url)
+    const closed = new Promise<string>((r) => conn.onClose((why) => r(why)))
+    conn.onMessage(() => {})
+    conn.send(encodeMessage(hello))
+    await until(() => L.server.followers === 2)
+    conn.send(encodeMessage(['durable', report]))
+    t.match(await closed, /durable/, `${hello[2][0]}, reporting ${report}: closed`)
+  }
+  t.equal(L.server.replicated, last, 'neither moved what counts as held')
+  t.same(S.errors, [])
+})
