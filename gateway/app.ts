@@ -47,13 +47,18 @@ export interface GatewayOptions {
   checkResponses?: boolean
 }
 
-/** A sequencer that is overloaded or stopping is busy (503 -1008), not a client error. */
+/**
+ * A sequencer that is overloaded or stopping is busy (503 -1008), not a client error; a command
+ * it may or may not have taken is -1007, status unknown.
+ */
 function submitError(err: unknown): ApiError {
   if (err instanceof ApiError) return err
   const code = (err as { code?: unknown } | null)?.code
   if (code === 'OVERLOADED' || code === 'STOPPED' || code === 'DISCONNECTED') {
     return new ApiError(503, -1008, 'Server is currently overloaded with other requests. Please try again in a few minutes.')
   }
+  // Written by a sequencer that stopped before its standbys held it (replica/sequencer.ts).
+  if (code === 'OUTCOME_UNKNOWN') return timeout()
   return unknownError()
 }
 

@@ -14,9 +14,9 @@ import { stateRoot } from '../../core/root.js'
 import { createState } from '../../core/state.js'
 import { hex, type LogEntry } from '../../replica/entry.js'
 import { IngressClient } from '../../replica/ingress.js'
-import { LevelLogStore } from '../../replica/level-log.js'
 import { freePort } from '../../replica/free-port.js'
 import { internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
+import { readLogDir } from '../helpers/log-fixtures.js'
 
 const CHECKPOINT = 100
 const ACCOUNTS = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40), '0x' + '3'.repeat(40)]
@@ -49,15 +49,6 @@ function idOf(c: Command): string | undefined {
   if (c.type === 'Deposit') return c.ref
   if (c.type === 'PlaceOrder') return c.clientOrderId
   return undefined
-}
-
-async function readLog(dir: string): Promise<LogEntry[]> {
-  const log = new LevelLogStore(path.join(dir, 'log'))
-  await log.open()
-  const all: LogEntry[] = []
-  for await (const batch of log.readBatches(1)) all.push(...batch)
-  await log.close()
-  return all
 }
 
 function rootsAt(entries: LogEntry[]): Map<number, string> {
@@ -149,8 +140,8 @@ t.test('acknowledged commands survive SIGKILL and followers converge', { timeout
   await sequencer.kill('SIGKILL')
   await follower.kill('SIGKILL')
 
-  const leader = await readLog(dirA)
-  const copy = await readLog(dirB)
+  const leader = await readLogDir(dirA)
+  const copy = await readLogDir(dirB)
   const seen = new Map<string, number[]>()
   for (const e of leader) {
     const id = idOf(e.command)

@@ -1,9 +1,12 @@
-// Entry builders for the log store tests: valid chains of small Deposit commands, and a plain
-// view of an entry (hashes as hex) that compares the same whatever the byte container.
+// Entry builders for the log store tests: valid chains of small Deposit commands, a plain
+// view of an entry (hashes as hex) that compares the same whatever the byte container, and a
+// stopped node's whole log read from its data directory.
 
 import type { Command } from '../../core/commands.js'
 import { hex, makeEntry, type LogEntry } from '../../replica/entry.js'
 import type { LogStore } from '../../replica/log-store.js'
+import { LevelLogStore } from '../../replica/level-log.js'
+import path from 'node:path'
 import { ALICE, T0 } from './exchange.js'
 
 export function command(seq: number, salt = ''): Command {
@@ -52,4 +55,15 @@ export async function collect(batches: AsyncIterable<LogEntry[]>): Promise<{ ent
     entries.push(...b)
   }
   return { entries, batches: n }
+}
+
+/** Every entry of the log in a stopped node's data directory, from its first. */
+export async function readLogDir(dataDir: string): Promise<LogEntry[]> {
+  const log = new LevelLogStore(path.join(dataDir, 'log'))
+  await log.open()
+  try {
+    return (await collect(log.readBatches(log.firstSeq))).entries
+  } finally {
+    await log.close()
+  }
 }
