@@ -6,7 +6,10 @@
 // sequencer's own queueing and group commit (its commit latency, a figure of its own). The
 // JSON's lagP99Ms carries the one from the commit, because replication lag is how far a
 // follower trails what the sequencer has committed; lagFromStampP99Ms carries the other. The
-// time until the follower's own write is synced is printed too.
+// time until the follower's own write is synced is printed too. Last, the same sequencer with
+// one synchronous standby (--sync-replicas 1, a follower in a worker thread with its own
+// LevelDB log): durable throughput and commit latency when every acknowledgement waits for the
+// standby's write as well, beside the plain sequencer's in the same run.
 
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -20,12 +23,14 @@ import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { ReplicaNode } from '../replica/node.js'
 import { REPLICATION_PATH, ReplicationServer } from '../replica/replication.js'
-import { Sequencer } from '../replica/sequencer.js'
+import { Sequencer, type Committed } from '../replica/sequencer.js'
 import { wsNetwork } from '../replica/ws-network.js'
 import { DEFAULT_WORKLOAD, generateWorkload } from '../sim/workload.js'
 import { collectGarbage, fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
 
 const THROUGHPUT_COMMANDS = 400_000
+/** Commands offered as fast as possible to the sequencer with a standby. */
+const STANDBY_COMMANDS = 200_000
 const LATENCY_RATE = 50_000
 const LAG_RATE = 20_000
 const PACED_SECONDS = 3
@@ -40,16 +45,40 @@ interface Rig {
   close(): Promise<void>
 }
 
-async function rig(setup: Command[]): Promise<Rig> {
+/**
+ * A sequencer on a fresh LevelDB log, its setup applied. `replicated`: one that commits only what
+ * its standby holds (`replicatedTo`), sending each durable batch to `onDurable`; the caller
+ * submits the setup once the standby is there (`setup` then empty).
+ */
+async function rig(setup: Command[], replicated?: { onDurable(c: Committed): void }): Promise<Rig> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-log-'))
   const log = new LevelLogStore(path.join(dir, 'log'))
   await log.open()
   const node = new ReplicaNode({ log })
   const sequencer = new Sequencer({ log, state: node.state, clock: systemClock,
-    applyEntry: (e) => node.applyEntry(e), onCommit: (c) => node.committed(c) })
+    applyEntry: (e) => node.applyEntry(e), onCommit: (c) => node.committed(c), replicated })
   sequencer.start()
   await Promise.all(setup.map((c) => sequencer.submit(c)))
   return { dir, log, node, sequencer, async close() { await sequencer.stop(); await log.close(); await rm(dir, { recursive: true, force: true }) } }
+}
+
+/** A follower in a worker thread (lib/follower-worker.ts) on a log of its own, replicating from `url`. */
+async function followerWorker(url: string, standby: boolean) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-follower-'))
+  const worker = new Worker(new URL('./lib/follower-worker.js', import.meta.url), { workerData: { dir, url, standby } })
+  const next = (): Promise<Record<string, unknown>> => new Promise((res) => worker.once('message', res))
+  await next()
+  return {
+    next,
+    post: (m: object): void => worker.postMessage(m),
+    async close(): Promise<Record<string, unknown>> {
+      worker.postMessage({ stop: true })
+      const done = await next()
+      await worker.terminate()
+      await rm(dir, { recursive: true, force: true })
+      return done
+    },
+  }
 }
 
 /**
@@ -182,33 +211,50 @@ async function followerLag(setup: Command[], commands: Command[]): Promise<Lags>
     replication.publish(c)
   })
   const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => replication.attach(conn))
-  const fdir = await mkdtemp(path.join(os.tmpdir(), 'bench-follower-'))
-  const worker = new Worker(new URL('./lib/follower-worker.js', import.meta.url),
-    { workerData: { dir: fdir, url: listener.url + REPLICATION_PATH } })
-  const next = (): Promise<Record<string, unknown>> => new Promise((res) => worker.once('message', res))
-  await next()
-  worker.postMessage({ waitSeq: r.log.lastSeq })
-  await next()
+  const f = await followerWorker(listener.url + REPLICATION_PATH, false)
+  f.post({ waitSeq: r.log.lastSeq })
+  await f.next()
   const warm = LAG_RATE * LAG_WARMUP_SECONDS
   await paced(r.sequencer, commands.slice(0, warm), LAG_RATE, LAG_WARMUP_SECONDS)
-  worker.postMessage({ waitSeq: r.log.lastSeq, forget: true })
-  await next()
+  f.post({ waitSeq: r.log.lastSeq, forget: true })
+  await f.next()
   measuring = true
   await paced(r.sequencer, commands.slice(warm), LAG_RATE, PACED_SECONDS)
-  worker.postMessage({ waitSeq: r.log.lastSeq })
-  await next()
-  worker.postMessage({ stop: true })
-  const done = await next()
-  await worker.terminate()
+  f.post({ waitSeq: r.log.lastSeq })
+  await f.next()
+  const done = await f.close()
   replication.close()
   await listener.close()
   await r.close()
-  await rm(fdir, { recursive: true, force: true })
   return {
     fromStamp: Float64Array.from(done.lagsMs as number[]).sort(),
     fromCommit: fromCommit(commits, done.applied as number[]).sort(),
     durable: Float64Array.from(done.durableLagsMs as number[]).sort(),
   }
+}
+
+/**
+ * The sequencer with one synchronous standby: durable commands/s when saturated, then commit
+ * latency at the lag rate (each acknowledgement waits for the standby's own synced write).
+ */
+async function standbyFigures(): Promise<{ durable: number; lat: Float64Array }> {
+  const w = generateWorkload({ ...DEFAULT_WORKLOAD, commands: STANDBY_COMMANDS + LAG_RATE * PACED_SECONDS })
+  let replication: ReplicationServer | undefined
+  const r = await rig([], { onDurable: (c) => replication!.publishDurable(c) })
+  replication = new ReplicationServer({ log: r.log, syncReplicas: 1, onReplicated: (seq) => r.sequencer.replicatedTo(seq) })
+  r.node.onCommitted((c) => replication!.publish(c))
+  const listener = await wsNetwork.listen('127.0.0.1', 0, (conn) => replication!.attach(conn))
+  const f = await followerWorker(listener.url + REPLICATION_PATH, true)
+  await Promise.all(w.setup.map((c) => r.sequencer.submit(c)))
+  collectGarbage()
+  const durable = await saturate(r.sequencer, w.stream.slice(0, STANDBY_COMMANDS))
+  collectGarbage()
+  const lat = await paced(r.sequencer, w.stream.slice(STANDBY_COMMANDS), LAG_RATE, PACED_SECONDS)
+  await f.close()
+  replication.close()
+  await listener.close()
+  await r.close()
+  return { durable, lat }
 }
 
 /** For each committed batch, the time from its commit to the follower applying the group holding its last entry. */
@@ -274,6 +320,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   const { durable, lat, replay, entries } = await sequencerFigures(work)
   collectGarbage()
   const lags = await followerLag(work.setup, work.lag)
+  collectGarbage()
+  const standby = await standbyFigures()
 
   const p = (a: Float64Array, q: number): string => fixed(percentile(a, q), 2)
   out(`log: sequencer + LevelDB group commit (sync) + core apply; ${int(entries)} entries`)
@@ -290,7 +338,11 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     [`follower lag from stamp p50 ms @ ${int(LAG_RATE)}/s`, p(lags.fromStamp, 50)],
     [`follower lag from stamp p99 ms @ ${int(LAG_RATE)}/s`, p(lags.fromStamp, 99)],
     ['  follower durable (own sync) from stamp p99 ms', p(lags.durable, 99)],
+    ['with a synchronous standby: durable commands/s (saturated)', int(standby.durable)],
+    [`  commit latency p50 ms @ ${int(LAG_RATE)}/s`, p(standby.lat, 50)],
+    [`  commit latency p99 ms @ ${int(LAG_RATE)}/s`, p(standby.lat, 99)],
   ])) out(line)
+  out(`ratio of durable commands/s with a standby to without: ${fixed(standby.durable / durable, 2)}`)
   return {
     bench: 'log',
     durableCmdsPerSec: Math.round(durable),
@@ -300,6 +352,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     replayApplyPerSec: Math.round(replay.apply),
     lagP99Ms: Number(p(lags.fromCommit, 99)),
     lagFromStampP99Ms: Number(p(lags.fromStamp, 99)),
+    standbyCmdsPerSec: Math.round(standby.durable),
+    standbyCommitP99Ms: Number(p(standby.lat, 99)),
   }
 }
 

@@ -2,7 +2,7 @@
 // replicating over loopback WebSocket; reports lag samples (ms) when told to stop: from the
 // sequencer's stamp (the follower's own figures) and, per applied group, its last seq and
 // the epoch time (sub-millisecond, comparable across threads) it was applied at, which the
-// benchmark matches with the sequencer's commit times.
+// benchmark matches with the sequencer's commit times. With `standby`, a synchronous standby.
 
 import { parentPort, workerData } from 'node:worker_threads'
 import { systemClock } from '../../replica/clock.js'
@@ -11,7 +11,7 @@ import { LevelLogStore } from '../../replica/level-log.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 
-const { dir, url } = workerData as { dir: string; url: string }
+const { dir, url, standby } = workerData as { dir: string; url: string; standby?: boolean }
 const log = new LevelLogStore(dir)
 await log.open()
 const node = new ReplicaNode({ log })
@@ -20,7 +20,7 @@ await node.restore()
 const applied: number[] = []
 const follower = new Follower({ node, network: wsNetwork, url, clock: systemClock,
   onApplied: (entries) => { applied.push(entries[entries.length - 1]!.seq, performance.timeOrigin + performance.now()) },
-  onFatal: (err) => parentPort!.postMessage({ error: err.message }) })
+  onFatal: (err) => parentPort!.postMessage({ error: err.message }), standby })
 follower.start()
 parentPort!.postMessage({ ready: true })
 parentPort!.on('message', async (m: { stop?: boolean; waitSeq?: number; forget?: boolean }) => {
