@@ -298,6 +298,8 @@ export class Sequencer {
       this.fail(err as Error, parts)
       return
     }
+    // Injected bug for the simulator's tests: answering here loses acknowledged commands in a fail-over.
+    if (TEST_FAULTS.ackBeforeReplicated) resolveAll(parts)
     this.replicating.push({ parts, committed, last: committed.entries[committed.entries.length - 1]!.seq, started })
     this.notReplicated += committed.entries.length
     this.write()

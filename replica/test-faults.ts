@@ -8,6 +8,8 @@ import { skipValue } from './msgpack-skip.js'
 export const TEST_FAULTS = {
   /** Sequencer: answer submitters as soon as their batch's write starts, not once it is synced. */
   ackBeforeSync: false,
+  /** Sequencer with standbys: answer submitters once their batch is durable here, not once a standby holds it. */
+  ackBeforeReplicated: false,
   /** Follower: take a replicated batch's hashes from its bodies instead of checking the sent ones. */
   skipWireHashCheck: false,
 }

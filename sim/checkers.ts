@@ -45,6 +45,11 @@ export class Checks {
     })
   }
 
+  /** A node's machine was replaced by an empty one: it serves from nothing again. */
+  replaced(name: string): void {
+    this.servedMax.delete(name)
+  }
+
   /** A node (re)started serving at `seq`. */
   served(name: string, seq: number): void {
     const before = this.servedMax.get(name) ?? 0

@@ -3,6 +3,9 @@
 // through the real ingress client, and faults (crashes with torn tails, lost, delayed,
 // duplicated and reordered packets, partitions, clock steps) for a fault phase; then a healed
 // phase in which the cluster must converge, and the checkers (checkers.ts, shadows.ts).
+// With `standby`, the sequencer acknowledges only what its synchronous standby (f1) holds, and
+// once in the fault phase its machine is lost: the standby's disk takes over the sequencer's
+// address (a fail-over), and a new, empty machine joins as the standby.
 
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
@@ -53,6 +56,8 @@ export interface ClusterOptions {
   restartWindow?: number
   /** Sees every entry of the final log with its result, once (for diagnostics). */
   onResult?: (entry: LogEntry, result: Result) => void
+  /** f1 is a synchronous standby (--sync-replicas 1), promoted once when the sequencer's machine is lost. */
+  standby?: boolean
 }
 
 export interface SeedStats {
@@ -66,6 +71,8 @@ export interface SeedStats {
   tornTails: number
   partitions: number
   fatalRestarts: number
+  /** Sequencer machines lost and replaced by their standby. */
+  failovers: number
   lost: number
   duplicated: number
   corrupted: number
@@ -102,6 +109,8 @@ export const DEFAULTS = {
 } as const
 
 const SEQ_HOST = 'seq'
+/** The synchronous standby's machine, with `standby`. */
+const STANDBY = 'f1'
 const PORT = 7000
 const SEQ_URL = `sim://${SEQ_HOST}:${PORT}`
 const TICK_MS = 1_000
@@ -117,13 +126,15 @@ export function replayCommand(o: ClusterOptions): string {
   if (o.faultMs !== undefined && o.faultMs !== DEFAULTS.faultMs) parts.push(`--fault-ms ${o.faultMs}`)
   if (o.restartWindow !== undefined && o.restartWindow !== DEFAULTS.restartWindow) parts.push(`--restart-window ${o.restartWindow}`)
   if (o.calm) parts.push('--calm')
+  if (o.standby) parts.push('--standby')
   for (const b of o.bugs ?? []) parts.push(`--bug ${b}`)
   return parts.join(' ')
 }
 
 /** A simulated machine running one replica process, restarted after every crash. */
 class SimNode {
-  readonly disk = new SimDisk()
+  /** Its machine's disk; a fail-over moves the standby's here (lose()). */
+  disk = new SimDisk()
   replica: Replica | null = null
   up = false
   incarnation = 0
@@ -157,8 +168,8 @@ class SimNode {
         log: store, network: w.net.view(this.name), clock,
         role: this.sequencer
           ? { kind: 'sequencer', host: this.name, port: PORT, tickIntervalMs: TICK_MS,
-              genesis: [...genesisCommands(DEFAULT_GENESIS), ...(w.o.priceMoves ? oracleGenesis() : [])] }
-          : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS },
+              genesis: [...genesisCommands(DEFAULT_GENESIS), ...(w.o.priceMoves ? oracleGenesis() : [])], syncReplicas: w.o.standby ? 1 : 0 }
+          : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS, standby: w.o.standby && this.name === STANDBY },
         snapshots: new SimSnapshotStore(this.disk),
         checkpointInterval: w.o.checkpointInterval,
         beforeRestore: (node) => w.checks.watch(this.name, node),
@@ -199,6 +210,13 @@ class SimNode {
       const syncMs = w.plan.fsyncMs[0]
       w.loop.after(syncMs * (w.rng.u32() / 4294967296), () => { if (live()) this.bounce(downMs) })
     }
+  }
+
+  /** The machine is lost: it crashes and is not restarted (until start() is called for its replacement). */
+  lose(): void {
+    this.restartTimer?.cancel()
+    this.restartTimer = null
+    this.crash()
   }
 
   /** Crash now, come back after `downMs`. */
@@ -276,7 +294,7 @@ class SimClient {
       w.checks.acked(this.name, a.seq, key)
     }, (err: Error) => {
       this.inFlight--
-      if (err instanceof IngressError && err.code === 'DISCONNECTED') {
+      if (err instanceof IngressError && (err.code === 'DISCONNECTED' || err.code === 'OUTCOME_UNKNOWN')) {
         // Its fate is unknown: a client that cannot tell does not send it again.
         w.stats.unknown++
         if (this.ingress === client) this.ingress = null
@@ -364,11 +382,11 @@ class World {
   wallOffset = 8 * 3_600_000 - 6_000
   readonly stats: SeedStats = {
     submitted: 0, acked: 0, refused: 0, unknown: 0, logLength: 0, crashes: 0, sequencerCrashes: 0, tornTails: 0, partitions: 0,
-    fatalRestarts: 0, lost: 0, duplicated: 0, corrupted: 0, broken: 0, checkpoints: 0, virtualMs: 0, events: 0,
+    fatalRestarts: 0, failovers: 0, lost: 0, duplicated: 0, corrupted: 0, broken: 0, checkpoints: 0, virtualMs: 0, events: 0,
     priced: 0, fundingSettled: 0, triggers: 0, liquidations: 0, adlFills: 0, marginCalls: 0, shortfalls: 0,
   }
 
-  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult'>) {
+  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult' | 'standby'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult' | 'standby'>) {
     this.rng = new Rng(o.seed)
     this.plan = o.calm ? NO_FAULTS : drawFaults(this.rng)
     this.net = new SimNetwork(this.loop, this.rng)
@@ -412,6 +430,7 @@ async function run(w: World): Promise<SeedReport> {
   for (const c of w.clients) c.start()
   const faultEnd = loop.now + o.faultMs
   if (!o.calm) scheduleFaults(w, faultEnd)
+  if (o.standby) scheduleFailover(w, faultEnd)
   if (o.priceMoves) schedulePrices(w, faultEnd)
 
   await loop.run(faultEnd)
@@ -516,6 +535,29 @@ function scheduleFaults(w: World, until: number): void {
     loop.after(1_000, perSecond)
   }
   loop.after(1_000, perSecond)
+}
+
+/**
+ * Once in the fault phase, at a time drawn from the seed, the sequencer's machine is lost with its disk. The standby stops where it stands
+ * (its tail torn like any crash's) and its disk comes up at the sequencer's address, as an
+ * operator promotes it (docs/REPLICA.md); a new machine with an empty disk takes the standby's
+ * place and catches up from scratch. Every acknowledged command must be in the final log.
+ */
+function scheduleFailover(w: World, until: number): void {
+  const { loop, rng, o } = w
+  const at = (0.3 + 0.5 * (rng.u32() / 4294967296)) * o.faultMs
+  loop.after(at, () => {
+    if (loop.now >= until) return
+    const [seq, standby] = w.nodes as [SimNode, SimNode]
+    seq.lose()
+    standby.lose()
+    seq.disk = standby.disk
+    standby.disk = new SimDisk()
+    w.checks.replaced(standby.name)
+    w.stats.failovers++
+    loop.record('failover')
+    loop.after(300, () => { seq.start(); standby.start() })
+  })
 }
 
 /**

@@ -1,14 +1,16 @@
 // The CI budget of the cluster simulator: a fixed run of seeds, each with its own fault rates
 // (crashes with torn tails, lossy and partitioned links, corrupt replication frames, clock
 // steps), signed oracle price moves with jumps across a funding boundary, conditional orders,
-// isolated margin and liquidations, must pass every checker; and a seed replays exactly (same
-// trace hash twice).
+// isolated margin and liquidations, must pass every checker, some again with the sequencer's
+// machine lost and its standby promoted; and a seed replays exactly (same trace hash twice).
 
 import t from 'tap'
 import { runCluster } from '../../sim/cluster.js'
 
 /** Seeds 1..CI_SEEDS: about 3.5 s each on the 2-core development machine. */
 const CI_SEEDS = 15
+/** Seeds 1..STANDBY_SEEDS again with a synchronous standby promoted once (sim/cluster.ts scheduleFailover). */
+const STANDBY_SEEDS = 5
 
 t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
   let adl = 0
@@ -29,6 +31,15 @@ t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
   }
   t.ok(liquidating >= CI_SEEDS - 5, `${liquidating} of ${CI_SEEDS} seeds liquidate`)
   t.ok(adl > 0 && marginCalls > 0, `ADL fills ${adl}, margin calls ${marginCalls}`)
+})
+
+t.test('with a synchronous standby, losing the sequencer\'s machine loses no acknowledged command', async (t) => {
+  for (let seed = 1; seed <= STANDBY_SEEDS; seed++) {
+    const r = await runCluster({ seed, standby: true })
+    t.same(r.failures, [], `seed ${r.seed} (${r.faults}); replay: ${r.replay}`)
+    t.equal(r.stats.failovers, 1, `seed ${seed}: the standby took over`)
+    t.ok(r.stats.acked > 0, `seed ${seed}: ${r.stats.acked} acknowledged, ${r.stats.unknown} of unknown outcome`)
+  }
 })
 
 // Seed 25 deleveraged an isolated short that was itself past bankruptcy, waiting in

@@ -7,9 +7,9 @@ import { TEST_FAULTS, type TestFault } from '../../replica/test-faults.js'
 
 const BUDGET = 10
 
-async function firstFailure(bug: TestFault): Promise<SeedReport | undefined> {
+async function firstFailure(bug: TestFault, standby = false): Promise<SeedReport | undefined> {
   for (let seed = 1; seed <= BUDGET; seed++) {
-    const r = await runCluster({ seed, bugs: [bug] })
+    const r = await runCluster({ seed, bugs: [bug], standby })
     if (!r.ok) return r
   }
   return undefined
@@ -28,4 +28,12 @@ t.test('a follower skipping the hash check on replicated batches diverges', asyn
   t.ok(r, `caught within ${BUDGET} seeds`)
   t.match(r!.failures.join('\n'), /(checkpoint \d+: f\d has root|log differs from the sequencer's)/)
   t.equal(TEST_FAULTS.skipWireHashCheck, false, 'the switch is off again')
+})
+
+t.test('acknowledging before the standby holds a command loses acknowledged commands in a fail-over', async (t) => {
+  const r = await firstFailure('ackBeforeReplicated', true)
+  t.ok(r, `caught within ${BUDGET} seeds`)
+  t.match(r!.failures.join('\n'), /acknowledged seq \d+ \(client c\d\) (holds another command|is missing)/)
+  t.match(r!.replay, /^npm run sim -- --seed \d+ --standby --bug ackBeforeReplicated$/)
+  t.equal(TEST_FAULTS.ackBeforeReplicated, false, 'the switch is off again')
 })
