@@ -120,7 +120,12 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     else conn.close(`unknown path ${path}`)
   }
   const early = syncReplicas > 0 ? await o.network.listen(o.role.host, o.role.port, serve) : undefined
-  if (early) o.logger?.info({ syncReplicas, url: early.url + REPLICATION_PATH }, 'waiting for standbys to hold each command')
+  if (early) {
+    o.logger?.info({ syncReplicas, url: early.url + REPLICATION_PATH }, 'waiting for standbys to hold each command')
+    // A log this node wrote before may end in entries no standby holds: one entry more, held by
+    // them, holds the rest (their chain reaches it), and only then do other followers get any.
+    if (!fresh) await seq.submit({ type: 'Tick' })
+  }
   // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
   // and at the first start of a newer build on an older one.
   if (node.state.rules < RULES_VERSION) {

@@ -102,7 +102,12 @@ interface Session {
   features: ReadonlySet<string>
   /** A synchronous standby: it reports what its log holds durably. */
   standby: boolean
-  /** The newest seq its log holds durably, as it last said (a standby). */
+  /** Where its hello said it needed the log from: its first report is of an entry from there on. */
+  from: number
+  /**
+   * The newest seq its log holds durably, as it last said (a standby), 0 before it said. Only
+   * reports count, not its hello: a report follows a batch it took, so its chain continues ours.
+   */
   durable: number
 }
 
@@ -141,16 +146,30 @@ export class ReplicationServer {
   private readonly syncReplicas: number
   /**
    * With standbys: the last seq streamed to the other followers (publish), past which they are
-   * not caught up. It starts at the end of the log as this node found it: a sequencer restarted
-   * on its own log takes it all as its own, acknowledged or not.
+   * not caught up. It starts at the end of the log as this node found it.
    */
   private committed: number
+  /**
+   * The end of the log as this node found it. With standbys, other followers wait until the
+   * standbys hold it: a sequencer restarted on its own log may hold entries that no standby has,
+   * and that a standby promoted meanwhile would not have (replica.ts writes an entry after them,
+   * so the standbys' next report covers them).
+   */
+  private readonly startTail: number
+  /** Followers that are no standbys, waiting for the standbys to hold `startTail`. */
+  private readonly waiting = new Set<Session>()
   /** The newest seq `syncReplicas` standbys have said they hold. */
   replicated = 0
 
   constructor(private readonly o: ReplicationServerOptions) {
     this.syncReplicas = o.syncReplicas ?? 0
     this.committed = o.log.lastSeq
+    this.startTail = o.log.lastSeq
+  }
+
+  /** Whether the standbys hold the log as this node found it (always, without standbys). */
+  private get tailHeld(): boolean {
+    return this.syncReplicas === 0 || this.replicated >= this.startTail
   }
 
   get followers(): number { return this.sessions.size }
@@ -181,22 +200,31 @@ export class ReplicationServer {
       const features = new Set(Array.isArray(m[2]) ? m[2] : [])
       // Its hello says where its log ends: everything before is durable there.
       const standby = features.has(STANDBY_FEATURE)
-      const s: Session = { conn, next: m[1], live: false, features, standby, durable: m[1] - 1 }
+      const s: Session = { conn, next: m[1], live: false, features, standby, from: m[1], durable: 0 }
       session = s
       this.sessions.add(s)
       if (standby) this.o.logger?.info({ fromSeq: m[1] }, 'standby connected')
-      this.catchUp(s).catch((err: Error) => {
-        this.o.logger?.warn({ err: err.message }, 'follower catch-up failed')
-        this.drop(s, err.message)
-      })
+      if (standby || this.tailHeld) this.startCatchUp(s)
+      else this.waiting.add(s)
     })
-    conn.onClose(() => { if (session) this.sessions.delete(session) })
+    conn.onClose(() => {
+      if (session === null) return
+      this.sessions.delete(session)
+      this.waiting.delete(session)
+    })
+  }
+
+  private startCatchUp(s: Session): void {
+    this.catchUp(s).catch((err: Error) => {
+      this.o.logger?.warn({ err: err.message }, 'follower catch-up failed')
+      this.drop(s, err.message)
+    })
   }
 
   /** A standby holds everything up to `seq`: it counts toward `replicated` (never backwards). */
   private durable(s: Session, seq: number): void {
-    // Only a standby reports, and only what it was sent.
-    if (!s.standby || !Number.isSafeInteger(seq) || seq < s.durable || seq >= s.next) {
+    // Only a standby reports, and only entries it was sent on this connection.
+    if (!s.standby || !Number.isSafeInteger(seq) || seq < Math.max(s.durable, s.from) || seq >= s.next) {
       this.drop(s, 'protocol error: durable')
       return
     }
@@ -207,6 +235,10 @@ export class ReplicationServer {
     const seqHeld = held.length >= k ? held[k - 1]! : 0
     if (seqHeld <= this.replicated) return
     this.replicated = seqHeld
+    if (this.tailHeld && this.waiting.size > 0) {
+      for (const w of this.waiting) if (this.sessions.has(w)) this.startCatchUp(w)
+      this.waiting.clear()
+    }
     this.o.onReplicated?.(seqHeld)
   }
 

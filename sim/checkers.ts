@@ -7,6 +7,7 @@ import type { Command } from '../core/commands.js'
 import type { State } from '../core/state.js'
 import { hex, packr, type LogEntry } from '../replica/entry.js'
 import type { ReplicaNode } from '../replica/node.js'
+import type { Committed } from '../replica/sequencer.js'
 import { maintenanceViolations, stateViolations } from './model/invariants.js'
 import type { EventLoop } from './world/loop.js'
 
@@ -29,10 +30,16 @@ export class Checks {
     if (this.failures.length < FAILURES_KEPT && !this.failures.includes(msg)) this.failures.push(msg)
   }
 
-  /** Follows a node's durable batches (replayed or new) from before it restores. */
-  watch(name: string, node: ReplicaNode): void {
+  /**
+   * Follows a node's durable batches (replayed or new) from before it restores; those before
+   * `ready()` (its start done: served() called) count only then. A sequencer with a standby
+   * replays a log whose tail no standby may hold yet, and serves it only once one does: if it
+   * is lost before, no one was served that tail.
+   */
+  watch(name: string, node: ReplicaNode): { ready(): void } {
     const n = node.checkpointInterval
-    node.onCommitted((c) => {
+    let pending: Committed[] | null = []
+    const take = (c: Committed): void => {
       const last = c.entries[c.entries.length - 1]!.seq
       this.servedMax.set(name, Math.max(this.servedMax.get(name) ?? 0, last))
       if (n <= 0) return
@@ -42,7 +49,15 @@ export class Checks {
         if (cp === undefined) this.fail(`${name} passed checkpoint ${seq} without a root`)
         else this.checkpoint(name, seq, cp.root)
       }
-    })
+    }
+    node.onCommitted((c) => { if (pending !== null) pending.push(c); else take(c) })
+    return {
+      ready: () => {
+        const before = pending ?? []
+        pending = null
+        for (const c of before) take(c)
+      },
+    }
   }
 
   /** A node's machine was replaced by an empty one: it serves from nothing again. */

@@ -161,6 +161,7 @@ class SimNode {
       after: (ms, fn) => w.loop.after(ms, fn),
     })
     const torn = this.disk.tornTails
+    let watching: { ready(): void } | undefined
     const boot = async (): Promise<void> => {
       await store.open()
       w.stats.tornTails += this.disk.tornTails - torn
@@ -172,7 +173,7 @@ class SimNode {
           : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS, standby: w.o.standby && this.name === STANDBY },
         snapshots: new SimSnapshotStore(this.disk),
         checkpointInterval: w.o.checkpointInterval,
-        beforeRestore: (node) => w.checks.watch(this.name, node),
+        beforeRestore: (node) => { watching = w.checks.watch(this.name, node) },
         onFatal: (err) => this.fatal(err, inc),
         // The run's own, drawn from its seed without touching the fault stream: a seed's run repeats.
         leafSeed: () => `0x${createHash('sha256').update(`sim leaf seed ${w.o.seed}`).digest('hex')}`,
@@ -180,6 +181,7 @@ class SimNode {
       if (inc !== this.incarnation) return
       this.replica = replica
       w.checks.served(this.name, replica.node.state.seq)
+      watching?.ready()
     }
     boot().catch((err: Error) => { if (inc === this.incarnation && this.up) this.fatal(err, inc) })
   }

@@ -1,13 +1,18 @@
 // Synchronous standbys over real WebSocket on loopback: a sequencer with `syncReplicas`
 // acknowledges a command only once that many standbys hold it durably, streams to its other
 // followers only what the standbys hold, bounds what waits when none is there, and says a
-// command's outcome is unknown when it stops before a standby held it.
+// command's outcome is unknown when it stops before a standby held it; restarted on a log whose
+// tail no standby holds, it serves nothing of that tail until one does.
 
 import t from 'tap'
 import { hex } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
 import { ReplicaNode } from '../../replica/node.js'
-import { encodeMessage } from '../../replica/replication.js'
+import { encodeMessage, REPLICATION_PATH } from '../../replica/replication.js'
+import { MemoryLogStore } from '../../replica/memory-log.js'
+import { createReplica } from '../../replica/replica.js'
+import { freePort } from '../../replica/free-port.js'
+import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { OutcomeUnknownError, OverloadedError, type Acknowledged } from '../../replica/sequencer.js'
 import { systemClock } from '../../replica/clock.js'
 import { wsNetwork } from '../../replica/ws-network.js'
@@ -161,4 +166,40 @@ t.test('a durable report from a follower that is no standby, or of what it was n
   }
   t.equal(L.server.replicated, last, 'neither moved what counts as held')
   t.same(S.errors, [])
+})
+
+t.test('restarted on a log whose tail no standby holds, a sequencer streams that tail to other followers only once one does', async (t) => {
+  const log = new MemoryLogStore()
+  await log.open()
+  const port = await freePort()
+  const url = `ws://127.0.0.1:${port}${REPLICATION_PATH}`
+  const role = { kind: 'sequencer' as const, host: '127.0.0.1', port, genesis: genesisCommands(DEFAULT_GENESIS), syncReplicas: 1 }
+  const S = await follower(t, url, true)
+  const A = await follower(t, url, false)
+  const first = await createReplica({ log, network: wsNetwork, clock: systemClock, role, checkpointInterval: 10 })
+  await until(() => A.log.lastSeq === log.lastSeq)
+  const held = log.lastSeq
+
+  // Written here, never held by the standby, never acknowledged: the sequencer stops.
+  S.log.hold()
+  const ws = Array.from({ length: 3 }, (_, i) => watched(first.sequencer!.submit(deposit(i))))
+  await until(() => log.lastSeq === held + 3)
+  await first.stop()
+  await Promise.all(ws.map((w) => w.done))
+  t.ok(ws.every((w) => w.err instanceof OutcomeUnknownError), 'their outcome unknown')
+
+  // Restarted on that log: it waits for the standby, and so do the other followers.
+  const restarted = createReplica({ log, network: wsNetwork, clock: systemClock, role, checkpointInterval: 10 })
+  let up = false
+  void restarted.then(() => { up = true })
+  await settle()
+  await settle()
+  t.equal(up, false, 'not serving while no standby holds its tail')
+  t.equal(A.log.lastSeq, held, 'a follower got none of the tail')
+  S.log.release()
+  const second = await restarted
+  t.teardown(() => second.stop())
+  t.ok(S.log.lastSeq > held + 3, 'the standby holds the tail and the entry written after it')
+  await until(() => A.log.lastSeq >= held + 3)
+  t.same([...A.errors, ...S.errors], [])
 })
