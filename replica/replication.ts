@@ -198,7 +198,6 @@ export class ReplicationServer {
         return
       }
       const features = new Set(Array.isArray(m[2]) ? m[2] : [])
-      // Its hello says where its log ends: everything before is durable there.
       const standby = features.has(STANDBY_FEATURE)
       const s: Session = { conn, next: m[1], live: false, features, standby, from: m[1], durable: 0 }
       session = s
