@@ -40,6 +40,20 @@ function watched(p: Promise<Acknowledged>) {
 /** Lets messages in flight on loopback arrive (a negative check: nothing more happens). */
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 100))
 
+/**
+ * Submits a deposit while `held` cannot write, waits until `written(seq)` says the entry is
+ * where the test looks, and lets everything in flight arrive.
+ */
+async function submitWhileHeld(L: { log: { lastSeq: number }; seq: { submit(c: ReturnType<typeof deposit>): Promise<Acknowledged> } },
+  held: GatedLog, written: (seq: number) => boolean) {
+  held.hold()
+  const w = watched(L.seq.submit(deposit(1)))
+  const seq = L.log.lastSeq + 1
+  await until(() => written(seq))
+  await settle()
+  return { w, seq }
+}
+
 t.test('a command is acknowledged only once the standby holds it', async (t) => {
   const L = await leader(t, { syncReplicas: 1 })
   const S = await follower(t, L.url, true)
@@ -47,11 +61,7 @@ t.test('a command is acknowledged only once the standby holds it', async (t) => 
   t.equal(L.server.replicated, L.log.lastSeq, 'the genesis went out to the standby and came back held')
   t.ok(S.log.lastSeq >= L.log.lastSeq, 'the standby holds the genesis')
 
-  S.log.hold()
-  const w = watched(L.seq.submit(deposit(1)))
-  const seq = L.log.lastSeq + 1
-  await until(() => L.log.lastSeq === seq)
-  await settle()
+  const { w, seq } = await submitWhileHeld(L, S.log, (seq) => L.log.lastSeq === seq)
   t.equal(w.ack, undefined, 'durable on the sequencer, written nowhere else: not acknowledged')
   t.ok(L.server.replicated < seq)
   S.log.release()
@@ -93,11 +103,7 @@ t.test('with two required, one standby holding a command is not enough', async (
   const S1 = await follower(t, L.url, true)
   const S2 = await follower(t, L.url, true)
   await L.genesis()
-  S2.log.hold()
-  const w = watched(L.seq.submit(deposit(1)))
-  const seq = L.log.lastSeq + 1
-  await until(() => S1.log.lastSeq === seq)
-  await settle()
+  const { w, seq } = await submitWhileHeld(L, S2.log, (seq) => S1.log.lastSeq === seq)
   t.equal(w.ack, undefined, 'the first standby holds it, the second does not yet')
   S2.log.release()
   await w.done
