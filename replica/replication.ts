@@ -206,10 +206,15 @@ export class ReplicationServer {
       if (standby || this.tailHeld) this.startCatchUp(s)
       else this.waiting.add(s)
     })
-    conn.onClose(() => {
+    conn.onClose((reason) => {
       if (session === null) return
       this.sessions.delete(session)
       this.waiting.delete(session)
+      // Commands now wait (and past the window, are refused) until enough standbys are back: said at once.
+      if (session.standby && this.syncReplicas > this.standbys) {
+        this.o.logger?.warn({ reason, standbys: this.standbys, syncReplicas: this.syncReplicas },
+          'standby disconnected: commands wait until enough standbys hold them')
+      }
     })
   }
 

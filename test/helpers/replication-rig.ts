@@ -9,7 +9,7 @@ import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { systemClock } from '../../replica/clock.js'
 import type { LogEntry } from '../../replica/entry.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
-import { ReplicaNode } from '../../replica/node.js'
+import { ReplicaNode, type Logger } from '../../replica/node.js'
 import { REPLICATION_PATH, ReplicationServer } from '../../replica/replication.js'
 import type { RootSource } from '../../replica/root-hasher.js'
 import { Sequencer } from '../../replica/sequencer.js'
@@ -31,14 +31,14 @@ export const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, 
  * (nothing could be acknowledged before a standby connects): the test submits `genesis`.
  */
 export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number; roots?: RootSource;
-  syncReplicas?: number; batchMax?: number; ingressQueueMax?: number } = {}) {
+  syncReplicas?: number; batchMax?: number; ingressQueueMax?: number; logger?: Logger } = {}) {
   const log = new MemoryLogStore()
   await log.open()
   const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10, roots: o.roots })
   const sync = o.syncReplicas ?? 0
   let seq: Sequencer | undefined
   const server = new ReplicationServer({ log, snapshots: o.snapshots, roots: () => node.roots, checkpointInterval: node.checkpointInterval,
-    syncReplicas: sync, onReplicated: (s) => seq?.replicatedTo(s) })
+    syncReplicas: sync, onReplicated: (s) => seq?.replicatedTo(s), logger: o.logger })
   node.onCommitted((c) => server.publish(c))
   node.onCheckpoint((cp) => server.publishCheckpoint(cp))
   seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),

@@ -110,6 +110,17 @@ t.test('with two required, one standby holding a command is not enough', async (
   t.equal(w.ack?.seq, seq)
 })
 
+t.test('a standby that goes away is said at once: commands wait for it', async (t) => {
+  const warnings: string[] = []
+  const L = await leader(t, { syncReplicas: 1, logger: { info() {}, error() {}, warn: (_o: object, msg?: string) => { warnings.push(msg ?? '') } } })
+  const S = await follower(t, L.url, true)
+  await L.genesis()
+  S.f.stop()
+  await until(() => warnings.length > 0)
+  t.same(warnings, ['standby disconnected: commands wait until enough standbys hold them'])
+  t.equal(L.server.standbys, 0)
+})
+
 t.test('with no standby nothing is acknowledged, and what waits is bounded', async (t) => {
   // Windows of 8 batches of 4 entries, then a queue of 10: the rest are told the sequencer is overloaded.
   const L = await leader(t, { syncReplicas: 1, batchMax: 4, ingressQueueMax: 10 })
