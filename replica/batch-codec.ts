@@ -115,6 +115,9 @@ export function decodeEnvelope(firstSeq: number, bytes: Uint8Array): Envelope {
   return { prevHash, hashes, bodies, count: hashes.length / HASH_BYTES }
 }
 
+/** Why an entry is refused when its hash is not the one its body and the previous hash give. */
+export const HASH_MISMATCH = 'hash does not match its body'
+
 /**
  * Verifies the chain over `hashes` and `bodies` without decoding a command: each body's
  * extent found by skipping its msgpack value, each hash recomputed from the previous one
@@ -137,7 +140,7 @@ export function verifyBodies(
     if (end < 0) throw fail(firstSeq + i, 'undecodable entry (not msgpack)')
     const offset = i * HASH_BYTES
     if (!digestEquals(chainDigest(prev, bodyBytes.subarray(start, end)), hashBytes, offset)) {
-      throw fail(firstSeq + i, 'hash does not match its body')
+      throw fail(firstSeq + i, HASH_MISMATCH)
     }
     prev = hashBytes.subarray(offset, offset + HASH_BYTES)
     ends[i] = end
@@ -175,7 +178,7 @@ export function decodeChain(
     const seq = firstSeq + i
     if (i >= count) throw (failed = fail(seq, 'more bodies than hashes'))
     if (ends === undefined && !digestEquals(chainDigest(prev, bodyBytes.subarray(start, end)), hashBytes, i * HASH_BYTES)) {
-      throw (failed = fail(seq, 'hash does not match its body'))
+      throw (failed = fail(seq, HASH_MISMATCH))
     }
     if (ends !== undefined && ends[i] !== end) throw (failed = fail(seq, 'body does not end where its hash was checked'))
     if (bodySeq !== seq || typeof time !== 'number' || typeof command !== 'object' || command === null) {

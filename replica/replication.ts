@@ -21,7 +21,7 @@
 // and decodes them once; nothing is encoded again on either side.
 
 import { LIMITS } from '../core/limits.js'
-import { decodeChain, packWithBins } from './batch-codec.js'
+import { decodeChain, HASH_MISMATCH, packWithBins } from './batch-codec.js'
 import { bodyOf, HASH_BYTES, packr, type LogEntry } from './entry.js'
 import type { LogStore } from './log-store.js'
 import type { Connection } from './network.js'
@@ -90,8 +90,14 @@ export function verifyWire(m: BatchMessage, lastSeq: number, lastHash: Uint8Arra
   if (firstSeq !== lastSeq + 1) throw new ReplicationRefusedError(lastSeq + 1, `gap: expected seq ${lastSeq + 1}, got ${firstSeq}`)
   // TEST_FAULTS.skipWireHashCheck is an injected bug (the simulator's tests): it trusts the bodies.
   const sent = TEST_FAULTS.skipWireHashCheck ? rehashBodies(lastHash, hashes, bodies) : hashes
-  return decodeChain(firstSeq, lastHash, sent, bodies, refused).entries
+  // The first entry also fails when this log's own last entry is not the sequencer's: said, with what to do.
+  const refusedHere = (seq: number, reason: string): Error => refused(seq, seq === lastSeq + 1 && reason === HASH_MISMATCH
+    ? `${reason}, or does not continue this node's log: if every connection says so, this log's entry ${lastSeq} is not ` +
+      'the sequencer\'s (a former sequencer\'s tail, never acknowledged?); start this node on a new data directory'
+    : reason)
+  return decodeChain(firstSeq, lastHash, sent, bodies, refusedHere).entries
 }
+
 
 interface Session {
   conn: Connection
