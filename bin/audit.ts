@@ -14,6 +14,7 @@ import { readVaultRecords } from '../chain/vault-records.js'
 import { withReader } from '../chain/provider.js'
 import { readLogFile } from '../chain/log-file.js'
 import { LevelLogStore } from '../replica/level-log.js'
+import { validAddress } from '../core/accounts.js'
 import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
 import type { Network } from '../replica/network.js'
 import type { LogEntry } from '../replica/entry.js'
@@ -39,12 +40,12 @@ function progressBar(): { draw(frac: number): void; end(): void } {
   let last = 0
   const tty = process.stderr.isTTY
   return {
-    draw(done) {
+    draw(frac) {
       const now = performance.now()
       if (!tty || now - last < 100) return
       last = now
-      const frac = Math.min(1, done)
-      process.stderr.write(`\r[${'#'.repeat(Math.round(frac * 30)).padEnd(30, '.')}] ${Math.round(frac * 100)}%`)
+      const f = Math.min(1, frac)
+      process.stderr.write(`\r[${'#'.repeat(Math.round(f * 30)).padEnd(30, '.')}] ${Math.round(f * 100)}%`)
     },
     end() { if (tty) process.stderr.write('\n') },
   }
@@ -107,7 +108,7 @@ async function openLog(c: AuditCommand): Promise<LogSource> {
 export async function vaultDeclaredIn(batches: AsyncIterable<LogEntry[]>): Promise<string> {
   const declared = await firstDeclaredChain(batches)
   if (declared === undefined) throw new OperatorError('the log declares no chain (a log from before rules 2, or a node without one): give --vault')
-  if (typeof declared.vault !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(declared.vault)) {
+  if (!validAddress(declared.vault)) {
     throw new OperatorError(`the log's chain declaration names no Vault address (${JSON.stringify(declared.vault)}): give --vault`)
   }
   return declared.vault

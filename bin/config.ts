@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
+import { validAddress } from '../core/accounts.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
 import type { LinkTls } from '../replica/ws-network.js'
 import type { KeyType } from './demo-account.js'
@@ -265,7 +266,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     operatorKey: get('operator-key') || (get('operator-key-file') ? readFileSync(get('operator-key-file'), 'utf8').trim() : ''),
     tokens: get('tokens') ? get('tokens').split(',').map((pair) => {
       const [asset = '', address = ''] = pair.split('=')
-      if (!/^[A-Z0-9]{1,20}$/.test(asset) || !/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`--tokens wants ASSET=0xaddress,…; got ${pair}`)
+      if (!/^[A-Z0-9]{1,20}$/.test(asset) || !validAddress(address)) throw new Error(`--tokens wants ASSET=0xaddress,…; got ${pair}`)
       return { asset, address }
     }) : [],
     vaultBlock: intOption('vault-block', get('vault-block'), 0, Number.MAX_SAFE_INTEGER),
@@ -303,13 +304,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
-  if (config.command === 'withdraw-fees' && (!config.feeWithdrawal.amount || !/^0x[0-9a-fA-F]{40}$/.test(config.feeWithdrawal.to))) {
+  if (config.command === 'withdraw-fees' && (!config.feeWithdrawal.amount || !validAddress(config.feeWithdrawal.to))) {
     throw new Error('withdraw-fees needs --amount <decimal> and --to <0x-prefixed address> (--asset, default USDT)')
   }
-  if (config.command === 'prove' && !/^0x[0-9a-fA-F]{40}$/.test(config.proof.account)) throw new Error('prove needs --account <0x-prefixed address>')
+  if (config.command === 'prove' && !validAddress(config.proof.account)) throw new Error('prove needs --account <0x-prefixed address>')
   if (config.command === 'verify-proof' && !config.proof.file && !(config.proof.api && config.proof.keysFile)) {
     throw new Error('verify-proof needs --proof <file>, or --api <url> and --keys <file> to fetch your own')
   }
-  if (config.vaultAddress && !/^0x[0-9a-fA-F]{40}$/.test(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
+  if (config.vaultAddress && !validAddress(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
   return config
 }

@@ -263,14 +263,7 @@ export class Sequencer {
         this.durable(parts, { entries, results }, started)
         return
       }
-      this.lastCommitMs = performance.now() - started
-      this.committedEntries += entries.length
-      try {
-        this.o.onCommit?.({ entries, results })
-      } catch (err) {
-        this.fail(err as Error, parts)
-        return
-      }
+      if (!this.commit(parts, { entries, results }, started)) return
       // The next write starts before anyone is answered or anything new is applied: the disk
       // never waits for the CPU.
       this.write()
@@ -282,6 +275,22 @@ export class Sequencer {
     })
     // Injected bug for the simulator's tests: answering here breaks "acknowledged means durable".
     if (TEST_FAULTS.ackBeforeSync) resolveAll(parts)
+  }
+
+  /**
+   * A write is committed (durable, and held by the standbys when there are): counted, and told
+   * to onCommit before anyone is answered. False when that failed: the sequencer has stopped.
+   */
+  private commit(parts: Prepared[], c: Committed, started: number): boolean {
+    this.lastCommitMs = performance.now() - started
+    this.committedEntries += c.entries.length
+    try {
+      this.o.onCommit?.(c)
+      return true
+    } catch (err) {
+      this.fail(err as Error, parts)
+      return false
+    }
   }
 
   /** A write is durable here: the standbys get it, and its submitters wait for them to hold it. */
@@ -318,14 +327,7 @@ export class Sequencer {
     while (this.replicating.length > 0 && this.replicating[0]!.last <= this.replicatedSeq && this.stopped === null) {
       const r = this.replicating.shift()!
       this.notReplicated -= r.committed.entries.length
-      this.lastCommitMs = performance.now() - r.started
-      this.committedEntries += r.committed.entries.length
-      try {
-        this.o.onCommit?.(r.committed)
-      } catch (err) {
-        this.fail(err as Error, r.parts)
-        return
-      }
+      if (!this.commit(r.parts, r.committed, r.started)) return
       resolveAll(r.parts)
     }
     this.pump()
