@@ -2,6 +2,7 @@
 // validated at start.
 
 import { readFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { validAddress } from '../core/accounts.js'
@@ -42,6 +43,11 @@ export interface Config {
    */
   syncReplicas: number
   standby: boolean
+  /**
+   * Leadership through etcd (replica/leadership.ts): its client URLs (none: no election), the
+   * cluster's name (its key prefix), this node's name in it, and the lease's length.
+   */
+  election: { etcd: string[]; cluster: string; nodeId: string; leaseMs: number }
   logLevel: string
   /** USDT to fund a new account with (`exchange account --fund`). */
   fund: number
@@ -112,6 +118,10 @@ const OPTIONS = {
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'sync-replicas': { type: 'string', env: 'EXCHANGE_SYNC_REPLICAS', default: '0' },
   standby: { type: 'string', env: 'EXCHANGE_STANDBY', default: 'no' },
+  etcd: { type: 'string', env: 'EXCHANGE_ETCD', default: '' },
+  cluster: { type: 'string', env: 'EXCHANGE_CLUSTER', default: 'exchange' },
+  'node-id': { type: 'string', env: 'EXCHANGE_NODE_ID', default: '' },
+  'lease-ms': { type: 'string', env: 'EXCHANGE_LEASE_MS', default: '3000' },
   'log-level': { type: 'string', env: 'EXCHANGE_LOG_LEVEL', default: 'info' },
   fund: { type: 'string', env: 'EXCHANGE_FUND', default: '10000' },
   'key-type': { type: 'string', env: 'EXCHANGE_KEY_TYPE', default: 'hmac' },
@@ -162,6 +172,10 @@ commands:
   replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
                          (wss://… when the sequencer runs with --link-tls-cert; --link-tls-ca to trust it;
                          --standby: a synchronous standby, counted by the sequencer's --sync-replicas)
+  --etcd URL[,URL…]      automatic fail-over (sequencer and replicas): the sequencer leads while it holds a
+                         lease in etcd; replicas find it there (no --follow needed); a --standby with the
+                         longest log takes over when the lease lapses (--cluster NAME, --node-id ID,
+                         --lease-ms N, default 3000; --sync-replicas N on the sequencer and standbys)
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON);
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
@@ -249,6 +263,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
     syncReplicas: intOption('sync-replicas', get('sync-replicas'), 0, 16),
     standby: yesNo('standby', get('standby')),
+    election: {
+      etcd: get('etcd') ? get('etcd').split(',') : [],
+      cluster: get('cluster'),
+      // Unique as long as each machine runs one node per replication port.
+      nodeId: get('node-id') || `${hostname()}:${get('replication-port')}`,
+      leaseMs: intOption('lease-ms', get('lease-ms'), 1000, 60_000),
+    },
     logLevel: get('log-level'),
     fund: intOption('fund', get('fund'), 1, 1_000_000_000),
     keyType: keyTypeOption(get('key-type')),
@@ -293,11 +314,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (!/^(random|off|csv:.+)$/.test(config.priceFeed.source)) throw new Error('--price-feed must be random, off or csv:<file>')
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
-  if (config.command === 'replica' && !config.follow) throw new Error('replica needs --follow <sequencer replication URL>')
-  if (config.standby && config.command !== 'replica') throw new Error('--standby is for a replica (exchange replica --follow URL --standby)')
-  if (config.syncReplicas > 0 && config.command !== 'sequencer' && config.command !== 'start') {
-    throw new Error('--sync-replicas is for the sequencer (exchange sequencer or start)')
-  }
+  checkElection(config)
   if (!config.linkTls.certFile !== !config.linkTls.keyFile) throw new Error('--link-tls-cert and --link-tls-key go together')
   if (get('bot') !== 'on' && get('bot') !== 'off') throw new Error('--bot must be on or off')
   if (get('ws-fan-out') !== 'process' && get('ws-fan-out') !== 'inline') throw new Error('--ws-fan-out must be process or inline')
@@ -313,4 +330,27 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   if (config.vaultAddress && !validAddress(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
   return config
+}
+
+/** The replication and election flags, each refused where it means nothing. */
+function checkElection(config: Config): void {
+  const { etcd, cluster, nodeId } = config.election
+  const sequencer = config.command === 'sequencer' || config.command === 'start'
+  if (config.command === 'replica' && !config.follow && etcd.length === 0) {
+    throw new Error('replica needs --follow <sequencer replication URL>, or --etcd <URL> to find the sequencer there')
+  }
+  if (config.standby && config.command !== 'replica') throw new Error('--standby is for a replica (exchange replica --follow URL --standby)')
+  const standbyCandidate = config.command === 'replica' && config.standby && etcd.length > 0
+  if (config.syncReplicas > 0 && !sequencer && !standbyCandidate) {
+    throw new Error('--sync-replicas is for the sequencer (exchange sequencer or start), or a standby with --etcd (what it asks once it leads)')
+  }
+  if (etcd.length === 0) return
+  for (const url of etcd) if (!/^https?:\/\/[^/\s]+$/.test(url)) throw new Error(`--etcd wants client URLs like http://127.0.0.1:2379, comma-separated; got ${url}`)
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(cluster)) throw new Error('--cluster must be 1 to 64 letters, digits, dots, dashes or underscores')
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(nodeId)) throw new Error('--node-id must be 1 to 128 letters, digits, dots, colons, dashes or underscores')
+  if (!sequencer && config.command !== 'replica') throw new Error('--etcd is for the sequencer and replicas')
+  // A node elected in a failed leader's place holds every acknowledged command only if the leader waited for standbys.
+  if ((sequencer || standbyCandidate) && config.syncReplicas < 1) {
+    throw new Error('--etcd needs --sync-replicas 1 or more on the sequencer and on each standby: a standby can take over only if every acknowledged command reached one')
+  }
 }

@@ -1,8 +1,14 @@
 // `exchange replica --follow <url>`: a follower node with /metrics and its own REST gateway,
-// which reads the follower's state and sends commands to the sequencer's ingress.
+// which reads the follower's state and sends commands to the sequencer's ingress. With --etcd
+// it finds the sequencer there, and a --standby elected to lead becomes the sequencer in place:
+// its gateway then submits to its own sequencer, and it runs the chain services (with --rpc).
 
+import type { Command } from '../core/commands.js'
 import { IngressLink, sequencerBaseOf } from '../replica/ingress-link.js'
 import type { Logger } from '../replica/node.js'
+import type { Acknowledged } from '../replica/sequencer.js'
+import type { ChainServices } from '../chain/services.js'
+import { chainEnabled, startChain } from './chain.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
 import { runNode } from './runtime.js'
@@ -10,18 +16,37 @@ import { serveGateway } from './serve-gateway.js'
 
 export async function runFollower(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
   const running = await runNode(config, 'follower', logger, onFatal)
-  const { follower } = running.replica
-  const ingress = new IngressLink(running.network, sequencerBaseOf(config.follow))
-  const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => ingress.submit(c), logger)
+  const { replica } = running
+  const { follower } = replica
+  const election = replica.election
+  const ingress = new IngressLink(running.network, election ? async () => {
+    const leader = await election.leader()
+    if (!leader) throw new Error('no sequencer leads')
+    return sequencerBaseOf(leader.url)
+  } : sequencerBaseOf(config.follow))
+  let submit = (c: Command): Promise<Acknowledged> => ingress.submit(c)
+  const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => submit(c), logger)
   const gauges = nodeGauges(running, requestTime, () => ({
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
+    exchange_leader: replica.sequencer ? 1 : 0,
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
-  logger.info({ follow: config.follow, api }, 'follower running')
+  let chain: Promise<ChainServices> | undefined
+  replica.onPromoted(() => {
+    const sequencer = replica.sequencer!
+    submit = (c) => sequencer.submit(c)
+    ingress.close()
+    logger.info({ epoch: replica.epoch, url: replica.url, api }, 'this standby now leads: sequencer running')
+    if (chainEnabled(config)) chain = startChain(config, running, (c) => sequencer.submit(c), logger)
+    chain?.catch(onFatal)
+  })
+  logger.info({ follow: config.follow || undefined, etcd: config.election.etcd.length > 0 ? config.election.etcd : undefined,
+    standby: config.standby, api }, 'follower running')
   return {
     async stop() {
+      await (await chain?.catch(() => undefined))?.stop()
       await gateway.close()
       ingress.close()
       await running.stop()

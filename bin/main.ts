@@ -5,6 +5,7 @@ import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { IngressClient } from '../replica/ingress.js'
 import { DatabaseInUseError } from '../replica/level-open.js'
+import { NotLeaderError } from '../replica/leadership.js'
 import { OperatorError } from './operator-error.js'
 import { loadPriceCsv } from './price-feed.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
@@ -163,6 +164,7 @@ function onSignal(stop: () => Promise<void>): void {
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
   if (err instanceof DatabaseInUseError || err instanceof OperatorError) return err.message
+  if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …), on a new data directory if it led before`
   if (err.code === 'EADDRINUSE') {
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
   }

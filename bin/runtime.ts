@@ -11,7 +11,9 @@ import { LevelLogStore } from '../replica/level-log.js'
 import type { Logger } from '../replica/node.js'
 import { AppliedWatch } from '../replica/applied-watch.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../replica/projections/index.js'
-import { createReplica, type Replica, type Role } from '../replica/replica.js'
+import { createReplica, type Election, type Replica, type Role } from '../replica/replica.js'
+import { Leadership } from '../replica/leadership.js'
+import { EtcdKv } from './etcd.js'
 import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
 import { BalanceProver } from '../replica/balance-prover.js'
@@ -55,6 +57,20 @@ export interface RunningNode {
   stop(): Promise<void>
 }
 
+/** Leadership through etcd when --etcd names it: the lease, and what a standby becomes once elected. */
+function electionOf(config: Config, kind: Role['kind'], logger: Logger, onFatal: (err: Error) => void): Election | undefined {
+  const { etcd, cluster, nodeId, leaseMs } = config.election
+  if (etcd.length === 0) return undefined
+  const leadership = new Leadership({ kv: new EtcdKv(etcd, Math.max(500, Math.floor(leaseMs / 3))), clock: systemClock,
+    prefix: `/${cluster}/`, node: nodeId, leaseMs, logger, onLost: onFatal })
+  return {
+    leadership, pollMs: Math.max(50, Math.floor(leaseMs / 6)),
+    promoted: kind === 'follower' && config.standby
+      ? { host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs, syncReplicas: config.syncReplicas }
+      : undefined,
+  }
+}
+
 export async function runNode(config: Config, kind: Role['kind'], logger: Logger,
   onFatal: (err: Error) => void): Promise<RunningNode> {
   const log = new LevelLogStore(path.join(config.dataDir, 'log'), { logger })
@@ -75,6 +91,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     ? { kind, host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs,
         genesis: genesisCommands(DEFAULT_GENESIS), syncReplicas: config.syncReplicas }
     : { kind, url: config.follow, standby: config.standby }
+  const election = electionOf(config, kind, logger, onFatal)
   // Checkpoint roots on a thread of their own: hashing the whole state would stall applying.
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   const roots = new RootHasher()
@@ -83,7 +100,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const replica = await createReplica({
     onAnchored: (seq, vault) => proofs.anchoredAt(seq, vault),
     log, snapshots, network, clock: systemClock, role, logger, onFatal,
-    checkpointInterval: config.checkpointInterval, roots,
+    checkpointInterval: config.checkpointInterval, roots, election,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
     snapshotSeqMax: projections.lastSeq,
     beforeRestore: (node) => {

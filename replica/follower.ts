@@ -14,10 +14,11 @@ import type { Result } from '../core/events.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { Clock, Timer } from './clock.js'
 import type { LogEntry } from './entry.js'
+import type { Leader } from './leadership.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
 import {
-  batchCount, decodeMessage, encodeMessage, FOLLOWER_FEATURES, STANDBY_FEATURE, verifyWire, type BatchMessage, type Message,
+  batchCount, decodeMessage, encodeMessage, epochFeature, FOLLOWER_FEATURES, STANDBY_FEATURE, verifyWire, type BatchMessage, type Message,
 } from './replication.js'
 
 export class FollowerError extends Error {
@@ -43,6 +44,13 @@ export interface FollowerOptions {
    * after every write, so a sequencer with --sync-replicas acknowledges commands once it has them.
    */
   standby?: boolean
+  /**
+   * Where the sequencer is, asked before each connect (in place of `url`): the leader the
+   * consensus service names (leadership.ts), undefined while none does. Its epoch goes in the
+   * hello, and a node that does not lead that epoch refuses the connection: a deposed sequencer
+   * gets nothing from this node.
+   */
+  leader?: () => Promise<Leader | undefined>
 }
 
 export class Follower {
@@ -78,6 +86,10 @@ export class Follower {
   /** Per batch received: the time it was durable here minus its newest entry's sequencer time, ms. */
   readonly durableLagSamplesMs: number[] = []
   connected = false
+  /** The epoch of the leader this node, a standby, last reported entries to: it may succeed that leader. */
+  reportedEpoch: number | undefined
+  /** The epoch of the leader of the connection in progress. */
+  private connEpoch: number | undefined
 
   constructor(private readonly o: FollowerOptions) {
     o.node.onCheckpoint((cp) => {
@@ -93,6 +105,10 @@ export class Follower {
 
   start(): void {
     this.stopped = false
+    // What a connection given up on left unhandled is fetched again.
+    this.inbox = []
+    this.inboxBytes = []
+    this.inboxTotalBytes = 0
     this.connect()
   }
 
@@ -113,8 +129,21 @@ export class Follower {
 
   private connect(): void {
     if (this.stopped) return
-    this.o.network.connect(this.o.url).then((conn) => {
+    if (this.o.leader) {
+      this.o.leader().then((leader) => {
+        if (leader) return this.connectTo(leader.url, leader.epoch)
+        this.connectFailed(new Error('no sequencer leads'))
+      }, (err: Error) => this.connectFailed(err))
+    } else {
+      this.connectTo(this.o.url, undefined)
+    }
+  }
+
+  private connectTo(url: string, epoch: number | undefined): void {
+    if (this.stopped) return
+    this.o.network.connect(url).then((conn) => {
       if (this.stopped) { conn.close(); return }
+      this.connEpoch = epoch
       this.lastConnectError = undefined
       this.conn = conn
       this.connected = true
@@ -128,16 +157,19 @@ export class Follower {
         }
       })
       // Ask from the end of the log once everything received before is handled.
-      const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE] : FOLLOWER_FEATURES
+      const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE] : [...FOLLOWER_FEATURES]
+      if (epoch !== undefined) features.push(epochFeature(epoch))
       this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1, features])) },
         (err: Error) => this.fatal(err))
-    }, (err: Error) => {
-      // Said once per reason, not at every retry: a sequencer that is down, or one that refuses
-      // this follower's master secret, which no retry will change.
-      if (err.message !== this.lastConnectError) this.o.logger?.warn({ reason: err.message }, 'cannot connect to the sequencer; retrying')
-      this.lastConnectError = err.message
-      this.scheduleReconnect()
-    })
+    }, (err: Error) => this.connectFailed(err))
+  }
+
+  private connectFailed(err: Error): void {
+    // Said once per reason, not at every retry: a sequencer that is down, or one that refuses
+    // this follower's master secret, which no retry will change.
+    if (err.message !== this.lastConnectError) this.o.logger?.warn({ reason: err.message }, 'cannot connect to the sequencer; retrying')
+    this.lastConnectError = err.message
+    this.scheduleReconnect()
   }
 
   private scheduleReconnect(): void {
@@ -245,6 +277,7 @@ export class Follower {
   private durable(entries: LogEntry[], results: Result[] | undefined, newest: number[], from: Connection | null): void {
     if (this.o.standby && from !== null && from === this.conn) {
       try { from.send(encodeMessage(['durable', entries[entries.length - 1]!.seq])) } catch { /* closing: the next hello says it */ }
+      this.reportedEpoch = this.connEpoch
     }
     if (results === undefined) return
     const node = this.o.node

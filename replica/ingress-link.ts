@@ -16,12 +16,16 @@ export class IngressLink {
   private client: Promise<IngressClient> | null = null
   private closed = false
 
-  /** `url` is the sequencer's server without a path (IngressClient adds /commands). */
-  constructor(private readonly network: Network, private readonly url: string) {}
+  /**
+   * `url` is the sequencer's server without a path (IngressClient adds /commands), or where to
+   * find it before each connect (the leader a consensus service names, leadership.ts).
+   */
+  constructor(private readonly network: Network, private readonly url: string | (() => Promise<string>)) {}
 
   async submit(command: Command): Promise<Acknowledged> {
     if (this.closed) throw new IngressError('STOPPED', 'ingress link closed')
-    this.client ??= IngressClient.connect(this.network, this.url)
+    this.client ??= (typeof this.url === 'string' ? Promise.resolve(this.url) : this.url())
+      .then((url) => IngressClient.connect(this.network, url))
     let client: IngressClient
     try {
       client = await this.client

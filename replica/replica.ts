@@ -7,8 +7,10 @@ import { randomBytes } from 'node:crypto'
 import type { Command, SetRules } from '../core/commands.js'
 import { RULES_VERSION, seedDue } from '../core/rules.js'
 import type { Clock } from './clock.js'
+import { Failover } from './failover.js'
 import { Follower } from './follower.js'
 import { INGRESS_PATH, serveIngress } from './ingress.js'
+import type { Leadership } from './leadership.js'
 import type { LogStore } from './log-store.js'
 import type { Connection, Listener, Network } from './network.js'
 import { type Checkpoint, ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
@@ -16,11 +18,28 @@ import { REPLICATION_PATH, ReplicationServer } from './replication.js'
 import type { RootSource } from './root-hasher.js'
 import { Sequencer } from './sequencer.js'
 
+export interface SequencerRole {
+  kind: 'sequencer'; host: string; port: number; tickIntervalMs?: number; genesis?: Command[]
+  /** Standbys that must hold a command before it is acknowledged (replication.ts); 0: none. */
+  syncReplicas?: number
+}
+
 export type Role =
-  | { kind: 'sequencer'; host: string; port: number; tickIntervalMs?: number; genesis?: Command[];
-      /** Standbys that must hold a command before it is acknowledged (replication.ts); 0: none. */
-      syncReplicas?: number }
+  | SequencerRole
   | { kind: 'follower'; url: string; reconnectMs?: number; standby?: boolean }
+
+/**
+ * Leadership through a consensus service (leadership.ts): a sequencer serves only once it holds
+ * the lease, and stops if it loses it; followers find the leader there; a standby takes the lead
+ * when its leader's lease lapses and it has the longest log (failover.ts).
+ */
+export interface Election {
+  leadership: Leadership
+  /** How often a standby looks at who leads. */
+  pollMs: number
+  /** What a standby becomes when elected (its host and port for replication and commands). */
+  promoted?: Omit<SequencerRole, 'kind' | 'genesis'>
+}
 
 export interface ReplicaOptions {
   log: LogStore
@@ -44,15 +63,23 @@ export interface ReplicaOptions {
    * 32 random bytes by default; the simulator passes its own so that a seed's run repeats.
    */
   leafSeed?: () => string
+  election?: Election
 }
 
 export interface Replica {
   node: ReplicaNode
+  /** A sequencer's parts; a standby's too, once elected (onPromoted). */
   sequencer?: Sequencer
   follower?: Follower
   replication?: ReplicationServer
   /** Base URL of the sequencer's endpoints (replication and command ingress paths below it). */
   url?: string
+  /** The epoch this node leads, when elected through a consensus service. */
+  epoch?: number
+  /** Who leads, when a consensus service says (ReplicaOptions.election). */
+  election?: Leadership
+  /** A standby: called once it leads, with its sequencer running. */
+  onPromoted(fn: () => void): void
   /**
    * The newest seq acknowledged or acknowledgeable: durable here (a follower: as listeners hear
    * of it), and on a sequencer with standbys, held by them. Only so far may a sequencer's chain
@@ -69,21 +96,97 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   o.beforeRestore?.(node)
   await node.restore(o.snapshotSeqMax)
   o.logger?.info({ seq: node.state.seq, firstSeq: o.log.firstSeq, rules: node.state.rules }, 'state restored')
-  const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
+  const election = o.election
   if (o.role.kind === 'follower') {
+    const leader = election && (() => election.leadership.leader())
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
-      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby })
-    follower.start()
-    return {
-      node, follower, committedSeq: () => o.log.lastSeq,
-      async stop() { follower.stop(); await follower.idle().catch(() => {}) },
+      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby, leader })
+    const promoted: (() => void)[] = []
+    let parts: SequencerParts | undefined
+    const failover = election?.promoted && o.role.standby ? new Failover({
+      leadership: election.leadership, clock: o.clock, pollMs: election.pollMs, follower, log: o.log, logger: o.logger, onFatal,
+      promote: async () => {
+        const role: SequencerRole = { kind: 'sequencer', ...election.promoted! }
+        parts = await startSequencer(node, o, role, onFatal, (url) => election.leadership.lead(url))
+        Object.assign(replica, { sequencer: parts.sequencer, replication: parts.replication, url: parts.url, epoch: parts.epoch })
+        for (const fn of promoted) fn()
+      },
+    }) : undefined
+    const replica: Replica = {
+      node, follower, election: election?.leadership,
+      committedSeq: () => parts?.committedSeq() ?? o.log.lastSeq,
+      onPromoted: (fn) => { promoted.push(fn) },
+      async stop() {
+        await failover?.stop()
+        follower.stop()
+        await follower.idle().catch(() => {})
+        await parts?.stop()
+      },
     }
+    if (failover) await failover.start()
+    else follower.start()
+    return replica
   }
-  const syncReplicas = o.role.syncReplicas ?? 0
-  let sequencer: Sequencer | undefined
-  const replication = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger, roots: () => node.roots,
-    checkpointInterval: node.checkpointInterval, syncReplicas, onReplicated: (seq) => sequencer?.replicatedTo(seq) })
-  const committedSeq = (): number => (syncReplicas > 0 ? replication.committedSeq : o.log.lastSeq)
+  if (election) await election.leadership.start()
+  const parts = await startSequencer(node, o, o.role, onFatal, election && ((url) => election.leadership.lead(url)))
+    .catch(async (err: unknown) => { await election?.leadership.stop(); throw err })
+  return {
+    node, sequencer: parts.sequencer, replication: parts.replication, url: parts.url, epoch: parts.epoch,
+    election: election?.leadership, committedSeq: () => parts.committedSeq(), onPromoted: () => {},
+    async stop() {
+      await parts.stop()
+      // Its lease goes with it: a standby takes over at once rather than when it would lapse.
+      await election?.leadership.stop()
+    },
+  }
+}
+
+interface SequencerParts {
+  sequencer: Sequencer
+  replication: ReplicationServer
+  url: string
+  epoch?: number
+  committedSeq(): number
+  stop(): Promise<void>
+}
+
+/**
+ * The sequencer's side on a restored node: group commit, ticks, replication and command
+ * endpoints. With `claim`, it first listens, then leads only once the claim is won, before
+ * writing anything.
+ */
+async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: SequencerRole, onFatal: (err: Error) => void,
+  claim?: (url: string) => Promise<number>): Promise<SequencerParts> {
+  const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
+  const syncReplicas = role.syncReplicas ?? 0
+  let replication: ReplicationServer | undefined
+  let seq: Sequencer | undefined
+  const fresh = o.log.lastSeq === 0
+  // With standbys, even the rules and genesis below wait for one to hold them: the replication
+  // port opens first (and before the claim, which names its URL). Commands from gateways wait
+  // until those are written.
+  let ready = false
+  const serve = (conn: Connection, path: string): void => {
+    if (replication === undefined || seq === undefined) conn.close('this node does not lead yet')
+    else if (path === REPLICATION_PATH) replication.attach(conn)
+    else if (path === INGRESS_PATH && ready) serveIngress(conn, seq)
+    else if (path === INGRESS_PATH) conn.close('the sequencer is starting')
+    else conn.close(`unknown path ${path}`)
+  }
+  const early = syncReplicas > 0 || claim ? await o.network.listen(role.host, role.port, serve) : undefined
+  let epoch: number | undefined
+  if (claim) {
+    try {
+      epoch = await claim(early!.url)
+    } catch (err) {
+      await early!.close()
+      throw err
+    }
+    o.logger?.info({ epoch, url: early!.url }, 'leading')
+  }
+  const server = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger, roots: () => node.roots,
+    checkpointInterval: node.checkpointInterval, syncReplicas, epoch, onReplicated: (s) => seq?.replicatedTo(s) })
+  const committedSeq = (): number => (syncReplicas > 0 ? server.committedSeq : o.log.lastSeq)
   // A checkpoint's root goes out once its entry is durable (a sequencer that crashed before the
   // write would have announced a root for an entry it never wrote: found by the cluster
   // simulator) and before the batch holding it, so followers hold the root when they get there.
@@ -92,39 +195,29 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const roots: Checkpoint[] = []
   // (With standbys, once replicated: a standby promoted in its place might hold another entry there.)
   node.onCheckpoint((cp) => {
-    if (cp.seq <= committedSeq()) replication.publishCheckpoint(cp)
+    if (cp.seq <= committedSeq()) server.publishCheckpoint(cp)
     else roots.push(cp)
   })
   node.onCommitted((c) => {
     const last = c.entries[c.entries.length - 1]!.seq
-    while (roots.length > 0 && roots[0]!.seq <= last) replication.publishCheckpoint(roots.shift()!)
-    replication.publish(c)
+    while (roots.length > 0 && roots[0]!.seq <= last) server.publishCheckpoint(roots.shift()!)
+    server.publish(c)
   })
-  const seq = new Sequencer({
-    log: o.log, state: node.state, clock: o.clock, tickIntervalMs: o.role.tickIntervalMs,
+  const sequencer = new Sequencer({
+    log: o.log, state: node.state, clock: o.clock, tickIntervalMs: role.tickIntervalMs,
     applyEntry: (e) => node.applyEntry(e), gate: node.gate,
     onCommit: (c) => { node.committed(c); flush() },
-    replicated: syncReplicas > 0 ? { onDurable: (c) => replication.publishDurable(c) } : undefined,
+    replicated: syncReplicas > 0 ? { onDurable: (c) => server.publishDurable(c) } : undefined,
     onFatal,
   })
-  sequencer = seq
-  seq.start()
-  const fresh = o.log.lastSeq === 0
-  // With standbys, even the rules and genesis below wait for one to hold them: the replication
-  // port opens first. Commands from gateways wait until those are written.
-  let ready = false
-  const serve = (conn: Connection, path: string): void => {
-    if (path === REPLICATION_PATH) replication.attach(conn)
-    else if (path === INGRESS_PATH && ready) serveIngress(conn, seq)
-    else if (path === INGRESS_PATH) conn.close('the sequencer is starting')
-    else conn.close(`unknown path ${path}`)
-  }
-  const early = syncReplicas > 0 ? await o.network.listen(o.role.host, o.role.port, serve) : undefined
+  replication = server
+  seq = sequencer
+  sequencer.start()
   if (early) {
     o.logger?.info({ syncReplicas, url: early.url + REPLICATION_PATH }, 'waiting for standbys to hold each command')
     // A log this node wrote before may end in entries no standby holds: one entry more, held by
     // them, holds the rest (their chain reaches it), and only then do other followers get any.
-    if (!fresh) await seq.submit({ type: 'Tick' })
+    if (!fresh && syncReplicas > 0) await sequencer.submit({ type: 'Tick' })
   }
   // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
   // and at the first start of a newer build on an older one.
@@ -132,22 +225,22 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     const declaration: SetRules = { type: 'SetRules', version: RULES_VERSION }
     // The secret every later root's leaf salts derive from: in the log, and nowhere a user reads.
     if (seedDue(node.state, RULES_VERSION)) declaration.leafSeed = o.leafSeed?.() ?? `0x${randomBytes(32).toString('hex')}`
-    const ack = await seq.submit(declaration)
+    const ack = await sequencer.submit(declaration)
     if (!ack.result.ok) throw new Error(`rules ${RULES_VERSION} not declared at seq ${ack.seq}: ${ack.result.code}`)
     o.logger?.info({ seq: ack.seq, rules: RULES_VERSION }, 'rules declared')
   }
-  if (fresh && o.role.genesis) {
-    const acks = await Promise.all(o.role.genesis.map((c) => seq.submit(c)))
+  if (fresh && role.genesis) {
+    const acks = await Promise.all(role.genesis.map((c) => sequencer.submit(c)))
     const bad = acks.find((a) => !a.result.ok)
     if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected: ${bad.result.ok ? '' : bad.result.code}`)
   }
   ready = true
-  const listener: Listener = early ?? await o.network.listen(o.role.host, o.role.port, serve)
+  const listener: Listener = early ?? await o.network.listen(role.host, role.port, serve)
   return {
-    node, sequencer: seq, replication, url: listener.url, committedSeq,
+    sequencer, replication: server, url: listener.url, epoch, committedSeq,
     async stop() {
-      await seq.stop()
-      replication.close()
+      await sequencer.stop()
+      server.close()
       await listener.close()
       await node.rootsDelivered()
       await node.flushSnapshots()

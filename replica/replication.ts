@@ -121,6 +121,14 @@ interface Session {
 export const FOLLOWER_FEATURES = ['anchored']
 /** What a synchronous standby adds to its hello: it then reports ['durable', seq]. */
 export const STANDBY_FEATURE = 'standby'
+/**
+ * What a follower that found its sequencer through the consensus service adds to its hello: the
+ * leader's epoch (leadership.ts). A node that does not lead that epoch refuses it, so a deposed
+ * sequencer still running gets no standby's report and streams to no one who moved on.
+ */
+export function epochFeature(epoch: number): string {
+  return `epoch:${epoch}`
+}
 
 export interface ReplicationServerOptions {
   log: LogStore
@@ -142,6 +150,8 @@ export interface ReplicationServerOptions {
   syncReplicas?: number
   /** The newest seq that `syncReplicas` standbys hold, each time it grows. */
   onReplicated?: (seq: number) => void
+  /** The epoch this node leads, when a consensus service elected it: a hello naming another is refused. */
+  epoch?: number
 }
 
 /** The sequencer's side: serves catch-up from the log and live batches. */
@@ -204,6 +214,11 @@ export class ReplicationServer {
         return
       }
       const features = new Set(Array.isArray(m[2]) ? m[2] : [])
+      const asked = [...features].find((f) => typeof f === 'string' && f.startsWith('epoch:'))
+      if (asked !== undefined && asked !== epochFeature(this.o.epoch ?? 0)) {
+        conn.close(`this node does not lead ${asked.replace(':', ' ')}${this.o.epoch ? ` (it leads epoch ${this.o.epoch})` : ''}`)
+        return
+      }
       const standby = features.has(STANDBY_FEATURE)
       const s: Session = { conn, next: m[1], live: false, features, standby, from: m[1], durable: 0 }
       session = s

@@ -1,0 +1,124 @@
+// Leadership through a real etcd (bin/etcd.ts over its JSON gateway): one node leads at a time
+// and its key's create revision is its epoch; a lapsed lease deposes it; the tally names the
+// eligible standby with the longest log once every live member voted; a restarted leader waits
+// out its own old lease.
+
+import t from 'tap'
+import { EtcdKv } from '../../bin/etcd.js'
+import { systemClock } from '../../replica/clock.js'
+import { Leadership, NotLeaderError } from '../../replica/leadership.js'
+import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
+
+const skip = etcdSkip()
+let etcd: Etcd
+let prefixes = 0
+
+t.before(async () => {
+  if (!skip) etcd = await startEtcd()
+})
+t.teardown(() => etcd?.stop())
+
+/** Nodes of one cluster (a prefix of their own per test). */
+function cluster(leaseMs = 1000) {
+  const prefix = `/t${prefixes++}/`
+  const kv = new EtcdKv([etcd.url])
+  const lost: string[] = []
+  const node = (name: string): Leadership => new Leadership({ kv, clock: systemClock, prefix, node: name, leaseMs,
+    onLost: (err) => { lost.push(`${name}: ${err.message}`) } })
+  return { kv, prefix, lost, node }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+t.test('etcd through the JSON gateway: create once, list a prefix, leases take their keys', { skip }, async (t) => {
+  const kv = new EtcdKv(['http://127.0.0.1:1', etcd.url]) // the first endpoint refuses: the next one answers
+  const lease = await kv.grant(5000)
+  const first = await kv.create('/kv/a', 'one', lease)
+  t.ok(first.created, 'the first create puts the key')
+  t.equal(first.record.value, 'one')
+  const second = await kv.create('/kv/a', 'two', lease)
+  t.notOk(second.created, 'a second create does not')
+  t.same([second.record.value, second.record.createRevision], ['one', first.record.createRevision], 'and gets the key as it stands')
+  await kv.put('/kv/b/x', 'bx', lease)
+  await kv.put('/kv/c', 'c', lease)
+  t.same((await kv.list('/kv/b/')).map((r) => r.key), ['/kv/b/x'], 'a prefix lists only its keys')
+  t.equal(await kv.renew(lease), true, 'a live lease renews')
+  await kv.revoke(lease)
+  t.equal(await kv.get('/kv/a'), undefined, 'a revoked lease takes its keys')
+  t.equal(await kv.renew(lease), false, 'and renews no more')
+})
+
+t.test('one node leads; its epoch is its key\'s create revision, and grows with the next leader', { skip }, async (t) => {
+  const c = cluster()
+  const a = c.node('a')
+  const b = c.node('b')
+  await Promise.all([a.start(), b.start()])
+  t.teardown(() => Promise.all([a.stop(), b.stop()]))
+  const results = await Promise.allSettled([a.lead('ws://a:1'), b.lead('ws://b:1')])
+  const won = results.filter((r) => r.status === 'fulfilled')
+  t.equal(won.length, 1, 'exactly one of two claims at once wins')
+  const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
+  t.ok(lost.reason instanceof NotLeaderError, `the other is told who leads: ${lost.reason.message}`)
+  const leader = (await a.leader())!
+  const epoch = (won[0] as PromiseFulfilledResult<number>).value
+  t.equal(leader.epoch, epoch, 'the epoch read back is the winner\'s')
+  const winner = leader.node === 'a' ? a : b
+  const loser = winner === a ? b : a
+  await winner.stop() // its lease revoked: the key goes at once
+  t.equal(await loser.leader(), undefined, 'a leader that stops takes its key with it')
+  const next = await loser.lead(`ws://${loser.node}:1`)
+  t.ok(next > epoch, `the next leader's epoch ${next} is above ${epoch}`)
+})
+
+t.test('a leader whose lease lapses is told, once', { skip }, async (t) => {
+  const c = cluster(1000)
+  const a = c.node('a')
+  await a.start()
+  t.teardown(() => a.stop())
+  await a.lead('ws://a:1')
+  // Its lease revoked behind its back (as if etcd had let it lapse while it was paused).
+  const record = (await c.kv.list(c.prefix))[0]!
+  t.equal(record.key, `${c.prefix}leader`)
+  const leases = await fetch(`${etcd.url}/v3/lease/leases`, { method: 'POST', body: '{}' }).then((r) => r.json()) as { leases: { ID: string }[] }
+  for (const l of leases.leases) await c.kv.revoke(l.ID)
+  const deadline = Date.now() + 5000
+  while (c.lost.length === 0 && Date.now() < deadline) await sleep(50)
+  t.equal(c.lost.length, 1, 'onLost is called')
+  t.match(c.lost[0], /a: lease lapsed: another node may lead now/)
+  await sleep(800)
+  t.equal(c.lost.length, 1, 'and not again')
+})
+
+t.test('the tally waits for every live member and names the eligible one with the longest log', { skip }, async (t) => {
+  const c = cluster()
+  const [a, b, d] = [c.node('a'), c.node('b'), c.node('d')]
+  for (const n of [a, b, d]) { await n.start(); await n.join() }
+  t.teardown(() => Promise.all([a.stop(), b.stop(), d.stop()]))
+  await a.vote(7, 10, true)
+  await b.vote(7, 12, true)
+  t.same(await a.tally(7), { waitingFor: ['d'] }, 'a member that has not voted is waited for')
+  await d.vote(7, 15, false)
+  t.same((await a.tally(7)).winner, { node: 'b', seq: 12, eligible: true }, 'the longest eligible log wins; an ineligible longer one does not')
+  t.same((await a.tally(8)).waitingFor, ['a', 'b', 'd'], 'votes count only for their epoch')
+  await b.stop() // dies before leading: its membership and vote lapse with its lease
+  t.same((await a.tally(7)).winner, { node: 'a', seq: 10, eligible: true }, 'then the next one wins')
+  await a.stop()
+  t.same(await d.tally(7), { winner: undefined, waitingFor: [] }, 'with no eligible voter left, none')
+})
+
+t.test('a restarted leader waits for its own old lease to lapse before it leads again', { skip }, async (t) => {
+  const c = cluster(1000)
+  const before = c.node('a')
+  await before.start()
+  const epoch = await before.lead('ws://a:1')
+  // The process dies: its lease is no longer renewed (but not revoked).
+  await (before as unknown as { renewing: { cancel(): void } }).renewing.cancel()
+  const after = c.node('a')
+  await after.start()
+  t.teardown(() => after.stop())
+  const started = Date.now()
+  const next = await after.lead('ws://a:2')
+  t.ok(next > epoch, `leads under a new epoch (${epoch} → ${next})`)
+  t.ok(Date.now() - started >= 500, `after the old lease lapsed (${Date.now() - started} ms)`)
+  t.equal((await after.leader())!.url, 'ws://a:2', 'at its new address')
+})
