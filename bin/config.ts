@@ -268,7 +268,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       cluster: get('cluster'),
       // Unique as long as each machine runs one node per replication port.
       nodeId: get('node-id') || `${hostname()}:${get('replication-port')}`,
-      leaseMs: intOption('lease-ms', get('lease-ms'), 1000, 60_000),
+      // etcd's shortest lease is 2 s at its default election timeout.
+      leaseMs: intOption('lease-ms', get('lease-ms'), 2000, 60_000),
     },
     logLevel: get('log-level'),
     fund: intOption('fund', get('fund'), 1, 1_000_000_000),

@@ -61,7 +61,7 @@ export interface RunningNode {
 function electionOf(config: Config, kind: Role['kind'], logger: Logger, onFatal: (err: Error) => void): Election | undefined {
   const { etcd, cluster, nodeId, leaseMs } = config.election
   if (etcd.length === 0) return undefined
-  const leadership = new Leadership({ kv: new EtcdKv(etcd, Math.max(500, Math.floor(leaseMs / 3))), clock: systemClock,
+  const leadership = new Leadership({ kv: new EtcdKv(etcd, Math.max(1000, Math.floor(leaseMs / 2))), clock: systemClock,
     prefix: `/${cluster}/`, node: nodeId, leaseMs, logger, onLost: onFatal })
   return {
     leadership, pollMs: Math.max(50, Math.floor(leaseMs / 6)),

@@ -18,7 +18,7 @@ import type { Leader } from './leadership.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
 import {
-  batchCount, decodeMessage, encodeMessage, epochFeature, FOLLOWER_FEATURES, STANDBY_FEATURE, verifyWire, type BatchMessage, type Message,
+  batchCount, decodeMessage, encodeMessage, epochFeature, FOLLOWER_FEATURES, REPLICATION_PATH, STANDBY_FEATURE, verifyWire, type BatchMessage, type Message,
 } from './replication.js'
 
 export class FollowerError extends Error {
@@ -131,7 +131,7 @@ export class Follower {
     if (this.stopped) return
     if (this.o.leader) {
       this.o.leader().then((leader) => {
-        if (leader) return this.connectTo(leader.url, leader.epoch)
+        if (leader) return this.connectTo(leader.url + REPLICATION_PATH, leader.epoch)
         this.connectFailed(new Error('no sequencer leads'))
       }, (err: Error) => this.connectFailed(err))
     } else {

@@ -1,0 +1,143 @@
+// Automatic fail-over end to end, with a real etcd and real processes on loopback: a sequencer
+// (`start --etcd --sync-replicas 1`), two standbys and a follower serving REST, all finding
+// each other through etcd. Commands are in flight when the sequencer is SIGKILLed. Without any
+// operator step, a standby takes the lead; the follower follows it and its REST gateway takes
+// orders again; the order placed before is still there; every acknowledged command is in the
+// new leader's log at the seq it was acknowledged with, and the other nodes' logs are prefixes
+// of it. The old sequencer, started again on its data, is refused: another node leads.
+
+import t from 'tap'
+import { createHmac } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { EtcdKv } from '../../bin/etcd.js'
+import type { Command } from '../../core/commands.js'
+import { hex } from '../../replica/entry.js'
+import { freePort } from '../../replica/free-port.js'
+import { IngressClient } from '../../replica/ingress.js'
+import { etcdSkip, startEtcd } from '../helpers/etcd.js'
+import { readLogDir } from '../helpers/log-fixtures.js'
+import { internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
+
+const ACCOUNT = '0x' + '5'.repeat(40)
+const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCOUNT, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref })
+const SECRET = '7a'.repeat(32)
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+t.test('a standby takes over from a killed sequencer by itself; nothing acknowledged is lost', { timeout: 180_000, skip: etcdSkip() }, async (t) => {
+  const etcd = await startEtcd()
+  t.teardown(() => etcd.stop())
+  const names = ['A', 'S1', 'S2', 'F'] as const
+  const dirs = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await mkdtemp(path.join(os.tmpdir(), `fo-${n}-`))]))) as Record<typeof names[number], string>
+  t.teardown(() => Promise.all(Object.values(dirs).map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
+  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, { repl: await freePort(), api: await freePort(), metrics: await freePort() }]))) as
+    Record<typeof names[number], { repl: number; api: number; metrics: number }>
+  const procs: Proc[] = []
+  t.teardown(() => Promise.all(procs.map((p) => p.kill())))
+  const start = (command: string[], n: typeof names[number], extra: string[] = []): Proc => {
+    const p = startExchange([...command, '--data', dirs[n], '--node-id', n, '--replication-port', String(ports[n].repl), '--port', String(ports[n].api),
+      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '2000', '--master-secret', SECRET,
+      '--tick-ms', '50', '--checkpoint-interval', '100', '--host', '127.0.0.1', ...extra])
+    procs.push(p)
+    return p
+  }
+  const standby = (n: 'S1' | 'S2'): Proc => start(['replica', '--standby'], n, ['--sync-replicas', '1'])
+  const A = start(['start'], 'A', ['--sync-replicas', '1', '--chain', 'off', '--price-feed', 'off'])
+  const standbys = { S1: standby('S1'), S2: standby('S2') }
+  start(['replica'], 'F')
+  await A.waitFor((l) => l.msg === 'demo account funded', 60_000)
+  const demo = JSON.parse(await readFile(path.join(dirs.A, 'demo-account.json'), 'utf8')) as DemoAccount
+
+  // REST through the follower's gateway, which sends commands to whichever node leads.
+  const call = async (method: string, p: string, params: Record<string, string>): Promise<{ status: number; body: any }> => {
+    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
+    const r = await fetch(`http://127.0.0.1:${ports.F.api}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
+    return { status: r.status, body: await r.json() }
+  }
+  const place = (price: string) => call('POST', '/fapi/v1/order',
+    { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.01', price })
+  const before = await place('20000')
+  t.equal(before.status, 200, `an order through the follower before the fail-over: ${JSON.stringify(before.body)}`)
+
+  // Commands in flight until the sequencer dies, 64 at a time.
+  const acked = new Map<string, number>()
+  const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${ports.A.repl}`)
+  const inflight = new Set<Promise<void>>()
+  let n = 0
+  let stop = false
+  const submitting = (async () => {
+    while (!stop) {
+      while (inflight.size < 64) {
+        const ref = `d-${n++}`
+        const p: Promise<void> = client.submit(depositNamed(ref)).then((a) => { acked.set(ref, a.seq) }, () => {}).finally(() => inflight.delete(p))
+        inflight.add(p)
+      }
+      await Promise.race([...inflight, sleep(20)])
+      // Once the connection is gone every submit fails at once: the kill's exit must still get its turn.
+      await new Promise((r) => setImmediate(r))
+    }
+  })()
+  await sleep(1000)
+  await A.kill('SIGKILL') // with commands in flight
+  const killedAt = Date.now()
+  stop = true
+  await submitting
+  await Promise.all(inflight)
+  client.close()
+  t.ok(acked.size > 100 && acked.size < n, `${acked.size} of ${n} commands acknowledged before the sequencer was killed`)
+
+  // No operator: one standby leads within a few lease lengths.
+  const promoted = (l: Record<string, unknown>): boolean => l.msg === 'this standby now leads: sequencer running'
+  const promotedOne = (): 'S1' | 'S2' | undefined => (['S1', 'S2'] as const).find((s) => standbys[s].lines.some(promoted))
+  while (promotedOne() === undefined && Date.now() - killedAt < 60_000) await sleep(50)
+  const leaderName = promotedOne()
+  if (leaderName === undefined) throw new Error('no standby took the lead within 60 s')
+  t.comment(`${leaderName} leads ${Date.now() - killedAt} ms after the kill`)
+  const other = leaderName === 'S1' ? 'S2' : 'S1'
+  const leader = await new EtcdKv([etcd.url]).get('/exchange/leader')
+  t.match(leader?.value, new RegExp(`"node":"${leaderName}"`), 'etcd names it as leader')
+  t.ok(standbys[other].lines.some((l) => l.msg === 'fail-over: following the new leader'), `${other} follows it`)
+
+  // The follower's gateway takes orders again (its first tries may find no leader yet: a client retries).
+  let after = await place('20001')
+  for (let i = 0; i < 50 && after.status !== 200; i++) {
+    await sleep(200)
+    after = await place('20001')
+  }
+  t.equal(after.status, 200, `an order through the follower after the fail-over: ${JSON.stringify(after.body)}`)
+  t.ok(after.body.orderId > before.body.orderId, 'with a later order id')
+  const kept = await call('GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: String(before.body.orderId) })
+  t.equal(kept.body.status, 'NEW', 'the order placed before the fail-over is still open')
+
+  // More commands on the new leader, found through etcd; the follower reaches them.
+  const url = JSON.parse(leader!.value).url as string
+  const next = await IngressClient.connect(internalLink(SECRET), url)
+  const acks = await Promise.all(Array.from({ length: 50 }, (_, i) => next.submit(depositNamed(`after-${i}`))))
+  next.close()
+  t.ok(acks.every((a) => a.result.ok), 'the new leader acknowledges commands')
+  const target = Math.max(...acks.map((a) => a.seq))
+  const seqOf = async (port: number): Promise<number> => (await scrapeGauges(port).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline && (await seqOf(ports.F.metrics) < target || await seqOf(ports[other].metrics) < target)) await sleep(100)
+  t.ok(await seqOf(ports.F.metrics) >= target, 'the follower follows the new leader')
+  t.ok(await seqOf(ports[other].metrics) >= target, 'so does the other standby')
+
+  // The old sequencer, started again on its own data, finds another node leading and stops.
+  const again = start(['sequencer'], 'A', ['--sync-replicas', '1'])
+  await new Promise((r) => again.child.once('exit', r))
+  t.equal(again.child.exitCode, 1, 'the old sequencer does not start')
+
+  for (const p of procs) await p.kill('SIGINT')
+  const logs = { S1: await readLogDir(dirs.S1), S2: await readLogDir(dirs.S2), F: await readLogDir(dirs.F) }
+  const leaderLog = logs[leaderName]
+  const at = new Map<string, number>()
+  for (const e of leaderLog) if (e.command.type === 'Deposit' && e.command.account === ACCOUNT) at.set(e.command.ref, e.seq)
+  const lost = [...acked].filter(([ref, seq]) => at.get(ref) !== seq)
+  t.same(lost, [], 'every acknowledged command is in the new leader\'s log at the seq it was acknowledged with')
+  for (const n of [other, 'F'] as const) {
+    const log = logs[n]
+    t.ok(log.every((e, i) => hex(e.hash) === hex(leaderLog[i]?.hash ?? new Uint8Array())), `${n}'s log is a prefix of the leader's, hash for hash`)
+  }
+})
