@@ -82,7 +82,8 @@ export interface LeadershipOptions {
 export class Leadership {
   private lease: string | undefined
   private renewing: Timer | undefined
-  private lastRenewed = 0
+  /** When the lease may lapse, as this node can tell: the last renewal asked for plus its length. */
+  private deadline: Timer | undefined
   private stopped = false
   private leading = false
   /** This node's lease lapsed: its keys are gone until it starts again. */
@@ -95,9 +96,11 @@ export class Leadership {
   /** Takes this node's lease and keeps it renewed (a third of its length apart). */
   async start(): Promise<void> {
     this.renewing?.cancel()
-    this.lease = await this.o.kv.grant(this.o.leaseMs)
-    this.lastRenewed = this.o.clock.now()
+    const asked = this.o.clock.now()
+    const lease = await this.o.kv.grant(this.o.leaseMs)
+    this.lease = lease
     this.lapsed = false
+    this.arm(lease, asked)
     this.renewing = this.o.clock.every(Math.max(50, Math.floor(this.o.leaseMs / 3)), () => { void this.renew() })
   }
 
@@ -167,6 +170,7 @@ export class Leadership {
   /** Gives the lease up: this node's keys go at once (a leader stepping down is replaced without waiting for it to lapse). */
   async stop(): Promise<void> {
     this.renewing?.cancel()
+    this.deadline?.cancel()
     this.stopped = true
     if (this.lease !== undefined) await this.o.kv.revoke(this.lease).catch(() => undefined)
   }
@@ -174,24 +178,34 @@ export class Leadership {
   private async renew(): Promise<void> {
     const lease = this.lease
     if (this.stopped || this.lapsed || lease === undefined) return
-    // Counted from before the call: the lease runs from when etcd renewed it, at the latest.
+    // Counted from before the call: etcd renewed it then at the earliest.
     const asked = this.o.clock.now()
     let alive: boolean
     try {
       alive = await this.o.kv.renew(lease)
-    } catch (err) {
-      // Unreachable: still ours until it would have lapsed.
-      if (this.o.clock.now() - this.lastRenewed < this.o.leaseMs) return
-      return this.lose(lease, `lease not renewed for ${this.o.leaseMs} ms: ${(err as Error).message}`)
+    } catch {
+      // Unreachable: still ours until the deadline, which then says so.
+      return
     }
     if (!alive) return this.lose(lease, 'lease lapsed')
-    if (lease === this.lease) this.lastRenewed = asked
+    if (lease === this.lease && !this.lapsed) this.arm(lease, asked)
+  }
+
+  /**
+   * A leader stops at the moment its lease may have lapsed, not at the next failed renewal: a
+   * standby may be elected from then on, and every acknowledgement after it could be lost.
+   */
+  private arm(lease: string, from: number): void {
+    this.deadline?.cancel()
+    this.deadline = this.o.clock.after(Math.max(0, from + this.o.leaseMs - this.o.clock.now()),
+      () => this.lose(lease, `lease not renewed for ${this.o.leaseMs} ms`))
   }
 
   private lose(lease: string, why: string): void {
     if (this.stopped || this.lapsed || lease !== this.lease) return
     this.lapsed = true
     this.renewing?.cancel()
+    this.deadline?.cancel()
     if (!this.leading) {
       this.o.logger?.warn({ node: this.o.node, reason: why }, 'standby lease lapsed; joining again')
       return

@@ -31,14 +31,14 @@ export const order = (n: number): Command => ({ type: 'PlaceOrder', account: A, 
  * (nothing could be acknowledged before a standby connects): the test submits `genesis`.
  */
 export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkpointInterval?: number; roots?: RootSource;
-  syncReplicas?: number; batchMax?: number; ingressQueueMax?: number; logger?: Logger } = {}) {
+  syncReplicas?: number; batchMax?: number; ingressQueueMax?: number; logger?: Logger; epoch?: number } = {}) {
   const log = new MemoryLogStore()
   await log.open()
   const node = new ReplicaNode({ log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval ?? 10, roots: o.roots })
   const sync = o.syncReplicas ?? 0
   let seq: Sequencer | undefined
   const server = new ReplicationServer({ log, snapshots: o.snapshots, roots: () => node.roots, checkpointInterval: node.checkpointInterval,
-    syncReplicas: sync, onReplicated: (s) => seq?.replicatedTo(s), logger: o.logger })
+    syncReplicas: sync, onReplicated: (s) => seq?.replicatedTo(s), logger: o.logger, epoch: o.epoch })
   node.onCommitted((c) => server.publish(c))
   node.onCheckpoint((cp) => server.publishCheckpoint(cp))
   seq = new Sequencer({ log, state: node.state, clock: systemClock, applyEntry: (e) => node.applyEntry(e),
@@ -50,7 +50,7 @@ export async function leader(t: Teardown, o: { snapshots?: SnapshotStore; checkp
   const submit = (cs: Command[]) => Promise.all(cs.map((c) => sequencer.submit(c)))
   const genesis = () => submit(genesisCommands(DEFAULT_GENESIS))
   if (sync === 0) await genesis()
-  return { log, node, server, seq: sequencer, submit, genesis, url: listener.url + REPLICATION_PATH }
+  return { log, node, server, seq: sequencer, submit, genesis, url: listener.url + REPLICATION_PATH, base: listener.url }
 }
 
 /** A memory log whose appends wait until the test opens the gate, counting them. */

@@ -122,3 +122,18 @@ t.test('a restarted leader waits for its own old lease to lapse before it leads 
   t.ok(Date.now() - started >= 500, `after the old lease lapsed (${Date.now() - started} ms)`)
   t.equal((await after.leader())!.url, 'ws://a:2', 'at its new address')
 })
+
+t.test('a leader that cannot reach etcd stops leading when its lease may lapse', { skip }, async (t) => {
+  const c = cluster(2000)
+  const a = c.node('a')
+  await a.start()
+  t.teardown(() => a.stop())
+  await a.lead('ws://a:1')
+  etcd.child.kill('SIGSTOP') // etcd answers nothing: every renewal times out
+  t.teardown(() => { etcd.child.kill('SIGCONT') })
+  const deadline = Date.now() + 10_000
+  while (c.lost.length === 0 && Date.now() < deadline) await sleep(50)
+  etcd.child.kill('SIGCONT')
+  t.equal(c.lost.length, 1, 'onLost is called without any answer from etcd')
+  t.match(c.lost[0], /a: lease not renewed for 2000 ms: another node may lead now/)
+})
