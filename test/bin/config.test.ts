@@ -15,3 +15,22 @@ t.test('--standby and --sync-replicas', async (t) => {
   t.throws(() => loadConfig(['sequencer', '--sync-replicas=17'], {}), /--sync-replicas must be an integer in \[0, 16\], got 17/)
   t.throws(() => loadConfig(['replica', '--follow', 'ws://x', '--standby=maybe'], {}), /--standby takes yes or no, got maybe/)
 })
+
+t.test('--etcd and the election flags', async (t) => {
+  const etcd = ['--etcd', 'http://127.0.0.1:2379,http://10.0.0.2:2379']
+  const seq = loadConfig(['sequencer', ...etcd, '--sync-replicas', '1', '--node-id', 'seq-1', '--lease-ms', '5000'], {})
+  t.same(seq.election, { etcd: ['http://127.0.0.1:2379', 'http://10.0.0.2:2379'], cluster: 'exchange', nodeId: 'seq-1', leaseMs: 5000 })
+  t.equal(loadConfig(['replica', ...etcd], {}).follow, '', 'a replica with --etcd needs no --follow: etcd says where')
+  t.equal(loadConfig(['replica', ...etcd, '--standby', '--sync-replicas', '1'], {}).syncReplicas, 1, 'a standby with --etcd takes --sync-replicas (what it asks once it leads)')
+  t.match(loadConfig(['replica', ...etcd, '--replication-port', '9191'], {}).election.nodeId, /^.+:9191$/, 'the node id defaults to host name and replication port')
+  t.equal(loadConfig(['sequencer', ...etcd, '--sync-replicas', '1'], { EXCHANGE_CLUSTER: 'blue' }).election.cluster, 'blue')
+  t.throws(() => loadConfig(['replica'], {}), /replica needs --follow .*, or --etcd <URL>/)
+  t.throws(() => loadConfig(['sequencer', ...etcd], {}), /--etcd needs --sync-replicas 1 or more/, 'a leader that waits for no standby could not be replaced without loss')
+  t.throws(() => loadConfig(['replica', ...etcd, '--standby'], {}), /--etcd needs --sync-replicas 1 or more/)
+  t.throws(() => loadConfig(['replica', '--follow', 'ws://x', '--standby', '--sync-replicas', '1'], {}), /--sync-replicas is for the sequencer/, 'without --etcd a standby is never promoted by itself')
+  t.throws(() => loadConfig(['sequencer', '--etcd', '127.0.0.1:2379', '--sync-replicas', '1'], {}), /--etcd wants client URLs like http:\/\/127.0.0.1:2379/)
+  t.throws(() => loadConfig(['sequencer', ...etcd, '--sync-replicas', '1', '--cluster', 'a/b'], {}), /--cluster must be/)
+  t.throws(() => loadConfig(['sequencer', ...etcd, '--sync-replicas', '1', '--node-id', 'x y'], {}), /--node-id must be/)
+  t.throws(() => loadConfig(['sequencer', ...etcd, '--sync-replicas', '1', '--lease-ms', '1000'], {}), /--lease-ms must be an integer in \[2000, 60000\]/)
+  t.throws(() => loadConfig(['audit', ...etcd], {}), /--etcd is for the sequencer and replicas/)
+})
