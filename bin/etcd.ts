@@ -50,8 +50,8 @@ export class EtcdKv implements LeaseKv {
     return { created: r.succeeded === true, record: recordOf(kv) }
   }
 
-  async put(key: string, value: string, lease: string): Promise<void> {
-    await this.call('/v3/kv/put', { key: b64(key), value: b64(value), lease })
+  async put(key: string, value: string, lease?: string): Promise<void> {
+    await this.call('/v3/kv/put', lease === undefined ? { key: b64(key), value: b64(value) } : { key: b64(key), value: b64(value), lease })
   }
 
   async get(key: string): Promise<KvRecord | undefined> {

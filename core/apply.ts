@@ -1,6 +1,7 @@
 // The state machine's one entry point: apply a sequenced entry to the state. Synchronous,
 // total and deterministic; a rejection is a result, an exception a broken invariant.
 
+import { lead } from './term.js'
 import { assert } from './assert.js'
 import { declareChain } from './chain-declaration.js'
 import type { Entry } from './commands.js'
@@ -71,6 +72,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'SetMarketStatus': return setMarketStatus(state, c, time)
     case 'SetRules': return setRules(state, c)
     case 'DeclareChain': return declareChain(state, c)
+    case 'Lead': return lead(state, c)
     case 'SetOracle': return setOracle(state, c, time)
     case 'OraclePrice': return oraclePrice(state, c, time)
     default: return reject('COMMAND_UNKNOWN')

@@ -7,6 +7,7 @@ export const CODES = [
   'ALREADY_EXISTS',
   'LIMIT_REACHED',
   'RULES_INVALID',
+  'EPOCH_INVALID',
   // accounts and wallet
   'ACCOUNT_INVALID',
   'ASSET_UNKNOWN',

@@ -157,6 +157,20 @@ export interface SetRules {
 }
 
 /**
+ * Opens a leader's term (replica/leadership.ts): the first entry a sequencer elected through the
+ * consensus service writes, so every entry after it, up to the next, was written by that
+ * leader. Epochs only rise. A standby's vote names the epoch its log reached, and the log
+ * that reached the newest term wins over a longer one of an older term.
+ */
+export interface Lead {
+  type: 'Lead'
+  /** The leader key's create revision in etcd. */
+  epoch: number
+  /** The leader's node id (--node-id). */
+  node: string
+}
+
+/**
  * Declares the chain the log's money lives on (core/chain-declaration.ts): written once by the
  * sequencer as its chain services start, under rules 2 on.
  */
@@ -526,6 +540,7 @@ export type Command =
   | CreateSpotMarket
   | SetMarketStatus
   | SetRules
+  | Lead
   | DeclareChain
   | Deposit
   | DepositPending
@@ -572,7 +587,7 @@ export const COMMAND_WORDS = [
   'NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'ONLY_NEW', 'ONLY_PARTIALLY_FILLED', 'TRADING', 'HALT', 'BREAK',
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
-  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain', 'FeeWithdrawal',
+  'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain', 'FeeWithdrawal', 'Lead',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']>)[]

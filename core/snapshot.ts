@@ -164,16 +164,21 @@ export function encodeSnapshot(state: State): Uint8Array {
   // After it (a chain is declared only under salted rules, so the seed is there).
   assert(state.chain === null || state.leafSeed !== '', 'a chain declared without a leaf seed')
   if (state.chain !== null) parts.push([state.chain.chainId, state.chain.vault, state.chain.tokens.map((t) => [t.asset, t.address, t.decimals])])
+  // After it, once a leader's term opened (core/term.ts): the places before it held (null when unset).
+  if (state.epoch !== 0) {
+    while (parts.length < 18) parts.push(null)
+    parts.push(state.epoch)
+  }
   return packr.pack(parts)
 }
 
 export function decodeSnapshot(bytes: Uint8Array): State {
   const [version, seq, time, assets, markets, accounts, refs, withdrawals, nextWithdrawalId, fees, deposited, withdrawn, sessions,
-    insurance, nextOrderListId, rules, leafSeed, chain] =
+    insurance, nextOrderListId, rules, leafSeed, chain, epoch] =
     packr.unpack(bytes) as [number, number, number, [string, number][], Record<string, unknown>[], [string, unknown[][]][],
       string[], Withdrawal[], number, [string, number | bigint][], [string, number | bigint][], [string, number | bigint][], Session[],
       [string, number][] | undefined, number | undefined, number | undefined, string | undefined,
-      [number, string, [string, string, number][]] | undefined]
+      [number, string, [string, string, number][]] | null | undefined, number | undefined]
   assert(version === VERSION, `snapshot version ${version} unknown`)
   const state = createState()
   state.seq = seq
@@ -207,7 +212,8 @@ export function decodeSnapshot(bytes: Uint8Array): State {
   state.nextOrderListId = nextOrderListId ?? 1
   state.rules = rules ?? 0
   state.leafSeed = leafSeed ?? ''
-  state.chain = chain === undefined ? null
+  state.epoch = epoch ?? 0
+  state.chain = chain === undefined || chain === null ? null
     : { chainId: chain[0], vault: chain[1], tokens: chain[2].map(([asset, address, decimals]) => ({ asset, address, decimals })) }
   // Account order indexes in their original placement order.
   for (const [address, subs] of accounts) {

@@ -363,6 +363,8 @@ export interface State {
   leafSeed: string
   /** The chain the log declared (DeclareChain, rules 2 on); null: none. */
   chain: ChainDeclaration | null
+  /** The epoch of the newest leader's term the log holds (Lead, core/term.ts); 0: none. */
+  epoch: number
   assets: Map<string, Asset>
   markets: Market[]
   marketsBySymbol: Map<string, Market>
@@ -395,6 +397,7 @@ export function createState(): State {
     rules: 0,
     leafSeed: '',
     chain: null,
+    epoch: 0,
     assets: new Map(),
     markets: [],
     marketsBySymbol: new Map(),

@@ -238,6 +238,7 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   GENESIS_INVALID: (ctx) => invalidParam(ctx.param),
   ALREADY_EXISTS: (ctx) => invalidParam(ctx.param),
   RULES_INVALID: (ctx) => invalidParam(ctx.param),
+  EPOCH_INVALID: (ctx) => invalidParam(ctx.param),
   // Reached from a client only by withdrawals (pending withdrawals per account), whose Binance
   // wallet wording fits; the asset bound is genesis-only.
   LIMIT_REACHED: () => bad(-3007, 'You have pending transaction, please try again later.'),

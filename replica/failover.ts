@@ -15,6 +15,8 @@ export interface FailoverOptions {
   pollMs: number
   follower: Follower
   log: LogStore
+  /** The newest term this node's log holds (State.epoch, core/term.ts). */
+  epoch(): number
   logger?: Logger
   /** Starts this node's sequencer and claims the lead: NotLeaderError if another node took it first. */
   promote(): Promise<void>
@@ -22,9 +24,7 @@ export interface FailoverOptions {
 }
 
 export class Failover {
-  /** The epoch of the leader this node last followed. */
-  private following: number | undefined
-  /** The epoch whose leader's lease lapsed and this node voted after, while no new leader is named. */
+  /** The round this node voted in, while no leader is named. */
   private voted: number | undefined
   private timer: Timer | undefined
   private stopped = false
@@ -32,7 +32,8 @@ export class Failover {
   private leading = false
   /** The last failure to read who leads, logged once. */
   private lastError: string | undefined
-  private waitingSaid = false
+  /** What it waits for, said once per kind. */
+  private said: string | undefined
 
   constructor(private readonly o: FailoverOptions) {}
 
@@ -67,39 +68,35 @@ export class Failover {
   }
 
   private async step(): Promise<void> {
-    // etcd unreachable for a lease's length, or this process paused: its vote and membership lapsed with it.
-    if (this.o.leadership.lapsed) {
-      await this.o.leadership.start()
-      await this.o.leadership.join()
-      if (this.voted !== undefined) await this.o.leadership.vote(this.voted, this.o.log.lastSeq, this.o.follower.reportedEpoch === this.voted)
+    const { leadership } = this.o
+    // etcd unreachable for a lease's length, or this process paused: its membership and vote lapsed with it.
+    if (leadership.lapsed) {
+      await leadership.start()
+      await leadership.join()
+      if (this.voted !== undefined) await leadership.vote(this.voted, this.logHeld())
     }
-    const leader = await this.o.leadership.leader()
+    const leader = await leadership.leader()
     if (leader) {
       if (this.voted !== undefined) {
         this.o.logger?.info({ epoch: leader.epoch, node: leader.node }, 'fail-over: following the new leader')
         this.voted = undefined
         this.o.follower.start()
       }
-      this.following = leader.epoch
-      this.waitingSaid = false
+      this.said = undefined
       return
     }
-    if (this.following === undefined) {
-      // Never followed anyone: this node cannot know whether its log holds what was acknowledged.
-      if (!this.waitingSaid) this.o.logger?.warn({}, 'fail-over: no sequencer leads; waiting for one (start `exchange sequencer --etcd` on the node with the longest log)')
-      this.waitingSaid = true
-      return
+    const round = await leadership.term()
+    if (round === undefined) {
+      return this.say('fail-over: no sequencer has led this cluster yet; waiting for one (exchange sequencer --etcd …)', {})
     }
-    if (this.voted === undefined) await this.vote(this.following)
-    const { winner, waitingFor } = await this.o.leadership.tally(this.following)
+    if (this.voted !== round) await this.vote(round)
+    const { winner, waitingFor } = await leadership.tally(round)
     if (winner === undefined) {
-      if (!this.waitingSaid) this.o.logger?.warn({ epoch: this.following, waitingFor }, waitingFor.length > 0
-        ? 'fail-over: waiting for every standby to vote' : 'fail-over: no standby of the last leader is left to take over')
-      this.waitingSaid = true
-      return
+      return waitingFor.length > 0 ? this.say('fail-over: waiting for every standby to vote', { round, waitingFor })
+        : this.say('fail-over: no standby holds any of the log; waiting for one that does', { round })
     }
-    if (winner.node !== this.o.leadership.node) return
-    this.o.logger?.info({ epoch: this.following, seq: winner.seq }, 'fail-over: elected; taking the lead')
+    if (winner.node !== leadership.node) return
+    this.o.logger?.info({ round, seq: winner.seq, epoch: winner.epoch }, 'fail-over: elected; taking the lead')
     this.leading = true
     try {
       await this.o.promote()
@@ -111,15 +108,23 @@ export class Failover {
     }
   }
 
-  /** Stops taking entries from the lapsed leader, and says what this log holds. */
-  private async vote(epoch: number): Promise<void> {
+  /** Stops taking entries from whoever led, and says what this log holds. */
+  private async vote(round: number): Promise<void> {
     this.o.follower.stop()
     await this.o.follower.idle()
-    const seq = this.o.log.lastSeq
-    const eligible = this.o.follower.reportedEpoch === epoch
-    await this.o.leadership.vote(epoch, seq, eligible)
-    this.voted = epoch
-    this.waitingSaid = false
-    this.o.logger?.warn({ epoch, seq, eligible }, 'fail-over: the leader\'s lease lapsed; voted')
+    const held = this.logHeld()
+    await this.o.leadership.vote(round, held)
+    this.voted = round
+    this.said = undefined
+    this.o.logger?.warn({ round, ...held }, 'fail-over: no leader; voted')
+  }
+
+  private logHeld(): { seq: number; epoch: number } {
+    return { seq: this.o.log.lastSeq, epoch: this.o.epoch() }
+  }
+
+  private say(msg: string, fields: object): void {
+    if (this.said !== msg) this.o.logger?.warn(fields, msg)
+    this.said = msg
   }
 }

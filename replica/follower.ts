@@ -86,10 +86,6 @@ export class Follower {
   /** Per batch received: the time it was durable here minus its newest entry's sequencer time, ms. */
   readonly durableLagSamplesMs: number[] = []
   connected = false
-  /** The epoch of the leader this node, a standby, last reported entries to: it may succeed that leader. */
-  reportedEpoch: number | undefined
-  /** The epoch of the leader of the connection in progress. */
-  private connEpoch: number | undefined
 
   constructor(private readonly o: FollowerOptions) {
     o.node.onCheckpoint((cp) => {
@@ -143,7 +139,6 @@ export class Follower {
     if (this.stopped) return
     this.o.network.connect(url).then((conn) => {
       if (this.stopped) { conn.close(); return }
-      this.connEpoch = epoch
       this.lastConnectError = undefined
       this.conn = conn
       this.connected = true
@@ -277,7 +272,6 @@ export class Follower {
   private durable(entries: LogEntry[], results: Result[] | undefined, newest: number[], from: Connection | null): void {
     if (this.o.standby && from !== null && from === this.conn) {
       try { from.send(encodeMessage(['durable', entries[entries.length - 1]!.seq])) } catch { /* closing: the next hello says it */ }
-      this.reportedEpoch = this.connEpoch
     }
     if (results === undefined) return
     const node = this.o.node

@@ -5,12 +5,17 @@
 // Keys under the cluster's prefix:
 //   leader              {node, url}, under the leader's lease. Its create revision is the
 //                       epoch: it grows with every new leader, so it fences a deposed one.
+//   term                {epoch} of the newest leader, kept after its lease: the round the
+//                       standbys vote in once its key is gone.
 //   members/<node>      every standby that may take over, under its lease.
-//   votes/<epoch>/<node> {seq, eligible}: what a standby's log holds once it stopped following
-//                       the leader of `epoch`, whose key is gone.
-// A standby's log is a prefix of its sequencer's, so of all the standbys' logs the longest holds
-// every entry any standby holds, and so every acknowledged one (replication.ts). The winner is
-// therefore the eligible standby with the longest log, once every live member has voted.
+//   votes/<epoch>/<node> {seq, epoch}: a standby's log once it stopped following (its last seq,
+//                       and the newest term it holds: core/term.ts), in the round of `epoch`.
+// A leader's first entry names its epoch (Lead), so a log says which term it reached. Of the
+// standbys of one leader, each log is a prefix of the leader's, so the longest holds every entry
+// any of them holds, and so every acknowledged one (replication.ts). A log of an older term (a
+// former leader's, with a tail no one acknowledged) loses to one of a newer term, however long.
+// The winner is the voter with the newest term and then the longest log, once every live
+// member has voted; never one with an empty log.
 
 import type { Clock, Timer } from './clock.js'
 import type { Logger } from './node.js'
@@ -31,7 +36,8 @@ export interface LeaseKv {
   revoke(lease: string): Promise<void>
   /** Puts `value` at `key` under `lease` unless the key exists; the key as it then stands. */
   create(key: string, value: string, lease: string): Promise<{ created: boolean; record: KvRecord }>
-  put(key: string, value: string, lease: string): Promise<void>
+  /** Puts `value` at `key`, under `lease` if given (else it stays until overwritten). */
+  put(key: string, value: string, lease?: string): Promise<void>
   get(key: string): Promise<KvRecord | undefined>
   list(prefix: string): Promise<KvRecord[]>
 }
@@ -45,9 +51,10 @@ export interface Leader {
 
 export interface Vote {
   node: string
+  /** The last seq of its log. */
   seq: number
-  /** Whether it was a standby of that leader (reported entries to it): a new, empty standby is not. */
-  eligible: boolean
+  /** The newest term its log holds (State.epoch). */
+  epoch: number
 }
 
 /** Another node leads, as the consensus service names it. */
@@ -132,6 +139,7 @@ export class Leadership {
       const r = await this.claim(url)
       if (r.won) {
         this.leading = true
+        await this.o.kv.put(this.key('term'), JSON.stringify({ epoch: r.epoch }))
         return r.epoch
       }
       if (r.leader.node !== this.o.node) throw new NotLeaderError(r.leader)
@@ -140,29 +148,36 @@ export class Leadership {
     }
   }
 
-  /** Says what this node's log holds, once it stopped following the leader of `epoch`. */
-  async vote(epoch: number, seq: number, eligible: boolean): Promise<void> {
-    await this.o.kv.put(this.key(`votes/${epoch}/${this.o.node}`), JSON.stringify({ seq, eligible }), this.leaseId())
+  /** The epoch of the newest leader there was (its key may be gone): the round to vote in. */
+  async term(): Promise<number | undefined> {
+    const r = await this.o.kv.get(this.key('term'))
+    const v = r && parseJson(r.value) as { epoch?: unknown } | undefined
+    return Number.isSafeInteger(v?.epoch) ? v!.epoch as number : undefined
+  }
+
+  /** Says what this node's log holds (its last seq and newest term), once it stopped following, in `round`. */
+  async vote(round: number, log: { seq: number; epoch: number }): Promise<void> {
+    await this.o.kv.put(this.key(`votes/${round}/${this.o.node}`), JSON.stringify(log), this.leaseId())
   }
 
   /**
-   * The standby to lead after the leader of `epoch`: undefined while a live member has not voted
-   * (`waitingFor` names them), or when no voter is eligible.
+   * The standby to lead in `round`: undefined while a live member has not voted (`waitingFor`
+   * names them), or when every voter's log is empty.
    */
-  async tally(epoch: number): Promise<{ winner?: Vote; waitingFor: string[] }> {
-    const [members, records] = await Promise.all([this.o.kv.list(this.key('members/')), this.o.kv.list(this.key(`votes/${epoch}/`))])
+  async tally(round: number): Promise<{ winner?: Vote; waitingFor: string[] }> {
+    const [members, records] = await Promise.all([this.o.kv.list(this.key('members/')), this.o.kv.list(this.key(`votes/${round}/`))])
     const votes = new Map<string, Vote>()
     for (const r of records) {
-      const v = parseJson(r.value) as { seq?: unknown; eligible?: unknown } | undefined
+      const v = parseJson(r.value) as { seq?: unknown; epoch?: unknown } | undefined
       const node = r.key.slice(r.key.lastIndexOf('/') + 1)
-      if (v && Number.isSafeInteger(v.seq)) votes.set(node, { node, seq: v.seq as number, eligible: v.eligible === true })
+      if (v && Number.isSafeInteger(v.seq) && Number.isSafeInteger(v.epoch)) votes.set(node, { node, seq: v.seq as number, epoch: v.epoch as number })
     }
     const waitingFor = members.map((m) => m.key.slice(m.key.lastIndexOf('/') + 1)).filter((n) => !votes.has(n))
     if (waitingFor.length > 0) return { waitingFor }
     let winner: Vote | undefined
     for (const v of votes.values()) {
-      if (!v.eligible) continue
-      if (!winner || v.seq > winner.seq || (v.seq === winner.seq && v.node > winner.node)) winner = v
+      if (v.seq === 0) continue
+      if (!winner || v.epoch > winner.epoch || (v.epoch === winner.epoch && (v.seq > winner.seq || (v.seq === winner.seq && v.node > winner.node)))) winner = v
     }
     return { winner, waitingFor }
   }

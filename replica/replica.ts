@@ -105,9 +105,10 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     let parts: SequencerParts | undefined
     const failover = election?.promoted && o.role.standby ? new Failover({
       leadership: election.leadership, clock: o.clock, pollMs: election.pollMs, follower, log: o.log, logger: o.logger, onFatal,
+      epoch: () => node.state.epoch,
       promote: async () => {
         const role: SequencerRole = { kind: 'sequencer', ...election.promoted! }
-        parts = await startSequencer(node, o, role, onFatal, (url) => election.leadership.lead(url))
+        parts = await startSequencer(node, o, role, onFatal, election.leadership)
         Object.assign(replica, { sequencer: parts.sequencer, replication: parts.replication, url: parts.url, epoch: parts.epoch })
         for (const fn of promoted) fn()
       },
@@ -128,7 +129,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
     return replica
   }
   if (election) await election.leadership.start()
-  const parts = await startSequencer(node, o, o.role, onFatal, election && ((url) => election.leadership.lead(url)))
+  const parts = await startSequencer(node, o, o.role, onFatal, election?.leadership)
     .catch(async (err: unknown) => { await election?.leadership.stop(); throw err })
   return {
     node, sequencer: parts.sequencer, replication: parts.replication, url: parts.url, epoch: parts.epoch,
@@ -139,6 +140,16 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
       await election?.leadership.stop()
     },
   }
+}
+
+/** Writes the Lead entry of this leader's term (core/term.ts). */
+async function openTerm(sequencer: Sequencer, replica: ReplicaNode, epoch: number, node: string): Promise<void> {
+  const held = replica.state.epoch
+  const ack = await sequencer.submit({ type: 'Lead', epoch, node })
+  if (ack.result.ok) return
+  throw new Error(held >= epoch
+    ? `the log holds a later term (epoch ${held}) than etcd gave this leader (${epoch}): were etcd's data replaced? Its revisions must keep rising`
+    : `term of epoch ${epoch} not opened at seq ${ack.seq}: ${ack.result.code}`)
 }
 
 interface SequencerParts {
@@ -152,11 +163,12 @@ interface SequencerParts {
 
 /**
  * The sequencer's side on a restored node: group commit, ticks, replication and command
- * endpoints. With `claim`, it first listens, then leads only once the claim is won, before
- * writing anything.
+ * endpoints. With `leadership`, it first listens, then leads only once its claim is won, before
+ * writing anything, and the first entry it writes on a log (after a new log's rules and genesis)
+ * opens its term (Lead).
  */
 async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: SequencerRole, onFatal: (err: Error) => void,
-  claim?: (url: string) => Promise<number>): Promise<SequencerParts> {
+  leadership?: Leadership): Promise<SequencerParts> {
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
   const syncReplicas = role.syncReplicas ?? 0
   let replication: ReplicationServer | undefined
@@ -173,11 +185,11 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
     else if (path === INGRESS_PATH) conn.close('the sequencer is starting')
     else conn.close(`unknown path ${path}`)
   }
-  const early = syncReplicas > 0 || claim ? await o.network.listen(role.host, role.port, serve) : undefined
+  const early = syncReplicas > 0 || leadership ? await o.network.listen(role.host, role.port, serve) : undefined
   let epoch: number | undefined
-  if (claim) {
+  if (leadership) {
     try {
-      epoch = await claim(early!.url)
+      epoch = await leadership.lead(early!.url)
     } catch (err) {
       await early!.close()
       throw err
@@ -217,7 +229,9 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
     o.logger?.info({ syncReplicas, url: early.url + REPLICATION_PATH }, 'waiting for standbys to hold each command')
     // A log this node wrote before may end in entries no standby holds: one entry more, held by
     // them, holds the rest (their chain reaches it), and only then do other followers get any.
-    if (!fresh && syncReplicas > 0) await sequencer.submit({ type: 'Tick' })
+    // Elected, that entry opens its term.
+    if (!fresh && leadership) await openTerm(sequencer, node, epoch!, leadership.node)
+    else if (!fresh && syncReplicas > 0) await sequencer.submit({ type: 'Tick' })
   }
   // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
   // and at the first start of a newer build on an older one.
@@ -234,6 +248,7 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
     const bad = acks.find((a) => !a.result.ok)
     if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected: ${bad.result.ok ? '' : bad.result.code}`)
   }
+  if (fresh && leadership) await openTerm(sequencer, node, epoch!, leadership.node)
   ready = true
   const listener: Listener = early ?? await o.network.listen(role.host, role.port, serve)
   return {

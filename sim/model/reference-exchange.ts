@@ -109,6 +109,9 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     // The rules version (core/rules.ts): one set of rules is modeled.
     case 'SetRules':
       return accepted([])
+    // A leader's term (core/term.ts): who wrote the entries, nothing the model compares.
+    case 'Lead':
+      return accepted([])
     // The chain a log declares (core/chain-declaration.ts) and fee withdrawals are not modeled; the streams have neither.
     case 'DeclareChain':
     case 'FeeWithdrawal':

@@ -28,16 +28,17 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 t.test('a standby takes over from a killed sequencer by itself; nothing acknowledged is lost', { timeout: 180_000, skip: etcdSkip() }, async (t) => {
   const etcd = await startEtcd()
   t.teardown(() => etcd.stop())
-  const names = ['A', 'S1', 'S2', 'F'] as const
+  const names = ['A', 'S1', 'S2', 'F', 'A2'] as const
   const dirs = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await mkdtemp(path.join(os.tmpdir(), `fo-${n}-`))]))) as Record<typeof names[number], string>
   t.teardown(() => Promise.all(Object.values(dirs).map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, { repl: await freePort(), api: await freePort(), metrics: await freePort() }]))) as
     Record<typeof names[number], { repl: number; api: number; metrics: number }>
   const procs: Proc[] = []
   t.teardown(() => Promise.all(procs.map((p) => p.kill())))
+  // A2: the old sequencer's machine, rejoining on a new data directory under its old node id.
   const start = (command: string[], n: typeof names[number], extra: string[] = []): Proc => {
-    const p = startExchange([...command, '--data', dirs[n], '--node-id', n, '--replication-port', String(ports[n].repl), '--port', String(ports[n].api),
-      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '2000', '--master-secret', SECRET,
+    const p = startExchange([...command, '--data', dirs[n], '--node-id', n === 'A2' ? 'A' : n, '--replication-port', String(ports[n].repl), '--port', String(ports[n].api),
+      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET,
       '--tick-ms', '50', '--checkpoint-interval', '100', '--host', '127.0.0.1', ...extra])
     procs.push(p)
     return p
@@ -119,25 +120,58 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   t.ok(acks.every((a) => a.result.ok), 'the new leader acknowledges commands')
   const target = Math.max(...acks.map((a) => a.seq))
   const seqOf = async (port: number): Promise<number> => (await scrapeGauges(port).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline && (await seqOf(ports.F.metrics) < target || await seqOf(ports[other].metrics) < target)) await sleep(100)
-  t.ok(await seqOf(ports.F.metrics) >= target, 'the follower follows the new leader')
-  t.ok(await seqOf(ports[other].metrics) >= target, 'so does the other standby')
+  const reached = async (target: number, nodes: (typeof names[number])[]): Promise<boolean> => {
+    const deadline = Date.now() + 20_000
+    for (;;) {
+      const seqs = await Promise.all(nodes.map((n) => seqOf(ports[n].metrics)))
+      if (seqs.every((s) => s >= target)) return true
+      if (Date.now() > deadline) return false
+      await sleep(100)
+    }
+  }
+  for (const [i, a] of acks.entries()) acked.set(`after-${i}`, a.seq)
+  t.ok(await reached(target, ['F', other]), 'the follower and the other standby follow the new leader')
 
   // The old sequencer, started again on its own data, finds another node leading and stops.
   const again = start(['sequencer'], 'A', ['--sync-replicas', '1'])
   await new Promise((r) => again.child.once('exit', r))
   t.equal(again.child.exitCode, 1, 'the old sequencer does not start')
 
+  // Its machine rejoins as a standby on a new data directory; then the new leader is killed too,
+  // and one of the two standbys left takes over in turn.
+  const rejoined = start(['replica', '--standby'], 'A2', ['--sync-replicas', '1'])
+  t.ok(await reached(target, ['A2']), 'the old sequencer\'s machine catches up as a standby')
+  await standbys[leaderName].kill('SIGKILL')
+  const secondKill = Date.now()
+  const second = (): string | undefined => ([[other, standbys[other]], ['A2', rejoined]] as const).find(([, p]) => p.lines.some(promoted))?.[0]
+  while (second() === undefined && Date.now() - secondKill < 60_000) await sleep(50)
+  const leader2 = second()
+  if (leader2 === undefined) throw new Error('no standby took the lead within 60 s of the second kill')
+  t.comment(`${leader2} leads ${Date.now() - secondKill} ms after the second kill`)
+  const url2 = JSON.parse((await new EtcdKv([etcd.url]).get('/exchange/leader'))!.value).url as string
+  const third = await IngressClient.connect(internalLink(SECRET), url2)
+  const acks2 = await Promise.all(Array.from({ length: 20 }, (_, i) => third.submit(depositNamed(`second-${i}`))))
+  third.close()
+  t.ok(acks2.every((a) => a.result.ok), 'the second new leader acknowledges commands')
+  for (const [i, a] of acks2.entries()) acked.set(`second-${i}`, a.seq)
+  const target2 = Math.max(...acks2.map((a) => a.seq))
+  const rest = leader2 === 'A2' ? other : 'A2'
+  t.ok(await reached(target2, ['F', rest]), 'the follower and the last standby follow it')
+
   for (const p of procs) await p.kill('SIGINT')
-  const logs = { S1: await readLogDir(dirs.S1), S2: await readLogDir(dirs.S2), F: await readLogDir(dirs.F) }
-  const leaderLog = logs[leaderName]
+  const logs = { S1: await readLogDir(dirs.S1), S2: await readLogDir(dirs.S2), F: await readLogDir(dirs.F), A2: await readLogDir(dirs.A2) }
+  const leaderLog = logs[leader2 as 'S1' | 'S2' | 'A2']
   const at = new Map<string, number>()
   for (const e of leaderLog) if (e.command.type === 'Deposit' && e.command.account === ACCOUNT) at.set(e.command.ref, e.seq)
   const lost = [...acked].filter(([ref, seq]) => at.get(ref) !== seq)
-  t.same(lost, [], 'every acknowledged command is in the new leader\'s log at the seq it was acknowledged with')
-  for (const n of [other, 'F'] as const) {
-    const log = logs[n]
-    t.ok(log.every((e, i) => hex(e.hash) === hex(leaderLog[i]?.hash ?? new Uint8Array())), `${n}'s log is a prefix of the leader's, hash for hash`)
+  t.same(lost, [], `all ${acked.size} acknowledged commands are in the last leader's log at the seqs they were acknowledged with`)
+  // (The killed leaders' logs may end in entries no standby held: never acknowledged, not compared.)
+  for (const n of ['F', rest] as const) {
+    const log = logs[n as 'F' | 'S1' | 'S2' | 'A2']
+    t.ok(log.every((e, i) => hex(e.hash) === hex(leaderLog[i]?.hash ?? new Uint8Array())), `${n}'s log is a prefix of the last leader's, hash for hash`)
   }
+  // Each leader's term is in the log, opened by its first entry, epochs rising.
+  const terms = leaderLog.filter((e) => e.command.type === 'Lead').map((e) => e.command as { epoch: number; node: string })
+  t.same(terms.map((c) => c.node), ['A', leaderName, leader2 === 'A2' ? 'A' : leader2], 'three terms: the first sequencer\'s and each successor\'s')
+  t.ok(terms.every((c, i) => i === 0 || c.epoch > terms[i - 1]!.epoch), `their epochs rise: ${terms.map((c) => c.epoch).join(', ')}`)
 })

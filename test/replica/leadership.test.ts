@@ -66,8 +66,10 @@ t.test('one node leads; its epoch is its key\'s create revision, and grows with 
   const loser = winner === a ? b : a
   await winner.stop() // its lease revoked: the key goes at once
   t.equal(await loser.leader(), undefined, 'a leader that stops takes its key with it')
+  t.equal(await loser.term(), epoch, 'the term outlives its leader: the round the standbys vote in')
   const next = await loser.lead(`ws://${loser.node}:1`)
   t.ok(next > epoch, `the next leader's epoch ${next} is above ${epoch}`)
+  t.equal(await loser.term(), next)
 })
 
 t.test('a leader whose lease lapses is told, once', { skip }, async (t) => {
@@ -89,21 +91,24 @@ t.test('a leader whose lease lapses is told, once', { skip }, async (t) => {
   t.equal(c.lost.length, 1, 'and not again')
 })
 
-t.test('the tally waits for every live member and names the eligible one with the longest log', { skip }, async (t) => {
+t.test('the tally waits for every live member and names the log of the newest term, then the longest', { skip }, async (t) => {
   const c = cluster()
-  const [a, b, d] = [c.node('a'), c.node('b'), c.node('d')]
-  for (const n of [a, b, d]) { await n.start(); await n.join() }
-  t.teardown(() => Promise.all([a.stop(), b.stop(), d.stop()]))
-  await a.vote(7, 10, true)
-  await b.vote(7, 12, true)
+  const [a, b, d, e] = [c.node('a'), c.node('b'), c.node('d'), c.node('e')]
+  for (const n of [a, b, d, e]) { await n.start(); await n.join() }
+  t.teardown(() => Promise.all([a.stop(), b.stop(), d.stop(), e.stop()]))
+  await a.vote(7, { seq: 10, epoch: 7 })
+  await b.vote(7, { seq: 12, epoch: 7 })
+  await e.vote(7, { seq: 0, epoch: 0 })
   t.same(await a.tally(7), { waitingFor: ['d'] }, 'a member that has not voted is waited for')
-  await d.vote(7, 15, false)
-  t.same((await a.tally(7)).winner, { node: 'b', seq: 12, eligible: true }, 'the longest eligible log wins; an ineligible longer one does not')
-  t.same((await a.tally(8)).waitingFor, ['a', 'b', 'd'], 'votes count only for their epoch')
+  await d.vote(7, { seq: 15, epoch: 5 }) // a former leader's log: longer, with a tail of an older term no one acknowledged
+  t.same((await a.tally(7)).winner, { node: 'b', seq: 12, epoch: 7 }, 'the longest log of the newest term wins; a longer one of an older term does not')
+  t.same((await a.tally(8)).waitingFor, ['a', 'b', 'd', 'e'], 'votes count only in their round')
   await b.stop() // dies before leading: its membership and vote lapse with its lease
-  t.same((await a.tally(7)).winner, { node: 'a', seq: 10, eligible: true }, 'then the next one wins')
+  t.same((await a.tally(7)).winner, { node: 'a', seq: 10, epoch: 7 }, 'then the next one wins')
   await a.stop()
-  t.same(await d.tally(7), { winner: undefined, waitingFor: [] }, 'with no eligible voter left, none')
+  t.same((await d.tally(7)).winner, { node: 'd', seq: 15, epoch: 5 }, 'with none of the newest term left, the older term\'s log')
+  await d.stop()
+  t.same(await e.tally(7), { winner: undefined, waitingFor: [] }, 'never an empty log')
 })
 
 t.test('a restarted leader waits for its own old lease to lapse before it leads again', { skip }, async (t) => {
