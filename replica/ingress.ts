@@ -36,6 +36,12 @@ export function serveIngress(conn: Connection, sequencer: Sequencer): void {
       send(conn, ['nack', id, 'SIGNATURE_INVALID', 'the oracle price signature does not verify'])
       return
     }
+    // A term is opened by the elected sequencer itself (replica.ts): from anyone else it would
+    // misstate which leader wrote what follows, and raise the epoch its standbys vote with.
+    if (m[2].type === 'Lead') {
+      send(conn, ['nack', id, 'EPOCH_INVALID', 'a term is opened only by the sequencer elected to it'])
+      return
+    }
     sequencer.submit(m[2]).then(
       (a) => send(conn, ['ack', id, a.seq, a.time, a.result]),
       (err: Error & { code?: string }) => send(conn, ['nack', id, err.code ?? 'ERROR', err.message]),

@@ -15,7 +15,7 @@ import { EtcdKv } from '../../bin/etcd.js'
 import type { Command } from '../../core/commands.js'
 import { hex } from '../../replica/entry.js'
 import { freePort } from '../../replica/free-port.js'
-import { IngressClient } from '../../replica/ingress.js'
+import { IngressClient, IngressError } from '../../replica/ingress.js'
 import { etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
 import { internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
@@ -116,6 +116,8 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const url = JSON.parse(leader!.value).url as string
   const next = await IngressClient.connect(internalLink(SECRET), url)
   const acks = await Promise.all(Array.from({ length: 50 }, (_, i) => next.submit(depositNamed(`after-${i}`))))
+  await t.rejects(next.submit({ type: 'Lead', epoch: 1e12, node: 'intruder' }), new IngressError('EPOCH_INVALID', 'a term is opened only by the sequencer elected to it'),
+    'no one but the elected sequencer opens a term')
   next.close()
   t.ok(acks.every((a) => a.result.ok), 'the new leader acknowledges commands')
   const target = Math.max(...acks.map((a) => a.seq))
