@@ -45,11 +45,10 @@ export class Failover {
     void this.poll()
   }
 
-  async stop(): Promise<void> {
+  /** Looks at who leads no more (the lease stays until leadership.stop()). */
+  stop(): void {
     this.stopped = true
     this.timer?.cancel()
-    // A leader's lease goes with it: the standbys elect another at once.
-    await this.o.leadership.stop()
   }
 
   private async poll(): Promise<void> {

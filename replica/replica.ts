@@ -118,10 +118,12 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
       committedSeq: () => parts?.committedSeq() ?? o.log.lastSeq,
       onPromoted: (fn) => { promoted.push(fn) },
       async stop() {
-        await failover?.stop()
+        failover?.stop()
         follower.stop()
         await follower.idle().catch(() => {})
         await parts?.stop()
+        // Its lease goes last, once it sequences no more: leading, a standby then takes over at once.
+        if (failover) await election!.leadership.stop()
       },
     }
     if (failover) await failover.start()
