@@ -160,7 +160,8 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const rest = leader2 === 'A2' ? other : 'A2'
   t.ok(await reached(target2, ['F', rest]), 'the follower and the last standby follow it')
 
-  for (const p of procs) await p.kill('SIGINT')
+  // All at once: stopped one by one, a leader stopped first would hand the lead on once more.
+  await Promise.all(procs.map((p) => p.kill('SIGKILL')))
   const logs = { S1: await readLogDir(dirs.S1), S2: await readLogDir(dirs.S2), F: await readLogDir(dirs.F), A2: await readLogDir(dirs.A2) }
   const leaderLog = logs[leader2 as 'S1' | 'S2' | 'A2']
   const at = new Map<string, number>()
