@@ -30,7 +30,6 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
-    exchange_leader: replica.sequencer ? 1 : 0,
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   let chain: Promise<ChainServices> | undefined

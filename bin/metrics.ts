@@ -57,6 +57,9 @@ export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauge
       exchange_seq: node.state.seq,
       exchange_applied_entries_total: applied,
       exchange_rules_version: rulesOf(node.state),
+      // The newest leader's term the log holds (core/term.ts), and whether this node sequences now.
+      exchange_epoch: node.state.epoch,
+      exchange_leader: running.replica.sequencer ? 1 : 0,
       exchange_anchored_seq: running.proofs.anchoredSeq ?? 0,
       ...feeGauges(node.state),
       ...own(),

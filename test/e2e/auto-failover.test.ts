@@ -133,6 +133,9 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   }
   for (const [i, a] of acks.entries()) acked.set(`after-${i}`, a.seq)
   t.ok(await reached(target, ['F', other]), 'the follower and the other standby follow the new leader')
+  const [gLeader, gOther] = await Promise.all([scrapeGauges(ports[leaderName].metrics), scrapeGauges(ports[other].metrics)])
+  t.same([gLeader.exchange_leader, gOther.exchange_leader], [1, 0], '/metrics says which node leads')
+  t.same([gLeader.exchange_epoch, gOther.exchange_epoch], [leader!.createRevision, leader!.createRevision], 'and the term their logs reached: the new leader\'s epoch')
 
   // The old sequencer, started again on its own data, finds another node leading and stops.
   const again = start(['sequencer'], 'A', ['--sync-replicas', '1'])
