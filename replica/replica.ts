@@ -1,6 +1,7 @@
 // A replica, generic over its world: `createReplica({ log, network, clock, ... })` composes a
 // node (state, checkpoints, snapshots) with either a sequencer (group commit, ticks, command
-// ingress and replication endpoints) or a follower. Production passes LevelDB, WebSocket and
+// ingress and replication endpoints) or a follower; with an election (etcd), a standby becomes
+// the sequencer in place when elected. Production passes LevelDB, WebSocket and
 // the system clock; the simulator passes its fakes.
 
 import { randomBytes } from 'node:crypto'
@@ -31,7 +32,7 @@ export type Role =
 /**
  * Leadership through a consensus service (leadership.ts): a sequencer serves only once it holds
  * the lease, and stops if it loses it; followers find the leader there; a standby takes the lead
- * when its leader's lease lapses and it has the longest log (failover.ts).
+ * when its leader's lease lapses and the vote names it: newest term, then longest log (failover.ts).
  */
 export interface Election {
   leadership: Leadership
