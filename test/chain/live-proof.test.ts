@@ -46,12 +46,16 @@ t.test('the demo account proves its balances against the anchored root, on the s
     const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
     return { status: r.status, body: await r.json() }
   }
-  /** The proof once its perp wallet and spot USDT leaves show these units (anchors come every 2 s). */
+  /**
+   * The anchored proof once its perp wallet and spot USDT leaves show these units (anchors come
+   * every 2 s). Before the first anchor a node serves its newest checkpoint, naming no Vault:
+   * under load the balances reach one before any anchor (seen once, on a loaded machine).
+   */
   const proofShowing = async (perp: string, spot: string): Promise<BalanceProof> => {
     const deadline = Date.now() + 30_000
     for (;;) {
       const r = await call('GET', '/sapi/v1/account/balanceProof')
-      const leaves = r.status === 200 ? (r.body as BalanceProof).leaves.map((l) => l.leaf) : []
+      const leaves = r.status === 200 && (r.body as BalanceProof).vault !== undefined ? (r.body as BalanceProof).leaves.map((l) => l.leaf) : []
       if (leaves.some((l) => l.startsWith(`perpWallet|${demo.address}|0|${perp}|`)) &&
         leaves.some((l) => l.startsWith(`spot|${demo.address}|0|USDT|${spot}|`))) return r.body as BalanceProof
       if (Date.now() > deadline) throw new Error(`no proof showing ${perp}/${spot}: ${JSON.stringify(r.body).slice(0, 500)}`)
