@@ -6,7 +6,7 @@
 // new leader's log at the seq it was acknowledged with, and the other nodes' logs are prefixes
 // of it. The old sequencer, started again on its data, is refused: another node leads.
 
-import t from 'tap'
+import t, { type Test as Tap } from 'tap'
 import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -25,7 +25,19 @@ const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCO
 const SECRET = '7a'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
-t.test('a standby takes over from a killed sequencer by itself; nothing acknowledged is lost', { timeout: 180_000, skip: etcdSkip() }, async (t) => {
+/** Runs `body` with the processes it starts; a failure says what each of them logged last. */
+async function explained(t: Tap, body: (t: Tap, procs: Proc[]) => Promise<void>): Promise<void> {
+  const procs: Proc[] = []
+  t.teardown(() => Promise.all(procs.map((p) => p.kill())))
+  try {
+    await body(t, procs)
+  } catch (err) {
+    const tails = procs.map((p, i) => `process ${i} (${p.child.spawnargs.slice(2, 4).join(' ')}):\n${p.lines.slice(-8).map((l) => JSON.stringify(l).slice(0, 300)).join('\n')}`)
+    throw new Error(`${(err as Error).message}\n${tails.join('\n')}`)
+  }
+}
+
+t.test('a standby takes over from a killed sequencer by itself; nothing acknowledged is lost', { timeout: 180_000, skip: etcdSkip() }, (t) => explained(t, async (t, procs) => {
   const etcd = await startEtcd()
   t.teardown(() => etcd.stop())
   const names = ['A', 'S1', 'S2', 'F', 'A2'] as const
@@ -33,8 +45,6 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   t.teardown(() => Promise.all(Object.values(dirs).map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, { repl: await freePort(), api: await freePort(), metrics: await freePort() }]))) as
     Record<typeof names[number], { repl: number; api: number; metrics: number }>
-  const procs: Proc[] = []
-  t.teardown(() => Promise.all(procs.map((p) => p.kill())))
   // A2: the old sequencer's machine, rejoining on a new data directory under its old node id.
   const start = (command: string[], n: typeof names[number], extra: string[] = []): Proc => {
     const p = startExchange([...command, '--data', dirs[n], '--node-id', n === 'A2' ? 'A' : n, '--replication-port', String(ports[n].repl), '--port', String(ports[n].api),
@@ -180,4 +190,48 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const terms = leaderLog.filter((e) => e.command.type === 'Lead').map((e) => e.command as { epoch: number; node: string })
   t.same(terms.map((c) => c.node), ['A', leaderName, leader2 === 'A2' ? 'A' : leader2], 'three terms: the first sequencer\'s and each successor\'s')
   t.ok(terms.every((c, i) => i === 0 || c.epoch > terms[i - 1]!.epoch), `their epochs rise: ${terms.map((c) => c.epoch).join(', ')}`)
-})
+}))
+
+t.test('a cluster whose every node was killed elects a leader by itself once its standbys are back', { timeout: 120_000, skip: etcdSkip() }, (t) => explained(t, async (t, procs) => {
+  const etcd = await startEtcd()
+  t.teardown(() => etcd.stop())
+  const nodes = await Promise.all(['A', 'S1', 'S2'].map(async (name) => ({ name, dir: await mkdtemp(path.join(os.tmpdir(), `cold-${name}-`)),
+    repl: await freePort(), metrics: await freePort() })))
+  t.teardown(() => Promise.all(nodes.map((n) => rm(n.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
+  const [a, s1, s2] = nodes as [typeof nodes[0], typeof nodes[0], typeof nodes[0]]
+  const start = (command: string[], n: typeof a): Proc => {
+    const p = startExchange([...command, '--data', n.dir, '--node-id', n.name, '--replication-port', String(n.repl), '--port', '0',
+      '--metrics-port', String(n.metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET, '--sync-replicas', '1',
+      '--tick-ms', '50', '--host', '127.0.0.1'])
+    procs.push(p)
+    return p
+  }
+  const A = start(['sequencer'], a)
+  start(['replica', '--standby'], s1)
+  start(['replica', '--standby'], s2)
+  await A.waitFor((l) => l.msg === 'sequencer running', 60_000)
+  const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${a.repl}`)
+  const acks = await Promise.all(Array.from({ length: 200 }, (_, i) => client.submit(depositNamed(`cold-${i}`))))
+  client.close()
+  await Promise.all(procs.splice(0).map((p) => p.kill('SIGKILL')))
+
+  // Only the standbys come back, on their own data: no one leads, and `term` names the round.
+  const back = [start(['replica', '--standby'], s1), start(['replica', '--standby'], s2)]
+  const promoted = (l: Record<string, unknown>): boolean => l.msg === 'this standby now leads: sequencer running'
+  const deadline = Date.now() + 60_000
+  while (!back.some((p) => p.lines.some(promoted)) && Date.now() < deadline) await sleep(50)
+  const leaderAt = back.findIndex((p) => p.lines.some(promoted))
+  t.ok(leaderAt >= 0, `${[s1, s2][leaderAt]?.name} leads without an operator`)
+  const record = await new EtcdKv([etcd.url]).get('/exchange/leader')
+  const next = await IngressClient.connect(internalLink(SECRET), JSON.parse(record!.value).url as string)
+  const more = await Promise.all(Array.from({ length: 20 }, (_, i) => next.submit(depositNamed(`warm-${i}`))))
+  next.close()
+  t.ok(more.every((m) => m.result.ok), 'and acknowledges commands, its standby holding them')
+  await Promise.all(procs.map((p) => p.kill('SIGKILL')))
+  const log = await readLogDir([s1, s2][leaderAt]!.dir)
+  const at = new Map<string, number>()
+  for (const e of log) if (e.command.type === 'Deposit' && e.command.account === ACCOUNT) at.set(e.command.ref, e.seq)
+  t.same(acks.filter((ack, i) => at.get(`cold-${i}`) !== ack.seq), [], 'every command acknowledged before the kill is in its log at its seq')
+  t.same(log.filter((e) => e.command.type === 'Lead').map((e) => (e.command as { node: string }).node), ['A', [s1, s2][leaderAt]!.name],
+    'two terms: the first sequencer\'s and the one elected on the cold start')
+}))
