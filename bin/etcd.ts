@@ -54,6 +54,10 @@ export class EtcdKv implements LeaseKv {
     await this.call('/v3/kv/put', lease === undefined ? { key: b64(key), value: b64(value) } : { key: b64(key), value: b64(value), lease })
   }
 
+  async delete(key: string): Promise<void> {
+    await this.call('/v3/kv/deleterange', { key: b64(key) })
+  }
+
   async get(key: string): Promise<KvRecord | undefined> {
     const r = await this.call('/v3/kv/range', { key: b64(key) }) as { kvs?: RawKv[] }
     return r.kvs?.[0] && recordOf(r.kvs[0])

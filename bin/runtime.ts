@@ -62,7 +62,7 @@ function electionOf(config: Config, kind: Role['kind'], logger: Logger, onFatal:
   const { etcd, cluster, nodeId, leaseMs } = config.election
   if (etcd.length === 0) return undefined
   const leadership = new Leadership({ kv: new EtcdKv(etcd, Math.max(1000, Math.floor(leaseMs / 2))), clock: systemClock,
-    prefix: `/${cluster}/`, node: nodeId, leaseMs, logger, onLost: onFatal })
+    prefix: `/${cluster}/`, node: nodeId, leaseMs, syncReplicas: config.syncReplicas, logger, onLost: onFatal })
   return {
     leadership, pollMs: Math.max(50, Math.floor(leaseMs / 6)),
     promoted: kind === 'follower' && config.standby

@@ -84,12 +84,13 @@ export class Failover {
       this.said = undefined
       return
     }
-    const round = await leadership.term()
-    if (round === undefined) {
+    const term = await leadership.term()
+    const round = term?.epoch
+    if (term === undefined || round === undefined) {
       return this.say('fail-over: no sequencer has led this cluster yet; waiting for one (exchange sequencer --etcd …)', {})
     }
     if (this.voted !== round) await this.vote(round)
-    const { winner, waitingFor } = await leadership.tally(round)
+    const { winner, waitingFor } = await leadership.tally(round, term.syncReplicas)
     if (winner === undefined) {
       return waitingFor.length > 0 ? this.say('fail-over: waiting for every standby to vote', { round, waitingFor })
         : this.say('fail-over: no standby holds any of the log; waiting for one that does', { round })

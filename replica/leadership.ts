@@ -5,9 +5,12 @@
 // Keys under the cluster's prefix:
 //   leader              {node, url}, under the leader's lease. Its create revision is the
 //                       epoch: it grows with every new leader, so it fences a deposed one.
-//   term                {epoch} of the newest leader, kept after its lease: the round the
-//                       standbys vote in once its key is gone.
-//   members/<node>      every standby that may take over, under its lease.
+//   term                {epoch, syncReplicas} of the newest leader, kept after its lease: the
+//                       round the standbys vote in once its key is gone, and how many standbys
+//                       held each command it acknowledged.
+//   standbys/<node>     every standby of the cluster, kept after its lease (a standby that
+//                       takes the lead leaves; an operator removes one lost for good).
+//   members/<node>      every standby that is up, under its lease.
 //   votes/<epoch>/<node> {seq, epoch}: a standby's log once it stopped following (its last seq,
 //                       and the newest term it holds: core/term.ts), in the round of `epoch`.
 // A leader's first entry names its epoch (Lead), so a log says which term it reached. Of the
@@ -15,7 +18,9 @@
 // any of them holds, and so every acknowledged one (replication.ts). A log of an older term (a
 // former leader's, with a tail no one acknowledged) loses to one of a newer term, however long.
 // The winner is the voter with the newest term and then the longest log, once every live
-// member has voted; never one with an empty log.
+// member has voted and so have enough standbys: of M standbys with N holding each acknowledged
+// command, any M - N + 1 include a holder of each. A standby down or restarting is not waited
+// for beyond that; one that may hold what no voter holds is. Never one with an empty log.
 
 import type { Clock, Timer } from './clock.js'
 import type { Logger } from './node.js'
@@ -38,6 +43,7 @@ export interface LeaseKv {
   create(key: string, value: string, lease: string): Promise<{ created: boolean; record: KvRecord }>
   /** Puts `value` at `key`, under `lease` if given (else it stays until overwritten). */
   put(key: string, value: string, lease?: string): Promise<void>
+  delete(key: string): Promise<void>
   get(key: string): Promise<KvRecord | undefined>
   list(prefix: string): Promise<KvRecord[]>
 }
@@ -78,6 +84,8 @@ export interface LeadershipOptions {
   node: string
   /** How long the lease outlives this node's last renewal: a dead leader is replaced after about this. */
   leaseMs: number
+  /** The standbys that hold each command this node acknowledges once it leads (--sync-replicas). */
+  syncReplicas: number
   logger?: Logger
   /**
    * While leading: the lease lapsed, or could not be renewed within `leaseMs`, so another node
@@ -111,8 +119,9 @@ export class Leadership {
     this.renewing = this.o.clock.every(Math.max(50, Math.floor(this.o.leaseMs / 3)), () => { void this.renew() })
   }
 
-  /** Registers this node as a standby that may take over. */
+  /** Registers this node as a standby of the cluster, and as up. */
   async join(): Promise<void> {
+    await this.o.kv.put(this.key(`standbys/${this.o.node}`), '')
     await this.o.kv.put(this.key(`members/${this.o.node}`), '', this.leaseId())
   }
 
@@ -139,7 +148,9 @@ export class Leadership {
       const r = await this.claim(url)
       if (r.won) {
         this.leading = true
-        await this.o.kv.put(this.key('term'), JSON.stringify({ epoch: r.epoch }))
+        await this.o.kv.put(this.key('term'), JSON.stringify({ epoch: r.epoch, syncReplicas: this.o.syncReplicas }))
+        // Leading, it holds no copy for another leader: the next vote does not wait for it.
+        await this.o.kv.delete(this.key(`standbys/${this.o.node}`))
         return r.epoch
       }
       if (r.leader.node !== this.o.node) throw new NotLeaderError(r.leader)
@@ -148,11 +159,12 @@ export class Leadership {
     }
   }
 
-  /** The epoch of the newest leader there was (its key may be gone): the round to vote in. */
-  async term(): Promise<number | undefined> {
+  /** The newest leader there was (its key may be gone): its epoch, the round to vote in, and its --sync-replicas. */
+  async term(): Promise<{ epoch: number; syncReplicas: number } | undefined> {
     const r = await this.o.kv.get(this.key('term'))
-    const v = r && parseJson(r.value) as { epoch?: unknown } | undefined
-    return Number.isSafeInteger(v?.epoch) ? v!.epoch as number : undefined
+    const v = r && parseJson(r.value) as { epoch?: unknown; syncReplicas?: unknown } | undefined
+    if (!Number.isSafeInteger(v?.epoch)) return undefined
+    return { epoch: v!.epoch as number, syncReplicas: Number.isSafeInteger(v!.syncReplicas) ? v!.syncReplicas as number : 1 }
   }
 
   /** Says what this node's log holds (its last seq and newest term), once it stopped following, in `round`. */
@@ -161,25 +173,31 @@ export class Leadership {
   }
 
   /**
-   * The standby to lead in `round`: undefined while a live member has not voted (`waitingFor`
-   * names them), or when every voter's log is empty.
+   * The standby to lead in `round`, whose leader acknowledged what `syncReplicas` standbys held:
+   * undefined while a live member has not voted, or fewer standbys than it takes to hold every
+   * acknowledged command have (`waitingFor` names those not voted), or when every voter's log is empty.
    */
-  async tally(round: number): Promise<{ winner?: Vote; waitingFor: string[] }> {
-    const [members, records] = await Promise.all([this.o.kv.list(this.key('members/')), this.o.kv.list(this.key(`votes/${round}/`))])
+  async tally(round: number, syncReplicas: number): Promise<{ winner?: Vote; waitingFor: string[] }> {
+    const [standbys, members, records] = await Promise.all([this.o.kv.list(this.key('standbys/')), this.o.kv.list(this.key('members/')),
+      this.o.kv.list(this.key(`votes/${round}/`))])
     const votes = new Map<string, Vote>()
     for (const r of records) {
       const v = parseJson(r.value) as { seq?: unknown; epoch?: unknown } | undefined
       const node = r.key.slice(r.key.lastIndexOf('/') + 1)
       if (v && Number.isSafeInteger(v.seq) && Number.isSafeInteger(v.epoch)) votes.set(node, { node, seq: v.seq as number, epoch: v.epoch as number })
     }
-    const waitingFor = members.map((m) => m.key.slice(m.key.lastIndexOf('/') + 1)).filter((n) => !votes.has(n))
-    if (waitingFor.length > 0) return { waitingFor }
+    const nameOf = (r: KvRecord): string => r.key.slice(r.key.lastIndexOf('/') + 1)
+    const live = members.map(nameOf).filter((n) => !votes.has(n))
+    if (live.length > 0) return { waitingFor: live }
+    const registered = standbys.map(nameOf)
+    const need = registered.length - Math.max(1, syncReplicas) + 1
+    if (registered.filter((n) => votes.has(n)).length < need) return { waitingFor: registered.filter((n) => !votes.has(n)) }
     let winner: Vote | undefined
     for (const v of votes.values()) {
       if (v.seq === 0) continue
       if (!winner || v.epoch > winner.epoch || (v.epoch === winner.epoch && (v.seq > winner.seq || (v.seq === winner.seq && v.node > winner.node)))) winner = v
     }
-    return { winner, waitingFor }
+    return { winner, waitingFor: [] }
   }
 
   /** Gives the lease up: this node's keys go at once (a leader stepping down is replaced without waiting for it to lapse). */

@@ -216,7 +216,15 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   await Promise.all(procs.splice(0).map((p) => p.kill('SIGKILL')))
 
   // Only the standbys come back, on their own data: no one leads, and `term` names the round.
-  const back = [start(['replica', '--standby'], s1), start(['replica', '--standby'], s2)]
+  // S2 first, alone past the leases of the killed processes: it may not lead without S1's vote,
+  // as S1 may hold acknowledged commands that S2 lacks (--sync-replicas 1 of two standbys).
+  const second = start(['replica', '--standby'], s2)
+  await second.waitFor((l) => l.msg === 'fail-over: no leader; voted', 60_000)
+  await sleep(4_000)
+  t.notOk(second.lines.some((l) => l.msg === 'fail-over: elected; taking the lead'), 'one standby of two does not lead alone')
+  t.equal(await new EtcdKv([etcd.url]).get('/exchange/leader'), undefined, 'no one leads')
+  t.ok(second.lines.some((l) => l.msg === 'fail-over: waiting for every standby to vote' && JSON.stringify(l.waitingFor) === '["S1"]'), 'it waits for S1')
+  const back = [start(['replica', '--standby'], s1), second]
   const promoted = (l: Record<string, unknown>): boolean => l.msg === 'this standby now leads: sequencer running'
   const deadline = Date.now() + 60_000
   while (!back.some((p) => p.lines.some(promoted)) && Date.now() < deadline) await sleep(50)
