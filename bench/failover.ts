@@ -13,6 +13,7 @@ import { EtcdKv } from '../bin/etcd.js'
 import type { Command } from '../core/commands.js'
 import { freePort } from '../replica/free-port.js'
 import { IngressClient } from '../replica/ingress.js'
+import { readLeader, type Leader } from '../replica/leadership.js'
 import { etcdMissing, startEtcd } from '../test/helpers/etcd.js'
 import { internalLink, scrapeGauges, startExchange, type Proc } from '../test/helpers/processes.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
@@ -51,10 +52,7 @@ export const benchmark: Benchmark = {
       nodes.push(node)
       return node
     }
-    const leader = async (): Promise<{ node: string; url: string } | undefined> => {
-      const r = await kv.get('/exchange/leader').catch(() => undefined)
-      return r && JSON.parse(r.value) as { node: string; url: string }
-    }
+    const leader = (): Promise<Leader | undefined> => readLeader(kv, '/exchange/').catch(() => undefined)
     try {
       await start(['sequencer'])
       await start(['replica', '--standby'])

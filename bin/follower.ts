@@ -37,7 +37,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     const sequencer = replica.sequencer!
     submit = (c) => sequencer.submit(c)
     ingress.close()
-    logger.info({ epoch: replica.epoch, url: replica.url, api }, 'this standby now leads: sequencer running')
+    logger.info({ epoch: replica.node.state.epoch, url: replica.url, api }, 'this standby now leads: sequencer running')
     if (chainEnabled(config)) chain = startChain(config, running, (c) => sequencer.submit(c), logger)
     chain?.catch(onFatal)
   })

@@ -85,10 +85,8 @@ export class Failover {
       return
     }
     const term = await leadership.term()
-    const round = term?.epoch
-    if (term === undefined || round === undefined) {
-      return this.say('fail-over: no sequencer has led this cluster yet; waiting for one (exchange sequencer --etcd …)', {})
-    }
+    if (term === undefined) return this.say('fail-over: no sequencer has led this cluster yet; waiting for one (exchange sequencer --etcd …)', {})
+    const round = term.epoch
     if (this.voted !== round) await this.vote(round)
     const { winner, waitingFor } = await leadership.tally(round, term.syncReplicas)
     if (winner === undefined) {

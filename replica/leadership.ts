@@ -126,13 +126,12 @@ export class Leadership {
   }
 
   /** The node leading now, if any. */
-  async leader(): Promise<Leader | undefined> {
-    const r = await this.o.kv.get(this.key('leader'))
-    return r && leaderOf(r)
+  leader(): Promise<Leader | undefined> {
+    return readLeader(this.o.kv, this.o.prefix)
   }
 
   /** Leads unless a node (another, or this one under an older lease) does: this node's epoch, or the leader it found. */
-  async claim(url: string): Promise<{ won: true; epoch: number } | { won: false; leader: Leader }> {
+  private async claim(url: string): Promise<{ won: true; epoch: number } | { won: false; leader: Leader }> {
     const { created, record } = await this.o.kv.create(this.key('leader'), JSON.stringify({ node: this.o.node, url }), this.leaseId())
     const leader = leaderOf(record)
     return created ? { won: true, epoch: leader.epoch } : { won: false, leader }
@@ -183,10 +182,9 @@ export class Leadership {
     const votes = new Map<string, Vote>()
     for (const r of records) {
       const v = parseJson(r.value) as { seq?: unknown; epoch?: unknown } | undefined
-      const node = r.key.slice(r.key.lastIndexOf('/') + 1)
+      const node = nameOf(r)
       if (v && Number.isSafeInteger(v.seq) && Number.isSafeInteger(v.epoch)) votes.set(node, { node, seq: v.seq as number, epoch: v.epoch as number })
     }
-    const nameOf = (r: KvRecord): string => r.key.slice(r.key.lastIndexOf('/') + 1)
     const live = members.map(nameOf).filter((n) => !votes.has(n))
     if (live.length > 0) return { waitingFor: live }
     const registered = standbys.map(nameOf)
@@ -255,6 +253,17 @@ export class Leadership {
   private key(rest: string): string {
     return this.o.prefix + rest
   }
+}
+
+/** The node leading the cluster under `prefix` now, if any: what a client reads to find the sequencer. */
+export async function readLeader(kv: LeaseKv, prefix: string): Promise<Leader | undefined> {
+  const r = await kv.get(prefix + 'leader')
+  return r && leaderOf(r)
+}
+
+/** The node a key under members/, standbys/ or votes/ names. */
+function nameOf(r: KvRecord): string {
+  return r.key.slice(r.key.lastIndexOf('/') + 1)
 }
 
 function leaderOf(r: KvRecord): Leader {

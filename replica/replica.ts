@@ -75,8 +75,6 @@ export interface Replica {
   replication?: ReplicationServer
   /** Base URL of the sequencer's endpoints (replication and command ingress paths below it). */
   url?: string
-  /** The epoch this node leads, when elected through a consensus service. */
-  epoch?: number
   /** Who leads, when a consensus service says (ReplicaOptions.election). */
   election?: Leadership
   /** A standby: called once it leads, with its sequencer running. */
@@ -110,7 +108,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
       promote: async () => {
         const role: SequencerRole = { kind: 'sequencer', ...election.promoted! }
         parts = await startSequencer(node, o, role, onFatal, election.leadership)
-        Object.assign(replica, { sequencer: parts.sequencer, replication: parts.replication, url: parts.url, epoch: parts.epoch })
+        Object.assign(replica, { sequencer: parts.sequencer, replication: parts.replication, url: parts.url })
         for (const fn of promoted) fn()
       },
     }) : undefined
@@ -135,7 +133,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const parts = await startSequencer(node, o, o.role, onFatal, election?.leadership)
     .catch(async (err: unknown) => { await election?.leadership.stop(); throw err })
   return {
-    node, sequencer: parts.sequencer, replication: parts.replication, url: parts.url, epoch: parts.epoch,
+    node, sequencer: parts.sequencer, replication: parts.replication, url: parts.url,
     election: election?.leadership, committedSeq: () => parts.committedSeq(), onPromoted: () => {},
     async stop() {
       await parts.stop()
@@ -159,7 +157,6 @@ interface SequencerParts {
   sequencer: Sequencer
   replication: ReplicationServer
   url: string
-  epoch?: number
   committedSeq(): number
   stop(): Promise<void>
 }
@@ -255,7 +252,7 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
   ready = true
   const listener: Listener = early ?? await o.network.listen(role.host, role.port, serve)
   return {
-    sequencer, replication: server, url: listener.url, epoch, committedSeq,
+    sequencer, replication: server, url: listener.url, committedSeq,
     async stop() {
       await sequencer.stop()
       server.close()

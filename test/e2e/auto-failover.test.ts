@@ -16,6 +16,7 @@ import type { Command } from '../../core/commands.js'
 import { hex } from '../../replica/entry.js'
 import { freePort } from '../../replica/free-port.js'
 import { IngressClient, IngressError } from '../../replica/ingress.js'
+import { readLeader } from '../../replica/leadership.js'
 import { etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
 import { internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
@@ -107,7 +108,8 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   if (leaderName === undefined) throw new Error('no standby took the lead within 60 s')
   t.comment(`${leaderName} leads ${Date.now() - killedAt} ms after the kill`)
   const other = leaderName === 'S1' ? 'S2' : 'S1'
-  const leader = await new EtcdKv([etcd.url]).get('/exchange/leader')
+  const kv = new EtcdKv([etcd.url])
+  const leader = await kv.get('/exchange/leader')
   t.match(leader?.value, new RegExp(`"node":"${leaderName}"`), 'etcd names it as leader')
   t.ok(standbys[other].lines.some((l) => l.msg === 'fail-over: following the new leader'), `${other} follows it`)
 
@@ -123,7 +125,7 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   t.equal(kept.body.status, 'NEW', 'the order placed before the fail-over is still open')
 
   // More commands on the new leader, found through etcd; the follower reaches them.
-  const url = JSON.parse(leader!.value).url as string
+  const url = (await readLeader(kv, '/exchange/'))!.url
   const next = await IngressClient.connect(internalLink(SECRET), url)
   const acks = await Promise.all(Array.from({ length: 50 }, (_, i) => next.submit(depositNamed(`after-${i}`))))
   await t.rejects(next.submit({ type: 'Lead', epoch: 1e12, node: 'intruder' }), new IngressError('EPOCH_INVALID', 'a term is opened only by the sequencer elected to it'),
@@ -163,7 +165,7 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const leader2 = second()
   if (leader2 === undefined) throw new Error('no standby took the lead within 60 s of the second kill')
   t.comment(`${leader2} leads ${Date.now() - secondKill} ms after the second kill`)
-  const url2 = JSON.parse((await new EtcdKv([etcd.url]).get('/exchange/leader'))!.value).url as string
+  const url2 = (await readLeader(kv, '/exchange/'))!.url
   const third = await IngressClient.connect(internalLink(SECRET), url2)
   const acks2 = await Promise.all(Array.from({ length: 20 }, (_, i) => third.submit(depositNamed(`second-${i}`))))
   third.close()
@@ -230,8 +232,7 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   while (!back.some((p) => p.lines.some(promoted)) && Date.now() < deadline) await sleep(50)
   const leaderAt = back.findIndex((p) => p.lines.some(promoted))
   t.ok(leaderAt >= 0, `${[s1, s2][leaderAt]?.name} leads without an operator`)
-  const record = await new EtcdKv([etcd.url]).get('/exchange/leader')
-  const next = await IngressClient.connect(internalLink(SECRET), JSON.parse(record!.value).url as string)
+  const next = await IngressClient.connect(internalLink(SECRET), (await readLeader(new EtcdKv([etcd.url]), '/exchange/'))!.url)
   const more = await Promise.all(Array.from({ length: 20 }, (_, i) => next.submit(depositNamed(`warm-${i}`))))
   next.close()
   t.ok(more.every((m) => m.result.ok), 'and acknowledges commands, its standby holding them')
