@@ -3,6 +3,8 @@
 import pino from 'pino'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
+import { runRejoining } from './rejoin.js'
+import { systemClock } from '../replica/clock.js'
 import { IngressClient } from '../replica/ingress.js'
 import { DatabaseInUseError } from '../replica/level-open.js'
 import { NotLeaderError } from '../replica/leadership.js'
@@ -76,7 +78,10 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'replica': {
-      const running = await runFollower(config, logger, fatal)
+      // Of an elected leader: restarted in place when its log parts from the leader's, which rewinds it.
+      const running = config.election.etcd.length > 0
+        ? await runRejoining((onFault) => runFollower(config, logger, onFault), systemClock, logger, fatal)
+        : await runFollower(config, logger, fatal)
       onSignal(() => running.stop())
       return
     }
@@ -164,7 +169,7 @@ function onSignal(stop: () => Promise<void>): void {
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
   if (err instanceof DatabaseInUseError || err instanceof OperatorError) return err.message
-  if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …), on a new data directory if it led before`
+  if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …); if it led before, what its log holds beyond the leader's is cut off then`
   if (err.code === 'EADDRINUSE') {
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
   }

@@ -3,7 +3,7 @@
 // replica for its role with LevelDB, WebSocket and the system clock.
 
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
@@ -14,6 +14,7 @@ import { createProjections, startProjectionsWorker, type Projections } from '../
 import { createReplica, type Election, type Replica, type Role } from '../replica/replica.js'
 import { Leadership } from '../replica/leadership.js'
 import { EtcdKv } from './etcd.js'
+import { rewindAtStart } from './rejoin.js'
 import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
 import { BalanceProver } from '../replica/balance-prover.js'
@@ -77,11 +78,25 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const snapshots = new SnapshotStore(path.join(config.dataDir, 'snapshots'))
   await log.open()
   await snapshots.open()
+  const election = electionOf(config, kind, logger, onFatal)
+  const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
+  // A follower of an elected leader first cuts off what its log holds beyond the leader's (bin/rejoin.ts).
+  const fork = election && kind === 'follower'
+    ? await rewindAtStart({ dataDir: config.dataDir, log, snapshots, network, clock: systemClock, leadership: election.leadership, logger })
+    : undefined
   // In a worker thread: the main thread sends each batch's events and reads through it.
   // EXCHANGE_PROJECTIONS=inline keeps them on the main thread (to compare the two).
   const projectionsPath = path.join(config.dataDir, 'projections')
-  const projections: Projections = process.env.EXCHANGE_PROJECTIONS === 'inline'
-    ? await createProjections(projectionsPath) : await startProjectionsWorker(projectionsPath)
+  const openProjections = (): Promise<Projections> => process.env.EXCHANGE_PROJECTIONS === 'inline'
+    ? createProjections(projectionsPath) : startProjectionsWorker(projectionsPath)
+  let opened = await openProjections()
+  if (fork !== undefined && opened.lastSeq > fork) {
+    logger.warn({ projectionsSeq: opened.lastSeq, fork }, 'the projections took entries the log no longer holds: building them again from the log')
+    await opened.close()
+    await rm(projectionsPath, { recursive: true, force: true })
+    opened = await openProjections()
+  }
+  const projections = opened
   let flushing: Promise<void> = Promise.resolve()
   /** A failed flush stops the node once; the flushes after it fail the same way. */
   let failed = false
@@ -91,9 +106,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     ? { kind, host: config.host, port: config.replicationPort, tickIntervalMs: config.tickIntervalMs,
         genesis: genesisCommands(DEFAULT_GENESIS), syncReplicas: config.syncReplicas }
     : { kind, url: config.follow, standby: config.standby }
-  const election = electionOf(config, kind, logger, onFatal)
   // Checkpoint roots on a thread of their own: hashing the whole state would stall applying.
-  const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   const roots = new RootHasher()
   roots.warm()
   const proofs = new BalanceProver(snapshots)

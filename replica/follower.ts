@@ -18,8 +18,10 @@ import type { Leader } from './leadership.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
 import {
-  batchCount, decodeMessage, encodeMessage, epochFeature, FOLLOWER_FEATURES, REPLICATION_PATH, STANDBY_FEATURE, verifyWire, type BatchMessage, type Message,
+  batchCount, decodeMessage, encodeMessage, epochFeature, FOLLOWER_AHEAD, FOLLOWER_FEATURES, ReplicationRefusedError, REPLICATION_PATH, STANDBY_FEATURE,
+  verifyWire, type BatchMessage, type Message,
 } from './replication.js'
+import { DivergedError } from './rewind.js'
 
 export class FollowerError extends Error {
   override name = 'FollowerError'
@@ -48,7 +50,9 @@ export interface FollowerOptions {
    * Where the sequencer is, asked before each connect (in place of `url`): the leader the
    * consensus service names (leadership.ts), undefined while none does. Its epoch goes in the
    * hello, and a node that does not lead that epoch refuses the connection: a deposed sequencer
-   * gets nothing from this node.
+   * gets nothing from this node. A log the elected leader does not continue (its last entry not
+   * the leader's, or beyond the leader's end) then stops it with DivergedError: restarted, the
+   * node cuts that tail off (rewind.ts).
    */
   leader?: () => Promise<Leader | undefined>
 }
@@ -210,7 +214,8 @@ export class Follower {
         else await this.handle(this.take())
       }
     } catch (err) {
-      this.fatal(err as Error)
+      this.fatal(err instanceof ReplicationRefusedError && err.divergent && this.o.leader
+        ? new DivergedError(`this log's entry ${err.seq - 1} is not the leader's: restart to rewind it (${err.message})`) : err as Error)
     } finally {
       this.drainRunning = false
     }
@@ -314,6 +319,9 @@ export class Follower {
         if (Number.isSafeInteger(m[1]) && m[1] > 0 && typeof m[2] === 'string') this.o.onAnchored?.(m[1], m[2])
         return
       case 'error':
+        if (this.o.leader && typeof m[1] === 'string' && m[1].startsWith(FOLLOWER_AHEAD)) {
+          throw new DivergedError(`this log goes past the leader's end: restart to rewind it (${m[1]})`)
+        }
         this.o.logger?.warn({ reason: m[1] }, 'sequencer closed the stream')
         return
       default:

@@ -27,6 +27,10 @@ export interface SnapshotStoreLike {
   save(meta: SnapshotMeta, bytes: Uint8Array): Promise<void>
   latest(): Promise<{ meta: SnapshotMeta; bytes: Uint8Array } | undefined>
   prune?(keep: number): Promise<void>
+  /** Metas of every stored snapshot, oldest first. */
+  list?(): Promise<SnapshotMeta[]>
+  /** Deletes the snapshots taken after `seq` (a log cut back there: rewind.ts). */
+  dropAfter?(seq: number): Promise<void>
 }
 
 export interface Checkpoint {

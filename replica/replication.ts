@@ -2,10 +2,10 @@
 // sequencer sends a snapshot first if its log no longer reaches back that far, then catches
 // the follower up from its log and streams every durable batch live, plus the state root of
 // every checkpoint. Messages are msgpack arrays in binary frames:
-//   follower → sequencer: ['hello', fromSeq, features] | ['durable', seq]
+//   follower → sequencer: ['hello', fromSeq, features] | ['durable', seq] | ['hashesOf', seqs, epoch]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
 //                         | ['checkpoint', seq, root, interval] | ['anchored', seq, vault] | ['live', seq]
-//                         | ['error', message]
+//                         | ['hashes', seqs, hashes] | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
 // builds before it read the first three elements only. `features`: what the follower takes
 // beyond that; ['anchored'], the newest seq the Vault (at `vault`) holds an anchor for, which
@@ -16,6 +16,10 @@
 // A synchronous standby names 'standby' and reports ['durable', seq] each time its log holds
 // more; a sequencer with `syncReplicas` standbys acknowledges a command only once that many
 // hold it, and streams to its other followers only what they hold (see ReplicationServer).
+// ['hashesOf', seqs, epoch] asks, on any connection and before or without a hello, for the hashes
+// of the log's entries at up to HASHES_ASKED_MAX seqs (null where the log holds none): how a node
+// whose log a new leader does not continue finds where the two part (rewind.ts). A node leading
+// another epoch than the one named refuses it, as it refuses a hello.
 // A batch carries entries as the log stores them: their 32-byte hashes end to end and the
 // exact body bytes that were hashed, end to end. The follower hashes the bytes it received
 // and decodes them once; nothing is encoded again on either side.
@@ -42,6 +46,8 @@ export type Message =
   | ['checkpoint', number, string, number?]
   | ['anchored', number, string]
   | ['live', number]
+  | ['hashesOf', number[], number?]
+  | ['hashes', number[], (Uint8Array | null)[]]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -72,12 +78,23 @@ export function batchCount(m: BatchMessage): number {
 /** A batch from the wire that does not continue the follower's chain. Never skipped. */
 export class ReplicationRefusedError extends Error {
   override name = 'ReplicationRefusedError'
-  constructor(readonly seq: number, reason: string) {
+  /**
+   * The first entry sent does not follow this log's last one: that entry is not the
+   * sequencer's (a former sequencer's tail), unless the frame was damaged on the way.
+   */
+  readonly divergent: boolean
+  constructor(readonly seq: number, reason: string, divergent = false) {
     super(`replication refused at seq ${seq}: ${reason}`)
+    this.divergent = divergent
   }
 }
 
 const refused = (seq: number, reason: string): Error => new ReplicationRefusedError(seq, reason)
+
+/** Why a sequencer drops a follower whose log is longer than its own (the follower's tail is not its). */
+export const FOLLOWER_AHEAD = 'follower is ahead of the sequencer'
+/** Seqs one hashesOf message may ask for. */
+export const HASHES_ASKED_MAX = 64
 
 /**
  * Verifies a batch from the wire against the chain so far and decodes it once: its first seq
@@ -91,10 +108,10 @@ export function verifyWire(m: BatchMessage, lastSeq: number, lastHash: Uint8Arra
   // TEST_FAULTS.skipWireHashCheck is an injected bug (the simulator's tests): it trusts the bodies.
   const sent = TEST_FAULTS.skipWireHashCheck ? rehashBodies(lastHash, hashes, bodies) : hashes
   // The first entry also fails when this log's own last entry is not the sequencer's: said, with what to do.
-  const refusedHere = (seq: number, reason: string): Error => refused(seq, seq === lastSeq + 1 && reason === HASH_MISMATCH
-    ? `${reason}, or does not continue this node's log: if every connection says so, this log's entry ${lastSeq} is not ` +
-      'the sequencer\'s (a former sequencer\'s tail, never acknowledged?); start this node on a new data directory'
-    : reason)
+  const refusedHere = (seq: number, reason: string): Error => seq === lastSeq + 1 && reason === HASH_MISMATCH
+    ? new ReplicationRefusedError(seq, `${reason}, or does not continue this node's log: if every connection says so, this log's entry ${lastSeq} is not ` +
+      'the sequencer\'s (a former sequencer\'s tail, never acknowledged?); start this node on a new data directory', true)
+    : refused(seq, reason)
   return decodeChain(firstSeq, lastHash, sent, bodies, refusedHere).entries
 }
 
@@ -209,6 +226,10 @@ export class ReplicationServer {
         this.durable(session, m[1])
         return
       }
+      if (m[0] === 'hashesOf') {
+        this.answerHashes(conn, m[1], m[2]).catch((err: Error) => conn.close(`hashes not read: ${err.message}`))
+        return
+      }
       if (m[0] !== 'hello' || session !== null || !Number.isSafeInteger(m[1]) || m[1] < 1) {
         conn.close('protocol error')
         return
@@ -216,7 +237,7 @@ export class ReplicationServer {
       const features = new Set(Array.isArray(m[2]) ? m[2] : [])
       const asked = [...features].find((f) => typeof f === 'string' && f.startsWith('epoch:'))
       if (asked !== undefined && asked !== epochFeature(this.o.epoch ?? 0)) {
-        conn.close(`this node does not lead ${asked.replace(':', ' ')}${this.o.epoch ? ` (it leads epoch ${this.o.epoch})` : ''}`)
+        conn.close(this.notLeading(asked.slice('epoch:'.length)))
         return
       }
       const standby = features.has(STANDBY_FEATURE)
@@ -237,6 +258,28 @@ export class ReplicationServer {
           'standby disconnected: commands wait until enough standbys hold them')
       }
     })
+  }
+
+  private notLeading(epoch: string): string {
+    return `this node does not lead epoch ${epoch}${this.o.epoch ? ` (it leads epoch ${this.o.epoch})` : ''}`
+  }
+
+  /** Answers a hashesOf: the hashes of this log's entries at `seqs`, null where it holds none. */
+  private async answerHashes(conn: Connection, seqs: unknown, epoch: unknown): Promise<void> {
+    if (!Array.isArray(seqs) || seqs.length > HASHES_ASKED_MAX || !seqs.every((s) => Number.isSafeInteger(s))) {
+      conn.close('protocol error: hashesOf')
+      return
+    }
+    if (epoch !== undefined && epoch !== (this.o.epoch ?? 0)) {
+      conn.close(this.notLeading(String(epoch)))
+      return
+    }
+    const { log } = this.o
+    const hashes: (Uint8Array | null)[] = []
+    for (const seq of seqs as number[]) {
+      hashes.push(seq >= log.firstSeq && seq <= log.lastSeq ? (await log.read(seq, seq, 1))[0]!.hash : null)
+    }
+    conn.send(encodeMessage(['hashes', seqs as number[], hashes]))
   }
 
   private startCatchUp(s: Session): void {
@@ -275,7 +318,7 @@ export class ReplicationServer {
   private async catchUp(s: Session): Promise<void> {
     const { log, snapshots } = this.o
     if (s.next > log.lastSeq + 1) {
-      this.drop(s, `follower is ahead of the sequencer (${s.next - 1} > ${log.lastSeq})`)
+      this.drop(s, `${FOLLOWER_AHEAD} (${s.next - 1} > ${log.lastSeq})`)
       return
     }
     if (s.next < log.firstSeq) {

@@ -120,6 +120,15 @@ export class SnapshotStore {
     if (ops.length > 0) await this.#db!.batch(ops, SYNC)
   }
 
+  /** Deletes every snapshot after `seq` (the log was cut back to it: rewind.ts), pinned or not. */
+  async dropAfter(seq: number): Promise<void> {
+    const { meta, data } = this.#open()
+    const newer = await meta.keys({ gt: seqKey(seq) }).all()
+    if (this.#pinned !== undefined && this.#pinned > seq) this.#pinned = undefined
+    const ops = newer.flatMap((key) => [{ type: 'del' as const, sublevel: meta, key }, { type: 'del' as const, sublevel: data, key }])
+    if (ops.length > 0) await this.#db!.batch(ops, SYNC)
+  }
+
   async #load(key: Bytes, value: Bytes): Promise<Snapshot> {
     const { digest: expected, ...meta } = decodeMeta(key, value)
     const bytes = await this.#open().data.get(key)
