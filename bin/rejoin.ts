@@ -26,8 +26,9 @@ export function divergedFile(dataDir: string, tail: readonly LogEntry[]): string
  */
 export async function rewindAtStart(o: { dataDir: string; log: LogStore; snapshots: SnapshotStoreLike; network: Network; clock: Clock;
   leadership: Leadership; logger: Logger }): Promise<number | undefined> {
+  if (o.log.lastSeq === 0) return undefined
   const leader = await o.leadership.leader()
-  if (leader === undefined || leader.node === o.leadership.node || o.log.lastSeq === 0) return undefined
+  if (leader === undefined || leader.node === o.leadership.node) return undefined
   let link: Awaited<ReturnType<typeof leaderHashes>>
   try {
     link = await leaderHashes(o.network, o.clock, leader)

@@ -4,7 +4,8 @@
 // operator step, a standby takes the lead; the follower follows it and its REST gateway takes
 // orders again; the order placed before is still there; every acknowledged command is in the
 // new leader's log at the seq it was acknowledged with, and the other nodes' logs are prefixes
-// of it. The old sequencer, started again on its data, is refused: another node leads.
+// of it. The old sequencer, started again on its data, is refused: another node leads; started as
+// a standby on the same data, it cuts off whatever its log held past the new leader's and follows.
 
 import t, { type Test as Tap } from 'tap'
 import { createHmac } from 'node:crypto'
@@ -16,15 +17,28 @@ import type { Command } from '../../core/commands.js'
 import { hex } from '../../replica/entry.js'
 import { freePort } from '../../replica/free-port.js'
 import { IngressClient, IngressError } from '../../replica/ingress.js'
+import { readLogFile } from '../../chain/log-file.js'
 import { readLeader } from '../../replica/leadership.js'
 import { etcdSkip, startEtcd } from '../helpers/etcd.js'
-import { readLogDir } from '../helpers/log-fixtures.js'
+import { collect, readLogDir } from '../helpers/log-fixtures.js'
 import { internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
 
 const ACCOUNT = '0x' + '5'.repeat(40)
 const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCOUNT, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref })
 const SECRET = '7a'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+const REWOUND = 'log rewound to where the leader\'s continues: entries never acknowledged dropped'
+/** The last seq a node's /metrics says it applied (0 while it does not answer). */
+const seqOf = async (metricsPort: number): Promise<number> => (await scrapeGauges(metricsPort).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
+/** Whether every node (by metrics port) reaches `target` within `ms`. */
+async function reachedAll(ports: number[], target: number, ms = 20_000): Promise<boolean> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if ((await Promise.all(ports.map(seqOf))).every((s) => s >= target)) return true
+    if (Date.now() > deadline) return false
+    await sleep(100)
+  }
+}
 
 /** Runs `body` with the processes it starts; a failure says what each of them logged last. */
 async function explained(t: Tap, body: (t: Tap, procs: Proc[]) => Promise<void>): Promise<void> {
@@ -42,11 +56,12 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const etcd = await startEtcd()
   t.teardown(() => etcd.stop())
   const names = ['A', 'S1', 'S2', 'F', 'A2'] as const
-  const dirs = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await mkdtemp(path.join(os.tmpdir(), `fo-${n}-`))]))) as Record<typeof names[number], string>
-  t.teardown(() => Promise.all(Object.values(dirs).map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
+  const made = await Promise.all(names.slice(0, 4).map(async (n) => [n, await mkdtemp(path.join(os.tmpdir(), `fo-${n}-`))]))
+  t.teardown(() => Promise.all(made.map(([, d]) => rm(d!, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))))
+  // A2: the old sequencer rejoining, on its own data directory under its old node id.
+  const dirs = Object.fromEntries([...made, ['A2', made[0]![1]]]) as Record<typeof names[number], string>
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, { repl: await freePort(), api: await freePort(), metrics: await freePort() }]))) as
     Record<typeof names[number], { repl: number; api: number; metrics: number }>
-  // A2: the old sequencer's machine, rejoining on a new data directory under its old node id.
   const start = (command: string[], n: typeof names[number], extra: string[] = []): Proc => {
     const p = startExchange([...command, '--data', dirs[n], '--node-id', n === 'A2' ? 'A' : n, '--replication-port', String(ports[n].repl), '--port', String(ports[n].api),
       '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET,
@@ -57,8 +72,9 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const standby = (n: 'S1' | 'S2'): Proc => start(['replica', '--standby'], n, ['--sync-replicas', '1'])
   const A = start(['start'], 'A', ['--sync-replicas', '1', '--chain', 'off', '--price-feed', 'off'])
   const standbys = { S1: standby('S1'), S2: standby('S2') }
-  start(['replica'], 'F')
+  const F = start(['replica'], 'F')
   await A.waitFor((l) => l.msg === 'demo account funded', 60_000)
+  await F.waitFor((l) => l.msg === 'follower running', 60_000)
   const demo = JSON.parse(await readFile(path.join(dirs.A, 'demo-account.json'), 'utf8')) as DemoAccount
 
   // REST through the follower's gateway, which sends commands to whichever node leads.
@@ -133,16 +149,7 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   next.close()
   t.ok(acks.every((a) => a.result.ok), 'the new leader acknowledges commands')
   const target = Math.max(...acks.map((a) => a.seq))
-  const seqOf = async (port: number): Promise<number> => (await scrapeGauges(port).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
-  const reached = async (target: number, nodes: (typeof names[number])[]): Promise<boolean> => {
-    const deadline = Date.now() + 20_000
-    for (;;) {
-      const seqs = await Promise.all(nodes.map((n) => seqOf(ports[n].metrics)))
-      if (seqs.every((s) => s >= target)) return true
-      if (Date.now() > deadline) return false
-      await sleep(100)
-    }
-  }
+  const reached = (target: number, nodes: (typeof names[number])[]): Promise<boolean> => reachedAll(nodes.map((n) => ports[n].metrics), target)
   for (const [i, a] of acks.entries()) acked.set(`after-${i}`, a.seq)
   t.ok(await reached(target, ['F', other]), 'the follower and the other standby follow the new leader')
   const [gLeader, gOther] = await Promise.all([scrapeGauges(ports[leaderName].metrics), scrapeGauges(ports[other].metrics)])
@@ -154,10 +161,12 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   await new Promise((r) => again.child.once('exit', r))
   t.equal(again.child.exitCode, 1, 'the old sequencer does not start')
 
-  // Its machine rejoins as a standby on a new data directory; then the new leader is killed too,
-  // and one of the two standbys left takes over in turn.
+  // It rejoins as a standby on the same data (cutting off what its log held past the new leader's,
+  // if anything); then the new leader is killed too, and one of the two standbys left takes over in turn.
   const rejoined = start(['replica', '--standby'], 'A2', ['--sync-replicas', '1'])
-  t.ok(await reached(target, ['A2']), 'the old sequencer\'s machine catches up as a standby')
+  t.ok(await reached(target, ['A2']), 'the old sequencer catches up as a standby on its own data')
+  const rewound = rejoined.lines.find((l) => l.msg === REWOUND)
+  t.comment(rewound ? `it cut off ${String(rewound.dropped)} entries past seq ${String(rewound.fork)}` : 'its log held nothing past the new leader\'s')
   await standbys[leaderName].kill('SIGKILL')
   const secondKill = Date.now()
   const second = (): string | undefined => ([[other, standbys[other]], ['A2', rejoined]] as const).find(([, p]) => p.lines.some(promoted))?.[0]
@@ -177,7 +186,7 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
 
   // All at once: stopped one by one, a leader stopped first would hand the lead on once more.
   await Promise.all(procs.map((p) => p.kill('SIGKILL')))
-  const logs = { S1: await readLogDir(dirs.S1), S2: await readLogDir(dirs.S2), F: await readLogDir(dirs.F), A2: await readLogDir(dirs.A2) }
+  const logs = { S1: await readLogDir(dirs.S1), S2: await readLogDir(dirs.S2), F: await readLogDir(dirs.F), A2: await readLogDir(dirs.A) }
   const leaderLog = logs[leader2 as 'S1' | 'S2' | 'A2']
   const at = new Map<string, number>()
   for (const e of leaderLog) if (e.command.type === 'Deposit' && e.command.account === ACCOUNT) at.set(e.command.ref, e.seq)
@@ -209,13 +218,20 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
     return p
   }
   const A = start(['sequencer'], a)
-  start(['replica', '--standby'], s1)
-  start(['replica', '--standby'], s2)
+  const first = [start(['replica', '--standby'], s1), start(['replica', '--standby'], s2)]
   await A.waitFor((l) => l.msg === 'sequencer running', 60_000)
   const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${a.repl}`)
   const acks = await Promise.all(Array.from({ length: 200 }, (_, i) => client.submit(depositNamed(`cold-${i}`))))
+  // The standbys die first: A then writes 30 more commands that no standby holds, never acknowledged.
+  await Promise.all(first.map((p) => p.kill('SIGKILL')))
+  const written = Math.max(...acks.map((ack) => ack.seq)) + 30
+  for (let i = 0; i < 30; i++) client.submit(depositNamed(`tail-${i}`)).catch(() => {})
+  await reachedAll([a.metrics], written)
+  await sleep(500) // its write synced
   client.close()
   await Promise.all(procs.splice(0).map((p) => p.kill('SIGKILL')))
+  const tailOfA = (await readLogDir(a.dir)).filter((e) => e.command.type === 'Deposit' && e.command.ref.startsWith('tail-'))
+  t.equal(tailOfA.length, 30, 'the killed sequencer\'s log ends in 30 commands no standby holds')
 
   // Only the standbys come back, on their own data: no one leads, and `term` names the round.
   // S2 first, alone past the leases of the killed processes: it may not lead without S1's vote,
@@ -236,8 +252,26 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   const more = await Promise.all(Array.from({ length: 20 }, (_, i) => next.submit(depositNamed(`warm-${i}`))))
   next.close()
   t.ok(more.every((m) => m.result.ok), 'and acknowledges commands, its standby holding them')
+
+  // A, back as a standby on its own data, cuts off its tail (kept in a file) and follows the leader.
+  const rejoined = start(['replica', '--standby'], a)
+  const rewound = await rejoined.waitFor((l) => l.msg === REWOUND, 60_000)
+  t.ok((rewound.dropped as number) >= 30, `the old sequencer cut off ${String(rewound.dropped)} entries past seq ${String(rewound.fork)}`)
+  const kept = (await collect((await readLogFile(path.join(a.dir, 'diverged', `${rewound.from}-${rewound.to}.log`))).batches)).entries
+  t.same(kept.filter((e) => e.command.type === 'Deposit' && e.command.ref.startsWith('tail-')).map((e) => hex(e.hash)), tailOfA.map((e) => hex(e.hash)),
+    'the file keeps them, the 30 unacknowledged commands among them')
+  t.ok(await reachedAll([a.metrics], await seqOf([s1, s2][leaderAt]!.metrics), 30_000), 'and catches up with the leader')
+  const again = await IngressClient.connect(internalLink(SECRET), (await readLeader(new EtcdKv([etcd.url]), '/exchange/'))!.url)
+  const later = await Promise.all(Array.from({ length: 20 }, (_, i) => again.submit(depositNamed(`rejoined-${i}`))))
+  again.close()
+  t.ok(later.every((m) => m.result.ok), 'commands are acknowledged with it back')
+  const target = Math.max(...later.map((m) => m.seq))
+  t.ok(await reachedAll([a.metrics], target), 'which it holds too')
   await Promise.all(procs.map((p) => p.kill('SIGKILL')))
   const log = await readLogDir([s1, s2][leaderAt]!.dir)
+  const logA = await readLogDir(a.dir)
+  t.ok(logA.length >= target && logA.every((e, i) => hex(e.hash) === hex(log[i]?.hash ?? new Uint8Array())),
+    `the old sequencer's log is the leader's, hash for hash, to seq ${logA.length}`)
   const at = new Map<string, number>()
   for (const e of log) if (e.command.type === 'Deposit' && e.command.account === ACCOUNT) at.set(e.command.ref, e.seq)
   t.same(acks.filter((ack, i) => at.get(`cold-${i}`) !== ack.seq), [], 'every command acknowledged before the kill is in its log at its seq')
