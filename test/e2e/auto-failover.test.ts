@@ -203,7 +203,7 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   t.ok(terms.every((c, i) => i === 0 || c.epoch > terms[i - 1]!.epoch), `their epochs rise: ${terms.map((c) => c.epoch).join(', ')}`)
 }))
 
-t.test('a cluster whose every node was killed elects a leader by itself once its standbys are back', { timeout: 120_000, skip: etcdSkip() }, (t) => explained(t, async (t, procs) => {
+t.test('a cluster whose every node was killed elects a leader by itself once its standbys are back', { timeout: 240_000, skip: etcdSkip() }, (t) => explained(t, async (t, procs) => {
   const etcd = await startEtcd()
   t.teardown(() => etcd.stop())
   const nodes = await Promise.all(['A', 'S1', 'S2'].map(async (name) => ({ name, dir: await mkdtemp(path.join(os.tmpdir(), `cold-${name}-`)),
@@ -253,28 +253,42 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   next.close()
   t.ok(more.every((m) => m.result.ok), 'and acknowledges commands, its standby holding them')
 
-  // A, back as a standby on its own data, cuts off its tail (kept in a file) and follows the leader.
+  // Everyone is killed once more, and A comes back first, as a standby on its own data. No one
+  // leads, so it replays its whole log, tail and all (its projections take it), and votes. Once
+  // S1 and S2 are back, one of them is elected (its term is newer than A's), and A, following
+  // it, finds that its log parts from the leader's: it restarts in place, cuts the tail off
+  // into a file, builds its projections again and follows.
+  await Promise.all(procs.splice(0).map((p) => p.kill('SIGKILL')))
   const rejoined = start(['replica', '--standby'], a)
+  await rejoined.waitFor((l) => l.msg === 'fail-over: no leader; voted', 60_000)
+  const third = [start(['replica', '--standby'], s1), start(['replica', '--standby'], s2)]
+  await rejoined.waitFor((l) => l.msg === 'this log parted from the leader\'s: restarting to rewind it', 60_000)
   const rewound = await rejoined.waitFor((l) => l.msg === REWOUND, 60_000)
   t.ok((rewound.dropped as number) >= 30, `the old sequencer cut off ${String(rewound.dropped)} entries past seq ${String(rewound.fork)}`)
-  const kept = (await collect((await readLogFile(path.join(a.dir, 'diverged', `${rewound.from}-${rewound.to}.log`))).batches)).entries
+  const rebuilt = await rejoined.waitFor((l) => l.msg === 'the projections took entries the log no longer holds: building them again from the log', 30_000)
+  t.ok((rebuilt.projectionsSeq as number) > (rewound.fork as number), `and builds its projections again, which had taken them (to seq ${String(rebuilt.projectionsSeq)})`)
+  const kept = (await collect((await readLogFile(path.join(a.dir, 'diverged', `${String(rewound.from)}-${String(rewound.to)}.log`))).batches)).entries
   t.same(kept.filter((e) => e.command.type === 'Deposit' && e.command.ref.startsWith('tail-')).map((e) => hex(e.hash)), tailOfA.map((e) => hex(e.hash)),
     'the file keeps them, the 30 unacknowledged commands among them')
-  t.ok(await reachedAll([a.metrics], await seqOf([s1, s2][leaderAt]!.metrics), 30_000), 'and catches up with the leader')
-  const again = await IngressClient.connect(internalLink(SECRET), (await readLeader(new EtcdKv([etcd.url]), '/exchange/'))!.url)
+  const now = (await readLeader(new EtcdKv([etcd.url]), '/exchange/'))!
+  const elected = [s1, s2].find((n) => n.name === now.node)!
+  t.ok(third.some((p) => p.lines.some(promoted)) && elected !== undefined, `${now.node} leads again, not A`)
+  t.ok(await reachedAll([a.metrics], await seqOf(elected.metrics), 30_000), 'A catches up with it')
+  const again = await IngressClient.connect(internalLink(SECRET), now.url)
   const later = await Promise.all(Array.from({ length: 20 }, (_, i) => again.submit(depositNamed(`rejoined-${i}`))))
   again.close()
   t.ok(later.every((m) => m.result.ok), 'commands are acknowledged with it back')
   const target = Math.max(...later.map((m) => m.seq))
   t.ok(await reachedAll([a.metrics], target), 'which it holds too')
   await Promise.all(procs.map((p) => p.kill('SIGKILL')))
-  const log = await readLogDir([s1, s2][leaderAt]!.dir)
+  const log = await readLogDir(elected.dir)
   const logA = await readLogDir(a.dir)
   t.ok(logA.length >= target && logA.every((e, i) => hex(e.hash) === hex(log[i]?.hash ?? new Uint8Array())),
     `the old sequencer's log is the leader's, hash for hash, to seq ${logA.length}`)
   const at = new Map<string, number>()
   for (const e of log) if (e.command.type === 'Deposit' && e.command.account === ACCOUNT) at.set(e.command.ref, e.seq)
-  t.same(acks.filter((ack, i) => at.get(`cold-${i}`) !== ack.seq), [], 'every command acknowledged before the kill is in its log at its seq')
-  t.same(log.filter((e) => e.command.type === 'Lead').map((e) => (e.command as { node: string }).node), ['A', [s1, s2][leaderAt]!.name],
-    'two terms: the first sequencer\'s and the one elected on the cold start')
+  const acknowledged = [...acks.map((ack, i) => [`cold-${i}`, ack.seq] as const), ...more.map((m, i) => [`warm-${i}`, m.seq] as const)]
+  t.same(acknowledged.filter(([ref, seq]) => at.get(ref) !== seq), [], 'every command acknowledged before each kill is in its log at its seq')
+  t.same(log.filter((e) => e.command.type === 'Lead').map((e) => (e.command as { node: string }).node), ['A', [s1, s2][leaderAt]!.name, now.node],
+    'three terms: the first sequencer\'s and one for each cold start')
 }))
