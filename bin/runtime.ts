@@ -14,7 +14,8 @@ import { createProjections, startProjectionsWorker, type Projections } from '../
 import { createReplica, type Election, type Replica, type Role } from '../replica/replica.js'
 import { Leadership } from '../replica/leadership.js'
 import { EtcdKv } from './etcd.js'
-import { rewindAtStart } from './rejoin.js'
+import { saveTailIn } from './rejoin.js'
+import { rejoinAtStart } from '../replica/rewind.js'
 import { RootHasher } from '../replica/root-hasher.js'
 import type { Committed } from '../replica/sequencer.js'
 import { BalanceProver } from '../replica/balance-prover.js'
@@ -82,7 +83,8 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   // A follower of an elected leader first cuts off what its log holds beyond the leader's (bin/rejoin.ts).
   const fork = election && kind === 'follower'
-    ? await rewindAtStart({ dataDir: config.dataDir, log, snapshots, network, clock: systemClock, leadership: election.leadership, logger })
+    ? await rejoinAtStart({ log, snapshots, network, clock: systemClock, leader: () => election.leadership.leader(), self: election.leadership.node,
+      logger, saveTail: saveTailIn(config.dataDir, logger) })
     : undefined
   // In a worker thread: the main thread sends each batch's events and reads through it.
   // EXCHANGE_PROJECTIONS=inline keeps them on the main thread (to compare the two).

@@ -130,6 +130,39 @@ export async function rewindToLeader(o: RewindOptions): Promise<number | undefin
   return fork
 }
 
+export interface RejoinOptions extends Omit<RewindOptions, 'leader' | 'hashesOf'> {
+  network: Network
+  clock: Clock
+  /** Who leads now, as the consensus service says (Leadership.leader). */
+  leader(): Promise<Leader | undefined>
+  /** This node's name: a leader record naming it is a run of its own, not one to follow. */
+  self: string
+}
+
+/**
+ * Before a follower of an elected leader restores: if a leader is named and answers, cuts the
+ * log back to where the leader's continues it (rewindToLeader). The seq it was cut to, or
+ * undefined when nothing was cut. A leader that does not answer is not waited for: the
+ * follower checks its log against the leader's as it follows, and stops on DivergedError.
+ */
+export async function rejoinAtStart(o: RejoinOptions): Promise<number | undefined> {
+  if (o.log.lastSeq === 0) return undefined
+  const leader = await o.leader()
+  if (leader === undefined || leader.node === o.self) return undefined
+  let link: Awaited<ReturnType<typeof leaderHashes>>
+  try {
+    link = await leaderHashes(o.network, o.clock, leader)
+  } catch (err) {
+    o.logger?.warn({ leader: leader.node, err: (err as Error).message }, 'cannot reach the leader to check this log against it; following')
+    return undefined
+  }
+  try {
+    return await rewindToLeader({ ...o, leader, hashesOf: link.ask })
+  } finally {
+    link.close()
+  }
+}
+
 /** Whether a stored snapshot restores a log cut at `fork`: one at or below it, within what the log holds. */
 async function coveringSnapshot(snapshots: SnapshotStoreLike | undefined, log: LogStore, fork: number): Promise<number | undefined> {
   const seqs = (await snapshots?.list?.())?.map((m) => m.seq) ?? []
