@@ -2,6 +2,9 @@
 // root there; a client's acknowledged seqs only grow; a node never serves a seq below one it
 // served before. At the end: every acknowledged command is in the final log at its seq, and
 // no submitted command is in the log more often than it was sent; the core's invariants hold.
+// With an election, a node may have held a tail no one acknowledged and rooted checkpoints in
+// it: its roots past where it rewound are forgotten (rewound), and roots that still differ
+// fail at the end (finalRoots) rather than at once.
 
 import type { Command } from '../core/commands.js'
 import type { State } from '../core/state.js'
@@ -15,13 +18,14 @@ const FAILURES_KEPT = 20
 
 export class Checks {
   readonly failures: string[] = []
-  private readonly roots = new Map<number, { root: string, by: string }>()
+  /** Per checkpoint seq, each root seen there and who computed it. */
+  private readonly roots = new Map<number, Map<string, Set<string>>>()
   private readonly sent = new Map<string, number>()
   private readonly acks: { client: string, seq: number, key: string }[] = []
   private readonly lastAck = new Map<string, number>()
   private readonly servedMax = new Map<string, number>()
 
-  constructor(private readonly loop?: EventLoop) {}
+  constructor(private readonly loop?: EventLoop, private readonly rootsDifferUntilEnd = false) {}
 
   get checkpoints(): number { return this.roots.size }
 
@@ -65,6 +69,19 @@ export class Checks {
     this.servedMax.delete(name)
   }
 
+  /**
+   * A node cut its log back to `fork`, dropping entries the leader does not hold (never
+   * acknowledged: finalLog checks that): it serves from there, and its roots past it are forgotten.
+   */
+  rewound(name: string, fork: number): void {
+    this.servedMax.set(name, Math.min(this.servedMax.get(name) ?? 0, fork))
+    for (const [seq, at] of this.roots) {
+      if (seq <= fork) continue
+      for (const [root, by] of at) if (by.delete(name) && by.size === 0) at.delete(root)
+      if (at.size === 0) this.roots.delete(seq)
+    }
+  }
+
   /** A node (re)started serving at `seq`. */
   served(name: string, seq: number): void {
     const before = this.servedMax.get(name) ?? 0
@@ -72,9 +89,19 @@ export class Checks {
   }
 
   checkpoint(by: string, seq: number, root: string): void {
-    const known = this.roots.get(seq)
-    if (known === undefined) this.roots.set(seq, { root, by })
-    else if (known.root !== root) this.fail(`checkpoint ${seq}: ${by} has root ${root}, ${known.by} had ${known.root}`)
+    let at = this.roots.get(seq)
+    if (at === undefined) this.roots.set(seq, at = new Map())
+    const [known] = at
+    if (known !== undefined && known[0] !== root && !this.rootsDifferUntilEnd) this.fail(`checkpoint ${seq}: ${by} has root ${root}, ${[...known[1]][0]} had ${known[0]}`)
+    const names = at.get(root) ?? new Set<string>()
+    at.set(root, names.add(by))
+  }
+
+  /** Fails each checkpoint whose roots still differ (with an election: every node that held another tail has rewound). */
+  finalRoots(): void {
+    for (const [seq, at] of this.roots) {
+      if (at.size > 1) this.fail(`checkpoint ${seq}: roots differ: ${[...at].map(([root, by]) => `${root} (${[...by].join(', ')})`).join(' vs ')}`)
+    }
   }
 
   /** Records a command a client is about to send; returns the key its log entry must have. */

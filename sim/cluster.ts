@@ -6,6 +6,10 @@
 // With `standby`, the sequencer acknowledges only what its synchronous standby (f1) holds, and
 // once in the fault phase its machine is lost: the standby's disk takes over the sequencer's
 // address (a fail-over), and a new, empty machine joins as the standby.
+// With `election`, the nodes find their leader through a simulated etcd (world/etcd.ts) as the
+// CLI's --etcd nodes do: every node after the first sequencer's start is a standby, any crash
+// (the leader's too) or partition (from etcd too) can end a lease and start an election, and a
+// node whose log parts from the leader's rewinds when it restarts (replica/rewind.ts).
 
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
@@ -17,9 +21,11 @@ import { stateRoot } from '../core/root.js'
 import type { State } from '../core/state.js'
 import { sameHash, packr, hex, type LogEntry } from '../replica/entry.js'
 import { IngressClient, IngressError } from '../replica/ingress.js'
+import { LeaseLostError, Leadership, NotLeaderError } from '../replica/leadership.js'
 import type { ReplicaNode } from '../replica/node.js'
 import { createReplica, type Replica } from '../replica/replica.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
+import { DivergedError, rejoinAtStart } from '../replica/rewind.js'
 import { TEST_FAULTS, type TestFault } from '../replica/test-faults.js'
 import { Checks } from './checkers.js'
 import { describeFaults, drawFaults, NO_FAULTS, type FaultPlan } from './faults.js'
@@ -29,6 +35,7 @@ import { Rng } from './random.js'
 import { runShadows } from './shadows.js'
 import { SimClock } from './world/clock.js'
 import { SimDisk, SimLogStore, SimSnapshotStore } from './world/disk.js'
+import { ETCD_HOST, EtcdUnreachableError, SimEtcd } from './world/etcd.js'
 import { EventLoop } from './world/loop.js'
 import { SimNetwork } from './world/network.js'
 
@@ -58,6 +65,8 @@ export interface ClusterOptions {
   onResult?: (entry: LogEntry, result: Result) => void
   /** f1 is a synchronous standby (--sync-replicas 1), promoted once when the sequencer's machine is lost. */
   standby?: boolean
+  /** Every node a standby (--sync-replicas 1) electing its leader through a simulated etcd. */
+  election?: boolean
 }
 
 export interface SeedStats {
@@ -71,8 +80,10 @@ export interface SeedStats {
   tornTails: number
   partitions: number
   fatalRestarts: number
-  /** Sequencer machines lost and replaced by their standby. */
+  /** Sequencer machines lost and replaced by their standby; with `election`, leaders elected after the first. */
   failovers: number
+  /** Nodes that cut their log back to the leader's as they restarted (election). */
+  rewinds: number
   lost: number
   duplicated: number
   corrupted: number
@@ -116,6 +127,9 @@ const SEQ_URL = `sim://${SEQ_HOST}:${PORT}`
 const TICK_MS = 1_000
 const RECONNECT_MS = 100
 const MAX_IN_FLIGHT = 4
+/** With `election`: the cluster's keys in the simulated etcd, and its lease (etcd's shortest). */
+const PREFIX = '/sim/'
+const LEASE_MS = 2_000
 
 /** The replay line for a seed and the options that differ from the defaults. */
 export function replayCommand(o: ClusterOptions): string {
@@ -127,6 +141,7 @@ export function replayCommand(o: ClusterOptions): string {
   if (o.restartWindow !== undefined && o.restartWindow !== DEFAULTS.restartWindow) parts.push(`--restart-window ${o.restartWindow}`)
   if (o.calm) parts.push('--calm')
   if (o.standby) parts.push('--standby')
+  if (o.election) parts.push('--election')
   for (const b of o.bugs ?? []) parts.push(`--bug ${b}`)
   return parts.join(' ')
 }
@@ -162,16 +177,32 @@ class SimNode {
     })
     const torn = this.disk.tornTails
     let watching: { ready(): void } | undefined
+    const live = (): boolean => inc === this.incarnation && this.up
+    // With an election: the first sequencer starts as one until a term is open; every later start is a standby's.
+    const leadership = w.etcd && new Leadership({ kv: w.etcd.view(this.name, live), clock, prefix: PREFIX, node: this.name, leaseMs: LEASE_MS,
+      syncReplicas: 1, onLost: (err) => this.fatal(err, inc) })
+    const sequencer = this.sequencer && (leadership === undefined || !w.etcd!.has(PREFIX + 'term'))
+    const snapshots = new SimSnapshotStore(this.disk)
     const boot = async (): Promise<void> => {
       await store.open()
       w.stats.tornTails += this.disk.tornTails - torn
+      if (leadership && !sequencer) {
+        const fork = await rejoinAtStart({ log: store, snapshots, network: w.net.view(this.name), clock, leader: () => leadership.leader(), self: this.name })
+        if (fork !== undefined && live()) {
+          w.stats.rewinds++
+          w.checks.rewound(this.name, fork)
+          w.loop.record(`rewound ${this.name} to ${fork}`)
+        }
+      }
       const replica = await createReplica({
-        log: store, network: w.net.view(this.name), clock,
-        role: this.sequencer
+        log: store, network: w.net.view(this.name), clock, logger: process.env.SIM_LOG?.split(",").includes(this.name) ? debugLogger(this.name, w) : undefined,
+        role: sequencer
           ? { kind: 'sequencer', host: this.name, port: PORT, tickIntervalMs: TICK_MS,
-              genesis: [...genesisCommands(DEFAULT_GENESIS), ...(w.o.priceMoves ? oracleGenesis() : [])], syncReplicas: w.o.standby ? 1 : 0 }
-          : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS, standby: w.o.standby && this.name === STANDBY },
-        snapshots: new SimSnapshotStore(this.disk),
+              genesis: [...genesisCommands(DEFAULT_GENESIS), ...(w.o.priceMoves ? oracleGenesis() : [])], syncReplicas: w.o.standby || leadership ? 1 : 0 }
+          : { kind: 'follower', url: SEQ_URL + REPLICATION_PATH, reconnectMs: RECONNECT_MS, standby: leadership !== undefined || (w.o.standby && this.name === STANDBY) },
+        election: leadership && { leadership, pollMs: Math.floor(LEASE_MS / 6),
+          promoted: { host: this.name, port: PORT, tickIntervalMs: TICK_MS, syncReplicas: 1 } },
+        snapshots,
         checkpointInterval: w.o.checkpointInterval,
         beforeRestore: (node) => { watching = w.checks.watch(this.name, node) },
         onFatal: (err) => this.fatal(err, inc),
@@ -180,10 +211,19 @@ class SimNode {
       })
       if (inc !== this.incarnation) return
       this.replica = replica
+      replica.onPromoted(() => {
+        w.stats.failovers++
+        w.loop.record(`${this.name} leads`)
+      })
       w.checks.served(this.name, replica.node.state.seq)
       watching?.ready()
     }
-    boot().catch((err: Error) => { if (inc === this.incarnation && this.up) this.fatal(err, inc) })
+    boot().catch((err: Error) => { if (live()) this.fatal(err, inc) })
+  }
+
+  /** Whether this node sequences now (with an election: once promoted, until it stops). */
+  get leading(): boolean {
+    return this.up && this.replica?.sequencer !== undefined
   }
 
   crash(): void {
@@ -234,8 +274,14 @@ class SimNode {
     if (inc !== this.incarnation || !this.up) return
     w.stats.fatalRestarts++
     w.loop.record(`fatal ${this.name}: ${err.message}`)
-    // Followers stop on corrupt frames by design; anything else is a bug.
-    if (this.sequencer || w.net.stats.corrupted === 0) w.checks.fail(`${this.name} stopped: ${err.message}`)
+    // Followers stop on corrupt frames by design; with an election, a leader cut off from etcd (or
+    // any node starting while it is), and a node whose log parted from the leader's (it rewinds as
+    // it restarts); anything else is a bug.
+    const designed = w.o.election
+      ? err instanceof DivergedError || err instanceof LeaseLostError || err instanceof NotLeaderError || err instanceof EtcdUnreachableError ||
+        (!this.leading && w.net.stats.corrupted > 0)
+      : !this.sequencer && w.net.stats.corrupted > 0
+    if (!designed) w.checks.fail(`${this.name} stopped: ${err.message}`)
     w.loop.after(0, () => { if (inc === this.incarnation && this.up) this.bounce(300) })
   }
 }
@@ -275,7 +321,9 @@ class SimClient {
   private connect(): void {
     if (this.connecting) return
     this.connecting = true
-    IngressClient.connect(this.w.net.view(this.name), SEQ_URL).then((c) => {
+    const url = this.w.sequencerUrl()
+    if (url === undefined) { this.connecting = false; return }
+    IngressClient.connect(this.w.net.view(this.name), url).then((c) => {
       this.connecting = false
       this.ingress = c
     }, () => { this.connecting = false })
@@ -329,7 +377,7 @@ class SimClient {
     const { w } = this
     let c = t.command
     if (c.type === 'Tick') return null
-    const state = w.nodes[0]!.node?.state
+    const state = w.reference().node?.state
     if (t.cancelPick !== undefined && c.type === 'CancelOrder' && state !== undefined) {
       const cancel = c
       const resolved = resolveCancel(state, cancel, t.cancelPick)
@@ -380,23 +428,51 @@ class World {
   readonly checks: Checks
   readonly nodes: SimNode[] = []
   readonly clients: SimClient[] = []
+  /** With `election`: the consensus service. */
+  readonly etcd: SimEtcd | undefined
   /** Wall time starts 6 s before a funding boundary (00:00 UTC + 8 h), so each run settles funding. */
   wallOffset = 8 * 3_600_000 - 6_000
   readonly stats: SeedStats = {
     submitted: 0, acked: 0, refused: 0, unknown: 0, logLength: 0, crashes: 0, sequencerCrashes: 0, tornTails: 0, partitions: 0,
     fatalRestarts: 0, failovers: 0, lost: 0, duplicated: 0, corrupted: 0, broken: 0, checkpoints: 0, virtualMs: 0, events: 0,
-    priced: 0, fundingSettled: 0, triggers: 0, liquidations: 0, adlFills: 0, marginCalls: 0, shortfalls: 0,
+    priced: 0, fundingSettled: 0, triggers: 0, liquidations: 0, adlFills: 0, marginCalls: 0, shortfalls: 0, rewinds: 0,
   }
 
-  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult' | 'standby'>> & Pick<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult' | 'standby'>) {
+  constructor(readonly o: Required<Omit<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult' | 'standby' | 'election'>> &
+    Pick<ClusterOptions, 'priceMoves' | 'bugs' | 'onResult' | 'standby' | 'election'>) {
     this.rng = new Rng(o.seed)
     this.plan = o.calm ? NO_FAULTS : drawFaults(this.rng)
     this.net = new SimNetwork(this.loop, this.rng)
     this.net.faults = this.plan.link
-    this.checks = new Checks(this.loop)
+    // With an election, a node that held a tail no one acknowledged had roots there that are not the final log's, until it rewinds.
+    this.checks = new Checks(this.loop, o.election === true)
+    this.etcd = o.election ? new SimEtcd(this.loop, this.rng, this.net) : undefined
   }
 
   wall(): number { return Math.floor(this.loop.now) + this.wallOffset }
+
+  /** The node sequencing now: the first one, or with an election the one etcd names, while it leads. */
+  leader(): SimNode | undefined {
+    if (this.etcd === undefined) return this.nodes[0]!.replica !== null ? this.nodes[0] : undefined
+    const named = leaderName(this.etcd.peek(PREFIX + 'leader'))
+    return this.nodes.find((n) => n.name === named && n.leading)
+  }
+
+  /** The node whose state clients aim their cancels at, and whose log is the final one: the leader, else the first. */
+  reference(): SimNode {
+    return this.leader() ?? this.nodes[0]!
+  }
+
+  /** Where clients send commands: the first node, or the leader etcd names (undefined while none does). */
+  sequencerUrl(): string | undefined {
+    if (this.etcd === undefined) return SEQ_URL
+    const v = this.etcd.peek(PREFIX + 'leader')
+    return v === undefined ? undefined : (JSON.parse(v) as { url: string }).url
+  }
+}
+
+function leaderName(record: string | undefined): string | undefined {
+  return record === undefined ? undefined : (JSON.parse(record) as { node: string }).node
 }
 
 export async function runCluster(options: ClusterOptions): Promise<SeedReport> {
@@ -428,7 +504,7 @@ async function run(w: World): Promise<SeedReport> {
 
   for (const n of w.nodes) n.start()
   // Genesis first: clients start once the sequencer serves.
-  await loop.run(loop.now + 5_000, () => seq.replica !== null)
+  await loop.run(loop.now + 10_000, () => w.leader() !== undefined)
   for (const c of w.clients) c.start()
   const faultEnd = loop.now + o.faultMs
   if (!o.calm) scheduleFaults(w, faultEnd)
@@ -453,8 +529,9 @@ async function run(w: World): Promise<SeedReport> {
   for (const e of loop.errors) w.checks.fail(`uncaught in an event: ${e}`)
 
   const ns = w.net.stats
-  w.stats.logLength = seq.disk.last().seq
-  for (const m of seq.node?.state.markets ?? []) {
+  const final = w.reference()
+  w.stats.logLength = final.disk.last().seq
+  for (const m of final.node?.state.markets ?? []) {
     if (m?.kind !== 'PERP' || m.prices.indexE8 === 0) continue
     w.stats.priced++
     // The first boundary the run crosses is 8 h; a settlement moves the next one past it.
@@ -490,10 +567,13 @@ function scheduleFaults(w: World, until: number): void {
   if (plan.crashEveryMs !== Infinity) {
     const crash = (): void => {
       if (loop.now >= until) return
-      const victim = rng.chance(plan.sequencerShare) ? nodes[0]! : nodes[1 + rng.below(nodes.length - 1)]!
+      // The sequencer's share of crashes goes to whichever node leads now.
+      const lead = w.etcd ? w.reference() : nodes[0]!
+      const others = nodes.filter((n) => n !== lead)
+      const victim = rng.chance(plan.sequencerShare) ? lead : others[rng.below(others.length)]!
       if (victim.up) {
         w.stats.crashes++
-        if (victim.sequencer) w.stats.sequencerCrashes++
+        if (victim === lead) w.stats.sequencerCrashes++
         const down = uniform(plan.downMs[0], plan.downMs[1])
         if (rng.chance(0.6)) victim.crashInWrite(down)
         else victim.bounce(down)
@@ -506,7 +586,7 @@ function scheduleFaults(w: World, until: number): void {
     const split = (): void => {
       if (loop.now >= until) return
       // One node (or a client) cut off from everyone else for a while.
-      const names = [...nodes.map((n) => n.name), ...w.clients.map((c) => c.name)]
+      const names = [...nodes.map((n) => n.name), ...w.clients.map((c) => c.name), ...(w.etcd ? [ETCD_HOST] : [])]
       const lonely = names[rng.below(names.length)]!
       for (const other of names) if (other !== lonely) w.net.partition(lonely, other)
       w.stats.partitions++
@@ -589,7 +669,13 @@ function schedulePrices(w: World, until: number): void {
   const connect = (): void => {
     if (client !== null || connecting || loop.now >= until) return
     connecting = true
-    IngressClient.connect(w.net.view('prices'), SEQ_URL).then((c) => {
+    const url = w.sequencerUrl()
+    if (url === undefined) {
+      connecting = false
+      loop.after(RECONNECT_MS, connect)
+      return
+    }
+    IngressClient.connect(w.net.view('prices'), url).then((c) => {
       connecting = false
       client = c
       flush()
@@ -609,8 +695,9 @@ function schedulePrices(w: World, until: number): void {
 }
 
 function convergedNow(w: World): boolean {
-  const [seq, ...followers] = w.nodes
-  const s = seq!.node
+  const seq = w.leader()
+  const followers = w.nodes.filter((n) => n !== seq)
+  const s = seq?.node
   if (s === undefined || !w.clients.every((c) => c.done)) return false
   if (s.state.seq !== s.log.lastSeq) return false
   for (const f of followers) {
@@ -627,9 +714,10 @@ function positions(w: World): string {
 
 /** Every node's log head and state root against the sequencer's; returns the sequencer's root. */
 function compareRoots(w: World): string {
-  const s = w.nodes[0]!.node!
+  const seq = w.reference()
+  const s = seq.node!
   const root = stateRoot(s.state)
-  for (const n of w.nodes.slice(1)) {
+  for (const n of w.nodes.filter((x) => x !== seq)) {
     const f = n.node!
     if (f.log.lastSeq === s.log.lastSeq && !sameHash(f.log.lastHash, s.log.lastHash)) {
       w.checks.fail(`${n.name}'s log differs from the sequencer's (same length ${f.log.lastSeq}, different head hash)`)
@@ -641,12 +729,18 @@ function compareRoots(w: World): string {
 }
 
 async function finalChecks(w: World): Promise<void> {
-  const seq = w.nodes[0]!
+  const seq = w.reference()
   const entries: LogEntry[] = seq.disk.batches.flat()
   w.checks.finalLog(entries)
   const root = compareRoots(w)
   w.checks.invariants('sequencer (final)', seq.node!.state)
+  w.checks.finalRoots()
   await runShadows(w.checks, seq.disk, w.o.checkpointInterval, root, w.rng.below(seq.disk.batches.length), w.o.restartWindow,
     (e, r) => { count(w.stats, r); w.o.onResult?.(e, r) })
   w.loop.record(`final ${entries.length} ${hex(seq.disk.last().hash)} ${root}`)
+}
+
+function debugLogger(name: string, w: World) {
+  const out = (level: string) => (o: object, msg?: string) => console.error(`${w.loop.now.toFixed(0)} ${name} ${level} ${msg} ${JSON.stringify(o)}`)
+  return { info: out('info'), warn: out('warn'), error: out('error') }
 }

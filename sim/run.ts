@@ -1,5 +1,5 @@
 // `npm run sim -- --seeds N [--seed S] [--bug NAME] [--calm] [--followers F] [--clients C]
-// [--commands K] [--fault-ms MS] [--restart-window B] [--standby]`: runs seeds S, S+1, … (default S = 1) of the cluster
+// [--commands K] [--fault-ms MS] [--restart-window B] [--standby] [--election]`: runs seeds S, S+1, … (default S = 1) of the cluster
 // simulator with a progress bar on stderr and a summary table on stdout. Exits 1 when any
 // seed fails, printing each failing seed's failures and the line that replays it.
 
@@ -29,6 +29,7 @@ function parse(argv: string[]): Args {
       case '--restart-window': args.base.restartWindow = value(); break
       case '--calm': args.base.calm = true; break
       case '--standby': args.base.standby = true; break
+      case '--election': args.base.election = true; break
       case '--verbose': args.verbose = true; break
       case '--bug': {
         const b = argv[++i] as TestFault
@@ -51,11 +52,11 @@ function bar(done: number, total: number, failed: number, started: number): stri
 }
 
 function table(reports: SeedReport[]): string {
-  const head = ['seed', 'result', 'log', 'acked', 'unknown', 'crashes(seq)', 'failovers', 'torn', 'partitions', 'lost', 'dup', 'corrupt', 'restarts', 'checkpoints', 'priced/funded', 'triggers', 'liq', 'adl', 'shortfall', 'mcall', 'virtual s']
+  const head = ['seed', 'result', 'log', 'acked', 'unknown', 'crashes(seq)', 'failovers', 'rewinds', 'torn', 'partitions', 'lost', 'dup', 'corrupt', 'restarts', 'checkpoints', 'priced/funded', 'triggers', 'liq', 'adl', 'shortfall', 'mcall', 'virtual s']
   const rows = reports.map((r) => {
     const s = r.stats
     return [String(r.seed), r.ok ? 'ok' : 'FAIL', String(s.logLength), String(s.acked), String(s.unknown), `${s.crashes}(${s.sequencerCrashes})`,
-      String(s.failovers), String(s.tornTails), String(s.partitions), String(s.lost), String(s.duplicated), String(s.corrupted), String(s.fatalRestarts),
+      String(s.failovers), String(s.rewinds), String(s.tornTails), String(s.partitions), String(s.lost), String(s.duplicated), String(s.corrupted), String(s.fatalRestarts),
       String(s.checkpoints), `${s.priced}/${s.fundingSettled}`, String(s.triggers), String(s.liquidations), String(s.adlFills),
       String(s.shortfalls), String(s.marginCalls), (s.virtualMs / 1000).toFixed(1)]
   })

@@ -226,4 +226,12 @@ export class SimSnapshotStore implements SnapshotStoreLike {
     const seqs = [...this.disk.snapshots.keys()].sort((a, b) => b - a)
     for (const seq of seqs.slice(keep)) this.disk.snapshots.delete(seq)
   }
+
+  async list(): Promise<SnapshotMeta[]> {
+    return [...this.disk.snapshots.values()].map((s) => ({ ...s.meta })).sort((a, b) => a.seq - b.seq)
+  }
+
+  async dropAfter(seq: number): Promise<void> {
+    for (const s of [...this.disk.snapshots.keys()]) if (s > seq) this.disk.snapshots.delete(s)
+  }
 }

@@ -240,6 +240,8 @@ class End implements Connection {
   }
 
   accept(): void {
+    // Closed by the listener as it was handed over (a node not serving that path yet): stays closed.
+    if (this.state !== 'connecting') return
     this.state = 'open'
     this.resendSynack()
     this.arm()
@@ -305,14 +307,13 @@ class End implements Connection {
         for (const seq of [...this.unacked.keys()]) if (seq <= p.upTo) this.unacked.delete(seq)
         return
       case 'fin':
-        this.shut(p.reason)
+        // Closed before it was established (the listener closed it as it accepted): the connect fails with the reason.
+        if (this.state === 'connecting') this.refuse(p.reason)
+        else this.shut(p.reason)
         return
       case 'rst':
         if (this.state === 'connecting') {
-          this.state = 'closed'
-          this.timer?.cancel()
-          this.net.forget(this.host, this.id)
-          this.onRefused?.(`connection to ${this.peer} refused`)
+          this.refuse(`connection to ${this.peer} refused`)
         } else {
           this.shut('connection reset by peer')
         }
@@ -320,6 +321,13 @@ class End implements Connection {
       case 'syn':
         return
     }
+  }
+
+  private refuse(why: string): void {
+    this.state = 'closed'
+    this.timer?.cancel()
+    this.net.forget(this.host, this.id)
+    this.onRefused?.(why)
   }
 
   /** Highest seq received with nothing missing before it. */
