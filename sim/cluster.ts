@@ -477,6 +477,7 @@ function leaderName(record: string | undefined): string | undefined {
 
 export async function runCluster(options: ClusterOptions): Promise<SeedReport> {
   const o = { ...DEFAULTS, calm: false, ...options }
+  if (o.standby && o.election) throw new Error('--standby and --election are two ways to fail over: choose one')
   // Oracle prices move in every run unless the caller brings its own moves.
   o.priceMoves ??= oracleWalk()
   const saved = { ...TEST_FAULTS }

@@ -7,9 +7,9 @@ import { TEST_FAULTS, type TestFault } from '../../replica/test-faults.js'
 
 const BUDGET = 10
 
-async function firstFailure(bug: TestFault, standby = false): Promise<SeedReport | undefined> {
+async function firstFailure(bug: TestFault, mode: { standby?: boolean; election?: boolean } = {}): Promise<SeedReport | undefined> {
   for (let seed = 1; seed <= BUDGET; seed++) {
-    const r = await runCluster({ seed, bugs: [bug], standby })
+    const r = await runCluster({ seed, bugs: [bug], ...mode })
     if (!r.ok) return r
   }
   return undefined
@@ -31,9 +31,16 @@ t.test('a follower skipping the hash check on replicated batches diverges', asyn
 })
 
 t.test('acknowledging before the standby holds a command loses acknowledged commands in a fail-over', async (t) => {
-  const r = await firstFailure('ackBeforeReplicated', true)
+  const r = await firstFailure('ackBeforeReplicated', { standby: true })
   t.ok(r, `caught within ${BUDGET} seeds`)
   t.match(r!.failures.join('\n'), /acknowledged seq \d+ \(client c\d\) (holds another command|is missing)/)
   t.match(r!.replay, /^npm run sim -- --seed \d+ --standby --bug ackBeforeReplicated$/)
   t.equal(TEST_FAULTS.ackBeforeReplicated, false, 'the switch is off again')
+})
+
+t.test('with elections too: acknowledging before a standby holds a command loses it once another node leads', async (t) => {
+  const r = await firstFailure('ackBeforeReplicated', { election: true })
+  t.ok(r, `caught within ${BUDGET} seeds`)
+  t.match(r!.failures.join('\n'), /acknowledged seq \d+ \(client c\d\) (holds another command|is missing)/)
+  t.match(r!.replay, /^npm run sim -- --seed \d+ --election --bug ackBeforeReplicated$/)
 })

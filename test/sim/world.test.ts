@@ -1,7 +1,8 @@
 // The simulator's world on its own: the simulated log store keeps the LogStore contract
 // (the shared suite), loses unsynced writes and cuts a torn tail after a crash; the simulated
 // network delivers every message once and in order through loss, duplication and reordering,
-// and breaks connections on partitions and restarts.
+// and breaks connections on partitions and restarts; the simulated etcd keeps leases, keys and
+// revisions as etcd does.
 
 import t from 'tap'
 import { chain } from '../helpers/log-fixtures.js'
@@ -12,6 +13,7 @@ import { Rng } from '../../sim/random.js'
 import { SimDisk, SimLogStore, type DiskIo } from '../../sim/world/disk.js'
 import { EventLoop } from '../../sim/world/loop.js'
 import { SimNetwork } from '../../sim/world/network.js'
+import { ETCD_HOST, EtcdUnreachableError, SimEtcd } from '../../sim/world/etcd.js'
 
 const soon: DiskIo = { syncMs: () => 0, after: (_ms, fn) => { const h = setImmediate(fn); return { cancel: () => clearImmediate(h) } } }
 
@@ -105,4 +107,50 @@ t.test('a partition breaks the connection on both sides; a restarted peer resets
   c.client.send(Buffer.from('after restart'))
   await loop.run(loop.now + 500)
   t.equal(reason, 'connection reset by peer')
+})
+
+t.test('a connection its listener closes as it accepts it fails the connect with the reason', async (t) => {
+  const loop = new EventLoop(0)
+  const net = new SimNetwork(loop, new Rng(5))
+  await net.view('b').listen('b', 1, (c) => c.close('this node does not lead yet'))
+  let outcome = 'pending'
+  net.view('a').connect('sim://b:1/x').then(() => { outcome = 'open' }, (err: Error) => { outcome = err.message })
+  await loop.run(loop.now + 2_000, () => outcome !== 'pending')
+  t.equal(outcome, 'this node does not lead yet', 'refused, not left pending (nor opened)')
+})
+
+t.test('the simulated etcd: leases lapse with their keys, revisions only grow, a partition or a crash silences a process', async (t) => {
+  const loop = new EventLoop(0)
+  const net = new SimNetwork(loop, new Rng(9))
+  const etcd = new SimEtcd(loop, new Rng(9), net)
+  let aAlive = true
+  const a = etcd.view('a', () => aAlive)
+  const b = etcd.view('b', () => true)
+  const settle = async <T>(p: Promise<T>): Promise<T> => {
+    let out: { v: T } | { e: Error } | undefined
+    p.then((v) => { out = { v } }, (e: Error) => { out = { e } })
+    await loop.run(loop.now + 1_000, () => out !== undefined)
+    if (out === undefined) throw new Error('no answer')
+    if ('e' in out) throw out.e
+    return out.v
+  }
+  const lease = await settle(a.grant(2_000))
+  const first = await settle(a.create('/c/leader', 'a', lease))
+  t.equal(first.created, true)
+  const second = await settle(b.create('/c/leader', 'b', await settle(b.grant(2_000))))
+  t.same([second.created, second.record.value], [false, 'a'], 'one holder at a time')
+  await settle(a.put('/c/term', '1'))
+  await loop.run(loop.now + 2_100)
+  t.equal(etcd.has('/c/leader'), false, 'the key went with its lease, unrenewed')
+  t.equal(etcd.peek('/c/term'), '1', 'a key under no lease stays')
+  t.equal(await settle(a.renew(lease)), false, 'the lapsed lease cannot be renewed')
+  const again = await settle(b.create('/c/leader', 'b', await settle(b.grant(2_000))))
+  t.ok(again.created && again.record.createRevision > first.record.createRevision, 'the next holder\'s epoch is greater')
+  t.same((await settle(b.list('/c/'))).map((r) => r.key), ['/c/leader', '/c/term'])
+
+  net.partition('a', ETCD_HOST)
+  await t.rejects(settle(a.get('/c/leader')), new EtcdUnreachableError('etcd unreachable from a'), 'cut off: an error after a timeout')
+  net.heal()
+  aAlive = false
+  await t.rejects(settle(a.get('/c/leader')), { message: 'no answer' }, 'a crashed process never hears back')
 })
