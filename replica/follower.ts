@@ -215,7 +215,8 @@ export class Follower {
       }
     } catch (err) {
       this.fatal(err instanceof ReplicationRefusedError && err.divergent && this.o.leader
-        ? new DivergedError(`this log's entry ${err.seq - 1} is not the leader's: restart to rewind it (${err.message})`) : err as Error)
+        ? new DivergedError(`the leader's entry ${err.seq} does not follow this log's ${err.seq - 1} (a tail the leader does not hold, or a damaged frame): ` +
+          'restart to check this log against the leader\'s and rewind it') : err as Error)
     } finally {
       this.drainRunning = false
     }
@@ -320,7 +321,7 @@ export class Follower {
         return
       case 'error':
         if (this.o.leader && typeof m[1] === 'string' && m[1].startsWith(FOLLOWER_AHEAD)) {
-          throw new DivergedError(`this log goes past the leader's end: restart to rewind it (${m[1]})`)
+          throw new DivergedError(`this log goes past the leader's end (${m[1]}): restart to rewind it`)
         }
         this.o.logger?.warn({ reason: m[1] }, 'sequencer closed the stream')
         return

@@ -22,7 +22,7 @@ import type { State } from '../core/state.js'
 import { sameHash, packr, hex, type LogEntry } from '../replica/entry.js'
 import { IngressClient, IngressError } from '../replica/ingress.js'
 import { LeaseLostError, Leadership, NotLeaderError } from '../replica/leadership.js'
-import type { ReplicaNode } from '../replica/node.js'
+import type { Logger, ReplicaNode } from '../replica/node.js'
 import { createReplica, type Replica } from '../replica/replica.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
 import { DivergedError, rejoinAtStart } from '../replica/rewind.js'
@@ -195,7 +195,7 @@ class SimNode {
         }
       }
       const replica = await createReplica({
-        log: store, network: w.net.view(this.name), clock, logger: process.env.SIM_LOG?.split(",").includes(this.name) ? debugLogger(this.name, w) : undefined,
+        log: store, network: w.net.view(this.name), clock, logger: traced(this.name, w),
         role: sequencer
           ? { kind: 'sequencer', host: this.name, port: PORT, tickIntervalMs: TICK_MS,
               genesis: [...genesisCommands(DEFAULT_GENESIS), ...(w.o.priceMoves ? oracleGenesis() : [])], syncReplicas: w.o.standby || leadership ? 1 : 0 }
@@ -741,7 +741,14 @@ async function finalChecks(w: World): Promise<void> {
   w.loop.record(`final ${entries.length} ${hex(seq.disk.last().hash)} ${root}`)
 }
 
-function debugLogger(name: string, w: World) {
-  const out = (level: string) => (o: object, msg?: string) => console.error(`${w.loop.now.toFixed(0)} ${name} ${level} ${msg} ${JSON.stringify(o)}`)
+/**
+ * What a node logs, on stderr with its virtual time, when SIM_LOG names it (`SIM_LOG=seq,f1 npm
+ * run sim -- --seed 3`): how to see why a seed failed. Nothing otherwise.
+ */
+function traced(name: string, w: World): Logger | undefined {
+  if (!process.env.SIM_LOG?.split(',').includes(name)) return undefined
+  const out = (level: string) => (o: object, msg?: string): void => {
+    process.stderr.write(`${(w.loop.now - START_TIME).toFixed(1)} ${name} ${level} ${msg ?? ''} ${JSON.stringify(o)}\n`)
+  }
   return { info: out('info'), warn: out('warn'), error: out('error') }
 }

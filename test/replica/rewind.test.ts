@@ -174,7 +174,7 @@ t.test('a follower of an elected leader stops with DivergedError on a log the le
   }
   const mismatch = await follow(1)
   t.type(mismatch, DivergedError, 'its last entry is not the leader\'s')
-  t.match(mismatch.message, /entry \d+ is not the leader's: restart to rewind it/)
+  t.match(mismatch.message, /the leader's entry \d+ does not follow this log's \d+ .*: restart to check this log against the leader's and rewind it/)
   const ahead = await follow(5)
   t.type(ahead, DivergedError, 'its log goes past the leader\'s end')
   t.match(ahead.message, /goes past the leader's end/)
