@@ -176,6 +176,12 @@ commands:
                          lease in etcd; replicas find it there (no --follow needed); a --standby with the
                          longest log takes over when the lease lapses (--cluster NAME, --node-id ID,
                          --lease-ms N, default 3000; --sync-replicas N on the sequencer and standbys)
+  cluster status --etcd URL
+                         who leads (epoch, URL), the standbys and which are up, and while no one leads,
+                         the votes and whom the election waits for (JSON; --cluster NAME)
+  cluster forget NODE --etcd URL
+                         an election no longer waits for standby NODE, lost for good (refused while it
+                         is up or leads): what only it held is given up
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON);
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
@@ -345,11 +351,17 @@ function checkElection(config: Config): void {
   if (config.syncReplicas > 0 && !sequencer && !standbyCandidate) {
     throw new Error('--sync-replicas is for the sequencer (exchange sequencer or start), or a standby with --etcd (what it asks once it leads)')
   }
+  if (config.command === 'cluster') {
+    if (etcd.length === 0) throw new Error('cluster needs --etcd <URL> (the cluster\'s etcd)')
+    const [action, node] = config.args
+    if (action !== 'status' && action !== 'forget') throw new Error('cluster takes status, or forget <node>')
+    if (action === 'forget' && !node) throw new Error('cluster forget needs the node to forget (its --node-id)')
+  }
   if (etcd.length === 0) return
   for (const url of etcd) if (!/^https?:\/\/[^/\s]+$/.test(url)) throw new Error(`--etcd wants client URLs like http://127.0.0.1:2379, comma-separated; got ${url}`)
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(cluster)) throw new Error('--cluster must be 1 to 64 letters, digits, dots, dashes or underscores')
   if (!/^[A-Za-z0-9._:-]{1,128}$/.test(nodeId)) throw new Error('--node-id must be 1 to 128 letters, digits, dots, colons, dashes or underscores')
-  if (!sequencer && config.command !== 'replica') throw new Error('--etcd is for the sequencer and replicas')
+  if (!sequencer && config.command !== 'replica' && config.command !== 'cluster') throw new Error('--etcd is for the sequencer, replicas and cluster')
   // A node elected in a failed leader's place holds every acknowledged command only if the leader waited for standbys.
   if ((sequencer || standbyCandidate) && config.syncReplicas < 1) {
     throw new Error('--etcd needs --sync-replicas 1 or more on the sequencer and on each standby: a standby can take over only if every acknowledged command reached one')

@@ -4,6 +4,8 @@ import pino from 'pino'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { runRejoining } from './rejoin.js'
+import { clusterStatus, forgetStandby } from './cluster.js'
+import { EtcdKv } from './etcd.js'
 import { systemClock } from '../replica/clock.js'
 import { IngressClient } from '../replica/ingress.js'
 import { DatabaseInUseError } from '../replica/level-open.js'
@@ -83,6 +85,13 @@ async function main(argv: string[]): Promise<void> {
         ? await runRejoining((onFault) => runFollower(config, logger, onFault), systemClock, logger, fatal)
         : await runFollower(config, logger, fatal)
       onSignal(() => running.stop())
+      return
+    }
+    case 'cluster': {
+      const kv = new EtcdKv(config.election.etcd)
+      const [action, node] = config.args
+      const status = action === 'forget' ? await forgetStandby(kv, config.election.cluster, node!) : await clusterStatus(kv, config.election.cluster)
+      process.stdout.write(JSON.stringify(status, null, 2) + '\n')
       return
     }
     case 'replay': {

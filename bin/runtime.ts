@@ -92,8 +92,9 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const openProjections = (): Promise<Projections> => process.env.EXCHANGE_PROJECTIONS === 'inline'
     ? createProjections(projectionsPath) : startProjectionsWorker(projectionsPath)
   let opened = await openProjections()
-  if (fork !== undefined && opened.lastSeq > fork) {
-    logger.warn({ projectionsSeq: opened.lastSeq, fork }, 'the projections took entries the log no longer holds: building them again from the log')
+  // Only a rewind leaves them past the log (this one, or one a crash interrupted before this step).
+  if (opened.lastSeq > log.lastSeq) {
+    logger.warn({ projectionsSeq: opened.lastSeq, logSeq: log.lastSeq, fork }, 'the projections took entries the log no longer holds: building them again from the log')
     await opened.close()
     await rm(projectionsPath, { recursive: true, force: true })
     opened = await openProjections()

@@ -159,11 +159,8 @@ export class Leadership {
   }
 
   /** The newest leader there was (its key may be gone): its epoch, the round to vote in, and its --sync-replicas. */
-  async term(): Promise<{ epoch: number; syncReplicas: number } | undefined> {
-    const r = await this.o.kv.get(this.key('term'))
-    const v = r && parseJson(r.value) as { epoch?: unknown; syncReplicas?: unknown } | undefined
-    if (!Number.isSafeInteger(v?.epoch)) return undefined
-    return { epoch: v!.epoch as number, syncReplicas: Number.isSafeInteger(v!.syncReplicas) ? v!.syncReplicas as number : 1 }
+  term(): Promise<Term | undefined> {
+    return readTerm(this.o.kv, this.o.prefix)
   }
 
   /** Says what this node's log holds (its last seq and newest term), once it stopped following, in `round`. */
@@ -171,31 +168,9 @@ export class Leadership {
     await this.o.kv.put(this.key(`votes/${round}/${this.o.node}`), JSON.stringify(log), this.leaseId())
   }
 
-  /**
-   * The standby to lead in `round`, whose leader acknowledged what `syncReplicas` standbys held:
-   * undefined while a live member has not voted, or fewer standbys than it takes to hold every
-   * acknowledged command have (`waitingFor` names those not voted), or when every voter's log is empty.
-   */
-  async tally(round: number, syncReplicas: number): Promise<{ winner?: Vote; waitingFor: string[] }> {
-    const [standbys, members, records] = await Promise.all([this.o.kv.list(this.key('standbys/')), this.o.kv.list(this.key('members/')),
-      this.o.kv.list(this.key(`votes/${round}/`))])
-    const votes = new Map<string, Vote>()
-    for (const r of records) {
-      const v = parseJson(r.value) as { seq?: unknown; epoch?: unknown } | undefined
-      const node = nameOf(r)
-      if (v && Number.isSafeInteger(v.seq) && Number.isSafeInteger(v.epoch)) votes.set(node, { node, seq: v.seq as number, epoch: v.epoch as number })
-    }
-    const live = members.map(nameOf).filter((n) => !votes.has(n))
-    if (live.length > 0) return { waitingFor: live }
-    const registered = standbys.map(nameOf)
-    const need = registered.length - Math.max(1, syncReplicas) + 1
-    if (registered.filter((n) => votes.has(n)).length < need) return { waitingFor: registered.filter((n) => !votes.has(n)) }
-    let winner: Vote | undefined
-    for (const v of votes.values()) {
-      if (v.seq === 0) continue
-      if (!winner || v.epoch > winner.epoch || (v.epoch === winner.epoch && (v.seq > winner.seq || (v.seq === winner.seq && v.node > winner.node)))) winner = v
-    }
-    return { winner, waitingFor: [] }
+  /** The standby to lead in `round` (tallyVotes). */
+  tally(round: number, syncReplicas: number): Promise<Tally> {
+    return tallyVotes(this.o.kv, this.o.prefix, round, syncReplicas)
   }
 
   /** Gives the lease up: this node's keys go at once (a leader stepping down is replaced without waiting for it to lapse). */
@@ -261,8 +236,58 @@ export async function readLeader(kv: LeaseKv, prefix: string): Promise<Leader | 
   return r && leaderOf(r)
 }
 
+export interface Term {
+  epoch: number
+  syncReplicas: number
+}
+
+/** The newest leader there was under `prefix` (its key may be gone): its epoch, the round to vote in, and its --sync-replicas. */
+export async function readTerm(kv: LeaseKv, prefix: string): Promise<Term | undefined> {
+  const r = await kv.get(prefix + 'term')
+  const v = r && parseJson(r.value) as { epoch?: unknown; syncReplicas?: unknown } | undefined
+  if (!Number.isSafeInteger(v?.epoch)) return undefined
+  return { epoch: v!.epoch as number, syncReplicas: Number.isSafeInteger(v!.syncReplicas) ? v!.syncReplicas as number : 1 }
+}
+
+export interface Tally {
+  /** The standby to lead, once enough have voted. */
+  winner?: Vote
+  /** Those not voted that the tally waits for. */
+  waitingFor: string[]
+  /** Every vote cast in the round. */
+  votes: Vote[]
+}
+
+/**
+ * The standby to lead in `round`, whose leader acknowledged what `syncReplicas` standbys held:
+ * undefined while a live member has not voted, or fewer standbys than it takes to hold every
+ * acknowledged command have (`waitingFor` names those not voted), or when every voter's log is empty.
+ */
+export async function tallyVotes(kv: LeaseKv, prefix: string, round: number, syncReplicas: number): Promise<Tally> {
+  const [standbys, members, records] = await Promise.all([kv.list(prefix + 'standbys/'), kv.list(prefix + 'members/'),
+    kv.list(prefix + `votes/${round}/`)])
+  const votes = new Map<string, Vote>()
+  for (const r of records) {
+    const v = parseJson(r.value) as { seq?: unknown; epoch?: unknown } | undefined
+    const node = nameOf(r)
+    if (v && Number.isSafeInteger(v.seq) && Number.isSafeInteger(v.epoch)) votes.set(node, { node, seq: v.seq as number, epoch: v.epoch as number })
+  }
+  const cast = [...votes.values()]
+  const live = members.map(nameOf).filter((n) => !votes.has(n))
+  if (live.length > 0) return { waitingFor: live, votes: cast }
+  const registered = standbys.map(nameOf)
+  const need = registered.length - Math.max(1, syncReplicas) + 1
+  if (registered.filter((n) => votes.has(n)).length < need) return { waitingFor: registered.filter((n) => !votes.has(n)), votes: cast }
+  let winner: Vote | undefined
+  for (const v of cast) {
+    if (v.seq === 0) continue
+    if (!winner || v.epoch > winner.epoch || (v.epoch === winner.epoch && (v.seq > winner.seq || (v.seq === winner.seq && v.node > winner.node)))) winner = v
+  }
+  return { winner, waitingFor: [], votes: cast }
+}
+
 /** The node a key under members/, standbys/ or votes/ names. */
-function nameOf(r: KvRecord): string {
+export function nameOf(r: KvRecord): string {
   return r.key.slice(r.key.lastIndexOf('/') + 1)
 }
 

@@ -63,7 +63,7 @@ export async function leaderHashes(network: Network, clock: Clock, leader: Leade
     if (p === undefined || m[0] !== 'hashes') return
     pending = undefined
     const hashes = m[2]
-    if (!Array.isArray(hashes) || hashes.length !== p.seqs.length || m[1].some((s, i) => s !== p.seqs[i])) {
+    if (!Array.isArray(m[1]) || !Array.isArray(hashes) || hashes.length !== p.seqs.length || m[1].some((s, i) => s !== p.seqs[i])) {
       p.reject(new Error('the leader answered hashes of other seqs'))
     } else {
       p.resolve(hashes.map((h) => (h instanceof Uint8Array ? h : null)))
@@ -123,8 +123,10 @@ export async function rewindToLeader(o: RewindOptions): Promise<number | undefin
       `no older than the leader's (${to}), which does not hold it: refusing to drop it`)
   }
   await o.saveTail?.(tail)
-  await log.truncateAfter(fork)
+  // Snapshots first: a crash between the two leaves the tail to be found and cut again, never a
+  // snapshot of the dropped tail that a restart could take for the state at its seq.
   await o.snapshots?.dropAfter?.(fork)
+  await log.truncateAfter(fork)
   o.logger?.warn({ fork, dropped: tail.length, from: fork + 1, to: tail[tail.length - 1]?.seq, lastHash: hex(log.lastHash), leader: leader.node,
     epoch: leader.epoch }, 'log rewound to where the leader\'s continues: entries never acknowledged dropped')
   return fork

@@ -1,0 +1,73 @@
+// `exchange cluster status` and `exchange cluster forget <node>` against a real etcd: the status
+// names the leader and its epoch, the standbys and which are up, and while no one leads the
+// round's votes and whom the election waits for; forgetting a standby lost for good lets the
+// election name a winner, and is refused for a node that is up or leads.
+
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { clusterStatus, forgetStandby } from '../../bin/cluster.js'
+import { EtcdKv } from '../../bin/etcd.js'
+import { systemClock } from '../../replica/clock.js'
+import { Leadership } from '../../replica/leadership.js'
+import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
+import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+
+const skip = etcdSkip()
+let etcd: Etcd
+
+t.before(async () => {
+  if (!skip) etcd = await startEtcd()
+})
+t.teardown(() => etcd?.stop())
+
+/** The CLI's output and exit code. */
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (b: Buffer) => { out += b.toString() })
+    child.stderr.on('data', (b: Buffer) => { err += b.toString() })
+    child.on('exit', (code) => resolve({ code, out, err }))
+  })
+}
+
+t.test('status, and forgetting a standby lost for good', { skip }, async (t) => {
+  const kv = new EtcdKv([etcd.url])
+  const node = (name: string): Leadership => new Leadership({ kv, clock: systemClock, prefix: '/blue/', node: name, leaseMs: 2000, syncReplicas: 1,
+    onLost: () => {} })
+  const a = node('A')
+  const s1 = node('S1')
+  const s2 = node('S2')
+  await Promise.all([a.start(), s1.start(), s2.start()])
+  t.teardown(() => Promise.all([a.stop(), s1.stop(), s2.stop()]))
+  await s1.join()
+  await s2.join()
+  const epoch = await a.lead('ws://a:1')
+
+  const leading = await clusterStatus(kv, 'blue')
+  t.same(leading, { cluster: 'blue', leader: { epoch, node: 'A', url: 'ws://a:1' }, term: { epoch, syncReplicas: 1 }, standbys: ['S1', 'S2'], up: ['S1', 'S2'] },
+    'the leader, its term, the standbys, all up')
+  await t.rejects(forgetStandby(kv, 'blue', 'A'), { message: `A leads epoch ${epoch}: stop it first (its standbys then elect another)` })
+  await t.rejects(forgetStandby(kv, 'blue', 'S2'), { message: 'S2 is up (its lease is live): stop it first, or let it vote' })
+
+  // The leader and S2 are gone; S1 votes and the election waits for S2, which may hold what S1 lacks.
+  await a.stop()
+  await s2.stop()
+  await s1.vote(epoch, { seq: 40, epoch })
+  const waiting = await clusterStatus(kv, 'blue')
+  t.same(waiting.election, { round: epoch, votes: [{ node: 'S1', seq: 40, epoch }], winner: null, waitingFor: ['S2'] }, 'no one leads: it waits for S2')
+  t.same([waiting.leader, waiting.up], [null, ['S1']])
+
+  // Through the CLI: status as JSON; forgetting a node that is no standby is refused, saying which are.
+  const status = await cli(['cluster', 'status', '--etcd', etcd.url, '--cluster', 'blue'])
+  t.equal(status.code, 0, status.err)
+  t.same(JSON.parse(status.out), waiting, 'the CLI prints the same status')
+  const unknown = await cli(['cluster', 'forget', 'S9', '--etcd', etcd.url, '--cluster', 'blue'])
+  t.equal(unknown.code, 1)
+  t.match(unknown.err, 'no standby S9 in cluster blue; its standbys: S1, S2')
+  const forgot = await cli(['cluster', 'forget', 'S2', '--etcd', etcd.url, '--cluster', 'blue'])
+  t.equal(forgot.code, 0, forgot.err)
+  const after = JSON.parse(forgot.out) as Awaited<ReturnType<typeof clusterStatus>>
+  t.same([after.standbys, after.election?.winner, after.election?.waitingFor], [['S1'], 'S1', []], 'S2 forgotten, the election names S1')
+})
