@@ -9,7 +9,8 @@
 //                       round the standbys vote in once its key is gone, and how many standbys
 //                       held each command it acknowledged.
 //   standbys/<node>     every standby of the cluster, kept after its lease (a standby that
-//                       takes the lead leaves; an operator removes one lost for good).
+//                       takes the lead leaves once its term is open, held by its own standbys;
+//                       an operator removes one lost for good).
 //   members/<node>      every standby that is up, under its lease.
 //   votes/<epoch>/<node> {seq, epoch}: a standby's log once it stopped following (its last seq,
 //                       and the newest term it holds: core/term.ts), in the round of `epoch`.
@@ -148,14 +149,23 @@ export class Leadership {
       if (r.won) {
         this.leading = true
         await this.o.kv.put(this.key('term'), JSON.stringify({ epoch: r.epoch, syncReplicas: this.o.syncReplicas }))
-        // Leading, it holds no copy for another leader: the next vote does not wait for it.
-        await this.o.kv.delete(this.key(`standbys/${this.o.node}`))
         return r.epoch
       }
       if (r.leader.node !== this.o.node) throw new NotLeaderError(r.leader)
       this.o.logger?.warn({ epoch: r.leader.epoch }, 'a previous run of this node still holds the lead; waiting for its lease to lapse')
       await new Promise<void>((resolve) => this.o.clock.after(Math.max(50, Math.floor(this.o.leaseMs / 5)), resolve))
     }
+  }
+
+  /**
+   * This leader's term is open: its Lead entry, and so everything before it, is held by its
+   * --sync-replicas standbys. Only now does it leave the standbys the next vote waits for: until
+   * then it may be the one standby holding what the last leader acknowledged (found by the
+   * simulator: a leader that died before any standby held its first entry left an election to
+   * the one standby that lacked them).
+   */
+  async termOpen(): Promise<void> {
+    await this.o.kv.delete(this.key(`standbys/${this.o.node}`))
   }
 
   /** The newest leader there was (its key may be gone): its epoch, the round to vote in, and its --sync-replicas. */

@@ -143,11 +143,14 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   }
 }
 
-/** Writes the Lead entry of this leader's term (core/term.ts). */
-async function openTerm(sequencer: Sequencer, replica: ReplicaNode, epoch: number, node: string): Promise<void> {
+/**
+ * Writes the Lead entry of this leader's term (core/term.ts) and, once its standbys hold it
+ * (the acknowledgement), leaves the standbys an election waits for (Leadership.termOpen).
+ */
+async function openTerm(sequencer: Sequencer, replica: ReplicaNode, epoch: number, leadership: Leadership): Promise<void> {
   const held = replica.state.epoch
-  const ack = await sequencer.submit({ type: 'Lead', epoch, node })
-  if (ack.result.ok) return
+  const ack = await sequencer.submit({ type: 'Lead', epoch, node: leadership.node })
+  if (ack.result.ok) return leadership.termOpen()
   throw new Error(held >= epoch
     ? `the log holds a later term (epoch ${held}) than etcd gave this leader (${epoch}): were etcd's data replaced? Its revisions must keep rising`
     : `term of epoch ${epoch} not opened at seq ${ack.seq}: ${ack.result.code}`)
@@ -230,7 +233,7 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
     // A log this node wrote before may end in entries no standby holds: one entry more, held by
     // them, holds the rest (their chain reaches it), and only then do other followers get any.
     // Elected, that entry opens its term.
-    if (!fresh && leadership) await openTerm(sequencer, node, epoch!, leadership.node)
+    if (!fresh && leadership) await openTerm(sequencer, node, epoch!, leadership)
     else if (!fresh && syncReplicas > 0) await sequencer.submit({ type: 'Tick' })
   }
   // The rules this build applies hold from here on (core/rules.ts): declared first on a new log,
@@ -248,7 +251,7 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
     const bad = acks.find((a) => !a.result.ok)
     if (bad) throw new Error(`genesis command at seq ${bad.seq} rejected: ${bad.result.ok ? '' : bad.result.code}`)
   }
-  if (fresh && leadership) await openTerm(sequencer, node, epoch!, leadership.node)
+  if (fresh && leadership) await openTerm(sequencer, node, epoch!, leadership)
   ready = true
   const listener: Listener = early ?? await o.network.listen(role.host, role.port, serve)
   return {

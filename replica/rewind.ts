@@ -158,8 +158,15 @@ export async function rejoinAtStart(o: RejoinOptions): Promise<number | undefine
     o.logger?.warn({ leader: leader.node, err: (err as Error).message }, 'cannot reach the leader to check this log against it; following')
     return undefined
   }
+  // The leader lost while it answers is as one that does not answer: nothing has changed yet.
+  let lost: Error | undefined
+  const ask: HashesOf = (seqs) => link.ask(seqs).catch((err: Error) => { throw (lost = err) })
   try {
-    return await rewindToLeader({ ...o, leader, hashesOf: link.ask })
+    return await rewindToLeader({ ...o, leader, hashesOf: ask })
+  } catch (err) {
+    if (err !== lost) throw err
+    o.logger?.warn({ leader: leader.node, err: (err as Error).message }, 'the leader stopped answering while this log was checked against it; following')
+    return undefined
   } finally {
     link.close()
   }

@@ -116,7 +116,10 @@ t.test('the tally waits for the live members and for enough standbys, and names 
   await c.kv.delete(`${c.prefix}standbys/d`)
   t.same(await e.tally(7, 1), { winner: undefined, waitingFor: [], votes: [{ node: 'e', seq: 0, epoch: 0 }] }, 'never an empty log')
   await e.lead('ws://e:1')
-  t.same((await c.kv.list(`${c.prefix}standbys/`)).map((r) => r.key), [], 'a standby that leads is a standby no more')
+  t.same((await c.kv.list(`${c.prefix}standbys/`)).map((r) => r.key), [`${c.prefix}standbys/e`],
+    'a standby that leads stays one until its term is open: it may be the only one holding what the last leader acknowledged')
+  await e.termOpen()
+  t.same((await c.kv.list(`${c.prefix}standbys/`)).map((r) => r.key), [], 'once its standbys hold its first entry, it is a standby no more')
   t.same(await e.term(), { epoch: (await e.leader())!.epoch, syncReplicas: 1 }, 'the term keeps how many standbys its leader waits for')
 })
 

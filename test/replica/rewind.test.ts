@@ -17,7 +17,7 @@ import { LevelLogStore } from '../../replica/level-log.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { HASHES_ASKED_MAX, ReplicationServer } from '../../replica/replication.js'
-import { DivergedError, findFork, leaderHashes, rewindToLeader } from '../../replica/rewind.js'
+import { DivergedError, findFork, leaderHashes, rejoinAtStart, rewindToLeader } from '../../replica/rewind.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 import { chain, command } from '../helpers/log-fixtures.js'
@@ -132,6 +132,21 @@ t.test('a log that shares nothing with the leader\'s, or whose tail opens a term
   })
   await t.rejects(rewind(t, l2, usurper), { name: 'DivergedError', message: /entry 51 of this log opens a term \(epoch 7\) no older than the leader's/ })
   t.equal(usurper.log.lastSeq, 56, 'its log is unchanged')
+})
+
+t.test('a leader that stops answering while the log is checked leaves it as it was: the node follows, and checks again', async (t) => {
+  const common = chain(1, 50, new Uint8Array(32))
+  const l = await leaderOf(t, common, 10)
+  const n = await nodeOf(t, common, (prev, from) => chain(from, 30, prev, 'old-'))
+  // It names another epoch than the one this server leads: the server closes the link at the first question.
+  const fork = await rejoinAtStart({ log: n.log, snapshots: n.snapshots, network: wsNetwork, clock: systemClock, self: 'N',
+    leader: async () => ({ ...l.leader, epoch: 6 }) })
+  t.equal(fork, undefined)
+  t.equal(n.log.lastSeq, 80, 'nothing cut')
+  t.equal(await rejoinAtStart({ log: n.log, snapshots: n.snapshots, network: wsNetwork, clock: systemClock, self: 'N', leader: async () => l.leader }), 50,
+    'and once the leader answers, it rewinds')
+  t.equal(await rejoinAtStart({ log: n.log, network: wsNetwork, clock: systemClock, self: 'L', leader: async () => ({ ...l.leader, node: 'L' }) }), undefined,
+    'a leader record naming the node itself (a run before its restart) is not followed')
 })
 
 t.test('hashes are answered only for the epoch the node leads', async (t) => {
