@@ -13,7 +13,7 @@ const CI_SEEDS = 15
 /** Seeds 1..STANDBY_SEEDS again with a synchronous standby promoted once (sim/cluster.ts scheduleFailover). */
 const STANDBY_SEEDS = 5
 /** Seeds 1..ELECTION_SEEDS again electing leaders through a simulated etcd (about 0.5 s each). */
-const ELECTION_SEEDS = 8
+const ELECTION_SEEDS = 10
 
 t.test(`seeds 1..${CI_SEEDS} pass every checker`, async (t) => {
   let adl = 0
@@ -47,22 +47,17 @@ t.test('with a synchronous standby, losing the sequencer\'s machine loses no ack
 
 t.test('electing leaders through etcd, whichever node crashes or is cut off, loses no acknowledged command', async (t) => {
   let elections = 0
+  let rewinds = 0
   for (let seed = 1; seed <= ELECTION_SEEDS; seed++) {
     const r = await runCluster({ seed, election: true })
     t.same(r.failures, [], `seed ${r.seed} (${r.faults}); replay: ${r.replay}`)
     t.ok(r.stats.acked > 0, `seed ${seed}: ${r.stats.acked} acknowledged, ${r.stats.failovers} leaders elected after the first`)
     elections += r.stats.failovers
+    rewinds += r.stats.rewinds
   }
   t.ok(elections >= ELECTION_SEEDS, `${elections} elections in ${ELECTION_SEEDS} seeds`)
-})
-
-// Seed 12 cuts the leader off (from etcd and its standbys) while it holds a tail no standby has:
-// its lease lapses, a standby is elected, and the old leader, restarted as a standby, cuts that
-// tail off (replica/rewind.ts) and follows; the tail is in no final log, and nothing acknowledged is lost.
-t.test('seed 12 with an election: a deposed leader rewinds its tail as it restarts', async (t) => {
-  const r = await runCluster({ seed: 12, election: true })
-  t.same(r.failures, [], `replay: ${r.replay}`)
-  t.ok(r.stats.rewinds >= 1 && r.stats.failovers >= 1, `${r.stats.rewinds} rewinds, ${r.stats.failovers} elections`)
+  // The faults must keep reaching the rewind: a leader deposed with a tail no standby holds (seed 9 today).
+  t.ok(rewinds > 0, `${rewinds} nodes rewound their log to the leader's as they restarted`)
 })
 
 // Seed 25 deleveraged an isolated short that was itself past bankruptcy, waiting in
@@ -87,7 +82,7 @@ t.test('a seed replays exactly', async (t) => {
   t.equal(b.traceHash, a.traceHash, 'same trace hash')
   t.same(b.stats, a.stats, 'same statistics')
   t.ok(a.stats.crashes > 0, `the seed crashed nodes (${a.stats.crashes})`)
-  const c = await runCluster({ seed: 12, election: true })
-  const d = await runCluster({ seed: 12, election: true })
+  const c = await runCluster({ seed: 9, election: true })
+  const d = await runCluster({ seed: 9, election: true })
   t.equal(d.traceHash, c.traceHash, 'with an election too')
 })
