@@ -301,7 +301,8 @@ export function nameOf(r: KvRecord): string {
   return r.key.slice(r.key.lastIndexOf('/') + 1)
 }
 
-function leaderOf(r: KvRecord): Leader {
+/** The leader a `leader` record names, its epoch the record's create revision. */
+export function leaderOf(r: KvRecord): Leader {
   const v = parseJson(r.value) as { node?: unknown; url?: unknown } | undefined
   if (typeof v?.node !== 'string' || typeof v.url !== 'string') throw new Error(`malformed leader record at ${r.key}: ${r.value}`)
   return { epoch: r.createRevision, node: v.node, url: v.url }

@@ -40,9 +40,9 @@ export class SimEtcd {
     return this.keys.has(key)
   }
 
-  /** The value at `key` now (the simulator's own look). */
-  peek(key: string): string | undefined {
-    return this.keys.get(key)?.value
+  /** The key as it stands now (the simulator's own look, no delay). */
+  peek(key: string): KvRecord | undefined {
+    return this.record(key)
   }
 
   /** The LeaseKv a process on `host` uses; `alive` says whether that process still runs. */

@@ -142,7 +142,7 @@ t.test('the simulated etcd: leases lapse with their keys, revisions only grow, a
   await settle(a.put('/c/term', '1'))
   await loop.run(loop.now + 2_100)
   t.equal(etcd.has('/c/leader'), false, 'the key went with its lease, unrenewed')
-  t.equal(etcd.peek('/c/term'), '1', 'a key under no lease stays')
+  t.equal(etcd.peek('/c/term')?.value, '1', 'a key under no lease stays')
   t.equal(await settle(a.renew(lease)), false, 'the lapsed lease cannot be renewed')
   const again = await settle(b.create('/c/leader', 'b', await settle(b.grant(2_000))))
   t.ok(again.created && again.record.createRevision > first.record.createRevision, 'the next holder\'s epoch is greater')
