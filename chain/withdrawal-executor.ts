@@ -2,7 +2,10 @@
 // Vault.withdraw(id, …) from the operator's key, then submits WithdrawalComplete with the
 // transaction hash, or WithdrawalFail (the core refunds) when the payment reverts. The Vault
 // pays an id at most once, and before sending the executor asks it whether the id was paid
-// (a restart between paying and completing), so no withdrawal is ever paid twice.
+// (a restart between paying and completing), so no withdrawal is ever paid twice. A payment
+// the chain refuses is refunded only once nothing the operator sent is still unmined: a payment
+// in flight from an earlier run, or from a deposed leader with the same key, may be what the
+// refusal is about, and a refund beside it would pay the user twice.
 
 import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider } from 'ethers'
 import type { Withdrawal } from '../core/state.js'
@@ -24,6 +27,8 @@ export interface WithdrawalExecutorOptions {
 }
 
 export type Outcome = { status: 'COMPLETED'; txId: string } | { status: 'FAILED'; reason: string }
+/** Not decided yet: the chain refused the payment while the operator had transactions unmined. */
+type Undecided = { status: 'UNDECIDED'; reason: string; inFlight: number }
 
 export class WithdrawalExecutor {
   private readonly vault: Contract
@@ -31,6 +36,8 @@ export class WithdrawalExecutor {
   private loop: { stop(): Promise<void> } | undefined
   /** Pending withdrawals by the seq of the state they were first seen in (their request is at or before it). */
   private readonly seenAt = new Map<number, number>()
+  /** Withdrawals left undecided, and the reason last logged for each (logged once per reason). */
+  private readonly undecided = new Map<number, string>()
 
   constructor(private readonly o: WithdrawalExecutorOptions) {
     this.vault = vaultAt(o.vault, o.provider)
@@ -57,12 +64,22 @@ export class WithdrawalExecutor {
     const pending = [...state.withdrawals.values()]
       .filter((w) => w.status === 'PROCESSING').sort((a, b) => a.withdrawalId - b.withdrawalId)
     for (const id of this.seenAt.keys()) if (state.withdrawals.get(id)?.status !== 'PROCESSING') this.seenAt.delete(id)
+    for (const id of this.undecided.keys()) if (!this.seenAt.has(id)) this.undecided.delete(id)
     let settled = 0
     for (const w of pending) {
       const seen = this.seenAt.get(w.withdrawalId) ?? state.seq
       this.seenAt.set(w.withdrawalId, seen)
       if (seen > committed) continue
       const outcome = await this.pay(w)
+      if (outcome.status === 'UNDECIDED') {
+        if (this.undecided.get(w.withdrawalId) !== outcome.reason) {
+          this.logger.warn({ withdrawalId: w.withdrawalId, reason: outcome.reason, inFlight: outcome.inFlight },
+            'withdrawal refused on chain while operator transactions are unmined; waiting for them before refunding')
+        }
+        this.undecided.set(w.withdrawalId, outcome.reason)
+        continue
+      }
+      this.undecided.delete(w.withdrawalId)
       const ack = await this.o.exchange.submit(outcome.status === 'COMPLETED'
         ? { type: 'WithdrawalComplete', withdrawalId: w.withdrawalId, txId: outcome.txId }
         : { type: 'WithdrawalFail', withdrawalId: w.withdrawalId, reason: outcome.reason })
@@ -77,7 +94,7 @@ export class WithdrawalExecutor {
   }
 
   /** Pays `w` on chain unless it was paid already. Throws only when the chain could not be asked. */
-  private async pay(w: Withdrawal): Promise<Outcome> {
+  private async pay(w: Withdrawal): Promise<Outcome | Undecided> {
     const earlier = await this.payment(w.withdrawalId)
     if (earlier) return { status: 'COMPLETED', txId: earlier }
     const token = this.o.tokens.find((t) => t.asset === w.asset)
@@ -94,12 +111,24 @@ export class WithdrawalExecutor {
     } catch (err) {
       const reverted = revertName(err)
       if (reverted === undefined) throw err
-      // A payment that went out before (a pending transaction of an earlier run) makes this one
-      // revert: the id is paid, so it completes, never refunds.
+      // A payment that went out before (an earlier run's, mined since) makes this one revert:
+      // the id is paid, so it completes, never refunds.
       const paid = await this.payment(w.withdrawalId)
       if (paid) return { status: 'COMPLETED', txId: paid }
+      // One not mined yet can too: the node judges gas against its pending state, where that
+      // payment already paid the id (AlreadyPaid) or emptied the Vault. Refunded only once the
+      // operator has nothing unmined; until then the next polls ask again.
+      const inFlight = await this.inFlight()
+      if (inFlight > 0 || reverted === 'AlreadyPaid') return { status: 'UNDECIDED', reason: reverted, inFlight }
       return { status: 'FAILED', reason: reverted }
     }
+  }
+
+  /** How many transactions the operator sent that are not mined yet (its pending nonce past its mined one). */
+  private async inFlight(): Promise<number> {
+    const [pending, mined] = await Promise.all([this.o.provider.getTransactionCount(this.o.operator.address, 'pending'),
+      this.o.provider.getTransactionCount(this.o.operator.address, 'latest')])
+    return pending - mined
   }
 
   /** The hash of the transaction that paid withdrawal `id`, if the Vault paid it. */

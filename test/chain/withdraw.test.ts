@@ -6,7 +6,7 @@ import t from 'tap'
 import type { Contract } from 'ethers'
 import { findSub, spotBalance } from '../../core/accounts.js'
 import { DepositWatcher } from '../../chain/deposit-watcher.js'
-import { mined } from '../../chain/provider.js'
+import { mined, Operator } from '../../chain/provider.js'
 import { WithdrawalExecutor } from '../../chain/withdrawal-executor.js'
 import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gateway.js'
 import { chainRig } from './rig.js'
@@ -80,4 +80,35 @@ t.test('a payment the chain refuses is refunded, and the history says why', asyn
   t.equal(await usdt.balanceOf(bob.address), 0n)
   t.equal(await usdt.balanceOf(vault), vaultHeld)
   t.equal(await chain.vault.paid(BigInt(id)), false)
+})
+
+// Last in the file: an executor of another process (its own nonces) beside the rig's operator.
+t.test('a payment still pending from an earlier run is neither paid again nor refunded', async (t) => {
+  const before = await usdt.balanceOf(alice.address)
+  const spotBefore = spot(alice.address)
+  const id = await apply(aliceKeys, '40')
+  t.equal(spot(alice.address), spotBefore - 40_000_000)
+  // The earlier run sent the payment; the chain has not mined it when the next run looks.
+  await chain.provider.send('evm_setAutomine', [false])
+  t.teardown(() => chain.provider.send('evm_setAutomine', [true]))
+  const earlier = await chain.operator.run(async (s) =>
+    (chain.vault.connect(s) as Contract).withdraw(BigInt(id), tokens[0]!.address, alice.address, 40_000_000n))
+  const next = new WithdrawalExecutor({ provider: chain.provider, vault, fromBlock: vaultBlock, tokens, exchange,
+    operator: new Operator(chain.operatorKey, chain.provider), pollMs: 50,
+    logger: { info() {}, error() {}, warn: (fields: object, msg: string) => { warned.push({ ...fields, msg }) } } })
+  const warned: Record<string, unknown>[] = []
+  const polled = next.poll().then((n) => n, (err: Error) => err)
+  await new Promise((r) => setTimeout(r, 1500))
+  await chain.provider.send('evm_setAutomine', [true])
+  await chain.mine(1)
+  let settled = await polled
+  // A poll that could not decide yet (it throws, the loop polls again) settles at the next one.
+  for (let i = 0; i < 20 && settled !== 1; i++) settled = await next.poll().then((n) => n, (err: Error) => err)
+  t.equal(settled, 1, `settled: ${String(settled)}`)
+  t.equal(await usdt.balanceOf(alice.address), before + 40_000_000n, 'paid once')
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: earlier.hash }, 'completed with the earlier payment')
+  t.equal(spot(alice.address), spotBefore - 40_000_000, 'not refunded')
+  // Anvil judges gas against its pending state, where the earlier payment paid the id already.
+  t.match(warned, [{ withdrawalId: Number(id), reason: 'AlreadyPaid', inFlight: 1, msg: /waiting for them before refunding/ }],
+    'refused while the earlier payment was unmined: left undecided, said once')
 })
