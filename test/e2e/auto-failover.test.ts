@@ -7,7 +7,7 @@
 // of it. The old sequencer, started again on its data, is refused: another node leads; started as
 // a standby on the same data, it cuts off whatever its log held past the new leader's and follows.
 
-import t, { type Test as Tap } from 'tap'
+import t from 'tap'
 import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -21,7 +21,7 @@ import { readLogFile } from '../../chain/log-file.js'
 import { readLeader } from '../../replica/leadership.js'
 import { etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { collect, readLogDir } from '../helpers/log-fixtures.js'
-import { internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
+import { explained, internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
 
 const ACCOUNT = '0x' + '5'.repeat(40)
 const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCOUNT, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref })
@@ -37,18 +37,6 @@ async function reachedAll(ports: number[], target: number, ms = 20_000): Promise
     if ((await Promise.all(ports.map(seqOf))).every((s) => s >= target)) return true
     if (Date.now() > deadline) return false
     await sleep(100)
-  }
-}
-
-/** Runs `body` with the processes it starts; a failure says what each of them logged last. */
-async function explained(t: Tap, body: (t: Tap, procs: Proc[]) => Promise<void>): Promise<void> {
-  const procs: Proc[] = []
-  t.teardown(() => Promise.all(procs.map((p) => p.kill())))
-  try {
-    await body(t, procs)
-  } catch (err) {
-    const tails = procs.map((p, i) => `process ${i} (${p.child.spawnargs.slice(2, 4).join(' ')}):\n${p.lines.slice(-8).map((l) => JSON.stringify(l).slice(0, 300)).join('\n')}`)
-    throw new Error(`${(err as Error).message}\n${tails.join('\n')}`)
   }
 }
 

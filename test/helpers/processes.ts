@@ -167,3 +167,15 @@ export async function restartableNode(t: { teardown(fn: () => Promise<void>): vo
 export function internalLink(secretHex: string, ca?: Buffer): Network {
   return wsNetworkWith(linkToken(Buffer.from(secretHex, 'hex')), ca === undefined ? {} : { ca })
 }
+
+/** Runs `body` with the processes it starts (killed at teardown); a failure says what each of them logged last. */
+export async function explained<T extends { teardown(fn: () => unknown): void }>(t: T, body: (t: T, procs: Proc[]) => Promise<void>): Promise<void> {
+  const procs: Proc[] = []
+  t.teardown(() => Promise.all(procs.map((p) => p.kill())))
+  try {
+    await body(t, procs)
+  } catch (err) {
+    const tails = procs.map((p, i) => `process ${i} (${p.child.spawnargs.slice(2, 4).join(' ')}):\n${p.lines.slice(-8).map((l) => JSON.stringify(l).slice(0, 300)).join('\n')}`)
+    throw new Error(`${(err as Error).message}\n${tails.join('\n')}`)
+  }
+}
