@@ -30,6 +30,8 @@ export class Failover {
   private stopped = false
   private busy = false
   private leading = false
+  /** Registered in the consensus service (its lease and standbys/ key): it follows only then. */
+  private joined = false
   /** The last failure to read who leads, logged once. */
   private lastError: string | undefined
   /** What it waits for, said once per kind. */
@@ -37,10 +39,13 @@ export class Failover {
 
   constructor(private readonly o: FailoverOptions) {}
 
-  async start(): Promise<void> {
-    await this.o.leadership.start()
-    await this.o.leadership.join()
-    this.o.follower.start()
+  /**
+   * Joins the cluster and follows its leader. While the consensus service cannot be reached (a
+   * cluster's processes start in any order) the polls go on trying, and the node follows only
+   * once it is a registered standby: the leader counts any standby that holds a command toward
+   * acknowledging it, and an election waits only for registered ones.
+   */
+  start(): void {
     this.timer = this.o.clock.every(this.o.pollMs, () => { void this.poll() })
     void this.poll()
   }
@@ -59,7 +64,10 @@ export class Failover {
       this.lastError = undefined
     } catch (err) {
       const msg = (err as Error).message
-      if (msg !== this.lastError) this.o.logger?.warn({ reason: msg }, 'fail-over: cannot read who leads; retrying')
+      if (msg !== this.lastError) {
+        this.o.logger?.warn({ reason: msg }, this.joined ? 'fail-over: cannot read who leads; retrying'
+          : 'fail-over: cannot join the cluster in the consensus service; retrying (following once joined)')
+      }
       this.lastError = msg
     } finally {
       this.busy = false
@@ -68,8 +76,15 @@ export class Failover {
 
   private async step(): Promise<void> {
     const { leadership } = this.o
-    // etcd unreachable for a lease's length, or this process paused: its membership and vote lapsed with it.
-    if (leadership.lapsed) {
+    if (!this.joined) {
+      await leadership.start()
+      await leadership.join()
+      this.joined = true
+      if (this.stopped) return
+      this.o.logger?.info({ node: leadership.node }, 'fail-over: joined the cluster as a standby')
+      this.o.follower.start()
+    } else if (leadership.lapsed) {
+      // etcd unreachable for a lease's length, or this process paused: its membership and vote lapsed with it.
       await leadership.start()
       await leadership.join()
       if (this.voted !== undefined) await leadership.vote(this.voted, this.logHeld())

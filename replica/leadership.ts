@@ -120,6 +120,26 @@ export class Leadership {
     this.renewing = this.o.clock.every(Math.max(50, Math.floor(this.o.leaseMs / 3)), () => { void this.renew() })
   }
 
+  /**
+   * start(), tried again every `retryMs` while the consensus service does not answer (a
+   * cluster's processes start in any order), saying so once per reason.
+   */
+  async startWhenReachable(retryMs: number): Promise<void> {
+    let said: string | undefined
+    for (;;) {
+      try {
+        await this.start()
+        if (said !== undefined) this.o.logger?.info({}, 'the consensus service answers: lease taken')
+        return
+      } catch (err) {
+        const reason = (err as Error).message
+        if (reason !== said) this.o.logger?.warn({ reason }, 'cannot take this node\'s lease in the consensus service; retrying')
+        said = reason
+      }
+      await new Promise<void>((resolve) => this.o.clock.after(retryMs, resolve))
+    }
+  }
+
   /** Registers this node as a standby of the cluster, and as up. */
   async join(): Promise<void> {
     await this.o.kv.put(this.key(`standbys/${this.o.node}`), '')

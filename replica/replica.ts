@@ -125,11 +125,11 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
         if (failover) await election!.leadership.stop()
       },
     }
-    if (failover) await failover.start()
+    if (failover) failover.start()
     else follower.start()
     return replica
   }
-  if (election) await election.leadership.start()
+  if (election) await election.leadership.startWhenReachable(election.pollMs)
   const parts = await startSequencer(node, o, o.role, onFatal, election?.leadership)
     .catch(async (err: unknown) => { await election?.leadership.stop(); throw err })
   return {

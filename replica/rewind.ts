@@ -149,7 +149,15 @@ export interface RejoinOptions extends Omit<RewindOptions, 'leader' | 'hashesOf'
  */
 export async function rejoinAtStart(o: RejoinOptions): Promise<number | undefined> {
   if (o.log.lastSeq === 0) return undefined
-  const leader = await o.leader()
+  let leader: Leader | undefined
+  try {
+    leader = await o.leader()
+  } catch (err) {
+    // As when no one leads: the node joins once the consensus service answers, and a log the
+    // leader does not continue then stops its follower (DivergedError), which restarts it here.
+    o.logger?.warn({ err: (err as Error).message }, 'cannot read who leads to check this log against the leader\'s; checking once following')
+    return undefined
+  }
   if (leader === undefined || leader.node === o.self) return undefined
   let link: Awaited<ReturnType<typeof leaderHashes>>
   try {

@@ -147,6 +147,12 @@ t.test('a leader that stops answering while the log is checked leaves it as it w
     'and once the leader answers, it rewinds')
   t.equal(await rejoinAtStart({ log: n.log, network: wsNetwork, clock: systemClock, self: 'L', leader: async () => ({ ...l.leader, node: 'L' }) }), undefined,
     'a leader record naming the node itself (a run before its restart) is not followed')
+  // The consensus service does not answer: as when no one leads, the node starts and checks as it follows.
+  const said: string[] = []
+  const logger = { info() {}, error() {}, warn: (_: object, msg: string) => { said.push(msg) } }
+  t.equal(await rejoinAtStart({ log: n.log, network: wsNetwork, clock: systemClock, self: 'N', logger,
+    leader: () => Promise.reject(new Error('etcd at http://127.0.0.1:1 unreachable')) }), undefined, 'etcd unreachable: nothing cut, no throw')
+  t.same(said, ['cannot read who leads to check this log against the leader\'s; checking once following'])
 })
 
 t.test('hashes are answered only for the epoch the node leads', async (t) => {
