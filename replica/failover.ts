@@ -89,17 +89,24 @@ export class Failover {
       await leadership.join()
       if (this.voted !== undefined) await leadership.vote(this.voted, this.logHeld())
     }
+    // The term before the leader: a leader claims `leader` before it writes `term`, so a term
+    // read first and no leader read after means that term's leader is gone. Read the other way
+    // round, a leader claiming in between left a vote in its own term's round, which the next
+    // election then counted as this node's log (found by the simulator: a standby holding
+    // acknowledged entries was counted at its log before them, and another node was elected).
+    const term = await leadership.term()
     const leader = await leadership.leader()
     if (leader) {
       if (this.voted !== undefined) {
         this.o.logger?.info({ epoch: leader.epoch, node: leader.node }, 'fail-over: following the new leader')
+        // A vote in a round no older than the leader's term would be counted in the next election.
+        if (this.voted >= leader.epoch) await leadership.unvote(this.voted)
         this.voted = undefined
         this.o.follower.start()
       }
       this.said = undefined
       return
     }
-    const term = await leadership.term()
     if (term === undefined) return this.say('fail-over: no sequencer has led this cluster yet; waiting for one (exchange sequencer --etcd …)', {})
     const round = term.epoch
     if (this.voted !== round) await this.vote(round)

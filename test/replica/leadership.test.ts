@@ -6,7 +6,11 @@
 import t from 'tap'
 import { EtcdKv } from '../../bin/etcd.js'
 import { systemClock } from '../../replica/clock.js'
-import { Leadership, NotLeaderError } from '../../replica/leadership.js'
+import { Failover } from '../../replica/failover.js'
+import type { Follower } from '../../replica/follower.js'
+import { Leadership, NotLeaderError, type LeaseKv } from '../../replica/leadership.js'
+import { MemoryLogStore } from '../../replica/memory-log.js'
+import { chain } from '../helpers/log-fixtures.js'
 import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
 
 const skip = etcdSkip()
@@ -153,4 +157,46 @@ t.test('a leader that cannot reach etcd stops leading when its lease may lapse',
   etcd.child.kill('SIGCONT')
   t.equal(c.lost.length, 1, 'onLost is called without any answer from etcd')
   t.match(c.lost[0], /a: lease not renewed for 2000 ms: another node may lead now/)
+})
+
+t.test('a standby never votes in the round of a term whose leader it did not see gone', { skip }, async (t) => {
+  const c = cluster(2000)
+  const old = c.node('L')
+  await old.start()
+  const first = await old.lead('ws://L:1')
+  // S reads etcd through a view that lets a new leader claim right after S read that no one leads.
+  let claimAfterNoLeader: (() => Promise<void>) | undefined
+  const kv: LeaseKv = Object.create(c.kv)
+  kv.get = async (key) => {
+    const r = await c.kv.get(key)
+    if (key === `${c.prefix}leader` && r === undefined && claimAfterNoLeader) {
+      const claim = claimAfterNoLeader
+      claimAfterNoLeader = undefined
+      await claim()
+    }
+    return r
+  }
+  const S = new Leadership({ kv, clock: systemClock, prefix: c.prefix, node: 'S', leaseMs: 2000, syncReplicas: 1, onLost: () => {} })
+  const log = new MemoryLogStore()
+  await log.open()
+  await log.append(chain(1, 5, new Uint8Array(32)))
+  const said: string[] = []
+  const following = { start() {}, stop() {}, idle: async () => {} } as unknown as Follower
+  const failover = new Failover({ leadership: S, clock: systemClock, pollMs: 50, follower: following, log, epoch: () => first,
+    logger: { info: (_: object, msg: string) => { said.push(msg) }, warn: (_: object, msg: string) => { said.push(msg) }, error() {} },
+    promote: async () => { throw new Error('S is not to lead here') }, onFatal: (err) => { said.push(err.message) } })
+  failover.start()
+  t.teardown(async () => { failover.stop(); await S.stop() })
+  while (!said.includes('fail-over: joined the cluster as a standby')) await sleep(20)
+
+  const next = c.node('N')
+  await next.start()
+  t.teardown(() => next.stop())
+  let epoch = 0
+  claimAfterNoLeader = async () => { epoch = await next.lead('ws://N:1') }
+  await old.stop() // the leader goes; N claims the moment S has read that no one leads
+  while (!said.includes('fail-over: following the new leader')) await sleep(20)
+  t.ok(epoch > first, `N leads epoch ${epoch}`)
+  const votes = (await c.kv.list(`${c.prefix}votes/`)).map((r) => r.key.slice(c.prefix.length))
+  t.notOk(votes.includes(`votes/${epoch}/S`), `S left no vote in N's round, where the next election counts (votes: ${votes.join(', ')})`)
 })
