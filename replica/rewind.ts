@@ -21,6 +21,15 @@ export class DivergedError extends Error {
   override name = 'DivergedError'
 }
 
+/**
+ * The leader's answers did not confirm the fork they pointed to: asked again, it holds this
+ * node's entry past the fork, or not the one at it. Answers carry no chain of their own (a
+ * batch's entries do), so a damaged frame could point anywhere: nothing is cut on one answer.
+ */
+export class ForkUnconfirmedError extends Error {
+  override name = 'ForkUnconfirmedError'
+}
+
 /** The hashes of another node's log entries at `seqs`, null where it holds none. */
 export type HashesOf = (seqs: number[]) => Promise<(Uint8Array | null)[]>
 
@@ -106,6 +115,13 @@ export async function rewindToLeader(o: RewindOptions): Promise<number | undefin
   if (last && sameHash(last, log.lastHash)) return undefined
   const local = async (seq: number): Promise<Uint8Array> => (await log.read(seq, seq, 1))[0]!.hash
   const fork = await findFork(local, o.hashesOf, log.firstSeq - 1, log.lastSeq)
+  // Asked again: the leader holds this node's entry at the fork and not the one after it.
+  const asked = fork >= log.firstSeq ? [fork, fork + 1] : [fork + 1]
+  const again = await o.hashesOf(asked)
+  const agrees = async (i: number): Promise<boolean> => { const h = again[i]; return h !== null && h !== undefined && sameHash(h, await local(asked[i]!)) }
+  if ((asked.length === 2 && !await agrees(0)) || await agrees(asked.length - 1)) {
+    throw new ForkUnconfirmedError(`the leader's answers did not confirm that this log parts from its own after seq ${fork} (a damaged frame?)`)
+  }
   const to = `node ${leader.node} leads epoch ${leader.epoch} at ${leader.url}`
   if (fork < log.firstSeq || fork < 1) {
     throw new DivergedError(`this log (seqs ${log.firstSeq}-${log.lastSeq}) shares no entry with the leader's (${to}): ` +
@@ -172,6 +188,10 @@ export async function rejoinAtStart(o: RejoinOptions): Promise<number | undefine
   try {
     return await rewindToLeader({ ...o, leader, hashesOf: ask })
   } catch (err) {
+    if (err instanceof ForkUnconfirmedError) {
+      o.logger?.warn({ leader: leader.node, err: err.message }, 'this log not cut: following, and checking again if it parts from the leader\'s')
+      return undefined
+    }
     if (err !== lost) throw err
     o.logger?.warn({ leader: leader.node, err: (err as Error).message }, 'the leader stopped answering while this log was checked against it; following')
     return undefined

@@ -187,7 +187,8 @@ class SimNode {
       await store.open()
       w.stats.tornTails += this.disk.tornTails - torn
       if (leadership && !sequencer) {
-        const fork = await rejoinAtStart({ log: store, snapshots, network: w.net.view(this.name), clock, leader: () => leadership.leader(), self: this.name })
+        const fork = await rejoinAtStart({ log: store, snapshots, network: w.net.view(this.name), clock, leader: () => leadership.leader(), self: this.name,
+          logger: traced(this.name, w) })
         if (fork !== undefined && live()) {
           w.stats.rewinds++
           w.checks.rewound(this.name, fork)

@@ -17,7 +17,7 @@ import { LevelLogStore } from '../../replica/level-log.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { HASHES_ASKED_MAX, ReplicationServer } from '../../replica/replication.js'
-import { DivergedError, findFork, leaderHashes, rejoinAtStart, rewindToLeader } from '../../replica/rewind.js'
+import { DivergedError, findFork, ForkUnconfirmedError, leaderHashes, rejoinAtStart, rewindToLeader, type HashesOf } from '../../replica/rewind.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 import { chain, command } from '../helpers/log-fixtures.js'
@@ -94,6 +94,25 @@ t.test('a former leader\'s tail is cut back to where the leader\'s log continues
   const next = await l.log.read(51, 60)
   await n.log.append(next)
   t.equal(n.log.lastSeq, 60, 'the leader\'s entries continue its chain')
+})
+
+t.test('a damaged answer cuts nothing: the fork is confirmed by asking again', async (t) => {
+  const common = chain(1, 50, new Uint8Array(32))
+  const l = await leaderOf(t, common, 10)
+  const n = await nodeOf(t, common, () => [])
+  const link = await leaderHashes(wsNetwork, systemClock, l.leader)
+  t.teardown(() => link.close())
+  // The first answer arrives with a byte flipped in its one hash; the leader holds the node's whole log.
+  let answers = 0
+  const damaged: HashesOf = async (seqs) => {
+    const hashes = await link.ask(seqs)
+    if (answers++ === 0) hashes[0] = hashes[0]!.map((b, i) => (i === 0 ? b ^ 1 : b))
+    return hashes
+  }
+  await t.rejects(rewindToLeader({ log: n.log, snapshots: n.snapshots, leader: l.leader, hashesOf: damaged }),
+    new ForkUnconfirmedError('the leader\'s answers did not confirm that this log parts from its own after seq 49 (a damaged frame?)'))
+  t.equal(n.log.lastSeq, 50, 'nothing cut')
+  t.equal(await rewindToLeader({ log: n.log, snapshots: n.snapshots, leader: l.leader, hashesOf: link.ask }), undefined, 'asked again, nothing to cut')
 })
 
 t.test('a log the leader continues, or holds whole, is left alone', async (t) => {
