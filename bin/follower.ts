@@ -30,6 +30,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
+    exchange_follower_held_entries: follower!.heldEntries,
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   let chain: Promise<ChainServices> | undefined

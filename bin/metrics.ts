@@ -25,6 +25,7 @@ const HELP: Record<string, string> = {
   exchange_follower_lag_ms: 'Receive time minus sequencer time of the newest applied entry',
   exchange_follower_checkpoints_matched_total: 'Checkpoints whose state root this follower computed equal to the sequencer\'s, since start',
   exchange_follower_checkpoint_matched_seq: 'Seq of the newest checkpoint whose root matched the sequencer\'s',
+  exchange_follower_held_entries: 'A standby\'s entries durable here that its gateway does not show yet: the sequencer has not said they are committed',
   exchange_projections_written_seq: 'Seq of the last entry the history read models have written; exchange_seq minus it is how far behind they are',
   exchange_apply_held: '1 while applying is held for the history read models to catch up (--projections-behind-max), else 0',
   exchange_apply_holds_total: 'Times applying was held for the history read models to catch up, since start',

@@ -8,17 +8,20 @@
 // in the next write (group commit). Listeners (projections, streams) hear of a group only once
 // it is durable here, so a restarted follower never serves less than it served before; the
 // state runs ahead of this node's log by at most the write in progress, entries the sequencer
-// already holds durably, which a restart fetches again.
+// already holds durably, which a restart fetches again. A standby gets entries before they are
+// committed (so that the sequencer can count it toward committing them): its listeners hear of
+// them only once the sequencer says they are (['committed', seq]), as a fail-over may drop them.
 
 import type { Result } from '../core/events.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { Clock, Timer } from './clock.js'
 import type { LogEntry } from './entry.js'
+import type { Committed } from './sequencer.js'
 import type { Leader } from './leadership.js'
 import type { Network, Connection } from './network.js'
 import type { Checkpoint, Logger, ReplicaNode } from './node.js'
 import {
-  batchCount, decodeMessage, encodeMessage, epochFeature, FOLLOWER_AHEAD, FOLLOWER_FEATURES, ReplicationRefusedError, REPLICATION_PATH, STANDBY_FEATURE,
+  batchCount, COMMITTED_FEATURE, decodeMessage, encodeMessage, epochFeature, FOLLOWER_AHEAD, FOLLOWER_FEATURES, ReplicationRefusedError, REPLICATION_PATH, STANDBY_FEATURE,
   verifyWire, type BatchMessage, type Message,
 } from './replication.js'
 import { DivergedError } from './rewind.js'
@@ -78,6 +81,16 @@ export class Follower {
   private retry: Timer | null = null
   /** The last failed connect's reason, so each new one is logged once. */
   private lastConnectError: string | undefined
+  /**
+   * A standby's durable groups its listeners have not heard of: the sequencer has not said they
+   * are committed. Held while `holding` (its sequencer says where the commit point is).
+   */
+  private readonly held: Committed[] = []
+  /** The newest seq any sequencer said is committed (a committed entry stays so under any leader). */
+  private commitPoint = 0
+  private holding = false
+  /** The connection said where the commit point is (a sequencer of an older build does not). */
+  private toldCommitted = false
   /** Roots the sequencer announced that this node has not reached yet. */
   private readonly expected = new Map<number, string>()
   /** Checkpoints whose roots matched the sequencer's, and the newest of them. */
@@ -145,6 +158,7 @@ export class Follower {
       if (this.stopped) { conn.close(); return }
       this.lastConnectError = undefined
       this.conn = conn
+      this.toldCommitted = false
       this.connected = true
       conn.onMessage((bytes) => this.receive(conn, bytes))
       conn.onClose((reason) => {
@@ -156,7 +170,7 @@ export class Follower {
         }
       })
       // Ask from the end of the log once everything received before is handled.
-      const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE] : [...FOLLOWER_FEATURES]
+      const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE, COMMITTED_FEATURE] : [...FOLLOWER_FEATURES]
       if (epoch !== undefined) features.push(epochFeature(epoch))
       this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1, features])) },
         (err: Error) => this.fatal(err))
@@ -210,7 +224,11 @@ export class Follower {
         if (!this.o.node.gate.open) await this.o.node.gate.whenOpen()
         if (this.writing !== null) await this.writing
         if (this.stopped) break
-        if (this.inbox[0]![0] === 'batch') this.writeAndApply()
+        if (this.inbox[0]![0] === 'batch') {
+          // A batch before any word of the commit point: a sequencer of an older build, which never says.
+          if (!this.toldCommitted) this.holding = false
+          this.writeAndApply()
+        }
         else await this.handle(this.take())
       }
     } catch (err) {
@@ -281,16 +299,61 @@ export class Follower {
     }
     if (results === undefined) return
     const node = this.o.node
-    node.committed({ entries, results })
+    if (this.holding) {
+      this.held.push({ entries, results })
+      this.release()
+    } else {
+      this.releaseHeld()
+      node.committed({ entries, results })
+    }
     this.snapshotting = this.snapshotting.then(() => node.flushSnapshots()).catch((err: Error) => this.fatal(err))
     const now = this.o.clock.now()
     for (const time of newest) this.durableLagSamplesMs.push(now - time)
     trim(this.durableLagSamplesMs)
   }
 
+  /** Tells listeners of the held entries up to the commit point, in order (splitting a group at it). */
+  private release(): void {
+    while (this.held.length > 0) {
+      const g = this.held[0]!
+      const n = this.commitPoint - g.entries[0]!.seq + 1
+      if (n <= 0) return
+      if (n >= g.entries.length) {
+        this.held.shift()
+        this.o.node.committed(g)
+      } else {
+        this.held[0] = { entries: g.entries.slice(n), results: g.results.slice(n) }
+        this.o.node.committed({ entries: g.entries.slice(0, n), results: g.results.slice(0, n) })
+        return
+      }
+    }
+  }
+
+  /**
+   * Tells listeners of every held entry: this node now leads (elected, its log is the one that
+   * goes on), or its sequencer says nothing of commits.
+   */
+  releaseHeld(): void {
+    for (const g of this.held.splice(0)) this.o.node.committed(g)
+  }
+
+  /** Entries durable here that listeners have not heard of yet (a standby's, not yet committed). */
+  get heldEntries(): number {
+    let n = 0
+    for (const g of this.held) n += g.entries.length
+    return n
+  }
+
   private async handle(m: Message): Promise<void> {
     const node = this.o.node
     switch (m[0]) {
+      case 'committed':
+        if (!Number.isSafeInteger(m[1]) || m[1] < 0) throw new FollowerError(`malformed committed message: ${String(m[1])}`)
+        this.toldCommitted = true
+        this.holding = true
+        this.commitPoint = Math.max(this.commitPoint, m[1])
+        this.release()
+        return
       case 'snapshot':
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
         await this.snapshotting

@@ -107,7 +107,9 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
       epoch: () => node.state.epoch,
       promote: async () => {
         const role: SequencerRole = { kind: 'sequencer', ...election.promoted! }
-        parts = await startSequencer(node, o, role, onFatal, election.leadership)
+        // Once its claim is won its log is the one that goes on: what it held back from its
+        // listeners (not yet committed by the old leader) goes out before anything it writes.
+        parts = await startSequencer(node, o, role, onFatal, election.leadership, () => follower.releaseHeld())
         Object.assign(replica, { sequencer: parts.sequencer, replication: parts.replication, url: parts.url })
         for (const fn of promoted) fn()
       },
@@ -171,7 +173,7 @@ interface SequencerParts {
  * opens its term (Lead).
  */
 async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: SequencerRole, onFatal: (err: Error) => void,
-  leadership?: Leadership): Promise<SequencerParts> {
+  leadership?: Leadership, claimed?: () => void): Promise<SequencerParts> {
   const flush = (): void => { void node.flushSnapshots().catch(onFatal) }
   const syncReplicas = role.syncReplicas ?? 0
   let replication: ReplicationServer | undefined
@@ -198,6 +200,7 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
       throw err
     }
     o.logger?.info({ epoch, url: early!.url }, 'leading')
+    claimed?.()
   }
   const server = new ReplicationServer({ log: o.log, snapshots: o.snapshots, logger: o.logger, roots: () => node.roots,
     checkpointInterval: node.checkpointInterval, syncReplicas, epoch, onReplicated: (s) => seq?.replicatedTo(s) })

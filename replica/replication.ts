@@ -5,7 +5,7 @@
 //   follower → sequencer: ['hello', fromSeq, features] | ['durable', seq] | ['hashesOf', seqs, epoch]
 //   sequencer → follower: ['snapshot', meta, bytes] | ['batch', firstSeq, hashes, bodies]
 //                         | ['checkpoint', seq, root, interval] | ['anchored', seq, vault] | ['live', seq]
-//                         | ['hashes', seqs, hashes] | ['error', message]
+//                         | ['hashes', seqs, hashes] | ['committed', seq] | ['error', message]
 // (`interval`: the sequencer's checkpoint interval, which its followers take; followers of
 // builds before it read the first three elements only. `features`: what the follower takes
 // beyond that; ['anchored'], the newest seq the Vault (at `vault`) holds an anchor for, which
@@ -16,6 +16,10 @@
 // A synchronous standby names 'standby' and reports ['durable', seq] each time its log holds
 // more; a sequencer with `syncReplicas` standbys acknowledges a command only once that many
 // hold it, and streams to its other followers only what they hold (see ReplicationServer).
+// A standby that also names 'committed' is told ['committed', seq], the newest seq the
+// sequencer counts as committed, as that grows: it holds its entries from its own gateway's
+// readers until then, since a fail-over may drop an entry a standby held that was never
+// committed (rewind.ts).
 // ['hashesOf', seqs, epoch] asks, on any connection and before or without a hello, for the hashes
 // of the log's entries at up to HASHES_ASKED_MAX seqs (null where the log holds none): how a node
 // whose log a new leader does not continue finds where the two part (rewind.ts). A node leading
@@ -48,6 +52,7 @@ export type Message =
   | ['live', number]
   | ['hashesOf', number[], number?]
   | ['hashes', number[], (Uint8Array | null)[]]
+  | ['committed', number]
   | ['error', string]
 
 export function encodeMessage(m: Message): Uint8Array {
@@ -138,6 +143,8 @@ interface Session {
 export const FOLLOWER_FEATURES = ['anchored']
 /** What a synchronous standby adds to its hello: it then reports ['durable', seq]. */
 export const STANDBY_FEATURE = 'standby'
+/** What a standby of this build adds: it is told ['committed', seq] as the committed seq grows. */
+export const COMMITTED_FEATURE = 'committed'
 /**
  * What a follower that found its sequencer through the consensus service adds to its hello: the
  * leader's epoch (leadership.ts). A node that does not lead that epoch refuses it, so a deposed
@@ -193,6 +200,8 @@ export class ReplicationServer {
   private readonly waiting = new Set<Session>()
   /** The newest seq `syncReplicas` standbys have said they hold. */
   replicated = 0
+  /** The committed seq last told to the standbys that take it. */
+  private announced = 0
 
   constructor(private readonly o: ReplicationServerOptions) {
     this.syncReplicas = o.syncReplicas ?? 0
@@ -209,6 +218,27 @@ export class ReplicationServer {
 
   /** The last seq streamed to followers as committed (publish). */
   get committedSeq(): number { return this.committed }
+
+  /**
+   * What standbys are told is committed: what the other followers are streamed, and before the
+   * standbys hold the log as this node found it, what they hold of it (replicated).
+   */
+  private get commitPoint(): number {
+    return this.tailHeld ? this.committed : Math.min(this.committed, this.replicated)
+  }
+
+  /** Tells the standbys that take it where the commit point is, when it moved. */
+  private announceCommitted(): void {
+    const seq = this.commitPoint
+    if (seq <= this.announced) return
+    this.announced = seq
+    let bytes: Uint8Array | null = null
+    for (const s of this.sessions) {
+      if (!s.features.has(COMMITTED_FEATURE)) continue
+      bytes ??= encodeMessage(['committed', seq])
+      this.sendBytes(s, bytes)
+    }
+  }
 
   /** Standbys connected now. */
   get standbys(): number {
@@ -308,6 +338,7 @@ export class ReplicationServer {
       this.waiting.clear()
     }
     this.o.onReplicated?.(seqHeld)
+    this.announceCommitted()
   }
 
   /** How far a session is caught up from the log: a standby all of it; others, with standbys, what is replicated. */
@@ -330,6 +361,8 @@ export class ReplicationServer {
       this.send(s, ['snapshot', snap.meta, snap.bytes])
       s.next = snap.meta.seq + 1
     }
+    // First, so a standby of this build holds what it takes from here until it is committed.
+    if (s.features.has(COMMITTED_FEATURE)) this.send(s, ['committed', this.commitPoint])
     while (this.sessions.has(s) && s.next <= this.catchUpEnd(s)) {
       const entries = await log.read(s.next, this.catchUpEnd(s), LIMITS.replicationBatchMax)
       if (entries.length === 0) break
@@ -361,6 +394,7 @@ export class ReplicationServer {
   publish(c: Committed): void {
     this.committed = c.entries[c.entries.length - 1]!.seq
     this.stream(c, this.syncReplicas > 0 ? (s) => !s.standby : () => true)
+    this.announceCommitted()
   }
 
   /** With standbys: streams a batch durable here to them, before it is replicated. */

@@ -24,6 +24,12 @@ export class Checks {
   private readonly acks: { client: string, seq: number, key: string }[] = []
   private readonly lastAck = new Map<string, number>()
   private readonly servedMax = new Map<string, number>()
+  /**
+   * Per node, the newest entry its listeners (its gateway's projections and streams) took while
+   * it ran, not replaying its log at a start: committed, so never cut by a rewind. (A restart
+   * replays the whole log, whose tail a rewind may cut later.)
+   */
+  private readonly liveMax = new Map<string, number>()
 
   constructor(private readonly loop?: EventLoop, private readonly rootsDifferUntilEnd = false) {}
 
@@ -43,9 +49,10 @@ export class Checks {
   watch(name: string, node: ReplicaNode): { ready(): void } {
     const n = node.checkpointInterval
     let pending: Committed[] | null = []
-    const take = (c: Committed): void => {
+    const take = (c: Committed, live: boolean): void => {
       const last = c.entries[c.entries.length - 1]!.seq
       this.servedMax.set(name, Math.max(this.servedMax.get(name) ?? 0, last))
+      if (live) this.liveMax.set(name, Math.max(this.liveMax.get(name) ?? 0, last))
       if (n <= 0) return
       for (let seq = Math.ceil(c.entries[0]!.seq / n) * n; seq <= last; seq += n) {
         let cp: { root: string } | undefined
@@ -54,12 +61,12 @@ export class Checks {
         else this.checkpoint(name, seq, cp.root)
       }
     }
-    node.onCommitted((c) => { if (pending !== null) pending.push(c); else take(c) })
+    node.onCommitted((c) => { if (pending !== null) pending.push(c); else take(c, true) })
     return {
       ready: () => {
         const before = pending ?? []
         pending = null
-        for (const c of before) take(c)
+        for (const c of before) take(c, false)
       },
     }
   }
@@ -67,6 +74,7 @@ export class Checks {
   /** A node's machine was replaced by an empty one: it serves from nothing again. */
   replaced(name: string): void {
     this.servedMax.delete(name)
+    this.liveMax.delete(name)
   }
 
   /**
@@ -74,6 +82,9 @@ export class Checks {
    * acknowledged: finalLog checks that): it serves from there, and its roots past it are forgotten.
    */
   rewound(name: string, fork: number): void {
+    const live = this.liveMax.get(name) ?? 0
+    if (live > fork) this.fail(`${name} rewound to seq ${fork}, below the ${live} its listeners had taken as it ran`)
+    this.liveMax.set(name, Math.min(live, fork))
     this.servedMax.set(name, Math.min(this.servedMax.get(name) ?? 0, fork))
     for (const [seq, at] of this.roots) {
       if (seq <= fork) continue

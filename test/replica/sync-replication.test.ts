@@ -220,3 +220,49 @@ t.test('restarted on a log whose tail no standby holds, a sequencer streams that
   await until(() => A.log.lastSeq >= held + 3)
   t.same([...A.errors, ...S.errors], [])
 })
+
+t.test('a standby\'s listeners hear of entries only once the sequencer says they are committed', async (t) => {
+  const L = await leader(t, { syncReplicas: 2 })
+  const S1 = await follower(t, L.url, true)
+  const S2 = await follower(t, L.url, true)
+  const heard = (n: ReplicaNode): number[] => {
+    const seqs: number[] = []
+    n.onCommitted((c) => { for (const e of c.entries) seqs.push(e.seq) })
+    return seqs
+  }
+  const [heard1, heard2] = [heard(S1.node), heard(S2.node)]
+  await L.genesis()
+  await until(() => heard1.length === L.log.lastSeq && heard2.length === L.log.lastSeq)
+  const genesisEnd = L.log.lastSeq
+
+  // S2 cannot write: S1 holds the next entry durably, but with two standbys needed it is not committed.
+  const { w, seq } = await submitWhileHeld(L, S2.log, (seq) => S1.log.lastSeq === seq)
+  t.equal(S1.f.heldEntries, 1, 'S1 holds the entry back')
+  t.equal(heard1.at(-1), genesisEnd, 'its listeners (projections, streams, its gateway) have not heard of it')
+  t.equal(S1.node.state.seq, seq, 'though it applied it (its roots are checked)')
+  t.equal(w.ack, undefined, 'nor is it acknowledged')
+  S2.log.release()
+  await w.done
+  t.equal(w.ack?.seq, seq, 'once S2 holds it too, it is committed and acknowledged')
+  await until(() => heard1.at(-1) === seq && heard2.at(-1) === seq)
+  t.same(heard1, Array.from({ length: seq }, (_, i) => i + 1), 'and S1\'s listeners hear of it, in order, once')
+  t.equal(S1.f.heldEntries, 0)
+  t.same([...S1.errors, ...S2.errors], [])
+})
+
+t.test('a standby whose sequencer says nothing of commits (an older build) tells its listeners at once', async (t) => {
+  const L = await leader(t, { syncReplicas: 2 })
+  // An older sequencer: this build's, minus the commit point.
+  const send = (L.server as unknown as { sendBytes(s: { features: Set<string> }, b: Uint8Array): void }).sendBytes.bind(L.server)
+  Object.assign(L.server, { sendBytes: (s: { features: Set<string> }, b: Uint8Array) => {
+    if (b.length < 20 && Buffer.from(b).includes(Buffer.from('committed'))) return
+    send(s, b)
+  } })
+  const S1 = await follower(t, L.url, true)
+  await follower(t, L.url, true)
+  const heard: number[] = []
+  S1.node.onCommitted((c) => { for (const e of c.entries) heard.push(e.seq) })
+  await L.genesis()
+  await until(() => heard.length === L.log.lastSeq)
+  t.equal(S1.f.heldEntries, 0, 'nothing held')
+})
