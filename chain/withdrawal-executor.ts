@@ -3,9 +3,9 @@
 // transaction hash, or WithdrawalFail (the core refunds) when the payment reverts. The Vault
 // pays an id at most once, and before sending the executor asks it whether the id was paid
 // (a restart between paying and completing), so no withdrawal is ever paid twice. A payment
-// the chain refuses is refunded only once nothing the operator sent is still unmined: a payment
-// in flight from an earlier run, or from a deposed leader with the same key, may be what the
-// refusal is about, and a refund beside it would pay the user twice.
+// the chain refuses is refunded only once what the operator sent before this executor started
+// is mined: a payment in flight from an earlier run, or from a deposed leader with the same key,
+// may be what the refusal is about, and a refund beside it would pay the user twice.
 
 import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider } from 'ethers'
 import type { Withdrawal } from '../core/state.js'
@@ -38,6 +38,11 @@ export class WithdrawalExecutor {
   private readonly seenAt = new Map<number, number>()
   /** Withdrawals left undecided, and the reason last logged for each (logged once per reason). */
   private readonly undecided = new Map<number, string>()
+  /**
+   * The operator's pending nonce at this executor's first poll: transactions below it were sent
+   * before (by an earlier run or another process), those after by this process's services.
+   */
+  private nonceAtStart: number | undefined
 
   constructor(private readonly o: WithdrawalExecutorOptions) {
     this.vault = vaultAt(o.vault, o.provider)
@@ -61,6 +66,7 @@ export class WithdrawalExecutor {
   async poll(): Promise<number> {
     const state = this.o.exchange.state()
     const committed = this.o.exchange.committedSeq?.() ?? state.seq
+    this.nonceAtStart ??= await this.o.provider.getTransactionCount(this.o.operator.address, 'pending')
     const pending = [...state.withdrawals.values()]
       .filter((w) => w.status === 'PROCESSING').sort((a, b) => a.withdrawalId - b.withdrawalId)
     for (const id of this.seenAt.keys()) if (state.withdrawals.get(id)?.status !== 'PROCESSING') this.seenAt.delete(id)
@@ -116,19 +122,22 @@ export class WithdrawalExecutor {
       const paid = await this.payment(w.withdrawalId)
       if (paid) return { status: 'COMPLETED', txId: paid }
       // One not mined yet can too: the node judges gas against its pending state, where that
-      // payment already paid the id (AlreadyPaid) or emptied the Vault. Refunded only once the
-      // operator has nothing unmined; until then the next polls ask again.
+      // payment already paid the id (AlreadyPaid) or emptied the Vault. Refunded only once what
+      // was sent before this executor started is mined; until then the next polls ask again.
       const inFlight = await this.inFlight()
       if (inFlight > 0 || reverted === 'AlreadyPaid') return { status: 'UNDECIDED', reason: reverted, inFlight }
       return { status: 'FAILED', reason: reverted }
     }
   }
 
-  /** How many transactions the operator sent that are not mined yet (its pending nonce past its mined one). */
+  /**
+   * How many transactions sent before this executor started are not mined yet. (This process's
+   * own, such as the anchorer's, pay no withdrawal: on a chain with slow blocks one is nearly
+   * always in flight, and counting them would hold refunds back for good.)
+   */
   private async inFlight(): Promise<number> {
-    const [pending, mined] = await Promise.all([this.o.provider.getTransactionCount(this.o.operator.address, 'pending'),
-      this.o.provider.getTransactionCount(this.o.operator.address, 'latest')])
-    return pending - mined
+    const mined = await this.o.provider.getTransactionCount(this.o.operator.address, 'latest')
+    return Math.max(0, (this.nonceAtStart ?? 0) - mined)
   }
 
   /** The hash of the transaction that paid withdrawal `id`, if the Vault paid it. */
