@@ -5,7 +5,7 @@
 
 import type { Clock, Timer } from './clock.js'
 import type { Follower } from './follower.js'
-import { NotLeaderError, type Leadership } from './leadership.js'
+import { LeaseLostError, NotLeaderError, type Leadership } from './leadership.js'
 import type { LogStore } from './log-store.js'
 import type { Logger } from './node.js'
 
@@ -123,8 +123,9 @@ export class Failover {
       this.timer?.cancel()
     } catch (err) {
       this.leading = false
-      // Another node claimed first: the next poll finds it and follows it.
-      if (!(err instanceof NotLeaderError)) this.o.onFatal(err as Error)
+      // Another node claimed first: the next poll finds it and follows it. Or this node's lease
+      // lapsed as it claimed: the next poll joins again and votes.
+      if (!(err instanceof NotLeaderError || err instanceof LeaseLostError)) this.o.onFatal(err as Error)
     }
   }
 

@@ -165,7 +165,16 @@ export class Leadership {
    */
   async lead(url: string): Promise<number> {
     for (;;) {
+      if (this.lapsed) throw new LeaseLostError('this node\'s lease lapsed before it claimed the lead')
       const r = await this.claim(url)
+      if (r.won && this.lapsed) {
+        // The claim went in under a lease this node already counts as lapsed (its deadline
+        // passed while the claim was on its way): no renewal keeps it, and nothing would tell
+        // this node when etcd drops it. Given up with the lease (found by the simulator: a
+        // standby elected just as its lease lapsed led on after etcd had deleted its key).
+        await this.o.kv.revoke(this.leaseId()).catch(() => undefined)
+        throw new LeaseLostError('this node\'s lease lapsed as it claimed the lead: claim given up')
+      }
       if (r.won) {
         this.leading = true
         await this.o.kv.put(this.key('term'), JSON.stringify({ epoch: r.epoch, syncReplicas: this.o.syncReplicas }))

@@ -180,7 +180,7 @@ class SimNode {
     const live = (): boolean => inc === this.incarnation && this.up
     // With an election: the first sequencer starts as one until a term is open; every later start is a standby's.
     const leadership = w.etcd && new Leadership({ kv: w.etcd.view(this.name, live), clock, prefix: PREFIX, node: this.name, leaseMs: LEASE_MS,
-      syncReplicas: 1, onLost: (err) => this.fatal(err, inc) })
+      syncReplicas: 1, logger: traced(this.name, w), onLost: (err) => this.fatal(err, inc) })
     const sequencer = this.sequencer && (leadership === undefined || !w.etcd!.has(PREFIX + 'term'))
     const snapshots = new SimSnapshotStore(this.disk)
     const boot = async (): Promise<void> => {

@@ -5,6 +5,8 @@
 
 import { createHash, type Hash } from 'node:crypto'
 
+const TRACE = process.env.SIM_TRACE === '1'
+
 export interface Scheduled {
   cancel(): void
 }
@@ -39,9 +41,10 @@ export class EventLoop {
     return this.at(this.now + ms, fn)
   }
 
-  /** Adds a line to the trace hash. */
+  /** Adds a line to the trace hash (and prints it to stderr under SIM_TRACE=1, to follow a seed). */
   record(line: string): void {
     this.trace.update(`${this.now} ${line}\n`)
+    if (TRACE) process.stderr.write(`${this.now} ${line}\n`)
   }
 
   traceHash(): string {
