@@ -90,17 +90,16 @@ export class Failover {
       if (this.voted !== undefined) await leadership.vote(this.voted, this.logHeld())
     }
     // The term before the leader: a leader claims `leader` before it writes `term`, so a term
-    // read first and no leader read after means that term's leader is gone. Read the other way
-    // round, a leader claiming in between left a vote in its own term's round, which the next
-    // election then counted as this node's log (found by the simulator: a standby holding
-    // acknowledged entries was counted at its log before them, and another node was elected).
+    // read first and no leader read after means that term's leader is gone, and any later leader
+    // has a newer epoch than the round voted in. Read the other way round, a leader claiming in
+    // between left a vote in its own term's round, which the next election then counted as this
+    // node's log (found by the simulator: a standby holding acknowledged entries was counted at
+    // its log before them, and another node was elected).
     const term = await leadership.term()
     const leader = await leadership.leader()
     if (leader) {
       if (this.voted !== undefined) {
         this.o.logger?.info({ epoch: leader.epoch, node: leader.node }, 'fail-over: following the new leader')
-        // A vote in a round no older than the leader's term would be counted in the next election.
-        if (this.voted >= leader.epoch) await leadership.unvote(this.voted)
         this.voted = undefined
         this.o.follower.start()
       }

@@ -207,11 +207,6 @@ export class Leadership {
     await this.o.kv.put(this.key(`votes/${round}/${this.o.node}`), JSON.stringify(log), this.leaseId())
   }
 
-  /** Withdraws this node's vote in `round`. */
-  async unvote(round: number): Promise<void> {
-    await this.o.kv.delete(this.key(`votes/${round}/${this.o.node}`))
-  }
-
   /** The standby to lead in `round` (tallyVotes). */
   tally(round: number, syncReplicas: number): Promise<Tally> {
     return tallyVotes(this.o.kv, this.o.prefix, round, syncReplicas)

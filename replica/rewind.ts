@@ -115,11 +115,11 @@ export async function rewindToLeader(o: RewindOptions): Promise<number | undefin
   if (last && sameHash(last, log.lastHash)) return undefined
   const local = async (seq: number): Promise<Uint8Array> => (await log.read(seq, seq, 1))[0]!.hash
   const fork = await findFork(local, o.hashesOf, log.firstSeq - 1, log.lastSeq)
-  // Asked again: the leader holds this node's entry at the fork and not the one after it.
+  // Asked again: the leader holds this node's entry at the fork (when the log holds one) and not the one after it.
   const asked = fork >= log.firstSeq ? [fork, fork + 1] : [fork + 1]
   const again = await o.hashesOf(asked)
-  const agrees = async (i: number): Promise<boolean> => { const h = again[i]; return h !== null && h !== undefined && sameHash(h, await local(asked[i]!)) }
-  if ((asked.length === 2 && !await agrees(0)) || await agrees(asked.length - 1)) {
+  const same = await Promise.all(asked.map(async (seq, i) => again[i] != null && sameHash(again[i]!, await local(seq))))
+  if (same.at(-1) || (asked.length === 2 && !same[0])) {
     throw new ForkUnconfirmedError(`the leader's answers did not confirm that this log parts from its own after seq ${fork} (a damaged frame?)`)
   }
   const to = `node ${leader.node} leads epoch ${leader.epoch} at ${leader.url}`
