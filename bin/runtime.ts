@@ -119,6 +119,9 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     checkpointInterval: config.checkpointInterval, roots, election,
     // Projections must see every entry: a snapshot newer than what they hold is not used.
     snapshotSeqMax: projections.lastSeq,
+    // A standby's log may end in entries never committed (a fail-over would drop them): its
+    // projections get them only once its sequencer says they are.
+    listenersSeq: projections.lastSeq,
     beforeRestore: (node) => {
       node.onCheckpoint((cp) => logger.info({ seq: cp.seq, root: cp.root }, 'checkpoint'))
       const behindMax = config.projectionsBehindMax

@@ -10,7 +10,8 @@
 // state runs ahead of this node's log by at most the write in progress, entries the sequencer
 // already holds durably, which a restart fetches again. A standby gets entries before they are
 // committed (so that the sequencer can count it toward committing them): its listeners hear of
-// them only once the sequencer says they are (['committed', seq]), as a fail-over may drop them.
+// them only once the sequencer says they are (['committed', seq]), as a fail-over may drop them;
+// restarted, it holds what it replays past what they had the same way.
 
 import type { Result } from '../core/events.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
@@ -58,6 +59,11 @@ export interface FollowerOptions {
    * node cuts that tail off (rewind.ts).
    */
   leader?: () => Promise<Leader | undefined>
+  /**
+   * A standby's entries replayed at its start past what its listeners already had (ReplicaNode.restore):
+   * written before it stopped, perhaps never committed, so held like any it receives.
+   */
+  held?: Committed[]
 }
 
 export class Follower {
@@ -86,11 +92,24 @@ export class Follower {
    * are committed. Held while `holding` (its sequencer says where the commit point is).
    */
   private readonly held: Committed[] = []
-  /** The newest seq any sequencer said is committed (a committed entry stays so under any leader). */
+  /**
+   * The newest seq this log is known to hold committed: a sequencer said so on a connection whose
+   * batches continued this log (a committed entry stays so under any leader).
+   */
   private commitPoint = 0
   private holding = false
   /** The connection said where the commit point is (a sequencer of an older build does not). */
   private toldCommitted = false
+  /** The newest commit point the connection said. */
+  private connPoint = 0
+  /**
+   * Whether the connection's batches continued this log, which then is the sequencer's up to its
+   * end: only then does its commit point speak for entries this node held before it connected (a
+   * tail it wrote as leader, or took from a former one, which the sequencer may not hold).
+   */
+  private continues = false
+  /** The seq and hash of this log's end, asked of the sequencer at the hello while entries are held. */
+  private asked: { seq: number; hash: Uint8Array } | undefined
   /** Roots the sequencer announced that this node has not reached yet. */
   private readonly expected = new Map<number, string>()
   /** Checkpoints whose roots matched the sequencer's, and the newest of them. */
@@ -105,6 +124,7 @@ export class Follower {
   connected = false
 
   constructor(private readonly o: FollowerOptions) {
+    if (o.held) this.held.push(...o.held)
     o.node.onCheckpoint((cp) => {
       try {
         this.compare(cp)
@@ -158,7 +178,6 @@ export class Follower {
       if (this.stopped) { conn.close(); return }
       this.lastConnectError = undefined
       this.conn = conn
-      this.toldCommitted = false
       this.connected = true
       conn.onMessage((bytes) => this.receive(conn, bytes))
       conn.onClose((reason) => {
@@ -172,8 +191,22 @@ export class Follower {
       // Ask from the end of the log once everything received before is handled.
       const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE, COMMITTED_FEATURE] : [...FOLLOWER_FEATURES]
       if (epoch !== undefined) features.push(epochFeature(epoch))
-      this.idle().then(() => { if (this.conn === conn) conn.send(encodeMessage(['hello', this.o.node.log.lastSeq + 1, features])) },
-        (err: Error) => this.fatal(err))
+      this.idle().then(() => {
+        if (this.conn !== conn) return
+        // From here on the inbox holds this connection's messages only.
+        this.toldCommitted = false
+        this.connPoint = 0
+        const log = this.o.node.log
+        this.continues = log.lastSeq === 0
+        // Held entries are told once the log is known to be the sequencer's: its first batch
+        // shows that, or at once, its hash of this log's last entry (a standby caught up).
+        this.asked = undefined
+        if (!this.continues && this.held.length > 0) {
+          this.asked = { seq: log.lastSeq, hash: log.lastHash }
+          conn.send(encodeMessage(epoch === undefined ? ['hashesOf', [log.lastSeq]] : ['hashesOf', [log.lastSeq], epoch]))
+        }
+        conn.send(encodeMessage(['hello', log.lastSeq + 1, features]))
+      }, (err: Error) => this.fatal(err))
     }, (err: Error) => this.connectFailed(err))
   }
 
@@ -262,6 +295,7 @@ export class Follower {
       if (entries.length > 0 && entries.length + batchCount(m) > REPLICA_LIMITS.batchEntriesMax) break
       this.take()
       const batch = verifyWire(m, seq, hash)
+      if (!this.continues) this.continued()
       for (const e of batch) entries.push(e)
       const last = batch[batch.length - 1]!
       newest.push(last.time)
@@ -312,6 +346,13 @@ export class Follower {
     trim(this.durableLagSamplesMs)
   }
 
+  /** The connection's first batch continued this log: its commit point now speaks for what is held. */
+  private continued(): void {
+    this.continues = true
+    this.commitPoint = Math.max(this.commitPoint, this.connPoint)
+    this.release()
+  }
+
   /** Tells listeners of the held entries up to the commit point, in order (splitting a group at it). */
   private release(): void {
     while (this.held.length > 0) {
@@ -351,12 +392,28 @@ export class Follower {
         if (!Number.isSafeInteger(m[1]) || m[1] < 0) throw new FollowerError(`malformed committed message: ${String(m[1])}`)
         this.toldCommitted = true
         this.holding = true
-        this.commitPoint = Math.max(this.commitPoint, m[1])
+        this.connPoint = Math.max(this.connPoint, m[1])
+        if (!this.continues) return
+        this.commitPoint = Math.max(this.commitPoint, this.connPoint)
         this.release()
         return
+      case 'hashes': {
+        // A different hash or none is left to the first batch, which says so with a clear error.
+        const hash = m[2]?.[0]
+        if (this.asked !== undefined && m[1]?.[0] === this.asked.seq && hash instanceof Uint8Array && Buffer.from(hash).equals(this.asked.hash)) {
+          this.asked = undefined
+          if (!this.continues) this.continued()
+        }
+        return
+      }
       case 'snapshot':
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
         await this.snapshotting
+        // What it held lies before the snapshot, unchecked against the sequencer's log: never told.
+        if (this.held.length > 0) {
+          this.o.logger?.warn({ heldEntries: this.heldEntries, seq: m[1].seq }, 'held entries dropped: the sequencer sent a snapshot past them')
+          this.held.length = 0
+        }
         await node.install(m[1], m[2])
         // Roots announced for what the snapshot skipped are never reached here.
         for (const seq of this.expected.keys()) if (seq <= m[1].seq) this.expected.delete(seq)

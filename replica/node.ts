@@ -98,8 +98,10 @@ export class ReplicaNode {
   /**
    * Restores the newest usable snapshot, then replays the log tail. `snapshotSeqMax` keeps a
    * snapshot newer than a consumer that must see every entry (projections behind it) unused.
+   * Replayed entries past `holdAfter` are applied but not told to listeners: they are returned,
+   * for a standby to hold until its sequencer says they are committed (follower.ts).
    */
-  async restore(snapshotSeqMax = Number.MAX_SAFE_INTEGER): Promise<void> {
+  async restore(snapshotSeqMax = Number.MAX_SAFE_INTEGER, holdAfter = Number.MAX_SAFE_INTEGER): Promise<Committed[]> {
     const { log, snapshots, logger } = this.o
     const snap = await snapshots?.latest()
     if (snap && snap.meta.seq <= log.lastSeq && snap.meta.seq >= log.firstSeq - 1 && snap.meta.seq <= snapshotSeqMax) {
@@ -110,21 +112,33 @@ export class ReplicaNode {
     } else if (log.firstSeq > 1) {
       throw new Error(`log starts at ${log.firstSeq} and no snapshot covers what came before`)
     }
-    await this.replay()
+    return this.replay(holdAfter)
   }
 
-  /** Applies every log entry after the state's seq, streaming the stored batches. */
-  async replay(): Promise<void> {
+  /**
+   * Applies every log entry after the state's seq, streaming the stored batches; listeners hear
+   * of those up to `holdAfter`, and the rest are returned (restore).
+   */
+  async replay(holdAfter = Number.MAX_SAFE_INTEGER): Promise<Committed[]> {
     const { log } = this.o
     const lastSeq = log.lastSeq
+    const held: Committed[] = []
     if (this.state.seq < lastSeq) {
       for await (const entries of log.readBatches(this.state.seq + 1)) {
         if (!this.gate.open) await this.gate.whenOpen()
-        this.applyBatch(entries)
+        const results = entries.map((e) => this.applyEntry(e))
+        const told = Math.max(0, Math.min(entries.length, holdAfter - entries[0]!.seq + 1))
+        if (told === entries.length) this.committed({ entries, results })
+        else if (told === 0) held.push({ entries, results })
+        else {
+          this.committed({ entries: entries.slice(0, told), results: results.slice(0, told) })
+          held.push({ entries: entries.slice(told), results: results.slice(told) })
+        }
       }
       if (this.state.seq !== lastSeq) throw new Error(`replay ended at ${this.state.seq}, the log at ${lastSeq}`)
     }
     await this.flushSnapshots()
+    return held
   }
 
   /** Installs a snapshot received from the sequencer (a follower too far behind). */

@@ -52,6 +52,12 @@ export interface ReplicaOptions {
   logger?: Logger
   /** Restore from no snapshot newer than this (a consumer must see every later entry). */
   snapshotSeqMax?: number
+  /**
+   * A standby: the newest seq its listeners (projections kept on disk) already hold. What its log
+   * holds past it was written before it stopped and may never have been committed: replayed into
+   * its state, it is held from them until its sequencer says it is (follower.ts). Unset: none held.
+   */
+  listenersSeq?: number
   /** Computes checkpoint roots off the applying thread (node.ts); the simulator leaves it out. */
   roots?: RootSource
   /** Lets the caller attach listeners (projections) before the log is replayed. */
@@ -93,13 +99,15 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   const node = new ReplicaNode({ log: o.log, snapshots: o.snapshots, checkpointInterval: o.checkpointInterval, logger: o.logger,
     roots: o.roots })
   o.beforeRestore?.(node)
-  await node.restore(o.snapshotSeqMax)
-  o.logger?.info({ seq: node.state.seq, firstSeq: o.log.firstSeq, rules: node.state.rules }, 'state restored')
+  const standby = o.role.kind === 'follower' && o.role.standby === true
+  const held = await node.restore(o.snapshotSeqMax, standby ? o.listenersSeq : undefined)
+  const heldEntries = held.reduce((n, g) => n + g.entries.length, 0)
+  o.logger?.info({ seq: node.state.seq, firstSeq: o.log.firstSeq, rules: node.state.rules, heldEntries: heldEntries || undefined }, 'state restored')
   const election = o.election
   if (o.role.kind === 'follower') {
     const leader = election && (() => election.leadership.leader())
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
-      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby, leader })
+      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby, leader, held })
     const promoted: (() => void)[] = []
     let parts: SequencerParts | undefined
     const failover = election?.promoted && o.role.standby ? new Failover({

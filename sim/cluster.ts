@@ -205,6 +205,8 @@ class SimNode {
           promoted: { host: this.name, port: PORT, tickIntervalMs: TICK_MS, syncReplicas: 1 } },
         snapshots,
         checkpointInterval: w.o.checkpointInterval,
+        // Its listeners (the checks) start empty: a standby holds its whole replay until it is committed.
+        listenersSeq: 0,
         beforeRestore: (node) => { watching = w.checks.watch(this.name, node) },
         onFatal: (err) => this.fatal(err, inc),
         // The run's own, drawn from its seed without touching the fault stream: a seed's run repeats.

@@ -2,13 +2,14 @@
 // acknowledges a command only once that many standbys hold it durably, streams to its other
 // followers only what the standbys hold, bounds what waits when none is there, and says a
 // command's outcome is unknown when it stops before a standby held it; restarted on a log whose
-// tail no standby holds, it serves nothing of that tail until one does.
+// tail no standby holds, it serves nothing of that tail until one does. A standby's listeners hear
+// of entries only once they are committed, live or replayed at a restart.
 
 import t from 'tap'
-import { hex } from '../../replica/entry.js'
+import { hex, makeEntry } from '../../replica/entry.js'
 import { Follower } from '../../replica/follower.js'
 import { ReplicaNode } from '../../replica/node.js'
-import { encodeMessage, REPLICATION_PATH } from '../../replica/replication.js'
+import { encodeMessage, ReplicationRefusedError, REPLICATION_PATH } from '../../replica/replication.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { createReplica } from '../../replica/replica.js'
 import { freePort } from '../../replica/free-port.js'
@@ -265,4 +266,74 @@ t.test('a standby whose sequencer says nothing of commits (an older build) tells
   await L.genesis()
   await until(() => heard.length === L.log.lastSeq)
   t.equal(S1.f.heldEntries, 0, 'nothing held')
+})
+
+/**
+ * Restarts standby `S` on its own log: its listeners (recorded in the returned `heard`) already
+ * had every entry up to `listenersSeq`, as projections kept on disk would.
+ */
+async function restartStandby(t: Teardown, S: Awaited<ReturnType<typeof follower>>, url: string, listenersSeq: number) {
+  S.f.stop()
+  await S.f.idle()
+  const heard: number[] = []
+  const errors: Error[] = []
+  const replica = await createReplica({ log: S.log, network: wsNetwork, clock: systemClock, checkpointInterval: 10,
+    role: { kind: 'follower', url, reconnectMs: 20, standby: true }, listenersSeq, onFatal: (e) => errors.push(e),
+    beforeRestore: (node) => node.onCommitted((c) => { for (const e of c.entries) heard.push(e.seq) }) })
+  t.teardown(() => replica.stop())
+  return { replica, heard, errors }
+}
+
+t.test('restarted, a standby holds what it replays past its listeners until the sequencer says it is committed', async (t) => {
+  const L = await leader(t, { syncReplicas: 2 })
+  const S1 = await follower(t, L.url, true)
+  const S2 = await follower(t, L.url, true)
+  const S3 = await follower(t, L.url, true)
+  await L.genesis()
+  await until(() => S1.log.lastSeq === L.log.lastSeq)
+  const genesisEnd = L.log.lastSeq
+  S3.log.hold()
+  const { w, seq } = await submitWhileHeld(L, S2.log, (seq) => S1.log.lastSeq === seq)
+
+  // S1 stops holding that entry, uncommitted; its listeners had everything before it.
+  const R = await restartStandby(t, S1, L.url, genesisEnd)
+  t.equal(R.replica.node.state.seq, seq, 'the restarted standby applied its whole log')
+  t.same(R.heard, Array.from({ length: genesisEnd }, (_, i) => i + 1), 'its listeners heard the replay up to what they had')
+  t.equal(R.replica.follower!.heldEntries, 1, 'the entry past it is held')
+  await settle()
+  t.equal(R.heard.at(-1), genesisEnd, 'and stays held while it is not committed')
+
+  // S2 and S3 commit it. S1, caught up, gets no batch: the sequencer's hash of its last entry vouches for its log.
+  S2.log.release()
+  S3.log.release()
+  await w.done
+  t.equal(w.ack?.seq, seq)
+  await until(() => R.heard.at(-1) === seq)
+  t.equal(L.log.lastSeq, seq, 'told with no entry written after it')
+  t.equal(R.replica.follower!.heldEntries, 0)
+  t.same([...R.errors, ...S2.errors, ...S3.errors], [])
+})
+
+t.test('a tail a restarted standby holds that the sequencer does not is never told, whatever its commit point', async (t) => {
+  const L = await leader(t, { syncReplicas: 1 })
+  const S1 = await follower(t, L.url, true)
+  const S2 = await follower(t, L.url, true)
+  await L.genesis()
+  await until(() => S1.log.lastSeq === L.log.lastSeq)
+  const genesisEnd = L.log.lastSeq
+  S1.f.stop()
+  await S1.f.idle()
+
+  // S1's log gains an entry the sequencer never wrote (as a former leader's would), while the
+  // sequencer commits two of its own there and past it.
+  await S1.log.append([makeEntry(genesisEnd + 1, Date.now(), deposit(99), S1.log.lastHash)])
+  await L.submit([deposit(1), deposit(2)])
+  t.equal(L.server.committedSeq, genesisEnd + 2)
+
+  const R = await restartStandby(t, S1, L.url, genesisEnd)
+  t.equal(R.replica.follower!.heldEntries, 1, 'its own entry is held at the restart')
+  await until(() => R.errors.length > 0)
+  t.ok(R.errors[0] instanceof ReplicationRefusedError && R.errors[0].divergent, `it stops: ${R.errors[0]?.message}`)
+  t.equal(R.heard.at(-1), genesisEnd, 'its listeners never heard of the entry, though the commit point passed its seq')
+  t.same(S2.errors, [])
 })
