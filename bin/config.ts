@@ -91,7 +91,10 @@ export interface Config {
   confirmations: number
   anchorIntervalMs: number
   chainPollMs: number
-  /** `start`'s oracle: a seeded random walk per pair, a CSV replay, or none (bin/price-feed.ts). */
+  /**
+   * The embedded oracle (bin/price-feed.ts): a seeded random walk per pair, a CSV replay, or none.
+   * `start` runs it by default; a sequencer, and a standby once it leads, when `--price-feed` asks.
+   */
   priceFeed: PriceFeedOptions
   /** `start`'s market-making bot (bot/market-maker.ts): on by default, `--bot off` or `--no-bot` turns it off. */
   bot: { enabled: boolean; intervalMs: number }
@@ -153,7 +156,7 @@ const OPTIONS = {
   'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
   'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
   'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
-  'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: 'random' },
+  'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: '' },
   'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
   'price-feed-band': { type: 'string', env: 'EXCHANGE_PRICE_FEED_BAND', default: '0.2' },
@@ -168,14 +171,16 @@ commands:
   start                  sequencer + replica + projections in one process (data under --data), with
                          the embedded chain, price feed and a market-making bot (--no-bot: without)
   sequencer              the sequencer alone, serving replication on --replication-port
-                         (--sync-replicas N: acknowledge a command only once N standbys hold it)
+                         (--sync-replicas N: acknowledge a command only once N standbys hold it;
+                         --price-feed random|csv:FILE: run the embedded oracle, as start does)
   replica --follow URL   a follower replicating from a sequencer, serving the REST API on --port
                          (wss://… when the sequencer runs with --link-tls-cert; --link-tls-ca to trust it;
                          --standby: a synchronous standby, counted by the sequencer's --sync-replicas)
   --etcd URL[,URL…]      automatic fail-over (sequencer and replicas): the sequencer leads while it holds a
                          lease in etcd; replicas find it there (no --follow needed); a --standby with the
                          longest log takes over when the lease lapses (--cluster NAME, --node-id ID,
-                         --lease-ms N, default 3000; --sync-replicas N on the sequencer and standbys)
+                         --lease-ms N, default 3000; --sync-replicas N on the sequencer and standbys;
+                         --price-feed on the sequencer and standbys: the oracle runs wherever the lead is)
   cluster status --etcd URL
                          who leads (epoch, URL), the standbys and which are up, and while no one leads,
                          the votes and whom the election waits for (JSON; --cluster NAME)
@@ -308,7 +313,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       wsConnections5m: intOption('ws-connection-limit', get('ws-connection-limit'), 1, 1_000_000_000),
     },
     priceFeed: {
-      source: get('price-feed'),
+      // `start` runs one unless told not to; a sequencer or standby only when asked.
+      source: get('price-feed') || (command === 'start' ? 'random' : 'off'),
       seed: intOption('price-feed-seed', get('price-feed-seed'), 0, 2 ** 32 - 1),
       step: fractionOption('price-feed-step', get('price-feed-step')),
       band: fractionOption('price-feed-band', get('price-feed-band')),
@@ -322,6 +328,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('network') !== 'mainnet' && get('network') !== 'testnet') throw new Error('--network must be mainnet or testnet')
   if (config.masterSecretHex && !/^([0-9a-fA-F]{2}){16,64}$/.test(config.masterSecretHex)) throw new Error('--master-secret must be 16 to 64 bytes of hex')
   checkElection(config)
+  if (config.command === 'replica' && config.priceFeed.source !== 'off' && !(config.standby && config.election.etcd.length > 0)) {
+    throw new Error('--price-feed on a replica is for a --standby with --etcd: its feed runs once that node leads')
+  }
   if (!config.linkTls.certFile !== !config.linkTls.keyFile) throw new Error('--link-tls-cert and --link-tls-key go together')
   if (get('bot') !== 'on' && get('bot') !== 'off') throw new Error('--bot must be on or off')
   if (get('ws-fan-out') !== 'process' && get('ws-fan-out') !== 'inline') throw new Error('--ws-fan-out must be process or inline')

@@ -1,7 +1,8 @@
 // `exchange replica --follow <url>`: a follower node with /metrics and its own REST gateway,
 // which reads the follower's state and sends commands to the sequencer's ingress. With --etcd
 // it finds the sequencer there, and a --standby elected to lead becomes the sequencer in place:
-// its gateway then submits to its own sequencer, and it runs the chain services (with --rpc).
+// its gateway then submits to its own sequencer, and it runs the chain services (with --rpc) and
+// the embedded oracle (with --price-feed), which registers this node's key for every pair.
 
 import type { Command } from '../core/commands.js'
 import { IngressLink, sequencerBaseOf } from '../replica/ingress-link.js'
@@ -11,6 +12,7 @@ import type { ChainServices } from '../chain/services.js'
 import { chainEnabled, startChain } from './chain.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
+import { startPriceFeed, type PriceFeed } from './price-feed.js'
 import { runNode } from './runtime.js'
 import { serveGateway } from './serve-gateway.js'
 
@@ -34,6 +36,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
   let chain: Promise<ChainServices> | undefined
+  let feed: Promise<PriceFeed | undefined> | undefined
   replica.onPromoted(() => {
     const sequencer = replica.sequencer!
     submit = (c) => sequencer.submit(c)
@@ -41,11 +44,16 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     logger.info({ epoch: replica.node.state.epoch, url: replica.url, api }, 'this standby now leads: sequencer running')
     if (chainEnabled(config)) chain = startChain(config, running, (c) => sequencer.submit(c), logger)
     chain?.catch(onFatal)
+    // The oracle follows the lead; a feed that cannot start leaves the node leading without it.
+    feed = startPriceFeed({ options: config.priceFeed, dataDir: config.dataDir, state: () => replica.node.state,
+      submit: (c) => sequencer.submit(c), now: () => Date.now(), logger })
+      .catch((err: Error) => { logger.error({ err: err.message }, 'price feed not started'); return undefined })
   })
   logger.info({ follow: config.follow || undefined, etcd: config.election.etcd.length > 0 ? config.election.etcd : undefined,
     standby: config.standby, api }, 'follower running')
   return {
     async stop() {
+      await (await feed)?.stop()
       await (await chain?.catch(() => undefined))?.stop()
       await gateway.close()
       ingress.close()

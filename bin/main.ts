@@ -80,6 +80,7 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'replica': {
+      if (config.priceFeed.source.startsWith('csv:')) await loadPriceCsv(config.priceFeed.source.slice(4))
       // Of an elected leader: restarted in place when its log parts from the leader's, which rewinds it.
       const running = config.election.etcd.length > 0
         ? await runRejoining((onFault) => runFollower(config, logger, onFault), systemClock, logger, fatal)

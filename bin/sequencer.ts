@@ -39,9 +39,10 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     logger.info({ file, address: demo.address, apiKey: demo.apiKey, secretKey: demo.secretKey }, 'demo account funded')
     process.stdout.write(`\ndemo account (saved in ${file}):\n  API key    ${demo.apiKey}\n  secret key ${demo.secretKey}\n  address    ${demo.address}\n  REST       ${api}\n\n`)
   }
-  // `start` publishes index prices itself; a bare sequencer leaves that to an external oracle.
-  const feed = config.command === 'start' ? await startPriceFeed({ options: config.priceFeed, dataDir: config.dataDir,
-    state: () => node.state, submit: (c) => sequencer!.submit(c), now: () => Date.now(), logger }) : undefined
+  // `start` publishes index prices itself (unless --price-feed off); a bare sequencer only when
+  // --price-feed asks, and otherwise leaves that to an external oracle.
+  const feed = await startPriceFeed({ options: config.priceFeed, dataDir: config.dataDir,
+    state: () => node.state, submit: (c) => sequencer!.submit(c), now: () => Date.now(), logger })
   // And a market maker quoting around that index, so the books, trades and charts are alive.
   const bot = config.command === 'start' && config.bot.enabled ? await startBot({ api, dataDir: config.dataDir,
     intervalMs: config.bot.intervalMs, chainId: config.chainId, masterSecret: secret, state: () => node.state,

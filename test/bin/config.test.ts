@@ -1,5 +1,5 @@
-// The standby options as an operator types them: `--standby` alone on a replica, a count of
-// standbys on a sequencer, and each refused in words where it means nothing.
+// The standby, election and price-feed options as an operator types them: `--standby` alone on
+// a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
 import { loadConfig } from '../../bin/config.js'
@@ -37,4 +37,18 @@ t.test('--etcd and the election flags', async (t) => {
   t.throws(() => loadConfig(['cluster', 'status'], {}), /cluster needs --etcd/)
   t.throws(() => loadConfig(['cluster', 'drop', ...etcd], {}), /cluster takes status, or forget <node>/)
   t.throws(() => loadConfig(['cluster', 'forget', ...etcd], {}), /cluster forget needs the node to forget/)
+})
+
+t.test('--price-feed: start runs one by default; a sequencer and a standby with --etcd when asked', async (t) => {
+  const etcd = ['--etcd', 'http://127.0.0.1:2379', '--sync-replicas', '1']
+  t.equal(loadConfig(['start'], {}).priceFeed.source, 'random', 'the embedded default has prices')
+  t.equal(loadConfig(['start', '--price-feed', 'off'], {}).priceFeed.source, 'off')
+  t.equal(loadConfig(['sequencer'], {}).priceFeed.source, 'off', 'a bare sequencer leaves prices to an external oracle')
+  t.equal(loadConfig(['sequencer', '--price-feed', 'csv:prices.csv'], {}).priceFeed.source, 'csv:prices.csv')
+  t.equal(loadConfig(['replica', ...etcd, '--standby'], { EXCHANGE_PRICE_FEED: 'random' }).priceFeed.source, 'random', 'a standby runs it once it leads')
+  t.equal(loadConfig(['replica', '--follow', 'ws://x'], {}).priceFeed.source, 'off')
+  t.throws(() => loadConfig(['replica', '--follow', 'ws://x', '--price-feed', 'random'], {}), /--price-feed on a replica is for a --standby with --etcd/)
+  t.throws(() => loadConfig(['replica', '--follow', 'ws://x', '--standby', '--price-feed', 'random'], {}), /--price-feed on a replica is for a --standby with --etcd/,
+    'without --etcd a standby never leads by itself')
+  t.throws(() => loadConfig(['sequencer', '--price-feed', 'walk'], {}), /--price-feed must be random, off or csv:<file>/)
 })

@@ -6,12 +6,14 @@
 // new leader's log at the seq it was acknowledged with, and the other nodes' logs are prefixes
 // of it. The old sequencer, started again on its data, is refused: another node leads; started as
 // a standby on the same data, it cuts off whatever its log held past the new leader's and follows.
+// The price feed runs wherever the lead is: the sequencer's at first, then the promoted standby's.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { Wallet } from 'ethers'
 import { EtcdKv } from '../../bin/etcd.js'
 import type { Command } from '../../core/commands.js'
 import { hex } from '../../replica/entry.js'
@@ -57,8 +59,13 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
     procs.push(p)
     return p
   }
-  const standby = (n: 'S1' | 'S2'): Proc => start(['replica', '--standby'], n, ['--sync-replicas', '1'])
-  const A = start(['start'], 'A', ['--sync-replicas', '1', '--chain', 'off', '--price-feed', 'off'])
+  // Each feed replays its own prices, so the index says whose feed runs.
+  const feeds = { A: path.join(dirs.A, 'prices-a.csv'), S: path.join(dirs.A, 'prices-s.csv') }
+  await writeFile(feeds.A, 'BTCUSDT,41000.5\nETHUSDT,2500.25\n')
+  await writeFile(feeds.S, 'BTCUSDT,42000.25\nETHUSDT,2600.5\n')
+  const feed = (file: string): string[] => ['--price-feed', `csv:${file}`, '--price-feed-ms', '200']
+  const standby = (n: 'S1' | 'S2'): Proc => start(['replica', '--standby'], n, ['--sync-replicas', '1', ...feed(feeds.S)])
+  const A = start(['start'], 'A', ['--sync-replicas', '1', '--chain', 'off', ...feed(feeds.A)])
   const standbys = { S1: standby('S1'), S2: standby('S2') }
   const F = start(['replica'], 'F')
   await A.waitFor((l) => l.msg === 'demo account funded', 60_000)
@@ -74,7 +81,16 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   }
   const place = (price: string) => call('POST', '/fapi/v1/order',
     { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.01', price })
-  const before = await place('20000')
+  /** Waits until the follower's gateway shows `price` as BTC's index; false after 20 s. */
+  const indexReaches = async (price: string): Promise<boolean> => {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(100)) {
+      const r = await fetch(`http://127.0.0.1:${ports.F.api}/fapi/v1/premiumIndex?symbol=BTCUSDTPERP`).catch(() => undefined)
+      if (r?.status === 200 && ((await r.json()) as { indexPrice: string }).indexPrice === price) return true
+    }
+    return false
+  }
+  t.ok(await indexReaches('41000.50000000'), 'the sequencer\'s price feed sets the index')
+  const before = await place('40000')
   t.equal(before.status, 200, `an order through the follower before the fail-over: ${JSON.stringify(before.body)}`)
 
   // Commands in flight until the sequencer dies, 64 at a time.
@@ -118,15 +134,22 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   t.ok(standbys[other].lines.some((l) => l.msg === 'fail-over: following the new leader'), `${other} follows it`)
 
   // The follower's gateway takes orders again (its first tries may find no leader yet: a client retries).
-  let after = await place('20001')
+  let after = await place('40001')
   for (let i = 0; i < 50 && after.status !== 200; i++) {
     await sleep(200)
-    after = await place('20001')
+    after = await place('40001')
   }
   t.equal(after.status, 200, `an order through the follower after the fail-over: ${JSON.stringify(after.body)}`)
   t.ok(after.body.orderId > before.body.orderId, 'with a later order id')
   const kept = await call('GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: String(before.body.orderId) })
   t.equal(kept.body.status, 'NEW', 'the order placed before the fail-over is still open')
+
+  // The new leader's feed took over the index, under its own key, registered as the oracle.
+  t.ok(await indexReaches('42000.25000000'), 'the promoted standby\'s price feed sets the index')
+  const feedLine = standbys[leaderName].lines.find((l) => l.msg === 'price feed running')
+  const key = new Wallet((await readFile(path.join(dirs[leaderName], 'oracle-key'), 'utf8')).trim())
+  t.equal(feedLine?.oracle, key.address, 'its feed signs with the key in its data directory')
+  t.notOk(standbys[other].lines.some((l) => l.msg === 'price feed running'), 'the standby that did not lead runs no feed')
 
   // More commands on the new leader, found through etcd; the follower reaches them.
   const url = (await readLeader(kv, '/exchange/'))!.url
@@ -242,19 +265,20 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   t.ok(more.every((m) => m.result.ok), 'and acknowledges commands, its standby holding them')
 
   // Everyone is killed once more, and A comes back first, as a standby on its own data. No one
-  // leads, so it replays its whole log, tail and all (its projections take it), and votes. Once
-  // S1 and S2 are back, one of them is elected (its term is newer than A's), and A, following
-  // it, finds that its log parts from the leader's: it restarts in place, cuts the tail off
-  // into a file, builds its projections again and follows.
+  // leads, so it replays its whole log into its state and votes; its projections take only what
+  // they held, as the rest may never have been committed: the tail is held from them. Once S1
+  // and S2 are back, one of them is elected (its term is newer than A's), and A, following it,
+  // finds that its log parts from the leader's: it restarts in place, cuts the tail off into a
+  // file and follows, with its projections as they were.
   await Promise.all(procs.splice(0).map((p) => p.kill('SIGKILL')))
   const rejoined = start(['replica', '--standby'], a)
+  const restored = await rejoined.waitFor((l) => l.msg === 'state restored', 60_000)
+  t.ok((restored.heldEntries as number) >= 30, `it holds ${String(restored.heldEntries)} replayed entries back from its projections, the tail among them`)
   await rejoined.waitFor((l) => l.msg === 'fail-over: no leader; voted', 60_000)
   const third = [start(['replica', '--standby'], s1), start(['replica', '--standby'], s2)]
   await rejoined.waitFor((l) => l.msg === 'this log parted from the leader\'s: restarting to rewind it', 60_000)
   const rewound = await rejoined.waitFor((l) => l.msg === REWOUND, 60_000)
   t.ok((rewound.dropped as number) >= 30, `the old sequencer cut off ${String(rewound.dropped)} entries past seq ${String(rewound.fork)}`)
-  const rebuilt = await rejoined.waitFor((l) => l.msg === 'the projections took entries the log no longer holds: building them again from the log', 30_000)
-  t.ok((rebuilt.projectionsSeq as number) > (rewound.fork as number), `and builds its projections again, which had taken them (to seq ${String(rebuilt.projectionsSeq)})`)
   const kept = (await collect((await readLogFile(path.join(a.dir, 'diverged', `${String(rewound.from)}-${String(rewound.to)}.log`))).batches)).entries
   t.same(kept.filter((e) => e.command.type === 'Deposit' && e.command.ref.startsWith('tail-')).map((e) => hex(e.hash)), tailOfA.map((e) => hex(e.hash)),
     'the file keeps them, the 30 unacknowledged commands among them')
@@ -262,6 +286,8 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   const elected = [s1, s2].find((n) => n.name === now.node)!
   t.ok(third.some((p) => p.lines.some(promoted)) && elected !== undefined, `${now.node} leads again, not A`)
   t.ok(await reachedAll([a.metrics], await seqOf(elected.metrics), 30_000), 'A catches up with it')
+  t.notOk(rejoined.lines.some((l) => l.msg === 'the projections took entries the log no longer holds: building them again from the log'),
+    'its projections never took the tail: nothing to build again')
   const again = await IngressClient.connect(internalLink(SECRET), now.url)
   const later = await Promise.all(Array.from({ length: 20 }, (_, i) => again.submit(depositNamed(`rejoined-${i}`))))
   again.close()

@@ -33,7 +33,10 @@ t.test('a follower skipping the hash check on replicated batches diverges', asyn
 t.test('acknowledging before the standby holds a command loses acknowledged commands in a fail-over', async (t) => {
   const r = await firstFailure('ackBeforeReplicated', { standby: true })
   t.ok(r, `caught within ${BUDGET} seeds`)
-  t.match(r!.failures.join('\n'), /acknowledged seq \d+ \(client c\d\) (holds another command|is missing)/)
+  // Found at the end in the final log, or as it runs: the promoted standby gives out again the
+  // seqs it lacked, so a client is acknowledged a seq below one it was before (the failures
+  // kept may all be of that kind).
+  t.match(r!.failures.join('\n'), /acknowledged seq \d+ \(client c\d\) (holds another command|is missing)|client c\d was acknowledged seq \d+ after seq \d+/)
   t.match(r!.replay, /^npm run sim -- --seed \d+ --standby --bug ackBeforeReplicated$/)
   t.equal(TEST_FAULTS.ackBeforeReplicated, false, 'the switch is off again')
 })
