@@ -1,8 +1,9 @@
 // Futures account and market information bots read on start or poll: the order-count limits
 // (rateLimit/order), the trading-quantitative-rules status (apiTradingStatus: no indicator
 // ever trips here), the ADL queue estimate (core/liquidation/adl.ts) and forced orders (the
-// forceOrders projection), the multi-assets switch (always off), and a symbol's index
-// constituents (the oracle feeding the index price).
+// forceOrders projection), the multi-assets switch and the BNB fee discount (both always off:
+// margin and fees are in the quote asset alone), and a symbol's index constituents (the oracle
+// feeding the index price).
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { PerpMarket } from '../../core/state.js'
@@ -63,6 +64,15 @@ const docs = {
   setMultiAssetsMargin: route({
     family: 'trade', summary: 'Change multi-assets mode: it is always off (false: -4171, true: -1020)',
     security: 'TRADE', weight: 1, params: ['multiAssetsMargin'], required: ['multiAssetsMargin'],
+    response: object({ code: int, msg: str }),
+  }),
+  feeBurn: route({
+    family: 'account', summary: 'BNB fee discount (always false: fees are paid in the quote asset; there is no BNB here)',
+    security: 'USER_DATA', weight: 30, response: object({ feeBurn: { type: 'boolean' } }),
+  }),
+  setFeeBurn: route({
+    family: 'trade', summary: 'Change the BNB fee discount: it is always off ("false" succeeds and changes nothing; "true": -1020)',
+    security: 'TRADE', weight: 1, params: ['feeBurn'], required: ['feeBurn'],
     response: object({ code: int, msg: str }),
   }),
   constituents: route({
@@ -149,6 +159,21 @@ export const futuresInfoRoutes: FastifyPluginAsync<Options> = async (app, { ctx,
     if (v === 'false') throw multiAssetsUnchanged()
     if (v === 'true') throw new ApiError(400, -1020, 'This operation is not supported.')
     throw invalidParam('multiAssetsMargin')
+  })
+
+  app.get('/fapi/v1/feeBurn', docs.feeBurn, async (req) => {
+    weights.charge(req.ip, 30)
+    authenticate(ctx, req, 'USER_DATA')
+    return { feeBurn: false }
+  })
+
+  app.post('/fapi/v1/feeBurn', docs.setFeeBurn, async (req) => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, 'TRADE')
+    const v = required(a.params, 'feeBurn')
+    if (v === 'false') return { code: 200, msg: 'success' }
+    if (v === 'true') throw new ApiError(400, -1020, 'This operation is not supported.')
+    throw invalidParam('feeBurn')
   })
 
   app.get('/fapi/v1/constituents', docs.constituents, async (req) => {

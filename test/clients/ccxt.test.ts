@@ -46,6 +46,10 @@ t.test('ccxt binanceusdm: a full scenario against the gateway', { timeout: 120_0
   t.match(await taker.fetchMarginMode(S), { symbol: S, marginMode: 'cross' })
   t.match(await taker.fetchPositionMode(S), { hedged: false })
   t.match(await taker.fetchStatus(), { status: 'ok' })
+  // The BNB fee discount, through ccxt's implicit API: off, and it stays off (no BNB here).
+  t.same(await maker.fapiPrivateGetFeeBurn(), { feeBurn: false })
+  t.same(await maker.fapiPrivatePostFeeBurn({ feeBurn: 'false' }), { code: 200, msg: 'success' })
+  await t.rejects(maker.fapiPrivatePostFeeBurn({ feeBurn: 'true' }), ccxt.BadRequest)
 
   // Resting sells: a GTC limit and a post-only one.
   const a = await maker.createOrder(S, 'limit', 'sell', 0.01, 60000)

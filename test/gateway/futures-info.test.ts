@@ -7,7 +7,7 @@ import { gatewayRig, signedInject, type GatewayRig, type Keys, fundedTrader } fr
 
 const trader = async (rig: GatewayRig): Promise<Keys> => (await fundedTrader(rig, 100_000)).keys
 
-t.test('limits, status, ADL, forced orders, multi-assets, constituents', async (t) => {
+t.test('limits, status, ADL, forced orders, multi-assets, fee burn, constituents', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const alice = await trader(rig)
@@ -41,6 +41,18 @@ t.test('limits, status, ADL, forced orders, multi-assets, constituents', async (
   t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/multiAssetsMargin', { multiAssetsMargin: 'yes' })).json(),
     { code: -1130, msg: "Data sent for parameter 'multiAssetsMargin' is not valid." })
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/multiAssetsMargin')).json(), { multiAssetsMargin: false })
+
+  // No BNB here: the fee discount is off, and stays off.
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/feeBurn')).json(), { feeBurn: false })
+  t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/feeBurn', { feeBurn: 'false' })).json(), { code: 200, msg: 'success' })
+  const burn = await signedInject(rig, bob, 'POST', '/fapi/v1/feeBurn', { feeBurn: 'true' })
+  t.equal(burn.statusCode, 400)
+  t.same(burn.json(), { code: -1020, msg: 'This operation is not supported.' })
+  t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/feeBurn', { feeBurn: 'on' })).json(),
+    { code: -1130, msg: "Data sent for parameter 'feeBurn' is not valid." })
+  t.same((await signedInject(rig, bob, 'POST', '/fapi/v1/feeBurn')).json(),
+    { code: -1102, msg: "Mandatory parameter 'feeBurn' was not sent, was empty/null, or malformed." })
+  t.equal((await rig.app.inject({ method: 'GET', url: '/fapi/v1/feeBurn' })).statusCode, 401, 'signed only')
 
   // No oracle price yet: no constituent.
   const c = await rig.app.inject({ method: 'GET', url: '/fapi/v1/constituents?symbol=BTCUSDTPERP' })

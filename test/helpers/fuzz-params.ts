@@ -6,7 +6,7 @@ import fc from 'fast-check'
 export const PARAM_NAMES = ['symbol', 'side', 'type', 'timeInForce', 'quantity', 'price', 'orderId', 'origClientOrderId', 'newClientOrderId',
   'limit', 'interval', 'startTime', 'endTime', 'fromId', 'leverage', 'reduceOnly', 'positionSide', 'amount', 'coin',
   'dualSidePosition', 'cancelRestrictions', 'goodTillDate', 'newOrderRespType', 'selfTradePreventionMode', 'incomeType',
-  'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'network',
+  'batchOrders', 'orderIdList', 'origClientOrderIdList', 'listenKey', 'asset', 'marginType', 'multiAssetsMargin', 'feeBurn', 'network',
   'address', 'recvWindow', 'pair', 'contractType', 'period', 'publicKey', 'permissions', 'quoteOrderQty', 'stopPrice',
   'cancelReplaceMode', 'cancelOrderId', 'cancelOrigClientOrderId', 'computeCommissionRates', 'symbols', 'subscriptionId',
   'newQty', 'fromExecutionId', 'downloadId', 'link', 'cancelNewClientOrderId', 'omitZeroBalances', 'trailingDelta', 'quoteAsset',
