@@ -187,6 +187,9 @@ commands:
   cluster forget NODE --etcd URL
                          an election no longer waits for standby NODE, lost for good (refused while it
                          is up or leads): what only it held is given up
+  cluster raise-epoch N --etcd URL
+                         after etcd's data were lost: write until its revision passes N, the log's newest
+                         term (the epoch an elected sequencer names as it stops), so leaders' epochs rise again
   replay <dataDir>       re-apply a log from genesis and print the root at each checkpoint
   account --fund N       a new funded account with a session on the running exchange (JSON);
                          --key-type ed25519 or rsa also registers a key pair (apiPrivateKeyPem)
@@ -363,8 +366,9 @@ function checkElection(config: Config): void {
   if (config.command === 'cluster') {
     if (etcd.length === 0) throw new Error('cluster needs --etcd <URL> (the cluster\'s etcd)')
     const [action, node] = config.args
-    if (action !== 'status' && action !== 'forget') throw new Error('cluster takes status, or forget <node>')
+    if (action !== 'status' && action !== 'forget' && action !== 'raise-epoch') throw new Error('cluster takes status, forget <node>, or raise-epoch <term>')
     if (action === 'forget' && !node) throw new Error('cluster forget needs the node to forget (its --node-id)')
+    if (action === 'raise-epoch' && !/^\d{1,16}$/.test(node ?? '')) throw new Error('cluster raise-epoch needs the log\'s newest term (the epoch the stopped sequencer named)')
   }
   if (etcd.length === 0) return
   for (const url of etcd) if (!/^https?:\/\/[^/\s]+$/.test(url)) throw new Error(`--etcd wants client URLs like http://127.0.0.1:2379, comma-separated; got ${url}`)

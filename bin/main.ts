@@ -4,12 +4,12 @@ import pino from 'pino'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { runFollower } from './follower.js'
 import { runRejoining } from './rejoin.js'
-import { clusterStatus, forgetStandby } from './cluster.js'
+import { clusterStatus, forgetStandby, raiseEpoch } from './cluster.js'
 import { EtcdKv } from './etcd.js'
 import { systemClock } from '../replica/clock.js'
 import { IngressClient } from '../replica/ingress.js'
 import { DatabaseInUseError } from '../replica/level-open.js'
-import { NotLeaderError } from '../replica/leadership.js'
+import { EpochBehindError, NotLeaderError } from '../replica/leadership.js'
 import { OperatorError } from './operator-error.js'
 import { loadPriceCsv } from './price-feed.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
@@ -91,7 +91,9 @@ async function main(argv: string[]): Promise<void> {
     case 'cluster': {
       const kv = new EtcdKv(config.election.etcd)
       const [action, node] = config.args
-      const status = action === 'forget' ? await forgetStandby(kv, config.election.cluster, node!) : await clusterStatus(kv, config.election.cluster)
+      const status = action === 'forget' ? await forgetStandby(kv, config.election.cluster, node!)
+        : action === 'raise-epoch' ? await raiseEpoch(kv, config.election.cluster, Number(node))
+          : await clusterStatus(kv, config.election.cluster)
       process.stdout.write(JSON.stringify(status, null, 2) + '\n')
       return
     }
@@ -178,7 +180,7 @@ function onSignal(stop: () => Promise<void>): void {
 
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
-  if (err instanceof DatabaseInUseError || err instanceof OperatorError) return err.message
+  if (err instanceof DatabaseInUseError || err instanceof OperatorError || err instanceof EpochBehindError) return err.message
   if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …); if it led before, what its log holds beyond the leader's is cut off then`
   if (err.code === 'EADDRINUSE') {
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`

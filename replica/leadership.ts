@@ -76,6 +76,18 @@ export class LeaseLostError extends Error {
   override name = 'LeaseLostError'
 }
 
+/**
+ * etcd gave this node an epoch not above a term its log holds: its revisions started again (its
+ * data were lost). An operator raises them (`exchange cluster raise-epoch`) and starts it again.
+ */
+export class EpochBehindError extends Error {
+  override name = 'EpochBehindError'
+  constructor(readonly held: number, readonly epoch: number) {
+    super(`the log holds a later term (epoch ${held}) than etcd gave this leader (${epoch}): were etcd's data replaced? Its revisions must keep rising: ` +
+      `\`exchange cluster raise-epoch ${held} --etcd …\` raises them past it, then start this node again`)
+  }
+}
+
 export interface LeadershipOptions {
   kv: LeaseKv
   clock: Clock
@@ -161,9 +173,11 @@ export class Leadership {
   /**
    * Leads, as claim() does, or throws NotLeaderError. A record of this node under an older lease
    * (a run before a restart) is waited out: leading under a lease that is about to lapse would
-   * leave the standbys electing another leader beside it.
+   * leave the standbys electing another leader beside it. An epoch not above `heldEpoch` (the
+   * newest term this node's log holds) could open no term: the claim is given up with the lease,
+   * before any term is written, and EpochBehindError thrown.
    */
-  async lead(url: string): Promise<number> {
+  async lead(url: string, heldEpoch = 0): Promise<number> {
     for (;;) {
       if (this.lapsed) throw new LeaseLostError('this node\'s lease lapsed before it claimed the lead')
       const r = await this.claim(url)
@@ -174,6 +188,10 @@ export class Leadership {
         // standby elected just as its lease lapsed led on after etcd had deleted its key).
         await this.o.kv.revoke(this.leaseId()).catch(() => undefined)
         throw new LeaseLostError('this node\'s lease lapsed as it claimed the lead: claim given up')
+      }
+      if (r.won && r.epoch <= heldEpoch) {
+        await this.stop()
+        throw new EpochBehindError(heldEpoch, r.epoch)
       }
       if (r.won) {
         this.leading = true

@@ -11,7 +11,7 @@ import type { Clock } from './clock.js'
 import { Failover } from './failover.js'
 import { Follower } from './follower.js'
 import { INGRESS_PATH, serveIngress } from './ingress.js'
-import type { Leadership } from './leadership.js'
+import { EpochBehindError, type Leadership } from './leadership.js'
 import type { LogStore } from './log-store.js'
 import type { Connection, Listener, Network } from './network.js'
 import { type Checkpoint, ReplicaNode, type Logger, type SnapshotStoreLike } from './node.js'
@@ -161,9 +161,8 @@ async function openTerm(sequencer: Sequencer, replica: ReplicaNode, epoch: numbe
   const held = replica.state.epoch
   const ack = await sequencer.submit({ type: 'Lead', epoch, node: leadership.node })
   if (ack.result.ok) return leadership.termOpen()
-  throw new Error(held >= epoch
-    ? `the log holds a later term (epoch ${held}) than etcd gave this leader (${epoch}): were etcd's data replaced? Its revisions must keep rising`
-    : `term of epoch ${epoch} not opened at seq ${ack.seq}: ${ack.result.code}`)
+  if (held >= epoch) throw new EpochBehindError(held, epoch)
+  throw new Error(`term of epoch ${epoch} not opened at seq ${ack.seq}: ${ack.result.code}`)
 }
 
 interface SequencerParts {
@@ -202,7 +201,7 @@ async function startSequencer(node: ReplicaNode, o: ReplicaOptions, role: Sequen
   let epoch: number | undefined
   if (leadership) {
     try {
-      epoch = await leadership.lead(early!.url)
+      epoch = await leadership.lead(early!.url, node.state.epoch)
     } catch (err) {
       await early!.close()
       throw err

@@ -1,14 +1,15 @@
-// `exchange cluster status` and `exchange cluster forget <node>` against a real etcd: the status
-// names the leader and its epoch, the standbys and which are up, and while no one leads the
+// `exchange cluster status`, `forget <node>` and `raise-epoch <term>` against a real etcd: the
+// status names the leader and its epoch, the standbys and which are up, and while no one leads the
 // round's votes and whom the election waits for; forgetting a standby lost for good lets the
-// election name a winner, and is refused for a node that is up or leads.
+// election name a winner, and is refused for a node that is up or leads; raising the epoch makes
+// the next leader's epoch pass a given term, and is refused while a node leads.
 
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { clusterStatus, forgetStandby } from '../../bin/cluster.js'
+import { clusterStatus, forgetStandby, raiseEpoch, RAISE_EPOCH_MAX } from '../../bin/cluster.js'
 import { EtcdKv } from '../../bin/etcd.js'
 import { systemClock } from '../../replica/clock.js'
-import { Leadership } from '../../replica/leadership.js'
+import { EpochBehindError, Leadership } from '../../replica/leadership.js'
 import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
 import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
 
@@ -70,4 +71,29 @@ t.test('status, and forgetting a standby lost for good', { skip }, async (t) => 
   t.equal(forgot.code, 0, forgot.err)
   const after = JSON.parse(forgot.out) as Awaited<ReturnType<typeof clusterStatus>>
   t.same([after.standbys, after.election?.winner, after.election?.waitingFor], [['S1'], 'S1', []], 'S2 forgotten, the election names S1')
+})
+
+t.test('raise-epoch: the next leader\'s epoch passes the term given', { skip }, async (t) => {
+  const kv = new EtcdKv([etcd.url])
+  const probe = new Leadership({ kv, clock: systemClock, prefix: '/green/', node: 'P', leaseMs: 2000, syncReplicas: 1, onLost: () => {} })
+  await probe.start()
+  const low = await probe.lead('ws://p:1')
+  await probe.stop()
+  const term = low + 500
+  const behind = new Leadership({ kv, clock: systemClock, prefix: '/green/', node: 'B', leaseMs: 2000, syncReplicas: 1, onLost: () => {} })
+  await behind.start()
+  await t.rejects(behind.lead('ws://b:1', term), EpochBehindError, 'a claim whose epoch is not above the log\'s term is given up')
+  t.equal(await behind.leader(), undefined, 'with its lease: no one leads')
+  const raised = await raiseEpoch(kv, 'green', term)
+  t.ok(raised.from > low && raised.revision > term && raised.revision <= term + 3, `raised from ${raised.from} to ${raised.revision}, just past ${term}`)
+  const again = await raiseEpoch(kv, 'green', term)
+  t.equal(again.revision, again.from, 'already past it: nothing written but the reading')
+
+  const a = new Leadership({ kv, clock: systemClock, prefix: '/green/', node: 'A', leaseMs: 2000, syncReplicas: 1, onLost: () => {} })
+  await a.start()
+  t.teardown(() => a.stop())
+  const epoch = await a.lead('ws://a:1')
+  t.ok(epoch > term, `the next leader's epoch ${epoch} is above ${term}`)
+  await t.rejects(raiseEpoch(kv, 'green', epoch + 10), { message: `A leads epoch ${epoch}: nothing to raise while a node leads` })
+  await t.rejects(raiseEpoch(kv, 'green', RAISE_EPOCH_MAX + 1), { message: /raise-epoch takes the log's newest term, an integer in \[1, 10000000\]/ })
 })

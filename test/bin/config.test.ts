@@ -35,7 +35,10 @@ t.test('--etcd and the election flags', async (t) => {
   t.throws(() => loadConfig(['audit', ...etcd], {}), /--etcd is for the sequencer, replicas and cluster/)
   t.same(loadConfig(['cluster', 'forget', 'S2', ...etcd], {}).args, ['forget', 'S2'], 'cluster forget names the node')
   t.throws(() => loadConfig(['cluster', 'status'], {}), /cluster needs --etcd/)
-  t.throws(() => loadConfig(['cluster', 'drop', ...etcd], {}), /cluster takes status, or forget <node>/)
+  t.throws(() => loadConfig(['cluster', 'drop', ...etcd], {}), /cluster takes status, forget <node>, or raise-epoch <term>/)
+  t.same(loadConfig(['cluster', 'raise-epoch', '4512', ...etcd], {}).args, ['raise-epoch', '4512'])
+  t.throws(() => loadConfig(['cluster', 'raise-epoch', ...etcd], {}), /cluster raise-epoch needs the log's newest term/)
+  t.throws(() => loadConfig(['cluster', 'raise-epoch', '12x', ...etcd], {}), /cluster raise-epoch needs the log's newest term/)
   t.throws(() => loadConfig(['cluster', 'forget', ...etcd], {}), /cluster forget needs the node to forget/)
 })
 

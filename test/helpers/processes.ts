@@ -26,6 +26,10 @@ export interface Proc {
   /** Resolves with the first log line matching `pred`. */
   waitFor(pred: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>
   kill(signal?: NodeJS.Signals): Promise<void>
+  /** Resolves once the process has exited (its code then in child.exitCode). */
+  exited: Promise<void>
+  /** What it wrote to stderr so far. */
+  stderr(): string
 }
 
 export function startExchange(args: string[]): Proc {
@@ -52,7 +56,8 @@ export function startExchange(args: string[]): Proc {
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
   return {
-    child, lines,
+    child, lines, exited,
+    stderr: () => stderr,
     waitFor(pred, timeoutMs = 15_000) {
       const found = lines.find(pred)
       if (found) return Promise.resolve(found)

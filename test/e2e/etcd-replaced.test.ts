@@ -1,0 +1,113 @@
+// A cluster whose etcd lost its data: a new etcd starts its revisions again, below the terms the
+// log holds, so the sequencer that claims the lead there gives its claim up and stops, naming the
+// log's newest term and what to run; its standby, finding no term, elects no one. `exchange cluster raise-epoch` writes the new etcd's revision past it, and
+// the sequencer started again leads with a term above every one its log holds, its standby
+// holding what it acknowledges. Real etcd, real processes.
+
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { EtcdKv } from '../../bin/etcd.js'
+import { freePort } from '../../replica/free-port.js'
+import { IngressClient } from '../../replica/ingress.js'
+import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
+import { readLogDir } from '../helpers/log-fixtures.js'
+import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { explained, internalLink, startExchange, type Proc } from '../helpers/processes.js'
+
+const SECRET = '3c'.repeat(32)
+const deposit = (ref: string) => ({ type: 'Deposit' as const, account: '0x' + '7'.repeat(40), sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'SPOT' as const, ref })
+
+/** The CLI's exit code and output. */
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (b: Buffer) => { out += b.toString() })
+    child.stderr.on('data', (b: Buffer) => { err += b.toString() })
+    child.on('exit', (code) => resolve({ code, out, err }))
+  })
+}
+
+/** The `Lead` entries in a node's log: each term it holds, oldest first. */
+async function termsIn(dir: string): Promise<number[]> {
+  return (await readLogDir(dir)).filter((e) => e.command.type === 'Lead').map((e) => (e.command as { epoch: number }).epoch)
+}
+
+t.test('after etcd lost its data, raise-epoch lets the sequencer lead again above its log\'s terms', { timeout: 180_000, skip: etcdSkip() },
+  (t) => explained(t, async (t, procs) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'etcd-replaced-'))
+    const etcds: Etcd[] = []
+    t.teardown(async () => {
+      await Promise.all(etcds.map((e) => e.stop()))
+      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    })
+    const ports = { A: { repl: await freePort(), metrics: await freePort() }, S: { repl: await freePort(), metrics: await freePort() } }
+    const start = (command: string[], n: 'A' | 'S', etcd: Etcd): Proc => {
+      const p = startExchange([...command, '--data', path.join(dir, n), '--node-id', n, '--replication-port', String(ports[n].repl), '--port', '0',
+        '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET, '--sync-replicas', '1',
+        '--tick-ms', '50', '--host', '127.0.0.1'])
+      procs.push(p)
+      return p
+    }
+    const submit = async (refs: string[]) => {
+      const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${ports.A.repl}`)
+      try {
+        return await Promise.all(refs.map((ref) => client.submit(deposit(ref))))
+      } finally {
+        client.close()
+      }
+    }
+
+    // The first etcd has seen some use: its revision, and so the first term, is past 300.
+    const first = await startEtcd()
+    etcds.push(first)
+    const used = new EtcdKv([first.url])
+    for (let i = 0; i < 300; i++) await used.put('/elsewhere/key', String(i))
+    const A = start(['sequencer'], 'A', first)
+    const S = start(['replica', '--standby'], 'S', first)
+    await A.waitFor((l) => l.msg === 'sequencer running', 60_000)
+    const before = await submit(['before-1', 'before-2'])
+    t.ok(before.every((a) => a.result.ok), 'acknowledged under the first etcd')
+    await Promise.all([A.kill('SIGKILL'), S.kill('SIGKILL')])
+    const [term] = await termsIn(path.join(dir, 'A'))
+    t.ok(term! > 300, `the log's term is etcd's revision at the claim: ${term}`)
+
+    // Its data lost: a new etcd, whose revisions start again. The sequencer it elects stops.
+    await first.stop()
+    const fresh = await startEtcd()
+    etcds.push(fresh)
+    const S2 = start(['replica', '--standby'], 'S', fresh)
+    const A2 = start(['sequencer'], 'A', fresh)
+    await A2.exited
+    t.equal(A2.child.exitCode, 1, 'the sequencer stops')
+    t.match(A2.stderr(), `the log holds a later term (epoch ${term}) than etcd gave this leader`)
+    t.match(A2.stderr(), `\`exchange cluster raise-epoch ${term} --etcd …\` raises them past it, then start this node again`,
+      'naming the term and what to run, with no stack')
+    t.notMatch(A2.stderr(), /\n\s+at /)
+    await S2.waitFor((l) => l.msg === 'fail-over: no sequencer has led this cluster yet; waiting for one (exchange sequencer --etcd …)')
+    t.equal(await new EtcdKv([fresh.url]).get('/exchange/term'), undefined, 'its claim was given up before any term was written: the standby elects no one')
+
+    // The operator raises the new etcd's revision past that term; refused while a node leads.
+    const raised = await cli(['cluster', 'raise-epoch', String(term), '--etcd', fresh.url])
+    t.equal(raised.code, 0, raised.err)
+    const r = JSON.parse(raised.out) as { cluster: string; from: number; revision: number }
+    t.ok(r.from < term! && r.revision > term!, `etcd's revision raised from ${r.from} to ${r.revision}`)
+
+    // Started again, it leads with a term above its log's, and its standby holds what it acknowledges.
+    const A3 = start(['sequencer'], 'A', fresh)
+    await A3.waitFor((l) => l.msg === 'sequencer running', 60_000)
+    const after = await submit(['after-1'])
+    t.ok(after[0]!.result.ok, `acknowledged at seq ${after[0]!.seq} under the new etcd`)
+    const busy = await cli(['cluster', 'raise-epoch', String(term), '--etcd', fresh.url])
+    t.equal(busy.code, 1)
+    t.match(busy.err, /A leads epoch \d+: nothing to raise while a node leads/)
+    await Promise.all([A3.kill('SIGKILL'), S2.kill('SIGKILL')])
+    const terms = await termsIn(path.join(dir, 'A'))
+    t.equal(terms.length, 2, 'two terms in the log')
+    t.ok(terms[1]! > terms[0]!, `the new term is above the old one: ${terms.join(' < ')}`)
+    t.ok((await readLogDir(path.join(dir, 'S'))).some((e) => e.command.type === 'Deposit' && e.command.ref === 'after-1'), 'the standby holds the command')
+  }))
