@@ -5,13 +5,12 @@
 // the next leader's epoch pass a given term, and is refused while a node leads.
 
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { clusterStatus, forgetStandby, raiseEpoch, RAISE_EPOCH_MAX } from '../../bin/cluster.js'
 import { EtcdKv } from '../../bin/etcd.js'
 import { systemClock } from '../../replica/clock.js'
 import { EpochBehindError, Leadership } from '../../replica/leadership.js'
 import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { exchangeCli as cli } from '../helpers/processes.js'
 
 const skip = etcdSkip()
 let etcd: Etcd
@@ -20,18 +19,6 @@ t.before(async () => {
   if (!skip) etcd = await startEtcd()
 })
 t.teardown(() => etcd?.stop())
-
-/** The CLI's output and exit code. */
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (b: Buffer) => { out += b.toString() })
-    child.stderr.on('data', (b: Buffer) => { err += b.toString() })
-    child.on('exit', (code) => resolve({ code, out, err }))
-  })
-}
 
 t.test('status, and forgetting a standby lost for good', { skip }, async (t) => {
   const kv = new EtcdKv([etcd.url])

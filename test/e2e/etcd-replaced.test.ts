@@ -5,7 +5,6 @@
 // holding what it acknowledges. Real etcd, real processes.
 
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -14,23 +13,10 @@ import { freePort } from '../../replica/free-port.js'
 import { IngressClient } from '../../replica/ingress.js'
 import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
-import { explained, internalLink, startExchange, type Proc } from '../helpers/processes.js'
+import { exchangeCli as cli, explained, internalLink, startExchange, type Proc } from '../helpers/processes.js'
 
 const SECRET = '3c'.repeat(32)
 const deposit = (ref: string) => ({ type: 'Deposit' as const, account: '0x' + '7'.repeat(40), sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'SPOT' as const, ref })
-
-/** The CLI's exit code and output. */
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (b: Buffer) => { out += b.toString() })
-    child.stderr.on('data', (b: Buffer) => { err += b.toString() })
-    child.on('exit', (code) => resolve({ code, out, err }))
-  })
-}
 
 /** The `Lead` entries in a node's log: each term it holds, oldest first. */
 async function termsIn(dir: string): Promise<number[]> {

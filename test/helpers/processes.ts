@@ -32,6 +32,18 @@ export interface Proc {
   stderr(): string
 }
 
+/** Runs an `exchange` command to its end: its exit code and output. */
+export function exchangeCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (b: Buffer) => { out += b.toString() })
+    child.stderr.on('data', (b: Buffer) => { err += b.toString() })
+    child.on('exit', (code) => resolve({ code, out, err }))
+  })
+}
+
 export function startExchange(args: string[]): Proc {
   // Tests assert exact books and trades: `start`'s market-making bot runs only where a test asks for it.
   const botSet = args.some((a) => a === '--bot' || a.startsWith('--bot=') || a === '--no-bot')
