@@ -5,7 +5,8 @@
 // the election waits for. Forget removes a standby lost for good from those an election waits
 // for, once it is neither up nor leading: what only it held is then given up. Raise-epoch writes
 // to an etcd whose data were lost until its revision passes the log's newest term: a leader's
-// epoch is the revision of its claim, and one not above the log's terms stops (replica.ts).
+// epoch is the revision of its claim, and a claim not above the log's terms is given up
+// (Leadership.lead).
 
 import { nameOf, readLeader, readTerm, tallyVotes, type LeaseKv, type Leader, type Term, type Vote } from '../replica/leadership.js'
 import { OperatorError } from './operator-error.js'
