@@ -108,8 +108,10 @@ export class Follower {
    * tail it wrote as leader, or took from a former one, which the sequencer may not hold).
    */
   private continues = false
-  /** The seq and hash of this log's end, asked of the sequencer at the hello while entries are held. */
+  /** The seq and hash of this log's end, asked of the sequencer while entries are held. */
   private asked: { seq: number; hash: Uint8Array } | undefined
+  /** The epoch the connection was made to (a leader the consensus service named), if any. */
+  private connEpoch: number | undefined
   /** Roots the sequencer announced that this node has not reached yet. */
   private readonly expected = new Map<number, string>()
   /** Checkpoints whose roots matched the sequencer's, and the newest of them. */
@@ -198,13 +200,8 @@ export class Follower {
         this.connPoint = 0
         const log = this.o.node.log
         this.continues = log.lastSeq === 0
-        // Held entries are told once the log is known to be the sequencer's: its first batch
-        // shows that, or at once, its hash of this log's last entry (a standby caught up).
         this.asked = undefined
-        if (!this.continues && this.held.length > 0) {
-          this.asked = { seq: log.lastSeq, hash: log.lastHash }
-          conn.send(encodeMessage(epoch === undefined ? ['hashesOf', [log.lastSeq]] : ['hashesOf', [log.lastSeq], epoch]))
-        }
+        this.connEpoch = epoch
         conn.send(encodeMessage(['hello', log.lastSeq + 1, features]))
       }, (err: Error) => this.fatal(err))
     }, (err: Error) => this.connectFailed(err))
@@ -346,6 +343,16 @@ export class Follower {
     trim(this.durableLagSamplesMs)
   }
 
+  /** Asks the sequencer for its hash of this log's last entry (answered with ['hashes', …]). */
+  private askHash(): void {
+    const log = this.o.node.log
+    const epoch = this.connEpoch
+    this.asked = { seq: log.lastSeq, hash: log.lastHash }
+    try {
+      this.conn?.send(encodeMessage(epoch === undefined ? ['hashesOf', [log.lastSeq]] : ['hashesOf', [log.lastSeq], epoch]))
+    } catch { /* closing: the next connection asks again */ }
+  }
+
   /** The connection's first batch continued this log: its commit point now speaks for what is held. */
   private continued(): void {
     this.continues = true
@@ -393,7 +400,14 @@ export class Follower {
         this.toldCommitted = true
         this.holding = true
         this.connPoint = Math.max(this.connPoint, m[1])
-        if (!this.continues) return
+        if (!this.continues) {
+          // Held entries are told once this log is known to be the sequencer's: its first batch
+          // shows that, or at once, its hash of this log's last entry (a standby caught up gets
+          // no batch). Asked only of a sequencer that speaks of commits: one of a build before
+          // `hashesOf` would close the connection at it.
+          if (this.held.length > 0 && this.asked === undefined) this.askHash()
+          return
+        }
         this.commitPoint = Math.max(this.commitPoint, this.connPoint)
         this.release()
         return
