@@ -16,7 +16,7 @@
 import type { Result } from '../core/events.js'
 import { LIMITS, REPLICA_LIMITS } from '../core/limits.js'
 import type { Clock, Timer } from './clock.js'
-import type { LogEntry } from './entry.js'
+import { sameHash, type LogEntry } from './entry.js'
 import type { Committed } from './sequencer.js'
 import type { Leader } from './leadership.js'
 import type { Network, Connection } from './network.js'
@@ -414,7 +414,7 @@ export class Follower {
       case 'hashes': {
         // A different hash or none is left to the first batch, which says so with a clear error.
         const hash = m[2]?.[0]
-        if (this.asked !== undefined && m[1]?.[0] === this.asked.seq && hash instanceof Uint8Array && Buffer.from(hash).equals(this.asked.hash)) {
+        if (this.asked !== undefined && m[1]?.[0] === this.asked.seq && hash instanceof Uint8Array && sameHash(hash, this.asked.hash)) {
           this.asked = undefined
           if (!this.continues) this.continued()
         }
