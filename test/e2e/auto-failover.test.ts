@@ -21,7 +21,7 @@ import { freePort } from '../../replica/free-port.js'
 import { IngressClient, IngressError } from '../../replica/ingress.js'
 import { readLogFile } from '../../chain/log-file.js'
 import { readLeader } from '../../replica/leadership.js'
-import { etcdSkip, startEtcd } from '../helpers/etcd.js'
+import { TEST_LEASE_MS, etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { collect, readLogDir } from '../helpers/log-fixtures.js'
 import { explained, internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
 
@@ -54,7 +54,7 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
     Record<typeof names[number], { repl: number; api: number; metrics: number }>
   const start = (command: string[], n: typeof names[number], extra: string[] = []): Proc => {
     const p = startExchange([...command, '--data', dirs[n], '--node-id', n === 'A2' ? 'A' : n, '--replication-port', String(ports[n].repl), '--port', String(ports[n].api),
-      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET,
+      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET,
       '--tick-ms', '50', '--checkpoint-interval', '100', '--host', '127.0.0.1', ...extra])
     procs.push(p)
     return p
@@ -223,7 +223,7 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   const [a, s1, s2] = nodes as [typeof nodes[0], typeof nodes[0], typeof nodes[0]]
   const start = (command: string[], n: typeof a): Proc => {
     const p = startExchange([...command, '--data', n.dir, '--node-id', n.name, '--replication-port', String(n.repl), '--port', '0',
-      '--metrics-port', String(n.metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET, '--sync-replicas', '1',
+      '--metrics-port', String(n.metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET, '--sync-replicas', '1',
       '--tick-ms', '50', '--host', '127.0.0.1'])
     procs.push(p)
     return p
@@ -249,7 +249,7 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   // as S1 may hold acknowledged commands that S2 lacks (--sync-replicas 1 of two standbys).
   const second = start(['replica', '--standby'], s2)
   await second.waitFor((l) => l.msg === 'fail-over: no leader; voted', 60_000)
-  await sleep(4_000)
+  await sleep(TEST_LEASE_MS + 1_000)
   t.notOk(second.lines.some((l) => l.msg === 'fail-over: elected; taking the lead'), 'one standby of two does not lead alone')
   t.equal(await new EtcdKv([etcd.url]).get('/exchange/leader'), undefined, 'no one leads')
   t.ok(second.lines.some((l) => l.msg === 'fail-over: waiting for every standby to vote' && JSON.stringify(l.waitingFor) === '["S1"]'), 'it waits for S1')

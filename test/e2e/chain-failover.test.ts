@@ -16,7 +16,7 @@ import type { Command } from '../../core/commands.js'
 import { freePort } from '../../replica/free-port.js'
 import { IngressClient } from '../../replica/ingress.js'
 import { chainRig } from '../chain/rig.js'
-import { etcdSkip, startEtcd } from '../helpers/etcd.js'
+import { TEST_LEASE_MS, etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
 import { explained, internalLink, startExchange, type Proc } from '../helpers/processes.js'
 
@@ -42,7 +42,7 @@ t.test('a promoted standby carries on the chain services; a payment in flight at
     Record<Name, { repl: number; metrics: number }>
   const start = (command: string[], n: Name): Proc => {
     const p = startExchange([...command, '--data', path.join(dir, n), '--node-id', n, '--replication-port', String(ports[n].repl), '--port', '0',
-      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET, '--sync-replicas', '1',
+      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET, '--sync-replicas', '1',
       '--tick-ms', '50', '--checkpoint-interval', '50', '--host', '127.0.0.1',
       '--rpc', chain.anvil.url, '--vault', vault, '--vault-block', String(vaultBlock), '--operator-key-file', keyFile,
       '--tokens', tokens.map((x) => `${x.asset}=${x.address}`).join(','), '--confirmations', '1',

@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
 import { IngressClient } from '../../replica/ingress.js'
-import { etcdSkip, startEtcd } from '../helpers/etcd.js'
+import { TEST_LEASE_MS, etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
 import { explained, internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
 
@@ -24,7 +24,7 @@ t.test('a sequencer and a standby started before etcd answers wait for it, then 
   const ports = { A: { repl: await freePort(), metrics: await freePort() }, S1: { repl: await freePort(), metrics: await freePort() } }
   const start = (command: string[], n: 'A' | 'S1'): Proc => {
     const p = startExchange([...command, '--data', path.join(dir, n), '--node-id', n, '--replication-port', String(ports[n].repl), '--port', '0',
-      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET, '--sync-replicas', '1',
+      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET, '--sync-replicas', '1',
       '--tick-ms', '50', '--host', '127.0.0.1'])
     procs.push(p)
     return p

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { EtcdKv } from '../../bin/etcd.js'
 import { freePort } from '../../replica/free-port.js'
 import { IngressClient } from '../../replica/ingress.js'
-import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
+import { TEST_LEASE_MS, etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
 import { exchangeCli as cli, explained, internalLink, startExchange, type Proc } from '../helpers/processes.js'
 
@@ -34,7 +34,7 @@ t.test('after etcd lost its data, raise-epoch lets the sequencer lead again abov
     const ports = { A: { repl: await freePort(), metrics: await freePort() }, S: { repl: await freePort(), metrics: await freePort() } }
     const start = (command: string[], n: 'A' | 'S', etcd: Etcd): Proc => {
       const p = startExchange([...command, '--data', path.join(dir, n), '--node-id', n, '--replication-port', String(ports[n].repl), '--port', '0',
-        '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', '3000', '--master-secret', SECRET, '--sync-replicas', '1',
+        '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET, '--sync-replicas', '1',
         '--tick-ms', '50', '--host', '127.0.0.1'])
       procs.push(p)
       return p

@@ -9,6 +9,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
 
+/**
+ * The `--lease-ms` of the exchange processes in the fail-over tests. A leader that cannot renew
+ * within it stops leading; on a loaded 2-core host (two test files, four exchange processes and
+ * etcd at once) a 3 s lease lapsed while a sequencer was starting, so the tests allow twice that.
+ * A killed leader is replaced after about this long.
+ */
+export const TEST_LEASE_MS = 6000
+
 export interface Etcd {
   url: string
   child: ChildProcess
