@@ -9,7 +9,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 
 t.test('a REST port in use: named, with the options to choose others, exit 1', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ports-'))
@@ -18,8 +18,8 @@ t.test('a REST port in use: named, with the options to choose others, exit 1', a
   await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve))
   t.teardown(() => held.close())
   const port = (held.address() as net.AddressInfo).port
-  const child = spawn(process.execPath, [EXCHANGE_BIN, 'start', '--data', dir, '--chain', 'off', '--no-bot', '--port', String(port),
-    '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())], { env: childEnv() })
+  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'start', '--data', dir, '--chain', 'off', '--no-bot', '--port', String(port),
+    '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
   let stderr = ''
   child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
@@ -29,7 +29,7 @@ t.test('a REST port in use: named, with the options to choose others, exit 1', a
 
 t.test('`exchange account` with no node at the replication port: says so, exit 1', async (t) => {
   const port = await freePort()
-  const child = spawn(process.execPath, [EXCHANGE_BIN, 'account', '--fund', '100', '--replication-port', String(port)], { env: childEnv() })
+  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'account', '--fund', '100', '--replication-port', String(port)])
   let stderr = ''
   child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
@@ -39,7 +39,7 @@ t.test('`exchange account` with no node at the replication port: says so, exit 1
 
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
   const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
+    const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
     let stderr = ''
     child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
     child.on('exit', (code) => resolve({ code, stderr }))
@@ -57,9 +57,9 @@ t.test('a price CSV that will not parse is refused before anything starts, namin
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const csv = path.join(dir, 'prices.csv')
   writeFileSync(csv, 'pair,price\nBTCUSDT,30000.5\nETHUSDT,two thousand\n')
-  const child = spawn(process.execPath, [EXCHANGE_BIN, 'start', '--data', path.join(dir, 'data'), '--chain', 'off', '--no-bot',
+  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'start', '--data', path.join(dir, 'data'), '--chain', 'off', '--no-bot',
     '--price-feed', `csv:${csv}`, '--port', String(await freePort()), '--replication-port', String(await freePort()),
-    '--metrics-port', String(await freePort())], { env: childEnv() })
+    '--metrics-port', String(await freePort())])
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
@@ -75,7 +75,7 @@ t.test('verify-proof: a proof or keys file that is not what it should be, an API
   const dir = mkdtempSync(path.join(os.tmpdir(), 'verify-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [EXCHANGE_BIN, 'verify-proof', ...args], { env: childEnv() })
+    const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'verify-proof', ...args])
     let stderr = ''
     child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
     child.on('exit', (code) => resolve({ code, stderr }))

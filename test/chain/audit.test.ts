@@ -25,7 +25,7 @@ import { exportLog } from '../../bin/export-log.js'
 import { prove, verifyBalanceProof, type BalanceProof } from '../../bin/prove.js'
 import { chainRig } from './rig.js'
 import { execFile } from 'node:child_process'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 
 const CHAIN_ID = 31337
 const chain = await chainRig()
@@ -186,7 +186,7 @@ t.test('a balance proven against the anchored root, without the log: paths, anch
   // From the command line, as a user would: the default seq is the newest checkpoint, 40.
   const file = path.join(dir, 'proof.json')
   const cli = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
-    execFile(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
+    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
   })
   t.same(await cli(['prove', '--data', dir, '--account', account, '--checkpoint-interval', '10', '--out', file]), { code: 0, stdout: '' })
   t.equal((JSON.parse(readFileSync(file, 'utf8')) as BalanceProof).seq, 40)
@@ -304,7 +304,7 @@ t.test('an anchored root that does not match fails the audit at that seq', async
 
 t.test('the CLI: export-log writes the file, audit exits non-zero naming the seq', async (t) => {
   const run = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
-    execFile(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() }, (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
+    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
   })
   const file = path.join(dir, 'cli.msgpack')
   t.same(await run(['export-log', '--data', dir, '--out', file]), { code: 0, stdout: `exported 45 entries to ${file}\n` })

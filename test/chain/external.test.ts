@@ -10,7 +10,7 @@ import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { freePort } from '../../replica/free-port.js'
 import { LevelLogStore } from '../../replica/level-log.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 import { startExchange } from '../helpers/processes.js'
 import { chainRig } from './rig.js'
 
@@ -55,7 +55,7 @@ t.test('a sequencer on an external chain credits deposits and anchors', { timeou
   // Restarted for another Vault: it stops, naming both, before crediting anything from it.
   const other = '0x' + '42'.repeat(20)
   const restarted = await new Promise<{ code: number; stderr: string }>(async (resolve) => {
-    execFile(process.execPath, [EXCHANGE_BIN, ...await args(other)], { env: childEnv() },
+    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...await args(other)],
       (err, _stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stderr }))
   })
   t.equal(restarted.code, 1)

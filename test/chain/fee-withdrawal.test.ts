@@ -12,7 +12,7 @@ import { runAudit } from '../../bin/audit.js'
 import { startAnvil } from '../../chain/anvil.js'
 import { chainProvider, tokenAt } from '../../chain/provider.js'
 import { freePort } from '../../replica/free-port.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 import { scrapeGauges, startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -32,8 +32,8 @@ t.test('fees withdrawn to an address, paid on chain, and audited', { timeout: 90
   const usdt = tokenAt(deployment.tokens.find((x) => x.asset === 'USDT')!.address, provider)
 
   const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
-    execFile(process.execPath, [EXCHANGE_BIN, 'withdraw-fees', '--data', dir, '--port', String(port), '--replication-port', String(repl), ...args],
-      { env: childEnv() }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }))
+    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'withdraw-fees', '--data', dir, '--port', String(port), '--replication-port', String(repl), ...args],
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }))
   })
   const to = Wallet.createRandom().address
   t.match(await cli(['--amount', 'lots', '--to', to]), { code: 1, stderr: 'exchange: --amount must be a positive decimal number, got lots\n' })

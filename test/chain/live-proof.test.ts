@@ -15,7 +15,7 @@ import { verifyBalanceProof } from '../../bin/prove.js'
 import { chainProvider, vaultAt } from '../../chain/provider.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
 import { scrapeGauges, startGatewayPair } from '../helpers/processes.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 
 const SECRET = '44'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -23,7 +23,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** `exchange <args>`: its exit code and output. */
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() }, (err, stdout, stderr) =>
+    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], (err, stdout, stderr) =>
       resolve({ code: err ? (err as { code?: number }).code ?? 1 : 0, stdout, stderr }))
   })
 }

@@ -16,6 +16,7 @@ import { runAudit } from '../../bin/audit.js'
 import { prove, verifyBalanceProof } from '../../bin/prove.js'
 import { freePort } from '../../replica/free-port.js'
 import { scrapeGauges, startExchange } from '../helpers/processes.js'
+import { NODE, NODE_ARGS } from '../helpers/paths.js'
 
 interface Account { address: string; apiKey: string; secretKey: string }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -50,7 +51,7 @@ t.test('deposit, withdrawal, anchors and audit on the embedded chain', { timeout
   t.equal(receipt?.to, vaultAddress)
 
   // `exchange account` funds its new account on the same chain.
-  const second = JSON.parse((await promisify(execFile)(process.execPath, [path.resolve('bin/exchange.js'), 'account', '--fund', '20000',
+  const second = JSON.parse((await promisify(execFile)(NODE, [...NODE_ARGS, path.resolve('bin/exchange.js'), 'account', '--fund', '20000',
     '--data', dir, '--replication-port', String(repl)])).stdout) as Account
   const secondDeposits = await callAs(second, 'GET', '/sapi/v1/capital/deposit/hisrec') as { amount: string; txId: string }[]
   t.same(secondDeposits.map((d) => d.amount), ['20000'])

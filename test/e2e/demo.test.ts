@@ -6,10 +6,10 @@ import t from 'tap'
 import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { childEnv, DIST } from '../helpers/paths.js'
+import { DIST, NODE, NODE_ARGS } from '../helpers/paths.js'
 
 t.test('the demo completes every step and the audit passes', { timeout: 180_000 }, async (t) => {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(DIST, 'bin', 'demo.js')], { timeout: 170_000, env: childEnv() })
+  const { stdout } = await promisify(execFile)(NODE, [...NODE_ARGS, path.join(DIST, 'bin', 'demo.js')], { timeout: 170_000 })
   const lines = stdout.split('\n')
   const steps = lines.filter((l) => /^\d+\. /.test(l)).map((l) => l.split(' ')[0])
   t.same(steps, ['1.', '2.', '3.', '4.', '5.', '6.', '7.', '8.', '9.'])

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from '../../replica/free-port.js'
 import { startExchange } from '../helpers/processes.js'
+import { NODE, NODE_ARGS } from '../helpers/paths.js'
 
 const run = promisify(execFile)
 const BIN = path.resolve('bin/exchange.js')
@@ -25,7 +26,7 @@ t.test('start, demo account, a second account, a trade over HTTP', { timeout: 60
   t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded')
   const demo = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as Account
-  const second = JSON.parse((await run(process.execPath, [BIN, 'account', '--fund', '20000', ...args])).stdout) as Account
+  const second = JSON.parse((await run(NODE, [...NODE_ARGS, BIN, 'account', '--fund', '20000', ...args])).stdout) as Account
   const base = `http://127.0.0.1:${port}`
 
   const call = async (who: Account, method: string, p: string, params: Record<string, string> = {}) => {

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { childEnv, EXCHANGE_BIN } from './paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from './paths.js'
 import { freePort } from '../../replica/free-port.js'
 import { startExchange } from './processes.js'
 
@@ -78,7 +78,7 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
   await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const maker = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as LiveAccount
   const newAccount = async (options: string[]): Promise<LiveAccount & Record<string, unknown>> =>
-    JSON.parse((await run(process.execPath, [EXCHANGE_BIN, 'account', ...options, ...args], { env: childEnv() })).stdout)
+    JSON.parse((await run(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'account', ...options, ...args])).stdout)
   const taker = await newAccount(['--fund', '20000'])
   const base = `http://127.0.0.1:${port}`
   const signed = async (who: LiveAccount, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {

@@ -20,10 +20,11 @@ export const DIST = path.join(ROOT, 'dist')
 export const EXCHANGE_BIN = path.join(ROOT, 'bin', 'exchange.js')
 
 /**
- * The environment for a process a test starts: the runner's own, less the loader hooks tap adds
- * to NODE_OPTIONS, so the process runs as users run it (and starts ~1 s sooner).
+ * How a test runs `node` in a child process, as users run it: `spawn(NODE, [...NODE_ARGS, file, …])`.
+ * tap's processinfo hook (process-on-spawn) puts its module loader back into the NODE_OPTIONS of
+ * every child, whatever env the spawn names; that loader made each exchange process start ~1.5 s
+ * later on a 2-core host, and each of its worker threads too. `env -u NODE_OPTIONS` drops it
+ * after the hook has run, and execs node (the child's pid is node's, so signals reach it).
  */
-export function childEnv(): NodeJS.ProcessEnv {
-  const options = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((o) => o !== '' && !o.includes('@tapjs/'))
-  return { ...process.env, NODE_OPTIONS: options.join(' ') }
-}
+export const NODE = '/usr/bin/env'
+export const NODE_ARGS: readonly string[] = ['-u', 'NODE_OPTIONS', process.execPath]

@@ -9,7 +9,7 @@ import path from 'node:path'
 import type { Network } from '../../replica/network.js'
 import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import { freePort } from '../../replica/free-port.js'
-import { childEnv, EXCHANGE_BIN } from './paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from './paths.js'
 
 
 /** A node's /metrics gauges (Prometheus text, one `name value` line each) on loopback `port`. */
@@ -35,7 +35,7 @@ export interface Proc {
 /** Runs an `exchange` command to its end: its exit code and output. */
 export function exchangeCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv() })
+    const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
     let out = ''
     let err = ''
     child.stdout.on('data', (b: Buffer) => { out += b.toString() })
@@ -48,7 +48,7 @@ export function startExchange(args: string[]): Proc {
   // Tests assert exact books and trades: `start`'s market-making bot runs only where a test asks for it.
   const botSet = args.some((a) => a === '--bot' || a.startsWith('--bot=') || a === '--no-bot')
   if (args[0] === 'start' && !botSet) args = [...args, '--bot', 'off']
-  const child = spawn(process.execPath, [EXCHANGE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() })
+  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const lines: Record<string, unknown>[] = []
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []
   let buf = ''

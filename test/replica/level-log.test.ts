@@ -16,7 +16,7 @@ import type { Logger } from '../../replica/log-store.js'
 import { REPLICA_LIMITS } from '../../core/limits.js'
 import { appendBatches, chain, collect, views } from '../helpers/log-fixtures.js'
 import { logStoreSuite } from '../helpers/log-store-suite.js'
-import { childEnv, EXCHANGE_BIN } from '../helpers/paths.js'
+import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 import { spawnSync } from 'node:child_process'
 
 async function tempDir(t: Test): Promise<string> {
@@ -123,12 +123,12 @@ t.test('a log another process holds is refused with a message saying so', async 
   await appendBatches(store, [3])
   // What an operator auditing, replaying or exporting a running node's data sees.
   for (const args of [['audit', '--data', dir], ['replay', dir], ['export-log', '--data', dir, '--out', join(dir, 'x')]]) {
-    const r = spawnSync(process.execPath, [EXCHANGE_BIN, ...args], { env: childEnv(), encoding: 'utf8' })
+    const r = spawnSync(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], { encoding: 'utf8' })
     t.equal(r.status, 1, args[0])
     t.equal(r.stderr, `exchange: ${join(dir, 'log')} is in use (by a node running on this data directory?): stop it first\n`)
   }
   await closeStore(store)
-  const r = spawnSync(process.execPath, [EXCHANGE_BIN, 'audit', '--data', dir], { env: childEnv(), encoding: 'utf8' })
+  const r = spawnSync(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'audit', '--data', dir], { encoding: 'utf8' })
   t.equal(r.status, 0, 'once it is let go the audit runs')
   t.match(r.stdout, /entries +3 replayed/)
 })

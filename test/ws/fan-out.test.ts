@@ -9,6 +9,7 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import { limit } from '../helpers/commands.js'
 import { ALICE, BOB } from '../helpers/exchange.js'
+import { NODE, NODE_ARGS } from '../helpers/paths.js'
 import { connect, ok, sleep, streamRig } from './client.js'
 
 const run = promisify(execFile)
@@ -111,6 +112,6 @@ t.test('a request sent the moment the handshake completes is answered, connectio
   const first = await connect(`${rig.base}/ws`)
   t.same(await first.request({ method: 'LIST_SUBSCRIPTIONS', id: 0 }), { result: [], id: 0 })
   first.close()
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', FIRST_REQUESTS, `${rig.base}/ws`, '200'])
+  const { stdout } = await run(NODE, [...NODE_ARGS, '--input-type=module', '-e', FIRST_REQUESTS, `${rig.base}/ws`, '200'])
   t.same(JSON.parse(stdout), [], 'every connection\'s first request was answered')
 })
