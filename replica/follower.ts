@@ -300,7 +300,8 @@ export class Follower {
       hash = last.hash
     }
     // The store checks the chain and starts the write before append() first yields.
-    const written = log.append(entries)
+    // What this log holds of the commit point is recorded with the write: a rewind never cuts it (rewind.ts).
+    const written = log.append(entries, Math.min(this.commitPoint, seq))
     const from = this.conn
     let results: Result[]
     try {

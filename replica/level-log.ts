@@ -20,6 +20,8 @@ type Bytes = Uint8Array
 // first batch must link to. It moves only at dropBefore and reset and is their commit point.
 const BASE_KEY = 'base'
 const BASE_FORMAT = 1
+// The `committed` record: knownCommitted (log-store.ts), written in the batch of the append that raised it.
+const COMMITTED_KEY = 'committed'
 /** Reads of at least this many entries check hashes on the chain verifier's thread. */
 const VERIFY_IN_WORKER_FROM = 16_384
 
@@ -45,6 +47,7 @@ export class LevelLogStore implements LogStore {
   #baseHash: Bytes = GENESIS_HASH
   #lastSeq = 0
   #lastHash: Bytes = GENESIS_HASH
+  #knownCommitted = 0
   // Appends and truncations each check then write; two at once would both pass the check.
   #writing = false
   #verifierWarned = false
@@ -54,6 +57,7 @@ export class LevelLogStore implements LogStore {
   get lastSeq(): number { return this.#lastSeq }
   get lastHash(): Bytes { return this.#lastHash }
   get firstSeq(): number { return this.#baseSeq + 1 }
+  get knownCommitted(): number { return this.#knownCommitted }
 
   async open(): Promise<void> {
     assert(this.#db === undefined, 'log store already open')
@@ -64,6 +68,9 @@ export class LevelLogStore implements LogStore {
     const spaces = this.#spaces = keySpaces(db)
     try {
       await this.#loadBase()
+      const committed = await spaces.meta.get(COMMITTED_KEY)
+      if (committed !== undefined && committed.length !== 8) throw new LogCorruptError(0, 'the log\'s committed record is unreadable')
+      this.#knownCommitted = committed === undefined ? 0 : keySeq(committed)
       // Batches below the base are what an interrupted dropBefore left behind.
       await spaces.log.clear({ lt: seqKey(this.#baseSeq + 1) })
       const tail = await repairTail(spaces.log, this.#baseSeq, this.#baseHash, this.options.logger)
@@ -81,13 +88,25 @@ export class LevelLogStore implements LogStore {
     await db?.close()
   }
 
-  async append(entries: LogEntry[]): Promise<void> {
-    const { log } = this.#open()
+  async append(entries: LogEntry[], committed = 0): Promise<void> {
+    const { log, meta } = this.#open()
     this.#beginWrite()
     try {
       // Checked in full before anything is written: a refused batch changes nothing.
       const bodies = checkContinues(this.#lastSeq, this.#lastHash, entries)
-      await log.put(seqKey(entries[0]!.seq), encodeEntries(entries, bodies), SYNC)
+      const key = seqKey(entries[0]!.seq)
+      const value = encodeEntries(entries, bodies)
+      if (committed > this.#knownCommitted) {
+        assert(Number.isSafeInteger(committed), `append with committed ${committed}`)
+        // One write: the record is never newer than the entries it speaks for.
+        await this.#db!.batch()
+          .put(key, value, { sublevel: log })
+          .put(COMMITTED_KEY, seqKey(committed), { sublevel: meta })
+          .write(SYNC)
+        this.#knownCommitted = committed
+      } else {
+        await log.put(key, value, SYNC)
+      }
       const last = entries[entries.length - 1]!
       this.#lastSeq = last.seq
       this.#lastHash = Uint8Array.from(last.hash)

@@ -24,9 +24,16 @@ export interface LogStore {
    * Each hash is checked over the bytes that will be stored: a sealed entry's own body
    * (entry.ts), recomputed unless it was computed or checked over that body when the entry
    * was sealed (makeEntry, a verified read or replicated batch), any other entry's fields
-   * encoded now. Throws AppendRefusedError, changing nothing, when they do not.
+   * encoded now. Throws AppendRefusedError, changing nothing, when they do not. `committed`,
+   * when above knownCommitted, raises it in the same write.
    */
-  append(entries: LogEntry[]): Promise<void>
+  append(entries: LogEntry[], committed?: number): Promise<void>
+  /**
+   * The newest seq this node knew to be committed at an append (`committed`, written with that
+   * batch and as durable as it): held by the standbys its leader waited for, so in the log of
+   * any leader elected after. 0 when none was recorded. A rewind never cuts below it (rewind.ts).
+   */
+  readonly knownCommitted: number
   /**
    * Entries from `fromSeq` (at least firstSeq) to `toSeq` inclusive (default lastSeq), at most
    * `limit` (default and maximum REPLICA_LIMITS.readEntriesMax), chain-verified, sealed with

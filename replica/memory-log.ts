@@ -13,10 +13,12 @@ export class MemoryLogStore implements LogStore {
   /** The (seq, hash) just before firstSeq. */
   protected base: { seq: number, hash: Uint8Array } = { seq: 0, hash: GENESIS_HASH }
   protected isOpen = false
+  protected committed = 0
 
   get lastSeq(): number { return this.#last().seq }
   get lastHash(): Uint8Array { return this.#last().hash }
   get firstSeq(): number { return this.base.seq + 1 }
+  get knownCommitted(): number { return this.committed }
 
   async open(): Promise<void> {
     assert(!this.isOpen, 'log store already open')
@@ -27,9 +29,10 @@ export class MemoryLogStore implements LogStore {
     this.isOpen = false
   }
 
-  async append(entries: LogEntry[]): Promise<void> {
+  async append(entries: LogEntry[], committed = 0): Promise<void> {
     this.#assertOpen()
     checkContinues(this.lastSeq, this.lastHash, entries)
+    this.committed = Math.max(this.committed, committed)
     // Copies, so a caller changing its objects later cannot change the log.
     this.batches.push(entries.map((e) => ({ ...e, prevHash: Uint8Array.from(e.prevHash), hash: Uint8Array.from(e.hash) })))
   }

@@ -22,6 +22,15 @@ export class DivergedError extends Error {
 }
 
 /**
+ * This log holds entries known to be committed that the leader lacks: an election never makes
+ * such a leader, so it was started by hand on the wrong node. Not a DivergedError: restarting
+ * does not mend it, and nothing is cut.
+ */
+export class CommittedTailError extends Error {
+  override name = 'CommittedTailError'
+}
+
+/**
  * The leader's answers did not confirm the fork they pointed to: asked again, it holds this
  * node's entry past the fork, or not the one at it. Answers carry no chain of their own (a
  * batch's entries do), so a damaged frame could point anywhere: nothing is cut on one answer.
@@ -105,8 +114,9 @@ export interface RewindOptions {
  * Cuts this node's log back to where it last agrees with the leader's, and drops the snapshots
  * taken after that: the seq it was cut to, or undefined when its log is a prefix of the
  * leader's already (nothing changes). Throws, changing nothing, when the two share no retained
- * entry or no snapshot covers what a cut log would need, and when a dropped entry would open a
- * term as new as the leader's: that tail is no former leader's.
+ * entry or no snapshot covers what a cut log would need, when a dropped entry was known to be
+ * committed (LogStore.knownCommitted), and when a dropped entry would open a term as new as the
+ * leader's: that tail is no former leader's.
  */
 export async function rewindToLeader(o: RewindOptions): Promise<number | undefined> {
   const { log, leader } = o
@@ -130,6 +140,14 @@ export async function rewindToLeader(o: RewindOptions): Promise<number | undefin
   if (log.firstSeq > 1 && await coveringSnapshot(o.snapshots, log, fork) === undefined) {
     throw new DivergedError(`this log starts at ${log.firstSeq} and no snapshot covers it up to ${fork}, where it parts from the ` +
       `leader's (${to}): start this node on a new data directory`)
+  }
+  // Held by the standbys a leader waited for, so in any elected leader's log: a leader without
+  // them was started by hand on the wrong node (after the consensus service lost its data).
+  const committed = Math.min(log.knownCommitted, log.lastSeq)
+  if (committed > fork) {
+    throw new CommittedTailError(`entries ${fork + 1}-${committed} of this log were committed (held by the standbys its leader waited for), ` +
+      `and the leader (${to}) does not hold them: refusing to drop them. Stop that leader; start as sequencer the node whose ` +
+      'log is longest in the newest term (docs/REPLICA.md)')
   }
   const tail: LogEntry[] = []
   for await (const batch of log.readBatches(fork + 1)) for (const e of batch) tail.push(e)

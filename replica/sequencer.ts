@@ -256,7 +256,8 @@ export class Sequencer {
     const entries = parts.length === 1 ? parts[0]!.entries : parts.flatMap((p) => p.entries)
     const results = parts.length === 1 ? parts[0]!.results : parts.flatMap((p) => p.results)
     const started = performance.now()
-    this.writing = this.o.log.append(entries).then(() => {
+    // With standbys, what they hold is committed: recorded with the write, a rewind never cuts it (rewind.ts).
+    this.writing = this.o.log.append(entries, this.o.replicated ? this.replicatedSeq : 0).then(() => {
       this.writing = null
       this.notDurable -= entries.length
       if (this.o.replicated) {

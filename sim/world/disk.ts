@@ -16,6 +16,8 @@ import type { Scheduled } from './loop.js'
 export class SimDisk {
   batches: LogEntry[][] = []
   base: { seq: number, hash: Uint8Array } = { seq: 0, hash: GENESIS_HASH }
+  /** knownCommitted (log-store.ts): raised as the append that carried it syncs. */
+  committed = 0
   readonly snapshots = new Map<number, { meta: SnapshotMeta, bytes: Uint8Array }>()
   /** Torn tails open() has cut off, for the run's statistics. */
   tornTails = 0
@@ -50,6 +52,7 @@ export class SimLogStore implements LogStore {
   get lastSeq(): number { return this.disk.last().seq }
   get lastHash(): Uint8Array { return this.disk.last().hash }
   get firstSeq(): number { return this.disk.base.seq + 1 }
+  get knownCommitted(): number { return this.disk.committed }
 
   /** Verifies the chain of the last stored batch and cuts it at the first entry that fails. */
   async open(): Promise<void> {
@@ -83,7 +86,7 @@ export class SimLogStore implements LogStore {
     return this.writes.at(-1)?.entries.at(-1) ?? this.disk.last()
   }
 
-  append(entries: LogEntry[]): Promise<void> {
+  append(entries: LogEntry[], committed = 0): Promise<void> {
     try {
       this.ready()
       const last = this.writtenLast()
@@ -101,6 +104,7 @@ export class SimLogStore implements LogStore {
           assert(this.writes[0] === write, 'fsyncs complete in order')
           this.writes.shift()
           this.disk.batches.push(batch)
+          this.disk.committed = Math.max(this.disk.committed, committed)
           resolve()
         }),
       }

@@ -97,6 +97,25 @@ export function logStoreSuite(t: Test, factory: StoreFactory): void {
     t.same(views(await store.read(1)), views(all))
   })
 
+  t.test('knownCommitted rises with the append that carries it, survives a restart, and never falls', async (t) => {
+    let store = await factory.create(t)
+    t.equal(store.knownCommitted, 0, 'none recorded in a new store')
+    await store.append(chain(1, 5, store.lastHash))
+    await store.append(chain(6, 5, store.lastHash), 4)
+    t.equal(store.knownCommitted, 4)
+    await refused(t, store, chain(12, 2, store.lastHash), 'a gap in seq, carrying a commit point')
+    await t.rejects(store.append(chain(12, 1, store.lastHash), 9), AppendRefusedError)
+    t.equal(store.knownCommitted, 4, 'a refused append records nothing')
+    await store.append(chain(11, 2, store.lastHash), 2)
+    t.equal(store.knownCommitted, 4, 'a lower one leaves it')
+    await store.append(chain(13, 1, store.lastHash))
+    store = await factory.reopen(store)
+    t.equal(store.knownCommitted, 4, 'after a restart')
+    await store.append(chain(14, 1, store.lastHash), 12)
+    store = await factory.reopen(store)
+    t.same([store.knownCommitted, store.lastSeq], [12, 14])
+  })
+
   t.test('dropBefore drops whole batches below seq and the base moves with them', async (t) => {
     let store = await factory.create(t)
     const all = await appendBatches(store, SIZES)

@@ -59,10 +59,10 @@ export class GatedLog extends MemoryLogStore {
   release: () => void = () => {}
   appends: number[] = []
   hold(): void { this.gate = new Promise((r) => { this.release = r }) }
-  override async append(entries: LogEntry[]): Promise<void> {
+  override async append(entries: LogEntry[], committed?: number): Promise<void> {
     await this.gate
     this.appends.push(entries.length)
-    return super.append(entries)
+    return super.append(entries, committed)
   }
 }
 

@@ -17,7 +17,7 @@ import { LevelLogStore } from '../../replica/level-log.js'
 import { MemoryLogStore } from '../../replica/memory-log.js'
 import { ReplicaNode } from '../../replica/node.js'
 import { HASHES_ASKED_MAX, ReplicationServer } from '../../replica/replication.js'
-import { DivergedError, findFork, ForkUnconfirmedError, leaderHashes, rejoinAtStart, rewindToLeader, type HashesOf } from '../../replica/rewind.js'
+import { CommittedTailError, DivergedError, findFork, ForkUnconfirmedError, leaderHashes, rejoinAtStart, rewindToLeader, type HashesOf } from '../../replica/rewind.js'
 import { SnapshotStore } from '../../replica/snapshot-store.js'
 import { wsNetwork } from '../../replica/ws-network.js'
 import { chain, command } from '../helpers/log-fixtures.js'
@@ -54,17 +54,20 @@ async function leaderOf(t: Teardown, common: LogEntry[], ownEntries: number, epo
   return { log, leader: { epoch: EPOCH, node: 'L', url: listener.url } }
 }
 
-/** A node's LevelDB log and snapshot store in a temporary directory: `common`, then `tail`. */
-async function nodeOf(t: Teardown, common: LogEntry[], tail: (prev: Uint8Array, from: number) => LogEntry[]) {
+/**
+ * A node's LevelDB log and snapshot store in a temporary directory: `common`, then `tail`, the
+ * last append recording `committed` as the newest seq it knew committed.
+ */
+async function nodeOf(t: Teardown, common: LogEntry[], tail: (prev: Uint8Array, from: number) => LogEntry[], committed = 0) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rewind-'))
   const log = new LevelLogStore(path.join(dir, 'log'))
   const snapshots = new SnapshotStore(path.join(dir, 'snapshots'))
   await log.open()
   await snapshots.open()
   t.teardown(async () => { await log.close(); await snapshots.close(); await rm(dir, { recursive: true, force: true }) })
-  await log.append(common)
-  const own = tail(log.lastHash, log.lastSeq + 1)
-  if (own.length > 0) await log.append(own)
+  const own = tail(common.at(-1)!.hash, common.length + 1)
+  await log.append(common, own.length > 0 ? 0 : committed)
+  if (own.length > 0) await log.append(own, committed)
   return { log, snapshots }
 }
 
@@ -151,6 +154,28 @@ t.test('a log that shares nothing with the leader\'s, or whose tail opens a term
   })
   await t.rejects(rewind(t, l2, usurper), { name: 'DivergedError', message: /entry 51 of this log opens a term \(epoch 7\) no older than the leader's/ })
   t.equal(usurper.log.lastSeq, 56, 'its log is unchanged')
+})
+
+t.test('a tail known to be committed is refused and kept: such a leader was started by hand on the wrong node', async (t) => {
+  const common = chain(1, 50, new Uint8Array(32))
+  const l = await leaderOf(t, common, 10)
+  // It followed a leader whose standbys held its entries up to 55, which this leader lacks.
+  const n = await nodeOf(t, common, (prev, from) => chain(from, 30, prev, 'old-'), 55)
+  await snapshotAt(n.snapshots, 60)
+  const saved: LogEntry[][] = []
+  const link = await leaderHashes(wsNetwork, systemClock, l.leader)
+  t.teardown(() => link.close())
+  await t.rejects(rewindToLeader({ log: n.log, snapshots: n.snapshots, leader: l.leader, hashesOf: link.ask, saveTail: async (tail) => { saved.push(tail) } }),
+    new CommittedTailError(`entries 51-55 of this log were committed (held by the standbys its leader waited for), and the leader ` +
+      `(node L leads epoch ${EPOCH} at ${l.leader.url}) does not hold them: refusing to drop them. Stop that leader; start as ` +
+      'sequencer the node whose log is longest in the newest term (docs/REPLICA.md)'))
+  t.same([n.log.lastSeq, saved.length, (await n.snapshots.list()).map((m) => m.seq)], [80, 0, [60]], 'nothing cut, handed over or dropped')
+  t.notOk(new CommittedTailError('') instanceof DivergedError, 'not a DivergedError: a restart would not mend it')
+
+  // Committed up to where the two logs part: the tail past it was never committed, and goes.
+  const upToFork = await nodeOf(t, common, (prev, from) => chain(from, 30, prev, 'old-'), 50)
+  t.equal((await rewind(t, l, upToFork)).fork, 50)
+  t.equal(upToFork.log.lastSeq, 50)
 })
 
 t.test('a leader that stops answering while the log is checked leaves it as it was: the node follows, and checks again', async (t) => {

@@ -19,10 +19,10 @@ class GatedLog extends MemoryLogStore {
     this.gate = new Promise((r) => { this.release = r })
   }
   open_(): void { this.release() }
-  override async append(entries: LogEntry[]): Promise<void> {
+  override async append(entries: LogEntry[], committed?: number): Promise<void> {
     await this.gate
     this.appends++
-    return super.append(entries)
+    return super.append(entries, committed)
   }
 }
 

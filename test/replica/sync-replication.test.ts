@@ -73,6 +73,22 @@ t.test('a command is acknowledged only once the standby holds it', async (t) => 
   t.same(S.errors, [])
 })
 
+t.test('the sequencer and its standby record with each write what they know is committed; other followers do not', async (t) => {
+  const L = await leader(t, { syncReplicas: 1 })
+  const S = await follower(t, L.url, true)
+  const F = await follower(t, L.url, false)
+  await L.genesis()
+  const genesisEnd = L.log.lastSeq
+  t.same([L.log.knownCommitted, S.log.knownCommitted], [0, 0], 'the genesis went out before anything was committed')
+  const [first] = await L.submit([deposit(1)])
+  t.same([L.log.knownCommitted, S.log.knownCommitted], [genesisEnd, genesisEnd],
+    'the next write carries the genesis, held by the standby: a rewind never cuts it')
+  await L.submit([deposit(2)])
+  await until(() => F.log.lastSeq === L.log.lastSeq)
+  t.same([L.log.knownCommitted, S.log.knownCommitted], [first!.seq, first!.seq])
+  t.equal(F.log.knownCommitted, 0, 'a follower that is no standby is told no commit point, and records none')
+})
+
 t.test('other followers get only what the standby holds, live or catching up', async (t) => {
   const L = await leader(t, { syncReplicas: 1 })
   const S = await follower(t, L.url, true)
