@@ -2,9 +2,11 @@
 // log holds, so the sequencer that claims the lead there gives its claim up and stops, naming the
 // log's newest term and what to run; its standby, finding no term, elects no one. `exchange cluster raise-epoch` writes the new etcd's revision past it, and
 // the sequencer started again leads with a term above every one its log holds, its standby
-// holding what it acknowledges. Real etcd, real processes.
+// holding what it acknowledges. Started by hand on a node whose log lacks commands the others
+// hold as committed, a sequencer is not followed: they stop rather than cut them. Real etcd, real processes.
 
 import t from 'tap'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -23,6 +25,28 @@ async function termsIn(dir: string): Promise<number[]> {
   return (await readLogDir(dir)).filter((e) => e.command.type === 'Lead').map((e) => (e.command as { epoch: number }).epoch)
 }
 
+/** Nodes of one cluster on loopback, each with its data in `dir/<name>`: how to start each, and submit through one. */
+async function clusterOf<N extends string>(dir: string, names: N[], procs: Proc[]) {
+  const ports = {} as Record<N, { repl: number, metrics: number }>
+  for (const n of names) ports[n] = { repl: await freePort(), metrics: await freePort() }
+  const start = (command: string[], n: N, etcd: Etcd): Proc => {
+    const p = startExchange([...command, '--data', path.join(dir, n), '--node-id', n, '--replication-port', String(ports[n].repl), '--port', '0',
+      '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET, '--sync-replicas', '1',
+      '--tick-ms', '50', '--host', '127.0.0.1'])
+    procs.push(p)
+    return p
+  }
+  const submit = async (refs: string[], via: N) => {
+    const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${ports[via].repl}`)
+    try {
+      return await Promise.all(refs.map((ref) => client.submit(deposit(ref))))
+    } finally {
+      client.close()
+    }
+  }
+  return { start, submit }
+}
+
 t.test('after etcd lost its data, raise-epoch lets the sequencer lead again above its log\'s terms', { timeout: 180_000, skip: etcdSkip() },
   (t) => explained(t, async (t, procs) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'etcd-replaced-'))
@@ -31,22 +55,8 @@ t.test('after etcd lost its data, raise-epoch lets the sequencer lead again abov
       await Promise.all(etcds.map((e) => e.stop()))
       await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     })
-    const ports = { A: { repl: await freePort(), metrics: await freePort() }, S: { repl: await freePort(), metrics: await freePort() } }
-    const start = (command: string[], n: 'A' | 'S', etcd: Etcd): Proc => {
-      const p = startExchange([...command, '--data', path.join(dir, n), '--node-id', n, '--replication-port', String(ports[n].repl), '--port', '0',
-        '--metrics-port', String(ports[n].metrics), '--etcd', etcd.url, '--lease-ms', String(TEST_LEASE_MS), '--master-secret', SECRET, '--sync-replicas', '1',
-        '--tick-ms', '50', '--host', '127.0.0.1'])
-      procs.push(p)
-      return p
-    }
-    const submit = async (refs: string[]) => {
-      const client = await IngressClient.connect(internalLink(SECRET), `ws://127.0.0.1:${ports.A.repl}`)
-      try {
-        return await Promise.all(refs.map((ref) => client.submit(deposit(ref))))
-      } finally {
-        client.close()
-      }
-    }
+    const { start, submit: submitVia } = await clusterOf(dir, ['A', 'S'], procs)
+    const submit = (refs: string[]) => submitVia(refs, 'A')
 
     // The first etcd has seen some use: its revision, and so the first term, is past 300.
     const first = await startEtcd()
@@ -96,4 +106,49 @@ t.test('after etcd lost its data, raise-epoch lets the sequencer lead again abov
     t.equal(terms.length, 2, 'two terms in the log')
     t.ok(terms[1]! > terms[0]!, `the new term is above the old one: ${terms.join(' < ')}`)
     t.ok((await readLogDir(path.join(dir, 'S'))).some((e) => e.command.type === 'Deposit' && e.command.ref === 'after-1'), 'the standby holds the command')
+  }))
+
+t.test('started by hand on a node that lacks committed commands, a sequencer is not followed: the nodes that hold them refuse to cut them',
+  { timeout: 180_000, skip: etcdSkip() }, (t) => explained(t, async (t, procs) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'etcd-wrong-'))
+    const etcds: Etcd[] = []
+    t.teardown(async () => {
+      await Promise.all(etcds.map((e) => e.stop()))
+      await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    })
+    const { start, submit } = await clusterOf(dir, ['A', 'S1', 'S2'], procs)
+    const first = await startEtcd()
+    etcds.push(first)
+    const A = start(['sequencer'], 'A', first)
+    const S1 = start(['replica', '--standby'], 'S1', first)
+    const S2 = start(['replica', '--standby'], 'S2', first)
+    await A.waitFor((l) => l.msg === 'sequencer running', 60_000)
+    t.ok((await submit(['early'], 'A'))[0]!.result.ok)
+    // S2 goes; A acknowledges more with S1 holding it (--sync-replicas 1), and its ticks write on.
+    await S2.kill('SIGKILL')
+    const late = await submit(['late-1', 'late-2', 'late-3'], 'A')
+    t.ok(late.every((a) => a.result.ok), `acknowledged up to seq ${late.at(-1)!.seq} without S2`)
+    await new Promise((r) => setTimeout(r, 500))
+    await Promise.all([A.kill('SIGKILL'), S1.kill('SIGKILL')])
+    const term = Math.max(...await termsIn(path.join(dir, 'A')))
+
+    // etcd lost; the operator raises the new one's revision and starts S2, the wrong node, as sequencer.
+    await first.stop()
+    const fresh = await startEtcd()
+    etcds.push(fresh)
+    t.equal((await cli(['cluster', 'raise-epoch', String(term), '--etcd', fresh.url])).code, 0)
+    const wrong = start(['sequencer'], 'S2', fresh)
+    await wrong.waitFor((l) => l.msg === 'leading', 60_000)
+    for (const n of ['A', 'S1'] as const) {
+      const node = start(['replica', '--standby'], n, fresh)
+      // Had it cut them, it would follow.
+      await Promise.race([node.exited, node.waitFor((l) => l.msg === 'follower running', 60_000)])
+      t.equal(node.child.exitCode, 1, `${n} stops`)
+      t.match(node.stderr(), new RegExp(`exchange: entries \\d+-\\d+ of this log were committed \\(held by the standbys its leader waited for\\), ` +
+        `and the leader \\(node S2 leads epoch \\d+ at [^)]+\\) does not hold them: refusing to drop them`), `${n} names the committed entries S2 lacks`)
+      t.notMatch(node.stderr(), /\n\s+at /, 'with no stack')
+      const refs = (await readLogDir(path.join(dir, n))).flatMap((e) => (e.command.type === 'Deposit' ? [e.command.ref] : []))
+      t.same(refs.filter((r) => r.startsWith('late-')), ['late-1', 'late-2', 'late-3'], `${n}'s log still holds them`)
+      t.notOk(existsSync(path.join(dir, n, 'diverged')), 'and cut nothing')
+    }
   }))

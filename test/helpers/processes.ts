@@ -192,7 +192,7 @@ export async function explained<T extends { teardown(fn: () => unknown): void }>
   try {
     await body(t, procs)
   } catch (err) {
-    const tails = procs.map((p, i) => `process ${i} (${p.child.spawnargs.slice(2, 4).join(' ')}):\n${p.lines.slice(-8).map((l) => JSON.stringify(l).slice(0, 300)).join('\n')}`)
+    const tails = procs.map((p, i) => `process ${i} (${p.child.spawnargs.slice(p.child.spawnargs.indexOf(EXCHANGE_BIN) + 1).slice(0, 2).join(' ')}):\n${p.lines.slice(-8).map((l) => JSON.stringify(l).slice(0, 300)).join('\n')}`)
     throw new Error(`${(err as Error).message}\n${tails.join('\n')}`)
   }
 }
