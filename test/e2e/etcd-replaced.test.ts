@@ -142,7 +142,10 @@ t.test('started by hand on a node that lacks committed commands, a sequencer is 
     for (const n of ['A', 'S1'] as const) {
       const node = start(['replica', '--standby'], n, fresh)
       // Had it cut them, it would follow.
-      await Promise.race([node.exited, node.waitFor((l) => l.msg === 'follower running', 60_000)])
+      const following = (): boolean => node.lines.some((l) => l.msg === 'follower running')
+      for (const deadline = Date.now() + 60_000; node.child.exitCode === null && !following() && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 50))
+      }
       t.equal(node.child.exitCode, 1, `${n} stops`)
       t.match(node.stderr(), new RegExp(`exchange: entries \\d+-\\d+ of this log were committed \\(held by the standbys its leader waited for\\), ` +
         `and the leader \\(node S2 leads epoch \\d+ at [^)]+\\) does not hold them: refusing to drop them`), `${n} names the committed entries S2 lacks`)
