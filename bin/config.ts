@@ -249,6 +249,8 @@ export function linkTlsOf(config: Config): LinkTls {
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  // `--help` or `-h` anywhere asks for the usage, as `exchange help` does (and starts nothing).
+  if (argv.some((a) => a === '--help' || a === '-h')) return loadConfig(['help'], env)
   const parsed = parseArgs({
     // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`; `--standby` of `--standby yes`.
     args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a === '--standby' ? '--standby=yes' : a)),

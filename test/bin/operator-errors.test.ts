@@ -52,6 +52,21 @@ t.test('an audit of a file that is not there, or against a chain that does not a
   t.match(r.stderr, new RegExp(`exchange: nothing answers at 127\\.0\\.0\\.1:${port}\n$`))
 })
 
+t.test('--help or -h prints the usage and exits 0, starting nothing, whatever else is on the line', async (t) => {
+  for (const args of [['--help'], ['-h'], ['start', '--help'], ['sequencer', '--port', '1', '-h']]) {
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
+      child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+      child.on('exit', (code) => resolve({ code, stdout, stderr }))
+    })
+    t.same([r.code, r.stderr], [0, ''], `exchange ${args.join(' ')}`)
+    t.match(r.stdout, /^usage: exchange <command> \[options\]\ncommands:\n/)
+  }
+})
+
 t.test('a price CSV that will not parse is refused before anything starts, naming file and line', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'csv-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
