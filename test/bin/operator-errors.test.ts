@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
 import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
+import { exchangeCli } from '../helpers/processes.js'
 
 t.test('a REST port in use: named, with the options to choose others, exit 1', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ports-'))
@@ -54,16 +55,9 @@ t.test('an audit of a file that is not there, or against a chain that does not a
 
 t.test('--help or -h prints the usage and exits 0, starting nothing, whatever else is on the line', async (t) => {
   for (const args of [['--help'], ['-h'], ['start', '--help'], ['sequencer', '--port', '1', '-h']]) {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
-      child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-      child.on('exit', (code) => resolve({ code, stdout, stderr }))
-    })
-    t.same([r.code, r.stderr], [0, ''], `exchange ${args.join(' ')}`)
-    t.match(r.stdout, /^usage: exchange <command> \[options\]\ncommands:\n/)
+    const r = await exchangeCli(args)
+    t.same([r.code, r.err], [0, ''], `exchange ${args.join(' ')}`)
+    t.match(r.out, /^usage: exchange <command> \[options\]\ncommands:\n/)
   }
 })
 
