@@ -23,8 +23,8 @@ export const EXCHANGE_BIN = path.join(ROOT, 'bin', 'exchange.js')
  * How a test runs `node` in a child process, as users run it: `spawn(NODE, [...NODE_ARGS, file, …])`.
  * tap's processinfo hook (process-on-spawn) puts its module loader back into the NODE_OPTIONS of
  * every child, whatever env the spawn names; that loader made each exchange process start ~1.5 s
- * later on a 2-core host, and each of its worker threads too. `env -u NODE_OPTIONS` drops it
- * after the hook has run, and execs node (the child's pid is node's, so signals reach it).
+ * later on a 2-core host. `env -u NODE_OPTIONS` drops it after the hook has run, and execs node
+ * (the child's pid is node's, so signals reach it).
  */
 export const NODE = '/usr/bin/env'
 export const NODE_ARGS: readonly string[] = ['-u', 'NODE_OPTIONS', process.execPath]
