@@ -88,8 +88,10 @@ async function main(argv: string[]): Promise<void> {
   const cleanups: (() => Promise<unknown> | unknown)[] = []
   try {
     step('Starting an exchange on loopback: local chain (anvil), sequencer, gateway, price feed, market-making bot')
+    // A checkpoint every 50 entries: the bot and the ticks reach the first (and it is anchored)
+    // while the steps run; at 200 the last step waited about 15 s for it.
     exchange = startExchange(['--data', dir, '--port', String(port), '--replication-port', String(replicationPort),
-      '--metrics-port', String(metricsPort), '--checkpoint-interval', '200', '--anchor-interval-ms', '1000', '--chain-poll-ms', '100'])
+      '--metrics-port', String(metricsPort), '--checkpoint-interval', '50', '--anchor-interval-ms', '1000', '--chain-poll-ms', '100'])
     const chain = await exchange.line((l) => l.msg === 'chain services running')
     await exchange.line((l) => l.msg === 'market maker running')
     const rpc = chain.rpc as string
