@@ -92,9 +92,10 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
 
 /**
  * Reads until `done` holds, for data the projections serve (trades, klines, tickers), which
- * trail the state by one flush; bounded, so a real gap fails instead of hanging.
+ * trail the state by one flush; bounded, so a real gap fails instead of hanging (generously:
+ * four test files share two cores).
  */
-export async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 5_000): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await read()

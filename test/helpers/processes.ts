@@ -11,6 +11,12 @@ import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import { freePort } from '../../replica/free-port.js'
 import { EXCHANGE_BIN, NODE, NODE_ARGS } from './paths.js'
 
+/**
+ * How long `waitFor` waits by default: a bound that turns a hang into a failure, not a
+ * measure. tap runs four test files at a time on two cores, and this machine's cores run
+ * at times three times slower than at others, so a start that takes 3 s alone can take 20.
+ */
+const WAIT_MS = 60_000
 
 /** A node's /metrics gauges (Prometheus text, one `name value` line each) on loopback `port`. */
 export async function scrapeGauges(port: number): Promise<Record<string, number>> {
@@ -70,7 +76,7 @@ export function startExchange(args: string[]): Proc {
   return {
     child, lines, exited,
     stderr: () => stderr,
-    waitFor(pred, timeoutMs = 15_000) {
+    waitFor(pred, timeoutMs = WAIT_MS) {
       const found = lines.find(pred)
       if (found) return Promise.resolve(found)
       return new Promise((resolve, reject) => {
