@@ -49,14 +49,14 @@ t.test('status, and forgetting a standby lost for good', { skip }, async (t) => 
 
   // Through the CLI: status as JSON; forgetting a node that is no standby is refused, saying which are.
   const status = await cli(['cluster', 'status', '--etcd', etcd.url, '--cluster', 'blue'])
-  t.equal(status.code, 0, status.err)
-  t.same(JSON.parse(status.out), waiting, 'the CLI prints the same status')
+  t.equal(status.code, 0, status.stderr)
+  t.same(JSON.parse(status.stdout), waiting, 'the CLI prints the same status')
   const unknown = await cli(['cluster', 'forget', 'S9', '--etcd', etcd.url, '--cluster', 'blue'])
   t.equal(unknown.code, 1)
-  t.match(unknown.err, 'no standby S9 in cluster blue; its standbys: S1, S2')
+  t.match(unknown.stderr, 'no standby S9 in cluster blue; its standbys: S1, S2')
   const forgot = await cli(['cluster', 'forget', 'S2', '--etcd', etcd.url, '--cluster', 'blue'])
-  t.equal(forgot.code, 0, forgot.err)
-  const after = JSON.parse(forgot.out) as Awaited<ReturnType<typeof clusterStatus>>
+  t.equal(forgot.code, 0, forgot.stderr)
+  const after = JSON.parse(forgot.stdout) as Awaited<ReturnType<typeof clusterStatus>>
   t.same([after.standbys, after.election?.winner, after.election?.waitingFor], [['S1'], 'S1', []], 'S2 forgotten, the election names S1')
 })
 

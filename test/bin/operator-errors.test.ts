@@ -3,14 +3,18 @@
 // another node holds is in test/replica/level-log.test.ts).
 
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
-import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
 import { exchangeCli } from '../helpers/processes.js'
+
+/** An `exchange` command's exit code and stderr, for the cases that print only there. */
+async function exitAndStderr(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const { code, stderr } = await exchangeCli(args)
+  return { code, stderr }
+}
 
 t.test('a REST port in use: named, with the options to choose others, exit 1', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ports-'))
@@ -19,36 +23,24 @@ t.test('a REST port in use: named, with the options to choose others, exit 1', a
   await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve))
   t.teardown(() => held.close())
   const port = (held.address() as net.AddressInfo).port
-  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'start', '--data', dir, '--chain', 'off', '--no-bot', '--port', String(port),
+  const r = await exchangeCli(['start', '--data', dir, '--chain', 'off', '--no-bot', '--port', String(port),
     '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
-  let stderr = ''
-  child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  t.equal(code, 1)
-  t.equal(stderr, `exchange: 127.0.0.1:${port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)\n`)
+  t.equal(r.code, 1)
+  t.equal(r.stderr, `exchange: 127.0.0.1:${port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)\n`)
 })
 
 t.test('`exchange account` with no node at the replication port: says so, exit 1', async (t) => {
   const port = await freePort()
-  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'account', '--fund', '100', '--replication-port', String(port)])
-  let stderr = ''
-  child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  t.equal(code, 1)
-  t.equal(stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
+  const r = await exchangeCli(['account', '--fund', '100', '--replication-port', String(port)])
+  t.equal(r.code, 1)
+  t.equal(r.stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
 })
 
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
-  const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
-    let stderr = ''
-    child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-    child.on('exit', (code) => resolve({ code, stderr }))
-  })
   const missing = path.join(os.tmpdir(), 'no-such-export.msgpack')
-  t.same(await run(['audit', '--log', missing]), { code: 1, stderr: `exchange: no such file or directory: ${missing}\n` })
+  t.same(await exitAndStderr(['audit', '--log', missing]), { code: 1, stderr: `exchange: no such file or directory: ${missing}\n` })
   const port = await freePort()
-  const r = await run(['audit', '--log', missing, '--rpc', `http://127.0.0.1:${port}`, '--vault', '0x' + '1'.repeat(40)])
+  const r = await exitAndStderr(['audit', '--log', missing, '--rpc', `http://127.0.0.1:${port}`, '--vault', '0x' + '1'.repeat(40)])
   t.equal(r.code, 1)
   t.match(r.stderr, new RegExp(`exchange: nothing answers at 127\\.0\\.0\\.1:${port}\n$`))
 })
@@ -56,8 +48,8 @@ t.test('an audit of a file that is not there, or against a chain that does not a
 t.test('--help or -h prints the usage and exits 0, starting nothing, whatever else is on the line', async (t) => {
   for (const args of [['--help'], ['-h'], ['start', '--help'], ['sequencer', '--port', '1', '-h']]) {
     const r = await exchangeCli(args)
-    t.same([r.code, r.err], [0, ''], `exchange ${args.join(' ')}`)
-    t.match(r.out, /^usage: exchange <command> \[options\]\ncommands:\n/)
+    t.same([r.code, r.stderr], [0, ''], `exchange ${args.join(' ')}`)
+    t.match(r.stdout, /^usage: exchange <command> \[options\]\ncommands:\n/)
   }
 })
 
@@ -66,29 +58,19 @@ t.test('a price CSV that will not parse is refused before anything starts, namin
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const csv = path.join(dir, 'prices.csv')
   writeFileSync(csv, 'pair,price\nBTCUSDT,30000.5\nETHUSDT,two thousand\n')
-  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'start', '--data', path.join(dir, 'data'), '--chain', 'off', '--no-bot',
+  const r = await exchangeCli(['start', '--data', path.join(dir, 'data'), '--chain', 'off', '--no-bot',
     '--price-feed', `csv:${csv}`, '--port', String(await freePort()), '--replication-port', String(await freePort()),
     '--metrics-port', String(await freePort())])
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
-  child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
-  t.equal(code, 1)
-  t.equal(stderr, `exchange: ${csv}: price CSV line 3: want PAIR,PRICE; got ETHUSDT,two thousand\n`)
-  t.equal(stdout, '', 'no node started, no log written')
+  t.equal(r.code, 1)
+  t.equal(r.stderr, `exchange: ${csv}: price CSV line 3: want PAIR,PRICE; got ETHUSDT,two thousand\n`)
+  t.equal(r.stdout, '', 'no node started, no log written')
   t.notOk(existsSync(path.join(dir, 'data', 'log')))
 })
 
 t.test('verify-proof: a proof or keys file that is not what it should be, an API that does not answer: said, exit 1', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'verify-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const run = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'verify-proof', ...args])
-    let stderr = ''
-    child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-    child.on('exit', (code) => resolve({ code, stderr }))
-  })
+  const run = (args: string[]) => exitAndStderr(['verify-proof', ...args])
   const notJson = path.join(dir, 'not.json')
   writeFileSync(notJson, 'nope')
   const noKeys = path.join(dir, 'no-keys.json')

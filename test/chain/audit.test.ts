@@ -24,8 +24,7 @@ import { runAudit } from '../../bin/audit.js'
 import { exportLog } from '../../bin/export-log.js'
 import { prove, verifyBalanceProof, type BalanceProof } from '../../bin/prove.js'
 import { chainRig } from './rig.js'
-import { execFile } from 'node:child_process'
-import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
+import { exchangeCli } from '../helpers/processes.js'
 
 const CHAIN_ID = 31337
 const chain = await chainRig()
@@ -185,12 +184,10 @@ t.test('a balance proven against the anchored root, without the log: paths, anch
   t.ok(lines.includes(`  the proof names the Vault ${nowhere}; checked against --vault`))
   // From the command line, as a user would: the default seq is the newest checkpoint, 40.
   const file = path.join(dir, 'proof.json')
-  const cli = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
-    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
-  })
-  t.same(await cli(['prove', '--data', dir, '--account', account, '--checkpoint-interval', '10', '--out', file]), { code: 0, stdout: '' })
+  const proved = await exchangeCli(['prove', '--data', dir, '--account', account, '--checkpoint-interval', '10', '--out', file])
+  t.same([proved.code, proved.stdout], [0, ''])
   t.equal((JSON.parse(readFileSync(file, 'utf8')) as BalanceProof).seq, 40)
-  const verified = await cli(['verify-proof', '--proof', file, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault])
+  const verified = await exchangeCli(['verify-proof', '--proof', file, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault])
   t.equal(verified.code, 0)
   t.equal(verified.stdout.trim().split('\n').at(-1), 'PASS')
 })
@@ -303,19 +300,17 @@ t.test('an anchored root that does not match fails the audit at that seq', async
 })
 
 t.test('the CLI: export-log writes the file, audit exits non-zero naming the seq', async (t) => {
-  const run = (args: string[]): Promise<{ code: number; stdout: string }> => new Promise((resolve) => {
-    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout }))
-  })
   const file = path.join(dir, 'cli.msgpack')
-  t.same(await run(['export-log', '--data', dir, '--out', file]), { code: 0, stdout: `exported 45 entries to ${file}\n` })
-  const passing = await run(['audit', '--log', file])
+  const exported = await exchangeCli(['export-log', '--data', dir, '--out', file])
+  t.same([exported.code, exported.stdout], [0, `exported 45 entries to ${file}\n`])
+  const passing = await exchangeCli(['audit', '--log', file])
   t.equal(passing.code, 0)
   t.equal(passing.stdout.trim().split('\n').at(-1), 'PASS')
-  const failing = await run(['audit', '--data', dir, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault])
+  const failing = await exchangeCli(['audit', '--data', dir, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault])
   t.equal(failing.code, 1)
   t.match(failing.stdout, /^MISMATCH at seq 44: anchored root 0x(ee){32} but/m)
   t.match(failing.stdout, /^FAIL: 2 finding\(s\), first at seq 44$/m)
-  const asPrefix = await run(['audit', '--data', dir, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault, '--prefix'])
+  const asPrefix = await exchangeCli(['audit', '--data', dir, '--rpc', chain.anvil.url, '--vault', chain.deployment.vault, '--prefix'])
   t.equal(asPrefix.code, 1)
   t.match(asPrefix.stdout, /^FAIL: 1 finding\(s\), first at seq 44$/m, '--prefix: the anchor past the end is no finding')
 })

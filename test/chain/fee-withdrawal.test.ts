@@ -3,7 +3,6 @@
 // than the fees are refused in words, and the audit afterwards finds the payment requested.
 
 import t from 'tap'
-import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,8 +11,7 @@ import { runAudit } from '../../bin/audit.js'
 import { startAnvil } from '../../chain/anvil.js'
 import { chainProvider, tokenAt } from '../../chain/provider.js'
 import { freePort } from '../../replica/free-port.js'
-import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
-import { scrapeGauges, startExchange } from '../helpers/processes.js'
+import { exchangeCli, scrapeGauges, startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
@@ -31,10 +29,8 @@ t.test('fees withdrawn to an address, paid on chain, and audited', { timeout: 90
   const deployment = JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')) as { tokens: { asset: string; address: string }[] }
   const usdt = tokenAt(deployment.tokens.find((x) => x.asset === 'USDT')!.address, provider)
 
-  const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => new Promise((resolve) => {
-    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'withdraw-fees', '--data', dir, '--port', String(port), '--replication-port', String(repl), ...args],
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }))
-  })
+  const cli = (args: string[]) =>
+    exchangeCli(['withdraw-fees', '--data', dir, '--port', String(port), '--replication-port', String(repl), ...args])
   const to = Wallet.createRandom().address
   t.match(await cli(['--amount', 'lots', '--to', to]), { code: 1, stderr: 'exchange: --amount must be a positive decimal number, got lots\n' })
   t.match(await cli(['--amount', '0.0000001', '--to', to]), { code: 1, stderr: 'exchange: --amount 0.0000001 is finer than the asset\'s 6 decimals\n' })

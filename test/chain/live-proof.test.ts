@@ -6,7 +6,6 @@
 // (`export-log --follow`) and audits it against the Vault.
 
 import t from 'tap'
-import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -14,19 +13,10 @@ import path from 'node:path'
 import { verifyBalanceProof } from '../../bin/prove.js'
 import { chainProvider, vaultAt } from '../../chain/provider.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
-import { scrapeGauges, startGatewayPair } from '../helpers/processes.js'
-import { EXCHANGE_BIN, NODE, NODE_ARGS } from '../helpers/paths.js'
+import { exchangeCli as cli, scrapeGauges, startGatewayPair } from '../helpers/processes.js'
 
 const SECRET = '44'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
-/** `exchange <args>`: its exit code and output. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], (err, stdout, stderr) =>
-      resolve({ code: err ? (err as { code?: number }).code ?? 1 : 0, stdout, stderr }))
-  })
-}
 
 t.test('the demo account proves its balances against the anchored root, on the sequencer and a follower', { timeout: 90_000 }, async (t) => {
   const { apiA, apiB, repl, seq: sequencer, demo } = await startGatewayPair(t, SECRET, [], ['--checkpoint-interval', '10',

@@ -89,8 +89,8 @@ t.test('after etcd lost its data, raise-epoch lets the sequencer lead again abov
 
     // The operator raises the new etcd's revision past that term; refused while a node leads.
     const raised = await cli(['cluster', 'raise-epoch', String(term), '--etcd', fresh.url])
-    t.equal(raised.code, 0, raised.err)
-    const r = JSON.parse(raised.out) as { cluster: string; from: number; revision: number }
+    t.equal(raised.code, 0, raised.stderr)
+    const r = JSON.parse(raised.stdout) as { cluster: string; from: number; revision: number }
     t.ok(r.from < term! && r.revision > term!, `etcd's revision raised from ${r.from} to ${r.revision}`)
 
     // Started again, it leads with a term above its log's, and its standby holds what it acknowledges.
@@ -100,7 +100,7 @@ t.test('after etcd lost its data, raise-epoch lets the sequencer lead again abov
     t.ok(after[0]!.result.ok, `acknowledged at seq ${after[0]!.seq} under the new etcd`)
     const busy = await cli(['cluster', 'raise-epoch', String(term), '--etcd', fresh.url])
     t.equal(busy.code, 1)
-    t.match(busy.err, /A leads epoch \d+: nothing to raise while a node leads/)
+    t.match(busy.stderr, /A leads epoch \d+: nothing to raise while a node leads/)
     await Promise.all([A3.kill('SIGKILL'), S2.kill('SIGKILL')])
     const terms = await termsIn(path.join(dir, 'A'))
     t.equal(terms.length, 2, 'two terms in the log')

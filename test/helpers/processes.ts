@@ -39,14 +39,14 @@ export interface Proc {
 }
 
 /** Runs an `exchange` command to its end: its exit code and output. */
-export function exchangeCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+export function exchangeCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (b: Buffer) => { out += b.toString() })
-    child.stderr.on('data', (b: Buffer) => { err += b.toString() })
-    child.on('exit', (code) => resolve({ code, out, err }))
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
+    child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
+    child.on('exit', (code) => resolve({ code, stdout, stderr }))
   })
 }
 
