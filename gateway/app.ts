@@ -18,6 +18,7 @@ import { registerOpenApi } from './openapi.js'
 import { listenKeyRoutes } from './routes/listen-key.js'
 import { ListenKeys } from './user-data/listen-keys.js'
 import { checkResponses } from './response-check.js'
+import { lazySerializers } from './lazy-serializers.js'
 import { positionRoutes } from './routes/positions.js'
 import { sessionRoutes } from './routes/session.js'
 import { spotTradeRoutes } from './routes/spot-trade.js'
@@ -89,7 +90,10 @@ function withDeadline(ctx: GatewayContext, ms: number): GatewayContext {
 
 export async function buildGateway(base: GatewayContext, o: GatewayOptions = {}): Promise<FastifyInstance> {
   const ctx = withDeadline(base, o.processingTimeoutMs ?? 10_000)
-  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: false })
+  const serializers = lazySerializers()
+  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: false,
+    schemaController: { compilersFactory: { buildSerializer: serializers.factory } } })
+  app.decorate('compileSerializers', serializers.compileAll)
   // Request schemas are for the document only: our own code parses and refuses every
   // parameter with Binance's codes. Validating them anyway cost each signed POST with its
   // parameters in the body an Ajv run and a thrown-away Error (its querystring lacks the

@@ -93,6 +93,10 @@ t.test('/openapi.json over HTTP: OpenAPI 3.0, every registered route with parame
   t.ok(routes.length >= 85, `${routes.length} routes registered`)
   const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
   t.same(documented.sort(), routes.map(([m, p]) => `${m} ${p}`).sort(), 'exactly the registered routes, every alias included')
+  // Serializers are built on first use (gateway/lazy-serializers.ts): every route's must build.
+  let serializers = 0
+  t.doesNotThrow(() => { serializers = rig.app.compileSerializers() }, 'every response serializer builds')
+  t.ok(serializers >= routes.length, `${serializers} response serializers`)
 
   const tags = new Set(doc.tags.map((x) => x.name))
   for (const [method, path] of routes) {
