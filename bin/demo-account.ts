@@ -5,7 +5,8 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { Wallet, type BaseWallet } from 'ethers'
+import type { BaseWallet } from 'ethers'
+import { randomWallet } from './random-wallet.js'
 import type { Command } from '../core/commands.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import { newApiKey, secretFor } from '../gateway/auth.js'
@@ -58,7 +59,7 @@ export async function createFundedAccount(o: {
   /** Registers a public key of this type on the session too (default hmac: none). */
   keyType?: KeyType
 }): Promise<DemoAccount> {
-  const wallet = Wallet.createRandom()
+  const wallet = randomWallet()
   for (const { asset, tokenUnits, ledgerUnits } of o.assets ?? []) {
     if (o.fundOnChain) await o.fundOnChain(wallet, asset, tokenUnits)
     else {

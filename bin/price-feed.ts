@@ -10,6 +10,7 @@ import type { Command } from '../core/commands.js'
 import type { PerpMarket, State } from '../core/state.js'
 import { signOraclePrice, verifyOraclePrice } from '../replica/oracle-signature.js'
 import { OperatorError } from './operator-error.js'
+import { randomWallet } from './random-wallet.js'
 import type { Logger } from '../replica/node.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import { Rng } from '../sim/random.js'
@@ -35,10 +36,10 @@ export async function oracleWallet(dataDir: string): Promise<Wallet> {
   try {
     return new Wallet((await readFile(file, 'utf8')).trim())
   } catch {
-    const wallet = Wallet.createRandom()
+    const wallet = randomWallet()
     await mkdir(dataDir, { recursive: true })
     await writeFile(file, wallet.privateKey + '\n', { mode: 0o600 })
-    return new Wallet(wallet.privateKey)
+    return wallet
   }
 }
 
