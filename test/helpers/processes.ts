@@ -38,7 +38,7 @@ export interface Proc {
   stderr(): string
 }
 
-/** Runs an `exchange` command to its end: its exit code and output. */
+/** Runs an `exchange` command to its end: its exit code and all its output ('close', not 'exit': the pipes may still hold some at exit). */
 export function exchangeCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
@@ -46,7 +46,7 @@ export function exchangeCli(args: string[]): Promise<{ code: number | null; stdo
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
     child.stderr.on('data', (b: Buffer) => { stderr += b.toString() })
-    child.on('exit', (code) => resolve({ code, stdout, stderr }))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
 }
 
