@@ -83,4 +83,7 @@ process.on('message', (m: ToFanOut, handle: unknown) => {
   else stop()
 })
 process.on('disconnect', () => process.exit(0))
-process.send!({ t: 'ready' } satisfies FromFanOut)
+// The gateway may be gone before this process is up (a start refused, say a port in use):
+// sending then would die on a closed channel, printing a stack after the operator's message.
+if (process.connected) process.send!({ t: 'ready' } satisfies FromFanOut)
+else process.exit(0)
