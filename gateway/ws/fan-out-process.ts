@@ -22,7 +22,16 @@ const report = (e: FanOutEvent): void => {
 const flush = (): void => {
   const m: FromFanOut = { t: 'events', events }
   events = []
-  if (process.connected) process.send!(m)
+  post(m)
+}
+
+/** Sends to the gateway, if it is still there. A channel the gateway closed is not always known
+ * closed yet (its end is read on this process's next turn), and a send on it fails with EPIPE:
+ * given no callback, Node raises that as an unhandled 'error' and prints a stack on the stderr
+ * the gateway shares. Either way the gateway is gone, and so this process goes. */
+function post(m: FromFanOut): void {
+  if (!process.connected) return
+  process.send!(m, undefined, undefined, (err: Error | null) => { if (err !== null) process.exit(0) })
 }
 
 function adopt(m: Extract<ToFanOut, { t: 'adopt' }>, socket: Duplex | undefined): void {
@@ -83,7 +92,6 @@ process.on('message', (m: ToFanOut, handle: unknown) => {
   else stop()
 })
 process.on('disconnect', () => process.exit(0))
-// The gateway may be gone before this process is up (a start refused, say a port in use):
-// sending then would die on a closed channel, printing a stack after the operator's message.
-if (process.connected) process.send!({ t: 'ready' } satisfies FromFanOut)
+// The gateway may be gone before this process is up (a start refused, say a port in use).
+if (process.connected) post({ t: 'ready' })
 else process.exit(0)

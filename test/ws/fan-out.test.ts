@@ -3,13 +3,18 @@
 // Every other stream test runs against it too with TEST_WS_FAN_OUT=process; these are the
 // things only this mode has: where the sockets are, the handover, and losing the process.
 
-import { execFile } from 'node:child_process'
-import { readdirSync, readlinkSync } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
+import type { FanOutConfig } from '../../gateway/ws/fan-out.js'
+import { DEFAULT_LIMITS } from '../../gateway/ws/server.js'
 import { limit } from '../helpers/commands.js'
 import { ALICE, BOB } from '../helpers/exchange.js'
-import { NODE, NODE_ARGS } from '../helpers/paths.js'
+import { DIST, NODE, NODE_ARGS } from '../helpers/paths.js'
 import { connect, ok, sleep, streamRig } from './client.js'
 
 const run = promisify(execFile)
@@ -114,4 +119,35 @@ t.test('a request sent the moment the handshake completes is answered, connectio
   first.close()
   const { stdout } = await run(NODE, [...NODE_ARGS, '--input-type=module', '-e', FIRST_REQUESTS, `${rig.base}/ws`, '200'])
   t.same(JSON.parse(stdout), [], 'every connection\'s first request was answered')
+})
+
+t.test('a fan-out process whose gateway is gone before its first send exits quietly', async (t) => {
+  // The gateway can die (a start refused: a port in use) after the child has last read its
+  // channel and before it says ready; the child's send then meets EPIPE. Here the child's first
+  // import holds it, synchronously, until the parent has closed the channel: with no event-loop
+  // turn in between, the child still takes the channel for open when it sends.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fan-out-orphan-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(path.join(dir, 'hold.mjs'), `import { existsSync, writeFileSync } from 'node:fs'
+writeFileSync(${JSON.stringify(path.join(dir, 'booted'))}, '')
+const cell = new Int32Array(new SharedArrayBuffer(4))
+while (!existsSync(${JSON.stringify(path.join(dir, 'go'))})) Atomics.wait(cell, 0, 0, 5)
+`)
+  const child = pathToFileURL(path.join(DIST, 'gateway', 'ws', 'fan-out-process.js')).href
+  writeFileSync(path.join(dir, 'entry.mjs'), `import './hold.mjs'\nimport ${JSON.stringify(child)}\n`)
+  const config = JSON.stringify({ limits: DEFAULT_LIMITS, maxPayload: 4096 } satisfies FanOutConfig)
+  const p = spawn(NODE, [...NODE_ARGS, path.join(dir, 'entry.mjs'), config],
+    { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' })
+  let stderr = ''
+  p.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
+  const ended = Promise.all([
+    new Promise<number | null>((resolve) => p.once('exit', resolve)),
+    new Promise<void>((resolve) => p.stderr!.once('end', resolve)),
+  ])
+  while (!existsSync(path.join(dir, 'booted'))) await sleep(5)
+  p.disconnect()
+  writeFileSync(path.join(dir, 'go'), '')
+  const [code] = await ended
+  t.equal(stderr, '', 'nothing on the stderr it shares with the gateway')
+  t.equal(code, 0)
 })
