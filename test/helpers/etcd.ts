@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
+import { reaped } from './reaper.js'
 
 /**
  * The `--lease-ms` of the exchange processes in the fail-over tests. A leader that cannot renew
@@ -46,9 +47,9 @@ export async function startEtcd(): Promise<Etcd> {
   const [client, peer] = [await freePort(), await freePort()]
   const url = `http://127.0.0.1:${client}`
   const peerUrl = `http://127.0.0.1:${peer}`
-  const child = spawn('etcd', ['--name', 'test', '--data-dir', dir, '--listen-client-urls', url, '--advertise-client-urls', url,
+  const child = reaped(spawn('etcd', ['--name', 'test', '--data-dir', dir, '--listen-client-urls', url, '--advertise-client-urls', url,
     '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `test=${peerUrl}`,
-    '--log-level', 'error'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    '--log-level', 'error'], { stdio: ['ignore', 'ignore', 'pipe'] }))
   let stderr = ''
   child.stderr!.on('data', (b: Buffer) => { stderr += b.toString() })
   const deadline = Date.now() + 20_000

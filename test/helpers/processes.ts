@@ -10,6 +10,7 @@ import type { Network } from '../../replica/network.js'
 import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import { freePort } from '../../replica/free-port.js'
 import { EXCHANGE_BIN, NODE, NODE_ARGS } from './paths.js'
+import { reaped } from './reaper.js'
 
 /**
  * How long `waitFor` waits by default: a bound that turns a hang into a failure, not a
@@ -41,7 +42,7 @@ export interface Proc {
 /** Runs an `exchange` command to its end: its exit code and all its output ('close', not 'exit': the pipes may still hold some at exit). */
 export function exchangeCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args])
+    const child = reaped(spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args]))
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => { stdout += b.toString() })
@@ -54,7 +55,7 @@ export function startExchange(args: string[]): Proc {
   // Tests assert exact books and trades: `start`'s market-making bot runs only where a test asks for it.
   const botSet = args.some((a) => a === '--bot' || a.startsWith('--bot=') || a === '--no-bot')
   if (args[0] === 'start' && !botSet) args = [...args, '--bot', 'off']
-  const child = spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = reaped(spawn(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }))
   const lines: Record<string, unknown>[] = []
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = []
   let buf = ''
