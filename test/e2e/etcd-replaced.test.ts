@@ -13,9 +13,11 @@ import path from 'node:path'
 import { EtcdKv } from '../../bin/etcd.js'
 import { freePort } from '../../replica/free-port.js'
 import { IngressClient } from '../../replica/ingress.js'
+import { LevelLogStore } from '../../replica/level-log.js'
 import { TEST_LEASE_MS, etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
-import { readLogDir } from '../helpers/log-fixtures.js'
-import { exchangeCli as cli, explained, internalLink, startExchange, type Proc } from '../helpers/processes.js'
+import { appendBatches, readLogDir } from '../helpers/log-fixtures.js'
+import { eventually } from '../helpers/live-exchange.js'
+import { exchangeCli as cli, explained, internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
 
 const SECRET = '3c'.repeat(32)
 const deposit = (ref: string) => ({ type: 'Deposit' as const, account: '0x' + '7'.repeat(40), sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'SPOT' as const, ref })
@@ -44,7 +46,13 @@ async function clusterOf<N extends string>(dir: string, names: N[], procs: Proc[
       client.close()
     }
   }
-  return { start, submit }
+  /** Resolves once node `n` has applied up to `seq` (its /metrics). */
+  const holds = async (n: N, seq: number): Promise<void> => {
+    const applied = await eventually(async () => (await scrapeGauges(ports[n].metrics).catch(() => ({}) as Record<string, number>)).exchange_seq ?? 0,
+      (s) => s >= seq, 60_000)
+    if (applied < seq) throw new Error(`${n} applied up to seq ${applied}, not ${seq}`)
+  }
+  return { start, submit, holds }
 }
 
 t.test('after etcd lost its data, raise-epoch lets the sequencer lead again above its log\'s terms', { timeout: 180_000, skip: etcdSkip() },
@@ -116,15 +124,19 @@ t.test('started by hand on a node that lacks committed commands, a sequencer is 
       await Promise.all(etcds.map((e) => e.stop()))
       await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     })
-    const { start, submit } = await clusterOf(dir, ['A', 'S1', 'S2'], procs)
+    const { start, submit, holds } = await clusterOf(dir, ['A', 'S1', 'S2', 'X'], procs)
     const first = await startEtcd()
     etcds.push(first)
     const A = start(['sequencer'], 'A', first)
     const S1 = start(['replica', '--standby'], 'S1', first)
     const S2 = start(['replica', '--standby'], 'S2', first)
     await A.waitFor((l) => l.msg === 'sequencer running', 60_000)
-    t.ok((await submit(['early'], 'A'))[0]!.result.ok)
-    // S2 goes; A acknowledges more with S1 holding it (--sync-replicas 1), and its ticks write on.
+    const [early] = await submit(['early'], 'A')
+    t.ok(early!.result.ok)
+    // S2 holds its log's start (a standby killed before it caught up would hold nothing, and
+    // so share no entry with the others); then it goes. A acknowledges more with S1 holding it
+    // (--sync-replicas 1), and its ticks write on.
+    await holds('S2', early!.seq)
     await S2.kill('SIGKILL')
     const late = await submit(['late-1', 'late-2', 'late-3'], 'A')
     t.ok(late.every((a) => a.result.ok), `acknowledged up to seq ${late.at(-1)!.seq} without S2`)
@@ -154,4 +166,15 @@ t.test('started by hand on a node that lacks committed commands, a sequencer is 
       t.same(refs.filter((r) => r.startsWith('late-')), ['late-1', 'late-2', 'late-3'], `${n}'s log still holds them`)
       t.notOk(existsSync(path.join(dir, n, 'diverged')), 'and cut nothing')
     }
+
+    // A node on another cluster's data directory shares no entry with the leader: said so, exit 1.
+    const stranger = new LevelLogStore(path.join(dir, 'X', 'log'))
+    await stranger.open()
+    await appendBatches(stranger, [5])
+    await stranger.close()
+    const X = start(['replica', '--standby'], 'X', fresh)
+    await X.exited
+    t.equal(X.child.exitCode, 1, 'X stops')
+    t.match(X.stderr(), new RegExp('^exchange: this log \\(seqs 1-5\\) shares no entry with the leader\'s \\(node S2 leads epoch \\d+ at [^)]+\\): ' +
+      'not this cluster\'s log\\? Start this node on a new data directory\n$'), 'naming the log and what to do, with no stack')
   }))
