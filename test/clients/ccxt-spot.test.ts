@@ -4,7 +4,9 @@
 // trailing stop by trailingPercent; an iceberg by icebergQty; a pegged order by pegPriceType. Then
 // ccxt pro's spot user data: watchOrders and watchBalance, which subscribe on the spot
 // WebSocket API (userDataStream.subscribe.signature on /ws-api/v3). And ccxt's `binance` with
-// its default options, which loads spot, USD-M and COIN-M markets.
+// its default options, which loads spot, USD-M and COIN-M markets. One exchange serves the
+// file (a start is most of a case's time); each case after the first trades as an account of
+// its own, so none reads another's orders.
 
 import t from 'tap'
 import ccxt, { type Exchange } from 'ccxt'
@@ -19,6 +21,9 @@ function rehost(tree: unknown, base: string): unknown {
 }
 
 const SPOT_OPTIONS = { defaultType: 'spot', fetchMarkets: { types: ['spot'] } }
+const live = await startLiveExchange(t)
+/** A new account: 10,000 USDT spot, 10,000 perp. */
+const fresh = (): Promise<LiveAccount> => live.newAccount(['--fund', '20000'])
 
 function spotClientFor(base: string, who: LiveAccount): Exchange {
   return new ccxt.binance({ apiKey: who.apiKey, secret: who.secretKey, urls: { api: rehost(new ccxt.binance().urls.api, base) },
@@ -37,7 +42,6 @@ async function proClientFor(t: { teardown(fn: () => unknown): void }, base: stri
 }
 
 t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 }, async (t) => {
-  const live = await startLiveExchange(t)
   const ex = spotClientFor(live.base, live.maker)
   t.same(Object.keys(await ex.loadMarkets()).sort(), ['BTC/USDT', 'ETH/USDT'])
 
@@ -90,19 +94,18 @@ t.test('ccxt binance (spot): place, edit, read back, cancel', { timeout: 60_000 
 })
 
 t.test('ccxt binance with its default options: spot and USD-M markets (COIN-M has none)', { timeout: 60_000 }, async (t) => {
-  const live = await startLiveExchange(t)
+  const who = await fresh()
   // ccxt loads spot, linear and inverse markets by default; /dapi/v1/exchangeInfo lists none.
-  const ex = new ccxt.binance({ apiKey: live.maker.apiKey, secret: live.maker.secretKey, timeout: 10_000,
+  const ex = new ccxt.binance({ apiKey: who.apiKey, secret: who.secretKey, timeout: 10_000,
     urls: { api: rehost(new ccxt.binance().urls.api, live.base) } })
   t.same(Object.keys(await ex.loadMarkets()).sort(), ['BTC/USDT', 'BTC/USDT:USDT', 'ETH/USDT', 'ETH/USDT:USDT'])
   t.match(ex.market('BTC/USDT:USDT'), { id: 'BTCUSDTPERP', linear: true, swap: true, settle: 'USDT' })
-  t.match((await ex.fetchBalance()).USDT, { free: 50_000 }, 'the spot wallet')
-  t.match((await ex.fetchBalance({ type: 'future' })).USDT, { free: 50_000 }, 'the perp wallet')
+  t.match((await ex.fetchBalance()).USDT, { free: 10_000 }, 'the spot wallet')
+  t.match((await ex.fetchBalance({ type: 'future' })).USDT, { free: 10_000 }, 'the perp wallet')
 })
 
 t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket API subscription', { timeout: 60_000 }, async (t) => {
-  const live = await startLiveExchange(t)
-  const ex = await proClientFor(t, live.base, live.maker)
+  const ex = await proClientFor(t, live.base, await fresh())
   const before = await ex.fetchBalance()
   // The subscription is confirmed before anything is placed, so no event can come before it.
   await ex.authenticate({ type: 'spot' })
@@ -129,8 +132,7 @@ t.test('ccxt pro binance (spot): watchOrders and watchBalance on the WebSocket A
 })
 
 t.test('ccxt pro binance (spot): trading and reading over the WebSocket API (the *Ws methods)', { timeout: 60_000 }, async (t) => {
-  const live = await startLiveExchange(t)
-  const ex = await proClientFor(t, live.base, live.maker)
+  const ex = await proClientFor(t, live.base, await fresh())
 
   // (ccxt parses this answer as a futures balance, so only its raw form is compared.)
   const balance = await ex.fetchBalanceWs()
