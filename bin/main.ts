@@ -192,8 +192,21 @@ function operatorMessage(err: Error & { code?: string; address?: string; port?: 
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
   }
   if (err.code === 'ECONNREFUSED') return `nothing answers at ${err.address}:${err.port}`
-  if (err.code === 'ENOENT') return `no such file or directory: ${(err as { path?: string }).path}`
+  const path = (err as { path?: string }).path
+  const fsProblem = err.code === undefined || path === undefined ? undefined : FS_PROBLEMS[err.code]
+  if (fsProblem !== undefined) return `${fsProblem}: ${path}`
   return undefined
+}
+
+/** What a file system refusal means, for the path it names (a --data, --keys, --log …). */
+const FS_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'not a directory (a file where a folder is needed)',
+  EISDIR: 'is a directory (a file is needed)',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {

@@ -45,6 +45,16 @@ t.test('an audit of a file that is not there, or against a chain that does not a
   t.match(r.stderr, new RegExp(`exchange: nothing answers at 127\\.0\\.0\\.1:${port}\n$`))
 })
 
+t.test('a data directory that cannot be made: named, with why, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'data-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, 'a-file')
+  writeFileSync(file, '')
+  const r = await exitAndStderr(['start', '--data', path.join(file, 'data'), '--chain', 'off', '--no-bot', '--price-feed', 'off',
+    '--port', String(await freePort()), '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
+  t.same(r, { code: 1, stderr: `exchange: not a directory (a file where a folder is needed): ${path.join(file, 'data', 'log')}\n` })
+})
+
 t.test('--help or -h prints the usage and exits 0, starting nothing, whatever else is on the line', async (t) => {
   for (const args of [['--help'], ['-h'], ['start', '--help'], ['sequencer', '--port', '1', '-h']]) {
     const r = await exchangeCli(args)
