@@ -94,11 +94,11 @@ async function openLog(c: AuditCommand): Promise<LogSource> {
     return { name, batches: file.batches, progress: () => file.bytesRead / Math.max(1, file.size), close: async () => {} }
   }
   const name = path.join(c.dataDir ?? './data', 'log')
-  const log = new LevelLogStore(name)
+  const log = new LevelLogStore(name, { existing: true })
   await log.open()
   if (log.firstSeq !== 1) {
     await log.close()
-    throw new Error(`the log in ${name} starts at ${log.firstSeq}: the audit needs it from genesis`)
+    throw new OperatorError(`the log in ${name} starts at ${log.firstSeq}: the audit needs it from genesis`)
   }
   const total = log.lastSeq
   return { name, batches: log.readBatches(1), progress: (seq) => seq / Math.max(1, total), close: () => log.close() }

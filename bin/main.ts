@@ -5,7 +5,7 @@
 import pino from 'pino'
 import { readFile, writeFile } from 'node:fs/promises'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
-import { DatabaseInUseError } from '../replica/level-open.js'
+import { DatabaseInUseError, NoLogError } from '../replica/level-open.js'
 import { EpochBehindError, NotLeaderError } from '../replica/leadership.js'
 import { CommittedTailError, DivergedError, ForkUnconfirmedError } from '../replica/rewind.js'
 import type { IngressClient } from '../replica/ingress.js'
@@ -185,7 +185,7 @@ function onSignal(stop: () => Promise<void>): void {
 
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
-  if (err instanceof DatabaseInUseError || err instanceof OperatorError || err instanceof EpochBehindError ||
+  if (err instanceof DatabaseInUseError || err instanceof NoLogError || err instanceof OperatorError || err instanceof EpochBehindError ||
     err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError) return err.message
   if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …); if it led before, what its log holds beyond the leader's is cut off then`
   if (err.code === 'EADDRINUSE') {

@@ -84,10 +84,10 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
     anchored = await anchoredIn(async () => (await readLogFile(file)).batches)
     await replayTo(await targetIn(await lastSeqOf(file)), (await readLogFile(file)).batches)
   } else {
-    const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'))
+    const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'), { existing: true })
     await log.open()
     try {
-      if (log.firstSeq !== 1) throw new Error(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
+      if (log.firstSeq !== 1) throw new OperatorError(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
       anchored = await anchoredIn(async () => log.readBatches(1))
       await replayTo(await targetIn(log.lastSeq), log.readBatches(1))
     } finally {

@@ -7,12 +7,13 @@ import { stateRoot } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { hex } from '../replica/entry.js'
 import { LevelLogStore } from '../replica/level-log.js'
+import { OperatorError } from './operator-error.js'
 
 export async function replay(dataDir: string, checkpointInterval: number, out: (line: string) => void): Promise<string> {
-  const log = new LevelLogStore(path.join(dataDir, 'log'))
+  const log = new LevelLogStore(path.join(dataDir, 'log'), { existing: true })
   await log.open()
   try {
-    if (log.firstSeq !== 1) throw new Error(`log starts at ${log.firstSeq}: replay needs the log from genesis`)
+    if (log.firstSeq !== 1) throw new OperatorError(`the log starts at ${log.firstSeq}: replay needs it from genesis`)
     const total = log.lastSeq
     const state = createState()
     const started = performance.now()

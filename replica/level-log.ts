@@ -1,9 +1,10 @@
 // The durable log on LevelDB: one msgpack value per appended batch, keyed by the big-endian
 // seq of its first entry, synced before append() resolves; open() verifies and repairs the tail.
 
-import { mkdir } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
+import path from 'node:path'
 import { Level } from 'level'
-import { openLevel } from './level-open.js'
+import { NoLogError, openLevel } from './level-open.js'
 import { assert } from '../core/assert.js'
 import { decodeBatch, encodeEntries, truncateBatch, type Verdict } from './batch-codec.js'
 import { checkContinues, checkLink, LogCorruptError } from './chain.js'
@@ -36,6 +37,12 @@ export interface LevelLogOptions {
    * LevelDB and the collector while the sequencer runs).
    */
   verifyInWorker?: 'auto' | 'always' | 'never'
+  /**
+   * Opens only a log that is there and holds entries (the tools that read one: audit, replay,
+   * export-log, prove): otherwise NoLogError, and nothing is created. A mistyped --data would
+   * else be audited as an empty log, and pass.
+   */
+  existing?: boolean
   /** The verifier thread to use; the process's own by default. */
   verifier?: ChainVerifier
 }
@@ -61,8 +68,11 @@ export class LevelLogStore implements LogStore {
 
   async open(): Promise<void> {
     assert(this.#db === undefined, 'log store already open')
-    await mkdir(this.dir, { recursive: true })
-    const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view' })
+    const existing = this.options.existing === true
+    if (!existing) await mkdir(this.dir, { recursive: true })
+    // Every LevelDB has a CURRENT file.
+    else if (!(await stat(path.join(this.dir, 'CURRENT')).then((st) => st.isFile(), () => false))) throw new NoLogError(this.dir, 'no log')
+    const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view', createIfMissing: !existing })
     await openLevel(db, this.dir)
     this.#db = db
     const spaces = this.#spaces = keySpaces(db)
@@ -76,6 +86,7 @@ export class LevelLogStore implements LogStore {
       const tail = await repairTail(spaces.log, this.#baseSeq, this.#baseHash, this.options.logger)
       this.#lastSeq = tail.seq
       this.#lastHash = tail.hash
+      if (existing && this.#lastSeq === 0) throw new NoLogError(this.dir, 'a log with no entries')
     } catch (err) {
       await this.close()
       throw err

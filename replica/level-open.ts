@@ -18,3 +18,11 @@ export async function openLevel(db: { open(): Promise<void> }, dir: string): Pro
     throw err
   }
 }
+
+/** A read-only tool (audit, replay, export, proof) was pointed at a directory that holds no log. */
+export class NoLogError extends Error {
+  override name = 'NoLogError'
+  constructor(readonly dir: string, why: string) {
+    super(`${why} in ${dir}: is --data the data directory of a node that has run?`)
+  }
+}

@@ -1,6 +1,7 @@
 // The LevelDB log store: the shared LogStore suite, then what only a disk has: the key
 // layout, torn and corrupt tails repaired at open, corruption in the middle refused on read.
 
+import { readdirSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -131,6 +132,24 @@ t.test('a log another process holds is refused with a message saying so', async 
   const r = spawnSync(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'audit', '--data', dir], { encoding: 'utf8' })
   t.equal(r.status, 0, 'once it is let go the audit runs')
   t.match(r.stdout, /entries +3 replayed/)
+})
+
+t.test('the tools that read a log refuse a --data that holds none, and create nothing there', async (t) => {
+  const tools = (dir: string): string[][] => [['audit', '--data', dir], ['replay', dir], ['export-log', '--data', dir, '--out', join(dir, 'x')]]
+  // A mistyped --data: before, the audit made a LevelDB there and passed it, empty.
+  const empty = await tempDir(t)
+  for (const args of tools(empty)) {
+    const r = spawnSync(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], { encoding: 'utf8' })
+    t.same([r.status, r.stderr], [1, `exchange: no log in ${join(empty, 'log')}: is --data the data directory of a node that has run?\n`], args[0])
+  }
+  t.same(readdirSync(empty), [], 'nothing created')
+  // A node that made its log and stopped before writing to it.
+  const unused = await tempDir(t)
+  await closeStore(await openStore(join(unused, 'log')))
+  for (const args of tools(unused)) {
+    const r = spawnSync(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...args], { encoding: 'utf8' })
+    t.same([r.status, r.stderr], [1, `exchange: a log with no entries in ${join(unused, 'log')}: is --data the data directory of a node that has run?\n`], args[0])
+  }
 })
 
 t.test('garbage in the last batch is truncated at open and appending continues', async (t) => {
