@@ -69,9 +69,13 @@ export class LevelLogStore implements LogStore {
   async open(): Promise<void> {
     assert(this.#db === undefined, 'log store already open')
     const existing = this.options.existing === true
-    if (!existing) await mkdir(this.dir, { recursive: true })
-    // Every LevelDB has a CURRENT file.
-    else if (!(await stat(path.join(this.dir, 'CURRENT')).then((st) => st.isFile(), () => false))) throw new NoLogError(this.dir, 'no log')
+    if (existing) {
+      // Every LevelDB has a CURRENT file.
+      const current = await stat(path.join(this.dir, 'CURRENT')).catch(() => undefined)
+      if (current?.isFile() !== true) throw new NoLogError(this.dir, 'no log')
+    } else {
+      await mkdir(this.dir, { recursive: true })
+    }
     const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view', createIfMissing: !existing })
     await openLevel(db, this.dir)
     this.#db = db
