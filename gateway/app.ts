@@ -19,6 +19,7 @@ import { listenKeyRoutes } from './routes/listen-key.js'
 import { ListenKeys } from './user-data/listen-keys.js'
 import { checkResponses } from './response-check.js'
 import { lazySerializers } from './lazy-serializers.js'
+import { clientErrorHandler } from './client-errors.js'
 import { positionRoutes } from './routes/positions.js'
 import { sessionRoutes } from './routes/session.js'
 import { spotTradeRoutes } from './routes/spot-trade.js'
@@ -91,7 +92,7 @@ function withDeadline(ctx: GatewayContext, ms: number): GatewayContext {
 export async function buildGateway(base: GatewayContext, o: GatewayOptions = {}): Promise<FastifyInstance> {
   const ctx = withDeadline(base, o.processingTimeoutMs ?? 10_000)
   const serializers = lazySerializers()
-  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: false,
+  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: false, clientErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: serializers.factory } } })
   app.decorate('compileSerializers', serializers.compileAll)
   // Request schemas are for the document only: our own code parses and refuses every
