@@ -15,6 +15,7 @@ import { notFound } from '../errors.js'
 import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
 import { FanOut } from './fan-out.js'
+import { handshakeRefusal } from './handshake.js'
 import { CLOSE } from './managed-socket.js'
 import { StreamHub } from './hub.js'
 import { StreamSocket } from './stream-socket.js'
@@ -116,12 +117,14 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   return { combined, streams }
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' }
+const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 429: 'Too Many Requests',
+  503: 'Service Unavailable' }
 
-function refuse(socket: Duplex, status: number, body: object, retryAfterSec?: number): void {
+/** Answers an upgrade request with `status` and `body`; `header`, a whole header line, said too. */
+function refuse(socket: Duplex, status: number, body: object, header?: string): void {
   const text = JSON.stringify(body)
-  const retry = retryAfterSec === undefined ? '' : `Retry-After: ${retryAfterSec}\r\n`
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${retry}Connection: close\r\n\r\n${text}`)
+  const extra = header === undefined ? '' : `${header}\r\n`
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`)
 }
 
 /**
@@ -152,7 +155,13 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     socket.on('error', () => socket.destroy())
     const wait = attempts.admit(req.socket.remoteAddress ?? '')
     if (wait !== undefined) {
-      refuse(socket, 429, { code: -1003, msg: `Too many connection attempts; current limit is ${attempts.limit} per 5 minutes per IP. Retry after ${wait} s.` }, wait)
+      refuse(socket, 429, { code: -1003, msg: `Too many connection attempts; current limit is ${attempts.limit} per 5 minutes per IP. Retry after ${wait} s.` }, `Retry-After: ${wait}`)
+      return
+    }
+    // For every path, the WebSocket API's too.
+    const bad = handshakeRefusal(req)
+    if (bad !== undefined) {
+      refuse(socket, bad.status, bad.body, bad.header)
       return
     }
     if (o.otherUpgrades?.(req, socket, head) === true) return

@@ -1,6 +1,7 @@
 // Stream paths, the control protocol's exact replies, and the per-connection limits, over real
 // WebSocket connections on loopback.
 
+import net from 'node:net'
 import t from 'tap'
 import { WebSocket } from 'ws'
 import { limit } from '../helpers/commands.js'
@@ -53,6 +54,41 @@ t.test('bare and routed paths with no stream, trailing segments, and refused pat
   t.equal(await refusal(rig.base + '/ws/' + '0'.repeat(64)), 400, 'a long number is a (dead) listen key, not a counter')
   const err = await connect(rig.base + '/stream?streams=btcusdtperp@depth7').catch((e: { body: string }) => e)
   t.same(JSON.parse((err as { body: string }).body), { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@depth7"' })
+})
+
+/** The status line, headers and JSON body an upgrade request written by hand is answered with. */
+function handshake(base: string, lines: string[]): Promise<{ status: string; headers: string[]; body: unknown }> {
+  const { hostname, port } = new URL(base)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write([...lines, 'Host: x', '', ''].join('\r\n')))
+    let got = ''
+    socket.on('data', (b: Buffer) => { got += b.toString() })
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [head, body] = got.split('\r\n\r\n') as [string, string]
+      const [status, ...headers] = head.split('\r\n')
+      resolve({ status: status!, headers, body: JSON.parse(body) })
+    })
+  })
+}
+
+t.test('a request that is no WebSocket handshake is refused in Binance\'s shape', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const upgrade = ['Upgrade: websocket', 'Connection: Upgrade']
+  const key = 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=='
+  const badKey = await handshake(rig.base, ['GET /ws/btcusdtperp@trade HTTP/1.1', ...upgrade, 'Sec-WebSocket-Key: abc', 'Sec-WebSocket-Version: 13'])
+  t.same([badKey.status, badKey.body], ['HTTP/1.1 400 Bad Request', { code: -1100, msg: 'Missing or invalid Sec-WebSocket-Key header.' }])
+  const badVersion = await handshake(rig.base, ['GET /ws/btcusdtperp@trade HTTP/1.1', ...upgrade, key, 'Sec-WebSocket-Version: 99'])
+  t.same([badVersion.status, badVersion.body], ['HTTP/1.1 400 Bad Request', { code: -1100, msg: 'Missing or invalid Sec-WebSocket-Version header: 13 or 8.' }])
+  t.ok(badVersion.headers.includes('Sec-WebSocket-Version: 13, 8'), 'naming the versions served')
+  const post = await handshake(rig.base, ['POST /stream?streams=btcusdtperp@trade HTTP/1.1', ...upgrade, key, 'Sec-WebSocket-Version: 13', 'Content-Length: 0'])
+  t.same([post.status, post.body], ['HTTP/1.1 405 Method Not Allowed', { code: -1100, msg: 'A WebSocket handshake is a GET request.' }])
+  const other = await handshake(rig.base, ['GET /ws HTTP/1.1', 'Upgrade: h2c', 'Connection: Upgrade', key, 'Sec-WebSocket-Version: 13'])
+  t.same([other.status, other.body], ['HTTP/1.1 400 Bad Request', { code: -1100, msg: 'Invalid Upgrade header: only websocket is served.' }])
+  const c = await connect(rig.base + '/ws/btcusdtperp@trade')
+  t.same(await c.request({ method: 'LIST_SUBSCRIPTIONS', id: 1 }), { result: ['btcusdtperp@trade'], id: 1 }, 'a real handshake still opens')
+  c.close()
 })
 
 t.test('control messages answer exactly as Binance does', async (t) => {
