@@ -23,24 +23,13 @@ import { readLogFile } from '../../chain/log-file.js'
 import { readLeader } from '../../replica/leadership.js'
 import { TEST_LEASE_MS, etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { collect, readLogDir } from '../helpers/log-fixtures.js'
-import { explained, internalLink, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
+import { appliedSeq, explained, internalLink, reachedAll, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
 
 const ACCOUNT = '0x' + '5'.repeat(40)
 const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCOUNT, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref })
 const SECRET = '7a'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const REWOUND = 'log rewound to where the leader\'s continues: entries never acknowledged dropped'
-/** The last seq a node's /metrics says it applied (0 while it does not answer). */
-const seqOf = async (metricsPort: number): Promise<number> => (await scrapeGauges(metricsPort).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
-/** Whether every node (by metrics port) reaches `target` within `ms`. */
-async function reachedAll(ports: number[], target: number, ms = 20_000): Promise<boolean> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    if ((await Promise.all(ports.map(seqOf))).every((s) => s >= target)) return true
-    if (Date.now() > deadline) return false
-    await sleep(100)
-  }
-}
 
 t.test('a standby takes over from a killed sequencer by itself; nothing acknowledged is lost', { timeout: 180_000, skip: etcdSkip() }, (t) => explained(t, async (t, procs) => {
   const etcd = await startEtcd()
@@ -287,7 +276,7 @@ t.test('a cluster whose every node was killed elects a leader by itself once its
   const now = (await readLeader(new EtcdKv([etcd.url]), '/exchange/'))!
   const elected = [s1, s2].find((n) => n.name === now.node)!
   t.ok(third.some((p) => p.lines.some(promoted)) && elected !== undefined, `${now.node} leads again, not A`)
-  t.ok(await reachedAll([a.metrics], await seqOf(elected.metrics), 30_000), 'A catches up with it')
+  t.ok(await reachedAll([a.metrics], await appliedSeq(elected.metrics), 30_000), 'A catches up with it')
   t.notOk(rejoined.lines.some((l) => l.msg === 'the projections took entries the log no longer holds: building them again from the log'),
     'its projections never took the tail: nothing to build again')
   const again = await IngressClient.connect(internalLink(SECRET), now.url)

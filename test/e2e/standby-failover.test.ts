@@ -16,7 +16,7 @@ import { hex } from '../../replica/entry.js'
 import { IngressClient } from '../../replica/ingress.js'
 import { freePort } from '../../replica/free-port.js'
 import { readLogDir } from '../helpers/log-fixtures.js'
-import { internalLink, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
+import { internalLink, reachedAll, scrapeGauges, startExchange, type Proc } from '../helpers/processes.js'
 
 const ACCOUNT = '0x' + '4'.repeat(40)
 const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCOUNT, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref })
@@ -105,9 +105,6 @@ t.test('a standby promoted after the sequencer\'s machine is lost holds every ac
   const lastBefore = standbyLog.at(-1)!.seq
   t.ok(acks.every((a) => a.result.ok && a.seq > lastBefore), `the promoted sequencer goes on after seq ${lastBefore}`)
   const target = Math.max(...acks.map((a) => a.seq))
-  const deadline = Date.now() + 15_000
-  const seqOf = async (port: number): Promise<number> => (await scrapeGauges(port).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
-  while (Date.now() < deadline && await seqOf(metricsF) < target) await new Promise((r) => setTimeout(r, 100))
-  t.ok(await seqOf(metricsF) >= target, 'the follower follows the promoted sequencer past its new commands')
+  t.ok(await reachedAll([metricsF], target, 15_000), 'the follower follows the promoted sequencer past its new commands')
   t.notOk(F.lines.some((l) => l.msg === 'follower stopped'), 'without a mismatch')
 })

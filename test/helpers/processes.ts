@@ -27,6 +27,21 @@ export async function scrapeGauges(port: number): Promise<Record<string, number>
   return out
 }
 
+/** The last seq a node's /metrics says it applied (0 while it does not answer). */
+export async function appliedSeq(metricsPort: number): Promise<number> {
+  return (await scrapeGauges(metricsPort).catch(() => ({} as Record<string, number>))).exchange_seq ?? 0
+}
+
+/** Whether every node (by metrics port) applies up to `target` within `ms`. */
+export async function reachedAll(ports: number[], target: number, ms = 20_000): Promise<boolean> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if ((await Promise.all(ports.map(appliedSeq))).every((s) => s >= target)) return true
+    if (Date.now() > deadline) return false
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
 export interface Proc {
   child: ChildProcess
   lines: Record<string, unknown>[]
