@@ -13,7 +13,7 @@ import { MoneyCheck, type MoneySummary } from '../chain/money-audit.js'
 import { readVaultRecords } from '../chain/vault-records.js'
 import { withReader } from '../chain/provider.js'
 import { readLogFile } from '../chain/log-file.js'
-import { LevelLogStore } from '../replica/level-log.js'
+import { openLogFromGenesis } from './log-from-genesis.js'
 import { validAddress } from '../core/accounts.js'
 import { RULES_VERSION, UNDECLARED_RULES } from '../core/rules.js'
 import type { Network } from '../replica/network.js'
@@ -93,13 +93,8 @@ async function openLog(c: AuditCommand): Promise<LogSource> {
     const file = await readLogFile(name)
     return { name, batches: file.batches, progress: () => file.bytesRead / Math.max(1, file.size), close: async () => {} }
   }
-  const name = path.join(c.dataDir ?? './data', 'log')
-  const log = new LevelLogStore(name, { existing: true })
-  await log.open()
-  if (log.firstSeq !== 1) {
-    await log.close()
-    throw new OperatorError(`the log in ${name} starts at ${log.firstSeq}: the audit needs it from genesis`)
-  }
+  const log = await openLogFromGenesis(c.dataDir ?? './data', 'the audit')
+  const name = log.dir
   const total = log.lastSeq
   return { name, batches: log.readBatches(1), progress: (seq) => seq / Math.max(1, total), close: () => log.close() }
 }

@@ -3,19 +3,16 @@
 // With `--follow <replication URL>`, the log of a running sequencer as it stood then, read over
 // its internal link (replica/log-download.ts): no stop needed.
 
-import path from 'node:path'
 import { writeLogFile } from '../chain/log-file.js'
-import { OperatorError, saidAs } from './operator-error.js'
+import { saidAs } from './operator-error.js'
 import type { LogEntry } from '../replica/entry.js'
-import { LevelLogStore } from '../replica/level-log.js'
+import { openLogFromGenesis } from './log-from-genesis.js'
 import { downloadLog } from '../replica/log-download.js'
 import type { Network } from '../replica/network.js'
 
 export async function exportLog(dataDir: string, outFile: string): Promise<number> {
-  const log = new LevelLogStore(path.join(dataDir, 'log'), { existing: true })
-  await log.open()
+  const log = await openLogFromGenesis(dataDir, 'an export')
   try {
-    if (log.firstSeq !== 1) throw new OperatorError(`the log starts at ${log.firstSeq}: an export needs it from genesis`)
     return await writeLogFile(outFile, log.readBatches(1))
   } finally {
     await log.close()

@@ -18,7 +18,7 @@ import { hex, type LogEntry } from '../replica/entry.js'
 import { vaultDeclaredIn } from './audit.js'
 import { OperatorError } from './operator-error.js'
 import { RestClient, RestError, type Credentials } from './rest-client.js'
-import { LevelLogStore } from '../replica/level-log.js'
+import { openLogFromGenesis } from './log-from-genesis.js'
 
 export { PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 
@@ -84,10 +84,8 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
     anchored = await anchoredIn(async () => (await readLogFile(file)).batches)
     await replayTo(await targetIn(await lastSeqOf(file)), (await readLogFile(file)).batches)
   } else {
-    const log = new LevelLogStore(path.join(c.dataDir ?? './data', 'log'), { existing: true })
-    await log.open()
+    const log = await openLogFromGenesis(c.dataDir ?? './data', 'a proof')
     try {
-      if (log.firstSeq !== 1) throw new OperatorError(`the log starts at ${log.firstSeq}: a proof needs it from genesis`)
       anchored = await anchoredIn(async () => log.readBatches(1))
       await replayTo(await targetIn(log.lastSeq), log.readBatches(1))
     } finally {

@@ -1,19 +1,15 @@
 // `exchange replay <dataDir>`: re-applies a log from genesis, with a progress bar on stderr,
 // and prints the state root at each checkpoint and at the end.
 
-import path from 'node:path'
 import { apply } from '../core/apply.js'
 import { stateRoot } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { hex } from '../replica/entry.js'
-import { LevelLogStore } from '../replica/level-log.js'
-import { OperatorError } from './operator-error.js'
+import { openLogFromGenesis } from './log-from-genesis.js'
 
 export async function replay(dataDir: string, checkpointInterval: number, out: (line: string) => void): Promise<string> {
-  const log = new LevelLogStore(path.join(dataDir, 'log'), { existing: true })
-  await log.open()
+  const log = await openLogFromGenesis(dataDir, 'replay')
   try {
-    if (log.firstSeq !== 1) throw new OperatorError(`the log starts at ${log.firstSeq}: replay needs it from genesis`)
     const total = log.lastSeq
     const state = createState()
     const started = performance.now()
