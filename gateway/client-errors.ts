@@ -19,10 +19,17 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   // A connection reset: there is no one to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const [status, code, msg] = REFUSALS[err.code ?? ''] ?? MALFORMED
-  if (socket.writable) {
-    const body = JSON.stringify({ code, msg })
-    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
-  }
+  if (socket.writable) socket.write(rawJsonResponse(status, { code, msg }))
   socket.destroy()
+}
+
+/**
+ * A whole HTTP/1.1 response with a JSON body, for a socket no HTTP framework answers (a request
+ * the parser refused, an upgrade refused); `header`, a whole header line, is sent too.
+ */
+export function rawJsonResponse(status: number, body: object, header?: string): string {
+  const text = JSON.stringify(body)
+  const extra = header === undefined ? '' : `${header}\r\n`
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`
 }

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { WebSocketServer } from 'ws'
 import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
+import { rawJsonResponse } from '../client-errors.js'
 import { notFound } from '../errors.js'
 import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
@@ -117,14 +118,9 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   return { combined, streams }
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 429: 'Too Many Requests',
-  503: 'Service Unavailable' }
-
 /** Answers an upgrade request with `status` and `body`; `header`, a whole header line, said too. */
 function refuse(socket: Duplex, status: number, body: object, header?: string): void {
-  const text = JSON.stringify(body)
-  const extra = header === undefined ? '' : `${header}\r\n`
-  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}Connection: close\r\n\r\n${text}`)
+  socket.end(rawJsonResponse(status, body, header))
 }
 
 /**
