@@ -4,7 +4,8 @@
 // taker crossing, since a sub-account cannot trade with itself) talking to the gateway's REST
 // API with their sessions. It is not deterministic and need not be; it must not flood (one
 // round per interval, requotes only when the index has moved, backing off when the IP's
-// weight runs high) and never stops the node: every refusal is logged and the round goes on.
+// weight runs high, silent until a 429's or 418's Retry-After has passed) and never stops the
+// node: every refusal is logged and the round goes on.
 
 import type { Logger } from '../replica/node.js'
 import { RestClient, RestError, type Credentials } from './rest-client.js'
@@ -95,8 +96,25 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
 
   const price = (m: Market, p: number): string => (Math.round(p / m.tick) * m.tick).toFixed(m.tickDecimals)
   const qty = (m: Market, steps: number): string => (steps * m.step).toFixed(m.stepDecimals)
+  /**
+   * Until when the bot sends nothing: a 429 or 418 (the IP's request weight or the account's
+   * orders spent) says how long to wait. The IP's budget is shared with every other loopback
+   * client, and each request refused in a minute brings the IP nearer a 418, so a bot that kept
+   * its pace would push a local user who hit 429 into a ban (and log a warning every round).
+   */
+  let pausedUntil = 0
+  const paused = (): boolean => Date.now() < pausedUntil
+  /** Pauses on a rate-limit refusal (logged once per pause); false for any other error. */
+  const pauseOn = (err: unknown): boolean => {
+    if (!(err instanceof RestError) || (err.status !== 429 && err.status !== 418)) return false
+    const seconds = err.retryAfterSec ?? 60
+    if (!paused()) o.logger.warn({ seconds, err: err.message }, 'market maker: rate limit reached (the IP\'s weight is shared with every loopback client); pausing')
+    pausedUntil = Math.max(pausedUntil, Date.now() + seconds * 1000)
+    return true
+  }
   /** Refusals are expected (a book moved, a balance ran short): noted at debug, the round goes on. */
   const refused = (what: string, m: Market, err: unknown): void => {
+    if (pauseOn(err)) return
     if (err instanceof RestError && err.code !== 0) o.logger.debug?.({ symbol: m.symbol, code: err.code, err: err.message }, `market maker: ${what} refused`)
     else o.logger.warn({ symbol: m.symbol, err: (err as Error).message }, `market maker: ${what} failed`)
   }
@@ -127,7 +145,10 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
       await maker.signed('DELETE', '/api/v3/openOrders', { symbol: m.symbol }).catch((err) => {
         if (!(err instanceof RestError && err.code === -2011)) throw err // -2011: nothing was open
       })
-      for (const order of orders.flat()) await maker.signed('POST', '/api/v3/order', order).catch((err) => refused('quote', m, err))
+      for (const order of orders.flat()) {
+        if (paused()) return
+        await maker.signed('POST', '/api/v3/order', order).catch((err) => refused('quote', m, err))
+      }
     }
     m.quotedAt = index
     m.quotedRound = round
@@ -156,6 +177,7 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
     // Under pressure on the IP's weight (shared with every other loopback client), wait.
     if (maker.usedWeight > weightLimit / 2 || pub.usedWeight > weightLimit / 2) return
     for (const m of markets) {
+      if (paused()) return
       const px = index.get(m.pair)
       if (px === undefined) continue
       // Each level's size: the smallest above 1.5× the minimum notional, so every quote is valid.
@@ -164,7 +186,7 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
       if (!moved && round - m.quotedRound < refreshRounds) continue
       try { await quote(m, px) } catch (err) { refused('requote', m, err) }
     }
-    if (takeEvery > 0 && round % takeEvery === 0) {
+    if (takeEvery > 0 && round % takeEvery === 0 && !paused()) {
       const live = markets.filter((m) => index.has(m.pair))
       const m = live[(round / takeEvery) % live.length]
       if (m !== undefined) await take(m).catch((err) => refused('take', m, err))
@@ -176,10 +198,10 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
   const loop = (async () => {
     while (!stopped) {
       const started = Date.now()
-      try { await runRound() } catch (err) { o.logger.warn({ err: (err as Error).message }, 'market maker: round failed') }
+      try { await runRound() } catch (err) { if (!pauseOn(err)) o.logger.warn({ err: (err as Error).message }, 'market maker: round failed') }
       if (stopped) break
       // One round per interval at most: a slow round shortens the pause, never overlaps the next.
-      const wait = Math.max(0, o.intervalMs - (Date.now() - started))
+      const wait = Math.max(0, o.intervalMs - (Date.now() - started), pausedUntil - Date.now())
       await new Promise<void>((wake) => { sleeping = { timer: setTimeout(wake, wait), wake } })
       sleeping = undefined
     }

@@ -6,7 +6,9 @@ import { createHmac } from 'node:crypto'
 
 export class RestError extends Error {
   override name = 'RestError'
-  constructor(readonly status: number, readonly code: number, message: string) { super(message) }
+  constructor(readonly status: number, readonly code: number, message: string,
+    /** The answer's Retry-After, seconds (a 429 or 418 carries one). */
+    readonly retryAfterSec?: number) { super(message) }
 }
 
 export interface Credentials {
@@ -45,7 +47,9 @@ export class RestClient {
     try { body = JSON.parse(text) } catch { throw new RestError(res.status, 0, `${method} ${path}: HTTP ${res.status} ${text.slice(0, 200)}`) }
     if (!res.ok) {
       const e = body as { code?: number; msg?: string }
-      throw new RestError(res.status, e.code ?? 0, `${method} ${path}: ${e.code} ${e.msg}`)
+      const retryAfter = Number(res.headers.get('retry-after') ?? NaN)
+      throw new RestError(res.status, e.code ?? 0, `${method} ${path}: ${e.code} ${e.msg}`,
+        Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined)
     }
     return body as T
   }
