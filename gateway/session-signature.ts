@@ -1,7 +1,8 @@
 // The EIP-712 message a wallet signs to open a trading session (API.md "Sessions"): shared by
 // the gateway, which verifies it, and clients and tests, which produce it.
 
-import { Signature, TypedDataEncoder, verifyTypedData, type TypedDataDomain, type TypedDataField } from 'ethers'
+import { TypedDataEncoder, type TypedDataDomain, type TypedDataField } from 'ethers'
+import { typedDataSigner } from '../replica/typed-data-signer.js'
 
 export const SESSION_DOMAIN_NAME = 'PerpExchange'
 export const SESSION_DOMAIN_VERSION = '1'
@@ -46,9 +47,8 @@ export function sessionDomain(chainId: number): TypedDataDomain {
 /** The address that signed the session request, or null when the signature is malformed. */
 export function sessionSigner(chainId: number, request: SessionRequest | RsaSessionRequest, signature: string): string | null {
   try {
-    Signature.from(signature)
     const types = 'publicKey' in request ? RSA_SESSION_TYPES : SESSION_TYPES
-    return verifyTypedData(sessionDomain(chainId), types, request, signature)
+    return typedDataSigner(sessionDomain(chainId), types, request, signature)
   } catch {
     return null
   }

@@ -2,8 +2,9 @@
 // the price feed verify it before a price is sequenced; the log keeps the signature, so the
 // audit (bin/audit.ts) re-verifies every OraclePrice with `verifyOraclePrice`.
 
-import { Signature, TypedDataEncoder, verifyTypedData, type BaseWallet, type TypedDataDomain, type TypedDataField } from 'ethers'
+import { TypedDataEncoder, type BaseWallet, type TypedDataDomain, type TypedDataField } from 'ethers'
 import type { OraclePrice } from '../core/commands.js'
+import { typedDataSigner } from './typed-data-signer.js'
 
 /** No chainId: an oracle's prices are about the world, not one deployment's chain. */
 export const ORACLE_DOMAIN: TypedDataDomain = { name: 'PerpExchangeOracle', version: '1' }
@@ -43,9 +44,7 @@ export function verifyOraclePrice(cmd: OraclePrice): boolean {
     if (typeof cmd.pair !== 'string' || !Number.isSafeInteger(cmd.priceE8) || cmd.priceE8 <= 0) return false
     if (!Number.isSafeInteger(cmd.time) || cmd.time < 0) return false
     if (typeof cmd.oracle !== 'string' || typeof cmd.signature !== 'string') return false
-    Signature.from(cmd.signature)
-    const signer = verifyTypedData(ORACLE_DOMAIN, ORACLE_TYPES, message(cmd), cmd.signature)
-    return signer.toLowerCase() === cmd.oracle.toLowerCase()
+    return typedDataSigner(ORACLE_DOMAIN, ORACLE_TYPES, message(cmd), cmd.signature).toLowerCase() === cmd.oracle.toLowerCase()
   } catch {
     return false
   }
