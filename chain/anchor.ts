@@ -57,11 +57,13 @@ export class Anchorer {
 
   /** Anchors the newest checkpoint unless the Vault has it (or a later one) already. */
   async post(): Promise<Anchored | undefined> {
-    const cp = this.newest
-    if (!cp) return undefined
+    // Read with no checkpoint to offer too: a restarted node has none until its next one, maybe
+    // hours away, and learns only from here which checkpoint the Vault anchored (the one its
+    // balance proofs are made at, naming the Vault).
     const latest = Number(await this.vault.latestSeq())
     if (latest > 0) this.o.onAnchored?.(latest)
-    if (cp.seq <= latest) return undefined
+    const cp = this.newest
+    if (!cp || cp.seq <= latest) return undefined
     const logHash = await this.o.logHashAt(cp.seq)
     if (logHash === undefined) return undefined
     try {
