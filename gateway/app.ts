@@ -103,6 +103,12 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   // Bodies stay raw strings: the signature covers them byte for byte; params.ts parses them.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, body))
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))
+  // A JSON body carries no parameters on Binance (query string or form body only), and Binance's
+  // own connectors send every request as application/json with an empty body, their parameters
+  // in the query string: fastify's JSON parser refused that empty body, so they could not place
+  // an order. A JSON body is read as no body.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => done(null, ''))
   // X-MBX-TIME-UNIT: checked on every request, applied to every body before serialization.
   timeUnitHooks(app)
 

@@ -159,6 +159,26 @@ t.test('bad orders get Binance errors and change nothing', async (t) => {
   t.equal(placed.json().origQty, '0.010', 'the query\'s value')
 })
 
+t.test('Content-Type application/json: an empty body is no body, and a JSON body carries no parameters', async (t) => {
+  const { rig, alice } = await setup(t)
+  const headers = { 'x-mbx-apikey': alice.keys.apiKey, 'content-type': 'application/json' }
+  const signed = (query: string) => `${query}&signature=${hmac(alice.keys.secretKey, query)}`
+  const order = `symbol=BTCUSDTPERP&side=BUY&type=LIMIT&timeInForce=GTC&price=40000.0&quantity=0.010&timestamp=${rig.ex.time}`
+  // Binance's own connectors send every request so: the parameters in the query, the body empty.
+  const empty = await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${signed(order)}`, headers })
+  t.equal(empty.statusCode, 200, empty.body)
+  t.match(empty.json(), { symbol: 'BTCUSDTPERP', orderId: Number })
+  const seq = rig.ex.state.seq
+  // Parameters in a JSON body are not read (Binance takes a query string or a form body).
+  const json = await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${signed(`timestamp=${rig.ex.time}`)}`, headers,
+    payload: JSON.stringify({ symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', price: '40000.0', quantity: '0.010' }) })
+  t.equal(json.statusCode, 400)
+  t.same(json.json(), { code: -1102, msg: "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed." })
+  t.equal(rig.ex.state.seq, seq, 'the JSON body placed nothing')
+  const notJson = await rig.app.inject({ method: 'POST', url: `/fapi/v1/order?${signed(order)}`, headers, payload: '{"symbol":' })
+  t.equal(notJson.statusCode, 200, 'a body that is not even JSON is no body either')
+})
+
 t.test('the price band: -4016 and -4024 name the cap and floor at the mark, -4131 refuses a market order', async (t) => {
   const { rig, alice, bob } = await setup(t)
   const order = (keys: typeof alice.keys, params: Record<string, string>) =>
