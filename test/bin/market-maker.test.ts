@@ -14,10 +14,12 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 t.test('a bot refused by the rate limit waits out Retry-After, adding no refusals of its own', async (t) => {
   const rig = await gatewayRig()
-  // Sessions and signed requests are checked against the gateway's clock, which the test moves.
+  // Sessions and signed requests are checked against the gateway's clock: the wall clock until
+  // the test stops it near a minute's end (the bot's signed requests then fail for their
+  // timestamp, at debug, as the bot notes refusals; none is needed after its first round).
   rig.ex.time = Date.now()
-  let clock = rig.ex.time
-  const app = await buildGateway({ ...rig.ctx, now: () => clock, rateLimits: { ...DEFAULT_RATE_LIMITS, weight1m: 1_000 } })
+  let stopped: number | undefined
+  const app = await buildGateway({ ...rig.ctx, now: () => stopped ?? Date.now(), rateLimits: { ...DEFAULT_RATE_LIMITS, weight1m: 1_000 } })
   t.teardown(async () => { await app.close(); await rig.close() })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const maker = await fundedTrader(rig)
@@ -25,14 +27,14 @@ t.test('a bot refused by the rate limit waits out Retry-After, adding no refusal
 
   const warnings: { obj: { seconds?: number }; msg: string }[] = []
   const logger = { info: () => {}, error: () => {}, warn: (obj: object, msg = '') => { warnings.push({ obj, msg }) } }
-  // Positions are read in the first round only: once the clock jumps, signed requests are refused
-  // for their timestamp (at debug, as the bot notes refusals), which this test does not need.
+  // Positions are read in the first round only.
   const bot = await startMarketMaker({ baseUrl: base, maker: maker.keys, taker: taker.keys, intervalMs: 100, refreshRounds: 1_000, logger })
   t.teardown(() => bot.stop())
   while (bot.rounds < 2) await sleep(20)
 
   // Five seconds left in the gateway's minute: a refusal's Retry-After is 5.
-  clock = Math.ceil((clock + 1) / 60_000) * 60_000 - 5_000
+  const minuteEnd = Math.ceil((Date.now() + 1) / 60_000) * 60_000
+  stopped = minuteEnd - 5_000
   const depth = () => fetch(`${base}/fapi/v1/depth?symbol=BTCUSDTPERP&limit=1000`)
   let first = await depth()
   for (let i = 0; first.status === 200 && i < 100; i++) first = await depth()
@@ -50,7 +52,7 @@ t.test('a bot refused by the rate limit waits out Retry-After, adding no refusal
   t.equal(warnings.length, 1, 'one warning for the pause')
 
   // A new minute: the bot, once its pause is over, requests again.
-  clock += 60_000
+  stopped = minuteEnd + 55_000
   const rounds = bot.rounds
   const resumed = Date.now()
   while (bot.rounds === rounds && Date.now() - resumed < 30_000) await sleep(50)
