@@ -51,8 +51,8 @@ t.test('a genuine signature: the signer, as verifyTypedData names it', async (t)
   fc.assert(fc.property(signed, (s) => {
     const ours = typedDataSigner(s.domain, s.types, s.value, s.signature)
     return ours === s.wallet.address && ours === verifyTypedData(s.domain, s.types, s.value, s.signature)
-  }), runs(200))
-  t.pass('200 signatures')
+  }), runs(100))
+  t.pass('100 signatures')
 })
 
 t.test('a damaged signature: the same signer or the same refusal as verifyTypedData', async (t) => {
@@ -62,8 +62,8 @@ t.test('a damaged signature: the same signer or the same refusal as verifyTypedD
     bytes[at] = byte
     const sig = hexlify(bytes)
     return outcome(() => typedDataSigner(s.domain, s.types, s.value, sig)) === outcome(() => verifyTypedData(s.domain, s.types, s.value, sig))
-  }), runs(300))
-  t.pass('300 damaged signatures')
+  }), runs(150))
+  t.pass('150 damaged signatures')
 })
 
 t.test('signatures ethers refuses or reads its own way', async (t) => {
