@@ -113,7 +113,9 @@ function cancelIds(p: Params): ({ orderId: number } | { clientOrderId: string })
   if (ids !== undefined) {
     const list = jsonList(ids, 'orderIdList')
     if (list.length === 0 || list.length > BATCH_CANCEL_MAX) throw invalidParam('orderIdList')
-    return list.map((id) => {
+    return list.map((item) => {
+      // Ids as numbers ([1,2]) or as strings of digits (["1","2"]: Binance's own connector sends those).
+      const id = typeof item === 'string' && /^\d{1,16}$/.test(item) ? Number(item) : item
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) throw invalidParam('orderIdList')
       return { orderId: id }
     })

@@ -2,7 +2,8 @@
 // at a real exchange process by its three base URLs alone: REST, the WebSocket API and the
 // WebSocket streams (market and user data). It sends every REST request with Content-Type
 // application/json and its parameters in the query string, so each POST, PUT and DELETE comes
-// with that type and an empty body, which the gateway refused until it read a JSON body as none.
+// with that type and an empty body, which the gateway refused until it read a JSON body as none;
+// and it sends a batch cancel's order ids as strings.
 
 import t from 'tap'
 import {
@@ -84,6 +85,13 @@ t.test("Binance's USDⓈ-M connector: REST, WebSocket API and streams against th
     e.some((x) => x.e === 'ORDER_TRADE_UPDATE' && x.o?.i === open.orderId && x.o?.X === 'CANCELED'))
   t.ok(seen.some((x) => x.e === 'ACCOUNT_UPDATE'), "the maker's user data stream: the fill, the cancel and the account update")
   t.match(await eventually(async () => trades, (x) => x.length > 0), [{ p: '60000.0', q: '0.010' }], 'the aggregate trade stream')
+  // A batch cancel: the connector sends the ids as a JSON list of strings (["5","6"]).
+  const two = [
+    await body(m.newOrder({ symbol: S, side: SELL, type: LIMIT, timeInForce: GTC, quantity: 0.01, price: 62000 })),
+    await body(m.newOrder({ symbol: S, side: SELL, type: LIMIT, timeInForce: GTC, quantity: 0.01, price: 62100 })),
+  ]
+  t.match(await body(m.cancelMultipleOrders({ symbol: S, orderIdList: two.map((o) => Number(o.orderId)) })),
+    two.map((o) => ({ orderId: o.orderId, status: 'CANCELED' })), 'a batch cancel by order ids')
   t.same(await body(m.closeUserDataStream()), {}, 'DELETE: the key closed')
   t.same(live.offMachine, [], 'no request left this machine')
 })

@@ -157,7 +157,15 @@ t.test('amend and cancel in batches', async (t) => {
   // ccxt's lower-case names and quoted client ids.
   const byClient = await signedBody(rig, alice, 'DELETE', '/fapi/v1/batchOrders', { symbol: S, origclientorderidlist: '["x2","x3"]' })
   t.match(byClient.json(), [{ orderId: 2, clientOrderId: 'x2', status: 'CANCELED' }, { orderId: 3, status: 'CANCELED' }])
+  // Binance's own connector sends the ids as strings of digits.
+  await signedBody(rig, alice, 'POST', '/fapi/v1/order', ask('60400.0', '0.010'))
+  const quoted = await signedBody(rig, alice, 'DELETE', '/fapi/v1/batchOrders', { symbol: S, orderIdList: '["4"]' })
+  t.match(quoted.json(), [{ orderId: 4, status: 'CANCELED' }])
   t.equal(rig.ex.state.markets[1]!.book.orders.size, 0)
+  for (const list of ['["1.5"]', '["-1"]', '["1e3"]', '[""]', '[" 4"]', '["99999999999999999"]', '[true]', '[[4]]']) {
+    const r = await signedBody(rig, alice, 'DELETE', '/fapi/v1/batchOrders', { symbol: S, orderIdList: list })
+    t.same(r.json(), { code: -1130, msg: "Data sent for parameter 'orderIdList' is not valid." }, list)
+  }
 
   const none = await signedBody(rig, alice, 'DELETE', '/fapi/v1/batchOrders', { symbol: S })
   t.same(none.json(), { code: -1102, msg: "Param 'orderIdList' or 'origClientOrderIdList' must be sent, but both were empty/null!" })
