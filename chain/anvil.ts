@@ -3,8 +3,10 @@
 // JSON-RPC, killed on stop.
 
 import { spawn, type ChildProcess } from 'node:child_process'
+import { open, rename } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { HDNodeWallet } from 'ethers'
 import { freePort } from '../replica/free-port.js'
 
@@ -36,6 +38,13 @@ export interface Anvil {
   url: string
   port: number
   chainId: number
+  /**
+   * Writes the chain's state to the --state file now (anvil itself writes it only when it
+   * exits, so a kill of its whole process group or of the machine would lose the chain): once
+   * this resolves, what the chain held when it was called survives a crash. Calls run one
+   * after another. Without a state file, nothing to do.
+   */
+  saveState(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -44,11 +53,43 @@ export function anvilBinary(): string {
   return path.join(path.dirname(pkg), 'bin', 'anvil')
 }
 
+async function rpc(url: string, method: string): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) })
+  const body = await res.json() as { result?: unknown; error?: { message?: string } }
+  if (body.error || body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? 'no result'}`)
+  return body.result
+}
+
+/**
+ * The chain's state as `--state` loads it, written beside the file, synced, then renamed over
+ * it (and the directory synced), so the file is always a whole state, the old one or the new.
+ */
+async function saveStateFile(url: string, file: string): Promise<void> {
+  // anvil_dumpState answers the gzipped JSON as hex; the file holds the JSON itself.
+  const hex = await rpc(url, 'anvil_dumpState') as string
+  const json = gunzipSync(Buffer.from(hex.slice(2), 'hex'))
+  const temp = `${file}.saving`
+  const out = await open(temp, 'w')
+  try {
+    await out.writeFile(json)
+    await out.sync()
+  } finally {
+    await out.close()
+  }
+  await rename(temp, file)
+  const dir = await open(path.dirname(file), 'r')
+  try {
+    await dir.sync()
+  } finally {
+    await dir.close()
+  }
+}
+
 async function rpcReady(url: string): Promise<boolean> {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) })
-    return res.ok
+    await rpc(url, 'eth_chainId')
+    return true
   } catch {
     return false
   }
@@ -95,8 +136,16 @@ async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
     }
     await new Promise((r) => setTimeout(r, 20))
   }
+  let saving: Promise<void> = Promise.resolve()
   return {
     url, port, chainId,
+    saveState() {
+      const file = o.stateFile
+      if (file === undefined) return Promise.resolve()
+      const next = saving.then(() => saveStateFile(url, file))
+      saving = next.catch(() => {})
+      return next
+    },
     async stop() {
       // SIGTERM lets anvil write its --state file before it exits.
       if (child.exitCode === null && child.signalCode === null) {

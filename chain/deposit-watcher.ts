@@ -29,12 +29,25 @@ export interface DepositWatcherOptions {
   pollMs?: number
   /** Most blocks per eth_getLogs (RPC providers cap ranges). */
   blockRange?: number
+  /** Makes the chain's state so far survive a crash (the embedded chain's file), before any of it is credited. */
+  persistChain?: () => Promise<void>
   logger?: Logger
 }
 
 const CHAIN_REF = /^(0x[0-9a-f]{64}):\d+$/
 /** How many of the newest credited refs are looked up to find where to resume. */
 const RESUME_LOOKUPS = 16
+
+/** The transactions of the newest `n` deposits the state credited from a chain, newest first. */
+export function chainDeposits(state: { depositRefs: Set<string> }, n: number): string[] {
+  const refs = [...state.depositRefs]
+  const out: string[] = []
+  for (let i = refs.length - 1; i >= 0 && out.length < n; i--) {
+    const m = CHAIN_REF.exec(refs[i]!)
+    if (m) out.push(m[1]!)
+  }
+  return out
+}
 
 export class DepositWatcher {
   private next = -1
@@ -76,6 +89,8 @@ export class DepositWatcher {
       const logs = await this.o.provider.getLogs({ address: this.o.vault, topics: [this.vault.interface.getEvent('Deposited')!.topicHash],
         fromBlock: this.next, toBlock: to })
       logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index)
+      // A credit the chain could lose would be money the Vault does not hold.
+      if (logs.length > 0) await this.o.persistChain?.()
       for (const log of logs) if (await this.credit(log)) credited++
       // Advanced only once the whole range is in: a failed submit reads it again (idempotent).
       this.next = to + 1
@@ -131,14 +146,9 @@ export class DepositWatcher {
 
   /** Where a fresh watcher starts: the block of the newest chain deposit the state holds. */
   private async resumeBlock(): Promise<number> {
-    const refs = [...this.o.exchange.state().depositRefs]
     let best = this.o.fromBlock
-    let looked = 0
-    for (let i = refs.length - 1; i >= 0 && looked < RESUME_LOOKUPS; i--) {
-      const m = CHAIN_REF.exec(refs[i]!)
-      if (!m) continue
-      looked++
-      const receipt = await this.o.provider.getTransactionReceipt(m[1]!)
+    for (const tx of chainDeposits(this.o.exchange.state(), RESUME_LOOKUPS)) {
+      const receipt = await this.o.provider.getTransactionReceipt(tx)
       if (receipt && receipt.blockNumber > best) best = receipt.blockNumber
     }
     return best

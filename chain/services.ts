@@ -9,7 +9,7 @@ import type { BaseWallet, JsonRpcProvider } from 'ethers'
 import { Anchorer } from './anchor.js'
 import { devKey, startAnvil, type Anvil } from './anvil.js'
 import { deployAll, type ChainToken, type Deployment } from './deploy.js'
-import { DepositWatcher } from './deposit-watcher.js'
+import { chainDeposits, DepositWatcher } from './deposit-watcher.js'
 import type { ExchangeLink, Logger } from './link.js'
 import { depositFromNewWallet } from './fund.js'
 import { chainProvider, Operator, tokenAt } from './provider.js'
@@ -59,6 +59,8 @@ export interface ChainServices {
   stop(): Promise<void>
 }
 
+const anvilStateFile = (stateDir: string): string => path.join(stateDir, 'anvil-state.json')
+
 async function embeddedDeployment(stateDir: string, provider: JsonRpcProvider, operator: Operator, logger: Logger): Promise<Deployment> {
   const file = path.join(stateDir, 'deployment.json')
   if (existsSync(file)) {
@@ -72,6 +74,24 @@ async function embeddedDeployment(stateDir: string, provider: JsonRpcProvider, o
   return d
 }
 
+/** The embedded chain lacks what the log credited from it (the operator's to resolve: bin/main.ts says it alone). */
+export class ChainStateLostError extends Error {
+  override name = 'ChainStateLostError'
+}
+
+/**
+ * The embedded chain must still hold what the log credited from it, or the ledger's balances are
+ * not backed by the Vault: its state was lost (anvil killed with its state unsaved, or the file
+ * removed or replaced by an older one). The newest credited deposit's transaction stands for it.
+ */
+async function checkChainHoldsDeposits(provider: JsonRpcProvider, node: NodeLink, stateFile: string): Promise<void> {
+  const [tx] = chainDeposits(node.state(), 1)
+  if (tx === undefined || (await provider.getTransactionReceipt(tx)) !== null) return
+  throw new ChainStateLostError(`the embedded chain (${stateFile}) does not hold deposit transaction ${tx}, which the log credited: `
+    + 'its state was lost or is older than the log, and the balances the log holds are not in its Vault. '
+    + 'Put back the state file that holds it, or start a new exchange with another --data')
+}
+
 export async function startChainServices(s: ChainSettings, node: NodeLink, logger: Logger): Promise<ChainServices> {
   let anvil: Anvil | undefined
   let rpcUrl = s.rpcUrl
@@ -80,8 +100,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     // Anvil mines only on transactions; deeper confirmations need blocks while idle, so then it
     // also mines one a second (mixed mining: transactions are still mined at once).
     const mining = s.confirmations > 1 ? ['--block-time', '1', '--mixed-mining'] : []
-    anvil = await startAnvil({ chainId: s.chainId, stateFile: path.join(s.stateDir, 'anvil-state.json'), dieWithParent: true,
-      args: mining })
+    anvil = await startAnvil({ chainId: s.chainId, stateFile: anvilStateFile(s.stateDir), dieWithParent: true, args: mining })
     rpcUrl = anvil.url
   }
   const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))
@@ -89,6 +108,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     const operator = new Operator(s.operatorKey || devKey(0), provider)
     let deployment: Deployment
     if (anvil) {
+      await checkChainHoldsDeposits(provider, node, anvilStateFile(s.stateDir))
       deployment = await embeddedDeployment(s.stateDir, provider, operator, logger)
     } else {
       if (!s.vault) throw new Error('an external chain needs --vault')
@@ -100,7 +120,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
       deployment = { vault: s.vault, vaultBlock: s.vaultBlock, tokens }
     }
     await node.declare?.({ chainId: s.chainId, vault: deployment.vault, tokens: deployment.tokens })
-    const common = { provider, vault: deployment.vault, tokens: deployment.tokens, exchange: node, pollMs: s.pollMs, logger }
+    const embedded = anvil
+    const common = { provider, vault: deployment.vault, tokens: deployment.tokens, exchange: node, pollMs: s.pollMs, logger,
+      persistChain: embedded && (() => embedded.saveState()) }
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
     const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })
     const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),

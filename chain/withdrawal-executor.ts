@@ -22,6 +22,8 @@ export interface WithdrawalExecutorOptions {
   tokens: ChainToken[]
   exchange: ExchangeLink
   operator: Operator
+  /** Makes the chain's state so far survive a crash (the embedded chain's file), before a payment is recorded. */
+  persistChain?: () => Promise<void>
   pollMs?: number
   logger?: Logger
 }
@@ -86,6 +88,8 @@ export class WithdrawalExecutor {
         continue
       }
       this.undecided.delete(w.withdrawalId)
+      // Recorded as paid only once the payment cannot vanish with the chain.
+      if (outcome.status === 'COMPLETED') await this.o.persistChain?.()
       const ack = await this.o.exchange.submit(outcome.status === 'COMPLETED'
         ? { type: 'WithdrawalComplete', withdrawalId: w.withdrawalId, txId: outcome.txId }
         : { type: 'WithdrawalFail', withdrawalId: w.withdrawalId, reason: outcome.reason })

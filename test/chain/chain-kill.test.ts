@@ -1,0 +1,77 @@
+// `exchange start` killed together with its embedded chain (a container's stop, the OOM killer,
+// a kill of the process group, the machine going down): anvil writes its state file only when
+// it exits, so before the chain saved its state ahead of every credit and payment, such a kill
+// lost the Vault with every deposit in it while the log kept the balances. The restart then
+// deployed new contracts and ran on, its audit failing. Now the chain comes back as the log
+// left it; and a chain that lacks what the log credited (its state file gone) stops the start
+// with the operator's one line.
+
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import path from 'node:path'
+import { startAnvil } from '../../chain/anvil.js'
+import { runAudit } from '../../bin/audit.js'
+import { freePort } from '../../replica/free-port.js'
+import { exchangeCli, restartableNode } from '../helpers/processes.js'
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+const SECRET = '5a'.repeat(32)
+
+/**
+ * SIGKILLs `pid` and every process under it, the deepest first: anvil must die before its
+ * watchdog shell sees the exchange gone and stops it gently (which would save its state).
+ */
+function killTree(pid: number): void {
+  const all = [pid]
+  for (let i = 0; i < all.length; i++) {
+    const p = all[i]!
+    all.push(...readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number))
+  }
+  for (const p of all.reverse()) process.kill(p, 'SIGKILL')
+}
+
+t.test('killed with its chain, the exchange comes back with the money on chain', { timeout: 180_000 }, async (t) => {
+  const node = await restartableNode(t, 'chain-kill', SECRET, ['--chain-poll-ms', '50'])
+  await node.start()
+  const demo = await node.demo()
+  const { body: applied } = await node.call(demo, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '25' })
+  let row: { id: string; status: number; txId: string } | undefined
+  while (row?.status !== 6) {
+    await sleep(100)
+    row = (await node.call(demo, 'GET', '/sapi/v1/capital/withdraw/history')).body.find((r: { id: string }) => r.id === applied.id)
+  }
+  const anvilPids = readFileSync(`/proc/${node.proc.child.pid}/task/${node.proc.child.pid}/children`, 'utf8').trim()
+  t.not(anvilPids, '', 'the chain runs under the exchange')
+  killTree(node.proc.child.pid!)
+  await node.proc.exited
+
+  await node.start()
+  const running = await node.proc.waitFor((l) => l.msg === 'chain services running', 30_000)
+  t.notOk(node.proc.lines.some((l) => l.msg === 'embedded chain lost its contracts; deploying new ones'), 'the Vault is still there')
+  const deposits = (await node.call(demo, 'GET', '/sapi/v1/capital/deposit/hisrec')).body as { amount: string }[]
+  t.same(deposits.map((d) => d.amount), ['100000'])
+  await node.proc.kill('SIGTERM')
+
+  // The audit of the data directory against the chain's state file: every credit a deposit
+  // into the Vault, the payment made by it, and the reserves it holds what the ledger owes.
+  const stateFile = path.join(node.dir, 'chain', 'anvil-state.json')
+  const anvil = await startAnvil({ stateFile })
+  const lines: string[] = []
+  const ok = await runAudit({ dataDir: node.dir, rpc: anvil.url, vault: running.vault as string, chainId: 31337, out: (l) => lines.push(l) })
+  await anvil.stop()
+  t.equal(ok, true, lines.join('\n'))
+  t.match(lines.join('\n'), /deposits +1 credited, each a deposit into the Vault/)
+  t.match(lines.join('\n'), /withdrawals +1 marked paid, each paid by the Vault/)
+
+  // Without the chain's state the log's balances have no Vault behind them: the node says so
+  // in one line and does not start.
+  await rm(stateFile)
+  const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
+  const refused = await exchangeCli(['start', '--data', node.dir, '--port', String(port), '--replication-port', String(repl),
+    '--metrics-port', String(metrics), '--master-secret', SECRET, '--bot', 'off', '--price-feed', 'off'])
+  t.equal(refused.code, 1)
+  t.match(refused.stderr, new RegExp(`^exchange: the embedded chain \\(${stateFile}\\) does not hold deposit transaction 0x[0-9a-f]{64}, `
+    + 'which the log credited: its state was lost or is older than the log'))
+  t.equal(refused.stderr.trim().split('\n').length, 1, 'one line, no stack')
+})
