@@ -3,7 +3,8 @@
 // Its key lives in the data directory (`oracle-key`), and is registered as each pair's
 // oracle (SetOracle) on the first start that runs the feed.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
 import { Wallet } from 'ethers'
 import type { Command } from '../core/commands.js'
@@ -37,7 +38,7 @@ export async function oracleWallet(dataDir: string): Promise<Wallet> {
     return new Wallet((await readFile(file, 'utf8')).trim())
   } catch {
     const wallet = randomWallet()
-    await mkdir(dataDir, { recursive: true })
+    await makeDir(dataDir)
     await writeFile(file, wallet.privateKey + '\n', { mode: 0o600 })
     return wallet
   }

@@ -4,7 +4,7 @@
 // log parted from the leader's while running (DivergedError) is restarted in the same process,
 // and so rewinds.
 
-import { mkdir } from 'node:fs/promises'
+import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
 import { writeLogFile } from '../chain/log-file.js'
 import type { Clock } from '../replica/clock.js'
@@ -21,7 +21,7 @@ export function divergedFile(dataDir: string, tail: readonly LogEntry[]): string
 export function saveTailIn(dataDir: string, logger: Logger): (tail: LogEntry[]) => Promise<void> {
   return async (tail) => {
     const file = divergedFile(dataDir, tail)
-    await mkdir(path.dirname(file), { recursive: true })
+    await makeDir(path.dirname(file))
     await writeLogFile(file, (async function* () { yield tail })())
     logger.warn({ file, entries: tail.length }, 'entries the leader does not hold kept in a file')
   }

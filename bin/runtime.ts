@@ -3,7 +3,8 @@
 // replica for its role with LevelDB, WebSocket and the system clock.
 
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
@@ -36,7 +37,7 @@ export async function masterSecret(config: Config): Promise<Uint8Array> {
     return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex')
   } catch {
     const secret = randomBytes(32)
-    await mkdir(config.dataDir, { recursive: true })
+    await makeDir(config.dataDir)
     await writeFile(file, secret.toString('hex') + '\n', { mode: 0o600 })
     return secret
   }

@@ -3,7 +3,8 @@
 // and the deposit watcher, withdrawal executor and anchorer over the node's state.
 
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
 import type { BaseWallet, JsonRpcProvider } from 'ethers'
 import { Anchorer } from './anchor.js'
@@ -96,7 +97,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   let anvil: Anvil | undefined
   let rpcUrl = s.rpcUrl
   if (!rpcUrl) {
-    await mkdir(s.stateDir, { recursive: true })
+    await makeDir(s.stateDir)
     // Anvil mines only on transactions; deeper confirmations need blocks while idle, so then it
     // also mines one a second (mixed mining: transactions are still mined at once).
     const mining = s.confirmations > 1 ? ['--block-time', '1', '--mixed-mining'] : []

@@ -1,7 +1,8 @@
 // The durable log on LevelDB: one msgpack value per appended batch, keyed by the big-endian
 // seq of its first entry, synced before append() resolves; open() verifies and repairs the tail.
 
-import { mkdir, stat } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
+import { makeDir } from './make-dir.js'
 import path from 'node:path'
 import { Level } from 'level'
 import { NoLogError, openLevel } from './level-open.js'
@@ -74,7 +75,7 @@ export class LevelLogStore implements LogStore {
       const current = await stat(path.join(this.dir, 'CURRENT')).catch(() => undefined)
       if (current?.isFile() !== true) throw new NoLogError(this.dir, 'no log')
     } else {
-      await mkdir(this.dir, { recursive: true })
+      await makeDir(this.dir)
     }
     const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view', createIfMissing: !existing })
     await openLevel(db, this.dir)

@@ -2,7 +2,7 @@
 // (seq, time, state root, hash of the log entry at seq) per snapshot, both keyed by seq.
 
 import { createHash } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
+import { makeDir } from './make-dir.js'
 import { Level } from 'level'
 import { openLevel } from './level-open.js'
 import { assert } from '../core/assert.js'
@@ -54,7 +54,7 @@ export class SnapshotStore {
 
   async open(): Promise<void> {
     assert(this.#db === undefined, 'snapshot store already open')
-    await mkdir(this.dir, { recursive: true })
+    await makeDir(this.dir)
     const db = new Level<Bytes, Bytes>(this.dir, { keyEncoding: 'view', valueEncoding: 'view' })
     await openLevel(db, this.dir)
     this.#db = db

@@ -53,6 +53,11 @@ t.test('a data directory that cannot be made: named, with why, exit 1', async (t
   const r = await exitAndStderr(['start', '--data', path.join(file, 'data'), '--chain', 'off', '--no-bot', '--price-feed', 'off',
     '--port', String(await freePort()), '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
   t.same(r, { code: 1, stderr: `exchange: not a directory (a file where a folder is needed): ${path.join(file, 'data', 'log')}\n` })
+  // Under /proc the kernel answers "no such file" for a directory whose parent is there, where
+  // Node's recursive mkdir went round for ever: the node hung, saying nothing.
+  const proc = await exitAndStderr(['start', '--data', '/proc/exchange-data/node', '--chain', 'off', '--no-bot', '--price-feed', 'off',
+    '--port', String(await freePort()), '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
+  t.same(proc, { code: 1, stderr: 'exchange: no such file or directory: /proc/exchange-data\n' })
 })
 
 t.test('--help or -h prints the usage and exits 0, starting nothing, whatever else is on the line', async (t) => {
