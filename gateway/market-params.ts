@@ -285,3 +285,16 @@ export function stpParam(p: Params, spot = false): StpMode | undefined {
   if (stp !== undefined && !(spot ? SPOT_STP_MODES : STP_MODES).has(stp)) throw invalidParam('selfTradePreventionMode')
   return stp as StpMode | undefined
 }
+
+/**
+ * Binance spot's timeZone, as hours (-5, 8) or hours and minutes (-1:00, 05:45), from -12:00 to
+ * +14:00: its offset east of UTC in ms (0 when not sent).
+ */
+export function timeZoneParam(p: Params): number {
+  const v = optional(p, 'timeZone') ?? '0'
+  const match = /^([+-]?)([0-9]{1,2})(?::([0-5][0-9]))?$/.exec(v)
+  if (match === null) throw invalidParam('timeZone')
+  const minutes = (Number(match[2]) * 60 + Number(match[3] ?? 0)) * (match[1] === '-' ? -1 : 1)
+  if (minutes < -12 * 60 || minutes > 14 * 60) throw invalidParam('timeZone')
+  return minutes * 60_000
+}

@@ -5,7 +5,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
-import { idParam, limitForWeight, limitParam, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, type Params } from '../market-params.js'
+import {
+  idParam, limitForWeight, limitParam, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, timeZoneParam, type Params,
+} from '../market-params.js'
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -60,8 +62,10 @@ export async function spotAggTrades(ctx: GatewayContext, p: Params): Promise<obj
   return (await aggTradeRows(ctx, spotParam(ctx.state(), p), p)).map((a) => ({ ...a, M: true }))
 }
 
+/** Spot klines read their intervals in `timeZone` (Binance spot: startTime and endTime stay UTC). */
 export function spotKlines(ctx: GatewayContext, p: Params): ReturnType<typeof klineRows> {
-  return klineRows(ctx, spotParam(ctx.state(), p), p, 1000)
+  const m = spotParam(ctx.state(), p)
+  return klineRows(ctx, m, p, 1000, timeZoneParam(p))
 }
 
 /** Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all. */
@@ -111,7 +115,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
 
   // uiKlines: Binance tunes these for charts; here they are the klines.
   get({
-    url: [...paths('/klines'), '/api/v3/uiKlines'], params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
+    url: [...paths('/klines'), '/api/v3/uiKlines'], params: ['symbol', 'interval', 'startTime', 'endTime', 'timeZone', 'limit'],
     response: klinesSchema, weight: 2,
     handler: (p) => spotKlines(ctx, p),
   })

@@ -9,7 +9,7 @@ import type { TickerRecord } from '../../replica/projections/index.js'
 import type { GatewayContext } from '../context.js'
 import { invalidParam } from '../errors.js'
 import { tickerBody } from '../format-market.js'
-import { optional, spotsListParam, symbolCountForWeight, type Params } from '../market-params.js'
+import { optional, spotsListParam, symbolCountForWeight, timeZoneParam, type Params } from '../market-params.js'
 import { object, oneOrAll, int, str } from '../schemas/common.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
@@ -43,16 +43,6 @@ function windowSizeParam(p: Params): number {
   const unit = match[2] as keyof typeof UNIT_MS
   if (n > UNIT_MAX[unit]) throw invalidParam('windowSize')
   return n * UNIT_MS[unit]
-}
-
-/** timeZone as hours (-5, 8) or hours and minutes (-1:00, 05:45), from -12:00 to +14:00: its offset in ms. */
-function timeZoneParam(p: Params): number {
-  const v = optional(p, 'timeZone') ?? '0'
-  const match = /^([+-]?)([0-9]{1,2})(?::([0-5][0-9]))?$/.exec(v)
-  if (match === null) throw invalidParam('timeZone')
-  const minutes = (Number(match[2]) * 60 + Number(match[3] ?? 0)) * (match[1] === '-' ? -1 : 1)
-  if (minutes < -12 * 60 || minutes > 14 * 60) throw invalidParam('timeZone')
-  return minutes * MINUTE_MS
 }
 
 /** type: FULL (the default) or MINI, as the spot tickers take it. */

@@ -8,9 +8,9 @@ import { aggTradeBody, klineBody } from '../format-market.js'
 import { idParam, intervalParam, limitParam, timeParam, type Params } from '../market-params.js'
 
 /** `interval`, `startTime`, `endTime` and `limit` (default 500, at most `limitMax`). */
-export async function klineRows(ctx: GatewayContext, m: Market, p: Params, limitMax: number): Promise<(number | string)[][]> {
+export async function klineRows(ctx: GatewayContext, m: Market, p: Params, limitMax: number, offsetMs = 0): Promise<(number | string)[][]> {
   const { interval, q } = klineQuery(p, limitMax)
-  return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => klineBody(m, k))
+  return (await ctx.projections.klines(m.marketId, interval, { ...q, offsetMs })).map((k) => klineBody(m, k))
 }
 
 /** A kline request's interval, time range and limit (default 500, at most `limitMax`), checked. */

@@ -95,7 +95,11 @@ export const MARKET_DOCS: Record<string, MarketDoc> = {
     description: 'symbol, or symbols as a JSON array (at most 100); timeZone hours (-5, 8) or hours:minutes (-1:00, 05:45), -12:00 to +14:00, default 0 (UTC); type FULL or MINI.',
   },
   '/api/v1/aggTrades': { required: ['symbol'], summary: 'Compressed (aggregate) spot trades' },
-  '/api/v1/klines': { required: ['symbol', 'interval'], summary: 'Spot candlesticks', description: KLINE_FIELDS },
+  '/api/v1/klines': {
+    required: ['symbol', 'interval'], summary: 'Spot candlesticks',
+    description: `${KLINE_FIELDS} timeZone hours (-5, 8) or hours:minutes (-1:00, 05:45), -12:00 to +14:00, default 0 (UTC): the intervals `
+      + 'start at its local midnight, hour, Monday or first of the month; startTime and endTime stay UTC.',
+  },
   '/api/v1/ticker/24hr': { summary: 'Spot 24 h rolling ticker', weight: bySymbol(2, 80) },
   '/api/v1/ticker/price': { summary: 'Spot last price', weight: bySymbol(2, 4) },
   '/api/v1/ticker/bookTicker': { summary: 'Spot best bid and ask', weight: bySymbol(2, 4) },

@@ -50,3 +50,39 @@ export function bucketClose(interval: KlineInterval, openTime: number): number {
   }
   return openTime + (interval === '1w' ? WEEK_MS : FIXED_MS[interval]) - 1
 }
+
+/**
+ * Open time (UTC ms) of the bucket holding `timeMs` when intervals are read in a zone
+ * `offsetMs` east of UTC (Binance spot's timeZone): its days start at local midnight, its
+ * weeks on local Mondays, its months on the local first. Any time, however early.
+ */
+export function zonedBucketOpen(interval: KlineInterval, timeMs: number, offsetMs: number): number {
+  const local = timeMs + offsetMs
+  if (interval === '1M') {
+    const d = new Date(local)
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) - offsetMs
+  }
+  if (interval === '1w') return Math.floor((local - FIRST_MONDAY_MS) / WEEK_MS) * WEEK_MS + FIRST_MONDAY_MS - offsetMs
+  const size = FIXED_MS[interval]
+  return Math.floor(local / size) * size - offsetMs
+}
+
+/** Close time of the zoned bucket that opens at `openTime`: the next one's open − 1. */
+export function zonedBucketClose(interval: KlineInterval, openTime: number, offsetMs: number): number {
+  if (interval !== '1M') return openTime + (interval === '1w' ? WEEK_MS : FIXED_MS[interval]) - 1
+  const d = new Date(openTime + offsetMs)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 - offsetMs
+}
+
+/** Intervals of a day or less, longest first: each bucket of one lies inside one bucket of any longer interval it divides. */
+const NESTING: readonly Exclude<KlineInterval, '3d' | '1w' | '1M'>[] = ['1d', '12h', '8h', '6h', '4h', '2h', '1h', '30m', '15m', '5m', '3m', '1m']
+
+/**
+ * The longest stored (UTC) interval whose buckets each lie inside one bucket of `interval` in a
+ * zone `offsetMs` from UTC: it divides both the offset and the interval (a day for weeks and
+ * months). Offsets are whole minutes, so 1m always does.
+ */
+export function nestedInterval(interval: KlineInterval, offsetMs: number): KlineInterval {
+  const span = interval === '1w' || interval === '1M' ? DAY_MS : FIXED_MS[interval]
+  return NESTING.find((i) => span % FIXED_MS[i] === 0 && offsetMs % FIXED_MS[i] === 0) ?? '1m'
+}

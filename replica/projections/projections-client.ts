@@ -257,7 +257,7 @@ export class ProjectionsClient implements ProjectionsApi {
     return this.call('aggTrades', [marketId, q]) as Promise<AggTradeRecord[]>
   }
 
-  klines(marketId: number, interval: KlineInterval, q: marketQueries.RangeQuery): Promise<KlineRecord[]> {
+  klines(marketId: number, interval: KlineInterval, q: marketQueries.KlineQuery): Promise<KlineRecord[]> {
     return this.call('klines', [marketId, interval, q]) as Promise<KlineRecord[]>
   }
 

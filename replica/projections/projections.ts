@@ -374,7 +374,7 @@ export class Projections {
     return marketQueries.aggTrades(this.stores, marketId, q)
   }
 
-  klines(marketId: number, interval: KlineInterval, q: marketQueries.RangeQuery): Promise<KlineRecord[]> {
+  klines(marketId: number, interval: KlineInterval, q: marketQueries.KlineQuery): Promise<KlineRecord[]> {
     return marketQueries.klines(this.stores, marketId, interval, q)
   }
 

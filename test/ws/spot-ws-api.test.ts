@@ -63,7 +63,7 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   t.match((await call(ws, 'avgPrice', { symbol: 'BTCUSDT' })).result, { mins: 5, price: '50000.00' })
   for (const [method, path, p] of [['trades.recent', '/api/v3/trades', {}], ['trades.historical', '/api/v3/historicalTrades', {}],
     ['trades.aggregate', '/api/v3/aggTrades', {}], ['klines', '/api/v3/klines', { interval: '1m' }],
-    ['uiKlines', '/api/v3/uiKlines', { interval: '1m' }], ['ticker.24hr', '/api/v3/ticker/24hr', {}],
+    ['uiKlines', '/api/v3/uiKlines', { interval: '1m' }], ['klines', '/api/v3/klines', { interval: '1d', timeZone: '-5:30' }], ['ticker.24hr', '/api/v3/ticker/24hr', {}],
     ['ticker', '/api/v3/ticker', { windowSize: '1h' }], ['ticker.tradingDay', '/api/v3/ticker/tradingDay', { timeZone: '8' }]] as const) {
     const q = new URLSearchParams({ symbol: 'BTCUSDT', ...p }).toString()
     const got = (await call(ws, method, { symbol: 'BTCUSDT', ...p })).result

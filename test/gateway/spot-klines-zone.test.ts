@@ -1,0 +1,107 @@
+// Spot klines in a time zone (Binance spot's timeZone on /api/v3/klines and uiKlines): buckets
+// start at the zone's midnight, hour, Monday or first of the month, while startTime and endTime
+// stay UTC. Checked against candles built straight from the trades with calendar arithmetic in
+// the zone's local time, over six weeks of trades across month and week boundaries.
+
+import t from 'tap'
+import { ALICE, BOB, BTCSPOT, COIN } from '../helpers/exchange.js'
+import { marketGateway } from '../helpers/market-gateway.js'
+import { Fixture, limit } from '../helpers/projections-fixture.js'
+
+const MIN = 60_000
+const HOUR = 60 * MIN
+
+interface Fill { time: number; priceTicks: number; qtyLots: number; buyerIsTaker: boolean }
+
+/** The local calendar's bucket start for `local` (a UTC-read time shifted into the zone), by interval. */
+function localOpen(interval: string, local: number): number {
+  const d = new Date(local)
+  const [y, mo, day, h, mi] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()]
+  switch (interval) {
+    case '1M': return Date.UTC(y, mo, 1)
+    case '1w': return Date.UTC(y, mo, day - ((d.getUTCDay() + 6) % 7))
+    case '3d': return Math.floor(Date.UTC(y, mo, day) / (3 * 24 * HOUR)) * 3 * 24 * HOUR
+    case '1d': return Date.UTC(y, mo, day)
+  }
+  const n = Number(interval.slice(0, -1))
+  return interval.endsWith('h') ? Date.UTC(y, mo, day, h - (h % n)) : Date.UTC(y, mo, day, h, mi - (mi % n))
+}
+
+function localClose(interval: string, open: number): number {
+  const d = new Date(open)
+  const next = interval === '1M' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+    : interval === '1w' ? open + 7 * 24 * HOUR
+      : interval === '3d' ? open + 3 * 24 * HOUR
+        : interval === '1d' ? open + 24 * HOUR
+          : open + Number(interval.slice(0, -1)) * (interval.endsWith('h') ? HOUR : MIN)
+  return next - 1
+}
+
+/** Binance kline rows for `fills` in a zone `offsetMs` east of UTC: BTCUSDT's 2 price and 4 quantity decimals. */
+function expected(fills: Fill[], interval: string, offsetMs: number): unknown[][] {
+  const rows = new Map<number, Fill[]>()
+  for (const f of fills) {
+    const open = localOpen(interval, f.time + offsetMs) - offsetMs
+    rows.set(open, [...(rows.get(open) ?? []), f])
+  }
+  const price = (ticks: number): string => (ticks / 100).toFixed(2)
+  const qty = (lots: number): string => (lots / 10_000).toFixed(4)
+  const quote = (fs: Fill[]): string => (fs.reduce((s, f) => s + f.priceTicks * f.qtyLots, 0) / 1_000_000).toFixed(6)
+  return [...rows].sort(([a], [b]) => a - b).map(([open, fs]) => {
+    const ticks = fs.map((f) => f.priceTicks)
+    const takers = fs.filter((f) => f.buyerIsTaker)
+    return [open, price(ticks[0]!), price(Math.max(...ticks)), price(Math.min(...ticks)), price(ticks.at(-1)!),
+      qty(fs.reduce((s, f) => s + f.qtyLots, 0)), localClose(interval, open + offsetMs) - offsetMs, quote(fs), fs.length,
+      qty(takers.reduce((s, f) => s + f.qtyLots, 0)), quote(takers), '0']
+  })
+}
+
+t.test('spot klines read in a time zone match candles built from the trades in local time', async (t) => {
+  const f = await Fixture.open(t)
+  await f.ok({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 20 * COIN, wallet: 'SPOT', ref: 'btc-zone' }, 0)
+  await f.fund(BOB, 10_000_000, 'SPOT')
+  // Six weeks from Saturday 2023-11-18 09:13 UTC into 2024, gaps of 7 minutes to 31 hours, prices wandering.
+  const fills: Fill[] = []
+  let time = Date.UTC(2023, 10, 18, 9, 13, 0)
+  let seed = 7
+  const next = (n: number): number => { seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648; return seed % n }
+  while (time < Date.UTC(2024, 0, 3)) {
+    const priceTicks = 3_000_000 + next(400_000)
+    const qtyLots = 10 + next(500)
+    const buyerIsTaker = next(2) === 0
+    const spot = { marketId: BTCSPOT, priceTicks, qtyLots }
+    await f.at(time, limit(buyerIsTaker ? ALICE : BOB, buyerIsTaker ? 'SELL' : 'BUY', 0, 0, spot))
+    const r = await f.ok(limit(buyerIsTaker ? BOB : ALICE, buyerIsTaker ? 'BUY' : 'SELL', 0, 0, spot), 0)
+    t.ok(r.events.some((e) => e.type === 'spotTrade' || e.type === 'trade'), 'a trade')
+    fills.push({ time, priceTicks, qtyLots, buyerIsTaker })
+    time += 7 * MIN + next(31 * 60) * MIN
+  }
+  const r = await marketGateway(t, f, time)
+  const get = async (q: string): Promise<unknown> => (await r.get(`/api/v3/klines?symbol=BTCUSDT&${q}`)).body
+
+  const zones: [string, number][] = [['0', 0], ['8', 8 * HOUR], ['%2B08:00', 8 * HOUR], ['-1:30', -90 * MIN], ['05:45', 345 * MIN],
+    ['-12', -12 * HOUR], ['14:00', 14 * HOUR], ['-3:15', -195 * MIN]]
+  for (const interval of ['15m', '1h', '4h', '12h', '1d', '3d', '1w', '1M']) {
+    for (const [zone, offset] of zones) {
+      const all = expected(fills, interval, offset)
+      const at = `${interval} at ${zone}`
+      t.same(await get(`interval=${interval}&timeZone=${zone}&limit=1000`), all, `${at}: every bucket`)
+      t.same(await get(`interval=${interval}&timeZone=${zone}&limit=3`), all.slice(-3), `${at}: the newest three`)
+      // startTime inside a bucket: that bucket opened before it and is left out; endTime inside
+      // one: that bucket opened before it and is in, whole.
+      const [a, b] = [all[1]![0] as number, all[Math.min(5, all.length - 1)]![0] as number]
+      t.same(await get(`interval=${interval}&timeZone=${zone}&startTime=${a + 1}&endTime=${b + 1}&limit=1000`),
+        all.filter((k) => (k[0] as number) > a && (k[0] as number) <= b), `${at}: startTime and endTime, UTC`)
+      t.same(await get(`interval=${interval}&timeZone=${zone}&startTime=${a}&limit=2`),
+        all.filter((k) => (k[0] as number) >= a).slice(0, 2), `${at}: two from startTime`)
+    }
+  }
+  t.same(await get('interval=1d&timeZone=8'), await get('interval=1d&timeZone=%2B08:00'))
+  t.same((await r.get('/api/v3/uiKlines?symbol=BTCUSDT&interval=1w&timeZone=-1:30')).body, await get('interval=1w&timeZone=-1:30'))
+  for (const bad of ['15', '-13', '1:60', 'UTC', '+8h', '14:01']) {
+    t.same(await get(`interval=1d&timeZone=${encodeURIComponent(bad)}`),
+      { code: -1130, msg: "Data sent for parameter 'timeZone' is not valid." }, `timeZone ${bad}`)
+  }
+  // The futures klines take no timeZone (USDⓈ-M has none): UTC whatever is sent.
+  t.same((await r.get('/fapi/v1/klines?symbol=BTCUSDTPERP&interval=1d&timeZone=8')).body, [])
+})
