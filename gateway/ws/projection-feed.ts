@@ -7,11 +7,11 @@
 
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { Market, State } from '../../core/state.js'
-import { bucketClose, bucketOpen, KLINE_INTERVALS, type Projections } from '../../replica/projections/index.js'
+import { KLINE_INTERVALS, zonedBucketClose, zonedBucketOpen, type Projections } from '../../replica/projections/index.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import type { StreamHub } from './hub.js'
 import { aggTradeEvent, continuousKlineEvent, klineEvent, miniTickerEvent, tickerEvent, windowTickerEvent } from './format-stream.js'
-import { ALL_MARKETS_KIND, streamName, TICKER_WINDOWS, type TickerWindow } from './streams.js'
+import { ALL_MARKETS_KIND, KLINE_OFFSETS, parseStream, streamName, TICKER_WINDOWS, type TickerWindow } from './streams.js'
 
 interface Traded {
   /** Seq and time of the market's last trade the feed saw. */
@@ -105,7 +105,7 @@ export class ProjectionFeed {
     }
   }
 
-  /** Updates of the current kline of each subscribed interval, and the final form of one that closed. */
+  /** Updates of the current kline of each subscribed interval (and zone), and the final form of one that closed. */
   async klineTick(): Promise<void> {
     const now = this.now()
     for (const id of [...this.klineDirty]) {
@@ -115,42 +115,43 @@ export class ProjectionFeed {
       const t = this.traded.get(id)
       if (s === undefined || t === undefined) continue
       for (const interval of KLINE_INTERVALS) {
-        const name = streamName.kline(s.symbol, interval)
-        if (!this.klineListened(s.m, interval)) continue
-        const sent = this.klines.get(name)
-        const openTime = bucketOpen(interval, t.time)
-        if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, id, interval, sent.openTime, true, name)
-        await this.sendKline(s.m, id, interval, openTime, now > bucketClose(interval, openTime), name)
+        for (const offsetMs of KLINE_OFFSETS) {
+          const name = streamName.kline(s.symbol, interval, offsetMs)
+          if (!this.klineListened(s.m, interval, offsetMs)) continue
+          const sent = this.klines.get(name)
+          const openTime = zonedBucketOpen(interval, t.time, offsetMs)
+          if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, id, interval, offsetMs, sent.openTime, true, name)
+          await this.sendKline(s.m, id, interval, offsetMs, openTime, now > zonedBucketClose(interval, openTime, offsetMs), name)
+        }
       }
     }
     // Klines that ended with no trade after them: their final form.
     for (const [name, sent] of [...this.klines]) {
-      const at = name.indexOf('@kline_')
-      const m = this.state().marketsBySymbol.get(name.slice(0, at).toUpperCase())
-      const interval = name.slice(at + 7) as (typeof KLINE_INTERVALS)[number]
-      if (m === undefined || !this.klineListened(m, interval)) { this.klines.delete(name); continue }
+      const spec = parseStream(name)
+      const m = spec?.kind === 'kline' ? this.state().marketsBySymbol.get(spec.symbol.toUpperCase()) : undefined
+      if (spec?.kind !== 'kline' || m === undefined || !this.klineListened(m, spec.interval, spec.offsetMs)) { this.klines.delete(name); continue }
       if (sent.closed || now <= sent.closeTime) continue
       if (this.klineDirty.has(m.marketId)) continue
-      await this.sendKline(m, m.marketId, interval, sent.openTime, true, name)
+      await this.sendKline(m, m.marketId, spec.interval, spec.offsetMs, sent.openTime, true, name)
     }
   }
 
   /**
-   * Whether anyone listens to a market's klines of `interval`: by symbol, or a perpetual's by its
-   * pair's continuous klines (contract type PERPETUAL).
+   * Whether anyone listens to a market's klines of `interval` in a zone: by symbol, or (UTC) a
+   * perpetual's by its pair's continuous klines (contract type PERPETUAL).
    */
-  private klineListened(m: Market, interval: (typeof KLINE_INTERVALS)[number]): boolean {
-    return this.hub.has(streamName.kline(m.symbol.toLowerCase(), interval))
-      || (m.kind === 'PERP' && this.hub.has(streamName.continuousKline(m.pair.toLowerCase(), interval)))
+  private klineListened(m: Market, interval: (typeof KLINE_INTERVALS)[number], offsetMs: number): boolean {
+    return this.hub.has(streamName.kline(m.symbol.toLowerCase(), interval, offsetMs))
+      || (offsetMs === 0 && m.kind === 'PERP' && this.hub.has(streamName.continuousKline(m.pair.toLowerCase(), interval)))
   }
 
-  private async sendKline(m: Market, id: number, interval: (typeof KLINE_INTERVALS)[number], openTime: number,
+  private async sendKline(m: Market, id: number, interval: (typeof KLINE_INTERVALS)[number], offsetMs: number, openTime: number,
     closed: boolean, name: string): Promise<void> {
-    const [k] = await this.projections.klines(id, interval, { startTime: openTime, endTime: openTime, limit: 1 })
+    const [k] = await this.projections.klines(id, interval, { startTime: openTime, endTime: openTime, limit: 1, offsetMs })
     if (k === undefined) return
     this.klines.set(name, { openTime: k.openTime, closeTime: k.closeTime, closed })
     if (this.hub.has(name)) this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()))
-    if (m.kind === 'PERP') {
+    if (m.kind === 'PERP' && offsetMs === 0) {
       const continuous = streamName.continuousKline(m.pair.toLowerCase(), interval)
       if (this.hub.has(continuous)) this.hub.publish(continuous, continuousKlineEvent(m, interval, k, closed, this.now()))
     }

@@ -84,6 +84,23 @@ const COUNTER = /^\d{1,9}$/
  * The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names).
  * `/private/…` takes the stream (a listen key) from `?listenKey=`.
  */
+/**
+ * A query parameter percent-decoded but with `+` kept: a stream name may hold one (Binance spot's
+ * `<s>@kline_1d@+08:00`) and never a space, so form decoding (`+` as space) would spoil it.
+ */
+function queryParam(search: string, name: string): string | undefined {
+  for (const part of search.slice(1).split('&')) {
+    const eq = part.indexOf('=')
+    if ((eq < 0 ? part : part.slice(0, eq)) !== name) continue
+    try {
+      return decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1))
+    } catch {
+      throw new RouteError(400, { code: -1100, msg: 'Illegal characters found in a parameter.' })
+    }
+  }
+  return undefined
+}
+
 export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): Route {
   let u: URL
   try {
@@ -99,7 +116,7 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   const routed = m[1] !== undefined
   const combined = m[2] === 'stream'
   const names = combined
-    ? (u.searchParams.get('streams') ?? '').split('/')
+    ? (queryParam(u.search, 'streams') ?? '').split('/')
     : (m[3] ?? '').split('/')
   if (m[1] === 'private') names.push(u.searchParams.get('listenKey') ?? '')
   const streams: string[] = []

@@ -15,7 +15,8 @@ export type StreamSpec =
   | { kind: 'rpiDepth'; symbol: string }
   | { kind: 'trade'; symbol: string }
   | { kind: 'aggTrade'; symbol: string }
-  | { kind: 'kline'; symbol: string; interval: KlineInterval }
+  /** offsetMs: Binance spot's `<s>@kline_<interval>@+08:00`, the intervals read in UTC+8 (its one zone); else 0. */
+  | { kind: 'kline'; symbol: string; interval: KlineInterval; offsetMs: number }
   /**
    * `<pair>_<contractType>@continuousKline_<interval>`: the klines of the pair's contract of
    * that type; only PERPETUAL has one here (the others are well-formed and carry nothing).
@@ -46,6 +47,10 @@ export type StreamSpec =
 export const TICKER_WINDOWS = ['1h', '4h', '1d'] as const
 export type TickerWindow = (typeof TICKER_WINDOWS)[number]
 const isTickerWindow = (w: string): w is TickerWindow => (TICKER_WINDOWS as readonly string[]).includes(w)
+
+/** The zone kline streams may name (Binance spot: `@+08:00` only), and its offset east of UTC. */
+const KLINE_ZONE = '@+08:00'
+export const KLINE_OFFSETS = [0, 8 * 3_600_000] as const
 
 /** Binance USD-M's contract types, as continuous kline stream names spell them. */
 type ContractType = 'perpetual' | 'current_quarter' | 'next_quarter'
@@ -95,8 +100,9 @@ export function parseStream(name: unknown): StreamSpec | null {
     return isTickerWindow(window) ? { kind: 'windowTicker', symbol, window } : null
   }
   if (rest.startsWith('kline_')) {
-    const interval = rest.slice('kline_'.length)
-    return isKlineInterval(interval) ? { kind: 'kline', symbol, interval } : null
+    const zoned = rest.endsWith(KLINE_ZONE)
+    const interval = rest.slice('kline_'.length, zoned ? -KLINE_ZONE.length : undefined)
+    return isKlineInterval(interval) ? { kind: 'kline', symbol, interval, offsetMs: zoned ? KLINE_OFFSETS[1] : 0 } : null
   }
   switch (rest) {
     case 'trade': return { kind: 'trade', symbol }
@@ -134,7 +140,7 @@ export const streamName = {
   rpiDepth: (symbol: string): string => `${symbol}@rpiDepth@500ms`,
   trade: (symbol: string): string => `${symbol}@trade`,
   aggTrade: (symbol: string): string => `${symbol}@aggTrade`,
-  kline: (symbol: string, interval: KlineInterval): string => `${symbol}@kline_${interval}`,
+  kline: (symbol: string, interval: KlineInterval, offsetMs = 0): string => `${symbol}@kline_${interval}${offsetMs === 0 ? '' : KLINE_ZONE}`,
   /** A perpetual's klines under its pair (lowercase, as `kline` takes its symbol). */
   continuousKline: (pair: string, interval: KlineInterval): string => `${pair}_perpetual@continuousKline_${interval}`,
   markPrice: (symbol: string | null, fast: boolean): string =>

@@ -35,7 +35,9 @@ t.test('every listed name parses', async (t) => {
     [`${s}@ticker_1h`, { kind: 'windowTicker', symbol: s, window: '1h' }],
     [`${s}@ticker_4h`, { kind: 'windowTicker', symbol: s, window: '4h' }],
     ['!ticker_1d@arr', { kind: 'windowTicker', symbol: null, window: '1d' }],
-    ...KLINE_INTERVALS.map((i): [string, object] => [`${s}@kline_${i}`, { kind: 'kline', symbol: s, interval: i }]),
+    ...KLINE_INTERVALS.map((i): [string, object] => [`${s}@kline_${i}`, { kind: 'kline', symbol: s, interval: i, offsetMs: 0 }]),
+    // Binance spot's klines in UTC+8, its one zone.
+    ...KLINE_INTERVALS.map((i): [string, object] => [`btcusdt@kline_${i}@+08:00`, { kind: 'kline', symbol: 'btcusdt', interval: i, offsetMs: 8 * 3_600_000 }]),
   ]
   for (const [name, spec] of cases) t.same(parseStream(name), spec, name)
 })
@@ -48,6 +50,7 @@ t.test('names the feeds publish under are the names clients subscribe to', async
   t.equal(streamName.markPrice('ethusdtperp', false), 'ethusdtperp@markPrice')
   t.equal(streamName.indexPrice('ethusdt', true), 'ethusdt@indexPrice@1s')
   t.equal(streamName.kline('ethusdtperp', '1M'), 'ethusdtperp@kline_1M')
+  t.equal(streamName.kline('btcusdt', '1d', 8 * 3_600_000), 'btcusdt@kline_1d@+08:00')
   t.equal(streamName.avgPrice('btcusdt'), 'btcusdt@avgPrice')
   t.same(parseStream(streamName.avgPrice('btcusdt')), { kind: 'avgPrice', symbol: 'btcusdt' })
   t.same(parseStream(streamName.referencePrice('btcusdt')), { kind: 'referencePrice', symbol: 'btcusdt' })
@@ -58,7 +61,8 @@ t.test('names the feeds publish under are the names clients subscribe to', async
 
 t.test('near misses are not streams', async (t) => {
   for (const name of ['BTCUSDTPERP@trade', 'btcusdtperp@depth@250ms', 'btcusdtperp@depth15', 'btcusdtperp@depth@1000ms',
-    'btcusdtperp@kline_2m', 'btcusdtperp@markPrice@3s', '@trade', 'btcusdtperp', 'btcusdtperp@', '!ticker',
+    'btcusdtperp@kline_2m', 'btcusdt@kline_1d@+09:00', 'btcusdt@kline_1d@+8', 'btcusdt@kline_@+08:00', 'btcusdt@kline_1d@+08:00@+08:00',
+    'btcusdtperp@markPrice@3s', '@trade', 'btcusdtperp', 'btcusdtperp@', '!ticker',
     '!markPrice@arr@2s', 'btc usdt@trade', 'x'.repeat(60) + '@trade', 42, null]) {
     t.equal(parseStream(name), null, String(name))
   }

@@ -279,6 +279,44 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   all.close()
 })
 
+t.test('spot klines in UTC+8 (`@+08:00`): buckets from the local midnight, the same trade as the UTC stream, closed at their own end', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
+  await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
+  const c = await connect(`${rig.base}/stream?streams=btcusdt@kline_1d@+08:00/btcusdt@kline_1d/btcusdt@kline_1h@+08:00`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
+  const time = rig.ex.time
+  const DAY = 86_400_000
+  const EIGHT = 8 * 3_600_000
+  const localDay = Math.floor((time + EIGHT) / DAY) * DAY - EIGHT
+  const utcDay = Math.floor(time / DAY) * DAY
+  t.not(localDay, utcDay, 'the rig\'s clock lies where the two days differ')
+  const body = { s: 'BTCUSDT', f: 1, L: 1, o: '5000.00', c: '5000.00', h: '5000.00', l: '5000.00', v: '0.0100', n: 1, x: false,
+    q: '50.000000', V: '0.0100', Q: '50.000000', B: '0' }
+  const zoned = await on(c, 'btcusdt@kline_1d@+08:00')
+  t.same(zoned, { e: 'kline', E: zoned.E, s: 'BTCUSDT', k: { t: localDay, T: localDay + DAY - 1, i: '1d', ...body } })
+  t.match(await on(c, 'btcusdt@kline_1d'), { k: { t: utcDay, T: utcDay + DAY - 1, i: '1d', n: 1 } })
+  // An hour is the same in UTC+8 as in UTC.
+  const hour = Math.floor(time / 3_600_000) * 3_600_000
+  t.match(await on(c, 'btcusdt@kline_1h@+08:00'), { k: { t: hour, T: hour + 3_599_999, i: '1h', n: 1 } })
+  const rest = await (await fetch(`${rig.http}/api/v3/klines?symbol=BTCUSDT&interval=1d&timeZone=8`)).json() as unknown[][]
+  t.same(rest.map((k) => [k[0], k[6], k[8]]), [[localDay, localDay + DAY - 1, 1]], 'as REST has it with timeZone=8')
+  // Past the local day's end (nothing traded since): the zoned kline is sent closed.
+  await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'SPOT', ref: 'next-day' }, localDay + DAY - time)
+  t.match(await on(c, 'btcusdt@kline_1d@+08:00', (d) => d.k.x === true), { k: { t: localDay, n: 1, x: true } })
+  c.close()
+  // By SUBSCRIBE, as ccxt's watchOHLCV with timezone '+08:00' asks; and a percent-encoded `+` in the URL.
+  const raw = await connect(`${rig.base}/ws`)
+  t.same(await raw.request({ method: 'SUBSCRIBE', params: ['ethusdt@kline_1m@+08:00'], id: 1 }), { result: null, id: 1 })
+  t.same(await raw.request({ method: 'LIST_SUBSCRIPTIONS', id: 2 }), { result: ['ethusdt@kline_1m@+08:00'], id: 2 })
+  raw.close()
+  const encoded = await connect(`${rig.base}/stream?streams=btcusdt@kline_1w%40%2B08%3A00`)
+  t.same(await encoded.request({ method: 'LIST_SUBSCRIPTIONS', id: 3 }), { result: ['btcusdt@kline_1w@+08:00'], id: 3 })
+  encoded.close()
+})
+
 t.test('a spot iceberg shows one slice in the depth streams, and the next once the slice is used up', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
