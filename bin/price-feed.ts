@@ -4,9 +4,9 @@
 // oracle (SetOracle) on the first start that runs the feed.
 
 import { readFile, writeFile } from 'node:fs/promises'
-import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
 import { Wallet } from 'ethers'
+import { makeDir } from '../replica/make-dir.js'
 import type { Command } from '../core/commands.js'
 import type { PerpMarket, State } from '../core/state.js'
 import { signOraclePrice, verifyOraclePrice } from '../replica/oracle-signature.js'

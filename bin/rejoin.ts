@@ -4,8 +4,8 @@
 // log parted from the leader's while running (DivergedError) is restarted in the same process,
 // and so rewinds.
 
-import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
+import { makeDir } from '../replica/make-dir.js'
 import { writeLogFile } from '../chain/log-file.js'
 import type { Clock } from '../replica/clock.js'
 import type { LogEntry } from '../replica/entry.js'

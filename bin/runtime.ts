@@ -4,8 +4,8 @@
 
 import { randomBytes } from 'node:crypto'
 import { readFile, rm, writeFile } from 'node:fs/promises'
-import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
+import { makeDir } from '../replica/make-dir.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'

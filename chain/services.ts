@@ -4,9 +4,9 @@
 
 import { existsSync } from 'node:fs'
 import { readFile, rm, writeFile } from 'node:fs/promises'
-import { makeDir } from '../replica/make-dir.js'
 import path from 'node:path'
 import type { BaseWallet, JsonRpcProvider } from 'ethers'
+import { makeDir } from '../replica/make-dir.js'
 import { Anchorer } from './anchor.js'
 import { devKey, startAnvil, type Anvil } from './anvil.js'
 import { deployAll, type ChainToken, type Deployment } from './deploy.js'

@@ -2,9 +2,9 @@
 // seq of its first entry, synced before append() resolves; open() verifies and repairs the tail.
 
 import { stat } from 'node:fs/promises'
-import { makeDir } from './make-dir.js'
 import path from 'node:path'
 import { Level } from 'level'
+import { makeDir } from './make-dir.js'
 import { NoLogError, openLevel } from './level-open.js'
 import { assert } from '../core/assert.js'
 import { decodeBatch, encodeEntries, truncateBatch, type Verdict } from './batch-codec.js'

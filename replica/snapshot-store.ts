@@ -2,8 +2,8 @@
 // (seq, time, state root, hash of the log entry at seq) per snapshot, both keyed by seq.
 
 import { createHash } from 'node:crypto'
-import { makeDir } from './make-dir.js'
 import { Level } from 'level'
+import { makeDir } from './make-dir.js'
 import { openLevel } from './level-open.js'
 import { assert } from '../core/assert.js'
 import { packr, sameHash } from './entry.js'

@@ -81,10 +81,6 @@ const PATH = /^\/(?:(public|market|private)\/)?(ws|stream)(?:\/(.*))?$/
 const COUNTER = /^\d{1,9}$/
 
 /**
- * The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names).
- * `/private/…` takes the stream (a listen key) from `?listenKey=`.
- */
-/**
  * A query parameter percent-decoded but with `+` kept: a stream name may hold one (Binance spot's
  * `<s>@kline_1d@+08:00`) and never a space, so form decoding (`+` as space) would spoil it.
  */
@@ -101,6 +97,10 @@ function queryParam(search: string, name: string): string | undefined {
   return undefined
 }
 
+/**
+ * The route of an upgrade request, or a RouteError (404 for other paths, 400 for bad names).
+ * `/private/…` takes the stream (a listen key) from `?listenKey=`.
+ */
 export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): Route {
   let u: URL
   try {
