@@ -8,6 +8,7 @@ import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { DatabaseInUseError, NoLogError } from '../replica/level-open.js'
 import { EpochBehindError, NotLeaderError } from '../replica/leadership.js'
 import { CommittedTailError, DivergedError, ForkUnconfirmedError } from '../replica/rewind.js'
+import { AnvilStartError } from '../chain/anvil.js'
 import { ChainStateLostError } from '../chain/services.js'
 import type { IngressClient } from '../replica/ingress.js'
 import { OperatorError } from './operator-error.js'
@@ -187,7 +188,8 @@ function onSignal(stop: () => Promise<void>): void {
 /** What an operator's mistake needs said: its message, not our stack. */
 function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
   if (err instanceof DatabaseInUseError || err instanceof NoLogError || err instanceof OperatorError || err instanceof EpochBehindError ||
-    err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError || err instanceof ChainStateLostError) return err.message
+    err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError || err instanceof ChainStateLostError ||
+    err instanceof AnvilStartError) return err.message
   if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …); if it led before, what its log holds beyond the leader's is cut off then`
   if (err.code === 'EADDRINUSE') {
     return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`

@@ -31,8 +31,15 @@ export interface AnvilOptions {
 
 // $0 is anvil, $@ its arguments. A terminal's Ctrl-C is ignored here (a background job ignores
 // it anyway): the exchange handles it and stops anvil through the pipe, with SIGTERM, so
-// anvil writes its --state file.
-const WATCHDOG = 'trap "" INT; "$0" "$@" </dev/null & a=$!; read -r _; kill $a 2>/dev/null; wait $a'
+// anvil writes its --state file. The pipe is read in a background group (on fd 3: a background
+// job's stdin is /dev/null) while the shell waits for anvil, so the shell ends when anvil does,
+// stopped or failing at once (a --state file it cannot read), and its exit code is anvil's.
+const WATCHDOG = 'trap "" INT; exec 3<&0; "$0" "$@" </dev/null 3<&- & a=$!; { read -r _ <&3; kill $a 2>/dev/null; } & exec 3<&-; wait $a'
+
+/** Anvil exited or did not answer in time: said to the operator with what anvil printed (bin/main.ts). */
+export class AnvilStartError extends Error {
+  override name = 'AnvilStartError'
+}
 
 export interface Anvil {
   url: string
@@ -132,7 +139,9 @@ async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
     if (spawnError || child.exitCode !== null || Date.now() > deadline) {
       if (o.dieWithParent) child.stdin!.end()
       else child.kill('SIGKILL')
-      throw new Error(`anvil did not start on ${url}: ${spawnError?.message ?? tail.trim()}`)
+      // What anvil said, less its pointer to its own --help.
+      const said = spawnError?.message ?? tail.replace(/For more information, try '--help'\./, '').trim()
+      throw new AnvilStartError(`the chain (anvil) did not start on ${url}: ${said}`)
     }
     await new Promise((r) => setTimeout(r, 20))
   }
@@ -147,11 +156,10 @@ async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
       return next
     },
     async stop() {
-      // SIGTERM lets anvil write its --state file before it exits.
-      if (child.exitCode === null && child.signalCode === null) {
-        if (o.dieWithParent) child.stdin!.end()
-        else child.kill('SIGTERM')
-      }
+      // SIGTERM lets anvil write its --state file before it exits. The pipe is closed even when
+      // anvil has exited already, which ends the watchdog's reader.
+      if (o.dieWithParent) child.stdin!.end()
+      else if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       await exited(child)
     },
   }

@@ -8,7 +8,7 @@
 
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { startAnvil } from '../../chain/anvil.js'
 import { runAudit } from '../../bin/audit.js'
@@ -74,4 +74,17 @@ t.test('killed with its chain, the exchange comes back with the money on chain',
   t.match(refused.stderr, new RegExp(`^exchange: the embedded chain \\(${stateFile}\\) does not hold deposit transaction 0x[0-9a-f]{64}, `
     + 'which the log credited: its state was lost or is older than the log'))
   t.equal(refused.stderr.trim().split('\n').length, 1, 'one line, no stack')
+
+  // A state file anvil cannot read (cut short): said in anvil's words, in one line.
+  await writeFile(stateFile, '{"block":{"number":"0x4","beneficiary":"0x00')
+  const damaged = await exchangeCli(['start', '--data', node.dir, '--port', String(port), '--replication-port', String(repl),
+    '--metrics-port', String(metrics), '--master-secret', SECRET, '--bot', 'off', '--price-feed', 'off'])
+  t.equal(damaged.code, 1)
+  t.match(damaged.stderr, new RegExp(`^exchange: the chain \\(anvil\\) did not start on http://127\\.0\\.0\\.1:\\d+: error: invalid value '${stateFile}' `
+    + `for '--state <PATH>': failed to parse json file`))
+  t.notMatch(damaged.stderr, /    at |--help/, 'no stack, no pointer to anvil\'s --help')
+  // And at once: the watchdog shell ends with anvil, so its exit is seen. (It used to outlive
+  // anvil, and the start waited out the readiness timeout, 10 s a try, three tries; with an
+  // hour's timeout here, that would hang this test until tap's timeout fails it.)
+  await t.rejects(startAnvil({ stateFile, dieWithParent: true, readyTimeoutMs: 3_600_000 }), { name: 'AnvilStartError' })
 })
