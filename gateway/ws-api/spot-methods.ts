@@ -6,7 +6,7 @@
 import { ApiError, permissionDenied } from '../errors.js'
 import { spotCommissionBody } from '../format-market.js'
 import { idParam, looseBool, spotParam } from '../market-params.js'
-import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, spotKlines, spotRecentTrades, spotTicker24h,
+import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, spotKlines, spotKlinesWeight, spotRecentTrades, spotTicker24h,
   spotTicker24hWeight } from '../routes/spot-market.js'
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotMyFiltersBody } from '../routes/symbols.js'
@@ -92,8 +92,8 @@ export const SPOT_METHODS: Record<string, Method> = {
   'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => spotRecentTrades(env.ctx, p) },
   'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => spotHistoricalTrades(env.ctx, p) },
   'trades.aggregate': { security: 'NONE', weight: 4, run: (env, _a, p) => spotAggTrades(env.ctx, p) },
-  klines: { security: 'NONE', weight: 2, run: (env, _a, p) => spotKlines(env.ctx, p) },
-  uiKlines: { security: 'NONE', weight: 2, run: (env, _a, p) => spotKlines(env.ctx, p) },
+  klines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => spotKlines(env.ctx, p) },
+  uiKlines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => spotKlines(env.ctx, p) },
 
   // The logged-on session's events; session.logout ends this subscription.
   'userDataStream.subscribe': {

@@ -74,15 +74,7 @@ export function zonedBucketClose(interval: KlineInterval, openTime: number, offs
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 - offsetMs
 }
 
-/** Intervals of a day or less, longest first: each bucket of one lies inside one bucket of any longer interval it divides. */
-const NESTING: readonly Exclude<KlineInterval, '3d' | '1w' | '1M'>[] = ['1d', '12h', '8h', '6h', '4h', '2h', '1h', '30m', '15m', '5m', '3m', '1m']
-
-/**
- * The longest stored (UTC) interval whose buckets each lie inside one bucket of `interval` in a
- * zone `offsetMs` from UTC: it divides both the offset and the interval (a day for weeks and
- * months). Offsets are whole minutes, so 1m always does.
- */
-export function nestedInterval(interval: KlineInterval, offsetMs: number): KlineInterval {
-  const span = interval === '1w' || interval === '1M' ? DAY_MS : FIXED_MS[interval]
-  return NESTING.find((i) => span % FIXED_MS[i] === 0 && offsetMs % FIXED_MS[i] === 0) ?? '1m'
+/** Length of a fixed interval (1m to 3d), ms. */
+export function fixedIntervalMs(interval: Exclude<KlineInterval, '1w' | '1M'>): number {
+  return FIXED_MS[interval]
 }

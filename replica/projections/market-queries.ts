@@ -2,14 +2,14 @@
 // klines, open interest. Each reads only what has been flushed.
 
 import { aggTradeCodec, klineCodec, numberCodec, openInterestCodec, tradeCodec } from './codec.js'
-import { addExact } from '../../core/arith.js'
-import { intervalIndex, nestedInterval, zonedBucketClose, zonedBucketOpen, type KlineInterval } from './intervals.js'
+import { intervalIndex, type KlineInterval } from './intervals.js'
 import { key } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { cursorCodec, type MarketCursor } from './market-writer.js'
 import type { AggTradeRecord, KlineRecord, OpenInterestRecord, TradeRecord } from './records.js'
 import { klinePrefix, marketPrefix, type Stores } from './stores.js'
 import { checkLimit, fromBounds, scan, timeRangeBounds, type Bounds, type TimeRange } from './time-range.js'
+import { zonedKlines } from './zoned-klines.js'
 
 export interface TradesQuery {
   /** Oldest trade id to return; absent: the most recent trades. */
@@ -81,52 +81,6 @@ export async function klines(stores: Stores, marketId: number, interval: KlineIn
   if (q.offsetMs) return zonedKlines(stores, marketId, interval, q.offsetMs, q)
   const bounds = timeRangeBounds(klinePrefix(marketId, intervalIndex(interval)), q)
   return scan(stores.klines, bounds, q.limit, (_k, v) => klineCodec.decode(v))
-}
-
-/**
- * Klines in a zone: the stored UTC candles of an interval that nests in the zone's buckets
- * (intervals.ts nestedInterval), merged per zoned bucket. A bucket is in the range when its
- * open time is, as with UTC klines; without startTime the newest `limit` buckets.
- */
-async function zonedKlines(stores: Stores, marketId: number, interval: KlineInterval, offsetMs: number,
-  q: RangeQuery): Promise<KlineRecord[]> {
-  const openOf = (t: number): number => zonedBucketOpen(interval, t, offsetMs)
-  // Candles before startTime belong to buckets opening before it; the bucket holding endTime
-  // opens at or before it and reaches to its close.
-  const range = { startTime: q.startTime, endTime: q.endTime === undefined ? undefined : zonedBucketClose(interval, openOf(q.endTime), offsetMs) }
-  const bounds = timeRangeBounds(klinePrefix(marketId, intervalIndex(nestedInterval(interval, offsetMs))), range)
-  let buckets = 0
-  let last: number | undefined
-  const parts = await scan(stores.klines, bounds, Infinity, (_k, v) => {
-    const k = klineCodec.decode(v)
-    const open = openOf(k.openTime)
-    if (q.startTime !== undefined && open < q.startTime) return undefined
-    if (open !== last) {
-      if (buckets === q.limit) return 'stop'
-      buckets++
-      last = open
-    }
-    return k
-  })
-  const out: KlineRecord[] = []
-  for (const k of parts) {
-    const open = openOf(k.openTime)
-    const prev = out.at(-1)
-    if (prev === undefined || prev.openTime !== open) {
-      out.push({ ...k, openTime: open, closeTime: zonedBucketClose(interval, open, offsetMs) })
-      continue
-    }
-    if (k.highPriceTicks > prev.highPriceTicks) prev.highPriceTicks = k.highPriceTicks
-    if (k.lowPriceTicks < prev.lowPriceTicks) prev.lowPriceTicks = k.lowPriceTicks
-    prev.closePriceTicks = k.closePriceTicks
-    prev.volumeLots += k.volumeLots
-    prev.quoteVolumeTicksLots = addExact(prev.quoteVolumeTicksLots, k.quoteVolumeTicksLots)
-    prev.count += k.count
-    prev.takerBuyVolumeLots += k.takerBuyVolumeLots
-    prev.takerBuyQuoteVolumeTicksLots = addExact(prev.takerBuyQuoteVolumeTicksLots, k.takerBuyQuoteVolumeTicksLots)
-    prev.lastTradeId = k.lastTradeId
-  }
-  return out
 }
 
 export async function marketCursor(stores: Stores, marketId: number): Promise<MarketCursor | undefined> {

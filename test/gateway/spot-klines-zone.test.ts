@@ -77,7 +77,11 @@ t.test('spot klines read in a time zone match candles built from the trades in l
     time += 7 * MIN + next(31 * 60) * MIN
   }
   const r = await marketGateway(t, f, time)
-  const get = async (q: string): Promise<unknown> => (await r.get(`/api/v3/klines?symbol=BTCUSDT&${q}`)).body
+  // Each request in a minute of its own: zoned klines weigh up to 20, and this asks hundreds.
+  const get = async (q: string): Promise<unknown> => {
+    r.clock.now += 60_000
+    return (await r.get(`/api/v3/klines?symbol=BTCUSDT&${q}`)).body
+  }
 
   const zones: [string, number][] = [['0', 0], ['8', 8 * HOUR], ['%2B08:00', 8 * HOUR], ['-1:30', -90 * MIN], ['05:45', 345 * MIN],
     ['-12', -12 * HOUR], ['14:00', 14 * HOUR], ['-3:15', -195 * MIN]]
@@ -101,6 +105,11 @@ t.test('spot klines read in a time zone match candles built from the trades in l
   for (const bad of ['15', '-13', '1:60', 'UTC', '+8h', '14:01']) {
     t.same(await get(`interval=1d&timeZone=${encodeURIComponent(bad)}`),
       { code: -1130, msg: "Data sent for parameter 'timeZone' is not valid." }, `timeZone ${bad}`)
+  }
+  // Weight: Binance's 2 in UTC; in a zone, 2 per 100 klines asked for (each is merged from several stored candles).
+  for (const [q, w] of [['', 2], ['&timeZone=0', 2], ['&timeZone=%2B00:00', 2], ['&timeZone=8', 10], ['&timeZone=8&limit=50', 2],
+    ['&timeZone=-1:30&limit=101', 4], ['&timeZone=5:45&limit=1000', 20]] as const) {
+    t.equal(await r.weightOf(`/api/v3/klines?symbol=BTCUSDT&interval=1d${q}`), w, `weight${q || ' in UTC'}`)
   }
   // The futures klines take no timeZone (USDⓈ-M has none): UTC whatever is sent.
   t.same((await r.get('/fapi/v1/klines?symbol=BTCUSDTPERP&interval=1d&timeZone=8')).body, [])
