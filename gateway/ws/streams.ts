@@ -32,9 +32,11 @@ export type StreamSpec =
   /** `!contractInfo`: a perpetual listed or its status changed. */
   | { kind: 'contractInfo' }
   /**
-   * Binance USD-M streams of what this exchange has none of: the multi-assets mode's asset index
-   * (`!assetIndex@arr`, `<asset>@assetIndex`) and composite indexes (`<s>@compositeIndex`).
-   * Accepted, so a subscription naming them with others is not refused, and never carry data.
+   * Binance streams of what this exchange has none of: the multi-assets mode's asset index
+   * (`!assetIndex@arr`, `<asset>@assetIndex`), composite indexes (`<s>@compositeIndex`), the
+   * TradFi perpetuals' market sessions (`tradingSession`) and spot block trades
+   * (`<s>@blockTrade`). Accepted, so a subscription naming them with others is not refused, and
+   * never carry data.
    */
   | { kind: 'none'; name: string }
   /** A spot market's 5-minute average price (Binance spot's stream). */
@@ -76,7 +78,8 @@ export function parseStream(name: unknown): StreamSpec | null {
     case '!bookTicker': return { kind: 'bookTicker', symbol: null }
     case '!forceOrder@arr': return { kind: 'forceOrder', symbol: null }
     case '!contractInfo': return { kind: 'contractInfo' }
-    case '!assetIndex@arr': return { kind: 'none', name }
+    case '!assetIndex@arr':
+    case 'tradingSession': return { kind: 'none', name }
   }
   const continuous = CONTINUOUS.exec(name)
   if (continuous) {
@@ -119,7 +122,8 @@ export function parseStream(name: unknown): StreamSpec | null {
     case 'referencePrice': return { kind: 'referencePrice', symbol }
     case 'rpiDepth@500ms': return { kind: 'rpiDepth', symbol }
     case 'assetIndex':
-    case 'compositeIndex': return { kind: 'none', name }
+    case 'compositeIndex':
+    case 'blockTrade': return { kind: 'none', name }
     default: return null
   }
 }

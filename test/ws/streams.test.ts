@@ -167,8 +167,8 @@ t.test('!contractInfo: a listing with its brackets, then status changes; the str
   t.teardown(() => rig.close())
   const c = await connect(`${rig.base}/ws`)
   // One SUBSCRIBE naming Binance USD-M streams this exchange has nothing for: accepted whole.
-  t.same(await c.request({ method: 'SUBSCRIBE', params: ['!contractInfo', '!assetIndex@arr', 'btcusd@assetIndex', `${S}@compositeIndex`], id: 1 }),
-    { result: null, id: 1 })
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['!contractInfo', '!assetIndex@arr', 'btcusd@assetIndex', `${S}@compositeIndex`,
+    'tradingSession', 'btcusdt@blockTrade'], id: 1 }), { result: null, id: 1 })
   await ok(rig, { type: 'CreateAsset', asset: 'SOL', scale: 8 })
   const btc = genesisCommands(DEFAULT_GENESIS).find((cmd) => cmd.type === 'CreatePerpMarket') as CreatePerpMarket
   await ok(rig, { ...btc, marketId: 9, symbol: 'SOLUSDTPERP', pair: 'SOLUSDT', base: 'SOL' })
