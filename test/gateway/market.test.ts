@@ -481,7 +481,7 @@ t.test('fuzz: no query string yields a 5xx', async (t) => {
   const r = await rig(t)
   const futures = ['depth', 'trades', 'historicalTrades', 'aggTrades', 'klines', 'ticker/24hr', 'ticker/price',
     'ticker/bookTicker', 'openInterest', 'premiumIndex', 'fundingRate'].map((p) => `/fapi/v1/${p}`)
-  const spot = ['depth', 'trades', 'klines', 'ticker/24hr'].flatMap((p) => [`/api/v1/${p}`, `/api/v3/${p}`])
+  const spot = ['depth', 'trades', 'klines', 'ticker/24hr'].flatMap((p) => [`/api/v1/${p}`, `/api/v3/${p}`]).concat('/api/v3/uiKlines')
   const paths = [...futures, '/fapi/v2/ticker/price', ...spot]
   /** Values a client might plausibly send for each parameter. */
   const plausible: Record<string, string[]> = {
@@ -491,6 +491,7 @@ t.test('fuzz: no query string yields a 5xx', async (t) => {
     startTime: ['0', String(M), String(M + MIN), '253402300799999', '9007199254740993', '99999999999999999999'],
     endTime: ['0', String(M), String(M + HOUR), '253402300799999', '9007199254740993', '99999999999999999999'],
     fromId: ['0', '1', '3', '6', '9007199254740993', '99999999999999999999'],
+    timeZone: ['0', '8', '+08:00', '-1:30', '05:45', '-12', '14:00', '15', '1:60'],
   }
   const names = Object.keys(plausible)
   const junk = [

@@ -100,6 +100,21 @@ t.test('spot klines read in a time zone match candles built from the trades in l
         all.filter((k) => (k[0] as number) >= a).slice(0, 2), `${at}: two from startTime`)
     }
   }
+  // Random ranges and limits (a fixed LCG, so a failure replays): the rule UTC klines follow.
+  const span = [fills[0]!.time - 40 * 24 * HOUR, fills.at(-1)!.time + 40 * 24 * HOUR]
+  const intervals = ['1m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w', '1M']
+  for (let i = 0; i < 300; i++) {
+    const interval = intervals[next(intervals.length)]!
+    const [zone, offset] = zones[next(zones.length)]!
+    const start = next(3) === 0 ? undefined : span[0]! + next(span[1]! - span[0]!)
+    const end = next(3) === 0 ? undefined : (start ?? span[0]!) + next(span[1]! - (start ?? span[0]!))
+    const lim = 1 + next(next(2) === 0 ? 5 : 1000)
+    const inRange = expected(fills, interval, offset)
+      .filter((k) => (start === undefined || (k[0] as number) >= start) && (end === undefined || (k[0] as number) <= end))
+    const want = start === undefined ? inRange.slice(Math.max(0, inRange.length - lim)) : inRange.slice(0, lim)
+    const q = `interval=${interval}&timeZone=${zone}&limit=${lim}${start === undefined ? '' : `&startTime=${start}`}${end === undefined ? '' : `&endTime=${end}`}`
+    t.same(await get(q), want, q)
+  }
   t.same(await get('interval=1d&timeZone=8'), await get('interval=1d&timeZone=%2B08:00'))
   t.same((await r.get('/api/v3/uiKlines?symbol=BTCUSDT&interval=1w&timeZone=-1:30')).body, await get('interval=1w&timeZone=-1:30'))
   for (const bad of ['15', '-13', '1:60', 'UTC', '+8h', '14:01']) {
