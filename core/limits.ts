@@ -163,6 +163,8 @@ export const PROJECTION_LIMITS = {
   aggregateWindowMs: 100,
   /** historicalTrades and income reach back three months (taken as 90 days). */
   tradeRetentionMs: 90 * DAY_MS,
+  /** Spot 1s klines (up to one per trade) are kept as long as the trades. */
+  secondKlineRetentionMs: 90 * DAY_MS,
   incomeRetentionMs: 90 * DAY_MS,
   /** Deposit and withdrawal history: default and maximum range. */
   walletRangeMs: 90 * DAY_MS,

@@ -4,7 +4,7 @@
 
 import type { MarketStatus, StpMode } from '../core/commands.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
-import { isKlineInterval, type KlineInterval } from '../replica/projections/index.js'
+import { isKlineInterval, isPerpKlineInterval, type KlineInterval } from '../replica/projections/index.js'
 import {
   eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
   symbolStatusMismatch,
@@ -123,9 +123,10 @@ export function idParam(params: Params, name: string): number | undefined {
   return n > BigInt(ID_MAX) ? ID_MAX : Number(n)
 }
 
-export function intervalParam(params: Params): KlineInterval {
+/** A kline interval; 1s only for a spot market (Binance spot has it, USDⓈ-M does not). */
+export function intervalParam(params: Params, spot = false): KlineInterval {
   const v = required(params, 'interval')
-  if (!isKlineInterval(v)) throw invalidInterval()
+  if (!isKlineInterval(v) || !(spot || isPerpKlineInterval(v))) throw invalidInterval()
   return v
 }
 

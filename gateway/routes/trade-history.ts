@@ -9,13 +9,13 @@ import { idParam, intervalParam, limitParam, timeParam, type Params } from '../m
 
 /** `interval`, `startTime`, `endTime` and `limit` (default 500, at most `limitMax`). */
 export async function klineRows(ctx: GatewayContext, m: Market, p: Params, limitMax: number, offsetMs = 0): Promise<(number | string)[][]> {
-  const { interval, q } = klineQuery(p, limitMax)
+  const { interval, q } = klineQuery(p, limitMax, m.kind === 'SPOT')
   return (await ctx.projections.klines(m.marketId, interval, { ...q, offsetMs })).map((k) => klineBody(m, k))
 }
 
-/** A kline request's interval, time range and limit (default 500, at most `limitMax`), checked. */
-export function klineQuery(p: Params, limitMax: number) {
-  const interval = intervalParam(p)
+/** A kline request's interval (1s for spot), time range and limit (default 500, at most `limitMax`), checked. */
+export function klineQuery(p: Params, limitMax: number, spot = false) {
+  const interval = intervalParam(p, spot)
   return { interval, q: { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, limitMax) } }
 }
 

@@ -4,7 +4,7 @@
 // The same schemas drive serialization and the OpenAPI document (gateway/openapi.ts).
 
 import type { FastifySchema } from 'fastify'
-import { KLINE_INTERVALS } from '../../replica/projections/index.js'
+import { KLINE_INTERVALS, PERP_INTERVAL_COUNT } from '../../replica/projections/index.js'
 
 export type Schema = Record<string, unknown>
 
@@ -32,7 +32,7 @@ export const tuple = (...items: unknown[]): Schema => ({ type: 'array', items, m
 const PARAM_TEXT: Record<string, string> = {
   symbol: 'Market symbol, e.g. BTCUSDTPERP (futures) or BTCUSDT (spot).',
   pair: 'Pair of a perpetual, e.g. BTCUSDT.',
-  interval: `Kline interval: ${KLINE_INTERVALS.join(', ')}.`,
+  interval: `Kline interval: ${KLINE_INTERVALS.slice(0, PERP_INTERVAL_COUNT).join(', ')}; spot klines also 1s.`,
   limit: 'Number of rows; default and maximum per endpoint.',
   startTime: 'Start of the time range, ms.',
   endTime: 'End of the time range, ms.',

@@ -2,7 +2,7 @@
 // Symbols are lowercase in names; a well-formed name for a symbol that does not exist is
 // accepted (Binance does the same) and simply never carries data.
 
-import { isKlineInterval, type KlineInterval } from '../../replica/projections/index.js'
+import { isKlineInterval, isPerpKlineInterval, type KlineInterval } from '../../replica/projections/index.js'
 
 /** Diff and partial depth cadences, ms; 250 is the default (no suffix). */
 export const DEPTH_SPEEDS = [100, 250, 500] as const
@@ -84,7 +84,7 @@ export function parseStream(name: unknown): StreamSpec | null {
   const continuous = CONTINUOUS.exec(name)
   if (continuous) {
     const interval = continuous[3]!
-    return isKlineInterval(interval) ? { kind: 'continuousKline', pair: continuous[1]!, contractType: continuous[2] as ContractType, interval } : null
+    return isPerpKlineInterval(interval) ? { kind: 'continuousKline', pair: continuous[1]!, contractType: continuous[2] as ContractType, interval } : null
   }
   const arrWindow = /^!ticker_([0-9a-z]+)@arr$/.exec(name)
   if (arrWindow) return isTickerWindow(arrWindow[1]!) ? { kind: 'windowTicker', symbol: null, window: arrWindow[1] } : null

@@ -1,10 +1,15 @@
-// Kline intervals and the bucket a time falls in. Fixed intervals (1m to 3d) align to the
+// Kline intervals and the bucket a time falls in. Fixed intervals (1s to 3d) align to the
 // Unix epoch, weeks start Monday 00:00 UTC and months on the first of the month UTC.
 
 import { assert } from '../../core/assert.js'
 
-export const KLINE_INTERVALS = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w', '1M'] as const
+export const KLINE_INTERVALS = ['1m', '3m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w', '1M', '1s'] as const
 export type KlineInterval = (typeof KLINE_INTERVALS)[number]
+/**
+ * How many of KLINE_INTERVALS the perpetuals have: all but 1s, which Binance spot alone has
+ * (it comes last, so a perpetual's loops stop before it).
+ */
+export const PERP_INTERVAL_COUNT = KLINE_INTERVALS.length - 1
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
@@ -14,7 +19,7 @@ const WEEK_MS = 7 * DAY_MS
 const FIRST_MONDAY_MS = 4 * DAY_MS
 
 const FIXED_MS: Record<Exclude<KlineInterval, '1w' | '1M'>, number> = {
-  '1m': MINUTE_MS, '3m': 3 * MINUTE_MS, '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS,
+  '1s': 1000, '1m': MINUTE_MS, '3m': 3 * MINUTE_MS, '5m': 5 * MINUTE_MS, '15m': 15 * MINUTE_MS, '30m': 30 * MINUTE_MS,
   '1h': HOUR_MS, '2h': 2 * HOUR_MS, '4h': 4 * HOUR_MS, '6h': 6 * HOUR_MS, '8h': 8 * HOUR_MS, '12h': 12 * HOUR_MS,
   '1d': DAY_MS, '3d': 3 * DAY_MS,
 }
@@ -28,6 +33,16 @@ export function intervalIndex(interval: KlineInterval): number {
 
 export function isKlineInterval(s: string): s is KlineInterval {
   return (KLINE_INTERVALS as readonly string[]).includes(s)
+}
+
+/** An interval the perpetuals have klines of (not 1s). */
+export function isPerpKlineInterval(s: string): s is KlineInterval {
+  return KLINE_INTERVALS.indexOf(s as KlineInterval) >= 0 && KLINE_INTERVALS.indexOf(s as KlineInterval) < PERP_INTERVAL_COUNT
+}
+
+/** Whether a zone's buckets of `interval` are UTC's: a fixed interval that divides its offset (1h at +08:00, 1s anywhere). */
+export function zoneKeepsBuckets(interval: KlineInterval, offsetMs: number): boolean {
+  return interval !== '1w' && interval !== '1M' && offsetMs % FIXED_MS[interval] === 0
 }
 
 /** Open time of the bucket holding `timeMs`. */

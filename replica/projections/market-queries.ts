@@ -2,7 +2,7 @@
 // klines, open interest. Each reads only what has been flushed.
 
 import { aggTradeCodec, klineCodec, numberCodec, openInterestCodec, tradeCodec } from './codec.js'
-import { intervalIndex, type KlineInterval } from './intervals.js'
+import { intervalIndex, zoneKeepsBuckets, type KlineInterval } from './intervals.js'
 import { key } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { cursorCodec, type MarketCursor } from './market-writer.js'
@@ -75,11 +75,12 @@ async function firstAggAtOrAfter(stores: Stores, marketId: number, aggId: number
   return rows[0]
 }
 
+/** Klines of an interval in a range; none opening before `floorTime` (the 1s klines' retention window). */
 export async function klines(stores: Stores, marketId: number, interval: KlineInterval,
-  q: KlineQuery): Promise<KlineRecord[]> {
+  q: KlineQuery, floorTime = 0): Promise<KlineRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.klinesMax)
-  if (q.offsetMs) return zonedKlines(stores, marketId, interval, q.offsetMs, q)
-  const bounds = timeRangeBounds(klinePrefix(marketId, intervalIndex(interval)), q)
+  if (q.offsetMs && !zoneKeepsBuckets(interval, q.offsetMs)) return zonedKlines(stores, marketId, interval, q.offsetMs, q)
+  const bounds = timeRangeBounds(klinePrefix(marketId, intervalIndex(interval)), q, floorTime)
   return scan(stores.klines, bounds, q.limit, (_k, v) => klineCodec.decode(v))
 }
 

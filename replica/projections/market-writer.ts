@@ -9,7 +9,7 @@ import { assert, assertSafe } from '../../core/assert.js'
 import type { PerpFillSide, PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
 import type { PendingBatch } from './batch.js'
 import { aggTradeCodec, klineCodec, numberCodec, openInterestCodec, plainCodec, tradeCodec } from './codec.js'
-import { bucketClose, bucketOpen, KLINE_INTERVALS } from './intervals.js'
+import { bucketClose, bucketOpen, KLINE_INTERVALS, PERP_INTERVAL_COUNT } from './intervals.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { AggTradeRecord, KlineRecord, OpenInterestRecord } from './records.js'
 import {
@@ -100,7 +100,7 @@ export class MarketWriter {
       time: e.time, buyerIsMaker: e.buyerIsMaker,
     }))
     this.aggregate(batch, c, e)
-    for (let i = 0; i < KLINE_INTERVALS.length; i++) this.kline(batch, c, i, e, quote)
+    for (let i = 0, n = c.perp ? PERP_INTERVAL_COUNT : KLINE_INTERVALS.length; i < n; i++) this.kline(batch, c, i, e, quote)
     c.lastTradeId = e.tradeId
     c.lastPriceTicks = e.priceTicks
     c.lastQtyLots = e.qtyLots

@@ -8,7 +8,7 @@ import type { PricesEvent } from '../../core/events.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { PendingBatch } from './batch.js'
 import { plainCodec, tupleCodec } from './codec.js'
-import { bucketClose, bucketOpen, intervalIndex, KLINE_INTERVALS, type KlineInterval } from './intervals.js'
+import { bucketClose, bucketOpen, intervalIndex, KLINE_INTERVALS, PERP_INTERVAL_COUNT, type KlineInterval } from './intervals.js'
 import { key } from './keys.js'
 import type { Stores } from './stores.js'
 import { checkLimit, scan, timeRangeBounds, type TimeRange } from './time-range.js'
@@ -72,7 +72,8 @@ export class PriceKlineWriter {
       this.cursors.set(e.marketId, c)
     }
     c.premium ??= noBuckets()
-    for (let i = 0; i < KLINE_INTERVALS.length; i++) {
+    // Mark, index and premium are the perpetuals': no 1s.
+    for (let i = 0; i < PERP_INTERVAL_COUNT; i++) {
       this.sample(batch, c, 'mark', i, e.markPriceTicks, e.time)
       this.sample(batch, c, 'index', i, e.indexE8, e.time)
       if (e.premiumE8 !== undefined) this.sample(batch, c, 'premium', i, e.premiumE8, e.time)

@@ -18,12 +18,12 @@ import { onPositionMargin, positionMargins, type PositionMarginQuery, type Posit
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batch.js'
 import { orderCodec, plainCodec } from './codec.js'
-import type { KlineInterval } from './intervals.js'
+import { intervalIndex, type KlineInterval } from './intervals.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
 import * as marketQueries from './market-queries.js'
 import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
-import { pruneByTimeSuffix, pruneTrades } from './prune.js'
+import { pruneByTimeSuffix, pruneKlines, pruneTrades } from './prune.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
   TradeRecord, TransferRecord, UserTradeRecord, WithdrawalRecord,
@@ -349,6 +349,7 @@ export class Projections {
     let n = await pruneTrades(this.stores, markets, nowMs - PROJECTION_LIMITS.tradeRetentionMs, budget)
     const incomeCutoff = nowMs - PROJECTION_LIMITS.incomeRetentionMs
     n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
+    n += await pruneKlines(this.stores, markets, intervalIndex('1s'), nowMs - PROJECTION_LIMITS.secondKlineRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.orderAmendments, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs, budget - n)
@@ -375,7 +376,9 @@ export class Projections {
   }
 
   klines(marketId: number, interval: KlineInterval, q: marketQueries.KlineQuery): Promise<KlineRecord[]> {
-    return marketQueries.klines(this.stores, marketId, interval, q)
+    // 1s klines are pruned past their window (prune below); the window hides the same ones first.
+    const floor = interval === '1s' ? this.durableTime - PROJECTION_LIMITS.secondKlineRetentionMs : 0
+    return marketQueries.klines(this.stores, marketId, interval, q, Math.max(0, floor))
   }
 
   ticker24h(marketId: number, nowMs = this.durableTime, windowMs?: number): Promise<TickerRecord> {

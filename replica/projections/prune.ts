@@ -4,7 +4,7 @@
 import { tradeCodec } from './codec.js'
 import { key, readU64 } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
-import { marketPrefix, type Store, type Stores } from './stores.js'
+import { klinePrefix, marketPrefix, type Store, type Stores } from './stores.js'
 import { fromBounds, scan } from './time-range.js'
 
 /** Deletes trades older than `cutoff` in each market; returns how many keys went. */
@@ -16,6 +16,19 @@ export async function pruneTrades(stores: Stores, marketIds: number[], cutoff: n
     const old = await scan(stores.trades, fromBounds(marketPrefix(marketId), key().u64(0).build()), budget - deleted,
       (k, v) => (tradeCodec.decode(v).time < cutoff ? k : 'stop'))
     deleted += await deleteKeys(stores.trades, old)
+  }
+  return deleted
+}
+
+/** Deletes the klines of the interval at `index` opening before `cutoff`, in each market (the spot 1s klines' window). */
+export async function pruneKlines(stores: Stores, marketIds: number[], index: number, cutoff: number, budget: number): Promise<number> {
+  let deleted = 0
+  for (const marketId of marketIds) {
+    if (deleted >= budget) break
+    // Keys are market ‖ interval ‖ u64(open time): the old ones are a run at the start.
+    const old = await scan(stores.klines, fromBounds(klinePrefix(marketId, index), key().u64(0).build()), budget - deleted,
+      (k) => (readU64(k, k.length - 8) < cutoff ? k : 'stop'))
+    deleted += await deleteKeys(stores.klines, old)
   }
   return deleted
 }

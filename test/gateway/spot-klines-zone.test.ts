@@ -18,6 +18,7 @@ function localOpen(interval: string, local: number): number {
   const d = new Date(local)
   const [y, mo, day, h, mi] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()]
   switch (interval) {
+    case '1s': return Math.floor(local / 1000) * 1000
     case '1M': return Date.UTC(y, mo, 1)
     case '1w': return Date.UTC(y, mo, day - ((d.getUTCDay() + 6) % 7))
     case '3d': return Math.floor(Date.UTC(y, mo, day) / (3 * 24 * HOUR)) * 3 * 24 * HOUR
@@ -29,7 +30,8 @@ function localOpen(interval: string, local: number): number {
 
 function localClose(interval: string, open: number): number {
   const d = new Date(open)
-  const next = interval === '1M' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+  const next = interval === '1s' ? open + 1000
+    : interval === '1M' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
     : interval === '1w' ? open + 7 * 24 * HOUR
       : interval === '3d' ? open + 3 * 24 * HOUR
         : interval === '1d' ? open + 24 * HOUR
@@ -102,7 +104,7 @@ t.test('spot klines read in a time zone match candles built from the trades in l
   }
   // Random ranges and limits (a fixed LCG, so a failure replays): the rule UTC klines follow.
   const span = [fills[0]!.time - 40 * 24 * HOUR, fills.at(-1)!.time + 40 * 24 * HOUR]
-  const intervals = ['1m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w', '1M']
+  const intervals = ['1s', '1m', '5m', '15m', '30m', '1h', '2h', '4h', '6h', '8h', '12h', '1d', '3d', '1w', '1M']
   for (let i = 0; i < 300; i++) {
     const interval = intervals[next(intervals.length)]!
     const [zone, offset] = zones[next(zones.length)]!
@@ -128,4 +130,11 @@ t.test('spot klines read in a time zone match candles built from the trades in l
   }
   // The futures klines take no timeZone (USDⓈ-M has none): UTC whatever is sent.
   t.same((await r.get('/fapi/v1/klines?symbol=BTCUSDTPERP&interval=1d&timeZone=8')).body, [])
+  // Binance spot's 1s klines: one per trade here (each in a second of its own), in any zone; USDⓈ-M has none.
+  t.same(await get('interval=1s&limit=1000'), expected(fills, '1s', 0))
+  t.same(await get('interval=1s&timeZone=5:45&limit=1000'), expected(fills, '1s', 0), 'a zone of whole minutes keeps the seconds')
+  for (const path of ['/fapi/v1/klines?symbol=BTCUSDTPERP', '/fapi/v1/markPriceKlines?symbol=BTCUSDTPERP', '/fapi/v1/indexPriceKlines?pair=BTCUSDT',
+    '/fapi/v1/premiumIndexKlines?symbol=BTCUSDTPERP', '/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=PERPETUAL']) {
+    t.same((await r.get(`${path}&interval=1s`)).body, { code: -1120, msg: 'Invalid interval.' }, `${path}: no 1s`)
+  }
 })

@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import { bucketClose, bucketOpen } from '../../replica/projections/index.js'
-import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL, COIN, DAVE, ETHPERP } from '../helpers/exchange.js'
 import { Fixture, limit, trade, type Teardown } from '../helpers/projections-fixture.js'
 
 const MIN = 60_000
@@ -155,8 +155,44 @@ t.test('klines: weeks start Monday 00:00 UTC, months on the first', async (t) =>
     [Date.UTC(2023, 10, 1)], 'endTime compares open times')
 })
 
+t.test('1s klines: spot markets only, kept as long as trades, then pruned', async (t) => {
+  const f = await funded(t)
+  await f.ok({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: COIN, wallet: 'SPOT', ref: 'btc-1s' }, 0)
+  await f.fund(BOB, 1_000_000, 'SPOT')
+  const spot = (priceTicks: number, qtyLots: number) => ({ marketId: BTCSPOT, priceTicks, qtyLots })
+  const spotTrade = async (time: number, priceTicks: number): Promise<void> => {
+    await f.at(time, limit(ALICE, 'SELL', 0, 0, spot(priceTicks, 100)))
+    await f.ok(limit(BOB, 'BUY', 0, 0, spot(priceTicks, 100)), 0)
+  }
+  await spotTrade(M + 1_250, 3_000_000)
+  await spotTrade(M + 1_999, 3_000_100) // the same second
+  await spotTrade(M + 2_000, 3_000_200) // the next
+  await trade(f, ALICE, BOB, 30000, 0.01, M + 3_000) // a perpetual's trade: no 1s kline
+  const seconds = await f.p.klines(BTCSPOT, '1s', { limit: 10 })
+  t.same(seconds.map((k) => [k.openTime, k.closeTime, k.count, k.openPriceTicks, k.closePriceTicks]), [
+    [M + 1_000, M + 1_999, 2, 3_000_000, 3_000_100],
+    [M + 2_000, M + 2_999, 1, 3_000_200, 3_000_200],
+  ])
+  t.same(await f.p.klines(BTCPERP, '1s', { limit: 10 }), [], 'USDⓈ-M has no 1s klines')
+  t.equal((await f.p.klines(BTCPERP, '1m', { limit: 10 })).length, 1, 'the perpetual\'s other klines as before')
+
+  // 90 days on (a later trade moves the projections' time): hidden first, then pruned.
+  await spotTrade(M + 90 * DAY + 1_500, 3_000_300)
+  t.same((await f.p.klines(BTCSPOT, '1s', { limit: 10 })).map((k) => k.openTime), [M + 2_000, M + 90 * DAY + 1_000],
+    'the second 90 days back and more is past the window')
+  t.same((await f.p.klines(BTCSPOT, '1m', { limit: 10 })).map((k) => k.count), [3, 1], 'minutes are kept')
+  const pruned = await f.p.prune()
+  t.ok(pruned >= 1)
+  t.same((await f.p.klines(BTCSPOT, '1s', { startTime: 0, limit: 10 })).map((k) => k.openTime), [M + 2_000, M + 90 * DAY + 1_000],
+    'pruning changed no answer')
+  await f.p.prune(M + 91 * DAY)
+  t.same((await f.p.klines(BTCSPOT, '1s', { startTime: 0, limit: 10 })).map((k) => k.openTime), [M + 90 * DAY + 1_000])
+})
+
 t.test('bucket arithmetic of every interval', async (t) => {
   const ts = Date.UTC(2024, 1, 29, 13, 47, 31, 123) // Thursday, leap day
+  t.equal(bucketOpen('1s', ts), Date.UTC(2024, 1, 29, 13, 47, 31))
+  t.equal(bucketClose('1s', Date.UTC(2024, 1, 29, 13, 47, 31)), Date.UTC(2024, 1, 29, 13, 47, 32) - 1)
   t.equal(bucketOpen('1m', ts), Date.UTC(2024, 1, 29, 13, 47))
   t.equal(bucketOpen('3m', ts), Date.UTC(2024, 1, 29, 13, 45))
   t.equal(bucketOpen('5m', ts), Date.UTC(2024, 1, 29, 13, 45))

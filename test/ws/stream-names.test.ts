@@ -61,7 +61,7 @@ t.test('names the feeds publish under are the names clients subscribe to', async
 
 t.test('near misses are not streams', async (t) => {
   for (const name of ['BTCUSDTPERP@trade', 'btcusdtperp@depth@250ms', 'btcusdtperp@depth15', 'btcusdtperp@depth@1000ms',
-    'btcusdtperp@kline_2m', 'btcusdt@kline_1d@+09:00', 'btcusdt@kline_1d@+8', 'btcusdt@kline_@+08:00', 'btcusdt@kline_1d@+08:00@+08:00',
+    'btcusdtperp@kline_2m', 'btcusdt_perpetual@continuousKline_1s', 'btcusdt@kline_1d@+09:00', 'btcusdt@kline_1d@+8', 'btcusdt@kline_@+08:00', 'btcusdt@kline_1d@+08:00@+08:00',
     'btcusdtperp@markPrice@3s', '@trade', 'btcusdtperp', 'btcusdtperp@', '!ticker',
     '!markPrice@arr@2s', 'btc usdt@trade', 'x'.repeat(60) + '@trade', 42, null]) {
     t.equal(parseStream(name), null, String(name))

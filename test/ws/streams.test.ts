@@ -279,12 +279,12 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   all.close()
 })
 
-t.test('spot klines in UTC+8 (`@+08:00`): buckets from the local midnight, the same trade as the UTC stream, closed at their own end', async (t) => {
+t.test('spot klines in UTC+8 (`@+08:00`) and of 1s: buckets from the local midnight or the second, closed at their own end', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
   await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
   await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
-  const c = await connect(`${rig.base}/stream?streams=btcusdt@kline_1d@+08:00/btcusdt@kline_1d/btcusdt@kline_1h@+08:00`)
+  const c = await connect(`${rig.base}/stream?streams=btcusdt@kline_1d@+08:00/btcusdt@kline_1d/btcusdt@kline_1h@+08:00/btcusdt@kline_1s`)
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
   const time = rig.ex.time
@@ -301,11 +301,15 @@ t.test('spot klines in UTC+8 (`@+08:00`): buckets from the local midnight, the s
   // An hour is the same in UTC+8 as in UTC.
   const hour = Math.floor(time / 3_600_000) * 3_600_000
   t.match(await on(c, 'btcusdt@kline_1h@+08:00'), { k: { t: hour, T: hour + 3_599_999, i: '1h', n: 1 } })
+  // Binance spot's 1s klines.
+  const second = Math.floor(time / 1000) * 1000
+  t.match(await on(c, 'btcusdt@kline_1s'), { k: { t: second, T: second + 999, i: '1s', n: 1 } })
   const rest = await (await fetch(`${rig.http}/api/v3/klines?symbol=BTCUSDT&interval=1d&timeZone=8`)).json() as unknown[][]
   t.same(rest.map((k) => [k[0], k[6], k[8]]), [[localDay, localDay + DAY - 1, 1]], 'as REST has it with timeZone=8')
   // Past the local day's end (nothing traded since): the zoned kline is sent closed.
   await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'SPOT', ref: 'next-day' }, localDay + DAY - time)
   t.match(await on(c, 'btcusdt@kline_1d@+08:00', (d) => d.k.x === true), { k: { t: localDay, n: 1, x: true } })
+  t.match(await on(c, 'btcusdt@kline_1s', (d) => d.k.x === true), { k: { t: second, n: 1, x: true } }, 'the second, closed')
   c.close()
   // By SUBSCRIBE, as ccxt's watchOHLCV with timezone '+08:00' asks; and a percent-encoded `+` in the URL.
   const raw = await connect(`${rig.base}/ws`)
