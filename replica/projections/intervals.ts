@@ -37,7 +37,8 @@ export function isKlineInterval(s: string): s is KlineInterval {
 
 /** An interval the perpetuals have klines of (not 1s). */
 export function isPerpKlineInterval(s: string): s is KlineInterval {
-  return KLINE_INTERVALS.indexOf(s as KlineInterval) >= 0 && KLINE_INTERVALS.indexOf(s as KlineInterval) < PERP_INTERVAL_COUNT
+  const i = KLINE_INTERVALS.indexOf(s as KlineInterval)
+  return i >= 0 && i < PERP_INTERVAL_COUNT
 }
 
 /** Whether a zone's buckets of `interval` are UTC's: a fixed interval that divides its offset (1h at +08:00, 1s anywhere). */
@@ -89,7 +90,7 @@ export function zonedBucketClose(interval: KlineInterval, openTime: number, offs
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - 1 - offsetMs
 }
 
-/** Length of a fixed interval (1m to 3d), ms. */
+/** Length of a fixed interval (1s to 3d), ms. */
 export function fixedIntervalMs(interval: Exclude<KlineInterval, '1w' | '1M'>): number {
   return FIXED_MS[interval]
 }
