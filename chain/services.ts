@@ -121,9 +121,8 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
       deployment = { vault: s.vault, vaultBlock: s.vaultBlock, tokens }
     }
     await node.declare?.({ chainId: s.chainId, vault: deployment.vault, tokens: deployment.tokens })
-    const embedded = anvil
     const common = { provider, vault: deployment.vault, tokens: deployment.tokens, exchange: node, pollMs: s.pollMs, logger,
-      persistChain: embedded && (() => embedded.saveState()) }
+      persistChain: anvil?.saveState }
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
     const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })
     const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),

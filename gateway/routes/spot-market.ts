@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
 import {
-  idParam, limitForWeight, limitParam, optional, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, timeZoneParam, type Params,
+  idParam, limitForWeight, limitParam, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, timeZoneParam, type Params,
 } from '../market-params.js'
 import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, spotTradesSchema } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
@@ -68,9 +68,13 @@ export async function spotAggTrades(ctx: GatewayContext, p: Params): Promise<obj
  * request weighs 2 per 100 klines asked for (10 at the default 500).
  */
 export function spotKlinesWeight(p: Params): number {
-  const zone = optional(p, 'timeZone')
-  if (zone === undefined || /^[+-]?0{1,2}(?::00)?$/.test(zone)) return 2
-  return 2 * Math.max(1, Math.ceil(Math.min(limitForWeight(p, 500), 1000) / 100))
+  let offsetMs: number
+  try {
+    offsetMs = timeZoneParam(p)
+  } catch {
+    return 2 // refused by the handler
+  }
+  return offsetMs === 0 ? 2 : 2 * Math.max(1, Math.ceil(Math.min(limitForWeight(p, 500), 1000) / 100))
 }
 
 /** Spot klines read their intervals in `timeZone` (Binance spot: startTime and endTime stay UTC). */
