@@ -6,6 +6,7 @@ import { hostname } from 'node:os'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { validAddress } from '../core/accounts.js'
+import { parseCorsOrigins, type CorsOrigins } from '../gateway/cors.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
 import type { LinkTls } from '../replica/ws-network.js'
 import type { KeyType } from './demo-account.js'
@@ -55,6 +56,8 @@ export interface Config {
   keyType: KeyType
   /** The gateway's rate limits (Binance's by default; raised for load tests). */
   rateLimits: RateLimits
+  /** Web page origins the API and streams answer (gateway/cors.ts): any by default. */
+  corsOrigins: CorsOrigins
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
   readWaitMs: number
   /**
@@ -156,6 +159,7 @@ const OPTIONS = {
   'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
   'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
   'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
+  'cors-origins': { type: 'string', env: 'EXCHANGE_CORS_ORIGINS', default: '*' },
   'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: '' },
   'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
@@ -227,6 +231,14 @@ function yesNo(name: string, value: string): boolean {
 function keyTypeOption(value: string): KeyType {
   if (value !== 'hmac' && value !== 'ed25519' && value !== 'rsa') throw new Error(`--key-type must be hmac, ed25519 or rsa, got ${value}`)
   return value
+}
+
+function corsOption(value: string): CorsOrigins {
+  try {
+    return parseCorsOrigins(value)
+  } catch (err) {
+    throw new Error(`--cors-origins: ${(err as Error).message}`)
+  }
 }
 
 function fractionOption(name: string, value: string): number {
@@ -317,6 +329,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       orders1m: intOption('order-limit-1m', get('order-limit-1m'), 1, 1_000_000_000),
       wsConnections5m: intOption('ws-connection-limit', get('ws-connection-limit'), 1, 1_000_000_000),
     },
+    corsOrigins: corsOption(get('cors-origins')),
     priceFeed: {
       // `start` runs one unless told not to; a sequencer or standby only when asked.
       source: get('price-feed') || (command === 'start' ? 'random' : 'off'),

@@ -28,7 +28,7 @@ export async function serveGateway(config: Config, running: RunningNode,
   const ctx: GatewayContext = {
     state: () => node.state, projections: running.projections, submit, applied: running.applied,
     now: () => Date.now(), network: config.network, chainId: config.chainId,
-    masterSecret: await masterSecret(config), rateLimits: config.rateLimits,
+    masterSecret: await masterSecret(config), rateLimits: config.rateLimits, corsOrigins: config.corsOrigins,
     onCommitted: (listener) => running.onCommitted(listener),
     balanceProofs: running.proofs,
   }

@@ -28,6 +28,7 @@ import { algoOrderRoutes } from './routes/algo-orders.js'
 import { walletRoutes } from './routes/wallet.js'
 import { balanceProofRoutes } from './routes/balance-proof.js'
 import { timeUnitHooks } from './time-unit.js'
+import { corsHooks } from './cors.js'
 import { WeightCounter } from './weights.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
@@ -109,6 +110,8 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   // an order. A JSON body is read as no body.
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => done(null, ''))
+  // First, so that every answer to a page, a refusal too, carries its CORS headers.
+  corsHooks(app, ctx.corsOrigins ?? '*')
   // X-MBX-TIME-UNIT: checked on every request, applied to every body before serialization.
   timeUnitHooks(app)
 

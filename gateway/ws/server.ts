@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws'
 import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { rawJsonResponse } from '../client-errors.js'
+import { upgradeOriginAllowed } from '../cors.js'
 import { notFound } from '../errors.js'
 import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
@@ -163,6 +164,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   const connectionsMax = o.connectionsMax ?? CONNECTIONS_MAX
   // Counted here, before the WebSocket API takes its paths, so one count covers every path.
   const attempts = new ConnectionAttempts(ctx.now, ctx.rateLimits?.wsConnections5m ?? ATTEMPTS_PER_5M)
+  const corsOrigins = ctx.corsOrigins ?? '*'
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting mid-handshake must not become an unhandled 'error'.
     socket.on('error', () => socket.destroy())
@@ -175,6 +177,11 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     const bad = handshakeRefusal(req)
     if (bad !== undefined) {
       refuse(socket, bad.status, bad.body, bad.header)
+      return
+    }
+    // Browsers leave a WebSocket's origin for the server to judge (cors.ts).
+    if (!upgradeOriginAllowed(corsOrigins, req)) {
+      refuse(socket, 403, { code: -1002, msg: `Origin ${String(req.headers.origin).slice(0, 100)} is not allowed to call this API.` })
       return
     }
     if (o.otherUpgrades?.(req, socket, head) === true) return

@@ -1,4 +1,4 @@
-// The standby, election and price-feed options as an operator types them: `--standby` alone on
+// The standby, election, price-feed and CORS options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -54,4 +54,13 @@ t.test('--price-feed: start runs one by default; a sequencer and a standby with 
   t.throws(() => loadConfig(['replica', '--follow', 'ws://x', '--standby', '--price-feed', 'random'], {}), /--price-feed on a replica is for a --standby with --etcd/,
     'without --etcd a standby never leads by itself')
   t.throws(() => loadConfig(['sequencer', '--price-feed', 'walk'], {}), /--price-feed must be random, off or csv:<file>/)
+})
+
+t.test('--cors-origins: any by default, a list, none; anything else refused in words', async (t) => {
+  t.equal(loadConfig(['start'], {}).corsOrigins, '*')
+  t.same(loadConfig(['replica', '--follow', 'ws://x', '--cors-origins', 'https://app.example.com,http://localhost:3000'], {}).corsOrigins,
+    ['https://app.example.com', 'http://localhost:3000'])
+  t.same(loadConfig(['start'], { EXCHANGE_CORS_ORIGINS: 'none' }).corsOrigins, [], 'or from the environment')
+  t.throws(() => loadConfig(['start', '--cors-origins', 'app.example.com'], {}),
+    /--cors-origins: not an origin: 'app.example.com' \(scheme:\/\/host\[:port\], no path; or '\*', or 'none'\)/)
 })
