@@ -87,6 +87,8 @@ export function corsHooks(app: FastifyInstance, origins: CorsOrigins): void {
       if (typeof requested === 'string' && requested.length <= HEADER_LIST_MAX && HEADER_LIST.test(requested.trim())) {
         void reply.header('Access-Control-Allow-Headers', requested.trim())
       }
+      // Chromium asks before a public page reaches a private address (a local exchange).
+      if (req.headers['access-control-request-private-network'] === 'true') void reply.header('Access-Control-Allow-Private-Network', 'true')
       return reply.send()
     },
   })

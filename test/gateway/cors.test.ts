@@ -55,6 +55,11 @@ t.test('any origin, by default: answers, refusals and preflights carry the CORS 
   }
   t.equal(await weight(), before + 1, 'five preflights weighed nothing; the time GET weighs 1')
 
+  // A public page reaching a gateway on a private address: Chromium asks first.
+  const local = preflight(PAGE)
+  t.equal((await app.inject(local)).headers['access-control-allow-private-network'], undefined, 'not said unasked')
+  const privateNetwork = await app.inject({ ...local, headers: { ...local.headers, 'access-control-request-private-network': 'true' } })
+  t.equal(privateNetwork.headers['access-control-allow-private-network'], 'true')
   // Requested header names that are not a header list are not echoed.
   const odd = await app.inject(preflight(PAGE, '/fapi/v1/order', 'POST', 'x-mbx-apikey\r\nset-cookie: a'))
   t.equal(odd.statusCode, 204)

@@ -34,7 +34,8 @@ function registeredRoutes(tree: string): Route[] {
 }
 
 /** Routes of the API itself: the document and the UI do not list themselves. */
-const isApi = ([, path]: Route): boolean => path !== '/openapi.json' && !path.startsWith('/docs')
+// Not API routes: the document, its UI, and the CORS preflights' catch-all (gateway/cors.ts).
+const isApi = ([method, path]: Route): boolean => path !== '/openapi.json' && !path.startsWith('/docs') && !(method === 'OPTIONS' && path === '*')
 
 interface Parameter { name: string; in: string; required?: boolean; schema: { type: string } }
 interface Operation {
