@@ -7,6 +7,7 @@
 
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance } from 'fastify'
+import { originNotAllowed } from './errors.js'
 
 /** '*' any origin; a list: exactly those origins (an empty list: none). */
 export type CorsOrigins = '*' | readonly string[]
@@ -77,9 +78,7 @@ export function corsHooks(app: FastifyInstance, origins: CorsOrigins): void {
         // Not a preflight: say what the path takes.
         return reply.status(204).header('Allow', `${METHODS}, OPTIONS`).send()
       }
-      if (!originAllowed(origins, origin)) {
-        return reply.status(403).send({ code: -1002, msg: `Origin ${origin.slice(0, 100)} is not allowed to call this API.` })
-      }
+      if (!originAllowed(origins, origin)) throw originNotAllowed(origin)
       const requested = req.headers['access-control-request-headers']
       void reply.status(204).header('Access-Control-Allow-Methods', METHODS)
         .header('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_S))

@@ -94,6 +94,11 @@ export function ipBanned(untilMs: number, retryAfterSec: number, venue: Venue = 
   return new ApiError(418, -1003, msg, retryAfterSec)
 }
 
+/** A web page whose origin `--cors-origins` leaves out (a preflight, a WebSocket handshake): 403. */
+export function originNotAllowed(origin: string): ApiError {
+  return new ApiError(403, -1002, `Origin ${origin.slice(0, 100)} is not allowed to call this API.`)
+}
+
 /** The 10 s processing limit passed; the command may still apply, so the status is unknown. */
 export function timeout(): ApiError {
   return new ApiError(408, -1007, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.')

@@ -13,7 +13,7 @@ import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { rawJsonResponse } from '../client-errors.js'
 import { upgradeOriginAllowed } from '../cors.js'
-import { notFound } from '../errors.js'
+import { notFound, originNotAllowed } from '../errors.js'
 import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
 import { FanOut } from './fan-out.js'
@@ -181,7 +181,8 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     }
     // Browsers leave a WebSocket's origin for the server to judge (cors.ts).
     if (!upgradeOriginAllowed(corsOrigins, req)) {
-      refuse(socket, 403, { code: -1002, msg: `Origin ${String(req.headers.origin).slice(0, 100)} is not allowed to call this API.` })
+      const e = originNotAllowed(String(req.headers.origin))
+      refuse(socket, e.status, e.toBody())
       return
     }
     if (o.otherUpgrades?.(req, socket, head) === true) return
