@@ -95,29 +95,68 @@ interface PageReport {
   refused: { status: number; body: unknown }
 }
 
-t.test('a web page on another origin trades through the API in a real browser', { skip: browserSkip(), timeout: 180_000 }, async (t) => {
-  const live = await startLiveExchange(t)
-  const maker = live.maker as typeof live.maker & { privateKey: string }
-  const config = { base: live.base, ws: live.base.replace('http:', 'ws:'), privateKey: maker.privateKey, chainId: TEST_CHAIN_ID,
-    types: SESSION_TYPES }
-  const html = `<!doctype html><html><body><script id="config" type="application/json">${JSON.stringify(config)}</script>` +
-    `<script type="module">${SCRIPT}</script></body></html>`
-  const r = await runPage(t, html) as PageReport
-  t.notOk(r.error, 'the page ran to its end')
-  t.same(r.symbols, ['BTCUSDTPERP', 'ETHUSDTPERP'], 'market data')
-  t.match(r.weightHeader, /^[0-9]+$/, 'the weight header is readable by the page')
-  t.same([r.session.status, r.session.address.toLowerCase()], [200, maker.address.toLowerCase()], 'a session signed by the wallet in the page')
-  t.same([r.account.status, r.account.availableBalance], [200, '50000.00000000'], 'a signed read (WebCrypto HMAC)')
-  t.same(r.placed, { status: 200, orderStatus: 'NEW', orders10s: '1' }, 'an order, its parameters in the body')
-  t.same(r.update && [r.update.x, r.update.X, Number(r.update.p)], ['NEW', 'NEW', 20000], 'on the user data stream')
-  t.same(r.depthBid, ['20000.0', '0.010'], 'on the depth stream')
-  t.same(r.canceled, { status: 200, orderStatus: 'CANCELED' }, 'cancelled, its parameters in the query')
-  t.same(r.refused, { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } }, 'a refusal\'s code is readable')
+// ccxt's browser build, unmodified, its base URLs moved to the exchange: a web app built on ccxt.
+const CCXT_SCRIPT = `
+const C = JSON.parse(document.getElementById('config').textContent)
+const out = {}
+try {
+  const defaults = new ccxt.binanceusdm().urls.api
+  const api = Object.fromEntries(Object.entries(defaults).map(([k, url]) => [k, url.replace(/^https:\\/\\/[^/]+/, C.base)]))
+  const ex = new ccxt.binanceusdm({ apiKey: C.apiKey, secret: C.secretKey, urls: { api } })
+  out.markets = Object.keys(await ex.loadMarkets()).sort()
+  out.balance = (await ex.fetchBalance()).USDT
+  const order = await ex.createOrder('BTC/USDT:USDT', 'limit', 'buy', 0.01, 21000, { clientOrderId: 'ccxt-in-a-page' })
+  out.placed = [order.clientOrderId, order.status, order.price]
+  out.open = (await ex.fetchOpenOrders('BTC/USDT:USDT')).map((o) => o.clientOrderId)
+  out.canceled = (await ex.cancelOrder(order.id, 'BTC/USDT:USDT')).status
+} catch (e) {
+  out.error = String((e && e.stack) || e)
+}
+await fetch('/result', { method: 'POST', body: JSON.stringify(out) })
+`
 
-  // Read back outside the browser with the keys the page was given.
-  const q = `symbol=BTCUSDTPERP&origClientOrderId=from-a-page&timestamp=${Date.now()}`
-  const sig = createHmac('sha256', r.session.secretKey).update(q).digest('hex')
-  const order = await (await fetch(`${live.base}/fapi/v1/order?${q}&signature=${sig}`, { headers: { 'X-MBX-APIKEY': r.session.apiKey } })).json()
-  t.match(order, { clientOrderId: 'from-a-page', status: 'CANCELED', price: '20000.0', origQty: '0.010' })
-  t.same(live.offMachine, [])
+/** A page with its settings as JSON in the document and `script` as a module. */
+const pageOf = (config: object, script: string, load = ''): string =>
+  `<!doctype html><html><body><script id="config" type="application/json">${JSON.stringify(config)}</script>${load}` +
+  `<script type="module">${script}</script></body></html>`
+
+t.test('web pages on another origin, in a real browser', { skip: browserSkip(), timeout: 180_000 }, async (t) => {
+  const live = await startLiveExchange(t)
+
+  t.test('ccxt\'s browser build trades through the API', async (t) => {
+    const r = await runPage(t, pageOf({ base: live.base, ...live.taker }, CCXT_SCRIPT, '<script src="/ccxt.js"></script>')) as {
+      error?: string; markets: string[]; balance: { free: number; total: number }; placed: unknown[]; open: string[]; canceled: string }
+    t.notOk(r.error, 'the page ran to its end')
+    t.same(r.markets, ['BTC/USDT:USDT', 'ETH/USDT:USDT'])
+    t.match(r.balance, { free: 10000, total: 10000 }, 'the taker\'s 10,000 USDT of perp margin')
+    t.same(r.placed, ['ccxt-in-a-page', 'open', 21000])
+    t.same(r.open, ['ccxt-in-a-page'])
+    t.equal(r.canceled, 'canceled')
+    const order = await live.signed(live.taker, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', origClientOrderId: 'ccxt-in-a-page' })
+    t.match(order, { status: 'CANCELED', price: '21000.0' }, 'read back outside the browser')
+  })
+
+  t.test('a page of its own: a wallet-signed session, WebCrypto signatures, streams, an order', async (t) => {
+    const maker = live.maker as typeof live.maker & { privateKey: string }
+    const config = { base: live.base, ws: live.base.replace('http:', 'ws:'), privateKey: maker.privateKey, chainId: TEST_CHAIN_ID,
+      types: SESSION_TYPES }
+    const r = await runPage(t, pageOf(config, SCRIPT)) as PageReport
+    t.notOk(r.error, 'the page ran to its end')
+    t.same(r.symbols, ['BTCUSDTPERP', 'ETHUSDTPERP'], 'market data')
+    t.match(r.weightHeader, /^[0-9]+$/, 'the weight header is readable by the page')
+    t.same([r.session.status, r.session.address.toLowerCase()], [200, maker.address.toLowerCase()], 'a session signed by the wallet in the page')
+    t.same([r.account.status, r.account.availableBalance], [200, '50000.00000000'], 'a signed read (WebCrypto HMAC)')
+    t.same(r.placed, { status: 200, orderStatus: 'NEW', orders10s: '1' }, 'an order, its parameters in the body')
+    t.same(r.update && [r.update.x, r.update.X, Number(r.update.p)], ['NEW', 'NEW', 20000], 'on the user data stream')
+    t.same(r.depthBid, ['20000.0', '0.010'], 'on the depth stream')
+    t.same(r.canceled, { status: 200, orderStatus: 'CANCELED' }, 'cancelled, its parameters in the query')
+    t.same(r.refused, { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } }, 'a refusal\'s code is readable')
+
+    // Read back outside the browser with the keys the page was given.
+    const q = `symbol=BTCUSDTPERP&origClientOrderId=from-a-page&timestamp=${Date.now()}`
+    const sig = createHmac('sha256', r.session.secretKey).update(q).digest('hex')
+    const order = await (await fetch(`${live.base}/fapi/v1/order?${q}&signature=${sig}`, { headers: { 'X-MBX-APIKEY': r.session.apiKey } })).json()
+    t.match(order, { clientOrderId: 'from-a-page', status: 'CANCELED', price: '20000.0', origQty: '0.010' })
+    t.same(live.offMachine, [])
+  })
 })

@@ -1,7 +1,8 @@
 // A real web browser for the tests that act as a web page: Debian's chromium-headless-shell
-// (.ci/run installs it), headless, on a page the test serves from an origin of its own. The
-// page reports by POSTing JSON to its own /result. Where no browser is installed those tests
-// are skipped, saying so, except under EXCHANGE_REQUIRE_BROWSER=1 (CI), where that fails them.
+// (.ci/run installs it), headless, on a page the test serves from an origin of its own, with
+// the browser builds of ethers and ccxt beside it. The page reports by POSTing JSON to its own
+// /result. Where no browser is installed those tests are skipped, saying so, except under
+// EXCHANGE_REQUIRE_BROWSER=1 (CI), where that fails them.
 
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -30,20 +31,26 @@ interface Tap {
   teardown(fn: () => unknown): void
 }
 
+/** Browser builds of client libraries a page may load, by the path it loads them from. */
+const SCRIPTS: Record<string, string> = {
+  '/ethers.js': 'node_modules/ethers/dist/ethers.min.js',
+  '/ccxt.js': 'node_modules/ccxt/dist/ccxt.browser.min.js',
+}
+
 /**
- * Serves `html` at http://127.0.0.1:<port>/ (with ethers' browser build at /ethers.js), opens
- * it in the browser and resolves with what the page POSTs to /result; rejects after
- * `timeoutMs` with the browser's console lines. The browser is stopped either way.
+ * Serves `html` at http://127.0.0.1:<port>/ (and the SCRIPTS), opens it in the browser and
+ * resolves with what the page POSTs to /result; rejects after `timeoutMs` with the browser's
+ * console lines. The browser is stopped either way.
  */
 export async function runPage(t: Tap, html: string, timeoutMs = 60_000): Promise<unknown> {
   const browser = browserPath()
   if (browser === undefined) throw new Error('no headless browser')
-  const ethers = readFileSync(path.join(ROOT, 'node_modules', 'ethers', 'dist', 'ethers.min.js'))
   let report: (body: string) => void = () => {}
   const reported = new Promise<string>((resolve) => { report = resolve })
   const server = http.createServer((req, res) => {
-    if (req.url === '/ethers.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(ethers)
+    const script = SCRIPTS[req.url ?? '']
+    if (script !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(path.join(ROOT, script)))
     } else if (req.url === '/result' && req.method === 'POST') {
       let body = ''
       req.on('data', (b: Buffer) => { body += b.toString() })
