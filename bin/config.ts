@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { validAddress } from '../core/accounts.js'
 import { parseCorsOrigins, type CorsOrigins } from '../gateway/cors.js'
+import { parseTrustProxy, type TrustProxy } from '../gateway/client-ip.js'
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
 import type { LinkTls } from '../replica/ws-network.js'
 import type { KeyType } from './demo-account.js'
@@ -58,6 +59,8 @@ export interface Config {
   rateLimits: RateLimits
   /** Web page origins the API and streams answer (gateway/cors.ts): any by default. */
   corsOrigins: CorsOrigins
+  /** Reverse proxies in front of the gateway, whose X-Forwarded-For names the client (gateway/client-ip.ts). */
+  trustProxy: TrustProxy
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
   readWaitMs: number
   /**
@@ -160,6 +163,7 @@ const OPTIONS = {
   'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
   'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
   'cors-origins': { type: 'string', env: 'EXCHANGE_CORS_ORIGINS', default: '*' },
+  'trust-proxy': { type: 'string', env: 'EXCHANGE_TRUST_PROXY', default: '' },
   'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: '' },
   'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
@@ -233,13 +237,17 @@ function keyTypeOption(value: string): KeyType {
   return value
 }
 
-function corsOption(value: string): CorsOrigins {
+/** An option read by `parse`, its errors named after the flag. */
+function parsedOption<T>(name: string, value: string, parse: (text: string) => T): T {
   try {
-    return parseCorsOrigins(value)
+    return parse(value)
   } catch (err) {
-    throw new Error(`--cors-origins: ${(err as Error).message}`)
+    throw new Error(`--${name}: ${(err as Error).message}`)
   }
 }
+
+const corsOption = (value: string): CorsOrigins => parsedOption('cors-origins', value, parseCorsOrigins)
+const trustProxyOption = (value: string): TrustProxy => parsedOption('trust-proxy', value, parseTrustProxy)
 
 function fractionOption(name: string, value: string): number {
   const n = Number(value)
@@ -330,6 +338,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       wsConnections5m: intOption('ws-connection-limit', get('ws-connection-limit'), 1, 1_000_000_000),
     },
     corsOrigins: corsOption(get('cors-origins')),
+    trustProxy: trustProxyOption(get('trust-proxy')),
     priceFeed: {
       // `start` runs one unless told not to; a sequencer or standby only when asked.
       source: get('price-feed') || (command === 'start' ? 'random' : 'off'),

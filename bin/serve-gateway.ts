@@ -29,6 +29,7 @@ export async function serveGateway(config: Config, running: RunningNode,
     state: () => node.state, projections: running.projections, submit, applied: running.applied,
     now: () => Date.now(), network: config.network, chainId: config.chainId,
     masterSecret: await masterSecret(config), rateLimits: config.rateLimits, corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
     onCommitted: (listener) => running.onCommitted(listener),
     balanceProofs: running.proofs,
   }

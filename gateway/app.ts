@@ -29,6 +29,7 @@ import { walletRoutes } from './routes/wallet.js'
 import { balanceProofRoutes } from './routes/balance-proof.js'
 import { timeUnitHooks } from './time-unit.js'
 import { corsHooks } from './cors.js'
+import { fastifyTrustProxy } from './client-ip.js'
 import { WeightCounter } from './weights.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
@@ -93,7 +94,8 @@ function withDeadline(ctx: GatewayContext, ms: number): GatewayContext {
 export async function buildGateway(base: GatewayContext, o: GatewayOptions = {}): Promise<FastifyInstance> {
   const ctx = withDeadline(base, o.processingTimeoutMs ?? 10_000)
   const serializers = lazySerializers()
-  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: false, clientErrorHandler,
+  const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: fastifyTrustProxy(ctx.trustProxy ?? []),
+    clientErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: serializers.factory } } })
   app.decorate('compileSerializers', serializers.compileAll)
   // Request schemas are for the document only: our own code parses and refuses every

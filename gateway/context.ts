@@ -8,6 +8,7 @@ import type { BalanceProof } from '../replica/balance-proof.js'
 import type { ProofRefusal } from '../replica/balance-prover.js'
 import type { Projections } from '../replica/projections/index.js'
 import type { Acknowledged } from '../replica/sequencer.js'
+import type { TrustProxy } from './client-ip.js'
 import type { CorsOrigins } from './cors.js'
 import type { RateLimits } from './rate-limits.js'
 
@@ -39,6 +40,8 @@ export interface GatewayContext {
   rateLimits?: RateLimits
   /** Web page origins the API and streams answer (cors.ts); any when absent. */
   corsOrigins?: CorsOrigins
+  /** Reverse proxies whose X-Forwarded-For names the client (client-ip.ts); none when absent. */
+  trustProxy?: TrustProxy
   /**
    * Every batch this replica applies, in seq order, with each entry's core result (the
    * WebSocket market streams are built from these). Returns an unsubscribe. Absent: no streams.

@@ -17,6 +17,7 @@ import type { ConnectionLimits } from '../ws/connection.js'
 import { CLOSE, ManagedSocket } from '../ws/managed-socket.js'
 import { DEFAULT_LIMITS } from '../ws/server.js'
 import type { UserStreams } from '../user-data/user-streams.js'
+import { clientIpOf } from '../client-ip.js'
 import { METHODS, type Logon, type Method, type MethodEnv, type Params } from './methods.js'
 import { SPOT_METHODS } from './spot-methods.js'
 import { authenticateWs } from './signing.js'
@@ -184,6 +185,7 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
   const connections = new Set<WsApiConnection>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload ?? 64 * 1024 })
   const connectionsMax = o.connectionsMax ?? 10_000
+  const clientIp = clientIpOf(app.gatewayCtx.trustProxy ?? [])
   app.addHook('preClose', async () => {
     for (const c of [...connections]) c.close(CLOSE.goingAway, 'Server shutting down')
     for (const c of [...connections]) c.terminate()
@@ -202,8 +204,7 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
         // The app's context (with the processing deadline and read-your-writes), as REST uses.
-        const ip = req.socket.remoteAddress ?? ''
-        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => connections.delete(c), spot ? users : undefined))
+        connections.add(new WsApiConnection(ws, clientIp(req), app, app.gatewayCtx, limits, (c) => connections.delete(c), spot ? users : undefined))
       })
       return true
     },

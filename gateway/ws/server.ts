@@ -13,6 +13,7 @@ import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { rawJsonResponse } from '../client-errors.js'
 import { upgradeOriginAllowed } from '../cors.js'
+import { clientIpOf } from '../client-ip.js'
 import { notFound, originNotAllowed } from '../errors.js'
 import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
@@ -165,10 +166,11 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   // Counted here, before the WebSocket API takes its paths, so one count covers every path.
   const attempts = new ConnectionAttempts(ctx.now, ctx.rateLimits?.wsConnections5m ?? ATTEMPTS_PER_5M)
   const corsOrigins = ctx.corsOrigins ?? '*'
+  const clientIp = clientIpOf(ctx.trustProxy ?? [])
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting mid-handshake must not become an unhandled 'error'.
     socket.on('error', () => socket.destroy())
-    const wait = attempts.admit(req.socket.remoteAddress ?? '')
+    const wait = attempts.admit(clientIp(req))
     if (wait !== undefined) {
       refuse(socket, 429, { code: -1003, msg: `Too many connection attempts; current limit is ${attempts.limit} per 5 minutes per IP. Retry after ${wait} s.` }, `Retry-After: ${wait}`)
       return
