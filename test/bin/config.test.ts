@@ -1,4 +1,4 @@
-// The standby, election, price-feed and CORS options as an operator types them: `--standby` alone on
+// The standby, election, price-feed, CORS and proxy options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -63,4 +63,11 @@ t.test('--cors-origins: any by default, a list, none; anything else refused in w
   t.same(loadConfig(['start'], { EXCHANGE_CORS_ORIGINS: 'none' }).corsOrigins, [], 'or from the environment')
   t.throws(() => loadConfig(['start', '--cors-origins', 'app.example.com'], {}),
     /--cors-origins: not an origin: 'app.example.com' \(scheme:\/\/host\[:port\], no path; or '\*', or 'none'\)/)
+})
+
+t.test('--trust-proxy: none by default; addresses, ranges and names', async (t) => {
+  t.same(loadConfig(['start'], {}).trustProxy, [])
+  t.same(loadConfig(['replica', '--follow', 'ws://x', '--trust-proxy', '10.0.0.0/8,127.0.0.1'], {}).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
+  t.same(loadConfig(['start'], { EXCHANGE_TRUST_PROXY: 'loopback' }).trustProxy, ['loopback'])
+  t.throws(() => loadConfig(['start', '--trust-proxy', 'nginx'], {}), /--trust-proxy: not an address, a CIDR range or loopback, linklocal, uniquelocal: 'nginx'/)
 })

@@ -4,7 +4,7 @@
 // /result. Where no browser is installed those tests are skipped, saying so, except under
 // EXCHANGE_REQUIRE_BROWSER=1 (CI), where that fails them.
 
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import http from 'node:http'
@@ -12,19 +12,18 @@ import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { ROOT } from './paths.js'
+import { runs, skipWithout } from './requirements.js'
 
 const BROWSERS = ['chromium-headless-shell', 'chromium']
 
 function browserPath(): string | undefined {
-  return BROWSERS.find((b) => spawnSync(b, ['--version'], { encoding: 'utf8' }).status === 0)
+  return BROWSERS.find((b) => runs(b, ['--version']))
 }
 
-/** The tap `skip` option for a test that needs a browser: false where one runs, else why not. */
+/** The tap `skip` option for a test that needs a browser. */
 export function browserSkip(): string | false {
-  if (browserPath() !== undefined) return false
-  const missing = 'no headless browser is installed (apt-get install chromium-headless-shell)'
-  if (process.env.EXCHANGE_REQUIRE_BROWSER === '1') throw new Error(missing)
-  return missing
+  return skipWithout(browserPath() === undefined ? 'no headless browser is installed (apt-get install chromium-headless-shell)' : undefined,
+    'EXCHANGE_REQUIRE_BROWSER')
 }
 
 interface Tap {

@@ -3,12 +3,13 @@
 // installs it). Where it is not installed the tests that need it are skipped, saying so, except
 // under EXCHANGE_REQUIRE_ETCD=1 (CI), where its absence fails them.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
 import { reaped } from './reaper.js'
+import { runs, skipWithout } from './requirements.js'
 
 /**
  * The `--lease-ms` of the exchange processes in the fail-over tests. A leader that cannot renew
@@ -26,9 +27,7 @@ export interface Etcd {
 
 /** Why etcd cannot run here, or undefined when it can. */
 export function etcdMissing(): string | undefined {
-  const r = spawnSync('etcd', ['--version'], { encoding: 'utf8' })
-  if (r.status === 0) return undefined
-  return 'etcd is not installed (apt-get install etcd-server)'
+  return runs('etcd', ['--version']) ? undefined : 'etcd is not installed (apt-get install etcd-server)'
 }
 
 /**
@@ -36,10 +35,7 @@ export function etcdMissing(): string | undefined {
  * missing. Under EXCHANGE_REQUIRE_ETCD=1 (CI) a missing etcd throws instead, failing the file.
  */
 export function etcdSkip(): string | false {
-  const missing = etcdMissing()
-  if (missing === undefined) return false
-  if (process.env.EXCHANGE_REQUIRE_ETCD === '1') throw new Error(missing)
-  return missing
+  return skipWithout(etcdMissing(), 'EXCHANGE_REQUIRE_ETCD')
 }
 
 export async function startEtcd(): Promise<Etcd> {
