@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
 import type { LinkTls } from '../replica/ws-network.js'
 import type { KeyType } from './demo-account.js'
 import type { PriceFeedOptions } from './price-feed.js'
+import { defaultReadyMaxBehindMs } from './readiness.js'
 
 export interface Config {
   command: string
@@ -61,6 +62,8 @@ export interface Config {
   corsOrigins: CorsOrigins
   /** Reverse proxies in front of the gateway, whose X-Forwarded-For names the client (gateway/client-ip.ts). */
   trustProxy: TrustProxy
+  /** How far behind the sequencer's time a node may be and still answer /ready with 200 (bin/readiness.ts). */
+  readyMaxBehindMs: number
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
   readWaitMs: number
   /**
@@ -164,6 +167,7 @@ const OPTIONS = {
   'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
   'cors-origins': { type: 'string', env: 'EXCHANGE_CORS_ORIGINS', default: '*' },
   'trust-proxy': { type: 'string', env: 'EXCHANGE_TRUST_PROXY', default: '' },
+  'ready-max-behind-ms': { type: 'string', env: 'EXCHANGE_READY_MAX_BEHIND_MS', default: '' },
   'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: '' },
   'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
@@ -339,6 +343,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     corsOrigins: corsOption(get('cors-origins')),
     trustProxy: trustProxyOption(get('trust-proxy')),
+    readyMaxBehindMs: get('ready-max-behind-ms') === '' ? defaultReadyMaxBehindMs(intOption('tick-ms', get('tick-ms'), 0, 60_000))
+      : intOption('ready-max-behind-ms', get('ready-max-behind-ms'), 100, 86_400_000),
     priceFeed: {
       // `start` runs one unless told not to; a sequencer or standby only when asked.
       source: get('price-feed') || (command === 'start' ? 'random' : 'off'),

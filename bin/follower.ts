@@ -12,6 +12,7 @@ import type { ChainServices } from '../chain/services.js'
 import { chainEnabled, startChain } from './chain.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
+import { readiness } from './readiness.js'
 import { startPriceFeed, type PriceFeed } from './price-feed.js'
 import { runNode } from './runtime.js'
 import { serveGateway } from './serve-gateway.js'
@@ -34,7 +35,8 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
     exchange_follower_held_entries: follower!.heldEntries,
   }))
-  const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
+  const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges,
+    readiness(running, { standby: config.standby, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now() }))
   let chain: Promise<ChainServices> | undefined
   let feed: Promise<PriceFeed | undefined> | undefined
   replica.onPromoted(() => {

@@ -1,12 +1,13 @@
 // Prometheus text metrics at /metrics: seq, rules version, anchored seq, fees collected per asset, apply rate (a counter), commit latency, queue
 // depth, follower and standby counts, replicated seq, follower lag and checkpoints matched, the main thread's event-loop
-// delay, the REST gateway's request time, and the process's memory and CPU.
+// delay, the REST gateway's request time, and the process's memory and CPU. Beside them /ready, a load balancer's check (readiness.ts).
 
 import http from 'node:http'
 import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
 import { rulesOf } from '../core/rules.js'
 import type { State } from '../core/state.js'
+import type { Readiness } from './readiness.js'
 import type { RunningNode } from './runtime.js'
 
 export type Gauges = () => Record<string, number>
@@ -172,11 +173,16 @@ export function feeGauges(state: State): Record<string, number> {
   return out
 }
 
-export function serveMetrics(host: string, port: number, gauges: Gauges): Promise<http.Server> {
+/** /metrics, and with `ready` /ready: 200 or 503 with the node's Readiness as JSON (readiness.ts). */
+export function serveMetrics(host: string, port: number, gauges: Gauges, ready?: () => Readiness): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
       res.end(renderMetrics(gauges()))
+    } else if (ready !== undefined && (req.method === 'GET' || req.method === 'HEAD') && req.url === '/ready') {
+      const r = ready()
+      res.writeHead(r.ready ? 200 : 503, { 'content-type': 'application/json' })
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify(r))
     } else {
       res.writeHead(404, { 'content-type': 'application/json' })
       res.end('{"code":-1000,"msg":"Not found."}')

@@ -6,6 +6,7 @@ import type { Logger } from '../replica/node.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
+import { readiness } from './readiness.js'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { createFundedAccount, saveDemoAccount } from './demo-account.js'
@@ -26,7 +27,8 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_standbys: replication!.standbys,
     exchange_replicated_seq: replication!.replicated,
   }))
-  const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges)
+  const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges,
+    readiness(running, { standby: false, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now() }))
   const secret = ctx.masterSecret
   const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
   logger.info({ api, rules: node.state.rules, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,

@@ -1,4 +1,4 @@
-// The standby, election, price-feed, CORS and proxy options as an operator types them: `--standby` alone on
+// The standby, election, price-feed, CORS, proxy and readiness options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -70,4 +70,11 @@ t.test('--trust-proxy: none by default; addresses, ranges and names', async (t) 
   t.same(loadConfig(['replica', '--follow', 'ws://x', '--trust-proxy', '10.0.0.0/8,127.0.0.1'], {}).trustProxy, ['10.0.0.0/8', '127.0.0.1'])
   t.same(loadConfig(['start'], { EXCHANGE_TRUST_PROXY: 'loopback' }).trustProxy, ['loopback'])
   t.throws(() => loadConfig(['start', '--trust-proxy', 'nginx'], {}), /--trust-proxy: not an address, a CIDR range or loopback, linklocal, uniquelocal: 'nginx'/)
+})
+
+t.test('--ready-max-behind-ms: three tick intervals, at least 5 s, unless set', async (t) => {
+  t.equal(loadConfig(['start'], {}).readyMaxBehindMs, 5000)
+  t.equal(loadConfig(['start', '--tick-ms', '4000'], {}).readyMaxBehindMs, 12_000)
+  t.equal(loadConfig(['replica', '--follow', 'ws://x', '--ready-max-behind-ms', '1500'], {}).readyMaxBehindMs, 1500)
+  t.throws(() => loadConfig(['start', '--ready-max-behind-ms', '10'], {}), /--ready-max-behind-ms must be an integer in \[100, 86400000\], got 10/)
 })

@@ -154,6 +154,8 @@ export interface RestartableNode {
   dir: string
   api: number
   metrics: number
+  /** Its replication port (followers connect here). */
+  repl: number
   /** The running process (after start()). */
   readonly proc: Proc
   /** Starts `exchange start` on the same data directory and ports; resolves once it sequences. */
@@ -179,7 +181,7 @@ export async function restartableNode(t: { teardown(fn: () => Promise<void>): vo
     await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
   })
   return {
-    dir, api, metrics,
+    dir, api, metrics, repl,
     get proc() { return proc! },
     async start() {
       proc = startExchange(['start', '--data', dir, '--port', String(api), '--replication-port', String(repl),
