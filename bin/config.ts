@@ -64,6 +64,8 @@ export interface Config {
   trustProxy: TrustProxy
   /** How far behind the sequencer's time a node may be and still answer /ready with 200 (bin/readiness.ts). */
   readyMaxBehindMs: number
+  /** After SIGTERM or SIGINT, how long the node answers /ready with 503 while it still serves, before it stops. */
+  drainMs: number
   /** How long a request naming a seq (X-EXCHANGE-SEQ) waits for this node to reach it. */
   readWaitMs: number
   /**
@@ -168,6 +170,7 @@ const OPTIONS = {
   'cors-origins': { type: 'string', env: 'EXCHANGE_CORS_ORIGINS', default: '*' },
   'trust-proxy': { type: 'string', env: 'EXCHANGE_TRUST_PROXY', default: '' },
   'ready-max-behind-ms': { type: 'string', env: 'EXCHANGE_READY_MAX_BEHIND_MS', default: '' },
+  'drain-ms': { type: 'string', env: 'EXCHANGE_DRAIN_MS', default: '0' },
   'price-feed': { type: 'string', env: 'EXCHANGE_PRICE_FEED', default: '' },
   'price-feed-seed': { type: 'string', env: 'EXCHANGE_PRICE_FEED_SEED', default: '1' },
   'price-feed-step': { type: 'string', env: 'EXCHANGE_PRICE_FEED_STEP', default: '0.0005' },
@@ -345,6 +348,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     trustProxy: trustProxyOption(get('trust-proxy')),
     readyMaxBehindMs: get('ready-max-behind-ms') === '' ? defaultReadyMaxBehindMs(intOption('tick-ms', get('tick-ms'), 0, 60_000))
       : intOption('ready-max-behind-ms', get('ready-max-behind-ms'), 100, 86_400_000),
+    drainMs: intOption('drain-ms', get('drain-ms'), 0, 600_000),
     priceFeed: {
       // `start` runs one unless told not to; a sequencer or standby only when asked.
       source: get('price-feed') || (command === 'start' ? 'random' : 'off'),

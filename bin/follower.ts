@@ -12,13 +12,14 @@ import type { ChainServices } from '../chain/services.js'
 import { chainEnabled, startChain } from './chain.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
-import { readiness } from './readiness.js'
+import { readiness, type RunningService } from './readiness.js'
 import { startPriceFeed, type PriceFeed } from './price-feed.js'
 import { runNode } from './runtime.js'
 import { serveGateway } from './serve-gateway.js'
 
-export async function runFollower(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
+export async function runFollower(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<RunningService> {
   const running = await runNode(config, 'follower', logger, onFatal)
+  let draining = false
   const { replica } = running
   const { follower } = replica
   const election = replica.election
@@ -36,7 +37,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     exchange_follower_held_entries: follower!.heldEntries,
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges,
-    readiness(running, { standby: config.standby, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now() }))
+    readiness(running, { standby: config.standby, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now(), draining: () => draining }))
   let chain: Promise<ChainServices> | undefined
   let feed: Promise<PriceFeed | undefined> | undefined
   replica.onPromoted(() => {
@@ -54,6 +55,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
   logger.info({ follow: config.follow || undefined, etcd: config.election.etcd.length > 0 ? config.election.etcd : undefined,
     standby: config.standby, api }, 'follower running')
   return {
+    drain() { draining = true },
     async stop() {
       await (await feed)?.stop()
       await (await chain?.catch(() => undefined))?.stop()

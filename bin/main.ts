@@ -12,6 +12,7 @@ import { AnvilStartError } from '../chain/anvil.js'
 import { ChainStateLostError } from '../chain/services.js'
 import type { IngressClient } from '../replica/ingress.js'
 import { OperatorError } from './operator-error.js'
+import type { RunningService } from './readiness.js'
 import type { BalanceProof } from './prove.js'
 
 /** The internal links' network for a command that connects to a running node: its master secret (read if not given), and TLS trust if any. */
@@ -71,7 +72,7 @@ async function main(argv: string[]): Promise<void> {
       if (config.priceFeed.source.startsWith('csv:')) await loadPriceCsv(config.priceFeed.source.slice(4))
       const { runSequencer } = await import('./sequencer.js')
       const running = await runSequencer(config, logger, fatal)
-      onSignal(() => running.stop())
+      onSignal(running, config.drainMs, logger)
       return
     }
     case 'replica': {
@@ -83,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
       const running = config.election.etcd.length > 0
         ? await runRejoining((onFault) => runFollower(config, logger, onFault), systemClock, logger, fatal)
         : await runFollower(config, logger, fatal)
-      onSignal(() => running.stop())
+      onSignal(running, config.drainMs, logger)
       return
     }
     case 'cluster': {
@@ -174,12 +175,22 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-function onSignal(stop: () => Promise<void>): void {
-  let stopping = false
+/**
+ * SIGTERM or SIGINT stops the node: first, for `drainMs`, it answers /ready with 503 while it
+ * still serves, so a load balancer moves its clients away; a second signal cuts that short.
+ */
+function onSignal(running: RunningService, drainMs: number, logger: pino.Logger): void {
+  let signals = 0
+  let cutShort: () => void = () => {}
   const handler = (): void => {
-    if (stopping) return
-    stopping = true
-    stop().then(() => process.exit(0), () => process.exit(1))
+    signals++
+    if (signals > 1) return cutShort()
+    running.drain()
+    if (drainMs > 0) logger.info({ drainMs }, 'draining: /ready answers 503; stopping after')
+    new Promise<void>((resolve) => {
+      cutShort = resolve
+      setTimeout(resolve, drainMs)
+    }).then(() => running.stop()).then(() => process.exit(0), () => process.exit(1))
   }
   process.on('SIGINT', handler)
   process.on('SIGTERM', handler)

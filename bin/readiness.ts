@@ -17,19 +17,31 @@ export interface Readiness {
   reason?: string
 }
 
+/** A running node as `exchange` stops it: first drained (readiness off), then stopped. */
+export interface RunningService {
+  drain(): void
+  stop(): Promise<void>
+}
+
 /** The default bound: a few tick intervals, and never less than 5 s. */
 export function defaultReadyMaxBehindMs(tickIntervalMs: number): number {
   return Math.max(5_000, 3 * tickIntervalMs)
 }
 
-export function readiness(running: RunningNode, o: { standby: boolean; maxBehindMs: number; now: () => number }): () => Readiness {
+/**
+ * The node's readiness; `draining` turns it off for good once the node is to stop (`--drain-ms`:
+ * a load balancer then moves its traffic away while it still answers).
+ */
+export function readiness(running: RunningNode, o: { standby: boolean; maxBehindMs: number; now: () => number; draining: () => boolean }): () => Readiness {
   return () => {
     const { node } = running.replica
     const role = running.replica.sequencer ? 'sequencer' : o.standby ? 'standby' : 'follower'
     const behindMs = Math.max(0, o.now() - node.state.time)
-    const out: Readiness = { ready: behindMs <= o.maxBehindMs, role, seq: node.state.seq, behindMs }
+    const draining = o.draining()
+    const out: Readiness = { ready: !draining && behindMs <= o.maxBehindMs, role, seq: node.state.seq, behindMs }
     if (!out.ready) {
-      out.reason = !node.gate.open ? 'applying is held until the history read models catch up'
+      out.reason = draining ? 'stopping: draining before the node stops (--drain-ms)'
+        : !node.gate.open ? 'applying is held until the history read models catch up'
         : `the newest entry applied here is ${behindMs} ms old (at most ${o.maxBehindMs}): ` +
           (role === 'sequencer' ? 'the sequencer is not committing' : 'nothing new from the sequencer')
     }

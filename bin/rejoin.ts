@@ -11,6 +11,7 @@ import type { Clock } from '../replica/clock.js'
 import type { LogEntry } from '../replica/entry.js'
 import type { Logger } from '../replica/node.js'
 import { DivergedError } from '../replica/rewind.js'
+import type { RunningService } from './readiness.js'
 
 /** Where the dropped entries of a rewind go: `<data>/diverged/<first seq>-<last seq>.log`, in the export format (chain/log-file.ts). */
 export function divergedFile(dataDir: string, tail: readonly LogEntry[]): string {
@@ -32,9 +33,10 @@ export function saveTailIn(dataDir: string, logger: Logger): (tail: LogEntry[]) 
  * (DivergedError): the restart rewinds it. Any other fault, or more than `maxRestarts` within a
  * minute, goes to `fatal`.
  */
-export async function runRejoining(start: (onFault: (err: Error) => void) => Promise<{ stop(): Promise<void> }>, clock: Clock,
-  logger: Logger, fatal: (err: Error) => void, maxRestarts = 3): Promise<{ stop(): Promise<void> }> {
-  let running: { stop(): Promise<void> } | undefined
+export async function runRejoining(start: (onFault: (err: Error) => void) => Promise<RunningService>, clock: Clock,
+  logger: Logger, fatal: (err: Error) => void, maxRestarts = 3): Promise<RunningService> {
+  let running: RunningService | undefined
+  let draining = false
   let restarting: Promise<void> | undefined
   let pending: Error | undefined
   let stopped = false
@@ -51,6 +53,7 @@ export async function runRejoining(start: (onFault: (err: Error) => void) => Pro
       await old!.stop()
       if (stopped) return
       running = await start(onFault)
+      if (draining) running.drain()
       after()
     })().catch(fatal)
   }
@@ -69,6 +72,10 @@ export async function runRejoining(start: (onFault: (err: Error) => void) => Pro
   running = await start(onFault)
   after()
   return {
+    drain() {
+      draining = true
+      running?.drain()
+    },
     async stop() {
       stopped = true
       await restarting

@@ -6,7 +6,7 @@ import type { Logger } from '../replica/node.js'
 import { REPLICATION_PATH } from '../replica/replication.js'
 import type { Config } from './config.js'
 import { nodeGauges, serveMetrics } from './metrics.js'
-import { readiness } from './readiness.js'
+import { readiness, type RunningService } from './readiness.js'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { createFundedAccount, saveDemoAccount } from './demo-account.js'
@@ -16,8 +16,9 @@ import { serveGateway } from './serve-gateway.js'
 import { startPriceFeed } from './price-feed.js'
 import { startBot } from './bot.js'
 
-export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<{ stop(): Promise<void> }> {
+export async function runSequencer(config: Config, logger: Logger, onFatal: (err: Error) => void): Promise<RunningService> {
   const running = await runNode(config, 'sequencer', logger, onFatal)
+  let draining = false
   const { node, sequencer, replication, url } = running.replica
   const { app: gateway, ctx, api, requestTime } = await serveGateway(config, running, (c) => sequencer!.submit(c), logger)
   const gauges = nodeGauges(running, requestTime, () => ({
@@ -28,7 +29,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     exchange_replicated_seq: replication!.replicated,
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges,
-    readiness(running, { standby: false, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now() }))
+    readiness(running, { standby: false, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now(), draining: () => draining }))
   const secret = ctx.masterSecret
   const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
   logger.info({ api, rules: node.state.rules, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
@@ -50,6 +51,7 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
     intervalMs: config.bot.intervalMs, chainId: config.chainId, masterSecret: secret, state: () => node.state,
     submit: (c) => sequencer!.submit(c), fundOnChain: chain?.fundOnChain, deployment: chain?.deployment, logger }) : undefined
   return {
+    drain() { draining = true },
     async stop() {
       await bot?.stop()
       await feed?.stop()

@@ -1,4 +1,4 @@
-// The standby, election, price-feed, CORS, proxy and readiness options as an operator types them: `--standby` alone on
+// The standby, election, price-feed, CORS, proxy, readiness and drain options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -77,4 +77,10 @@ t.test('--ready-max-behind-ms: three tick intervals, at least 5 s, unless set', 
   t.equal(loadConfig(['start', '--tick-ms', '4000'], {}).readyMaxBehindMs, 12_000)
   t.equal(loadConfig(['replica', '--follow', 'ws://x', '--ready-max-behind-ms', '1500'], {}).readyMaxBehindMs, 1500)
   t.throws(() => loadConfig(['start', '--ready-max-behind-ms', '10'], {}), /--ready-max-behind-ms must be an integer in \[100, 86400000\], got 10/)
+})
+
+t.test('--drain-ms: none by default', async (t) => {
+  t.equal(loadConfig(['start'], {}).drainMs, 0)
+  t.equal(loadConfig(['replica', '--follow', 'ws://x'], { EXCHANGE_DRAIN_MS: '15000' }).drainMs, 15_000)
+  t.throws(() => loadConfig(['start', '--drain-ms', '-1'], {}), /--drain-ms must be an integer in \[0, 600000\]/)
 })

@@ -12,11 +12,11 @@ const tick = (): Promise<void> => new Promise((r) => setImmediate(r))
 
 /** A node start that records its runs; each run's fault callback is kept to fire by hand. */
 function starts() {
-  const runs: { onFault: (err: Error) => void; stopped: boolean }[] = []
+  const runs: { onFault: (err: Error) => void; stopped: boolean; drained: boolean }[] = []
   const start = async (onFault: (err: Error) => void) => {
-    const run = { onFault, stopped: false }
+    const run = { onFault, stopped: false, drained: false }
     runs.push(run)
-    return { async stop() { run.stopped = true } }
+    return { drain() { run.drained = true }, async stop() { run.stopped = true } }
   }
   return { runs, start }
 }
@@ -36,6 +36,17 @@ t.test('a divergence restarts the node; other faults are fatal', async (t) => {
   t.ok(runs[1]!.stopped)
 })
 
+t.test('a node draining when it restarts to rewind is draining after the restart too', async (t) => {
+  const { runs, start } = starts()
+  const running = await runRejoining(start, new ManualClock(), quiet, () => {})
+  running.drain()
+  t.ok(runs[0]!.drained)
+  runs[0]!.onFault(new DivergedError('parted'))
+  await tick()
+  t.ok(runs[1]!.drained, 'its load balancer keeps it out')
+  await running.stop()
+})
+
 t.test('a divergence during a start restarts once the start is done', async (t) => {
   const runs: ((err: Error) => void)[] = []
   let release: () => void = () => {}
@@ -45,7 +56,7 @@ t.test('a divergence during a start restarts once the start is done', async (t) 
       onFault(new DivergedError('parted while starting'))
       await new Promise<void>((r) => { release = r })
     }
-    return { async stop() {} }
+    return { drain() {}, async stop() {} }
   }
   const fatal: Error[] = []
   const done = runRejoining(start, new ManualClock(), quiet, (e) => fatal.push(e))

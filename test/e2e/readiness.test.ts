@@ -1,6 +1,7 @@
 // GET /ready on the metrics port, as a load balancer or a readiness probe reads it: a sequencer
 // and its follower answer 200 while they serve fresh state; with the sequencer killed the
 // follower answers 503 and says why, and 200 again once a sequencer runs on the same data.
+// Told to stop (SIGTERM) with --drain-ms, the follower answers 503 while it still serves, then stops.
 
 import t from 'tap'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -41,7 +42,7 @@ t.test('/ready follows whether a node serves fresh state', { timeout: 180_000 },
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ready-f-'))
   const [api, metrics] = [await freePort(), await freePort()]
   const fol = startExchange(['replica', '--data', dir, '--port', String(api), '--metrics-port', String(metrics),
-    '--follow', `ws://127.0.0.1:${seq.repl}/replication`, '--master-secret', SECRET, '--ready-max-behind-ms', '2000'])
+    '--follow', `ws://127.0.0.1:${seq.repl}/replication`, '--master-secret', SECRET, '--ready-max-behind-ms', '2000', '--drain-ms', '2000'])
   t.teardown(async () => { await fol.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await fol.waitFor((l) => l.msg === 'follower running')
   const f = await until(metrics, (r) => r?.status === 200)
@@ -61,4 +62,14 @@ t.test('/ready follows whether a node serves fresh state', { timeout: 180_000 },
   const back = await until(metrics, (r) => r?.status === 200)
   t.match(back, { status: 200, body: { ready: true, role: 'follower' } }, 'ready again once a sequencer runs on the same data')
   t.ok(back!.body.seq > lost!.body.seq, 'with entries written since')
+
+  const askedAt = Date.now()
+  fol.child.kill('SIGTERM')
+  const draining = await until(metrics, (r) => r?.status === 503)
+  t.match(draining, { status: 503, body: { ready: false, reason: 'stopping: draining before the node stops (--drain-ms)' } })
+  const served = await fetch(`http://127.0.0.1:${api}/fapi/v1/time`)
+  t.equal(served.status, 200, 'while draining, the gateway still answers')
+  await fol.exited
+  t.equal(fol.child.exitCode, 0, 'then it stops cleanly')
+  t.ok(Date.now() - askedAt >= 1900, 'after the drain')
 })
