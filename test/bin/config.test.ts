@@ -82,5 +82,5 @@ t.test('--ready-max-behind-ms: three tick intervals, at least 5 s, unless set', 
 t.test('--drain-ms: none by default', async (t) => {
   t.equal(loadConfig(['start'], {}).drainMs, 0)
   t.equal(loadConfig(['replica', '--follow', 'ws://x'], { EXCHANGE_DRAIN_MS: '15000' }).drainMs, 15_000)
-  t.throws(() => loadConfig(['start', '--drain-ms', '-1'], {}), /--drain-ms must be an integer in \[0, 600000\]/)
+  t.throws(() => loadConfig(['start', '--drain-ms=-1'], {}), /--drain-ms must be an integer in \[0, 600000\]/)
 })
