@@ -44,6 +44,18 @@ export function sessionDomain(chainId: number): TypedDataDomain {
   return { name: SESSION_DOMAIN_NAME, version: SESSION_DOMAIN_VERSION, chainId }
 }
 
+/** eth_signTypedData_v4's parameter for a session, less its message (GET /fapi/v1/session/typedData). */
+export function sessionTypedData(chainId: number) {
+  return {
+    types: {
+      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }],
+      ...SESSION_TYPES, ...RSA_SESSION_TYPES,
+    },
+    domain: { name: SESSION_DOMAIN_NAME, version: SESSION_DOMAIN_VERSION, chainId },
+    primaryType: 'Session',
+  }
+}
+
 /** The address that signed the session request, or null when the signature is malformed. */
 export function sessionSigner(chainId: number, request: SessionRequest | RsaSessionRequest, signature: string): string | null {
   try {

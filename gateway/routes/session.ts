@@ -13,7 +13,7 @@ import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, tim
 import { checkDuplicates, rawRequest } from '../params.js'
 import { sessionDocs } from '../schemas/session.js'
 import { canonicalPublicKey } from '../public-keys.js'
-import { sessionSigner } from '../session-signature.js'
+import { sessionSigner, sessionTypedData } from '../session-signature.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -110,6 +110,12 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin', param: 'publicKey' })
     return { apiKey: session.apiKey, address: session.account, subAccount: session.sub,
       permissions: session.permissions, expiresAt: session.expiresAt, publicKey }
+  })
+
+  // Public: what a web page has the user's wallet sign, with this exchange's chain id.
+  app.get('/fapi/v1/session/typedData', sessionDocs.typedData, async (req) => {
+    weights.charge(req.ip, 1)
+    return sessionTypedData(ctx.chainId)
   })
 
   app.get('/fapi/v1/session', sessionDocs.show, async (req) => {

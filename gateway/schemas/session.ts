@@ -1,9 +1,10 @@
 // Schemas of the session routes: open a session from a wallet's EIP-712 signature, show it,
 // revoke it, register an RSA or Ed25519 key on it.
 
-import { int, object, route, str, strings } from './common.js'
+import { arrayOf, int, object, route, str, strings } from './common.js'
 
 const sessionFields = { apiKey: str, address: str, subAccount: int, permissions: strings, expiresAt: int }
+const typeFields = arrayOf(object({ name: str, type: str }))
 
 export const sessionDocs = {
   open: route({
@@ -15,6 +16,18 @@ export const sessionDocs = {
     params: ['address', 'subAccount', 'permissions', 'expiresAt', 'nonce', 'recvWindow', 'signature'],
     required: ['address', 'expiresAt', 'nonce', 'signature'],
     response: object({ apiKey: str, secretKey: str, address: str, subAccount: int, permissions: strings, expiresAt: int }),
+  }),
+  typedData: route({
+    family: 'session', summary: 'What a wallet signs to open a session: the EIP-712 domain and types',
+    description: 'eth_signTypedData_v4\'s parameter less its message: {types: {EIP712Domain, Session, RsaSession}, '
+      + 'domain: {name, version, chainId}, primaryType: "Session"}. A web page adds the message (address, subAccount, '
+      + 'permissions, expiresAt, nonce) and has the wallet sign it; the chain id is this exchange\'s.',
+    security: 'NONE', weight: 1,
+    response: object({
+      types: object({ EIP712Domain: typeFields, Session: typeFields, RsaSession: typeFields }),
+      domain: object({ name: str, version: str, chainId: int }),
+      primaryType: str,
+    }),
   }),
   show: route({
     family: 'session', summary: "The caller's session", security: 'USER_DATA', weight: 1, response: object(sessionFields),

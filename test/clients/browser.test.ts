@@ -1,16 +1,15 @@
 // A web page as a trader's client, in a real browser (headless Chromium), served from an origin
 // of its own, against a real exchange process: what a web app built on the API does. It reads
-// market data, has the wallet sign a session (ethers in the page, as a browser wallet's
-// eth_signTypedData_v4 signs), signs requests with WebCrypto's HMAC, follows its user data
-// and depth streams, places and cancels an order and reads a refusal's code. Each request
-// crosses origins, so each works only because the gateway answers CORS (gateway/cors.ts).
+// market data, has the wallet sign a session as the exchange describes it (ethers in the page,
+// as a browser wallet's eth_signTypedData_v4 signs), signs requests with WebCrypto's HMAC,
+// follows its user data and depth streams, places and cancels an order and reads a refusal's
+// code. Each request crosses origins, so each works only because the gateway answers CORS
+// (gateway/cors.ts).
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
 import { startLiveExchange } from '../helpers/live-exchange.js'
 import { browserSkip, runPage } from '../helpers/browser.js'
-import { TEST_CHAIN_ID } from '../helpers/gateway.js'
-import { SESSION_TYPES } from '../../gateway/session-signature.js'
 
 // The page: its settings arrive as JSON in the document; it reports `out` to /result.
 const SCRIPT = `
@@ -22,11 +21,12 @@ try {
   out.symbols = (await info.json()).symbols.map((s) => s.symbol)
   out.weightHeader = info.headers.get('X-MBX-USED-WEIGHT-1M')
 
-  // The wallet signs the session; the page keeps the keys it is given.
+  // The wallet signs the session as the exchange describes it; the page keeps the keys it is given.
+  const typed = await (await fetch(C.base + '/fapi/v1/session/typedData')).json()
   const wallet = new Wallet(C.privateKey)
   const now = Date.now()
   const request = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA', expiresAt: now + 3600000, nonce: now }
-  const signature = await wallet.signTypedData({ name: 'PerpExchange', version: '1', chainId: C.chainId }, C.types, request)
+  const signature = await wallet.signTypedData(typed.domain, { Session: typed.types.Session }, request)
   const form = new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature })
   const opened = await fetch(C.base + '/fapi/v1/session', { method: 'POST', body: form })
   const session = await opened.json()
@@ -138,8 +138,7 @@ t.test('web pages on another origin, in a real browser', { skip: browserSkip(), 
 
   t.test('a page of its own: a wallet-signed session, WebCrypto signatures, streams, an order', async (t) => {
     const maker = live.maker as typeof live.maker & { privateKey: string }
-    const config = { base: live.base, ws: live.base.replace('http:', 'ws:'), privateKey: maker.privateKey, chainId: TEST_CHAIN_ID,
-      types: SESSION_TYPES }
+    const config = { base: live.base, ws: live.base.replace('http:', 'ws:'), privateKey: maker.privateKey }
     const r = await runPage(t, pageOf(config, SCRIPT)) as PageReport
     t.notOk(r.error, 'the page ran to its end')
     t.same(r.symbols, ['BTCUSDTPERP', 'ETHUSDTPERP'], 'market data')

@@ -3,8 +3,8 @@
 // permissions, MICROSECOND time unit, revocation; every failure in Binance's shape.
 
 import t from 'tap'
-import { Wallet } from 'ethers'
-import { gatewayRig, hmac as signed, openSession as open } from '../helpers/gateway.js'
+import { TypedDataEncoder, Wallet } from 'ethers'
+import { gatewayRig, hmac as signed, openSession as open, TEST_CHAIN_ID } from '../helpers/gateway.js'
 
 async function withSession(t: { teardown(fn: () => unknown): void }) {
   const rig = await gatewayRig()
@@ -30,6 +30,28 @@ t.test('a wallet signature opens a session; the secret signs balance requests', 
   }
   const info = await rig.app.inject({ method: 'GET', url: `/fapi/v1/session?${q}&signature=${signed(secretKey, q)}`, headers: { 'x-mbx-apikey': apiKey } })
   t.match(info.json(), { apiKey, address: wallet.address, subAccount: 0, permissions: ['TRADE', 'USER_DATA'] })
+})
+
+t.test('the typed data a wallet signs is served, and what a wallet signs from it opens a session', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const r = await rig.app.inject({ method: 'GET', url: '/fapi/v1/session/typedData' })
+  t.equal(r.statusCode, 200)
+  const typed = r.json() as { types: Record<string, { name: string; type: string }[]>; domain: { chainId: number }; primaryType: string }
+  t.same(typed.domain, { name: 'PerpExchange', version: '1', chainId: TEST_CHAIN_ID })
+  t.equal(typed.primaryType, 'Session')
+  const { EIP712Domain, ...types } = typed.types
+  const wallet = Wallet.createRandom()
+  const message = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA', expiresAt: rig.ex.time + 60_000, nonce: rig.ex.time }
+  // What eth_signTypedData_v4 is given: the served parameter plus the message, as ethers builds it for these fields.
+  const payload = TypedDataEncoder.getPayload(typed.domain, { Session: types.Session! }, message)
+  t.same(EIP712Domain, payload.types.EIP712Domain, 'the domain type a v4 wallet hashes')
+  const signature = await wallet.signTypedData(typed.domain, { Session: types.Session! }, message)
+  const body = new URLSearchParams({ ...Object.fromEntries(Object.entries(message).map(([k, v]) => [k, String(v)])), signature }).toString()
+  const opened = await rig.app.inject({ method: 'POST', url: '/fapi/v1/session', payload: body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  t.equal(opened.statusCode, 200, opened.body)
+  t.ok(types.RsaSession!.some((f) => f.name === 'publicKey'), 'the key-signed session\'s type too')
 })
 
 t.test('signature over query then body, with the signature in either place', async (t) => {
