@@ -6,7 +6,7 @@
 
 import { CLOSE } from './managed-socket.js'
 import type { SocketEvents, StreamLink } from './stream-socket.js'
-import { parseStream } from './streams.js'
+import { canonicalStreamName, parseStream } from './streams.js'
 
 export interface ConnectionLimits {
   /** Incoming frames (messages, pings, pongs) allowed in any one second; more closes the connection. */
@@ -109,14 +109,15 @@ export class StreamConnection implements SocketEvents {
     if (parseStream(name) === null) this.extra?.subscribed?.(name)
   }
 
+  /** The streams `params` names, each as it is kept (canonicalStreamName), or a refusal naming the first that is none. */
   private streamParams(params: unknown): string[] {
     if (!Array.isArray(params)) throw invalid('params must be an array of stream names')
-    for (const p of params) {
-      if (parseStream(p) === null && !(typeof p === 'string' && this.extra?.accepts(p) === true)) {
-        throw invalid(`invalid stream name ${JSON.stringify(p)}`)
-      }
-    }
-    return params as string[]
+    return params.map((p: unknown) => {
+      const name = canonicalStreamName(p)
+      if (name !== null) return name
+      if (typeof p === 'string' && this.extra?.accepts(p) === true) return p
+      throw invalid(`invalid stream name ${JSON.stringify(p)}`)
+    })
   }
 
   private onMessage(text: string | null): void {

@@ -23,7 +23,7 @@ import { CLOSE } from './managed-socket.js'
 import { StreamHub } from './hub.js'
 import { StreamSocket } from './stream-socket.js'
 import { BINANCE_CADENCES, MarketFeed, type FeedCadences } from './market-feed.js'
-import { parseStream, STREAMS_PER_CONNECTION_MAX } from './streams.js'
+import { canonicalStreamName, STREAMS_PER_CONNECTION_MAX } from './streams.js'
 
 export interface WebSocketOptions extends Partial<ConnectionLimits> {
   /** Largest incoming message, bytes (a SUBSCRIBE of 1024 names fits easily). */
@@ -124,12 +124,13 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   const streams: string[] = []
   for (const n of names) {
     if (n === '') continue
-    if (parseStream(n) === null && extra?.accepts(n) !== true) {
+    const name = canonicalStreamName(n) ?? (extra?.accepts(n) === true ? n : null)
+    if (name === null) {
       // The routed forms take any trailing segment; the plain ones name streams only (or a counter).
       if ((routed || COUNTER.test(n)) && !combined) continue
       throw new RouteError(400, { code: 2, msg: `Invalid request: invalid stream name ${JSON.stringify(n)}` })
     }
-    if (!streams.includes(n)) streams.push(n)
+    if (!streams.includes(name)) streams.push(name)
   }
   if (streams.length > streamsMax) {
     throw new RouteError(400, { code: 2, msg: `Invalid request: too many streams; at most ${streamsMax} per connection` })

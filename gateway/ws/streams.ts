@@ -128,6 +128,27 @@ export function parseStream(name: unknown): StreamSpec | null {
   }
 }
 
+/** The words of stream names that are not lowercase, by their lowercase spelling. */
+const FOLDED_WORDS = new Map(['markPrice', 'aggTrade', 'indexPrice', 'miniTicker', 'bookTicker', 'forceOrder', 'avgPrice',
+  'referencePrice', 'rpiDepth', 'assetIndex', 'compositeIndex', 'blockTrade', 'continuousKline', 'contractInfo', 'tradingSession']
+  .map((w) => [w.toLowerCase(), w]))
+
+const foldWords = (s: string): string => s.replace(/[A-Za-z]+/g, (w) => FOLDED_WORDS.get(w.toLowerCase()) ?? w)
+
+/**
+ * The name a subscription is kept and published under: `name` itself, or, where its stream
+ * part spells a word in other case (`btcusdt@markprice@1s`, `!miniticker@arr`: Binance's own
+ * older futures connector lowercases every name it SUBSCRIBEs), the name as Binance writes it.
+ * Symbols and kline intervals are not folded (`1m` is a minute, `1M` a month). Null: no stream.
+ */
+export function canonicalStreamName(name: unknown): string | null {
+  if (parseStream(name) !== null) return name as string
+  if (typeof name !== 'string' || name.length > NAME_MAX) return null
+  const at = name.indexOf('@')
+  const folded = name.startsWith('!') || at < 0 ? foldWords(name) : name.slice(0, at + 1) + foldWords(name.slice(at + 1))
+  return folded !== name && parseStream(folded) !== null ? folded : null
+}
+
 /**
  * The markets the all-market streams (`!ticker@arr`, `!miniTicker@arr`, `!bookTicker`) carry:
  * the perpetuals, as on Binance USD-M's stream host. The spot markets stream on the same

@@ -3,7 +3,7 @@
 
 import t from 'tap'
 import { KLINE_INTERVALS } from '../../replica/projections/index.js'
-import { parseStream, streamName } from '../../gateway/ws/streams.js'
+import { canonicalStreamName, parseStream, streamName } from '../../gateway/ws/streams.js'
 
 t.test('every listed name parses', async (t) => {
   const s = 'btcusdtperp'
@@ -66,4 +66,36 @@ t.test('near misses are not streams', async (t) => {
     '!markPrice@arr@2s', 'btc usdt@trade', 'x'.repeat(60) + '@trade', 42, null]) {
     t.equal(parseStream(name), null, String(name))
   }
+})
+
+t.test('names with a word in other case are kept as Binance writes them; symbols and intervals are not folded', async (t) => {
+  const cases: [unknown, string | null][] = [
+    ['btcusdtperp@markPrice@1s', 'btcusdtperp@markPrice@1s'],
+    ['btcusdtperp@markprice@1s', 'btcusdtperp@markPrice@1s'],
+    ['btcusdtperp@MARKPRICE', 'btcusdtperp@markPrice'],
+    ['btcusdtperp@aggtrade', 'btcusdtperp@aggTrade'],
+    ['btcusdtperp@bookticker', 'btcusdtperp@bookTicker'],
+    ['btcusdtperp@miniticker', 'btcusdtperp@miniTicker'],
+    ['btcusdtperp@forceorder', 'btcusdtperp@forceOrder'],
+    ['btcusdtperp@rpidepth@500ms', 'btcusdtperp@rpiDepth@500ms'],
+    ['btcusdtperp@compositeindex', 'btcusdtperp@compositeIndex'],
+    ['btcusdt@indexprice@1s', 'btcusdt@indexPrice@1s'],
+    ['btcusdt_perpetual@continuouskline_1m', 'btcusdt_perpetual@continuousKline_1m'],
+    ['btcusdt_perpetual@continuouskline_1M', 'btcusdt_perpetual@continuousKline_1M'],
+    ['!markprice@arr@1s', '!markPrice@arr@1s'],
+    ['!miniticker@arr', '!miniTicker@arr'],
+    ['!bookticker', '!bookTicker'],
+    ['!forceorder@arr', '!forceOrder@arr'],
+    ['!contractinfo', '!contractInfo'],
+    ['!assetindex@arr', '!assetIndex@arr'],
+    ['tradingsession', 'tradingSession'],
+    ['btcusdtperp@kline_1M', 'btcusdtperp@kline_1M'],
+    ['btcusdtperp@kline_1m', 'btcusdtperp@kline_1m'],
+    ['BTCUSDTPERP@aggTrade', null],
+    ['btcusdtperp@markprice@3s', null],
+    ['btcusdtperp@kline_1Mo', null],
+    ['btcusdtperp@tradex', null],
+    [42, null],
+  ]
+  for (const [name, want] of cases) t.equal(canonicalStreamName(name), want, String(name))
 })
