@@ -2,9 +2,9 @@
 // of its own, against a real exchange process: what a web app built on the API does. It reads
 // market data, has the wallet sign a session as the exchange describes it (ethers in the page,
 // as a browser wallet's eth_signTypedData_v4 signs), signs requests with WebCrypto's HMAC,
-// follows its user data and depth streams, places and cancels an order and reads a refusal's
-// code. Each request crosses origins, so each works only because the gateway answers CORS
-// (gateway/cors.ts).
+// follows its user data and depth streams, places and cancels an order (over REST and over the
+// WebSocket API) and reads a refusal's code. Each REST request crosses origins, so each works
+// only because the gateway answers CORS (gateway/cors.ts).
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -73,6 +73,24 @@ try {
 
   const canceled = await call('DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', origClientOrderId: 'from-a-page' })
   out.canceled = { status: canceled.status, orderStatus: canceled.body.status }
+  // The WebSocket API: an order placed and cancelled, each request signed over its sorted parameters.
+  const api = new WebSocket(C.ws + '/ws-fapi/v1')
+  const answers = new Map()
+  api.onmessage = (m) => { const r = JSON.parse(m.data); answers.set(r.id, r) }
+  await new Promise((resolve, reject) => { api.onopen = resolve; api.onerror = () => reject(new Error('the WebSocket API did not open')) })
+  const wsCall = async (id, method, params) => {
+    const p = { ...params, apiKey: session.apiKey, timestamp: Date.now() }
+    const text = Object.keys(p).sort().map((k) => k + '=' + p[k]).join('&')
+    api.send(JSON.stringify({ id, method, params: { ...p, signature: hex(await crypto.subtle.sign('HMAC', key, enc.encode(text))) } }))
+    for (let i = 0; i < 200 && !answers.has(id); i++) await new Promise((r) => setTimeout(r, 25))
+    return answers.get(id)
+  }
+  const wsPlaced = await wsCall('place', 'order.place', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.010', price: '19000', newClientOrderId: 'from-a-page-ws' })
+  const wsCanceled = await wsCall('cancel', 'order.cancel', { symbol: 'BTCUSDTPERP', origClientOrderId: 'from-a-page-ws' })
+  out.wsApi = [wsPlaced && wsPlaced.status, wsPlaced && wsPlaced.result.status, wsCanceled && wsCanceled.result.status]
+  api.close()
+
   const refused = await call('POST', '/fapi/v1/order', { symbol: 'NOPE', side: 'BUY', type: 'MARKET', quantity: '1' }, true)
   out.refused = { status: refused.status, body: refused.body }
   for (const s of sockets) s.close()
@@ -92,6 +110,7 @@ interface PageReport {
   update: { x: string; X: string; p: string } | null
   depthBid: [string, string] | null
   canceled: { status: number; orderStatus: string }
+  wsApi: [number, string, string]
   refused: { status: number; body: unknown }
 }
 
@@ -149,6 +168,7 @@ t.test('web pages on another origin, in a real browser', { skip: browserSkip(), 
     t.same(r.update && [r.update.x, r.update.X, Number(r.update.p)], ['NEW', 'NEW', 20000], 'on the user data stream')
     t.same(r.depthBid, ['20000.0', '0.010'], 'on the depth stream')
     t.same(r.canceled, { status: 200, orderStatus: 'CANCELED' }, 'cancelled, its parameters in the query')
+    t.same(r.wsApi, [200, 'NEW', 'CANCELED'], 'an order placed and cancelled over the WebSocket API')
     t.same(r.refused, { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } }, 'a refusal\'s code is readable')
 
     // Read back outside the browser with the keys the page was given.
