@@ -63,9 +63,11 @@ export async function runPage(t: Tap, html: string, timeoutMs = 60_000): Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
   const profile = await mkdtemp(path.join(os.tmpdir(), 'browser-'))
-  // --no-sandbox: CI runs as root, where Chromium's sandbox will not start. A process group of
-  // its own: the browser's helper processes (zygote, renderer, GPU) go with it.
-  const child = spawn(browser, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, url],
+  // --no-sandbox: CI runs as root, where Chromium's sandbox will not start; --disable-dev-shm-usage:
+  // a container's small /dev/shm would crash its renderer. A process group of its own: the
+  // browser's helper processes (zygote, renderer, GPU) go with it.
+  const child = spawn(browser, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+    `--user-data-dir=${profile}`, url],
     { stdio: ['ignore', 'ignore', 'pipe'], detached: true })
   const killGroup = (signal: NodeJS.Signals): void => {
     try { process.kill(-child.pid!, signal) } catch { /* already gone */ }
