@@ -23,12 +23,18 @@ const SECRET = '5a'.repeat(32)
  * watchdog shell sees the exchange gone and stops it gently (which would save its state).
  */
 function killTree(pid: number): void {
+  // A short-lived child may end between being listed and being killed: gone is as good as killed.
+  const gone = (err: unknown): void => { if ((err as NodeJS.ErrnoException).code !== 'ESRCH' && (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err }
   const all = [pid]
   for (let i = 0; i < all.length; i++) {
     const p = all[i]!
-    all.push(...readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number))
+    try {
+      all.push(...readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number))
+    } catch (err) { gone(err) }
   }
-  for (const p of all.reverse()) process.kill(p, 'SIGKILL')
+  for (const p of all.reverse()) {
+    try { process.kill(p, 'SIGKILL') } catch (err) { gone(err) }
+  }
 }
 
 t.test('killed with its chain, the exchange comes back with the money on chain', { timeout: 180_000 }, async (t) => {
