@@ -68,6 +68,9 @@ export class DepositWatcher {
   /** The next block to read: known after the first poll. */
   get cursor(): number { return this.next }
 
+  /** Whether a deposit it has seen waits for more confirmations (more blocks). */
+  get awaitingConfirmations(): boolean { return this.pending.size > 0 }
+
   start(): void {
     this.loop ??= pollLoop(() => this.poll(), this.o.pollMs ?? 500, this.logger, 'deposit watcher')
   }

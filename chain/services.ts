@@ -11,7 +11,7 @@ import { Anchorer } from './anchor.js'
 import { devKey, startAnvil, type Anvil } from './anvil.js'
 import { deployAll, type ChainToken, type Deployment } from './deploy.js'
 import { chainDeposits, DepositWatcher } from './deposit-watcher.js'
-import type { ExchangeLink, Logger } from './link.js'
+import { pollLoop, type ExchangeLink, type Logger } from './link.js'
 import { depositFromNewWallet } from './fund.js'
 import { chainProvider, Operator, tokenAt } from './provider.js'
 import { WithdrawalExecutor } from './withdrawal-executor.js'
@@ -98,10 +98,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   let rpcUrl = s.rpcUrl
   if (!rpcUrl) {
     await makeDir(s.stateDir)
-    // Anvil mines only on transactions; deeper confirmations need blocks while idle, so then it
-    // also mines one a second (mixed mining: transactions are still mined at once).
-    const mining = s.confirmations > 1 ? ['--block-time', '1', '--mixed-mining'] : []
-    anvil = await startAnvil({ chainId: s.chainId, stateFile: anvilStateFile(s.stateDir), dieWithParent: true, args: mining })
+    anvil = await startAnvil({ chainId: s.chainId, stateFile: anvilStateFile(s.stateDir), dieWithParent: true })
     rpcUrl = anvil.url
   }
   const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))
@@ -133,13 +130,19 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     watcher.start()
     executor.start()
     anchorer.start()
+    // Anvil mines only on transactions; deeper confirmations need more blocks. While a deposit
+    // waits for them, a block a second, as a chain would give; none while idle, so the chain's
+    // state (saved whole before each credit) does not grow by a block a second for ever.
+    const miner = anvil && s.confirmations > 1
+      ? pollLoop(async () => { if (watcher.awaitingConfirmations) await provider.send('evm_mine', []) }, 1000, logger, 'confirmation miner')
+      : undefined
     logger.info({ rpc: rpcUrl, chainId: s.chainId, vault: deployment.vault, operator: operator.address,
       confirmations: s.confirmations, embedded: anvil !== undefined }, 'chain services running')
 
     const services: ChainServices = {
       rpcUrl, chainId: s.chainId, deployment, operatorAddress: operator.address,
       async stop() {
-        await Promise.all([watcher.stop(), executor.stop(), anchorer.stop()])
+        await Promise.all([watcher.stop(), executor.stop(), anchorer.stop(), miner?.stop()])
         provider.destroy()
         if (anvil) await rm(path.join(s.stateDir, 'rpc-url'), { force: true })
         await anvil?.stop()
