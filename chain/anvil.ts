@@ -3,7 +3,8 @@
 // JSON-RPC, killed on stop.
 
 import { spawn, type ChildProcess } from 'node:child_process'
-import { open, rename } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { open, readFile, rename, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
@@ -16,7 +17,10 @@ export const DEV_CHAIN_ID = 31337
 
 export interface AnvilOptions {
   chainId?: number
-  /** Keeps chain state in this file across restarts (anvil --state). */
+  /**
+   * Keeps chain state in this file across restarts: anvil loads it (--load-state) and dumps its
+   * state beside it as it exits (--dump-state), which the next start adopts if it reads whole.
+   */
   stateFile?: string
   /** Extra arguments for anvil. */
   args?: string[]
@@ -31,9 +35,9 @@ export interface AnvilOptions {
 
 // $0 is anvil, $@ its arguments. A terminal's Ctrl-C is ignored here (a background job ignores
 // it anyway): the exchange handles it and stops anvil through the pipe, with SIGTERM, so
-// anvil writes its --state file. The pipe is read in a background group (on fd 3: a background
+// anvil writes its exit dump. The pipe is read in a background group (on fd 3: a background
 // job's stdin is /dev/null) while the shell waits for anvil, so the shell ends when anvil does,
-// stopped or failing at once (a --state file it cannot read), and its exit code is anvil's.
+// stopped or failing at once (a state file it cannot read), and its exit code is anvil's.
 const WATCHDOG = 'trap "" INT; exec 3<&0; "$0" "$@" </dev/null 3<&- & a=$!; { read -r _ <&3; kill $a 2>/dev/null; } & exec 3<&-; wait $a'
 
 /** Anvil exited or did not answer in time: said to the operator with what anvil printed (bin/main.ts). */
@@ -46,7 +50,12 @@ export interface Anvil {
   port: number
   chainId: number
   /**
-   * Writes the chain's state to the --state file now (anvil itself writes it only when it
+   * What became of anvil's dump from its last exit: none there, adopted as the state file, or
+   * cut short (a kill while anvil wrote it) and dropped, the state file's last whole save kept.
+   */
+  exitDump: ExitDump
+  /**
+   * Writes the chain's state to the state file now (anvil itself dumps it only when it
    * exits, so a kill of its whole process group or of the machine would lose the chain): once
    * this resolves, what the chain held when it was called survives a crash. Calls run one
    * after another. Without a state file, nothing to do.
@@ -69,9 +78,55 @@ async function rpc(url: string, method: string): Promise<unknown> {
 }
 
 /**
- * The chain's state as `--state` loads it, written beside the file, synced, then renamed over
+ * The chain's state as `--load-state` reads it, written beside the file, synced, then renamed over
  * it (and the directory synced), so the file is always a whole state, the old one or the new.
  */
+export type ExitDump = 'none' | 'adopted' | 'cut'
+
+/** Where anvil dumps its state as it exits, beside the state file. */
+export const exitDumpOf = (stateFile: string): string => `${stateFile}.exit`
+
+async function syncDir(dirPath: string): Promise<void> {
+  const dir = await open(dirPath, 'r')
+  try {
+    await dir.sync()
+  } finally {
+    await dir.close()
+  }
+}
+
+/**
+ * Anvil writes its exit dump in place, not atomically, and a kill during it leaves a cut file;
+ * so anvil loads the state file, which is only ever replaced whole, and dumps beside it. A dump
+ * that reads whole is synced and renamed over the state file (it is the newest state: anvil
+ * writes it last); a cut one is dropped, and the last whole save stands.
+ */
+async function adoptExitDump(stateFile: string): Promise<ExitDump> {
+  const exit = exitDumpOf(stateFile)
+  let text: string
+  try {
+    text = await readFile(exit, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'none'
+    throw err
+  }
+  try {
+    JSON.parse(text)
+  } catch {
+    await rm(exit, { force: true })
+    return 'cut'
+  }
+  const f = await open(exit, 'r+')
+  try {
+    await f.sync()
+  } finally {
+    await f.close()
+  }
+  await rename(exit, stateFile)
+  await syncDir(path.dirname(stateFile))
+  return 'adopted'
+}
+
 async function saveStateFile(url: string, file: string): Promise<void> {
   // anvil_dumpState answers the gzipped JSON as hex; the file holds the JSON itself.
   const hex = await rpc(url, 'anvil_dumpState') as string
@@ -85,12 +140,7 @@ async function saveStateFile(url: string, file: string): Promise<void> {
     await out.close()
   }
   await rename(temp, file)
-  const dir = await open(path.dirname(file), 'r')
-  try {
-    await dir.sync()
-  } finally {
-    await dir.close()
-  }
+  await syncDir(path.dirname(file))
 }
 
 async function rpcReady(url: string): Promise<boolean> {
@@ -110,19 +160,23 @@ function exited(child: ChildProcess): Promise<void> {
 
 /** Starts anvil; a port taken between choosing and binding it costs another try. */
 export async function startAnvil(o: AnvilOptions = {}): Promise<Anvil> {
+  const exitDump = o.stateFile === undefined ? 'none' : await adoptExitDump(o.stateFile)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(o, await freePort())
+      return await launch(o, await freePort(), exitDump)
     } catch (err) {
       if (attempt === 3) throw err
     }
   }
 }
 
-async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
+async function launch(o: AnvilOptions, port: number, exitDump: ExitDump): Promise<Anvil> {
   const chainId = o.chainId ?? DEV_CHAIN_ID
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), ...(o.args ?? [])]
-  if (o.stateFile) args.push('--state', o.stateFile)
+  if (o.stateFile) {
+    if (existsSync(o.stateFile)) args.push('--load-state', o.stateFile)
+    args.push('--dump-state', exitDumpOf(o.stateFile))
+  }
   const child = o.dieWithParent
     ? spawn('/bin/sh', ['-c', WATCHDOG, anvilBinary(), ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
     : spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -147,7 +201,7 @@ async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
   }
   let saving: Promise<void> = Promise.resolve()
   return {
-    url, port, chainId,
+    url, port, chainId, exitDump,
     saveState() {
       const file = o.stateFile
       if (file === undefined) return Promise.resolve()
@@ -156,7 +210,7 @@ async function launch(o: AnvilOptions, port: number): Promise<Anvil> {
       return next
     },
     async stop() {
-      // SIGTERM lets anvil write its --state file before it exits. The pipe is closed even when
+      // SIGTERM lets anvil write its exit dump before it exits. The pipe is closed even when
       // anvil has exited already, which ends the watchdog's reader.
       if (o.dieWithParent) child.stdin!.end()
       else if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')

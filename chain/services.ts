@@ -8,7 +8,7 @@ import path from 'node:path'
 import type { BaseWallet, JsonRpcProvider } from 'ethers'
 import { makeDir } from '../replica/make-dir.js'
 import { Anchorer } from './anchor.js'
-import { devKey, startAnvil, type Anvil } from './anvil.js'
+import { devKey, exitDumpOf, startAnvil, type Anvil } from './anvil.js'
 import { deployAll, type ChainToken, type Deployment } from './deploy.js'
 import { chainDeposits, DepositWatcher } from './deposit-watcher.js'
 import { pollLoop, type ExchangeLink, type Logger } from './link.js'
@@ -99,6 +99,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   if (!rpcUrl) {
     await makeDir(s.stateDir)
     anvil = await startAnvil({ chainId: s.chainId, stateFile: anvilStateFile(s.stateDir), dieWithParent: true })
+    if (anvil.exitDump === 'cut') {
+      logger.warn({ stateFile: anvilStateFile(s.stateDir) }, 'the embedded chain\'s dump at its last exit was cut short: starting from its last whole save')
+    }
     rpcUrl = anvil.url
   }
   const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))
@@ -164,6 +167,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   } catch (err) {
     provider.destroy()
     await anvil?.stop()
+    // A start that failed (a lost chain refused, say) credited nothing: its anvil's dump must not
+    // replace the state file, which the operator may be about to put back.
+    if (anvil) await rm(exitDumpOf(anvilStateFile(s.stateDir)), { force: true })
     throw err
   }
 }

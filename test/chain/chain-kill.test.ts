@@ -7,7 +7,7 @@
 // with the operator's one line.
 
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { startAnvil } from '../../chain/anvil.js'
@@ -70,9 +70,22 @@ t.test('killed with its chain, the exchange comes back with the money on chain',
   t.match(lines.join('\n'), /deposits +1 credited, each a deposit into the Vault/)
   t.match(lines.join('\n'), /withdrawals +1 marked paid, each paid by the Vault/)
 
+  // anvil's own dump as it stopped is beside the state file; cut short (a kill while anvil wrote
+  // it), it is dropped and the chain starts from its last whole save, which holds every credit.
+  const exitDump = `${stateFile}.exit`
+  t.ok(existsSync(exitDump), 'anvil dumped its state as it stopped')
+  await writeFile(exitDump, '{"block":{"number":"0x4","beneficiary":"0x00')
+  await node.start()
+  await node.proc.waitFor((l) => l.msg === 'chain services running', 30_000)
+  t.ok(node.proc.lines.some((l) => l.msg === 'the embedded chain\'s dump at its last exit was cut short: starting from its last whole save'))
+  t.same(((await node.call(demo, 'GET', '/sapi/v1/capital/deposit/hisrec')).body as { amount: string }[]).map((d) => d.amount), ['100000'],
+    'the deposit history as before')
+  await node.proc.kill('SIGTERM')
+
   // Without the chain's state the log's balances have no Vault behind them: the node says so
   // in one line and does not start.
   await rm(stateFile)
+  await rm(exitDump, { force: true })
   const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
   const refused = await exchangeCli(['start', '--data', node.dir, '--port', String(port), '--replication-port', String(repl),
     '--metrics-port', String(metrics), '--master-secret', SECRET, '--bot', 'off', '--price-feed', 'off'])
@@ -81,13 +94,15 @@ t.test('killed with its chain, the exchange comes back with the money on chain',
     + 'which the log credited: its state was lost or is older than the log'))
   t.equal(refused.stderr.trim().split('\n').length, 1, 'one line, no stack')
 
+  t.notOk(existsSync(exitDump), 'the refused start left no dump of its empty chain to replace a state file put back')
+
   // A state file anvil cannot read (cut short): said in anvil's words, in one line.
   await writeFile(stateFile, '{"block":{"number":"0x4","beneficiary":"0x00')
   const damaged = await exchangeCli(['start', '--data', node.dir, '--port', String(port), '--replication-port', String(repl),
     '--metrics-port', String(metrics), '--master-secret', SECRET, '--bot', 'off', '--price-feed', 'off'])
   t.equal(damaged.code, 1)
   t.match(damaged.stderr, new RegExp(`^exchange: the chain \\(anvil\\) did not start on http://127\\.0\\.0\\.1:\\d+: error: invalid value '${stateFile}' `
-    + `for '--state <PATH>': failed to parse json file`))
+    + `for '--load-state <PATH>': failed to parse json file`))
   t.notMatch(damaged.stderr, /    at |--help/, 'no stack, no pointer to anvil\'s --help')
   // And at once: the watchdog shell ends with anvil, so its exit is seen. (It used to outlive
   // anvil, and the start waited out the readiness timeout, 10 s a try, three tries; with an
