@@ -215,6 +215,8 @@ async function launch(o: AnvilOptions, port: number, exitDump: ExitDump): Promis
       if (o.dieWithParent) child.stdin!.end()
       else if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       await exited(child)
+      // Stopped cleanly, the state file is the final state at once (for an auditor's own anvil too).
+      if (o.stateFile) await adoptExitDump(o.stateFile)
     },
   }
 }
