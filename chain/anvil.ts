@@ -77,10 +77,6 @@ async function rpc(url: string, method: string): Promise<unknown> {
   return body.result
 }
 
-/**
- * The chain's state as `--load-state` reads it, written beside the file, synced, then renamed over
- * it (and the directory synced), so the file is always a whole state, the old one or the new.
- */
 export type ExitDump = 'none' | 'adopted' | 'cut'
 
 /** Where anvil dumps its state as it exits, beside the state file. */
@@ -127,6 +123,10 @@ async function adoptExitDump(stateFile: string): Promise<ExitDump> {
   return 'adopted'
 }
 
+/**
+ * The chain's state as `--load-state` reads it, written beside the file, synced, then renamed over
+ * it (and the directory synced), so the file is always a whole state, the old one or the new.
+ */
 async function saveStateFile(url: string, file: string): Promise<void> {
   // anvil_dumpState answers the gzipped JSON as hex; the file holds the JSON itself.
   const hex = await rpc(url, 'anvil_dumpState') as string
