@@ -61,7 +61,11 @@ export interface Anvil {
    * after another. Without a state file, nothing to do.
    */
   saveState(): Promise<void>
-  stop(): Promise<void>
+  /**
+   * Stops anvil. Its exit dump then becomes the state file, unless `discardState`: a run whose
+   * chain must not replace the file (a start that was refused).
+   */
+  stop(o?: { discardState?: boolean }): Promise<void>
 }
 
 export function anvilBinary(): string {
@@ -209,14 +213,16 @@ async function launch(o: AnvilOptions, port: number, exitDump: ExitDump): Promis
       saving = next.catch(() => {})
       return next
     },
-    async stop() {
+    async stop(how = {}) {
       // SIGTERM lets anvil write its exit dump before it exits. The pipe is closed even when
       // anvil has exited already, which ends the watchdog's reader.
       if (o.dieWithParent) child.stdin!.end()
       else if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       await exited(child)
+      if (o.stateFile === undefined) return
       // Stopped cleanly, the state file is the final state at once (for an auditor's own anvil too).
-      if (o.stateFile) await adoptExitDump(o.stateFile)
+      if (how.discardState === true) await rm(exitDumpOf(o.stateFile), { force: true })
+      else await adoptExitDump(o.stateFile)
     },
   }
 }

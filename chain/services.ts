@@ -8,7 +8,7 @@ import path from 'node:path'
 import type { BaseWallet, JsonRpcProvider } from 'ethers'
 import { makeDir } from '../replica/make-dir.js'
 import { Anchorer } from './anchor.js'
-import { devKey, exitDumpOf, startAnvil, type Anvil } from './anvil.js'
+import { devKey, startAnvil, type Anvil } from './anvil.js'
 import { deployAll, type ChainToken, type Deployment } from './deploy.js'
 import { chainDeposits, DepositWatcher } from './deposit-watcher.js'
 import { pollLoop, type ExchangeLink, type Logger } from './link.js'
@@ -166,10 +166,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     return services
   } catch (err) {
     provider.destroy()
-    await anvil?.stop()
-    // A start that failed (a lost chain refused, say) credited nothing: its anvil's dump must not
+    // A start that failed (a lost chain refused, say) credited nothing: its anvil's chain must not
     // replace the state file, which the operator may be about to put back.
-    if (anvil) await rm(exitDumpOf(anvilStateFile(s.stateDir)), { force: true })
+    await anvil?.stop({ discardState: true })
     throw err
   }
 }

@@ -96,6 +96,7 @@ t.test('killed with its chain, the exchange comes back with the money on chain',
   t.equal(refused.stderr.trim().split('\n').length, 1, 'one line, no stack')
 
   t.notOk(existsSync(exitDump), 'the refused start left no dump of its empty chain to replace a state file put back')
+  t.notOk(existsSync(stateFile), 'nor a state file of it')
 
   // A state file anvil cannot read (cut short): said in anvil's words, in one line.
   await writeFile(stateFile, '{"block":{"number":"0x4","beneficiary":"0x00')
