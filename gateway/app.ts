@@ -29,6 +29,7 @@ import { walletRoutes } from './routes/wallet.js'
 import { balanceProofRoutes } from './routes/balance-proof.js'
 import { timeUnitHooks } from './time-unit.js'
 import { corsHooks } from './cors.js'
+import { compressionHooks } from './compression.js'
 import { fastifyTrustProxy } from './client-ip.js'
 import { WeightCounter } from './weights.js'
 import { OrderCounter } from './order-counter.js'
@@ -157,6 +158,8 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   })
 
   if (o.checkResponses) checkResponses(app)
+  // Last of the onSend hooks: it turns the body into bytes no other hook could read.
+  compressionHooks(app)
   // Before the routes: the document generator collects them as they register.
   await registerOpenApi(app)
   await app.register(generalRoutes, { ctx, weights })
