@@ -1,4 +1,4 @@
-// Response compression, as Binance's API compresses for clients that ask (Accept-Encoding).
+// Response compression for clients that ask for it (Accept-Encoding), as web APIs commonly do.
 // Klines, depth, order and trade histories, the CSV downloads and the OpenAPI document run to
 // hundreds of kilobytes of JSON, which compresses ten to twenty times; an order's answer does
 // not reach the threshold and goes out as it is. Compression runs on libuv's thread pool, off
