@@ -214,6 +214,24 @@ export interface Transfer extends Issuer {
   amount: number
 }
 
+/**
+ * Money from one sub-account's wallet to another sub-account's of the same account (rules 3). The
+ * issuer (who signed) is the source sub-account itself or sub-account 0, the account's master,
+ * which may move money between any two of its sub-accounts. The perp wallet holds the margin
+ * asset only; what leaves it is bounded by what a withdrawal could take.
+ */
+export interface SubAccountTransfer extends Issuer {
+  type: 'SubAccountTransfer'
+  fromSub: number
+  toSub: number
+  fromWallet: WalletKind
+  toWallet: WalletKind
+  asset: string
+  amount: number
+  /** The client's own id for the transfer (Binance clientTranId), kept in the history; optional. */
+  clientTranId?: string
+}
+
 export interface WithdrawalRequest extends Issuer {
   type: 'WithdrawalRequest'
   asset: string
@@ -545,6 +563,7 @@ export type Command =
   | Deposit
   | DepositPending
   | Transfer
+  | SubAccountTransfer
   | WithdrawalRequest
   | FeeWithdrawal
   | WithdrawalComplete
@@ -588,9 +607,10 @@ export const COMMAND_WORDS = [
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
   'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain', 'FeeWithdrawal', 'Lead',
+  'SubAccountTransfer', 'PERP',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
-  NonNullable<ListenKey['stream']>)[]
+  NonNullable<ListenKey['stream']> | WalletKind)[]
 
 /** What the log hands the core: the command with its sequence number and time. */
 export interface Entry {

@@ -269,6 +269,21 @@ export interface TransferEvent {
   time: number
 }
 
+/** Money moved between two sub-accounts of `account` (SubAccountTransfer); each side's balance event follows. */
+export interface SubTransferEvent {
+  type: 'subTransfer'
+  account: string
+  fromSub: number
+  toSub: number
+  fromWallet: WalletKind
+  toWallet: WalletKind
+  asset: string
+  amount: number
+  /** The client's id, '' when none was sent. */
+  clientTranId: string
+  time: number
+}
+
 export type WithdrawalStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED'
 
 export interface WithdrawalEvent {
@@ -554,6 +569,7 @@ export type Event =
   | DepositEvent
   | DepositPendingEvent
   | TransferEvent
+  | SubTransferEvent
   | WithdrawalEvent
   | LeverageEvent
   | PositionModeEvent

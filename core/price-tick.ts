@@ -43,6 +43,7 @@ export function pricesAfterCommand(state: State, c: Command, result: Result, tim
   if (!result.ok) return
   // Margin that left without a price move is checked at its markets' next move (liquidation/watch.ts).
   if (c.type === 'Transfer' || c.type === 'AdjustPositionMargin') marginMoved(state, c)
+  else if (c.type === 'SubAccountTransfer' && c.fromWallet === 'PERP') marginMoved(state, { account: c.account, sub: c.fromSub })
   let m: Market | undefined
   if (c.type === 'OraclePrice') m = perpOfPair(state, c.pair)
   else if (c.type === 'PlaceOrder' || c.type === 'CancelOrder' || c.type === 'CancelAll' || c.type === 'ModifyOrder'

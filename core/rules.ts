@@ -13,7 +13,7 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 2
+export const RULES_VERSION = 3
 
 /**
  * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
@@ -21,6 +21,12 @@ export const RULES_VERSION = 2
  * later carries the salts' secret (SetRules.leafSeed), and no other declaration may.
  */
 export const SALTED_LEAVES = 2
+
+/**
+ * Rules 3: money moves between two sub-accounts of one account (SubAccountTransfer, core/wallet.ts);
+ * under older rules the command is unknown, as older builds answered.
+ */
+export const SUB_ACCOUNT_TRANSFERS = 3
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the

@@ -5,6 +5,7 @@
 
 import fc from 'fast-check'
 import type { Command, ConditionalType, Deposit, ListLeg, PlaceOrder, PlaceOrderList, PlaceOtoList, Side, StpMode, TimeInForce, WorkingType } from '../../core/commands.js'
+import { RULES_VERSION } from '../../core/rules.js'
 
 export const MODEL_ACCOUNTS: readonly string[] = ['1', '2', '3', '4', '5', '6'].map((d) => '0x' + d.repeat(40))
 
@@ -385,6 +386,13 @@ function walletDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile[
       who: who(o), dtMs: smallDt, toPerp: fc.boolean(), amount: fc.integer({ min: 1, max: (o.extended ? 300 : 3_000) * q }),
     }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'Transfer', account: r.who.account, sub: r.who.sub,
       direction: r.toPerp ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT', amount: r.amount } }))],
+    // Between sub-accounts 0, 1 and 2 (made by the transfer), asked by the source or the master.
+    [2, fc.record({
+      who: who(o), dtMs: smallDt, to: fc.integer({ min: 0, max: 2 }), byMaster: fc.boolean(), asset: fc.constantFrom(...assets),
+      fromPerp: fc.boolean(), toPerp: fc.boolean(), amount: fc.integer({ min: 1, max: 3_000 * q }),
+    }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'SubAccountTransfer', account: r.who.account, sub: r.byMaster ? 0 : r.who.sub,
+      fromSub: r.who.sub, toSub: r.to, asset: r.fromPerp || r.toPerp ? 'USDT' : r.asset,
+      fromWallet: r.fromPerp ? 'PERP' : 'SPOT', toWallet: r.toPerp ? 'PERP' : 'SPOT', amount: r.amount } }))],
     [2, fc.record({
       who: who(o), dtMs: smallDt, asset: fc.constantFrom(...assets), amount: fc.integer({ min: 1, max: 2_000 * q }),
     }).map((r): Draft => ({ dtMs: r.dtMs, command: { type: 'WithdrawalRequest', account: r.who.account, sub: r.who.sub,
@@ -447,7 +455,11 @@ function preludeDrafts(o: Required<StreamOptions>, spots: readonly MarketProfile
     }
     return out
   })
-  return fc.tuple(...Array.from({ length: n }, (_, i) => perAccount(i))).map((all) => all.flat())
+  // Half the streams declare the newest rules first (their sub-account transfers apply), half
+  // declare none (those transfers are unknown commands, as on a log from before rules 3).
+  const rules: fc.Arbitrary<Draft[]> = fc.boolean().map((declared) => declared
+    ? [{ dtMs: 1, command: { type: 'SetRules', version: RULES_VERSION, leafSeed: `0x${'5e'.repeat(32)}` } }] : [])
+  return fc.tuple(rules, ...Array.from({ length: n }, (_, i) => perAccount(i))).map((all) => all.flat())
 }
 
 /** Places drafts in time: absolute times, GTD dates and deposit refs. */

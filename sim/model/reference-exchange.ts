@@ -44,13 +44,15 @@ export interface RefState {
   deposited: Map<string, bigint>
   withdrawn: Map<string, bigint>
   restCounter: number
+  /** The rules declared (0: none): sub-account transfers need 3. */
+  rules: number
 }
 
 export function createReference(): RefState {
   return {
     time: 0, assets: new Map(), markets: new Map(), subs: new Map(), depositRefs: new Set(),
     withdrawals: new Map(), nextWithdrawalId: 1, fees: new Map(), insurance: new Map(), deposited: new Map(), withdrawn: new Map(),
-    restCounter: 0,
+    restCounter: 0, rules: 0,
   }
 }
 
@@ -108,6 +110,7 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
       return accepted([])
     // The rules version (core/rules.ts): one set of rules is modeled.
     case 'SetRules':
+      st.rules = c.version
       return accepted([])
     // A leader's term (core/term.ts): who wrote the entries, nothing the model compares.
     case 'Lead':
@@ -118,6 +121,7 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
       return rejected('COMMAND_UNKNOWN')
     case 'Deposit': return deposit(st, c)
     case 'Transfer': return transfer(st, c)
+    case 'SubAccountTransfer': return subAccountTransfer(st, c)
     case 'WithdrawalRequest': return requestWithdrawal(st, c)
     case 'WithdrawalComplete': return endWithdrawal(st, c.withdrawalId, 'COMPLETED', c.txId)
     case 'WithdrawalFail': return endWithdrawal(st, c.withdrawalId, 'FAILED', 'x')
@@ -247,6 +251,32 @@ function transfer(st: RefState, c: Extract<Command, { type: 'Transfer' }>): Obse
   const signed = toPerp ? amount : -amount
   balance(s, asset).free -= signed
   s.perpWallet += signed
+  return accepted([])
+}
+
+/** Between two sub-accounts of one account, under rules 3; the source or sub-account 0 asks. */
+function subAccountTransfer(st: RefState, c: Extract<Command, { type: 'SubAccountTransfer' }>): ObservedResult {
+  if (st.rules < 3) return rejected('COMMAND_UNKNOWN')
+  const subOk = (n: number): boolean => Number.isInteger(n) && n >= 0 && n < 32
+  if (!validIssuer(c) || !subOk(c.fromSub) || !subOk(c.toSub) || (c.sub !== 0 && c.sub !== c.fromSub)) return rejected('ACCOUNT_INVALID')
+  const wallets = ['SPOT', 'PERP']
+  if (c.fromSub === c.toSub || !wallets.includes(c.fromWallet) || !wallets.includes(c.toWallet)) return rejected('COMMAND_INVALID')
+  if ((c.clientTranId ?? '').length > 64) return rejected('COMMAND_INVALID')
+  if (!st.assets.has(c.asset)) return rejected('ASSET_UNKNOWN')
+  if ((c.fromWallet === 'PERP' || c.toWallet === 'PERP') && c.asset !== marginAsset(st)) return rejected('ASSET_UNKNOWN')
+  if (!validAmount(c.amount)) return rejected('AMOUNT_INVALID')
+  const amount = big(c.amount)
+  const from = st.subs.get(subKey(c.account, c.fromSub))
+  const has = from === undefined ? 0n : c.fromWallet === 'PERP' ? maxWithdrawable(from, perps(st)) : from.spot.get(c.asset)?.free ?? 0n
+  if (has < amount) return rejected('BALANCE_INSUFFICIENT')
+  const existing = st.subs.get(subKey(c.account, c.toSub))
+  const before = existing === undefined ? 0n : c.toWallet === 'PERP' ? existing.perpWallet : existing.spot.get(c.asset)?.free ?? 0n
+  if (before + amount > LEDGER_MAX) return rejected('OVERFLOW')
+  const to = ensureSub(st, c.account, c.toSub)
+  if (c.fromWallet === 'PERP') from!.perpWallet -= amount
+  else balance(from!, c.asset).free -= amount
+  if (c.toWallet === 'PERP') to.perpWallet += amount
+  else balance(to, c.asset).free += amount
   return accepted([])
 }
 
