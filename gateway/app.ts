@@ -26,6 +26,7 @@ import { spotTradeRoutes } from './routes/spot-trade.js'
 import { tradeRoutes } from './routes/trade.js'
 import { algoOrderRoutes } from './routes/algo-orders.js'
 import { walletRoutes } from './routes/wallet.js'
+import { subAccountRoutes } from './routes/sub-accounts.js'
 import { balanceProofRoutes } from './routes/balance-proof.js'
 import { timeUnitHooks } from './time-unit.js'
 import { corsHooks } from './cors.js'
@@ -172,6 +173,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(algoOrderRoutes, { ctx, weights, orders })
   await app.register(walletRoutes, { ctx, weights })
   await app.register(capitalRoutes, { ctx, weights })
+  await app.register(subAccountRoutes, { ctx, weights })
   await app.register(accountStatusRoutes, { ctx, weights })
   await app.register(balanceProofRoutes, { ctx, weights })
   await app.register(userAssetRoutes, { ctx, weights })

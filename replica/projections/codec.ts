@@ -5,7 +5,7 @@
 import { Packr } from 'msgpackr'
 import { assert } from '../../core/assert.js'
 import type {
-  AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, TradeRecord, TransferRecord,
+  AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, TradeRecord, TransferRecord, SubTransferRecord,
   StoredUserTrade, UserTradeRecord, WithdrawalLocator, WithdrawalRecord,
 } from './records.js'
 
@@ -95,6 +95,10 @@ export const incomeCodec = tupleCodec<IncomeRecord>({
 
 export const transferCodec = tupleCodec<TransferRecord>({
   tranId: true, direction: true, asset: true, amount: true, spotBalance: true, perpBalance: true, time: true,
+})
+
+export const subTransferCodec = tupleCodec<SubTransferRecord>({
+  tranId: true, fromSub: true, toSub: true, fromWallet: true, toWallet: true, asset: true, amount: true, clientTranId: true, time: true,
 })
 
 export const depositCodec = tupleCodec<DepositRecord>({

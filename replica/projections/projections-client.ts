@@ -27,7 +27,7 @@ import type { PriceKind, PriceKlineQuery, PriceKlineRecord } from './price-kline
 import { PROJECTED_EVENTS, type ProjectionsApi, type ProjectionsOptions } from './projections.js'
 import type {
   AggTradeRecord, DepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, PendingDepositRecord,
-  TickerRecord, TradeRecord, TransferRecord, UserTradeRecord, WithdrawalRecord,
+  TickerRecord, TradeRecord, TransferRecord, SubTransferRecord, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import type * as walletQueries from './wallet-queries.js'
 import type { CallMessage, Entries, FromWorker, Position, WorkerSetup } from './worker-protocol.js'
@@ -352,5 +352,9 @@ export class ProjectionsClient implements ProjectionsApi {
 
   transfers(owner: Owner, q: walletQueries.WalletQuery, nowMs?: number): Promise<TransferRecord[]> {
     return this.call('transfers', [owner, q, nowMs]) as Promise<TransferRecord[]>
+  }
+
+  subTransfers(owner: Owner, q: walletQueries.WalletQuery, nowMs?: number): Promise<SubTransferRecord[]> {
+    return this.call('subTransfers', [owner, q, nowMs]) as Promise<SubTransferRecord[]>
   }
 }

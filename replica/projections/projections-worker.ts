@@ -17,7 +17,7 @@ const CALLABLE: ReadonlySet<string> = new Set([
   ...UPKEEP, 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
   'openInterest', 'openInterestHistory', 'topTradersHistory', 'priceKlines', 'fundingRates', 'order', 'orderByClientId', 'allOrders',
   'userTrades', 'forceOrders', 'orderAmendments', 'orderAmendmentsFrom', 'preventedMatches', 'orderList', 'allOrderLists', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
-  'withdrawals', 'withdrawal', 'transfers',
+  'withdrawals', 'withdrawal', 'transfers', 'subTransfers',
 ])
 
 nameThread('projections')

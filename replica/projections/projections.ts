@@ -26,11 +26,11 @@ import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js
 import { pruneByTimeSuffix, pruneKlines, pruneTrades } from './prune.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
-  TradeRecord, TransferRecord, UserTradeRecord, WithdrawalRecord,
+  TradeRecord, TransferRecord, SubTransferRecord, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import { allStores, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Store, type Stores } from './stores.js'
 import { ticker24h } from './ticker.js'
-import { onDeposit, onDepositPending, onTransfer, onWithdrawal } from './wallet-writer.js'
+import { onDeposit, onDepositPending, onSubTransfer, onTransfer, onWithdrawal } from './wallet-writer.js'
 import * as walletQueries from './wallet-queries.js'
 
 export interface ProjectionsOptions {
@@ -59,7 +59,7 @@ const SEQ_MAX = Math.floor(Number.MAX_SAFE_INTEGER / PROJECTION_LIMITS.rowsPerEn
 
 /** The event types the projections keep (applyEvent's cases); the rest are current state. */
 export const PROJECTED_EVENTS: ReadonlySet<Event['type']> = new Set<Event['type']>([
-  'order', 'trade', 'spotTrade', 'deposit', 'depositPending', 'transfer', 'withdrawal', 'funding', 'fundingRate',
+  'order', 'trade', 'spotTrade', 'deposit', 'depositPending', 'transfer', 'subTransfer', 'withdrawal', 'funding', 'fundingRate',
   'prices', 'positionMargin', 'forceOrder', 'insurance', 'preventedMatch', 'orderList',
 ])
 
@@ -186,6 +186,7 @@ export class Projections {
       case 'deposit': return onDeposit(s, b, e, nextRowId())
       case 'depositPending': return onDepositPending(s, b, e)
       case 'transfer': return onTransfer(s, b, e, nextRowId())
+      case 'subTransfer': return onSubTransfer(s, b, e, nextRowId())
       case 'withdrawal': return onWithdrawal(s, b, e)
       case 'funding': return onFunding(s, b, e, nextRowId())
       case 'fundingRate': return onFundingRate(s, b, e)
@@ -486,5 +487,9 @@ export class Projections {
 
   transfers(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<TransferRecord[]> {
     return walletQueries.transfers(this.stores, owner, q, nowMs)
+  }
+
+  subTransfers(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<SubTransferRecord[]> {
+    return walletQueries.subTransfers(this.stores, owner, q, nowMs)
   }
 }

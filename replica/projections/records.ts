@@ -162,6 +162,21 @@ export interface TransferRecord {
   time: number
 }
 
+/** A move between two sub-accounts of one account, kept under each of the two (wallet-writer.ts). */
+export interface SubTransferRecord {
+  /** seq × rowsPerEntryMax + n, as every row's id: the transfer's id in every answer. */
+  tranId: number
+  fromSub: number
+  toSub: number
+  fromWallet: 'SPOT' | 'PERP'
+  toWallet: 'SPOT' | 'PERP'
+  asset: string
+  amount: number
+  /** The client's id ('' when none). */
+  clientTranId: string
+  time: number
+}
+
 export interface DepositRecord {
   /** seq × rowsPerEntryMax + n: stable across rebuilds. */
   id: number

@@ -55,6 +55,8 @@ export interface Stores {
   incomeByType: Store
   /** owner, time u64, tranId u64 → TransferRecord. */
   transfers: Store
+  /** owner, time u64, tranId u64 → SubTransferRecord, under each of the two sub-accounts. */
+  subTransfers: Store
   /** owner, time u64, id u64 → DepositRecord. */
   deposits: Store
   /** owner, ref → PendingDepositRecord: deposits seen on chain, not yet credited (deleted on credit). */
@@ -90,7 +92,7 @@ const NAMES: (keyof Stores)[] = [
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides', 'topTraders',
-  'preventedMatches', 'orderLists', 'orderListClientIds',
+  'preventedMatches', 'orderLists', 'orderListClientIds', 'subTransfers',
 ]
 
 export function openStores(base: BaseDb): Stores {

@@ -3,9 +3,9 @@
 // and its 90-day maximum, which the gateway refuses first and the projections assert.
 
 import { assert } from '../../core/assert.js'
-import { depositCodec, pendingDepositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
+import { depositCodec, pendingDepositCodec, subTransferCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
-import type { DepositRecord, Owner, PendingDepositRecord, TransferRecord, WithdrawalRecord } from './records.js'
+import type { DepositRecord, Owner, PendingDepositRecord, SubTransferRecord, TransferRecord, WithdrawalRecord } from './records.js'
 import { ownerPrefix, ownerTimeKey, withdrawalIdKey, type Store, type Stores } from './stores.js'
 import { checkLimit, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
@@ -51,6 +51,19 @@ export function withdrawals(stores: Stores, owner: Owner, q: WalletQuery, nowMs:
 
 export function transfers(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<TransferRecord[]> {
   return history(stores.transfers, owner, q, nowMs, transferCodec.decode)
+}
+
+/**
+ * The sub-account's transfers to and from its account's other sub-accounts: the newest
+ * `limit` of the range (the sub-account APIs list newest first), oldest first.
+ */
+export function subTransfers(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<SubTransferRecord[]> {
+  checkLimit(q.limit, PROJECTION_LIMITS.walletHistoryMax)
+  const bounds = timeRangeBounds(ownerPrefix(owner), walletRange(q, nowMs))
+  return scan(stores.subTransfers, bounds === null ? null : { ...bounds, reverse: true }, q.limit, (_k, v) => {
+    const r = subTransferCodec.decode(v)
+    return q.coin === undefined || r.asset === q.coin ? r : undefined
+  })
 }
 
 export async function withdrawal(stores: Stores, withdrawalId: number): Promise<(WithdrawalRecord & Owner) | undefined> {

@@ -1,11 +1,11 @@
-// Wallet read models: deposits, spot ⇄ perp transfers and withdrawals (one record per
-// withdrawal, rewritten as it moves PROCESSING → COMPLETED | FAILED), plus the TRANSFER
-// income rows that money entering or leaving the perp wallet causes.
+// Wallet read models: deposits, spot ⇄ perp transfers, transfers between sub-accounts and
+// withdrawals (one record per withdrawal, rewritten as it moves PROCESSING → COMPLETED |
+// FAILED), plus the TRANSFER income rows that money entering or leaving the perp wallet causes.
 
-import type { DepositEvent, DepositPendingEvent, TransferEvent, WithdrawalEvent } from '../../core/events.js'
+import type { DepositEvent, DepositPendingEvent, SubTransferEvent, TransferEvent, WithdrawalEvent } from '../../core/events.js'
 import type { PendingBatch } from './batch.js'
 import { putIncome } from './account-writer.js'
-import { depositCodec, pendingDepositCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
+import { depositCodec, pendingDepositCodec, subTransferCodec, transferCodec, withdrawalCodec, withdrawalLocatorCodec } from './codec.js'
 import { ownerTimeKey, pendingDepositKey, withdrawalIdKey, type Stores } from './stores.js'
 
 /**
@@ -45,6 +45,26 @@ export function onTransfer(stores: Stores, batch: PendingBatch, e: TransferEvent
     tranId, incomeType: 'TRANSFER', marketId: null, income: e.direction === 'SPOT_TO_PERP' ? e.amount : -e.amount,
     asset: e.asset, info: e.direction, time: e.time, tradeId: null,
   })
+}
+
+/**
+ * A move between two sub-accounts: its row under each of them (a sub-account's history, and
+ * the master's view of every sub-account's), and the TRANSFER income of each perp wallet it moved.
+ */
+export function onSubTransfer(stores: Stores, batch: PendingBatch, e: SubTransferEvent, tranId: number): void {
+  const row = subTransferCodec.encode({
+    tranId, fromSub: e.fromSub, toSub: e.toSub, fromWallet: e.fromWallet, toWallet: e.toWallet, asset: e.asset,
+    amount: e.amount, clientTranId: e.clientTranId, time: e.time,
+  })
+  const from = { account: e.account, sub: e.fromSub }
+  const to = { account: e.account, sub: e.toSub }
+  batch.put(stores.subTransfers, ownerTimeKey(from, e.time, tranId), row)
+  batch.put(stores.subTransfers, ownerTimeKey(to, e.time, tranId), row)
+  const income = (owner: typeof from, amount: number, info: string): void => putIncome(stores, batch, owner, {
+    tranId, incomeType: 'TRANSFER', marketId: null, income: amount, asset: e.asset, info, time: e.time, tradeId: null,
+  })
+  if (e.fromWallet === 'PERP') income(from, -e.amount, `TO_SUB_ACCOUNT_${e.toSub}`)
+  if (e.toWallet === 'PERP') income(to, e.amount, `FROM_SUB_ACCOUNT_${e.fromSub}`)
 }
 
 export function onWithdrawal(stores: Stores, batch: PendingBatch, e: WithdrawalEvent): void {

@@ -88,10 +88,10 @@ export async function gatewayRig(spec?: GenesisSpec): Promise<GatewayRig> {
   }
 }
 
-/** POSTs /fapi/v1/session for `wallet`, signed by `sign` (default: the wallet itself). */
+/** POSTs /fapi/v1/session for `wallet` (sub-account 0 unless told), signed by `sign` (default: the wallet itself). */
 export async function openSession(rig: GatewayRig, wallet: HDNodeWallet,
-  o: { permissions?: string; nonce?: number; sign?: HDNodeWallet } = {}) {
-  const request = { address: wallet.address, subAccount: 0, permissions: o.permissions ?? 'TRADE,USER_DATA',
+  o: { permissions?: string; nonce?: number; sign?: HDNodeWallet; subAccount?: number } = {}) {
+  const request = { address: wallet.address, subAccount: o.subAccount ?? 0, permissions: o.permissions ?? 'TRADE,USER_DATA',
     expiresAt: rig.ex.time + 86_400_000, nonce: o.nonce ?? rig.ex.time }
   const signature = await (o.sign ?? wallet).signTypedData(sessionDomain(TEST_CHAIN_ID), SESSION_TYPES, request)
   const body = new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature })

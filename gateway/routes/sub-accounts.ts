@@ -1,0 +1,202 @@
+// Sub-account routes under /sapi/v1/sub-account, as Binance's sub-account API: the master
+// (sub-account 0) moves money between any two of the account's sub-accounts and lists them; a
+// sub-account's own key sends from its spot wallet to the master or a sibling and reads its
+// transfers. Binance names sub-accounts by email; here a sub-account's "email" is
+// sub<N>@<address>. The core checks the money (core/sub-transfer.ts, rules 3).
+
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { SubAccountTransfer, WalletKind } from '../../core/commands.js'
+import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
+import type { SubTransferRecord } from '../../replica/projections/records.js'
+import { authenticate, type Authenticated, type Security } from '../auth.js'
+import type { GatewayContext } from '../context.js'
+import { formatLedger, parseAmount, trimZeros } from '../decimal.js'
+import { ApiError, fromCore, invalidParam } from '../errors.js'
+import { limitParam, optional, required, timeParam } from '../market-params.js'
+import { subAccountDocs } from '../schemas/sub-accounts.js'
+import { WeightCounter } from '../weights.js'
+import { SAPI_UID_WEIGHT_1M } from './wallet.js'
+
+interface Options {
+  ctx: GatewayContext
+  weights: WeightCounter
+}
+
+/** Binance's sub-account histories: the last 30 days unless told, at most 30 days. */
+const HISTORY_RANGE_MS = 30 * 86_400_000
+/** Rows per page of the sub-account histories (Binance's `limit` maximum and default). */
+const HISTORY_PAGE_MAX = 500
+const LIST_PAGE_MAX = 200
+
+const ACCOUNT_TYPES: Record<string, WalletKind> = { SPOT: 'SPOT', USDT_FUTURE: 'PERP' }
+const accountType = (w: WalletKind): string => (w === 'PERP' ? 'USDT_FUTURE' : 'SPOT')
+
+export const subAccountEmail = (address: string, sub: number): string => `sub${sub}@${address}`
+
+const EMAIL = /^sub([0-9]{1,2})@(0x[0-9a-fA-F]{40})$/
+
+const masterOnly = (): ApiError => new ApiError(403, -1002, 'Only the master account (sub-account 0) may call this endpoint.')
+const subAccountOnly = (): ApiError => new ApiError(403, -1002, 'Only a sub-account (not the master, sub-account 0) may call this endpoint.')
+
+/** The sub-account an email names, which must be of the caller's own account; undefined when not sent. */
+function subOfEmail(a: Authenticated, name: string): number | undefined {
+  const email = optional(a.params, name)
+  if (email === undefined) return undefined
+  const m = EMAIL.exec(email)
+  const sub = m === null ? NaN : Number(m[1])
+  if (m === null || m[2]!.toLowerCase() !== a.session.account.toLowerCase() || !(sub < LIMITS.subAccountsMax)) throw invalidParam(name)
+  return sub
+}
+
+function walletParam(a: Authenticated, name: string): WalletKind {
+  const w = ACCOUNT_TYPES[required(a.params, name)]
+  if (w === undefined) throw invalidParam(name)
+  return w
+}
+
+/** The range a history reads: 30 days back from endTime (or now) unless startTime is sent; at most 30 days. */
+function historyRange(a: Authenticated, nowMs: number): { startTime: number; endTime: number } {
+  const startTime = timeParam(a.params, 'startTime')
+  const endTime = timeParam(a.params, 'endTime')
+  const end = endTime ?? (startTime === undefined ? nowMs : Math.min(nowMs, startTime + HISTORY_RANGE_MS))
+  const start = startTime ?? Math.max(0, end - HISTORY_RANGE_MS)
+  if (start > end || end - start > HISTORY_RANGE_MS) throw invalidParam('startTime')
+  return { startTime: start, endTime: end }
+}
+
+/** A page number (1 up, default 1). */
+function pageParam(a: Authenticated): number {
+  const v = optional(a.params, 'page')
+  if (v === undefined) return 1
+  const n = /^[0-9]{1,9}$/.test(v) ? Number(v) : 0
+  if (n < 1) throw invalidParam('page')
+  return n
+}
+
+export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const uid = new WeightCounter(ctx.now, SAPI_UID_WEIGHT_1M)
+  const signedIn = (req: FastifyRequest, security: Security, weight: number): Authenticated => {
+    weights.charge(req.ip, 1)
+    const a = authenticate(ctx, req, security)
+    uid.charge(a.session.account, weight)
+    return a
+  }
+  const format = (asset: string, amount: number): string => trimZeros(formatLedger(amount, ctx.state().assets.get(asset)!.scale))
+
+  /** Submits the transfer; its id is its entry's first row id, as the history shows it. */
+  const send = async (a: Authenticated, t: Omit<SubAccountTransfer, 'type' | 'account' | 'sub' | 'apiKey' | 'asset' | 'amount'>) => {
+    const asset = required(a.params, 'asset')
+    const info = ctx.state().assets.get(asset)
+    if (info === undefined) throw invalidParam('asset')
+    const amount = parseAmount(info, required(a.params, 'amount'))
+    const ack = await ctx.submit({ type: 'SubAccountTransfer', account: a.session.account, sub: a.session.sub,
+      apiKey: a.session.apiKey, asset, amount, ...t })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'wallet', param: t.fromSub === t.toSub ? 'toEmail' : 'asset' })
+    return ack.seq * PROJECTION_LIMITS.rowsPerEntryMax
+  }
+
+  /** Rows of the given sub-accounts' histories in the range, each transfer once, newest first. */
+  const rowsOf = async (a: Authenticated, subs: readonly number[]): Promise<SubTransferRecord[]> => {
+    const range = historyRange(a, ctx.now())
+    await ctx.projections.flush()
+    const byId = new Map<number, SubTransferRecord>()
+    for (const sub of subs) {
+      const rows = await ctx.projections.subTransfers({ account: a.session.account, sub },
+        { ...range, limit: PROJECTION_LIMITS.walletHistoryMax }, ctx.now())
+      for (const r of rows) byId.set(r.tranId, r)
+    }
+    return [...byId.values()].sort((x, y) => y.tranId - x.tranId)
+  }
+  /** The account's sub-accounts that exist (have ever held money, a session or an order). */
+  const subsOf = (account: string): number[] => {
+    const subs = ctx.state().accounts.get(account)?.subs ?? []
+    return subs.flatMap((s, i) => (s === undefined ? [] : [i]))
+  }
+
+  app.post('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransfer, async (req) => {
+    const a = signedIn(req, 'TRADE', 360)
+    if (a.session.sub !== 0) throw masterOnly()
+    const fromSub = subOfEmail(a, 'fromEmail') ?? 0
+    const toSub = subOfEmail(a, 'toEmail') ?? 0
+    const fromWallet = walletParam(a, 'fromAccountType')
+    const toWallet = walletParam(a, 'toAccountType')
+    const clientTranId = optional(a.params, 'clientTranId')
+    if (clientTranId !== undefined && !/^[A-Za-z0-9_.:-]{1,64}$/.test(clientTranId)) throw invalidParam('clientTranId')
+    if (fromSub === toSub) throw invalidParam('toEmail')
+    const tranId = await send(a, { fromSub, toSub, fromWallet, toWallet, ...(clientTranId === undefined ? {} : { clientTranId }) })
+    return { tranId, clientTranId: clientTranId ?? '' }
+  })
+
+  app.get('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransferHistory, async (req) => {
+    const a = signedIn(req, 'USER_DATA', 1)
+    if (a.session.sub !== 0) throw masterOnly()
+    const fromSub = subOfEmail(a, 'fromEmail')
+    const toSub = subOfEmail(a, 'toEmail')
+    const clientTranId = optional(a.params, 'clientTranId')
+    const page = pageParam(a)
+    const limit = limitParam(a.params, HISTORY_PAGE_MAX, HISTORY_PAGE_MAX)
+    const rows = (await rowsOf(a, subsOf(a.session.account))).filter((r) => (fromSub === undefined || r.fromSub === fromSub)
+      && (toSub === undefined || r.toSub === toSub) && (clientTranId === undefined || r.clientTranId === clientTranId))
+    const email = (sub: number): string => subAccountEmail(a.session.account, sub)
+    return {
+      result: rows.slice((page - 1) * limit, page * limit).map((r) => ({
+        tranId: r.tranId, fromEmail: email(r.fromSub), toEmail: email(r.toSub), asset: r.asset, amount: format(r.asset, r.amount),
+        createTimeStamp: r.time, fromAccountType: accountType(r.fromWallet), toAccountType: accountType(r.toWallet),
+        status: 'SUCCESS', clientTranId: r.clientTranId,
+      })),
+      totalCount: rows.length,
+    }
+  })
+
+  app.get('/sapi/v1/sub-account/list', subAccountDocs.list, async (req) => {
+    const a = signedIn(req, 'USER_DATA', 1)
+    if (a.session.sub !== 0) throw masterOnly()
+    const only = subOfEmail(a, 'email')
+    const isFreeze = optional(a.params, 'isFreeze')
+    if (isFreeze !== undefined && isFreeze !== 'true' && isFreeze !== 'false') throw invalidParam('isFreeze')
+    const page = pageParam(a)
+    const limit = limitParam(a.params, 1, LIST_PAGE_MAX)
+    // No sub-account is ever frozen here.
+    const subs = subsOf(a.session.account).filter((s) => s !== 0 && (only === undefined || s === only) && isFreeze !== 'true')
+    return {
+      subAccounts: subs.slice((page - 1) * limit, page * limit).map((s) => ({
+        email: subAccountEmail(a.session.account, s), isFreeze: false, isManagedSubAccount: false, isAssetManagementSubAccount: false,
+      })),
+    }
+  })
+
+  app.post('/sapi/v1/sub-account/transfer/subToMaster', subAccountDocs.subToMaster, async (req) => {
+    const a = signedIn(req, 'TRADE', 1)
+    if (a.session.sub === 0) throw subAccountOnly()
+    return { txnId: await send(a, { fromSub: a.session.sub, toSub: 0, fromWallet: 'SPOT', toWallet: 'SPOT' }) }
+  })
+
+  app.post('/sapi/v1/sub-account/transfer/subToSub', subAccountDocs.subToSub, async (req) => {
+    const a = signedIn(req, 'TRADE', 1)
+    if (a.session.sub === 0) throw subAccountOnly()
+    const toSub = subOfEmail(a, 'toEmail')
+    if (toSub === undefined) throw invalidParam('toEmail')
+    if (toSub === a.session.sub) throw invalidParam('toEmail')
+    return { txnId: await send(a, { fromSub: a.session.sub, toSub, fromWallet: 'SPOT', toWallet: 'SPOT' }) }
+  })
+
+  app.get('/sapi/v1/sub-account/transfer/subUserHistory', subAccountDocs.subUserHistory, async (req) => {
+    const a = signedIn(req, 'USER_DATA', 1)
+    const me = a.session.sub
+    const asset = optional(a.params, 'asset')
+    const type = optional(a.params, 'type')
+    if (type !== undefined && type !== '1' && type !== '2') throw invalidParam('type')
+    const limit = limitParam(a.params, HISTORY_PAGE_MAX, HISTORY_PAGE_MAX)
+    const rows = (await rowsOf(a, [me])).filter((r) => (asset === undefined || r.asset === asset)
+      && (type === undefined || (type === '1') === (r.toSub === me)))
+    return rows.slice(0, limit).map((r) => {
+      const incoming = r.toSub === me
+      const other = incoming ? r.fromSub : r.toSub
+      return {
+        counterParty: other === 0 ? 'master' : 'subAccount', email: subAccountEmail(a.session.account, other),
+        type: incoming ? 1 : 2, asset: r.asset, qty: format(r.asset, r.amount), fromAccountType: accountType(r.fromWallet),
+        toAccountType: accountType(r.toWallet), status: 'SUCCESS', tranId: r.tranId, time: r.time,
+      }
+    })
+  })
+}

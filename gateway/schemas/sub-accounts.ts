@@ -1,0 +1,64 @@
+// Schemas of the sub-account routes under /sapi/v1/sub-account: the master's universal transfer
+// and its history, the list of sub-accounts, and a sub-account's own transfers and history.
+
+import { arrayOf, bool, int, object, route, str } from './common.js'
+
+const EMAIL = 'A sub-account is named by its "email", sub<N>@<address> (sub0 is the master); '
+const MASTER = 'Only sub-account 0 (the master) may call it; another sub-account\'s key is 403 -1002. '
+
+export const subAccountDocs = {
+  universalTransfer: route({
+    family: 'wallet', summary: 'Master: move an asset between two of the account\'s sub-accounts',
+    description: MASTER + EMAIL + 'fromEmail or toEmail left out is the master. Account types SPOT and USDT_FUTURE '
+      + '(the perp wallet: the margin asset only, what margin leaves free). A sub-account comes into being when money '
+      + 'first reaches it. Needs the TRADE permission.',
+    security: 'TRADE', weight: '1 per IP, 360 per account',
+    params: ['fromEmail', 'toEmail', 'fromAccountType', 'toAccountType', 'asset', 'amount', 'clientTranId'],
+    required: ['fromAccountType', 'toAccountType', 'asset', 'amount'],
+    response: object({ tranId: int, clientTranId: str }),
+  }),
+  universalTransferHistory: route({
+    family: 'wallet', summary: 'Master: transfers between the account\'s sub-accounts',
+    description: MASTER + 'Newest first; filtered by fromEmail, toEmail, clientTranId; page (default 1) of limit '
+      + '(default 500, at most 500). Without startTime and endTime: the last 30 days; at most 30 days.',
+    security: 'USER_DATA', weight: '1 per IP, 1 per account',
+    params: ['fromEmail', 'toEmail', 'clientTranId', 'startTime', 'endTime', 'page', 'limit'],
+    response: object({
+      result: arrayOf(object({
+        tranId: int, fromEmail: str, toEmail: str, asset: str, amount: str, createTimeStamp: int,
+        fromAccountType: str, toAccountType: str, status: str, clientTranId: str,
+      })),
+      totalCount: int,
+    }),
+  }),
+  list: route({
+    family: 'wallet', summary: 'Master: the account\'s sub-accounts (those that ever held money or a session)',
+    description: MASTER + EMAIL + '`email` keeps one; page (default 1) of limit (default 1, at most 200).',
+    security: 'USER_DATA', weight: '1 per IP, 1 per account', params: ['email', 'isFreeze', 'page', 'limit'],
+    response: object({
+      subAccounts: arrayOf(object({ email: str, isFreeze: bool, isManagedSubAccount: bool, isAssetManagementSubAccount: bool })),
+    }),
+  }),
+  subToMaster: route({
+    family: 'wallet', summary: 'Sub-account: move an asset from its spot wallet to the master\'s',
+    description: 'Needs the TRADE permission.',
+    security: 'TRADE', weight: '1 per IP, 1 per account', params: ['asset', 'amount'], required: ['asset', 'amount'],
+    response: object({ txnId: int }),
+  }),
+  subToSub: route({
+    family: 'wallet', summary: 'Sub-account: move an asset from its spot wallet to another sub-account\'s of the same account',
+    description: EMAIL + 'Needs the TRADE permission.',
+    security: 'TRADE', weight: '1 per IP, 1 per account', params: ['toEmail', 'asset', 'amount'],
+    required: ['toEmail', 'asset', 'amount'], response: object({ txnId: int }),
+  }),
+  subUserHistory: route({
+    family: 'wallet', summary: 'A sub-account\'s transfers to and from its account\'s other sub-accounts',
+    description: 'Newest first; `type` 1 in, 2 out; `asset` keeps one; at most `limit` (default 500, at most 500). '
+      + 'Without startTime and endTime: the last 30 days; at most 30 days. counterParty is master or subAccount.',
+    security: 'USER_DATA', weight: '1 per IP, 1 per account', params: ['asset', 'type', 'startTime', 'endTime', 'limit'],
+    response: arrayOf(object({
+      counterParty: str, email: str, type: int, asset: str, qty: str, fromAccountType: str, toAccountType: str,
+      status: str, tranId: int, time: int,
+    })),
+  }),
+}

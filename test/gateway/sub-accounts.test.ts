@@ -1,0 +1,176 @@
+// The sub-account API (gateway/routes/sub-accounts.ts): the master funds a bot's sub-account
+// and reads every transfer; the sub-account sees its money, its income and its stream, sends
+// money back or on to a sibling and reads its own history; every misuse is refused in
+// Binance's form, changing nothing; on a log under rules older than 3 the transfer is refused.
+
+import t from 'tap'
+import { Wallet } from 'ethers'
+import { RULES_VERSION } from '../../core/rules.js'
+import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
+import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+
+const USDT = 1_000_000
+
+async function keysFor(rig: GatewayRig, wallet: ReturnType<typeof Wallet.createRandom>, subAccount: number, permissions = 'TRADE,USER_DATA') {
+  const r = await openSession(rig, wallet, { subAccount, permissions })
+  if (r.statusCode !== 200) throw new Error(r.body)
+  return r.json() as Keys
+}
+
+t.test('the master funds a sub-account, which trades on it, sends some back and on, and each reads its history', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '4d'.repeat(32) })).ok)
+  const wallet = Wallet.createRandom()
+  const address = wallet.address
+  const master = await keysFor(rig, wallet, 0)
+  const bot = await keysFor(rig, wallet, 1)
+  await rig.run({ type: 'Deposit', account: address, sub: 0, asset: 'USDT', amount: 1_000 * USDT, wallet: 'SPOT', ref: 'd1' })
+  const email = (n: number): string => `sub${n}@${address}`
+
+  // The futures user data stream of each sub-account, as the committed entries reach it.
+  const users = new UserEvents()
+  users.seed(rig.ex.state)
+  const got: { sub: number; payload: Payload }[] = []
+  rig.ctx.onCommitted!((c) => {
+    for (const r of c.results) {
+      users.entry(rig.ex.state, rig.ex.time, r.events, (account) => account === address, (_a, sub, payload) => got.push({ sub, payload }))
+    }
+  })
+
+  // Master → sub 1's futures wallet, 300 USDT, with its own id.
+  const sent = await signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer', {
+    toEmail: email(1), fromAccountType: 'SPOT', toAccountType: 'USDT_FUTURE', asset: 'USDT', amount: '300', clientTranId: 'fund-bot-1' })
+  t.equal(sent.statusCode, 200, sent.body)
+  const { tranId, clientTranId } = sent.json()
+  t.equal(clientTranId, 'fund-bot-1')
+  t.ok(Number.isSafeInteger(tranId) && tranId > 0)
+  t.match(got.splice(0), [{ sub: 1, payload: { e: 'ACCOUNT_UPDATE', a: { m: 'DEPOSIT',
+    B: [{ a: 'USDT', wb: '300.00000000', cw: '300.00000000', bc: '300.00000000' }], P: [] } } }], 'the bot\'s stream hears it')
+
+  // The bot's own key sees the money in its futures wallet and as TRANSFER income.
+  const balance = (await signedInject(rig, bot, 'GET', '/fapi/v2/balance')).json() as { asset: string; balance: string }[]
+  t.equal(balance.find((b) => b.asset === 'USDT')!.balance, '300.00000000')
+  const income = (await signedInject(rig, bot, 'GET', '/fapi/v1/income', { incomeType: 'TRANSFER' })).json()
+  t.match(income, [{ incomeType: 'TRANSFER', income: '300.00000000', asset: 'USDT', info: 'FROM_SUB_ACCOUNT_0', tranId }])
+  const masterSpot = (await signedInject(rig, master, 'GET', '/api/v3/account')).json().balances as { asset: string; free: string }[]
+  t.equal(masterSpot.find((b) => b.asset === 'USDT')!.free, '700.00000000')
+
+  // It trades on it: an order whose margin the transfer pays.
+  const order = await signedInject(rig, bot, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT',
+    timeInForce: 'GTC', quantity: '0.010', price: '40000' })
+  t.equal(order.statusCode, 200, order.body)
+
+  // Spot money for the bot, then the bot sends 40 back to the master and 10 on to sub-account 2.
+  t.equal((await signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer', {
+    toEmail: email(1), fromAccountType: 'SPOT', toAccountType: 'SPOT', asset: 'USDT', amount: '100' })).statusCode, 200)
+  const back = await signedInject(rig, bot, 'POST', '/sapi/v1/sub-account/transfer/subToMaster', { asset: 'USDT', amount: '40' })
+  t.equal(back.statusCode, 200, back.body)
+  t.ok(back.json().txnId > tranId)
+  const on = await signedInject(rig, bot, 'POST', '/sapi/v1/sub-account/transfer/subToSub', { toEmail: email(2), asset: 'USDT', amount: '10' })
+  t.equal(on.statusCode, 200, on.body)
+  // The master takes 100 of the bot's futures wallet back (200 remain; the order holds 20).
+  const pulled = await signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer', {
+    fromEmail: email(1), fromAccountType: 'USDT_FUTURE', toAccountType: 'SPOT', asset: 'USDT', amount: '100' })
+  t.equal(pulled.statusCode, 200, pulled.body)
+  t.match(got.filter((g) => g.payload.e === 'ACCOUNT_UPDATE').at(-1), { sub: 1, payload: { a: { m: 'WITHDRAW',
+    B: [{ a: 'USDT', wb: '200.00000000', bc: '-100.00000000' }] } } })
+
+  // The master's list and history: every transfer of the account, newest first.
+  t.same((await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/list', { limit: 10 })).json(), { subAccounts: [
+    { email: email(1), isFreeze: false, isManagedSubAccount: false, isAssetManagementSubAccount: false },
+    { email: email(2), isFreeze: false, isManagedSubAccount: false, isAssetManagementSubAccount: false },
+  ] })
+  const all = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer')).json()
+  t.equal(all.totalCount, 5)
+  t.same(all.result.map((r: Record<string, string>) => `${r.fromEmail.split('@')[0]}>${r.toEmail.split('@')[0]} ${r.fromAccountType}>${r.toAccountType} ${r.amount}`), [
+    'sub1>sub0 USDT_FUTURE>SPOT 100', 'sub1>sub2 SPOT>SPOT 10', 'sub1>sub0 SPOT>SPOT 40', 'sub0>sub1 SPOT>SPOT 100',
+    'sub0>sub1 SPOT>USDT_FUTURE 300',
+  ])
+  t.match(all.result[4], { tranId, asset: 'USDT', status: 'SUCCESS', clientTranId: 'fund-bot-1', createTimeStamp: Number })
+  const toTwo = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer', { toEmail: email(2) })).json()
+  t.same([toTwo.totalCount, toTwo.result[0].amount], [1, '10'])
+  const byId = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer', { clientTranId: 'fund-bot-1' })).json()
+  t.same(byId.result.map((r: { tranId: number }) => r.tranId), [tranId])
+  const paged = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer', { page: 2, limit: 2 })).json()
+  t.same([paged.totalCount, paged.result.map((r: { amount: string }) => r.amount)], [5, ['40', '100']])
+
+  // The bot's own history: in (1) and out (2), with whom.
+  const mine = (await signedInject(rig, bot, 'GET', '/sapi/v1/sub-account/transfer/subUserHistory')).json()
+  t.same(mine.map((r: Record<string, unknown>) => `${r.type} ${r.counterParty} ${String(r.email).split('@')[0]} ${r.qty}`), [
+    '2 master sub0 100', '2 subAccount sub2 10', '2 master sub0 40', '1 master sub0 100', '1 master sub0 300',
+  ])
+  t.equal((await signedInject(rig, bot, 'GET', '/sapi/v1/sub-account/transfer/subUserHistory', { type: 1 })).json().length, 2)
+
+  // Where the money is now: master spot 700 − 100 + 40 + 100, bot futures 200, bot spot 50, sub 2 spot 10.
+  const spotOf = async (keys: Keys): Promise<string | undefined> =>
+    ((await signedInject(rig, keys, 'GET', '/api/v3/account')).json().balances as { asset: string; free: string }[])
+      .find((b) => b.asset === 'USDT')?.free
+  t.equal(await spotOf(master), '740.00000000')
+  t.equal(await spotOf(bot), '50.00000000')
+  t.equal(rig.ex.sub(address, 1).perpWallet, 200 * USDT)
+  t.equal(rig.ex.sub(address, 2).spot.get('USDT')!.free, 10 * USDT)
+})
+
+t.test('misuse is refused in Binance\'s form and changes nothing', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const wallet = Wallet.createRandom()
+  const address = wallet.address
+  const master = await keysFor(rig, wallet, 0)
+  await rig.run({ type: 'Deposit', account: address, sub: 0, asset: 'USDT', amount: 100 * USDT, wallet: 'SPOT', ref: 'd1' })
+  const send = (keys: Keys, params: Record<string, string>) => signedInject(rig, keys, 'POST', '/sapi/v1/sub-account/universalTransfer',
+    { fromAccountType: 'SPOT', toAccountType: 'SPOT', asset: 'USDT', amount: '1', ...params })
+
+  // A log under rules older than 3: the operation is not supported.
+  t.same((await send(master, { toEmail: `sub1@${address}` })).json(), { code: -1020, msg: 'This operation is not supported.' })
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '4e'.repeat(32) })).ok)
+  const bot = await keysFor(rig, wallet, 1)
+  const readOnly = await keysFor(rig, wallet, 3, 'USER_DATA')
+  const other = Wallet.createRandom()
+  const stranger = await keysFor(rig, other, 0)
+  const root = rig.ex.state.seq
+
+  const cases: [string, Promise<{ statusCode: number; json(): unknown }>, number, unknown][] = [
+    ['a sub-account\'s key on the master\'s transfer', send(bot, { toEmail: `sub2@${address}` }), 403,
+      { code: -1002, msg: 'Only the master account (sub-account 0) may call this endpoint.' }],
+    ['the master\'s key on subToMaster', signedInject(rig, master, 'POST', '/sapi/v1/sub-account/transfer/subToMaster', { asset: 'USDT', amount: '1' }), 403,
+      { code: -1002, msg: 'Only a sub-account (not the master, sub-account 0) may call this endpoint.' }],
+    ['another account\'s sub-account', send(master, { toEmail: `sub1@${other.address}` }), 400,
+      { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
+    ['a name that is no sub-account email', send(master, { toEmail: 'bot@example.com' }), 400,
+      { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
+    ['a sub-account past the bound', send(master, { toEmail: `sub32@${address}` }), 400,
+      { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
+    ['from and to the master', send(master, {}), 400, { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
+    ['an account type not here', send(master, { toEmail: `sub1@${address}`, toAccountType: 'MARGIN' }), 400,
+      { code: -1130, msg: "Data sent for parameter 'toAccountType' is not valid." }],
+    ['no account type', signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer', { toEmail: `sub1@${address}`, asset: 'USDT', amount: '1' }), 400,
+      { code: -1102, msg: "Mandatory parameter 'fromAccountType' was not sent, was empty/null, or malformed." }],
+    ['more than the master holds', send(master, { toEmail: `sub1@${address}`, amount: '100.000001' }), 400,
+      { code: -2018, msg: 'Balance is insufficient.' }],
+    ['BTC into a futures wallet', send(master, { toEmail: `sub1@${address}`, asset: 'BTC', toAccountType: 'USDT_FUTURE' }), 400,
+      { code: -1108, msg: 'Invalid asset.' }],
+    ['an unknown asset', send(master, { toEmail: `sub1@${address}`, asset: 'DOGE' }), 400,
+      { code: -1130, msg: "Data sent for parameter 'asset' is not valid." }],
+    ['a client id with a space', send(master, { toEmail: `sub1@${address}`, clientTranId: 'a b' }), 400,
+      { code: -1130, msg: "Data sent for parameter 'clientTranId' is not valid." }],
+    ['a key without TRADE', signedInject(rig, readOnly, 'POST', '/sapi/v1/sub-account/transfer/subToMaster', { asset: 'USDT', amount: '1' }), 403,
+      { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }],
+    ['a sub-account sending to itself', signedInject(rig, bot, 'POST', '/sapi/v1/sub-account/transfer/subToSub', { toEmail: `sub1@${address}`, asset: 'USDT', amount: '1' }), 400,
+      { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
+    ['a sub-account sending what it has not', signedInject(rig, bot, 'POST', '/sapi/v1/sub-account/transfer/subToMaster', { asset: 'USDT', amount: '1' }), 400,
+      { code: -2018, msg: 'Balance is insufficient.' }],
+    ['another account\'s master listing', signedInject(rig, bot, 'GET', '/sapi/v1/sub-account/list'), 403,
+      { code: -1002, msg: 'Only the master account (sub-account 0) may call this endpoint.' }],
+    ['a history range past 30 days', signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer',
+      { startTime: 0, endTime: 31 * 86_400_000 }), 400, { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." }],
+  ]
+  for (const [name, pending, status, body] of cases) {
+    const r = await pending
+    t.same([r.statusCode, r.json()], [status, body], name)
+  }
+  t.equal(rig.ex.state.seq - root, 3, 'only the three the core refuses (two balances, an asset) reached the log')
+  t.same((await signedInject(rig, stranger, 'GET', '/sapi/v1/sub-account/list')).json(), { subAccounts: [] }, 'a stranger sees none of it')
+  t.equal(rig.ex.sub(address).spot.get('USDT')!.free, 100 * USDT)
+})
