@@ -3,13 +3,13 @@
 // same bytes once decompressed; short answers, clients that ask for nothing and ranges of files
 // go out as they are; streamed files (the CSV downloads, the docs page's scripts) too.
 
-import t from 'tap'
+import t, { type Test } from 'tap'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import zlib from 'node:zlib'
 import { buildGateway } from '../../gateway/app.js'
 import { negotiateEncoding } from '../../gateway/compression.js'
-import { fundedTrader, gatewayRig, hmac, type Keys } from '../helpers/gateway.js'
+import { fundedTrader, gatewayRig, hmac } from '../helpers/gateway.js'
 
 interface Raw {
   status: number
@@ -27,6 +27,23 @@ function raw(base: string, path: string, headers: Record<string, string> = {}, m
       res.on('error', reject)
     }).on('error', reject).end()
   })
+}
+
+/** A gateway listening on loopback over a test exchange, with a funded trader and its signed paths. */
+async function listening(t: Test) {
+  const rig = await gatewayRig()
+  const app = await buildGateway(rig.ctx)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(async () => { await app.close(); await rig.close() })
+  const trader = await fundedTrader(rig)
+  const signed = (path: string, params: Record<string, string>): string => {
+    const q = new URLSearchParams({ ...params, timestamp: String(rig.ex.time) }).toString()
+    return `${path}?${q}&signature=${hmac(trader.keys.secretKey, q)}`
+  }
+  return {
+    rig, trader, signed, apiKey: { 'x-mbx-apikey': trader.keys.apiKey },
+    base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+  }
 }
 
 const decoders: Record<string, (b: Buffer) => Buffer> = {
@@ -50,24 +67,13 @@ t.test('which encoding an Accept-Encoding header gets', async (t) => {
 })
 
 t.test('large bodies go out compressed as the client prefers; short ones as they are', async (t) => {
-  const rig = await gatewayRig()
-  const app = await buildGateway(rig.ctx)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(async () => { await app.close(); await rig.close() })
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-
+  const { rig, trader, signed, apiKey, base } = await listening(t)
   // A trader with 60 orders resting: their allOrders answer is ~20 KB of JSON.
-  const trader = await fundedTrader(rig)
   for (let i = 0; i < 60; i++) {
     await rig.run({ type: 'PlaceOrder', account: trader.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT',
       timeInForce: 'GTC', priceTicks: 400_000 + i, qtyLots: 3 })
   }
-  const signed = (keys: Keys, path: string, params: Record<string, string>): string => {
-    const q = new URLSearchParams({ ...params, timestamp: String(rig.ex.time) }).toString()
-    return `${path}?${q}&signature=${hmac(keys.secretKey, q)}`
-  }
-  const allOrders = signed(trader.keys, '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP', limit: '1000' })
-  const apiKey = { 'x-mbx-apikey': trader.keys.apiKey }
+  const allOrders = signed('/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP', limit: '1000' })
 
   for (const path of ['/openapi.json', '/fapi/v1/exchangeInfo', allOrders]) {
     const plain = await raw(base, path, apiKey)
@@ -112,13 +118,7 @@ t.test('large bodies go out compressed as the client prefers; short ones as they
 })
 
 t.test('streamed files: the CSV downloads and the docs page\'s scripts; ranges as they are', async (t) => {
-  const rig = await gatewayRig()
-  const app = await buildGateway(rig.ctx)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(async () => { await app.close(); await rig.close() })
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-
-  const trader = await fundedTrader(rig)
+  const { rig, trader, signed, apiKey, base } = await listening(t)
   const start = rig.ex.time
   for (let i = 0; i < 200; i++) {
     const placed = await rig.run({ type: 'PlaceOrder', account: trader.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT',
@@ -126,11 +126,6 @@ t.test('streamed files: the CSV downloads and the docs page\'s scripts; ranges a
     await rig.run({ type: 'CancelOrder', account: trader.address, sub: 0, marketId: 1, orderId: placed.ok ? placed.orderId! : 0 })
   }
   await rig.run({ type: 'Tick' }, 60_000)
-  const signed = (path: string, params: Record<string, string>): string => {
-    const q = new URLSearchParams({ ...params, timestamp: String(rig.ex.time) }).toString()
-    return `${path}?${q}&signature=${hmac(trader.keys.secretKey, q)}`
-  }
-  const apiKey = { 'x-mbx-apikey': trader.keys.apiKey }
   const id = JSON.parse((await raw(base, signed('/fapi/v1/order/asyn', { startTime: String(start), endTime: String(rig.ex.time) }), apiKey)).body.toString())
   const link = JSON.parse((await raw(base, signed('/fapi/v1/order/asyn/id', { downloadId: id.downloadId }), apiKey)).body.toString())
   const url = new URL(link.url)
