@@ -2,13 +2,16 @@
 // the Vault and one payment out of it, and logs that tell it truly or not. The honest log passes
 // with its reserves; a credit with no deposit behind it, a credit larger than the deposit, a
 // deposit passed over, a payment marked but never made, a refund of a payment made, and a
-// payment the log never asked for each give their finding; dust the watcher would not credit,
+// payment the log never asked for each give their finding; money moved between sub-accounts
+// gives none; dust the watcher would not credit,
 // deposits after the log's last credit, and payments of withdrawals still pending do not.
 
 import t from 'tap'
 import { getAddress, type Contract } from 'ethers'
 import type { Command, DeclareChain } from '../../core/commands.js'
 import { RULES_VERSION } from '../../core/rules.js'
+import { apply } from '../../core/apply.js'
+import { createState } from '../../core/state.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
 import { auditLog } from '../../chain/audit.js'
 import { MoneyCheck, PREFIX_GRACE_MS } from '../../chain/money-audit.js'
@@ -133,6 +136,18 @@ t.test('a log that declares its chain: tokens from the declaration, held against
   t.same(honest.findings, [])
   t.same(honest.summary.reserves.map((r) => [r.asset, r.held, r.owed]), [['USDT', 160n * USDT, 160n * USDT], ['BTC', 0n, 0n], ['ETH', 1n, 0n]],
     'every declared token\'s holdings, the dust of ETH among them')
+  // Money moved between an account's sub-accounts (rules 3) stays the account's: nothing owed changes.
+  const moves: Command[] = [
+    { type: 'SubAccountTransfer', account: alice.address, sub: 0, fromSub: 0, toSub: 2, fromWallet: 'SPOT', toWallet: 'PERP', asset: 'USDT', amount: 30_000_000 },
+    { type: 'SubAccountTransfer', account: alice.address, sub: 2, fromSub: 2, toSub: 0, fromWallet: 'PERP', toWallet: 'SPOT', asset: 'USDT', amount: 5_000_000 },
+  ]
+  const state = createState()
+  const applied = [...genesisCommands(DEFAULT_GENESIS), seeded, declared(), ...HONEST, ...moves]
+    .map((command, i) => apply(state, { seq: i + 1, time: 1_000 + i, command }))
+  t.same(applied.slice(-2).map((r) => r.ok), [true, true], 'both moves apply')
+  const moved = await check([seeded, declared(), ...HONEST, ...moves])
+  t.same(moved.findings, [])
+  t.same(moved.summary.reserves, honest.summary.reserves)
   const usdt = chain.deployment.tokens.find((x) => x.asset === 'USDT')!
   const other = '0x' + '99'.repeat(20)
   const elsewhere = await check([seeded, declared({ tokens: [{ asset: 'USDT', address: other, decimals: 6 }] }), ...HONEST])
