@@ -2,9 +2,9 @@
 // the Vault and one payment out of it, and logs that tell it truly or not. The honest log passes
 // with its reserves; a credit with no deposit behind it, a credit larger than the deposit, a
 // deposit passed over, a payment marked but never made, a refund of a payment made, and a
-// payment the log never asked for each give their finding; money moved between sub-accounts
-// gives none; dust the watcher would not credit,
-// deposits after the log's last credit, and payments of withdrawals still pending do not.
+// payment the log never asked for each give their finding; money moved between sub-accounts,
+// dust the watcher would not credit, deposits after the log's last credit, and payments of
+// withdrawals still pending do not.
 
 import t from 'tap'
 import { getAddress, type Contract } from 'ethers'
