@@ -1,5 +1,6 @@
 // Sub-account routes under /sapi/v1/sub-account, as Binance's sub-account API: the master
-// (sub-account 0) moves money between any two of the account's sub-accounts and lists them; a
+// (sub-account 0) moves money between any two of the account's sub-accounts, lists them and
+// reads their spot and futures balances; a
 // sub-account's own key sends from its spot wallet to the master or a sibling and reads its
 // transfers. Binance names sub-accounts by email; here a sub-account's "email" is
 // sub<N>@<address>. The core checks the money (core/sub-transfer.ts, rules 3).
@@ -7,11 +8,13 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { SubAccountTransfer, WalletKind } from '../../core/commands.js'
 import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
+import type { SubAccount } from '../../core/state.js'
 import type { SubTransferRecord } from '../../replica/projections/records.js'
+import { accountJson } from '../format-account.js'
 import { authenticate, type Authenticated, type Security } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatLedger, parseAmount, trimZeros } from '../decimal.js'
-import { ApiError, fromCore, invalidParam } from '../errors.js'
+import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
+import { ApiError, fromCore, invalidParam, mandatoryParam } from '../errors.js'
 import { limitParam, optional, required, timeParam } from '../market-params.js'
 import { subAccountDocs } from '../schemas/sub-accounts.js'
 import { WeightCounter } from '../weights.js'
@@ -163,6 +166,57 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
         email: subAccountEmail(a.session.account, s), isFreeze: false, isManagedSubAccount: false, isAssetManagementSubAccount: false,
       })),
     }
+  })
+
+  /** The sub-account the master names by `email` (required), as the state holds it (undefined: it holds nothing). */
+  const namedSub = (a: Authenticated) => {
+    if (a.session.sub !== 0) throw masterOnly()
+    const sub = subOfEmail(a, 'email')
+    if (sub === undefined) throw mandatoryParam('email')
+    return { sub, state: ctx.state().accounts.get(a.session.account)?.subs[sub] }
+  }
+
+  // The master's view of a sub-account's balances: spot (v4, strings) and futures (USDⓈ-M).
+  app.get('/sapi/v4/sub-account/assets', subAccountDocs.assets, async (req) => {
+    const a = signedIn(req, 'USER_DATA', 60)
+    const { state: sub } = namedSub(a)
+    const assets = [...ctx.state().assets.values()]
+    return {
+      balances: assets.flatMap((asset) => {
+        const b = sub?.spot.get(asset.name)
+        if (b === undefined || (b.free === 0 && b.locked === 0)) return []
+        return [{ asset: asset.name, free: formatBalance(b.free, asset.scale), locked: formatBalance(b.locked, asset.scale),
+          freeze: '0', withdrawing: '0' }]
+      }),
+    }
+  })
+  const futuresAccount = (email: string, sub: SubAccount | undefined): Record<string, unknown> => {
+    const acc = accountJson(ctx.state(), sub) as Record<string, string> & { assets: Record<string, unknown>[] }
+    return {
+      email, asset: acc.assets[0]!.asset,
+      assets: acc.assets.map((x) => ({
+        asset: x.asset, initialMargin: x.initialMargin, maintenanceMargin: x.maintMargin, marginBalance: x.marginBalance,
+        maxWithdrawAmount: x.maxWithdrawAmount, openOrderInitialMargin: x.openOrderInitialMargin,
+        positionInitialMargin: x.positionInitialMargin, unrealizedProfit: x.unrealizedProfit, walletBalance: x.walletBalance,
+      })),
+      canDeposit: true, canTrade: true, canWithdraw: true, feeTier: 0, maxWithdrawAmount: acc.maxWithdrawAmount,
+      totalInitialMargin: acc.totalInitialMargin, totalMaintenanceMargin: acc.totalMaintMargin,
+      totalMarginBalance: acc.totalMarginBalance, totalOpenOrderInitialMargin: acc.totalOpenOrderInitialMargin,
+      totalPositionInitialMargin: acc.totalPositionInitialMargin, totalUnrealizedProfit: acc.totalUnrealizedProfit,
+      totalWalletBalance: acc.totalWalletBalance, updateTime: ctx.state().time,
+    }
+  }
+  app.get('/sapi/v1/sub-account/futures/account', subAccountDocs.futuresAccountV1, async (req) => {
+    const a = signedIn(req, 'USER_DATA', 10)
+    const { sub, state: s } = namedSub(a)
+    return futuresAccount(subAccountEmail(a.session.account, sub), s)
+  })
+  app.get('/sapi/v2/sub-account/futures/account', subAccountDocs.futuresAccount, async (req) => {
+    const a = signedIn(req, 'USER_DATA', 10)
+    const { sub, state: s } = namedSub(a)
+    // futuresType 1 is USDⓈ-M; there are no COIN-M futures here.
+    if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
+    return { futureAccountResp: futuresAccount(subAccountEmail(a.session.account, sub), s) }
   })
 
   app.post('/sapi/v1/sub-account/transfer/subToMaster', subAccountDocs.subToMaster, async (req) => {

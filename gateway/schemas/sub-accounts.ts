@@ -1,10 +1,22 @@
-// Schemas of the sub-account routes under /sapi/v1/sub-account: the master's universal transfer
-// and its history, the list of sub-accounts, and a sub-account's own transfers and history.
+// Schemas of the sub-account routes under /sapi/v*/sub-account: the master's universal transfer
+// and its history, the list of sub-accounts and their balances, and a sub-account's own
+// transfers and history.
 
 import { arrayOf, bool, int, object, route, str } from './common.js'
 
 const EMAIL = 'A sub-account is named by its "email", sub<N>@<address> (sub0 is the master); '
 const MASTER = 'Only sub-account 0 (the master) may call it; another sub-account\'s key is 403 -1002. '
+
+const FUTURES_ASSET = object({
+  asset: str, initialMargin: str, maintenanceMargin: str, marginBalance: str, maxWithdrawAmount: str,
+  openOrderInitialMargin: str, positionInitialMargin: str, unrealizedProfit: str, walletBalance: str,
+})
+const futuresAccount = object({
+  email: str, asset: str, assets: arrayOf(FUTURES_ASSET), canDeposit: bool, canTrade: bool, canWithdraw: bool, feeTier: int,
+  maxWithdrawAmount: str, totalInitialMargin: str, totalMaintenanceMargin: str, totalMarginBalance: str,
+  totalOpenOrderInitialMargin: str, totalPositionInitialMargin: str, totalUnrealizedProfit: str, totalWalletBalance: str,
+  updateTime: int,
+})
 
 export const subAccountDocs = {
   universalTransfer: route({
@@ -38,6 +50,21 @@ export const subAccountDocs = {
     response: object({
       subAccounts: arrayOf(object({ email: str, isFreeze: bool, isManagedSubAccount: bool, isAssetManagementSubAccount: bool })),
     }),
+  }),
+  assets: route({
+    family: 'wallet', summary: 'Master: a sub-account\'s spot balances (those not zero)',
+    description: MASTER + EMAIL, security: 'USER_DATA', weight: '1 per IP, 60 per account', params: ['email'], required: ['email'],
+    response: object({ balances: arrayOf(object({ asset: str, free: str, locked: str, freeze: str, withdrawing: str })) }),
+  }),
+  futuresAccountV1: route({
+    family: 'wallet', summary: 'Master: a sub-account\'s USDⓈ-M futures account',
+    description: MASTER + EMAIL, security: 'USER_DATA', weight: '1 per IP, 10 per account', params: ['email'], required: ['email'],
+    response: futuresAccount,
+  }),
+  futuresAccount: route({
+    family: 'wallet', summary: 'Master: a sub-account\'s futures account (futuresType 1, USDⓈ-M: the only one here)',
+    description: MASTER + EMAIL, security: 'USER_DATA', weight: '1 per IP, 10 per account', params: ['email', 'futuresType'],
+    required: ['email', 'futuresType'], response: object({ futureAccountResp: futuresAccount }),
   }),
   subToMaster: route({
     family: 'wallet', summary: 'Sub-account: move an asset from its spot wallet to the master\'s',

@@ -110,6 +110,23 @@ t.test('the master funds a sub-account, which trades on it, sends some back and 
   t.equal(await spotOf(bot), '50.00000000')
   t.equal(rig.ex.sub(address, 1).perpWallet, 200 * USDT)
   t.equal(rig.ex.sub(address, 2).spot.get('USDT')!.free, 10 * USDT)
+
+  // The master reads the bot's balances: spot, and the futures account with the order's margin
+  // (0.010 × 40000 at 20x: 20 USDT held, 180 free to withdraw).
+  t.same((await signedInject(rig, master, 'GET', '/sapi/v4/sub-account/assets', { email: email(1) })).json(),
+    { balances: [{ asset: 'USDT', free: '50.00000000', locked: '0.00000000', freeze: '0', withdrawing: '0' }] })
+  const futures = (await signedInject(rig, master, 'GET', '/sapi/v2/sub-account/futures/account', { email: email(1), futuresType: 1 })).json()
+  t.match(futures, { futureAccountResp: { email: email(1), asset: 'USDT', totalWalletBalance: '200.00000000',
+    totalOpenOrderInitialMargin: '20.00000000', totalInitialMargin: '20.00000000', maxWithdrawAmount: '180.00000000',
+    assets: [{ asset: 'USDT', walletBalance: '200.00000000', openOrderInitialMargin: '20.00000000', maxWithdrawAmount: '180.00000000' }] } })
+  const v1 = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/futures/account', { email: email(1) })).json()
+  t.same(v1, futures.futureAccountResp, 'v1 answers the same account unwrapped')
+  t.same((await signedInject(rig, master, 'GET', '/sapi/v2/sub-account/futures/account', { email: email(1), futuresType: 2 })).json(),
+    { code: -1130, msg: "Data sent for parameter 'futuresType' is not valid." }, 'no COIN-M futures here')
+  t.same((await signedInject(rig, bot, 'GET', '/sapi/v4/sub-account/assets', { email: email(2) })).json(),
+    { code: -1002, msg: 'Only the master account (sub-account 0) may call this endpoint.' })
+  t.same((await signedInject(rig, master, 'GET', '/sapi/v4/sub-account/assets', { email: email(7) })).json(), { balances: [] },
+    'a sub-account that never held anything holds nothing')
 })
 
 t.test('misuse is refused in Binance\'s form and changes nothing', async (t) => {
