@@ -87,7 +87,8 @@ export interface Config {
   outFile: string
   /**
    * `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the
-   * proof file, or the running exchange's API and the keys file to fetch one with (at `seq`, 0: the anchored one).
+   * proof file, or the running exchange's API and the keys file to fetch one with (at `seq`, 0: the anchored one);
+   * `session`: the API, the keys file holding the wallet's key, and the sub-account.
    */
   proof: { account: string; sub: number; seq: number; file: string; api: string; keysFile: string }
   /** The chain module: `auto` runs it (on `start` an embedded anvil unless --rpc names a chain), `off` does not. */
@@ -225,6 +226,9 @@ commands:
   verify-proof --proof F check a balance proof's paths, and with --rpc (and --vault, or the one the
                          proof names) its root's anchor; --api URL --keys FILE instead of --proof:
                          fetch your own from a running exchange (keys: the JSON that account prints)
+  session --api URL --keys FILE
+                         a session (API key and secret, JSON) for sub-account --sub of the wallet whose
+                         privateKey FILE holds, signed by it as a wallet in a web page signs one
 options (flag, environment, default):
 ${Object.entries(OPTIONS).map(([k, v]) => `  --${k.padEnd(20)} ${v.env.padEnd(30)} ${v.default}`).join('\n')}`
 
@@ -380,6 +384,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (config.command === 'prove' && !validAddress(config.proof.account)) throw new Error('prove needs --account <0x-prefixed address>')
   if (config.command === 'verify-proof' && !config.proof.file && !(config.proof.api && config.proof.keysFile)) {
     throw new Error('verify-proof needs --proof <file>, or --api <url> and --keys <file> to fetch your own')
+  }
+  if (config.command === 'session' && !(config.proof.api && config.proof.keysFile)) {
+    throw new Error('session needs --api <url> and --keys <file> (the JSON exchange account prints, with the wallet\'s privateKey)')
   }
   if (config.vaultAddress && !validAddress(config.vaultAddress)) throw new Error('--vault must be a 0x-prefixed 20-byte address')
   return config

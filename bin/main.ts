@@ -166,6 +166,13 @@ async function main(argv: string[]): Promise<void> {
         out: (line) => process.stdout.write(line + '\n') })
       process.exit(ok ? 0 : 1)
     }
+    case 'session': {
+      const { openSession } = await import('./session.js')
+      const keys = await readJson(config.proof.keysFile, 'a keys file') as { privateKey?: unknown } | null
+      const session = await openSession({ api: config.proof.api, privateKey: String(keys?.privateKey ?? ''), sub: config.proof.sub })
+      process.stdout.write(JSON.stringify(session, null, 2) + '\n')
+      return
+    }
     case 'help':
       process.stdout.write(USAGE + '\n')
       return

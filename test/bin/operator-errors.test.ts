@@ -101,3 +101,18 @@ t.test('verify-proof: a proof or keys file that is not what it should be, an API
     { code: 1, stderr: `exchange: nothing answers at http://127.0.0.1:${port} (ECONNREFUSED)\n` })
   t.equal((await run(['--api', `http://127.0.0.1:${port}`])).code, 2, 'neither --proof nor --keys: the usage')
 })
+
+t.test('`exchange session`: without its options (exit 2, with the usage), a keys file without the wallet key, no exchange at --api: said, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'session-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const keys = path.join(dir, 'keys.json')
+  writeFileSync(keys, JSON.stringify({ apiKey: 'k', secretKey: 's' }))
+  const none = await exitAndStderr(['session'])
+  t.match(none, { code: 2, stderr: /^session needs --api <url> and --keys <file>/ }, 'a usage error, as every option error')
+  const api = `http://127.0.0.1:${await freePort()}`
+  t.same(await exitAndStderr(['session', '--api', api, '--keys', keys]),
+    { code: 1, stderr: "exchange: the keys file needs the wallet's privateKey (as exchange account prints it)\n" })
+  writeFileSync(keys, JSON.stringify({ privateKey: '0x' + '11'.repeat(32) }))
+  t.same(await exitAndStderr(['session', '--api', api, '--keys', keys]),
+    { code: 1, stderr: `exchange: nothing answers at ${api}: is the exchange running there (--api)?\n` })
+})

@@ -1,9 +1,13 @@
 // The `binance` package's sub-account calls (MainClient, base URL moved) against a real
 // exchange process: a user opens a session for sub-account 1 with their wallet, funds it from
 // the master's spot wallet into its futures wallet, the bot on it sends part back, and both read
-// the transfers, as a trader running a bot on a sub-account would.
+// the transfers, as a trader running a bot on a sub-account would; then `exchange session` opens
+// another sub-account's session from the keys file.
 
 import t from 'tap'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { Wallet } from 'ethers'
 import { MainClient, USDMClient } from 'binance'
 import { startLiveExchange, type LiveAccount } from '../helpers/live-exchange.js'
@@ -55,5 +59,18 @@ t.test('binance MainClient: universal transfer to a sub-account, its transfer ba
   // The master's spot wallet, read by hand: 10,000 − 2,500 − 500 + 300.
   const account = await live.signed(live.taker, 'GET', '/api/v3/account') as { balances: { asset: string; free: string }[] }
   t.equal(account.balances.find((b) => b.asset === 'USDT')?.free, '7300.00000000')
+
+  // `exchange session`: the owner opens sub-account 2's session from the keys file, and the
+  // master funds it; its key reads the money.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'keys-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const keysFile = path.join(dir, 'keys.json')
+  await writeFile(keysFile, JSON.stringify(live.taker))
+  const second = JSON.parse(await live.cli(['session', '--api', base, '--keys', keysFile, '--sub', '2'])) as
+    { apiKey: string; secretKey: string; address: string; subAccount: number; permissions: string[] }
+  t.match(second, { address: owner.address, subAccount: 2, permissions: ['TRADE', 'USER_DATA'] })
+  await master.subAccountUniversalTransfer({ toEmail: email(2), fromAccountType: 'SPOT', toAccountType: 'USDT_FUTURE', asset: 'USDT', amount: 50 } as never)
+  const hers = await new USDMClient(options(second)).getBalanceV3()
+  t.equal(hers.find((b) => b.asset === 'USDT')?.balance, '50.00000000')
   t.same(live.offMachine, [], 'no request left the machine')
 })

@@ -34,6 +34,8 @@ export interface LiveExchange {
   offMachine: string[]
   /** Another account from `exchange account` with these options (`--fund N`, `--key-type …`), as it prints it. */
   newAccount(options: string[]): Promise<LiveAccount & Record<string, unknown>>
+  /** Runs `exchange <args>` as a user would beside this exchange (no data-directory options added): its stdout. */
+  cli(args: string[]): Promise<string>
 }
 
 interface Tap {
@@ -87,7 +89,8 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
     const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
     return r.json()
   }
-  return { base, maker, taker, signed, offMachine, newAccount }
+  const cli = async (cliArgs: string[]): Promise<string> => (await run(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...cliArgs])).stdout
+  return { base, maker, taker, signed, offMachine, newAccount, cli }
 }
 
 /**
