@@ -7,6 +7,7 @@ import t from 'tap'
 import { Wallet } from 'ethers'
 import { RULES_VERSION } from '../../core/rules.js'
 import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
+import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
 import { gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
 
 const USDT = 1_000_000
@@ -28,13 +29,20 @@ t.test('the master funds a sub-account, which trades on it, sends some back and 
   await rig.run({ type: 'Deposit', account: address, sub: 0, asset: 'USDT', amount: 1_000 * USDT, wallet: 'SPOT', ref: 'd1' })
   const email = (n: number): string => `sub${n}@${address}`
 
-  // The futures user data stream of each sub-account, as the committed entries reach it.
+  // The futures and spot user data streams of each sub-account, as the committed entries reach them.
   const users = new UserEvents()
+  const spot = new SpotUserEvents()
   users.seed(rig.ex.state)
+  spot.seed(rig.ex.state)
   const got: { sub: number; payload: Payload }[] = []
+  const spotMoves: string[] = []
   rig.ctx.onCommitted!((c) => {
+    const mine = (account: string): boolean => account === address
     for (const r of c.results) {
-      users.entry(rig.ex.state, rig.ex.time, r.events, (account) => account === address, (_a, sub, payload) => got.push({ sub, payload }))
+      users.entry(rig.ex.state, rig.ex.time, r.events, mine, (_a, sub, payload) => got.push({ sub, payload }))
+      spot.entry(rig.ex.state, rig.ex.time, r.events, mine, (_a, sub, p) => {
+        if (p.e === 'balanceUpdate') spotMoves.push(`${sub} ${String(p.a)} ${String(p.d)}`)
+      })
     }
   })
 
@@ -75,6 +83,9 @@ t.test('the master funds a sub-account, which trades on it, sends some back and 
   t.equal(pulled.statusCode, 200, pulled.body)
   t.match(got.filter((g) => g.payload.e === 'ACCOUNT_UPDATE').at(-1), { sub: 1, payload: { a: { m: 'WITHDRAW',
     B: [{ a: 'USDT', wb: '200.00000000', bc: '-100.00000000' }] } } })
+
+  t.same(spotMoves, ['0 USDT -300.00000000', '0 USDT -100.00000000', '1 USDT 100.00000000', '1 USDT -40.00000000',
+    '0 USDT 40.00000000', '1 USDT -10.00000000', '2 USDT 10.00000000', '0 USDT 100.00000000'], 'each spot side on its spot stream')
 
   // The master's list and history: every transfer of the account, newest first.
   t.same((await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/list', { limit: 10 })).json(), { subAccounts: [
