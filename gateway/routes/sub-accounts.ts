@@ -94,7 +94,9 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     const amount = parseAmount(info, required(a.params, 'amount'))
     const ack = await ctx.submit({ type: 'SubAccountTransfer', account: a.session.account, sub: a.session.sub,
       apiKey: a.session.apiKey, asset, amount, ...t })
-    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'wallet', param: t.fromSub === t.toSub ? 'toEmail' : 'asset' })
+    // The request's other checks came first: what the core can still refuse is the money (a
+    // balance past the ledger bound names the amount).
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'wallet', param: 'amount' })
     return ack.seq * PROJECTION_LIMITS.rowsPerEntryMax
   }
 
