@@ -162,7 +162,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   // Last of the onSend hooks: it turns the body into bytes no other hook could read.
   compressionHooks(app)
   // Before the routes: the document generator collects them as they register.
-  await registerOpenApi(app)
+  await registerOpenApi(app, weights)
   await app.register(generalRoutes, { ctx, weights })
   await app.register(marketRoutes, { ctx, weights })
   await app.register(futuresDataRoutes, { ctx, weights })

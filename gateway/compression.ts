@@ -33,6 +33,9 @@ const streams: Record<Encoding, () => zlib.BrotliCompress | zlib.Gzip | zlib.Def
   deflate: () => zlib.createDeflate(),
 }
 
+/** Compressed forms of bodies sent as buffers, kept while the buffer lives. */
+const packed = new WeakMap<Buffer, Partial<Record<Encoding, Promise<Buffer>>>>()
+
 /** Text that compresses: JSON, CSV, the docs page's HTML, scripts and styles. Not images. */
 const COMPRESSIBLE = /json|text\/|javascript|xml|svg/
 
@@ -82,7 +85,11 @@ export function compressionHooks(app: FastifyInstance): void {
       if (payload.length < COMPRESS_MIN_BYTES || !compressible(reply)) return payload
       const encoding = chosenEncoding(req.headers['accept-encoding'], reply)
       if (encoding === undefined) return payload
-      return compressors[encoding](typeof payload === 'string' ? Buffer.from(payload) : payload)
+      if (typeof payload === 'string') return compressors[encoding](Buffer.from(payload))
+      // A route that sends the same buffer every time (the OpenAPI document) has it compressed once.
+      let done = packed.get(payload)
+      if (done === undefined) packed.set(payload, done = {})
+      return done[encoding] ??= compressors[encoding](payload)
     }
     if (payload instanceof Readable && compressible(reply)) {
       const encoding = chosenEncoding(req.headers['accept-encoding'], reply)

@@ -80,7 +80,7 @@ t.test('/openapi.json over HTTP: OpenAPI 3.0, every registered route with parame
   const base = await listening(rig)
   const res = await fetchJson(`${base}/openapi.json`)
   t.equal(res.status, 200)
-  t.equal(res.weight, '0', 'the document is not charged')
+  t.equal(res.weight, '10', 'the document weighs 10 against the IP')
   const doc = res.body as Document
 
   t.equal(doc.openapi, '3.0.3')
@@ -140,8 +140,8 @@ t.test('/openapi.json over HTTP: OpenAPI 3.0, every registered route with parame
   t.same(klines.items, { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] }, minItems: 12, maxItems: 12 })
 
   const again = await fetchJson(`${base}/openapi.json`)
-  t.same(again.body, doc)
-  t.equal(again.weight, '0')
+  t.same(again.body, doc, 'the same document (made once)')
+  t.equal(again.weight, '20')
 })
 
 t.test('each route is documented with the security it enforces', async (t) => {
@@ -190,7 +190,7 @@ t.test('/docs serves Swagger UI and its assets from the package', async (t) => {
   const page = await fetch(`${base}/docs`)
   t.equal(page.status, 200)
   t.match(page.headers.get('content-type'), /^text\/html/)
-  t.equal(page.headers.get('x-mbx-used-weight-1m'), '0', 'the docs are not charged')
+  t.equal(page.headers.get('x-mbx-used-weight-1m'), '1', 'the page weighs 1 against the IP')
   const html = await page.text()
   const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!)
   t.same(scripts, ['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-ui-standalone-preset.js',
@@ -206,8 +206,15 @@ t.test('/docs serves Swagger UI and its assets from the package', async (t) => {
   const css = await fetch(`${base}/docs/static/swagger-ui.css`)
   t.equal(css.status, 200)
   t.match(css.headers.get('content-type'), /text\/css/)
-  // What the UI loads is the same document.
+  // What the UI loads is the same document; each fetch of it weighs 10, so no client can make
+  // the exchange send 500 KB documents without bound.
+  const used = async (url: string): Promise<number> => Number((await fetch(url)).headers.get('x-mbx-used-weight-1m'))
+  const before = await used(`${base}/fapi/v1/time`)
   t.same((await fetchJson(`${base}/docs/json`)).body, (await fetchJson(`${base}/openapi.json`)).body)
+  t.equal(await used(`${base}/fapi/v1/time`), before + 10 + 10 + 1)
+  t.equal(await used(`${base}/docs/yaml`), before + 21 + 10)
+  const yaml = await (await fetch(`${base}/docs/yaml`)).text()
+  t.match(yaml, /^openapi: 3\.0\.3\n/)
   const missing = await fetchJson(`${base}/docs/static/nothing-here.js`)
   t.same([missing.status, missing.body.code], [404, -1099], 'an unknown asset is a Binance 404, not a 5xx')
 })
