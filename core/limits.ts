@@ -135,7 +135,8 @@ export const PROJECTION_LIMITS = {
   userTradesMax: 1000,
   incomeMax: 1000,
   walletHistoryMax: 1000,
-  openInterestHistoryMax: 500,
+  /** Open interest changes read at once: a month of 5-minute buckets (8,640), as /futures/data reads its whole reach. */
+  openInterestHistoryMax: 9_000,
   /** /fapi/v1/fundingRate. */
   fundingRateHistoryMax: 1000,
   /** /fapi/v1/forceOrders (Binance: default 50, max 100). */

@@ -11,6 +11,7 @@
 // volumes and prices come from the trade and price klines of the period's interval.
 
 import type { FastifyPluginAsync } from 'fastify'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { PerpMarket } from '../../core/state.js'
 import type { OpenInterestRecord } from '../../replica/projections/index.js'
 import { TOP_TRADERS_BUCKET_MS } from '../../core/top-traders.js'
@@ -206,11 +207,19 @@ async function positionsAt(ctx: GatewayContext, m: PerpMarket, q: Query): Promis
   const range = rowRange(ctx, q, firstChange + 1)
   if (range === undefined) return { bounds: [], records: [] }
   const bounds = boundsOf(q, range)
-  const records = await Promise.all(bounds.map(async (t) => {
+  // Two reads, not one per boundary (500 round trips to the projections' thread, ~6 ms of the
+  // main thread a request): the newest change before the first boundary, then every change up
+  // to the last one (at most one per 5-minute bucket of the 30 days reached), walked in step.
+  const [before] = await ctx.projections.openInterestHistory(m.marketId, { endTime: bounds[0]! - 1, limit: 1 })
+  const changes = await ctx.projections.openInterestHistory(m.marketId,
+    { startTime: bounds[0]!, endTime: bounds.at(-1)! - 1, limit: PROJECTION_LIMITS.openInterestHistoryMax })
+  let last = before
+  let i = 0
+  const records = bounds.map((t) => {
     if (current !== undefined && current.time < t) return current
-    const [r] = await ctx.projections.openInterestHistory(m.marketId, { endTime: t - 1, limit: 1 })
-    return r
-  }))
+    while (i < changes.length && changes[i]!.time < t) last = changes[i++]
+    return last
+  })
   return { bounds, records }
 }
 

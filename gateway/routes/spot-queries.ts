@@ -87,11 +87,12 @@ export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): P
 
 /**
  * The order list each row's order was placed in (-1: alone), from the orders' records: a fill
- * does not carry it. One lookup per order, sent together.
+ * does not carry it. One call for every order (a call each was 1,000 round trips to the
+ * projections' thread for a full page: ~7 ms of the main thread).
  */
 async function listIdsOf(ctx: GatewayContext, owner: { account: string; sub: number }, m: SpotMarket, rows: readonly UserTradeRow[]): Promise<Map<number, number>> {
   const ids = [...new Set(rows.map((r) => r.orderId))]
-  const records = await Promise.all(ids.map((id) => ctx.projections.order(owner, m.marketId, id)))
+  const records = await ctx.projections.orders(owner, m.marketId, ids)
   return new Map(ids.map((id, i) => [id, records[i]?.orderListId ?? -1]))
 }
 

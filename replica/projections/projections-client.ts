@@ -301,6 +301,10 @@ export class ProjectionsClient implements ProjectionsApi {
     return this.call('order', [owner, marketId, orderId]) as Promise<OrderRecord | undefined>
   }
 
+  orders(owner: Owner, marketId: number, orderIds: readonly number[]): Promise<(OrderRecord | undefined)[]> {
+    return this.call('orders', [owner, marketId, orderIds]) as Promise<(OrderRecord | undefined)[]>
+  }
+
   orderByClientId(owner: Owner, marketId: number, clientOrderId: string): Promise<OrderRecord | undefined> {
     return this.call('orderByClientId', [owner, marketId, clientOrderId]) as Promise<OrderRecord | undefined>
   }

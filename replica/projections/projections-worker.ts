@@ -15,7 +15,7 @@ import type { CallMessage, Entries, FromWorker, Position, ToWorker, WorkerSetup 
 const UPKEEP: ReadonlySet<string> = new Set(['flush', 'written', 'prune', 'clear', 'close'])
 const CALLABLE: ReadonlySet<string> = new Set([
   ...UPKEEP, 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
-  'openInterest', 'openInterestHistory', 'topTradersHistory', 'priceKlines', 'fundingRates', 'order', 'orderByClientId', 'allOrders',
+  'openInterest', 'openInterestHistory', 'topTradersHistory', 'priceKlines', 'fundingRates', 'order', 'orders', 'orderByClientId', 'allOrders',
   'userTrades', 'forceOrders', 'orderAmendments', 'orderAmendmentsFrom', 'preventedMatches', 'orderList', 'allOrderLists', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
   'withdrawals', 'withdrawal', 'transfers', 'subTransfers',
 ])

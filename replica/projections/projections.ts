@@ -430,6 +430,11 @@ export class Projections {
     return accountQueries.order(this.stores, owner, marketId, orderId)
   }
 
+  /** Several orders' records in one call (one round trip from the main thread, not one each). */
+  orders(owner: Owner, marketId: number, orderIds: readonly number[]): Promise<(OrderRecord | undefined)[]> {
+    return Promise.all(orderIds.map((id) => accountQueries.order(this.stores, owner, marketId, id)))
+  }
+
   orderByClientId(owner: Owner, marketId: number, clientOrderId: string): Promise<OrderRecord | undefined> {
     return accountQueries.orderByClientId(this.stores, owner, marketId, clientOrderId)
   }
