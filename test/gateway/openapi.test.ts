@@ -190,7 +190,7 @@ t.test('/docs serves Swagger UI and its assets from the package', async (t) => {
   const page = await fetch(`${base}/docs`)
   t.equal(page.status, 200)
   t.match(page.headers.get('content-type'), /^text\/html/)
-  t.equal(page.headers.get('x-mbx-used-weight-1m'), '1', 'the page weighs 1 against the IP')
+  t.equal(page.headers.get('x-mbx-used-weight-1m'), '5', 'the page weighs 5 against the IP')
   const html = await page.text()
   const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!)
   t.same(scripts, ['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-ui-standalone-preset.js',
@@ -210,6 +210,7 @@ t.test('/docs serves Swagger UI and its assets from the package', async (t) => {
   // the exchange send 500 KB documents without bound.
   const used = async (url: string): Promise<number> => Number((await fetch(url)).headers.get('x-mbx-used-weight-1m'))
   const before = await used(`${base}/fapi/v1/time`)
+  t.equal(before, 5 + 3 * 5 + 5 + 1, 'the page, its three scripts and its style sheet weigh 5 each')
   t.same((await fetchJson(`${base}/docs/json`)).body, (await fetchJson(`${base}/openapi.json`)).body)
   t.equal(await used(`${base}/fapi/v1/time`), before + 10 + 10 + 1)
   t.equal(await used(`${base}/docs/yaml`), before + 21 + 10)
