@@ -14,9 +14,13 @@ export function validAddress(a: unknown): a is string {
   return typeof a === 'string' && ADDRESS.test(a)
 }
 
+/** A sub-account number: 0 … subAccountsMax − 1. */
+export function validSub(n: unknown): n is number {
+  return Number.isInteger(n) && (n as number) >= 0 && (n as number) < LIMITS.subAccountsMax
+}
+
 export function validIssuer(issuer: Issuer): boolean {
-  return validAddress(issuer.account) &&
-    Number.isInteger(issuer.sub) && issuer.sub >= 0 && issuer.sub < LIMITS.subAccountsMax
+  return validAddress(issuer.account) && validSub(issuer.sub)
 }
 
 /**

@@ -2,43 +2,21 @@
 // master's wallet and swept back, without a withdrawal and a deposit on chain. The account's
 // total does not change, so neither do the exchange's totals the audit checks against the Vault.
 
-import { ensureSpotBalance, ensureSub, findSub, spotBalance, validIssuer } from './accounts.js'
-import type { SubAccountTransfer } from './commands.js'
-import type { BalanceEvent, Result } from './events.js'
+import { ensureSub, findSub, spotBalance, validIssuer, validSub } from './accounts.js'
+import type { SubAccountTransfer, WalletKind } from './commands.js'
+import type { Result } from './events.js'
 import { LIMITS } from './limits.js'
 import { maxWithdrawable } from './margin.js'
 import { accept, reject } from './results.js'
 import { rulesOf, SUB_ACCOUNT_TRANSFERS } from './rules.js'
 import type { State, SubAccount } from './state.js'
-import { marginAsset } from './wallet.js'
+import { changeBalance, marginAsset, validAmount, walletBalance } from './wallet.js'
 
-const validSub = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 0 && (n as number) < LIMITS.subAccountsMax
-const validWallet = (w: unknown): w is 'SPOT' | 'PERP' => w === 'SPOT' || w === 'PERP'
+const validWallet = (w: unknown): w is WalletKind => w === 'SPOT' || w === 'PERP'
 
 /** What `wallet` of `sub` holds of `asset` that may leave: a spot balance's free part, or what a withdrawal could take from the perp wallet. */
-function movable(state: State, sub: SubAccount, wallet: 'SPOT' | 'PERP', asset: string): number {
+function movable(state: State, sub: SubAccount, wallet: WalletKind, asset: string): number {
   return wallet === 'SPOT' ? spotBalance(sub, asset).free : maxWithdrawable(state, sub)
-}
-
-function held(sub: SubAccount | undefined, wallet: 'SPOT' | 'PERP', asset: string): number {
-  if (sub === undefined) return 0
-  return wallet === 'SPOT' ? spotBalance(sub, asset).free : sub.perpWallet
-}
-
-/** Changes a wallet's balance by `delta`, and says so as its balance event. */
-function move(sub: SubAccount, wallet: 'SPOT' | 'PERP', asset: string, delta: number, time: number): BalanceEvent {
-  let free: number
-  let locked = 0
-  if (wallet === 'PERP') {
-    sub.perpWallet += delta
-    free = sub.perpWallet
-  } else {
-    const b = ensureSpotBalance(sub, asset)
-    b.free += delta
-    free = b.free
-    locked = b.locked
-  }
-  return { type: 'balance', account: sub.address, sub: sub.sub, wallet, asset, free, locked, delta, reason: 'TRANSFER', time }
 }
 
 export function subAccountTransfer(state: State, cmd: SubAccountTransfer, time: number): Result {
@@ -53,17 +31,17 @@ export function subAccountTransfer(state: State, cmd: SubAccountTransfer, time: 
   if (typeof cmd.asset !== 'string' || !state.assets.has(cmd.asset)) return reject('ASSET_UNKNOWN')
   const margin = marginAsset(state)
   if ((cmd.fromWallet === 'PERP' || cmd.toWallet === 'PERP') && cmd.asset !== margin) return reject('ASSET_UNKNOWN')
-  if (!Number.isSafeInteger(cmd.amount) || cmd.amount <= 0 || cmd.amount > LIMITS.ledgerAmountMax) return reject('AMOUNT_INVALID')
+  if (!validAmount(cmd.amount)) return reject('AMOUNT_INVALID')
   const from = findSub(state, { account: cmd.account, sub: cmd.fromSub })
   if (from === undefined || movable(state, from, cmd.fromWallet, cmd.asset) < cmd.amount) return reject('BALANCE_INSUFFICIENT')
   const toIssuer = { account: cmd.account, sub: cmd.toSub }
-  if (held(findSub(state, toIssuer), cmd.toWallet, cmd.asset) + cmd.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
+  if (walletBalance(findSub(state, toIssuer), cmd.toWallet, cmd.asset) + cmd.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
 
   const to = ensureSub(state, toIssuer)
   return accept([
     { type: 'subTransfer', account: from.address, fromSub: from.sub, toSub: to.sub, fromWallet: cmd.fromWallet,
       toWallet: cmd.toWallet, asset: cmd.asset, amount: cmd.amount, clientTranId: ref, time },
-    move(from, cmd.fromWallet, cmd.asset, -cmd.amount, time),
-    move(to, cmd.toWallet, cmd.asset, cmd.amount, time),
+    changeBalance(from, cmd.fromWallet, cmd.asset, -cmd.amount, 'TRANSFER', time),
+    changeBalance(to, cmd.toWallet, cmd.asset, cmd.amount, 'TRANSFER', time),
   ])
 }

@@ -3,13 +3,13 @@
 
 import { ensureSpotBalance, ensureSub, findSub, spotBalance, validAddress, validIssuer } from './accounts.js'
 import type { Code } from './codes.js'
-import type { Deposit, DepositPending, FeeWithdrawal, Transfer, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
-import type { Event, Result, WithdrawalEvent } from './events.js'
+import type { Deposit, DepositPending, FeeWithdrawal, Transfer, WalletKind, WithdrawalComplete, WithdrawalFail, WithdrawalRequest } from './commands.js'
+import type { BalanceEvent, BalanceReason, Event, Result, WithdrawalEvent } from './events.js'
 import { LIMITS } from './limits.js'
 import { maxWithdrawable } from './margin.js'
 import { accept, reject } from './results.js'
 import { rulesOf, SALTED_LEAVES } from './rules.js'
-import { addFee, addToTotal, type State, type Withdrawal } from './state.js'
+import { addFee, addToTotal, type State, type SubAccount, type Withdrawal } from './state.js'
 
 /** The account a fee withdrawal is recorded under: the exchange's own, not an address, so no sub-account. */
 export const FEES_ACCOUNT = 'fees'
@@ -17,7 +17,7 @@ export const FEES_ACCOUNT = 'fees'
 /** The first rules with FeeWithdrawal (older builds answered COMMAND_UNKNOWN). */
 export const FEE_WITHDRAWAL_RULES = SALTED_LEAVES
 
-function validAmount(n: unknown): n is number {
+export function validAmount(n: unknown): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 && n <= LIMITS.ledgerAmountMax
 }
 
@@ -25,6 +25,28 @@ function validAmount(n: unknown): n is number {
 export function marginAsset(state: State): string | undefined {
   for (const m of state.markets) if (m?.kind === 'PERP') return m.quote
   return undefined
+}
+
+/** What a spot balance holds free, or the perp wallet (of the margin asset); 0 for a sub-account not made yet. */
+export function walletBalance(sub: SubAccount | undefined, wallet: WalletKind, asset: string): number {
+  return wallet === 'PERP' ? (sub?.perpWallet ?? 0) : spotBalance(sub, asset).free
+}
+
+/** Changes a wallet's free balance by `delta` and says so as its balance event. */
+export function changeBalance(sub: SubAccount, wallet: WalletKind, asset: string, delta: number, reason: BalanceReason,
+  time: number): BalanceEvent {
+  let free: number
+  let locked = 0
+  if (wallet === 'PERP') {
+    sub.perpWallet += delta
+    free = sub.perpWallet
+  } else {
+    const b = ensureSpotBalance(sub, asset)
+    b.free += delta
+    free = b.free
+    locked = b.locked
+  }
+  return { type: 'balance', account: sub.address, sub: sub.sub, wallet, asset, free, locked, delta, reason, time }
 }
 
 /** What a deposit and its pending note are both refused for: issuer, asset, amount, ref, a ref already credited. */
@@ -42,29 +64,15 @@ export function deposit(state: State, cmd: Deposit, time: number): Result {
   if (refused !== null) return reject(refused)
   if (cmd.wallet !== 'SPOT' && cmd.wallet !== 'PERP') return reject('COMMAND_INVALID')
   if (cmd.wallet === 'PERP' && cmd.asset !== marginAsset(state)) return reject('ASSET_UNKNOWN')
-  const existing = findSub(state, cmd)
-  const before = cmd.wallet === 'PERP' ? (existing?.perpWallet ?? 0) : spotBalance(existing, cmd.asset).free
-  if (before + cmd.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
+  if (walletBalance(findSub(state, cmd), cmd.wallet, cmd.asset) + cmd.amount > LIMITS.ledgerAmountMax) return reject('OVERFLOW')
 
   const sub = ensureSub(state, cmd)
   state.depositRefs.add(cmd.ref)
   addToTotal(state.deposited, cmd.asset, cmd.amount)
-  let free: number
-  let locked = 0
-  if (cmd.wallet === 'PERP') {
-    sub.perpWallet += cmd.amount
-    free = sub.perpWallet
-  } else {
-    const b = ensureSpotBalance(sub, cmd.asset)
-    b.free += cmd.amount
-    free = b.free
-    locked = b.locked
-  }
   return accept([
     { type: 'deposit', account: sub.address, sub: sub.sub, asset: cmd.asset, amount: cmd.amount,
       wallet: cmd.wallet, ref: cmd.ref, time },
-    { type: 'balance', account: sub.address, sub: sub.sub, wallet: cmd.wallet, asset: cmd.asset,
-      free, locked, delta: cmd.amount, reason: 'DEPOSIT', time },
+    changeBalance(sub, cmd.wallet, cmd.asset, cmd.amount, 'DEPOSIT', time),
   ])
 }
 
