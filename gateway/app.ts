@@ -33,6 +33,7 @@ import { corsHooks } from './cors.js'
 import { compressionHooks } from './compression.js'
 import { fastifyTrustProxy } from './client-ip.js'
 import { WeightCounter } from './weights.js'
+import { sapiWeights } from './sapi.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 
@@ -171,9 +172,11 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(historyDownloadRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights, orders })
   await app.register(algoOrderRoutes, { ctx, weights, orders })
-  await app.register(walletRoutes, { ctx, weights })
+  // One per-account budget for every /sapi route, as Binance's UID limit is one.
+  const sapi = sapiWeights(ctx)
+  await app.register(walletRoutes, { ctx, weights, sapi })
   await app.register(capitalRoutes, { ctx, weights })
-  await app.register(subAccountRoutes, { ctx, weights })
+  await app.register(subAccountRoutes, { ctx, weights, sapi })
   await app.register(accountStatusRoutes, { ctx, weights })
   await app.register(balanceProofRoutes, { ctx, weights })
   await app.register(userAssetRoutes, { ctx, weights })

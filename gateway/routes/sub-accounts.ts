@@ -5,24 +5,26 @@
 // transfers. Binance names sub-accounts by email; here a sub-account's "email" is
 // sub<N>@<address>. The core checks the money (core/sub-transfer.ts, rules 3).
 
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import type { SubAccountTransfer, WalletKind } from '../../core/commands.js'
 import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
 import type { SubAccount } from '../../core/state.js'
 import type { SubTransferRecord } from '../../replica/projections/records.js'
 import { accountJson } from '../format-account.js'
-import { authenticate, type Authenticated, type Security } from '../auth.js'
+import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
 import { ApiError, fromCore, invalidParam, mandatoryParam } from '../errors.js'
-import { limitParam, optional, required, timeParam } from '../market-params.js'
+import { limitParam, optional, required } from '../market-params.js'
 import { subAccountDocs } from '../schemas/sub-accounts.js'
-import { WeightCounter } from '../weights.js'
-import { SAPI_UID_WEIGHT_1M } from './wallet.js'
+import type { WeightCounter } from '../weights.js'
+import { historyRange, pageParam, sapiSignIn } from '../sapi.js'
 
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
+  /** The per-account SAPI budget, shared with the wallet routes. */
+  sapi: WeightCounter
 }
 
 /** Binance's sub-account histories: the last 30 days unless told, at most 30 days. */
@@ -57,33 +59,8 @@ function walletParam(a: Authenticated, name: string): WalletKind {
   return w
 }
 
-/** The range a history reads: 30 days back from endTime (or now) unless startTime is sent; at most 30 days. */
-function historyRange(a: Authenticated, nowMs: number): { startTime: number; endTime: number } {
-  const startTime = timeParam(a.params, 'startTime')
-  const endTime = timeParam(a.params, 'endTime')
-  const end = endTime ?? (startTime === undefined ? nowMs : Math.min(nowMs, startTime + HISTORY_RANGE_MS))
-  const start = startTime ?? Math.max(0, end - HISTORY_RANGE_MS)
-  if (start > end || end - start > HISTORY_RANGE_MS) throw invalidParam('startTime')
-  return { startTime: start, endTime: end }
-}
-
-/** A page number (1 up, default 1). */
-function pageParam(a: Authenticated): number {
-  const v = optional(a.params, 'page')
-  if (v === undefined) return 1
-  const n = /^[0-9]{1,9}$/.test(v) ? Number(v) : 0
-  if (n < 1) throw invalidParam('page')
-  return n
-}
-
-export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const uid = new WeightCounter(ctx.now, SAPI_UID_WEIGHT_1M)
-  const signedIn = (req: FastifyRequest, security: Security, weight: number): Authenticated => {
-    weights.charge(req.ip, 1)
-    const a = authenticate(ctx, req, security)
-    uid.charge(a.session.account, weight)
-    return a
-  }
+export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, sapi }) => {
+  const signedIn = sapiSignIn(ctx, weights, sapi)
   const format = (asset: string, amount: number): string => trimZeros(formatLedger(amount, ctx.state().assets.get(asset)!.scale))
 
   /** Submits the transfer; its id is its entry's first row id, as the history shows it. */
@@ -102,7 +79,7 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
 
   /** Rows of the given sub-accounts' histories in the range, each transfer once, newest first. */
   const rowsOf = async (a: Authenticated, subs: readonly number[]): Promise<SubTransferRecord[]> => {
-    const range = historyRange(a, ctx.now())
+    const range = historyRange(a, ctx.now(), HISTORY_RANGE_MS, HISTORY_RANGE_MS)
     await ctx.projections.flush()
     const byId = new Map<number, SubTransferRecord>()
     for (const sub of subs) {
@@ -119,7 +96,7 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   }
 
   app.post('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransfer, async (req) => {
-    const a = signedIn(req, 'TRADE', 360)
+    const a = signedIn(req, 360, 'TRADE')
     if (a.session.sub !== 0) throw masterOnly()
     const fromSub = subOfEmail(a, 'fromEmail') ?? 0
     const toSub = subOfEmail(a, 'toEmail') ?? 0
@@ -133,12 +110,12 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   app.get('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransferHistory, async (req) => {
-    const a = signedIn(req, 'USER_DATA', 1)
+    const a = signedIn(req, 1)
     if (a.session.sub !== 0) throw masterOnly()
     const fromSub = subOfEmail(a, 'fromEmail')
     const toSub = subOfEmail(a, 'toEmail')
     const clientTranId = optional(a.params, 'clientTranId')
-    const page = pageParam(a)
+    const page = pageParam(a.params, 'page', 1, Number.MAX_SAFE_INTEGER)
     const limit = limitParam(a.params, HISTORY_PAGE_MAX, HISTORY_PAGE_MAX)
     const rows = (await rowsOf(a, subsOf(a.session.account))).filter((r) => (fromSub === undefined || r.fromSub === fromSub)
       && (toSub === undefined || r.toSub === toSub) && (clientTranId === undefined || r.clientTranId === clientTranId))
@@ -154,12 +131,12 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   app.get('/sapi/v1/sub-account/list', subAccountDocs.list, async (req) => {
-    const a = signedIn(req, 'USER_DATA', 1)
+    const a = signedIn(req, 1)
     if (a.session.sub !== 0) throw masterOnly()
     const only = subOfEmail(a, 'email')
     const isFreeze = optional(a.params, 'isFreeze')
     if (isFreeze !== undefined && isFreeze !== 'true' && isFreeze !== 'false') throw invalidParam('isFreeze')
-    const page = pageParam(a)
+    const page = pageParam(a.params, 'page', 1, Number.MAX_SAFE_INTEGER)
     const limit = limitParam(a.params, 1, LIST_PAGE_MAX)
     // No sub-account is ever frozen here.
     const subs = subsOf(a.session.account).filter((s) => s !== 0 && (only === undefined || s === only) && isFreeze !== 'true')
@@ -180,7 +157,7 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
 
   // The master's view of a sub-account's balances: spot (v4, strings) and futures (USDⓈ-M).
   app.get('/sapi/v4/sub-account/assets', subAccountDocs.assets, async (req) => {
-    const a = signedIn(req, 'USER_DATA', 60)
+    const a = signedIn(req, 60)
     const { state: sub } = namedSub(a)
     const assets = [...ctx.state().assets.values()]
     return {
@@ -209,12 +186,12 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     }
   }
   app.get('/sapi/v1/sub-account/futures/account', subAccountDocs.futuresAccountV1, async (req) => {
-    const a = signedIn(req, 'USER_DATA', 10)
+    const a = signedIn(req, 10)
     const { sub, state: s } = namedSub(a)
     return futuresAccount(subAccountEmail(a.session.account, sub), s)
   })
   app.get('/sapi/v2/sub-account/futures/account', subAccountDocs.futuresAccount, async (req) => {
-    const a = signedIn(req, 'USER_DATA', 10)
+    const a = signedIn(req, 10)
     const { sub, state: s } = namedSub(a)
     // futuresType 1 is USDⓈ-M; there are no COIN-M futures here.
     if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
@@ -222,13 +199,13 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   app.post('/sapi/v1/sub-account/transfer/subToMaster', subAccountDocs.subToMaster, async (req) => {
-    const a = signedIn(req, 'TRADE', 1)
+    const a = signedIn(req, 1, 'TRADE')
     if (a.session.sub === 0) throw subAccountOnly()
     return { txnId: await send(a, { fromSub: a.session.sub, toSub: 0, fromWallet: 'SPOT', toWallet: 'SPOT' }) }
   })
 
   app.post('/sapi/v1/sub-account/transfer/subToSub', subAccountDocs.subToSub, async (req) => {
-    const a = signedIn(req, 'TRADE', 1)
+    const a = signedIn(req, 1, 'TRADE')
     if (a.session.sub === 0) throw subAccountOnly()
     const toSub = subOfEmail(a, 'toEmail')
     if (toSub === undefined) throw invalidParam('toEmail')
@@ -237,7 +214,7 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   })
 
   app.get('/sapi/v1/sub-account/transfer/subUserHistory', subAccountDocs.subUserHistory, async (req) => {
-    const a = signedIn(req, 'USER_DATA', 1)
+    const a = signedIn(req, 1)
     const me = a.session.sub
     const asset = optional(a.params, 'asset')
     const type = optional(a.params, 'type')

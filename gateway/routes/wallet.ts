@@ -2,11 +2,11 @@
 // the ones ccxt sends), withdrawals (to the account's own address, with WITHDRAW permission),
 // and deposit and withdrawal history.
 
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import type { Transfer } from '../../core/commands.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { marginAsset } from '../../core/wallet.js'
-import { authenticate, type Authenticated } from '../auth.js'
+import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
 import { feeRate } from '../format-market.js'
@@ -14,11 +14,14 @@ import { fromCore, invalidParam, mandatoryParam, permissionDenied } from '../err
 import type { TransferRecord } from '../../replica/projections/records.js'
 import { limitParam, optional, required, spotsParam, timeParam } from '../market-params.js'
 import { walletDocs } from '../schemas/wallet.js'
-import { WeightCounter } from '../weights.js'
+import type { WeightCounter } from '../weights.js'
+import { historyRange, pageParam, sapiSignIn } from '../sapi.js'
 
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
+  /** The per-account SAPI budget, shared with the sub-account routes. */
+  sapi: WeightCounter
 }
 
 /** Deposit status codes Binance uses: 0 pending (seen on chain, not yet deep enough), 1 success. */
@@ -55,30 +58,7 @@ const TRANSFER_PAGE_MAX = 100
 /** Binance's transfer history without a range: the last 7 days. */
 const TRANSFER_DEFAULT_RANGE_MS = 7 * 86_400_000
 
-/** A page number or size in 1..max (default when not sent); anything else is -1130 naming it. */
-function pageParam(p: Map<string, string>, name: string, dflt: number, max: number): number {
-  const v = optional(p, name)
-  if (v === undefined) return dflt
-  const n = /^\d{1,16}$/.test(v) ? Number(v) : NaN
-  if (!(n >= 1 && n <= max)) throw invalidParam(name)
-  return n
-}
-
-/** The transfer history's range: 7 days back from endTime (or now) unless startTime is sent; at most 90 days. */
-function transferRange(a: Authenticated, nowMs: number): { startTime: number; endTime: number } {
-  const startTime = timeParam(a.params, 'startTime')
-  const endTime = timeParam(a.params, 'endTime')
-  const end = endTime ?? (startTime === undefined ? nowMs : Math.min(nowMs, startTime + PROJECTION_LIMITS.walletRangeMs))
-  const start = startTime ?? end - TRANSFER_DEFAULT_RANGE_MS
-  if (start > end || end - start > PROJECTION_LIMITS.walletRangeMs) throw invalidParam('startTime')
-  return { startTime: start, endTime: end }
-}
-
-/** SAPI weights count per account (Binance's UID limit), not against the IP's futures limit. */
-export const SAPI_UID_WEIGHT_1M = 180_000
-
-export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
-  const uid = new WeightCounter(ctx.now, SAPI_UID_WEIGHT_1M)
+export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, sapi }) => {
   /** A page (`current`, `size`) of the caller's transfers that `keep` selects, newest first, amounts printed. */
   const transferPage = async (a: Authenticated, keep: (r: TransferRecord) => boolean) => {
     const current = pageParam(a.params, 'current', 1, Number.MAX_SAFE_INTEGER)
@@ -86,7 +66,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const state = ctx.state()
     await ctx.projections.flush()
     const rows = await ctx.projections.transfers({ account: a.session.account, sub: a.session.sub },
-      { ...transferRange(a, ctx.now()), limit: PROJECTION_LIMITS.walletHistoryMax }, ctx.now())
+      { ...historyRange(a, ctx.now(), TRANSFER_DEFAULT_RANGE_MS, PROJECTION_LIMITS.walletRangeMs), limit: PROJECTION_LIMITS.walletHistoryMax }, ctx.now())
     const mine = rows.filter(keep).reverse()
     return {
       total: mine.length,
@@ -94,12 +74,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
         .map((r) => ({ ...r, amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)) })),
     }
   }
-  const signedIn = (req: FastifyRequest, weight: number): Authenticated => {
-    weights.charge(req.ip, 1)
-    const a = authenticate(ctx, req, 'USER_DATA')
-    uid.charge(a.session.account, weight)
-    return a
-  }
+  const signedIn = sapiSignIn(ctx, weights, sapi)
   app.post('/sapi/v1/asset/transferQuoteFromSpotToPerp', walletDocs.spotToPerp, async (req) => {
     const r = await transfer(ctx, signedIn(req, 900), 'SPOT_TO_PERP')
     return { s: r.s, p: r.p }
