@@ -23,10 +23,12 @@ export function walletRange(q: TimeRange, nowMs: number): TimeRange {
   return { startTime, endTime }
 }
 
+/** A sub-account's rows of the range, oldest first: the oldest `limit`, or with `newest` the newest `limit`. */
 async function history<T extends { asset: string }>(store: Store, owner: Owner, q: WalletQuery, nowMs: number,
-  decode: (b: Buffer) => T): Promise<T[]> {
+  decode: (b: Buffer) => T, newest = false): Promise<T[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.walletHistoryMax)
-  return scan(store, timeRangeBounds(ownerPrefix(owner), walletRange(q, nowMs)), q.limit, (_k, v) => {
+  const bounds = timeRangeBounds(ownerPrefix(owner), walletRange(q, nowMs))
+  return scan(store, bounds !== null && newest ? { ...bounds, reverse: true } : bounds, q.limit, (_k, v) => {
     const r = decode(v)
     return q.coin === undefined || r.asset === q.coin ? r : undefined
   })
@@ -58,12 +60,7 @@ export function transfers(stores: Stores, owner: Owner, q: WalletQuery, nowMs: n
  * `limit` of the range (the sub-account APIs list newest first), oldest first.
  */
 export function subTransfers(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<SubTransferRecord[]> {
-  checkLimit(q.limit, PROJECTION_LIMITS.walletHistoryMax)
-  const bounds = timeRangeBounds(ownerPrefix(owner), walletRange(q, nowMs))
-  return scan(stores.subTransfers, bounds === null ? null : { ...bounds, reverse: true }, q.limit, (_k, v) => {
-    const r = subTransferCodec.decode(v)
-    return q.coin === undefined || r.asset === q.coin ? r : undefined
-  })
+  return history(stores.subTransfers, owner, q, nowMs, subTransferCodec.decode, true)
 }
 
 export async function withdrawal(stores: Stores, withdrawalId: number): Promise<(WithdrawalRecord & Owner) | undefined> {
