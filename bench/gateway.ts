@@ -8,13 +8,10 @@
 // sets the open loop's offered rate (default 5,000 orders/s, the issue's).
 
 import os from 'node:os'
-import { Worker } from 'node:worker_threads'
-import { createFundedAccount } from '../bin/demo-account.js'
-import { IngressClient } from '../replica/ingress.js'
-import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { fixed, int, percentile, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, cpuByThread, cpuSeconds, exchangeNodeFlags, HOST, scrapeMetrics, startExchange, UNNAMED_THREADS } from './lib/exchange-process.js'
-import type { LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
+import { cpuByThread, cpuSeconds, exchangeNodeFlags, HOST, scrapeMetrics, startExchange, UNNAMED_THREADS } from './lib/exchange-process.js'
+import type { Phase, PhaseResult } from './lib/http-load-worker.js'
+import { fundedAccounts, startLoadGenerator, type LoadGenerator } from './lib/load-generator.js'
 
 const ACCOUNTS = 100
 /** Connections of the closed-loop order phase: enough requests in flight to fill group commits. */
@@ -45,27 +42,11 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   // so the book alone sets the mark: the feed's index starts at 30000.0 (bin/price-feed.ts), and
   // the price band would refuse this load's buys at 50000.0 until the mark caught up.
   const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off', '--price-feed', 'off'], nodeFlags)
-  const { child, port, replicationPort, secret } = ex
-  let worker: Worker | undefined
+  const { child, port } = ex
+  let generator: LoadGenerator | undefined
   try {
-    const ingress = await IngressClient.connect(wsNetworkWith(linkToken(secret)), `ws://${HOST}:${replicationPort}`)
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => createFundedAccount({
-      submit: (c) => ingress.submit(c), now: () => Date.now(), chainId: CHAIN_ID, masterSecret: secret, usdt: 1_000_000 })))
-    ingress.close()
-
-    const setup: LoadSetup = { host: HOST, port, accounts: accounts.map((a) => ({ apiKey: a.apiKey, secretKey: a.secretKey })) }
-    worker = new Worker(new URL('./lib/http-load-worker.js', import.meta.url), { workerData: setup })
-    const w = worker
-    const phase = (p: Phase): Promise<PhaseResult> => new Promise((resolve, reject) => {
-      const failed = (err: Error): void => reject(err)
-      w.once('error', failed)
-      w.once('message', (m: PhaseResult & { error?: string }) => {
-        w.off('error', failed)
-        if (m.error) reject(new Error(m.error))
-        else resolve(m)
-      })
-      w.postMessage(p)
-    })
+    generator = startLoadGenerator(port, await fundedAccounts(ex, ACCOUNTS))
+    const { phase } = generator
     const load = os.loadavg()
     // Exchange CPU µs per successful request of a phase, how busy its main thread was, and the
     // load generator's CPU µs per request (this process: the worker's, on the same two cores).
@@ -153,7 +134,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     return { bench: 'gateway', ordersPerSec: Math.round(ordersPerSec), p99Ms: Number(p99.toFixed(2)), depthPerSec: Math.round(depthPerSec),
       loopDelayP99Ms: loop('p99'), loopDelayMaxMs: loop('max'), serverP99Ms: served('p99'), projectionsBehindClosed: behind(afterClosed) }
   } finally {
-    await worker?.terminate()
+    await generator?.terminate()
     await ex.stop()
   }
 }

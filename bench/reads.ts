@@ -11,14 +11,11 @@
 
 import { createHmac } from 'node:crypto'
 import http from 'node:http'
-import { Worker } from 'node:worker_threads'
-import { createFundedAccount } from '../bin/demo-account.js'
-import { IngressClient } from '../replica/ingress.js'
-import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { connectAll, closedLoop } from './lib/http-load.js'
 import { fixed, int, table, type Benchmark, type BenchSummary } from './lib/bench.js'
-import { CHAIN_ID, cpuSeconds, exchangeNodeFlags, HOST, scrapeMetrics, startExchange } from './lib/exchange-process.js'
-import type { LoadAccount, LoadSetup, Phase, PhaseResult } from './lib/http-load-worker.js'
+import { cpuSeconds, exchangeNodeFlags, HOST, scrapeMetrics, startExchange, type ExchangeProcess } from './lib/exchange-process.js'
+import type { LoadAccount, PhaseResult } from './lib/http-load-worker.js'
+import { fundedAccounts, startLoadGenerator } from './lib/load-generator.js'
 
 const ACCOUNTS = 20
 /** Seconds of signed orders that make the history the reads read. */
@@ -68,23 +65,14 @@ function firstAnswer(url: string, headers: Record<string, string>): Promise<{ st
 }
 
 /** Funds the accounts and has them send signed orders for HISTORY_SECONDS: the history to read. */
-async function makeHistory(port: number, replicationPort: number, secret: Buffer): Promise<{ orders: PhaseResult; reader: LoadAccount }> {
-  const ingress = await IngressClient.connect(wsNetworkWith(linkToken(secret)), `ws://${HOST}:${replicationPort}`)
-  const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => createFundedAccount({
-    submit: (c) => ingress.submit(c), now: () => Date.now(), chainId: CHAIN_ID, masterSecret: secret, usdt: 1_000_000 })))
-  ingress.close()
-  const setup: LoadSetup = { host: HOST, port, accounts: accounts.map((a) => ({ apiKey: a.apiKey, secretKey: a.secretKey })) }
-  const worker = new Worker(new URL('./lib/http-load-worker.js', import.meta.url), { workerData: setup })
-  const phase = (p: Phase): Promise<PhaseResult> => new Promise((resolve, reject) => {
-    worker.once('error', reject)
-    worker.once('message', (m: PhaseResult & { error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m)))
-    worker.postMessage(p)
-  })
+async function makeHistory(ex: ExchangeProcess): Promise<{ orders: PhaseResult; reader: LoadAccount }> {
+  const accounts = await fundedAccounts(ex, ACCOUNTS)
+  const generator = startLoadGenerator(ex.port, accounts)
   try {
-    await phase({ kind: 'seed', levels: 150, connections: 16 })
-    return { orders: await phase({ kind: 'closed', what: 'order', connections: 64, seconds: HISTORY_SECONDS }), reader: setup.accounts[0]! }
+    await generator.phase({ kind: 'seed', levels: 150, connections: 16 })
+    return { orders: await generator.phase({ kind: 'closed', what: 'order', connections: 64, seconds: HISTORY_SECONDS }), reader: accounts[0]! }
   } finally {
-    await worker.terminate()
+    await generator.terminate()
   }
 }
 
@@ -95,7 +83,7 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   const rows: Row[] = []
   let orders = 0
   try {
-    const history = await makeHistory(ex.port, ex.replicationPort, ex.secret)
+    const history = await makeHistory(ex)
     orders = history.orders.ok
     const base = `http://${HOST}:${ex.port}`
     const sign = (path: string): string => {
