@@ -12,6 +12,7 @@ import { LevelLogStore } from '../replica/level-log.js'
 import type { Logger } from '../replica/node.js'
 import { AppliedWatch } from '../replica/applied-watch.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../replica/projections/index.js'
+import { PAGE_FORMATTER_URL } from '../gateway/page-format.js'
 import { createReplica, type Election, type Replica, type Role } from '../replica/replica.js'
 import { Leadership } from '../replica/leadership.js'
 import { EtcdKv } from './etcd.js'
@@ -90,8 +91,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   // In a worker thread: the main thread sends each batch's events and reads through it.
   // EXCHANGE_PROJECTIONS=inline keeps them on the main thread (to compare the two).
   const projectionsPath = path.join(config.dataDir, 'projections')
+  // Long lists are formatted where they are read (gateway/pages.ts).
+  const projectionsOptions = { pageFormatter: PAGE_FORMATTER_URL }
   const openProjections = (): Promise<Projections> => process.env.EXCHANGE_PROJECTIONS === 'inline'
-    ? createProjections(projectionsPath) : startProjectionsWorker(projectionsPath)
+    ? createProjections(projectionsPath, projectionsOptions) : startProjectionsWorker(projectionsPath, projectionsOptions)
   let opened = await openProjections()
   // Only a rewind leaves them past the log (this one, or one a crash interrupted before this step).
   if (opened.lastSeq > log.lastSeq) {

@@ -131,6 +131,9 @@ export function parseAmount(asset: Asset, raw: string | undefined, name = 'amoun
 // ---------------------------------------------------------------------------------------------
 // Formatting.
 
+/** What prints a market's prices and quantities: a Market, or the copy a page's format carries (pages.ts). */
+export type MarketScales = Pick<Market, 'tickSize' | 'stepSize' | 'pricePrecision' | 'quantityPrecision'>
+
 function big(n: number | bigint, what: string): bigint {
   if (typeof n === 'bigint') return n
   if (!Number.isSafeInteger(n)) assert(false, `${what} is not a safe integer: ${n}`)
@@ -161,12 +164,12 @@ export function formatExact(units: number | bigint, unitDecimals: number, decima
 }
 
 /** Ticks of `m` as a price string with pricePrecision decimals. */
-export function formatPrice(m: Market, ticks: number | bigint): string {
+export function formatPrice(m: MarketScales, ticks: number | bigint): string {
   return formatUnits(big(ticks, 'ticks') * BigInt(m.tickSize), m.pricePrecision)
 }
 
 /** Lots of `m` as a quantity string with quantityPrecision decimals. */
-export function formatQty(m: Market, lots: number | bigint): string {
+export function formatQty(m: MarketScales, lots: number | bigint): string {
   return formatUnits(big(lots, 'lots') * BigInt(m.stepSize), m.quantityPrecision)
 }
 
@@ -185,7 +188,7 @@ export function formatBalance(units: number | bigint, scale: number): string {
  * exactly tickSize × stepSize × 10^-(pricePrecision + quantityPrecision), so that many decimals
  * is the natural, exact width; fewer only when the dropped digits are zeros.
  */
-export function formatNotional(m: Market, tickLots: number | bigint, decimals = m.pricePrecision + m.quantityPrecision): string {
+export function formatNotional(m: MarketScales, tickLots: number | bigint, decimals = m.pricePrecision + m.quantityPrecision): string {
   const units = big(tickLots, 'tickLots') * BigInt(m.tickSize) * BigInt(m.stepSize)
   return formatExact(units, m.pricePrecision + m.quantityPrecision, decimals)
 }
@@ -231,7 +234,7 @@ export function formatRatio(num: number | bigint, den: number | bigint, unitDeci
  * An order's average fill price from its tick·lot notional and filled lots, half-up to
  * `decimals` (default pricePrecision); "0" at that width when nothing filled.
  */
-export function formatAvgPrice(m: Market, cumTickLots: number | bigint, executedLots: number | bigint,
+export function formatAvgPrice(m: MarketScales, cumTickLots: number | bigint, executedLots: number | bigint,
   decimals = m.pricePrecision): string {
   const lots = big(executedLots, 'executedLots')
   if (lots === 0n) return formatUnits(0n, decimals)

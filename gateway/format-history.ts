@@ -4,14 +4,14 @@
 
 import type { PerpMarket, State } from '../core/state.js'
 import type { IncomeRecord, UserTradeRecord } from '../replica/projections/index.js'
-import { formatBalance, formatNotional, formatPrice, formatQty } from './decimal.js'
+import { formatBalance, formatNotional, formatPrice, formatQty, type MarketScales } from './decimal.js'
 
-export function userTradeJson(state: State, m: PerpMarket, r: UserTradeRecord): Record<string, unknown> {
-  const scale = state.assets.get(m.quote)!.scale
+/** `quoteScale`: the ledger scale of the market's quote asset, which pnl and commissions are in. */
+export function userTradeJson(m: MarketScales & Pick<PerpMarket, 'symbol' | 'quote'>, quoteScale: number, r: UserTradeRecord): Record<string, unknown> {
   return {
     symbol: m.symbol, id: r.tradeId, orderId: r.orderId, side: r.side, price: formatPrice(m, r.priceTicks),
-    qty: formatQty(m, r.qtyLots), realizedPnl: formatBalance(r.realizedPnl, scale),
-    quoteQty: formatNotional(m, r.quoteQtyTicksLots), commission: formatBalance(r.commission, scale),
+    qty: formatQty(m, r.qtyLots), realizedPnl: formatBalance(r.realizedPnl, quoteScale),
+    quoteQty: formatNotional(m, r.quoteQtyTicksLots), commission: formatBalance(r.commission, quoteScale),
     commissionAsset: r.commissionAsset ?? m.quote, time: r.time, positionSide: r.positionSide,
     buyer: r.buyer, maker: r.maker, isBuyer: r.buyer, isMaker: r.maker,
   }

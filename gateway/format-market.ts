@@ -6,7 +6,7 @@ import type { BookSide } from '../core/book.js'
 import { estimatedFundingRateE8 } from '../core/funding.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import type { AggTradeRecord, KlineRecord, TickerRecord, TradeRecord } from '../replica/projections/index.js'
-import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio, formatUnits, trimZeros } from './decimal.js'
+import { formatAvgPrice, formatExact, formatNotional, formatPrice, formatQty, formatRatio, formatUnits, trimZeros, type MarketScales } from './decimal.js'
 
 export type PriceLevel = [price: string, qty: string]
 
@@ -29,22 +29,32 @@ export interface TradeBody {
   isBuyerMaker: boolean
 }
 
-export function tradeBody(m: Market, t: TradeRecord): TradeBody {
+export function tradeBody(m: MarketScales, t: TradeRecord): TradeBody {
   return {
     id: t.tradeId, price: formatPrice(m, t.priceTicks), qty: formatQty(m, t.qtyLots),
     quoteQty: formatNotional(m, t.quoteQtyTicksLots), time: t.time, isBuyerMaker: t.buyerIsMaker,
   }
 }
 
-export function aggTradeBody(m: Market, a: AggTradeRecord): object {
+export function aggTradeBody(m: MarketScales, a: AggTradeRecord): object {
   return {
     a: a.aggId, p: formatPrice(m, a.priceTicks), q: formatQty(m, a.qtyLots),
     f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker,
   }
 }
 
+/** Binance spot's: every fill is at the book's best price, so isBestMatch. */
+export function spotTradeBody(m: MarketScales, t: TradeRecord): object {
+  return { ...tradeBody(m, t), isBestMatch: true }
+}
+
+/** Binance spot's M (best price match), always true here. */
+export function spotAggTradeBody(m: MarketScales, a: AggTradeRecord): object {
+  return { ...aggTradeBody(m, a), M: true }
+}
+
 /** Binance's kline array; the twelfth field is the "ignore" Binance always sends as "0". */
-export function klineBody(m: Market, k: KlineRecord): (number | string)[] {
+export function klineBody(m: MarketScales, k: KlineRecord): (number | string)[] {
   return [
     k.openTime, formatPrice(m, k.openPriceTicks), formatPrice(m, k.highPriceTicks), formatPrice(m, k.lowPriceTicks),
     formatPrice(m, k.closePriceTicks), formatQty(m, k.volumeLots), k.closeTime,

@@ -5,7 +5,7 @@ import type { StpMode } from '../core/commands.js'
 import type { Event, OrderEvent, OrderRecordFields, OrderStatus } from '../core/events.js'
 import { orderEvent, recordOf } from '../core/records.js'
 import type { Market, Order } from '../core/state.js'
-import { formatAvgPrice, formatNotional, formatPrice, formatQty } from './decimal.js'
+import { formatAvgPrice, formatNotional, formatPrice, formatQty, type MarketScales } from './decimal.js'
 
 /** The record fields an order has, wherever it comes from (state, events, projections). */
 export type OrderFields = OrderRecordFields
@@ -100,7 +100,7 @@ export function orderAfter(events: readonly Event[], marketId: number, orderId: 
 }
 
 /** Binance's order record; `responseOnly` adds cumQty (responses), records carry `time`. */
-export function orderJson(m: Market, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
+export function orderJson(m: MarketScales & Pick<Market, 'symbol'>, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
   const type = o.orderType
   const c = o.cond
   const out: Record<string, unknown> = {

@@ -159,7 +159,7 @@ export async function* downloadLines(ctx: GatewayContext, owner: Owner, d: Downl
       for (const r of rows) {
         if (last !== undefined && r.tradeId === last.tradeId && last.makers.has(r.maker)) continue
         fresh++
-        yield line('trade', userTradeJson(state, m, r))
+        yield line('trade', userTradeJson(m, state.assets.get(m.quote)!.scale, r))
         if (last === undefined || r.tradeId !== last.tradeId) last = { tradeId: r.tradeId, makers: new Set() }
         last.makers.add(r.maker)
       }

@@ -1,7 +1,9 @@
 // A check for tests: response schemas also serialize (fast-json-stringify writes only the
 // properties a schema names, coerced to its types), so a schema that misses or mistypes a
 // field the handler returned loses it silently. With this check on, such a response is
-// answered 500 naming the field instead. Off in production: it serializes every body twice.
+// answered 500 naming the field instead; a page, sent as the bytes the projections' thread made
+// (pages.ts), is checked against what its schema would make of it. Off in production: it
+// serializes every body twice.
 
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { ApiError } from './errors.js'
@@ -22,6 +24,18 @@ function firstDifference(want: unknown, got: unknown, at: string): string | unde
   return undefined
 }
 
+/**
+ * A page (gateway/pages.ts) is JSON the route did not serialize: what its schema's serializer
+ * would make of the same body must be that body.
+ */
+function pageDifference(reply: FastifyReply, payload: Buffer): string | undefined {
+  if (!/json/.test(String(reply.getHeader('content-type')))) return undefined
+  const serialize = reply.getSerializationFunction(String(reply.statusCode)) as ((doc: unknown) => string) | undefined
+  if (serialize === undefined) return undefined
+  const body: unknown = JSON.parse(payload.toString())
+  return firstDifference(body, JSON.parse(serialize(body)), '')
+}
+
 export function checkResponses(app: FastifyInstance): void {
   const handed = new WeakMap<FastifyReply, string>()
   app.addHook('preSerialization', async (_req, reply, payload) => {
@@ -31,8 +45,8 @@ export function checkResponses(app: FastifyInstance): void {
   app.addHook('onSend', async (req, reply, payload) => {
     const want = handed.get(reply)
     handed.delete(reply)
-    if (want === undefined || typeof payload !== 'string') return payload
-    const where = firstDifference(JSON.parse(want), JSON.parse(payload), '')
+    const where = want !== undefined && typeof payload === 'string' ? firstDifference(JSON.parse(want), JSON.parse(payload), '')
+      : want === undefined && Buffer.isBuffer(payload) ? pageDifference(reply, payload) : undefined
     if (where !== undefined) {
       throw new ApiError(500, -1000, `The response schema of ${req.method} ${req.routeOptions.url} loses or changes ${where}.`)
     }

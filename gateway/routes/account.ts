@@ -10,14 +10,14 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatUnits } from '../decimal.js'
 import { invalidParam } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
-import { incomeJson, userTradeJson } from '../format-history.js'
-import { orderJson } from '../format-order.js'
+import { incomeJson } from '../format-history.js'
 import { accountDocs } from '../schemas/account.js'
-import { idParam, limitParam, optional, perpParam, timeRange } from '../market-params.js'
+import { limitParam, optional, perpParam, timeRange } from '../market-params.js'
 import type { IncomeType } from '../../replica/projections/records.js'
 
 const INCOME_TYPES = new Set(['TRANSFER', 'REALIZED_PNL', 'FUNDING_FEE', 'COMMISSION', 'INSURANCE_CLEAR'])
-import { userTradesOf } from '../user-trades.js'
+import { allOrdersArgs, userTradesArgs } from '../history-queries.js'
+import { pageReply } from '../pages.js'
 import type { WeightCounter } from '../weights.js'
 
 interface Options {
@@ -79,27 +79,23 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
   })
 
   for (const path of ['/fapi/v3/myTrades', '/fapi/v1/userTrades']) {
-    app.get(path, accountDocs.userTrades, async (req) => {
+    app.get(path, accountDocs.userTrades, async (req, reply) => {
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
-      const state = ctx.state()
-      const m = perpParam(state, a.params)
-      const rows = await userTradesOf(ctx, a, m)
-      return rows.map((r) => userTradeJson(state, m, r))
+      const m = perpParam(ctx.state(), a.params)
+      const args = userTradesArgs(a, m)
+      await ctx.projections.flush()
+      return pageReply(ctx, req, reply, m, 'perpUserTrades', 'userTrades', args)
     })
   }
 
-  app.get('/fapi/v1/allOrders', accountDocs.allOrders, async (req) => {
+  app.get('/fapi/v1/allOrders', accountDocs.allOrders, async (req, reply) => {
     weights.charge(req.ip, 20)
     const a = authenticate(ctx, req, 'USER_DATA')
-    const state = ctx.state()
-    const m = perpParam(state, a.params)
-    const orderId = idParam(a.params, 'orderId')
-    const limit = limitParam(a.params, 500, 1000)
+    const m = perpParam(ctx.state(), a.params)
+    const args = allOrdersArgs(a, m)
     await ctx.projections.flush()
-    const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
-      { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
-    return rows.map((r) => orderJson(m, r, 'record'))
+    return pageReply(ctx, req, reply, m, 'perpOrders', 'allOrders', args)
   })
 
   app.get('/fapi/v1/income', accountDocs.income, async (req) => {

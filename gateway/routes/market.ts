@@ -8,7 +8,7 @@ import type { PerpMarket } from '../../core/state.js'
 import type { PriceKind } from '../../replica/projections/index.js'
 import { badApiKeyFormat } from '../errors.js'
 import {
-  bookTickerBody, depthLevels, premiumIndexBody, tickerBody, tradeBody,
+  bookTickerBody, depthLevels, premiumIndexBody, tickerBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
 import { adlRisk, fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
@@ -22,7 +22,8 @@ import {
 } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
-import { aggTradeRows, klineQuery, klineRows } from './trade-history.js'
+import { aggTradeArgs, klineArgs, klineQuery } from './trade-history.js'
+import { pageReply } from '../pages.js'
 import { spotMarketRoutes } from './spot-market.js'
 
 interface Options {
@@ -94,35 +95,41 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
 
   get({
     url: '/fapi/v1/trades', params: ['symbol', 'limit'], response: tradesSchema, weight: 5,
-    handler: async (p) => {
+    handler: async (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
       const limit = limitParam(p, 500, 1000)
-      return (await ctx.projections.recentTrades(m.marketId, limit, windowNow())).map((t) => tradeBody(m, t))
+      return pageReply(ctx, req, reply, m, 'trades', 'recentTrades', [m.marketId, limit, windowNow()])
     },
   })
 
   get({
     url: '/fapi/v1/historicalTrades', params: ['symbol', 'limit', 'fromId'], response: tradesSchema, weight: 20,
-    handler: async (p, req) => {
+    handler: async (p, req, reply) => {
       // MARKET_DATA: a key must be sent. Until keys are validated, its presence is all we check.
       const key = req.headers['x-mbx-apikey']
       if (typeof key !== 'string' || key === '') throw badApiKeyFormat()
       const m = perpParam(ctx.state(), p)
       const q = { limit: limitParam(p, 100, 500), fromId: idParam(p, 'fromId') }
-      return (await ctx.projections.historicalTrades(m.marketId, q, windowNow())).map((t) => tradeBody(m, t))
+      return pageReply(ctx, req, reply, m, 'trades', 'historicalTrades', [m.marketId, q, windowNow()])
     },
   })
 
   get({
     url: '/fapi/v1/aggTrades', params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'],
     response: aggTradesSchema, weight: 20,
-    handler: (p) => aggTradeRows(ctx, perpParam(ctx.state(), p), p),
+    handler: (p, req, reply) => {
+      const m = perpParam(ctx.state(), p)
+      return pageReply(ctx, req, reply, m, 'aggTrades', 'aggTrades', aggTradeArgs(m, p))
+    },
   })
 
   get({
     url: '/fapi/v1/klines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
-    handler: (p) => klineRows(ctx, perpParam(ctx.state(), p), p, 1500),
+    handler: (p, req, reply) => {
+      const m = perpParam(ctx.state(), p)
+      return pageReply(ctx, req, reply, m, 'klines', 'klines', klineArgs(m, p, 1500))
+    },
   })
 
   get({
@@ -216,7 +223,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: '/fapi/v1/continuousKlines', params: ['pair', 'contractType', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
-    handler: (p) => {
+    handler: (p, req, reply) => {
       // A pair's one contract is its perpetual; its continuous klines are the perpetual's own,
       // and a quarterly contract's are none (as its stream carries nothing).
       const m = perpOfPair(ctx.state(), p)
@@ -224,7 +231,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
         klineQuery(p, 1500)
         return []
       }
-      return klineRows(ctx, m, p, 1500)
+      return pageReply(ctx, req, reply, m, 'klines', 'klines', klineArgs(m, p, 1500))
     },
   })
 

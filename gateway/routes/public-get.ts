@@ -2,7 +2,7 @@
 // the request's weight charged before anything is validated or read (Binance charges failed
 // requests too), duplicate parameters refused, then the handler.
 
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Params } from '../market-params.js'
 import { anyObject, route as routeOptions } from '../schemas/common.js'
 import { MARKET_DOCS } from '../schemas/market.js'
@@ -18,7 +18,8 @@ export interface PublicGet {
   response?: Record<string, unknown>
   /** The request weight, from the raw parameters; must not throw. */
   weight: number | ((params: Params) => number)
-  handler: (params: Params, req: FastifyRequest) => unknown
+  /** The body; a Buffer (a page, gateway/pages.ts) goes out as it is, its content type set. */
+  handler: (params: Params, req: FastifyRequest, reply: FastifyReply) => unknown
 }
 
 export function publicGet(app: FastifyInstance, weights: WeightCounter, route: PublicGet): void {
@@ -35,11 +36,11 @@ export function publicGet(app: FastifyInstance, weights: WeightCounter, route: P
   for (const url of urls) {
     // attachValidation (in the options): fastify's own verdict (only ever "not a string", for
     // a repeated parameter) is replaced by ours, with Binance's codes.
-    app.get(url, options, async (req) => {
+    app.get(url, options, async (req, reply) => {
       const raw = rawRequest(req)
       weights.charge(req.ip, typeof route.weight === 'number' ? route.weight : route.weight(raw.params))
       checkDuplicates(raw)
-      return route.handler(raw.params, req)
+      return route.handler(raw.params, req, reply)
     })
   }
 }

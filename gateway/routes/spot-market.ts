@@ -2,9 +2,12 @@
 // call): order book, trades (recent and historical), aggregate trades, klines and the 24 h
 // ticker, in Binance spot's shapes and weights; the windowed tickers are in spot-tickers.ts.
 
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { SpotMarket } from '../../core/state.js'
+import type { PageArgs } from '../../replica/projections/index.js'
 import type { GatewayContext } from '../context.js'
-import { depthLevels, spotTickerBody, tradeBody } from '../format-market.js'
+import { depthLevels, spotAggTradeBody, spotTickerBody, spotTradeBody } from '../format-market.js'
+import { pageReply } from '../pages.js'
 import {
   idParam, limitForWeight, limitParam, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, timeZoneParam, type Params,
 } from '../market-params.js'
@@ -12,7 +15,7 @@ import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, s
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
 import { spotTickerRoutes, typeParam } from './spot-tickers.js'
-import { aggTradeRows, klineRows } from './trade-history.js'
+import { aggTradeArgs, klineArgs, klineRows } from './trade-history.js'
 
 interface Options {
   ctx: GatewayContext
@@ -44,22 +47,35 @@ const windowNow = (ctx: GatewayContext): number => Math.max(ctx.now(), ctx.proje
 
 // Each route's body, shared with the spot WebSocket API (trades.recent, klines, ...).
 
-export async function spotRecentTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
+/** Each trade list's market and projections query, the route's page and the WebSocket API's rows alike. */
+function recentTradesQuery(ctx: GatewayContext, p: Params): { m: SpotMarket; args: PageArgs<'recentTrades'> } {
   const m = spotParam(ctx.state(), p)
-  const limit = limitParam(p, 500, 1000)
-  const trades = await ctx.projections.recentTrades(m.marketId, limit, windowNow(ctx))
-  // Every fill is at the book's best price: Binance's isBestMatch is always true here.
-  return trades.map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
+  return { m, args: [m.marketId, limitParam(p, 500, 1000), windowNow(ctx)] }
+}
+
+function historicalTradesQuery(ctx: GatewayContext, p: Params): { m: SpotMarket; args: PageArgs<'historicalTrades'> } {
+  const m = spotParam(ctx.state(), p)
+  return { m, args: [m.marketId, { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }, windowNow(ctx)] }
+}
+
+function aggTradesQuery(ctx: GatewayContext, p: Params): { m: SpotMarket; args: PageArgs<'aggTrades'> } {
+  const m = spotParam(ctx.state(), p)
+  return { m, args: aggTradeArgs(m, p) }
+}
+
+export async function spotRecentTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
+  const { m, args } = recentTradesQuery(ctx, p)
+  return (await ctx.projections.recentTrades(...args)).map((t) => spotTradeBody(m, t))
 }
 
 export async function spotHistoricalTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
-  const m = spotParam(ctx.state(), p)
-  const q = { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }
-  return (await ctx.projections.historicalTrades(m.marketId, q, windowNow(ctx))).map((t) => ({ ...tradeBody(m, t), isBestMatch: true }))
+  const { m, args } = historicalTradesQuery(ctx, p)
+  return (await ctx.projections.historicalTrades(...args)).map((t) => spotTradeBody(m, t))
 }
 
 export async function spotAggTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
-  return (await aggTradeRows(ctx, spotParam(ctx.state(), p), p)).map((a) => ({ ...a, M: true }))
+  const { m, args } = aggTradesQuery(ctx, p)
+  return (await ctx.projections.aggTrades(...args)).map((a) => spotAggTradeBody(m, a))
 }
 
 /**
@@ -81,6 +97,12 @@ export function spotKlinesWeight(p: Params): number {
 export function spotKlines(ctx: GatewayContext, p: Params): ReturnType<typeof klineRows> {
   const m = spotParam(ctx.state(), p)
   return klineRows(ctx, m, p, 1000, timeZoneParam(p))
+}
+
+/** The same, as the route's page. */
+function spotKlinesPage(ctx: GatewayContext, p: Params, req: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
+  const m = spotParam(ctx.state(), p)
+  return pageReply(ctx, req, reply, m, 'klines', 'klines', klineArgs(m, p, 1000, timeZoneParam(p)))
 }
 
 /** Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all. */
@@ -115,24 +137,33 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
 
   get({
     url: paths('/trades'), params: ['symbol', 'limit'], response: spotTradesSchema, weight: 25,
-    handler: (p) => spotRecentTrades(ctx, p),
+    handler: (p, req, reply) => {
+      const { m, args } = recentTradesQuery(ctx, p)
+      return pageReply(ctx, req, reply, m, 'spotTrades', 'recentTrades', args)
+    },
   })
 
   get({
     url: paths('/aggTrades'), params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'], response: spotAggTradesSchema, weight: 4,
-    handler: (p) => spotAggTrades(ctx, p),
+    handler: (p, req, reply) => {
+      const { m, args } = aggTradesQuery(ctx, p)
+      return pageReply(ctx, req, reply, m, 'spotAggTrades', 'aggTrades', args)
+    },
   })
 
   get({
     url: paths('/historicalTrades'), params: ['symbol', 'limit', 'fromId'], response: spotTradesSchema, weight: 25,
-    handler: (p) => spotHistoricalTrades(ctx, p),
+    handler: (p, req, reply) => {
+      const { m, args } = historicalTradesQuery(ctx, p)
+      return pageReply(ctx, req, reply, m, 'spotTrades', 'historicalTrades', args)
+    },
   })
 
   // uiKlines: Binance tunes these for charts; here they are the klines.
   get({
     url: [...paths('/klines'), '/api/v3/uiKlines'], params: ['symbol', 'interval', 'startTime', 'endTime', 'timeZone', 'limit'],
     response: klinesSchema, weight: spotKlinesWeight,
-    handler: (p) => spotKlines(ctx, p),
+    handler: (p, req, reply) => spotKlinesPage(ctx, p, req, reply),
   })
 
   get({

@@ -12,9 +12,9 @@ import { formatLedger, formatNotional, formatPrice, formatQty } from '../decimal
 import { bestOf } from '../format-market.js'
 import { preventedQuantities } from '../format-order.js'
 import { eitherParam } from '../errors.js'
-import { idParam, limitParam, optional, spotParam, spotsListParam, timeRange, type Params } from '../market-params.js'
+import { idParam, limitParam, optional, spotParam, spotsListParam, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
-import { userTradesOf } from '../user-trades.js'
+import { allOrdersArgs, userTradesOf } from '../history-queries.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
 import { spotOrderJson } from './spot-trade.js'
@@ -99,11 +99,9 @@ async function listIdsOf(ctx: GatewayContext, owner: { account: string; sub: num
 /** GET allOrders: the sub-account's orders in one market, open and done. */
 export async function spotAllOrdersFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
   const m = spotParam(ctx.state(), a.params)
-  const orderId = idParam(a.params, 'orderId')
-  const limit = limitParam(a.params, 500, 1000)
+  const args = allOrdersArgs(a, m)
   await ctx.projections.flush()
-  const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
-    { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit })
+  const rows = await ctx.projections.allOrders(...args)
   const state = ctx.state()
   return rows.map((r) => spotOrderJson(state, m, r, 'record'))
 }

@@ -30,6 +30,7 @@ import type {
   TickerRecord, TradeRecord, TransferRecord, SubTransferRecord, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import type * as walletQueries from './wallet-queries.js'
+import type { PageArgs, PageQuery } from './pages.js'
 import type { CallMessage, Entries, FromWorker, Position, WorkerSetup } from './worker-protocol.js'
 
 // Its messages hand their buffers over (detach-early.ts).
@@ -360,5 +361,10 @@ export class ProjectionsClient implements ProjectionsApi {
 
   subTransfers(owner: Owner, q: walletQueries.WalletQuery, nowMs?: number): Promise<SubTransferRecord[]> {
     return this.call('subTransfers', [owner, q, nowMs]) as Promise<SubTransferRecord[]>
+  }
+
+  /** Formatted in the worker; its bytes are handed over, not copied. */
+  page<Q extends PageQuery>(query: Q, args: PageArgs<Q>, format: unknown): Promise<Uint8Array> {
+    return this.call('page', [query, args, format]) as Promise<Uint8Array>
   }
 }

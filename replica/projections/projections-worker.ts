@@ -17,13 +17,13 @@ const CALLABLE: ReadonlySet<string> = new Set([
   ...UPKEEP, 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
   'openInterest', 'openInterestHistory', 'topTradersHistory', 'priceKlines', 'fundingRates', 'order', 'orders', 'orderByClientId', 'allOrders',
   'userTrades', 'forceOrders', 'orderAmendments', 'orderAmendmentsFrom', 'preventedMatches', 'orderList', 'allOrderLists', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
-  'withdrawals', 'withdrawal', 'transfers', 'subTransfers',
+  'withdrawals', 'withdrawal', 'transfers', 'subTransfers', 'page',
 ])
 
 nameThread('projections')
 const port = parentPort!
 const setup = workerData as WorkerSetup
-const send = (m: FromWorker): void => port.postMessage(m)
+const send = (m: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer)
 
 function position(p: Projections): Position {
   return { lastSeq: p.lastSeq, lastTime: p.lastTime, flushedSeq: p.flushedSeq, flushedTime: p.flushedTime }
@@ -48,7 +48,9 @@ async function call(m: CallMessage): Promise<void> {
     if (!UPKEEP.has(m.method)) await projections.flush()
     const fn = (projections as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method]!
     const value = await fn.apply(projections, m.args)
-    send({ op: 'reply', id: m.id, ok: true, value, position: position(projections) })
+    // A page's bytes are handed over: the main thread neither copies nor decodes them.
+    const transfer = m.method === 'page' ? [(value as Uint8Array).buffer as ArrayBuffer] : []
+    send({ op: 'reply', id: m.id, ok: true, value, position: position(projections) }, transfer)
     if (m.method === 'close') port.close()
   } catch (err) {
     send({ op: 'reply', id: m.id, ok: false, error: message(err), position: position(projections) })

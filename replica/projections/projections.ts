@@ -32,6 +32,7 @@ import { allStores, META_KEY, openBase, openStores, type BaseDb, type Projection
 import { ticker24h } from './ticker.js'
 import { onDeposit, onDepositPending, onSubTransfer, onTransfer, onWithdrawal } from './wallet-writer.js'
 import * as walletQueries from './wallet-queries.js'
+import { loadPageFormatter, pageBytes, PAGE_QUERIES, type PageArgs, type PageFormatter, type PageQuery } from './pages.js'
 
 export interface ProjectionsOptions {
   /**
@@ -41,6 +42,8 @@ export interface ProjectionsOptions {
   pendingOpsMax?: number
   /** Pending batch size at which `flushDue` turns true. Default in PROJECTION_LIMITS. */
   flushOpsHint?: number
+  /** URL of the module that formats pages (pages.ts); without one, `page` refuses. */
+  pageFormatter?: string
 }
 
 interface Meta {
@@ -71,7 +74,8 @@ export async function createProjections(db: ProjectionsParent | string, options:
   const own = typeof db === 'string' ? new Level<Buffer, Buffer>(db, { ...PROJECTIONS_DB_OPTIONS, keyEncoding: 'buffer', valueEncoding: 'buffer' }) : null
   const base = openBase(own ?? (db as ProjectionsParent))
   await base.open()
-  const p = new Projections(base, own, options)
+  const formatter = options.pageFormatter === undefined ? null : await loadPageFormatter(options.pageFormatter)
+  const p = new Projections(base, own, options, formatter)
   await p.load()
   return p
 }
@@ -102,7 +106,7 @@ export class Projections {
   private readonly flushOpsHint: number
 
   constructor(private readonly base: BaseDb, private readonly own: { close(): Promise<void> } | null,
-    options: ProjectionsOptions) {
+    options: ProjectionsOptions, private readonly formatter: PageFormatter | null = null) {
     this.stores = openStores(base)
     this.market = new MarketWriter(this.stores)
     this.priceKlineWriter = new PriceKlineWriter(this.stores)
@@ -496,5 +500,13 @@ export class Projections {
 
   subTransfers(owner: Owner, q: walletQueries.WalletQuery, nowMs = this.durableTime): Promise<SubTransferRecord[]> {
     return walletQueries.subTransfers(this.stores, owner, q, nowMs)
+  }
+
+  /** A query's answer as the response body the formatter makes of it, `format` its instructions (pages.ts). */
+  async page<Q extends PageQuery>(query: Q, args: PageArgs<Q>, format: unknown): Promise<Uint8Array> {
+    if (this.formatter === null) throw new Error('projections: no page formatter was given')
+    if (!PAGE_QUERIES.has(query)) throw new Error(`projections: ${String(query)} makes no page`)
+    const rows = await (this[query] as (...a: unknown[]) => Promise<unknown>)(...args)
+    return pageBytes(this.formatter.formatPage(format, rows))
   }
 }

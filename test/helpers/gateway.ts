@@ -16,6 +16,7 @@ import type { Payload } from '../../gateway/user-data/events.js'
 import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
 import type { CommittedBatch, GatewayContext } from '../../gateway/context.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../../replica/projections/index.js'
+import { PAGE_FORMATTER_URL } from '../../gateway/page-format.js'
 import { TestExchange } from './exchange.js'
 
 export const TEST_CHAIN_ID = 31337
@@ -36,7 +37,8 @@ export async function gatewayRig(spec?: GenesisSpec): Promise<GatewayRig> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-'))
   const ex = new TestExchange(spec)
   // TEST_PROJECTIONS_WORKER=1 runs them in a worker thread, as a node does.
-  const projections = process.env.TEST_PROJECTIONS_WORKER === '1' ? await startProjectionsWorker(dir) : await createProjections(dir)
+  const options = { pageFormatter: PAGE_FORMATTER_URL }
+  const projections = process.env.TEST_PROJECTIONS_WORKER === '1' ? await startProjectionsWorker(dir, options) : await createProjections(dir, options)
   // Genesis events (assets, markets) carry nothing the projections keep; the entries still count.
   for (let seq = 1; seq <= ex.state.seq; seq++) projections.apply(seq, ex.time, [])
   await projections.flush()

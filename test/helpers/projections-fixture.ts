@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { Command, PlaceOrder } from '../../core/commands.js'
 import type { Event, Result } from '../../core/events.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../../replica/projections/index.js'
+import { PAGE_FORMATTER_URL } from '../../gateway/page-format.js'
 import { BTCPERP, btcLots, btcTicks, TestExchange } from './exchange.js'
 
 export interface LoggedEntry {
@@ -15,9 +16,13 @@ export interface LoggedEntry {
   events: Event[]
 }
 
-/** The store in this thread, or with TEST_PROJECTIONS_WORKER=1 (or `worker`) in a worker thread as a node runs it. */
+/**
+ * The store in this thread, or with TEST_PROJECTIONS_WORKER=1 (or `worker`) in a worker thread
+ * as a node runs it; with the gateway's page formatter, as a node gives it.
+ */
 export function openProjections(path: string, worker = process.env.TEST_PROJECTIONS_WORKER === '1'): Promise<Projections> {
-  return worker ? startProjectionsWorker(path) : createProjections(path)
+  const options = { pageFormatter: PAGE_FORMATTER_URL }
+  return worker ? startProjectionsWorker(path, options) : createProjections(path, options)
 }
 
 export interface Teardown {

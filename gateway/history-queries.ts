@@ -1,0 +1,35 @@
+// The caller's history in one market as Binance's lists ask for it: fills (futures userTrades /
+// myTrades, spot myTrades: orderId, fromId, a time range of at most 24 hours, limit 500/1000)
+// and orders (allOrders of both venues: orderId or a time range, limit 500/1000).
+
+import type { Market } from '../core/state.js'
+import type { PageArgs, UserTradeRecord } from '../replica/projections/index.js'
+import type { Authenticated } from './auth.js'
+import type { GatewayContext } from './context.js'
+import { idParam, limitParam, timeRange } from './market-params.js'
+
+const DAY_MS = 86_400_000
+
+/** The projections' userTrades query the request asks, its parameters checked. */
+export function userTradesArgs(a: Authenticated, m: Market): PageArgs<'userTrades'> {
+  const orderId = idParam(a.params, 'orderId')
+  const range = timeRange(a.params, DAY_MS)
+  const fromId = idParam(a.params, 'fromId')
+  const limit = limitParam(a.params, 500, 1000)
+  return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
+    { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit }]
+}
+
+/** The projections' allOrders query the request asks, its parameters checked. */
+export function allOrdersArgs(a: Authenticated, m: Market): PageArgs<'allOrders'> {
+  const orderId = idParam(a.params, 'orderId')
+  const limit = limitParam(a.params, 500, 1000)
+  return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
+    { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit }]
+}
+
+export async function userTradesOf(ctx: GatewayContext, a: Authenticated, m: Market): Promise<UserTradeRecord[]> {
+  const args = userTradesArgs(a, m)
+  await ctx.projections.flush()
+  return ctx.projections.userTrades(...args)
+}

@@ -1,0 +1,103 @@
+// Pages (replica/projections/pages.ts): a long list's query answered as its response body,
+// formatted by the gateway's module where the rows are read. The same bytes in this thread and
+// in the worker, handed over in a buffer of their own; refused plainly without a formatter or
+// for anything but the list queries, the store going on either way.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { formatPage, pageMarket, PAGE_FORMATTER_URL, type PageFormat, type PageForm } from '../../gateway/page-format.js'
+import { createProjections, startProjectionsWorker, type PageQuery, type Projections } from '../../replica/projections/index.js'
+import { ALICE, BOB, BTCPERP, BTCSPOT } from '../helpers/exchange.js'
+import { replay, scenario } from '../helpers/projections-answers.js'
+import { Fixture } from '../helpers/projections-fixture.js'
+
+/** Every form, each over the query its routes read with. */
+const PAGES: { form: PageForm; query: PageQuery; marketId: number; args: unknown[] }[] = [
+  { form: 'perpOrders', query: 'allOrders', marketId: BTCPERP, args: [{ account: ALICE, sub: 0 }, BTCPERP, { limit: 1000 }] },
+  { form: 'perpUserTrades', query: 'userTrades', marketId: BTCPERP, args: [{ account: BOB, sub: 0 }, BTCPERP, { limit: 1000 }] },
+  { form: 'trades', query: 'recentTrades', marketId: BTCPERP, args: [BTCPERP, 1000] },
+  { form: 'trades', query: 'historicalTrades', marketId: BTCPERP, args: [BTCPERP, { limit: 500, fromId: 2 }] },
+  { form: 'spotTrades', query: 'recentTrades', marketId: BTCSPOT, args: [BTCSPOT, 1000] },
+  { form: 'aggTrades', query: 'aggTrades', marketId: BTCPERP, args: [BTCPERP, { limit: 1000 }] },
+  { form: 'spotAggTrades', query: 'aggTrades', marketId: BTCSPOT, args: [BTCSPOT, { limit: 1000 }] },
+  { form: 'klines', query: 'klines', marketId: BTCPERP, args: [BTCPERP, '1m', { limit: 1500 }] },
+]
+
+function formatOf(f: Fixture, form: PageForm, marketId: number, micro: boolean): PageFormat {
+  const m = f.ex.state.markets[marketId]!
+  return { form, market: pageMarket(m), quoteScale: f.ex.state.assets.get(m.quote)!.scale, micro }
+}
+
+type Page = (query: PageQuery, args: unknown[], format: PageFormat) => Promise<Uint8Array>
+const pageOf = (p: Projections): Page => p.page.bind(p) as unknown as Page
+const rowsOf = (p: Projections, query: PageQuery, args: unknown[]): Promise<unknown> =>
+  (p[query] as (...a: unknown[]) => Promise<unknown>).apply(p, args)
+const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8')
+
+t.test('a page is its query formatted: the same bytes here and in a worker, in a buffer of its own', async (t) => {
+  const f = await Fixture.open(t, { worker: false })
+  await scenario(f)
+  const worker = await startProjectionsWorker(join(f.dir, 'worker'), { pageFormatter: PAGE_FORMATTER_URL })
+  t.teardown(() => worker.close())
+  await replay(worker, f, 5)
+  for (const { form, query, marketId, args } of PAGES) {
+    for (const micro of [false, true]) {
+      const format = formatOf(f, form, marketId, micro)
+      const rows = await rowsOf(f.p, query, args)
+      const here = await pageOf(f.p)(query, args, format)
+      const name = `${form} of ${query}${micro ? ', microseconds' : ''}`
+      t.equal(text(here), formatPage(format, rows), `${name}: the formatter's body of the query's rows`)
+      t.ok((rows as unknown[]).length > 0, `${name}: rows to print`)
+      const there = await pageOf(worker)(query, args, format)
+      t.equal(text(there), text(here), `${name}: the worker's bytes are the same`)
+      t.equal(there.byteOffset, 0, `${name}: its own buffer`)
+      t.equal(there.buffer.byteLength, there.byteLength, `${name}: nothing else in it`)
+    }
+  }
+  // What a reader sees: Binance's rows, decimal strings at the market's precision, times in the unit asked.
+  const orders = PAGES[0]!
+  const ms = JSON.parse(text(await pageOf(worker)(orders.query, orders.args, formatOf(f, 'perpOrders', BTCPERP, false))))
+  const us = JSON.parse(text(await pageOf(worker)(orders.query, orders.args, formatOf(f, 'perpOrders', BTCPERP, true))))
+  t.match(ms[0], { symbol: 'BTCUSDTPERP', price: '30000.0', origQty: '0.010', status: 'FILLED', side: 'SELL' })
+  t.equal(us[0].time, ms[0].time * 1000, 'time in microseconds')
+  t.equal(us[0].updateTime, ms[0].updateTime * 1000, 'updateTime in microseconds')
+  const k = JSON.parse(text(await pageOf(f.p)('klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, true))))
+  const kms = JSON.parse(text(await pageOf(f.p)('klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, false))))
+  t.same([k[0][0], k[0][6]], [kms[0][0] * 1000, kms[0][6] * 1000], 'a kline\'s open and close times in microseconds')
+})
+
+t.test('without a formatter a page is refused, and the store goes on', async (t) => {
+  const f = await Fixture.open(t, { worker: false })
+  await scenario(f)
+  for (const worker of [false, true]) {
+    const dir = join(f.dir, `bare-${worker}`)
+    const p = worker ? await startProjectionsWorker(dir) : await createProjections(dir)
+    t.teardown(() => p.close())
+    await replay(p, f, 100)
+    const format = formatOf(f, 'trades', BTCPERP, false)
+    await t.rejects(pageOf(p)('recentTrades', [BTCPERP, 10], format), /no page formatter/, `${worker ? 'worker' : 'here'}: refused`)
+    t.equal((await p.recentTrades(BTCPERP, 10)).length, 6, 'its queries still answer')
+  }
+})
+
+t.test('only the list queries make pages: upkeep is not reachable through one', async (t) => {
+  const f = await Fixture.open(t, { worker: true })
+  await scenario(f)
+  const seq = f.p.lastSeq
+  const format = formatOf(f, 'trades', BTCPERP, false)
+  for (const query of ['clear', 'close', 'prune', 'ticker24h', 'apply']) {
+    await t.rejects(pageOf(f.p)(query as PageQuery, [], format), /makes no page/, `${query} refused`)
+  }
+  t.equal(f.p.lastSeq, seq, 'nothing cleared')
+  t.equal((await f.p.recentTrades(BTCPERP, 10)).length, 6, 'and it answers')
+})
+
+t.test('a formatter module without formatPage stops the store from opening, saying why', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pages-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const bad = 'data:text/javascript,export const formatPages = 1'
+  await t.rejects(createProjections(join(dir, 'a'), { pageFormatter: bad }), /exports no formatPage/)
+  await t.rejects(startProjectionsWorker(join(dir, 'b'), { pageFormatter: bad }), /exports no formatPage/)
+})
