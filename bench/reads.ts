@@ -42,6 +42,7 @@ const READS: Read[] = [
   { name: 'ticker/24hr (all)', path: '/fapi/v1/ticker/24hr' },
   { name: 'allOrders 1000 (signed)', path: '/fapi/v1/allOrders?symbol=BTCUSDTPERP&limit=1000', signed: true },
   { name: 'userTrades 1000 (signed)', path: '/fapi/v1/userTrades?symbol=BTCUSDTPERP&limit=1000', signed: true },
+  { name: 'income 1000 (signed)', path: '/fapi/v1/income?limit=1000', signed: true },
   { name: 'OpenAPI document', path: '/openapi.json' },
   { name: 'OpenAPI document, br', path: '/openapi.json', encoding: 'br' },
 ]

@@ -134,6 +134,11 @@ export function parseAmount(asset: Asset, raw: string | undefined, name = 'amoun
 /** What prints a market's prices and quantities: a Market, or the copy a page's format carries (pages.ts). */
 export type MarketScales = Pick<Market, 'tickSize' | 'stepSize' | 'pricePrecision' | 'quantityPrecision'>
 
+/** What printing a balance or fee reads of the state: assets' ledger scales (State, or a page's copy). */
+export interface AssetScales {
+  readonly assets: ReadonlyMap<string, { readonly scale: number }>
+}
+
 function big(n: number | bigint, what: string): bigint {
   if (typeof n === 'bigint') return n
   if (!Number.isSafeInteger(n)) assert(false, `${what} is not a safe integer: ${n}`)

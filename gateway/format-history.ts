@@ -2,9 +2,9 @@
 // and an income row (/fapi/v1/income). The routes and the history downloads
 // (history-downloads.ts) print them with the same code.
 
-import type { PerpMarket, State } from '../core/state.js'
+import type { Market, PerpMarket } from '../core/state.js'
 import type { IncomeRecord, UserTradeRecord } from '../replica/projections/index.js'
-import { formatBalance, formatNotional, formatPrice, formatQty, type MarketScales } from './decimal.js'
+import { formatBalance, formatNotional, formatPrice, formatQty, type AssetScales, type MarketScales } from './decimal.js'
 
 /** `quoteScale`: the ledger scale of the market's quote asset, which pnl and commissions are in. */
 export function userTradeJson(m: MarketScales & Pick<PerpMarket, 'symbol' | 'quote'>, quoteScale: number, r: UserTradeRecord): Record<string, unknown> {
@@ -17,7 +17,12 @@ export function userTradeJson(m: MarketScales & Pick<PerpMarket, 'symbol' | 'quo
   }
 }
 
-export function incomeJson(state: State, r: IncomeRecord): Record<string, unknown> {
+/** What an income row reads of the state: its market's symbol and quote, assets' scales (State, or a page's copy). */
+export interface IncomeView extends AssetScales {
+  readonly markets: { readonly [marketId: number]: Pick<Market, 'symbol' | 'quote'> | undefined }
+}
+
+export function incomeJson(state: IncomeView, r: IncomeRecord): Record<string, unknown> {
   const market = r.marketId === null ? undefined : state.markets[r.marketId]
   const asset = r.asset ?? market?.quote ?? 'USDT'
   return {

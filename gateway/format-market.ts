@@ -134,12 +134,12 @@ export function nextFundingTime(nowMs: number, intervalMs = FUNDING_INTERVAL_MS)
 }
 
 /** A mark (or index) price as Binance prints it: 8 decimals, or the price's when finer. */
-export function markPrice(m: PerpMarket, ticks: number): string {
+export function markPrice(m: MarketScales, ticks: number): string {
   return formatExact(BigInt(ticks) * BigInt(m.tickSize), m.pricePrecision, Math.max(MARK_DECIMALS, m.pricePrecision))
 }
 
 /** An E8 price (the index) as Binance prints it. */
-export function priceE8(m: PerpMarket, e8: number): string {
+export function priceE8(m: MarketScales, e8: number): string {
   return formatExact(e8, 8, Math.max(MARK_DECIMALS, m.pricePrecision))
 }
 

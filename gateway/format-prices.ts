@@ -5,7 +5,7 @@
 
 import type { PerpMarket, State } from '../core/state.js'
 import type { FundingRateRecord, KlineRecord, PriceKind, PriceKlineRecord } from '../replica/projections/index.js'
-import { formatLedger, trimZeros } from './decimal.js'
+import { formatLedger, trimZeros, type MarketScales } from './decimal.js'
 import { markPrice, priceE8, rateE8 } from './format-market.js'
 
 const HOUR_MS = 60 * 60 * 1000
@@ -16,7 +16,7 @@ const HOUR_MS = 60 * 60 * 1000
  * (Binance's "number of basic data"). The volume fields are "0", as Binance prints them.
  * Intervals without a trade have no row: the trade projection keeps none for them.
  */
-export function priceKlineBody(m: PerpMarket, k: KlineRecord): (number | string)[] {
+export function priceKlineBody(m: MarketScales, k: KlineRecord): (number | string)[] {
   return [
     k.openTime, markPrice(m, k.openPriceTicks), markPrice(m, k.highPriceTicks), markPrice(m, k.lowPriceTicks),
     markPrice(m, k.closePriceTicks), '0', k.closeTime, '0', k.count, '0', '0', '0',
@@ -24,7 +24,7 @@ export function priceKlineBody(m: PerpMarket, k: KlineRecord): (number | string)
 }
 
 /** A kline of sampled mark (ticks), index (E8) or premium index (E8) values; count is the samples it took. */
-export function sampledPriceKlineBody(m: PerpMarket, kind: PriceKind, k: PriceKlineRecord): (number | string)[] {
+export function sampledPriceKlineBody(m: MarketScales, kind: PriceKind, k: PriceKlineRecord): (number | string)[] {
   const f = (n: number): string => kind === 'mark' ? markPrice(m, n) : kind === 'index' ? priceE8(m, n) : rateE8(n)
   return [k.openTime, f(k.open), f(k.high), f(k.low), f(k.close), '0', k.closeTime, '0', k.count, '0', '0', '0']
 }

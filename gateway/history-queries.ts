@@ -3,9 +3,8 @@
 // and orders (allOrders of both venues: orderId or a time range, limit 500/1000).
 
 import type { Market } from '../core/state.js'
-import type { PageArgs, UserTradeRecord } from '../replica/projections/index.js'
+import type { PageArgs } from '../replica/projections/index.js'
 import type { Authenticated } from './auth.js'
-import type { GatewayContext } from './context.js'
 import { idParam, limitParam, timeRange } from './market-params.js'
 
 const DAY_MS = 86_400_000
@@ -26,10 +25,4 @@ export function allOrdersArgs(a: Authenticated, m: Market): PageArgs<'allOrders'
   const limit = limitParam(a.params, 500, 1000)
   return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
     { ...timeRange(a.params), ...(orderId !== undefined ? { orderId } : {}), limit }]
-}
-
-export async function userTradesOf(ctx: GatewayContext, a: Authenticated, m: Market): Promise<UserTradeRecord[]> {
-  const args = userTradesArgs(a, m)
-  await ctx.projections.flush()
-  return ctx.projections.userTrades(...args)
 }

@@ -1,14 +1,18 @@
 // The forms of pages (replica/projections/pages.ts): the module the projections' thread imports
 // to turn a query's rows into a response body. Each form prints a row with the function the
 // routes use everywhere else (WebSocket API, downloads), so a page says what the objects did.
-// It runs in another thread: everything it needs comes in the format (structured-clonable).
+// It runs in another thread: what it reads of the state comes in the format (structured-clonable).
 
 import type { Market } from '../core/state.js'
-import type { AggTradeRecord, KlineRecord, OrderRecord, TradeRecord, UserTradeRecord } from '../replica/projections/index.js'
+import type {
+  AggTradeRecord, IncomeRecord, KlineRecord, OrderRecord, PriceKind, PriceKlineRecord, TradeRecord, UserTradeInList, UserTradeRecord,
+} from '../replica/projections/index.js'
 import type { MarketScales } from './decimal.js'
+import { incomeJson, userTradeJson, type IncomeView } from './format-history.js'
 import { aggTradeBody, klineBody, spotAggTradeBody, spotTradeBody, tradeBody } from './format-market.js'
-import { userTradeJson } from './format-history.js'
 import { orderJson } from './format-order.js'
+import { priceKlineBody, sampledPriceKlineBody } from './format-prices.js'
+import { spotOrderJson, spotUserTradeJson } from './format-spot.js'
 import { toMicroseconds } from './time-unit.js'
 
 /** URL of this module: the projections are given it (`pageFormatter`) wherever a gateway reads them. */
@@ -24,38 +28,66 @@ export function pageMarket(m: Market): PageMarket {
   }
 }
 
+export interface PageFormat {
+  form: PageForm
+  /** X-MBX-TIME-UNIT: MICROSECOND */
+  micro: boolean
+  /** The market the rows are of (-1: several, each row naming its own: income). */
+  marketId: number
+  /** The markets the rows may be of, by id. */
+  markets: Record<number, PageMarket>
+  /** Ledger scales of the assets the rows may name (balances, commissions). */
+  scales: Record<string, number>
+  /** Sampled price klines: which price. */
+  priceKind?: PriceKind
+}
+
+/** The format as the row functions read it: the state's shape, holding only what was sent. */
+interface View extends IncomeView {
+  format: PageFormat
+  /** The one market of a single-market page. */
+  market: PageMarket
+}
+
+const scaleOf = (v: View, asset: string): number => v.assets.get(asset)!.scale
+
 /** Each form: one row as the route prints it. */
 const FORMS = {
   /** /fapi/v1/allOrders */
-  perpOrders: (f: PageFormat, r: OrderRecord): unknown => orderJson(f.market, r, 'record'),
+  perpOrders: (v: View, r: OrderRecord): unknown => orderJson(v.market, r, 'record'),
+  /** /api/v3/allOrders */
+  spotOrders: (v: View, r: OrderRecord): unknown => spotOrderJson(v, v.market, r, 'record'),
   /** /fapi/v1/userTrades */
-  perpUserTrades: (f: PageFormat, r: UserTradeRecord): unknown => userTradeJson(f.market, f.quoteScale, r),
+  perpUserTrades: (v: View, r: UserTradeRecord): unknown => userTradeJson(v.market, scaleOf(v, v.market.quote), r),
+  /** /api/v3/myTrades */
+  spotUserTrades: (v: View, r: UserTradeInList): unknown => spotUserTradeJson(v, v.market, r, r.orderListId),
+  /** /fapi/v1/income */
+  income: (v: View, r: IncomeRecord): unknown => incomeJson(v, r),
   /** /fapi/v1/trades and historicalTrades */
-  trades: (f: PageFormat, r: TradeRecord): unknown => tradeBody(f.market, r),
+  trades: (v: View, r: TradeRecord): unknown => tradeBody(v.market, r),
   /** /api/v3/trades and historicalTrades */
-  spotTrades: (f: PageFormat, r: TradeRecord): unknown => spotTradeBody(f.market, r),
+  spotTrades: (v: View, r: TradeRecord): unknown => spotTradeBody(v.market, r),
   /** /fapi/v1/aggTrades */
-  aggTrades: (f: PageFormat, r: AggTradeRecord): unknown => aggTradeBody(f.market, r),
+  aggTrades: (v: View, r: AggTradeRecord): unknown => aggTradeBody(v.market, r),
   /** /api/v3/aggTrades */
-  spotAggTrades: (f: PageFormat, r: AggTradeRecord): unknown => spotAggTradeBody(f.market, r),
+  spotAggTrades: (v: View, r: AggTradeRecord): unknown => spotAggTradeBody(v.market, r),
   /** klines of both venues */
-  klines: (f: PageFormat, r: KlineRecord): unknown => klineBody(f.market, r),
+  klines: (v: View, r: KlineRecord): unknown => klineBody(v.market, r),
+  /** mark and index klines of a market with no oracle price yet: its trade klines' prices */
+  tradePriceKlines: (v: View, r: KlineRecord): unknown => priceKlineBody(v.market, r),
+  /** mark, index and premium index klines of sampled prices */
+  sampledPriceKlines: (v: View, r: PriceKlineRecord): unknown => sampledPriceKlineBody(v.market, v.format.priceKind!, r),
 } as const
 
 export type PageForm = keyof typeof FORMS
 
-export interface PageFormat {
-  form: PageForm
-  market: PageMarket
-  /** The quote asset's ledger scale (balances and commissions in a user trade). */
-  quoteScale: number
-  /** X-MBX-TIME-UNIT: MICROSECOND */
-  micro: boolean
-}
-
 /** The response body of `rows`, as the route would have serialized the objects. */
 export function formatPage(format: PageFormat, rows: unknown): string {
-  const row = FORMS[format.form] as (f: PageFormat, r: unknown) => unknown
-  const body = (rows as unknown[]).map((r) => row(format, r))
+  const view: View = {
+    format, market: format.markets[format.marketId]!, markets: format.markets,
+    assets: new Map(Object.entries(format.scales).map(([asset, scale]) => [asset, { scale }])),
+  }
+  const row = FORMS[format.form] as (v: View, r: unknown) => unknown
+  const body = (rows as unknown[]).map((r) => row(view, r))
   return JSON.stringify(format.micro ? toMicroseconds(body) : body)
 }

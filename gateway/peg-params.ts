@@ -4,9 +4,6 @@
 
 import type { PegPriceType } from '../core/commands.js'
 import { LIMITS } from '../core/limits.js'
-import type { Market } from '../core/state.js'
-import type { OrderFields } from './format-order.js'
-import { formatPrice } from './decimal.js'
 import { invalidParam, mandatoryParam } from './errors.js'
 import { idParam, optional, type Params } from './market-params.js'
 
@@ -31,16 +28,4 @@ export function pegParams(p: Params, prefix = ''): { pegPriceType?: PegPriceType
   const offset = idParam(p, offsetName)
   if (offset === undefined || offset > LIMITS.pegOffsetLevelsMax) throw invalidParam(offsetName)
   return { pegPriceType: type, pegOffsetLevels: offset }
-}
-
-/**
- * A pegged order's fields in its records and answers, after its price (the price it was sent
- * with): the peg, its offset when it has one, and the price the book gave it (0 until then).
- */
-export function pegJson(m: Market, o: OrderFields): Record<string, unknown> {
-  const peg = o.peg!
-  const out: Record<string, unknown> = { pegPriceType: peg.type }
-  if (peg.offsetLevels !== 0) Object.assign(out, { pegOffsetType: 'PRICE_LEVEL', pegOffsetValue: peg.offsetLevels })
-  out.peggedPrice = formatPrice(m, o.priceTicks)
-  return out
 }

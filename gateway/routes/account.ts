@@ -10,7 +10,6 @@ import type { GatewayContext } from '../context.js'
 import { formatBalance, formatUnits } from '../decimal.js'
 import { invalidParam } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
-import { incomeJson } from '../format-history.js'
 import { accountDocs } from '../schemas/account.js'
 import { limitParam, optional, perpParam, timeRange } from '../market-params.js'
 import type { IncomeType } from '../../replica/projections/records.js'
@@ -85,7 +84,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       const m = perpParam(ctx.state(), a.params)
       const args = userTradesArgs(a, m)
       await ctx.projections.flush()
-      return pageReply(ctx, req, reply, m, 'perpUserTrades', 'userTrades', args)
+      return pageReply(ctx, req, reply, { form: 'perpUserTrades', market: m }, 'userTrades', args)
     })
   }
 
@@ -95,10 +94,10 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const m = perpParam(ctx.state(), a.params)
     const args = allOrdersArgs(a, m)
     await ctx.projections.flush()
-    return pageReply(ctx, req, reply, m, 'perpOrders', 'allOrders', args)
+    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m }, 'allOrders', args)
   })
 
-  app.get('/fapi/v1/income', accountDocs.income, async (req) => {
+  app.get('/fapi/v1/income', accountDocs.income, async (req, reply) => {
     weights.charge(req.ip, 30)
     const a = authenticate(ctx, req, 'USER_DATA')
     const state = ctx.state()
@@ -107,10 +106,9 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(state, a.params)
     const limit = limitParam(a.params, 100, 1000)
     await ctx.projections.flush()
-    const rows = await ctx.projections.income({ account: a.session.account, sub: a.session.sub },
+    return pageReply(ctx, req, reply, { form: 'income' }, 'income', [{ account: a.session.account, sub: a.session.sub },
       { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
-        ...(m !== undefined ? { marketId: m.marketId } : {}), limit }, ctx.now())
-    return rows.map((r) => incomeJson(state, r))
+        ...(m !== undefined ? { marketId: m.marketId } : {}), limit }, ctx.now()])
   })
 
   for (const path of ['/fapi/v1/balance', '/fapi/v2/balance', '/fapi/v3/balance']) {

@@ -2,7 +2,7 @@
 // open interest, mark price and funding, mark and index price klines, insurance fund, in
 // Binance USD-M's shapes. Also registers the spot market data plugin, the same family under /api.
 
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import type { PerpMarket } from '../../core/state.js'
 import type { PriceKind } from '../../replica/projections/index.js'
@@ -11,7 +11,7 @@ import {
   bookTickerBody, depthLevels, premiumIndexBody, tickerBody,
 } from '../format-market.js'
 import { formatPrice, formatQty } from '../decimal.js'
-import { adlRisk, fundingInfoBody, fundingRateBodies, insuranceBodies, priceKlineBody, sampledPriceKlineBody } from '../format-prices.js'
+import { adlRisk, fundingInfoBody, fundingRateBodies, insuranceBodies } from '../format-prices.js'
 import {
   allPerps, contractTypeParam, idParam, intervalParam, limitForWeight, limitOneOf, limitParam, optional, perpOfPair, perpParam,
   perpsParam, timeParam, type Params,
@@ -98,7 +98,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     handler: async (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
       const limit = limitParam(p, 500, 1000)
-      return pageReply(ctx, req, reply, m, 'trades', 'recentTrades', [m.marketId, limit, windowNow()])
+      return pageReply(ctx, req, reply, { form: 'trades', market: m }, 'recentTrades', [m.marketId, limit, windowNow()])
     },
   })
 
@@ -110,7 +110,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       if (typeof key !== 'string' || key === '') throw badApiKeyFormat()
       const m = perpParam(ctx.state(), p)
       const q = { limit: limitParam(p, 100, 500), fromId: idParam(p, 'fromId') }
-      return pageReply(ctx, req, reply, m, 'trades', 'historicalTrades', [m.marketId, q, windowNow()])
+      return pageReply(ctx, req, reply, { form: 'trades', market: m }, 'historicalTrades', [m.marketId, q, windowNow()])
     },
   })
 
@@ -119,7 +119,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     response: aggTradesSchema, weight: 20,
     handler: (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
-      return pageReply(ctx, req, reply, m, 'aggTrades', 'aggTrades', aggTradeArgs(m, p))
+      return pageReply(ctx, req, reply, { form: 'aggTrades', market: m }, 'aggTrades', aggTradeArgs(m, p))
     },
   })
 
@@ -128,7 +128,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
     handler: (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
-      return pageReply(ctx, req, reply, m, 'klines', 'klines', klineArgs(m, p, 1500))
+      return pageReply(ctx, req, reply, { form: 'klines', market: m }, 'klines', klineArgs(m, p, 1500))
     },
   })
 
@@ -191,33 +191,33 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
    * equal to it, so the trade klines are both. The premium index is sampled every 5 s once the
    * market has an index; before, it has none.
    */
-  const priceKlines = async (m: PerpMarket, p: Params, kind: PriceKind): Promise<(number | string)[][]> => {
+  const priceKlines = (m: PerpMarket, p: Params, kind: PriceKind, req: FastifyRequest, reply: FastifyReply): Promise<Buffer> => {
     const interval = intervalParam(p)
     const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
     if (m.prices.indexE8 > 0 || kind === 'premium') {
-      return (await ctx.projections.priceKlines(kind, m.marketId, interval, q)).map((k) => sampledPriceKlineBody(m, kind, k))
+      return pageReply(ctx, req, reply, { form: 'sampledPriceKlines', market: m, priceKind: kind }, 'priceKlines', [kind, m.marketId, interval, q])
     }
-    return (await ctx.projections.klines(m.marketId, interval, q)).map((k) => priceKlineBody(m, k))
+    return pageReply(ctx, req, reply, { form: 'tradePriceKlines', market: m }, 'klines', [m.marketId, interval, q])
   }
   const klinesWeightOf = (p: Params): number => klinesWeight(limitForWeight(p, 500))
 
   get({
     url: '/fapi/v1/markPriceKlines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
-    handler: (p) => priceKlines(perpParam(ctx.state(), p), p, 'mark'),
+    handler: (p, req, reply) => priceKlines(perpParam(ctx.state(), p), p, 'mark', req, reply),
   })
 
   get({
     url: '/fapi/v1/indexPriceKlines', params: ['pair', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
     // The index belongs to the pair: the oracle prices of the pair's perpetual.
-    handler: (p) => priceKlines(perpOfPair(ctx.state(), p), p, 'index'),
+    handler: (p, req, reply) => priceKlines(perpOfPair(ctx.state(), p), p, 'index', req, reply),
   })
 
   get({
     url: '/fapi/v1/premiumIndexKlines', params: ['symbol', 'interval', 'startTime', 'endTime', 'limit'],
     response: klinesSchema, weight: klinesWeightOf,
-    handler: (p) => priceKlines(perpParam(ctx.state(), p), p, 'premium'),
+    handler: (p, req, reply) => priceKlines(perpParam(ctx.state(), p), p, 'premium', req, reply),
   })
 
   get({
@@ -231,7 +231,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
         klineQuery(p, 1500)
         return []
       }
-      return pageReply(ctx, req, reply, m, 'klines', 'klines', klineArgs(m, p, 1500))
+      return pageReply(ctx, req, reply, { form: 'klines', market: m }, 'klines', klineArgs(m, p, 1500))
     },
   })
 

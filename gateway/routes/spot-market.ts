@@ -102,7 +102,7 @@ export function spotKlines(ctx: GatewayContext, p: Params): ReturnType<typeof kl
 /** The same, as the route's page. */
 function spotKlinesPage(ctx: GatewayContext, p: Params, req: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
   const m = spotParam(ctx.state(), p)
-  return pageReply(ctx, req, reply, m, 'klines', 'klines', klineArgs(m, p, 1000, timeZoneParam(p)))
+  return pageReply(ctx, req, reply, { form: 'klines', market: m }, 'klines', klineArgs(m, p, 1000, timeZoneParam(p)))
 }
 
 /** Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all. */
@@ -139,7 +139,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     url: paths('/trades'), params: ['symbol', 'limit'], response: spotTradesSchema, weight: 25,
     handler: (p, req, reply) => {
       const { m, args } = recentTradesQuery(ctx, p)
-      return pageReply(ctx, req, reply, m, 'spotTrades', 'recentTrades', args)
+      return pageReply(ctx, req, reply, { form: 'spotTrades', market: m }, 'recentTrades', args)
     },
   })
 
@@ -147,7 +147,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     url: paths('/aggTrades'), params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'], response: spotAggTradesSchema, weight: 4,
     handler: (p, req, reply) => {
       const { m, args } = aggTradesQuery(ctx, p)
-      return pageReply(ctx, req, reply, m, 'spotAggTrades', 'aggTrades', args)
+      return pageReply(ctx, req, reply, { form: 'spotAggTrades', market: m }, 'aggTrades', args)
     },
   })
 
@@ -155,7 +155,7 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     url: paths('/historicalTrades'), params: ['symbol', 'limit', 'fromId'], response: spotTradesSchema, weight: 25,
     handler: (p, req, reply) => {
       const { m, args } = historicalTradesQuery(ctx, p)
-      return pageReply(ctx, req, reply, m, 'spotTrades', 'historicalTrades', args)
+      return pageReply(ctx, req, reply, { form: 'spotTrades', market: m }, 'historicalTrades', args)
     },
   })
 

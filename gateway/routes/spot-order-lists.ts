@@ -18,7 +18,8 @@ import type { OrderCounter } from '../order-counter.js'
 import { pegParams } from '../peg-params.js'
 import { spotListDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
-import { respTypeOf, spotOrderJson } from './spot-trade.js'
+import { respTypeOf } from './spot-trade.js'
+import { spotOrderJson } from '../format-spot.js'
 
 interface Options {
   ctx: GatewayContext

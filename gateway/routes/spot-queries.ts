@@ -4,20 +4,22 @@
 // best bid and ask, and 5-minute average price, in Binance spot's shapes and weights.
 
 import type { FastifyPluginAsync } from 'fastify'
-import type { SpotMarket, State } from '../../core/state.js'
+import type { SpotMarket } from '../../core/state.js'
+import type { PageArgs } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
-import { formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
+import { formatPrice } from '../decimal.js'
 import { bestOf } from '../format-market.js'
 import { preventedQuantities } from '../format-order.js'
 import { eitherParam } from '../errors.js'
 import { idParam, limitParam, optional, spotParam, spotsListParam, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
-import { allOrdersArgs, userTradesOf } from '../history-queries.js'
+import { allOrdersArgs, userTradesArgs } from '../history-queries.js'
+import { pageReply } from '../pages.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
-import { spotOrderJson } from './spot-trade.js'
+import { spotOrderJson, spotUserTradeJson } from '../format-spot.js'
 import { executionRulesBody, executionRulesWeight, referenceCalculationBody, referencePriceBody } from '../reference-price.js'
 
 interface Options {
@@ -38,18 +40,6 @@ function oneOrList(asked: { markets: SpotMarket[]; many: boolean }, body: (m: Sp
 async function avgPrice(ctx: GatewayContext, m: SpotMarket): Promise<object> {
   const now = Math.max(ctx.now(), ctx.projections.flushedTime)
   return { mins: AVG_PRICE_MINS, price: await averagePrice(ctx.projections, m, now), closeTime: now }
-}
-
-type UserTradeRow = Awaited<ReturnType<GatewayContext['projections']['userTrades']>>[number]
-
-function tradeJson(state: State, m: SpotMarket, r: UserTradeRow, orderListId: number): object {
-  const feeAsset = r.commissionAsset ?? m.quote
-  return {
-    symbol: m.symbol, id: r.tradeId, orderId: r.orderId, orderListId, price: formatPrice(m, r.priceTicks),
-    qty: formatQty(m, r.qtyLots), quoteQty: formatNotional(m, r.quoteQtyTicksLots),
-    commission: formatLedger(r.commission, state.assets.get(feeAsset)!.scale), commissionAsset: feeAsset, time: r.time,
-    isBuyer: r.buyer, isMaker: r.maker, isBestMatch: true,
-  }
 }
 
 /** ticker/price and ticker/bookTicker weigh 2 for one symbol, 4 for several or all. */
@@ -76,30 +66,30 @@ export function spotAvgPriceBody(ctx: GatewayContext, p: Params): Promise<object
 /** GET myTrades weighs 5 for one order's, 20 otherwise. */
 export const spotMyTradesWeight = (p: Params): number => idParam(p, 'orderId') === undefined ? 20 : 5
 
-/** GET myTrades: the sub-account's fills in one market (Binance spot: a time range of at most 24 hours). */
-export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
-  const state = ctx.state()
-  const m = spotParam(state, a.params)
-  const rows = await userTradesOf(ctx, a, m)
-  const lists = await listIdsOf(ctx, { account: a.session.account, sub: a.session.sub }, m, rows)
-  return rows.map((r) => tradeJson(state, m, r, lists.get(r.orderId) ?? -1))
+/** GET myTrades: the projections' query (Binance spot: a time range of at most 24 hours). */
+function spotMyTradesQuery(ctx: GatewayContext, a: Authenticated): { m: SpotMarket; args: PageArgs<'userTradesWithLists'> } {
+  const m = spotParam(ctx.state(), a.params)
+  return { m, args: userTradesArgs(a, m) }
 }
 
-/**
- * The order list each row's order was placed in (-1: alone), from the orders' records: a fill
- * does not carry it. One call for every order (a call each was 1,000 round trips to the
- * projections' thread for a full page: ~7 ms of the main thread).
- */
-async function listIdsOf(ctx: GatewayContext, owner: { account: string; sub: number }, m: SpotMarket, rows: readonly UserTradeRow[]): Promise<Map<number, number>> {
-  const ids = [...new Set(rows.map((r) => r.orderId))]
-  const records = await ctx.projections.orders(owner, m.marketId, ids)
-  return new Map(ids.map((id, i) => [id, records[i]?.orderListId ?? -1]))
+/** GET myTrades: the sub-account's fills in one market, each with its order's list. */
+export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
+  const { m, args } = spotMyTradesQuery(ctx, a)
+  await ctx.projections.flush()
+  const rows = await ctx.projections.userTradesWithLists(...args)
+  const state = ctx.state()
+  return rows.map((r) => spotUserTradeJson(state, m, r, r.orderListId))
+}
+
+/** GET allOrders: the projections' query. */
+function spotAllOrdersQuery(ctx: GatewayContext, a: Authenticated): { m: SpotMarket; args: PageArgs<'allOrders'> } {
+  const m = spotParam(ctx.state(), a.params)
+  return { m, args: allOrdersArgs(a, m) }
 }
 
 /** GET allOrders: the sub-account's orders in one market, open and done. */
 export async function spotAllOrdersFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
-  const m = spotParam(ctx.state(), a.params)
-  const args = allOrdersArgs(a, m)
+  const { m, args } = spotAllOrdersQuery(ctx, a)
   await ctx.projections.flush()
   const rows = await ctx.projections.allOrders(...args)
   const state = ctx.state()
@@ -163,10 +153,12 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   })
 
   for (const url of paths('/myTrades')) {
-    app.get(url, spotQueryDocs.myTrades, async (req) => {
+    app.get(url, spotQueryDocs.myTrades, async (req, reply) => {
       const a = authenticate(ctx, req, 'USER_DATA')
       weights.charge(req.ip, spotMyTradesWeight(a.params))
-      return spotMyTradesFrom(ctx, a)
+      const { m, args } = spotMyTradesQuery(ctx, a)
+      await ctx.projections.flush()
+      return pageReply(ctx, req, reply, { form: 'spotUserTrades', market: m }, 'userTradesWithLists', args)
     })
   }
 
@@ -179,9 +171,11 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   }
 
   for (const url of paths('/allOrders')) {
-    app.get(url, spotQueryDocs.allOrders, async (req) => {
+    app.get(url, spotQueryDocs.allOrders, async (req, reply) => {
       weights.charge(req.ip, 20)
-      return spotAllOrdersFrom(ctx, authenticate(ctx, req, 'USER_DATA'))
+      const { m, args } = spotAllOrdersQuery(ctx, authenticate(ctx, req, 'USER_DATA'))
+      await ctx.projections.flush()
+      return pageReply(ctx, req, reply, { form: 'spotOrders', market: m }, 'allOrders', args)
     })
   }
 }

@@ -9,12 +9,13 @@ import { testOrder } from '../../core/orders.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
+import { formatBalance, formatLedger, formatPrice, formatQty, parseAmount, parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { spotCommissionBody } from '../format-market.js'
 import { ApiError, type ErrorBody, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
-import { fieldsOfOrder, orderAfter, preventedQuantities, spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from '../format-order.js'
+import { fieldsOfOrder, orderAfter, preventedQuantities, spotCancelId } from '../format-order.js'
+import { spotOrderJson } from '../format-spot.js'
 import { findOrder } from '../order-lookup.js'
-import { pegJson, pegParams } from '../peg-params.js'
+import { pegParams } from '../peg-params.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
@@ -34,44 +35,6 @@ interface Options {
 /** Binance spot's stop types for the core's (core/spot-stops.ts). */
 const SPOT_STOP_TYPES = { STOP_LOSS: 'STOP_MARKET', STOP_LOSS_LIMIT: 'STOP', TAKE_PROFIT: 'TAKE_PROFIT_MARKET', TAKE_PROFIT_LIMIT: 'TAKE_PROFIT' } as const
 type SpotStopType = keyof typeof SPOT_STOP_TYPES
-
-/** An order as Binance spot prints it: the query form (`record`) or a placement's or cancel's (`response`). */
-export function spotOrderJson(state: State, m: SpotMarket, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    symbol: m.symbol, orderId: o.orderId, orderListId: o.orderListId ?? -1, clientOrderId: o.clientOrderId,
-  }
-  if (form === 'response') out.transactTime = o.updateTime
-  // A pegged order's price is the one it was sent with; the book's is its peggedPrice.
-  out.price = formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks)
-  if (o.peg !== undefined) Object.assign(out, pegJson(m, o))
-  Object.assign(out, {
-    origQty: formatQty(m, spotOrigQtyLots(o)), executedQty: formatQty(m, o.executedQtyLots),
-    cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
-    // A waiting market-form stop holds GTC already (core/spot-stops.ts).
-    timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
-  })
-  if (o.cond !== undefined) out.stopPrice = formatPrice(m, o.cond.stopPriceTicks)
-  // An iceberg's slice: in every record (zero for other orders), in a response only on icebergs, as Binance's.
-  if (form === 'record') Object.assign(out, { stopPrice: formatPrice(m, o.cond?.stopPriceTicks ?? 0), icebergQty: formatQty(m, o.icebergLots ?? 0),
-    time: o.time, updateTime: o.updateTime, isWorking: !spotWaiting(o) })
-  else if (o.icebergLots !== undefined) out.icebergQty = formatQty(m, o.icebergLots)
-  // The quote a MARKET order was sized by (quoteOrderQty), zero otherwise: in both forms, as Binance's.
-  out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
-  out.workingTime = spotWorkingTime(o)
-  out.selfTradePreventionMode = o.stp
-  // An OPO list's pending order has no quantity until its working order has filled: Binance shows none.
-  if (o.status === 'PENDING_NEW' && o.origQtyLots === 0) delete out.origQty
-  // A trailing stop's delta, and when it began to trail (-1 until then): Binance's fields of trailing orders only.
-  const trailing = o.cond?.trailingDeltaBips
-  if (trailing !== undefined) Object.assign(out, { trailingDelta: trailing, trailingTime: o.cond!.trailingTime || -1 })
-  // Why it expired, where the core says: a taker the Price Range execution rule stopped.
-  if (o.expiryReason !== undefined) out.expiryReason = o.expiryReason
-  // Self-trade prevention expired or cut it: its last match, and what it kept from trading.
-  if (o.preventedMatchId !== undefined) {
-    Object.assign(out, { preventedMatchId: o.preventedMatchId, preventedQuantity: formatQty(m, spotPreventedQtyLots(o)) })
-  }
-  return out
-}
 
 /**
  * The matches self-trade prevention stopped as the order took (Binance's preventedMatches of a

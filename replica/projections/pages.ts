@@ -9,10 +9,11 @@
 import type { Projections } from './projections.js'
 
 /** The queries a page can be made of: those whose answers run to hundreds of rows. */
-export type PageQuery = 'allOrders' | 'userTrades' | 'recentTrades' | 'historicalTrades' | 'aggTrades' | 'klines' | 'income'
+export type PageQuery = 'allOrders' | 'userTrades' | 'userTradesWithLists' | 'income' | 'recentTrades' | 'historicalTrades' | 'aggTrades'
+  | 'klines' | 'priceKlines'
 
 export const PAGE_QUERIES: ReadonlySet<string> = new Set<PageQuery>(
-  ['allOrders', 'userTrades', 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'income'])
+  ['allOrders', 'userTrades', 'userTradesWithLists', 'income', 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'priceKlines'])
 
 /** A query's arguments, as its method takes them. */
 export type PageArgs<Q extends PageQuery> = Parameters<Projections[Q]>

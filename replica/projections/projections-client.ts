@@ -27,7 +27,7 @@ import type { PriceKind, PriceKlineQuery, PriceKlineRecord } from './price-kline
 import { PROJECTED_EVENTS, type ProjectionsApi, type ProjectionsOptions } from './projections.js'
 import type {
   AggTradeRecord, DepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, PendingDepositRecord,
-  TickerRecord, TradeRecord, TransferRecord, SubTransferRecord, UserTradeRecord, WithdrawalRecord,
+  TickerRecord, TradeRecord, TransferRecord, SubTransferRecord, UserTradeInList, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import type * as walletQueries from './wallet-queries.js'
 import type { PageArgs, PageQuery } from './pages.js'
@@ -316,6 +316,10 @@ export class ProjectionsClient implements ProjectionsApi {
 
   userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {
     return this.call('userTrades', [owner, marketId, q]) as Promise<UserTradeRecord[]>
+  }
+
+  userTradesWithLists(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeInList[]> {
+    return this.call('userTradesWithLists', [owner, marketId, q]) as Promise<UserTradeInList[]>
   }
 
   forceOrders(owner: Owner, q: ForceOrderQuery, nowMs?: number): Promise<ForceOrderRecord[]> {

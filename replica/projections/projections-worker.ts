@@ -16,7 +16,7 @@ const UPKEEP: ReadonlySet<string> = new Set(['flush', 'written', 'prune', 'clear
 const CALLABLE: ReadonlySet<string> = new Set([
   ...UPKEEP, 'recentTrades', 'historicalTrades', 'aggTrades', 'klines', 'ticker24h',
   'openInterest', 'openInterestHistory', 'topTradersHistory', 'priceKlines', 'fundingRates', 'order', 'orders', 'orderByClientId', 'allOrders',
-  'userTrades', 'forceOrders', 'orderAmendments', 'orderAmendmentsFrom', 'preventedMatches', 'orderList', 'allOrderLists', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
+  'userTrades', 'userTradesWithLists', 'forceOrders', 'orderAmendments', 'orderAmendmentsFrom', 'preventedMatches', 'orderList', 'allOrderLists', 'positionMargins', 'income', 'deposits', 'pendingDeposits',
   'withdrawals', 'withdrawal', 'transfers', 'subTransfers', 'page',
 ])
 

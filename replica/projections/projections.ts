@@ -26,7 +26,7 @@ import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js
 import { pruneByTimeSuffix, pruneKlines, pruneTrades } from './prune.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
-  TradeRecord, TransferRecord, SubTransferRecord, UserTradeRecord, WithdrawalRecord,
+  TradeRecord, TransferRecord, SubTransferRecord, UserTradeInList, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import { allStores, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Store, type Stores } from './stores.js'
 import { ticker24h } from './ticker.js'
@@ -449,6 +449,18 @@ export class Projections {
 
   userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {
     return accountQueries.userTrades(this.stores, owner, marketId, q)
+  }
+
+  /**
+   * Spot myTrades: the fills, each with its order's list id (-1: placed alone), which a fill does
+   * not carry, read from the orders' records in the same call.
+   */
+  async userTradesWithLists(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeInList[]> {
+    const rows = await this.userTrades(owner, marketId, q)
+    const ids = [...new Set(rows.map((r) => r.orderId))]
+    const records = await this.orders(owner, marketId, ids)
+    const lists = new Map(ids.map((id, i) => [id, records[i]?.orderListId ?? -1]))
+    return rows.map((r) => ({ ...r, orderListId: lists.get(r.orderId)! }))
   }
 
   /** /fapi/v1/forceOrders: the sub-account's liquidation and ADL orders. */

@@ -114,6 +114,11 @@ export interface UserTradeRecord {
   positionSide: PositionSide
 }
 
+/** A fill with the list its order was placed in (-1: alone): spot myTrades. */
+export interface UserTradeInList extends UserTradeRecord {
+  orderListId: number
+}
+
 export type IncomeType = 'TRANSFER' | 'REALIZED_PNL' | 'FUNDING_FEE' | 'COMMISSION' | 'INSURANCE_CLEAR'
 
 /** Code of each income type inside keys; append only, never renumber. */

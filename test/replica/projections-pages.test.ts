@@ -23,11 +23,21 @@ const PAGES: { form: PageForm; query: PageQuery; marketId: number; args: unknown
   { form: 'aggTrades', query: 'aggTrades', marketId: BTCPERP, args: [BTCPERP, { limit: 1000 }] },
   { form: 'spotAggTrades', query: 'aggTrades', marketId: BTCSPOT, args: [BTCSPOT, { limit: 1000 }] },
   { form: 'klines', query: 'klines', marketId: BTCPERP, args: [BTCPERP, '1m', { limit: 1500 }] },
+  { form: 'tradePriceKlines', query: 'klines', marketId: BTCPERP, args: [BTCPERP, '1h', { limit: 1500 }] },
+  { form: 'spotOrders', query: 'allOrders', marketId: BTCSPOT, args: [{ account: BOB, sub: 0 }, BTCSPOT, { limit: 1000 }] },
+  { form: 'spotUserTrades', query: 'userTradesWithLists', marketId: BTCSPOT, args: [{ account: ALICE, sub: 0 }, BTCSPOT, { limit: 1000 }] },
+  { form: 'income', query: 'income', marketId: -1, args: [{ account: BOB, sub: 0 }, { limit: 1000 }] },
 ]
 
+/** As the gateway makes it (gateway/pages.ts): the page's market, or every market (-1). */
 function formatOf(f: Fixture, form: PageForm, marketId: number, micro: boolean): PageFormat {
-  const m = f.ex.state.markets[marketId]!
-  return { form, market: pageMarket(m), quoteScale: f.ex.state.assets.get(m.quote)!.scale, micro }
+  const state = f.ex.state
+  const markets = marketId === -1 ? state.markets.filter((m) => m !== undefined) : [state.markets[marketId]!]
+  const assets = marketId === -1 ? [...state.assets.keys()] : [markets[0]!.quote, markets[0]!.base]
+  return {
+    form, micro, marketId, markets: Object.fromEntries(markets.map((m) => [m.marketId, pageMarket(m)])),
+    scales: Object.fromEntries(assets.map((a) => [a, state.assets.get(a)!.scale])),
+  }
 }
 
 type Page = (query: PageQuery, args: unknown[], format: PageFormat) => Promise<Uint8Array>
@@ -63,6 +73,11 @@ t.test('a page is its query formatted: the same bytes here and in a worker, in a
   t.match(ms[0], { symbol: 'BTCUSDTPERP', price: '30000.0', origQty: '0.010', status: 'FILLED', side: 'SELL' })
   t.equal(us[0].time, ms[0].time * 1000, 'time in microseconds')
   t.equal(us[0].updateTime, ms[0].updateTime * 1000, 'updateTime in microseconds')
+  const spotFills = JSON.parse(text(await pageOf(f.p)('userTradesWithLists', PAGES[10]!.args, formatOf(f, 'spotUserTrades', BTCSPOT, false))))
+  t.match(spotFills, [{ symbol: 'BTCUSDT', orderListId: -1, isMaker: true, isBestMatch: true }], 'a spot fill with its order\'s list')
+  const income = JSON.parse(text(await pageOf(f.p)('income', PAGES[11]!.args, formatOf(f, 'income', -1, false))))
+  t.ok(income.some((r: { symbol: string; incomeType: string }) => r.symbol === 'BTCUSDTPERP' && r.incomeType === 'COMMISSION'),
+    'income rows name their markets')
   const k = JSON.parse(text(await pageOf(f.p)('klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, true))))
   const kms = JSON.parse(text(await pageOf(f.p)('klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, false))))
   t.same([k[0][0], k[0][6]], [kms[0][0] * 1000, kms[0][6] * 1000], 'a kline\'s open and close times in microseconds')
