@@ -1,6 +1,7 @@
 // Long lists answered as pages (replica/projections/pages.ts): the projections' thread reads
-// the rows and formats them (page-format.ts), and the route sends the bytes it made. The node's
-// main thread, which also applies commands, then neither receives the rows nor prints them.
+// the rows and formats them (page-format.ts), and the route or WebSocket API method sends the
+// bytes it made. The node's main thread, which also applies commands, then neither receives
+// the rows nor prints them.
 
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Market, State } from '../core/state.js'
@@ -9,15 +10,25 @@ import type { GatewayContext } from './context.js'
 import { pageMarket, type PageForm, type PageFormat, type PageMarket } from './page-format.js'
 import { wantsMicroseconds } from './time-unit.js'
 
-export interface PageOf {
+interface PageOf {
   form: PageForm
   /** The market the rows are of; none: rows of any market (income). */
   market?: Market
   priceKind?: PriceKind
+  /** A caller's own history: what was applied before the request is written first (read-your-writes). */
+  flush?: true
+}
+
+/** A page to make: how to print it, and the query (its arguments checked) whose rows it prints. */
+export type PagePlan = { [Q in PageQuery]: PageOf & { query: Q; args: PageArgs<Q> } }[PageQuery]
+
+/** A JSON value already encoded: a WebSocket API method's page, spliced into its answer as it is. */
+export class JsonBytes {
+  constructor(readonly bytes: Buffer) {}
 }
 
 /** What the form reads of the state: the one market and its two assets' scales, or every market and asset. */
-function formatOf(state: State, p: PageOf, micro: boolean): PageFormat {
+function formatOf(state: State, p: PagePlan, micro: boolean): PageFormat {
   const markets: Record<number, PageMarket> = {}
   const scales: Record<string, number> = {}
   const m = p.market
@@ -26,11 +37,22 @@ function formatOf(state: State, p: PageOf, micro: boolean): PageFormat {
   return { form: p.form, micro, marketId: m?.marketId ?? -1, markets, scales, ...(p.priceKind === undefined ? {} : { priceKind: p.priceKind }) }
 }
 
-/** The body of `query(...args)` as `page` prints it, as this request's answer (JSON, in the request's time unit). */
-export async function pageReply<Q extends PageQuery>(ctx: GatewayContext, req: FastifyRequest, reply: FastifyReply,
-  page: PageOf, query: Q, args: PageArgs<Q>): Promise<Buffer> {
-  const bytes = await ctx.projections.page(query, args, formatOf(ctx.state(), page, wantsMicroseconds(req)))
+async function pageBytes(ctx: GatewayContext, plan: PagePlan, micro: boolean): Promise<Buffer> {
+  if (plan.flush) await ctx.projections.flush()
+  const page = ctx.projections.page as (q: PageQuery, args: unknown[], format: PageFormat) => Promise<Uint8Array>
+  const bytes = await page.call(ctx.projections, plan.query, plan.args, formatOf(ctx.state(), plan, micro))
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+/** The page as this request's answer: JSON, in the request's time unit. */
+export async function pageReply(ctx: GatewayContext, req: FastifyRequest, reply: FastifyReply, plan: PagePlan): Promise<Buffer> {
+  const bytes = await pageBytes(ctx, plan, wantsMicroseconds(req))
   // A buffer goes out as it is: no serializer, no preSerialization hook (the time unit is applied).
   void reply.type('application/json; charset=utf-8')
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return bytes
+}
+
+/** The page as a WebSocket API method's result (milliseconds, as that API's answers all are). */
+export async function pageResult(ctx: GatewayContext, plan: PagePlan): Promise<JsonBytes> {
+  return new JsonBytes(await pageBytes(ctx, plan, false))
 }

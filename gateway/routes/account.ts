@@ -82,9 +82,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
       const m = perpParam(ctx.state(), a.params)
-      const args = userTradesArgs(a, m)
-      await ctx.projections.flush()
-      return pageReply(ctx, req, reply, { form: 'perpUserTrades', market: m }, 'userTrades', args)
+      return pageReply(ctx, req, reply, { form: 'perpUserTrades', market: m, flush: true, query: 'userTrades', args: userTradesArgs(a, m) })
     })
   }
 
@@ -92,9 +90,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     weights.charge(req.ip, 20)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
-    const args = allOrdersArgs(a, m)
-    await ctx.projections.flush()
-    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m }, 'allOrders', args)
+    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m, flush: true, query: 'allOrders', args: allOrdersArgs(a, m) })
   })
 
   app.get('/fapi/v1/income', accountDocs.income, async (req, reply) => {
@@ -105,10 +101,10 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     if (type !== undefined && !INCOME_TYPES.has(type)) throw invalidParam('incomeType')
     const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(state, a.params)
     const limit = limitParam(a.params, 100, 1000)
-    await ctx.projections.flush()
-    return pageReply(ctx, req, reply, { form: 'income' }, 'income', [{ account: a.session.account, sub: a.session.sub },
-      { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
-        ...(m !== undefined ? { marketId: m.marketId } : {}), limit }, ctx.now()])
+    const q = { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
+      ...(m !== undefined ? { marketId: m.marketId } : {}), limit }
+    return pageReply(ctx, req, reply, { form: 'income', flush: true, query: 'income',
+      args: [{ account: a.session.account, sub: a.session.sub }, q, ctx.now()] })
   })
 
   for (const path of ['/fapi/v1/balance', '/fapi/v2/balance', '/fapi/v3/balance']) {

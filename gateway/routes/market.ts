@@ -22,7 +22,7 @@ import {
 } from '../market-schemas.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
-import { aggTradeArgs, klineArgs, klineQuery } from './trade-history.js'
+import { aggTradeArgs, klineQuery, klinesPage } from './trade-history.js'
 import { pageReply } from '../pages.js'
 import { spotMarketRoutes } from './spot-market.js'
 
@@ -98,7 +98,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     handler: async (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
       const limit = limitParam(p, 500, 1000)
-      return pageReply(ctx, req, reply, { form: 'trades', market: m }, 'recentTrades', [m.marketId, limit, windowNow()])
+      return pageReply(ctx, req, reply, { form: 'trades', market: m, query: 'recentTrades', args: [m.marketId, limit, windowNow()] })
     },
   })
 
@@ -110,7 +110,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       if (typeof key !== 'string' || key === '') throw badApiKeyFormat()
       const m = perpParam(ctx.state(), p)
       const q = { limit: limitParam(p, 100, 500), fromId: idParam(p, 'fromId') }
-      return pageReply(ctx, req, reply, { form: 'trades', market: m }, 'historicalTrades', [m.marketId, q, windowNow()])
+      return pageReply(ctx, req, reply, { form: 'trades', market: m, query: 'historicalTrades', args: [m.marketId, q, windowNow()] })
     },
   })
 
@@ -119,7 +119,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     response: aggTradesSchema, weight: 20,
     handler: (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
-      return pageReply(ctx, req, reply, { form: 'aggTrades', market: m }, 'aggTrades', aggTradeArgs(m, p))
+      return pageReply(ctx, req, reply, { form: 'aggTrades', market: m, query: 'aggTrades', args: aggTradeArgs(m, p) })
     },
   })
 
@@ -128,7 +128,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     response: klinesSchema, weight: (p) => klinesWeight(limitForWeight(p, 500)),
     handler: (p, req, reply) => {
       const m = perpParam(ctx.state(), p)
-      return pageReply(ctx, req, reply, { form: 'klines', market: m }, 'klines', klineArgs(m, p, 1500))
+      return pageReply(ctx, req, reply, klinesPage(m, p, 1500))
     },
   })
 
@@ -195,9 +195,9 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const interval = intervalParam(p)
     const q = { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, 1500) }
     if (m.prices.indexE8 > 0 || kind === 'premium') {
-      return pageReply(ctx, req, reply, { form: 'sampledPriceKlines', market: m, priceKind: kind }, 'priceKlines', [kind, m.marketId, interval, q])
+      return pageReply(ctx, req, reply, { form: 'sampledPriceKlines', market: m, priceKind: kind, query: 'priceKlines', args: [kind, m.marketId, interval, q] })
     }
-    return pageReply(ctx, req, reply, { form: 'tradePriceKlines', market: m }, 'klines', [m.marketId, interval, q])
+    return pageReply(ctx, req, reply, { form: 'tradePriceKlines', market: m, query: 'klines', args: [m.marketId, interval, q] })
   }
   const klinesWeightOf = (p: Params): number => klinesWeight(limitForWeight(p, 500))
 
@@ -231,7 +231,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
         klineQuery(p, 1500)
         return []
       }
-      return pageReply(ctx, req, reply, { form: 'klines', market: m }, 'klines', klineArgs(m, p, 1500))
+      return pageReply(ctx, req, reply, klinesPage(m, p, 1500))
     },
   })
 

@@ -2,12 +2,10 @@
 // call): order book, trades (recent and historical), aggregate trades, klines and the 24 h
 // ticker, in Binance spot's shapes and weights; the windowed tickers are in spot-tickers.ts.
 
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import type { SpotMarket } from '../../core/state.js'
-import type { PageArgs } from '../../replica/projections/index.js'
+import type { FastifyPluginAsync } from 'fastify'
 import type { GatewayContext } from '../context.js'
-import { depthLevels, spotAggTradeBody, spotTickerBody, spotTradeBody } from '../format-market.js'
-import { pageReply } from '../pages.js'
+import { depthLevels, spotTickerBody } from '../format-market.js'
+import { pageReply, type PagePlan } from '../pages.js'
 import {
   idParam, limitForWeight, limitParam, spotParam, spotsListParam, spotWithStatus, symbolCountForWeight, timeZoneParam, type Params,
 } from '../market-params.js'
@@ -15,7 +13,7 @@ import { klinesSchema, spotAggTradesSchema, spotDepthSchema, spotTickerSchema, s
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
 import { spotTickerRoutes, typeParam } from './spot-tickers.js'
-import { aggTradeArgs, klineArgs, klineRows } from './trade-history.js'
+import { aggTradeArgs, klinesPage } from './trade-history.js'
 
 interface Options {
   ctx: GatewayContext
@@ -47,35 +45,22 @@ const windowNow = (ctx: GatewayContext): number => Math.max(ctx.now(), ctx.proje
 
 // Each route's body, shared with the spot WebSocket API (trades.recent, klines, ...).
 
-/** Each trade list's market and projections query, the route's page and the WebSocket API's rows alike. */
-function recentTradesQuery(ctx: GatewayContext, p: Params): { m: SpotMarket; args: PageArgs<'recentTrades'> } {
+// Each list's page: the route's and the spot WebSocket API's (trades.recent, klines, ...).
+
+export function spotRecentTradesPage(ctx: GatewayContext, p: Params): PagePlan {
   const m = spotParam(ctx.state(), p)
-  return { m, args: [m.marketId, limitParam(p, 500, 1000), windowNow(ctx)] }
+  return { form: 'spotTrades', market: m, query: 'recentTrades', args: [m.marketId, limitParam(p, 500, 1000), windowNow(ctx)] }
 }
 
-function historicalTradesQuery(ctx: GatewayContext, p: Params): { m: SpotMarket; args: PageArgs<'historicalTrades'> } {
+export function spotHistoricalTradesPage(ctx: GatewayContext, p: Params): PagePlan {
   const m = spotParam(ctx.state(), p)
-  return { m, args: [m.marketId, { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }, windowNow(ctx)] }
+  const q = { limit: limitParam(p, 500, 1000), fromId: idParam(p, 'fromId') }
+  return { form: 'spotTrades', market: m, query: 'historicalTrades', args: [m.marketId, q, windowNow(ctx)] }
 }
 
-function aggTradesQuery(ctx: GatewayContext, p: Params): { m: SpotMarket; args: PageArgs<'aggTrades'> } {
+export function spotAggTradesPage(ctx: GatewayContext, p: Params): PagePlan {
   const m = spotParam(ctx.state(), p)
-  return { m, args: aggTradeArgs(m, p) }
-}
-
-export async function spotRecentTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
-  const { m, args } = recentTradesQuery(ctx, p)
-  return (await ctx.projections.recentTrades(...args)).map((t) => spotTradeBody(m, t))
-}
-
-export async function spotHistoricalTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
-  const { m, args } = historicalTradesQuery(ctx, p)
-  return (await ctx.projections.historicalTrades(...args)).map((t) => spotTradeBody(m, t))
-}
-
-export async function spotAggTrades(ctx: GatewayContext, p: Params): Promise<object[]> {
-  const { m, args } = aggTradesQuery(ctx, p)
-  return (await ctx.projections.aggTrades(...args)).map((a) => spotAggTradeBody(m, a))
+  return { form: 'spotAggTrades', market: m, query: 'aggTrades', args: aggTradeArgs(m, p) }
 }
 
 /**
@@ -94,15 +79,9 @@ export function spotKlinesWeight(p: Params): number {
 }
 
 /** Spot klines read their intervals in `timeZone` (Binance spot: startTime and endTime stay UTC). */
-export function spotKlines(ctx: GatewayContext, p: Params): ReturnType<typeof klineRows> {
+export function spotKlinesPage(ctx: GatewayContext, p: Params): PagePlan {
   const m = spotParam(ctx.state(), p)
-  return klineRows(ctx, m, p, 1000, timeZoneParam(p))
-}
-
-/** The same, as the route's page. */
-function spotKlinesPage(ctx: GatewayContext, p: Params, req: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
-  const m = spotParam(ctx.state(), p)
-  return pageReply(ctx, req, reply, { form: 'klines', market: m }, 'klines', klineArgs(m, p, 1000, timeZoneParam(p)))
+  return klinesPage(m, p, 1000, timeZoneParam(p))
 }
 
 /** Binance: 2 for one symbol or up to 20, 40 up to 100, 80 beyond or for all. */
@@ -137,33 +116,24 @@ export const spotMarketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
 
   get({
     url: paths('/trades'), params: ['symbol', 'limit'], response: spotTradesSchema, weight: 25,
-    handler: (p, req, reply) => {
-      const { m, args } = recentTradesQuery(ctx, p)
-      return pageReply(ctx, req, reply, { form: 'spotTrades', market: m }, 'recentTrades', args)
-    },
+    handler: (p, req, reply) => pageReply(ctx, req, reply, spotRecentTradesPage(ctx, p)),
   })
 
   get({
     url: paths('/aggTrades'), params: ['symbol', 'fromId', 'startTime', 'endTime', 'limit'], response: spotAggTradesSchema, weight: 4,
-    handler: (p, req, reply) => {
-      const { m, args } = aggTradesQuery(ctx, p)
-      return pageReply(ctx, req, reply, { form: 'spotAggTrades', market: m }, 'aggTrades', args)
-    },
+    handler: (p, req, reply) => pageReply(ctx, req, reply, spotAggTradesPage(ctx, p)),
   })
 
   get({
     url: paths('/historicalTrades'), params: ['symbol', 'limit', 'fromId'], response: spotTradesSchema, weight: 25,
-    handler: (p, req, reply) => {
-      const { m, args } = historicalTradesQuery(ctx, p)
-      return pageReply(ctx, req, reply, { form: 'spotTrades', market: m }, 'historicalTrades', args)
-    },
+    handler: (p, req, reply) => pageReply(ctx, req, reply, spotHistoricalTradesPage(ctx, p)),
   })
 
   // uiKlines: Binance tunes these for charts; here they are the klines.
   get({
     url: [...paths('/klines'), '/api/v3/uiKlines'], params: ['symbol', 'interval', 'startTime', 'endTime', 'timeZone', 'limit'],
     response: klinesSchema, weight: spotKlinesWeight,
-    handler: (p, req, reply) => spotKlinesPage(ctx, p, req, reply),
+    handler: (p, req, reply) => pageReply(ctx, req, reply, spotKlinesPage(ctx, p)),
   })
 
   get({

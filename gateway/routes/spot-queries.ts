@@ -5,7 +5,6 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { SpotMarket } from '../../core/state.js'
-import type { PageArgs } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
@@ -16,10 +15,9 @@ import { eitherParam } from '../errors.js'
 import { idParam, limitParam, optional, spotParam, spotsListParam, type Params } from '../market-params.js'
 import { spotQueryDocs } from '../schemas/spot.js'
 import { allOrdersArgs, userTradesArgs } from '../history-queries.js'
-import { pageReply } from '../pages.js'
+import { pageReply, type PagePlan } from '../pages.js'
 import type { WeightCounter } from '../weights.js'
 import { publicGet } from './public-get.js'
-import { spotOrderJson, spotUserTradeJson } from '../format-spot.js'
 import { executionRulesBody, executionRulesWeight, referenceCalculationBody, referencePriceBody } from '../reference-price.js'
 
 interface Options {
@@ -66,34 +64,16 @@ export function spotAvgPriceBody(ctx: GatewayContext, p: Params): Promise<object
 /** GET myTrades weighs 5 for one order's, 20 otherwise. */
 export const spotMyTradesWeight = (p: Params): number => idParam(p, 'orderId') === undefined ? 20 : 5
 
-/** GET myTrades: the projections' query (Binance spot: a time range of at most 24 hours). */
-function spotMyTradesQuery(ctx: GatewayContext, a: Authenticated): { m: SpotMarket; args: PageArgs<'userTradesWithLists'> } {
+/** GET myTrades: the sub-account's fills in one market, each with its order's list (Binance spot: a time range of at most 24 hours). */
+export function spotMyTradesPage(ctx: GatewayContext, a: Authenticated): PagePlan {
   const m = spotParam(ctx.state(), a.params)
-  return { m, args: userTradesArgs(a, m) }
-}
-
-/** GET myTrades: the sub-account's fills in one market, each with its order's list. */
-export async function spotMyTradesFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
-  const { m, args } = spotMyTradesQuery(ctx, a)
-  await ctx.projections.flush()
-  const rows = await ctx.projections.userTradesWithLists(...args)
-  const state = ctx.state()
-  return rows.map((r) => spotUserTradeJson(state, m, r, r.orderListId))
-}
-
-/** GET allOrders: the projections' query. */
-function spotAllOrdersQuery(ctx: GatewayContext, a: Authenticated): { m: SpotMarket; args: PageArgs<'allOrders'> } {
-  const m = spotParam(ctx.state(), a.params)
-  return { m, args: allOrdersArgs(a, m) }
+  return { form: 'spotUserTrades', market: m, flush: true, query: 'userTradesWithLists', args: userTradesArgs(a, m) }
 }
 
 /** GET allOrders: the sub-account's orders in one market, open and done. */
-export async function spotAllOrdersFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
-  const { m, args } = spotAllOrdersQuery(ctx, a)
-  await ctx.projections.flush()
-  const rows = await ctx.projections.allOrders(...args)
-  const state = ctx.state()
-  return rows.map((r) => spotOrderJson(state, m, r, 'record'))
+export function spotAllOrdersPage(ctx: GatewayContext, a: Authenticated): PagePlan {
+  const m = spotParam(ctx.state(), a.params)
+  return { form: 'spotOrders', market: m, flush: true, query: 'allOrders', args: allOrdersArgs(a, m) }
 }
 
 /** GET myPreventedMatches weighs 2 for one match, 20 for an order's. */
@@ -156,9 +136,7 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     app.get(url, spotQueryDocs.myTrades, async (req, reply) => {
       const a = authenticate(ctx, req, 'USER_DATA')
       weights.charge(req.ip, spotMyTradesWeight(a.params))
-      const { m, args } = spotMyTradesQuery(ctx, a)
-      await ctx.projections.flush()
-      return pageReply(ctx, req, reply, { form: 'spotUserTrades', market: m }, 'userTradesWithLists', args)
+      return pageReply(ctx, req, reply, spotMyTradesPage(ctx, a))
     })
   }
 
@@ -173,9 +151,7 @@ export const spotQueryRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
   for (const url of paths('/allOrders')) {
     app.get(url, spotQueryDocs.allOrders, async (req, reply) => {
       weights.charge(req.ip, 20)
-      const { m, args } = spotAllOrdersQuery(ctx, authenticate(ctx, req, 'USER_DATA'))
-      await ctx.projections.flush()
-      return pageReply(ctx, req, reply, { form: 'spotOrders', market: m }, 'allOrders', args)
+      return pageReply(ctx, req, reply, spotAllOrdersPage(ctx, authenticate(ctx, req, 'USER_DATA')))
     })
   }
 }

@@ -1,22 +1,19 @@
 // A market's trade klines and aggregate trades: the projections' queries, from the parameters
 // every route that serves them reads (futures klines and continuousKlines, spot klines, both
-// venues' aggTrades), and the rows of those the WebSocket API answers.
+// venues' aggTrades, and the spot WebSocket API's methods for them).
 
 import type { Market } from '../../core/state.js'
 import type { PageArgs } from '../../replica/projections/index.js'
-import type { GatewayContext } from '../context.js'
-import { klineBody } from '../format-market.js'
+import type { PagePlan } from '../pages.js'
 import { idParam, intervalParam, limitParam, timeParam, type Params } from '../market-params.js'
 
-/** `interval`, `startTime`, `endTime` and `limit` (default 500, at most `limitMax`). */
-export async function klineRows(ctx: GatewayContext, m: Market, p: Params, limitMax: number, offsetMs = 0): Promise<(number | string)[][]> {
-  return (await ctx.projections.klines(...klineArgs(m, p, limitMax, offsetMs))).map((k) => klineBody(m, k))
-}
-
-/** The projections' klines query of such a request (`offsetMs`: the spot time zone's). */
-export function klineArgs(m: Market, p: Params, limitMax: number, offsetMs = 0): PageArgs<'klines'> {
+/**
+ * A kline request's page: `interval`, `startTime`, `endTime` and `limit` (default 500, at most
+ * `limitMax`); `offsetMs`, the spot time zone's.
+ */
+export function klinesPage(m: Market, p: Params, limitMax: number, offsetMs = 0): PagePlan {
   const { interval, q } = klineQuery(p, limitMax, m.kind === 'SPOT')
-  return [m.marketId, interval, { ...q, offsetMs }]
+  return { form: 'klines', market: m, query: 'klines', args: [m.marketId, interval, { ...q, offsetMs }] }
 }
 
 /** A kline request's interval (1s for spot), time range and limit (default 500, at most `limitMax`), checked. */

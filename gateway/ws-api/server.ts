@@ -18,6 +18,7 @@ import { CLOSE, ManagedSocket } from '../ws/managed-socket.js'
 import { DEFAULT_LIMITS } from '../ws/server.js'
 import type { UserStreams } from '../user-data/user-streams.js'
 import { clientIpOf } from '../client-ip.js'
+import { JsonBytes } from '../pages.js'
 import { METHODS, type Logon, type Method, type MethodEnv, type Params } from './methods.js'
 import { SPOT_METHODS } from './spot-methods.js'
 import { authenticateWs } from './signing.js'
@@ -142,7 +143,8 @@ export class WsApiConnection extends ManagedSocket {
         { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: l.orders1m, count: orderCounts.n60 },
       )
     }
-    this.send({ id, ...body, rateLimits })
+    if (body.result instanceof JsonBytes) this.sendText(spliced(id, body.status, body.result, rateLimits))
+    else this.send({ id, ...body, rateLimits })
   }
 
   /** The request in a frame; malformed ones are charged and refused in Binance's shape. */
@@ -209,4 +211,10 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
       return true
     },
   }
+}
+
+/** An answer whose result is a page (gateway/pages.ts): its bytes between the answer's other fields, not decoded. */
+function spliced(id: Id, status: number, result: JsonBytes, rateLimits: object[]): Buffer {
+  const head = `${JSON.stringify({ id, status }).slice(0, -1)},"result":`
+  return Buffer.concat([Buffer.from(head), result.bytes, Buffer.from(`,"rateLimits":${JSON.stringify(rateLimits)}}`)])
 }

@@ -6,15 +6,16 @@
 import { ApiError, permissionDenied } from '../errors.js'
 import { spotCommissionBody } from '../format-market.js'
 import { idParam, looseBool, spotParam } from '../market-params.js'
-import { spotAggTrades, spotDepthBody, spotDepthWeight, spotHistoricalTrades, spotKlines, spotKlinesWeight, spotRecentTrades, spotTicker24h,
-  spotTicker24hWeight } from '../routes/spot-market.js'
+import { spotAggTradesPage, spotDepthBody, spotDepthWeight, spotHistoricalTradesPage, spotKlinesPage, spotKlinesWeight, spotRecentTradesPage,
+  spotTicker24h, spotTicker24hWeight } from '../routes/spot-market.js'
+import { pageResult } from '../pages.js'
 import { spotExchangeInfoBody } from '../routes/general.js'
 import { spotMyFiltersBody } from '../routes/symbols.js'
 import { spotAllocationsFrom } from '../routes/account-status.js'
 import { spotTradingDayTicker, spotWindowTicker, spotWindowTickerWeight } from '../routes/spot-tickers.js'
 import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
 import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom, spotOtoPlaceFrom } from '../routes/spot-order-lists.js'
-import { spotAllOrdersFrom, spotAvgPriceBody, spotBookTickerBody, spotMyTradesFrom, spotMyTradesWeight, spotPreventedMatchesFrom,
+import { spotAllOrdersPage, spotAvgPriceBody, spotBookTickerBody, spotMyTradesPage, spotMyTradesWeight, spotPreventedMatchesFrom,
   spotPreventedMatchesWeight, spotPriceBody, spotTickerWeight } from '../routes/spot-queries.js'
 import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
   spotOrderLimitsFrom, spotPlaceFrom, spotQueryFrom, spotTestFrom } from '../routes/spot-trade.js'
@@ -57,8 +58,8 @@ export const SPOT_METHODS: Record<string, Method> = {
   'orderList.status': { security: 'USER_DATA', weight: 4, run: (env, a) => spotOcoQueryFrom(env.ctx, a!) },
   'openOrderLists.status': { security: 'USER_DATA', weight: 6, run: (_env, a) => spotOpenOcoFrom(a!) },
   allOrderLists: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOcoFrom(env.ctx, a!) },
-  allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOrdersFrom(env.ctx, a!) },
-  myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => spotMyTradesFrom(env.ctx, a!) },
+  allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => pageResult(env.ctx, spotAllOrdersPage(env.ctx, a!)) },
+  myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => pageResult(env.ctx, spotMyTradesPage(env.ctx, a!)) },
   myPreventedMatches: { security: 'USER_DATA', weight: spotPreventedMatchesWeight, run: (env, a) => spotPreventedMatchesFrom(env.ctx, a!) },
   'account.status': { security: 'USER_DATA', weight: 20, run: (env, a) => spotAccountFrom(env.ctx, a!) },
   'account.commission': {
@@ -89,11 +90,11 @@ export const SPOT_METHODS: Record<string, Method> = {
   ticker: { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotWindowTicker(env.ctx, p) },
   'ticker.tradingDay': { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotTradingDayTicker(env.ctx, p) },
   'ticker.24hr': { security: 'NONE', weight: spotTicker24hWeight, run: (env, _a, p) => spotTicker24h(env.ctx, p) },
-  'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => spotRecentTrades(env.ctx, p) },
-  'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => spotHistoricalTrades(env.ctx, p) },
-  'trades.aggregate': { security: 'NONE', weight: 4, run: (env, _a, p) => spotAggTrades(env.ctx, p) },
-  klines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => spotKlines(env.ctx, p) },
-  uiKlines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => spotKlines(env.ctx, p) },
+  'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => pageResult(env.ctx, spotRecentTradesPage(env.ctx, p)) },
+  'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => pageResult(env.ctx, spotHistoricalTradesPage(env.ctx, p)) },
+  'trades.aggregate': { security: 'NONE', weight: 4, run: (env, _a, p) => pageResult(env.ctx, spotAggTradesPage(env.ctx, p)) },
+  klines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => pageResult(env.ctx, spotKlinesPage(env.ctx, p)) },
+  uiKlines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => pageResult(env.ctx, spotKlinesPage(env.ctx, p)) },
 
   // The logged-on session's events; session.logout ends this subscription.
   'userDataStream.subscribe': {
