@@ -43,8 +43,6 @@ export function spotDepthBody(ctx: GatewayContext, p: Params): object {
 /** The sequencer time the projections have reached, as the windows' "now". */
 const windowNow = (ctx: GatewayContext): number => Math.max(ctx.now(), ctx.projections.flushedTime)
 
-// Each route's body, shared with the spot WebSocket API (trades.recent, klines, ...).
-
 // Each list's page: the route's and the spot WebSocket API's (trades.recent, klines, ...).
 
 export function spotRecentTradesPage(ctx: GatewayContext, p: Params): PagePlan {
