@@ -147,13 +147,38 @@ function big(n: number | bigint, what: string): bigint {
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n)
 
+// Formatting runs for every row of every answer and stream: in numbers while they are exact (a
+// safe integer), half the time of the BigInt form (docs/BENCHMARKS.md, session 46), which takes
+// over past 2^53.
+
+/** 10^n as a safe integer, for n up to 15. */
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i)
+
+/** a × b exactly (b a safe integer): a number while the product is safe, else a bigint. */
+function times(a: number | bigint, b: number, what: string): number | bigint {
+  if (typeof a === 'bigint') return a * BigInt(b)
+  if (!Number.isSafeInteger(a)) assert(false, `${what} is not a safe integer: ${a}`)
+  // Two safe integers whose exact product is safe multiply exactly; a product past 2^53 is never safe.
+  const p = a * b
+  return Number.isSafeInteger(p) ? p : BigInt(a) * BigInt(b)
+}
+
 /** `units × 10^-decimals` with exactly `decimals` places: 1234n, 2 → "12.34"; -5n, 3 → "-0.005". */
 export function formatUnits(units: number | bigint, decimals: number): string {
   assert(Number.isSafeInteger(decimals) && decimals >= 0, 'decimals must be a non-negative integer')
-  const u = big(units, 'units')
-  const abs = (u < 0n ? -u : u).toString().padStart(decimals + 1, '0')
+  let neg: boolean
+  let digits: string
+  if (typeof units === 'number') {
+    if (!Number.isSafeInteger(units)) assert(false, `units is not a safe integer: ${units}`)
+    neg = units < 0
+    digits = String(neg ? -units : units)
+  } else {
+    neg = units < 0n
+    digits = (neg ? -units : units).toString()
+  }
+  const abs = digits.padStart(decimals + 1, '0')
   const cut = abs.length - decimals
-  return (u < 0n ? '-' : '') + abs.slice(0, cut) + (decimals > 0 ? '.' + abs.slice(cut) : '')
+  return (neg ? '-' : '') + abs.slice(0, cut) + (decimals > 0 ? '.' + abs.slice(cut) : '')
 }
 
 /**
@@ -161,21 +186,29 @@ export function formatUnits(units: number | bigint, decimals: number): string {
  * allowed only when they are zeros (asserted): formatting never rounds.
  */
 export function formatExact(units: number | bigint, unitDecimals: number, decimals: number): string {
+  const shift = decimals - unitDecimals
+  if (typeof units === 'number' && Math.abs(shift) < POW10.length) {
+    if (shift >= 0) return formatUnits(times(units, POW10[shift]!, 'units'), decimals)
+    const f = POW10[-shift]!
+    if (!Number.isSafeInteger(units)) assert(false, `units is not a safe integer: ${units}`)
+    if (units % f !== 0) assert(false, `${units}e-${unitDecimals} does not fit ${decimals} decimals`)
+    return formatUnits(units / f, decimals)
+  }
   const u = big(units, 'units')
-  if (decimals >= unitDecimals) return formatUnits(u * pow10(decimals - unitDecimals), decimals)
-  const f = pow10(unitDecimals - decimals)
+  if (shift >= 0) return formatUnits(u * pow10(shift), decimals)
+  const f = pow10(-shift)
   if (u % f !== 0n) assert(false, `${u}e-${unitDecimals} does not fit ${decimals} decimals`)
   return formatUnits(u / f, decimals)
 }
 
 /** Ticks of `m` as a price string with pricePrecision decimals. */
 export function formatPrice(m: MarketScales, ticks: number | bigint): string {
-  return formatUnits(big(ticks, 'ticks') * BigInt(m.tickSize), m.pricePrecision)
+  return formatUnits(times(ticks, m.tickSize, 'ticks'), m.pricePrecision)
 }
 
 /** Lots of `m` as a quantity string with quantityPrecision decimals. */
 export function formatQty(m: MarketScales, lots: number | bigint): string {
-  return formatUnits(big(lots, 'lots') * BigInt(m.stepSize), m.quantityPrecision)
+  return formatUnits(times(lots, m.stepSize, 'lots'), m.quantityPrecision)
 }
 
 /** Ledger units of an asset with `scale`, printed with `decimals` places (default: the scale). */
@@ -194,7 +227,7 @@ export function formatBalance(units: number | bigint, scale: number): string {
  * is the natural, exact width; fewer only when the dropped digits are zeros.
  */
 export function formatNotional(m: MarketScales, tickLots: number | bigint, decimals = m.pricePrecision + m.quantityPrecision): string {
-  const units = big(tickLots, 'tickLots') * BigInt(m.tickSize) * BigInt(m.stepSize)
+  const units = times(times(tickLots, m.tickSize, 'tickLots'), m.stepSize, 'tickLots')
   return formatExact(units, m.pricePrecision + m.quantityPrecision, decimals)
 }
 

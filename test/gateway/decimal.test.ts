@@ -4,6 +4,8 @@
 // BTCUSDTPERP (tick 0.1, step 0.001), ETHUSDTPERP (tick 0.01), BTCUSDT spot (tick 0.01, step
 // 0.0001) and a SOLUSDTPERP whose tick (0.05) and step (0.005) are not powers of ten.
 
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import t from 'tap'
 import { InvariantError, LIMITS, type Asset, type Market } from '../../core/index.js'
 import { DEFAULT_GENESIS, type GenesisSpec } from '../../core/genesis-spec.js'
@@ -285,6 +287,45 @@ t.test('formatting', async (t) => {
   t.equal(formatUnits(123, 5), '0.00123')
   t.throws(() => formatPrice(BTC, 0.5), InvariantError, 'a fractional number is never formatted')
   t.throws(() => formatQty(BTC, 2 ** 53), InvariantError, 'an unsafe number must come as a bigint')
+})
+
+/** Formatting as it was in BigInt alone: what the number fast path must print, digit for digit. */
+const reference = {
+  units(u: bigint, decimals: number): string {
+    const abs = (u < 0n ? -u : u).toString().padStart(decimals + 1, '0')
+    const cut = abs.length - decimals
+    return (u < 0n ? '-' : '') + abs.slice(0, cut) + (decimals > 0 ? '.' + abs.slice(cut) : '')
+  },
+  exact(u: bigint, unitDecimals: number, decimals: number): string | 'refused' {
+    if (decimals >= unitDecimals) return reference.units(u * 10n ** BigInt(decimals - unitDecimals), decimals)
+    const f = 10n ** BigInt(unitDecimals - decimals)
+    return u % f === 0n ? reference.units(u / f, decimals) : 'refused'
+  },
+}
+
+t.test('formatting in numbers prints what BigInt does, past 2^53 and at every scale', async (t) => {
+  const safe = fc.oneof(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.maxSafeInteger(), fc.maxSafeInteger().map((x) => -x),
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }))
+  const size = fc.oneof(fc.constantFrom(1, 5, 10, 25, 100, 1000), fc.integer({ min: 1, max: 2 ** 40 }))
+  const precision = fc.integer({ min: 0, max: 18 })
+  const asReference = (f: () => string): string => { try { return f() } catch (e) { if (e instanceof InvariantError) return 'refused'; throw e } }
+  fc.assert(fc.property(safe, size, size, precision, precision, (n, tick, step, pp, qp) => {
+    const m = { tickSize: tick, stepSize: step, pricePrecision: pp, quantityPrecision: qp }
+    const u = BigInt(n)
+    assert.equal(formatUnits(n, pp), reference.units(u, pp))
+    assert.equal(formatPrice(m, n), reference.units(u * BigInt(tick), pp))
+    assert.equal(formatQty(m, n), reference.units(u * BigInt(step), qp))
+    assert.equal(formatNotional(m, n), reference.units(u * BigInt(tick) * BigInt(step), pp + qp))
+    for (const decimals of [0, 2, 8, pp, pp + qp, 20]) {
+      assert.equal(asReference(() => formatExact(n, pp, decimals)), reference.exact(u, pp, decimals), `formatExact(${n}, ${pp}, ${decimals})`)
+      assert.equal(asReference(() => formatNotional(m, n, decimals)),
+        reference.exact(u * BigInt(tick) * BigInt(step), pp + qp, decimals))
+    }
+  }), { numRuns: 3000 })
+  t.pass('3,000 random values, sizes and precisions')
+  t.equal(formatPrice({ tickSize: 2 ** 30, stepSize: 1, pricePrecision: 2, quantityPrecision: 0 }, 2 ** 30), '11529215046068469.76',
+    'a product past 2^53 from two safe numbers is printed exactly')
+  t.equal(formatExact(-0, 2, 4), '0.0000', 'minus zero prints as zero')
 })
 
 t.test('round trips', async (t) => {
