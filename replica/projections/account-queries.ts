@@ -181,7 +181,7 @@ export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floor
   const markets = fillTypes.length === 0 ? [] : q.marketId !== undefined ? [q.marketId] : await perpMarketsTraded(stores, owner)
   const sources = [
     ...types.map(ofType),
-    ...markets.flatMap((m) => fillTypes.map((type) => fillIncome(stores, owner, m, type, q, floorTime))),
+    ...(fillTypes.length === 0 ? [] : markets.map((m) => fillIncome(stores, owner, m, fillTypes, q, floorTime))),
   ]
   const all = (await Promise.all(sources)).flat().sort((a, b) => a.time - b.time || a.tranId - b.tranId)
   // The rule walks from the newest end unless a startTime anchors it at the oldest (time-range.ts).
@@ -191,29 +191,37 @@ export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floor
 type FillIncomeType = 'REALIZED_PNL' | 'COMMISSION'
 
 /**
- * One market's fill income of one type from `owner`'s user trades: the first `limit` items by
- * the time-range rule, and the rest of the millisecond the last of them is in (a user
- * trade's key orders a millisecond's fills by trade id, the answer by tranId).
+ * One market's fill income of `types` from `owner`'s user trades, both types in one walk (a
+ * fill carries both): the first `limit` items by the time-range rule, and the rest of the
+ * millisecond the last of them is in (a user trade's key orders a millisecond's fills by trade
+ * id, the answer by tranId). Taking them together is still enough: an item among the answer's
+ * `limit` has at most `limit − 1` of this source's items before it.
  */
-function fillIncome(stores: Stores, owner: Owner, marketId: number, type: FillIncomeType, q: IncomeQuery,
+async function fillIncome(stores: Stores, owner: Owner, marketId: number, types: readonly FillIncomeType[], q: IncomeQuery,
   floorTime: number): Promise<IncomeRecord[]> {
   let taken = 0
   let lastTime = -1
-  return scan(stores.userTrades, timeRangeBounds(ownerMarketPrefix(owner, marketId), q, floorTime), Number.MAX_SAFE_INTEGER, (_k, v) => {
+  const fills = await scan(stores.userTrades, timeRangeBounds(ownerMarketPrefix(owner, marketId), q, floorTime), Number.MAX_SAFE_INTEGER, (_k, v) => {
     const t = storedUserTradeCodec.decode(v)
     if (taken >= q.limit && t.time !== lastTime) return 'stop'
     // Rows from before incomeId was stored have their income in incomeByType.
     if (t.incomeId === undefined || t.incomeId === 0) return undefined
-    const pnl = type === 'REALIZED_PNL'
-    const amount = pnl ? t.realizedPnl : -t.commission
-    if (amount === 0) return undefined
-    // The fill's ids were taken REALIZED_PNL first (account-writer.ts).
-    const tranId = !pnl && t.realizedPnl !== 0 ? t.incomeId + 1 : t.incomeId
-    if (!afterCursor(q, t.time, tranId)) return undefined
-    taken++
+    const items: IncomeRecord[] = []
+    for (const type of types) {
+      const pnl = type === 'REALIZED_PNL'
+      const amount = pnl ? t.realizedPnl : -t.commission
+      if (amount === 0) continue
+      // The fill's ids were taken REALIZED_PNL first (account-writer.ts).
+      const tranId = !pnl && t.realizedPnl !== 0 ? t.incomeId + 1 : t.incomeId
+      if (!afterCursor(q, t.time, tranId)) continue
+      items.push({ tranId, incomeType: type, marketId, income: amount, asset: null, info: String(t.tradeId), time: t.time, tradeId: t.tradeId })
+    }
+    if (items.length === 0) return undefined
+    taken += items.length
     lastTime = t.time
-    return { tranId, incomeType: type, marketId, income: amount, asset: null, info: String(t.tradeId), time: t.time, tradeId: t.tradeId }
+    return items
   })
+  return fills.flat()
 }
 
 /**
