@@ -20,7 +20,7 @@ import { pricesAfterCommand, pricesOnTick } from './price-tick.js'
 import { trimClosingOrders } from './reduce-only.js'
 import { accept, reject } from './results.js'
 import { setRules } from './rules.js'
-import { subAccountTransfer } from './sub-transfer.js'
+import { createSubAccount, subAccountTransfer } from './sub-transfer.js'
 import { createSession, listenKey, registerRsaKey, revokeSession } from './sessions.js'
 import type { State } from './state.js'
 import { completeWithdrawal, deposit, depositPending, failWithdrawal, requestFeeWithdrawal, requestWithdrawal, transfer } from './wallet.js'
@@ -56,6 +56,7 @@ function dispatch(state: State, entry: Entry): Result {
     case 'DepositPending': return depositPending(state, c, time)
     case 'Transfer': return transfer(state, c, time)
     case 'SubAccountTransfer': return subAccountTransfer(state, c, time)
+    case 'CreateSubAccount': return createSubAccount(state, c, time)
     case 'WithdrawalRequest': return requestWithdrawal(state, c, time)
     case 'FeeWithdrawal': return requestFeeWithdrawal(state, c, time)
     case 'WithdrawalComplete': return completeWithdrawal(state, c, time)

@@ -232,6 +232,15 @@ export interface SubAccountTransfer extends Issuer {
   clientTranId?: string
 }
 
+/**
+ * A new sub-account of the issuer's account (rules 4), asked by sub-account 0, the master: the
+ * lowest number no sub-account of the account holds yet (one in use, funded or signed into, is
+ * never given out again). Sub-accounts otherwise come into being on first use.
+ */
+export interface CreateSubAccount extends Issuer {
+  type: 'CreateSubAccount'
+}
+
 export interface WithdrawalRequest extends Issuer {
   type: 'WithdrawalRequest'
   asset: string
@@ -564,6 +573,7 @@ export type Command =
   | DepositPending
   | Transfer
   | SubAccountTransfer
+  | CreateSubAccount
   | WithdrawalRequest
   | FeeWithdrawal
   | WithdrawalComplete
@@ -607,7 +617,7 @@ export const COMMAND_WORDS = [
   'CROSSED', 'ISOLATED', 'OPPONENT', 'OPPONENT_5', 'OPPONENT_10', 'OPPONENT_20', 'QUEUE', 'QUEUE_5', 'QUEUE_10', 'QUEUE_20',
   'SPOT_TO_PERP', 'PERP_TO_SPOT', 'ADD', 'REDUCE', 'SPOT', 'AmendKeepPriority',
   'PlaceOrderList', 'PlaceOtoList', 'CancelOrderList', 'DECREMENT', 'TRANSFER', 'SetRules', 'DeclareChain', 'FeeWithdrawal', 'Lead',
-  'SubAccountTransfer', 'PERP',
+  'SubAccountTransfer', 'PERP', 'CreateSubAccount',
 ] as const satisfies readonly (Command['type'] | Side | OrderType | WorkingType | TimeInForce | PositionSide | StpMode |
   CancelRestriction | MarketStatus | MarginType | PriceMatch | Transfer['direction'] | AdjustPositionMargin['direction'] |
   NonNullable<ListenKey['stream']> | WalletKind)[]

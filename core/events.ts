@@ -284,6 +284,14 @@ export interface SubTransferEvent {
   time: number
 }
 
+/** A sub-account made for the account's master (CreateSubAccount): empty, its number `sub`. */
+export interface SubAccountCreatedEvent {
+  type: 'subAccountCreated'
+  account: string
+  sub: number
+  time: number
+}
+
 export type WithdrawalStatus = 'PROCESSING' | 'COMPLETED' | 'FAILED'
 
 export interface WithdrawalEvent {
@@ -570,6 +578,7 @@ export type Event =
   | DepositPendingEvent
   | TransferEvent
   | SubTransferEvent
+  | SubAccountCreatedEvent
   | WithdrawalEvent
   | LeverageEvent
   | PositionModeEvent

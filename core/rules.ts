@@ -13,7 +13,7 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 3
+export const RULES_VERSION = 4
 
 /**
  * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
@@ -27,6 +27,12 @@ export const SALTED_LEAVES = 2
  * under older rules the command is unknown, as older builds answered.
  */
 export const SUB_ACCOUNT_TRANSFERS = 3
+
+/**
+ * Rules 4: a master makes a sub-account (CreateSubAccount, core/sub-transfer.ts); under older
+ * rules the command is unknown, as older builds answered.
+ */
+export const SUB_ACCOUNT_CREATION = 4
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the

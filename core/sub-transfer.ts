@@ -1,14 +1,15 @@
-// Money between two sub-accounts of one account (rules 3): a bot's sub-account funded from the
-// master's wallet and swept back, without a withdrawal and a deposit on chain. The account's
-// total does not change, so neither do the exchange's totals the audit checks against the Vault.
+// Sub-accounts of one account: money between two of them (rules 3), a bot's sub-account funded
+// from the master's wallet and swept back without a withdrawal and a deposit on chain (the
+// account's total does not change, so neither do the exchange's totals the audit checks against
+// the Vault), and a new one made for the master (rules 4).
 
 import { ensureSub, findSub, spotBalance, validIssuer, validSub } from './accounts.js'
-import type { SubAccountTransfer, WalletKind } from './commands.js'
+import type { CreateSubAccount, SubAccountTransfer, WalletKind } from './commands.js'
 import type { Result } from './events.js'
 import { LIMITS } from './limits.js'
 import { maxWithdrawable } from './margin.js'
 import { accept, reject } from './results.js'
-import { rulesOf, SUB_ACCOUNT_TRANSFERS } from './rules.js'
+import { rulesOf, SUB_ACCOUNT_CREATION, SUB_ACCOUNT_TRANSFERS } from './rules.js'
 import type { State, SubAccount } from './state.js'
 import { changeBalance, marginAsset, validAmount, walletBalance } from './wallet.js'
 
@@ -44,4 +45,20 @@ export function subAccountTransfer(state: State, cmd: SubAccountTransfer, time: 
     changeBalance(from, cmd.fromWallet, cmd.asset, -cmd.amount, 'TRANSFER', time),
     changeBalance(to, cmd.toWallet, cmd.asset, cmd.amount, 'TRANSFER', time),
   ])
+}
+
+/**
+ * A new, empty sub-account for the account's master: the lowest number in 1 … subAccountsMax − 1
+ * that no sub-account of the account holds (a sub-account exists from its first use: money,
+ * a session, a setting), so two masters' requests in a row get two numbers.
+ */
+export function createSubAccount(state: State, cmd: CreateSubAccount, time: number): Result {
+  if (rulesOf(state) < SUB_ACCOUNT_CREATION) return reject('COMMAND_UNKNOWN')
+  if (!validIssuer(cmd) || cmd.sub !== 0) return reject('ACCOUNT_INVALID')
+  const subs = state.accounts.get(cmd.account)?.subs ?? []
+  let n = 1
+  while (n < LIMITS.subAccountsMax && subs[n] !== undefined) n++
+  if (n === LIMITS.subAccountsMax) return reject('LIMIT_REACHED')
+  ensureSub(state, { account: cmd.account, sub: n })
+  return accept([{ type: 'subAccountCreated', account: cmd.account, sub: n, time }])
 }

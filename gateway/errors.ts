@@ -1,7 +1,7 @@
 // The gateway's one error catalogue: every core rejection code and every request-level failure
 // becomes Binance's {code, msg} with the HTTP status API.md assigns it. Nothing else builds bodies.
 
-import type { Code } from '../core/index.js'
+import { LIMITS, type Code } from '../core/index.js'
 
 export interface ErrorBody {
   code: number
@@ -36,7 +36,7 @@ export type Venue = 'futures' | 'spot'
 /** The endpoint family a core code came back from; a few codes read differently per family. */
 export type Operation =
   | 'place' | 'cancel' | 'cancelAll' | 'query' | 'modify'
-  | 'leverage' | 'positionMode' | 'marginType' | 'positionMargin' | 'wallet' | 'admin'
+  | 'leverage' | 'positionMode' | 'marginType' | 'positionMargin' | 'wallet' | 'subAccount' | 'admin'
 
 export interface CoreErrorContext {
   venue: Venue
@@ -244,9 +244,12 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   ALREADY_EXISTS: (ctx) => invalidParam(ctx.param),
   RULES_INVALID: (ctx) => invalidParam(ctx.param),
   EPOCH_INVALID: (ctx) => invalidParam(ctx.param),
-  // Reached from a client only by withdrawals (pending withdrawals per account), whose Binance
-  // wallet wording fits; the asset bound is genesis-only.
-  LIMIT_REACHED: () => bad(-3007, 'You have pending transaction, please try again later.'),
+  // Reached from a client by withdrawals (pending withdrawals per account), whose Binance wallet
+  // wording fits, and by a master with every sub-account number taken (decided: Binance
+  // documents no code for it); the asset bound is genesis-only.
+  LIMIT_REACHED: (ctx) => ctx.op === 'subAccount'
+    ? bad(-1130, `The account has every sub-account it may have (${LIMITS.subAccountsMax - 1}).`)
+    : bad(-3007, 'You have pending transaction, please try again later.'),
 
   ACCOUNT_INVALID: () => bad(-1109, 'Invalid account.'),
   ASSET_UNKNOWN: () => bad(-1108, 'Invalid asset.'),

@@ -2,8 +2,9 @@
 // (sub-account 0) moves money between any two of the account's sub-accounts, lists them and
 // reads their spot and futures balances; a
 // sub-account's own key sends from its spot wallet to the master or a sibling and reads its
-// transfers. Binance names sub-accounts by email; here a sub-account's "email" is
-// sub<N>@<address>. The core checks the money (core/sub-transfer.ts, rules 3).
+// transfers; the master also makes new ones (virtualSubAccount). Binance names sub-accounts by
+// email; here a sub-account's "email" is sub<N>@<address>. The core checks the money and
+// numbers new sub-accounts (core/sub-transfer.ts, rules 3 and 4).
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { SubAccountTransfer, WalletKind } from '../../core/commands.js'
@@ -107,6 +108,19 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     if (fromSub === toSub) throw invalidParam('toEmail')
     const tranId = await send(a, { fromSub, toSub, fromWallet, toWallet, ...(clientTranId === undefined ? {} : { clientTranId }) })
     return { tranId, clientTranId: clientTranId ?? '' }
+  })
+
+  // Binance's virtual sub-account: a new, empty sub-account with the lowest number not in use
+  // (core/sub-transfer.ts, rules 4). Its email is sub<N>@<address>: subAccountString, required
+  // as Binance's is, names nothing here.
+  app.post('/sapi/v1/sub-account/virtualSubAccount', subAccountDocs.virtualSubAccount, async (req) => {
+    const a = signedIn(req, 1, 'TRADE')
+    if (a.session.sub !== 0) throw masterOnly()
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(required(a.params, 'subAccountString'))) throw invalidParam('subAccountString')
+    const ack = await ctx.submit({ type: 'CreateSubAccount', account: a.session.account, sub: 0, apiKey: a.session.apiKey })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'subAccount' })
+    const made = ack.result.events.find((e) => e.type === 'subAccountCreated')!
+    return { email: subAccountEmail(a.session.account, made.sub) }
   })
 
   app.get('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransferHistory, async (req) => {

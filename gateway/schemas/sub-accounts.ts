@@ -43,8 +43,16 @@ export const subAccountDocs = {
       totalCount: int,
     }),
   }),
+  virtualSubAccount: route({
+    family: 'wallet', summary: 'Master: a new, empty sub-account',
+    description: MASTER + EMAIL + 'The new one has the lowest number no sub-account of the account holds (1 to 31; '
+      + 'past 31, -1130). subAccountString (letters, digits, `_.-`, up to 64) is required and names nothing: the email is '
+      + 'the number\'s. Needs the TRADE permission.',
+    security: 'TRADE', weight: '1 per IP, 1 per account', params: ['subAccountString'], required: ['subAccountString'],
+    response: object({ email: str }),
+  }),
   list: route({
-    family: 'wallet', summary: 'Master: the account\'s sub-accounts (those that ever held money or a session)',
+    family: 'wallet', summary: 'Master: the account\'s sub-accounts (those made, or that ever held money or a session)',
     description: MASTER + EMAIL + '`email` keeps one; page (default 1) of limit (default 1, at most 200).',
     security: 'USER_DATA', weight: '1 per IP, 1 per account', params: ['email', 'isFreeze', 'page', 'limit'],
     response: object({

@@ -149,6 +149,8 @@ export function refApply(st: RefState, time: number, c: Command): ObservedResult
     case 'AdjustPositionMargin':
     // Nor countdowns (core/countdown.ts has its own hand-computed tests).
     case 'CountdownCancelAll':
+    // Nor sub-account creation (test/core/sub-transfer.test.ts has its hand-computed tests).
+    case 'CreateSubAccount':
     // Nor OCO lists, which hang on spot stops (test/core/order-lists.test.ts has their property).
     case 'PlaceOrderList':
     case 'PlaceOtoList':

@@ -12,7 +12,7 @@ import { Wallet } from 'ethers'
 import { MainClient, USDMClient } from 'binance'
 import { startLiveExchange, type LiveAccount } from '../helpers/live-exchange.js'
 
-t.test('binance MainClient: universal transfer to a sub-account, its transfer back, both histories', { timeout: 120_000 }, async (t) => {
+t.test('binance MainClient: universal transfer to a sub-account, its transfer back, both histories, a sub-account made', { timeout: 120_000 }, async (t) => {
   const live = await startLiveExchange(t)
   const { base } = live
   const owner = new Wallet(String((live.taker as LiveAccount & { privateKey: string }).privateKey))
@@ -72,5 +72,10 @@ t.test('binance MainClient: universal transfer to a sub-account, its transfer ba
   await master.subAccountUniversalTransfer({ toEmail: email(2), fromAccountType: 'SPOT', toAccountType: 'USDT_FUTURE', asset: 'USDT', amount: 50 } as never)
   const hers = await new USDMClient(options(second)).getBalanceV3()
   t.equal(hers.find((b) => b.asset === 'USDT')?.balance, '50.00000000')
+
+  // A sub-account made by the master's key: the lowest number not in use (1 and 2 are).
+  t.same(await master.createVirtualSubAccount({ subAccountString: 'grid' } as never), { email: email(3) })
+  const after = await master.getSubAccountList({ limit: 10 } as never) as unknown as { subAccounts: { email: string }[] }
+  t.same(after.subAccounts.map((s) => s.email), [email(1), email(2), email(3)])
   t.same(live.offMachine, [], 'no request left the machine')
 })

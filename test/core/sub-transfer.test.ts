@@ -4,12 +4,12 @@
 
 import t from 'tap'
 import { apply } from '../../core/apply.js'
-import type { Command, SubAccountTransfer } from '../../core/commands.js'
+import type { Command, CreateSubAccount, SubAccountTransfer } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
-import { RULES_VERSION, SUB_ACCOUNT_TRANSFERS } from '../../core/rules.js'
+import { RULES_VERSION, SUB_ACCOUNT_CREATION, SUB_ACCOUNT_TRANSFERS } from '../../core/rules.js'
 import { stateRoot } from '../../core/root.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
-import { ALICE, BOB, COIN, TestExchange, USDT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, COIN, TestExchange, USDT } from '../helpers/exchange.js'
 import { limit, rejection } from '../helpers/commands.js'
 
 const SEED = '0x' + '3c'.repeat(32)
@@ -112,5 +112,68 @@ t.test('a snapshot taken after transfers restores to the same root and goes on a
   const b = apply(restored, entry)
   t.ok(a.ok)
   t.same(b, a)
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+})
+
+// Sub-accounts made for the master (rules 4).
+
+const create = (over: Partial<CreateSubAccount> = {}): CreateSubAccount => ({ type: 'CreateSubAccount', account: ALICE, sub: 0, ...over })
+const subsOf = (ex: TestExchange, account = ALICE): number[] =>
+  (ex.state.accounts.get(account)?.subs ?? []).flatMap((s, i) => (s === undefined ? [] : [i]))
+
+t.test('the master makes sub-accounts: the lowest number none holds, empty, one at a time', async (t) => {
+  const ex = rig()
+  const first = ex.ok(create())
+  t.same(first.events, [{ type: 'subAccountCreated', account: ALICE, sub: 1, time: ex.time }])
+  t.same(subsOf(ex), [0, 1])
+  const made = ex.state.accounts.get(ALICE)!.subs[1]!
+  t.same([made.perpWallet, made.spot.size, made.perp.size], [0, 0, 0], 'empty')
+  t.equal((ex.ok(create()).events[0] as { sub: number }).sub, 2, 'the next request, the next number')
+  // Sub-accounts in use are skipped: 3 holds money, 4 a leverage setting.
+  ex.ok(move({ toSub: 3 }))
+  ex.ok({ type: 'ChangeLeverage', account: ALICE, sub: 4, marketId: BTCPERP, leverage: 5 })
+  t.equal((ex.ok(create()).events[0] as { sub: number }).sub, 5)
+  // A master with no sub-account in use yet, nor any money: an account of its own from the request on.
+  const bob = ex.ok(create({ account: BOB }))
+  t.same(bob.events, [{ type: 'subAccountCreated', account: BOB, sub: 1, time: ex.time }])
+  t.same(subsOf(ex, BOB), [1], 'its master holds nothing yet: only the new one exists')
+  // Money reaches the new one as it reaches any.
+  ex.ok(move({ toSub: 1, amount: 5 * USDT }))
+  t.equal(ex.state.accounts.get(ALICE)!.subs[1]!.spot.get('USDT')!.free, 5 * USDT)
+})
+
+t.test('what making a sub-account is refused for, changing nothing', async (t) => {
+  const ex = rig()
+  t.same(rejection(ex, create({ sub: 1 })), { code: 'ACCOUNT_INVALID', eventCount: 0, rootUnchanged: true }, 'a sub-account asks')
+  t.same(rejection(ex, create({ account: '0x1234' })), { code: 'ACCOUNT_INVALID', eventCount: 0, rootUnchanged: true }, 'not an address')
+  t.same(rejection(ex, create({ sub: -1 })), { code: 'ACCOUNT_INVALID', eventCount: 0, rootUnchanged: true }, 'not a sub-account')
+  for (let n = 1; n < LIMITS.subAccountsMax; n++) ex.ok(create())
+  t.same(subsOf(ex).length, LIMITS.subAccountsMax, 'every number taken')
+  t.same(rejection(ex, create()), { code: 'LIMIT_REACHED', eventCount: 0, rootUnchanged: true }, 'past the last number')
+})
+
+t.test('under rules older than 4 making a sub-account is unknown, as older builds answered', async (t) => {
+  t.equal(SUB_ACCOUNT_CREATION, 4)
+  t.equal(RULES_VERSION, 4)
+  const three = new TestExchange()
+  three.ok({ type: 'SetRules', version: 3, leafSeed: SEED })
+  three.fund(ALICE, 100, 0, 'SPOT')
+  t.same(rejection(three, create()), { code: 'COMMAND_UNKNOWN', eventCount: 0, rootUnchanged: true }, 'rules 3')
+  t.equal(rejection(three, move({})).code, 'ACCEPTED', 'while rules 3 move money between sub-accounts')
+  three.ok({ type: 'SetRules', version: 4 })
+  t.equal(rejection(three, create()).code, 'ACCEPTED', 'from the declaration of rules 4 on')
+})
+
+t.test('a snapshot after making sub-accounts restores them: the next one gets the same number either way', async (t) => {
+  const ex = rig()
+  ex.ok(create())
+  ex.ok(create())
+  const restored = decodeSnapshot(encodeSnapshot(ex.state))
+  t.equal(stateRoot(restored), stateRoot(ex.state), 'an empty sub-account is in the root and the snapshot')
+  const entry = { seq: ex.state.seq + 1, time: ex.time + 1, command: create() as Command }
+  const a = apply(ex.state, entry)
+  const b = apply(restored, entry)
+  t.same(b, a)
+  t.same((a.events[0] as { sub: number }).sub, 3)
   t.equal(stateRoot(restored), stateRoot(ex.state))
 })

@@ -202,3 +202,57 @@ t.test('misuse is refused in Binance\'s form and changes nothing', async (t) => 
   t.same((await signedInject(rig, stranger, 'GET', '/sapi/v1/sub-account/list')).json(), { subAccounts: [] }, 'a stranger sees none of it')
   t.equal(rig.ex.sub(address).spot.get('USDT')!.free, 100 * USDT)
 })
+
+t.test('the master makes sub-accounts (virtualSubAccount): numbered, listed, funded; misuse refused', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const wallet = Wallet.createRandom()
+  const address = wallet.address
+  const master = await keysFor(rig, wallet, 0)
+  const make = (keys: Keys, params: Record<string, string> = { subAccountString: 'grid-bot' }) =>
+    signedInject(rig, keys, 'POST', '/sapi/v1/sub-account/virtualSubAccount', params)
+
+  // Under rules 3 (a log a build before this one wrote) there is no such operation.
+  t.ok((await rig.run({ type: 'SetRules', version: 3, leafSeed: '0x' + '4f'.repeat(32) })).ok)
+  t.same((await make(master)).json(), { code: -1020, msg: 'This operation is not supported.' })
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION })).ok)
+
+  const first = await make(master)
+  t.equal(first.statusCode, 200, first.body)
+  t.same(first.json(), { email: `sub1@${address}` })
+  t.same((await make(master, { subAccountString: 'arb.2' })).json(), { email: `sub2@${address}` }, 'the next, the next number')
+  const list = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/list', { limit: '10' })).json() as { subAccounts: { email: string }[] }
+  t.same(list.subAccounts.map((s) => s.email), [`sub1@${address}`, `sub2@${address}`], 'listed at once, empty as they are')
+
+  // The new sub-account is funded and used as any.
+  await rig.run({ type: 'Deposit', account: address, sub: 0, asset: 'USDT', amount: 50 * USDT, wallet: 'SPOT', ref: 'd1' })
+  const sent = await signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer', {
+    toEmail: `sub2@${address}`, fromAccountType: 'SPOT', toAccountType: 'USDT_FUTURE', asset: 'USDT', amount: '20' })
+  t.equal(sent.statusCode, 200, sent.body)
+  const bot = await keysFor(rig, wallet, 2)
+  const balance = (await signedInject(rig, bot, 'GET', '/fapi/v2/balance')).json() as { asset: string; balance: string }[]
+  t.equal(balance.find((b) => b.asset === 'USDT')!.balance, '20.00000000', 'its own key sees the money')
+
+  // Sub-accounts 1 to 31: past the last, refused.
+  for (let n = 3; n <= 31; n++) t.equal((await make(master)).statusCode, 200)
+  const full = await make(master)
+  t.same([full.statusCode, full.json()], [400, { code: -1130, msg: 'The account has every sub-account it may have (31).' }])
+
+  // Misuse: refused in Binance's form, nothing reaching the log. (A read-only key for the
+  // master replaces its session: one per sub-account, so it comes last.)
+  const seq = rig.ex.state.seq
+  const cases: [string, () => Promise<{ statusCode: number; json(): unknown }>, number, unknown][] = [
+    ['no subAccountString', () => make(master, {}), 400,
+      { code: -1102, msg: "Mandatory parameter 'subAccountString' was not sent, was empty/null, or malformed." }],
+    ['a subAccountString with a space', () => make(master, { subAccountString: 'grid bot' }), 400,
+      { code: -1130, msg: "Data sent for parameter 'subAccountString' is not valid." }],
+    ['a sub-account\'s key', () => make(bot), 403, { code: -1002, msg: 'Only the master account (sub-account 0) may call this endpoint.' }],
+    ['a key without TRADE', async () => make(await keysFor(rig, wallet, 0, 'USER_DATA')), 403,
+      { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' }],
+  ]
+  for (const [name, request, status, body] of cases) {
+    const r = await request()
+    t.same([r.statusCode, r.json()], [status, body], name)
+  }
+  t.equal(rig.ex.state.seq, seq + 1, 'none reached the log (the read-only key\'s session did)')
+})
