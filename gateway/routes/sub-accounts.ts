@@ -11,6 +11,7 @@ import type { SubAccountTransfer, WalletKind } from '../../core/commands.js'
 import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
 import type { SubAccount } from '../../core/state.js'
 import type { SubTransferRecord } from '../../replica/projections/records.js'
+import { marginAsset } from '../../core/wallet.js'
 import { accountJson } from '../format-account.js'
 import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
@@ -108,6 +109,46 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     if (fromSub === toSub) throw invalidParam('toEmail')
     const tranId = await send(a, { fromSub, toSub, fromWallet, toWallet, ...(clientTranId === undefined ? {} : { clientTranId }) })
     return { tranId, clientTranId: clientTranId ?? '' }
+  })
+
+  /** futuresType: 1, USDⓈ-M; 2, COIN-M, is -1130: there are none here. */
+  const usdsFutures = (a: Authenticated): void => {
+    if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
+  }
+
+  // Between two sub-accounts' futures wallets (Binance's futures internal transfer): the
+  // universal transfer with USDT_FUTURE on both sides, answered in this endpoint's form.
+  app.post('/sapi/v1/sub-account/futures/internalTransfer', subAccountDocs.futuresInternalTransfer, async (req) => {
+    const a = signedIn(req, 1, 'TRADE')
+    if (a.session.sub !== 0) throw masterOnly()
+    const fromSub = subOfEmail(a, 'fromEmail')
+    const toSub = subOfEmail(a, 'toEmail')
+    if (fromSub === undefined) throw mandatoryParam('fromEmail')
+    if (toSub === undefined) throw mandatoryParam('toEmail')
+    usdsFutures(a)
+    if (fromSub === toSub) throw invalidParam('toEmail')
+    const tranId = await send(a, { fromSub, toSub, fromWallet: 'PERP', toWallet: 'PERP' })
+    return { success: true, txnId: String(tranId) }
+  })
+
+  // Within one sub-account, between its spot and futures wallets, asked by the master (Binance's
+  // futures transfer for a sub-account): type 1 spot → USDⓈ-M, 2 back; 3 and 4 (COIN-M) -1130.
+  app.post('/sapi/v1/sub-account/futures/transfer', subAccountDocs.futuresTransfer, async (req) => {
+    const a = signedIn(req, 1, 'TRADE')
+    if (a.session.sub !== 0) throw masterOnly()
+    const sub = subOfEmail(a, 'email')
+    if (sub === undefined) throw mandatoryParam('email')
+    const type = required(a.params, 'type')
+    if (type !== '1' && type !== '2') throw invalidParam('type')
+    const asset = required(a.params, 'asset')
+    const state = ctx.state()
+    if (asset !== marginAsset(state)) throw invalidParam('asset')
+    const amount = parseAmount(state.assets.get(asset)!, required(a.params, 'amount'))
+    // The sub-account's own transfer, the master's key on the audit trail.
+    const ack = await ctx.submit({ type: 'Transfer', account: a.session.account, sub, apiKey: a.session.apiKey,
+      direction: type === '1' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT', amount })
+    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'wallet', param: 'amount' })
+    return { txnId: String(ack.seq * PROJECTION_LIMITS.rowsPerEntryMax) }
   })
 
   // Binance's virtual sub-account: a new, empty sub-account with the lowest number not in use

@@ -43,6 +43,21 @@ export const subAccountDocs = {
       totalCount: int,
     }),
   }),
+  futuresInternalTransfer: route({
+    family: 'wallet', summary: 'Master: move the margin asset between two sub-accounts\' futures wallets',
+    description: MASTER + EMAIL + 'fromEmail and toEmail required (the master is sub0@<address>); futuresType 1 (USDⓈ-M; 2, COIN-M, '
+      + 'is -1130: there are none). What may leave is what a withdrawal could take. Needs the TRADE permission.',
+    security: 'TRADE', weight: '1 per IP, 1 per account', params: ['fromEmail', 'toEmail', 'futuresType', 'asset', 'amount'],
+    required: ['fromEmail', 'toEmail', 'futuresType', 'asset', 'amount'],
+    response: object({ success: bool, txnId: str }),
+  }),
+  futuresTransfer: route({
+    family: 'wallet', summary: 'Master: move the margin asset between a sub-account\'s spot and futures wallets',
+    description: MASTER + EMAIL + 'type 1 spot to USDⓈ-M futures, 2 back (3 and 4, COIN-M, are -1130). Needs the TRADE permission.',
+    security: 'TRADE', weight: '1 per IP, 1 per account', params: ['email', 'asset', 'amount', 'type'],
+    required: ['email', 'asset', 'amount', 'type'],
+    response: object({ txnId: str }),
+  }),
   virtualSubAccount: route({
     family: 'wallet', summary: 'Master: a new, empty sub-account',
     description: MASTER + EMAIL + 'The new one has the lowest number no sub-account of the account holds (1 to 31; '

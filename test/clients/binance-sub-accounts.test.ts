@@ -77,5 +77,16 @@ t.test('binance MainClient: universal transfer to a sub-account, its transfer ba
   t.same(await master.createVirtualSubAccount({ subAccountString: 'grid' } as never), { email: email(3) })
   const after = await master.getSubAccountList({ limit: 10 } as never) as unknown as { subAccounts: { email: string }[] }
   t.same(after.subAccounts.map((s) => s.email), [email(1), email(2), email(3)])
+
+  // Futures money moved by the master: sub-account 1's futures wallet to the new one's, then
+  // part of it to the new one's spot wallet.
+  t.match(await master.subAccountFuturesAssetTransfer({ fromEmail: email(1), toEmail: email(3), futuresType: 1, asset: 'USDT', amount: 100 } as never),
+    { success: true, txnId: /^[0-9]+$/ })
+  t.match(await master.subAccountFuturesTransfer({ email: email(3), asset: 'USDT', amount: 40, type: 2 } as never), { txnId: /^[0-9]+$/ })
+  const third = await master.getSubAccountAssetsMaster({ email: email(3) } as never) as unknown as { balances: { asset: string; free: string }[] }
+  t.same(third.balances.map((b) => [b.asset, b.free]), [['USDT', '40.00000000']], 'its spot wallet holds the 40')
+  const thirdFutures = await master.getSubAccountDetailOnFuturesAccountV2({ email: email(3), futuresType: 1 } as never) as unknown as
+    { futureAccountResp: { totalWalletBalance: string } }
+  t.match(thirdFutures.futureAccountResp, { totalWalletBalance: /^60(\.0+)?$/ }, 'its futures wallet the other 60')
   t.same(live.offMachine, [], 'no request left the machine')
 })

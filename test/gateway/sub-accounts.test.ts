@@ -256,3 +256,55 @@ t.test('the master makes sub-accounts (virtualSubAccount): numbered, listed, fun
   }
   t.equal(rig.ex.state.seq, seq + 1, 'none reached the log (the read-only key\'s session did)')
 })
+
+t.test('the master moves futures money between sub-accounts and within one (futures/internalTransfer, futures/transfer)', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '50'.repeat(32) })).ok)
+  const wallet = Wallet.createRandom()
+  const address = wallet.address
+  const master = await keysFor(rig, wallet, 0)
+  const email = (n: number): string => `sub${n}@${address}`
+  await rig.run({ type: 'Deposit', account: address, sub: 0, asset: 'USDT', amount: 100 * USDT, wallet: 'SPOT', ref: 'd1' })
+  t.equal((await signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer', {
+    toEmail: email(1), fromAccountType: 'SPOT', toAccountType: 'USDT_FUTURE', asset: 'USDT', amount: '30' })).statusCode, 200)
+  const internal = (params: Record<string, string>, keys = master) => signedInject(rig, keys, 'POST', '/sapi/v1/sub-account/futures/internalTransfer',
+    { fromEmail: email(1), toEmail: email(2), futuresType: '1', asset: 'USDT', amount: '10', ...params })
+  const within = (params: Record<string, string>, keys = master) => signedInject(rig, keys, 'POST', '/sapi/v1/sub-account/futures/transfer',
+    { email: email(2), asset: 'USDT', amount: '4', type: '2', ...params })
+  const sub = (n: number) => rig.ex.state.accounts.get(address)!.subs[n]!
+
+  const moved = await internal({})
+  t.equal(moved.statusCode, 200, moved.body)
+  t.match(moved.json(), { success: true, txnId: /^[0-9]+$/ })
+  t.same([sub(1).perpWallet, sub(2).perpWallet], [20 * USDT, 10 * USDT], 'futures wallet to futures wallet')
+  const back = await within({})
+  t.equal(back.statusCode, 200, back.body)
+  t.match(back.json(), { txnId: /^[0-9]+$/ })
+  t.same([sub(2).perpWallet, sub(2).spot.get('USDT')!.free], [6 * USDT, 4 * USDT], 'sub-account 2\'s futures wallet to its spot wallet')
+  t.equal((await within({ type: '1', amount: '1' })).statusCode, 200)
+  t.same([sub(2).perpWallet, sub(2).spot.get('USDT')!.free], [7 * USDT, 3 * USDT], 'and back the other way')
+  const history = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer')).json() as { result: { toAccountType: string }[] }
+  t.equal(history.result.length, 2, 'the universal transfer history lists the transfers between sub-accounts')
+
+  const bot = await keysFor(rig, wallet, 1)
+  const seq = rig.ex.state.seq
+  const cases: [string, () => Promise<{ statusCode: number; json(): unknown }>, number, unknown][] = [
+    ['COIN-M futures', () => internal({ futuresType: '2' }), 400, { code: -1130, msg: "Data sent for parameter 'futuresType' is not valid." }],
+    ['no fromEmail', () => internal({ fromEmail: '' }), 400,
+      { code: -1102, msg: "Mandatory parameter 'fromEmail' was not sent, was empty/null, or malformed." }],
+    ['to itself', () => internal({ toEmail: email(1) }), 400, { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
+    ['BTC between futures wallets', () => internal({ asset: 'BTC' }), 400, { code: -1108, msg: 'Invalid asset.' }],
+    ['more than the futures wallet holds', () => internal({ amount: '21' }), 400, { code: -2018, msg: 'Balance is insufficient.' }],
+    ['a sub-account\'s key', () => internal({}, bot), 403, { code: -1002, msg: 'Only the master account (sub-account 0) may call this endpoint.' }],
+    ['COIN-M type', () => within({ type: '3' }), 400, { code: -1130, msg: "Data sent for parameter 'type' is not valid." }],
+    ['BTC to futures', () => within({ asset: 'BTC' }), 400, { code: -1130, msg: "Data sent for parameter 'asset' is not valid." }],
+    ['no email', () => within({ email: '' }), 400,
+      { code: -1102, msg: "Mandatory parameter 'email' was not sent, was empty/null, or malformed." }],
+  ]
+  for (const [name, request, status, body] of cases) {
+    const r = await request()
+    t.same([r.statusCode, r.json()], [status, body], name)
+  }
+  t.equal(rig.ex.state.seq - seq, 2, 'only the two the core refuses (an asset, a balance) reached the log')
+})
