@@ -131,6 +131,26 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     return { success: true, txnId: String(tranId) }
   })
 
+  // The futures internal transfers one sub-account took part in, newest first: the transfers
+  // between two futures wallets of the universal transfer history.
+  app.get('/sapi/v1/sub-account/futures/internalTransfer', subAccountDocs.futuresInternalTransferHistory, async (req) => {
+    const a = signedIn(req, 1)
+    if (a.session.sub !== 0) throw masterOnly()
+    const sub = subOfEmail(a, 'email')
+    if (sub === undefined) throw mandatoryParam('email')
+    usdsFutures(a)
+    const page = pageParam(a.params, 'page', 1, Number.MAX_SAFE_INTEGER)
+    const limit = limitParam(a.params, 50, HISTORY_PAGE_MAX)
+    const rows = (await rowsOf(a, [sub])).filter((r) => r.fromWallet === 'PERP' && r.toWallet === 'PERP')
+    const email = (n: number): string => subAccountEmail(a.session.account, n)
+    return {
+      success: true, futuresType: 1,
+      transfers: rows.slice((page - 1) * limit, page * limit).map((r) => ({
+        from: email(r.fromSub), to: email(r.toSub), asset: r.asset, qty: format(r.asset, r.amount), tranId: r.tranId, time: r.time,
+      })),
+    }
+  })
+
   // Within one sub-account, between its spot and futures wallets, asked by the master (Binance's
   // futures transfer for a sub-account): type 1 spot → USDⓈ-M, 2 back; 3 and 4 (COIN-M) -1130.
   app.post('/sapi/v1/sub-account/futures/transfer', subAccountDocs.futuresTransfer, async (req) => {

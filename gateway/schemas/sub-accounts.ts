@@ -51,6 +51,17 @@ export const subAccountDocs = {
     required: ['fromEmail', 'toEmail', 'futuresType', 'asset', 'amount'],
     response: object({ success: bool, txnId: str }),
   }),
+  futuresInternalTransferHistory: route({
+    family: 'wallet', summary: 'Master: the futures internal transfers a sub-account took part in, newest first',
+    description: MASTER + EMAIL + 'email and futuresType (1) required; startTime/endTime (the last 30 days by default, at most 30), '
+      + 'page (default 1), limit (default 50, at most 500).',
+    security: 'USER_DATA', weight: '1 per IP, 1 per account', params: ['email', 'futuresType', 'startTime', 'endTime', 'page', 'limit'],
+    required: ['email', 'futuresType'],
+    response: object({
+      success: bool, futuresType: int,
+      transfers: arrayOf(object({ from: str, to: str, asset: str, qty: str, tranId: int, time: int })),
+    }),
+  }),
   futuresTransfer: route({
     family: 'wallet', summary: 'Master: move the margin asset between a sub-account\'s spot and futures wallets',
     description: MASTER + EMAIL + 'type 1 spot to USDⓈ-M futures, 2 back (3 and 4, COIN-M, are -1130). Needs the TRADE permission.',

@@ -88,5 +88,8 @@ t.test('binance MainClient: universal transfer to a sub-account, its transfer ba
   const thirdFutures = await master.getSubAccountDetailOnFuturesAccountV2({ email: email(3), futuresType: 1 } as never) as unknown as
     { futureAccountResp: { totalWalletBalance: string } }
   t.match(thirdFutures.futureAccountResp, { totalWalletBalance: /^60(\.0+)?$/ }, 'its futures wallet the other 60')
+  const moves = await master.getSubAccountFuturesAssetTransferHistory({ email: email(3), futuresType: 1 } as never) as unknown as
+    { success: boolean; transfers: { from: string; to: string; qty: string }[] }
+  t.same(moves.transfers.map((m) => [m.from, m.to, m.qty]), [[email(1), email(3), '100']], 'its futures internal transfers')
   t.same(live.offMachine, [], 'no request left the machine')
 })

@@ -286,6 +286,12 @@ t.test('the master moves futures money between sub-accounts and within one (futu
   t.same([sub(2).perpWallet, sub(2).spot.get('USDT')!.free], [7 * USDT, 3 * USDT], 'and back the other way')
   const history = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/universalTransfer')).json() as { result: { toAccountType: string }[] }
   t.equal(history.result.length, 2, 'the universal transfer history lists the transfers between sub-accounts')
+  const futures = (await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/futures/internalTransfer',
+    { email: email(2), futuresType: '1' })).json()
+  t.match(futures, { success: true, futuresType: 1, transfers: [{ from: email(1), to: email(2), asset: 'USDT', qty: '10', tranId: Number(moved.json().txnId) }] },
+    'the futures internal transfers sub-account 2 took part in (not its spot ones)')
+  t.same((await signedInject(rig, master, 'GET', '/sapi/v1/sub-account/futures/internalTransfer', { email: email(3), futuresType: '1' })).json(),
+    { success: true, futuresType: 1, transfers: [] }, 'none for a sub-account without any')
 
   const bot = await keysFor(rig, wallet, 1)
   const seq = rig.ex.state.seq
@@ -301,6 +307,10 @@ t.test('the master moves futures money between sub-accounts and within one (futu
     ['BTC to futures', () => within({ asset: 'BTC' }), 400, { code: -1130, msg: "Data sent for parameter 'asset' is not valid." }],
     ['no email', () => within({ email: '' }), 400,
       { code: -1102, msg: "Mandatory parameter 'email' was not sent, was empty/null, or malformed." }],
+    ['the history without futuresType', () => signedInject(rig, master, 'GET', '/sapi/v1/sub-account/futures/internalTransfer', { email: email(2) }), 400,
+      { code: -1102, msg: "Mandatory parameter 'futuresType' was not sent, was empty/null, or malformed." }],
+    ['the history from a sub-account\'s key', () => signedInject(rig, bot, 'GET', '/sapi/v1/sub-account/futures/internalTransfer',
+      { email: email(2), futuresType: '1' }), 403, { code: -1002, msg: 'Only the master account (sub-account 0) may call this endpoint.' }],
   ]
   for (const [name, request, status, body] of cases) {
     const r = await request()
