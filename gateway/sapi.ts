@@ -1,11 +1,16 @@
 // What the /sapi wallet and sub-account routes share: Binance's per-account (UID) weight, one
-// budget for all of them, and the paging and time-range rules of their histories.
+// budget for all of them, the paging and time-range rules of their histories, and the spot ⇄
+// futures transfer of the margin asset (the caller's own, or a sub-account's by its master).
 
 import type { FastifyRequest } from 'fastify'
+import type { Transfer } from '../core/commands.js'
+import { PROJECTION_LIMITS } from '../core/limits.js'
+import { marginAsset } from '../core/wallet.js'
 import { authenticate, type Authenticated, type Security } from './auth.js'
 import type { GatewayContext } from './context.js'
-import { invalidParam } from './errors.js'
-import { optional, timeParam } from './market-params.js'
+import { formatBalance, parseAmount } from './decimal.js'
+import { fromCore, invalidParam } from './errors.js'
+import { optional, required, timeParam } from './market-params.js'
 import { WeightCounter } from './weights.js'
 
 /** SAPI weights count per account (Binance's UID limit), not against the IP's futures limit. */
@@ -46,4 +51,30 @@ export function historyRange(a: Authenticated, nowMs: number, defaultMs: number,
   const start = startTime ?? Math.max(0, end - defaultMs)
   if (start > end || end - start > maxMs) throw invalidParam('startTime')
   return { startTime: start, endTime: end }
+}
+
+/**
+ * Moves `amount` of the margin asset between the spot and perp wallets of sub-account `sub` of
+ * the caller's account (its own unless its master names another): the entry's first row id,
+ * as the history shows it, and both balances after.
+ */
+export async function marginTransfer(ctx: GatewayContext, a: Authenticated, direction: Transfer['direction'], sub = a.session.sub) {
+  const state = ctx.state()
+  const asset = marginAsset(state)!
+  const amount = parseAmount(state.assets.get(asset)!, optional(a.params, 'amount'))
+  const ack = await ctx.submit({ type: 'Transfer', account: a.session.account, sub, apiKey: a.session.apiKey, direction, amount })
+  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'wallet' })
+  const ev = ack.result.events.find((e) => e.type === 'transfer')!
+  if (ev.type !== 'transfer') throw invalidParam('amount')
+  const scale = state.assets.get(asset)!.scale
+  // The first row an entry writes in the projections has id seq × rowsPerEntryMax.
+  return { tranId: ack.seq * PROJECTION_LIMITS.rowsPerEntryMax, s: formatBalance(ev.spotBalance, scale), p: formatBalance(ev.perpBalance, scale) }
+}
+
+/** Binance's futures transfer: `type` 1 spot → USDⓈ-M, 2 back (3 and 4, COIN-M, -1130), `asset` the margin asset. */
+export function futuresTransfer(ctx: GatewayContext, a: Authenticated, sub = a.session.sub): ReturnType<typeof marginTransfer> {
+  const type = required(a.params, 'type')
+  if (type !== '1' && type !== '2') throw invalidParam('type')
+  if (required(a.params, 'asset') !== marginAsset(ctx.state())) throw invalidParam('asset')
+  return marginTransfer(ctx, a, type === '1' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT', sub)
 }

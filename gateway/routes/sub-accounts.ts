@@ -11,7 +11,6 @@ import type { SubAccountTransfer, WalletKind } from '../../core/commands.js'
 import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
 import type { SubAccount } from '../../core/state.js'
 import type { SubTransferRecord } from '../../replica/projections/records.js'
-import { marginAsset } from '../../core/wallet.js'
 import { accountJson } from '../format-account.js'
 import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
@@ -20,7 +19,7 @@ import { ApiError, fromCore, invalidParam, mandatoryParam } from '../errors.js'
 import { limitParam, optional, required } from '../market-params.js'
 import { subAccountDocs } from '../schemas/sub-accounts.js'
 import type { WeightCounter } from '../weights.js'
-import { historyRange, pageParam, sapiSignIn } from '../sapi.js'
+import { futuresTransfer, historyRange, pageParam, sapiSignIn } from '../sapi.js'
 
 interface Options {
   ctx: GatewayContext
@@ -59,6 +58,11 @@ function walletParam(a: Authenticated, name: string): WalletKind {
   const w = ACCOUNT_TYPES[required(a.params, name)]
   if (w === undefined) throw invalidParam(name)
   return w
+}
+
+/** futuresType: 1, USDⓈ-M; 2, COIN-M, is -1130: there are none here. */
+function usdsFutures(a: Authenticated): void {
+  if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
 }
 
 export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, sapi }) => {
@@ -111,11 +115,6 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     return { tranId, clientTranId: clientTranId ?? '' }
   })
 
-  /** futuresType: 1, USDⓈ-M; 2, COIN-M, is -1130: there are none here. */
-  const usdsFutures = (a: Authenticated): void => {
-    if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
-  }
-
   // Between two sub-accounts' futures wallets (Binance's futures internal transfer): the
   // universal transfer with USDT_FUTURE on both sides, answered in this endpoint's form.
   app.post('/sapi/v1/sub-account/futures/internalTransfer', subAccountDocs.futuresInternalTransfer, async (req) => {
@@ -158,17 +157,8 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     if (a.session.sub !== 0) throw masterOnly()
     const sub = subOfEmail(a, 'email')
     if (sub === undefined) throw mandatoryParam('email')
-    const type = required(a.params, 'type')
-    if (type !== '1' && type !== '2') throw invalidParam('type')
-    const asset = required(a.params, 'asset')
-    const state = ctx.state()
-    if (asset !== marginAsset(state)) throw invalidParam('asset')
-    const amount = parseAmount(state.assets.get(asset)!, required(a.params, 'amount'))
-    // The sub-account's own transfer, the master's key on the audit trail.
-    const ack = await ctx.submit({ type: 'Transfer', account: a.session.account, sub, apiKey: a.session.apiKey,
-      direction: type === '1' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT', amount })
-    if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'wallet', param: 'amount' })
-    return { txnId: String(ack.seq * PROJECTION_LIMITS.rowsPerEntryMax) }
+    // The sub-account's own transfer (as /sapi/v1/futures/transfer makes it), the master's key on the audit trail.
+    return { txnId: String((await futuresTransfer(ctx, a, sub)).tranId) }
   })
 
   // Binance's virtual sub-account: a new, empty sub-account with the lowest number not in use
@@ -268,8 +258,7 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   app.get('/sapi/v2/sub-account/futures/account', subAccountDocs.futuresAccount, async (req) => {
     const a = signedIn(req, 10)
     const { sub, state: s } = namedSub(a)
-    // futuresType 1 is USDⓈ-M; there are no COIN-M futures here.
-    if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
+    usdsFutures(a)
     return { futureAccountResp: futuresAccount(subAccountEmail(a.session.account, sub), s) }
   })
 

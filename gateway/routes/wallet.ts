@@ -3,19 +3,18 @@
 // and deposit and withdrawal history.
 
 import type { FastifyPluginAsync } from 'fastify'
-import type { Transfer } from '../../core/commands.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { marginAsset } from '../../core/wallet.js'
 import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { formatBalance, formatLedger, parseAmount, trimZeros } from '../decimal.js'
+import { formatLedger, parseAmount, trimZeros } from '../decimal.js'
 import { feeRate } from '../format-market.js'
 import { fromCore, invalidParam, mandatoryParam, permissionDenied } from '../errors.js'
 import type { TransferRecord } from '../../replica/projections/records.js'
 import { limitParam, optional, required, spotsParam, timeParam } from '../market-params.js'
 import { walletDocs } from '../schemas/wallet.js'
 import type { WeightCounter } from '../weights.js'
-import { historyRange, pageParam, sapiSignIn } from '../sapi.js'
+import { futuresTransfer, historyRange, marginTransfer, pageParam, sapiSignIn } from '../sapi.js'
 
 interface Options {
   ctx: GatewayContext
@@ -28,20 +27,6 @@ interface Options {
 const DEPOSIT_STATUS = { PENDING: 0, SUCCESS: 1 } as const
 /** Withdrawal status codes: 4 processing, 6 completed, 5 failed. */
 const WITHDRAW_STATUS = { PROCESSING: 4, COMPLETED: 6, FAILED: 5 } as const
-
-async function transfer(ctx: GatewayContext, a: Authenticated, direction: Transfer['direction']) {
-  const state = ctx.state()
-  const asset = marginAsset(state)!
-  const amount = parseAmount(state.assets.get(asset)!, optional(a.params, 'amount'))
-  const ack = await ctx.submit({ type: 'Transfer', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
-    direction, amount })
-  if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'wallet' })
-  const ev = ack.result.events.find((e) => e.type === 'transfer')!
-  if (ev.type !== 'transfer') throw invalidParam('amount')
-  const scale = state.assets.get(asset)!.scale
-  // The first row an entry writes in the projections has id seq × rowsPerEntryMax.
-  return { tranId: ack.seq * PROJECTION_LIMITS.rowsPerEntryMax, s: formatBalance(ev.spotBalance, scale), p: formatBalance(ev.perpBalance, scale) }
-}
 
 function history(a: Authenticated, nowMs: number) {
   const coin = optional(a.params, 'coin')
@@ -76,11 +61,11 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   }
   const signedIn = sapiSignIn(ctx, weights, sapi)
   app.post('/sapi/v1/asset/transferQuoteFromSpotToPerp', walletDocs.spotToPerp, async (req) => {
-    const r = await transfer(ctx, signedIn(req, 900), 'SPOT_TO_PERP')
+    const r = await marginTransfer(ctx, signedIn(req, 900), 'SPOT_TO_PERP')
     return { s: r.s, p: r.p }
   })
   app.post('/sapi/v1/asset/transferQuoteFromPerpToSpot', walletDocs.perpToSpot, async (req) => {
-    const r = await transfer(ctx, signedIn(req, 900), 'PERP_TO_SPOT')
+    const r = await marginTransfer(ctx, signedIn(req, 900), 'PERP_TO_SPOT')
     return { s: r.s, p: r.p }
   })
   app.post('/sapi/v1/asset/transfer', walletDocs.assetTransfer, async (req) => {
@@ -89,16 +74,11 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     if (type !== 'MAIN_UMFUTURE' && type !== 'UMFUTURE_MAIN') throw invalidParam('type')
     const asset = required(a.params, 'asset')
     if (asset !== marginAsset(ctx.state())) throw invalidParam('asset')
-    const r = await transfer(ctx, a, type === 'MAIN_UMFUTURE' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT')
+    const r = await marginTransfer(ctx, a, type === 'MAIN_UMFUTURE' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT')
     return { tranId: r.tranId }
   })
   app.post('/sapi/v1/futures/transfer', walletDocs.futuresTransfer, async (req) => {
-    const a = signedIn(req, 1)
-    const type = required(a.params, 'type')
-    if (type !== '1' && type !== '2') throw invalidParam('type')
-    const asset = required(a.params, 'asset')
-    if (asset !== marginAsset(ctx.state())) throw invalidParam('asset')
-    const r = await transfer(ctx, a, type === '1' ? 'SPOT_TO_PERP' : 'PERP_TO_SPOT')
+    const r = await futuresTransfer(ctx, signedIn(req, 1))
     return { tranId: r.tranId }
   })
 
