@@ -7,7 +7,8 @@
 // (how long every other request and commit waited behind these). A read costing milliseconds of
 // the main thread lets one client hold up the exchange; session 45 found two (the OpenAPI
 // document, and /futures/data's one projections call per boundary, which needs hours of history
-// to show and so is not here; docs/BENCHMARKS.md has its figures).
+// to show and so is not here; docs/BENCHMARKS.md has its figures), session 47 the CSV history
+// downloads (read here as a client does: an id, its link, then the file, chunked).
 
 import { createHmac } from 'node:crypto'
 import http from 'node:http'
@@ -59,15 +60,33 @@ interface Row {
   loopP99Ms: number
 }
 
-/** A read's first answer as it comes over the wire: status and bytes sent (node:http decompresses nothing). */
-function firstAnswer(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
+/** A read's first answer as it comes over the wire: status, bytes sent (node:http decompresses nothing) and body. */
+function firstAnswer(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http.get(url, { headers }, (res) => {
-      let bytes = 0
-      res.on('data', (c: Buffer) => { bytes += c.length })
-      res.on('end', () => resolve({ status: res.statusCode!, bytes }))
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => { chunks.push(c) })
+      res.on('end', () => {
+        const body = Buffer.concat(chunks)
+        resolve({ status: res.statusCode!, bytes: body.length, body })
+      })
     }).on('error', reject)
   })
+}
+
+/**
+ * The reads of the reader's history downloads (the CSV files of its income, orders and fills over the
+ * last hour): each link asked for as a client does, by a download id.
+ */
+async function downloadReads(signed: (path: string) => Promise<unknown>): Promise<Read[]> {
+  const reads: Read[] = []
+  const endTime = Date.now()
+  for (const kind of ['income', 'order', 'trade'] as const) {
+    const { downloadId } = await signed(`/fapi/v1/${kind}/asyn?startTime=${endTime - 3_600_000}&endTime=${endTime}`) as { downloadId: string }
+    const { url } = await signed(`/fapi/v1/${kind}/asyn/id?downloadId=${downloadId}`) as { url: string }
+    reads.push({ name: `${kind} download (CSV)`, path: url.slice(url.indexOf('/fapi/')) })
+  }
+  return reads
 }
 
 /** Funds the accounts and has them send signed orders for HISTORY_SECONDS: the history to read. */
@@ -97,7 +116,13 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
       const all = path.includes('?') ? `${path.slice(path.indexOf('?') + 1)}&${q}` : q
       return `${path.split('?')[0]}?${all}&signature=${createHmac('sha256', history.reader.secretKey).update(all).digest('hex')}`
     }
-    for (const read of READS.filter((x) => ONLY === undefined || x.name.includes(ONLY))) {
+    const signedGet = async (path: string): Promise<unknown> => {
+      const r = await firstAnswer(base + sign(path), { 'x-mbx-apikey': history.reader.apiKey })
+      if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.body.toString()}`)
+      return JSON.parse(r.body.toString()) as unknown
+    }
+    const reads = [...READS, ...await downloadReads(signedGet)]
+    for (const read of reads.filter((x) => ONLY === undefined || x.name.includes(ONLY))) {
       const path = read.signed ? sign(read.path) : read.path
       const headers: Record<string, string> = {
         ...(read.encoding === undefined ? {} : { 'accept-encoding': read.encoding }),

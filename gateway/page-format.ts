@@ -8,6 +8,7 @@ import type {
   AggTradeRecord, IncomeRecord, KlineRecord, OrderRecord, PriceKind, PriceKlineRecord, TradeRecord, UserTradeInList, UserTradeRecord,
 } from '../replica/projections/index.js'
 import type { MarketScales } from './decimal.js'
+import { csvLine, type DownloadKind } from './format-csv.js'
 import { incomeJson, userTradeJson, type IncomeView } from './format-history.js'
 import { aggTradeBody, klineBody, spotAggTradeBody, spotTradeBody, tradeBody } from './format-market.js'
 import { orderJson } from './format-order.js'
@@ -40,6 +41,8 @@ export interface PageFormat {
   scales: Record<string, number>
   /** Sampled price klines: which price. */
   priceKind?: PriceKind
+  /** A history download's lines of the rows (no header) rather than a JSON list. */
+  csv?: DownloadKind
 }
 
 /** The format as the row functions read it: the state's shape, holding only what was sent. */
@@ -81,7 +84,7 @@ const FORMS = {
 
 export type PageForm = keyof typeof FORMS
 
-/** The response body of `rows`, as the route would have serialized the objects. */
+/** The response body of `rows`, as the route would have serialized the objects (or a download's CSV lines of them). */
 export function formatPage(format: PageFormat, rows: unknown): string {
   const view: View = {
     format, market: format.markets[format.marketId]!, markets: format.markets,
@@ -89,5 +92,7 @@ export function formatPage(format: PageFormat, rows: unknown): string {
   }
   const row = FORMS[format.form] as (v: View, r: unknown) => unknown
   const body = (rows as unknown[]).map((r) => row(view, r))
+  const csv = format.csv
+  if (csv !== undefined) return body.map((r) => csvLine(csv, r as Record<string, unknown>)).join('')
   return JSON.stringify(format.micro ? toMicroseconds(body) : body)
 }

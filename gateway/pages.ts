@@ -5,8 +5,9 @@
 
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Market, State } from '../core/state.js'
-import type { PageArgs, PageQuery, PriceKind } from '../replica/projections/index.js'
+import type { Page, PageArgs, PageQuery, PriceKind } from '../replica/projections/index.js'
 import type { GatewayContext } from './context.js'
+import type { DownloadKind } from './format-csv.js'
 import { pageMarket, type PageForm, type PageFormat, type PageMarket } from './page-format.js'
 import { wantsMicroseconds } from './time-unit.js'
 
@@ -17,6 +18,8 @@ interface PageOf {
   priceKind?: PriceKind
   /** A caller's own history: what was applied before the request is written first (read-your-writes). */
   flush?: true
+  /** A history download's CSV lines (format-csv.ts) instead of JSON. */
+  csv?: DownloadKind
 }
 
 /** A page to make: how to print it, and the query (its arguments checked) whose rows it prints. */
@@ -34,14 +37,22 @@ function formatOf(state: State, p: PagePlan, micro: boolean): PageFormat {
   const m = p.market
   for (const x of m === undefined ? state.markets : [m]) if (x !== undefined) markets[x.marketId] = pageMarket(x)
   for (const [name, asset] of state.assets) if (m === undefined || name === m.quote || name === m.base) scales[name] = asset.scale
-  return { form: p.form, micro, marketId: m?.marketId ?? -1, markets, scales, ...(p.priceKind === undefined ? {} : { priceKind: p.priceKind }) }
+  return {
+    form: p.form, micro, marketId: m?.marketId ?? -1, markets, scales,
+    ...(p.priceKind === undefined ? {} : { priceKind: p.priceKind }), ...(p.csv === undefined ? {} : { csv: p.csv }),
+  }
+}
+
+/** The page the plan makes, its bytes in a Buffer over the memory handed over. */
+export async function makePage(ctx: GatewayContext, plan: PagePlan, micro: boolean): Promise<Page & { bytes: Buffer }> {
+  if (plan.flush) await ctx.projections.flush()
+  const page = ctx.projections.page as (q: PageQuery, args: unknown[], format: PageFormat) => Promise<Page>
+  const p = await page.call(ctx.projections, plan.query, plan.args, formatOf(ctx.state(), plan, micro))
+  return { ...p, bytes: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength) }
 }
 
 async function pageBytes(ctx: GatewayContext, plan: PagePlan, micro: boolean): Promise<Buffer> {
-  if (plan.flush) await ctx.projections.flush()
-  const page = ctx.projections.page as (q: PageQuery, args: unknown[], format: PageFormat) => Promise<Uint8Array>
-  const bytes = await page.call(ctx.projections, plan.query, plan.args, formatOf(ctx.state(), plan, micro))
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return (await makePage(ctx, plan, micro)).bytes
 }
 
 /** The page as this request's answer: JSON, in the request's time unit. */

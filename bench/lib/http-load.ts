@@ -20,6 +20,22 @@ const HEADER_END = Buffer.from('\r\n\r\n')
 const EMPTY = Buffer.alloc(0)
 
 /** One keep-alive connection; `request` takes a whole request (head and body) as text. */
+/**
+ * Where a chunked body that starts at `from` ends (past its last chunk, of size 0, and the
+ * blank line after it: no trailers), or -1 while it has not all arrived.
+ */
+function chunkedEnd(buf: Buffer, from: number): number {
+  let at = from
+  for (;;) {
+    const eol = buf.indexOf('\r\n', at)
+    if (eol < 0) return -1
+    const size = parseInt(buf.toString('latin1', at, eol), 16)
+    at = eol + 2 + size + 2
+    if (at > buf.length) return -1
+    if (size === 0) return at
+  }
+}
+
 export class HttpConnection {
   private buf: Buffer = EMPTY
   private waiting: { resolve: (r: Reply) => void; reject: (e: Error) => void } | null = null
@@ -65,12 +81,12 @@ export class HttpConnection {
     // "HTTP/1.1 200 OK": the status is at a fixed offset.
     const status = Number(head.slice(9, 12))
     const m = /\r\ncontent-length:\s*(\d+)/i.exec(head)
-    if (!m) {
+    const total = m ? end + 4 + Number(m[1]) : /\r\ntransfer-encoding:\s*chunked/i.test(head) ? chunkedEnd(this.buf, end + 4) : -2
+    if (total === -2) {
       this.fail(new Error(`reply without content-length: ${head.slice(0, 200)}`))
       return
     }
-    const total = end + 4 + Number(m[1])
-    if (this.buf.length < total) return
+    if (total < 0 || this.buf.length < total) return
     const body = status >= 200 && status < 300 ? '' : this.buf.toString('utf8', end + 4, total)
     this.buf = this.buf.length === total ? EMPTY : this.buf.subarray(total)
     const w = this.waiting

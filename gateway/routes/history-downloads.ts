@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { ApiError, invalidParam } from '../errors.js'
-import { DOWNLOAD_KINDS, DownloadKeys, downloadLines, LINK_TTL_MS, RANGE_MAX_MS, type DownloadKind } from '../history-downloads.js'
+import { DOWNLOAD_KINDS, DownloadKeys, downloadChunks, LINK_TTL_MS, RANGE_MAX_MS, type DownloadKind } from '../history-downloads.js'
 import { required, timeRange } from '../market-params.js'
 import { downloadDocs } from '../schemas/account.js'
 import type { WeightCounter } from '../weights.js'
@@ -63,6 +63,6 @@ export const historyDownloadRoutes: FastifyPluginAsync<Options> = async (app, { 
     const { kind, startTime, endTime } = found.download
     void reply.type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${kind}-${startTime}-${endTime}.csv"`)
-    return Readable.from(downloadLines(ctx, found.owner, found.download))
+    return Readable.from(downloadChunks(ctx, found.owner, found.download))
   })
 }

@@ -22,6 +22,12 @@ export interface UserTradesQuery extends TimeRange {
   orderId?: number | undefined
   /** Oldest trade id to return; with it, startTime and endTime only bound the result. */
   fromId?: number | undefined
+  /**
+   * With fromId (its trade id): only the rows after this one in (trade id, taker before maker)
+   * order, a cursor to read on from the last row of a page that may hold only the first of a
+   * self-trade's two rows.
+   */
+  after?: { tradeId: number; maker: boolean } | undefined
   limit: number
 }
 
@@ -144,7 +150,14 @@ export async function userTrades(stores: Stores, owner: Owner, marketId: number,
     (_k, v) => tradeCodec.decode(v).time)
   const from = Math.max(before[0] ?? 0, q.startTime ?? 0)
   const bounds = timeRangeBounds(prefix, { startTime: from, endTime: q.endTime })
-  return scan(stores.userTrades, bounds, q.limit, (k, v) => (readU64(k, k.length - 9) >= fromId ? userTradeCodec.decode(v) : undefined))
+  const a = q.after
+  return scan(stores.userTrades, bounds, q.limit, (k, v) => {
+    const id = readU64(k, k.length - 9)
+    if (id < fromId) return undefined
+    // The key's last byte: 1 for the maker's row, which follows the taker's.
+    if (a !== undefined && (id < a.tradeId || (id === a.tradeId && k[k.length - 1]! <= (a.maker ? 1 : 0)))) return undefined
+    return userTradeCodec.decode(v)
+  })
 }
 
 async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery): Promise<UserTradeRecord[]> {

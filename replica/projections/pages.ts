@@ -33,6 +33,16 @@ export async function loadPageFormatter(url: string): Promise<PageFormatter> {
   return { formatPage: mod.formatPage }
 }
 
+/**
+ * A page: the body's bytes, how many rows they print, and the last of those rows as the query
+ * gave it (a long read goes on from it: history downloads, gateway/history-downloads.ts).
+ */
+export interface Page {
+  bytes: Uint8Array
+  rows: number
+  last: unknown
+}
+
 const utf8 = new TextEncoder()
 
 /**
@@ -41,4 +51,10 @@ const utf8 = new TextEncoder()
  */
 export function pageBytes(body: string): Uint8Array {
   return utf8.encode(body)
+}
+
+/** The page of `rows` (a list query's answer) with `body` their formatted bytes. */
+export function pageOf(body: string, rows: unknown): Page {
+  const list = rows as unknown[]
+  return { bytes: pageBytes(body), rows: list.length, last: list[list.length - 1] }
 }

@@ -30,7 +30,7 @@ import type {
   TickerRecord, TradeRecord, TransferRecord, SubTransferRecord, UserTradeInList, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
 import type * as walletQueries from './wallet-queries.js'
-import type { PageArgs, PageQuery } from './pages.js'
+import type { Page, PageArgs, PageQuery } from './pages.js'
 import type { CallMessage, Entries, FromWorker, Position, WorkerSetup } from './worker-protocol.js'
 
 // Its messages hand their buffers over (detach-early.ts).
@@ -368,7 +368,7 @@ export class ProjectionsClient implements ProjectionsApi {
   }
 
   /** Formatted in the worker; its bytes are handed over, not copied. */
-  page<Q extends PageQuery>(query: Q, args: PageArgs<Q>, format: unknown): Promise<Uint8Array> {
-    return this.call('page', [query, args, format]) as Promise<Uint8Array>
+  page<Q extends PageQuery>(query: Q, args: PageArgs<Q>, format: unknown): Promise<Page> {
+    return this.call('page', [query, args, format]) as Promise<Page>
   }
 }

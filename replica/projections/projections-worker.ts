@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { nameThread } from '../thread-name.js'
 import { readWire } from './event-wire.js'
+import type { Page } from './pages.js'
 import { createProjections, type Projections } from './projections.js'
 import type { CallMessage, Entries, FromWorker, Position, ToWorker, WorkerSetup } from './worker-protocol.js'
 
@@ -49,7 +50,7 @@ async function call(m: CallMessage): Promise<void> {
     const fn = (projections as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[m.method]!
     const value = await fn.apply(projections, m.args)
     // A page's bytes are handed over: the main thread neither copies nor decodes them.
-    const transfer = m.method === 'page' ? [(value as Uint8Array).buffer as ArrayBuffer] : []
+    const transfer = m.method === 'page' ? [(value as Page).bytes.buffer as ArrayBuffer] : []
     send({ op: 'reply', id: m.id, ok: true, value, position: position(projections) }, transfer)
     if (m.method === 'close') port.close()
   } catch (err) {

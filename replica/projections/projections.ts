@@ -32,7 +32,7 @@ import { allStores, META_KEY, openBase, openStores, type BaseDb, type Projection
 import { ticker24h } from './ticker.js'
 import { onDeposit, onDepositPending, onSubTransfer, onTransfer, onWithdrawal } from './wallet-writer.js'
 import * as walletQueries from './wallet-queries.js'
-import { loadPageFormatter, pageBytes, PAGE_QUERIES, type PageArgs, type PageFormatter, type PageQuery } from './pages.js'
+import { loadPageFormatter, pageOf, PAGE_QUERIES, type Page, type PageArgs, type PageFormatter, type PageQuery } from './pages.js'
 
 export interface ProjectionsOptions {
   /**
@@ -515,10 +515,10 @@ export class Projections {
   }
 
   /** A query's answer as the response body the formatter makes of it, `format` its instructions (pages.ts). */
-  async page<Q extends PageQuery>(query: Q, args: PageArgs<Q>, format: unknown): Promise<Uint8Array> {
+  async page<Q extends PageQuery>(query: Q, args: PageArgs<Q>, format: unknown): Promise<Page> {
     if (this.formatter === null) throw new Error('projections: no page formatter was given')
     if (!PAGE_QUERIES.has(query)) throw new Error(`projections: ${String(query)} makes no page`)
     const rows = await (this[query] as (...a: unknown[]) => Promise<unknown>)(...args)
-    return pageBytes(this.formatter.formatPage(format, rows))
+    return pageOf(this.formatter.formatPage(format, rows), rows)
   }
 }

@@ -130,6 +130,34 @@ t.test('every row of a history larger than a page, many in one millisecond', asy
   t.equal(new Set(ids).size, ids.length, 'each once')
 })
 
+t.test('a self-trade\'s two rows split by a page boundary are both in the file, once', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const other = await fundedTrader(rig)
+  const solo = await fundedTrader(rig, 1_000_000)
+  const start = rig.ex.time
+  const place = async (who: typeof solo, side: 'BUY' | 'SELL', orderType: 'LIMIT' | 'MARKET'): Promise<void> => {
+    const r = await rig.run({ type: 'PlaceOrder', account: who.address, sub: 0, marketId: 1, side, orderType, qtyLots: 2, stp: 'NONE',
+      ...(orderType === 'LIMIT' ? { timeInForce: 'GTC', priceTicks: 500_000 } : {}) } satisfies Command)
+    if (!r.ok) throw new Error(r.code)
+  }
+  // One fill against another account, then 600 with itself: a self-trade is two rows (taker,
+  // then maker) under one trade id, so the first page's 1,000th row is the taker's of trade 500.
+  await place(other, 'SELL', 'LIMIT')
+  await place(solo, 'BUY', 'MARKET')
+  for (let i = 0; i < 600; i++) {
+    await place(solo, 'SELL', 'LIMIT')
+    await place(solo, 'BUY', 'MARKET')
+  }
+  const trades = await download(rig, solo.keys, 'trade', start, rig.ex.time)
+  const rows = trades.rows.slice(1)
+  t.equal(rows.length, 1 + 2 * 600, 'every row')
+  const keys = rows.map((r) => `${r[1]}:${r[13]}`)
+  t.equal(new Set(keys).size, keys.length, 'each (trade id, maker) once')
+  t.same(rows.slice(999, 1001).map((r) => [r[1] === rows[999]![1], r[13]]), [[true, 'false'], [true, 'true']],
+    'rows 1,000 and 1,001: one self-trade\'s taker and maker')
+})
+
 t.test('ids and links are the caller\'s; links expire; bad input is refused', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())

@@ -320,6 +320,16 @@ t.test('income merges fills of every market with the other types: every filter, 
     await f.ok(m, dt)
     await f.ok({ ...m, account: taker, side: buy ? 'BUY' : 'SELL' }, 0)
   }
+  // Then 60 self-trades in one millisecond, and one fill with another account: 121 user trades
+  // in one millisecond (taker before maker under each trade id, the ids of their income the
+  // other way round), which the answers must still give in tranId order, whatever their limit.
+  const sell = { ...limit(carol.account, 'SELL', 30_000, 0.005), stp: 'NONE' as const }
+  for (let i = 0; i < 60; i++) {
+    await f.ok(sell, i === 0 ? 1000 : 0)
+    await f.ok({ ...sell, side: 'BUY' }, 0)
+  }
+  await f.ok(sell, 0)
+  await f.ok({ ...sell, account: alice.account, side: 'BUY' }, 0)
   await f.p.flush()
   for (const o of owners) {
     const all = await f.p.income(o, { limit: 1000 })

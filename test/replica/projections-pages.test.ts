@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { formatPage, pageMarket, PAGE_FORMATTER_URL, type PageFormat, type PageForm } from '../../gateway/page-format.js'
-import { createProjections, startProjectionsWorker, type PageQuery, type Projections } from '../../replica/projections/index.js'
+import { createProjections, startProjectionsWorker, type Page, type PageQuery, type Projections } from '../../replica/projections/index.js'
 import { ALICE, BOB, BTCPERP, BTCSPOT } from '../helpers/exchange.js'
 import { replay, scenario } from '../helpers/projections-answers.js'
 import { Fixture } from '../helpers/projections-fixture.js'
@@ -40,11 +40,14 @@ function formatOf(f: Fixture, form: PageForm, marketId: number, micro: boolean):
   }
 }
 
-type Page = (query: PageQuery, args: unknown[], format: PageFormat) => Promise<Uint8Array>
-const pageOf = (p: Projections): Page => p.page.bind(p) as unknown as Page
+type PageFn = (query: PageQuery, args: unknown[], format: PageFormat) => Promise<Page>
+const pageOf = (p: Projections): PageFn => p.page.bind(p) as unknown as PageFn
 const rowsOf = (p: Projections, query: PageQuery, args: unknown[]): Promise<unknown> =>
   (p[query] as (...a: unknown[]) => Promise<unknown>).apply(p, args)
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8')
+/** A JSON page's body, parsed. */
+const json = async (p: Projections, query: PageQuery, args: unknown[], format: PageFormat): Promise<any> =>
+  JSON.parse(text((await pageOf(p)(query, args, format)).bytes))
 
 t.test('a page is its query formatted: the same bytes here and in a worker, in a buffer of its own', async (t) => {
   const f = await Fixture.open(t, { worker: false })
@@ -55,31 +58,33 @@ t.test('a page is its query formatted: the same bytes here and in a worker, in a
   for (const { form, query, marketId, args } of PAGES) {
     for (const micro of [false, true]) {
       const format = formatOf(f, form, marketId, micro)
-      const rows = await rowsOf(f.p, query, args)
+      const rows = await rowsOf(f.p, query, args) as unknown[]
       const here = await pageOf(f.p)(query, args, format)
       const name = `${form} of ${query}${micro ? ', microseconds' : ''}`
-      t.equal(text(here), formatPage(format, rows), `${name}: the formatter's body of the query's rows`)
-      t.ok((rows as unknown[]).length > 0, `${name}: rows to print`)
+      t.equal(text(here.bytes), formatPage(format, rows), `${name}: the formatter's body of the query's rows`)
+      t.ok(rows.length > 0, `${name}: rows to print`)
+      t.same([here.rows, here.last], [rows.length, rows[rows.length - 1]], `${name}: how many rows, and the last as the query gave it`)
       const there = await pageOf(worker)(query, args, format)
-      t.equal(text(there), text(here), `${name}: the worker's bytes are the same`)
-      t.equal(there.byteOffset, 0, `${name}: its own buffer`)
-      t.equal(there.buffer.byteLength, there.byteLength, `${name}: nothing else in it`)
+      t.equal(text(there.bytes), text(here.bytes), `${name}: the worker's bytes are the same`)
+      t.same([there.rows, there.last], [here.rows, here.last], `${name}: the worker's count and last row`)
+      t.equal(there.bytes.byteOffset, 0, `${name}: its own buffer`)
+      t.equal(there.bytes.buffer.byteLength, there.bytes.byteLength, `${name}: nothing else in it`)
     }
   }
   // What a reader sees: Binance's rows, decimal strings at the market's precision, times in the unit asked.
   const orders = PAGES[0]!
-  const ms = JSON.parse(text(await pageOf(worker)(orders.query, orders.args, formatOf(f, 'perpOrders', BTCPERP, false))))
-  const us = JSON.parse(text(await pageOf(worker)(orders.query, orders.args, formatOf(f, 'perpOrders', BTCPERP, true))))
+  const ms = await json(worker, orders.query, orders.args, formatOf(f, 'perpOrders', BTCPERP, false))
+  const us = await json(worker, orders.query, orders.args, formatOf(f, 'perpOrders', BTCPERP, true))
   t.match(ms[0], { symbol: 'BTCUSDTPERP', price: '30000.0', origQty: '0.010', status: 'FILLED', side: 'SELL' })
   t.equal(us[0].time, ms[0].time * 1000, 'time in microseconds')
   t.equal(us[0].updateTime, ms[0].updateTime * 1000, 'updateTime in microseconds')
-  const spotFills = JSON.parse(text(await pageOf(f.p)('userTradesWithLists', PAGES[10]!.args, formatOf(f, 'spotUserTrades', BTCSPOT, false))))
+  const spotFills = await json(f.p, 'userTradesWithLists', PAGES[10]!.args, formatOf(f, 'spotUserTrades', BTCSPOT, false))
   t.match(spotFills, [{ symbol: 'BTCUSDT', orderListId: -1, isMaker: true, isBestMatch: true }], 'a spot fill with its order\'s list')
-  const income = JSON.parse(text(await pageOf(f.p)('income', PAGES[11]!.args, formatOf(f, 'income', -1, false))))
+  const income = await json(f.p, 'income', PAGES[11]!.args, formatOf(f, 'income', -1, false))
   t.ok(income.some((r: { symbol: string; incomeType: string }) => r.symbol === 'BTCUSDTPERP' && r.incomeType === 'COMMISSION'),
     'income rows name their markets')
-  const k = JSON.parse(text(await pageOf(f.p)('klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, true))))
-  const kms = JSON.parse(text(await pageOf(f.p)('klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, false))))
+  const k = await json(f.p, 'klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, true))
+  const kms = await json(f.p, 'klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, false))
   t.same([k[0][0], k[0][6]], [kms[0][0] * 1000, kms[0][6] * 1000], 'a kline\'s open and close times in microseconds')
 })
 
