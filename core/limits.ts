@@ -127,8 +127,8 @@ const DAY_MS = 86_400_000
 export const PROJECTION_LIMITS = {
   /** /fapi/v1/trades. */
   recentTradesMax: 1000,
-  /** /fapi/v1/historicalTrades. */
-  historicalTradesMax: 500,
+  /** /api/v3/historicalTrades (Binance spot's; /fapi/v1/historicalTrades asks for 500 at most). */
+  historicalTradesMax: 1000,
   aggTradesMax: 1000,
   klinesMax: 1500,
   allOrdersMax: 1000,

@@ -18,7 +18,7 @@ export const PARAM_VALUES = fc.oneof(
     '1e3', '0.001', '50000.0', '99999999999999999999', '[]', '[1,2]', '[{"symbol":"BTCUSDTPERP","side":"BUY"}]', '["a"]',
     'LIMIT_MAKER', 'STOP_ON_FAILURE', 'ALLOW_FAILURE', '50000.00', '0.0100', '["BTCUSDT"]', '0.0050',
     '116999999000131700000001013407332539933', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT', '29000.00', 'PRIMARY_PEG',
-    'MARKET_PEG', 'PRICE_LEVEL'),
+    'MARKET_PEG', 'PRICE_LEVEL', '100', '500', '501', '1000', '1001', '1500', '5000'),
   fc.string({ maxLength: 12 }),
   fc.integer({ min: -5, max: 2 ** 53 }).map(String),
   fc.double({ noNaN: false }).map(String),

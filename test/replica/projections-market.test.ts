@@ -37,7 +37,7 @@ t.test('trades: recent, historical from an id, quote quantity and side', async (
   t.same((await f.p.historicalTrades(BTCPERP, { limit: 3 })).map((x) => x.tradeId), [2, 3, 4], 'no fromId: the newest')
   t.same(await f.p.recentTrades(ETHPERP, 10), [], 'another market has its own trades')
   await t.rejects(f.p.recentTrades(BTCPERP, 1001), 'limit above 1000')
-  await t.rejects(f.p.historicalTrades(BTCPERP, { limit: 501 }), 'historicalTrades limit above 500')
+  await t.rejects(f.p.historicalTrades(BTCPERP, { limit: 1001 }), 'historicalTrades limit above 1000 (spot\'s)')
 })
 
 t.test('aggregate trades merge within 100 ms at one price and taker side', async (t) => {
