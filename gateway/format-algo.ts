@@ -9,7 +9,7 @@
 
 import { LIMITS } from '../core/limits.js'
 import type { Market, PerpMarket, State } from '../core/state.js'
-import { formatAvgPrice, formatPrice, formatQty } from './decimal.js'
+import { formatAvgPrice, formatPrice, formatQty, type MarketScales } from './decimal.js'
 import { formatCallbackRate, type OrderFields } from './format-order.js'
 
 const MARKETS = LIMITS.marketsMax
@@ -43,7 +43,10 @@ export function algoStatusOf(o: OrderFields): string {
 }
 
 /** The algo order record (New/Query/Open/All Algo Orders). */
-export function algoJson(m: Market, o: OrderFields): Record<string, unknown> {
+/** What of a market an algo row reads (a page's copy of it will do: page-format.ts). */
+export type AlgoMarket = MarketScales & Pick<Market, 'marketId' | 'symbol'>
+
+export function algoJson(m: AlgoMarket, o: OrderFields): Record<string, unknown> {
   const c = o.cond!
   const trailing = c.origType === 'TRAILING_STOP_MARKET'
   const triggered = c.triggerTime > 0 && c.reason === ''

@@ -11,6 +11,7 @@ import type { MarketScales } from './decimal.js'
 import { csvLine, type DownloadKind } from './format-csv.js'
 import { incomeJson, userTradeJson, type IncomeView } from './format-history.js'
 import { aggTradeBody, klineBody, spotAggTradeBody, spotTradeBody, tradeBody } from './format-market.js'
+import { algoJson } from './format-algo.js'
 import { orderJson } from './format-order.js'
 import { priceKlineBody, sampledPriceKlineBody } from './format-prices.js'
 import { spotOrderJson, spotUserTradeJson } from './format-spot.js'
@@ -19,12 +20,12 @@ import { toMicroseconds } from './time-unit.js'
 /** URL of this module: the projections are given it (`pageFormatter`) wherever a gateway reads them. */
 export const PAGE_FORMATTER_URL = import.meta.url
 
-/** What of a market a row's form reads: its symbol, quote asset and scales. */
-export type PageMarket = MarketScales & Pick<Market, 'symbol' | 'quote'>
+/** What of a market a row's form reads: its id, symbol, quote asset and scales. */
+export type PageMarket = MarketScales & Pick<Market, 'marketId' | 'symbol' | 'quote'>
 
 export function pageMarket(m: Market): PageMarket {
   return {
-    symbol: m.symbol, quote: m.quote, tickSize: m.tickSize, stepSize: m.stepSize,
+    marketId: m.marketId, symbol: m.symbol, quote: m.quote, tickSize: m.tickSize, stepSize: m.stepSize,
     pricePrecision: m.pricePrecision, quantityPrecision: m.quantityPrecision,
   }
 }
@@ -58,6 +59,8 @@ const scaleOf = (v: View, asset: string): number => v.assets.get(asset)!.scale
 const FORMS = {
   /** /fapi/v1/allOrders */
   perpOrders: (v: View, r: OrderRecord): unknown => orderJson(v.market, r, 'record'),
+  /** /fapi/v1/allAlgoOrders */
+  algoOrders: (v: View, r: OrderRecord): unknown => algoJson(v.market, r),
   /** /api/v3/allOrders */
   spotOrders: (v: View, r: OrderRecord): unknown => spotOrderJson(v, v.market, r, 'record'),
   /** /fapi/v1/userTrades */

@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context.js'
 import { eitherParam, fromCore, invalidOrderType, invalidParam } from '../errors.js'
 import { algoIdOf, algoJson, isAlgo, parseAlgoId } from '../format-algo.js'
 import { fieldsOfOrder, type OrderFields } from '../format-order.js'
+import { pageReply } from '../pages.js'
 import { allPerps, idParam, limitParam, optional, perpParam, required, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { algoDocs } from '../schemas/algo.js'
@@ -21,6 +22,9 @@ interface Options {
   weights: WeightCounter
   orders: OrderCounter
 }
+
+/** Binance: allAlgoOrders spans at most seven days, the last seven by default. */
+const ALGO_HISTORY_WINDOW_MS = 7 * 86_400_000
 
 /** The /fapi/v1/order parameters an algo request stands for (triggerPrice → stopPrice, …). */
 function orderParams(p: Params): Params {
@@ -117,18 +121,20 @@ export const algoOrderRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     return out
   })
 
-  app.get('/fapi/v1/allAlgoOrders', algoDocs.all, async (req) => {
+  app.get('/fapi/v1/allAlgoOrders', algoDocs.all, async (req, reply) => {
     weights.charge(req.ip, 5)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
     const algoId = idParam(a.params, 'algoId')
     const limit = limitParam(a.params, 500, 1000)
-    await ctx.projections.flush()
-    // The market's order history from the algoId's order on, conditional ones only.
+    const range = timeRange(a.params, ALGO_HISTORY_WINDOW_MS)
+    // The market's conditional orders (the projections walk past the others) from the algoId's
+    // order on, or by the time-range rule; with neither, the newest of the last seven days.
     const from = algoId === undefined ? {} : { orderId: Math.floor(algoId / 256) }
-    const rows = await ctx.projections.allOrders({ account: a.session.account, sub: a.session.sub }, m.marketId,
-      { ...timeRange(a.params), ...from, limit: 1000 })
-    return rows.filter(isAlgo).slice(0, limit).map((r) => algoJson(m, r))
+    const floor = algoId === undefined && range.startTime === undefined
+      ? { floorTime: (range.endTime ?? ctx.now()) - ALGO_HISTORY_WINDOW_MS } : {}
+    return pageReply(ctx, req, reply, { form: 'algoOrders', market: m, flush: true, query: 'allOrders',
+      args: [{ account: a.session.account, sub: a.session.sub }, m.marketId, { ...range, ...from, ...floor, limit, conditionalOnly: true }] })
   })
 
   app.delete('/fapi/v1/algoOpenOrders', algoDocs.cancelAll, async (req) => {

@@ -15,6 +15,10 @@ export interface AllOrdersQuery extends TimeRange {
   /** Oldest order id to return; with it, startTime and endTime only bound the result. */
   orderId?: number | undefined
   limit: number
+  /** Conditional orders only (the algo forms' history): the others are walked past, not counted. */
+  conditionalOnly?: boolean | undefined
+  /** Without orderId or startTime: orders created before this are not walked to (a default window). */
+  floorTime?: number | undefined
 }
 
 export interface UserTradesQuery extends TimeRange {
@@ -69,12 +73,16 @@ export async function allOrders(stores: Stores, owner: Owner, marketId: number, 
   checkLimit(q.limit, PROJECTION_LIMITS.allOrdersMax)
   checkRange(q)
   const prefix = ownerMarketPrefix(owner, marketId)
-  const decode = (_k: Buffer, v: Buffer): OrderRecord => orderCodec.decode(v)
+  const wanted = (o: OrderRecord): boolean => q.conditionalOnly !== true || o.cond !== undefined
   if (q.orderId === undefined && q.startTime === undefined) {
-    // The newest orders, up to endTime when given.
+    // The newest orders, up to endTime when given; older ones come later in the walk.
     const upTo = q.endTime === undefined ? undefined : await firstOrderFrom(stores.orders, prefix, q.endTime + 1)
     const lt = upTo === undefined ? prefixEnd(prefix) : Buffer.concat([prefix, key().u64(upTo).build()])
-    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, decode)
+    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, (_k, v) => {
+      const o = orderCodec.decode(v)
+      if (q.floorTime !== undefined && o.time < q.floorTime) return 'stop'
+      return wanted(o) ? o : undefined
+    })
   }
   const fromId = q.orderId ?? await firstOrderFrom(stores.orders, prefix, q.startTime!)
   if (fromId === undefined) return []
@@ -82,7 +90,7 @@ export async function allOrders(stores: Stores, owner: Owner, marketId: number, 
   return scan(stores.orders, fromBounds(prefix, key().u64(fromId).build()), q.limit, (_k, v) => {
     const o = orderCodec.decode(v)
     if (q.endTime !== undefined && o.time > q.endTime) return 'stop'
-    return q.startTime !== undefined && o.time < q.startTime ? undefined : o
+    return (q.startTime !== undefined && o.time < q.startTime) || !wanted(o) ? undefined : o
   })
 }
 

@@ -1,7 +1,7 @@
 // The `binance` npm package, unmodified (baseUrl only), with conditional orders: a trailing
 // stop through POST /fapi/v1/order (submitNewOrder) and a take-profit through the algo
 // routes (submitNewAlgoOrder, getOpenAlgoOrders, getAlgoOrder, cancelAlgoOrder,
-// cancelAllAlgoOpenOrders), with the exact fields Binance would print.
+// cancelAllAlgoOpenOrders, getAllAlgoOrders), with the exact fields Binance would print.
 
 import t from 'tap'
 import { USDMClient } from 'binance'
@@ -30,4 +30,8 @@ t.test('binance USDMClient: conditional orders by submitNewOrder and the algo en
   t.match(await c.cancelAlgoOrder({ algoId: 513 }), { algoId: 513, clientAlgoId: 'tp-1', code: '200', msg: 'success' })
   t.match(await c.cancelAllAlgoOpenOrders({ symbol: S }), { code: 200 })
   t.same(await c.getOpenAlgoOrders({ symbol: S }), [])
+  // The history keeps both, ended: the trailing stop canceled with the rest, the take-profit first.
+  const all = await c.getAllAlgoOrders({ symbol: S })
+  t.same(all.map((o) => [o.algoId, o.orderType, o.algoStatus]), [[257, 'TRAILING_STOP_MARKET', 'CANCELED'], [513, 'TAKE_PROFIT_MARKET', 'CANCELED']])
+  t.same((await c.getAllAlgoOrders({ symbol: S, algoId: 513 })).map((o) => o.clientAlgoId), ['tp-1'])
 })

@@ -9,7 +9,8 @@ import type { PlaceOrder } from '../../core/commands.js'
 import { attachStreams } from '../../gateway/ws/attach.js'
 import { DepthBook } from '../../gateway/ws/depth-book.js'
 import { ALICE, BOB, CAROL, TestExchange } from '../helpers/exchange.js'
-import { fundedTrader, gatewayRig, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { Wallet } from 'ethers'
+import { fundedTrader, gatewayRig, openSession, signedInject, type GatewayRig, type Keys } from '../helpers/gateway.js'
 import { connect, sleep, type Client } from '../ws/client.js'
 
 const SYM = { symbol: 'BTCUSDTPERP' }
@@ -164,6 +165,45 @@ t.test('algo routes: place, query, open, cancel, all, cancel all', async (t) => 
   t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', SYM)).json().map((o: { type: string }) => o.type), ['LIMIT'])
   const history = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/allAlgoOrders', SYM)).json()
   t.same(history.map((o: { algoId: number; algoStatus: string }) => [o.algoId, o.algoStatus]), [[769, 'CANCELED'], [1025, 'CANCELED']])
+})
+
+t.test('allAlgoOrders: the conditional orders however many plain ones came after, the last seven days by default', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const DAY = 86_400_000
+  // A trader of its own, whose wallet opens a new session once the first has expired.
+  const wallet = Wallet.createRandom()
+  let keys = (await openSession(rig, wallet)).json() as Keys
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100_000_000_000, wallet: 'PERP', ref: 'a' })
+  const alice = { address: wallet.address }
+  const all = async (params: Record<string, string | number> = {}) => {
+    const r = await signedInject(rig, keys, 'GET', '/fapi/v1/allAlgoOrders', { ...SYM, ...params })
+    return r.statusCode === 200 ? r.json().map((o: { algoId: number }) => o.algoId) : r.json()
+  }
+  const algo = (price: string) => signedInject(rig, keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL',
+    side: 'BUY', type: 'STOP_MARKET', quantity: '0.010', triggerPrice: price }).then((r) => r.json().algoId as number)
+  const first = await algo('70000.0')
+  const placedAt = rig.ex.time
+  // 1,100 plain orders after it (each canceled: the market's open orders are capped at 200).
+  for (let i = 0; i < 1_100; i++) {
+    const r = await rig.run({ type: 'PlaceOrder', account: alice.address, sub: 0, marketId: 1, side: 'BUY', orderType: 'LIMIT',
+      timeInForce: 'GTC', priceTicks: 400_000, qtyLots: 3 })
+    await rig.run({ type: 'CancelOrder', account: alice.address, sub: 0, marketId: 1, orderId: r.ok ? r.orderId! : 0 })
+  }
+  const second = await algo('71000.0')
+  t.same(await all(), [first, second], 'both, past 1,100 plain orders between them')
+  t.same(await all({ limit: 1 }), [second], 'the newest first')
+  t.same(await all({ algoId: first, limit: 1 }), [first], 'from an algoId on')
+  t.same(await all({ startTime: placedAt, endTime: placedAt }), [first], 'a time range')
+
+  // Eight days on, the default window holds neither; a range still reaches them.
+  await rig.run({ type: 'Tick' }, 8 * DAY)
+  keys = (await openSession(rig, wallet)).json() as Keys
+  t.same(await all(), [], 'by default, the last seven days')
+  t.same(await all({ endTime: placedAt + DAY }), [first, second], 'up to an endTime: the seven days before it')
+  t.same(await all({ startTime: placedAt, endTime: placedAt + 7 * DAY }), [first, second])
+  t.same(await all({ startTime: placedAt, endTime: placedAt + 7 * DAY + 1 }),
+    { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." }, 'more than seven days apart')
 })
 
 t.test('refused at trigger: the order EXPIRED, the algo order REJECTED', async (t) => {

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { formatPage, pageMarket, PAGE_FORMATTER_URL, type PageFormat, type PageForm } from '../../gateway/page-format.js'
 import { createProjections, startProjectionsWorker, type Page, type PageQuery, type Projections } from '../../replica/projections/index.js'
-import { ALICE, BOB, BTCPERP, BTCSPOT } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCPERP, BTCSPOT, CAROL } from '../helpers/exchange.js'
 import { replay, scenario } from '../helpers/projections-answers.js'
 import { Fixture } from '../helpers/projections-fixture.js'
 
@@ -27,6 +27,7 @@ const PAGES: { form: PageForm; query: PageQuery; marketId: number; args: unknown
   { form: 'spotOrders', query: 'allOrders', marketId: BTCSPOT, args: [{ account: BOB, sub: 0 }, BTCSPOT, { limit: 1000 }] },
   { form: 'spotUserTrades', query: 'userTradesWithLists', marketId: BTCSPOT, args: [{ account: ALICE, sub: 0 }, BTCSPOT, { limit: 1000 }] },
   { form: 'income', query: 'income', marketId: -1, args: [{ account: BOB, sub: 0 }, { limit: 1000 }] },
+  { form: 'algoOrders', query: 'allOrders', marketId: BTCPERP, args: [{ account: CAROL, sub: 0 }, BTCPERP, { limit: 1000, conditionalOnly: true }] },
 ]
 
 /** As the gateway makes it (gateway/pages.ts): the page's market, or every market (-1). */
@@ -52,6 +53,9 @@ const json = async (p: Projections, query: PageQuery, args: unknown[], format: P
 t.test('a page is its query formatted: the same bytes here and in a worker, in a buffer of its own', async (t) => {
   const f = await Fixture.open(t, { worker: false })
   await scenario(f)
+  // A conditional order among Carol's plain ones, for the algo form.
+  await f.ok({ type: 'PlaceOrder', account: CAROL, sub: 0, marketId: BTCPERP, side: 'SELL', orderType: 'STOP_MARKET', qtyLots: 10,
+    stopPriceTicks: 250_000 })
   const worker = await startProjectionsWorker(join(f.dir, 'worker'), { pageFormatter: PAGE_FORMATTER_URL })
   t.teardown(() => worker.close())
   await replay(worker, f, 5)
@@ -83,6 +87,9 @@ t.test('a page is its query formatted: the same bytes here and in a worker, in a
   const income = await json(f.p, 'income', PAGES[11]!.args, formatOf(f, 'income', -1, false))
   t.ok(income.some((r: { symbol: string; incomeType: string }) => r.symbol === 'BTCUSDTPERP' && r.incomeType === 'COMMISSION'),
     'income rows name their markets')
+  const algo = await json(worker, 'allOrders', PAGES[12]!.args, formatOf(f, 'algoOrders', BTCPERP, false))
+  t.match(algo, [{ algoType: 'CONDITIONAL', orderType: 'STOP_MARKET', symbol: 'BTCUSDTPERP', triggerPrice: '25000.0', algoStatus: 'NEW' }],
+    'Carol\'s one conditional order, none of her plain ones')
   const k = await json(f.p, 'klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, true))
   const kms = await json(f.p, 'klines', PAGES[7]!.args, formatOf(f, 'klines', BTCPERP, false))
   t.same([k[0][0], k[0][6]], [kms[0][0] * 1000, kms[0][6] * 1000], 'a kline\'s open and close times in microseconds')
