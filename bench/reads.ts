@@ -44,6 +44,8 @@ const READS: Read[] = [
   { name: 'allOrders 1000 (signed)', path: '/fapi/v1/allOrders?symbol=BTCUSDTPERP&limit=1000', signed: true },
   { name: 'userTrades 1000 (signed)', path: '/fapi/v1/userTrades?symbol=BTCUSDTPERP&limit=1000', signed: true },
   { name: 'income 1000 (signed)', path: '/fapi/v1/income?limit=1000', signed: true },
+  // Of thousands of orders, none conditional: the walk of the conditional orders' index alone.
+  { name: 'allAlgoOrders (signed)', path: '/fapi/v1/allAlgoOrders?symbol=BTCUSDTPERP&limit=1000', signed: true },
   // From the state, in the main thread: the reader's own open orders and account.
   { name: 'openOrders (signed)', path: '/fapi/v1/openOrders', signed: true },
   { name: 'account (signed)', path: '/fapi/v3/account', signed: true },

@@ -15,9 +15,9 @@ export interface AllOrdersQuery extends TimeRange {
   /** Oldest order id to return; with it, startTime and endTime only bound the result. */
   orderId?: number | undefined
   limit: number
-  /** Conditional orders only (the algo forms' history): the others are walked past, not counted. */
+  /** Conditional orders only (the algo forms' history), read from their own index. */
   conditionalOnly?: boolean | undefined
-  /** Without orderId or startTime: orders created before this are not walked to (a default window). */
+  /** With conditionalOnly, without orderId or startTime: none created before this (a default window). */
   floorTime?: number | undefined
 }
 
@@ -72,17 +72,14 @@ export async function orderByClientId(stores: Stores, owner: Owner, marketId: nu
 export async function allOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery): Promise<OrderRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.allOrdersMax)
   checkRange(q)
+  if (q.conditionalOnly === true) return conditionalOrders(stores, owner, marketId, q)
   const prefix = ownerMarketPrefix(owner, marketId)
-  const wanted = (o: OrderRecord): boolean => q.conditionalOnly !== true || o.cond !== undefined
+  const decode = (_k: Buffer, v: Buffer): OrderRecord => orderCodec.decode(v)
   if (q.orderId === undefined && q.startTime === undefined) {
-    // The newest orders, up to endTime when given; older ones come later in the walk.
+    // The newest orders, up to endTime when given.
     const upTo = q.endTime === undefined ? undefined : await firstOrderFrom(stores.orders, prefix, q.endTime + 1)
     const lt = upTo === undefined ? prefixEnd(prefix) : Buffer.concat([prefix, key().u64(upTo).build()])
-    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, (_k, v) => {
-      const o = orderCodec.decode(v)
-      if (q.floorTime !== undefined && o.time < q.floorTime) return 'stop'
-      return wanted(o) ? o : undefined
-    })
+    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, decode)
   }
   const fromId = q.orderId ?? await firstOrderFrom(stores.orders, prefix, q.startTime!)
   if (fromId === undefined) return []
@@ -90,8 +87,27 @@ export async function allOrders(stores: Stores, owner: Owner, marketId: number, 
   return scan(stores.orders, fromBounds(prefix, key().u64(fromId).build()), q.limit, (_k, v) => {
     const o = orderCodec.decode(v)
     if (q.endTime !== undefined && o.time > q.endTime) return 'stop'
-    return (q.startTime !== undefined && o.time < q.startTime) || !wanted(o) ? undefined : o
+    return q.startTime !== undefined && o.time < q.startTime ? undefined : o
   })
+}
+
+/**
+ * allOrders of conditional orders only (allAlgoOrders), walked in their index (creation time
+ * by order id) and read from the orders: however many plain orders came between, the walk
+ * meets conditional ones only.
+ */
+async function conditionalOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery): Promise<OrderRecord[]> {
+  const prefix = ownerMarketPrefix(owner, marketId)
+  const ascending = q.orderId !== undefined || q.startTime !== undefined
+  const bounds = ascending ? fromBounds(prefix, key().u64(q.orderId ?? 0).build()) : { gte: prefix, lt: prefixEnd(prefix), reverse: true }
+  const keys = await scan(stores.conditionalOrders, bounds, q.limit, (k, v) => {
+    const time = numberCodec.decode(v)
+    if (q.endTime !== undefined && time > q.endTime) return ascending ? 'stop' : undefined
+    if (q.startTime !== undefined && time < q.startTime) return undefined
+    if (!ascending && q.floorTime !== undefined && time < q.floorTime) return 'stop'
+    return k
+  })
+  return getAll(stores.orders, keys, orderCodec.decode)
 }
 
 /**

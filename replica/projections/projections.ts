@@ -17,7 +17,7 @@ import { onPreventedMatch, preventedMatches, type PreventedMatchQuery, type Prev
 import { onPositionMargin, positionMargins, type PositionMarginQuery, type PositionMarginRecord } from './position-margin.js'
 import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type ForceOrderRecord } from './force-orders.js'
 import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batch.js'
-import { orderCodec, plainCodec } from './codec.js'
+import { numberCodec, orderCodec, plainCodec } from './codec.js'
 import { intervalIndex, type KlineInterval } from './intervals.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
@@ -28,7 +28,7 @@ import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
   TradeRecord, TransferRecord, SubTransferRecord, UserTradeInList, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
-import { allStores, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Store, type Stores } from './stores.js'
+import { allStores, CONDITIONAL_INDEX_KEY, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Store, type Stores } from './stores.js'
 import { ticker24h } from './ticker.js'
 import { onDeposit, onDepositPending, onSubTransfer, onTransfer, onWithdrawal } from './wallet-writer.js'
 import * as walletQueries from './wallet-queries.js'
@@ -141,6 +141,25 @@ export class Projections {
     for await (const v of this.stores.cursors.values()) cursors.push(cursorCodec.decode(v))
     await this.market.load(cursors)
     await this.priceKlineWriter.load()
+    if (await this.stores.meta.get(CONDITIONAL_INDEX_KEY) === undefined) await this.indexConditionalOrders()
+  }
+
+  /**
+   * Fills the conditional orders' index from the orders a store written before it holds (once:
+   * every write keeps it since). One pass over the orders, decoding each.
+   */
+  private async indexConditionalOrders(): Promise<void> {
+    let ops: { type: 'put'; key: Buffer; value: Buffer }[] = []
+    for await (const [k, v] of this.stores.orders.iterator()) {
+      const o = orderCodec.decode(v)
+      if (o.cond !== undefined) ops.push({ type: 'put', key: k, value: numberCodec.encode(o.time) })
+      if (ops.length >= 10_000) {
+        await this.stores.conditionalOrders.batch(ops)
+        ops = []
+      }
+    }
+    if (ops.length > 0) await this.stores.conditionalOrders.batch(ops)
+    await this.stores.meta.put(CONDITIONAL_INDEX_KEY, Buffer.alloc(0))
   }
 
   /**
@@ -271,6 +290,10 @@ export class Projections {
     for (const [id, p] of batch.orders) {
       const value = orderCodec.encode(p.record!)
       ops.push({ type: 'put', sublevel: this.stores.orders, key: p.key, value })
+      // allAlgoOrders walks these alone, however many plain orders an account places.
+      if (p.record!.cond !== undefined) {
+        ops.push({ type: 'put', sublevel: this.stores.conditionalOrders, key: p.key, value: numberCodec.encode(p.record!.time) })
+      }
       written.push([id, value, isTerminal(p.record!.status)])
     }
     ops.push({ type: 'put', sublevel: this.stores.meta, key: META_KEY, value: metaCodec.encode(meta) })

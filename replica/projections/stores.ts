@@ -45,6 +45,8 @@ export interface Stores {
   positionSides: Store
   /** owner, marketId u32, orderId u64 → OrderRecord (by time too: account-queries.ts). */
   orders: Store
+  /** The same keys as orders', of conditional orders only → creation time u64 (allAlgoOrders). */
+  conditionalOrders: Store
   /** owner, marketId u32, clientOrderId → orderId of the latest order with that id. */
   clientOrderIds: Store
   /** owner, marketId u32, time u64, tradeId u64, maker u8 → StoredUserTrade (with the fill's income). */
@@ -92,7 +94,7 @@ const NAMES: (keyof Stores)[] = [
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides', 'topTraders',
-  'preventedMatches', 'orderLists', 'orderListClientIds', 'subTransfers',
+  'preventedMatches', 'orderLists', 'orderListClientIds', 'subTransfers', 'conditionalOrders',
 ]
 
 export function openStores(base: BaseDb): Stores {
@@ -187,3 +189,5 @@ export function withdrawalIdKey(withdrawalId: number): Buffer {
 }
 
 export const META_KEY = Buffer.from('m')
+/** In meta, once conditionalOrders holds every conditional order in orders (stores written before it had none). */
+export const CONDITIONAL_INDEX_KEY = Buffer.from('c')

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { Level } from 'level'
 import t from 'tap'
 import type { Event } from '../../core/events.js'
-import { createProjections } from '../../replica/projections/index.js'
+import { createProjections, type Projections } from '../../replica/projections/index.js'
 import { key, prefixEnd } from '../../replica/projections/keys.js'
 import { timeRangeBounds } from '../../replica/projections/time-range.js'
 import { ALICE, BOB, BTCPERP, CAROL } from '../helpers/exchange.js'
@@ -170,6 +170,33 @@ t.test('in a database the caller owns, under its own sublevel', async (t) => {
   t.equal(reopened.lastSeq, f.p.lastSeq)
   await reopened.close()
   await db.close()
+})
+
+t.test('a store written before the conditional orders\' index is indexed when it opens', async (t) => {
+  const f = await Fixture.open(t)
+  await scenario(f)
+  await f.ok({ type: 'PlaceOrder', account: CAROL, sub: 0, marketId: BTCPERP, side: 'SELL', orderType: 'STOP_MARKET', qtyLots: 10,
+    stopPriceTicks: 250_000 })
+  await f.ok(limit(CAROL, 'BUY', 28000, 0.01))
+  const owner = { account: CAROL, sub: 0 }
+  const algo = (p: Projections) => p.allOrders(owner, BTCPERP, { limit: 1000, conditionalOnly: true })
+  const want = await algo(f.p)
+  t.same(want.map((o) => o.orderType), ['STOP_MARKET'], 'the index holds the stop, not the limit orders')
+  const db = new Level<string, string>(join(f.dir, 'shared'))
+  t.teardown(() => db.close())
+  const p = await createProjections(db.sublevel('replica'))
+  for (const e of f.log) p.apply(e.seq, e.time, e.events)
+  await p.close()
+  // As a build before the index left it: no index rows, no mark that it was built.
+  const buffers = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const
+  const base = db.sublevel('replica').sublevel<Buffer, Buffer>('projections', buffers)
+  const index = base.sublevel<Buffer, Buffer>('conditionalOrders', buffers)
+  await index.clear()
+  await base.sublevel<Buffer, Buffer>('meta', buffers).del(Buffer.from('c'))
+  const reopened = await createProjections(db.sublevel('replica'))
+  t.same(await algo(reopened), want, 'indexed on opening')
+  t.equal((await index.keys().all()).length, 1, 'one row')
+  await reopened.close()
 })
 
 t.test('the pending batch is bounded', async (t) => {
