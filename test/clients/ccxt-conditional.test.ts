@@ -1,7 +1,8 @@
 // ccxt's `binanceusdm`, unmodified, places, lists and cancels a conditional order against a
 // real exchange process: since Binance's algo service, ccxt sends STOP_MARKET with a stopPrice
 // to POST /fapi/v1/algoOrder (algoType CONDITIONAL, triggerPrice) and reads it back from
-// openAlgoOrders; a cancel goes to DELETE /fapi/v1/algoOrder by algoId.
+// openAlgoOrders; a cancel goes to DELETE /fapi/v1/algoOrder by algoId, and the history
+// (fetchOrders with trigger) to allAlgoOrders.
 
 import t from 'tap'
 import ccxt, { type Exchange } from 'ccxt'
@@ -31,4 +32,9 @@ t.test('ccxt binanceusdm: a STOP_MARKET through the algo routes', { timeout: 120
   const canceled = await maker.cancelOrder('257', S, { trigger: true })
   t.equal(canceled.id, '257')
   t.same(await maker.fetchOpenOrders(S, undefined, undefined, { trigger: true }), [])
+  // The history (allAlgoOrders) keeps it, canceled; by default the last seven days, or since a time.
+  const history = await maker.fetchOrders(S, undefined, undefined, { trigger: true })
+  t.same(history.map((o) => [o.id, o.status, o.triggerPrice]), [['257', 'canceled', 50000]])
+  t.same((await maker.fetchCanceledOrders(S, stop.timestamp, undefined, { trigger: true })).map((o) => o.id), ['257'])
+  t.same(await maker.fetchOrders(S, stop.timestamp! + 60_000, undefined, { trigger: true }), [], 'none placed since')
 })
