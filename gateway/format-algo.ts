@@ -42,10 +42,10 @@ export function algoStatusOf(o: OrderFields): string {
   return o.status === 'NEW' || o.status === 'PARTIALLY_FILLED' ? 'TRIGGERED' : 'FINISHED'
 }
 
-/** The algo order record (New/Query/Open/All Algo Orders). */
 /** What of a market an algo row reads (a page's copy of it will do: page-format.ts). */
 export type AlgoMarket = MarketScales & Pick<Market, 'marketId' | 'symbol'>
 
+/** The algo order record (New/Query/Open/All Algo Orders). */
 export function algoJson(m: AlgoMarket, o: OrderFields): Record<string, unknown> {
   const c = o.cond!
   const trailing = c.origType === 'TRAILING_STOP_MARKET'

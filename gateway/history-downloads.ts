@@ -100,7 +100,7 @@ function perpMarkets(state: State): PerpMarket[] {
  * The file: a header line, then every row of the range, oldest first (orders and trades market
  * by market). Each page of rows is printed where it is read (gateway/pages.ts) and goes out as
  * the bytes it was handed: a file of thousands of rows built here line by line held the node's
- * main thread for 15–20 ms per fetch, its event loop up to 265 ms behind under one client.
+ * main thread for 15–26 ms per fetch, its event loop up to 300 ms behind under one client.
  */
 export async function* downloadChunks(ctx: GatewayContext, owner: Owner, d: Download): AsyncGenerator<Buffer> {
   await ctx.projections.flush()

@@ -8,10 +8,10 @@ import type {
   AggTradeRecord, IncomeRecord, KlineRecord, OrderRecord, PriceKind, PriceKlineRecord, TradeRecord, UserTradeInList, UserTradeRecord,
 } from '../replica/projections/index.js'
 import type { MarketScales } from './decimal.js'
+import { algoJson } from './format-algo.js'
 import { csvLine, type DownloadKind } from './format-csv.js'
 import { incomeJson, userTradeJson, type IncomeView } from './format-history.js'
 import { aggTradeBody, klineBody, spotAggTradeBody, spotTradeBody, tradeBody } from './format-market.js'
-import { algoJson } from './format-algo.js'
 import { orderJson } from './format-order.js'
 import { priceKlineBody, sampledPriceKlineBody } from './format-prices.js'
 import { spotOrderJson, spotUserTradeJson } from './format-spot.js'

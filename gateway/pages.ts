@@ -51,13 +51,10 @@ export async function makePage(ctx: GatewayContext, plan: PagePlan, micro: boole
   return { ...p, bytes: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength) }
 }
 
-async function pageBytes(ctx: GatewayContext, plan: PagePlan, micro: boolean): Promise<Buffer> {
-  return (await makePage(ctx, plan, micro)).bytes
-}
 
 /** The page as this request's answer: JSON, in the request's time unit. */
 export async function pageReply(ctx: GatewayContext, req: FastifyRequest, reply: FastifyReply, plan: PagePlan): Promise<Buffer> {
-  const bytes = await pageBytes(ctx, plan, wantsMicroseconds(req))
+  const { bytes } = await makePage(ctx, plan, wantsMicroseconds(req))
   // A buffer goes out as it is: no serializer, no preSerialization hook (the time unit is applied).
   void reply.type('application/json; charset=utf-8')
   return bytes
@@ -65,5 +62,5 @@ export async function pageReply(ctx: GatewayContext, req: FastifyRequest, reply:
 
 /** The page as a WebSocket API method's result (milliseconds, as that API's answers all are). */
 export async function pageResult(ctx: GatewayContext, plan: PagePlan): Promise<JsonBytes> {
-  return new JsonBytes(await pageBytes(ctx, plan, false))
+  return new JsonBytes((await makePage(ctx, plan, false)).bytes)
 }

@@ -128,8 +128,8 @@ export const algoOrderRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     const algoId = idParam(a.params, 'algoId')
     const limit = limitParam(a.params, 500, 1000)
     const range = timeRange(a.params, ALGO_HISTORY_WINDOW_MS)
-    // The market's conditional orders (the projections walk past the others) from the algoId's
-    // order on, or by the time-range rule; with neither, the newest of the last seven days.
+    // The market's conditional orders (an index of their own in the projections) from the
+    // algoId's order on, or by the time-range rule; with neither, the newest of the last seven days.
     const from = algoId === undefined ? {} : { orderId: Math.floor(algoId / 256) }
     const floor = algoId === undefined && range.startTime === undefined
       ? { floorTime: (range.endTime ?? ctx.now()) - ALGO_HISTORY_WINDOW_MS } : {}

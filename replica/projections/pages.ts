@@ -46,15 +46,10 @@ export interface Page {
 const utf8 = new TextEncoder()
 
 /**
- * The body's bytes in a buffer of their own (TextEncoder's, never Buffer's shared pool), so the
- * worker can transfer it.
+ * The page of `rows` (a list query's answer) with `body` their formatted text. The bytes are in
+ * a buffer of their own (TextEncoder's, never Buffer's shared pool), so the worker can transfer it.
  */
-export function pageBytes(body: string): Uint8Array {
-  return utf8.encode(body)
-}
-
-/** The page of `rows` (a list query's answer) with `body` their formatted bytes. */
 export function pageOf(body: string, rows: unknown): Page {
   const list = rows as unknown[]
-  return { bytes: pageBytes(body), rows: list.length, last: list[list.length - 1] }
+  return { bytes: utf8.encode(body), rows: list.length, last: list[list.length - 1] }
 }
