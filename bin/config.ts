@@ -165,6 +165,7 @@ const OPTIONS = {
   'anchor-interval-ms': { type: 'string', env: 'EXCHANGE_ANCHOR_INTERVAL_MS', default: '10000' },
   'chain-poll-ms': { type: 'string', env: 'EXCHANGE_CHAIN_POLL_MS', default: '500' },
   'weight-limit': { type: 'string', env: 'EXCHANGE_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.weight1m) },
+  'sapi-weight-limit': { type: 'string', env: 'EXCHANGE_SAPI_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.sapiWeight1m) },
   'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
   'order-limit-1m': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_1M', default: String(DEFAULT_RATE_LIMITS.orders1m) },
   'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
@@ -344,6 +345,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     chainPollMs: intOption('chain-poll-ms', get('chain-poll-ms'), 10, 60_000),
     rateLimits: {
       weight1m: intOption('weight-limit', get('weight-limit'), 1, 1_000_000_000),
+      sapiWeight1m: intOption('sapi-weight-limit', get('sapi-weight-limit'), 1, 1_000_000_000),
       orders10s: intOption('order-limit-10s', get('order-limit-10s'), 1, 1_000_000_000),
       orders1m: intOption('order-limit-1m', get('order-limit-1m'), 1, 1_000_000_000),
       wsConnections5m: intOption('ws-connection-limit', get('ws-connection-limit'), 1, 1_000_000_000),

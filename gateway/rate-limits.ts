@@ -1,15 +1,18 @@
 // The gateway's rate limits: Binance's defaults unless the operator configures others
-// (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`, `--ws-connection-limit`), e.g.
+// (`--weight-limit`, `--sapi-weight-limit`, `--order-limit-10s`, `--order-limit-1m`,
+// `--ws-connection-limit`), e.g.
 // for a load test or a market maker's private gateway. exchangeInfo reports the request and
 // order limits actually enforced (Binance's lists no connection limit).
 
 import { ORDERS_PER_10S, ORDERS_PER_1M } from './routes/symbols.js'
-import { WEIGHT_LIMIT_1M } from './weights.js'
+import { SAPI_UID_WEIGHT_1M, WEIGHT_LIMIT_1M } from './weights.js'
 import { ATTEMPTS_PER_5M } from './ws/connection-attempts.js'
 
 export interface RateLimits {
   /** REQUEST_WEIGHT per IP per minute. */
   weight1m: number
+  /** /sapi request weight per account per minute (Binance's UID limit). */
+  sapiWeight1m: number
   /** New orders per account in 10 seconds. */
   orders10s: number
   /** New orders per account per minute. */
@@ -19,7 +22,8 @@ export interface RateLimits {
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {
-  weight1m: WEIGHT_LIMIT_1M, orders10s: ORDERS_PER_10S, orders1m: ORDERS_PER_1M, wsConnections5m: ATTEMPTS_PER_5M,
+  weight1m: WEIGHT_LIMIT_1M, sapiWeight1m: SAPI_UID_WEIGHT_1M, orders10s: ORDERS_PER_10S, orders1m: ORDERS_PER_1M,
+  wsConnections5m: ATTEMPTS_PER_5M,
 }
 
 /** exchangeInfo's `rateLimits` for the limits in force. */

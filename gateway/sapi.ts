@@ -11,14 +11,11 @@ import type { GatewayContext } from './context.js'
 import { formatBalance, parseAmount } from './decimal.js'
 import { fromCore, invalidParam } from './errors.js'
 import { optional, required, timeParam } from './market-params.js'
-import { WeightCounter } from './weights.js'
-
-/** SAPI weights count per account (Binance's UID limit), not against the IP's futures limit. */
-export const SAPI_UID_WEIGHT_1M = 180_000
+import { SAPI_UID_WEIGHT_1M, WeightCounter } from './weights.js'
 
 /** The one per-account SAPI budget of a gateway, which every /sapi plugin charges. */
 export function sapiWeights(ctx: GatewayContext): WeightCounter {
-  return new WeightCounter(ctx.now, SAPI_UID_WEIGHT_1M)
+  return new WeightCounter(ctx.now, ctx.rateLimits?.sapiWeight1m ?? SAPI_UID_WEIGHT_1M)
 }
 
 /** Authenticates a /sapi request: weight 1 to the IP, `weight` to the account. */

@@ -5,6 +5,8 @@
 import { ipBanned, tooManyRequests } from './errors.js'
 
 export const WEIGHT_LIMIT_1M = 2400
+/** /sapi weights count per account (Binance's UID limit), not against the IP's futures limit. */
+export const SAPI_UID_WEIGHT_1M = 180_000
 /** Distinct IPs tracked in one minute; past it, new IPs share one bucket. */
 const IPS_MAX = 100_000
 /** Requests refused with 429 in one minute before an IP is answered 418. */

@@ -1,4 +1,4 @@
-// Configured rate limits (`--weight-limit`, `--order-limit-10s`, `--order-limit-1m`, `--ws-connection-limit`: its own test in ws/connection-attempts): the
+// Configured rate limits (`--weight-limit`, `--sapi-weight-limit`, `--order-limit-10s`, `--order-limit-1m`, `--ws-connection-limit`: its own test in ws/connection-attempts): the
 // gateway enforces them and exchangeInfo reports them; Binance's defaults otherwise. And the
 // signed payload: wherever `signature` sits among the parameters, the rest is what is signed.
 
@@ -15,7 +15,7 @@ t.test('configured limits are enforced and reported', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const keys = await trader(rig)
-  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 50, orders10s: 2, orders1m: 3, wsConnections5m: 300 } })
+  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 50, sapiWeight1m: 180_000, orders10s: 2, orders1m: 3, wsConnections5m: 300 } })
   t.teardown(() => app.close())
   const limited: GatewayRig = { ...rig, app }
 
@@ -41,10 +41,30 @@ t.test('configured limits are enforced and reported', async (t) => {
   t.same(seen, [200, 429, 429], 'the weight limit counts the first exchangeInfo above too')
 })
 
+t.test('the /sapi weight per account is configured apart from the per-IP weight', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const keys = await trader(rig)
+  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 1_000_000, sapiWeight1m: 25, orders10s: 300, orders1m: 1200, wsConnections5m: 300 } })
+  t.teardown(() => app.close())
+  const limited: GatewayRig = { ...rig, app }
+  // GET /sapi/v1/asset/transfer weighs 1 to the IP and 1 to the account; GET futures/transfer 10 to the account.
+  const history = { type: 'MAIN_UMFUTURE' }
+  const seen: number[] = []
+  for (let i = 0; i < 2; i++) seen.push((await signedInject(limited, keys, 'GET', '/sapi/v1/futures/transfer', { asset: 'USDT', startTime: rig.ex.time - 1000 })).statusCode)
+  for (let i = 0; i < 6; i++) seen.push((await signedInject(limited, keys, 'GET', '/sapi/v1/asset/transfer', history)).statusCode)
+  t.same(seen, [200, 200, 200, 200, 200, 200, 200, 429], '25 a minute: the 26th unit of weight is refused')
+  const refused = await signedInject(limited, keys, 'GET', '/sapi/v1/asset/transfer', history)
+  t.equal(refused.json().code, -1003)
+  t.equal((await signedInject(limited, keys, 'GET', '/fapi/v2/balance', {})).statusCode, 200, 'the per-IP weight is not what ran out')
+})
+
 t.test('the flags and their checks', async (t) => {
-  t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, orders10s: 300, orders1m: 1200, wsConnections5m: 300 })
-  t.same(loadConfig(['start', '--weight-limit', '100000', '--order-limit-10s', '5000', '--order-limit-1m', '20000', '--ws-connection-limit', '5000'], {}).rateLimits,
-    { weight1m: 100_000, orders10s: 5000, orders1m: 20_000, wsConnections5m: 5000 })
+  t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, sapiWeight1m: 180_000, orders10s: 300, orders1m: 1200, wsConnections5m: 300 })
+  t.same(loadConfig(['start', '--weight-limit', '100000', '--sapi-weight-limit', '7', '--order-limit-10s', '5000', '--order-limit-1m', '20000',
+    '--ws-connection-limit', '5000'], {}).rateLimits,
+    { weight1m: 100_000, sapiWeight1m: 7, orders10s: 5000, orders1m: 20_000, wsConnections5m: 5000 })
+  t.same(loadConfig(['start'], { EXCHANGE_SAPI_WEIGHT_LIMIT: '9000' }).rateLimits.sapiWeight1m, 9000)
   t.same(loadConfig(['start'], { EXCHANGE_WS_CONNECTION_LIMIT: '9' }).rateLimits.wsConnections5m, 9)
   t.same(loadConfig(['start'], { EXCHANGE_ORDER_LIMIT_1M: '7' }).rateLimits.orders1m, 7)
   t.throws(() => loadConfig(['start', '--order-limit-10s', '0'], {}), /--order-limit-10s must be an integer in \[1, 1000000000\], got 0/)
