@@ -103,7 +103,7 @@ function perpMarkets(state: State): PerpMarket[] {
  * main thread for 15–26 ms per fetch, its event loop up to 300 ms behind under one client.
  */
 export async function* downloadChunks(ctx: GatewayContext, owner: Owner, d: Download): AsyncGenerator<Buffer> {
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   yield Buffer.from(csvHeader(d.kind))
   const range = { startTime: d.startTime, endTime: d.endTime }
   const read = (plan: PagePlan): Promise<Page & { bytes: Buffer }> => makePage(ctx, plan, false)

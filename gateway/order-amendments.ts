@@ -18,7 +18,7 @@ export async function amendmentHistory(ctx: GatewayContext, a: Authenticated): P
   const order = await findOrder(ctx, a, m)
   if (order === undefined) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'query' })
   // Amendments of an order still open are as new as the state it was found in.
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   const owner = { account: a.session.account, sub: a.session.sub }
   const rows = await ctx.projections.orderAmendments(owner, m.marketId, order.orderId, { ...range, limit })
   return rows.map((r) => ({

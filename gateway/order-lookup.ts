@@ -16,7 +16,7 @@ export async function findOrder(ctx: GatewayContext, a: Authenticated, m: Market
   if (open && open.owner === sub && open.market === m && (clientId === undefined || open.clientOrderId === clientId)) {
     return fieldsOfOrder(open)
   }
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   const owner = { account: a.session.account, sub: a.session.sub }
   const rec = orderId !== undefined
     ? await ctx.projections.order(owner, m.marketId, orderId)

@@ -16,7 +16,7 @@ interface PageOf {
   /** The market the rows are of; none: rows of any market (income). */
   market?: Market
   priceKind?: PriceKind
-  /** A caller's own history: what was applied before the request is written first (read-your-writes). */
+  /** A caller's own history: what was applied before the request is readable first (read-your-writes: projections.readable()). */
   flush?: true
   /** A history download's CSV lines (format-csv.ts) instead of JSON. */
   csv?: DownloadKind
@@ -45,7 +45,7 @@ function formatOf(state: State, p: PagePlan, micro: boolean): PageFormat {
 
 /** The page the plan makes, its bytes in a Buffer over the memory handed over. */
 export async function makePage(ctx: GatewayContext, plan: PagePlan, micro: boolean): Promise<Page & { bytes: Buffer }> {
-  if (plan.flush) await ctx.projections.flush()
+  if (plan.flush) await ctx.projections.readable()
   const page = ctx.projections.page as (q: PageQuery, args: unknown[], format: PageFormat) => Promise<Page>
   const p = await page.call(ctx.projections, plan.query, plan.args, formatOf(ctx.state(), plan, micro))
   return { ...p, bytes: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength) }

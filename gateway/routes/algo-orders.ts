@@ -59,14 +59,14 @@ async function findAlgo(ctx: GatewayContext, a: Authenticated, p: Params): Promi
     if (at === undefined) return undefined
     const open = at.m.triggers.live.get(at.orderId)
     if (open && open.owner === a.sub) return { m: at.m, rec: fieldsOfOrder(open) }
-    await ctx.projections.flush()
+    await ctx.projections.readable()
     const rec = await ctx.projections.order(owner, at.m.marketId, at.orderId)
     return rec && isAlgo(rec) ? { m: at.m, rec } : undefined
   }
   const open = a.sub?.orders.get(clientId!)
   if (open && isConditionalType(open.orderType)) return { m: open.market as PerpMarket, rec: fieldsOfOrder(open) }
   // Closed ones: the newest with that id among the markets, in market order.
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   let found: { m: PerpMarket; rec: OrderFields } | undefined
   for (const m of allPerps(state)) {
     const rec = await ctx.projections.orderByClientId(owner, m.marketId, clientId!)

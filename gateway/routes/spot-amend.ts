@@ -68,7 +68,7 @@ export async function spotAmendmentsFrom(ctx: GatewayContext, a: Authenticated):
   const order = await findOrder(ctx, a, m)
   if (order === undefined) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'query' })
   // Amendments of an order still open are as new as the state it was found in.
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   const owner = { account: a.session.account, sub: a.session.sub }
   const rows = await ctx.projections.orderAmendmentsFrom(owner, m.marketId, order.orderId, fromEntry, limit)
   return rows.map((r) => ({

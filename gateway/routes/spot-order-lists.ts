@@ -264,7 +264,7 @@ export async function spotOcoQueryFrom(ctx: GatewayContext, a: Authenticated): P
   const orderListId = idParam(a.params, 'orderListId')
   const listClientOrderId = optional(a.params, 'origClientOrderId')
   if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'origClientOrderId')
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   // With both, origClientOrderId names the list (as Binance's).
   const r = await ctx.projections.orderList({ account: a.session.account, sub: a.session.sub },
     listClientOrderId !== undefined ? { listClientOrderId } : { orderListId })
@@ -280,7 +280,7 @@ export async function spotAllOcoFrom(ctx: GatewayContext, a: Authenticated): Pro
     throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
   }
   const limit = limitParam(a.params, 500, 1000)
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   const rows = await ctx.projections.allOrderLists({ account: a.session.account, sub: a.session.sub }, { fromId, ...range, limit })
   const state = ctx.state()
   return rows.map((r) => recordJson(state, r))

@@ -90,7 +90,7 @@ export async function spotPreventedMatchesFrom(ctx: GatewayContext, a: Authentic
   if (preventedMatchId === undefined && orderId === undefined) throw eitherParam('preventedMatchId', 'orderId')
   const fromPreventedMatchId = idParam(a.params, 'fromPreventedMatchId')
   const limit = limitParam(a.params, 500, 1000)
-  await ctx.projections.flush()
+  await ctx.projections.readable()
   const rows = await ctx.projections.preventedMatches({ account: a.session.account, sub: a.session.sub }, m.marketId,
     { preventedMatchId, orderId, fromPreventedMatchId, limit })
   return rows.map((r) => ({

@@ -86,7 +86,7 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
   /** Rows of the given sub-accounts' histories in the range, each transfer once, newest first. */
   const rowsOf = async (a: Authenticated, subs: readonly number[]): Promise<SubTransferRecord[]> => {
     const range = historyRange(a, ctx.now(), HISTORY_RANGE_MS, HISTORY_RANGE_MS)
-    await ctx.projections.flush()
+    await ctx.projections.readable()
     const byId = new Map<number, SubTransferRecord>()
     for (const sub of subs) {
       const rows = await ctx.projections.subTransfers({ account: a.session.account, sub },

@@ -49,7 +49,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const current = pageParam(a.params, 'current', 1, Number.MAX_SAFE_INTEGER)
     const size = pageParam(a.params, 'size', 10, TRANSFER_PAGE_MAX)
     const state = ctx.state()
-    await ctx.projections.flush()
+    await ctx.projections.readable()
     const rows = await ctx.projections.transfers({ account: a.session.account, sub: a.session.sub },
       { ...historyRange(a, ctx.now(), TRANSFER_DEFAULT_RANGE_MS, PROJECTION_LIMITS.walletRangeMs), limit: PROJECTION_LIMITS.walletHistoryMax }, ctx.now())
     const mine = rows.filter(keep).reverse()
@@ -103,7 +103,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   app.get('/sapi/v1/capital/deposit/hisrec', walletDocs.deposits, async (req) => {
     const a = signedIn(req, 1)
     const state = ctx.state()
-    await ctx.projections.flush()
+    await ctx.projections.readable()
     const rawStatus = optional(a.params, 'status')
     if (rawStatus !== undefined && !/^\d{1,2}$/.test(rawStatus)) throw invalidParam('status')
     const status = rawStatus === undefined ? undefined : Number(rawStatus)
@@ -168,7 +168,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   app.get('/sapi/v1/capital/withdraw/history', walletDocs.withdrawals, async (req) => {
     const a = signedIn(req, 1)
     const state = ctx.state()
-    await ctx.projections.flush()
+    await ctx.projections.readable()
     const rows = await ctx.projections.withdrawals({ account: a.session.account, sub: a.session.sub }, history(a, ctx.now()), ctx.now())
     return rows.map((r) => ({
       id: String(r.withdrawalId), amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)),

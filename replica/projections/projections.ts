@@ -126,6 +126,8 @@ export class Projections {
   get flushedTime(): number { return this.durableTime }
   /** The seq a query asked now answers as of at least: here, what is written. */
   get readableSeq(): number { return this.durableSeq }
+  /** Resolves once a query asked then reads every entry applied so far: here, once they are written. */
+  readable(): Promise<void> { return this.flush() }
   /** Resolves once every flush asked for so far has been written (or has failed). */
   written(): Promise<void> { return this.writing }
   /** Whether the pending batch is large enough that the apply loop should flush now. */

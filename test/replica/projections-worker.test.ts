@@ -75,6 +75,27 @@ t.test('flushes asked close together share one message and one write', async (t)
   t.equal((await f.p.recentTrades(BTCPERP, 10)).length, 5)
 })
 
+t.test('readable(): in the worker, at once, not after the flush that waits for company; here, once written', async (t) => {
+  for (const worker of [true, false]) {
+    const f = await Fixture.open(t, { worker })
+    for (const a of [ALICE, BOB]) await f.fund(a, 1_000_000)
+    f.autoFlush = false
+    await trade(f, ALICE, BOB, 30000, 0.01, M)
+    // A flush per committed batch is always due under load (the runtime asks one); a read of the
+    // caller's own history asks readable() instead.
+    const flushed = f.p.flush()
+    const seen: string[] = []
+    const timer = new Promise<void>((resolve) => setTimeout(() => { seen.push('a timer of 0 ms'); resolve() }, 0))
+    await f.p.readable().then(() => seen.push('readable'))
+    await timer
+    const where = worker ? 'worker' : 'here'
+    // The worker's flush waits on a timer (FLUSH_SHARE_MS); readable() resolves before any timer runs.
+    if (worker) t.same(seen, ['readable', 'a timer of 0 ms'], `${where}: resolved before any timer ran`)
+    t.equal((await f.p.allOrders({ account: BOB, sub: 0 }, BTCPERP, { limit: 10 })).length, 1, `${where}: the query after it reads the order`)
+    await flushed
+  }
+})
+
 t.test('the store in this thread counts only what is written as readable', async (t) => {
   const f = await Fixture.open(t, { worker: false })
   for (const a of [ALICE, BOB]) await f.fund(a, 1_000_000)
