@@ -86,9 +86,12 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   out(`routes: every GET route of the OpenAPI document (${rows.length}), one client on ${CONNECTIONS} keep-alive connections for`
     + ` ${SECONDS} s each, against an exchange process given ${int(h.orders)} signed orders from ${h.accounts} accounts over`
     + ` ${h.seconds} s first (weight limits raised); the ${Math.min(SHOWN, rows.length)} costliest to the main thread:`)
+  const limitOf = (x: Row): string => {
+    const limit = new URLSearchParams(x.query).get('limit')
+    return limit === null ? '' : ` (limit ${limit})`
+  }
   for (const line of table(['route', 'status', 'bytes sent', 'answers/s', 'main µs/answer', 'loop p99 ms'], rows.slice(0, SHOWN).map((x) => [
-    x.path + (/limit=(\d+)/.exec(x.query)?.[1] !== undefined ? ` (limit ${/limit=(\d+)/.exec(x.query)![1]})` : ''),
-    String(x.status), int(x.bytes), int(x.perSec), int(x.mainUs), fixed(x.loopP99Ms, 2),
+    x.path + limitOf(x), String(x.status), int(x.bytes), int(x.perSec), int(x.mainUs), fixed(x.loopP99Ms, 2),
   ]))) out(line)
   const byStatus = new Map<number, number>()
   for (const x of rows) byStatus.set(x.status, (byStatus.get(x.status) ?? 0) + 1)

@@ -17,7 +17,7 @@ interface PageOf {
   market?: Market
   priceKind?: PriceKind
   /** A caller's own history: what was applied before the request is readable first (read-your-writes: projections.readable()). */
-  flush?: true
+  ownHistory?: true
   /** A history download's CSV lines (format-csv.ts) instead of JSON. */
   csv?: DownloadKind
 }
@@ -45,12 +45,11 @@ function formatOf(state: State, p: PagePlan, micro: boolean): PageFormat {
 
 /** The page the plan makes, its bytes in a Buffer over the memory handed over. */
 export async function makePage(ctx: GatewayContext, plan: PagePlan, micro: boolean): Promise<Page & { bytes: Buffer }> {
-  if (plan.flush) await ctx.projections.readable()
+  if (plan.ownHistory) await ctx.projections.readable()
   const page = ctx.projections.page as (q: PageQuery, args: unknown[], format: PageFormat) => Promise<Page>
   const p = await page.call(ctx.projections, plan.query, plan.args, formatOf(ctx.state(), plan, micro))
   return { ...p, bytes: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength) }
 }
-
 
 /** The page as this request's answer: JSON, in the request's time unit. */
 export async function pageReply(ctx: GatewayContext, req: FastifyRequest, reply: FastifyReply, plan: PagePlan): Promise<Buffer> {

@@ -82,7 +82,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       weights.charge(req.ip, 20)
       const a = authenticate(ctx, req, 'USER_DATA')
       const m = perpParam(ctx.state(), a.params)
-      return pageReply(ctx, req, reply, { form: 'perpUserTrades', market: m, flush: true, query: 'userTrades', args: userTradesArgs(a, m) })
+      return pageReply(ctx, req, reply, { form: 'perpUserTrades', market: m, ownHistory: true, query: 'userTrades', args: userTradesArgs(a, m) })
     })
   }
 
@@ -90,7 +90,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     weights.charge(req.ip, 20)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
-    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m, flush: true, query: 'allOrders', args: allOrdersArgs(a, m) })
+    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m, ownHistory: true, query: 'allOrders', args: allOrdersArgs(a, m) })
   })
 
   app.get('/fapi/v1/income', accountDocs.income, async (req, reply) => {
@@ -103,7 +103,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const limit = limitParam(a.params, 100, 1000)
     const q = { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
       ...(m !== undefined ? { marketId: m.marketId } : {}), limit }
-    return pageReply(ctx, req, reply, { form: 'income', flush: true, query: 'income',
+    return pageReply(ctx, req, reply, { form: 'income', ownHistory: true, query: 'income',
       args: [{ account: a.session.account, sub: a.session.sub }, q, ctx.now()] })
   })
 

@@ -133,7 +133,7 @@ export const algoOrderRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     const from = algoId === undefined ? {} : { orderId: Math.floor(algoId / 256) }
     const floor = algoId === undefined && range.startTime === undefined
       ? { floorTime: (range.endTime ?? ctx.now()) - ALGO_HISTORY_WINDOW_MS } : {}
-    return pageReply(ctx, req, reply, { form: 'algoOrders', market: m, flush: true, query: 'allOrders',
+    return pageReply(ctx, req, reply, { form: 'algoOrders', market: m, ownHistory: true, query: 'allOrders',
       args: [{ account: a.session.account, sub: a.session.sub }, m.marketId, { ...range, ...from, ...floor, limit, conditionalOnly: true }] })
   })
 

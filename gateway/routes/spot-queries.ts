@@ -67,13 +67,13 @@ export const spotMyTradesWeight = (p: Params): number => idParam(p, 'orderId') =
 /** GET myTrades: the sub-account's fills in one market, each with its order's list (Binance spot: a time range of at most 24 hours). */
 export function spotMyTradesPage(ctx: GatewayContext, a: Authenticated): PagePlan {
   const m = spotParam(ctx.state(), a.params)
-  return { form: 'spotUserTrades', market: m, flush: true, query: 'userTradesWithLists', args: userTradesArgs(a, m) }
+  return { form: 'spotUserTrades', market: m, ownHistory: true, query: 'userTradesWithLists', args: userTradesArgs(a, m) }
 }
 
 /** GET allOrders: the sub-account's orders in one market, open and done. */
 export function spotAllOrdersPage(ctx: GatewayContext, a: Authenticated): PagePlan {
   const m = spotParam(ctx.state(), a.params)
-  return { form: 'spotOrders', market: m, flush: true, query: 'allOrders', args: allOrdersArgs(a, m) }
+  return { form: 'spotOrders', market: m, ownHistory: true, query: 'allOrders', args: allOrdersArgs(a, m) }
 }
 
 /** GET myPreventedMatches weighs 2 for one match, 20 for an order's. */

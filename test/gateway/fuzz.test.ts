@@ -87,17 +87,17 @@ t.test('every GET route at the limits lists are cut at: a 2xx or a refusal, neve
   const gets = routesOf(rig.app).filter(([m]) => m === 'GET')
   const common = { interval: '1m', period: '5m', pair: 'BTCUSDT', contractType: 'PERPETUAL' }
   const statuses = new Map<number, number>()
+  let sent = 0
   for (const [method, path] of gets) {
     for (const symbol of ['BTCUSDTPERP', 'BTCUSDT']) {
       for (const n of ['1', '5', '10', '20', '50', '100', '500', '501', '1000', '1001', '1500', '5000', '5001']) {
         // Each from an address of its own, so the per-IP request weight never refuses one first.
-        const sent = [...statuses.values()].reduce((a, b) => a + b, 0)
         const status = await probe(rig, keys, method, path, { ...common, symbol, limit: n, size: n }, `10.0.${sent >> 8}.${sent & 255}`)
         statuses.set(status, (statuses.get(status) ?? 0) + 1)
+        sent++
       }
     }
   }
-  const sent = [...statuses.values()].reduce((a, b) => a + b, 0)
   t.equal(sent, gets.length * 26, `${gets.length} GET routes, ${sent} requests, no 5xx`)
   t.notOk(statuses.has(429) || statuses.has(418), 'none refused for weight: each reached its route')
   t.ok((statuses.get(200) ?? 0) > sent / 3, `answers: ${JSON.stringify(Object.fromEntries(statuses))}`)
