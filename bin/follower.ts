@@ -29,8 +29,8 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     return sequencerBaseOf(leader.url)
   } : sequencerBaseOf(config.follow))
   let submit = (c: Command): Promise<Acknowledged> => ingress.submit(c)
-  const { app: gateway, api, requestTime } = await serveGateway(config, running, (c) => submit(c), logger)
-  const gauges = nodeGauges(running, requestTime, () => ({
+  const { app: gateway, api, gauges: gatewayGauges } = await serveGateway(config, running, (c) => submit(c), logger)
+  const gauges = nodeGauges(running, gatewayGauges, () => ({
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,

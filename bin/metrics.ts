@@ -1,14 +1,17 @@
 // Prometheus text metrics at /metrics: seq, rules version, anchored seq, fees collected per asset, apply rate (a counter), commit latency, queue
 // depth, follower and standby counts, replicated seq, follower lag and checkpoints matched, the main thread's event-loop
-// delay, the REST gateway's request time, and the process's memory and CPU. Beside them /ready, a load balancer's check (readiness.ts).
+// delay, the REST gateway's request time and responses by status, refusals by code, WebSocket connections, what the
+// exchange did (trading-metrics.ts), and the process's memory and CPU. Beside them /ready, a load balancer's check (readiness.ts).
 
 import http from 'node:http'
 import { createHistogram, monitorEventLoopDelay, type IntervalHistogram, type RecordableHistogram } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
 import { rulesOf } from '../core/rules.js'
 import type { State } from '../core/state.js'
+import type { Streams } from '../gateway/ws/attach.js'
 import type { Readiness } from './readiness.js'
 import type { RunningNode } from './runtime.js'
+import { TradingMetrics } from './trading-metrics.js'
 
 export type Gauges = () => Record<string, number>
 
@@ -16,6 +19,8 @@ const HELP: Record<string, string> = {
   exchange_seq: 'Last applied log sequence number',
   exchange_applied_entries_total: 'Entries applied since start (rate() of it is the apply rate)',
   exchange_rules_version: 'Rules version the log applies under at exchange_seq (core/rules.ts; 1 for a log declaring none)',
+  exchange_epoch: 'Newest leader\'s term the log holds (core/term.ts): it rises with each election',
+  exchange_leader: '1 on the node that sequences now, else 0',
   exchange_fees: 'Trading fees collected and not withdrawn, per asset, in its units (exchange withdraw-fees takes them out of the Vault)',
   exchange_anchored_seq: 'Newest seq the Vault holds an anchor for, as this node knows it (its chain services, or its sequencer); 0: none known. exchange_seq minus it is what no anchor covers yet',
   exchange_commit_latency_ms: 'Duration of the last group commit (LevelDB write with sync; with --sync-replicas, until the standbys held it too)',
@@ -37,6 +42,19 @@ const HELP: Record<string, string> = {
   exchange_http_request_p50_ms: 'Median time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_request_p99_ms: '99th percentile time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_request_max_ms: 'Longest time from reading a REST request to having written its response, since the previous scrape',
+  exchange_http_responses_total: 'REST responses by HTTP status since start (429 and 418: the request-weight and order-rate limits refusing)',
+  exchange_refusals_total: 'Refusals answered since start, by API (rest, ws: the WebSocket APIs) and Binance code (-1021: client clocks; -2019: margin)',
+  exchange_ws_connections: 'Open WebSocket connections: market and user data streams (streams), the WebSocket trading APIs (ws-api)',
+  exchange_commands_total: 'Log entries applied since start, by command type and outcome (rejected: the core refused it)',
+  exchange_command_rejections_total: 'Commands the core refused since start, by its code (docs/CORE.md)',
+  exchange_trades_total: 'Book trades since start, per market (ADL fills are not trades)',
+  exchange_traded_base_total: 'Quantity traded since start, per market, in its base asset',
+  exchange_traded_quote_total: 'Value traded since start, per market, in its quote asset',
+  exchange_liquidation_orders_total: 'Liquidation orders ended since start, per perpetual',
+  exchange_adl_orders_total: 'Auto-deleveraging orders since start, per perpetual',
+  exchange_margin_calls_total: 'Margin calls sent since start',
+  exchange_open_interest: 'Open interest per perpetual, in its base asset (long positions\' total)',
+  exchange_insurance_fund: 'Insurance fund per quote asset, in its units',
   process_resident_memory_bytes: 'Resident memory of the process, every thread\'s heap and LevelDB\'s caches included',
   process_cpu_seconds_total: 'User and system CPU time of the process, every thread included',
   nodejs_heap_size_used_bytes: 'JavaScript heap in use by the main thread (worker threads have heaps of their own)',
@@ -47,12 +65,14 @@ const HELP: Record<string, string> = {
 /**
  * What every node's /metrics shows: its seq and apply counter, then `own` (the sequencer's or
  * the follower's gauges), how far its projections have written, the main thread's event-loop
- * delay and the gateway's `requestTime`. `stop()` ends the event-loop sampling.
+ * delay, the `gateway`'s gauges and what the exchange did. `stop()` ends the event-loop sampling.
  */
-export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauges): { gauges: Gauges; stop(): void } {
+export function nodeGauges(running: RunningNode, gateway: Gauges, own: Gauges): { gauges: Gauges; stop(): void } {
   const { node } = running.replica
   let applied = 0
   node.onCommitted((c) => { applied += c.entries.length })
+  const trading = new TradingMetrics(() => node.state)
+  node.onCommitted(trading.committed)
   const loopDelay = eventLoopDelay()
   return {
     gauges: () => ({
@@ -69,7 +89,8 @@ export function nodeGauges(running: RunningNode, requestTime: Gauges, own: Gauge
       exchange_apply_held: node.gate.open ? 0 : 1,
       exchange_apply_holds_total: node.gate.holds,
       ...loopDelay.gauges(),
-      ...requestTime(),
+      ...gateway(),
+      ...trading.gauges(),
       ...processGauges(),
     }),
     stop: loopDelay.stop,
@@ -120,18 +141,40 @@ export function requestTime(app: FastifyInstance): { gauges: Gauges } {
   // every request object keeps one shape.
   const h = createHistogram()
   let answered = 0
+  const statuses = new Map<number, number>()
   app.decorateRequest('receivedAt', 0)
   app.addHook('onRequest', (req, _reply, done) => {
     (req as unknown as Timed).receivedAt = performance.now()
     done()
   })
-  app.addHook('onResponse', (req, _reply, done) => {
+  app.addHook('onResponse', (req, reply, done) => {
     h.record(Math.max(1, Math.round((performance.now() - (req as unknown as Timed).receivedAt) * 1000)))
     answered++
+    statuses.set(reply.statusCode, (statuses.get(reply.statusCode) ?? 0) + 1)
     done()
   })
   const window = sinceLastScrape(h, 'exchange_http_request', (us) => Math.round(us / 10) / 100)
-  return { gauges: () => ({ exchange_http_requests_total: answered, ...window() }) }
+  return {
+    gauges: () => {
+      const out: Record<string, number> = { exchange_http_requests_total: answered, ...window() }
+      for (const [status, n] of [...statuses].sort((a, b) => a[0] - b[0])) out[`exchange_http_responses_total{status="${status}"}`] = n
+      return out
+    },
+  }
+}
+
+/** The WebSocket connections open on the gateway, and the refusals it answered by code. */
+export function gatewayGauges(app: FastifyInstance, streams: Pick<Streams, 'connections' | 'api'>): Gauges {
+  return () => {
+    const out: Record<string, number> = {
+      'exchange_ws_connections{api="streams"}': streams.connections.size,
+      'exchange_ws_connections{api="ws-api"}': streams.api.connections.size,
+    }
+    for (const api of ['rest', 'ws'] as const) {
+      for (const [code, n] of app.refusals.byCode(api)) out[`exchange_refusals_total{api="${api}",code="${code}"}`] = n
+    }
+    return out
+  }
 }
 
 /**

@@ -20,8 +20,8 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
   const running = await runNode(config, 'sequencer', logger, onFatal)
   let draining = false
   const { node, sequencer, replication, url } = running.replica
-  const { app: gateway, ctx, api, requestTime } = await serveGateway(config, running, (c) => sequencer!.submit(c), logger)
-  const gauges = nodeGauges(running, requestTime, () => ({
+  const { app: gateway, ctx, api, gauges: gatewayGauges } = await serveGateway(config, running, (c) => sequencer!.submit(c), logger)
+  const gauges = nodeGauges(running, gatewayGauges, () => ({
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,

@@ -10,7 +10,7 @@ import { attachStreams } from '../gateway/ws/attach.js'
 import type { Acknowledged } from '../replica/sequencer.js'
 import type { Logger } from '../replica/node.js'
 import type { Config } from './config.js'
-import { requestTime, type Gauges } from './metrics.js'
+import { gatewayGauges, requestTime, type Gauges } from './metrics.js'
 import { masterSecret, type RunningNode } from './runtime.js'
 
 export interface ServedGateway {
@@ -18,8 +18,8 @@ export interface ServedGateway {
   ctx: GatewayContext
   /** The API's base URL. */
   api: string
-  /** The request-time gauges for /metrics. */
-  requestTime: Gauges
+  /** The gateway's gauges for /metrics: request time, responses by status, refusals, WebSocket connections. */
+  gauges: Gauges
 }
 
 export async function serveGateway(config: Config, running: RunningNode,
@@ -36,7 +36,9 @@ export async function serveGateway(config: Config, running: RunningNode,
   const app = await buildGateway(ctx, { readWaitMs: config.readWaitMs,
     onServerError: (err, what) => logger.error({ err: err instanceof Error ? err.stack : String(err), request: what }, 'request failed: answered -1000') })
   const timing = requestTime(app)
-  attachStreams(app, ctx, { fanOut: config.wsFanOut ?? 'process' })
+  const streams = attachStreams(app, ctx, { fanOut: config.wsFanOut ?? 'process' })
+  const served = gatewayGauges(app, streams)
   await app.listen({ host: config.host, port: config.port })
-  return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}`, requestTime: timing.gauges }
+  return { app, ctx, api: `http://${config.host}:${(app.server.address() as AddressInfo).port}`,
+    gauges: () => ({ ...timing.gauges(), ...served() }) }
 }

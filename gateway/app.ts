@@ -36,6 +36,7 @@ import { WeightCounter } from './weights.js'
 import { sapiWeights } from './sapi.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
+import { Refusals } from './refusals.js'
 
 export interface GatewayOptions {
   /** Request body cap, bytes. */
@@ -140,6 +141,8 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.decorate('spotOrders', spotOrders)
   app.decorate('gatewayCtx', ctx)
   app.decorate('serverError', o.onServerError ?? ((err: unknown, what: string) => app.log.error({ err }, what)))
+  const refusals = new Refusals()
+  app.decorate('refusals', refusals)
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
     done()
@@ -152,10 +155,12 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
       : unknownError()
     if (api.code === -1000) app.serverError(err, `${req.method} ${req.routeOptions.url ?? req.url.split('?')[0]}`)
     if (api.retryAfterSec !== undefined) reply.header('Retry-After', String(api.retryAfterSec))
+    refusals.add('rest', api.code)
     void reply.status(api.status).send(api.toBody())
   })
   app.setNotFoundHandler((_req, reply) => {
     const api = notFound()
+    refusals.add('rest', api.code)
     void reply.status(api.status).send(api.toBody())
   })
 

@@ -18,6 +18,7 @@ import type { ListenKeys } from '../user-data/listen-keys.js'
 import type { WeightCounter } from '../weights.js'
 import type { WsSecurity } from './signing.js'
 import type { StreamSubscriptions } from './subscriptions.js'
+import type { Refusals } from '../refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +32,8 @@ declare module 'fastify' {
     weights: WeightCounter
     /** Reports a request that failed with -1000 (anything but a refusal) to the operator (app.ts). */
     serverError: (err: unknown, what: string) => void
+    /** Refusals answered over REST and the WebSocket API, by code, for /metrics (app.ts). */
+    refusals: Refusals
   }
 }
 

@@ -131,6 +131,7 @@ export class WsApiConnection extends ManagedSocket {
       // Nothing a client sends may escape: anything but a refusal is answered as -1000.
       const api = err instanceof ApiError ? err : unknownError()
       if (!(err instanceof ApiError)) this.app.serverError(err, `WebSocket API ${name}`)
+      this.app.refusals.add('ws', api.code)
       body = { status: api.status, error: api.toBody() }
     } finally {
       this.inFlight--

@@ -23,43 +23,10 @@ import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, NO_BAND_GENESIS, TestExchang
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
 import { fastMaintenance } from '../../core/liquidation/maintenance.js'
 import { maintenanceMargin } from '../../core/margin.js'
-
-const ERIN = '0x' + 'e'.repeat(40)
-const FRANK = '0x' + 'f'.repeat(40)
+import { ERIN, FRANK, fresh, openLong, scenarioA, scenarioB, tradeAt } from '../helpers/liquidation-scenarios.js'
 
 const of = <T extends Event['type']>(events: Event[], type: T): Extract<Event, { type: T }>[] =>
   events.filter((e): e is Extract<Event, { type: T }> => e.type === type)
-
-/** Moves the mark (the last trade, no oracle) to `priceTicks`: CAROL rests 5 lots (over the 100 USDT minimum), DAVE takes them. */
-function tradeAt(ex: TestExchange, priceTicks: number): Event[] {
-  ex.ok(limit(CAROL, 'SELL', priceTicks, 5))
-  return ex.ok(limit(DAVE, 'BUY', priceTicks, 5)).events
-}
-
-/** The scenarios move the mark by 5–10 % in one trade to reach maintenance: without the price band. */
-function fresh(): TestExchange {
-  const ex = new TestExchange(NO_BAND_GENESIS)
-  ex.fund(BOB, 100_000)
-  ex.fund(CAROL, 10_000)
-  ex.fund(DAVE, 10_000)
-  return ex
-}
-
-/** `who` goes long 0.5 BTC at `priceTicks` as the maker (fee 0.02 %), BOB selling. */
-function openLong(ex: TestExchange, who: string, priceTicks: number, usdt = 1_000): void {
-  ex.fund(who, usdt)
-  ex.ok(limit(who, 'BUY', priceTicks, 500))
-  ex.ok(limit(BOB, 'SELL', priceTicks, 500))
-}
-
-/** Scenario A: ALICE long 0.5 at 30,000.0, wallet 997; the book absorbs her at 28,050.0. */
-function scenarioA(ex: TestExchange): Event[] {
-  openLong(ex, ALICE, 300_000)
-  // An open order of hers, which the liquidation cancels.
-  ex.ok(limit(ALICE, 'SELL', 310_000, 100))
-  ex.ok(limit(BOB, 'BUY', 280_500, 500))
-  return tradeAt(ex, 281_000)
-}
 
 t.test('a cross liquidation the book absorbs: fee to the fund from what margin is left', async (t) => {
   const ex = fresh()
@@ -98,13 +65,6 @@ t.test('a cross liquidation the book absorbs: fee to the fund from what margin i
   t.equal(btc.lastPriceTicks, 280_500, 'the liquidation trade moved the last price')
   t.same(moneyViolations(ex.state), [])
 })
-
-/** Scenario B (after A, fund 22): ERIN long 0.5 at 28,050.0; the only bid is below her bankruptcy price. */
-function scenarioB(ex: TestExchange): Event[] {
-  openLong(ex, ERIN, 280_500)
-  ex.ok(limit(BOB, 'BUY', 260_200, 500))
-  return tradeAt(ex, 261_000)
-}
 
 t.test('the fund takes a shortfall: the close goes below the bankruptcy price as far as the fund reaches', async (t) => {
   const ex = fresh()

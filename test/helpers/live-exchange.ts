@@ -24,6 +24,8 @@ export interface LiveAccount {
 export interface LiveExchange {
   /** `http://127.0.0.1:<port>`: the only thing a client is told. */
   base: string
+  /** Its metrics port (/metrics, /ready). */
+  metrics: number
   /** The demo account `start` funds: 100,000 USDT, half perp margin, half spot. */
   maker: LiveAccount
   /** A second account from `exchange account --fund 20000`: 10,000 perp, 10,000 spot. */
@@ -69,13 +71,14 @@ function watchRequests(t: Tap): string[] {
   return seen
 }
 
-export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
+/** `extra`: more options for `exchange start` (`--no-bot`, …). */
+export async function startLiveExchange(t: Tap, extra: string[] = []): Promise<LiveExchange> {
   const offMachine = watchRequests(t)
   const dir = await mkdtemp(path.join(os.tmpdir(), 'clients-'))
   const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
   const args = ['--data', dir, '--port', String(port), '--replication-port', String(repl), '--metrics-port', String(metrics)]
   // No price feed: the clients' scenarios hand-compute marks from their own trades.
-  const proc = startExchange(['start', ...args, '--price-feed', 'off'])
+  const proc = startExchange(['start', ...args, '--price-feed', 'off', ...extra])
   t.teardown(async () => { await proc.kill(); await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) })
   await proc.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const maker = JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as LiveAccount
@@ -90,7 +93,7 @@ export async function startLiveExchange(t: Tap): Promise<LiveExchange> {
     return r.json()
   }
   const cli = async (cliArgs: string[]): Promise<string> => (await run(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...cliArgs])).stdout
-  return { base, maker, taker, signed, offMachine, newAccount, cli }
+  return { base, metrics, maker, taker, signed, offMachine, newAccount, cli }
 }
 
 /**
