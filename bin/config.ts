@@ -221,6 +221,8 @@ commands:
                          --follow URL: a running sequencer's log, over its replication link, as a prefix)
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
                          --follow URL: a running sequencer's log, over its replication link
+  restore --log FILE     rebuild the log of --data (which must hold none) from an exported one, every
+                         hash checked; a node then starts on it (keep its gateway-secret with the file)
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
                          root at --seq (default: the newest checkpoint; with --rpc, the newest one
                          anchored in --vault or the Vault the log declares), from --data or --log (JSON)
@@ -380,6 +382,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
+  if (config.command === 'restore' && !config.logFile) throw new Error('restore needs --log <file> (a log export-log wrote) and --data <dir>')
   if (config.command === 'withdraw-fees' && (!config.feeWithdrawal.amount || !validAddress(config.feeWithdrawal.to))) {
     throw new Error('withdraw-fees needs --amount <decimal> and --to <0x-prefixed address> (--asset, default USDT)')
   }

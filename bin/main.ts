@@ -4,6 +4,7 @@
 
 import pino from 'pino'
 import { readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import { DatabaseInUseError, NoLogError } from '../replica/level-open.js'
 import { EpochBehindError, NotLeaderError } from '../replica/leadership.js'
@@ -116,6 +117,12 @@ async function main(argv: string[]): Promise<void> {
       const n = config.follow ? await exportLogFromSequencer(await linkNetwork(config), config.follow, config.outFile)
         : await exportLog(config.dataDir, config.outFile)
       process.stdout.write(`exported ${n} entries to ${config.outFile}\n`)
+      return
+    }
+    case 'restore': {
+      const { restoreLog } = await import('./restore.js')
+      const r = await restoreLog(config.logFile, config.dataDir)
+      process.stdout.write(`restored ${r.entries} entries (seq 1 to ${r.lastSeq}, last hash ${r.lastHash}) into ${path.join(config.dataDir, 'log')}\n`)
       return
     }
     case 'account': {

@@ -84,3 +84,9 @@ t.test('--drain-ms: none by default', async (t) => {
   t.equal(loadConfig(['replica', '--follow', 'ws://x'], { EXCHANGE_DRAIN_MS: '15000' }).drainMs, 15_000)
   t.throws(() => loadConfig(['start', '--drain-ms=-1'], {}), /--drain-ms must be an integer in \[0, 600000\]/)
 })
+
+t.test('restore: the exported file is named, and the data directory it rebuilds', async (t) => {
+  t.throws(() => loadConfig(['restore', '--data', '/tmp/x'], {}), /restore needs --log <file>/)
+  const c = loadConfig(['restore', '--log', 'backup.msgpack', '--data', '/tmp/x'], {})
+  t.same([c.logFile, c.dataDir], ['backup.msgpack', '/tmp/x'])
+})
