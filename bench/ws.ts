@@ -133,9 +133,10 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   if (!Number.isInteger(RATE) || RATE <= 0) throw new Error('WS_BENCH_RATE must be a positive integer')
   if (FAN_OUT !== 'process' && FAN_OUT !== 'inline') throw new Error('WS_BENCH_FAN_OUT must be process or inline')
   const nodeFlags = exchangeNodeFlags('WS_BENCH_NODE_FLAGS')
-  // Every subscriber connects from one IP: past the 300 attempts per 5 minutes a client gets.
+  // Every subscriber connects from one IP: past the 300 attempts per 5 minutes a client gets, and
+  // (inline, where the sockets stay in the exchange's process) past the 1,000 connections one address may hold.
   const ex = await startExchange('ws', ['--chain', 'off', '--price-feed', 'off', '--bot', 'off', '--ws-fan-out', FAN_OUT,
-    '--ws-connection-limit', '1000000000'], nodeFlags)
+    '--ws-connection-limit', '1000000000', '--connections-per-ip', '10000000'], nodeFlags)
   const workers: Worker[] = []
   let ingress: IngressClient | undefined
   let flowRun: { stop: () => Promise<void> } | undefined

@@ -44,6 +44,7 @@ const HELP: Record<string, string> = {
   exchange_http_request_max_ms: 'Longest time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_responses_total: 'REST responses by HTTP status since start (429 and 418: the request-weight and order-rate limits refusing)',
   exchange_refusals_total: 'Refusals answered since start, by API (rest, ws: the WebSocket APIs) and Binance code (-1021: client clocks; -2019: margin)',
+  exchange_http_connections: 'Open TCP connections to the API port (WebSocket ones until handed to the fan-out process); bounded by --connections-per-ip and --max-connections',
   exchange_ws_connections: 'Open WebSocket connections: market and user data streams (streams), the WebSocket trading APIs (ws-api)',
   exchange_commands_total: 'Log entries applied since start, by command type and outcome (rejected: the core refused it)',
   exchange_command_rejections_total: 'Commands the core refused since start, by its code (docs/CORE.md)',
@@ -163,10 +164,11 @@ export function requestTime(app: FastifyInstance): { gauges: Gauges } {
   }
 }
 
-/** The WebSocket connections open on the gateway, and the refusals it answered by code. */
+/** The connections open on the gateway's port and its WebSocket ones, and the refusals it answered by code. */
 export function gatewayGauges(app: FastifyInstance, streams: Pick<Streams, 'connections' | 'api'>): Gauges {
   return () => {
     const out: Record<string, number> = {
+      exchange_http_connections: app.connectionGuard.open,
       'exchange_ws_connections{api="streams"}': streams.connections.size,
       'exchange_ws_connections{api="ws-api"}': streams.api.connections.size,
     }

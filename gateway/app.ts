@@ -37,6 +37,7 @@ import { sapiWeights } from './sapi.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 import { Refusals } from './refusals.js'
+import { CONNECTIONS_PER_IP, defaultConnectionsMax, guardConnections } from './connection-guard.js'
 
 export interface GatewayOptions {
   /** Request body cap, bytes. */
@@ -53,6 +54,8 @@ export interface GatewayOptions {
   onServerError?: (err: unknown, what: string) => void
   /** Tests: answer 500 when a response schema loses or changes a field (response-check.ts). */
   checkResponses?: boolean
+  /** How long a connection may take to send a request head (default 10 s). */
+  headersTimeoutMs?: number
 }
 
 /**
@@ -100,6 +103,10 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   const serializers = lazySerializers()
   const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: fastifyTrustProxy(ctx.trustProxy ?? []),
     clientErrorHandler,
+    // A connection must send its request head within 10 s (Node's default: 60) and the whole
+    // request within 30 (fastify's: never), checked every second: slow senders hold no descriptor for long.
+    http: { headersTimeout: o.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, o.headersTimeoutMs ?? 1_000) },
+    requestTimeout: 30_000,
     schemaController: { compilersFactory: { buildSerializer: serializers.factory } } })
   app.decorate('compileSerializers', serializers.compileAll)
   // Request schemas are for the document only: our own code parses and refuses every
@@ -143,6 +150,9 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.decorate('serverError', o.onServerError ?? ((err: unknown, what: string) => app.log.error({ err }, what)))
   const refusals = new Refusals()
   app.decorate('refusals', refusals)
+  app.decorate('connectionGuard', guardConnections(app.server, {
+    perIp: ctx.rateLimits?.connectionsPerIp ?? CONNECTIONS_PER_IP, max: ctx.rateLimits?.connectionsMax ?? defaultConnectionsMax(),
+  }, ctx.trustProxy ?? [], (code) => refusals.add('rest', code)))
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
     done()

@@ -1,6 +1,6 @@
 // The gateway's rate limits: Binance's defaults unless the operator configures others
 // (`--weight-limit`, `--sapi-weight-limit`, `--order-limit-10s`, `--order-limit-1m`,
-// `--ws-connection-limit`), e.g.
+// `--ws-connection-limit`, `--connections-per-ip`, `--max-connections`), e.g.
 // for a load test or a market maker's private gateway. exchangeInfo reports the request and
 // order limits actually enforced (Binance's lists no connection limit).
 
@@ -19,6 +19,10 @@ export interface RateLimits {
   orders1m: number
   /** WebSocket connection attempts per IP in 5 minutes. */
   wsConnections5m: number
+  /** Open TCP connections to the API port per address (connection-guard.ts); default CONNECTIONS_PER_IP. */
+  connectionsPerIp?: number
+  /** Open TCP connections to the API port in all; default from the descriptor limit (defaultConnectionsMax). */
+  connectionsMax?: number
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimits = {

@@ -19,6 +19,7 @@ import type { WeightCounter } from '../weights.js'
 import type { WsSecurity } from './signing.js'
 import type { StreamSubscriptions } from './subscriptions.js'
 import type { Refusals } from '../refusals.js'
+import type { ConnectionGuard } from '../connection-guard.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +35,8 @@ declare module 'fastify' {
     serverError: (err: unknown, what: string) => void
     /** Refusals answered over REST and the WebSocket API, by code, for /metrics (app.ts). */
     refusals: Refusals
+    /** The API port's open TCP connections, bounded per address and in all (app.ts). */
+    connectionGuard: ConnectionGuard
   }
 }
 
