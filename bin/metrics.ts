@@ -42,7 +42,7 @@ const HELP: Record<string, string> = {
   exchange_http_request_p50_ms: 'Median time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_request_p99_ms: '99th percentile time from reading a REST request to having written its response, since the previous scrape',
   exchange_http_request_max_ms: 'Longest time from reading a REST request to having written its response, since the previous scrape',
-  exchange_http_responses_total: 'REST responses by HTTP status since start (429 and 418: the request-weight and order-rate limits refusing)',
+  exchange_http_responses_total: 'REST responses by HTTP status since start (429 and 418: the request-weight and order-rate limits refusing; the connection bound\'s refusals, before any request, count only in exchange_refusals_total)',
   exchange_refusals_total: 'Refusals answered since start, by API (rest, ws: the WebSocket APIs) and Binance code (-1021: client clocks; -2019: margin)',
   exchange_http_connections: 'Open TCP connections to the API port (WebSocket ones until handed to the fan-out process); bounded by --connections-per-ip and --max-connections',
   exchange_ws_connections: 'Open WebSocket connections: market and user data streams (streams), the WebSocket trading APIs (ws-api)',
