@@ -38,6 +38,7 @@ import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 import { Refusals } from './refusals.js'
 import { CONNECTIONS_PER_IP, defaultConnectionsMax, guardConnections } from './connection-guard.js'
+import { OpenPerIp } from './ws/open-per-ip.js'
 
 export interface GatewayOptions {
   /** Request body cap, bytes. */
@@ -153,6 +154,7 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.decorate('connectionGuard', guardConnections(app.server, {
     perIp: ctx.rateLimits?.connectionsPerIp ?? CONNECTIONS_PER_IP, max: ctx.rateLimits?.connectionsMax ?? defaultConnectionsMax(),
   }, ctx.trustProxy ?? [], (code) => refusals.add('rest', code)))
+  app.decorate('wsOpen', new OpenPerIp(ctx.rateLimits?.connectionsPerIp ?? CONNECTIONS_PER_IP))
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
     done()

@@ -20,6 +20,7 @@ import type { WsSecurity } from './signing.js'
 import type { StreamSubscriptions } from './subscriptions.js'
 import type { Refusals } from '../refusals.js'
 import type { ConnectionGuard } from '../connection-guard.js'
+import type { OpenPerIp } from '../ws/open-per-ip.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,6 +38,8 @@ declare module 'fastify' {
     refusals: Refusals
     /** The API port's open TCP connections, bounded per address and in all (app.ts). */
     connectionGuard: ConnectionGuard
+    /** WebSocket connections open per client address, every WebSocket path together (app.ts). */
+    wsOpen: OpenPerIp
   }
 }
 

@@ -206,8 +206,11 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
         return true
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
+        const ip = clientIp(req)
+        // Counted with the streams' (the stream server refused the upgrade if the address held its share).
+        const closed = app.wsOpen.opened(ip)
         // The app's context (with the processing deadline and read-your-writes), as REST uses.
-        connections.add(new WsApiConnection(ws, clientIp(req), app, app.gatewayCtx, limits, (c) => connections.delete(c), spot ? users : undefined))
+        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => { connections.delete(c); closed() }, spot ? users : undefined))
       })
       return true
     },

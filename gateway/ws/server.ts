@@ -171,9 +171,14 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting mid-handshake must not become an unhandled 'error'.
     socket.on('error', () => socket.destroy())
-    const wait = attempts.admit(clientIp(req))
+    const ip = clientIp(req)
+    const wait = attempts.admit(ip)
     if (wait !== undefined) {
       refuse(socket, 429, { code: -1003, msg: `Too many connection attempts; current limit is ${attempts.limit} per 5 minutes per IP. Retry after ${wait} s.` }, `Retry-After: ${wait}`)
+      return
+    }
+    if (app.wsOpen.full(ip)) {
+      refuse(socket, 429, { code: -1003, msg: `Too many open connections; current limit is ${app.wsOpen.limit} per IP. Close some, or subscribe to more streams on one.` })
       return
     }
     // For every path, the WebSocket API's too.
@@ -204,7 +209,8 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     }
     if (fanOut !== undefined) {
       fanOut.adopt(req, socket, head, route.combined, (link, onEnd) => {
-        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); onEnd() }, onError, o.extraStreams)
+        const closed = app.wsOpen.opened(ip)
+        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); closed(); onEnd() }, onError, o.extraStreams)
         connections.add(c)
         c.subscribeAll(route.streams)
         return c
@@ -213,7 +219,8 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const s = new StreamSocket(ws, socket, limits, hub, route.combined)
-      const conn = new StreamConnection(s, route.combined, limits, (c) => connections.delete(c), onError, o.extraStreams)
+      const closed = app.wsOpen.opened(ip)
+      const conn = new StreamConnection(s, route.combined, limits, (c) => { connections.delete(c); closed() }, onError, o.extraStreams)
       s.listen(conn)
       connections.add(conn)
       conn.subscribeAll(route.streams)
