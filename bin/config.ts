@@ -8,7 +8,7 @@ import path from 'node:path'
 import { validAddress } from '../core/accounts.js'
 import { parseCorsOrigins, type CorsOrigins } from '../gateway/cors.js'
 import { parseTrustProxy, type TrustProxy } from '../gateway/client-ip.js'
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '../gateway/rate-limits.js'
+import { DEFAULT_RATE_LIMITS, NEW_ACCOUNTS_PER_HOUR, type RateLimits } from '../gateway/rate-limits.js'
 import { CONNECTIONS_PER_IP } from '../gateway/connection-guard.js'
 import type { LinkTls } from '../replica/ws-network.js'
 import type { KeyType } from './demo-account.js'
@@ -172,6 +172,7 @@ const OPTIONS = {
   'ws-connection-limit': { type: 'string', env: 'EXCHANGE_WS_CONNECTION_LIMIT', default: String(DEFAULT_RATE_LIMITS.wsConnections5m) },
   'connections-per-ip': { type: 'string', env: 'EXCHANGE_CONNECTIONS_PER_IP', default: String(CONNECTIONS_PER_IP) },
   'max-connections': { type: 'string', env: 'EXCHANGE_MAX_CONNECTIONS', default: 'auto' },
+  'new-account-limit': { type: 'string', env: 'EXCHANGE_NEW_ACCOUNT_LIMIT', default: String(NEW_ACCOUNTS_PER_HOUR) },
   'cors-origins': { type: 'string', env: 'EXCHANGE_CORS_ORIGINS', default: '*' },
   'trust-proxy': { type: 'string', env: 'EXCHANGE_TRUST_PROXY', default: '' },
   'ready-max-behind-ms': { type: 'string', env: 'EXCHANGE_READY_MAX_BEHIND_MS', default: '' },
@@ -355,6 +356,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       orders1m: intOption('order-limit-1m', get('order-limit-1m'), 1, 1_000_000_000),
       wsConnections5m: intOption('ws-connection-limit', get('ws-connection-limit'), 1, 1_000_000_000),
       connectionsPerIp: intOption('connections-per-ip', get('connections-per-ip'), 1, 10_000_000),
+      newAccounts1h: intOption('new-account-limit', get('new-account-limit'), 1, 1_000_000_000),
       // auto: the descriptor limit less what the exchange keeps for itself (gateway/connection-guard.ts).
       ...(get('max-connections') === 'auto' ? {} : { connectionsMax: intOption('max-connections', get('max-connections'), 1, 10_000_000) }),
     },

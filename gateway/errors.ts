@@ -104,6 +104,11 @@ export function timeout(): ApiError {
   return new ApiError(408, -1007, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.')
 }
 
+/** Sessions for wallets never seen here, past the IP's hourly budget (each makes an account in the state). */
+export function tooManyNewAccounts(limit: number, retryAfterSec: number): ApiError {
+  return new ApiError(429, -1003, `Too many new accounts from this IP; current limit is ${limit} per hour. Retry after ${retryAfterSec} s, or open sessions for accounts that exist.`, retryAfterSec)
+}
+
 /** Order-count limit (per 10 s or per minute) broken: 429 like a weight limit. */
 export function tooManyOrders(limit: number, window: RateWindow, retryAfterSec: number): ApiError {
   return new ApiError(429, -1015, `Too many new orders; current limit is ${limit} orders per ${windowText(window)}.`, retryAfterSec)

@@ -9,7 +9,9 @@ import type { CreateSession, Permission } from '../../core/commands.js'
 import { LIMITS } from '../../core/limits.js'
 import { authenticate, newApiKey, secretFor } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, timestampAhead, timestampOutsideRecvWindow } from '../errors.js'
+import { ApiError, fromCore, invalidParam, invalidSignature, mandatoryParam, timestampAhead, timestampOutsideRecvWindow, tooManyNewAccounts } from '../errors.js'
+import { IpWindows } from '../ip-windows.js'
+import { NEW_ACCOUNTS_PER_HOUR } from '../rate-limits.js'
 import { checkDuplicates, rawRequest } from '../params.js'
 import { sessionDocs } from '../schemas/session.js'
 import { canonicalPublicKey } from '../public-keys.js'
@@ -46,6 +48,14 @@ function permissionsOf(raw: string): Permission[] {
 }
 
 export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights }) => {
+  const newAccounts = new IpWindows(ctx.now, ctx.rateLimits?.newAccounts1h ?? NEW_ACCOUNTS_PER_HOUR, 3_600_000)
+  /** A session for a wallet with no account yet makes one: counted against the IP's hourly budget (rate-limits.ts). */
+  function admitAccount(ip: string, command: CreateSession): void {
+    if (ctx.state().accounts.has(command.account)) return
+    const wait = newAccounts.admit(ip)
+    if (wait !== undefined) throw tooManyNewAccounts(newAccounts.limit, wait)
+  }
+
   /**
    * A wallet-signed session request, checked: the fields, the nonce inside recvWindow, and
    * the EIP-712 signature by `address` (over the RSA key too when `publicKey` is given).
@@ -80,6 +90,7 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     const raw = rawRequest(req)
     checkDuplicates(raw)
     const command = walletSigned(raw.params)
+    admitAccount(req.ip, command)
     const ack = await ctx.submit(command)
     if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
     const { apiKey, account: address, sub: subAccount, permissions, expiresAt } = command
@@ -98,6 +109,7 @@ export const sessionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       checkDuplicates(raw)
       const { params } = raw
       const command = walletSigned(params, canonicalPublicKey(required(params, 'publicKey')))
+      admitAccount(req.ip, command)
       const ack = await ctx.submit(command)
       if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'admin' })
       const { apiKey, account: address, sub: subAccount, permissions, expiresAt, rsaPublicKey } = command

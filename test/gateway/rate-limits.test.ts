@@ -61,10 +61,10 @@ t.test('the /sapi weight per account is configured apart from the per-IP weight'
 
 t.test('the flags and their checks', async (t) => {
   t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, sapiWeight1m: 180_000, orders10s: 300, orders1m: 1200, wsConnections5m: 300,
-    connectionsPerIp: 1000 }, 'the total of connections left to the descriptor limit')
+    connectionsPerIp: 1000, newAccounts1h: 20 }, 'the total of connections left to the descriptor limit')
   t.same(loadConfig(['start', '--weight-limit', '100000', '--sapi-weight-limit', '7', '--order-limit-10s', '5000', '--order-limit-1m', '20000',
-    '--ws-connection-limit', '5000', '--connections-per-ip', '20', '--max-connections', '300'], {}).rateLimits,
-    { weight1m: 100_000, sapiWeight1m: 7, orders10s: 5000, orders1m: 20_000, wsConnections5m: 5000, connectionsPerIp: 20, connectionsMax: 300 })
+    '--ws-connection-limit', '5000', '--connections-per-ip', '20', '--max-connections', '300', '--new-account-limit', '3'], {}).rateLimits,
+    { weight1m: 100_000, sapiWeight1m: 7, orders10s: 5000, orders1m: 20_000, wsConnections5m: 5000, connectionsPerIp: 20, connectionsMax: 300, newAccounts1h: 3 })
   t.equal(loadConfig(['start'], { EXCHANGE_MAX_CONNECTIONS: '40', EXCHANGE_CONNECTIONS_PER_IP: '4' }).rateLimits.connectionsMax, 40)
   t.throws(() => loadConfig(['start', '--max-connections', 'lots'], {}), /--max-connections must be an integer in \[1, 10000000\], got lots/)
   t.same(loadConfig(['start'], { EXCHANGE_SAPI_WEIGHT_LIMIT: '9000' }).rateLimits.sapiWeight1m, 9000)

@@ -1,9 +1,12 @@
 // Sessions and signed requests: a wallet's EIP-712 signature opens a session, the derived
 // secret signs requests (query and body, query winning), the timing rule and recvWindow,
-// permissions, MICROSECOND time unit, revocation; every failure in Binance's shape.
+// permissions, MICROSECOND time unit, revocation; every failure in Binance's shape. Sessions that
+// make new accounts, counted per IP an hour.
 
 import t from 'tap'
 import { TypedDataEncoder, Wallet } from 'ethers'
+import { buildGateway } from '../../gateway/app.js'
+import { DEFAULT_RATE_LIMITS } from '../../gateway/rate-limits.js'
 import { gatewayRig, hmac as signed, openSession as open, TEST_CHAIN_ID } from '../helpers/gateway.js'
 
 async function withSession(t: { teardown(fn: () => unknown): void }) {
@@ -126,4 +129,33 @@ t.test('opening a session: bad signatures, stale nonces, permissions, revocation
   const after = await rig.app.inject({ method: 'GET', url: `/fapi/v2/balance?${q2}&signature=${signed(full.secretKey, q2)}`,
     headers: { 'x-mbx-apikey': full.apiKey } })
   t.equal(after.json().code, -2015, 'revoked')
+})
+
+t.test('sessions that make new accounts: a budget per IP an hour; wallets with accounts are not counted', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const app = await buildGateway({ ...rig.ctx, rateLimits: { ...DEFAULT_RATE_LIMITS, newAccounts1h: 2 } })
+  t.teardown(() => app.close())
+  const [a, b, c, d] = [Wallet.createRandom(), Wallet.createRandom(), Wallet.createRandom(), Wallet.createRandom()]
+  const accounts = () => rig.ex.state.accounts.size
+
+  t.equal((await open(rig, a, { app })).statusCode, 200)
+  t.equal((await open(rig, b, { app })).statusCode, 200)
+  const before = accounts()
+  const refused = await open(rig, c, { app })
+  t.equal(refused.statusCode, 429)
+  const hourEnd = (Math.floor(rig.ex.time / 3_600_000) + 1) * 3_600_000
+  const wait = Math.ceil((hourEnd - rig.ex.time) / 1000)
+  t.same(refused.json(), { code: -1003, msg: `Too many new accounts from this IP; current limit is 2 per hour. Retry after ${wait} s, or open sessions for accounts that exist.` })
+  t.equal(refused.headers['retry-after'], String(wait))
+  t.equal(accounts(), before, 'no account made')
+
+  t.equal((await open(rig, a, { app, nonce: rig.ex.time + 1 })).statusCode, 200, 'a new session for an account that exists is not counted')
+  t.equal((await open(rig, a, { app, subAccount: 1, nonce: rig.ex.time + 2 })).statusCode, 200, 'nor one for its sub-account')
+  t.equal((await open(rig, c, { app, remoteAddress: '10.0.0.2' })).statusCode, 200, 'another address has its own budget')
+  await rig.run({ type: 'Deposit', account: d.address, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref: 'd-first' })
+  t.equal((await open(rig, d, { app })).statusCode, 200, 'a wallet that deposited first has its account already')
+
+  await rig.run({ type: 'Tick' }, hourEnd - rig.ex.time)
+  t.equal((await open(rig, Wallet.createRandom(), { app })).statusCode, 200, 'the next hour admits again')
 })

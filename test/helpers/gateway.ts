@@ -90,15 +90,18 @@ export async function gatewayRig(spec?: GenesisSpec): Promise<GatewayRig> {
   }
 }
 
-/** POSTs /fapi/v1/session for `wallet` (sub-account 0 unless told), signed by `sign` (default: the wallet itself). */
+/**
+ * POSTs /fapi/v1/session for `wallet` (sub-account 0 unless told), signed by `sign` (default: the
+ * wallet itself), to the rig's app (or `app`, another gateway over its context) from `remoteAddress`.
+ */
 export async function openSession(rig: GatewayRig, wallet: HDNodeWallet,
-  o: { permissions?: string; nonce?: number; sign?: HDNodeWallet; subAccount?: number } = {}) {
+  o: { permissions?: string; nonce?: number; sign?: HDNodeWallet; subAccount?: number; app?: FastifyInstance; remoteAddress?: string } = {}) {
   const request = { address: wallet.address, subAccount: o.subAccount ?? 0, permissions: o.permissions ?? 'TRADE,USER_DATA',
     expiresAt: rig.ex.time + 86_400_000, nonce: o.nonce ?? rig.ex.time }
   const signature = await (o.sign ?? wallet).signTypedData(sessionDomain(TEST_CHAIN_ID), SESSION_TYPES, request)
   const body = new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature })
-  return rig.app.inject({ method: 'POST', url: '/fapi/v1/session', payload: body.toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+  return (o.app ?? rig.app).inject({ method: 'POST', url: '/fapi/v1/session', payload: body.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' }, ...(o.remoteAddress === undefined ? {} : { remoteAddress: o.remoteAddress }) })
 }
 
 /** HMAC-SHA256 hex of query then body, as Binance signs. */
