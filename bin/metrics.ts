@@ -218,9 +218,14 @@ export function feeGauges(state: State): Record<string, number> {
   return out
 }
 
+/** Connections the metrics port holds at most; past it Node closes new ones at once. */
+const METRICS_CONNECTIONS_MAX = 256
+
 /** /metrics, and with `ready` /ready: 200 or 503 with the node's Readiness as JSON (readiness.ts). */
 export function serveMetrics(host: string, port: number, gauges: Gauges, ready?: () => Readiness): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
+  // A scraper and a load balancer's checks need a few connections; anyone reaching the port
+  // must not hold the descriptors the log needs (gateway/connection-guard.ts).
+  const server = http.createServer({ headersTimeout: 10_000, connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
       res.end(renderMetrics(gauges()))
@@ -233,6 +238,7 @@ export function serveMetrics(host: string, port: number, gauges: Gauges, ready?:
       res.end('{"code":-1000,"msg":"Not found."}')
     }
   })
+  server.maxConnections = METRICS_CONNECTIONS_MAX
   return new Promise((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => resolve(server))

@@ -6,7 +6,8 @@
 // network encrypted; a peer trusts the certificate by the CA file it is given, or the system's.
 
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { createServer } from 'node:https'
+import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import { WebSocket, WebSocketServer } from 'ws'
 import type { Connection, Network } from './network.js'
 
@@ -29,6 +30,14 @@ function wrap(ws: WebSocket): Connection {
     close: (reason) => ws.close(1000, reason?.slice(0, 120)),
   }
 }
+
+/**
+ * Connections a listener holds at most, and how long one may take to send its upgrade request:
+ * the port takes only peers with the secret, but anyone who reaches it can open connections, and
+ * each holds a descriptor the log and the projections need (gateway/connection-guard.ts).
+ */
+const LINK_CONNECTIONS_MAX = 1_024
+const LINK_HEADERS_TIMEOUT_MS = 10_000
 
 /** The internal links' token of a master secret: an HMAC of it, so the secret itself never travels. */
 export function linkToken(masterSecret: Uint8Array): string {
@@ -53,24 +62,28 @@ export function wsNetworkWith(token?: string, tls: LinkTls = {}): Network {
         const options = { maxPayload: 1 << 20,
           verifyClient: (info: { req: { headers: { authorization?: string } } }, done: (ok: boolean, code?: number) => void) =>
             authorized(info.req.headers.authorization) ? done(true) : done(false, 401) }
-        // Over TLS the WebSocket server rides an HTTPS server of its own, which owns the port.
-        const https = tls.cert !== undefined && tls.key !== undefined ? createServer({ cert: tls.cert, key: tls.key }) : undefined
-        const server = https !== undefined ? new WebSocketServer({ server: https, ...options }) : new WebSocketServer({ host, port, ...options })
-        const listening = https ?? server
+        // The WebSocket server rides an HTTP(S) server of its own, which owns the port.
+        const secure = tls.cert !== undefined && tls.key !== undefined
+        const serverOptions = { headersTimeout: LINK_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 }
+        const listening: Server = secure ? createHttpsServer({ cert: tls.cert, key: tls.key, ...serverOptions }) : createHttpServer(serverOptions)
+        listening.maxConnections = LINK_CONNECTIONS_MAX
+        // What `ws` answers a plain request on a port of its own.
+        listening.on('request', (_req, res) => { res.writeHead(426, { 'content-type': 'text/plain' }); res.end('Upgrade Required') })
+        const server = new WebSocketServer({ server: listening, ...options })
         listening.once('error', reject)
         server.on('connection', (ws, req) => onConnection(wrap(ws), new URL(req.url ?? '/', 'ws://x').pathname))
         listening.once('listening', () => {
           const addr = listening.address()
           const actualPort = typeof addr === 'object' && addr ? addr.port : port
           resolve({
-            url: `${https !== undefined ? 'wss' : 'ws'}://${host}:${actualPort}`,
+            url: `${secure ? 'wss' : 'ws'}://${host}:${actualPort}`,
             close: () => new Promise<void>((r) => {
               for (const c of server.clients) c.terminate()
-              server.close(() => (https !== undefined ? https.close(() => r()) : r()))
+              server.close(() => listening.close(() => r()))
             }),
           })
         })
-        https?.listen(port, host)
+        listening.listen(port, host)
       })
     },
     connect(url) {

@@ -2,6 +2,7 @@
 // main thread that was blocked, and the REST request-time gauges showing a slow request, each
 // over the time since the previous scrape.
 
+import net from 'node:net'
 import Fastify from 'fastify'
 import t from 'tap'
 import { eventLoopDelay, feeGauges, processGauges, renderMetrics, requestTime, serveMetrics } from '../../bin/metrics.js'
@@ -109,4 +110,26 @@ t.test('fees per asset: one series per asset under one HELP and TYPE, in the ass
     '# HELP exchange_fees Trading fees collected and not withdrawn, per asset, in its units (exchange withdraw-fees takes them out of the Vault)',
     '# TYPE exchange_fees gauge', 'exchange_fees{asset="USDT"} 1.234567', `exchange_fees{asset="BTC"} ${Number(2n ** 60n) / 1e8}`, '',
   ])
+})
+
+t.test('the metrics port holds at most 256 connections: the next is closed, and once they go /metrics answers', async (t) => {
+  const server = await serveMetrics('127.0.0.1', 0, () => ({ exchange_seq: 1 }))
+  t.teardown(() => server.close())
+  const port = (server.address() as { port: number }).port
+  const held: net.Socket[] = []
+  t.teardown(() => { for (const s of held) s.destroy() })
+  for (let i = 0; i < 256; i++) {
+    held.push(await new Promise<net.Socket>((resolve, reject) => {
+      const s = net.connect(port, '127.0.0.1', () => resolve(s))
+      s.once('error', reject)
+    }))
+  }
+  const extra = net.connect(port, '127.0.0.1', () => extra.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'))
+  let answered = ''
+  extra.on('data', (b) => { answered += b.toString() })
+  await new Promise<void>((resolve) => { extra.on('close', () => resolve()); extra.on('error', () => resolve()) })
+  t.equal(answered, '', 'the 257th is closed unanswered')
+  for (const s of held) s.destroy()
+  await new Promise((r) => setTimeout(r, 100))
+  t.equal(gauge(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'exchange_seq'), 1)
 })

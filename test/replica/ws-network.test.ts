@@ -1,9 +1,10 @@
 // The internal links' WebSocket network: a node's port takes only upgrades that carry the token
 // of its master secret, so whoever can reach the port but lacks the secret can neither read
-// the log nor submit a command.
+// the log nor submit a command, and can hold only a bounded number of connections.
 
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
+import net from 'node:net'
 import { IngressClient } from '../../replica/ingress.js'
 import type { Connection } from '../../replica/network.js'
 import { linkToken, wsNetwork, wsNetworkWith } from '../../replica/ws-network.js'
@@ -39,4 +40,35 @@ t.test('the token is a digest of the secret, not the secret', async (t) => {
   t.not(token, secret.toString('hex'))
   t.equal(linkToken(secret), token, 'the same secret gives the same token')
   t.not(linkToken(Buffer.from('ac'.repeat(32), 'hex')), token)
+})
+
+t.test('anyone reaching the port holds at most 1,024 connections; a plain request is told to upgrade', async (t) => {
+  const node = wsNetworkWith(linkToken(randomBytes(32)))
+  const listener = await node.listen('127.0.0.1', 0, () => {})
+  t.teardown(() => listener.close())
+  const port = Number(new URL(listener.url).port)
+  const plain = await fetch(`http://127.0.0.1:${port}/replication`)
+  t.equal(plain.status, 426)
+  t.equal(await plain.text(), 'Upgrade Required')
+
+  // Connections that send nothing, up to the bound: the one after it is closed at once.
+  const held: net.Socket[] = []
+  t.teardown(() => { for (const s of held) s.destroy() })
+  for (let i = 0; i < 1_024; i++) {
+    held.push(await new Promise<net.Socket>((resolve, reject) => {
+      const s = net.connect(port, '127.0.0.1', () => resolve(s))
+      s.once('error', reject)
+    }))
+  }
+  const extra = net.connect(port, '127.0.0.1')
+  const ended = await new Promise<string>((resolve) => {
+    extra.on('error', () => resolve('reset'))
+    extra.on('close', () => resolve('closed'))
+  })
+  t.ok(ended === 'closed' || ended === 'reset', 'the next one is closed by the server')
+  for (const s of held) s.destroy()
+  await new Promise((r) => setTimeout(r, 100))
+  const peer = await node.connect(listener.url + '/replication')
+  t.ok(peer, 'a peer with the secret connects once they are gone')
+  peer.close()
 })
