@@ -57,6 +57,8 @@ export interface GatewayOptions {
   checkResponses?: boolean
   /** How long a connection may take to send a request head (default 10 s). */
   headersTimeoutMs?: number
+  /** How long a connection may go with nothing sent or received before it is closed (default 2 minutes). */
+  idleTimeoutMs?: number
 }
 
 /**
@@ -105,9 +107,13 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   const app = Fastify({ logger: o.logger ?? false, bodyLimit: o.bodyLimit ?? 64 * 1024, trustProxy: fastifyTrustProxy(ctx.trustProxy ?? []),
     clientErrorHandler,
     // A connection must send its request head within 10 s (Node's default: 60) and the whole
-    // request within 30 (fastify's: never), checked every second: slow senders hold no descriptor for long.
+    // request within 30 (fastify's: never), checked every second: slow senders hold no descriptor
+    // for long. One with nothing sent or received for 2 minutes is closed (fastify's default:
+    // never): a client that asks for a long answer and never reads it would hold the answer's
+    // bytes and the descriptor for good. (WebSocket sockets leave this behind at the upgrade.)
     http: { headersTimeout: o.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, o.headersTimeoutMs ?? 1_000) },
     requestTimeout: 30_000,
+    connectionTimeout: o.idleTimeoutMs ?? 120_000,
     schemaController: { compilersFactory: { buildSerializer: serializers.factory } } })
   app.decorate('compileSerializers', serializers.compileAll)
   // Request schemas are for the document only: our own code parses and refuses every

@@ -1,7 +1,7 @@
 // The API port's TCP connections (gateway/connection-guard.ts), over real sockets on loopback
 // addresses of their own: one address holding its connections idle gets a 429 for the next one
 // while other addresses are served; a trusted proxy is not held to it; past the total every
-// newcomer gets a 503; a connection that sends no request head is closed by the server.
+// newcomer gets a 503; a connection that sends no request head, or goes silent, is closed by the server.
 
 import t from 'tap'
 import net from 'node:net'
@@ -114,4 +114,21 @@ t.test('the default total: the descriptor limit less what the exchange keeps for
   t.equal(connectionsMaxFor(limits('unlimited')), 997_500)
   t.equal(connectionsMaxFor(undefined), 10_000, 'no /proc: a fixed bound')
   t.ok(defaultConnectionsMax() > 0, 'this machine\'s')
+})
+
+t.test('a connection with nothing sent or received for the idle time is closed, answered or not', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const { app, port } = await listening(t, rig.ctx, { idleTimeoutMs: 300 })
+  // Keep-alive: answered, then silent (a client that stopped reading looks the same from here).
+  const s = await idle(t, port, '127.0.0.1')
+  let text = ''
+  s.on('data', (b) => { text += b.toString() })
+  const closed = new Promise<void>((resolve) => s.on('close', () => resolve()))
+  s.write('GET /fapi/v1/time HTTP/1.1\r\nHost: x\r\n\r\n')
+  await closed
+  t.match(text, /^HTTP\/1\.1 200 OK\r\n[^]*"serverTime":\d+/, 'answered first')
+  t.notMatch(text, /[Cc]onnection: close/, 'as a connection kept alive: the server closed it for its silence')
+  await held(app, 0)
+  t.equal(app.connectionGuard.open, 0)
 })
