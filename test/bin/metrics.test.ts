@@ -7,6 +7,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { eventLoopDelay, feeGauges, processGauges, renderMetrics, requestTime, serveMetrics } from '../../bin/metrics.js'
 import { createState } from '../../core/state.js'
+import { holdIdle } from '../helpers/sockets.js'
 
 function gauge(text: string, name: string): number {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text)
@@ -116,14 +117,7 @@ t.test('the metrics port holds at most 256 connections: the next is closed, and 
   const server = await serveMetrics('127.0.0.1', 0, () => ({ exchange_seq: 1 }))
   t.teardown(() => server.close())
   const port = (server.address() as { port: number }).port
-  const held: net.Socket[] = []
-  t.teardown(() => { for (const s of held) s.destroy() })
-  for (let i = 0; i < 256; i++) {
-    held.push(await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect(port, '127.0.0.1', () => resolve(s))
-      s.once('error', reject)
-    }))
-  }
+  const held = await holdIdle(t, port, 256)
   const extra = net.connect(port, '127.0.0.1', () => extra.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'))
   let answered = ''
   extra.on('data', (b) => { answered += b.toString() })

@@ -11,22 +11,13 @@ import { connectionsMaxFor, defaultConnectionsMax } from '../../gateway/connecti
 import type { GatewayContext } from '../../gateway/context.js'
 import { DEFAULT_RATE_LIMITS } from '../../gateway/rate-limits.js'
 import { gatewayRig } from '../helpers/gateway.js'
+import { openIdle } from '../helpers/sockets.js'
 
 async function listening(t: { teardown(fn: () => unknown): void }, ctx: GatewayContext, o: GatewayOptions = {}) {
   const app = await buildGateway(ctx, o)
   await app.listen({ host: '127.0.0.1', port: 0 })
   t.teardown(() => app.close())
   return { app, port: (app.server.address() as AddressInfo).port }
-}
-
-/** A connection from `from` that sends nothing: open until the test or the server closes it. */
-function idle(t: { teardown(fn: () => unknown): void }, port: number, from: string): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const s = net.connect({ port, host: '127.0.0.1', localAddress: from })
-    t.teardown(() => s.destroy())
-    s.once('connect', () => resolve(s))
-    s.once('error', reject)
-  })
 }
 
 /** GET /fapi/v1/time over a fresh connection from `from`: the raw answer, read to the server's close. */
@@ -50,7 +41,7 @@ t.test('one address is held to its connections; the others are served', async (t
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { app, port } = await listening(t, { ...rig.ctx, rateLimits: { ...DEFAULT_RATE_LIMITS, connectionsPerIp: 3 } })
-  const sockets = [await idle(t, port, '127.0.0.1'), await idle(t, port, '127.0.0.1'), await idle(t, port, '127.0.0.1')]
+  const sockets = [await openIdle(t, port, '127.0.0.1'), await openIdle(t, port, '127.0.0.1'), await openIdle(t, port, '127.0.0.1')]
   await held(app, 3)
   t.equal(app.connectionGuard.open, 3)
 
@@ -70,12 +61,12 @@ t.test('a trusted proxy carries many clients: its connections are not held to on
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { app, port } = await listening(t, { ...rig.ctx, trustProxy: ['127.0.0.1'], rateLimits: { ...DEFAULT_RATE_LIMITS, connectionsPerIp: 2 } })
-  for (let i = 0; i < 5; i++) await idle(t, port, '127.0.0.1')
+  for (let i = 0; i < 5; i++) await openIdle(t, port, '127.0.0.1')
   await held(app, 5)
   t.equal(app.connectionGuard.open, 5)
   t.match(await time(port, '127.0.0.1'), /^HTTP\/1\.1 200 OK\r\n/)
-  await idle(t, port, '127.0.0.3')
-  await idle(t, port, '127.0.0.3')
+  await openIdle(t, port, '127.0.0.3')
+  await openIdle(t, port, '127.0.0.3')
   t.match(await time(port, '127.0.0.3'), /^HTTP\/1\.1 429 /, 'an untrusted address is')
 })
 
@@ -83,7 +74,7 @@ t.test('past the total, every newcomer is told the server is busy', async (t) =>
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { app, port } = await listening(t, { ...rig.ctx, rateLimits: { ...DEFAULT_RATE_LIMITS, connectionsPerIp: 10, connectionsMax: 4 } })
-  for (const from of ['127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.2']) await idle(t, port, from)
+  for (const from of ['127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.2']) await openIdle(t, port, from)
   await held(app, 4)
   const busy = await time(port, '127.0.0.3')
   t.match(busy, /^HTTP\/1\.1 503 Service Unavailable\r\n/)
@@ -94,7 +85,7 @@ t.test('a connection that sends no request head is closed by the server; one tha
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
   const { app, port } = await listening(t, rig.ctx, { headersTimeoutMs: 300 })
-  const silent = await idle(t, port, '127.0.0.1')
+  const silent = await openIdle(t, port, '127.0.0.1')
   const closed = new Promise<string>((resolve) => {
     let text = ''
     silent.on('data', (b) => { text += b.toString() })
@@ -121,7 +112,7 @@ t.test('a connection with nothing sent or received for the idle time is closed, 
   t.teardown(() => rig.close())
   const { app, port } = await listening(t, rig.ctx, { idleTimeoutMs: 300 })
   // Keep-alive: answered, then silent (a client that stopped reading looks the same from here).
-  const s = await idle(t, port, '127.0.0.1')
+  const s = await openIdle(t, port, '127.0.0.1')
   let text = ''
   s.on('data', (b) => { text += b.toString() })
   const closed = new Promise<void>((resolve) => s.on('close', () => resolve()))

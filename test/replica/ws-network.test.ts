@@ -8,6 +8,7 @@ import net from 'node:net'
 import { IngressClient } from '../../replica/ingress.js'
 import type { Connection } from '../../replica/network.js'
 import { linkToken, wsNetwork, wsNetworkWith } from '../../replica/ws-network.js'
+import { holdIdle } from '../helpers/sockets.js'
 
 t.test('a listener with a token accepts only connections that send it', async (t) => {
   const secret = randomBytes(32)
@@ -52,14 +53,7 @@ t.test('anyone reaching the port holds at most 1,024 connections; a plain reques
   t.equal(await plain.text(), 'Upgrade Required')
 
   // Connections that send nothing, up to the bound: the one after it is closed at once.
-  const held: net.Socket[] = []
-  t.teardown(() => { for (const s of held) s.destroy() })
-  for (let i = 0; i < 1_024; i++) {
-    held.push(await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect(port, '127.0.0.1', () => resolve(s))
-      s.once('error', reject)
-    }))
-  }
+  const held = await holdIdle(t, port, 1_024)
   const extra = net.connect(port, '127.0.0.1')
   const ended = await new Promise<string>((resolve) => {
     extra.on('error', () => resolve('reset'))
