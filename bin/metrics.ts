@@ -71,9 +71,11 @@ const HELP: Record<string, string> = {
 export function nodeGauges(running: RunningNode, gateway: Gauges, own: Gauges): { gauges: Gauges; stop(): void } {
   const { node } = running.replica
   let applied = 0
-  node.onCommitted((c) => { applied += c.entries.length })
   const trading = new TradingMetrics(() => node.state)
-  node.onCommitted(trading.committed)
+  node.onCommitted((c) => {
+    applied += c.entries.length
+    trading.committed(c)
+  })
   const loopDelay = eventLoopDelay()
   return {
     gauges: () => ({

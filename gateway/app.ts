@@ -38,7 +38,7 @@ import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 import { Refusals } from './refusals.js'
 import { CONNECTIONS_PER_IP, defaultConnectionsMax, guardConnections } from './connection-guard.js'
-import { OpenPerIp } from './ws/open-per-ip.js'
+import { OpenPerIp } from './open-per-ip.js'
 
 export interface GatewayOptions {
   /** Request body cap, bytes. */
@@ -157,10 +157,10 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.decorate('serverError', o.onServerError ?? ((err: unknown, what: string) => app.log.error({ err }, what)))
   const refusals = new Refusals()
   app.decorate('refusals', refusals)
-  app.decorate('connectionGuard', guardConnections(app.server, {
-    perIp: ctx.rateLimits?.connectionsPerIp ?? CONNECTIONS_PER_IP, max: ctx.rateLimits?.connectionsMax ?? defaultConnectionsMax(),
-  }, ctx.trustProxy ?? [], (code) => refusals.add('rest', code)))
-  app.decorate('wsOpen', new OpenPerIp(ctx.rateLimits?.connectionsPerIp ?? CONNECTIONS_PER_IP))
+  const perIp = ctx.rateLimits?.connectionsPerIp ?? CONNECTIONS_PER_IP
+  app.decorate('connectionGuard', guardConnections(app.server, { perIp, max: ctx.rateLimits?.connectionsMax ?? defaultConnectionsMax() },
+    ctx.trustProxy ?? [], (code) => refusals.add('rest', code)))
+  app.decorate('wsOpen', new OpenPerIp(perIp))
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
     done()

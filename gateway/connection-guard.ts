@@ -13,6 +13,7 @@ import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import type { TrustProxy } from './client-ip.js'
+import { OpenPerIp } from './open-per-ip.js'
 
 export interface ConnectionLimits {
   /** Open connections from one address. */
@@ -69,7 +70,7 @@ export interface ConnectionGuard {
 export function guardConnections(server: Server, limits: ConnectionLimits, trust: TrustProxy,
   refused: (code: number) => void): ConnectionGuard {
   const trusted = trust.length === 0 ? () => false : proxyAddr.compile([...trust])
-  const perIp = new Map<string, number>()
+  const perIp = new OpenPerIp(limits.perIp)
   let open = 0
   const tooMany = refusal('429 Too Many Requests', -1003,
     `Too many connections from this address: at most ${limits.perIp} at once. Reuse connections (keep-alive) or close some.`)
@@ -92,17 +93,13 @@ export function guardConnections(server: Server, limits: ConnectionLimits, trust
     const ip = socket.remoteAddress ?? ''
     if (open >= limits.max) return refuse(socket, overloaded, -1008)
     const exempt = trusted(ip, 0)
-    const n = exempt ? 0 : perIp.get(ip) ?? 0
-    if (n >= limits.perIp) return refuse(socket, tooMany, -1003)
+    if (!exempt && perIp.full(ip)) return refuse(socket, tooMany, -1003)
     for (const listener of serve) listener.call(server, socket)
     open++
-    if (!exempt) perIp.set(ip, n + 1)
+    const closed = exempt ? undefined : perIp.opened(ip)
     socket.once('close', () => {
       open--
-      if (exempt) return
-      const left = perIp.get(ip)! - 1
-      if (left === 0) perIp.delete(ip)
-      else perIp.set(ip, left)
+      closed?.()
     })
   })
   return { get open() { return open } }

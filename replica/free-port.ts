@@ -18,6 +18,8 @@ const handedOut = new Set<number>()
 /** How long a claim holds. */
 const CLAIM_MS = 60 * 60_000
 const CLAIMS = path.join(os.tmpdir(), 'perp-exchange-ports')
+/** Whether this process has made the claims' directory (once is enough). */
+let claimsMade = false
 
 export async function freePort(): Promise<number> {
   for (let tries = 0; ; tries++) {
@@ -33,7 +35,10 @@ export async function freePort(): Promise<number> {
 export function claim(port: number): boolean {
   const file = path.join(CLAIMS, String(port))
   try {
-    mkdirSync(CLAIMS, { recursive: true })
+    if (!claimsMade) {
+      mkdirSync(CLAIMS, { recursive: true })
+      claimsMade = true
+    }
     closeSync(openSync(file, 'wx'))
     return true
   } catch (err) {

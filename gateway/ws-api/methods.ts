@@ -20,7 +20,7 @@ import type { WsSecurity } from './signing.js'
 import type { StreamSubscriptions } from './subscriptions.js'
 import type { Refusals } from '../refusals.js'
 import type { ConnectionGuard } from '../connection-guard.js'
-import type { OpenPerIp } from '../ws/open-per-ip.js'
+import type { OpenPerIp } from '../open-per-ip.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,9 +1,10 @@
-// WebSocket connections open per client address, over every WebSocket path (market and user data
-// streams, the WebSocket APIs). The attempts bound (connection-attempts.ts: 300 per 5 minutes)
-// limits how fast one client opens connections, not how many it keeps: one opening its 300 every
-// 5 minutes would hold all 10,000 a gateway serves within three hours, and everyone else would
-// be refused. Counted on the gateway's thread, where every connection is known, whichever
-// process holds its socket; by the client's address (behind a trusted proxy, the forwarded one).
+// Connections open per client address, bounded: the API port's TCP connections (connection-guard.ts,
+// by peer address) and the WebSocket connections over every WebSocket path (ws/server.ts and
+// ws-api/server.ts, by client address: behind a trusted proxy, the forwarded one). For WebSocket,
+// the attempts bound (ws/connection-attempts.ts: 300 per 5 minutes) limits how fast one client
+// opens connections, not how many it keeps: one opening its 300 every 5 minutes would hold all
+// 10,000 a gateway serves within three hours. Counted on the gateway's thread, where every
+// connection is known, whichever process holds its socket.
 
 export class OpenPerIp {
   private readonly open = new Map<string, number>()
