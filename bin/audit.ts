@@ -31,7 +31,10 @@ export interface AuditCommand {
   chainId: number
   /** The log is a prefix of a running exchange's (`export-log --follow`): anchors past its end are not findings. */
   prefix?: boolean
-  /** A running sequencer's log instead, read over its replication link (always a prefix). */
+  /**
+   * A running sequencer's log instead, read over its replication link (always a prefix); with
+   * `logFile`, after it: an archive of what the node no longer holds (bin/log-archive.ts).
+   */
   follow?: { network: Network; url: string }
   out: (line: string) => void
 }
@@ -84,6 +87,11 @@ interface LogSource {
 }
 
 async function openLog(c: AuditCommand): Promise<LogSource> {
+  if (c.follow && c.logFile) {
+    // An archive (the segments a node's archiver moved out, or an export), then the rest from the running node.
+    const name = `${path.resolve(c.logFile)} then ${c.follow.url}`
+    return { name, batches: archiveThenLive(c.logFile, c.follow), close: async () => {} }
+  }
   if (c.follow) {
     // A link that cannot open is the operator's error; one lost midway a finding (the log could not be read past it).
     return { name: c.follow.url, batches: await openLogDownload(c.follow.network, c.follow.url, `audit of ${c.follow.url}`), close: async () => {} }
@@ -97,6 +105,17 @@ async function openLog(c: AuditCommand): Promise<LogSource> {
   const name = log.dir
   const total = log.lastSeq
   return { name, batches: log.readBatches(1), progress: (seq) => seq / Math.max(1, total), close: () => log.close() }
+}
+
+async function* archiveThenLive(file: string, follow: NonNullable<AuditCommand['follow']>): AsyncGenerator<LogEntry[]> {
+  const archive = await readLogFile(path.resolve(file))
+  let last: LogEntry | undefined
+  for await (const batch of archive.batches) {
+    last = batch[batch.length - 1]
+    yield batch
+  }
+  const from = last && { seq: last.seq, hash: last.hash }
+  yield* await openLogDownload(follow.network, follow.url, `audit of ${follow.url} after ${file}`, from)
 }
 
 /** The Vault a log declares (core/chain-declaration.ts), read without replaying; an operator error when it declares none. */

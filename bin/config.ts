@@ -74,6 +74,11 @@ export interface Config {
    * until they are half as far behind (replica/apply-gate.ts); 0: never held.
    */
   projectionsBehindMax: number
+  /**
+   * The log's archiver (bin/log-archive.ts): entries the LevelDB log keeps at least, older ones
+   * moved into segment files in `archiveDir` at checkpoints (0: the log keeps everything).
+   */
+  logArchive: { keep: number; dir: string }
   /** JSON-RPC URL of the chain (`audit`: where the anchors are read). */
   rpcUrl: string
   /** The Vault contract's address on that chain. */
@@ -132,6 +137,8 @@ const OPTIONS = {
   'link-tls-ca': { type: 'string', env: 'EXCHANGE_LINK_TLS_CA', default: '' },
   'tick-ms': { type: 'string', env: 'EXCHANGE_TICK_MS', default: '1000' },
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
+  'log-keep': { type: 'string', env: 'EXCHANGE_LOG_KEEP', default: '0' },
+  'log-archive': { type: 'string', env: 'EXCHANGE_LOG_ARCHIVE', default: '<data>/log-archive' },
   'sync-replicas': { type: 'string', env: 'EXCHANGE_SYNC_REPLICAS', default: '0' },
   standby: { type: 'string', env: 'EXCHANGE_STANDBY', default: 'no' },
   etcd: { type: 'string', env: 'EXCHANGE_ETCD', default: '' },
@@ -217,15 +224,17 @@ commands:
   withdraw-fees --amount X --to 0x…
                          take X of the collected trading fees in --asset (default USDT) out of the
                          Vault to that address, through the running exchange (paid like a withdrawal)
-  audit                  verify the log in --data (or the file --log) from genesis: hash chain,
+  audit                  verify the log in --data (or the file or archive directory --log) from genesis: hash chain,
                          signatures, and with --rpc (and --vault, or the Vault the log declares) every
                          root anchored on chain and every deposit, payment and the reserves against the
                          Vault (its events read from --vault-block)
                          (--prefix: a log exported from a running exchange; later anchors are not findings;
-                         --follow URL: a running sequencer's log, over its replication link, as a prefix)
+                         --follow URL: a running sequencer's log, over its replication link, as a prefix;
+                         with --log, what follows that file or archive)
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
                          --follow URL: a running sequencer's log, over its replication link
-  restore --log FILE     rebuild the log of --data (which must hold none) from an exported one, every
+  restore --log FILE     rebuild the log of --data (which must hold none) from an exported one (or an
+                         archive directory), every
                          hash checked; a node then starts on it (keep its gateway-secret with the file)
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
                          root at --seq (default: the newest checkpoint; with --rpc, the newest one
@@ -330,6 +339,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     keyType: keyTypeOption(get('key-type')),
     readWaitMs: intOption('read-wait-ms', get('read-wait-ms'), 0, 60_000),
     projectionsBehindMax: intOption('projections-behind-max', get('projections-behind-max'), 0, 10_000_000),
+    logArchive: {
+      keep: intOption('log-keep', get('log-keep'), 0, Number.MAX_SAFE_INTEGER),
+      dir: path.resolve(get('log-archive').replace(/^<data>/, get('data'))),
+    },
     rpcUrl: get('rpc'),
     vaultAddress: get('vault'),
     logFile: get('log'),
@@ -389,6 +402,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (get('ws-fan-out') !== 'process' && get('ws-fan-out') !== 'inline') throw new Error('--ws-fan-out must be process or inline')
   if (get('chain') !== 'auto' && get('chain') !== 'off') throw new Error('--chain must be auto or off')
   if (config.operatorKey && !/^(0x)?[0-9a-fA-F]{64}$/.test(config.operatorKey)) throw new Error('the operator key must be 32 bytes of hex')
+  if (config.logArchive.keep > 0 && config.checkpointInterval === 0) {
+    throw new Error('--log-keep needs checkpoints (--checkpoint-interval above 0): the log is cut only where a snapshot can stand in for what went before')
+  }
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
   if (config.command === 'restore' && !config.logFile) throw new Error('restore needs --log <file> (a log export-log wrote) and --data <dir>')
   if (config.command === 'withdraw-fees' && (!config.feeWithdrawal.amount || !validAddress(config.feeWithdrawal.to))) {

@@ -7,7 +7,7 @@ import { writeLogFile } from '../chain/log-file.js'
 import { saidAs } from './operator-error.js'
 import type { LogEntry } from '../replica/entry.js'
 import { openLogFromGenesis } from './log-from-genesis.js'
-import { downloadLog } from '../replica/log-download.js'
+import { downloadLog, SILENCE_MS, type DownloadFrom } from '../replica/log-download.js'
 import type { Network } from '../replica/network.js'
 
 export async function exportLog(dataDir: string, outFile: string): Promise<number> {
@@ -23,8 +23,8 @@ export async function exportLog(dataDir: string, outFile: string): Promise<numbe
  * A running sequencer's log as batches, its first one read already: a link that cannot be
  * opened (nothing there, another master secret) is the operator's error, said in `context`.
  */
-export async function openLogDownload(network: Network, url: string, context: string): Promise<AsyncIterable<LogEntry[]>> {
-  const it = downloadLog(network, url)[Symbol.asyncIterator]()
+export async function openLogDownload(network: Network, url: string, context: string, from?: DownloadFrom): Promise<AsyncIterable<LogEntry[]>> {
+  const it = downloadLog(network, url, SILENCE_MS, from)[Symbol.asyncIterator]()
   let first: IteratorResult<LogEntry[]>
   try {
     first = await it.next()

@@ -25,6 +25,7 @@ import { SnapshotStore } from '../replica/snapshot-store.js'
 import type { Network } from '../replica/network.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { linkTlsOf, type Config } from './config.js'
+import { LogArchiver } from './log-archive.js'
 
 /**
  * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
@@ -56,9 +57,35 @@ export interface RunningNode {
   onCommitted(listener: (c: Committed) => void): () => void
   /** Balance proofs from this node's checkpoint snapshots (GET /sapi/v1/account/balanceProof). */
   proofs: BalanceProver
+  /** The log's archiver, with --log-keep. */
+  archiver?: LogArchiver
   /** The sequencer's chain services found the Vault's newest anchor: proofs default to it, here and on followers. */
   anchoredAt(seq: number, vault: string): void
   stop(): Promise<void>
+}
+
+/**
+ * The log's archiver (--log-keep), run at start and after each checkpoint. A cut never passes
+ * what the projections have written (a restart replays them from the log), what is committed
+ * (a fail-over may cut back past the rest) or, once the log declares a chain, what is anchored
+ * (anchoring reads the hashes of the checkpoints it anchors). A failed step (a full disk) is
+ * logged and tried again at the next checkpoint: the log only grows meanwhile.
+ */
+async function startArchiver(config: Config, o: { log: LevelLogStore; snapshots: SnapshotStore; replica: Replica;
+  projections: Projections; proofs: BalanceProver }, logger: Logger): Promise<LogArchiver> {
+  const { node } = o.replica
+  const archiver = new LogArchiver({
+    log: o.log, snapshots: o.snapshots, dir: config.logArchive.dir, keep: config.logArchive.keep, logger,
+    bound: () => Math.min(o.projections.flushedSeq, o.replica.committedSeq(),
+      node.state.chain === null ? Number.MAX_SAFE_INTEGER : o.proofs.anchoredSeq ?? 0),
+  })
+  await archiver.open()
+  const step = (): void => {
+    archiver.step().catch((err: Error) => logger.warn({ err: err.message, dir: config.logArchive.dir }, 'log archiving failed; trying again at the next checkpoint'))
+  }
+  node.onCheckpoint(step)
+  step()
+  return archiver
 }
 
 /** Leadership through etcd when --etcd names it: the lease, and what a standby becomes once elected. */
@@ -163,8 +190,9 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       })
     },
   })
+  const archiver = config.logArchive.keep > 0 ? await startArchiver(config, { log, snapshots, replica, projections, proofs }, logger) : undefined
   return {
-    replica, network, log, projections, applied, proofs,
+    replica, network, log, projections, applied, proofs, archiver,
     anchoredAt(seq, vault) {
       proofs.anchoredAt(seq, vault)
       replica.replication?.publishAnchored(seq, vault)
@@ -177,6 +205,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       applied.close()
       // Whatever waits on a held gate goes on, and sees the stop.
       replica.node.gate.release()
+      await archiver?.close()
       await replica.stop()
       await roots.close()
       await proofs.close()

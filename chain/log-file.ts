@@ -4,7 +4,8 @@
 // re-encoding, lets anyone check the hash chain of the file alone.
 
 import { createReadStream, createWriteStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
+import path from 'node:path'
 import { once } from 'node:events'
 import { Packr, UnpackrStream } from 'msgpackr'
 import type { Command } from '../core/commands.js'
@@ -49,9 +50,41 @@ function bytes(v: unknown, what: string, index: number): Uint8Array {
   return v
 }
 
-/** Reads a file written by writeLogFile. Entries are sealed with their stored bytes. */
+/** An archive segment's name (bin/log-archive.ts): its first and last seq, so names sort in log order. */
+export const SEGMENT_NAME = /^(\d{12})-(\d{12})\.log$/
+
+export const segmentName = (first: number, last: number): string =>
+  `${String(first).padStart(12, '0')}-${String(last).padStart(12, '0')}.log`
+
+/**
+ * Reads a file written by writeLogFile, or a directory of them: a log archive's segments
+ * (bin/log-archive.ts), read in seq order as one log. Entries are sealed with their stored
+ * bytes; whether they chain, file to file too, is the reader's to check, as for one file.
+ */
 export async function readLogFile(file: string): Promise<LogFileReader> {
-  const size = (await stat(file)).size
+  const info = await stat(file)
+  if (!info.isDirectory()) return readOneFile(file, info.size)
+  const names = (await readdir(file)).filter((n) => SEGMENT_NAME.test(n)).sort()
+  if (names.length === 0) throw new Error(`${file} holds no log segments (named like ${segmentName(1, 1000)})`)
+  const files = await Promise.all(names.map(async (n) => ({ name: path.join(file, n), size: (await stat(path.join(file, n))).size })))
+  let done = 0
+  let current: LogFileReader | undefined
+  async function* batches(): AsyncGenerator<LogEntry[]> {
+    for (const f of files) {
+      current = await readOneFile(f.name, f.size)
+      try {
+        yield* current.batches
+      } catch (err) {
+        throw new Error(`${path.basename(f.name)}: ${(err as Error).message}`)
+      }
+      done += f.size
+      current = undefined
+    }
+  }
+  return { batches: batches(), size: files.reduce((n, f) => n + f.size, 0), get bytesRead() { return done + (current?.bytesRead ?? 0) } }
+}
+
+async function readOneFile(file: string, size: number): Promise<LogFileReader> {
   const input = createReadStream(file)
   let bytesRead = 0
   input.on('data', (chunk) => { bytesRead += chunk.length })

@@ -19,8 +19,8 @@ import { ownCopy, WorkerCalls } from './worker-calls.js'
 export interface ProofSnapshots {
   at(seq: number): Promise<{ meta: SnapshotMeta; bytes: Uint8Array } | undefined>
   list(): Promise<SnapshotMeta[]>
-  /** Keeps the snapshot at `seq` from being pruned (the anchored one users prove against). */
-  pin(seq: number | undefined): void
+  /** Keeps the snapshot at `seq` from being pruned for `purpose` (here the anchored one users prove against). */
+  pin(purpose: string, seq: number | undefined): void
 }
 
 /** Why no proof: no checkpoint to prove at yet, the seq asked for is not held here, or the sub-account held nothing there. */
@@ -83,7 +83,7 @@ export class BalanceProver {
     if (vault !== undefined) this.#vault = vault
     if (this.#anchored !== undefined && seq <= this.#anchored) return
     this.#anchored = seq
-    this.snapshots.pin(seq)
+    this.snapshots.pin('proofs', seq)
   }
 
   get anchoredSeq(): number | undefined {

@@ -48,6 +48,8 @@ export interface LevelLogOptions {
   verifier?: ChainVerifier
 }
 
+const droppedError = (seq: number, firstSeq: number): RangeError => new RangeError(`seq ${seq} was dropped; the log starts at ${firstSeq}`)
+
 export class LevelLogStore implements LogStore {
   #db: Level<Bytes, Bytes> | undefined
   #spaces: LogKeySpaces | undefined
@@ -57,7 +59,11 @@ export class LevelLogStore implements LogStore {
   #lastHash: Bytes = GENESIS_HASH
   #knownCommitted = 0
   // Appends and truncations each check then write; two at once would both pass the check.
-  #writing = false
+  // dropBefore touches only the head (batches below the new base, the base record), so it may
+  // run while an append writes the tail (the log's archiver, bin/log-archive.ts), not beside
+  // a truncation or reset.
+  #writing: 'append' | 'cut' | undefined
+  #dropping: Promise<void> | undefined
   #verifierWarned = false
 
   constructor(readonly dir: string, private readonly options: LevelLogOptions = {}) {}
@@ -106,7 +112,7 @@ export class LevelLogStore implements LogStore {
 
   async append(entries: LogEntry[], committed = 0): Promise<void> {
     const { log, meta } = this.#open()
-    this.#beginWrite()
+    this.#beginWrite('append')
     try {
       // Checked in full before anything is written: a refused batch changes nothing.
       const bodies = checkContinues(this.#lastSeq, this.#lastHash, entries)
@@ -127,7 +133,7 @@ export class LevelLogStore implements LogStore {
       this.#lastSeq = last.seq
       this.#lastHash = Uint8Array.from(last.hash)
     } finally {
-      this.#writing = false
+      this.#writing = undefined
     }
   }
 
@@ -146,35 +152,42 @@ export class LevelLogStore implements LogStore {
   }
 
   async dropBefore(seq: number): Promise<void> {
+    assert(this.#dropping === undefined && this.#writing !== 'cut', 'dropBefore beside another drop, a truncation or a reset')
+    const dropping = this.#drop(seq)
+    this.#dropping = dropping.catch(() => {})
+    try {
+      await dropping
+    } finally {
+      this.#dropping = undefined
+    }
+  }
+
+  async #drop(seq: number): Promise<void> {
     const { log } = this.#open()
     assert(Number.isSafeInteger(seq) && seq <= this.#lastSeq + 1, `dropBefore(${seq}) past lastSeq ${this.#lastSeq}`)
     if (seq <= this.firstSeq) return
-    this.#beginWrite()
-    try {
-      let base = { seq: this.#lastSeq, hash: this.#lastHash }
-      if (seq <= this.#lastSeq) {
-        // Keep the batch holding seq; the new base is the last entry of the batch before it.
-        const [kept] = await log.iterator({ lte: seqKey(seq), reverse: true, limit: 1 }).all()
-        const [before] = await log.iterator({ lt: kept![0], reverse: true, limit: 1 }).all()
-        if (before === undefined) return
-        const first = decodeBatch(keySeq(kept![0]), kept![1])[0]!
-        const previous = decodeBatch(keySeq(before[0]), before[1])
-        base = previous[previous.length - 1]!
-        checkLink(base.seq, base.hash, first)
-      }
-      await this.#writeBase(base.seq, base.hash)
-      await log.clear({ lt: seqKey(base.seq + 1) })
-    } finally {
-      this.#writing = false
+    let base = { seq: this.#lastSeq, hash: this.#lastHash }
+    if (seq <= this.#lastSeq) {
+      // Keep the batch holding seq; the new base is the last entry of the batch before it.
+      const [kept] = await log.iterator({ lte: seqKey(seq), reverse: true, limit: 1 }).all()
+      const [before] = await log.iterator({ lt: kept![0], reverse: true, limit: 1 }).all()
+      if (before === undefined) return
+      const first = decodeBatch(keySeq(kept![0]), kept![1])[0]!
+      const previous = decodeBatch(keySeq(before[0]), before[1])
+      base = previous[previous.length - 1]!
+      checkLink(base.seq, base.hash, first)
     }
+    await this.#writeBase(base.seq, base.hash)
+    await log.clear({ lt: seqKey(base.seq + 1) })
   }
 
   async truncateAfter(seq: number): Promise<void> {
     const { log } = this.#open()
+    await this.#dropped()
     assert(Number.isSafeInteger(seq) && seq >= this.#baseSeq,
       `truncateAfter(${seq}) below firstSeq - 1 (${this.#baseSeq}); reset instead`)
     if (seq >= this.#lastSeq) return
-    this.#beginWrite()
+    this.#beginWrite('cut')
     try {
       if (seq === this.#baseSeq) return await this.#clearAll(this.#baseSeq, this.#baseHash)
       const [found] = await log.iterator({ lte: seqKey(seq), reverse: true, limit: 1 }).all()
@@ -188,18 +201,19 @@ export class LevelLogStore implements LogStore {
       this.#lastSeq = seq
       this.#lastHash = cut.last.hash
     } finally {
-      this.#writing = false
+      this.#writing = undefined
     }
   }
 
   async reset(seq: number, hash: Uint8Array): Promise<void> {
     this.#open()
     assert(Number.isSafeInteger(seq) && seq >= 0 && hash.length === 32, `reset(${seq}) with a ${hash.length}-byte hash`)
-    this.#beginWrite()
+    await this.#dropped()
+    this.#beginWrite('cut')
     try {
       await this.#clearAll(seq, Uint8Array.from(hash))
     } finally {
-      this.#writing = false
+      this.#writing = undefined
     }
   }
 
@@ -215,7 +229,7 @@ export class LevelLogStore implements LogStore {
   async *#batches(fromSeq: number, toSeq: number): AsyncGenerator<LogEntry[]> {
     const { log } = this.#open()
     assert(Number.isSafeInteger(fromSeq), `read fromSeq ${fromSeq}`)
-    if (fromSeq < this.firstSeq) throw new RangeError(`seq ${fromSeq} was dropped; the log starts at ${this.firstSeq}`)
+    if (fromSeq < this.firstSeq) throw droppedError(fromSeq, this.firstSeq)
     if (fromSeq > toSeq) return
     const [startKey] = await log.keys({ lte: seqKey(fromSeq), reverse: true, limit: 1 }).all()
     if (startKey === undefined) throw new LogCorruptError(fromSeq, 'gap: no batch holds it')
@@ -225,9 +239,16 @@ export class LevelLogStore implements LogStore {
     const inWorker = mode === 'always' || (mode === 'auto' && toSeq - fromSeq + 1 >= VERIFY_IN_WORKER_FROM)
     const it = log.iterator({ gte: startKey, lte: seqKey(toSeq) })
     const ahead = new ReadAhead(it, inWorker ? this.options.verifier ?? chainVerifier : undefined, mode === 'always')
+    let first = true
     try {
       for (let batch = await ahead.next(); batch !== undefined; batch = await ahead.next()) {
         const start = batch.seq
+        // The batch holding fromSeq went between finding its key and opening the iterator: a
+        // dropBefore meanwhile (never skip silently to the next one).
+        if (first && start > fromSeq) {
+          throw fromSeq < this.firstSeq ? droppedError(fromSeq, this.firstSeq) : new LogCorruptError(fromSeq, 'gap: no batch holds it')
+        }
+        first = false
         const entries = decodeBatch(start, batch.bytes, await this.#verdict(batch.verdict))
         if (prev !== undefined) checkLink(prev.seq, prev.hash, entries[0]!)
         prev = entries[entries.length - 1]!
@@ -239,6 +260,7 @@ export class LevelLogStore implements LogStore {
       await ahead.settle()
       await it.close()
     }
+    if (prev === undefined && fromSeq < this.firstSeq) throw droppedError(fromSeq, this.firstSeq)
     if (prev === undefined || prev.seq < toSeq) {
       throw new LogCorruptError(prev === undefined ? fromSeq : prev.seq + 1, 'gap: missing entries')
     }
@@ -286,9 +308,14 @@ export class LevelLogStore implements LogStore {
     }
   }
 
-  #beginWrite(): void {
-    assert(!this.#writing, 'concurrent writes to the log')
-    this.#writing = true
+  /** Waits out a dropBefore in progress (a truncation or reset cannot run beside one). */
+  async #dropped(): Promise<void> {
+    while (this.#dropping !== undefined) await this.#dropping
+  }
+
+  #beginWrite(kind: 'append' | 'cut'): void {
+    assert(this.#writing === undefined && (kind === 'append' || this.#dropping === undefined), 'concurrent writes to the log')
+    this.#writing = kind
   }
 }
 

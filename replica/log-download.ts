@@ -14,8 +14,17 @@ import { decodeMessage, encodeMessage, REPLICATION_PATH, verifyWire, type Messag
  */
 export const SILENCE_MS = 15_000
 
-/** The sequencer's log from seq 1 to its end when the link opened, batch by batch. `url`: its replication base URL. */
-export async function* downloadLog(network: Network, url: string, silenceMs = SILENCE_MS): AsyncGenerator<LogEntry[]> {
+/** Where a download goes on from: the last entry already held (an archive's, read first). */
+export interface DownloadFrom {
+  seq: number
+  hash: Uint8Array
+}
+
+/**
+ * The sequencer's log from seq 1 (or after `from`) to its end when the link opened, batch by
+ * batch. `url`: its replication base URL.
+ */
+export async function* downloadLog(network: Network, url: string, silenceMs = SILENCE_MS, from?: DownloadFrom): AsyncGenerator<LogEntry[]> {
   const base = url.replace(/\/+$/, '')
   const conn = await network.connect(base.endsWith(REPLICATION_PATH) ? base : base + REPLICATION_PATH)
   const inbox: Message[] = []
@@ -34,11 +43,11 @@ export async function* downloadLog(network: Network, url: string, silenceMs = SI
     closed ??= reason || 'closed'
     wake?.()
   })
-  let lastSeq = 0
-  let lastHash = GENESIS_HASH
+  let lastSeq = from?.seq ?? 0
+  let lastHash = from?.hash ?? GENESIS_HASH
   let end: number | undefined
   try {
-    conn.send(encodeMessage(['hello', 1, ['live']]))
+    conn.send(encodeMessage(['hello', lastSeq + 1, ['live']]))
     while (end === undefined || lastSeq < end) {
       const m = inbox.shift()
       if (m === undefined) {
@@ -68,7 +77,10 @@ export async function* downloadLog(network: Network, url: string, silenceMs = SI
           end = m[1]
           continue
         case 'snapshot':
-          throw new Error(`the sequencer's log no longer starts at genesis (it sent a snapshot at ${m[1].seq}): an export needs it whole`)
+          throw new Error(from === undefined
+            ? `the sequencer's log no longer starts at genesis (it sent a snapshot at ${m[1].seq}): an export needs it whole; ` +
+              'read what its archiver moved out first (--log <its --log-archive directory>)'
+            : `the sequencer's log no longer reaches back to seq ${from.seq + 1} (it sent a snapshot at ${m[1].seq}): the archive read first ends too early`)
         case 'error':
           throw new Error(`the sequencer refused: ${m[1]}`)
         default:

@@ -26,6 +26,7 @@ export interface SnapshotMeta {
 export interface SnapshotStoreLike {
   save(meta: SnapshotMeta, bytes: Uint8Array): Promise<void>
   latest(): Promise<{ meta: SnapshotMeta; bytes: Uint8Array } | undefined>
+  at?(seq: number): Promise<{ meta: SnapshotMeta; bytes: Uint8Array } | undefined>
   prune?(keep: number): Promise<void>
   /** Metas of every stored snapshot, oldest first. */
   list?(): Promise<SnapshotMeta[]>
@@ -102,9 +103,9 @@ export class ReplicaNode {
    * for a standby to hold until its sequencer says they are committed (follower.ts).
    */
   async restore(snapshotSeqMax = Number.MAX_SAFE_INTEGER, holdAfter = Number.MAX_SAFE_INTEGER): Promise<Committed[]> {
-    const { log, snapshots, logger } = this.o
-    const snap = await snapshots?.latest()
-    if (snap && snap.meta.seq <= log.lastSeq && snap.meta.seq >= log.firstSeq - 1 && snap.meta.seq <= snapshotSeqMax) {
+    const { log, logger } = this.o
+    const snap = await this.newestUsable(snapshotSeqMax)
+    if (snap) {
       this.state = decodeSnapshot(snap.bytes)
       const root = stateRoot(this.state)
       if (root !== snap.meta.root) throw new Error(`snapshot at ${snap.meta.seq} has root ${root}, expected ${snap.meta.root}`)
@@ -113,6 +114,21 @@ export class ReplicaNode {
       throw new Error(`log starts at ${log.firstSeq} and no snapshot covers what came before`)
     }
     return this.replay(holdAfter)
+  }
+
+  /**
+   * The newest snapshot the log can go on from, not past `seqMax`. Past the newest, an older
+   * one: a log its archiver cut (bin/log-archive.ts) is restored from the snapshot kept at its
+   * base when the projections are behind the newer ones.
+   */
+  private async newestUsable(seqMax: number): Promise<{ meta: SnapshotMeta; bytes: Uint8Array } | undefined> {
+    const { log, snapshots } = this.o
+    const usable = (seq: number): boolean => seq <= log.lastSeq && seq >= log.firstSeq - 1 && seq <= seqMax
+    const latest = await snapshots?.latest()
+    if (latest === undefined || usable(latest.meta.seq)) return latest
+    if (snapshots?.list === undefined || snapshots.at === undefined) return undefined
+    const older = (await snapshots.list()).filter((m) => usable(m.seq)).pop()
+    return older && snapshots.at(older.seq)
   }
 
   /**

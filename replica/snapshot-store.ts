@@ -47,8 +47,12 @@ function decodeMeta(key: Bytes, value: Bytes): SnapshotMeta & { digest: Bytes } 
 export class SnapshotStore {
   #db: Level<Bytes, Bytes> | undefined
   #spaces: ReturnType<typeof spaces> | undefined
-  /** A snapshot pruning keeps whatever its age: the one balance proofs are served from (balance-prover.ts). */
-  #pinned: number | undefined
+  /**
+   * Snapshots pruning keeps whatever their age, by what needs them: 'proofs', the one balance
+   * proofs are served from (balance-prover.ts); 'base', the oldest a log cut by its archiver
+   * can restart from (bin/log-archive.ts).
+   */
+  readonly #pinned = new Map<string, number>()
 
   constructor(readonly dir: string) {}
 
@@ -102,18 +106,19 @@ export class SnapshotStore {
     })
   }
 
-  /** Keeps the snapshot at `seq` through pruning from now on (undefined: none). */
-  pin(seq: number | undefined): void {
-    this.#pinned = seq
+  /** Keeps the snapshot at `seq` through pruning for `purpose` from now on, instead of the one before (undefined: none). */
+  pin(purpose: string, seq: number | undefined): void {
+    if (seq === undefined) this.#pinned.delete(purpose)
+    else this.#pinned.set(purpose, seq)
   }
 
-  /** Keeps the newest `keep` snapshots and the pinned one, and deletes the rest. */
+  /** Keeps the newest `keep` snapshots and the pinned ones, and deletes the rest. */
   async prune(keep: number): Promise<void> {
     const { meta, data } = this.#open()
     assert(Number.isSafeInteger(keep) && keep >= 1, `prune keeps ${keep}`)
     const old = await meta.keys({ reverse: true }).all()
-    const pinned = this.#pinned
-    const ops = old.slice(keep).filter((key) => keySeq(key) !== pinned).flatMap((key) => [
+    const pinned = new Set(this.#pinned.values())
+    const ops = old.slice(keep).filter((key) => !pinned.has(keySeq(key))).flatMap((key) => [
       { type: 'del' as const, sublevel: meta, key },
       { type: 'del' as const, sublevel: data, key },
     ])
@@ -124,7 +129,7 @@ export class SnapshotStore {
   async dropAfter(seq: number): Promise<void> {
     const { meta, data } = this.#open()
     const newer = await meta.keys({ gt: seqKey(seq) }).all()
-    if (this.#pinned !== undefined && this.#pinned > seq) this.#pinned = undefined
+    for (const [purpose, pinned] of this.#pinned) if (pinned > seq) this.#pinned.delete(purpose)
     const ops = newer.flatMap((key) => [{ type: 'del' as const, sublevel: meta, key }, { type: 'del' as const, sublevel: data, key }])
     if (ops.length > 0) await this.#db!.batch(ops, SYNC)
   }

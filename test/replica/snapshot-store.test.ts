@@ -68,15 +68,20 @@ t.test('latest, at, list and prune', async (t) => {
 t.test('a pinned snapshot survives pruning until the pin moves', async (t) => {
   const store = await openStore(t)
   for (const seq of [100, 200, 300, 400]) await store.save(metaAt(seq), new Uint8Array([1]))
-  store.pin(200)
+  store.pin('proofs', 200)
   await store.prune(1)
   t.same((await store.list()).map((m) => m.seq), [200, 400], 'the newest and the pinned one')
   await store.save(metaAt(500), new Uint8Array([1]))
   await store.prune(2)
   t.same((await store.list()).map((m) => m.seq), [200, 400, 500])
-  store.pin(400)
+  store.pin('proofs', 400)
   await store.prune(1)
   t.same((await store.list()).map((m) => m.seq), [400, 500], 'the old pin goes with the next prune')
+  store.pin('base', 400)
+  store.pin('proofs', undefined)
+  for (const seq of [600, 700]) await store.save(metaAt(seq), new Uint8Array([1]))
+  await store.prune(1)
+  t.same((await store.list()).map((m) => m.seq), [400, 700], 'each purpose keeps its own pin')
 })
 
 t.test('save refuses malformed metas and keeps at most the limit', async (t) => {

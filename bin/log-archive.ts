@@ -1,0 +1,151 @@
+// The log's archiver (`--log-keep N`): a node's LevelDB log grows with every command (about
+// 260 bytes an entry), so a node told to keep N entries moves what is older into archive
+// segments, files in the export format (chain/log-file.ts) that an audit, a proof or a restore
+// reads as one log when given their directory, and drops it from the LevelDB log. Operators
+// move the segments wherever they keep history; the node never reads them again.
+//
+// A cut is made only at a checkpoint a snapshot holds (the node restarts from it, and a
+// follower too far behind is sent it), and never past what the rest of the node still needs
+// from the log: the bound the caller gives (its projections' durable seq, the committed seq,
+// the anchored seq when a chain is declared). A segment is durable (synced, renamed, its
+// directory synced) before its entries are dropped, so a crash between the two leaves both,
+// and the next step writes the same segment again.
+
+import { open, rename, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { segmentName, writeLogFile } from '../chain/log-file.js'
+import type { LogEntry } from '../replica/entry.js'
+import type { LogStore } from '../replica/log-store.js'
+import type { Logger } from '../replica/node.js'
+import { makeDir } from '../replica/make-dir.js'
+import type { SnapshotMeta } from '../replica/snapshot-store.js'
+
+/** Entries per segment at most: a first cut of a long log is written as several files. */
+export const SEGMENT_ENTRIES_MAX = 1_000_000
+
+export interface ArchiveSnapshots {
+  list(): Promise<SnapshotMeta[]>
+  pin(purpose: string, seq: number | undefined): void
+}
+
+export interface LogArchiverOptions {
+  log: LogStore
+  snapshots: ArchiveSnapshots
+  dir: string
+  /** Entries the log keeps at least (counted back from its last). */
+  keep: number
+  /** The newest seq a cut may reach, from what else reads the log. */
+  bound: () => number
+  logger?: Logger
+  /** Entries per segment at most (tests make it small). */
+  segmentEntriesMax?: number
+}
+
+export interface Segment {
+  file: string
+  first: number
+  last: number
+}
+
+export class LogArchiver {
+  #running: Promise<Segment[]> | undefined
+  #archived = 0
+  #closed = false
+
+  constructor(private readonly o: LogArchiverOptions) {}
+
+  /** Segments written since the process started. */
+  get segmentsWritten(): number { return this.#archived }
+
+  /**
+   * Pins the oldest snapshot the log can restart from: a restart whose projections are behind
+   * the newer ones goes back to it (replica/node.ts), and it must still be there.
+   */
+  async open(): Promise<void> {
+    await makeDir(this.o.dir)
+    await this.#pinBase()
+  }
+
+  /** Archives and drops what may go now; one step at a time (a call during one waits for it). */
+  step(): Promise<Segment[]> {
+    if (this.#closed) return Promise.resolve([])
+    if (this.#running) return this.#running
+    const running = this.#run().finally(() => { this.#running = undefined })
+    this.#running = running
+    return running
+  }
+
+  /** Takes no more steps and waits for the one under way (before the log closes). */
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#running?.catch(() => {})
+  }
+
+  async #run(): Promise<Segment[]> {
+    const written: Segment[] = []
+    while (!this.#closed) {
+      const segment = await this.#cutOnce()
+      if (segment === undefined) return written
+      written.push(segment)
+    }
+    return written
+  }
+
+  async #cutOnce(): Promise<Segment | undefined> {
+    const { log, snapshots } = this.o
+    const limit = Math.min(log.lastSeq - this.o.keep, this.o.bound())
+    // The newest snapshot within the limit that leaves something to drop.
+    const at = (await snapshots.list()).filter((m) => m.seq >= log.firstSeq && m.seq <= limit).pop()
+    if (at === undefined) return undefined
+    const max = this.o.segmentEntriesMax ?? SEGMENT_ENTRIES_MAX
+    const first = log.firstSeq
+    // Whole stored batches only: dropBefore drops whole batches, and the next segment must
+    // start where this one ends.
+    let last = first - 1
+    async function* upToCut(): AsyncGenerator<LogEntry[]> {
+      for await (const batch of log.readBatches(first)) {
+        const end = batch[batch.length - 1]!.seq
+        if (end > at!.seq || (end - first + 1 > max && last >= first)) return
+        last = end
+        yield batch
+      }
+    }
+    await makeDir(this.o.dir)
+    // Never a segment's name until it is whole and synced: readers take only those.
+    const file = path.join(this.o.dir, `${String(first).padStart(12, '0')}.partial`)
+    let written: number
+    try {
+      written = await writeLogFile(file, upToCut())
+    } finally {
+      if (last < first) await rm(file, { force: true })
+    }
+    if (last < first) return undefined
+    const name = path.join(this.o.dir, segmentName(first, last))
+    await syncFile(file)
+    await rename(file, name)
+    await syncFile(this.o.dir)
+    // The restart point first: pruning must keep it once the entries before it are gone.
+    snapshots.pin('base', at.seq)
+    await log.dropBefore(last + 1)
+    this.#archived++
+    this.o.logger?.info({ segment: path.basename(name), entries: written, firstSeq: log.firstSeq }, 'log archived and cut')
+    return { file: name, first, last }
+  }
+
+  async #pinBase(): Promise<void> {
+    const { log, snapshots } = this.o
+    if (log.firstSeq === 1) return
+    const base = (await snapshots.list()).find((m) => m.seq >= log.firstSeq - 1)
+    snapshots.pin('base', base?.seq)
+  }
+}
+
+/** fsync of a file or a directory (a rename is durable once its directory is synced). */
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
