@@ -5,7 +5,8 @@
 // move the segments wherever they keep history; the node never reads them again.
 //
 // A cut is made only at a checkpoint a snapshot holds (the node restarts from it, and a
-// follower too far behind is sent it), and never past what the rest of the node still needs
+// follower too far behind is sent it; the snapshot for the next cut is pinned as it is taken),
+// and never past what the rest of the node still needs
 // from the log: the bound the caller gives (its projections' durable seq, the committed seq,
 // the anchored seq when a chain is declared). A segment is durable (synced, renamed, its
 // directory synced) before its entries are dropped, so a crash between the two leaves both,
@@ -51,6 +52,9 @@ export class LogArchiver {
   #running: Promise<Segment[]> | undefined
   #archived = 0
   #closed = false
+  /** The snapshot the last cut was made at (the log restarts from it), and the one pinned for the next. */
+  #base: number | undefined
+  #next: number | undefined
 
   constructor(private readonly o: LogArchiverOptions) {}
 
@@ -85,10 +89,24 @@ export class LogArchiver {
     const written: Segment[] = []
     while (!this.#closed) {
       const segment = await this.#cutOnce()
-      if (segment === undefined) return written
+      if (segment === undefined) break
       written.push(segment)
     }
+    await this.#pinNext()
     return written
+  }
+
+  /**
+   * A node keeps only its newest few snapshots, all within the entries the log keeps: the next
+   * cut's snapshot is pinned when taken, until the log has grown past it by the keep (so the
+   * log holds between `keep` entries and about twice as many).
+   */
+  async #pinNext(): Promise<void> {
+    const { log, snapshots } = this.o
+    if (this.#next !== undefined && this.#next > (this.#base ?? 0)) return
+    const newest = (await snapshots.list()).pop()
+    this.#next = newest !== undefined && newest.seq > (this.#base ?? 0) && newest.seq >= log.firstSeq ? newest.seq : undefined
+    snapshots.pin('next-cut', this.#next)
   }
 
   async #cutOnce(): Promise<Segment | undefined> {
@@ -126,6 +144,7 @@ export class LogArchiver {
     await syncFile(this.o.dir)
     // The restart point first: pruning must keep it once the entries before it are gone.
     snapshots.pin('base', at.seq)
+    this.#base = at.seq
     await log.dropBefore(last + 1)
     this.#archived++
     this.o.logger?.info({ segment: path.basename(name), entries: written, firstSeq: log.firstSeq }, 'log archived and cut')
@@ -137,6 +156,7 @@ export class LogArchiver {
     if (log.firstSeq === 1) return
     const base = (await snapshots.list()).find((m) => m.seq >= log.firstSeq - 1)
     snapshots.pin('base', base?.seq)
+    this.#base = base?.seq
   }
 }
 

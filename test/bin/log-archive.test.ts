@@ -153,3 +153,25 @@ t.test('the snapshot a cut log restarts from is kept through pruning, after a re
   await again.prune(1)
   t.same((await again.list()).map((m) => m.seq), [100, 250], 'the base pinned again at open')
 })
+
+t.test('the snapshot for the next cut is kept while the log grows past it by the keep', async (t) => {
+  const r = await rig(t)
+  const archiver = r.archiver({ keep: 100 })
+  await archiver.open()
+  t.same((await archiver.step()).map((s) => s.last), [100])
+  // The node keeps only its newest snapshot here: every checkpoint prunes the rest.
+  const all = [...r.all]
+  for (const seq of [250, 300]) {
+    all.push(...await appendBatches(r.log, [50]))
+    await r.snapshots.save(metaAt(seq, all), new Uint8Array([1]))
+    await r.snapshots.prune(1)
+    await archiver.step()
+  }
+  await r.snapshots.prune(1)
+  t.same((await r.snapshots.list()).map((m) => m.seq), [200, 300], 'the base at 200 and the newest, pinned for the next cut')
+  t.equal(r.log.firstSeq, 201, 'cut at 200 once 100 entries followed it')
+  all.push(...await appendBatches(r.log, [100]))
+  await r.snapshots.save(metaAt(400, all), new Uint8Array([1]))
+  await r.snapshots.prune(1)
+  t.same((await archiver.step()).map((s) => [s.first, s.last]), [[201, 300]], 'then at 300, pinned when taken')
+})

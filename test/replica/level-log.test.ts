@@ -252,6 +252,47 @@ t.test('open finishes a dropBefore cut short after its base record was written',
   })
 })
 
+t.test('dropBefore runs beside an append; a truncation or reset waits for it', async (t) => {
+  const dir = await tempDir(t)
+  const store = await openStore(dir)
+  const all = await appendBatches(store, [10, 10, 10])
+  const next = chain(31, 5, store.lastHash)
+  // The archiver cuts while the sequencer appends (bin/log-archive.ts).
+  await Promise.all([store.dropBefore(21), store.append(next)])
+  t.same([store.firstSeq, store.lastSeq], [21, 35])
+  t.same(views(await store.read(21)), views([...all.slice(20), ...next]))
+  // A follower installing a snapshot (reset) or a rewind (truncateAfter) during a cut: not refused.
+  await Promise.all([store.dropBefore(31), store.truncateAfter(33)])
+  t.same([store.firstSeq, store.lastSeq], [31, 33])
+  await Promise.all([store.dropBefore(33), store.reset(40, all[0]!.hash)])
+  t.same([store.firstSeq, store.lastSeq], [41, 40], 'the reset came after the drop')
+  await closeStore(store)
+  const again = await openStore(dir)
+  t.same([again.firstSeq, again.lastSeq], [41, 40])
+})
+
+t.test('a read racing a drop gets every entry it asked for or RangeError, never a shorter run', async (t) => {
+  const dir = await tempDir(t)
+  const store = await openStore(dir)
+  const all = await appendBatches(store, Array.from({ length: 200 }, () => 5))
+  const outcomes = { whole: 0, dropped: 0 }
+  for (let cut = 6; cut <= 996; cut += 10) {
+    const from = cut - 3
+    // Started a few turns of the event loop apart, so the drop lands at every point of the read.
+    const later = async (turns: number): Promise<void> => { for (let i = 0; i < turns; i++) await new Promise(setImmediate) }
+    const [read] = await Promise.allSettled([later(((cut - 6) / 10) % 50).then(() => collect(store.readBatches(from))), store.dropBefore(cut)])
+    if (read.status === 'fulfilled') {
+      t.same(read.value.entries[0]?.seq, from, `read from ${from} began there`)
+      t.equal(read.value.entries.length, all.length - from + 1)
+      outcomes.whole++
+    } else {
+      t.type(read.reason, RangeError, `read from ${from}: ${(read.reason as Error).message}`)
+      outcomes.dropped++
+    }
+  }
+  t.equal(outcomes.whole + outcomes.dropped, 100, JSON.stringify(outcomes))
+})
+
 t.test('the verifier thread refuses corruption in the middle as the inline check does', async (t) => {
   const dir = await tempDir(t)
   const all = await build(dir, [3, 3, 3, 3, 3, 3, 3, 3])

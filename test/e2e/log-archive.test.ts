@@ -1,0 +1,99 @@
+// A node that keeps only the newest entries of its log (`--log-keep`): older ones move into
+// archive segments while it runs, within what is anchored. The auditor audits the archive and
+// then the running node's log after it against the Vault; an export of the node's log alone is
+// refused, saying where the rest is; a new replica made from the archive (`exchange restore`)
+// follows on from the archive's end with the whole history; and the node restarts on its cut
+// log with the same answers.
+
+import t from 'tap'
+import { createHmac } from 'node:crypto'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { freePort } from '../../replica/free-port.js'
+import { exchangeCli as cli, explained, restartableNode, scrapeGauges, startExchange, type DemoAccount } from '../helpers/processes.js'
+
+const SECRET = '77'.repeat(32)
+const KEEP = 150
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+t.test('an archiving node: audited from its archive and log, a replica made from the archive, a restart on the cut log', { timeout: 180_000 }, (t) => explained(t, async (t, procs) => {
+  // Ticks every 50 ms and a checkpoint every 25 entries: the log passes the keep within seconds.
+  const node = await restartableNode(t, 'log-archive', SECRET, ['--log-keep', String(KEEP), '--checkpoint-interval', '25',
+    '--tick-ms', '50', '--anchor-interval-ms', '500', '--chain-poll-ms', '50'])
+  await node.start()
+  procs.push(node.proc)
+  const chain = await node.proc.waitFor((l) => l.msg === 'chain services running', 30_000)
+  const [rpc, vault] = [chain.rpc as string, chain.vault as string]
+  const demo = await node.demo()
+
+  // History made early, so it ends up in the archive.
+  const order = (price: string): Record<string, string> =>
+    ({ symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price })
+  const placed = await node.call(demo, 'POST', '/fapi/v1/order', order('20000'))
+  t.equal(placed.status, 200, JSON.stringify(placed.body))
+  t.equal((await node.call(demo, 'DELETE', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: String(placed.body.orderId) })).status, 200)
+  t.equal((await node.call(demo, 'POST', '/fapi/v1/order', order('21000'))).status, 200)
+  const history = async (call: (who: DemoAccount, m: string, p: string, q?: Record<string, string>) => Promise<{ body: any }>): Promise<unknown> =>
+    (await call(demo, 'GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP' })).body
+  const orders = await history(node.call)
+  t.equal((orders as unknown[]).length, 2, 'a canceled order and a resting one')
+  const madeAt = (await scrapeGauges(node.metrics)).exchange_seq!
+
+  // The log is cut past that history (and at most to what is anchored).
+  let gauges = await scrapeGauges(node.metrics)
+  for (let i = 0; i < 300 && gauges.exchange_log_first_seq! <= madeAt + 1; i++) {
+    await sleep(100)
+    gauges = await scrapeGauges(node.metrics)
+  }
+  const firstSeq = gauges.exchange_log_first_seq!
+  t.ok(firstSeq > madeAt + 1, `the log now starts at ${firstSeq}, after the orders (seq ${madeAt})`)
+  t.ok(firstSeq - 1 <= gauges.exchange_anchored_seq!, `never past what is anchored (${gauges.exchange_anchored_seq})`)
+  t.ok(gauges.exchange_seq! - firstSeq + 1 >= KEEP, `it keeps at least ${KEEP} entries (${gauges.exchange_seq! - firstSeq + 1})`)
+  t.ok(gauges.exchange_log_segments_archived_total! >= 1, 'counted')
+  const archive = path.join(node.dir, 'log-archive')
+  const segments = (await readdir(archive)).filter((n) => n.endsWith('.log')).sort()
+  t.match(segments[0], /^000000000001-\d{12}\.log$/, `segments from genesis: ${segments.join(', ')}`)
+  t.same(await node.call(demo, 'GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP' }), { status: 200, body: orders }, 'history is served as before')
+
+  // The auditor: the archive, then the node's log from where it ends, against the Vault.
+  const link = `ws://127.0.0.1:${node.repl}/replication`
+  const audit = await cli(['audit', '--log', archive, '--follow', link, '--master-secret', SECRET, '--rpc', rpc, '--vault', vault])
+  t.equal(audit.code, 0, audit.stdout + audit.stderr)
+  t.match(audit.stdout, /^audit of .*log-archive then ws:\/\/127\.0\.0\.1:\d+\/replication\n  entries +\d+ replayed, hash chain intact/)
+  t.match(audit.stdout, /anchors +(\d+) of \1 on \S+ match/)
+  t.notMatch(audit.stdout, /anchors +0 of/)
+  t.match(audit.stdout, /PASS\n$/)
+  // The node's log alone is no longer whole: an export says where the rest is.
+  const exported = await cli(['export-log', '--follow', link, '--master-secret', SECRET, '--out', path.join(node.dir, 'x.log')])
+  t.equal(exported.code, 1)
+  t.match(exported.stderr, /no longer starts at genesis \(it sent a snapshot at \d+\): an export needs it whole; read what its archiver moved out first/)
+
+  // A new replica: the archive restored, then following the node from its end.
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'from-archive-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
+  const restored = await cli(['restore', '--log', archive, '--data', dir])
+  t.equal(restored.code, 0, restored.stderr)
+  const api = await freePort()
+  const replica = startExchange(['replica', '--data', dir, '--port', String(api), '--metrics-port', String(await freePort()),
+    '--follow', link, '--master-secret', SECRET])
+  procs.push(replica)
+  await replica.waitFor((l) => l.msg === 'follower running', 30_000)
+  t.notOk(replica.lines.some((l) => l.msg === 'installing snapshot from the sequencer'), 'it went on from the archive, no snapshot')
+  t.same(await history((who, m, p, q) => callAt(api, who, m, p, q)), orders, 'the replica serves the whole history, the archived part too')
+
+  // The node restarts on its cut log: from the snapshot at its base or later.
+  await node.proc.kill()
+  await node.start()
+  procs.push(node.proc)
+  t.same(await history(node.call), orders, 'the same history after the restart')
+  const after = await scrapeGauges(node.metrics)
+  t.ok(after.exchange_log_first_seq! >= firstSeq, `still cut (${after.exchange_log_first_seq})`)
+}))
+
+async function callAt(port: number, who: DemoAccount, method: string, p: string, params: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+  const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
+  const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
+  return { status: r.status, body: await r.json() }
+}
