@@ -111,7 +111,10 @@ export class ReplicaNode {
       if (root !== snap.meta.root) throw new Error(`snapshot at ${snap.meta.seq} has root ${root}, expected ${snap.meta.root}`)
       logger?.info({ seq: snap.meta.seq }, 'restored snapshot')
     } else if (log.firstSeq > 1) {
-      throw new Error(`log starts at ${log.firstSeq} and no snapshot covers what came before`)
+      // A log its archiver cut, whose history read models were lost (or are behind every snapshot).
+      const behind = snapshotSeqMax < log.firstSeq - 1 ? `; the history read models, at ${snapshotSeqMax}, need every entry after it: ` +
+        'they are rebuilt only from the whole log (its archive, then this log)' : ''
+      throw new Error(`log starts at ${log.firstSeq} and no snapshot covers what came before${behind}`)
     }
     return this.replay(holdAfter)
   }

@@ -74,13 +74,22 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   t.teardown(() => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
   const restored = await cli(['restore', '--log', archive, '--data', dir])
   t.equal(restored.code, 0, restored.stderr)
-  const api = await freePort()
-  const replica = startExchange(['replica', '--data', dir, '--port', String(api), '--metrics-port', String(await freePort()),
-    '--follow', link, '--master-secret', SECRET])
+  const [api, metrics] = [await freePort(), await freePort()]
+  // It archives too, into its own data directory.
+  const replica = startExchange(['replica', '--data', dir, '--port', String(api), '--metrics-port', String(metrics),
+    '--follow', link, '--master-secret', SECRET, '--log-keep', String(KEEP)])
   procs.push(replica)
   await replica.waitFor((l) => l.msg === 'follower running', 30_000)
   t.notOk(replica.lines.some((l) => l.msg === 'installing snapshot from the sequencer'), 'it went on from the archive, no snapshot')
   t.same(await history((who, m, p, q) => callAt(api, who, m, p, q)), orders, 'the replica serves the whole history, the archived part too')
+  let own = await scrapeGauges(metrics)
+  for (let i = 0; i < 300 && own.exchange_log_first_seq! === 1; i++) {
+    await sleep(100)
+    own = await scrapeGauges(metrics)
+  }
+  t.ok(own.exchange_log_first_seq! > 1, `the replica cut its own log too, at ${own.exchange_log_first_seq! - 1}`)
+  t.ok(own.exchange_log_first_seq! - 1 <= own.exchange_anchored_seq!, `within what its sequencer says is anchored (${own.exchange_anchored_seq})`)
+  t.match((await readdir(path.join(dir, 'log-archive')))[0], /^000000000001-\d{12}\.log$/)
 
   // The node restarts on its cut log: from the snapshot at its base or later.
   await node.proc.kill()
