@@ -1,41 +1,122 @@
 // The exported log file (`exchange export-log`, `exchange audit --log`): a msgpack stream, a
 // header map then one array per entry, [prevHash, hash, body], body being exactly the bytes
 // the entry's hash covers (msgpack of [seq, time, command]). Keeping the bytes, not a
-// re-encoding, lets anyone check the hash chain of the file alone.
+// re-encoding, lets anyone check the hash chain of the file alone. The same stream gzipped
+// (the log archiver's segments, or an export an operator compressed) reads the same.
 
 import { createReadStream, createWriteStream } from 'node:fs'
-import { readdir, stat } from 'node:fs/promises'
+import { open, readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { once } from 'node:events'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { createGunzip, createGzip } from 'node:zlib'
 import { Packr, UnpackrStream } from 'msgpackr'
 import type { Command } from '../core/commands.js'
-import { bodyOf, sealEntry, type LogEntry } from '../replica/entry.js'
+import type { CheckedBatch } from '../replica/batch-codec.js'
+import { bodyOf, HASH_BYTES, sealEntry, type LogEntry } from '../replica/entry.js'
 
 export const LOG_FILE_FORMAT = 'perp-exchange-log'
 export const LOG_FILE_VERSION = 1
 
 const packr = new Packr({ useRecords: false })
 
-/** Writes `batches` to `file`; the number of entries written. */
-export async function writeLogFile(file: string, batches: AsyncIterable<LogEntry[]>): Promise<number> {
-  const out = createWriteStream(file)
-  const write = async (bytes: Uint8Array): Promise<void> => {
-    if (!out.write(bytes)) await once(out, 'drain')
-  }
+/** Writes `batches` to `file` (gzipped with `gzip`); the number of entries written. */
+export async function writeLogFile(file: string, batches: AsyncIterable<LogEntry[]>, options: { gzip?: boolean } = {}): Promise<number> {
   let n = 0
-  try {
-    await write(packr.pack({ format: LOG_FILE_FORMAT, version: LOG_FILE_VERSION }))
+  async function* records(): AsyncGenerator<Uint8Array> {
     for await (const batch of batches) {
-      for (const e of batch) {
-        await write(packr.pack([e.prevHash, e.hash, bodyOf(e)]))
-        n++
-      }
+      n += batch.length
+      yield packRecords(batch)
     }
-  } finally {
-    out.end()
-    await once(out, 'close')
   }
+  await writeRecords(file, records(), options)
   return n
+}
+
+/**
+ * Writes the header, then `records` (packed records, packRecords() or packChecked()), to
+ * `file`, gzipped with `gzip` (what the log's archiver writes).
+ */
+export async function writeRecords(file: string, records: AsyncIterable<Uint8Array>, options: { gzip?: boolean } = {}): Promise<void> {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    yield packr.pack({ format: LOG_FILE_FORMAT, version: LOG_FILE_VERSION })
+    yield* records
+  }
+  const source = Readable.from(chunks(), { objectMode: false })
+  // A failed write (a full disk) rejects here, and never reaches the process as an unhandled error.
+  if (options.gzip) await pipeline(source, createGzip({ level: 1 }), createWriteStream(file))
+  else await pipeline(source, createWriteStream(file))
+}
+
+/**
+ * The batch's records, [prevHash, hash, body] each, as msgpack: a fixed array of three bins,
+ * written straight into one buffer (packing each record took most of an archiver's time).
+ */
+export function packRecords(batch: LogEntry[]): Uint8Array {
+  const bodies = batch.map(bodyOf)
+  let size = 0
+  for (const body of bodies) size += 1 + 2 + HASH_BYTES + 2 + HASH_BYTES + binHeader(body.length) + body.length
+  const out = Buffer.allocUnsafe(size)
+  let at = 0
+  for (let i = 0; i < batch.length; i++) {
+    const e = batch[i]!
+    const body = bodies[i]!
+    if (e.prevHash.length !== HASH_BYTES || e.hash.length !== HASH_BYTES) throw new Error(`entry ${e.seq}: hashes of ${HASH_BYTES} bytes expected`)
+    out[at++] = 0x93
+    at = writeHash(out, at, e.prevHash)
+    at = writeHash(out, at, e.hash)
+    at = writeBinHeader(out, at, body.length)
+    out.set(body, at)
+    at += body.length
+  }
+  return out
+}
+
+/** packRecords() for a batch as the log stores it, checked (level-log.ts readStored), its entries never built. */
+export function packChecked(batch: CheckedBatch): Uint8Array {
+  const { ends, hashes, bodies } = batch
+  let size = 0
+  for (let i = 0; i < ends.length; i++) {
+    const length = ends[i]! - (i === 0 ? 0 : ends[i - 1]!)
+    size += 1 + 2 + HASH_BYTES + 2 + HASH_BYTES + binHeader(length) + length
+  }
+  const out = Buffer.allocUnsafe(size)
+  let at = 0
+  for (let i = 0; i < ends.length; i++) {
+    const start = i === 0 ? 0 : ends[i - 1]!
+    out[at++] = 0x93
+    at = writeHash(out, at, i === 0 ? batch.prevHash : hashes.subarray((i - 1) * HASH_BYTES, i * HASH_BYTES))
+    at = writeHash(out, at, hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES))
+    at = writeBinHeader(out, at, ends[i]! - start)
+    out.set(bodies.subarray(start, ends[i]!), at)
+    at += ends[i]! - start
+  }
+  return out
+}
+
+function writeHash(out: Buffer, at: number, hash: Uint8Array): number {
+  out[at] = 0xc4
+  out[at + 1] = HASH_BYTES
+  out.set(hash, at + 2)
+  return at + 2 + HASH_BYTES
+}
+
+const binHeader = (length: number): number => (length < 0x100 ? 2 : length < 0x10000 ? 3 : 5)
+
+function writeBinHeader(out: Buffer, at: number, length: number): number {
+  if (length < 0x100) {
+    out[at] = 0xc4
+    out[at + 1] = length
+    return at + 2
+  }
+  if (length < 0x10000) {
+    out[at] = 0xc5
+    out.writeUInt16BE(length, at + 1)
+    return at + 3
+  }
+  out[at] = 0xc6
+  out.writeUInt32BE(length, at + 1)
+  return at + 5
 }
 
 export interface LogFileReader {
@@ -51,10 +132,10 @@ function bytes(v: unknown, what: string, index: number): Uint8Array {
 }
 
 /** An archive segment's name (bin/log-archive.ts): its first and last seq, so names sort in log order. */
-export const SEGMENT_NAME = /^(\d{12})-(\d{12})\.log$/
+export const SEGMENT_NAME = /^(\d{12})-(\d{12})\.log\.gz$/
 
 export const segmentName = (first: number, last: number): string =>
-  `${String(first).padStart(12, '0')}-${String(last).padStart(12, '0')}.log`
+  `${String(first).padStart(12, '0')}-${String(last).padStart(12, '0')}.log.gz`
 
 /**
  * Reads a file written by writeLogFile, or a directory of them: a log archive's segments
@@ -84,12 +165,28 @@ export async function readLogFile(file: string): Promise<LogFileReader> {
   return { batches: batches(), size: files.reduce((n, f) => n + f.size, 0), get bytesRead() { return done + (current?.bytesRead ?? 0) } }
 }
 
+const GZIP_MAGIC = [0x1f, 0x8b]
+
 async function readOneFile(file: string, size: number): Promise<LogFileReader> {
+  const head = Buffer.alloc(2)
+  const handle = await open(file, 'r')
+  try {
+    await handle.read(head, 0, 2, 0)
+  } finally {
+    await handle.close()
+  }
   const input = createReadStream(file)
   let bytesRead = 0
   input.on('data', (chunk) => { bytesRead += chunk.length })
-  const records = input.pipe(new UnpackrStream({ useRecords: false }))
+  const records = new UnpackrStream({ useRecords: false })
   input.on('error', (err) => records.destroy(err))
+  if (head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
+    const gunzip = createGunzip()
+    gunzip.on('error', (err) => records.destroy(new Error(`${file}: ${err.message}`)))
+    input.pipe(gunzip).pipe(records)
+  } else {
+    input.pipe(records)
+  }
   async function* batches(): AsyncGenerator<LogEntry[]> {
     let index = 0
     for await (const rec of records as AsyncIterable<unknown>) {

@@ -243,6 +243,23 @@ export function decodeBatch(firstSeq: number, bytes: Uint8Array, verdict?: Verdi
   return decodeChain(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt, { ends: verdict?.ends, tape: verdict?.tape, tapeAt: verdict?.tapeAt }).entries
 }
 
+/** A stored batch checked but not decoded: its envelope, and where each body ends in `bodies`. */
+export interface CheckedBatch extends Envelope {
+  seq: number
+  ends: Uint32Array
+}
+
+/**
+ * The batch's envelope with its hashes checked over its bodies, no command decoded (what
+ * an archive copies out); `verdict` is the chain verifier's answer when it checked them already.
+ */
+export function checkBatch(firstSeq: number, bytes: Uint8Array, verdict?: Verdict): CheckedBatch {
+  const env = decodeEnvelope(firstSeq, bytes)
+  const ends = verdict?.ends ?? verifyBodies(firstSeq, env.prevHash, env.hashes, env.bodies, corrupt)
+  if (ends.length !== env.count || ends[ends.length - 1] !== env.bodies.length) throw corrupt(firstSeq, 'bodies and hashes disagree')
+  return { ...env, seq: firstSeq, ends }
+}
+
 /** The batch cut down to its first `keep` entries (verified as they are walked), and the last of them. */
 export function truncateBatch(firstSeq: number, bytes: Uint8Array, keep: number): { bytes: Uint8Array, last: LogEntry } {
   const env = decodeEnvelope(firstSeq, bytes)

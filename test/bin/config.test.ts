@@ -1,4 +1,4 @@
-// The standby, election, price-feed, CORS, proxy, readiness and drain options as an operator types them: `--standby` alone on
+// The standby, election, price-feed, CORS, proxy, readiness, drain and log-archive options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -89,4 +89,13 @@ t.test('restore: the exported file is named, and the data directory it rebuilds'
   t.throws(() => loadConfig(['restore', '--data', '/tmp/x'], {}), /restore needs --log <file>/)
   const c = loadConfig(['restore', '--log', 'backup.msgpack', '--data', '/tmp/x'], {})
   t.same([c.logFile, c.dataDir], ['backup.msgpack', '/tmp/x'])
+})
+
+t.test('--log-keep and --log-archive: off by default, the archive in the data directory', async (t) => {
+  t.same(loadConfig(['start', '--data', '/srv/x'], {}).logArchive, { keep: 0, dir: '/srv/x/log-archive' }, 'the log keeps everything by default')
+  t.same(loadConfig(['replica', '--follow', 'ws://x', '--data', '/srv/x', '--log-keep', '1000000'], {}).logArchive, { keep: 1_000_000, dir: '/srv/x/log-archive' })
+  t.same(loadConfig(['sequencer', '--data', '/srv/x'], { EXCHANGE_LOG_KEEP: '500', EXCHANGE_LOG_ARCHIVE: '/mnt/archive' }).logArchive,
+    { keep: 500, dir: '/mnt/archive' }, 'or from the environment')
+  t.throws(() => loadConfig(['start', '--log-keep', '1.5'], {}), /--log-keep must be an integer in \[0, \d+\], got 1.5/)
+  t.throws(() => loadConfig(['start', '--log-keep', '10', '--checkpoint-interval', '0'], {}), /--log-keep needs checkpoints/)
 })

@@ -10,7 +10,6 @@ import t, { type Test } from 'tap'
 import { readLogFile } from '../../chain/log-file.js'
 import { hex, type LogEntry } from '../../replica/entry.js'
 import { LevelLogStore } from '../../replica/level-log.js'
-import type { LogStore } from '../../replica/log-store.js'
 import { SnapshotStore, type SnapshotMeta } from '../../replica/snapshot-store.js'
 import { LogArchiver, type LogArchiverOptions } from '../../bin/log-archive.js'
 import { appendBatches, collect, views } from '../helpers/log-fixtures.js'
@@ -55,7 +54,7 @@ t.test('cuts at the newest snapshot the keep allows, archiving exactly what it d
   const segments = await archiver.step()
   // Keep 60 of 200: a cut at most at 140, so at the snapshot at 100; the batch 91-100 ends there.
   t.same(segments.map((s) => [s.first, s.last]), [[1, 100]])
-  t.same(await archived(r), ['000000000001-000000000100.log'])
+  t.same(await archived(r), ['000000000001-000000000100.log.gz'])
   t.same([r.log.firstSeq, r.log.lastSeq], [101, 200], 'the log holds what is left')
   const file = await readLogFile(join(r.dir, 'archive'))
   t.same(views((await collect(file.batches)).entries), views(r.all.slice(0, 100)), 'the segment holds every dropped entry, bytes and hashes')
@@ -67,7 +66,7 @@ t.test('cuts at the newest snapshot the keep allows, archiving exactly what it d
   const more = await appendBatches(r.log, [30, 30])
   const next = await archiver.step()
   t.same(next.map((s) => [s.first, s.last]), [[101, 200]])
-  t.same(await archived(r), ['000000000001-000000000100.log', '000000000101-000000000200.log'])
+  t.same(await archived(r), ['000000000001-000000000100.log.gz', '000000000101-000000000200.log.gz'])
   const both = await readLogFile(join(r.dir, 'archive'))
   t.same(views((await collect(both.batches)).entries), views(r.all), 'the directory reads as one log, chained file to file')
   t.same(views(await r.log.read(201)), views(more))
@@ -123,14 +122,14 @@ t.test('a crash between a segment and its drop: the next step writes the same se
       const v = Reflect.get(target, key, target) as unknown
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
     },
-  }) as LogStore
+  }) as LevelLogStore
   const archiver = r.archiver({ log })
   await archiver.open()
   await t.rejects(archiver.step(), /killed/)
-  t.same(await archived(r), ['000000000001-000000000100.log'], 'the segment is whole')
+  t.same(await archived(r), ['000000000001-000000000100.log.gz'], 'the segment is whole')
   t.equal(r.log.firstSeq, 1, 'the log still holds it')
   t.same((await archiver.step()).map((s) => [s.first, s.last]), [[1, 100]])
-  t.same(await archived(r), ['000000000001-000000000100.log'], 'written again under the same name, no partial left')
+  t.same(await archived(r), ['000000000001-000000000100.log.gz'], 'written again under the same name, no partial left')
   t.equal(r.log.firstSeq, 101)
 })
 

@@ -52,8 +52,8 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   t.ok(gauges.exchange_seq! - firstSeq + 1 >= KEEP, `it keeps at least ${KEEP} entries (${gauges.exchange_seq! - firstSeq + 1})`)
   t.ok(gauges.exchange_log_segments_archived_total! >= 1, 'counted')
   const archive = path.join(node.dir, 'log-archive')
-  const segments = (await readdir(archive)).filter((n) => n.endsWith('.log')).sort()
-  t.match(segments[0], /^000000000001-\d{12}\.log$/, `segments from genesis: ${segments.join(', ')}`)
+  const segments = (await readdir(archive)).filter((n) => n.endsWith('.log.gz')).sort()
+  t.match(segments[0], /^000000000001-\d{12}\.log\.gz$/, `segments from genesis: ${segments.join(', ')}`)
   t.same(await node.call(demo, 'GET', '/fapi/v1/allOrders', { symbol: 'BTCUSDTPERP' }), { status: 200, body: orders }, 'history is served as before')
 
   // The auditor: the archive, then the node's log from where it ends, against the Vault.
@@ -89,7 +89,7 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   }
   t.ok(own.exchange_log_first_seq! > 1, `the replica cut its own log too, at ${own.exchange_log_first_seq! - 1}`)
   t.ok(own.exchange_log_first_seq! - 1 <= own.exchange_anchored_seq!, `within what its sequencer says is anchored (${own.exchange_anchored_seq})`)
-  t.match((await readdir(path.join(dir, 'log-archive')))[0], /^000000000001-\d{12}\.log$/)
+  t.match((await readdir(path.join(dir, 'log-archive')))[0], /^000000000001-\d{12}\.log\.gz$/)
 
   // The node restarts on its cut log: from the snapshot at its base or later.
   await node.proc.kill()
