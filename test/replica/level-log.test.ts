@@ -271,6 +271,36 @@ t.test('dropBefore runs beside an append; a truncation or reset waits for it', a
   t.same([again.firstSeq, again.lastSeq], [41, 40])
 })
 
+t.test('readStored: the stored batches checked, never decoded; a corrupt one or a start inside a batch refused', async (t) => {
+  const dir = await tempDir(t)
+  // Eight batches: the one altered below lies under the tail open() checks and repairs.
+  const all = await build(dir, [3, 3, 3, 3, 3, 3, 3, 3])
+  let store = await openStore(dir)
+  const stored = await drain(store.readStored(4))
+  t.same(stored.slice(0, 3).map((b) => [b.seq, b.count, Array.from(b.ends)]), [[4, 3, [...b3(all, 3)]], [7, 3, [...b3(all, 6)]], [10, 3, [...b3(all, 9)]]])
+  t.equal(stored.length, 7, 'to the last')
+  t.same(hex(stored[0]!.prevHash), hex(all[2]!.hash), 'each batch names the hash before it')
+  await t.rejects(drain(store.readStored(5)), { name: 'LogCorruptError', message: /no batch starts at 5/ })
+  await closeStore(store)
+  await raw(dir, ({ log }) => log.put(seqKey(7), alteredBatch(all.slice(6, 9), 1)))
+  store = await openStore(dir)
+  await t.rejects(drain(store.readStored(1)), { name: 'LogCorruptError', message: 'log corrupt at seq 8: hash does not match its body' })
+  await store.dropBefore(4)
+  await t.rejects(drain(store.readStored(1)), RangeError, 'dropped')
+})
+
+async function drain<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
+}
+
+/** Where each body of the batch of three from `from` ends, its bodies end to end. */
+function b3(all: LogEntry[], from: number): number[] {
+  let at = 0
+  return all.slice(from, from + 3).map((e) => (at += encodeBody(e.seq, e.time, e.command).length))
+}
+
 t.test('a read racing a drop gets every entry it asked for or RangeError, never a shorter run', async (t) => {
   const dir = await tempDir(t)
   const store = await openStore(dir)
