@@ -148,8 +148,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     onAnchored: (seq, vault) => proofs.anchoredAt(seq, vault),
     log, snapshots, network, clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots, election,
-    // Projections must see every entry: a snapshot newer than what they hold is not used.
+    // Projections must see every entry: a snapshot newer than what they hold is not used, and
+    // one a sequencer sends in place of entries its log no longer holds is refused.
     snapshotSeqMax: projections.lastSeq,
+    everyEntry: 'its history read models need every entry',
     // A standby's log may end in entries never committed (a fail-over would drop them): its
     // projections get them only once its sequencer says they are.
     listenersSeq: projections.lastSeq,

@@ -58,6 +58,12 @@ export interface ReplicaOptions {
    * its state, it is held from them until its sequencer says it is (follower.ts). Unset: none held.
    */
   listenersSeq?: number
+  /**
+   * A follower whose listeners must see every entry (the CLI's projections): why, said when the
+   * sequencer's log no longer reaches back to this node's end and it sends a snapshot instead,
+   * which is then refused rather than installed (follower.ts). Unset: installed.
+   */
+  everyEntry?: string
   /** Computes checkpoint roots off the applying thread (node.ts); the simulator leaves it out. */
   roots?: RootSource
   /** Lets the caller attach listeners (projections) before the log is replayed. */
@@ -107,7 +113,7 @@ export async function createReplica(o: ReplicaOptions): Promise<Replica> {
   if (o.role.kind === 'follower') {
     const leader = election && (() => election.leadership.leader())
     const follower = new Follower({ node, network: o.network, url: o.role.url, clock: o.clock, logger: o.logger,
-      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby, leader, held })
+      reconnectMs: o.role.reconnectMs, onFatal, onAnchored: o.onAnchored, standby: o.role.standby, leader, held, everyEntry: o.everyEntry })
     const promoted: (() => void)[] = []
     let parts: SequencerParts | undefined
     const failover = election?.promoted && o.role.standby ? new Failover({

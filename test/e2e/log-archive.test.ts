@@ -1,9 +1,9 @@
 // A node that keeps only the newest entries of its log (`--log-keep`): older ones move into
 // archive segments while it runs, within what is anchored. The auditor audits the archive and
 // then the running node's log after it against the Vault; an export of the node's log alone is
-// refused, saying where the rest is; a new replica made from the archive (`exchange restore`)
-// follows on from the archive's end with the whole history; and the node restarts on its cut
-// log with the same answers.
+// refused, saying where the rest is, and so is a new replica with nothing; one made from the
+// archive (`exchange restore`) follows on from the archive's end with the whole history; and
+// the node restarts on its cut log with the same answers.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -68,6 +68,17 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   const exported = await cli(['export-log', '--follow', link, '--master-secret', SECRET, '--out', path.join(node.dir, 'x.log')])
   t.equal(exported.code, 1)
   t.match(exported.stderr, /no longer starts at genesis \(it sent a snapshot at \d+\): an export needs it whole; read what its archiver moved out first/)
+
+  // A new replica with nothing: the node no longer has the entries its history needs, and it stops saying so.
+  const empty = await mkdtemp(path.join(os.tmpdir(), 'empty-replica-'))
+  t.teardown(() => rm(empty, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
+  const refused = startExchange(['replica', '--data', empty, '--port', String(await freePort()), '--metrics-port', String(await freePort()),
+    '--follow', link, '--master-secret', SECRET])
+  procs.push(refused)
+  await refused.exited
+  t.equal(refused.child.exitCode, 1)
+  const said = refused.lines.map((l) => String(l.err ?? l.msg)).join('\n') + refused.stderr()
+  t.match(said, /the sequencer's log no longer reaches back to seq 1 \(it sent a snapshot at \d+: its archiver, --log-keep, moved what came before into its archive\), and its history read models need every entry: make this node again from the archive/)
 
   // A new replica: the archive restored, then following the node from its end.
   const dir = await mkdtemp(path.join(os.tmpdir(), 'from-archive-'))
