@@ -13,7 +13,8 @@ export async function openLogFromGenesis(dataDir: string, tool: string): Promise
   await log.open()
   if (log.firstSeq !== 1) {
     await log.close()
-    throw new OperatorError(`the log in ${dir} starts at ${log.firstSeq}: ${tool} needs it from genesis`)
+    throw new OperatorError(`the log in ${dir} starts at ${log.firstSeq}: ${tool} needs it from genesis ` +
+      '(what came before is in the node\'s log archive, --log-keep: give that directory as --log, or restore it into a new data directory)')
   }
   return log
 }

@@ -109,6 +109,11 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   t.same(await history(node.call), orders, 'the same history after the restart')
   const after = await scrapeGauges(node.metrics)
   t.ok(after.exchange_log_first_seq! >= firstSeq, `still cut (${after.exchange_log_first_seq})`)
+  // Stopped, its cut log is no log from genesis for the tools that replay one.
+  await node.proc.kill()
+  const offline = await cli(['export-log', '--data', node.dir, '--out', path.join(node.dir, 'x.log')])
+  t.equal(offline.code, 1)
+  t.match(offline.stderr, /starts at \d+: an export needs it from genesis \(what came before is in the node's log archive, --log-keep: give that directory as --log/)
 }))
 
 async function callAt(port: number, who: DemoAccount, method: string, p: string, params: Record<string, string> = {}): Promise<{ status: number; body: any }> {
