@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws'
 import { assert } from '../../core/assert.js'
 import type { GatewayContext } from '../context.js'
 import { rawJsonResponse } from '../client-errors.js'
+import type { Refusals } from '../refusals.js'
 import { upgradeOriginAllowed } from '../cors.js'
 import { clientIpOf } from '../client-ip.js'
 import { notFound, originNotAllowed } from '../errors.js'
@@ -73,7 +74,7 @@ interface Route {
 }
 
 class RouteError extends Error {
-  constructor(readonly status: number, readonly body: object) { super(JSON.stringify(body)) }
+  constructor(readonly status: number, readonly body: { code: number; msg: string }) { super(JSON.stringify(body)) }
 }
 
 const CONNECTIONS_MAX = 10_000
@@ -139,7 +140,9 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
 }
 
 /** Answers an upgrade request with `status` and `body`; `header`, a whole header line, said too. */
-function refuse(socket: Duplex, status: number, body: object, header?: string): void {
+function refuseWith(refusals: Refusals, socket: Duplex, status: number, body: { code: number; msg: string }, header?: string): void {
+  // Among the WebSocket APIs' refusals on /metrics: a handshake refused is one too.
+  refusals.add('ws', body.code)
   socket.end(rawJsonResponse(status, body, header))
 }
 
@@ -168,6 +171,8 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
   const attempts = new ConnectionAttempts(ctx.now, ctx.rateLimits?.wsConnections5m ?? ATTEMPTS_PER_5M)
   const corsOrigins = ctx.corsOrigins ?? '*'
   const clientIp = clientIpOf(ctx.trustProxy ?? [])
+  const refuse = (socket: Duplex, status: number, body: { code: number; msg: string }, header?: string): void =>
+    refuseWith(app.refusals, socket, status, body, header)
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer resetting mid-handshake must not become an unhandled 'error'.
     socket.on('error', () => socket.destroy())

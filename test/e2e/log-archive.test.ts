@@ -14,7 +14,8 @@ import { freePort } from '../../replica/free-port.js'
 import { exchangeCli as cli, explained, restartableNode, scrapeGauges, startExchange, type DemoAccount } from '../helpers/processes.js'
 
 const SECRET = '77'.repeat(32)
-const KEEP = 150
+// Ticks every 50 ms: 10 s of log.
+const KEEP = 200
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 t.test('an archiving node: audited from its archive and log, a replica made from the archive, a restart on the cut log', { timeout: 180_000 }, (t) => explained(t, async (t, procs) => {
@@ -80,9 +81,13 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   const said = refused.lines.map((l) => String(l.err ?? l.msg)).join('\n') + refused.stderr()
   t.match(said, /the sequencer's log no longer reaches back to seq 1 \(it sent a snapshot at \d+: its archiver, --log-keep, moved what came before into its archive\), and its history read models need every entry: make this node again from the archive/)
 
-  // A new replica: the archive restored, then following the node from its end.
+  // A new replica: the archive restored, then following the node from its end. Taken just after
+  // a cut, so the node's log still reaches back to the archive's end until the next, some KEEP
+  // entries later, by when the replica follows live.
   const dir = await mkdtemp(path.join(os.tmpdir(), 'from-archive-'))
   t.teardown(() => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
+  const seen = node.proc.lines.length
+  await node.proc.waitFor((l) => l.msg === 'log archived and cut' && node.proc.lines.indexOf(l) >= seen, 30_000)
   const restored = await cli(['restore', '--log', archive, '--data', dir])
   t.equal(restored.code, 0, restored.stderr)
   const [api, metrics] = [await freePort(), await freePort()]
