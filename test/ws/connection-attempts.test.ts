@@ -41,6 +41,9 @@ t.test('past the limit every WebSocket path is refused with 429 until the window
   t.same(await market.request({ method: 'LIST_SUBSCRIPTIONS', id: 1 }), { result: [], id: 1 }, 'open connections carry on')
   t.match(await api.request({ id: 'p', method: 'ticker.price', params: { symbol: 'BTCUSDTPERP' } }), { id: 'p', status: 200 })
 
+  // The operator sees them among the WebSocket refusals (/metrics): the bad stream name (2) and the three 429s.
+  t.same(rig.app.refusals.byCode('ws'), [[-1003, 3], [2, 1]])
+
   await rig.run({ type: 'Tick' }, windowEnd - rig.ex.time)
   t.equal(await refusal(`${base}/ws`), null, 'the next window admits again')
 })
