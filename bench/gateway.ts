@@ -41,7 +41,9 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
   // The market-making bot off: the load generator is the only client. The price feed off too,
   // so the book alone sets the mark: the feed's index starts at 30000.0 (bin/price-feed.ts), and
   // the price band would refuse this load's buys at 50000.0 until the mark caught up.
-  const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off', '--price-feed', 'off'], nodeFlags)
+  // GATEWAY_BENCH_FLAGS: the exchange's own flags added, to measure it so configured (--log-keep, say).
+  const extraFlags = (process.env.GATEWAY_BENCH_FLAGS ?? '').split(/\s+/).filter(Boolean)
+  const ex = await startExchange('gateway', [...LIMIT_FLAGS, '--bot', 'off', '--price-feed', 'off', ...extraFlags], nodeFlags)
   const { child, port } = ex
   let generator: LoadGenerator | undefined
   try {
@@ -91,7 +93,8 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     const p99 = percentile(samples, 99)
     const p999 = percentile(samples, 99.9)
     const depthPerSec = depth.ok / depth.seconds
-    out(`gateway: exchange process (${nodeFlags.join(' ')}) on ${HOST}, ${ACCOUNTS} funded accounts, BTCUSDTPERP LIMIT GTC around 50000.0`)
+    out(`gateway: exchange process (${nodeFlags.join(' ')}) on ${HOST}${extraFlags.length > 0 ? ` with ${extraFlags.join(' ')}` : ''}, ` +
+      `${ACCOUNTS} funded accounts, BTCUSDTPERP LIMIT GTC around 50000.0`)
     out(`book after the order phases: ${book.bids.length} bid levels from ${book.bids[0]?.[0] ?? '-'}, ` +
       `${book.asks.length} ask levels from ${book.asks[0]?.[0] ?? '-'} (${SEED_LEVELS} each seeded 10+ ticks out; the depth phase reads the best 100)`)
     out(`load average before ${load.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`)
@@ -121,6 +124,10 @@ async function run(out: (line: string) => void): Promise<BenchSummary> {
     out(`open loop: the exchange's own time per request (read to written) p50 ${fixed(served('p50'), 2)} ms, ` +
       `p99 ${fixed(served('p99'), 2)} ms, max ${fixed(served('max'), 2)} ms ` +
       '(the p50/p99 above add waiting to be read, loopback, and the load generator sharing the cores)')
+    if (gauges.exchange_log_segments_archived_total! > 0) {
+      out(`log: ${int(gauges.exchange_log_segments_archived_total!)} archive segments written; it holds seq ${int(gauges.exchange_log_first_seq!)} ` +
+        `to ${int(gauges.exchange_seq!)} (closed loop ended at ${int(afterClosed.exchange_seq!)}, first seq ${int(afterClosed.exchange_log_first_seq!)})`)
+    }
     out(`projections: entries applied but not yet written by the history read models as the closed loop ended ${int(behind(afterClosed))}, ` +
       `as the open loop ended ${int(behind(gauges))}`)
     const late = lat.sendLateMs!.sort()

@@ -20,8 +20,16 @@ import type { Logger } from '../replica/node.js'
 import { makeDir } from '../replica/make-dir.js'
 import type { SnapshotMeta } from '../replica/snapshot-store.js'
 
-/** Entries archived per second at most (LogArchiverOptions.entriesPerSecond). */
-export const ENTRIES_PER_SECOND = 50_000
+/**
+ * The pace of archiving, entries per second: twice the rate the log grew at since the last
+ * step, within these bounds. Each archived entry costs the node ~2.8 µs of its main thread and
+ * ~4 µs more on other threads (read, check, gzip, write); spread at about the rate the log
+ * grows they are a few per cent of its work, where a cut of a million at full speed took both
+ * cores of a 2-core machine for 4 s, and 20,000 a second still tripled a 2,000-orders/s
+ * load's p99 while it ran (bench:archive, bench:gateway with GATEWAY_BENCH_FLAGS).
+ */
+export const PACE_MIN = 2_000
+export const PACE_MAX = 20_000
 
 /** Entries per segment at most: a first cut of a long log is written as several files. */
 export const SEGMENT_ENTRIES_MAX = 1_000_000
@@ -45,8 +53,10 @@ export interface LogArchiverOptions {
   logger?: Logger
   /** Entries per segment at most (tests make it small). */
   segmentEntriesMax?: number
-  /** Entries archived per second at most: the archiver gives way to the node's own work. */
+  /** Entries archived per second, in place of the pace the log's growth sets (PACE_MIN, PACE_MAX). */
   entriesPerSecond?: number
+  /** Milliseconds now, for the log's growth rate (performance.now by default). */
+  now?: () => number
 }
 
 export interface Segment {
@@ -62,8 +72,14 @@ export class LogArchiver {
   /** The snapshot the last cut was made at (the log restarts from it), and the one pinned for the next. */
   #base: number | undefined
   #next: number | undefined
+  /** Where the log stood at the last step, for its growth rate; the pace that sets. */
+  #seen: { at: number; lastSeq: number } | undefined
+  #pace = PACE_MIN
 
   constructor(private readonly o: LogArchiverOptions) {}
+
+  /** The pace of the last step, entries per second. */
+  get pace(): number { return this.#pace }
 
   /** Segments written since the process started. */
   get segmentsWritten(): number { return this.#archived }
@@ -93,6 +109,7 @@ export class LogArchiver {
   }
 
   async #run(): Promise<Segment[]> {
+    this.#pace = this.o.entriesPerSecond ?? this.#paceFromGrowth()
     const written: Segment[] = []
     while (!this.#closed) {
       const segment = await this.#cutOnce()
@@ -101,6 +118,16 @@ export class LogArchiver {
     }
     await this.#pinNext()
     return written
+  }
+
+  /** Twice the rate the log grew at since the last step, within PACE_MIN and PACE_MAX. */
+  #paceFromGrowth(): number {
+    const now = this.o.now?.() ?? performance.now()
+    const seen = this.#seen
+    this.#seen = { at: now, lastSeq: this.o.log.lastSeq }
+    if (seen === undefined || now <= seen.at) return PACE_MIN
+    const growth = ((this.o.log.lastSeq - seen.lastSeq) * 1000) / (now - seen.at)
+    return Math.min(PACE_MAX, Math.max(PACE_MIN, Math.round(2 * growth)))
   }
 
   /**
@@ -127,7 +154,7 @@ export class LogArchiver {
     // Whole stored batches only: dropBefore drops whole batches, and the next segment must
     // start where this one ends.
     let last = first - 1
-    const rate = this.o.entriesPerSecond ?? ENTRIES_PER_SECOND
+    const rate = this.#pace
     async function* upToCut(): AsyncGenerator<Uint8Array> {
       const start = performance.now()
       for await (const batch of log.readStored(first)) {
@@ -135,8 +162,7 @@ export class LogArchiver {
         if (end > at!.seq || (end - first + 1 > max && last >= first)) return
         last = end
         yield packChecked(batch)
-        // Paced: at full speed the reads, checks, gzip and writes took both cores of a 2-core
-        // machine, and the log's own appends waited up to 70 ms (bench/archive.ts).
+        // Paced (PACE_MIN): the node's own work goes first.
         const ahead = (last - first + 1) / rate * 1000 - (performance.now() - start)
         if (ahead > 0) await new Promise((r) => setTimeout(r, ahead))
       }

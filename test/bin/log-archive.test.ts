@@ -11,7 +11,7 @@ import { readLogFile } from '../../chain/log-file.js'
 import { hex, type LogEntry } from '../../replica/entry.js'
 import { LevelLogStore } from '../../replica/level-log.js'
 import { SnapshotStore, type SnapshotMeta } from '../../replica/snapshot-store.js'
-import { LogArchiver, type LogArchiverOptions } from '../../bin/log-archive.js'
+import { LogArchiver, PACE_MAX, PACE_MIN, type LogArchiverOptions } from '../../bin/log-archive.js'
 import { appendBatches, collect, views } from '../helpers/log-fixtures.js'
 
 interface Rig {
@@ -173,4 +173,27 @@ t.test('the snapshot for the next cut is kept while the log grows past it by the
   await r.snapshots.save(metaAt(400, all), new Uint8Array([1]))
   await r.snapshots.prune(1)
   t.same((await archiver.step()).map((s) => [s.first, s.last]), [[201, 300]], 'then at 300, pinned when taken')
+})
+
+t.test('the pace: twice the rate the log grew at since the last step, within its bounds', async (t) => {
+  const r = await rig(t)
+  let now = 0
+  const archiver = r.archiver({ keep: 1_000_000, now: () => now })
+  await archiver.open()
+  await archiver.step()
+  t.equal(archiver.pace, PACE_MIN, 'the first step has no rate to go by')
+  now += 1_000
+  await appendBatches(r.log, Array.from({ length: 30 }, () => 100))
+  await archiver.step()
+  t.equal(archiver.pace, 6_000, '3,000 entries in a second, archived at twice that')
+  now += 1_000
+  await appendBatches(r.log, Array.from({ length: 50 }, () => 1000))
+  await archiver.step()
+  t.equal(archiver.pace, PACE_MAX, 'a burst of 50,000 in a second: at most the bound')
+  now += 60_000
+  await archiver.step()
+  t.equal(archiver.pace, PACE_MIN, 'an idle log: at least the bound')
+  const fixed = r.archiver({ entriesPerSecond: 123 })
+  await fixed.step()
+  t.equal(fixed.pace, 123, 'or as told')
 })
