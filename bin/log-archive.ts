@@ -1,20 +1,21 @@
 // The log's archiver (`--log-keep N`): a node's LevelDB log grows with every command (about
-// 260 bytes an entry), so a node told to keep N entries moves what is older into archive
-// segments, files in the export format (chain/log-file.ts) that an audit, a proof or a restore
-// reads as one log when given their directory, and drops it from the LevelDB log. Operators
-// move the segments wherever they keep history; the node never reads them again.
+// 107 bytes an entry of the core workload), so a node told to keep N entries moves what is
+// older into archive segments, files in the export format (chain/log-file.ts) that an audit, a
+// proof or a restore reads as one log when given their directory, and drops it from the
+// LevelDB log. Operators move the segments wherever they keep history; the node never reads
+// them again.
 //
 // A cut is made only at a checkpoint a snapshot holds (the node restarts from it, and a
 // follower too far behind is sent it; the snapshot for the next cut is pinned as it is taken),
-// and never past what the rest of the node still needs
-// from the log: the bound the caller gives (its projections' durable seq, the committed seq,
-// the anchored seq when a chain is declared). A segment is durable (synced, renamed, its
-// directory synced) before its entries are dropped, so a crash between the two leaves both,
-// and the next step writes the same segment again.
+// and never past what the rest of the node still needs from the log: the bound the caller
+// gives (its projections' durable seq, the committed seq, the anchored seq when a chain is
+// declared). A segment is durable (synced, renamed, its directory synced) before its entries
+// are dropped, so a crash between the two leaves both, and the next step writes a segment
+// from the same first seq again, which replaces the one left.
 
-import { open, rename, rm } from 'node:fs/promises'
+import { open, readdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { packChecked, segmentName, writeRecords } from '../chain/log-file.js'
+import { packChecked, SEGMENT_NAME, segmentName, writeRecords } from '../chain/log-file.js'
 import type { LevelLogStore } from '../replica/level-log.js'
 import type { Logger } from '../replica/node.js'
 import { makeDir } from '../replica/make-dir.js'
@@ -23,10 +24,10 @@ import type { SnapshotMeta } from '../replica/snapshot-store.js'
 /**
  * The pace of archiving, entries per second: twice the rate the log grew at since the last
  * step, within these bounds. Each archived entry costs the node ~2.8 µs of its main thread and
- * ~4 µs more on other threads (read, check, gzip, write); spread at about the rate the log
- * grows they are a few per cent of its work, where a cut of a million at full speed took both
- * cores of a 2-core machine for 4 s, and 20,000 a second still tripled a 2,000-orders/s
- * load's p99 while it ran (bench:archive, bench:gateway with GATEWAY_BENCH_FLAGS).
+ * ~4 µs more on other threads (read, check, gzip, write): spread at about the rate the log
+ * grows, a few per cent of its work; taken at once, a cut of a million entries at full speed
+ * held both cores of a 2-core machine for 4 s (bench:archive; bench:gateway with
+ * GATEWAY_BENCH_FLAGS puts a cut under client load).
  */
 export const PACE_MIN = 2_000
 export const PACE_MAX = 20_000
@@ -162,7 +163,7 @@ export class LogArchiver {
         if (end > at!.seq || (end - first + 1 > max && last >= first)) return
         last = end
         yield packChecked(batch)
-        // Paced (PACE_MIN): the node's own work goes first.
+        // Paced (PACE_MIN, PACE_MAX): the node's own work goes first.
         const ahead = (last - first + 1) / rate * 1000 - (performance.now() - start)
         if (ahead > 0) await new Promise((r) => setTimeout(r, ahead))
       }
@@ -180,6 +181,12 @@ export class LogArchiver {
     await syncFile(file)
     await rename(file, name)
     await syncFile(this.o.dir)
+    // A segment a crash left from the same first seq (the drop after it never made) holds a
+    // part of this one: replaced, or the directory would not read as one log.
+    for (const old of await readdir(this.o.dir)) {
+      const m = SEGMENT_NAME.exec(old)
+      if (m !== null && Number(m[1]) === first && old !== path.basename(name)) await rm(path.join(this.o.dir, old), { force: true })
+    }
     // The restart point first: pruning must keep it once the entries before it are gone.
     snapshots.pin('base', at.seq)
     this.#base = at.seq

@@ -133,6 +133,27 @@ t.test('a crash between a segment and its drop: the next step writes the same se
   t.equal(r.log.firstSeq, 101)
 })
 
+t.test('a crash between a segment and its drop, then a later cut: the longer segment replaces the one left', async (t) => {
+  const r = await rig(t)
+  let fail = true
+  const log = new Proxy(r.log, {
+    get(target, key) {
+      if (key === 'dropBefore' && fail) return async () => { fail = false; throw new Error('killed') }
+      const v = Reflect.get(target, key, target) as unknown
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  }) as LevelLogStore
+  await t.rejects(r.archiver({ log }).step(), /killed/)
+  t.same(await archived(r), ['000000000001-000000000100.log.gz'])
+  // The log grew meanwhile: the next cut reaches the snapshot at 200.
+  const all = [...r.all, ...await appendBatches(r.log, [60])]
+  await r.snapshots.save(metaAt(260, all), new Uint8Array([1]))
+  t.same((await r.archiver().step()).map((s) => [s.first, s.last]), [[1, 200]])
+  t.same(await archived(r), ['000000000001-000000000200.log.gz'], 'one segment from 1')
+  const file = await readLogFile(join(r.dir, 'archive'))
+  t.same(views((await collect(file.batches)).entries), views(all.slice(0, 200)), 'the directory reads as one log')
+})
+
 t.test('the snapshot a cut log restarts from is kept through pruning, after a restart too', async (t) => {
   const r = await rig(t)
   const archiver = r.archiver()
