@@ -45,6 +45,18 @@ async function rig(t: Test): Promise<Rig> {
 const metaAt = (seq: number, all: LogEntry[]): SnapshotMeta =>
   ({ seq, time: all[seq - 1]!.time, root: '0x' + '0'.repeat(64), hash: hex(all[seq - 1]!.hash) })
 
+/** The log whose first drop fails, as if the process died once the segment was durable. */
+function dropFailingOnce(log: LevelLogStore): LevelLogStore {
+  let fail = true
+  return new Proxy(log, {
+    get(target, key) {
+      if (key === 'dropBefore' && fail) return async () => { fail = false; throw new Error('killed') }
+      const v = Reflect.get(target, key, target) as unknown
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
+}
+
 const archived = async (r: Rig): Promise<string[]> => (await readdir(join(r.dir, 'archive'))).sort()
 
 t.test('cuts at the newest snapshot the keep allows, archiving exactly what it drops', async (t) => {
@@ -114,15 +126,7 @@ t.test('a first cut of a long log goes into several segments', async (t) => {
 
 t.test('a crash between a segment and its drop: the next step writes the same segment again', async (t) => {
   const r = await rig(t)
-  let fail = true
-  // The drop fails once, as if the process died once the segment was durable.
-  const log = new Proxy(r.log, {
-    get(target, key) {
-      if (key === 'dropBefore' && fail) return async () => { fail = false; throw new Error('killed') }
-      const v = Reflect.get(target, key, target) as unknown
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
-    },
-  }) as LevelLogStore
+  const log = dropFailingOnce(r.log)
   const archiver = r.archiver({ log })
   await archiver.open()
   await t.rejects(archiver.step(), /killed/)
@@ -135,14 +139,7 @@ t.test('a crash between a segment and its drop: the next step writes the same se
 
 t.test('a crash between a segment and its drop, then a later cut: the longer segment replaces the one left', async (t) => {
   const r = await rig(t)
-  let fail = true
-  const log = new Proxy(r.log, {
-    get(target, key) {
-      if (key === 'dropBefore' && fail) return async () => { fail = false; throw new Error('killed') }
-      const v = Reflect.get(target, key, target) as unknown
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
-    },
-  }) as LevelLogStore
+  const log = dropFailingOnce(r.log)
   await t.rejects(r.archiver({ log }).step(), /killed/)
   t.same(await archived(r), ['000000000001-000000000100.log.gz'])
   // The log grew meanwhile: the next cut reaches the snapshot at 200.
