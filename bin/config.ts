@@ -209,6 +209,8 @@ commands:
                          longest log takes over when the lease lapses (--cluster NAME, --node-id ID,
                          --lease-ms N, default 3000; --sync-replicas N on the sequencer and standbys;
                          --price-feed on the sequencer and standbys: the oracle runs wherever the lead is)
+  --log-keep N           (start, sequencer, replica) keep the newest N entries of the log; older ones
+                         move into gzipped segments in --log-archive, which audit, prove and restore read
   cluster status --etcd URL
                          who leads (epoch, URL), the standbys and which are up, and while no one leads,
                          the votes and whom the election waits for (JSON; --cluster NAME)
@@ -224,8 +226,8 @@ commands:
   withdraw-fees --amount X --to 0x…
                          take X of the collected trading fees in --asset (default USDT) out of the
                          Vault to that address, through the running exchange (paid like a withdrawal)
-  audit                  verify the log in --data (or the file or archive directory --log) from genesis: hash chain,
-                         signatures, and with --rpc (and --vault, or the Vault the log declares) every
+  audit                  verify the log in --data (or --log: a file, or an archive's directory) from
+                         genesis: hash chain, signatures, and with --rpc (and --vault, or the Vault the log declares) every
                          root anchored on chain and every deposit, payment and the reserves against the
                          Vault (its events read from --vault-block)
                          (--prefix: a log exported from a running exchange; later anchors are not findings;
@@ -234,8 +236,8 @@ commands:
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
                          --follow URL: a running sequencer's log, over its replication link
   restore --log FILE     rebuild the log of --data (which must hold none) from an exported one (or an
-                         archive directory), every
-                         hash checked; a node then starts on it (keep its gateway-secret with the file)
+                         archive's directory), every hash checked; a node then starts on it (keep its
+                         gateway-secret with the file)
   prove --account 0x…    the account's balances (--sub, default 0) with their Merkle paths to the state
                          root at --seq (default: the newest checkpoint; with --rpc, the newest one
                          anchored in --vault or the Vault the log declares), from --data or --log (JSON)
