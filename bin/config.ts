@@ -79,6 +79,8 @@ export interface Config {
    * moved into segment files in `archiveDir` at checkpoints (0: the log keeps everything).
    */
   logArchive: { keep: number; dir: string }
+  /** A replica: the log archive of its sequencer, to append what it lacks from before following (bin/catch-up.ts); empty: none. */
+  catchUpFrom: string
   /** JSON-RPC URL of the chain (`audit`: where the anchors are read). */
   rpcUrl: string
   /** The Vault contract's address on that chain. */
@@ -139,6 +141,7 @@ const OPTIONS = {
   'checkpoint-interval': { type: 'string', env: 'EXCHANGE_CHECKPOINT_INTERVAL', default: '10000' },
   'log-keep': { type: 'string', env: 'EXCHANGE_LOG_KEEP', default: '0' },
   'log-archive': { type: 'string', env: 'EXCHANGE_LOG_ARCHIVE', default: '<data>/log-archive' },
+  'catch-up-from': { type: 'string', env: 'EXCHANGE_CATCH_UP_FROM', default: '' },
   'sync-replicas': { type: 'string', env: 'EXCHANGE_SYNC_REPLICAS', default: '0' },
   standby: { type: 'string', env: 'EXCHANGE_STANDBY', default: 'no' },
   etcd: { type: 'string', env: 'EXCHANGE_ETCD', default: '' },
@@ -211,6 +214,7 @@ commands:
                          --price-feed on the sequencer and standbys: the oracle runs wherever the lead is)
   --log-keep N           (start, sequencer, replica) keep the newest N entries of the log; older ones
                          move into gzipped segments in --log-archive, which audit, prove and restore read
+                         (replica --catch-up-from DIR: first append what this node lacks from that archive)
   cluster status --etcd URL
                          who leads (epoch, URL), the standbys and which are up, and while no one leads,
                          the votes and whom the election waits for (JSON; --cluster NAME)
@@ -345,6 +349,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       keep: intOption('log-keep', get('log-keep'), 0, Number.MAX_SAFE_INTEGER),
       dir: path.resolve(get('log-archive').replace(/^<data>/, get('data'))),
     },
+    catchUpFrom: get('catch-up-from') && path.resolve(get('catch-up-from')),
     rpcUrl: get('rpc'),
     vaultAddress: get('vault'),
     logFile: get('log'),
@@ -407,6 +412,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (config.logArchive.keep > 0 && config.checkpointInterval === 0) {
     throw new Error('--log-keep needs checkpoints (--checkpoint-interval above 0): the log is cut only where a snapshot can stand in for what went before')
   }
+  if (config.catchUpFrom && config.command !== 'replica') throw new Error('--catch-up-from is for a replica: the log archive it appends what it lacks from before following')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
   if (config.command === 'restore' && !config.logFile) throw new Error('restore needs --log <file> (a log export-log wrote) and --data <dir>')
   if (config.command === 'withdraw-fees' && (!config.feeWithdrawal.amount || !validAddress(config.feeWithdrawal.to))) {

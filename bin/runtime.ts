@@ -25,6 +25,7 @@ import { SnapshotStore } from '../replica/snapshot-store.js'
 import type { Network } from '../replica/network.js'
 import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { linkTlsOf, type Config } from './config.js'
+import { catchUpFromArchive } from './catch-up.js'
 import { LogArchiver } from './log-archive.js'
 
 /**
@@ -108,6 +109,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const snapshots = new SnapshotStore(path.join(config.dataDir, 'snapshots'))
   await log.open()
   await snapshots.open()
+  if (kind === 'follower' && config.catchUpFrom) {
+    const appended = await catchUpFromArchive(log, config.catchUpFrom)
+    logger.info({ appended, lastSeq: log.lastSeq, from: config.catchUpFrom }, 'caught up from the log archive')
+  }
   const election = electionOf(config, kind, logger, onFatal)
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   // A follower of an elected leader first cuts off what its log holds beyond the leader's (bin/rejoin.ts).

@@ -426,8 +426,8 @@ export class Follower {
       case 'snapshot':
         if (this.o.everyEntry !== undefined) {
           throw new FollowerError(`the sequencer's log no longer reaches back to seq ${node.log.lastSeq + 1} (it sent a snapshot at ${m[1].seq}: ` +
-            `its archiver, --log-keep, moved what came before into its archive), and ${this.o.everyEntry}: make this node again from the ` +
-            'archive (exchange restore --log <archive directory> --data <new directory>, then follow from there)')
+            `its archiver, --log-keep, moved what came before into its archive), and ${this.o.everyEntry}: start it with --catch-up-from ` +
+            '<the archive\'s directory>, or make it again from the archive (exchange restore --log <archive directory> --data <new directory>)')
         }
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
         await this.snapshotting

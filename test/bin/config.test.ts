@@ -91,11 +91,14 @@ t.test('restore: the exported file is named, and the data directory it rebuilds'
   t.same([c.logFile, c.dataDir], ['backup.msgpack', '/tmp/x'])
 })
 
-t.test('--log-keep and --log-archive: off by default, the archive in the data directory', async (t) => {
+t.test('--log-keep, --log-archive and --catch-up-from: off by default, the archive in the data directory', async (t) => {
   t.same(loadConfig(['start', '--data', '/srv/x'], {}).logArchive, { keep: 0, dir: '/srv/x/log-archive' }, 'the log keeps everything by default')
   t.same(loadConfig(['replica', '--follow', 'ws://x', '--data', '/srv/x', '--log-keep', '1000000'], {}).logArchive, { keep: 1_000_000, dir: '/srv/x/log-archive' })
   t.same(loadConfig(['sequencer', '--data', '/srv/x'], { EXCHANGE_LOG_KEEP: '500', EXCHANGE_LOG_ARCHIVE: '/mnt/archive' }).logArchive,
     { keep: 500, dir: '/mnt/archive' }, 'or from the environment')
   t.throws(() => loadConfig(['start', '--log-keep', '1.5'], {}), /--log-keep must be an integer in \[0, \d+\], got 1.5/)
   t.throws(() => loadConfig(['start', '--log-keep', '10', '--checkpoint-interval', '0'], {}), /--log-keep needs checkpoints/)
+  t.equal(loadConfig(['replica', '--follow', 'ws://x', '--catch-up-from', '/mnt/archive'], {}).catchUpFrom, '/mnt/archive')
+  t.equal(loadConfig(['replica', '--follow', 'ws://x'], {}).catchUpFrom, '', 'none by default')
+  t.throws(() => loadConfig(['sequencer', '--catch-up-from', '/mnt/archive'], {}), /--catch-up-from is for a replica/)
 })

@@ -1,9 +1,10 @@
 // A node that keeps only the newest entries of its log (`--log-keep`): older ones move into
 // archive segments while it runs, within what is anchored. The auditor audits the archive and
 // then the running node's log after it against the Vault; an export of the node's log alone is
-// refused, saying where the rest is, and so is a new replica with nothing; one made from the
-// archive (`exchange restore`) follows on from the archive's end with the whole history; and
-// the node restarts on its cut log with the same answers.
+// refused, saying where the rest is, and so is a new replica with nothing, until it is started
+// with the archive to catch up from; one made from the archive (`exchange restore`) follows on
+// from the archive's end with the whole history; and the node restarts on its cut log with the
+// same answers.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -79,14 +80,28 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   await refused.exited
   t.equal(refused.child.exitCode, 1)
   const said = refused.lines.map((l) => String(l.err ?? l.msg)).join('\n') + refused.stderr()
-  t.match(said, /the sequencer's log no longer reaches back to seq 1 \(it sent a snapshot at \d+: its archiver, --log-keep, moved what came before into its archive\), and its history read models need every entry: make this node again from the archive/)
+  t.match(said, /the sequencer's log no longer reaches back to seq 1 \(it sent a snapshot at \d+: its archiver, --log-keep, moved what came before into its archive\), and its history read models need every entry: start it with --catch-up-from <the archive's directory>, or make it again from the archive/)
+
+  // Started again with the archive to catch up from (where the operator keeps it), just after a
+  // cut: it appends what it lacks, then follows from the archive's end.
+  let seen = node.proc.lines.length
+  await node.proc.waitFor((l) => l.msg === 'log archived and cut' && node.proc.lines.indexOf(l) >= seen, 30_000)
+  const emptyApi = await freePort()
+  const caughtUp = startExchange(['replica', '--data', empty, '--port', String(emptyApi), '--metrics-port', String(await freePort()),
+    '--follow', link, '--master-secret', SECRET, '--catch-up-from', archive])
+  procs.push(caughtUp)
+  const appended = await caughtUp.waitFor((l) => l.msg === 'caught up from the log archive', 30_000)
+  t.ok(Number(appended.appended) > madeAt, `appended ${appended.appended} entries from the archive`)
+  await caughtUp.waitFor((l) => l.msg === 'follower running', 30_000)
+  t.same(await history((who, m, p, q) => callAt(emptyApi, who, m, p, q)), orders, 'its history whole')
+  await caughtUp.kill()
 
   // A new replica: the archive restored, then following the node from its end. Taken just after
   // a cut, so the node's log still reaches back to the archive's end until the next, some KEEP
   // entries later, by when the replica follows live.
   const dir = await mkdtemp(path.join(os.tmpdir(), 'from-archive-'))
   t.teardown(() => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }))
-  const seen = node.proc.lines.length
+  seen = node.proc.lines.length
   await node.proc.waitFor((l) => l.msg === 'log archived and cut' && node.proc.lines.indexOf(l) >= seen, 30_000)
   const restored = await cli(['restore', '--log', archive, '--data', dir])
   t.equal(restored.code, 0, restored.stderr)
