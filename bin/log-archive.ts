@@ -13,12 +13,13 @@
 // are dropped, so a crash between the two leaves both, and the next step writes a segment
 // from the same first seq again, which replaces the one left.
 
-import { open, readdir, rename, rm } from 'node:fs/promises'
+import { readdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { packChecked, SEGMENT_NAME, segmentName, writeRecords } from '../chain/log-file.js'
 import type { LevelLogStore } from '../replica/level-log.js'
 import type { Logger } from '../replica/node.js'
 import { makeDir } from '../replica/make-dir.js'
+import { syncPath } from '../replica/sync-path.js'
 import type { SnapshotMeta } from '../replica/snapshot-store.js'
 
 /**
@@ -180,9 +181,9 @@ export class LogArchiver {
     }
     if (last < first) return undefined
     const name = path.join(this.o.dir, segmentName(first, last))
-    await syncFile(file)
+    await syncPath(file)
     await rename(file, name)
-    await syncFile(this.o.dir)
+    await syncPath(this.o.dir)
     // A segment a crash left from the same first seq (the drop after it never made) holds a
     // part of this one: replaced, or the directory would not read as one log.
     for (const old of await readdir(this.o.dir)) {
@@ -204,15 +205,5 @@ export class LogArchiver {
     const base = (await snapshots.list()).find((m) => m.seq >= log.firstSeq - 1)
     snapshots.pin('base', base?.seq)
     this.#base = base?.seq
-  }
-}
-
-/** fsync of a file or a directory (a rename is durable once its directory is synced). */
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
   }
 }

@@ -12,6 +12,7 @@ import path from 'node:path'
 import { readLogFile } from '../chain/log-file.js'
 import type { LogEntry } from '../replica/entry.js'
 import { LevelLogStore } from '../replica/level-log.js'
+import { syncPath } from '../replica/sync-path.js'
 import { OperatorError, saidAs } from './operator-error.js'
 
 /** Entries per durable write: a synced write each, so large enough that syncs do not dominate. */
@@ -57,6 +58,8 @@ export async function restoreLog(file: string, dataDir: string): Promise<Restore
     await log.close()
     await rename(staging, dir)
     moved = true
+    // The rename is durable once the data directory is synced: a power cut could undo it else.
+    await syncPath(dataDir)
     return restored
   } finally {
     if (!moved) {

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { HDNodeWallet } from 'ethers'
 import { freePort } from '../replica/free-port.js'
+import { syncPath } from '../replica/sync-path.js'
 
 /** Anvil's default dev mnemonic: its first accounts are funded with ETH at start. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -86,15 +87,6 @@ export type ExitDump = 'none' | 'adopted' | 'cut'
 /** Where anvil dumps its state as it exits, beside the state file. */
 export const exitDumpOf = (stateFile: string): string => `${stateFile}.exit`
 
-async function syncDir(dirPath: string): Promise<void> {
-  const dir = await open(dirPath, 'r')
-  try {
-    await dir.sync()
-  } finally {
-    await dir.close()
-  }
-}
-
 /**
  * Anvil writes its exit dump in place, not atomically, and a kill during it leaves a cut file;
  * so anvil loads the state file, which is only ever replaced whole, and dumps beside it. A dump
@@ -116,14 +108,9 @@ async function adoptExitDump(stateFile: string): Promise<ExitDump> {
     await rm(exit, { force: true })
     return 'cut'
   }
-  const f = await open(exit, 'r+')
-  try {
-    await f.sync()
-  } finally {
-    await f.close()
-  }
+  await syncPath(exit)
   await rename(exit, stateFile)
-  await syncDir(path.dirname(stateFile))
+  await syncPath(path.dirname(stateFile))
   return 'adopted'
 }
 
@@ -144,7 +131,7 @@ async function saveStateFile(url: string, file: string): Promise<void> {
     await out.close()
   }
   await rename(temp, file)
-  await syncDir(path.dirname(file))
+  await syncPath(path.dirname(file))
 }
 
 async function rpcReady(url: string): Promise<boolean> {
