@@ -54,44 +54,38 @@ export async function writeRecords(file: string, records: AsyncIterable<Uint8Arr
  */
 export function packRecords(batch: LogEntry[]): Uint8Array {
   const bodies = batch.map(bodyOf)
-  let size = 0
-  for (const body of bodies) size += 1 + 2 + HASH_BYTES + 2 + HASH_BYTES + binHeader(body.length) + body.length
-  const out = Buffer.allocUnsafe(size)
+  const out = Buffer.allocUnsafe(bodies.reduce((n, body) => n + recordSize(body.length), 0))
   let at = 0
-  for (let i = 0; i < batch.length; i++) {
-    const e = batch[i]!
-    const body = bodies[i]!
-    if (e.prevHash.length !== HASH_BYTES || e.hash.length !== HASH_BYTES) throw new Error(`entry ${e.seq}: hashes of ${HASH_BYTES} bytes expected`)
-    out[at++] = 0x93
-    at = writeHash(out, at, e.prevHash)
-    at = writeHash(out, at, e.hash)
-    at = writeBinHeader(out, at, body.length)
-    out.set(body, at)
-    at += body.length
-  }
+  for (let i = 0; i < batch.length; i++) at = writeRecord(out, at, batch[i]!.prevHash, batch[i]!.hash, bodies[i]!)
   return out
 }
 
 /** packRecords() for a batch as the log stores it, checked (level-log.ts readStored), its entries never built. */
 export function packChecked(batch: CheckedBatch): Uint8Array {
   const { ends, hashes, bodies } = batch
+  const startOf = (i: number): number => (i === 0 ? 0 : ends[i - 1]!)
   let size = 0
-  for (let i = 0; i < ends.length; i++) {
-    const length = ends[i]! - (i === 0 ? 0 : ends[i - 1]!)
-    size += 1 + 2 + HASH_BYTES + 2 + HASH_BYTES + binHeader(length) + length
-  }
+  for (let i = 0; i < ends.length; i++) size += recordSize(ends[i]! - startOf(i))
   const out = Buffer.allocUnsafe(size)
   let at = 0
   for (let i = 0; i < ends.length; i++) {
-    const start = i === 0 ? 0 : ends[i - 1]!
-    out[at++] = 0x93
-    at = writeHash(out, at, i === 0 ? batch.prevHash : hashes.subarray((i - 1) * HASH_BYTES, i * HASH_BYTES))
-    at = writeHash(out, at, hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES))
-    at = writeBinHeader(out, at, ends[i]! - start)
-    out.set(bodies.subarray(start, ends[i]!), at)
-    at += ends[i]! - start
+    const prevHash = i === 0 ? batch.prevHash : hashes.subarray((i - 1) * HASH_BYTES, i * HASH_BYTES)
+    at = writeRecord(out, at, prevHash, hashes.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES), bodies.subarray(startOf(i), ends[i]!))
   }
   return out
+}
+
+/** Bytes of one record whose body is `length` bytes. */
+const recordSize = (length: number): number => 1 + 2 * (2 + HASH_BYTES) + binHeader(length) + length
+
+function writeRecord(out: Buffer, at: number, prevHash: Uint8Array, hash: Uint8Array, body: Uint8Array): number {
+  if (prevHash.length !== HASH_BYTES || hash.length !== HASH_BYTES) throw new Error(`records hold hashes of ${HASH_BYTES} bytes`)
+  out[at++] = 0x93
+  at = writeHash(out, at, prevHash)
+  at = writeHash(out, at, hash)
+  at = writeBinHeader(out, at, body.length)
+  out.set(body, at)
+  return at + body.length
 }
 
 function writeHash(out: Buffer, at: number, hash: Uint8Array): number {

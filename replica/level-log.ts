@@ -14,7 +14,7 @@ import { GENESIS_HASH, HASH_BYTES, packr, sameHash, type LogEntry } from './entr
 import type { Logger, LogStore } from './log-store.js'
 import { REPLICA_LIMITS } from '../core/limits.js'
 import { keySeq, keySpaces, seqKey, SYNC, type LogKeySpaces } from './level-keys.js'
-import { ReadAhead } from './level-read-ahead.js'
+import { ReadAhead, type BatchIterator } from './level-read-ahead.js'
 import { repairTail } from './level-tail.js'
 
 type Bytes = Uint8Array
@@ -165,10 +165,8 @@ export class LevelLogStore implements LogStore {
     const { log } = this.#open()
     if (fromSeq < this.firstSeq) throw droppedError(fromSeq, this.firstSeq)
     if (fromSeq > this.#lastSeq) return
-    const mode = this.options.verifyInWorker ?? 'auto'
-    const inWorker = mode === 'always' || (mode === 'auto' && this.#lastSeq - fromSeq + 1 >= VERIFY_IN_WORKER_FROM)
     const it = log.iterator({ gte: seqKey(fromSeq) })
-    const ahead = new ReadAhead(it, inWorker ? this.options.verifier ?? chainVerifier : undefined, mode === 'always')
+    const ahead = this.#readAhead(it, this.#lastSeq - fromSeq + 1)
     let prev: Bytes | undefined = fromSeq === this.firstSeq ? this.#baseHash : undefined
     let next = fromSeq
     try {
@@ -277,10 +275,8 @@ export class LevelLogStore implements LogStore {
     if (startKey === undefined) throw new LogCorruptError(fromSeq, 'gap: no batch holds it')
     let prev: { seq: number, hash: Bytes } | undefined
     if (keySeq(startKey) === this.firstSeq) prev = { seq: this.#baseSeq, hash: this.#baseHash }
-    const mode = this.options.verifyInWorker ?? 'auto'
-    const inWorker = mode === 'always' || (mode === 'auto' && toSeq - fromSeq + 1 >= VERIFY_IN_WORKER_FROM)
     const it = log.iterator({ gte: startKey, lte: seqKey(toSeq) })
-    const ahead = new ReadAhead(it, inWorker ? this.options.verifier ?? chainVerifier : undefined, mode === 'always')
+    const ahead = this.#readAhead(it, toSeq - fromSeq + 1)
     let first = true
     try {
       for (let batch = await ahead.next(); batch !== undefined; batch = await ahead.next()) {
@@ -306,6 +302,13 @@ export class LevelLogStore implements LogStore {
     if (prev === undefined || prev.seq < toSeq) {
       throw new LogCorruptError(prev === undefined ? fromSeq : prev.seq + 1, 'gap: missing entries')
     }
+  }
+
+  /** Reads ahead of `entries` entries from `it`, checking hashes on the verifier thread where that pays (verifyInWorker). */
+  #readAhead(it: BatchIterator, entries: number): ReadAhead {
+    const mode = this.options.verifyInWorker ?? 'auto'
+    const inWorker = mode === 'always' || (mode === 'auto' && entries >= VERIFY_IN_WORKER_FROM)
+    return new ReadAhead(it, inWorker ? this.options.verifier ?? chainVerifier : undefined, mode === 'always')
   }
 
   async #loadBase(): Promise<void> {
