@@ -156,7 +156,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     // Projections must see every entry: a snapshot newer than what they hold is not used, and
     // one a sequencer sends in place of entries its log no longer holds is refused.
     snapshotSeqMax: projections.lastSeq,
-    everyEntry: 'its history read models need every entry',
+    everyEntry: (neededFrom, snapshotSeq) => `the sequencer's log no longer reaches back to seq ${neededFrom} (it sent a snapshot at ` +
+      `${snapshotSeq}: its archiver, --log-keep, moved what came before into its archive), and its history read models need ` +
+      'every entry: start it with --catch-up-from <the archive\'s directory>, or make it again from the archive ' +
+      '(exchange restore --log <archive directory> --data <new directory>)',
     // A standby's log may end in entries never committed (a fail-over would drop them): its
     // projections get them only once its sequencer says they are.
     listenersSeq: projections.lastSeq,

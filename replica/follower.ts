@@ -64,8 +64,8 @@ export interface FollowerOptions {
    * written before it stopped, perhaps never committed, so held like any it receives.
    */
   held?: Committed[]
-  /** Listeners need every entry, for this reason: a snapshot sent in place of entries stops the follower (ReplicaOptions.everyEntry). */
-  everyEntry?: string
+  /** Listeners need every entry: a snapshot sent in place of entries stops the follower, with this error (ReplicaOptions.everyEntry). */
+  everyEntry?: (neededFrom: number, snapshotSeq: number) => string
 }
 
 export class Follower {
@@ -424,11 +424,7 @@ export class Follower {
         return
       }
       case 'snapshot':
-        if (this.o.everyEntry !== undefined) {
-          throw new FollowerError(`the sequencer's log no longer reaches back to seq ${node.log.lastSeq + 1} (it sent a snapshot at ${m[1].seq}: ` +
-            `its archiver, --log-keep, moved what came before into its archive), and ${this.o.everyEntry}: start it with --catch-up-from ` +
-            '<the archive\'s directory>, or make it again from the archive (exchange restore --log <archive directory> --data <new directory>)')
-        }
+        if (this.o.everyEntry !== undefined) throw new FollowerError(this.o.everyEntry(node.log.lastSeq + 1, m[1].seq))
         this.o.logger?.info({ seq: m[1].seq }, 'installing snapshot from the sequencer')
         await this.snapshotting
         // What it held lies before the snapshot, unchecked against the sequencer's log: never told.

@@ -59,11 +59,12 @@ export interface ReplicaOptions {
    */
   listenersSeq?: number
   /**
-   * A follower whose listeners must see every entry (the CLI's projections): why, said when the
-   * sequencer's log no longer reaches back to this node's end and it sends a snapshot instead,
-   * which is then refused rather than installed (follower.ts). Unset: installed.
+   * A follower whose listeners must see every entry (the CLI's projections): a snapshot the
+   * sequencer sends in place of entries its log no longer holds, from `neededFrom` on, is
+   * refused rather than installed, stopping the follower with this error (follower.ts). Unset:
+   * installed.
    */
-  everyEntry?: string
+  everyEntry?: (neededFrom: number, snapshotSeq: number) => string
   /** Computes checkpoint roots off the applying thread (node.ts); the simulator leaves it out. */
   roots?: RootSource
   /** Lets the caller attach listeners (projections) before the log is replayed. */
