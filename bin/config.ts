@@ -79,6 +79,11 @@ export interface Config {
    * moved into segment files in `archiveDir` at checkpoints (0: the log keeps everything).
    */
   logArchive: { keep: number; dir: string }
+  /**
+   * How often the history read models delete what their windows no longer show (old trades,
+   * income, ended orders past Binance's order-history rule: bin/history-upkeep.ts); 0: never.
+   */
+  pruneIntervalMs: number
   /** A replica: the log archive of its sequencer, to append what it lacks from before following (bin/catch-up.ts); empty: none. */
   catchUpFrom: string
   /** JSON-RPC URL of the chain (`audit`: where the anchors are read). */
@@ -142,6 +147,7 @@ const OPTIONS = {
   'log-keep': { type: 'string', env: 'EXCHANGE_LOG_KEEP', default: '0' },
   'log-archive': { type: 'string', env: 'EXCHANGE_LOG_ARCHIVE', default: '<data>/log-archive' },
   'catch-up-from': { type: 'string', env: 'EXCHANGE_CATCH_UP_FROM', default: '' },
+  'prune-interval-ms': { type: 'string', env: 'EXCHANGE_PRUNE_INTERVAL_MS', default: '3600000' },
   'sync-replicas': { type: 'string', env: 'EXCHANGE_SYNC_REPLICAS', default: '0' },
   standby: { type: 'string', env: 'EXCHANGE_STANDBY', default: 'no' },
   etcd: { type: 'string', env: 'EXCHANGE_ETCD', default: '' },
@@ -215,6 +221,9 @@ commands:
   --log-keep N           (start, sequencer, replica) keep the newest N entries of the log; older ones
                          move into gzipped segments in --log-archive, which audit, prove and restore read
                          (replica --catch-up-from DIR: first append what this node lacks from that archive)
+  --prune-interval-ms N  (start, sequencer, replica) how often the history read models delete what no query
+                         shows any more: trades and income past 3 months, ended orders past Binance's
+                         order-history rule (default 3600000; 0: never)
   cluster status --etcd URL
                          who leads (epoch, URL), the standbys and which are up, and while no one leads,
                          the votes and whom the election waits for (JSON; --cluster NAME)
@@ -350,6 +359,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       dir: path.resolve(get('log-archive').replace(/^<data>/, get('data'))),
     },
     catchUpFrom: get('catch-up-from') && path.resolve(get('catch-up-from')),
+    pruneIntervalMs: intOption('prune-interval-ms', get('prune-interval-ms'), 0, 7 * 86_400_000),
     rpcUrl: get('rpc'),
     vaultAddress: get('vault'),
     logFile: get('log'),
@@ -412,6 +422,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (config.logArchive.keep > 0 && config.checkpointInterval === 0) {
     throw new Error('--log-keep needs checkpoints (--checkpoint-interval above 0): the log is cut only where a snapshot can stand in for what went before')
   }
+  if (config.pruneIntervalMs > 0 && config.pruneIntervalMs < 1000) throw new Error('--prune-interval-ms must be 0 (never) or at least 1000')
   if (config.catchUpFrom && config.command !== 'replica') throw new Error('--catch-up-from is for a replica: the log archive it appends what it lacks from before following')
   if (config.command === 'export-log' && !config.outFile) throw new Error('export-log needs --out <file>')
   if (config.command === 'restore' && !config.logFile) throw new Error('restore needs --log <file> (a log export-log wrote) and --data <dir>')

@@ -27,6 +27,7 @@ import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { linkTlsOf, type Config } from './config.js'
 import { catchUpFromArchive } from './catch-up.js'
 import { LogArchiver } from './log-archive.js'
+import { HistoryUpkeep, retainedMarkets } from './history-upkeep.js'
 
 /**
  * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
@@ -60,6 +61,8 @@ export interface RunningNode {
   proofs: BalanceProver
   /** The log's archiver, with --log-keep. */
   archiver?: LogArchiver
+  /** Prunes the history read models every --prune-interval-ms. */
+  upkeep?: HistoryUpkeep
   /** The sequencer's chain services found the Vault's newest anchor: proofs default to it, here and on followers. */
   anchoredAt(seq: number, vault: string): void
   stop(): Promise<void>
@@ -201,8 +204,11 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     },
   })
   const archiver = config.logArchive.keep > 0 ? await startArchiver(config, { log, snapshots, replica, projections, proofs }, logger) : undefined
+  const upkeep = config.pruneIntervalMs > 0
+    ? new HistoryUpkeep({ projections, markets: () => retainedMarkets(replica.node.state), intervalMs: config.pruneIntervalMs, logger })
+    : undefined
   return {
-    replica, network, log, projections, applied, proofs, archiver,
+    replica, network, log, projections, applied, proofs, archiver, upkeep,
     anchoredAt(seq, vault) {
       proofs.anchoredAt(seq, vault)
       replica.replication?.publishAnchored(seq, vault)
@@ -216,6 +222,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       // Whatever waits on a held gate goes on, and sees the stop.
       replica.node.gate.release()
       await archiver?.close()
+      await upkeep?.close()
       await replica.stop()
       await roots.close()
       await proofs.close()

@@ -167,6 +167,18 @@ export const PROJECTION_LIMITS = {
   /** Spot 1s klines (up to one per trade) are kept as long as the trades. */
   secondKlineRetentionMs: 90 * DAY_MS,
   incomeRetentionMs: 90 * DAY_MS,
+  /**
+   * Order history (Binance USDⓈ-M's rule): an order that ended CANCELED or EXPIRED with nothing
+   * filled is found for 3 days after it was created, any other for 90.
+   */
+  perpUnfilledOrderRetentionMs: 3 * DAY_MS,
+  perpOrderRetentionMs: 90 * DAY_MS,
+  /** Spot: an order that ended with nothing filled is found for 90 days; one that traded stays, as its trades do. */
+  spotUnfilledOrderRetentionMs: 90 * DAY_MS,
+  /** /fapi/v1/allOrders and allAlgoOrders: at most 7 days between startTime and endTime, the last 7 by default. */
+  perpOrderHistoryWindowMs: 7 * DAY_MS,
+  /** /api/v3/allOrders: at most 24 hours between startTime and endTime. */
+  spotOrderHistoryWindowMs: DAY_MS,
   /** Deposit and withdrawal history: default and maximum range. */
   walletRangeMs: 90 * DAY_MS,
   tickerWindowMs: DAY_MS,

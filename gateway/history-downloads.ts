@@ -123,7 +123,7 @@ export async function* downloadChunks(ctx: GatewayContext, owner: Owner, d: Down
     if (d.kind === 'order') {
       // Paged by orderId.
       for (let next: number | undefined; ;) {
-        const q = { ...range, ...(next ? { orderId: next } : {}), limit: PAGE }
+        const q = { ...range, ...(next ? { orderId: next } : {}), limit: PAGE, spot: false }
         const p = await read({ form: 'perpOrders', csv: 'order', market: m, query: 'allOrders', args: [owner, m.marketId, q] })
         if (p.rows > 0) yield p.bytes
         if (p.rows < PAGE) break

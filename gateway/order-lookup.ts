@@ -19,8 +19,8 @@ export async function findOrder(ctx: GatewayContext, a: Authenticated, m: Market
   await ctx.projections.readable()
   const owner = { account: a.session.account, sub: a.session.sub }
   const rec = orderId !== undefined
-    ? await ctx.projections.order(owner, m.marketId, orderId)
-    : await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
+    ? await ctx.projections.order(owner, m.marketId, orderId, m.kind === 'SPOT')
+    : await ctx.projections.orderByClientId(owner, m.marketId, clientId!, m.kind === 'SPOT')
   if (rec && clientId !== undefined && rec.clientOrderId !== clientId) return undefined
   return rec
 }

@@ -90,7 +90,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     weights.charge(req.ip, 20)
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
-    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m, ownHistory: true, query: 'allOrders', args: allOrdersArgs(a, m) })
+    return pageReply(ctx, req, reply, { form: 'perpOrders', market: m, ownHistory: true, query: 'allOrders', args: allOrdersArgs(a, m, ctx.now()) })
   })
 
   app.get('/fapi/v1/income', accountDocs.income, async (req, reply) => {

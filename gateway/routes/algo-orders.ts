@@ -4,6 +4,7 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import { isConditionalType } from '../../core/trigger-index.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { PerpMarket } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
@@ -24,7 +25,7 @@ interface Options {
 }
 
 /** Binance: allAlgoOrders spans at most seven days, the last seven by default. */
-const ALGO_HISTORY_WINDOW_MS = 7 * 86_400_000
+const ALGO_HISTORY_WINDOW_MS = PROJECTION_LIMITS.perpOrderHistoryWindowMs
 
 /** The /fapi/v1/order parameters an algo request stands for (triggerPrice → stopPrice, …). */
 function orderParams(p: Params): Params {
@@ -60,7 +61,7 @@ async function findAlgo(ctx: GatewayContext, a: Authenticated, p: Params): Promi
     const open = at.m.triggers.live.get(at.orderId)
     if (open && open.owner === a.sub) return { m: at.m, rec: fieldsOfOrder(open) }
     await ctx.projections.readable()
-    const rec = await ctx.projections.order(owner, at.m.marketId, at.orderId)
+    const rec = await ctx.projections.order(owner, at.m.marketId, at.orderId, false)
     return rec && isAlgo(rec) ? { m: at.m, rec } : undefined
   }
   const open = a.sub?.orders.get(clientId!)
@@ -69,7 +70,7 @@ async function findAlgo(ctx: GatewayContext, a: Authenticated, p: Params): Promi
   await ctx.projections.readable()
   let found: { m: PerpMarket; rec: OrderFields } | undefined
   for (const m of allPerps(state)) {
-    const rec = await ctx.projections.orderByClientId(owner, m.marketId, clientId!)
+    const rec = await ctx.projections.orderByClientId(owner, m.marketId, clientId!, false)
     if (rec && isAlgo(rec) && (found === undefined || rec.time > found.rec.time)) found = { m, rec }
   }
   return found
@@ -134,7 +135,7 @@ export const algoOrderRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     const floor = algoId === undefined && range.startTime === undefined
       ? { floorTime: (range.endTime ?? ctx.now()) - ALGO_HISTORY_WINDOW_MS } : {}
     return pageReply(ctx, req, reply, { form: 'algoOrders', market: m, ownHistory: true, query: 'allOrders',
-      args: [{ account: a.session.account, sub: a.session.sub }, m.marketId, { ...range, ...from, ...floor, limit, conditionalOnly: true }] })
+      args: [{ account: a.session.account, sub: a.session.sub }, m.marketId, { ...range, ...from, ...floor, limit, conditionalOnly: true, spot: false }] })
   })
 
   app.delete('/fapi/v1/algoOpenOrders', algoDocs.cancelAll, async (req) => {

@@ -73,7 +73,7 @@ export function spotMyTradesPage(ctx: GatewayContext, a: Authenticated): PagePla
 /** GET allOrders: the sub-account's orders in one market, open and done. */
 export function spotAllOrdersPage(ctx: GatewayContext, a: Authenticated): PagePlan {
   const m = spotParam(ctx.state(), a.params)
-  return { form: 'spotOrders', market: m, ownHistory: true, query: 'allOrders', args: allOrdersArgs(a, m) }
+  return { form: 'spotOrders', market: m, ownHistory: true, query: 'allOrders', args: allOrdersArgs(a, m, ctx.now()) }
 }
 
 /** GET myPreventedMatches weighs 2 for one match, 20 for an order's. */

@@ -9,6 +9,7 @@ import { INCOME_TYPE_CODES, type IncomeRecord, type IncomeType, type OrderRecord
 import {
   clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, ownerPrefix, tradeKey, userTradeKey, type Store, type Stores,
 } from './stores.js'
+import { orderVisible } from './order-retention.js'
 import { checkLimit, checkRange, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
 
 export interface AllOrdersQuery extends TimeRange {
@@ -17,8 +18,10 @@ export interface AllOrdersQuery extends TimeRange {
   limit: number
   /** Conditional orders only (the algo forms' history), read from their own index. */
   conditionalOnly?: boolean | undefined
-  /** With conditionalOnly, without orderId or startTime: none created before this (a default window). */
+  /** Without orderId or startTime: none created before this (a default window). */
   floorTime?: number | undefined
+  /** Whose history rule hides ended orders (order-retention.ts): spot's, or USDⓈ-M's; without it, none are hidden. */
+  spot?: boolean | undefined
 }
 
 export interface UserTradesQuery extends TimeRange {
@@ -67,19 +70,23 @@ export async function orderByClientId(stores: Stores, owner: Owner, marketId: nu
 /**
  * Binance allOrders: ascending from `orderId` when given, else the time-range rule on
  * creation time. Creation time grows with the order id inside a market, so a time bound is
- * an id bound (firstOrderFrom), and every answer is one walk over the orders themselves.
+ * an id bound (firstOrderFrom), and every answer is one walk over the orders themselves. Ended
+ * orders the history rule no longer shows as of `nowMs` are passed over.
  */
-export async function allOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery): Promise<OrderRecord[]> {
+export async function allOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery, nowMs: number): Promise<OrderRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.allOrdersMax)
   checkRange(q)
-  if (q.conditionalOnly === true) return conditionalOrders(stores, owner, marketId, q)
+  const shown = (o: OrderRecord): OrderRecord | undefined => (q.spot === undefined || orderVisible(o, q.spot, nowMs) ? o : undefined)
+  if (q.conditionalOnly === true) return (await conditionalOrders(stores, owner, marketId, q)).filter((o) => shown(o) !== undefined)
   const prefix = ownerMarketPrefix(owner, marketId)
-  const decode = (_k: Buffer, v: Buffer): OrderRecord => orderCodec.decode(v)
   if (q.orderId === undefined && q.startTime === undefined) {
-    // The newest orders, up to endTime when given.
+    // The newest orders, up to endTime when given, none created before the floor.
     const upTo = q.endTime === undefined ? undefined : await firstOrderFrom(stores.orders, prefix, q.endTime + 1)
     const lt = upTo === undefined ? prefixEnd(prefix) : Buffer.concat([prefix, key().u64(upTo).build()])
-    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, decode)
+    return scan(stores.orders, { gte: prefix, lt, reverse: true }, q.limit, (_k, v) => {
+      const o = orderCodec.decode(v)
+      return q.floorTime !== undefined && o.time < q.floorTime ? 'stop' : shown(o)
+    })
   }
   const fromId = q.orderId ?? await firstOrderFrom(stores.orders, prefix, q.startTime!)
   if (fromId === undefined) return []
@@ -87,7 +94,7 @@ export async function allOrders(stores: Stores, owner: Owner, marketId: number, 
   return scan(stores.orders, fromBounds(prefix, key().u64(fromId).build()), q.limit, (_k, v) => {
     const o = orderCodec.decode(v)
     if (q.endTime !== undefined && o.time > q.endTime) return 'stop'
-    return q.startTime !== undefined && o.time < q.startTime ? undefined : o
+    return q.startTime !== undefined && o.time < q.startTime ? undefined : shown(o)
   })
 }
 

@@ -16,6 +16,7 @@ import { WireWriter } from './event-wire.js'
 import type * as accountQueries from './account-queries.js'
 import type { AmendmentQuery, AmendmentRecord } from './amendments.js'
 import type { TopTradersQuery, TopTradersRecord } from './top-traders.js'
+import type { RetainedMarket } from './order-retention.js'
 import type { PreventedMatchQuery, PreventedMatchRecord } from './prevented-matches.js'
 import type { OrderListQuery, OrderListRecord } from './order-lists.js'
 import type { ForceOrderQuery, ForceOrderRecord } from './force-orders.js'
@@ -195,8 +196,8 @@ export class ProjectionsClient implements ProjectionsApi {
     await this.worker.terminate()
   }
 
-  prune(nowMs?: number): Promise<number> {
-    return this.call('prune', [nowMs]) as Promise<number>
+  prune(nowMs?: number, orderMarkets?: readonly RetainedMarket[]): Promise<number> {
+    return this.call('prune', [nowMs, orderMarkets]) as Promise<number>
   }
 
   private call(method: string, args: unknown[]): Promise<unknown> {
@@ -305,20 +306,20 @@ export class ProjectionsClient implements ProjectionsApi {
     return this.call('fundingRates', [marketId, q]) as Promise<FundingRateRecord[]>
   }
 
-  order(owner: Owner, marketId: number, orderId: number): Promise<OrderRecord | undefined> {
-    return this.call('order', [owner, marketId, orderId]) as Promise<OrderRecord | undefined>
+  order(owner: Owner, marketId: number, orderId: number, spot?: boolean): Promise<OrderRecord | undefined> {
+    return this.call('order', [owner, marketId, orderId, spot]) as Promise<OrderRecord | undefined>
   }
 
   orders(owner: Owner, marketId: number, orderIds: readonly number[]): Promise<(OrderRecord | undefined)[]> {
     return this.call('orders', [owner, marketId, orderIds]) as Promise<(OrderRecord | undefined)[]>
   }
 
-  orderByClientId(owner: Owner, marketId: number, clientOrderId: string): Promise<OrderRecord | undefined> {
-    return this.call('orderByClientId', [owner, marketId, clientOrderId]) as Promise<OrderRecord | undefined>
+  orderByClientId(owner: Owner, marketId: number, clientOrderId: string, spot?: boolean): Promise<OrderRecord | undefined> {
+    return this.call('orderByClientId', [owner, marketId, clientOrderId, spot]) as Promise<OrderRecord | undefined>
   }
 
-  allOrders(owner: Owner, marketId: number, q: accountQueries.AllOrdersQuery): Promise<OrderRecord[]> {
-    return this.call('allOrders', [owner, marketId, q]) as Promise<OrderRecord[]>
+  allOrders(owner: Owner, marketId: number, q: accountQueries.AllOrdersQuery, nowMs?: number): Promise<OrderRecord[]> {
+    return this.call('allOrders', [owner, marketId, q, nowMs]) as Promise<OrderRecord[]>
   }
 
   userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {

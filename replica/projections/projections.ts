@@ -4,7 +4,6 @@
 
 import { Level } from 'level'
 import { assert, InvariantError } from '../../core/assert.js'
-import { isTerminal } from '../../core/records.js'
 import type { Event } from '../../core/events.js'
 import { onOrder, onPerpTrade, onSpotTrade } from './account-writer.js'
 import { priceKlines, PriceKlineWriter, type PriceKind, type PriceKlineQuery, type PriceKlineRecord } from './price-klines.js'
@@ -24,11 +23,12 @@ import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
 import * as marketQueries from './market-queries.js'
 import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
 import { pruneByTimeSuffix, pruneKlines, pruneTrades } from './prune.js'
+import { indexClosedOrders, closedOrderOp, orderVisible, pruneOrders, type RetainedMarket } from './order-retention.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
   TradeRecord, TransferRecord, SubTransferRecord, UserTradeInList, UserTradeRecord, WithdrawalRecord,
 } from './records.js'
-import { allStores, CONDITIONAL_INDEX_KEY, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Store, type Stores } from './stores.js'
+import { allStores, CLOSED_INDEX_KEY, CONDITIONAL_INDEX_KEY, META_KEY, openBase, openStores, type BaseDb, type ProjectionsParent, type Store, type Stores } from './stores.js'
 import { ticker24h } from './ticker.js'
 import { onDeposit, onDepositPending, onSubTransfer, onTransfer, onWithdrawal } from './wallet-writer.js'
 import * as walletQueries from './wallet-queries.js'
@@ -144,6 +144,10 @@ export class Projections {
     await this.market.load(cursors)
     await this.priceKlineWriter.load()
     if (await this.stores.meta.get(CONDITIONAL_INDEX_KEY) === undefined) await this.indexConditionalOrders()
+    if (await this.stores.meta.get(CLOSED_INDEX_KEY) === undefined) {
+      await indexClosedOrders(this.stores)
+      await this.stores.meta.put(CLOSED_INDEX_KEY, Buffer.alloc(0))
+    }
   }
 
   /**
@@ -296,7 +300,9 @@ export class Projections {
       if (p.record!.cond !== undefined) {
         ops.push({ type: 'put', sublevel: this.stores.conditionalOrders, key: p.key, value: numberCodec.encode(p.record!.time) })
       }
-      written.push([id, value, isTerminal(p.record!.status)])
+      const closed = closedOrderOp(this.stores, p.key, p.record!)
+      if (closed !== null) ops.push(closed)
+      written.push([id, value, closed !== null])
     }
     ops.push({ type: 'put', sublevel: this.stores.meta, key: META_KEY, value: metaCodec.encode(meta) })
     // Not synced: the projections are rebuilt from the log, and the batch is atomic, so a
@@ -369,11 +375,13 @@ export class Projections {
 
   /**
    * Deletes trades and income rows past their three-month windows (a fill's income is in its
-   * user trade, which is kept, and only the window hides it) and position margin rows past
-   * their 30 days (as of `nowMs`, default flushedTime), at most pruneKeysMax keys per call;
-   * returns how many went.
+   * user trade, which is kept, and only the window hides it), position margin rows past
+   * their 30 days, and so on (as of `nowMs`, default flushedTime); with `orderMarkets`, their
+   * orders the history no longer shows (order-retention.ts). At most pruneKeysMax keys per
+   * call (orders count one each): returns how many went, so a caller that got the whole
+   * budget calls again.
    */
-  async prune(nowMs = this.durableTime): Promise<number> {
+  async prune(nowMs = this.durableTime, orderMarkets: readonly RetainedMarket[] = []): Promise<number> {
     const budget = PROJECTION_LIMITS.pruneKeysMax
     const markets = [...this.market.cursors.keys()]
     let n = await pruneTrades(this.stores, markets, nowMs - PROJECTION_LIMITS.tradeRetentionMs, budget)
@@ -384,6 +392,7 @@ export class Projections {
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.orderAmendments, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.preventedMatches, nowMs - PROJECTION_LIMITS.preventedMatchRetentionMs, budget - n)
+    n += await pruneOrders(this.stores, orderMarkets, nowMs, budget - n)
     return n
   }
 
@@ -455,8 +464,12 @@ export class Projections {
 
   // Per sub-account.
 
-  order(owner: Owner, marketId: number, orderId: number): Promise<OrderRecord | undefined> {
-    return accountQueries.order(this.stores, owner, marketId, orderId)
+  /**
+   * One order's record. With `spot` (the venue's history rule, order-retention.ts), only one
+   * the history still shows, as a client's query finds it.
+   */
+  async order(owner: Owner, marketId: number, orderId: number, spot?: boolean): Promise<OrderRecord | undefined> {
+    return this.shown(await accountQueries.order(this.stores, owner, marketId, orderId), spot)
   }
 
   /** Several orders' records in one call (one round trip from the main thread, not one each). */
@@ -464,12 +477,18 @@ export class Projections {
     return Promise.all(orderIds.map((id) => accountQueries.order(this.stores, owner, marketId, id)))
   }
 
-  orderByClientId(owner: Owner, marketId: number, clientOrderId: string): Promise<OrderRecord | undefined> {
-    return accountQueries.orderByClientId(this.stores, owner, marketId, clientOrderId)
+  /** The latest order placed with `clientOrderId`; with `spot`, as order() shows it. */
+  async orderByClientId(owner: Owner, marketId: number, clientOrderId: string, spot?: boolean): Promise<OrderRecord | undefined> {
+    return this.shown(await accountQueries.orderByClientId(this.stores, owner, marketId, clientOrderId), spot)
   }
 
-  allOrders(owner: Owner, marketId: number, q: accountQueries.AllOrdersQuery): Promise<OrderRecord[]> {
-    return accountQueries.allOrders(this.stores, owner, marketId, q)
+  private shown(r: OrderRecord | undefined, spot: boolean | undefined): OrderRecord | undefined {
+    return r === undefined || spot === undefined || orderVisible(r, spot, this.durableTime) ? r : undefined
+  }
+
+  /** allOrders: those the venue's history rule still shows (order-retention.ts). */
+  allOrders(owner: Owner, marketId: number, q: accountQueries.AllOrdersQuery, nowMs = this.durableTime): Promise<OrderRecord[]> {
+    return accountQueries.allOrders(this.stores, owner, marketId, q, nowMs)
   }
 
   userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {

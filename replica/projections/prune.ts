@@ -50,7 +50,7 @@ export async function pruneByTimeSuffix(store: Store, cutoff: number, budget: nu
   return deleteKeys(store, old.slice(0, budget))
 }
 
-async function deleteKeys(store: Store, keys: Buffer[]): Promise<number> {
+export async function deleteKeys(store: Store, keys: readonly Buffer[]): Promise<number> {
   if (keys.length > 0) await store.batch(keys.map((k) => ({ type: 'del' as const, key: k })))
   return keys.length
 }

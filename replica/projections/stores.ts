@@ -45,6 +45,11 @@ export interface Stores {
   positionSides: Store
   /** owner, marketId u32, orderId u64 → OrderRecord (by time too: account-queries.ts). */
   orders: Store
+  /**
+   * marketId u32, traded u8, updateTime u64, orderId u64 → the order's key in orders: every
+   * order that ended, by when, apart by whether it traded (order-retention.ts prunes by it).
+   */
+  closedOrders: Store
   /** The same keys as orders', of conditional orders only → creation time u64 (allAlgoOrders). */
   conditionalOrders: Store
   /** owner, marketId u32, clientOrderId → orderId of the latest order with that id. */
@@ -94,7 +99,7 @@ const NAMES: (keyof Stores)[] = [
   'clientOrderIds', 'userTrades', 'userTradeOrders', 'incomeByType', 'transfers',
   'deposits', 'withdrawals', 'withdrawalIds', 'fundingRates', 'priceKlines',
   'priceCursors', 'pendingDeposits', 'positionMargins', 'forceOrders', 'orderAmendments', 'positionSides', 'topTraders',
-  'preventedMatches', 'orderLists', 'orderListClientIds', 'subTransfers', 'conditionalOrders',
+  'preventedMatches', 'orderLists', 'orderListClientIds', 'subTransfers', 'conditionalOrders', 'closedOrders',
 ]
 
 export function openStores(base: BaseDb): Stores {
@@ -154,6 +159,14 @@ export function orderKey(o: Owner, marketId: number, orderId: number): Buffer {
   return ownerKey(o.account, o.sub).u32(marketId).u64(orderId).build()
 }
 
+export function closedOrdersPrefix(marketId: number, traded: boolean): Buffer {
+  return key().u32(marketId).u8(traded ? 1 : 0).build()
+}
+
+export function closedOrderKey(marketId: number, traded: boolean, updateTime: number, orderId: number): Buffer {
+  return key().u32(marketId).u8(traded ? 1 : 0).u64(updateTime).u64(orderId).build()
+}
+
 export function clientOrderIdKey(o: Owner, marketId: number, clientOrderId: string): Buffer {
   return ownerKey(o.account, o.sub).u32(marketId).str(clientOrderId).build()
 }
@@ -191,3 +204,5 @@ export function withdrawalIdKey(withdrawalId: number): Buffer {
 export const META_KEY = Buffer.from('m')
 /** In meta, once conditionalOrders holds every conditional order in orders (stores written before it had none). */
 export const CONDITIONAL_INDEX_KEY = Buffer.from('c')
+/** In meta, once closedOrders holds every ended order in orders (stores written before it had none). */
+export const CLOSED_INDEX_KEY = Buffer.from('o')
