@@ -29,7 +29,10 @@ export interface HistoryUpkeepOptions {
 
 /** Every market the state lists, with the venue whose order-history rule it keeps. */
 export function retainedMarkets(state: State): RetainedMarket[] {
-  return state.markets.map((m) => ({ marketId: m.marketId, spot: m.kind === 'SPOT' }))
+  const out: RetainedMarket[] = []
+  // Indexed by market id, from 1.
+  for (const m of state.markets) if (m !== undefined) out.push({ marketId: m.marketId, spot: m.kind === 'SPOT' })
+  return out
 }
 
 export class HistoryUpkeep {

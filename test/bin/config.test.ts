@@ -91,6 +91,14 @@ t.test('restore: the exported file is named, and the data directory it rebuilds'
   t.same([c.logFile, c.dataDir], ['backup.msgpack', '/tmp/x'])
 })
 
+t.test('--prune-interval-ms: hourly by default, 0 for never, nothing shorter than a second', async (t) => {
+  t.equal(loadConfig(['start'], {}).pruneIntervalMs, 3_600_000)
+  t.equal(loadConfig(['replica', '--follow', 'ws://x', '--prune-interval-ms', '0'], {}).pruneIntervalMs, 0)
+  t.equal(loadConfig(['sequencer'], { EXCHANGE_PRUNE_INTERVAL_MS: '60000' }).pruneIntervalMs, 60_000, 'or from the environment')
+  t.throws(() => loadConfig(['start', '--prune-interval-ms', '500'], {}), /--prune-interval-ms must be 0 \(never\) or at least 1000/)
+  t.throws(() => loadConfig(['start', '--prune-interval-ms', '-1'], {}), /--prune-interval-ms must be an integer/)
+})
+
 t.test('--log-keep, --log-archive and --catch-up-from: off by default, the archive in the data directory', async (t) => {
   t.same(loadConfig(['start', '--data', '/srv/x'], {}).logArchive, { keep: 0, dir: '/srv/x/log-archive' }, 'the log keeps everything by default')
   t.same(loadConfig(['replica', '--follow', 'ws://x', '--data', '/srv/x', '--log-keep', '1000000'], {}).logArchive, { keep: 1_000_000, dir: '/srv/x/log-archive' })
