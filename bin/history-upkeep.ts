@@ -12,7 +12,7 @@ import type { RetainedMarket } from '../replica/projections/order-retention.js'
 import type { Logger } from '../replica/node.js'
 
 export interface PrunedHistory {
-  prune(nowMs?: number, orderMarkets?: readonly RetainedMarket[]): Promise<number>
+  prune(nowMs?: number, markets?: readonly RetainedMarket[]): Promise<number>
 }
 
 export interface HistoryUpkeepOptions {

@@ -175,6 +175,8 @@ export const PROJECTION_LIMITS = {
   perpOrderRetentionMs: 90 * DAY_MS,
   /** Spot: an order that ended with nothing filled is found for 90 days; one that traded stays, as its trades do. */
   spotUnfilledOrderRetentionMs: 90 * DAY_MS,
+  /** USDⓈ-M user trades reach back 6 months (taken as 180 days); spot's are kept, as Binance's. */
+  perpUserTradeRetentionMs: 180 * DAY_MS,
   /** /fapi/v1/allOrders and allAlgoOrders: at most 7 days between startTime and endTime, the last 7 by default. */
   perpOrderHistoryWindowMs: 7 * DAY_MS,
   /** /api/v3/allOrders: at most 24 hours between startTime and endTime. */

@@ -134,7 +134,7 @@ export async function* downloadChunks(ctx: GatewayContext, owner: Owner, d: Down
     // Paged by (trade id, maker): a self-trade is two rows under one id, which a page may split.
     let after: { tradeId: number; maker: boolean } | undefined
     for (;;) {
-      const q = { ...range, ...(after ? { fromId: after.tradeId, after } : {}), limit: PAGE }
+      const q = { ...range, ...(after ? { fromId: after.tradeId, after } : {}), limit: PAGE, spot: false }
       const p = await read({ form: 'perpUserTrades', csv: 'trade', market: m, query: 'userTrades', args: [owner, m.marketId, q] })
       if (p.rows > 0) yield p.bytes
       if (p.rows < PAGE) break

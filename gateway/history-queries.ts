@@ -19,7 +19,7 @@ export function userTradesArgs(a: Authenticated, m: Market): PageArgs<'userTrade
   const fromId = idParam(a.params, 'fromId')
   const limit = limitParam(a.params, 500, 1000)
   return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
-    { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit }]
+    { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit, spot: m.kind === 'SPOT' }]
 }
 
 /** The projections' allOrders query the request asks, its parameters checked; `now` ends the default window. */

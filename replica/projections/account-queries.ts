@@ -36,6 +36,8 @@ export interface UserTradesQuery extends TimeRange {
    */
   after?: { tradeId: number; maker: boolean } | undefined
   limit: number
+  /** false: a USDⓈ-M market's, whose fills reach back 6 months (floorTime); spot's, or without it, every fill. */
+  spot?: boolean | undefined
 }
 
 export interface IncomeQuery extends TimeRange {
@@ -165,12 +167,13 @@ async function getAll<T>(store: Store, keys: Buffer[], decode: (b: Buffer) => T)
 }
 
 /** Binance myTrades: an order's fills, or ascending from `fromId`, or the time-range rule. */
-export async function userTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery): Promise<UserTradeRecord[]> {
+export async function userTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery,
+  floorTime = 0): Promise<UserTradeRecord[]> {
   checkLimit(q.limit, PROJECTION_LIMITS.userTradesMax)
   const prefix = ownerMarketPrefix(owner, marketId)
-  if (q.orderId !== undefined) return orderTrades(stores, owner, marketId, q)
+  if (q.orderId !== undefined) return orderTrades(stores, owner, marketId, q, floorTime)
   if (q.fromId === undefined) {
-    return scan(stores.userTrades, timeRangeBounds(prefix, q), q.limit, (_k, v) => userTradeCodec.decode(v))
+    return scan(stores.userTrades, timeRangeBounds(prefix, q, floorTime), q.limit, (_k, v) => userTradeCodec.decode(v))
   }
   // A market's trade ids grow with time (ADL fills, which are not on its tape, take ids from
   // the same counter), so every fill from fromId on is at or after the time of the tape's last
@@ -179,7 +182,7 @@ export async function userTrades(stores: Stores, owner: Owner, marketId: number,
   const fromId = q.fromId
   const before = await scan(stores.trades, { gte: tradeKey(marketId, 0), lt: tradeKey(marketId, fromId), reverse: true }, 1,
     (_k, v) => tradeCodec.decode(v).time)
-  const from = Math.max(before[0] ?? 0, q.startTime ?? 0)
+  const from = Math.max(before[0] ?? 0, q.startTime ?? 0, floorTime)
   const bounds = timeRangeBounds(prefix, { startTime: from, endTime: q.endTime })
   const a = q.after
   return scan(stores.userTrades, bounds, q.limit, (k, v) => {
@@ -191,13 +194,13 @@ export async function userTrades(stores: Stores, owner: Owner, marketId: number,
   })
 }
 
-async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery): Promise<UserTradeRecord[]> {
+async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: UserTradesQuery, floorTime: number): Promise<UserTradeRecord[]> {
   const prefix = Buffer.concat([ownerMarketPrefix(owner, marketId), key().u64(q.orderId!).build()])
   const keys = await scan(stores.userTradeOrders, fromBounds(prefix, key().u64(q.fromId ?? 0).build()), q.limit,
     (k, v) => {
       const time = numberCodec.decode(v)
       if (q.endTime !== undefined && time > q.endTime) return 'stop'
-      if (q.startTime !== undefined && time < q.startTime) return undefined
+      if (time < Math.max(q.startTime ?? 0, floorTime)) return undefined
       return userTradeKey(owner, marketId, time, readU64(k, k.length - 9), k[k.length - 1] === 1)
     })
   return getAll(stores.userTrades, keys, userTradeCodec.decode)

@@ -196,8 +196,8 @@ export class ProjectionsClient implements ProjectionsApi {
     await this.worker.terminate()
   }
 
-  prune(nowMs?: number, orderMarkets?: readonly RetainedMarket[]): Promise<number> {
-    return this.call('prune', [nowMs, orderMarkets]) as Promise<number>
+  prune(nowMs?: number, markets?: readonly RetainedMarket[]): Promise<number> {
+    return this.call('prune', [nowMs, markets]) as Promise<number>
   }
 
   private call(method: string, args: unknown[]): Promise<unknown> {
@@ -322,12 +322,12 @@ export class ProjectionsClient implements ProjectionsApi {
     return this.call('allOrders', [owner, marketId, q, nowMs]) as Promise<OrderRecord[]>
   }
 
-  userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {
-    return this.call('userTrades', [owner, marketId, q]) as Promise<UserTradeRecord[]>
+  userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery, nowMs?: number): Promise<UserTradeRecord[]> {
+    return this.call('userTrades', [owner, marketId, q, nowMs]) as Promise<UserTradeRecord[]>
   }
 
-  userTradesWithLists(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeInList[]> {
-    return this.call('userTradesWithLists', [owner, marketId, q]) as Promise<UserTradeInList[]>
+  userTradesWithLists(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery, nowMs?: number): Promise<UserTradeInList[]> {
+    return this.call('userTradesWithLists', [owner, marketId, q, nowMs]) as Promise<UserTradeInList[]>
   }
 
   forceOrders(owner: Owner, q: ForceOrderQuery, nowMs?: number): Promise<ForceOrderRecord[]> {

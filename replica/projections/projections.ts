@@ -22,7 +22,7 @@ import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
 import * as marketQueries from './market-queries.js'
 import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
-import { pruneByTimeSuffix, pruneKlines, pruneTrades } from './prune.js'
+import { pruneByTimeSuffix, pruneKlines, pruneTrades, pruneUserTrades } from './prune.js'
 import { indexClosedOrders, closedOrderOp, orderVisible, pruneOrders, type RetainedMarket } from './order-retention.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
@@ -376,23 +376,26 @@ export class Projections {
   /**
    * Deletes trades and income rows past their three-month windows (a fill's income is in its
    * user trade, which is kept, and only the window hides it), position margin rows past
-   * their 30 days, and so on (as of `nowMs`, default flushedTime); with `orderMarkets`, their
-   * orders the history no longer shows (order-retention.ts). At most pruneKeysMax keys per
+   * their 30 days, and so on (as of `nowMs`, default flushedTime); with `markets` (each
+   * with its venue), their orders the history no longer shows (order-retention.ts) and the
+   * USDⓈ-M ones' user trades past 6 months. At most pruneKeysMax keys per
    * call (orders count one each): returns how many went, so a caller that got the whole
    * budget calls again.
    */
-  async prune(nowMs = this.durableTime, orderMarkets: readonly RetainedMarket[] = []): Promise<number> {
+  async prune(nowMs = this.durableTime, markets: readonly RetainedMarket[] = []): Promise<number> {
     const budget = PROJECTION_LIMITS.pruneKeysMax
-    const markets = [...this.market.cursors.keys()]
-    let n = await pruneTrades(this.stores, markets, nowMs - PROJECTION_LIMITS.tradeRetentionMs, budget)
+    const traded = [...this.market.cursors.keys()]
+    let n = await pruneTrades(this.stores, traded, nowMs - PROJECTION_LIMITS.tradeRetentionMs, budget)
     const incomeCutoff = nowMs - PROJECTION_LIMITS.incomeRetentionMs
     n += await pruneByTimeSuffix(this.stores.incomeByType, incomeCutoff, budget - n)
-    n += await pruneKlines(this.stores, markets, intervalIndex('1s'), nowMs - PROJECTION_LIMITS.secondKlineRetentionMs, budget - n)
+    n += await pruneKlines(this.stores, traded, intervalIndex('1s'), nowMs - PROJECTION_LIMITS.secondKlineRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.positionMargins, nowMs - PROJECTION_LIMITS.positionMarginRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.orderAmendments, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.preventedMatches, nowMs - PROJECTION_LIMITS.preventedMatchRetentionMs, budget - n)
-    n += await pruneOrders(this.stores, orderMarkets, nowMs, budget - n)
+    n += await pruneOrders(this.stores, markets, nowMs, budget - n)
+    const perps = new Set(markets.filter((m) => !m.spot).map((m) => m.marketId))
+    n += await pruneUserTrades(this.stores, perps, nowMs - PROJECTION_LIMITS.perpUserTradeRetentionMs, budget - n)
     return n
   }
 
@@ -491,16 +494,19 @@ export class Projections {
     return accountQueries.allOrders(this.stores, owner, marketId, q, nowMs)
   }
 
-  userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeRecord[]> {
-    return accountQueries.userTrades(this.stores, owner, marketId, q)
+  /** A sub-account's fills in one market; a USDⓈ-M market's (`q.spot` false) of the last 6 months. */
+  userTrades(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery, nowMs = this.durableTime): Promise<UserTradeRecord[]> {
+    const floor = q.spot === false ? Math.max(0, nowMs - PROJECTION_LIMITS.perpUserTradeRetentionMs) : 0
+    return accountQueries.userTrades(this.stores, owner, marketId, q, floor)
   }
 
   /**
    * Spot myTrades: the fills, each with its order's list id (-1: placed alone), which a fill does
    * not carry, read from the orders' records in the same call.
    */
-  async userTradesWithLists(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery): Promise<UserTradeInList[]> {
-    const rows = await this.userTrades(owner, marketId, q)
+  async userTradesWithLists(owner: Owner, marketId: number, q: accountQueries.UserTradesQuery,
+    nowMs = this.durableTime): Promise<UserTradeInList[]> {
+    const rows = await this.userTrades(owner, marketId, q, nowMs)
     const ids = [...new Set(rows.map((r) => r.orderId))]
     const records = await this.orders(owner, marketId, ids)
     const lists = new Map(ids.map((id, i) => [id, records[i]?.orderListId ?? -1]))

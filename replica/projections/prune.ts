@@ -1,8 +1,8 @@
 // Reclaims space past the retention windows. Queries already filter by the windows, so
 // pruning changes no answer; it is a background chore (say hourly), never on the apply path.
 
-import { tradeCodec } from './codec.js'
-import { key, readU64 } from './keys.js'
+import { storedUserTradeCodec, tradeCodec } from './codec.js'
+import { key, prefixEnd, readU64 } from './keys.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { klinePrefix, marketPrefix, type Store, type Stores } from './stores.js'
 import { fromBounds, scan } from './time-range.js'
@@ -48,6 +48,38 @@ export async function pruneByTimeSuffix(store: Store, cutoff: number, budget: nu
     await it.close()
   }
   return deleteKeys(store, old.slice(0, budget))
+}
+
+/**
+ * Deletes the user trades of the markets in `marketIds` older than `cutoff`, with their rows
+ * in the index by order. Each sub-account's fills in a market are a run by time under their
+ * prefix: the walk reads that run's old end and seeks past the rest, so a pass costs a seek
+ * per sub-account and market, not a read of every fill kept.
+ */
+export async function pruneUserTrades(stores: Stores, marketIds: ReadonlySet<number>, cutoff: number, budget: number): Promise<number> {
+  if (marketIds.size === 0 || budget <= 0) return 0
+  const trades: Buffer[] = []
+  const byOrder: Buffer[] = []
+  const it = stores.userTrades.iterator()
+  try {
+    for (let row = await it.next(); row !== undefined && trades.length < budget; row = await it.next()) {
+      const [k, v] = row
+      // owner ‖ marketId u32 ‖ time u64 ‖ tradeId u64 ‖ maker u8
+      const prefixLength = k.length - 17
+      if (!marketIds.has(k.readUInt32BE(prefixLength - 4)) || readU64(k, prefixLength) >= cutoff) {
+        it.seek(prefixEnd(k.subarray(0, prefixLength)))
+        continue
+      }
+      trades.push(k)
+      const orderId = storedUserTradeCodec.decode(v).orderId
+      byOrder.push(Buffer.concat([k.subarray(0, prefixLength), key().u64(orderId).raw(k.subarray(prefixLength + 8)).build()]))
+    }
+  } finally {
+    await it.close()
+  }
+  // The index rows first: a crash between leaves trades the next pass finds again.
+  await deleteKeys(stores.userTradeOrders, byOrder)
+  return deleteKeys(stores.userTrades, trades)
 }
 
 export async function deleteKeys(store: Store, keys: readonly Buffer[]): Promise<number> {

@@ -1,7 +1,8 @@
 // Order history as Binance keeps it, through the REST routes: USDⓈ-M's GET order and
 // allOrders stop finding an order that ended with nothing filled 3 days after it was created,
 // any ended order after 90; spot's keep an unfilled one 90 days and a traded one for good.
-// allOrders spans at most 7 days on USDⓈ-M (the last 7 by default) and 24 hours on spot.
+// allOrders spans at most 7 days on USDⓈ-M (the last 7 by default) and 24 hours on spot;
+// USDⓈ-M user trades reach back 6 months.
 
 import { Wallet } from 'ethers'
 import t from 'tap'
@@ -82,4 +83,11 @@ t.test('ended orders leave the history by the venue\'s rule; allOrders windows',
   t.same(await ids('/fapi/v1/allOrders', { ...PERP, orderId: 1 }), [[open.orderId, 'NEW']])
   t.same(await ids('/api/v3/allOrders', SPOT), [], 'spot: the unfilled one past 90 days')
   t.same(await get(keys, '/api/v3/order', { ...SPOT, orderId: spotCanceled.orderId }), NOT_FOUND)
+  t.match(await get(otherKeys, '/fapi/v1/userTrades', PERP), [{ id: 1, price: '50000.0', buyer: true }], 'the fill is within 6 months')
+
+  // Six months after the fill.
+  await rig.run({ type: 'Tick' }, 91 * DAY)
+  otherKeys = (await openSession(rig, other)).json() as Keys
+  t.same(await get(otherKeys, '/fapi/v1/userTrades', PERP), [], 'USDⓈ-M: user trades reach back 6 months')
+  t.same(await get(otherKeys, '/fapi/v1/userTrades', { ...PERP, fromId: 1 }), [], 'from a trade id too')
 })

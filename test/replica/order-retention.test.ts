@@ -1,6 +1,6 @@
-// Order history kept as Binance keeps it (replica/projections/order-retention.ts): queries hide
-// ended orders past the venue's rule, and prune deletes them with their client-id rows, never
-// an order a query still finds, over a real LevelDB store.
+// Order history and user trades kept as Binance keeps them (replica/projections/order-retention.ts,
+// prune.ts): queries hide ended orders past the venue's rule and USDⓈ-M fills past 6 months, and
+// prune deletes them with their index rows, never one a query still finds, over a real LevelDB store.
 
 import { Level } from 'level'
 import { join } from 'node:path'
@@ -123,6 +123,7 @@ t.test('spot: an unfilled ended order is shown 90 days, one that traded for good
   t.same(await ids(f, alice, BTCSPOT, true), [maker], 'a year on, the filled one is still there')
   t.equal(await pruneOrders(f, SPOT), 0)
   t.equal(await pruneOrders(f, PERP), 0, 'another market\'s rule does not reach it')
+  t.equal((await f.p.userTrades(alice, BTCSPOT, { limit: 10, spot: true })).length, 1, 'spot fills are kept for good')
 })
 
 t.test('a store written before the closed orders\' index gets it at open, and prunes as one written since', async (t) => {
@@ -148,4 +149,32 @@ t.test('a store written before the closed orders\' index gets it at open, and pr
   await later(f, M + 4 * DAY)
   t.equal(await pruneOrders(f, PERP), 4, 'the index was rebuilt: all four pruned')
   t.same(await ids(f, alice, BTCPERP), [placed[4]], 'the open one stays')
+})
+
+t.test('USDⓈ-M user trades reach back 6 months; prune deletes older ones with their rows by order', async (t) => {
+  const f = await Fixture.open(t)
+  for (const a of [ALICE, BOB]) await f.fund(a, 10_000_000)
+  const oldAsk = await place(f, M, limit(ALICE, 'SELL', 30000, 0.01))
+  const oldBid = await place(f, M + 1, limit(BOB, 'BUY', 30000, 0.01))
+  await place(f, M + 100 * DAY, limit(ALICE, 'SELL', 31000, 0.01))
+  const newBid = await place(f, M + 100 * DAY + 1, limit(BOB, 'BUY', 31000, 0.01))
+  const fills = async (q: { orderId?: number; fromId?: number; spot?: boolean } = {}) =>
+    (await f.p.userTrades(bob, BTCPERP, { limit: 100, ...q })).map((r) => [r.tradeId, r.orderId])
+
+  await later(f, M + 180 * DAY + 1)
+  t.same(await fills({ spot: false }), [[1, oldBid], [2, newBid]], 'exactly 180 days on: both')
+  await later(f, M + 180 * DAY + 2)
+  t.same(await fills({ spot: false }), [[2, newBid]], 'past 6 months: the older fill is hidden')
+  t.same(await fills({ spot: false, fromId: 1 }), [[2, newBid]], 'from a trade id too')
+  t.same(await fills({ spot: false, orderId: oldBid }), [], 'and by its order')
+  t.same(await fills(), [[1, oldBid], [2, newBid]], 'still stored until pruned')
+
+  // The two orders of the old trade (ended past 90 days) and its two user trade rows.
+  t.equal(await pruneOrders(f, PERP), 4)
+  t.same(await fills(), [[2, newBid]], 'gone from the store')
+  t.same(await fills({ orderId: oldBid }), [], 'its rows by order with it (a left row would name a missing fill)')
+  t.same(await fills({ orderId: newBid }), [[2, newBid]])
+  t.same((await f.p.userTrades(alice, BTCPERP, { limit: 100 })).map((r) => r.tradeId), [2], 'the maker\'s side too')
+  t.equal(await f.p.order(alice, BTCPERP, oldAsk), undefined)
+  t.equal(await pruneOrders(f, PERP), 0, 'nothing more')
 })
