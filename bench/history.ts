@@ -1,5 +1,5 @@
 // History retention benchmark (`--prune-interval-ms`, bin/history-upkeep.ts): the history read
-// models of 1,000,000 core workload commands spread over 120 days, as a node's projections write
+// models of 1,000,000 core workload commands spread over 200 days, as a node's projections write
 // them, then the pruning a node runs: passes of the projections' prune() until one takes less
 // than its budget, as of the last entry's time. Prints the store before and after (rows by
 // kind, disk), how fast the pass deleted, and an allOrders page of the busiest account before
@@ -21,7 +21,7 @@ import { DEFAULT_WORKLOAD, generateWorkload } from '../sim/workload.js'
 import { fixed, int, table, type Benchmark, type BenchSummary } from './lib/bench.js'
 
 const COMMANDS = 1_000_000
-const DAYS = 120
+const DAYS = 200
 const DAY_MS = 86_400_000
 const T0 = Date.UTC(2026, 0, 1)
 /** Entries fed before each flush: about what a node's projections take per write under load. */
