@@ -52,7 +52,8 @@ export function closedOrderOp(stores: Stores, orderKey: Buffer, r: OrderRecord):
  * orders. An order is deleted once it ended longer ago than it may be shown since creation, so
  * never one a query still finds. Returns how many went.
  */
-export async function pruneOrders(stores: Stores, markets: readonly RetainedMarket[], nowMs: number, budget: number): Promise<number> {
+export async function pruneOrders(stores: Stores, markets: readonly RetainedMarket[], nowMs: number, budget: number,
+  exclusive: Exclusive = (step) => step()): Promise<number> {
   let deleted = 0
   for (const m of markets) {
     const keep = retentionOf(m.spot)
@@ -62,13 +63,16 @@ export async function pruneOrders(stores: Stores, markets: readonly RetainedMark
       // Ended before the cutoff: a run at the start of the market's index, by end time.
       const old = await scan(stores.closedOrders, fromBounds(closedOrdersPrefix(m.marketId, traded), key().u64(0).build()),
         budget - deleted, (k, v) => (readU64(k, k.length - 16) < cutoff ? [k, v] as const : 'stop'))
-      deleted += await deleteOrders(stores, old)
+      deleted += await deleteOrders(stores, old, exclusive)
     }
   }
   return deleted
 }
 
-async function deleteOrders(stores: Stores, rows: readonly (readonly [Buffer, Buffer])[]): Promise<number> {
+/** Runs a step no write of the projections comes between (Projections.exclusive). */
+export type Exclusive = (step: () => Promise<void>) => Promise<void>
+
+async function deleteOrders(stores: Stores, rows: readonly (readonly [Buffer, Buffer])[], exclusive: Exclusive): Promise<number> {
   if (rows.length === 0) return 0
   const records = await stores.orders.getMany(rows.map(([, orderKey]) => orderKey))
   const orders: Buffer[] = []
@@ -82,12 +86,14 @@ async function deleteOrders(stores: Stores, rows: readonly (readonly [Buffer, Bu
     if (r.cond !== undefined) conditional.push(rows[i]![1])
     clientIds.push({ key: clientOrderIdKey(r, r.marketId, r.clientOrderId), orderId: r.orderId })
   }
-  // A client id names the latest order placed with it: its row goes only with that order.
-  const named = await stores.clientOrderIds.getMany(clientIds.map((c) => c.key))
-  const unnamed = clientIds.filter((c, i) => named[i] !== undefined && numberCodec.decode(named[i]!) === c.orderId)
+  // A client id names the latest order placed with it: its row goes only with that order, read
+  // and deleted with no write between (one could give the id to a new order meanwhile).
+  await exclusive(async () => {
+    const named = await stores.clientOrderIds.getMany(clientIds.map((c) => c.key))
+    await deleteKeys(stores.clientOrderIds, clientIds.filter((c, i) => named[i] !== undefined && numberCodec.decode(named[i]!) === c.orderId).map((c) => c.key))
+  })
   // The index rows last: a crash before them leaves rows naming orders already gone, which the
   // next pass deletes; the other way round would leave orders no pass ever finds.
-  await deleteKeys(stores.clientOrderIds, unnamed.map((c) => c.key))
   await deleteKeys(stores.conditionalOrders, conditional)
   await deleteKeys(stores.orders, orders)
   await deleteKeys(stores.closedOrders, rows.map(([indexKey]) => indexKey))

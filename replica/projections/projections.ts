@@ -96,6 +96,8 @@ export class Projections {
   private writing: Promise<void> = Promise.resolve()
   /** A write runs; the flushes asked meanwhile wait for `queued`, the one after it. */
   private inFlight = false
+  /** Steps of a prune that must not interleave with a write (exclusive()) waiting or running. */
+  private holds = 0
   private queued: Promise<void> | null = null
   private failure: unknown = null
   private appliedSeq = 0
@@ -246,7 +248,7 @@ export class Projections {
       return Promise.reject(err)
     }
     if (this.queued !== null) return this.queued
-    if (this.inFlight) {
+    if (this.inFlight || this.holds > 0) {
       const next = this.writing.then(() => {
         this.queued = null
         return this.writeApplied()
@@ -314,6 +316,17 @@ export class Projections {
     }
     this.durableSeq = meta.lastSeq
     this.durableTime = meta.lastTime
+  }
+
+  /**
+   * Runs `step` between two writes: after the last one asked, and with every flush asked
+   * meanwhile queued behind it (a read-then-delete a write could otherwise come between).
+   */
+  private exclusive<T>(step: () => Promise<T>): Promise<T> {
+    this.holds++
+    const run = this.writing.then(step).finally(() => { this.holds-- })
+    this.writing = run.then(() => undefined, () => undefined)
+    return run
   }
 
   private merge(p: PendingOrder, stored: Buffer | undefined): void {
@@ -393,7 +406,7 @@ export class Projections {
     n += await pruneByTimeSuffix(this.stores.forceOrders, nowMs - PROJECTION_LIMITS.forceOrderRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.orderAmendments, nowMs - PROJECTION_LIMITS.orderAmendmentRetentionMs, budget - n)
     n += await pruneByTimeSuffix(this.stores.preventedMatches, nowMs - PROJECTION_LIMITS.preventedMatchRetentionMs, budget - n)
-    n += await pruneOrders(this.stores, markets, nowMs, budget - n)
+    n += await pruneOrders(this.stores, markets, nowMs, budget - n, (step) => this.exclusive(step))
     const perps = new Set(markets.filter((m) => !m.spot).map((m) => m.marketId))
     n += await pruneUserTrades(this.stores, perps, nowMs - PROJECTION_LIMITS.perpUserTradeRetentionMs, budget - n)
     return n
