@@ -23,7 +23,7 @@ import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
 import * as marketQueries from './market-queries.js'
 import { cursorCodec, MarketWriter, type MarketCursor } from './market-writer.js'
 import { pruneByTimeSuffix, pruneKlines, pruneTrades, pruneUserTrades } from './prune.js'
-import { indexClosedOrders, closedOrderOp, orderVisible, pruneOrders, type RetainedMarket } from './order-retention.js'
+import { ClosedOrders, indexClosedOrders, orderVisible, pruneOrders, type RetainedMarket } from './order-retention.js'
 import type {
   AggTradeRecord, DepositRecord, PendingDepositRecord, IncomeRecord, KlineRecord, OpenInterestRecord, OrderRecord, Owner, TickerRecord,
   TradeRecord, TransferRecord, SubTransferRecord, UserTradeInList, UserTradeRecord, WithdrawalRecord,
@@ -295,6 +295,7 @@ export class Projections {
     }
     const ops: BatchOp[] = batch.ops
     const written: [string, Buffer, boolean][] = []
+    const closed = new ClosedOrders()
     for (const [id, p] of batch.orders) {
       const value = orderCodec.encode(p.record!)
       ops.push({ type: 'put', sublevel: this.stores.orders, key: p.key, value })
@@ -302,10 +303,9 @@ export class Projections {
       if (p.record!.cond !== undefined) {
         ops.push({ type: 'put', sublevel: this.stores.conditionalOrders, key: p.key, value: numberCodec.encode(p.record!.time) })
       }
-      const closed = closedOrderOp(this.stores, p.key, p.record!)
-      if (closed !== null) ops.push(closed)
-      written.push([id, value, closed !== null])
+      written.push([id, value, closed.add(p.key, p.record!)])
     }
+    for (const op of closed.ops(this.stores, meta.lastSeq)) ops.push(op)
     ops.push({ type: 'put', sublevel: this.stores.meta, key: META_KEY, value: metaCodec.encode(meta) })
     // Not synced: the projections are rebuilt from the log, and the batch is atomic, so a
     // crash leaves them at an older lastSeq that the apply loop replays from.

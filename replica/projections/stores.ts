@@ -46,8 +46,9 @@ export interface Stores {
   /** owner, marketId u32, orderId u64 → OrderRecord (by time too: account-queries.ts). */
   orders: Store
   /**
-   * marketId u32, traded u8, updateTime u64, orderId u64 → the order's key in orders: every
-   * order that ended, by when, apart by whether it traded (order-retention.ts prunes by it).
+   * marketId u32, traded u8, endTime u64, group u64 → the keys in orders of a group of orders
+   * that ended by endTime (those one write ended, in a market, that traded or not):
+   * order-retention.ts prunes by it.
    */
   closedOrders: Store
   /** The same keys as orders', of conditional orders only → creation time u64 (allAlgoOrders). */
@@ -163,8 +164,8 @@ export function closedOrdersPrefix(marketId: number, traded: boolean): Buffer {
   return key().u32(marketId).u8(traded ? 1 : 0).build()
 }
 
-export function closedOrderKey(marketId: number, traded: boolean, updateTime: number, orderId: number): Buffer {
-  return key().u32(marketId).u8(traded ? 1 : 0).u64(updateTime).u64(orderId).build()
+export function closedOrdersKey(marketId: number, traded: boolean, endTime: number, group: number): Buffer {
+  return key().u32(marketId).u8(traded ? 1 : 0).u64(endTime).u64(group).build()
 }
 
 export function clientOrderIdKey(o: Owner, marketId: number, clientOrderId: string): Buffer {
