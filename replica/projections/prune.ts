@@ -1,5 +1,7 @@
 // Reclaims space past the retention windows. Queries already filter by the windows, so
-// pruning changes no answer; it is a background chore (say hourly), never on the apply path.
+// pruning changes no answer; it is a background chore (a running node's upkeep calls it every
+// --prune-interval-ms, bin/history-upkeep.ts), never on the apply path. Ended orders are
+// order-retention.ts's.
 
 import { storedUserTradeCodec, tradeCodec } from './codec.js'
 import { key, prefixEnd, readU64 } from './keys.js'
