@@ -81,7 +81,8 @@ export interface Config {
   logArchive: { keep: number; dir: string }
   /**
    * How often the history read models delete what their windows no longer show (old trades,
-   * income, ended orders past Binance's order-history rule: bin/history-upkeep.ts); 0: never.
+   * income and USDⓈ-M user trades, ended orders past Binance's order-history rule:
+   * bin/history-upkeep.ts); 0: never.
    */
   pruneIntervalMs: number
   /** A replica: the log archive of its sequencer, to append what it lacks from before following (bin/catch-up.ts); empty: none. */
@@ -222,8 +223,8 @@ commands:
                          move into gzipped segments in --log-archive, which audit, prove and restore read
                          (replica --catch-up-from DIR: first append what this node lacks from that archive)
   --prune-interval-ms N  (start, sequencer, replica) how often the history read models delete what no query
-                         shows any more: trades and income past 3 months, ended orders past Binance's
-                         order-history rule (default 3600000; 0: never)
+                         shows any more: trades and income past 3 months, USDⓈ-M user trades past 6,
+                         ended orders past Binance's order-history rule (default 3600000; 0: never)
   cluster status --etcd URL
                          who leads (epoch, URL), the standbys and which are up, and while no one leads,
                          the votes and whom the election waits for (JSON; --cluster NAME)
