@@ -34,7 +34,7 @@ const HELP: Record<string, string> = {
   exchange_follower_held_entries: 'A standby\'s entries durable here that its gateway does not show yet: the sequencer has not said they are committed',
   exchange_log_first_seq: 'First seq the node\'s LevelDB log holds: 1 until its archiver (--log-keep) moves older entries into segment files',
   exchange_log_segments_archived_total: 'Archive segments this process wrote (--log-keep; --log-archive holds them)',
-  exchange_history_rows_pruned_total: 'Rows the history read models deleted past their windows since start (--prune-interval-ms): old trades and income, ended orders past the order-history rule',
+  exchange_history_rows_pruned_total: 'Rows the history read models deleted past their windows since start (--prune-interval-ms): old trades, income and USDⓈ-M user trades, ended orders past the order-history rule',
   exchange_projections_written_seq: 'Seq of the last entry the history read models have written; exchange_seq minus it is how far behind they are',
   exchange_apply_held: '1 while applying is held for the history read models to catch up (--projections-behind-max), else 0',
   exchange_apply_holds_total: 'Times applying was held for the history read models to catch up, since start',
