@@ -5,7 +5,6 @@
 
 import { storedUserTradeCodec, tradeCodec } from './codec.js'
 import { key, prefixEnd, readU64 } from './keys.js'
-import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { klinePrefix, marketPrefix, type Store, type Stores } from './stores.js'
 import { fromBounds, scan } from './time-range.js'
 
@@ -35,21 +34,24 @@ export async function pruneKlines(stores: Stores, marketIds: number[], index: nu
   return deleted
 }
 
-/** Deletes rows whose key ends in u64(time) ‖ u64(id) with a time older than `cutoff`. */
+/**
+ * Deletes rows whose key ends in u64(time) ‖ u64(id) with a time older than `cutoff`. The rows
+ * under one prefix (what comes before the time) run by time: the walk reads a prefix's old end
+ * and seeks past the rest, so a pass costs a read per prefix, not one per row kept (until
+ * session 50 it read every key of the store on every call).
+ */
 export async function pruneByTimeSuffix(store: Store, cutoff: number, budget: number): Promise<number> {
-  const it = store.keys()
   const old: Buffer[] = []
+  const it = store.keys()
   try {
-    for (;;) {
-      const keys = await it.nextv(PROJECTION_LIMITS.scanChunk)
-      if (keys.length === 0) break
-      for (const k of keys) if (readU64(k, k.length - 16) < cutoff) old.push(k)
-      if (old.length >= budget) break
+    for (let k = await it.next(); k !== undefined && old.length < budget; k = await it.next()) {
+      if (readU64(k, k.length - 16) < cutoff) old.push(k)
+      else it.seek(prefixEnd(k.subarray(0, k.length - 16)))
     }
   } finally {
     await it.close()
   }
-  return deleteKeys(store, old.slice(0, budget))
+  return deleteKeys(store, old)
 }
 
 /**
