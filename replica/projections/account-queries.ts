@@ -10,7 +10,7 @@ import {
   clientOrderIdKey, incomeTypePrefix, orderKey, ownerMarketPrefix, ownerPrefix, tradeKey, userTradeKey, type Store, type Stores,
 } from './stores.js'
 import { orderVisible } from './order-retention.js'
-import { checkLimit, checkRange, fromBounds, scan, timeRangeBounds, type TimeRange } from './time-range.js'
+import { checkLimit, checkRange, fromBounds, scan, timeRangeBounds, type Bounds, type TimeRange } from './time-range.js'
 
 export interface AllOrdersQuery extends TimeRange {
   /** Oldest order id to return; with it, startTime and endTime only bound the result. */
@@ -79,7 +79,7 @@ export async function allOrders(stores: Stores, owner: Owner, marketId: number, 
   checkLimit(q.limit, PROJECTION_LIMITS.allOrdersMax)
   checkRange(q)
   const shown = (o: OrderRecord): OrderRecord | undefined => (q.spot === undefined || orderVisible(o, q.spot, nowMs) ? o : undefined)
-  if (q.conditionalOnly === true) return (await conditionalOrders(stores, owner, marketId, q)).filter((o) => shown(o) !== undefined)
+  if (q.conditionalOnly === true) return conditionalOrders(stores, owner, marketId, q, (o) => shown(o) !== undefined)
   const prefix = ownerMarketPrefix(owner, marketId)
   if (q.orderId === undefined && q.startTime === undefined) {
     // The newest orders, up to endTime when given, none created before the floor.
@@ -103,20 +103,32 @@ export async function allOrders(stores: Stores, owner: Owner, marketId: number, 
 /**
  * allOrders of conditional orders only (allAlgoOrders), walked in their index (creation time
  * by order id) and read from the orders: however many plain orders came between, the walk
- * meets conditional ones only.
+ * meets conditional ones only. The history rule (`shown`) needs each record, so the walk goes
+ * on past the orders it hides until the page is full.
  */
-async function conditionalOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery): Promise<OrderRecord[]> {
+async function conditionalOrders(stores: Stores, owner: Owner, marketId: number, q: AllOrdersQuery,
+  shown: (o: OrderRecord) => boolean): Promise<OrderRecord[]> {
   const prefix = ownerMarketPrefix(owner, marketId)
   const ascending = q.orderId !== undefined || q.startTime !== undefined
-  const bounds = ascending ? fromBounds(prefix, key().u64(q.orderId ?? 0).build()) : { gte: prefix, lt: prefixEnd(prefix), reverse: true }
-  const keys = await scan(stores.conditionalOrders, bounds, q.limit, (k, v) => {
-    const time = numberCodec.decode(v)
-    if (q.endTime !== undefined && time > q.endTime) return ascending ? 'stop' : undefined
-    if (q.startTime !== undefined && time < q.startTime) return undefined
-    if (!ascending && q.floorTime !== undefined && time < q.floorTime) return 'stop'
-    return k
-  })
-  return getAll(stores.orders, keys, orderCodec.decode)
+  let bounds: Bounds = ascending ? fromBounds(prefix, key().u64(q.orderId ?? 0).build()) : { gte: prefix, lt: prefixEnd(prefix), reverse: true }
+  let out: OrderRecord[] = []
+  for (;;) {
+    let stopped = false
+    const want = q.limit - out.length
+    // Ascending keys whichever way the walk goes (scan).
+    const keys = await scan(stores.conditionalOrders, bounds, want, (k, v) => {
+      const time = numberCodec.decode(v)
+      if (q.endTime !== undefined && time > q.endTime && !ascending) return undefined
+      if (q.startTime !== undefined && time < q.startTime) return undefined
+      stopped = (q.endTime !== undefined && time > q.endTime) || (!ascending && q.floorTime !== undefined && time < q.floorTime)
+      return stopped ? 'stop' : k
+    })
+    const records = (await getAll(stores.orders, keys, orderCodec.decode)).filter(shown)
+    out = ascending ? [...out, ...records] : [...records, ...out]
+    if (stopped || keys.length < want || out.length >= q.limit) return out
+    // On from the last key read: past it going up, before it going down.
+    bounds = ascending ? { ...bounds, gte: Buffer.concat([keys[keys.length - 1]!, Buffer.alloc(1)]) } : { ...bounds, lt: keys[0]! }
+  }
 }
 
 /**

@@ -178,3 +178,24 @@ t.test('USDⓈ-M user trades reach back 6 months; prune deletes older ones with 
   t.equal(await f.p.order(alice, BTCPERP, oldAsk), undefined)
   t.equal(await pruneOrders(f, PERP), 0, 'nothing more')
 })
+
+t.test('conditional orders (allAlgoOrders): hidden ones do not use up the page', async (t) => {
+  const f = await Fixture.open(t)
+  await f.fund(ALICE, 10_000_000)
+  const stop = (at: number): Promise<number> => place(f, at, { type: 'PlaceOrder', account: ALICE, sub: 0, marketId: BTCPERP, side: 'SELL',
+    orderType: 'STOP_MARKET', qtyLots: 10, stopPriceTicks: 250_000 })
+  const gone: number[] = []
+  for (let i = 0; i < 3; i++) {
+    gone.push(await stop(M + i))
+    await f.at(M + i, cancel(ALICE, BTCPERP, gone[i]!))
+  }
+  const waiting = await stop(M + 2 * DAY)
+  await later(f, M + 4 * DAY)
+  const algo = async (q: { orderId?: number; limit: number }) =>
+    (await f.p.allOrders(alice, BTCPERP, { ...q, conditionalOnly: true, spot: false })).map((o) => o.orderId)
+  t.same(await algo({ orderId: 1, limit: 1 }), [waiting], 'from an id on: the first shown, past three hidden')
+  t.same(await algo({ limit: 2 }), [waiting], 'the newest: the one shown')
+  t.same(await algo({ orderId: 1, limit: 2 }), [waiting])
+  t.same((await f.p.allOrders(alice, BTCPERP, { orderId: 1, limit: 1, conditionalOnly: true })).map((o) => o.orderId), [gone[0]],
+    'without the rule, every one')
+})
