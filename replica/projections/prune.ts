@@ -35,55 +35,50 @@ export async function pruneKlines(stores: Stores, marketIds: number[], index: nu
 }
 
 /**
- * Deletes rows whose key ends in u64(time) ‖ u64(id) with a time older than `cutoff`. The rows
- * under one prefix (what comes before the time) run by time: the walk reads a prefix's old end
- * and seeks past the rest, so a pass costs a read per prefix, not one per row kept (until
- * session 50 it read every key of the store on every call).
+ * The rows of `store` older than `cutoff` (at most `budget`), where a key is a prefix, u64(time),
+ * then `tail` bytes more: the rows under one prefix run by time, so the walk reads a prefix's
+ * old end and seeks past the rest, a read per prefix rather than one per row kept. `skip`
+ * passes over a whole prefix.
  */
-export async function pruneByTimeSuffix(store: Store, cutoff: number, budget: number): Promise<number> {
-  const old: Buffer[] = []
-  const it = store.keys()
+async function oldRows(store: Store, tail: number, cutoff: number, budget: number,
+  o: { values?: boolean; skip?: (prefix: Buffer) => boolean } = {}): Promise<[Buffer, Buffer | undefined][]> {
+  const old: [Buffer, Buffer | undefined][] = []
+  const it = store.iterator({ values: o.values ?? false })
   try {
-    for (let k = await it.next(); k !== undefined && old.length < budget; k = await it.next()) {
-      if (readU64(k, k.length - 16) < cutoff) old.push(k)
-      else it.seek(prefixEnd(k.subarray(0, k.length - 16)))
+    for (let row = await it.next(); row !== undefined && old.length < budget; row = await it.next()) {
+      const [k, v] = row
+      const prefix = k.subarray(0, k.length - 8 - tail)
+      if (o.skip?.(prefix) !== true && readU64(k, prefix.length) < cutoff) old.push([k, v])
+      else it.seek(prefixEnd(prefix))
     }
   } finally {
     await it.close()
   }
-  return deleteKeys(store, old)
+  return old
+}
+
+/**
+ * Deletes rows whose key ends in u64(time) ‖ u64(id) with a time older than `cutoff` (until
+ * session 50 it read every key of the store on every call).
+ */
+export async function pruneByTimeSuffix(store: Store, cutoff: number, budget: number): Promise<number> {
+  return deleteKeys(store, (await oldRows(store, 8, cutoff, budget)).map(([k]) => k))
 }
 
 /**
  * Deletes the user trades of the markets in `marketIds` older than `cutoff`, with their rows
- * in the index by order. Each sub-account's fills in a market are a run by time under their
- * prefix: the walk reads that run's old end and seeks past the rest, so a pass costs a seek
- * per sub-account and market, not a read of every fill kept.
+ * in the index by order: a seek per sub-account and market, not a read of every fill kept.
  */
 export async function pruneUserTrades(stores: Stores, marketIds: ReadonlySet<number>, cutoff: number, budget: number): Promise<number> {
   if (marketIds.size === 0 || budget <= 0) return 0
-  const trades: Buffer[] = []
-  const byOrder: Buffer[] = []
-  const it = stores.userTrades.iterator()
-  try {
-    for (let row = await it.next(); row !== undefined && trades.length < budget; row = await it.next()) {
-      const [k, v] = row
-      // owner ‖ marketId u32 ‖ time u64 ‖ tradeId u64 ‖ maker u8
-      const prefixLength = k.length - 17
-      if (!marketIds.has(k.readUInt32BE(prefixLength - 4)) || readU64(k, prefixLength) >= cutoff) {
-        it.seek(prefixEnd(k.subarray(0, prefixLength)))
-        continue
-      }
-      trades.push(k)
-      const orderId = storedUserTradeCodec.decode(v).orderId
-      byOrder.push(Buffer.concat([k.subarray(0, prefixLength), key().u64(orderId).raw(k.subarray(prefixLength + 8)).build()]))
-    }
-  } finally {
-    await it.close()
-  }
+  // owner ‖ marketId u32 ‖ time u64 ‖ tradeId u64 ‖ maker u8
+  const old = await oldRows(stores.userTrades, 9, cutoff, budget,
+    { values: true, skip: (prefix) => !marketIds.has(prefix.readUInt32BE(prefix.length - 4)) })
+  const byOrder = old.map(([k, v]) => Buffer.concat([k.subarray(0, k.length - 17),
+    key().u64(storedUserTradeCodec.decode(v!).orderId).raw(k.subarray(k.length - 9)).build()]))
   // The index rows first: a crash between leaves trades the next pass finds again.
   await deleteKeys(stores.userTradeOrders, byOrder)
-  return deleteKeys(stores.userTrades, trades)
+  return deleteKeys(stores.userTrades, old.map(([k]) => k))
 }
 
 export async function deleteKeys(store: Store, keys: readonly Buffer[]): Promise<number> {
