@@ -1,6 +1,6 @@
 // The caller's history in one market as Binance's lists ask for it: fills (futures userTrades /
 // myTrades, spot myTrades: orderId, fromId, a time range of at most 24 hours, limit 500/1000)
-// and orders (allOrders of both venues: orderId or a time range of at most 7 days on USDⓈ-M,
+// and orders (allOrders of both venues, allAlgoOrders: orderId or a time range of at most 7 days on USDⓈ-M,
 // the last 7 by default, and 24 hours on spot; limit 500/1000), as the venue's history rule
 // shows them (replica/projections/order-retention.ts).
 
@@ -22,15 +22,19 @@ export function userTradesArgs(a: Authenticated, m: Market): PageArgs<'userTrade
     { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit, spot: m.kind === 'SPOT' }]
 }
 
-/** The projections' allOrders query the request asks, its parameters checked; `now` ends the default window. */
-export function allOrdersArgs(a: Authenticated, m: Market, now: number): PageArgs<'allOrders'> {
+/**
+ * The projections' allOrders query the request asks, its parameters checked; `now` ends the
+ * default window. `algo`: allAlgoOrders', conditional orders only, from the order its algoId
+ * names (if any) on.
+ */
+export function allOrdersArgs(a: Authenticated, m: Market, now: number, algo?: { orderId: number | undefined }): PageArgs<'allOrders'> {
   const spot = m.kind === 'SPOT'
   const window = spot ? PROJECTION_LIMITS.spotOrderHistoryWindowMs : PROJECTION_LIMITS.perpOrderHistoryWindowMs
-  const orderId = idParam(a.params, 'orderId')
+  const orderId = algo !== undefined ? algo.orderId : idParam(a.params, 'orderId')
   const limit = limitParam(a.params, 500, 1000)
   const range = timeRange(a.params, window)
   // USDⓈ-M's: with neither orderId nor startTime, the newest orders of the 7 days to endTime or now.
   const floor = !spot && orderId === undefined && range.startTime === undefined ? { floorTime: (range.endTime ?? now) - window } : {}
   return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
-    { ...range, ...floor, ...(orderId !== undefined ? { orderId } : {}), limit, spot }]
+    { ...range, ...floor, ...(orderId !== undefined ? { orderId } : {}), limit, spot, ...(algo !== undefined ? { conditionalOnly: true } : {}) }]
 }

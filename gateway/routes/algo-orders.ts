@@ -4,7 +4,6 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import { isConditionalType } from '../../core/trigger-index.js'
-import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { PerpMarket } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
@@ -12,7 +11,8 @@ import { eitherParam, fromCore, invalidOrderType, invalidParam } from '../errors
 import { algoIdOf, algoJson, isAlgo, parseAlgoId } from '../format-algo.js'
 import { fieldsOfOrder, type OrderFields } from '../format-order.js'
 import { pageReply } from '../pages.js'
-import { allPerps, idParam, limitParam, optional, perpParam, required, timeRange, type Params } from '../market-params.js'
+import { allPerps, idParam, optional, perpParam, required, type Params } from '../market-params.js'
+import { allOrdersArgs } from '../history-queries.js'
 import type { OrderCounter } from '../order-counter.js'
 import { algoDocs } from '../schemas/algo.js'
 import type { WeightCounter } from '../weights.js'
@@ -24,8 +24,6 @@ interface Options {
   orders: OrderCounter
 }
 
-/** Binance: allAlgoOrders spans at most seven days, the last seven by default. */
-const ALGO_HISTORY_WINDOW_MS = PROJECTION_LIMITS.perpOrderHistoryWindowMs
 
 /** The /fapi/v1/order parameters an algo request stands for (triggerPrice → stopPrice, …). */
 function orderParams(p: Params): Params {
@@ -127,15 +125,10 @@ export const algoOrderRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     const a = authenticate(ctx, req, 'USER_DATA')
     const m = perpParam(ctx.state(), a.params)
     const algoId = idParam(a.params, 'algoId')
-    const limit = limitParam(a.params, 500, 1000)
-    const range = timeRange(a.params, ALGO_HISTORY_WINDOW_MS)
     // The market's conditional orders (an index of their own in the projections) from the
-    // algoId's order on, or by the time-range rule; with neither, the newest of the last seven days.
-    const from = algoId === undefined ? {} : { orderId: Math.floor(algoId / 256) }
-    const floor = algoId === undefined && range.startTime === undefined
-      ? { floorTime: (range.endTime ?? ctx.now()) - ALGO_HISTORY_WINDOW_MS } : {}
+    // algoId's order on, or by allOrders' time-range rule: the newest of the last seven days by default.
     return pageReply(ctx, req, reply, { form: 'algoOrders', market: m, ownHistory: true, query: 'allOrders',
-      args: [{ account: a.session.account, sub: a.session.sub }, m.marketId, { ...range, ...from, ...floor, limit, conditionalOnly: true, spot: false }] })
+      args: allOrdersArgs(a, m, ctx.now(), { orderId: algoId === undefined ? undefined : Math.floor(algoId / 256) }) })
   })
 
   app.delete('/fapi/v1/algoOpenOrders', algoDocs.cancelAll, async (req) => {
