@@ -1,8 +1,8 @@
 // The caller's history in one market as Binance's lists ask for it: fills (futures userTrades /
 // myTrades, spot myTrades: orderId, fromId, a time range of at most 24 hours, limit 500/1000)
-// and orders (allOrders of both venues, allAlgoOrders: orderId or a time range of at most 7 days on USDⓈ-M,
-// the last 7 by default, and 24 hours on spot; limit 500/1000), as the venue's history rule
-// shows them (replica/projections/order-retention.ts).
+// and orders (allOrders of both venues and allAlgoOrders: orderId or a time range of at most 7
+// days on USDⓈ-M, the last 7 by default, and 24 hours on spot; limit 500/1000), as the venue's
+// history rule shows them (replica/projections/order-retention.ts).
 
 import { PROJECTION_LIMITS } from '../core/limits.js'
 import type { Market } from '../core/state.js'

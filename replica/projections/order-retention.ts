@@ -91,7 +91,7 @@ function unpackKeys(b: Buffer): Buffer[] {
  * Returns how many went.
  */
 export async function pruneOrders(stores: Stores, markets: readonly RetainedMarket[], nowMs: number, budget: number,
-  exclusive: Exclusive = (step) => step()): Promise<number> {
+  exclusive: Exclusive): Promise<number> {
   let deleted = 0
   for (const m of markets) {
     const keep = retentionOf(m.spot)
@@ -153,7 +153,7 @@ async function deleteOrders(stores: Stores, row: Buffer, keys: readonly Buffer[]
 export async function indexClosedOrders(stores: Stores): Promise<void> {
   let group = new ClosedOrders()
   let n = 0
-  // Below every write's group (its last seq).
+  // Groups no write's takes (a write's is its last seq).
   let id = Number.MAX_SAFE_INTEGER
   for await (const [k, v] of stores.orders.iterator()) {
     if (group.add(k, orderCodec.decode(v))) n++
