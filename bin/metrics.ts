@@ -1,4 +1,4 @@
-// Prometheus text metrics at /metrics: seq, rules version, anchored seq, fees collected per asset, apply rate (a counter), commit latency, queue
+// Prometheus text metrics at /metrics: seq, rules version, anchored seq, fees collected per asset, apply rate (a counter), disk space, commit latency, queue
 // depth, follower and standby counts, replicated seq, follower lag and checkpoints matched, the main thread's event-loop
 // delay, the REST gateway's request time and responses by status, refusals by code, WebSocket connections, what the
 // exchange did (trading-metrics.ts), and the process's memory and CPU. Beside them /ready, a load balancer's check (readiness.ts).
@@ -35,6 +35,8 @@ const HELP: Record<string, string> = {
   exchange_log_first_seq: 'First seq the node\'s LevelDB log holds: 1 until its archiver (--log-keep) moves older entries into segment files',
   exchange_log_segments_archived_total: 'Archive segments this process wrote (--log-keep; --log-archive holds them)',
   exchange_history_rows_pruned_total: 'Rows the history read models deleted past their windows since start (--prune-interval-ms): old trades, income and USDⓈ-M user trades, ended orders past the order-history rule',
+  exchange_disk_free_bytes: 'Bytes free to the node on the disk of its --data (dir="data") and of its --log-archive (dir="log-archive", with --log-keep); it stops when a write fails for want of space, and logs a warning below 5% of the size',
+  exchange_disk_size_bytes: 'Size of the disk of its --data (dir="data") and of its --log-archive (dir="log-archive", with --log-keep)',
   exchange_projections_written_seq: 'Seq of the last entry the history read models have written; exchange_seq minus it is how far behind they are',
   exchange_apply_held: '1 while applying is held for the history read models to catch up (--projections-behind-max), else 0',
   exchange_apply_holds_total: 'Times applying was held for the history read models to catch up, since start',
@@ -95,6 +97,7 @@ export function nodeGauges(running: RunningNode, gateway: Gauges, own: Gauges): 
       exchange_history_rows_pruned_total: running.upkeep?.rowsPruned ?? 0,
       exchange_log_first_seq: running.log.firstSeq,
       exchange_log_segments_archived_total: running.archiver?.segmentsWritten ?? 0,
+      ...running.disk.gauges(),
       exchange_apply_held: node.gate.open ? 0 : 1,
       exchange_apply_holds_total: node.gate.holds,
       ...loopDelay.gauges(),

@@ -27,6 +27,7 @@ import { linkToken, wsNetworkWith } from '../replica/ws-network.js'
 import { linkTlsOf, type Config } from './config.js'
 import { catchUpFromArchive } from './catch-up.js'
 import { LogArchiver } from './log-archive.js'
+import { DiskSpace } from './disk-space.js'
 import { HistoryUpkeep, retainedMarkets } from './history-upkeep.js'
 
 /**
@@ -63,6 +64,8 @@ export interface RunningNode {
   archiver?: LogArchiver
   /** Prunes the history read models every --prune-interval-ms. */
   upkeep?: HistoryUpkeep
+  /** The free space of the disks it writes (/metrics, and a warning when one is nearly full). */
+  disk: DiskSpace
   /** The sequencer's chain services found the Vault's newest anchor: proofs default to it, here and on followers. */
   anchoredAt(seq: number, vault: string): void
   stop(): Promise<void>
@@ -207,8 +210,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const upkeep = config.pruneIntervalMs > 0
     ? new HistoryUpkeep({ projections, markets: () => retainedMarkets(replica.node.state), intervalMs: config.pruneIntervalMs, logger })
     : undefined
+  const disk = new DiskSpace([{ name: 'data', path: config.dataDir },
+    ...(archiver === undefined ? [] : [{ name: 'log-archive', path: config.logArchive.dir }])], logger)
   return {
-    replica, network, log, projections, applied, proofs, archiver, upkeep,
+    replica, network, log, projections, applied, proofs, archiver, upkeep, disk,
     anchoredAt(seq, vault) {
       proofs.anchoredAt(seq, vault)
       replica.replication?.publishAnchored(seq, vault)
@@ -223,6 +228,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       replica.node.gate.release()
       await archiver?.close()
       await upkeep?.close()
+      disk.close()
       await replica.stop()
       await roots.close()
       await proofs.close()

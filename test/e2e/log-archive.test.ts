@@ -53,6 +53,9 @@ t.test('an archiving node: audited from its archive and log, a replica made from
   t.ok(firstSeq - 1 <= gauges.exchange_anchored_seq!, `never past what is anchored (${gauges.exchange_anchored_seq})`)
   t.ok(gauges.exchange_seq! - firstSeq + 1 >= KEEP, `it keeps at least ${KEEP} entries (${gauges.exchange_seq! - firstSeq + 1})`)
   t.ok(gauges.exchange_log_segments_archived_total! >= 1, 'counted')
+  t.ok(gauges['exchange_disk_free_bytes{dir="data"}']! > 0 && gauges['exchange_disk_free_bytes{dir="log-archive"}']! > 0,
+    'the free space of the data\'s disk and the archive\'s')
+  t.equal(gauges['exchange_disk_size_bytes{dir="log-archive"}'], gauges['exchange_disk_size_bytes{dir="data"}'], 'here one disk')
   const archive = path.join(node.dir, 'log-archive')
   const segments = (await readdir(archive)).filter((n) => n.endsWith('.log.gz')).sort()
   t.match(segments[0], /^000000000001-\d{12}\.log\.gz$/, `segments from genesis: ${segments.join(', ')}`)
