@@ -9,6 +9,7 @@ import { makeDir } from '../replica/make-dir.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'
+import { LogCorruptError } from '../replica/chain.js'
 import type { Logger } from '../replica/node.js'
 import { AppliedWatch } from '../replica/applied-watch.js'
 import { createProjections, startProjectionsWorker, type Projections } from '../replica/projections/index.js'
@@ -29,6 +30,7 @@ import { catchUpFromArchive } from './catch-up.js'
 import { LogArchiver } from './log-archive.js'
 import { DiskSpace } from './disk-space.js'
 import { HistoryUpkeep, retainedMarkets } from './history-upkeep.js'
+import { OperatorError } from './operator-error.js'
 
 /**
  * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
@@ -113,7 +115,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   onFatal: (err: Error) => void): Promise<RunningNode> {
   const log = new LevelLogStore(path.join(config.dataDir, 'log'), { logger })
   const snapshots = new SnapshotStore(path.join(config.dataDir, 'snapshots'))
-  await log.open()
+  await damagedLogSaid(log.dir, log.open())
   await snapshots.open()
   if (kind === 'follower' && config.catchUpFrom) {
     const appended = await catchUpFromArchive(log, config.catchUpFrom)
@@ -155,7 +157,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const roots = new RootHasher()
   roots.warm()
   const proofs = new BalanceProver(snapshots)
-  const replica = await createReplica({
+  const replica = await damagedLogSaid(log.dir, createReplica({
     onAnchored: (seq, vault) => proofs.anchoredAt(seq, vault),
     log, snapshots, network, clock: systemClock, role, logger, onFatal,
     checkpointInterval: config.checkpointInterval, roots, election,
@@ -205,7 +207,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
         for (const fn of batchListeners) fn(c)
       })
     },
-  })
+  }))
   const archiver = config.logArchive.keep > 0 ? await startArchiver(config, { log, snapshots, replica, projections, proofs }, logger) : undefined
   const upkeep = config.pruneIntervalMs > 0
     ? new HistoryUpkeep({ projections, markets: () => retainedMarkets(replica.node.state), intervalMs: config.pruneIntervalMs, logger })
@@ -237,5 +239,22 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       await log.close()
       await snapshots.close()
     },
+  }
+}
+
+/**
+ * `started`, or what to do when the log it replays is damaged (LogCorruptError: an entry whose
+ * hash, link or seq is wrong, as a disk that lost or changed what LevelDB wrote leaves it). The
+ * log is the record: it is never mended in place, but made again from a whole copy.
+ */
+async function damagedLogSaid<T>(dir: string, started: Promise<T>): Promise<T> {
+  try {
+    return await started
+  } catch (err) {
+    if (!(err instanceof LogCorruptError)) throw err
+    throw new OperatorError(`the log in ${dir} is damaged (${err.message}): the node did not start. Make it again from a whole copy ` +
+      '(a standby\'s or follower\'s log, exchange export-log --data <its data> --out FILE while it is stopped; an export; the log archive): ' +
+      'exchange restore --log FILE --data <a new directory>, then start the node there with this one\'s gateway-secret ' +
+      '(docs/REPLICA.md, "A damaged disk")')
   }
 }

@@ -104,12 +104,10 @@ export class ReplicaNode {
    */
   async restore(snapshotSeqMax = Number.MAX_SAFE_INTEGER, holdAfter = Number.MAX_SAFE_INTEGER): Promise<Committed[]> {
     const { log, logger } = this.o
-    const snap = await this.newestUsable(snapshotSeqMax)
+    const snap = await this.newestWhole(snapshotSeqMax)
     if (snap) {
-      this.state = decodeSnapshot(snap.bytes)
-      const root = stateRoot(this.state)
-      if (root !== snap.meta.root) throw new Error(`snapshot at ${snap.meta.seq} has root ${root}, expected ${snap.meta.root}`)
-      logger?.info({ seq: snap.meta.seq }, 'restored snapshot')
+      this.state = snap.state
+      logger?.info({ seq: snap.seq }, 'restored snapshot')
     } else if (log.firstSeq > 1) {
       // A log its archiver cut, whose history read models were lost (or are behind every snapshot).
       const behind = snapshotSeqMax < log.firstSeq - 1 ? `; the history read models, at ${snapshotSeqMax}, need every entry after it: ` +
@@ -120,18 +118,40 @@ export class ReplicaNode {
   }
 
   /**
-   * The newest snapshot the log can go on from, not past `seqMax`. Past the newest, an older
-   * one: a log its archiver cut (bin/log-archive.ts) is restored from the snapshot kept at its
-   * base when the projections are behind the newer ones.
+   * The newest snapshot the log can go on from, not past `seqMax`, that reads whole: its bytes
+   * match their digest and decode to the root recorded with them. One that does not (the disk
+   * damaged it) is passed over for the one before, and failing all, the log replays from its
+   * start: a snapshot only saves replaying what the log holds. Past the newest, an older one
+   * also serves a log its archiver cut (bin/log-archive.ts), restored from the snapshot kept at
+   * its base when the projections are behind the newer ones.
    */
-  private async newestUsable(seqMax: number): Promise<{ meta: SnapshotMeta; bytes: Uint8Array } | undefined> {
-    const { log, snapshots } = this.o
+  private async newestWhole(seqMax: number): Promise<{ seq: number; state: State } | undefined> {
+    const { log, snapshots, logger } = this.o
+    if (snapshots === undefined) return undefined
     const usable = (seq: number): boolean => seq <= log.lastSeq && seq >= log.firstSeq - 1 && seq <= seqMax
-    const latest = await snapshots?.latest()
-    if (latest === undefined || usable(latest.meta.seq)) return latest
-    if (snapshots?.list === undefined || snapshots.at === undefined) return undefined
-    const older = (await snapshots.list()).filter((m) => usable(m.seq)).pop()
-    return older && snapshots.at(older.seq)
+    // Newest first; a store that cannot list offers its latest alone.
+    let seqs: (number | undefined)[] = [undefined]
+    if (snapshots.list !== undefined && snapshots.at !== undefined) {
+      try {
+        seqs = (await snapshots.list()).map((m) => m.seq).filter(usable).reverse()
+      } catch (err) {
+        logger?.error({ err: (err as Error).message }, 'snapshots unreadable: the log replays from its start')
+        seqs = []
+      }
+    }
+    for (const seq of seqs) {
+      try {
+        const snap = seq === undefined ? await snapshots.latest() : await snapshots.at!(seq)
+        if (snap === undefined || !usable(snap.meta.seq)) continue
+        const state = decodeSnapshot(snap.bytes)
+        const root = stateRoot(state)
+        if (root !== snap.meta.root) throw new Error(`snapshot at ${snap.meta.seq} has root ${root}, expected ${snap.meta.root}`)
+        return { seq: snap.meta.seq, state }
+      } catch (err) {
+        logger?.error({ seq, err: (err as Error).message }, 'snapshot damaged: passed over for an older one, or the log from its start')
+      }
+    }
+    return undefined
   }
 
   /**

@@ -1,13 +1,16 @@
 // What an operator's mistake prints: a port another process holds, or a node that is not
 // there, is named with the options that matter, not thrown as a stack (the data directory
-// another node holds is in test/replica/level-log.test.ts).
+// another node holds is in test/replica/level-log.test.ts); so is a log the disk damaged.
 
 import t from 'tap'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
+import type { Command } from '../../core/commands.js'
+import { ALICE } from '../helpers/exchange.js'
+import { genesisLog, writeLog } from '../helpers/node-fixtures.js'
 import { exchangeCli } from '../helpers/processes.js'
 
 /** An `exchange` command's exit code and stderr, for the cases that print only there. */
@@ -115,4 +118,25 @@ t.test('`exchange session`: without its options (exit 2, with the usage), a keys
   writeFileSync(keys, JSON.stringify({ privateKey: '0x' + '11'.repeat(32) }))
   t.same(await exitAndStderr(['session', '--api', api, '--keys', keys]),
     { code: 1, stderr: `exchange: nothing answers at ${api}: is the exchange running there (--api)?\n` })
+})
+
+t.test('a log the disk damaged: named, with the way to make it again, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'damaged-log-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const deposits = Array.from({ length: 400 }, (_, i): Command =>
+    ({ type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1_000_000 + i, wallet: 'PERP', ref: `d${i}` }))
+  await writeLog(dir, [...genesisLog(), ...deposits], Date.now(), 10)
+  // One byte changed a quarter into LevelDB's write-ahead log: opening it drops what follows in
+  // that block, so the log reads with a gap there (well before its tail).
+  const wal = readdirSync(path.join(dir, 'log')).find((f) => f.endsWith('.log'))!
+  const file = path.join(dir, 'log', wal)
+  const bytes = readFileSync(file)
+  bytes[bytes.length >> 2]! ^= 0xff
+  writeFileSync(file, bytes)
+  const r = await exchangeCli(['sequencer', '--data', dir, '--chain', 'off', '--price-feed', 'off', '--port', String(await freePort()),
+    '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
+  t.equal(r.code, 1)
+  t.match(r.stderr, new RegExp(`^exchange: the log in ${dir}/log is damaged \\(log corrupt at seq \\d+: gap: found seq \\d+ after \\d+\\): ` +
+    'the node did not start\\. Make it again from a whole copy .*exchange restore --log FILE --data <a new directory>.*"A damaged disk"\\)\\n$'))
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack')
 })

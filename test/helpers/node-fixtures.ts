@@ -17,8 +17,11 @@ export function genesisLog(): Command[] {
   return [{ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '5a'.repeat(32) }, ...genesisCommands(DEFAULT_GENESIS)]
 }
 
-/** Writes `commands` as the log of data directory `dir`, the first at time `t0` and each 1 ms after the one before. */
-export async function writeLog(dir: string, commands: Command[], t0: number): Promise<void> {
+/**
+ * Writes `commands` as the log of data directory `dir`, the first at time `t0` and each 1 ms
+ * after the one before, in appends of `batch` entries (default: one append).
+ */
+export async function writeLog(dir: string, commands: Command[], t0: number, batch = commands.length): Promise<void> {
   const log = new LevelLogStore(path.join(dir, 'log'))
   await log.open()
   let prev = GENESIS_HASH
@@ -27,7 +30,7 @@ export async function writeLog(dir: string, commands: Command[], t0: number): Pr
     prev = e.hash
     return e
   })
-  await log.append(entries)
+  for (let i = 0; i < entries.length; i += batch) await log.append(entries.slice(i, i + batch))
   await log.close()
 }
 
