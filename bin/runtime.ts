@@ -136,7 +136,14 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const openProjections = (): Promise<Projections> => process.env.EXCHANGE_PROJECTIONS === 'inline'
     ? createProjections(projectionsPath, projectionsOptions) : startProjectionsWorker(projectionsPath, projectionsOptions)
   let opened = await openProjections()
-  // Only a rewind leaves them past the log (this one, or one a crash interrupted before this step).
+  // Only a rewind leaves them past the log (this one, or one a crash interrupted before this
+  // step), and only a follower of an elected leader rewinds: elsewhere the log lost entries it
+  // had made durable (the projections take an entry only then).
+  if (opened.lastSeq > log.lastSeq && election === undefined) {
+    await opened.close()
+    throw new OperatorError(damagedLog(log.dir, `it ends at seq ${log.lastSeq}, but the history read models hold entries to ` +
+      `${opened.lastSeq}: it lost entries it had written`))
+  }
   if (opened.lastSeq > log.lastSeq) {
     logger.warn({ projectionsSeq: opened.lastSeq, logSeq: log.lastSeq, fork }, 'the projections took entries the log no longer holds: building them again from the log')
     await opened.close()
@@ -244,17 +251,21 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
 
 /**
  * `started`, or what to do when the log it replays is damaged (LogCorruptError: an entry whose
- * hash, link or seq is wrong, as a disk that lost or changed what LevelDB wrote leaves it). The
- * log is the record: it is never mended in place, but made again from a whole copy.
+ * hash, link or seq is wrong, as a disk that lost or changed what LevelDB wrote leaves it).
  */
 async function damagedLogSaid<T>(dir: string, started: Promise<T>): Promise<T> {
   try {
     return await started
   } catch (err) {
     if (!(err instanceof LogCorruptError)) throw err
-    throw new OperatorError(`the log in ${dir} is damaged (${err.message}): the node did not start. Make it again from a whole copy ` +
-      '(a standby\'s or follower\'s log, exchange export-log --data <its data> --out FILE while it is stopped; an export; the log archive): ' +
-      'exchange restore --log FILE --data <a new directory>, then start the node there with this one\'s gateway-secret ' +
-      '(docs/REPLICA.md, "A damaged disk")')
+    throw new OperatorError(damagedLog(dir, err.message))
   }
+}
+
+/** What to do with the damaged log in `dir`: the log is the record, never mended in place but made again from a whole copy. */
+function damagedLog(dir: string, what: string): string {
+  return `the log in ${dir} is damaged (${what}): the node did not start. Make it again from a whole copy ` +
+    '(a standby\'s or follower\'s log, exchange export-log --data <its data> --out FILE while it is stopped; an export; the log archive): ' +
+    'exchange restore --log FILE --data <a new directory>, then start the node there with this one\'s gateway-secret ' +
+    '(docs/REPLICA.md, "A damaged disk")'
 }

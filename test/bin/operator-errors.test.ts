@@ -11,7 +11,8 @@ import { freePort } from '../../replica/free-port.js'
 import type { Command } from '../../core/commands.js'
 import { ALICE } from '../helpers/exchange.js'
 import { genesisLog, writeLog } from '../helpers/node-fixtures.js'
-import { exchangeCli } from '../helpers/processes.js'
+import { eventually } from '../helpers/live-exchange.js'
+import { exchangeCli, scrapeGauges, startExchange } from '../helpers/processes.js'
 
 /** An `exchange` command's exit code and stderr, for the cases that print only there. */
 async function exitAndStderr(args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -139,4 +140,31 @@ t.test('a log the disk damaged: named, with the way to make it again, exit 1', a
   t.match(r.stderr, new RegExp(`^exchange: the log in ${dir}/log is damaged \\(log corrupt at seq \\d+: gap: found seq \\d+ after \\d+\\): ` +
     'the node did not start\\. Make it again from a whole copy .*exchange restore --log FILE --data <a new directory>.*"A damaged disk"\\)\\n$'))
   t.notMatch(r.stderr, /\n\s+at /, 'no stack')
+})
+
+t.test('a log that lost its newest entries, which its history read models hold: the same, exit 1', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'short-log-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  await writeLog(dir, genesisLog(), Date.now())
+  const metrics = await freePort()
+  const args = ['sequencer', '--data', dir, '--chain', 'off', '--price-feed', 'off', '--tick-ms', '50', '--port', String(await freePort()),
+    '--replication-port', String(await freePort()), '--metrics-port', String(metrics)]
+  const node = startExchange(args)
+  t.teardown(() => node.kill())
+  await node.waitFor((l) => l.msg === 'sequencer running')
+  // Ticks every 50 ms, each its own write; stopped once the projections hold 40 entries past genesis.
+  const held = await eventually(async () => (await scrapeGauges(metrics)).exchange_projections_written_seq ?? 0, (n) => n > genesisLog().length + 40)
+  await node.kill('SIGTERM')
+  // The last bytes of the log's newest write-ahead file changed: opening it drops its last record.
+  const wal = readdirSync(path.join(dir, 'log')).filter((f) => f.endsWith('.log')).sort().pop()!
+  const file = path.join(dir, 'log', wal)
+  const bytes = readFileSync(file)
+  bytes[bytes.length - 20]! ^= 0xff
+  writeFileSync(file, bytes)
+  const r = await exchangeCli(args)
+  t.equal(r.code, 1)
+  t.match(r.stderr, new RegExp(`^exchange: the log in ${dir}/log is damaged \\(it ends at seq \\d+, but the history read models hold entries ` +
+    'to \\d+: it lost entries it had written\\): the node did not start\\. Make it again from a whole copy .*"A damaged disk"\\)\\n$'))
+  const [logEnd, projected] = /ends at seq (\d+).* to (\d+)/.exec(r.stderr)!.slice(1).map(Number)
+  t.ok(logEnd! < projected! && projected! >= held, `the log ends at ${logEnd}, the projections at ${projected}`)
 })
