@@ -3,10 +3,11 @@
 // replica for its role with LevelDB, WebSocket and the system clock.
 
 import { randomBytes } from 'node:crypto'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { makeDir } from '../replica/make-dir.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
+import type { State } from '../core/state.js'
 import { systemClock } from '../replica/clock.js'
 import { LevelLogStore } from '../replica/level-log.js'
 import { LogCorruptError } from '../replica/chain.js'
@@ -122,6 +123,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     logger.info({ appended, lastSeq: log.lastSeq, from: config.catchUpFrom }, 'caught up from the log archive')
   }
   const election = electionOf(config, kind, logger, onFatal)
+  // A data directory restored without its gateway-secret gets a new one (below), and with it
+  // every session's API secret changes: said once the state shows sessions to lose.
+  const secretFile = path.join(config.dataDir, 'gateway-secret')
+  const secretMade = !config.masterSecretHex && await stat(secretFile).then(() => false, () => true)
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   // A follower of an elected leader first cuts off what its log holds beyond the leader's (bin/rejoin.ts).
   const fork = election && kind === 'follower'
@@ -215,6 +220,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       })
     },
   }))
+  if (secretMade) warnSessionsLost(replica.node.state, secretFile, logger)
   const archiver = config.logArchive.keep > 0 ? await startArchiver(config, { log, snapshots, replica, projections, proofs }, logger) : undefined
   const upkeep = config.pruneIntervalMs > 0
     ? new HistoryUpkeep({ projections, markets: () => retainedMarkets(replica.node.state), intervalMs: config.pruneIntervalMs, logger })
@@ -247,6 +253,19 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       await snapshots.close()
     },
   }
+}
+
+/**
+ * Warns when a gateway secret made now replaces the one the state's live HMAC sessions were
+ * made under (their API secrets derive from it): their keys answer -1022 until each signs in
+ * again. Sessions keyed by a public key do not depend on it.
+ */
+function warnSessionsLost(state: State, file: string, logger: Logger): void {
+  let sessions = 0
+  for (const s of state.sessions.values()) if (s.rsaPublicKey === undefined && s.expiresAt > state.time) sessions++
+  if (sessions === 0) return
+  logger.warn({ sessions, file }, 'a new gateway secret was made, but the log holds live sessions made under another: their API keys no ' +
+    'longer verify (-1022) until they sign in again; to keep them, stop the node and put the kept gateway-secret back (docs/REPLICA.md, "Backup and restore")')
 }
 
 /**

@@ -168,3 +168,25 @@ t.test('a log that lost its newest entries, which its history read models hold: 
   const [logEnd, projected] = /ends at seq (\d+).* to (\d+)/.exec(r.stderr)!.slice(1).map(Number)
   t.ok(logEnd! < projected! && projected! >= held, `the log ends at ${logEnd}, the projections at ${projected}`)
 })
+
+t.test('a data directory started without its gateway-secret: a warning counts the sessions whose keys it ends', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'no-secret-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const now = Date.now()
+  const session = (apiKey: string, expiresAt: number): Command => ({ type: 'CreateSession', account: ALICE, sub: 0, apiKey,
+    permissions: ['TRADE'], expiresAt, nonce: expiresAt, signature: '0x' + 'ab'.repeat(65) })
+  // One session live, one replaced by it (same sub-account): one to lose.
+  await writeLog(dir, [...genesisLog(), session('a'.repeat(64), now + 3_600_000), session('b'.repeat(64), now + 7_200_000)], now)
+  const said = 'a new gateway secret was made, but the log holds live sessions made under another: their API keys no longer verify ' +
+    '(-1022) until they sign in again; to keep them, stop the node and put the kept gateway-secret back (docs/REPLICA.md, "Backup and restore")'
+  const run = async (): Promise<Record<string, unknown> | undefined> => {
+    const node = startExchange(['sequencer', '--data', dir, '--chain', 'off', '--price-feed', 'off', '--port', String(await freePort()),
+      '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
+    t.teardown(() => node.kill())
+    await node.waitFor((l) => l.msg === 'sequencer running')
+    await node.kill('SIGTERM')
+    return node.lines.find((l) => l.msg === said)
+  }
+  t.match(await run(), { level: 40, sessions: 1, file: path.join(dir, 'gateway-secret') }, 'the first start makes a secret, and says what it ends')
+  t.equal(await run(), undefined, 'started again on the secret it made: nothing to say')
+})
