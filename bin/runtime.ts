@@ -33,6 +33,9 @@ import { DiskSpace } from './disk-space.js'
 import { HistoryUpkeep, retainedMarkets } from './history-upkeep.js'
 import { OperatorError } from './operator-error.js'
 
+/** Where a node keeps its gateway master secret when none is given. */
+const secretFileOf = (config: Config): string => path.join(config.dataDir, 'gateway-secret')
+
 /**
  * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
  * the data directory so restarts keep every session's secret valid. Gateways that serve the
@@ -40,7 +43,7 @@ import { OperatorError } from './operator-error.js'
  */
 export async function masterSecret(config: Config): Promise<Uint8Array> {
   if (config.masterSecretHex) return Buffer.from(config.masterSecretHex, 'hex')
-  const file = path.join(config.dataDir, 'gateway-secret')
+  const file = secretFileOf(config)
   try {
     return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex')
   } catch {
@@ -125,7 +128,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   const election = electionOf(config, kind, logger, onFatal)
   // A data directory restored without its gateway-secret gets a new one (below), and with it
   // every session's API secret changes: said once the state shows sessions to lose.
-  const secretFile = path.join(config.dataDir, 'gateway-secret')
+  const secretFile = secretFileOf(config)
   const secretMade = !config.masterSecretHex && await stat(secretFile).then(() => false, () => true)
   const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
   // A follower of an elected leader first cuts off what its log holds beyond the leader's (bin/rejoin.ts).
