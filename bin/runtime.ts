@@ -3,7 +3,7 @@
 // replica for its role with LevelDB, WebSocket and the system clock.
 
 import { randomBytes } from 'node:crypto'
-import { readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { makeDir } from '../replica/make-dir.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
@@ -33,24 +33,26 @@ import { DiskSpace } from './disk-space.js'
 import { HistoryUpkeep, retainedMarkets } from './history-upkeep.js'
 import { OperatorError } from './operator-error.js'
 
-/** Where a node keeps its gateway master secret when none is given. */
-const secretFileOf = (config: Config): string => path.join(config.dataDir, 'gateway-secret')
-
 /**
  * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
  * the data directory so restarts keep every session's secret valid. Gateways that serve the
  * same sessions must share it.
  */
 export async function masterSecret(config: Config): Promise<Uint8Array> {
-  if (config.masterSecretHex) return Buffer.from(config.masterSecretHex, 'hex')
-  const file = secretFileOf(config)
+  return (await loadMasterSecret(config)).secret
+}
+
+/** masterSecret, and the file it was written to if this call made it (a data directory without one). */
+async function loadMasterSecret(config: Config): Promise<{ secret: Uint8Array; madeIn?: string }> {
+  if (config.masterSecretHex) return { secret: Buffer.from(config.masterSecretHex, 'hex') }
+  const file = path.join(config.dataDir, 'gateway-secret')
   try {
-    return Buffer.from((await readFile(file, 'utf8')).trim(), 'hex')
+    return { secret: Buffer.from((await readFile(file, 'utf8')).trim(), 'hex') }
   } catch {
     const secret = randomBytes(32)
     await makeDir(config.dataDir)
     await writeFile(file, secret.toString('hex') + '\n', { mode: 0o600 })
-    return secret
+    return { secret, madeIn: file }
   }
 }
 
@@ -126,11 +128,10 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
     logger.info({ appended, lastSeq: log.lastSeq, from: config.catchUpFrom }, 'caught up from the log archive')
   }
   const election = electionOf(config, kind, logger, onFatal)
-  // A data directory restored without its gateway-secret gets a new one (below), and with it
-  // every session's API secret changes: said once the state shows sessions to lose.
-  const secretFile = secretFileOf(config)
-  const secretMade = !config.masterSecretHex && await stat(secretFile).then(() => false, () => true)
-  const network = wsNetworkWith(linkToken(await masterSecret(config)), linkTlsOf(config))
+  // A data directory restored without its gateway-secret gets a new one, and with it every
+  // session's API secret changes: said once the state shows sessions to lose.
+  const { secret, madeIn: secretMadeIn } = await loadMasterSecret(config)
+  const network = wsNetworkWith(linkToken(secret), linkTlsOf(config))
   // A follower of an elected leader first cuts off what its log holds beyond the leader's (bin/rejoin.ts).
   const fork = election && kind === 'follower'
     ? await rejoinAtStart({ log, snapshots, network, clock: systemClock, leader: () => election.leadership.leader(), self: election.leadership.node,
@@ -147,12 +148,12 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
   // Only a rewind leaves them past the log (this one, or one a crash interrupted before this
   // step), and only a follower of an elected leader rewinds: elsewhere the log lost entries it
   // had made durable (the projections take an entry only then).
-  if (opened.lastSeq > log.lastSeq && election === undefined) {
-    await opened.close()
-    throw new OperatorError(damagedLog(log.dir, `it ends at seq ${log.lastSeq}, but the history read models hold entries to ` +
-      `${opened.lastSeq}: it lost entries it had written`))
-  }
   if (opened.lastSeq > log.lastSeq) {
+    if (election === undefined) {
+      await opened.close()
+      throw new OperatorError(damagedLog(log.dir, `it ends at seq ${log.lastSeq}, but the history read models hold entries to ` +
+        `${opened.lastSeq}: it lost entries it had written`))
+    }
     logger.warn({ projectionsSeq: opened.lastSeq, logSeq: log.lastSeq, fork }, 'the projections took entries the log no longer holds: building them again from the log')
     await opened.close()
     await rm(projectionsPath, { recursive: true, force: true })
@@ -223,7 +224,7 @@ export async function runNode(config: Config, kind: Role['kind'], logger: Logger
       })
     },
   }))
-  if (secretMade) warnSessionsLost(replica.node.state, secretFile, logger)
+  if (secretMadeIn !== undefined) warnSessionsLost(replica.node.state, secretMadeIn, logger)
   const archiver = config.logArchive.keep > 0 ? await startArchiver(config, { log, snapshots, replica, projections, proofs }, logger) : undefined
   const upkeep = config.pruneIntervalMs > 0
     ? new HistoryUpkeep({ projections, markets: () => retainedMarkets(replica.node.state), intervalMs: config.pruneIntervalMs, logger })

@@ -121,6 +121,15 @@ t.test('`exchange session`: without its options (exit 2, with the usage), a keys
     { code: 1, stderr: `exchange: nothing answers at ${api}: is the exchange running there (--api)?\n` })
 })
 
+/** Changes one byte, at `at(its size)`, of the newest LevelDB write-ahead file of `dir`'s log, as a failing disk would. */
+function damageWal(dir: string, at: (size: number) => number): void {
+  const wal = readdirSync(path.join(dir, 'log')).filter((f) => f.endsWith('.log')).sort().pop()!
+  const file = path.join(dir, 'log', wal)
+  const bytes = readFileSync(file)
+  bytes[at(bytes.length)]! ^= 0xff
+  writeFileSync(file, bytes)
+}
+
 t.test('a log the disk damaged: named, with the way to make it again, exit 1', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'damaged-log-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -129,11 +138,7 @@ t.test('a log the disk damaged: named, with the way to make it again, exit 1', a
   await writeLog(dir, [...genesisLog(), ...deposits], Date.now(), 10)
   // One byte changed a quarter into LevelDB's write-ahead log: opening it drops what follows in
   // that block, so the log reads with a gap there (well before its tail).
-  const wal = readdirSync(path.join(dir, 'log')).find((f) => f.endsWith('.log'))!
-  const file = path.join(dir, 'log', wal)
-  const bytes = readFileSync(file)
-  bytes[bytes.length >> 2]! ^= 0xff
-  writeFileSync(file, bytes)
+  damageWal(dir, (size) => size >> 2)
   const r = await exchangeCli(['sequencer', '--data', dir, '--chain', 'off', '--price-feed', 'off', '--port', String(await freePort()),
     '--replication-port', String(await freePort()), '--metrics-port', String(await freePort())])
   t.equal(r.code, 1)
@@ -156,11 +161,7 @@ t.test('a log that lost its newest entries, which its history read models hold: 
   const held = await eventually(async () => (await scrapeGauges(metrics)).exchange_projections_written_seq ?? 0, (n) => n > genesisLog().length + 40)
   await node.kill('SIGTERM')
   // The last bytes of the log's newest write-ahead file changed: opening it drops its last record.
-  const wal = readdirSync(path.join(dir, 'log')).filter((f) => f.endsWith('.log')).sort().pop()!
-  const file = path.join(dir, 'log', wal)
-  const bytes = readFileSync(file)
-  bytes[bytes.length - 20]! ^= 0xff
-  writeFileSync(file, bytes)
+  damageWal(dir, (size) => size - 20)
   const r = await exchangeCli(args)
   t.equal(r.code, 1)
   t.match(r.stderr, new RegExp(`^exchange: the log in ${dir}/log is damaged \\(it ends at seq \\d+, but the history read models hold entries ` +

@@ -3,7 +3,6 @@
 // and a guard that fails the test if any client sends a request off this machine.
 
 import { execFile } from 'node:child_process'
-import { createHmac } from 'node:crypto'
 import diagnostics from 'node:diagnostics_channel'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -11,7 +10,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { EXCHANGE_BIN, NODE, NODE_ARGS } from './paths.js'
 import { freePort } from '../../replica/free-port.js'
-import { startExchange } from './processes.js'
+import { signedRequest, startExchange } from './processes.js'
 
 const run = promisify(execFile)
 
@@ -86,12 +85,8 @@ export async function startLiveExchange(t: Tap, extra: string[] = []): Promise<L
     JSON.parse((await run(NODE, [...NODE_ARGS, EXCHANGE_BIN, 'account', ...options, ...args])).stdout)
   const taker = await newAccount(['--fund', '20000'])
   const base = `http://127.0.0.1:${port}`
-  const signed = async (who: LiveAccount, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-    const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
-    return r.json()
-  }
+  const signed = async (who: LiveAccount, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> =>
+    (await signedRequest(base, who, method, p, params)).body
   const cli = async (cliArgs: string[]): Promise<string> => (await run(NODE, [...NODE_ARGS, EXCHANGE_BIN, ...cliArgs])).stdout
   return { base, metrics, maker, taker, signed, offMachine, newAccount, cli }
 }

@@ -2,7 +2,6 @@
 // what the test needs, as a sequencer would have sequenced it), and a REST session opened as a
 // wallet opens one (EIP-712), with a signed call bound to it.
 
-import { createHmac } from 'node:crypto'
 import path from 'node:path'
 import type { BaseWallet } from 'ethers'
 import type { Command } from '../../core/commands.js'
@@ -11,6 +10,7 @@ import { RULES_VERSION } from '../../core/rules.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { GENESIS_HASH, makeEntry, type LogEntry } from '../../replica/entry.js'
 import { LevelLogStore } from '../../replica/level-log.js'
+import { signedRequest } from './processes.js'
 
 /** The commands every prewritten log starts with: the rules, then the default genesis. */
 export function genesisLog(): Command[] {
@@ -49,13 +49,5 @@ export async function restSession(base: string, wallet: BaseWallet, permissions 
     body: new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature }) })
   const keys = await r.json() as { apiKey: string; secretKey: string }
   if (r.status !== 200) throw new Error(`session refused: ${JSON.stringify(keys)}`)
-  return {
-    ...keys,
-    async call(method, p, params) {
-      const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-      const sig = createHmac('sha256', keys.secretKey).update(q).digest('hex')
-      const res = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': keys.apiKey } })
-      return { status: res.status, body: await res.json() }
-    },
-  }
+  return { ...keys, call: (method, p, params) => signedRequest(base, keys, method, p, params) }
 }

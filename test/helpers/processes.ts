@@ -147,6 +147,15 @@ export async function startGatewayPair(t: { teardown(fn: () => Promise<void>): v
   return { apiA, apiB, repl, metA, metB, seq, fol, demo }
 }
 
+/** A request to the REST API at `base` signed by `who` (HMAC over the query, as clients sign), with its status and parsed body. */
+export async function signedRequest(base: string, who: { apiKey: string; secretKey: string }, method: string, p: string,
+  params: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
+  const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
+  const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
+  return { status: r.status, body: await r.json() }
+}
+
 /** The demo account `start` funds (demo-account.json). */
 export interface DemoAccount { address: string; apiKey: string; secretKey: string }
 
@@ -192,12 +201,7 @@ export async function restartableNode(t: { teardown(fn: () => Promise<void>): vo
       await proc!.waitFor((l) => l.msg === 'demo account funded')
       return JSON.parse(await readFile(path.join(dir, 'demo-account.json'), 'utf8')) as DemoAccount
     },
-    async call(who, method, p, params = {}) {
-      const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-      const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-      const r = await fetch(`http://127.0.0.1:${api}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
-      return { status: r.status, body: await r.json() }
-    },
+    call: (who, method, p, params = {}) => signedRequest(`http://127.0.0.1:${api}`, who, method, p, params),
   }
 }
 
