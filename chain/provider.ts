@@ -50,9 +50,10 @@ export function tokenAt(address: string, runner: ContractRunner): Contract {
 }
 
 /**
- * The operator's key, sending one transaction at a time. Nonces come from a local counter;
- * when a send fails the counter is re-read from the node, so a transaction that never went
- * out leaves no gap.
+ * The operator's key, sending one transaction at a time. Each call reads the nonce from the
+ * node's pending count first (one request), then counts locally within the call: a transaction
+ * that never went out, or one a reorg took off the chain, leaves no gap. (A gap would keep every
+ * later transaction out of a block for good, and `mined` waiting for it.)
  */
 export class Operator {
   readonly signer: NonceManager
@@ -67,9 +68,9 @@ export class Operator {
 
   /** Runs `fn` with the signer once every earlier call has finished. */
   run<T>(fn: (signer: Signer) => Promise<T>): Promise<T> {
-    const next = this.queue.then(() => fn(this.signer)).catch((err: unknown) => {
+    const next = this.queue.then(() => {
       this.signer.reset()
-      throw err
+      return fn(this.signer)
     })
     this.queue = next.catch(() => undefined)
     return next

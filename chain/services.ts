@@ -124,7 +124,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     const common = { provider, vault: deployment.vault, tokens: deployment.tokens, exchange: node, pollMs: s.pollMs, logger,
       persistChain: anvil?.saveState }
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
-    const executor = new WithdrawalExecutor({ ...common, fromBlock: deployment.vaultBlock, operator })
+    const executor = new WithdrawalExecutor({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock, operator })
     const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),
       intervalMs: s.anchorIntervalMs, logger, onAnchored: (seq) => node.anchored?.(seq, deployment.vault) })
     const latest = node.latestCheckpoint()
@@ -133,11 +133,12 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     watcher.start()
     executor.start()
     anchorer.start()
-    // Anvil mines only on transactions; deeper confirmations need more blocks. While a deposit
-    // waits for them, a block a second, as a chain would give; none while idle, so the chain's
-    // state (saved whole before each credit) does not grow by a block a second for ever.
+    // Anvil mines only on transactions; deeper confirmations need more blocks. While a deposit or
+    // a payment waits for them, a block a second, as a chain would give; none while idle, so the
+    // chain's state (saved whole before each credit) does not grow by a block a second for ever.
+    const awaiting = (): boolean => watcher.awaitingConfirmations || executor.awaitingConfirmations
     const miner = anvil && s.confirmations > 1
-      ? pollLoop(async () => { if (watcher.awaitingConfirmations) await provider.send('evm_mine', []) }, 1000, logger, 'confirmation miner')
+      ? pollLoop(async () => { if (awaiting()) await provider.send('evm_mine', []) }, 1000, logger, 'confirmation miner')
       : undefined
     logger.info({ rpc: rpcUrl, chainId: s.chainId, vault: deployment.vault, operator: operator.address,
       confirmations: s.confirmations, embedded: anvil !== undefined }, 'chain services running')

@@ -6,6 +6,9 @@
 // the chain refuses is refunded only once what the operator sent before this executor started
 // is mined: a payment in flight from an earlier run, or from a deposed leader with the same key,
 // may be what the refusal is about, and a refund beside it would pay the user twice.
+// A payment is recorded (WithdrawalComplete) only once its block is as deep as a deposit's must
+// be (`confirmations`): a reorg shallower than that can remove it, and the id is then paid again
+// (the Vault still pays it at most once, on whichever branch stands).
 
 import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider } from 'ethers'
 import type { Withdrawal } from '../core/state.js'
@@ -24,6 +27,8 @@ export interface WithdrawalExecutorOptions {
   operator: Operator
   /** Makes the chain's state so far survive a crash (the embedded chain's file), before a payment is recorded. */
   persistChain?: () => Promise<void>
+  /** How deep a payment's block must be before it is recorded (1: mined), as the deposit watcher's. */
+  confirmations?: number
   pollMs?: number
   logger?: Logger
 }
@@ -31,6 +36,10 @@ export interface WithdrawalExecutorOptions {
 export type Outcome = { status: 'COMPLETED'; txId: string } | { status: 'FAILED'; reason: string }
 /** Not decided yet: the chain refused the payment while the operator had transactions unmined. */
 type Undecided = { status: 'UNDECIDED'; reason: string; inFlight: number }
+/** Paid, in a block not yet `confirmations` deep. */
+type Shallow = { status: 'SHALLOW'; txId: string; depth: number }
+/** A Vault payment: its transaction and block. */
+interface Payment { txId: string; block: number }
 
 export class WithdrawalExecutor {
   private readonly vault: Contract
@@ -40,6 +49,8 @@ export class WithdrawalExecutor {
   private readonly seenAt = new Map<number, number>()
   /** Withdrawals left undecided, and the reason last logged for each (logged once per reason). */
   private readonly undecided = new Map<number, string>()
+  /** Withdrawals paid in a block not deep enough yet, and that payment's transaction. */
+  private readonly shallow = new Map<number, string>()
   /**
    * The operator's pending nonce at this executor's first poll: transactions below it were sent
    * before (by an earlier run or another process), those after by this process's services.
@@ -60,6 +71,9 @@ export class WithdrawalExecutor {
     this.loop = undefined
   }
 
+  /** Whether a payment waits for its block to be deep enough (an idle dev chain must mine for it). */
+  get awaitingConfirmations(): boolean { return this.shallow.size > 0 }
+
   /**
    * Settles every pending withdrawal, oldest first; how many were settled. One first seen in a
    * state not yet committed (link.ts committedSeq) waits until that state is: its request may
@@ -73,6 +87,7 @@ export class WithdrawalExecutor {
       .filter((w) => w.status === 'PROCESSING').sort((a, b) => a.withdrawalId - b.withdrawalId)
     for (const id of this.seenAt.keys()) if (state.withdrawals.get(id)?.status !== 'PROCESSING') this.seenAt.delete(id)
     for (const id of this.undecided.keys()) if (!this.seenAt.has(id)) this.undecided.delete(id)
+    for (const id of this.shallow.keys()) if (!this.seenAt.has(id)) this.shallow.delete(id)
     let settled = 0
     for (const w of pending) {
       const seen = this.seenAt.get(w.withdrawalId) ?? state.seq
@@ -88,6 +103,11 @@ export class WithdrawalExecutor {
         continue
       }
       this.undecided.delete(w.withdrawalId)
+      if (outcome.status === 'SHALLOW') {
+        this.shallow.set(w.withdrawalId, outcome.txId)
+        continue
+      }
+      this.shallow.delete(w.withdrawalId)
       // Recorded as paid only once the payment cannot vanish with the chain.
       if (outcome.status === 'COMPLETED') await this.o.persistChain?.()
       const ack = await this.o.exchange.submit(outcome.status === 'COMPLETED'
@@ -104,9 +124,15 @@ export class WithdrawalExecutor {
   }
 
   /** Pays `w` on chain unless it was paid already. Throws only when the chain could not be asked. */
-  private async pay(w: Withdrawal): Promise<Outcome | Undecided> {
+  private async pay(w: Withdrawal): Promise<Outcome | Undecided | Shallow> {
     const earlier = await this.payment(w.withdrawalId)
-    if (earlier) return { status: 'COMPLETED', txId: earlier }
+    if (earlier) return this.settled(earlier)
+    const gone = this.shallow.get(w.withdrawalId)
+    if (gone !== undefined) {
+      // Its block left the chain (a reorg shallower than the depth) and took the payment along.
+      this.logger.warn({ withdrawalId: w.withdrawalId, txId: gone }, 'withdrawal payment left the chain in a reorg; paying again')
+      this.shallow.delete(w.withdrawalId)
+    }
     const token = this.o.tokens.find((t) => t.asset === w.asset)
     if (!token) return { status: 'FAILED', reason: `${w.asset} is not on chain` }
     const scale = this.o.exchange.state().assets.get(w.asset)?.scale
@@ -117,14 +143,14 @@ export class WithdrawalExecutor {
         const tx = await (this.vault.connect(signer) as Contract).withdraw(w.withdrawalId, token.address, getAddress(w.address), units)
         return mined(tx)
       })
-      return { status: 'COMPLETED', txId: receipt.hash }
+      return this.settled({ txId: receipt.hash, block: receipt.blockNumber })
     } catch (err) {
       const reverted = revertName(err)
       if (reverted === undefined) throw err
       // A payment that went out before (an earlier run's, mined since) makes this one revert:
       // the id is paid, so it completes, never refunds.
       const paid = await this.payment(w.withdrawalId)
-      if (paid) return { status: 'COMPLETED', txId: paid }
+      if (paid) return this.settled(paid)
       // One not mined yet can too: the node judges gas against its pending state, where that
       // payment already paid the id (AlreadyPaid) or emptied the Vault. Refunded only once what
       // was sent before this executor started is mined; until then the next polls ask again.
@@ -144,13 +170,21 @@ export class WithdrawalExecutor {
     return Math.max(0, (this.nonceAtStart ?? 0) - mined)
   }
 
-  /** The hash of the transaction that paid withdrawal `id`, if the Vault paid it. */
-  private async payment(id: number): Promise<string | undefined> {
+  /** Completed when `p`'s block is deep enough, else left to a later poll. */
+  private async settled(p: Payment): Promise<Outcome | Shallow> {
+    const required = this.o.confirmations ?? 1
+    if (required <= 1) return { status: 'COMPLETED', txId: p.txId }
+    const depth = await this.o.provider.getBlockNumber() - p.block + 1
+    return depth >= required ? { status: 'COMPLETED', txId: p.txId } : { status: 'SHALLOW', txId: p.txId, depth }
+  }
+
+  /** The transaction that paid withdrawal `id` and its block, if the Vault paid it. */
+  private async payment(id: number): Promise<Payment | undefined> {
     if (!(await this.vault.paid(id))) return undefined
     const logs = await this.o.provider.getLogs({ address: this.o.vault, fromBlock: this.o.fromBlock, toBlock: 'latest',
       topics: [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)] })
-    const hash = logs[0]?.transactionHash
-    if (hash === undefined) throw new Error(`withdrawal ${id} is paid but its event was not found`)
-    return hash
+    const log = logs[0]
+    if (log === undefined) throw new Error(`withdrawal ${id} is paid but its event was not found`)
+    return { txId: log.transactionHash, block: log.blockNumber }
   }
 }

@@ -1,7 +1,8 @@
 // Pending deposits on `exchange start --confirmations 3`: the embedded chain then mines a block
 // a second while a deposit waits for its confirmations (and none while idle); a new wallet's
 // deposit shows in the history as status 0 with its confirmations, then as one credited row,
-// credited once; its user data stream tells both steps.
+// credited once; its user data stream tells both steps. A withdrawal is then paid at once but
+// recorded completed only once its payment is 3 blocks deep.
 
 import t from 'tap'
 import { createHmac } from 'node:crypto'
@@ -18,7 +19,7 @@ import { startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
-t.test('a deposit is pending with its confirmations, then credited once', { timeout: 120_000 }, async (t) => {
+t.test('a deposit is pending with its confirmations, then credited once; a withdrawal completes 3 blocks deep', { timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pending-start-'))
   const [port, repl, metrics] = [await freePort(), await freePort(), await freePort()]
   const proc = startExchange(['start', '--data', dir, '--port', String(port), '--replication-port', String(repl),
@@ -35,14 +36,14 @@ t.test('a deposit is pending with its confirmations, then credited once', { time
 
   // A new wallet opens a session (no balance yet) and listens to its spot user data stream.
   const wallet = Wallet.createRandom().connect(provider)
-  const request = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA', expiresAt: Date.now() + 3_600_000, nonce: Date.now() }
+  const request = { address: wallet.address, subAccount: 0, permissions: 'TRADE,USER_DATA,WITHDRAW', expiresAt: Date.now() + 3_600_000, nonce: Date.now() }
   const signature = await wallet.signTypedData(sessionDomain(31337), SESSION_TYPES, request)
   const keys = await (await fetch(`${base}/fapi/v1/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature }).toString() })).json() as { apiKey: string; secretKey: string }
-  const call = async (p: string, params: Record<string, string> = {}): Promise<any> => {
+  const call = async (p: string, params: Record<string, string> = {}, method = 'GET'): Promise<any> => {
     const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
     const sig = createHmac('sha256', keys.secretKey).update(q).digest('hex')
-    return (await fetch(`${base}${p}?${q}&signature=${sig}`, { headers: { 'X-MBX-APIKEY': keys.apiKey } })).json()
+    return (await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': keys.apiKey } })).json()
   }
   const { listenKey } = await (await fetch(`${base}/api/v3/userDataStream`, { method: 'POST', headers: { 'X-MBX-APIKEY': keys.apiKey } })).json() as { listenKey: string }
   const stream = await connect(`ws://127.0.0.1:${port}/ws/${listenKey}`)
@@ -83,4 +84,21 @@ t.test('a deposit is pending with its confirmations, then credited once', { time
   await sleep(300)
   t.equal((await call('/sapi/v1/capital/deposit/hisrec')).length, 1)
   t.same(await usdtBalance(), { asset: 'USDT', free: '250.00000000', locked: '0.00000000' }, 'credited once')
+
+  // A withdrawal: paid on chain at once, recorded completed only once the payment is 3 deep.
+  const { id } = await call('/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '100' }, 'POST')
+  t.match(await stream.next((m) => m.e === 'withdrawUpdate'), { id, status: 4, amount: '100' })
+  const token = tokenAt(usdt, provider)
+  for (let i = 0; i < 500 && await token.balanceOf(wallet.address) === 0n; i++) await sleep(10)
+  t.equal(await token.balanceOf(wallet.address), 100_000_000n, 'paid on chain')
+  t.match(await call('/sapi/v1/capital/withdraw/history'), [{ id, status: 4, txId: '' }], 'processing while the payment is shallow')
+  const completed = await stream.next((m) => m.e === 'withdrawUpdate' && m.status === 6, 30_000)
+  const vault = vaultAt(running.vault as string, provider)
+  const [payment] = await vault.queryFilter(vault.filters.Withdrawn!(BigInt(id)))
+  t.equal(completed.txId, payment!.transactionHash)
+  t.ok(await provider.getBlockNumber() - payment!.blockNumber + 1 >= 3, 'recorded 3 blocks deep')
+  t.match(await call('/sapi/v1/capital/withdraw/history'), [{ id, status: 6, txId: payment!.transactionHash }])
+  const after = await provider.getBlockNumber()
+  await sleep(2500)
+  t.equal(await provider.getBlockNumber(), after, 'no block while idle again')
 })

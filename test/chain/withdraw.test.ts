@@ -82,6 +82,62 @@ t.test('a payment the chain refuses is refunded, and the history says why', asyn
   t.equal(await chain.vault.paid(BigInt(id)), false)
 })
 
+interface Warned { withdrawalId?: number; txId?: string; msg: string }
+const deepExecutor = (warned: Warned[] = []): WithdrawalExecutor => new WithdrawalExecutor({ provider: chain.provider, vault,
+  fromBlock: vaultBlock, tokens, exchange, operator: chain.operator, confirmations: 3,
+  logger: { info() {}, error() {}, warn: (fields: object, msg: string) => { warned.push({ ...fields, msg }) } } })
+/** The transaction of the Vault's payment of withdrawal `id` on the chain as it stands. */
+const paymentTx = async (id: string): Promise<string | undefined> =>
+  (await chain.vault.queryFilter(chain.vault.filters.Withdrawn!(BigInt(id)), vaultBlock)).at(0)?.transactionHash
+
+t.test('with a depth of 3, a payment is recorded only once its block is 3 deep', async (t) => {
+  const before = await usdt.balanceOf(alice.address)
+  const id = await apply(aliceKeys, '10')
+  const deep = deepExecutor()
+  t.equal(await deep.poll(), 0, 'paid, not recorded')
+  t.equal(await usdt.balanceOf(alice.address), before + 10_000_000n, 'the tokens arrived')
+  t.ok(deep.awaitingConfirmations, 'a dev chain must mine for it')
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 4, txId: '' }, 'still processing')
+  await chain.mine(1)
+  t.equal(await deep.poll(), 0, '2 deep')
+  await chain.mine(1)
+  t.equal(await deep.poll(), 1, '3 deep: recorded')
+  t.notOk(deep.awaitingConfirmations)
+  const paid = await paymentTx(id)
+  t.ok(paid)
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: paid })
+  t.equal(await usdt.balanceOf(alice.address), before + 10_000_000n, 'paid once')
+  t.equal(await deep.poll(), 0)
+})
+
+t.test('a payment a reorg removes before it is deep enough is paid again, once, and recorded with the payment that stands', async (t) => {
+  const before = await usdt.balanceOf(alice.address)
+  const spotBefore = spot(alice.address)
+  const branchPoint = await chain.provider.send('evm_snapshot', [])
+  const id = await apply(aliceKeys, '5')
+  const warned: Warned[] = []
+  const deep = deepExecutor(warned)
+  t.equal(await deep.poll(), 0)
+  const first = await paymentTx(id)
+  t.equal(await usdt.balanceOf(alice.address), before + 5_000_000n)
+  await chain.mine(1)
+  // The chain reorganises to a branch without the payment (2 blocks deep: shallower than 3).
+  t.equal(await chain.provider.send('evm_revert', [branchPoint]), true)
+  t.equal(await usdt.balanceOf(alice.address), before, 'the reorg took the payment')
+  t.equal(await chain.vault.paid(BigInt(id)), false)
+  t.equal(await deep.poll(), 0, 'paid again, not recorded yet')
+  t.match(warned, [{ withdrawalId: Number(id), txId: first, msg: /left the chain in a reorg; paying again/ }])
+  // The same transaction signed again (same nonce, same fields) may well have the same hash.
+  const second = await paymentTx(id)
+  t.ok(second && await chain.provider.getTransactionReceipt(second), 'a payment on the branch that stands')
+  t.equal(await usdt.balanceOf(alice.address), before + 5_000_000n)
+  await chain.mine(2)
+  t.equal(await deep.poll(), 1)
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: second }, 'recorded with the payment on the chain')
+  t.equal(await usdt.balanceOf(alice.address), before + 5_000_000n, 'paid once')
+  t.equal(spot(alice.address), spotBefore - 5_000_000, 'debited once, not refunded')
+})
+
 // Last in the file: an executor of another process (its own nonces) beside the rig's operator.
 t.test('a payment still pending from an earlier run is neither paid again nor refunded', async (t) => {
   const before = await usdt.balanceOf(alice.address)
