@@ -6,7 +6,7 @@
 
 import type { Contract, JsonRpcProvider } from 'ethers'
 import { pollLoop, silentLogger, type Logger } from './link.js'
-import { mined, revertName, vaultAt, type Operator } from './provider.js'
+import { revertName, vaultAt, type Operator } from './provider.js'
 
 export interface AnchorOptions {
   provider: JsonRpcProvider
@@ -67,8 +67,7 @@ export class Anchorer {
     const logHash = await this.o.logHashAt(cp.seq)
     if (logHash === undefined) return undefined
     try {
-      const receipt = await this.o.operator.run(async (signer) =>
-        mined(await (this.vault.connect(signer) as Contract).anchor(cp.seq, cp.root, with0x(logHash))))
+      const receipt = await this.o.operator.transact(await this.vault.anchor!.populateTransaction(cp.seq, cp.root, with0x(logHash)))
       const anchored = { seq: cp.seq, root: cp.root, logHash: with0x(logHash), txId: receipt.hash as string }
       this.logger.info(anchored, 'state root anchored')
       this.o.onAnchored?.(cp.seq)

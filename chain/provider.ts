@@ -3,9 +3,10 @@
 // anvil, and both add ~10 ms a call), short polling; and the operator's transactions sent one
 // at a time with nonces counted locally.
 
-import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type Signer,
-  type TransactionReceipt, type TransactionResponse } from 'ethers'
+import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type FeeData, type Signer,
+  type TransactionLike, type TransactionReceipt, type TransactionRequest, type TransactionResponse } from 'ethers'
 import { TestToken, Vault } from './generated/contracts.js'
+import type { Logger } from '../replica/node.js'
 
 export function chainProvider(url: string, chainId: number, pollingMs = 50): JsonRpcProvider {
   return new JsonRpcProvider(url, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1, pollingInterval: pollingMs })
@@ -58,12 +59,54 @@ export function tokenAt(address: string, runner: ContractRunner): Contract {
 export class Operator {
   readonly signer: NonceManager
   readonly address: string
+  private readonly wallet: Wallet
   private queue: Promise<unknown> = Promise.resolve()
 
-  constructor(privateKey: string, provider: JsonRpcProvider) {
-    const wallet = new Wallet(privateKey, provider)
-    this.address = wallet.address
-    this.signer = new NonceManager(wallet)
+  constructor(privateKey: string, private readonly provider: JsonRpcProvider, private readonly o: OperatorOptions = {}) {
+    this.wallet = new Wallet(privateKey, provider)
+    this.address = this.wallet.address
+    this.signer = new NonceManager(this.wallet)
+  }
+
+  /**
+   * Sends `req` (to, data) once every earlier call has finished and waits until it is mined;
+   * its receipt (a revert throws, as `mined`). A transaction left unmined for `resendAfterMs`
+   * (a fee spike left it underpriced, or the node dropped it) is sent again with the same nonce
+   * and higher fees (the chain's current ones, and at least 12.5% above the last: a node takes a
+   * replacement only at 10% more), and so on until one of them is mined. Whichever is mined is
+   * the one returned; a nonce another sender's transaction took is thrown.
+   */
+  transact(req: TransactionRequest): Promise<TransactionReceipt> {
+    return this.run(async () => {
+      const nonce = await this.provider.getTransactionCount(this.address, 'pending')
+      let tx = await this.wallet.populateTransaction({ ...req, nonce })
+      const sent = [await this.wallet.sendTransaction(tx)]
+      const resendAfterMs = this.o.resendAfterMs ?? RESEND_AFTER_MS
+      let since = performance.now()
+      for (;;) {
+        for (const s of sent) if ((await this.provider.getTransactionReceipt(s.hash)) !== null) return (await s.wait())!
+        if ((await this.provider.getTransactionCount(this.address, 'latest')) > nonce) {
+          // Mined between the two looks, or another sender took the nonce: one more look tells.
+          for (const s of sent) if ((await this.provider.getTransactionReceipt(s.hash)) !== null) return (await s.wait())!
+          throw new Error(`the operator's nonce ${nonce} was taken by a transaction this process did not send`)
+        }
+        if (performance.now() - since >= resendAfterMs) {
+          tx = { ...tx, ...raisedFees(tx, await this.provider.getFeeData()) }
+          try {
+            sent.push(await this.wallet.sendTransaction(tx))
+            this.o.logger?.warn({ nonce, unmined: sent.slice(0, -1).map((s) => s.hash), hash: sent.at(-1)!.hash,
+              maxFeePerGas: tx.maxFeePerGas?.toString(), gasPrice: tx.gasPrice?.toString() },
+            'operator transaction not mined: sent again with higher fees')
+          } catch (err) {
+            // Not yet enough above the one the node holds: the next try raises again. Mined meanwhile: the next look finds it.
+            const code = (err as { code?: string }).code
+            if (code !== 'REPLACEMENT_UNDERPRICED' && code !== 'NONCE_EXPIRED') throw err
+          }
+          since = performance.now()
+        }
+        await new Promise((r) => setTimeout(r, this.provider.pollingInterval))
+      }
+    })
   }
 
   /** Runs `fn` with the signer once every earlier call has finished. */
@@ -75,6 +118,28 @@ export class Operator {
     this.queue = next.catch(() => undefined)
     return next
   }
+}
+
+export interface OperatorOptions {
+  /** How long a transaction may stay unmined before it is sent again with higher fees (default 60 s). */
+  resendAfterMs?: number
+  /** Where a re-sent transaction is told. */
+  logger?: Logger
+}
+
+/** Five blocks of a 12-second chain: a fee spike that 2× base fee did not cover, or a dropped transaction. */
+const RESEND_AFTER_MS = 60_000
+
+const up = (fee: bigint): bigint => fee + (fee + 7n) / 8n
+
+/** Fees for a replacement of `tx`: at least 12.5% above its own, and no less than the chain asks now. */
+function raisedFees(tx: TransactionLike<string>, now: FeeData): TransactionLike<string> {
+  const max = (a: bigint, b: bigint | null): bigint => (b !== null && b > a ? b : a)
+  if (tx.maxFeePerGas != null && tx.maxPriorityFeePerGas != null) {
+    return { maxFeePerGas: max(up(BigInt(tx.maxFeePerGas)), now.maxFeePerGas),
+      maxPriorityFeePerGas: max(up(BigInt(tx.maxPriorityFeePerGas)), now.maxPriorityFeePerGas) }
+  }
+  return { gasPrice: max(up(BigInt(tx.gasPrice ?? 0n)), now.gasPrice) }
 }
 
 const errorInterfaces = [new Interface(Vault.abi), new Interface(TestToken.abi)]

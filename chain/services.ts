@@ -106,7 +106,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   }
   const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))
   try {
-    const operator = new Operator(s.operatorKey || devKey(0), provider)
+    const operator = new Operator(s.operatorKey || devKey(0), provider, { logger })
     let deployment: Deployment
     if (anvil) {
       await checkChainHoldsDeposits(provider, node, anvilStateFile(s.stateDir))

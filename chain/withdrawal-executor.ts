@@ -14,7 +14,7 @@ import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider 
 import type { Withdrawal } from '../core/state.js'
 import type { ChainToken } from './deploy.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
-import { mined, revertName, vaultAt, type Operator } from './provider.js'
+import { revertName, vaultAt, type Operator } from './provider.js'
 import { toTokenUnits } from './units.js'
 
 export interface WithdrawalExecutorOptions {
@@ -139,10 +139,8 @@ export class WithdrawalExecutor {
     const units = scale === undefined ? undefined : toTokenUnits(w.amount, token.decimals, scale)
     if (units === undefined) return { status: 'FAILED', reason: `amount not payable in ${token.decimals}-decimal tokens` }
     try {
-      const receipt = await this.o.operator.run(async (signer) => {
-        const tx = await (this.vault.connect(signer) as Contract).withdraw(w.withdrawalId, token.address, getAddress(w.address), units)
-        return mined(tx)
-      })
+      const receipt = await this.o.operator.transact(
+        await this.vault.withdraw!.populateTransaction(w.withdrawalId, token.address, getAddress(w.address), units))
       return this.settled({ txId: receipt.hash, block: receipt.blockNumber })
     } catch (err) {
       const reverted = revertName(err)

@@ -138,6 +138,41 @@ t.test('a payment a reorg removes before it is deep enough is paid again, once, 
   t.equal(spot(alice.address), spotBefore - 5_000_000, 'debited once, not refunded')
 })
 
+t.test('a payment the chain dropped in a fee spike is sent again with higher fees, and paid once', async (t) => {
+  const before = await usdt.balanceOf(alice.address)
+  const id = await apply(aliceKeys, '7')
+  await chain.provider.send('evm_setAutomine', [false])
+  t.teardown(() => chain.provider.send('evm_setAutomine', [true]))
+  const warned: (Warned & { unmined?: string[]; hash?: string })[] = []
+  const logger = { info() {}, error() {}, warn: (fields: object, msg: string) => { warned.push({ ...fields, msg }) } }
+  const next = new WithdrawalExecutor({ provider: chain.provider, vault, fromBlock: vaultBlock, tokens, exchange, logger,
+    operator: new Operator(chain.operatorKey, chain.provider, { resendAfterMs: 300, logger }) })
+  const unmined = async (): Promise<number> => await chain.provider.getTransactionCount(chain.operator.address, 'pending') -
+    await chain.provider.getTransactionCount(chain.operator.address, 'latest')
+  const polled = next.poll().then((n) => n, (err: Error) => err)
+  for (let i = 0; i < 200 && await unmined() === 0; i++) await new Promise((r) => setTimeout(r, 10))
+  t.equal(await unmined(), 1, 'the payment is sent')
+  // The base fee jumps past what the payment offers: the next block leaves it out (anvil drops it; a node may keep it, unmined).
+  const sent = await chain.provider.getBlock('pending', true)
+  const first = sent!.prefetchedTransactions[0]!
+  await chain.provider.send('anvil_setNextBlockBaseFeePerGas', [`0x${(first.maxFeePerGas! * 10n).toString(16)}`])
+  await chain.mine(1)
+  t.equal(await chain.provider.getTransactionReceipt(first.hash), null, 'not mined')
+  // Blocks keep coming; the executor sends the payment again at the chain's fees.
+  let settled: number | Error | undefined
+  void polled.then((n) => { settled = n })
+  for (let i = 0; i < 100 && settled === undefined; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    if (await unmined() > 0) await chain.mine(1)
+  }
+  t.equal(settled, 1, `settled: ${String(settled)}`)
+  t.equal(await usdt.balanceOf(alice.address), before + 7_000_000n, 'paid once')
+  const paid = await paymentTx(id)
+  t.not(paid, first.hash, 'by the transaction sent again')
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: paid })
+  t.match(warned, [{ unmined: [first.hash], hash: paid, msg: 'operator transaction not mined: sent again with higher fees' }])
+})
+
 // Last in the file: an executor of another process (its own nonces) beside the rig's operator.
 t.test('a payment still pending from an earlier run is neither paid again nor refunded', async (t) => {
   const before = await usdt.balanceOf(alice.address)
