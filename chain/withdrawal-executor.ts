@@ -1,6 +1,7 @@
-// Pays the withdrawals the ledger already debited: for each pending one in the state it sends
-// Vault.withdraw(id, …) from the operator's key, then submits WithdrawalComplete with the
-// transaction hash, or WithdrawalFail (the core refunds) when the payment reverts. The Vault
+// Pays the withdrawals the ledger already debited: the pending ones in the state, several in
+// one transaction (Vault.withdrawMany) and one at a time (Vault.withdraw) where that reverts,
+// from the operator's key; then submits WithdrawalComplete with the transaction hash, or
+// WithdrawalFail (the core refunds) when a payment alone reverts. The Vault
 // pays an id at most once, and before sending the executor asks it whether the id was paid
 // (a restart between paying and completing), so no withdrawal is ever paid twice. A payment
 // the chain refuses is refunded only once what the operator sent before this executor started
@@ -29,6 +30,8 @@ export interface WithdrawalExecutorOptions {
   persistChain?: () => Promise<void>
   /** How deep a payment's block must be before it is recorded (1: mined), as the deposit watcher's. */
   confirmations?: number
+  /** Withdrawals paid in one transaction at most (default MAX_BATCH; 1: each alone, as before session 52). */
+  batch?: number
   pollMs?: number
   logger?: Logger
 }
@@ -40,6 +43,11 @@ type Undecided = { status: 'UNDECIDED'; reason: string; inFlight: number }
 type Shallow = { status: 'SHALLOW'; txId: string; depth: number }
 /** A Vault payment: its transaction and block. */
 interface Payment { txId: string; block: number }
+/** A withdrawal ready to pay: the token's address and the amount in its units. */
+interface Payable { w: Withdrawal; token: string; units: bigint }
+
+/** Withdrawals paid in one transaction at most (~70k gas each: 3.5M of a block's 30M). */
+const MAX_BATCH = 50
 
 export class WithdrawalExecutor {
   private readonly vault: Contract
@@ -88,12 +96,15 @@ export class WithdrawalExecutor {
     for (const id of this.seenAt.keys()) if (state.withdrawals.get(id)?.status !== 'PROCESSING') this.seenAt.delete(id)
     for (const id of this.undecided.keys()) if (!this.seenAt.has(id)) this.undecided.delete(id)
     for (const id of this.shallow.keys()) if (!this.seenAt.has(id)) this.shallow.delete(id)
-    let settled = 0
-    for (const w of pending) {
+    const due = pending.filter((w) => {
       const seen = this.seenAt.get(w.withdrawalId) ?? state.seq
       this.seenAt.set(w.withdrawalId, seen)
-      if (seen > committed) continue
-      const outcome = await this.pay(w)
+      return seen <= committed
+    })
+    const outcomes = await this.decide(due)
+    let settled = 0
+    for (const w of due) {
+      const outcome = outcomes.get(w.withdrawalId)!
       if (outcome.status === 'UNDECIDED') {
         if (this.undecided.get(w.withdrawalId) !== outcome.reason) {
           this.logger.warn({ withdrawalId: w.withdrawalId, reason: outcome.reason, inFlight: outcome.inFlight },
@@ -123,24 +134,80 @@ export class WithdrawalExecutor {
     return settled
   }
 
-  /** Pays `w` on chain unless it was paid already. Throws only when the chain could not be asked. */
-  private async pay(w: Withdrawal): Promise<Outcome | Undecided | Shallow> {
-    const earlier = await this.payment(w.withdrawalId)
-    if (earlier) return this.settled(earlier)
-    const gone = this.shallow.get(w.withdrawalId)
-    if (gone !== undefined) {
-      // Its block left the chain (a reorg shallower than the depth) and took the payment along.
-      this.logger.warn({ withdrawalId: w.withdrawalId, txId: gone }, 'withdrawal payment left the chain in a reorg; paying again')
-      this.shallow.delete(w.withdrawalId)
+  /**
+   * What becomes of each due withdrawal this poll: one the Vault paid already is settled by that
+   * payment; the rest are paid, up to MAX_BATCH in one transaction (`withdrawMany`), and one at a
+   * time where a batch reverts (one of them the Vault cannot pay, or a Vault without it). Throws
+   * only when the chain could not be asked.
+   */
+  private async decide(due: Withdrawal[]): Promise<Map<number, Outcome | Undecided | Shallow>> {
+    const decided = new Map<number, Outcome | Undecided | Shallow>()
+    const unpaid: Payable[] = []
+    for (const w of due) {
+      const earlier = await this.payment(w.withdrawalId)
+      if (earlier) {
+        decided.set(w.withdrawalId, await this.settled(earlier))
+        continue
+      }
+      const gone = this.shallow.get(w.withdrawalId)
+      if (gone !== undefined) {
+        // Its block left the chain (a reorg shallower than the depth) and took the payment along.
+        this.logger.warn({ withdrawalId: w.withdrawalId, txId: gone }, 'withdrawal payment left the chain in a reorg; paying again')
+        this.shallow.delete(w.withdrawalId)
+      }
+      const payable = this.payable(w)
+      if ('status' in payable) decided.set(w.withdrawalId, payable)
+      else unpaid.push(payable)
     }
+    const batch = this.o.batch ?? MAX_BATCH
+    for (let i = 0; batch > 1 && unpaid.length - i > 1; i += batch) {
+      const paid = await this.payMany(unpaid.slice(i, i + batch))
+      if (paid === undefined) break
+      for (const [id, outcome] of paid) decided.set(id, outcome)
+    }
+    for (const p of unpaid) if (!decided.has(p.w.withdrawalId)) decided.set(p.w.withdrawalId, await this.pay(p))
+    return decided
+  }
+
+  /** What paying `w` takes: its token and amount in token units, or why it cannot be paid. */
+  private payable(w: Withdrawal): Payable | Outcome {
     const token = this.o.tokens.find((t) => t.asset === w.asset)
     if (!token) return { status: 'FAILED', reason: `${w.asset} is not on chain` }
     const scale = this.o.exchange.state().assets.get(w.asset)?.scale
     const units = scale === undefined ? undefined : toTokenUnits(w.amount, token.decimals, scale)
     if (units === undefined) return { status: 'FAILED', reason: `amount not payable in ${token.decimals}-decimal tokens` }
+    return { w, token: token.address, units }
+  }
+
+  /**
+   * Pays `batch` in one transaction: the outcome of each id it paid (one paid meanwhile by
+   * another transaction is passed over by the Vault, and left to the next poll), or undefined
+   * when the transaction reverts (each is then paid alone, which tells which one cannot be).
+   */
+  private async payMany(batch: Payable[]): Promise<Map<number, Outcome | Shallow> | undefined> {
+    let receipt
+    try {
+      receipt = await this.o.operator.transact(await this.vault.withdrawMany!.populateTransaction(
+        batch.map((p) => p.w.withdrawalId), batch.map((p) => p.token), batch.map((p) => getAddress(p.w.address)),
+        batch.map((p) => p.units)))
+    } catch (err) {
+      if (revertName(err) === undefined) throw err
+      return undefined
+    }
+    const paid = new Map<number, Outcome | Shallow>()
+    const topic = this.vault.interface.getEvent('Withdrawn')!.topicHash
+    for (const log of receipt.logs) {
+      if (log.address.toLowerCase() !== this.o.vault.toLowerCase() || log.topics[0] !== topic) continue
+      paid.set(Number(BigInt(log.topics[1]!)), await this.settled({ txId: receipt.hash, block: receipt.blockNumber }))
+    }
+    return paid
+  }
+
+  /** Pays one withdrawal. Throws only when the chain could not be asked. */
+  private async pay({ w, token, units }: Payable): Promise<Outcome | Undecided | Shallow> {
     try {
       const receipt = await this.o.operator.transact(
-        await this.vault.withdraw!.populateTransaction(w.withdrawalId, token.address, getAddress(w.address), units))
+        await this.vault.withdraw!.populateTransaction(w.withdrawalId, token, getAddress(w.address), units))
       return this.settled({ txId: receipt.hash, block: receipt.blockNumber })
     } catch (err) {
       const reverted = revertName(err)

@@ -34,6 +34,7 @@ contract Vault {
     error TokenTransferFailed();
     error NoAnchor(uint64 seq);
     error RootZero();
+    error LengthMismatch();
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator();
@@ -52,6 +53,22 @@ contract Vault {
 
     function withdraw(uint256 id, address token, address to, uint256 amount) external onlyOperator {
         if (paid[id]) revert AlreadyPaid(id);
+        pay(id, token, to, amount);
+    }
+
+    /// Pays several withdrawals in one transaction (one block for a queue of them). An id paid
+    /// already is passed over, so a payment that landed meanwhile holds back none of the rest;
+    /// any other failure reverts them all.
+    function withdrawMany(uint256[] calldata ids, address[] calldata tokens, address[] calldata to, uint256[] calldata amounts)
+        external onlyOperator
+    {
+        if (tokens.length != ids.length || to.length != ids.length || amounts.length != ids.length) revert LengthMismatch();
+        for (uint256 i = 0; i < ids.length; i++) {
+            if (!paid[ids[i]]) pay(ids[i], tokens[i], to[i], amounts[i]);
+        }
+    }
+
+    function pay(uint256 id, address token, address to, uint256 amount) private {
         paid[id] = true;
         if (!IERC20(token).transfer(to, amount)) revert TokenTransferFailed();
         emit Withdrawn(id, token, to, amount);

@@ -1,5 +1,6 @@
 // The Vault's rules against a real anvil: deposits move tokens and say who to credit; only
-// the operator pays, each withdrawal id once; only the operator anchors, and only forward.
+// the operator pays, each withdrawal id once (alone or several in one transaction); only the
+// operator anchors, and only forward.
 
 import t from 'tap'
 import type { Contract } from 'ethers'
@@ -47,6 +48,24 @@ t.test('only the operator pays a withdrawal, and each id only once', async (t) =
   // More than the Vault holds: the token refuses and the id stays unpaid.
   t.equal(await revertName(rig.operator.run(() => vault.withdraw(2n, usdt, bob.address, 10_000_000n))), 'InsufficientBalance')
   t.equal(await rig.vault.paid(2n), false)
+})
+
+t.test('several withdrawals in one transaction: operator only, each id once, an id paid already passed over', async (t) => {
+  const vault = await asOperator()
+  const many = (ids: bigint[], amounts: bigint[], to = bob.address) =>
+    vault.withdrawMany(ids, ids.map(() => usdt), ids.map(() => to), amounts)
+  t.equal(await revertName((rig.vault.connect(bob) as Contract).withdrawMany([3n], [usdt], [bob.address], [1n])), 'NotOperator')
+  t.equal(await revertName(rig.operator.run(() => vault.withdrawMany([3n, 4n], [usdt], [bob.address], [1n, 1n]))), 'LengthMismatch')
+  const before = await rig.token('USDT').balanceOf(bob.address)
+  // Id 1 was paid above: passed over, the others paid.
+  const receipt = await rig.operator.run(async () => mined(await many([1n, 3n, 4n], [5n, 100_000n, 200_000n])))
+  const paid = receipt.logs.map((l) => rig.vault.interface.parseLog(l)).filter((e) => e?.name === 'Withdrawn')
+  t.same(paid.map((e) => [e!.args.id, e!.args.amount]), [[3n, 100_000n], [4n, 200_000n]])
+  t.equal(await rig.token('USDT').balanceOf(bob.address), before + 300_000n)
+  t.same([await rig.vault.paid(3n), await rig.vault.paid(4n)], [true, true])
+  // One the Vault cannot pay reverts them all: none of the ids is marked paid.
+  t.equal(await revertName(rig.operator.run(() => many([5n, 6n], [1n, 10_000_000n]))), 'InsufficientBalance')
+  t.same([await rig.vault.paid(5n), await rig.vault.paid(6n)], [false, false])
 })
 
 t.test('anchors: operator only, seq strictly increasing, readable latest and by seq', async (t) => {

@@ -1,5 +1,5 @@
-// Withdrawals: the request debits, the executor pays on chain from the Vault, and the history
-// shows the payment's transaction; a payment the chain refuses is refunded; a withdrawal the
+// Withdrawals: the request debits, the executor pays on chain from the Vault (a queue of them
+// in one transaction), and the history shows the payment's transaction; a payment the chain refuses is refunded; a withdrawal the
 // Vault already paid (a restart between paying and completing) is never paid again.
 
 import t from 'tap'
@@ -171,6 +171,34 @@ t.test('a payment the chain dropped in a fee spike is sent again with higher fee
   t.not(paid, first.hash, 'by the transaction sent again')
   t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: paid })
   t.match(warned, [{ unmined: [first.hash], hash: paid, msg: 'operator transaction not mined: sent again with higher fees' }])
+})
+
+t.test('a queue of withdrawals is paid in one transaction, each recorded with it', async (t) => {
+  const before = await usdt.balanceOf(alice.address)
+  const ids = [await apply(aliceKeys, '1'), await apply(aliceKeys, '2'), await apply(aliceKeys, '3')]
+  t.equal(await executor().poll(), 3)
+  t.equal(await usdt.balanceOf(alice.address), before + 6_000_000n)
+  const rows = await history(aliceKeys)
+  const txIds = ids.map((id) => rows.find((r) => r.id === id)!.txId)
+  t.same(ids.map((id) => rows.find((r) => r.id === id)!.status), [6, 6, 6])
+  t.equal(new Set(txIds).size, 1, 'one transaction')
+  const receipt = await chain.provider.getTransactionReceipt(txIds[0]!)
+  const paid = receipt!.logs.map((l) => chain.vault.interface.parseLog(l)).filter((e) => e?.name === 'Withdrawn')
+  t.same(paid.map((e) => [e!.args.id, e!.args.amount]), [[BigInt(ids[0]!), 1_000_000n], [BigInt(ids[1]!), 2_000_000n],
+    [BigInt(ids[2]!), 3_000_000n]])
+})
+
+t.test('a queue one of which the Vault cannot pay is paid one at a time: that one refunded, the others paid', async (t) => {
+  const bob = chain.wallet(2)
+  const bobKeys: Keys = (await openSession(rig, bob, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json()
+  const before = await usdt.balanceOf(alice.address)
+  const tooMuch = await apply(bobKeys, '900')
+  const small = await apply(aliceKeys, '4')
+  t.equal(await executor().poll(), 2)
+  t.match((await history(bobKeys)).find((r) => r.id === tooMuch), { status: 5, info: 'InsufficientBalance' })
+  t.match((await history(aliceKeys)).find((r) => r.id === small), { status: 6 })
+  t.equal(await usdt.balanceOf(alice.address), before + 4_000_000n)
+  t.equal(spot(bob.address), 1_000_000_000, 'refunded')
 })
 
 // Last in the file: an executor of another process (its own nonces) beside the rig's operator.
