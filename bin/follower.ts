@@ -30,11 +30,14 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
   } : sequencerBaseOf(config.follow))
   let submit = (c: Command): Promise<Acknowledged> => ingress.submit(c)
   const { app: gateway, api, gauges: gatewayGauges } = await serveGateway(config, running, (c) => submit(c), logger)
+  // Once this standby leads and its chain services run: what the operator has left for gas.
+  let chainGauges = (): Record<string, number> => ({})
   const gauges = nodeGauges(running, gatewayGauges, () => ({
     exchange_follower_lag_ms: follower!.lastLagMs,
     exchange_follower_checkpoints_matched_total: follower!.checkpointsMatched,
     exchange_follower_checkpoint_matched_seq: follower!.lastMatchedSeq,
     exchange_follower_held_entries: follower!.heldEntries,
+    ...chainGauges(),
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges,
     readiness(running, { standby: config.standby, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now(), draining: () => draining }))
@@ -46,7 +49,7 @@ export async function runFollower(config: Config, logger: Logger, onFatal: (err:
     ingress.close()
     logger.info({ epoch: replica.node.state.epoch, url: replica.url, api }, 'this standby now leads: sequencer running')
     if (chainEnabled(config)) chain = startChain(config, running, (c) => sequencer.submit(c), logger)
-    chain?.catch(onFatal)
+    chain?.then((services) => { chainGauges = () => services.gauges() }, onFatal)
     // The oracle follows the lead; a feed that cannot start leaves the node leading without it.
     feed = startPriceFeed({ options: config.priceFeed, dataDir: config.dataDir, state: () => replica.node.state,
       submit: (c) => sequencer.submit(c), now: () => Date.now(), logger })

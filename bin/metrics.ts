@@ -36,6 +36,8 @@ const HELP: Record<string, string> = {
   exchange_log_segments_archived_total: 'Archive segments this process wrote (--log-keep; --log-archive holds them)',
   exchange_history_rows_pruned_total: 'Rows the history read models deleted past their windows since start (--prune-interval-ms): old trades, income and USDⓈ-M user trades, ended orders past the order-history rule',
   exchange_disk_free_bytes: 'Bytes free to the node on the disk of its --data (dir="data") and of its --log-archive (dir="log-archive", with --log-keep); it stops when a write fails for want of space, and logs a warning below 5% of the size',
+  exchange_operator_balance_ether: 'What the operator\'s key holds to pay gas with (the node running the chain services; read every 30 s): withdrawals and anchors stop when it cannot pay for one',
+  exchange_operator_transactions_affordable: 'Operator transactions of 100,000 gas the balance pays for at the chain\'s current fees; the log warns below 100',
   exchange_disk_size_bytes: 'Size of the disk of its --data (dir="data") and of its --log-archive (dir="log-archive", with --log-keep)',
   exchange_projections_written_seq: 'Seq of the last entry the history read models have written; exchange_seq minus it is how far behind they are',
   exchange_apply_held: '1 while applying is held for the history read models to catch up (--projections-behind-max), else 0',

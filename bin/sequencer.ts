@@ -12,6 +12,7 @@ import path from 'node:path'
 import { createFundedAccount, saveDemoAccount } from './demo-account.js'
 import { runNode } from './runtime.js'
 import { chainEnabled, startChain } from './chain.js'
+import type { ChainServices } from '../chain/services.js'
 import { serveGateway } from './serve-gateway.js'
 import { startPriceFeed } from './price-feed.js'
 import { startBot } from './bot.js'
@@ -21,17 +22,19 @@ export async function runSequencer(config: Config, logger: Logger, onFatal: (err
   let draining = false
   const { node, sequencer, replication, url } = running.replica
   const { app: gateway, ctx, api, gauges: gatewayGauges } = await serveGateway(config, running, (c) => sequencer!.submit(c), logger)
+  let chain: ChainServices | undefined
   const gauges = nodeGauges(running, gatewayGauges, () => ({
     exchange_commit_latency_ms: sequencer!.lastCommitMs,
     exchange_ingress_queue: sequencer!.queued,
     exchange_followers: replication!.followers,
     exchange_standbys: replication!.standbys,
     exchange_replicated_seq: replication!.replicated,
+    ...chain?.gauges(),
   }))
   const metrics = await serveMetrics(config.host, config.metricsPort, gauges.gauges,
     readiness(running, { standby: false, maxBehindMs: config.readyMaxBehindMs, now: () => Date.now(), draining: () => draining }))
   const secret = ctx.masterSecret
-  const chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
+  chain = chainEnabled(config) ? await startChain(config, running, (c) => sequencer!.submit(c), logger) : undefined
   logger.info({ api, rules: node.state.rules, replication: url + REPLICATION_PATH, commands: url + INGRESS_PATH,
     metrics: `http://${config.host}:${config.metricsPort}/metrics` }, 'sequencer running')
   if (config.command === 'start' && !existsSync(path.join(config.dataDir, 'demo-account.json'))) {

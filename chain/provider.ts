@@ -3,7 +3,7 @@
 // anvil, and both add ~10 ms a call), short polling; and the operator's transactions sent one
 // at a time with nonces counted locally.
 
-import { Contract, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type FeeData, type Signer,
+import { Contract, formatEther, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type FeeData, type Signer,
   type TransactionLike, type TransactionReceipt, type TransactionRequest, type TransactionResponse } from 'ethers'
 import { TestToken, Vault } from './generated/contracts.js'
 import type { Logger } from '../replica/node.js'
@@ -80,7 +80,7 @@ export class Operator {
     return this.run(async () => {
       const nonce = await this.provider.getTransactionCount(this.address, 'pending')
       let tx = await this.wallet.populateTransaction({ ...req, nonce })
-      const sent = [await this.wallet.sendTransaction(tx)]
+      const sent = [await this.send(tx)]
       const resendAfterMs = this.o.resendAfterMs ?? RESEND_AFTER_MS
       let since = performance.now()
       for (;;) {
@@ -93,7 +93,7 @@ export class Operator {
         if (performance.now() - since >= resendAfterMs) {
           tx = { ...tx, ...raisedFees(tx, await this.provider.getFeeData()) }
           try {
-            sent.push(await this.wallet.sendTransaction(tx))
+            sent.push(await this.send(tx))
             this.o.logger?.warn({ nonce, unmined: sent.slice(0, -1).map((s) => s.hash), hash: sent.at(-1)!.hash,
               maxFeePerGas: tx.maxFeePerGas?.toString(), gasPrice: tx.gasPrice?.toString() },
             'operator transaction not mined: sent again with higher fees')
@@ -107,6 +107,19 @@ export class Operator {
         await new Promise((r) => setTimeout(r, this.provider.pollingInterval))
       }
     })
+  }
+
+  /** Sends `tx`; a key without the ETH to pay its gas is said in one line (ethers' message carries the signed bytes). */
+  private async send(tx: TransactionLike<string>): Promise<TransactionResponse> {
+    try {
+      return await this.wallet.sendTransaction(tx)
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'INSUFFICIENT_FUNDS') throw err
+      const held = await this.provider.getBalance(this.address)
+      const cost = BigInt(tx.gasLimit ?? 0n) * BigInt(tx.maxFeePerGas ?? tx.gasPrice ?? 0n)
+      throw new Error(`the operator ${this.address} cannot pay for gas: it holds ${formatEther(held)} ETH, the transaction ` +
+        `may cost up to ${formatEther(cost)}; send the operator ETH`)
+    }
   }
 
   /** Runs `fn` with the signer once every earlier call has finished. */

@@ -15,6 +15,7 @@ import { pollLoop, type ExchangeLink, type Logger } from './link.js'
 import { depositFromNewWallet } from './fund.js'
 import { chainProvider, Operator, tokenAt } from './provider.js'
 import { WithdrawalExecutor } from './withdrawal-executor.js'
+import { OperatorGas } from './operator-gas.js'
 
 export interface ChainSettings {
   /** JSON-RPC URL; empty: an embedded anvil on loopback, its state under `stateDir`. */
@@ -57,6 +58,8 @@ export interface ChainServices {
    * the Vault from it, and resolves once the watcher credited the deposit.
    */
   fundOnChain?(wallet: BaseWallet, asset: string, units: bigint, timeoutMs?: number): Promise<void>
+  /** For /metrics: what the operator has left to pay gas with (chain/operator-gas.ts). */
+  gauges(): Record<string, number>
   stop(): Promise<void>
 }
 
@@ -130,9 +133,11 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     const latest = node.latestCheckpoint()
     if (latest) anchorer.offer(latest)
     node.onCheckpoint((cp) => anchorer.offer(cp))
+    const gas = new OperatorGas({ provider, address: operator.address, logger })
     watcher.start()
     executor.start()
     anchorer.start()
+    gas.start()
     // Anvil mines only on transactions; deeper confirmations need more blocks. While a deposit or
     // a payment waits for them, a block a second, as a chain would give; none while idle, so the
     // chain's state (saved whole before each credit) does not grow by a block a second for ever.
@@ -145,8 +150,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
 
     const services: ChainServices = {
       rpcUrl, chainId: s.chainId, deployment, operatorAddress: operator.address,
+      gauges: () => gas.gauges(),
       async stop() {
-        await Promise.all([watcher.stop(), executor.stop(), anchorer.stop(), miner?.stop()])
+        await Promise.all([watcher.stop(), executor.stop(), anchorer.stop(), gas.stop(), miner?.stop()])
         provider.destroy()
         if (anvil) await rm(path.join(s.stateDir, 'rpc-url'), { force: true })
         await anvil?.stop()

@@ -1,9 +1,11 @@
 // The operator's transactions on a chain that does not mine them at once (anvil with automine
 // off): one left unmined is sent again with the same nonce at higher fees and the one mined is
-// returned; a nonce another sender's transaction took ends the wait with an error.
+// returned; a nonce another sender's transaction took ends the wait with an error. What the
+// key has left for gas: read, warned of when low, and a send it cannot pay for said in one line.
 
 import t from 'tap'
 import { Wallet, type Contract, type TransactionResponse } from 'ethers'
+import { GAS_PER_TRANSACTION, OperatorGas } from '../../chain/operator-gas.js'
 import { Operator } from '../../chain/provider.js'
 import { chainRig } from './rig.js'
 
@@ -54,4 +56,40 @@ t.test('a nonce another sender took ends the wait with an error', async (t) => {
   await chain.mine(1)
   t.match(await receipt, { message: `the operator's nonce ${ours!.nonce} was taken by a transaction this process did not send` })
   t.equal(await chain.provider.getTransactionReceipt(ours!.hash), null)
+})
+
+t.test('what the operator has left for gas: read, warned of once below 100 transactions, said when topped up', async (t) => {
+  const said: Record<string, unknown>[] = []
+  const log = (level: string) => (f: object, msg: string) => { said.push({ level, ...f, msg }) }
+  const gas = new OperatorGas({ provider: chain.provider, address: chain.operator.address,
+    logger: { info: log('info'), warn: log('warn'), error: log('error') } })
+  t.same(gas.gauges(), {}, 'nothing before the first reading')
+  await gas.check()
+  t.ok(gas.gauges().exchange_operator_balance_ether! > 9_000, 'a dev account\'s ETH')
+  t.same(said, [])
+  const fees = await chain.provider.getFeeData()
+  const perTransaction = fees.maxFeePerGas! * GAS_PER_TRANSACTION
+  const setBalance = (wei: bigint) => chain.provider.send('anvil_setBalance', [chain.operator.address, `0x${wei.toString(16)}`])
+  const full = await chain.provider.getBalance(chain.operator.address)
+  t.teardown(() => setBalance(full))
+  await setBalance(perTransaction * 50n + 1n)
+  await gas.check()
+  await gas.check()
+  t.match(said, [{ level: 'warn', address: chain.operator.address, transactionsLeft: 50,
+    msg: 'operator low on gas: withdrawals and anchors stop when it cannot pay for them' }], 'said once')
+  t.equal(gas.gauges().exchange_operator_transactions_affordable, 50)
+  await setBalance(perTransaction * 1_000n)
+  await gas.check()
+  t.match(said.at(-1), { level: 'info', transactionsLeft: 1_000, msg: 'operator gas topped up' })
+  t.equal(said.length, 2)
+})
+
+t.test('a transaction the key cannot pay gas for is said in one line', async (t) => {
+  const full = await chain.provider.getBalance(chain.operator.address)
+  await chain.provider.send('anvil_setBalance', [chain.operator.address, '0x10'])
+  t.teardown(() => chain.provider.send('anvil_setBalance', [chain.operator.address, `0x${full.toString(16)}`]))
+  const err = await new Operator(chain.operatorKey, chain.provider).transact(await mint(1n)).then(() => undefined, (e: Error) => e)
+  t.match(err?.message, new RegExp(`^the operator ${chain.operator.address} cannot pay for gas: it holds 0.000000000000000016 ETH, ` +
+    'the transaction may cost up to [0-9.]+; send the operator ETH$'))
+  t.same(await unmined(), [], 'nothing sent')
 })

@@ -201,6 +201,23 @@ t.test('a queue one of which the Vault cannot pay is paid one at a time: that on
   t.equal(spot(bob.address), 1_000_000_000, 'refunded')
 })
 
+t.test('while the operator cannot pay for gas a withdrawal waits, not refunded, and is paid once it can', async (t) => {
+  const before = await usdt.balanceOf(alice.address)
+  const spotBefore = spot(alice.address)
+  const id = await apply(aliceKeys, '2')
+  const full = await chain.provider.getBalance(chain.operator.address)
+  await chain.provider.send('anvil_setBalance', [chain.operator.address, '0x10'])
+  const next = executor()
+  const failed = await next.poll().then(() => undefined, (err: Error) => err)
+  t.match(failed?.message, /^the operator 0x[0-9a-fA-F]{40} cannot pay for gas: it holds 0\.000000000000000016 ETH/)
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 4 }, 'still processing')
+  t.equal(spot(alice.address), spotBefore - 2_000_000, 'debited, not refunded')
+  await chain.provider.send('anvil_setBalance', [chain.operator.address, `0x${full.toString(16)}`])
+  t.equal(await next.poll(), 1)
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6 })
+  t.equal(await usdt.balanceOf(alice.address), before + 2_000_000n)
+})
+
 // Last in the file: an executor of another process (its own nonces) beside the rig's operator.
 t.test('a payment still pending from an earlier run is neither paid again nor refunded', async (t) => {
   const before = await usdt.balanceOf(alice.address)

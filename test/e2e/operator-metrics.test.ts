@@ -1,7 +1,8 @@
 // What an operator's dashboard reads from /metrics of a real `exchange start` process while
 // clients use it: REST responses by status, refusals by Binance code over REST and over the
 // WebSocket API, the WebSocket connections open, and what the log applied (commands, refusals
-// by the core's code, trades and traded volume, open interest).
+// by the core's code, trades and traded volume, open interest), and what the chain operator has
+// left for gas.
 
 import t from 'tap'
 import WebSocket from 'ws'
@@ -56,6 +57,9 @@ t.test('responses, refusals, connections and trades, as clients make them', { ti
   t.equal(delta(g, 'exchange_traded_base_total{symbol="BTCUSDTPERP"}'), 0.01)
   t.equal(delta(g, 'exchange_traded_quote_total{symbol="BTCUSDTPERP"}'), 300)
   t.equal(g['exchange_open_interest{symbol="BTCUSDTPERP"}'], 0.01, 'the taker\'s long')
+  // The embedded chain's operator: anvil's first dev account, 10,000 ETH less what it spent on gas.
+  t.ok(g.exchange_operator_balance_ether! > 9_000 && g.exchange_operator_balance_ether! < 10_000, `${g.exchange_operator_balance_ether}`)
+  t.ok(g.exchange_operator_transactions_affordable! >= 100, 'no warning due')
 
   streams.close()
   api.close()
