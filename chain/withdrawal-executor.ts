@@ -103,6 +103,7 @@ export class WithdrawalExecutor {
     })
     const outcomes = await this.decide(due)
     let settled = 0
+    let persisted = false
     for (const w of due) {
       const outcome = outcomes.get(w.withdrawalId)!
       if (outcome.status === 'UNDECIDED') {
@@ -119,8 +120,12 @@ export class WithdrawalExecutor {
         continue
       }
       this.shallow.delete(w.withdrawalId)
-      // Recorded as paid only once the payment cannot vanish with the chain.
-      if (outcome.status === 'COMPLETED') await this.o.persistChain?.()
+      // Recorded as paid only once the payment cannot vanish with the chain (every payment of
+      // this poll was made before the first is recorded: one save covers them all).
+      if (outcome.status === 'COMPLETED' && !persisted) {
+        await this.o.persistChain?.()
+        persisted = true
+      }
       const ack = await this.o.exchange.submit(outcome.status === 'COMPLETED'
         ? { type: 'WithdrawalComplete', withdrawalId: w.withdrawalId, txId: outcome.txId }
         : { type: 'WithdrawalFail', withdrawalId: w.withdrawalId, reason: outcome.reason })
@@ -180,9 +185,9 @@ export class WithdrawalExecutor {
   }
 
   /**
-   * Pays `batch` in one transaction: the outcome of each id it paid (one paid meanwhile by
-   * another transaction is passed over by the Vault, and left to the next poll), or undefined
-   * when the transaction reverts (each is then paid alone, which tells which one cannot be).
+   * Pays `batch` in one transaction: the outcome of each id it paid (the Vault passes over one
+   * another transaction paid meanwhile: paid alone, it reverts and that payment is found), or
+   * undefined when the transaction reverts (each is then paid alone, which tells which one cannot be).
    */
   private async payMany(batch: Payable[]): Promise<Map<number, Outcome | Shallow> | undefined> {
     let receipt
