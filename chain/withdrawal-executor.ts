@@ -32,6 +32,8 @@ export interface WithdrawalExecutorOptions {
   confirmations?: number
   /** Withdrawals paid in one transaction at most (default MAX_BATCH; 1: each alone, as before session 52). */
   batch?: number
+  /** Most blocks per eth_getLogs (default BLOCK_RANGE, as the deposit watcher's). */
+  blockRange?: number
   pollMs?: number
   logger?: Logger
 }
@@ -48,6 +50,8 @@ interface Payable { w: Withdrawal; token: string; units: bigint }
 
 /** Withdrawals paid in one transaction at most (~70k gas each: 3.5M of a block's 30M). */
 const MAX_BATCH = 50
+/** Blocks per eth_getLogs looking for a payment: within what public RPC providers take. */
+const BLOCK_RANGE = 2000
 
 export class WithdrawalExecutor {
   private readonly vault: Contract
@@ -248,13 +252,28 @@ export class WithdrawalExecutor {
     return depth >= required ? { status: 'COMPLETED', txId: p.txId } : { status: 'SHALLOW', txId: p.txId, depth }
   }
 
-  /** The transaction that paid withdrawal `id` and its block, if the Vault paid it. */
+  /**
+   * The transaction that paid withdrawal `id` and its block, if the Vault paid it: the payment
+   * this executor saw last (its receipt), else the id's Withdrawn event, searched back from the
+   * head `blockRange` blocks at a time (RPC providers cap a call's range, and a Vault a few days
+   * old on a public chain is past any cap: one call from its deployment would always be refused).
+   */
   private async payment(id: number): Promise<Payment | undefined> {
     if (!(await this.vault.paid(id))) return undefined
-    const logs = await this.o.provider.getLogs({ address: this.o.vault, fromBlock: this.o.fromBlock, toBlock: 'latest',
-      topics: [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)] })
-    const log = logs[0]
-    if (log === undefined) throw new Error(`withdrawal ${id} is paid but its event was not found`)
-    return { txId: log.transactionHash, block: log.blockNumber }
+    const topics = [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)]
+    const known = this.shallow.get(id)
+    if (known !== undefined) {
+      const receipt = await this.o.provider.getTransactionReceipt(known)
+      const paid = receipt?.logs.some((l) => l.address.toLowerCase() === this.o.vault.toLowerCase() &&
+        l.topics[0] === topics[0] && l.topics[1] === topics[1])
+      if (receipt && paid) return { txId: known, block: receipt.blockNumber }
+    }
+    const range = this.o.blockRange ?? BLOCK_RANGE
+    for (let to = await this.o.provider.getBlockNumber(); to >= this.o.fromBlock; to -= range) {
+      const logs = await this.o.provider.getLogs({ address: this.o.vault, topics, fromBlock: Math.max(this.o.fromBlock, to - range + 1), toBlock: to })
+      const log = logs.at(-1)
+      if (log !== undefined) return { txId: log.transactionHash, block: log.blockNumber }
+    }
+    throw new Error(`withdrawal ${id} is paid but its event was not found`)
   }
 }

@@ -3,7 +3,7 @@
 // Vault already paid (a restart between paying and completing) is never paid again.
 
 import t from 'tap'
-import type { Contract } from 'ethers'
+import { JsonRpcProvider, type Contract } from 'ethers'
 import { findSub, spotBalance } from '../../core/accounts.js'
 import { DepositWatcher } from '../../chain/deposit-watcher.js'
 import { mined, Operator } from '../../chain/provider.js'
@@ -216,6 +216,50 @@ t.test('while the operator cannot pay for gas a withdrawal waits, not refunded, 
   t.equal(await next.poll(), 1)
   t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6 })
   t.equal(await usdt.balanceOf(alice.address), before + 2_000_000n)
+})
+
+/** An RPC node that refuses eth_getLogs over more than `cap` blocks, as public providers do (anvil takes any range). */
+class CappedProvider extends JsonRpcProvider {
+  getLogsCalls = 0
+  constructor(url: string, chainId: number, private readonly cap: number) {
+    super(url, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1, pollingInterval: 20 })
+  }
+
+  override async send(method: string, params: unknown[] | Record<string, unknown>): Promise<any> {
+    if (method === 'eth_getLogs') {
+      this.getLogsCalls++
+      const { fromBlock, toBlock } = (params as { fromBlock?: string; toBlock?: string }[])[0]!
+      const to = toBlock === undefined || toBlock === 'latest' ? await this.getBlockNumber() : Number(toBlock)
+      if (to - Number(fromBlock ?? 0) + 1 > this.cap) throw new Error(`eth_getLogs is limited to a ${this.cap} block range`)
+    }
+    return super.send(method, params)
+  }
+}
+
+t.test('on an RPC node capping eth_getLogs at 100 blocks, with the Vault hundreds of blocks old, payments are found', async (t) => {
+  // (A public provider's cap is some thousands of blocks; anvil mines ~400 blocks a second.)
+  const capped = new CappedProvider(chain.anvil.url, chain.anvil.chainId, 100)
+  t.teardown(() => capped.destroy())
+  const executorOn = (confirmations?: number): WithdrawalExecutor => new WithdrawalExecutor({ provider: capped, vault,
+    fromBlock: vaultBlock, tokens, exchange, operator: chain.operator, blockRange: 100, confirmations })
+  await chain.mine(300)
+  // Paid by an earlier run, which stopped before recording it; 150 blocks since.
+  const before = await usdt.balanceOf(alice.address)
+  const id = await apply(aliceKeys, '3')
+  const tx = await chain.operator.run(async (s) =>
+    mined(await (chain.vault.connect(s) as Contract).withdraw(BigInt(id), tokens[0]!.address, alice.address, 3_000_000n)))
+  await chain.mine(150)
+  t.equal(await executorOn().poll(), 1, 'found 150 blocks back')
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 6, txId: tx.hash })
+  // One paid now, recorded once it is 3 deep.
+  const deep = executorOn(3)
+  const second = await apply(aliceKeys, '4')
+  t.equal(await deep.poll(), 0)
+  await chain.mine(2)
+  t.equal(await deep.poll(), 1)
+  t.match((await history(aliceKeys)).find((r) => r.id === second), { status: 6, txId: await paymentTx(second) })
+  t.equal(await usdt.balanceOf(alice.address), before + 7_000_000n, 'each paid once')
+  t.ok(capped.getLogsCalls > 0)
 })
 
 // Last in the file: an executor of another process (its own nonces) beside the rig's operator.
