@@ -14,7 +14,7 @@ import { getAddress, type JsonRpcProvider, type Log } from 'ethers'
 import type { Deposit, DepositPending } from '../core/commands.js'
 import type { ChainToken } from './deploy.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
-import { vaultAt } from './provider.js'
+import { LOG_BLOCK_RANGE, vaultAt } from './provider.js'
 import { toLedger } from './units.js'
 
 export interface DepositWatcherOptions {
@@ -85,7 +85,7 @@ export class DepositWatcher {
     if (this.next < 0) this.next = await this.resumeBlock()
     const head = await this.o.provider.getBlockNumber()
     const safe = head - this.o.confirmations + 1
-    const range = this.o.blockRange ?? 2000
+    const range = this.o.blockRange ?? LOG_BLOCK_RANGE
     let credited = 0
     while (this.next <= safe) {
       const to = Math.min(safe, this.next + range - 1)

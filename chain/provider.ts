@@ -8,6 +8,12 @@ import { Contract, formatEther, Interface, JsonRpcProvider, NonceManager, Wallet
 import { TestToken, Vault } from './generated/contracts.js'
 import type { Logger } from '../replica/node.js'
 
+/**
+ * Most blocks one eth_getLogs call spans: public RPC providers cap a call's range (some at a
+ * few thousand blocks, some at 2,000); anvil takes any.
+ */
+export const LOG_BLOCK_RANGE = 2000
+
 export function chainProvider(url: string, chainId: number, pollingMs = 50): JsonRpcProvider {
   return new JsonRpcProvider(url, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1, pollingInterval: pollingMs })
 }

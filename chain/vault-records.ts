@@ -3,7 +3,7 @@
 // at that block. The audit's money check (chain/money-audit.ts) holds the log against these.
 
 import { getAddress, type JsonRpcProvider, type Log } from 'ethers'
-import { tokenAt, vaultAt } from './provider.js'
+import { LOG_BLOCK_RANGE, tokenAt, vaultAt } from './provider.js'
 
 export interface VaultDeposit {
   /** As the deposit watcher writes it in the log: `<txHash>:<logIndex>`. */
@@ -42,9 +42,6 @@ export interface VaultRecords {
   tokens: Map<string, { decimals: number | undefined; held: bigint }>
 }
 
-/** Blocks per getLogs call: public nodes cap a call's range; anvil takes any. */
-const BLOCK_RANGE = 10_000
-
 /** Reads the Vault's deposits and payments from `fromBlock` to the current block; `tokens`: others to read holdings of. */
 export async function readVaultRecords(provider: JsonRpcProvider, vaultAddress: string, o: { fromBlock?: number; tokens?: string[] } = {}):
 Promise<VaultRecords> {
@@ -53,8 +50,8 @@ Promise<VaultRecords> {
   const block = await provider.getBlockNumber()
   const topics = [[vault.interface.getEvent('Deposited')!.topicHash, vault.interface.getEvent('Withdrawn')!.topicHash]]
   const logs: Log[] = []
-  for (let from = fromBlock; from <= block; from += BLOCK_RANGE) {
-    logs.push(...await provider.getLogs({ address: vaultAddress, topics, fromBlock: from, toBlock: Math.min(block, from + BLOCK_RANGE - 1) }))
+  for (let from = fromBlock; from <= block; from += LOG_BLOCK_RANGE) {
+    logs.push(...await provider.getLogs({ address: vaultAddress, topics, fromBlock: from, toBlock: Math.min(block, from + LOG_BLOCK_RANGE - 1) }))
   }
   logs.sort((a, b) => a.blockNumber - b.blockNumber || a.index - b.index)
   const deposits: VaultDeposit[] = []

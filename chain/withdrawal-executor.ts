@@ -15,7 +15,7 @@ import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider 
 import type { Withdrawal } from '../core/state.js'
 import type { ChainToken } from './deploy.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
-import { revertName, vaultAt, type Operator } from './provider.js'
+import { LOG_BLOCK_RANGE, revertName, vaultAt, type Operator } from './provider.js'
 import { toTokenUnits } from './units.js'
 
 export interface WithdrawalExecutorOptions {
@@ -32,7 +32,7 @@ export interface WithdrawalExecutorOptions {
   confirmations?: number
   /** Withdrawals paid in one transaction at most (default MAX_BATCH; 1: each alone, as before session 52). */
   batch?: number
-  /** Most blocks per eth_getLogs (default BLOCK_RANGE, as the deposit watcher's). */
+  /** Most blocks per eth_getLogs (default LOG_BLOCK_RANGE, as the deposit watcher's). */
   blockRange?: number
   pollMs?: number
   logger?: Logger
@@ -50,8 +50,6 @@ interface Payable { w: Withdrawal; token: string; units: bigint }
 
 /** Withdrawals paid in one transaction at most (~70k gas each: 3.5M of a block's 30M). */
 const MAX_BATCH = 50
-/** Blocks per eth_getLogs looking for a payment: within what public RPC providers take. */
-const BLOCK_RANGE = 2000
 
 export class WithdrawalExecutor {
   private readonly vault: Contract
@@ -268,7 +266,7 @@ export class WithdrawalExecutor {
         l.topics[0] === topics[0] && l.topics[1] === topics[1])
       if (receipt && paid) return { txId: known, block: receipt.blockNumber }
     }
-    const range = this.o.blockRange ?? BLOCK_RANGE
+    const range = this.o.blockRange ?? LOG_BLOCK_RANGE
     for (let to = await this.o.provider.getBlockNumber(); to >= this.o.fromBlock; to -= range) {
       const logs = await this.o.provider.getLogs({ address: this.o.vault, topics, fromBlock: Math.max(this.o.fromBlock, to - range + 1), toBlock: to })
       const log = logs.at(-1)
