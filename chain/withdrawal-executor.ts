@@ -11,7 +11,7 @@
 // be (`confirmations`): a reorg shallower than that can remove it, and the id is then paid again
 // (the Vault still pays it at most once, on whichever branch stands).
 
-import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider } from 'ethers'
+import { getAddress, toBeHex, zeroPadValue, type Contract, type JsonRpcProvider, type TransactionReceipt } from 'ethers'
 import type { Withdrawal } from '../core/state.js'
 import type { ChainToken } from './deploy.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
@@ -62,6 +62,11 @@ export class WithdrawalExecutor {
   /** Withdrawals paid in a block not deep enough yet, and that payment's transaction. */
   private readonly shallow = new Map<number, string>()
   /**
+   * What this poll read of the chain: the head and receipts, each read once (a batch's payments
+   * share one transaction, and a public RPC provider counts every call).
+   */
+  private view: { head?: Promise<number>; receipts: Map<string, Promise<TransactionReceipt | null>> } = { receipts: new Map() }
+  /**
    * The operator's pending nonce at this executor's first poll: transactions below it were sent
    * before (by an earlier run or another process), those after by this process's services.
    */
@@ -90,6 +95,7 @@ export class WithdrawalExecutor {
    * not survive a fail-over, and the id would then be another request's.
    */
   async poll(): Promise<number> {
+    this.view = { receipts: new Map() }
     const state = this.o.exchange.state()
     const committed = this.o.exchange.committedSeq?.() ?? state.seq
     this.nonceAtStart ??= await this.o.provider.getTransactionCount(this.o.operator.address, 'pending')
@@ -246,7 +252,9 @@ export class WithdrawalExecutor {
   private async settled(p: Payment): Promise<Outcome | Shallow> {
     const required = this.o.confirmations ?? 1
     if (required <= 1) return { status: 'COMPLETED', txId: p.txId }
-    const depth = await this.o.provider.getBlockNumber() - p.block + 1
+    this.view.head ??= this.o.provider.getBlockNumber()
+    // A payment made in this poll may lie above the head read before it.
+    const depth = Math.max(await this.view.head, p.block) - p.block + 1
     return depth >= required ? { status: 'COMPLETED', txId: p.txId } : { status: 'SHALLOW', txId: p.txId, depth }
   }
 
@@ -257,15 +265,18 @@ export class WithdrawalExecutor {
    * old on a public chain is past any cap: one call from its deployment would always be refused).
    */
   private async payment(id: number): Promise<Payment | undefined> {
-    if (!(await this.vault.paid(id))) return undefined
     const topics = [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)]
     const known = this.shallow.get(id)
     if (known !== undefined) {
-      const receipt = await this.o.provider.getTransactionReceipt(known)
-      const paid = receipt?.logs.some((l) => l.address.toLowerCase() === this.o.vault.toLowerCase() &&
+      // A node gives receipts of the chain as it stands: one with the event is the payment.
+      let receipt = this.view.receipts.get(known)
+      if (receipt === undefined) this.view.receipts.set(known, receipt = this.o.provider.getTransactionReceipt(known))
+      const r = await receipt
+      const paid = r?.logs.some((l) => l.address.toLowerCase() === this.o.vault.toLowerCase() &&
         l.topics[0] === topics[0] && l.topics[1] === topics[1])
-      if (receipt && paid) return { txId: known, block: receipt.blockNumber }
+      if (r && paid) return { txId: known, block: r.blockNumber }
     }
+    if (!(await this.vault.paid(id))) return undefined
     const range = this.o.blockRange ?? LOG_BLOCK_RANGE
     for (let to = await this.o.provider.getBlockNumber(); to >= this.o.fromBlock; to -= range) {
       const logs = await this.o.provider.getLogs({ address: this.o.vault, topics, fromBlock: Math.max(this.o.fromBlock, to - range + 1), toBlock: to })

@@ -218,18 +218,21 @@ t.test('while the operator cannot pay for gas a withdrawal waits, not refunded, 
   t.equal(await usdt.balanceOf(alice.address), before + 2_000_000n)
 })
 
-/** An RPC node that refuses eth_getLogs over more than `cap` blocks, as public providers do (anvil takes any range). */
-class CappedProvider extends JsonRpcProvider {
-  getLogsCalls = 0
-  constructor(url: string, chainId: number, private readonly cap: number) {
+/**
+ * The chain's node as a public RPC provider serves it: every call counted by method, and
+ * eth_getLogs over more than `cap` blocks refused (anvil takes any range).
+ */
+class ProviderNode extends JsonRpcProvider {
+  readonly calls = new Map<string, number>()
+  constructor(url: string, chainId: number, private readonly cap = Infinity) {
     super(url, chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1, pollingInterval: 20 })
   }
 
   override async send(method: string, params: unknown[] | Record<string, unknown>): Promise<any> {
+    this.calls.set(method, (this.calls.get(method) ?? 0) + 1)
     if (method === 'eth_getLogs') {
-      this.getLogsCalls++
       const { fromBlock, toBlock } = (params as { fromBlock?: string; toBlock?: string }[])[0]!
-      const to = toBlock === undefined || toBlock === 'latest' ? await this.getBlockNumber() : Number(toBlock)
+      const to = toBlock === undefined || toBlock === 'latest' ? Number(await super.send('eth_blockNumber', [])) : Number(toBlock)
       if (to - Number(fromBlock ?? 0) + 1 > this.cap) throw new Error(`eth_getLogs is limited to a ${this.cap} block range`)
     }
     return super.send(method, params)
@@ -238,7 +241,7 @@ class CappedProvider extends JsonRpcProvider {
 
 t.test('on an RPC node capping eth_getLogs at 100 blocks, with the Vault hundreds of blocks old, payments are found', async (t) => {
   // (A public provider's cap is some thousands of blocks; anvil mines ~400 blocks a second.)
-  const capped = new CappedProvider(chain.anvil.url, chain.anvil.chainId, 100)
+  const capped = new ProviderNode(chain.anvil.url, chain.anvil.chainId, 100)
   t.teardown(() => capped.destroy())
   const executorOn = (confirmations?: number): WithdrawalExecutor => new WithdrawalExecutor({ provider: capped, vault,
     fromBlock: vaultBlock, tokens, exchange, operator: chain.operator, blockRange: 100, confirmations })
@@ -259,7 +262,23 @@ t.test('on an RPC node capping eth_getLogs at 100 blocks, with the Vault hundred
   t.equal(await deep.poll(), 1)
   t.match((await history(aliceKeys)).find((r) => r.id === second), { status: 6, txId: await paymentTx(second) })
   t.equal(await usdt.balanceOf(alice.address), before + 7_000_000n, 'each paid once')
-  t.ok(capped.getLogsCalls > 0)
+  t.ok(capped.calls.get('eth_getLogs')! > 0)
+})
+
+t.test('a batch waiting for its depth costs a poll two calls to the chain\'s node: its receipt and the head', async (t) => {
+  const node = new ProviderNode(chain.anvil.url, chain.anvil.chainId)
+  t.teardown(() => node.destroy())
+  const deep = new WithdrawalExecutor({ provider: node, vault, fromBlock: vaultBlock, tokens, exchange, operator: chain.operator,
+    confirmations: 3 })
+  const ids = [await apply(aliceKeys, '1'), await apply(aliceKeys, '1'), await apply(aliceKeys, '1')]
+  t.equal(await deep.poll(), 0, 'paid in one transaction, not deep enough')
+  node.calls.clear()
+  t.equal(await deep.poll(), 0)
+  t.same(Object.fromEntries(node.calls), { eth_getTransactionReceipt: 1, eth_blockNumber: 1 })
+  await chain.mine(2)
+  t.equal(await deep.poll(), 3)
+  const rows = await history(aliceKeys)
+  t.same(ids.map((id) => rows.find((r) => r.id === id)!.status), [6, 6, 6])
 })
 
 // Last in the file: an executor of another process (its own nonces) beside the rig's operator.
