@@ -33,7 +33,8 @@ export async function startChain(config: Config, running: RunningNode, submit: (
   return startChainServices({
     rpcUrl: config.rpcUrl, chainId: config.chainId, vault: config.vaultAddress, vaultBlock: config.vaultBlock,
     tokens: config.tokens, operatorKey: config.operatorKey, confirmations: config.confirmations,
-    anchorIntervalMs: config.anchorIntervalMs, pollMs: config.chainPollMs, stateDir: path.join(config.dataDir, 'chain'),
+    anchorIntervalMs: config.anchorIntervalMs, pollMs: config.chainPollMs, resendAfterMs: config.chainResendMs,
+    stateDir: path.join(config.dataDir, 'chain'),
   }, {
     state: () => node.state,
     submit,

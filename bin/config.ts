@@ -117,6 +117,8 @@ export interface Config {
   confirmations: number
   anchorIntervalMs: number
   chainPollMs: number
+  /** How long an operator transaction may stay unmined before it is sent again at higher fees. */
+  chainResendMs: number
   /**
    * The embedded oracle (bin/price-feed.ts): a seeded random walk per pair, a CSV replay, or none.
    * `start` runs it by default; a sequencer, and a standby once it leads, when `--price-feed` asks.
@@ -182,6 +184,7 @@ const OPTIONS = {
   confirmations: { type: 'string', env: 'EXCHANGE_CONFIRMATIONS', default: '' },
   'anchor-interval-ms': { type: 'string', env: 'EXCHANGE_ANCHOR_INTERVAL_MS', default: '10000' },
   'chain-poll-ms': { type: 'string', env: 'EXCHANGE_CHAIN_POLL_MS', default: '500' },
+  'chain-resend-ms': { type: 'string', env: 'EXCHANGE_CHAIN_RESEND_MS', default: '60000' },
   'weight-limit': { type: 'string', env: 'EXCHANGE_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.weight1m) },
   'sapi-weight-limit': { type: 'string', env: 'EXCHANGE_SAPI_WEIGHT_LIMIT', default: String(DEFAULT_RATE_LIMITS.sapiWeight1m) },
   'order-limit-10s': { type: 'string', env: 'EXCHANGE_ORDER_LIMIT_10S', default: String(DEFAULT_RATE_LIMITS.orders10s) },
@@ -380,6 +383,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     confirmations: intOption('confirmations', get('confirmations') || (get('rpc') ? '12' : '1'), 1, 10_000),
     anchorIntervalMs: intOption('anchor-interval-ms', get('anchor-interval-ms'), 100, 86_400_000),
     chainPollMs: intOption('chain-poll-ms', get('chain-poll-ms'), 10, 60_000),
+    chainResendMs: intOption('chain-resend-ms', get('chain-resend-ms'), 1000, 3_600_000),
     rateLimits: {
       weight1m: intOption('weight-limit', get('weight-limit'), 1, 1_000_000_000),
       sapiWeight1m: intOption('sapi-weight-limit', get('sapi-weight-limit'), 1, 1_000_000_000),

@@ -29,6 +29,8 @@ export interface ChainSettings {
   operatorKey: string
   confirmations: number
   anchorIntervalMs: number
+  /** How long an operator transaction may stay unmined before it is sent again at higher fees (provider.ts Operator). */
+  resendAfterMs?: number
   pollMs: number
   /** Where the embedded chain keeps its state and deployment. */
   stateDir: string
@@ -109,7 +111,7 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
   }
   const provider = chainProvider(rpcUrl, s.chainId, Math.min(s.pollMs, 100))
   try {
-    const operator = new Operator(s.operatorKey || devKey(0), provider, { logger })
+    const operator = new Operator(s.operatorKey || devKey(0), provider, { logger, resendAfterMs: s.resendAfterMs })
     let deployment: Deployment
     if (anvil) {
       await checkChainHoldsDeposits(provider, node, anvilStateFile(s.stateDir))

@@ -99,6 +99,13 @@ t.test('--prune-interval-ms: hourly by default, 0 for never, nothing shorter tha
   t.throws(() => loadConfig(['start', '--prune-interval-ms', '1h'], {}), /--prune-interval-ms must be an integer in \[0, 604800000\], got 1h/)
 })
 
+t.test('--chain-resend-ms: a minute by default, from a second to an hour', async (t) => {
+  t.equal(loadConfig(['start'], {}).chainResendMs, 60_000)
+  t.equal(loadConfig(['sequencer', '--rpc', 'http://x', '--chain-resend-ms', '15000'], {}).chainResendMs, 15_000)
+  t.equal(loadConfig(['sequencer'], { EXCHANGE_CHAIN_RESEND_MS: '5000' }).chainResendMs, 5_000, 'or from the environment')
+  t.throws(() => loadConfig(['start', '--chain-resend-ms', '500'], {}), /--chain-resend-ms must be an integer in \[1000, 3600000\], got 500/)
+})
+
 t.test('--log-keep, --log-archive and --catch-up-from: off by default, the archive in the data directory', async (t) => {
   t.same(loadConfig(['start', '--data', '/srv/x'], {}).logArchive, { keep: 0, dir: '/srv/x/log-archive' }, 'the log keeps everything by default')
   t.same(loadConfig(['replica', '--follow', 'ws://x', '--data', '/srv/x', '--log-keep', '1000000'], {}).logArchive, { keep: 1_000_000, dir: '/srv/x/log-archive' })
