@@ -4,7 +4,7 @@
 // deposit passed over, a payment marked but never made, a refund of a payment made, and a
 // payment the log never asked for each give their finding; money moved between sub-accounts,
 // dust the watcher would not credit, deposits after the log's last credit, and payments of
-// withdrawals still pending do not.
+// withdrawals still pending do not; withdrawals paid together in one transaction each match.
 
 import t from 'tap'
 import { getAddress, type Contract } from 'ethers'
@@ -158,4 +158,21 @@ t.test('a log that declares its chain: tokens from the declaration, held against
   t.match(decimals.findings, [`the log declares USDT's token ${usdt.address} with 18 decimals, but it has 6`])
   const mainnet = await check([seeded, declared({ chainId: 1 }), ...HONEST])
   t.same(mainnet.findings, [`the log declares its money on chain 1, but the Vault was read on chain ${chain.anvil.chainId}`])
+})
+
+// Last in the file: it adds payments to the chain's history.
+t.test('withdrawals paid together in one transaction (withdrawMany) each match their payment', async (t) => {
+  const usdt = chain.deployment.tokens.find((x) => x.asset === 'USDT')!.address
+  const together = await chain.operator.run(async (s) => (await mined(await (chain.vault.connect(s) as Contract)
+    .withdrawMany([2, 3], [usdt, usdt], [alice.address, alice.address], [10n * USDT, 10n * USDT]))).hash as string)
+  const ten: Command = { type: 'WithdrawalRequest', account: alice.address, sub: 0, asset: 'USDT', amount: 10_000_000, address: alice.address }
+  const completed = (withdrawalId: number, txId: string): Command => ({ type: 'WithdrawalComplete', withdrawalId, txId })
+  const r = await check([...HONEST, ten, ten, completed(2, together), completed(3, together)])
+  t.same(r.findings, [])
+  t.equal(r.summary.paymentsMatched, 3)
+  t.same(r.summary.reserves.map((x) => [x.held, x.owed]), [[140n * USDT, 140n * USDT]])
+  // One of them marked paid by another transaction (withdrawal 1's) is a finding.
+  const wrong = await check([...HONEST, ten, ten, completed(2, together), completed(3, payment)])
+  t.equal(wrong.findings.length, 1, wrong.findings.join('\n'))
+  t.match(wrong.findings[0], new RegExp(`^withdrawal 3 .* marked paid by ${payment}.*transaction ${together}`))
 })
