@@ -7,11 +7,10 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { createHmac } from 'node:crypto'
 import { chainProvider } from '../../chain/provider.js'
 import { loadConfig } from '../../bin/config.js'
 import { freePort } from '../../replica/free-port.js'
-import { startExchange, type Proc } from '../helpers/processes.js'
+import { signedRequest, startExchange, type Proc } from '../helpers/processes.js'
 
 type Level = [string, string]
 interface Book { bids: Level[]; asks: Level[] }
@@ -94,10 +93,8 @@ t.test('the bot quotes every book on both sides around the index and trades', { 
   const provider = chainProvider(running.rpc as string, 31337)
   t.teardown(() => provider.destroy())
   for (const who of ['maker', 'taker'] as const) {
-    const q = `timestamp=${Date.now()}`
-    const sig = createHmac('sha256', accounts[who].secretKey).update(q).digest('hex')
-    const rows = await (await fetch(`${base}/sapi/v1/capital/deposit/hisrec?${q}&signature=${sig}`,
-      { headers: { 'X-MBX-APIKEY': accounts[who].apiKey } })).json() as { coin: string; status: number; txId: string }[]
+    const rows = (await signedRequest(base, accounts[who], 'GET', '/sapi/v1/capital/deposit/hisrec')).body as
+      { coin: string; status: number; txId: string }[]
     t.same(rows.map((r) => [r.coin, r.status]).sort(), [['BTC', 1], ['ETH', 1], ['USDT', 1]], `${who}: three deposits`)
     for (const r of rows) t.equal((await provider.getTransactionReceipt(r.txId.split(':')[0]!))?.to, running.vault)
   }

@@ -6,14 +6,13 @@
 // (`export-log --follow`) and audits it against the Vault.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { verifyBalanceProof } from '../../bin/prove.js'
 import { chainProvider, vaultAt } from '../../chain/provider.js'
 import type { BalanceProof } from '../../replica/balance-proof.js'
-import { exchangeCli as cli, scrapeGauges, startGatewayPair } from '../helpers/processes.js'
+import { exchangeCli as cli, scrapeGauges, signedRequest, startGatewayPair } from '../helpers/processes.js'
 
 const SECRET = '44'.repeat(32)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -30,12 +29,8 @@ t.test('the demo account proves its balances against the anchored root, on the s
   t.teardown(async () => provider.destroy())
   const vault = vaultAt(vaultAddress, provider)
 
-  const call = async (method: string, p: string, params: Record<string, string> = {}, port = apiA): Promise<{ status: number; body: any }> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
-    return { status: r.status, body: await r.json() }
-  }
+  const call = (method: string, p: string, params: Record<string, string> = {}, port = apiA): Promise<{ status: number; body: any }> =>
+    signedRequest(`http://127.0.0.1:${port}`, demo, method, p, params)
   /**
    * The anchored proof once its perp wallet and spot USDT leaves show these units (anchors come
    * every 2 s). Before the first anchor a node serves its newest checkpoint, naming no Vault:
@@ -136,12 +131,8 @@ t.test("a follower proves at the checkpoint its sequencer anchored, not at its o
   await sequencer.waitFor((l) => l.msg === 'demo account funded', 30_000)
   const funded = sequencer.lines.length
   const anchored = await sequencer.waitFor((l) => l.msg === 'state root anchored' && sequencer.lines.indexOf(l) >= funded, 30_000)
-  const call = async (port: number, p: string, params: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: any }> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
-    return { status: r.status, body: await r.json() }
-  }
+  const call = (port: number, p: string, params: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; body: any }> =>
+    signedRequest(`http://127.0.0.1:${port}`, demo, method, p, params)
   for (let i = 0; i < 30; i++) {
     const way = i % 2 === 0 ? 'transferQuoteFromSpotToPerp' : 'transferQuoteFromPerpToSpot'
     t.equal((await call(apiA, `/sapi/v1/asset/${way}`, { amount: '1' }, 'POST')).status, 200)

@@ -5,7 +5,6 @@
 // recorded completed only once its payment is 3 blocks deep.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,7 +14,7 @@ import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../../chain/pr
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { connect } from '../ws/client.js'
 import { freePort } from '../../replica/free-port.js'
-import { startExchange } from '../helpers/processes.js'
+import { signedRequest, startExchange } from '../helpers/processes.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
@@ -40,11 +39,8 @@ t.test('a deposit is pending with its confirmations, then credited once; a withd
   const signature = await wallet.signTypedData(sessionDomain(31337), SESSION_TYPES, request)
   const keys = await (await fetch(`${base}/fapi/v1/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ ...Object.fromEntries(Object.entries(request).map(([k, v]) => [k, String(v)])), signature }).toString() })).json() as { apiKey: string; secretKey: string }
-  const call = async (p: string, params: Record<string, string> = {}, method = 'GET'): Promise<any> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', keys.secretKey).update(q).digest('hex')
-    return (await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': keys.apiKey } })).json()
-  }
+  const call = async (p: string, params: Record<string, string> = {}, method = 'GET'): Promise<any> =>
+    (await signedRequest(base, keys, method, p, params)).body
   const { listenKey } = await (await fetch(`${base}/api/v3/userDataStream`, { method: 'POST', headers: { 'X-MBX-APIKEY': keys.apiKey } })).json() as { listenKey: string }
   const stream = await connect(`ws://127.0.0.1:${port}/ws/${listenKey}`)
   t.teardown(() => stream.close())

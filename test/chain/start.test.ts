@@ -5,7 +5,6 @@
 
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { createHmac } from 'node:crypto'
 import { promisify } from 'node:util'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -15,7 +14,7 @@ import { chainProvider, tokenAt, vaultAt } from '../../chain/provider.js'
 import { runAudit } from '../../bin/audit.js'
 import { prove, verifyBalanceProof } from '../../bin/prove.js'
 import { freePort } from '../../replica/free-port.js'
-import { scrapeGauges, startExchange } from '../helpers/processes.js'
+import { scrapeGauges, signedRequest, startExchange } from '../helpers/processes.js'
 import { NODE, NODE_ARGS } from '../helpers/paths.js'
 
 interface Account { address: string; apiKey: string; secretKey: string }
@@ -34,12 +33,8 @@ t.test('deposit, withdrawal, anchors and audit on the embedded chain', { timeout
   const provider = chainProvider(running.rpc as string, 31337)
   const usdt = JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')).tokens[0].address as string
 
-  const callAs = async (who: Account, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
-    return r.json()
-  }
+  const callAs = async (who: Account, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> =>
+    (await signedRequest(`http://127.0.0.1:${port}`, who, method, p, params)).body
   const call = (method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => callAs(demo, method, p, params)
 
   // Funded by a real deposit: the history's txId is a mined transaction to the Vault.

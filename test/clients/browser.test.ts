@@ -7,8 +7,8 @@
 // only because the gateway answers CORS (gateway/cors.ts).
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
 import { startLiveExchange } from '../helpers/live-exchange.js'
+import { signedRequest } from '../helpers/processes.js'
 import { browserSkip, runPage } from '../helpers/browser.js'
 
 // The page: its settings arrive as JSON in the document; it reports `out` to /result.
@@ -172,9 +172,7 @@ t.test('web pages on another origin, in a real browser', { skip: browserSkip(), 
     t.same(r.refused, { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } }, 'a refusal\'s code is readable')
 
     // Read back outside the browser with the keys the page was given.
-    const q = `symbol=BTCUSDTPERP&origClientOrderId=from-a-page&timestamp=${Date.now()}`
-    const sig = createHmac('sha256', r.session.secretKey).update(q).digest('hex')
-    const order = await (await fetch(`${live.base}/fapi/v1/order?${q}&signature=${sig}`, { headers: { 'X-MBX-APIKEY': r.session.apiKey } })).json()
+    const order = (await signedRequest(live.base, r.session, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', origClientOrderId: 'from-a-page' })).body
     t.match(order, { clientOrderId: 'from-a-page', status: 'CANCELED', price: '20000.0', origQty: '0.010' })
     t.same(live.offMachine, [])
   })

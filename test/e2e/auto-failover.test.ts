@@ -9,7 +9,6 @@
 // The price feed runs wherever the lead is: the sequencer's at first, then the promoted standby's.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -23,7 +22,7 @@ import { readLogFile } from '../../chain/log-file.js'
 import { readLeader } from '../../replica/leadership.js'
 import { TEST_LEASE_MS, etcdSkip, startEtcd } from '../helpers/etcd.js'
 import { collect, readLogDir } from '../helpers/log-fixtures.js'
-import { appliedSeq, explained, internalLink, reachedAll, scrapeGauges, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
+import { appliedSeq, explained, internalLink, reachedAll, scrapeGauges, signedRequest, startExchange, type DemoAccount, type Proc } from '../helpers/processes.js'
 
 const ACCOUNT = '0x' + '5'.repeat(40)
 const depositNamed = (ref: string): Command => ({ type: 'Deposit', account: ACCOUNT, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'PERP', ref })
@@ -62,12 +61,8 @@ t.test('a standby takes over from a killed sequencer by itself; nothing acknowle
   const demo = JSON.parse(await readFile(path.join(dirs.A, 'demo-account.json'), 'utf8')) as DemoAccount
 
   // REST through the follower's gateway, which sends commands to whichever node leads.
-  const call = async (method: string, p: string, params: Record<string, string>): Promise<{ status: number; body: any }> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${ports.F.api}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
-    return { status: r.status, body: await r.json() }
-  }
+  const call = (method: string, p: string, params: Record<string, string>): Promise<{ status: number; body: any }> =>
+    signedRequest(`http://127.0.0.1:${ports.F.api}`, demo, method, p, params)
   const place = (price: string) => call('POST', '/fapi/v1/order',
     { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.01', price })
   /** Waits until the follower's gateway shows `price` as BTC's index; false after 20 s. */

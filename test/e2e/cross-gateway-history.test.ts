@@ -6,19 +6,14 @@
 // secret; nothing is stored). Real processes.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
-import { startGatewayPair } from '../helpers/processes.js'
+import { signedRequest, startGatewayPair } from '../helpers/processes.js'
 
 const SECRET = '33'.repeat(32)
 
 t.test('amendments and history downloads are served by any gateway', { timeout: 90_000 }, async (t) => {
   const { apiA, apiB, demo } = await startGatewayPair(t, SECRET, ['--tick-ms', '100'], ['--chain', 'off', '--price-feed', 'off', '--bot', 'off'])
-  const signed = async (port: number, method: string, path: string, params: Record<string, string>) => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${port}${path}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': demo.apiKey } })
-    return { status: r.status, body: await r.json() as any, seq: Number(r.headers.get('x-exchange-seq')) }
-  }
+  const signed = (port: number, method: string, path: string, params: Record<string, string>) =>
+    signedRequest(`http://127.0.0.1:${port}`, demo, method, path, params)
   // The follower may be a moment behind a write: wait for its seq, as a client would.
   const caughtUp = async (seq: number): Promise<void> => {
     const until = Date.now() + 10_000

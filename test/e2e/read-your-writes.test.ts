@@ -3,8 +3,7 @@
 // once, and on the other when the client names the seq it was answered with.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
-import { startGatewayPair } from '../helpers/processes.js'
+import { signedRequest, startGatewayPair } from '../helpers/processes.js'
 
 interface Answer { status: number; seq: number; body: any }
 
@@ -15,14 +14,8 @@ t.test('a write on one gateway is readable on the other at the seq it returned',
   const { apiA, apiB, seq, demo } = await startGatewayPair(t, SECRET, ['--tick-ms', '100', '--read-wait-ms', '300'],
     ['--price-feed', 'off'])
 
-  const call = async (port: number, method: string, p: string, params: Record<string, string> = {},
-    headers: Record<string, string> = {}): Promise<Answer> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', demo.secretKey).update(q).digest('hex')
-    const r = await fetch(`http://127.0.0.1:${port}${p}?${q}&signature=${sig}`,
-      { method, headers: { 'X-MBX-APIKEY': demo.apiKey, ...headers } })
-    return { status: r.status, seq: Number(r.headers.get('x-exchange-seq')), body: await r.json() }
-  }
+  const call = (port: number, method: string, p: string, params: Record<string, string> = {},
+    headers: Record<string, string> = {}): Promise<Answer> => signedRequest(`http://127.0.0.1:${port}`, demo, method, p, params, headers)
   const place = (port: number, price: string) => call(port, 'POST', '/fapi/v1/order',
     { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.003', price })
   const openIds = async (port: number, atSeq?: number): Promise<number[]> => {

@@ -5,12 +5,11 @@
 // refused, leaving no log behind.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
 import { copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
-import { exchangeCli, startExchange, type Proc } from '../helpers/processes.js'
+import { exchangeCli, signedRequest, startExchange, type Proc } from '../helpers/processes.js'
 
 interface Keys { apiKey: string; secretKey: string }
 
@@ -25,11 +24,8 @@ async function node(t: Tap, command: 'start' | 'sequencer', dir: string): Promis
 type Tap = { teardown(fn: () => unknown): void }
 
 function client(base: string) {
-  return async (who: Keys, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-    return (await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })).json()
-  }
+  return async (who: Keys, method: string, p: string, params: Record<string, string> = {}): Promise<unknown> =>
+    (await signedRequest(base, who, method, p, params)).body
 }
 
 t.test('an exported log restored into a new data directory: the exchange goes on where it stood', { timeout: 180_000 }, async (t) => {

@@ -4,13 +4,12 @@
 
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { createHmac } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { freePort } from '../../replica/free-port.js'
-import { startExchange } from '../helpers/processes.js'
+import { signedRequest, startExchange } from '../helpers/processes.js'
 import { NODE, NODE_ARGS } from '../helpers/paths.js'
 
 const run = promisify(execFile)
@@ -30,10 +29,8 @@ t.test('start, demo account, a second account, a trade over HTTP', { timeout: 60
   const base = `http://127.0.0.1:${port}`
 
   const call = async (who: Account, method: string, p: string, params: Record<string, string> = {}) => {
-    const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-    const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
-    return { status: r.status, body: await r.json() as Record<string, unknown> & Record<string, unknown>[] }
+    const r = await signedRequest(base, who, method, p, params)
+    return { status: r.status, body: r.body as Record<string, unknown> & Record<string, unknown>[] }
   }
 
   const bal = await call(demo, 'GET', '/fapi/v2/balance')

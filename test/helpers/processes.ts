@@ -147,13 +147,16 @@ export async function startGatewayPair(t: { teardown(fn: () => Promise<void>): v
   return { apiA, apiB, repl, metA, metB, seq, fol, demo }
 }
 
-/** A request to the REST API at `base` signed by `who` (HMAC over the query, as clients sign), with its status and parsed body. */
+/**
+ * A request to the REST API at `base` signed by `who` (HMAC over the query, as clients sign): its
+ * status, parsed body and the seq the answer names (X-Exchange-Seq; 0: none). `headers`: more to send.
+ */
 export async function signedRequest(base: string, who: { apiKey: string; secretKey: string }, method: string, p: string,
-  params: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  params: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<{ status: number; body: any; seq: number }> {
   const q = new URLSearchParams({ ...params, timestamp: String(Date.now()) }).toString()
   const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-  const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey } })
-  return { status: r.status, body: await r.json() }
+  const r = await fetch(`${base}${p}?${q}&signature=${sig}`, { method, headers: { 'X-MBX-APIKEY': who.apiKey, ...headers } })
+  return { status: r.status, body: await r.json(), seq: Number(r.headers.get('x-exchange-seq') ?? 0) }
 }
 
 /** The demo account `start` funds (demo-account.json). */

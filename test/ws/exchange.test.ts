@@ -3,7 +3,6 @@
 // the book REST serves, and the trade stream reports the trades REST lists.
 
 import t from 'tap'
-import { createHmac } from 'node:crypto'
 import { startLiveExchange, type LiveAccount as Account } from '../helpers/live-exchange.js'
 import { connect, sleep } from './client.js'
 
@@ -13,12 +12,8 @@ t.test('streams of a running exchange follow its book and trades', { timeout: 90
   const live = await startLiveExchange(t)
   const [demo, second, base] = [live.maker, live.taker, live.base]
   const port = new URL(base).port
-  const order = async (who: Account, params: Record<string, string>) => {
-    const q = new URLSearchParams({ symbol: 'BTCUSDTPERP', ...params, timestamp: String(Date.now()) }).toString()
-    const sig = createHmac('sha256', who.secretKey).update(q).digest('hex')
-    const r = await fetch(`${base}/fapi/v1/order?${q}&signature=${sig}`, { method: 'POST', headers: { 'X-MBX-APIKEY': who.apiKey } })
-    return r.json() as Promise<Record<string, unknown>>
-  }
+  const order = (who: Account, params: Record<string, string>) =>
+    live.signed(who, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', ...params }) as Promise<Record<string, unknown>>
 
   const c = await connect(`ws://127.0.0.1:${port}/stream?streams=btcusdtperp@depth@100ms/btcusdtperp@trade`)
   const snap = await (await fetch(`${base}/fapi/v1/depth?symbol=BTCUSDTPERP&limit=1000`)).json() as
