@@ -2,7 +2,9 @@
 // the log entry at seq. Checkpoints arrive from the node as it applies them; at most one
 // anchor goes out per `intervalMs`, for the newest checkpoint whose entry is durable. A seq
 // the Vault already has (or one below its latest) is never sent again, so a retry after a
-// failure or a restart is harmless.
+// failure or a restart is harmless. The node (balance proofs, /metrics) is told of an anchor
+// only once its block is `confirmations` deep, as deposits are credited: a reorg shallower than
+// that can remove it, and a proof naming it could then not be checked until the next one.
 
 import type { Contract, JsonRpcProvider } from 'ethers'
 import { pollLoop, silentLogger, type Logger } from './link.js'
@@ -17,8 +19,10 @@ export interface AnchorOptions {
   /** At most one anchor per this many ms. */
   intervalMs?: number
   logger?: Logger
-  /** The newest seq the Vault holds an anchor for, whenever the anchorer learns one (read or posted). */
+  /** The newest seq the Vault holds an anchor for `confirmations` blocks deep, whenever the anchorer learns one. */
   onAnchored?(seq: number): void
+  /** How deep an anchor's block must be before the node is told of it (1: mined). */
+  confirmations?: number
 }
 
 export interface Anchored {
@@ -35,6 +39,8 @@ export class Anchorer {
   private readonly logger: Logger
   private newest: { seq: number; root: string } | undefined
   private loop: { stop(): Promise<void> } | undefined
+  /** Whether the Vault holds an anchor not yet deep enough to tell (an idle dev chain must mine for it). */
+  awaitingConfirmations = false
 
   constructor(private readonly o: AnchorOptions) {
     this.vault = vaultAt(o.vault, o.provider)
@@ -61,7 +67,9 @@ export class Anchorer {
     // hours away, and learns only from here which checkpoint the Vault anchored (the one its
     // balance proofs are made at, naming the Vault).
     const latest = Number(await this.vault.latestSeq())
-    if (latest > 0) this.o.onAnchored?.(latest)
+    const deep = await this.deepSeq(latest)
+    if (deep > 0) this.o.onAnchored?.(deep)
+    this.awaitingConfirmations = latest > deep
     const cp = this.newest
     if (!cp || cp.seq <= latest) return undefined
     const logHash = await this.o.logHashAt(cp.seq)
@@ -70,11 +78,26 @@ export class Anchorer {
       const receipt = await this.o.operator.transact(await this.vault.anchor!.populateTransaction(cp.seq, cp.root, with0x(logHash)))
       const anchored = { seq: cp.seq, root: cp.root, logHash: with0x(logHash), txId: receipt.hash as string }
       this.logger.info(anchored, 'state root anchored')
-      this.o.onAnchored?.(cp.seq)
+      if ((this.o.confirmations ?? 1) <= 1) this.o.onAnchored?.(cp.seq)
+      else this.awaitingConfirmations = true
       return anchored
     } catch (err) {
       // Another anchorer got there first (SeqNotAfter): nothing to do, the Vault has it.
       if (revertName(err) === 'SeqNotAfter') return undefined
+      throw err
+    }
+  }
+
+  /** The Vault's newest anchored seq as of the block `confirmations` deep (`latest`, read at the head, when 1). */
+  private async deepSeq(latest: number): Promise<number> {
+    const confirmations = this.o.confirmations ?? 1
+    if (confirmations <= 1 || latest === 0) return latest
+    const block = await this.o.provider.getBlockNumber() - confirmations + 1
+    try {
+      return Number(await this.vault.latestSeq!({ blockTag: Math.max(0, block) }))
+    } catch (err) {
+      // That block is older than the Vault (just deployed): no code there, nothing anchored.
+      if ((err as { code?: string }).code === 'BAD_DATA') return 0
       throw err
     }
   }

@@ -130,8 +130,9 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
       persistChain: anvil?.saveState }
     const watcher = new DepositWatcher({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock })
     const executor = new WithdrawalExecutor({ ...common, confirmations: s.confirmations, fromBlock: deployment.vaultBlock, operator })
-    const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, logHashAt: (seq) => node.logHashAt(seq),
-      intervalMs: s.anchorIntervalMs, logger, onAnchored: (seq) => node.anchored?.(seq, deployment.vault) })
+    const anchorer = new Anchorer({ provider, vault: deployment.vault, operator, confirmations: s.confirmations,
+      logHashAt: (seq) => node.logHashAt(seq), intervalMs: s.anchorIntervalMs, logger,
+      onAnchored: (seq) => node.anchored?.(seq, deployment.vault) })
     const latest = node.latestCheckpoint()
     if (latest) anchorer.offer(latest)
     node.onCheckpoint((cp) => anchorer.offer(cp))
@@ -140,10 +141,10 @@ export async function startChainServices(s: ChainSettings, node: NodeLink, logge
     executor.start()
     anchorer.start()
     gas.start()
-    // Anvil mines only on transactions; deeper confirmations need more blocks. While a deposit or
-    // a payment waits for them, a block a second, as a chain would give; none while idle, so the
+    // Anvil mines only on transactions; deeper confirmations need more blocks. While a deposit, a
+    // payment or an anchor waits for them, a block a second, as a chain would give; none while idle, so the
     // chain's state (saved whole before each credit) does not grow by a block a second for ever.
-    const awaiting = (): boolean => watcher.awaitingConfirmations || executor.awaitingConfirmations
+    const awaiting = (): boolean => watcher.awaitingConfirmations || executor.awaitingConfirmations || anchorer.awaitingConfirmations
     const miner = anvil && s.confirmations > 1
       ? pollLoop(async () => { if (awaiting()) await provider.send('evm_mine', []) }, 1000, logger, 'confirmation miner')
       : undefined
