@@ -1,7 +1,8 @@
 // ethers v6 set up for a fast JSON-RPC node: a fixed network (no chain id lookups), no request
 // batching or response caching (cached nonces and block numbers go stale within a block on
 // anvil, and both add ~10 ms a call), short polling; and the operator's transactions sent one
-// at a time with nonces counted locally.
+// at a time, each with its nonce read from the node, and sent again at higher fees when left
+// unmined.
 
 import { Contract, formatEther, Interface, JsonRpcProvider, NonceManager, Wallet, type ContractRunner, type FeeData, type Signer,
   type TransactionLike, type TransactionReceipt, type TransactionRequest, type TransactionResponse } from 'ethers'
