@@ -16,7 +16,7 @@ export async function depositFromNewWallet(o: { provider: JsonRpcProvider; opera
   // next to a running exchange): a nonce taken under us is read again and the mint retried.
   for (let attempt = 1; ; attempt++) {
     try {
-      await o.operator.run(async (signer) => mined(await (tokenAt(token.address, signer) as Contract).mint(o.wallet.address, o.units)))
+      await o.operator.transact(await tokenAt(token.address, o.provider).mint!.populateTransaction(o.wallet.address, o.units))
       break
     } catch (err) {
       const code = (err as { code?: string }).code

@@ -95,7 +95,9 @@ export class Operator {
         if ((await this.provider.getTransactionCount(this.address, 'latest')) > nonce) {
           // Mined between the two looks, or another sender took the nonce: one more look tells.
           for (const s of sent) if ((await this.provider.getTransactionReceipt(s.hash)) !== null) return (await s.wait())!
-          throw new Error(`the operator's nonce ${nonce} was taken by a transaction this process did not send`)
+          // ethers' code for a nonce already used, so callers that retry on it retry on this.
+          throw Object.assign(new Error(`the operator's nonce ${nonce} was taken by a transaction this process did not send`),
+            { code: 'NONCE_EXPIRED' })
         }
         if (performance.now() - since >= resendAfterMs) {
           tx = { ...tx, ...raisedFees(tx, await this.provider.getFeeData()) }
