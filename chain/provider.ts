@@ -90,16 +90,23 @@ export class Operator {
       const sent = [await this.send(tx)]
       const resendAfterMs = this.o.resendAfterMs ?? RESEND_AFTER_MS
       let since = performance.now()
-      for (;;) {
+      const minedOne = async (): Promise<TransactionReceipt | undefined> => {
         for (const s of sent) if ((await this.provider.getTransactionReceipt(s.hash)) !== null) return (await s.wait())!
-        if ((await this.provider.getTransactionCount(this.address, 'latest')) > nonce) {
-          // Mined between the two looks, or another sender took the nonce: one more look tells.
-          for (const s of sent) if ((await this.provider.getTransactionReceipt(s.hash)) !== null) return (await s.wait())!
-          // ethers' code for a nonce already used, so callers that retry on it retry on this.
-          throw Object.assign(new Error(`the operator's nonce ${nonce} was taken by a transaction this process did not send`),
-            { code: 'NONCE_EXPIRED' })
-        }
+        return undefined
+      }
+      for (;;) {
+        const receipt = await minedOne()
+        if (receipt) return receipt
         if (performance.now() - since >= resendAfterMs) {
+          // The nonce is looked at only when about to send again: until then there is only waiting.
+          if ((await this.provider.getTransactionCount(this.address, 'latest')) > nonce) {
+            // Mined between the two looks, or another sender took the nonce: one more look tells.
+            const late = await minedOne()
+            if (late) return late
+            // ethers' code for a nonce already used, so callers that retry on it retry on this.
+            throw Object.assign(new Error(`the operator's nonce ${nonce} was taken by a transaction this process did not send`),
+              { code: 'NONCE_EXPIRED' })
+          }
           tx = { ...tx, ...raisedFees(tx, await this.provider.getFeeData()) }
           try {
             sent.push(await this.send(tx))

@@ -42,7 +42,7 @@ export type Outcome = { status: 'COMPLETED'; txId: string } | { status: 'FAILED'
 /** Not decided yet: the chain refused the payment while the operator had transactions unmined. */
 type Undecided = { status: 'UNDECIDED'; reason: string; inFlight: number }
 /** Paid, in a block not yet `confirmations` deep. */
-type Shallow = { status: 'SHALLOW'; txId: string; depth: number }
+type Shallow = { status: 'SHALLOW'; txId: string }
 /** A Vault payment: its transaction and block. */
 interface Payment { txId: string; block: number }
 /** A withdrawal ready to pay: the token's address and the amount in its units. */
@@ -208,11 +208,7 @@ export class WithdrawalExecutor {
       return undefined
     }
     const paid = new Map<number, Outcome | Shallow>()
-    const topic = this.vault.interface.getEvent('Withdrawn')!.topicHash
-    for (const log of receipt.logs) {
-      if (log.address.toLowerCase() !== this.o.vault.toLowerCase() || log.topics[0] !== topic) continue
-      paid.set(Number(BigInt(log.topics[1]!)), await this.settled({ txId: receipt.hash, block: receipt.blockNumber }))
-    }
+    for (const id of this.withdrawnIds(receipt)) paid.set(id, await this.settled({ txId: receipt.hash, block: receipt.blockNumber }))
     return paid
   }
 
@@ -255,7 +251,7 @@ export class WithdrawalExecutor {
     this.view.head ??= this.o.provider.getBlockNumber()
     // A payment made in this poll may lie above the head read before it.
     const depth = Math.max(await this.view.head, p.block) - p.block + 1
-    return depth >= required ? { status: 'COMPLETED', txId: p.txId } : { status: 'SHALLOW', txId: p.txId, depth }
+    return { status: depth >= required ? 'COMPLETED' : 'SHALLOW', txId: p.txId }
   }
 
   /**
@@ -265,18 +261,16 @@ export class WithdrawalExecutor {
    * old on a public chain is past any cap: one call from its deployment would always be refused).
    */
   private async payment(id: number): Promise<Payment | undefined> {
-    const topics = [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)]
     const known = this.shallow.get(id)
     if (known !== undefined) {
       // A node gives receipts of the chain as it stands: one with the event is the payment.
       let receipt = this.view.receipts.get(known)
       if (receipt === undefined) this.view.receipts.set(known, receipt = this.o.provider.getTransactionReceipt(known))
       const r = await receipt
-      const paid = r?.logs.some((l) => l.address.toLowerCase() === this.o.vault.toLowerCase() &&
-        l.topics[0] === topics[0] && l.topics[1] === topics[1])
-      if (r && paid) return { txId: known, block: r.blockNumber }
+      if (r && this.withdrawnIds(r).includes(id)) return { txId: known, block: r.blockNumber }
     }
     if (!(await this.vault.paid(id))) return undefined
+    const topics = [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)]
     const range = this.o.blockRange ?? LOG_BLOCK_RANGE
     for (let to = await this.o.provider.getBlockNumber(); to >= this.o.fromBlock; to -= range) {
       const logs = await this.o.provider.getLogs({ address: this.o.vault, topics, fromBlock: Math.max(this.o.fromBlock, to - range + 1), toBlock: to })
@@ -284,5 +278,12 @@ export class WithdrawalExecutor {
       if (log !== undefined) return { txId: log.transactionHash, block: log.blockNumber }
     }
     throw new Error(`withdrawal ${id} is paid but its event was not found`)
+  }
+
+  /** The withdrawal ids the Vault paid in `receipt`'s transaction (its Withdrawn events). */
+  private withdrawnIds(receipt: TransactionReceipt): number[] {
+    const topic = this.vault.interface.getEvent('Withdrawn')!.topicHash
+    return receipt.logs.filter((l) => l.address.toLowerCase() === this.o.vault.toLowerCase() && l.topics[0] === topic)
+      .map((l) => Number(BigInt(l.topics[1]!)))
   }
 }

@@ -45,7 +45,7 @@ t.test('a transaction left unmined is sent again with the same nonce at higher f
 })
 
 t.test('a nonce another sender took ends the wait with an error', async (t) => {
-  const operator = new Operator(chain.operatorKey, chain.provider, { resendAfterMs: 60_000 })
+  const operator = new Operator(chain.operatorKey, chain.provider, { resendAfterMs: 200 })
   const receipt = operator.transact(await mint(1n)).then(() => undefined, (err: Error) => err)
   await until(async () => (await unmined()).length === 1)
   const [ours] = await unmined()
