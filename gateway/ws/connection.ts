@@ -6,7 +6,7 @@
 
 import { CLOSE } from './managed-socket.js'
 import type { SocketEvents, StreamLink } from './stream-socket.js'
-import { canonicalStreamName, parseStream } from './streams.js'
+import { canonicalStreamName, hubStream, parseStream } from './streams.js'
 
 export interface ConnectionLimits {
   /** Incoming frames (messages, pings, pongs) allowed in any one second; more closes the connection. */
@@ -40,6 +40,10 @@ export interface ExtraStreams {
   subscribed?(name: string): void
 }
 
+/**
+ * One connection. `streams` holds the names as the client wrote them; on the spot stream host
+ * (`spotHost`) the all-market ones denote that host's streams (hubStream).
+ */
 export class StreamConnection implements SocketEvents {
   readonly streams = new Set<string>()
   /** Arrival times (monotonic ms) of the incoming frames of the last second. */
@@ -49,7 +53,7 @@ export class StreamConnection implements SocketEvents {
   constructor(private readonly link: StreamLink, private combined: boolean,
     private readonly streamLimits: Pick<ConnectionLimits, 'messagesPerSecond' | 'streamsMax'>,
     private readonly onEnd: (c: StreamConnection) => void, private readonly onError: (err: unknown) => void,
-    private readonly extra?: ExtraStreams) {}
+    private readonly extra?: ExtraStreams, private readonly spotHost = false) {}
 
   get isOpen(): boolean { return this.open }
 
@@ -70,7 +74,7 @@ export class StreamConnection implements SocketEvents {
   ended(): void {
     if (!this.open) return
     this.open = false
-    for (const s of this.streams) this.link.remove(s)
+    for (const s of this.streams) this.link.remove(hubStream(s, this.spotHost))
     this.streams.clear()
     this.onEnd(this)
   }
@@ -105,7 +109,7 @@ export class StreamConnection implements SocketEvents {
   private subscribe(name: string): void {
     if (this.streams.has(name)) return
     this.streams.add(name)
-    this.link.add(name)
+    this.link.add(hubStream(name, this.spotHost))
     if (parseStream(name) === null) this.extra?.subscribed?.(name)
   }
 
@@ -174,7 +178,7 @@ export class StreamConnection implements SocketEvents {
       }
       case 'UNSUBSCRIBE':
         for (const n of this.streamParams(params)) {
-          if (this.streams.delete(n)) this.link.remove(n)
+          if (this.streams.delete(n)) this.link.remove(hubStream(n, this.spotHost))
         }
         return null
       case 'LIST_SUBSCRIPTIONS':

@@ -119,13 +119,20 @@ interface TickerFields {
 }
 
 /** The REST 24 h ticker's values under the stream's letters. */
+/**
+ * `24hrTicker`. A spot market's has Binance spot's further letters, as GET /api/v3/ticker/24hr
+ * has them: `x` the previous close (the window's open: spotTickerBody) and the best levels
+ * `b B a A`.
+ */
 export function tickerEvent(m: Market, t: TickerRecord, now: number): object {
   const r = tickerBody(m, t) as TickerFields
-  return {
-    e: '24hrTicker', E: now, s: m.symbol, p: r.priceChange, P: r.priceChangePercent, w: r.weightedAvgPrice,
-    c: r.lastPrice, Q: r.lastQty, o: r.openPrice, h: r.highPrice, l: r.lowPrice, v: r.volume, q: r.quoteVolume,
-    O: r.openTime, C: r.closeTime, F: r.firstId, L: r.lastId, n: r.count,
-  }
+  const head = { e: '24hrTicker', E: now, s: m.symbol, p: r.priceChange, P: r.priceChangePercent, w: r.weightedAvgPrice }
+  const tail = { o: r.openPrice, h: r.highPrice, l: r.lowPrice, v: r.volume, q: r.quoteVolume, O: r.openTime, C: r.closeTime,
+    F: r.firstId, L: r.lastId, n: r.count }
+  if (m.kind !== 'SPOT') return { ...head, c: r.lastPrice, Q: r.lastQty, ...tail }
+  const [b, B] = bestOf(m, m.book.bids)
+  const [a, A] = bestOf(m, m.book.asks)
+  return { ...head, x: r.openPrice, c: r.lastPrice, Q: r.lastQty, b, B, a, A, ...tail }
 }
 
 /** Binance spot's rolling window ticker (`1hTicker`…): the 24 h ticker's letters but the last quantity, closing at `closeTime`. */

@@ -2,6 +2,8 @@
 // holds cost nothing; `publish` serializes and encodes an event once for every subscriber,
 // down to the WebSocket frame, so each connection's share is one write of shared bytes.
 
+import { clientStreamName } from './streams.js'
+
 /**
  * One event as its subscribers receive it: the UTF-8 bytes of the raw form, and of the
  * `{"stream","data"}` wrapper combined-stream connections get, each made once however many
@@ -20,7 +22,7 @@ export class Frame {
   }
 
   combined(): Buffer {
-    return this.combinedBytes ??= Buffer.from(`{"stream":${JSON.stringify(this.stream)},"data":${this.json}}`)
+    return this.combinedBytes ??= Buffer.from(`{"stream":${JSON.stringify(clientStreamName(this.stream))},"data":${this.json}}`)
   }
 
   /**

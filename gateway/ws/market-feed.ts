@@ -13,7 +13,7 @@ import type { StreamHub } from './hub.js'
 import { ProjectionFeed } from './projection-feed.js'
 import { leverageBrackets } from '../format-market.js'
 import { referencePriceEvent } from '../reference-price.js'
-import { ALL_MARKETS_KIND, DEPTH_SPEEDS, streamName } from './streams.js'
+import { allMarketsStream, DEPTH_SPEEDS, streamName } from './streams.js'
 
 export interface FeedCadences {
   /** Mark and index price: the default and the `@1s` forms. */
@@ -187,12 +187,12 @@ export class MarketFeed {
     if (this.lastBest.get(marketId) === key) return
     this.lastBest.set(marketId, key)
     const one = streamName.bookTicker(m.symbol.toLowerCase())
-    // The all-market stream is USD-M's: perpetuals only (ALL_MARKETS_KIND).
-    const all = m.kind === ALL_MARKETS_KIND ? streamName.bookTicker(null) : undefined
-    if (!this.hub.has(one) && (all === undefined || !this.hub.has(all))) return
+    // The all-market stream of the market's host (USD-M's for a perpetual, spot's for a spot market).
+    const all = allMarketsStream(streamName.bookTicker(null), m.kind)
+    if (!this.hub.has(one) && !this.hub.has(all)) return
     const event = JSON.stringify(bookTickerEvent(m, state.seq, state.time, this.ctx.now()))
     this.hub.publish(one, event)
-    if (all !== undefined) this.hub.publish(all, event)
+    this.hub.publish(all, event)
   }
 
   /** `<s>@referencePrice` of each spot market under the Price Range rule someone listens to, every tick. */

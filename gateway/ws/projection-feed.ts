@@ -11,7 +11,7 @@ import { KLINE_INTERVALS, zonedBucketClose, zonedBucketOpen, type Projections } 
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import type { StreamHub } from './hub.js'
 import { aggTradeEvent, continuousKlineEvent, klineEvent, miniTickerEvent, tickerEvent, windowTickerEvent } from './format-stream.js'
-import { ALL_MARKETS_KIND, KLINE_OFFSETS, parseStream, streamName, TICKER_WINDOWS, type TickerWindow } from './streams.js'
+import { allMarketsStream, KLINE_OFFSETS, parseStream, streamName, TICKER_WINDOWS, type TickerWindow } from './streams.js'
 
 interface Traded {
   /** Seq and time of the market's last trade the feed saw. */
@@ -157,11 +157,15 @@ export class ProjectionFeed {
     }
   }
 
-  /** `<s>@ticker` / `!ticker@arr` (and the mini forms) for the markets traded since the last one. */
+  /**
+   * `<s>@ticker` / `!ticker@arr` (and the mini forms) for the markets traded since the last one;
+   * the array form of the perpetuals and that of the spot markets go to each one's stream host.
+   */
   async tickerTick(kind: 'ticker' | 'miniTicker', arr: boolean): Promise<void> {
     const format = kind === 'ticker' ? tickerEvent : miniTickerEvent
-    await this.emitTickers(this.tickerDirty[kind][arr ? 1 : 0]!, arr, (m) => !arr || m.kind === ALL_MARKETS_KIND,
-      (symbol) => streamName[kind](symbol), async (m, id, now) => format(m, await this.projections.ticker24h(id, now), this.now()))
+    await this.emitTickers(this.tickerDirty[kind][arr ? 1 : 0]!, arr, () => true,
+      (symbol, m) => symbol === null ? allMarketsStream(streamName[kind](null), m.kind) : streamName[kind](symbol),
+      async (m, id, now) => format(m, await this.projections.ticker24h(id, now), this.now()))
   }
 
   /**
@@ -180,24 +184,26 @@ export class ProjectionFeed {
 
   /**
    * One ticker stream form: each `dirty` market the projections can read, of the kind `carries`,
-   * to its own stream (`nameOf(symbol)`) or, `arr`, all together to `nameOf(null)`, when someone
-   * listens. `now` is the REST ticker's: never before the newest flushed entry.
+   * to its own stream (`nameOf(symbol, m)`) or, `arr`, together with the others that name the same
+   * stream to `nameOf(null, m)`, when someone listens. `now` is the REST ticker's: never before the
+   * newest flushed entry.
    */
-  private async emitTickers(dirty: Set<number>, arr: boolean, carries: (m: Market) => boolean, nameOf: (symbol: string | null) => string,
-    event: (m: Market, id: number, now: number) => Promise<object>): Promise<void> {
-    const batch: object[] = []
+  private async emitTickers(dirty: Set<number>, arr: boolean, carries: (m: Market) => boolean,
+    nameOf: (symbol: string | null, m: Market) => string, event: (m: Market, id: number, now: number) => Promise<object>): Promise<void> {
+    const batches = new Map<string, object[]>()
     for (const id of [...dirty]) {
       if (!this.readable(id)) continue
       dirty.delete(id)
       const s = this.symbolOf(id)
       if (s === undefined || !carries(s.m)) continue
-      const name = nameOf(arr ? null : s.symbol)
+      const name = nameOf(arr ? null : s.symbol, s.m)
       if (!this.hub.has(name)) continue
       const e = await event(s.m, id, Math.max(this.now(), this.projections.flushedTime))
-      if (arr) batch.push(e)
-      else this.hub.publish(name, e)
+      if (!arr) this.hub.publish(name, e)
+      else if (batches.has(name)) batches.get(name)!.push(e)
+      else batches.set(name, [e])
     }
-    if (arr && batch.length > 0) this.hub.publish(nameOf(null), batch)
+    for (const [name, batch] of batches) this.hub.publish(name, batch)
   }
 
   /**

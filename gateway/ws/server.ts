@@ -1,7 +1,8 @@
 // WebSocket market streams on the gateway's HTTP server: the paths Binance clients build
-// (raw `/ws/<streams>`, combined `/stream?streams=`, and the routed `/public/…` and
-// `/market/…` forms), each upgraded into a StreamConnection fed by one MarketFeed. The user
-// data stream and the WebSocket API (gateway/ws-api) are further routes on the same server.
+// (raw `/ws/<streams>`, combined `/stream?streams=`, the routed `/public/…` and `/market/…`
+// forms, and the spot stream host's `/spot/ws…`, `/spot/stream…`), each upgraded into a
+// StreamConnection fed by one MarketFeed. The user data stream and the WebSocket API
+// (gateway/ws-api) are further routes on the same server.
 // The connections' sockets live on this thread or, with `fanOut: 'process'`, in a fan-out
 // process that does their writing (fan-out.ts); routing and the control protocol stay here.
 
@@ -67,10 +68,14 @@ export interface MarketStreams {
   readonly fanOut?: FanOut
 }
 
-/** A request path the streams serve: whether payloads are combined, and the streams named in it. */
+/**
+ * A request path the streams serve: whether payloads are combined, the streams named in it, and
+ * whether it is on the spot stream host (`/spot/ws…`, `/spot/stream…`: streams.ts, hubStream).
+ */
 interface Route {
   combined: boolean
   streams: string[]
+  spotHost: boolean
 }
 
 class RouteError extends Error {
@@ -79,7 +84,7 @@ class RouteError extends Error {
 
 const CONNECTIONS_MAX = 10_000
 
-const PATH = /^\/(?:(public|market|private)\/)?(ws|stream)(?:\/(.*))?$/
+const PATH = /^\/(?:(public|market|private|spot)\/)?(ws|stream)(?:\/(.*))?$/
 /** A connection counter some clients put after /ws/ (ccxt's spot: /ws/0, /ws/1, ...), not a stream. */
 const COUNTER = /^\d{1,9}$/
 
@@ -116,7 +121,8 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
     const api = notFound()
     throw new RouteError(api.status, api.toBody())
   }
-  const routed = m[1] !== undefined
+  const spotHost = m[1] === 'spot'
+  const routed = m[1] !== undefined && !spotHost
   const combined = m[2] === 'stream'
   const names = combined
     ? (queryParam(u.search, 'streams') ?? '').split('/')
@@ -136,7 +142,7 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   if (streams.length > streamsMax) {
     throw new RouteError(400, { code: 2, msg: `Invalid request: too many streams; at most ${streamsMax} per connection` })
   }
-  return { combined, streams }
+  return { combined, streams, spotHost }
 }
 
 /** Answers an upgrade request with `status` and `body`; `header`, a whole header line, said too. */
@@ -215,7 +221,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     if (fanOut !== undefined) {
       fanOut.adopt(req, socket, head, route.combined, (link, onEnd) => {
         const closed = app.wsOpen.opened(ip)
-        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); closed(); onEnd() }, onError, o.extraStreams)
+        const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); closed(); onEnd() }, onError, o.extraStreams, route.spotHost)
         connections.add(c)
         c.subscribeAll(route.streams)
         return c
@@ -225,7 +231,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
     wss.handleUpgrade(req, socket, head, (ws) => {
       const s = new StreamSocket(ws, socket, limits, hub, route.combined)
       const closed = app.wsOpen.opened(ip)
-      const conn = new StreamConnection(s, route.combined, limits, (c) => { connections.delete(c); closed() }, onError, o.extraStreams)
+      const conn = new StreamConnection(s, route.combined, limits, (c) => { connections.delete(c); closed() }, onError, o.extraStreams, route.spotHost)
       s.listen(conn)
       connections.add(conn)
       conn.subscribeAll(route.streams)

@@ -150,12 +150,31 @@ export function canonicalStreamName(name: unknown): string | null {
 }
 
 /**
- * The markets the all-market streams (`!ticker@arr`, `!miniTicker@arr`, `!bookTicker`) carry:
- * the perpetuals, as on Binance USD-M's stream host. The spot markets stream on the same
- * server, but a USD-M client takes every symbol of those streams for one of its markets (ccxt's
- * watchTickers and watchBidsAsks filled in BTCUSDT as a market of its own).
+ * The all-market streams (`!ticker@arr`, `!miniTicker@arr`, `!bookTicker`) carry the
+ * perpetuals, as on Binance USD-M's stream host: a USD-M client takes every symbol of those
+ * streams for one of its markets (ccxt's watchTickers and watchBidsAsks filled in BTCUSDT as a
+ * market of its own). A connection on the spot stream host (paths under `/spot/`, which a spot
+ * client is given as its stream base URL) is Binance spot's: the same names carry the spot
+ * markets. Within the gateway the spot host's form of such a stream is a stream of its own,
+ * named with SPOT_HOST before the name (a prefix no client name can hold: names never hold `/`).
  */
-export const ALL_MARKETS_KIND = 'PERP'
+const SPOT_HOST = 'spot/'
+const ALL_MARKETS = new Set(['!ticker@arr', '!miniTicker@arr', '!bookTicker'])
+
+/** The stream a connection's name denotes, on the spot stream host or not. */
+export function hubStream(name: string, spotHost: boolean): string {
+  return spotHost && ALL_MARKETS.has(name) ? SPOT_HOST + name : name
+}
+
+/** The stream an all-market event of a market of this kind goes to (`name` as USD-M spells it). */
+export function allMarketsStream(name: string, kind: 'PERP' | 'SPOT'): string {
+  return kind === 'SPOT' ? SPOT_HOST + name : name
+}
+
+/** A stream's name as its subscribers wrote it (what combined payloads say). */
+export function clientStreamName(stream: string): string {
+  return stream.startsWith(SPOT_HOST) ? stream.slice(SPOT_HOST.length) : stream
+}
 
 // The names feeds publish under, built the one way parseStream reads them.
 

@@ -232,7 +232,7 @@ t.test('mark and index price streams print what premiumIndex prints', async (t) 
   c.close()
 })
 
-t.test('raw streams carry the bare event; partial depth is sent every cadence; spot markets stream too, but not in the all-market streams', async (t) => {
+t.test('raw streams carry the bare event; partial depth is sent every cadence; spot markets stream too, in the all-market streams of the spot stream host only', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
   const c = await connect(`${rig.base}/ws/${S}@depth20@500ms`)
@@ -250,6 +250,12 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   const spot = await connect(`${rig.base}/ws/btcusdt@trade`)
   const windows = await connect(`${rig.base}/stream?streams=btcusdt@ticker_1h/!ticker_4h@arr`)
   const all = await connect(`${rig.base}/stream?streams=btcusdt@bookTicker/btcusdt@miniTicker/!bookTicker/!miniTicker@arr/!ticker@arr`)
+  // The spot stream host (a spot client's stream base `…/spot`): the same names carry the spot markets.
+  const spotAll = await connect(`${rig.base}/spot/stream?streams=!bookTicker/!miniTicker@arr/btcusdt@ticker`)
+  t.same(await spotAll.request({ method: 'SUBSCRIBE', params: ['!ticker@arr'], id: 1 }), { result: null, id: 1 })
+  t.same(await spotAll.request({ method: 'LIST_SUBSCRIPTIONS', id: 2 }), { result: ['!bookTicker', '!miniTicker@arr', 'btcusdt@ticker', '!ticker@arr'], id: 2 },
+    'the names as the client wrote them')
+  const spotRaw = await connect(`${rig.base}/spot/ws/!miniTicker@arr`)
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
   t.match(await spot.next(), { e: 'trade', s: 'BTCUSDT', t: 1, m: false, T: rig.ex.time })
@@ -290,6 +296,28 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   t.ok(books.some((m) => m.stream === 'btcusdt@bookTicker'), 'the spot book ticker on its own stream')
   t.same([...new Set(books.filter((m) => m.stream === '!bookTicker').map((m) => m.data.s))], ['BTCUSDTPERP'], '!bookTicker: the perpetual only')
   all.close()
+
+  // On the spot stream host they carry the spot market only, under the names the client wrote.
+  t.same((await on(spotAll, '!miniTicker@arr')).map((x: { s: string }) => x.s), ['BTCUSDT'])
+  t.same((await spotRaw.next()).map((x: { s: string }) => x.s), ['BTCUSDT'], 'the raw form too')
+  const [spotTicker] = await on(spotAll, '!ticker@arr')
+  t.same(spotTicker, await on(spotAll, 'btcusdt@ticker', (d) => d.E === spotTicker.E), 'the array holds the symbol\'s event')
+  // A spot market's 24 h ticker has Binance spot's letters, with GET /api/v3/ticker/24hr's figures.
+  const r24 = (await (await fetch(`${rig.http}/api/v3/ticker/24hr?symbol=BTCUSDT`)).json()) as Record<string, unknown>
+  t.same(spotTicker, { e: '24hrTicker', E: spotTicker.E, s: 'BTCUSDT', p: r24.priceChange, P: r24.priceChangePercent, w: r24.weightedAvgPrice,
+    x: r24.prevClosePrice, c: r24.lastPrice, Q: r24.lastQty, b: r24.bidPrice, B: r24.bidQty, a: r24.askPrice, A: r24.askQty, o: r24.openPrice,
+    h: r24.highPrice, l: r24.lowPrice, v: r24.volume, q: r24.quoteVolume, O: spotTicker.O, C: spotTicker.C, F: r24.firstId, L: r24.lastId,
+    n: r24.count })
+  t.match(spotTicker, { c: '5000.00', v: '0.0100', b: '0.00', a: '0.00', x: '5000.00' })
+  t.equal(spotTicker.C - spotTicker.O, 86_400_000, 'a rolling day')
+  await ok(rig, limit(ALICE, 'SELL', 500_100, 100, { marketId: BTCSPOT }))
+  t.same(await on(spotAll, '!bookTicker', (d) => d.u === rig.ex.state.seq), { e: 'bookTicker', u: rig.ex.state.seq, s: 'BTCUSDT', b: '0.00', B: '0.0000', a: '5001.00', A: '0.0100',
+    T: rig.ex.time, E: rig.ex.time })
+  await sleep(300)
+  t.same([...new Set((spotAll.messages as { data: { s?: string } | { s: string }[] }[]).flatMap((m) => [m.data].flat().map((d) => d.s)))],
+    ['BTCUSDT'], 'no perpetual on the spot host, though the perpetual traded too')
+  spotAll.close()
+  spotRaw.close()
 })
 
 t.test('spot klines in UTC+8 (`@+08:00`) and of 1s: buckets from the local midnight or the second, closed at their own end', async (t) => {
