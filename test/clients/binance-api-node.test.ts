@@ -1,44 +1,26 @@
 // The `binance-api-node` npm package, unmodified, pointed at a real exchange process by its
-// base URL options alone (httpFutures, httpBase, and the WebSocket bases: the futures streams
-// split as Binance now routes them, /public, /market and /private; the spot streams on the spot
-// stream host; the spot user data through the WebSocket API). Two accounts trade; the REST answers, the market streams and the user data
-// stream the client turns into its own objects are compared with figures worked out by hand.
+// base URL options alone (test/helpers/node-clients.ts): futures REST, and the futures streams
+// on the hosts Binance now splits them across (/public, /market, /private). Two accounts trade;
+// the REST answers, the market streams and the user data stream the client turns into its own
+// objects are compared with figures worked out by hand. (Its spot streams: spot-stream-host.test.ts.)
 
 import t from 'tap'
-import BinanceModule from 'binance-api-node'
-import { eventually, startLiveExchange, type LiveAccount } from '../helpers/live-exchange.js'
+import { startLiveExchange } from '../helpers/live-exchange.js'
+import { binanceApiNode, box } from '../helpers/node-clients.js'
 
-// A CommonJS package: its function is the module's `default`.
-const Binance = BinanceModule.default
 const S = 'BTCUSDTPERP'
-
-function clientFor(base: string, who: LiveAccount) {
-  const ws = base.replace(/^http/, 'ws')
-  return Binance({ apiKey: who.apiKey, apiSecret: who.secretKey, httpBase: base, httpFutures: base, wsBase: `${ws}/spot/ws`, wsApi: `${ws}/ws-api/v3`,
-    wsFuturesPublic: `${ws}/public/ws`, wsFuturesMarket: `${ws}/market/ws`, wsFuturesPrivate: `${ws}/private/ws` })
-}
 
 /**
  * futuresOrder with plain strings (the package types them as its own enums), and its answer
  * (typed as an order's or an algo order's) as the order it is.
  */
-const place = (c: ReturnType<typeof clientFor>, p: Record<string, string>): Promise<{ orderId: number } & Record<string, unknown>> =>
+const place = (c: ReturnType<typeof binanceApiNode>, p: Record<string, string>): Promise<{ orderId: number } & Record<string, unknown>> =>
   c.futuresOrder(p as never) as Promise<never>
-
-/** Collects what a stream callback gets, and waits for an item. */
-function box<T>() {
-  const items: T[] = []
-  return {
-    items,
-    push: (x: T) => { items.push(x) },
-    until: (pred: (x: T) => boolean) => eventually(async () => items.find(pred), (x) => x !== undefined),
-  }
-}
 
 t.test('binance-api-node: futures REST, the split stream hosts and the user data stream', { timeout: 120_000 }, async (t) => {
   const live = await startLiveExchange(t)
-  const maker = clientFor(live.base, live.maker)
-  const taker = clientFor(live.base, live.taker)
+  const maker = binanceApiNode(live.base, live.maker)
+  const taker = binanceApiNode(live.base, live.taker)
 
   t.same((await taker.futuresExchangeInfo()).symbols.map((s: { symbol: string }) => s.symbol), ['BTCUSDTPERP', 'ETHUSDTPERP'])
   t.same(await taker.futuresCommissionRate({ symbol: S }), { symbol: S, makerCommissionRate: '0.000200', takerCommissionRate: '0.000500' })
@@ -105,40 +87,6 @@ t.test('binance-api-node: futures REST, the split stream hosts and the user data
     { code: -1111 })
   t.same(await taker.futuresOpenOrders({ symbol: S }), [])
   // Closing the user stream deletes its listen key (DELETE /fapi/v1/listenKey): before the exchange stops.
-  await Promise.all(closers.map((close) => close({ delay: 0, fastClose: true, keepClosed: true })))
-  t.same(live.offMachine, [], 'no connection left this machine')
-})
-
-t.test('binance-api-node: the spot stream host: all-market tickers of the spot markets, and the spot user data stream', { timeout: 120_000 }, async (t) => {
-  // The market-making bot trades every market, spot ones too (no account here holds BTC to sell).
-  const live = await startLiveExchange(t, ['--price-feed', 'random', '--bot', 'on', '--bot-ms', '200'])
-  const client = clientFor(live.base, live.maker)
-  const spotMini = box<{ symbol: string }[]>()
-  const spotFull = box<{ symbol: string }[]>()
-  const futures = box<{ symbol: string }[]>()
-  // !miniTicker@arr and !ticker@arr on the spot host; !miniTicker@arr on USD-M's /market.
-  const user = box<Record<string, unknown>>()
-  const closers = [client.ws.allTickers(spotMini.push as never), client.ws.allTickersDeprecated(spotFull.push as never),
-    client.ws.futuresAllTickers(futures.push as never), await client.ws.user(user.push as never)]
-  for (const b of [spotMini, spotFull, futures]) await b.until((arr) => arr.length > 0)
-  const symbols = (b: { items: { symbol: string }[][] }) => [...new Set(b.items.flat().map((x) => x.symbol))].sort()
-  for (const [name, b] of [['!miniTicker@arr', spotMini], ['!ticker@arr', spotFull]] as const) {
-    t.ok(symbols(b).every((s) => s === 'BTCUSDT' || s === 'ETHUSDT'), `spot host ${name}: ${symbols(b)}`)
-  }
-  t.ok(symbols(futures).every((s) => s.endsWith('PERP')), `futures host: ${symbols(futures)}`)
-  t.match(spotFull.items[0]![0], { eventType: '24hrTicker', curDayClose: /^\d+\.\d{2}$/, prevDayClose: /^\d+\.\d{2}$/,
-    bestBid: /^\d+\.\d{2}$/, bestAsk: /^\d+\.\d{2}$/ }, 'the client reads the spot ticker\'s previous close and best levels')
-  // The spot user data stream (subscribed on the WebSocket API, as Binance spot now has it): a bid placed and cancelled,
-  // its USDT held and freed.
-  const bid = await client.order({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', quantity: '0.01', price: '20000' } as never)
-  await client.cancelOrder({ symbol: 'BTCUSDT', orderId: bid.orderId })
-  await user.until((e) => e.eventType === 'executionReport' && e.orderStatus === 'CANCELED')
-  t.same(user.items.filter((e) => e.eventType === 'executionReport').map((e) => [e.orderId, e.executionType, e.price, e.quantity]),
-    [[bid.orderId, 'NEW', '20000.00', '0.0100'], [bid.orderId, 'CANCELED', '20000.00', '0.0100']])
-  const usdt = user.items.filter((e) => e.eventType === 'outboundAccountPosition')
-    .map((e) => (e.balances as { asset: string; locked: string }[]).find((b) => b.asset === 'USDT')?.locked)
-  t.same(usdt, ['200.00000000', '0.00000000'])
-  t.match(await client.prices(), { BTCUSDT: /^\d+\.\d{2}$/, ETHUSDT: /^\d+\.\d{2}$/ }, 'REST: the spot prices')
   await Promise.all(closers.map((close) => close({ delay: 0, fastClose: true, keepClosed: true })))
   t.same(live.offMachine, [], 'no connection left this machine')
 })

@@ -1,31 +1,18 @@
 // The `node-binance-api` npm package, unmodified, pointed at a real exchange process by its
-// `urls` option alone: futures REST (`fapi`) with figures worked out by hand; spot REST (`base`)
-// and the spot market streams (`stream`: the spot stream host, /spot/ws/), its all-market
-// mini tickers and its locally kept order book among them. (Its futures streams take no base
-// URL: the package builds Binance's own host into them, so they are not driven here.)
+// `urls` option alone (test/helpers/node-clients.ts): futures REST with figures worked out by
+// hand. (Its futures streams take no base URL: the package builds Binance's own host into
+// them, so they are not driven here. Its spot REST and streams: spot-stream-host.test.ts.)
 
 import t from 'tap'
-import Binance from 'node-binance-api'
-import { eventually, startLiveExchange, type LiveAccount } from '../helpers/live-exchange.js'
+import { eventually, startLiveExchange } from '../helpers/live-exchange.js'
+import { nodeBinanceApi } from '../helpers/node-clients.js'
 
 const S = 'BTCUSDTPERP'
 
-function clientFor(base: string, who: LiveAccount): Binance {
-  const ws = base.replace(/^http/, 'ws')
-  // `log`: its notes of streams closing at the end stay out of the test's output.
-  return new Binance({ APIKEY: who.apiKey, APISECRET: who.secretKey, reconnect: false, log: () => undefined,
-    urls: { base: `${base}/api/`, sapi: `${base}/sapi/`, fapi: `${base}/fapi/`, stream: `${ws}/spot/ws/`, combineStream: `${ws}/spot/stream?streams=` } })
-}
-
-/** Ends every stream the client opened (it would otherwise reconnect to an exchange that stopped). */
-function closeStreams(c: Binance): void {
-  for (const endpoint of Object.keys(c.websockets.subscriptions())) c.websockets.terminate(endpoint)
-}
-
 t.test('node-binance-api: futures REST', { timeout: 120_000 }, async (t) => {
   const live = await startLiveExchange(t)
-  const maker = clientFor(live.base, live.maker)
-  const taker = clientFor(live.base, live.taker)
+  const maker = nodeBinanceApi(live.base, live.maker)
+  const taker = nodeBinanceApi(live.base, live.taker)
 
   t.same(await taker.futuresLeverage(S, 10), { leverage: 10, maxNotionalValue: '230000000', symbol: S })
   t.same(await taker.futuresPositionSideDual(), { dualSidePosition: false })
@@ -71,42 +58,5 @@ t.test('node-binance-api: futures REST', { timeout: 120_000 }, async (t) => {
 
   // A refusal is Binance's error, in the error the package throws.
   await t.rejects(taker.futuresBuy('NOPEUSDT', 0.01, 100), /-1121/)
-  t.same(live.offMachine, [], 'no connection left this machine')
-})
-
-t.test('node-binance-api: spot REST and the spot stream host', { timeout: 120_000 }, async (t) => {
-  // The market-making bot trades every market, spot ones too (no account here holds BTC to sell).
-  const live = await startLiveExchange(t, ['--price-feed', 'random', '--bot', 'on', '--bot-ms', '200'])
-  const c = clientFor(live.base, live.maker)
-  t.teardown(() => closeStreams(c))
-
-  const minis: Record<string, { close: string }>[] = []
-  c.websockets.miniTicker((markets: Record<string, { close: string }>) => { minis.push(markets) })
-  let book: { bids: [string, number][]; asks: [string, number][] } | undefined
-  c.websockets.depthCache(['BTCUSDT'], (_symbol: string, depth: { bids: Record<string, number>; asks: Record<string, number> }) => {
-    book = { bids: Object.entries(c.sortBids(depth.bids as never)), asks: Object.entries(c.sortAsks(depth.asks as never)) }
-  })
-
-  // REST: a bid far below the market rests, is read back and cancelled; its USDT is held meanwhile.
-  const usdt = async () => ((await c.balance()) as Record<string, { available: string; onOrder: string }>).USDT!
-  const before = await usdt()
-  const placed = await c.buy('BTCUSDT', 0.01, 20000)
-  t.match(placed, { symbol: 'BTCUSDT', status: 'NEW', price: '20000.00', origQty: '0.0100' })
-  t.match(await c.orderStatus('BTCUSDT', placed.orderId), { status: 'NEW', type: 'LIMIT', side: 'BUY' })
-  t.match(await usdt(), { available: (Number(before.available) - 200).toFixed(8), onOrder: '200.00000000' })
-  t.same((await c.openOrders('BTCUSDT')).map((o: { orderId: number }) => o.orderId), [placed.orderId])
-  t.match(await c.cancel('BTCUSDT', placed.orderId), { orderId: placed.orderId, status: 'CANCELED' })
-  t.match(await usdt(), { available: before.available, onOrder: '0.00000000' })
-
-  // The spot host's !miniTicker@arr: spot markets only.
-  await eventually(async () => minis.length, (n) => n >= 2)
-  const symbols = [...new Set(minis.flatMap((m) => Object.keys(m)))].sort()
-  t.ok(symbols.length > 0 && symbols.every((s) => s === 'BTCUSDT' || s === 'ETHUSDT'), `mini tickers of ${symbols}`)
-  // The kept book: diffs applied on the REST snapshot, in spot's precision, never crossed.
-  await eventually(async () => book, (b) => b !== undefined && b.bids.length > 0 && b.asks.length > 0)
-  const [[bidPrice], [askPrice]] = [book!.bids[0]!, book!.asks[0]!]
-  t.match([bidPrice, askPrice], [/^\d+\.\d{2}$/, /^\d+\.\d{2}$/])
-  t.ok(Number(bidPrice) < Number(askPrice), `best bid ${bidPrice} below best ask ${askPrice}`)
-  closeStreams(c)
   t.same(live.offMachine, [], 'no connection left this machine')
 })
