@@ -114,6 +114,10 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
     http: { headersTimeout: o.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, o.headersTimeoutMs ?? 1_000) },
     requestTimeout: 30_000,
     connectionTimeout: o.idleTimeoutMs ?? 120_000,
+    // A kept-alive connection waiting for its next request is closed after fastify's 72 s (longer
+    // than a load balancer's usual 60 s idle time, so the balancer closes first), or the idle
+    // time when that is shorter: it is idle too.
+    keepAliveTimeout: Math.min(72_000, o.idleTimeoutMs ?? 120_000),
     schemaController: { compilersFactory: { buildSerializer: serializers.factory } } })
   app.decorate('compileSerializers', serializers.compileAll)
   // Request schemas are for the document only: our own code parses and refuses every
