@@ -118,11 +118,10 @@ interface TickerFields {
   openTime: number; closeTime: number; firstId: number; lastId: number; count: number
 }
 
-/** The REST 24 h ticker's values under the stream's letters. */
 /**
- * `24hrTicker`. A spot market's has Binance spot's further letters, as GET /api/v3/ticker/24hr
- * has them: `x` the previous close (the window's open: spotTickerBody) and the best levels
- * `b B a A`.
+ * `24hrTicker`: the REST 24 h ticker's values under the stream's letters. A spot market's has
+ * Binance spot's further letters, as GET /api/v3/ticker/24hr has them: `x` the previous close
+ * (the window's open: spotTickerBody) and the best levels `b B a A`.
  */
 export function tickerEvent(m: Market, t: TickerRecord, now: number): object {
   const r = tickerBody(m, t) as TickerFields
