@@ -9,11 +9,15 @@ import type { AggTradeRecord, KlineInterval, KlineRecord, TickerRecord } from '.
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf, depthLevels, PERPETUAL_DELIVERY_DATE, premiumIndexBody, tickerBody, type BracketRow, type PriceLevel } from '../format-market.js'
 
+/**
+ * `trade`: USD-M's letters for a perpetual; Binance spot's for a spot market (no order type `X`,
+ * and its `M`, which Binance documents as "ignore" and always sends true).
+ */
 export function tradeEvent(m: Market, e: PerpTradeEvent | SpotTradeEvent, now: number): object {
-  return {
-    e: 'trade', E: now, T: e.time, s: m.symbol, t: e.tradeId,
-    p: formatPrice(m, e.priceTicks), q: formatQty(m, e.qtyLots), X: 'MARKET', m: e.buyerIsMaker,
-  }
+  const p = formatPrice(m, e.priceTicks)
+  const q = formatQty(m, e.qtyLots)
+  if (m.kind === 'SPOT') return { e: 'trade', E: now, s: m.symbol, t: e.tradeId, p, q, T: e.time, m: e.buyerIsMaker, M: true }
+  return { e: 'trade', E: now, T: e.time, s: m.symbol, t: e.tradeId, p, q, X: 'MARKET', m: e.buyerIsMaker }
 }
 
 /**
@@ -31,11 +35,13 @@ export function forceOrderEvent(m: Market, e: ForceOrderEvent, now: number): obj
   }
 }
 
+/** `aggTrade`; a spot market's has Binance spot's `M` (always true) too. */
 export function aggTradeEvent(m: Market, a: AggTradeRecord, now: number): object {
-  return {
+  const event = {
     e: 'aggTrade', E: now, s: m.symbol, a: a.aggId, p: formatPrice(m, a.priceTicks), q: formatQty(m, a.qtyLots),
     f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker,
   }
+  return m.kind === 'SPOT' ? { ...event, M: true } : event
 }
 
 /** Levels as [price, qty] strings, in the order given. */

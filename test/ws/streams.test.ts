@@ -248,6 +248,7 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
   await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
   const spot = await connect(`${rig.base}/ws/btcusdt@trade`)
+  const spotAgg = await connect(`${rig.base}/ws/btcusdt@aggTrade`)
   const windows = await connect(`${rig.base}/stream?streams=btcusdt@ticker_1h/!ticker_4h@arr`)
   const all = await connect(`${rig.base}/stream?streams=btcusdt@bookTicker/btcusdt@miniTicker/!bookTicker/!miniTicker@arr/!ticker@arr`)
   // The spot stream host (a spot client's stream base `…/spot`): the same names carry the spot markets.
@@ -258,10 +259,17 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   const spotRaw = await connect(`${rig.base}/spot/ws/!miniTicker@arr`)
   await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
   await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
-  t.match(await spot.next(), { e: 'trade', s: 'BTCUSDT', t: 1, m: false, T: rig.ex.time })
+  const spotTrade = await spot.next()
+  t.same(spotTrade, { e: 'trade', E: spotTrade.E, s: 'BTCUSDT', t: 1, p: '5000.00', q: '0.0100', T: rig.ex.time, m: false, M: true },
+    'Binance spot\'s letters')
+  // Its aggregate, once an entry more than 100 ms later exists.
+  await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'spot-later' }, 500)
+  t.same(await spotAgg.next(), { e: 'aggTrade', E: rig.ex.time, s: 'BTCUSDT', a: 1, p: '5000.00', q: '0.0100', f: 1, l: 1, T: spotTrade.T,
+    m: false, M: true })
+  spotAgg.close()
   spot.close()
   // Binance spot's average price stream: what GET /api/v3/avgPrice answers, with the last trade's time.
-  const tradeTime = rig.ex.time
+  const tradeTime = spotTrade.T
   const avg = await connect(`${rig.base}/ws/btcusdt@avgPrice`)
   const first = await avg.next() as { E: number }
   const rest = (await (await fetch(`${rig.http}/api/v3/avgPrice?symbol=BTCUSDT`)).json()) as { price: string }
