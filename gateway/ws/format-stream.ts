@@ -69,9 +69,11 @@ export function partialDepth(m: Market, limit: number): { b: PriceLevel[]; a: Pr
   return { b: depthLevels(m, m.book.bids, limit), a: depthLevels(m, m.book.asks, limit) }
 }
 
+/** `bookTicker`: USD-M's; a spot market's as Binance spot sends it, without an event type or times. */
 export function bookTickerEvent(m: Market, updateId: number, time: number, now: number): object {
   const [b, B] = bestOf(m, m.book.bids)
   const [a, A] = bestOf(m, m.book.asks)
+  if (m.kind === 'SPOT') return { u: updateId, s: m.symbol, b, B, a, A }
   return { e: 'bookTicker', u: updateId, s: m.symbol, b, B, a, A, T: time, E: now }
 }
 

@@ -41,6 +41,11 @@ t.test('ccxt pro binance (spot): watchTickers with no symbols reads the spot hos
   t.ok(full.length > 0 && full.every((x) => x.symbol === 'BTC/USDT' || x.symbol === 'ETH/USDT'), `!ticker@arr: ${full.map((x) => x.symbol)}`)
   const ticker = full[0]!
   t.ok(ticker.bid! > 0 && ticker.ask! > ticker.bid! && ticker.last! > 0, `bid ${ticker.bid}, ask ${ticker.ask}, last ${ticker.last}`)
+  // The spot book ticker comes as Binance spot's, without an event type: ccxt reads it by its letters
+  // (the bot requotes a side at a time, so a quote may find one side empty).
+  let quote = (await ex.watchBidsAsks(['BTC/USDT']))['BTC/USDT']!
+  for (let i = 0; i < 50 && !(quote.bid! > 0 && quote.ask! > 0); i++) quote = (await ex.watchBidsAsks(['BTC/USDT']))['BTC/USDT']!
+  t.ok(quote.bid! > 0 && quote.ask! > quote.bid! && quote.bidVolume! > 0, `bid ${quote.bid}, ask ${quote.ask}`)
 
   // On the plain path (the USD-M host) the same call gets the perpetuals, which a spot client has no market for.
   const plain = ccxtSpot('/ws')

@@ -319,8 +319,8 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
   t.match(spotTicker, { c: '5000.00', v: '0.0100', b: '0.00', a: '0.00', x: '5000.00' })
   t.equal(spotTicker.C - spotTicker.O, 86_400_000, 'a rolling day')
   await ok(rig, limit(ALICE, 'SELL', 500_100, 100, { marketId: BTCSPOT }))
-  t.same(await on(spotAll, '!bookTicker', (d) => d.u === rig.ex.state.seq), { e: 'bookTicker', u: rig.ex.state.seq, s: 'BTCUSDT', b: '0.00', B: '0.0000', a: '5001.00', A: '0.0100',
-    T: rig.ex.time, E: rig.ex.time })
+  t.same(await on(spotAll, '!bookTicker', (d) => d.u === rig.ex.state.seq), { u: rig.ex.state.seq, s: 'BTCUSDT', b: '0.00', B: '0.0000', a: '5001.00',
+    A: '0.0100' }, 'a spot book ticker as Binance spot sends it: no event type, no times')
   await sleep(300)
   t.same([...new Set((spotAll.messages as { data: { s?: string } | { s: string }[] }[]).flatMap((m) => [m.data].flat().map((d) => d.s)))],
     ['BTCUSDT'], 'no perpetual on the spot host, though the perpetual traded too')
