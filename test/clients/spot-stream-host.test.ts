@@ -7,7 +7,7 @@
 // the spot markets trade only through it): what the streams carry is checked by kind and form.
 
 import t from 'tap'
-import ccxt from 'ccxt'
+import ccxt, { type Ticker } from 'ccxt'
 import { eventually, startLiveExchange } from '../helpers/live-exchange.js'
 import { binanceApiNode, box, closeStreams, nodeBinanceApi } from '../helpers/node-clients.js'
 
@@ -37,12 +37,17 @@ t.test('ccxt pro binance (spot): watchTickers with no symbols reads the spot hos
   const mini = new Set<string>()
   for (let i = 0; i < 3; i++) for (const symbol of Object.keys(await ex.watchTickers())) mini.add(symbol)
   t.ok(mini.size > 0 && [...mini].every((s) => s === 'BTC/USDT' || s === 'ETH/USDT'), `the spot markets: ${[...mini]}`)
-  const full = Object.values(await ex.watchTickers(undefined, { name: 'ticker' }))
-  t.ok(full.length > 0 && full.every((x) => x.symbol === 'BTC/USDT' || x.symbol === 'ETH/USDT'), `!ticker@arr: ${full.map((x) => x.symbol)}`)
-  const ticker = full[0]!
-  t.ok(ticker.bid! > 0 && ticker.ask! > ticker.bid! && ticker.last! > 0, `bid ${ticker.bid}, ask ${ticker.ask}, last ${ticker.last}`)
-  // The spot book ticker comes as Binance spot's, without an event type: ccxt reads it by its letters
-  // (the bot requotes a side at a time, so a quote may find one side empty).
+  // (The bot requotes a side at a time, so a ticker or quote may find one side empty: read until both are there.)
+  const full = new Set<string>()
+  let ticker: Ticker | undefined
+  for (let i = 0; i < 20 && !(ticker?.bid! > 0 && ticker?.ask! > 0); i++) {
+    const tickers = Object.values(await ex.watchTickers(undefined, { name: 'ticker' }))
+    for (const x of tickers) full.add(String(x.symbol))
+    ticker = tickers.find((x) => x.bid! > 0 && x.ask! > 0)
+  }
+  t.ok(full.size > 0 && [...full].every((s) => s === 'BTC/USDT' || s === 'ETH/USDT'), `!ticker@arr: ${[...full]}`)
+  t.ok(ticker!.bid! > 0 && ticker!.ask! > ticker!.bid! && ticker!.last! > 0, `bid ${ticker?.bid}, ask ${ticker?.ask}, last ${ticker?.last}`)
+  // The spot book ticker comes as Binance spot's, without an event type: ccxt reads it by its letters.
   let quote = (await ex.watchBidsAsks(['BTC/USDT']))['BTC/USDT']!
   for (let i = 0; i < 50 && !(quote.bid! > 0 && quote.ask! > 0); i++) quote = (await ex.watchBidsAsks(['BTC/USDT']))['BTC/USDT']!
   t.ok(quote.bid! > 0 && quote.ask! > quote.bid! && quote.bidVolume! > 0, `bid ${quote.bid}, ask ${quote.ask}`)
