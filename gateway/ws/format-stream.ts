@@ -7,7 +7,7 @@ import type { ForceOrderEvent, PerpTradeEvent, SpotTradeEvent } from '../../core
 import type { Market, PerpMarket } from '../../core/state.js'
 import type { AggTradeRecord, KlineInterval, KlineRecord, TickerRecord } from '../../replica/projections/index.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { bestOf, depthLevels, PERPETUAL_DELIVERY_DATE, premiumIndexBody, tickerBody, type BracketRow, type PriceLevel } from '../format-market.js'
+import { bestOf, depthLevels, PERPETUAL_DELIVERY_DATE, premiumIndexBody, spotTickerBody, tickerBody, type BracketRow, type PriceLevel } from '../format-market.js'
 
 /**
  * `trade`: USD-M's letters for a perpetual; Binance spot's for a spot market (no order type `X`,
@@ -126,20 +126,24 @@ interface TickerFields {
   openTime: number; closeTime: number; firstId: number; lastId: number; count: number
 }
 
+/** What spotTickerBody adds (absent from a perpetual's body). */
+interface SpotTickerFields extends TickerFields {
+  prevClosePrice: string; bidPrice: string; bidQty: string; askPrice: string; askQty: string
+}
+
 /**
  * `24hrTicker`: the REST 24 h ticker's values under the stream's letters. A spot market's has
- * Binance spot's further letters, as GET /api/v3/ticker/24hr has them: `x` the previous close
- * (the window's open: spotTickerBody) and the best levels `b B a A`.
+ * Binance spot's further letters, from GET /api/v3/ticker/24hr's body (spotTickerBody): `x` the
+ * previous close and the best levels `b B a A`.
  */
 export function tickerEvent(m: Market, t: TickerRecord, now: number): object {
-  const r = tickerBody(m, t) as TickerFields
+  const spot = m.kind === 'SPOT'
+  const r = (spot ? spotTickerBody(m, t) : tickerBody(m, t)) as SpotTickerFields
   const head = { e: '24hrTicker', E: now, s: m.symbol, p: r.priceChange, P: r.priceChangePercent, w: r.weightedAvgPrice }
   const tail = { o: r.openPrice, h: r.highPrice, l: r.lowPrice, v: r.volume, q: r.quoteVolume, O: r.openTime, C: r.closeTime,
     F: r.firstId, L: r.lastId, n: r.count }
-  if (m.kind !== 'SPOT') return { ...head, c: r.lastPrice, Q: r.lastQty, ...tail }
-  const [b, B] = bestOf(m, m.book.bids)
-  const [a, A] = bestOf(m, m.book.asks)
-  return { ...head, x: r.openPrice, c: r.lastPrice, Q: r.lastQty, b, B, a, A, ...tail }
+  if (!spot) return { ...head, c: r.lastPrice, Q: r.lastQty, ...tail }
+  return { ...head, x: r.prevClosePrice, c: r.lastPrice, Q: r.lastQty, b: r.bidPrice, B: r.bidQty, a: r.askPrice, A: r.askQty, ...tail }
 }
 
 /** Binance spot's rolling window ticker (`1hTicker`…): the 24 h ticker's letters but the last quantity, closing at `closeTime`. */

@@ -159,16 +159,17 @@ export function canonicalStreamName(name: unknown): string | null {
  * named with SPOT_HOST before the name (a prefix no client name can hold: names never hold `/`).
  */
 const SPOT_HOST = 'spot/'
-const ALL_MARKETS = new Set(['!ticker@arr', '!miniTicker@arr', '!bookTicker'])
+/** Each all-market name and its spot host's stream, made once (the book ticker asks at every batch). */
+const ON_SPOT_HOST = new Map(['!ticker@arr', '!miniTicker@arr', '!bookTicker'].map((n) => [n, SPOT_HOST + n]))
 
 /** The stream a connection's name denotes, on the spot stream host or not. */
 export function hubStream(name: string, spotHost: boolean): string {
-  return spotHost && ALL_MARKETS.has(name) ? SPOT_HOST + name : name
+  return spotHost ? ON_SPOT_HOST.get(name) ?? name : name
 }
 
 /** The stream an all-market event of a market of this kind goes to (`name` as USD-M spells it). */
 export function allMarketsStream(name: string, kind: 'PERP' | 'SPOT'): string {
-  return kind === 'SPOT' ? SPOT_HOST + name : name
+  return hubStream(name, kind === 'SPOT')
 }
 
 /** A stream's name as its subscribers wrote it (what combined payloads say). */
