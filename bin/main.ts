@@ -6,11 +6,6 @@ import pino from 'pino'
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
-import { DatabaseInUseError, NoLogError } from '../replica/level-open.js'
-import { EpochBehindError, NotLeaderError } from '../replica/leadership.js'
-import { CommittedTailError, DivergedError, ForkUnconfirmedError } from '../replica/rewind.js'
-import { AnvilStartError } from '../chain/anvil.js'
-import { ChainStateLostError } from '../chain/services.js'
 import type { IngressClient } from '../replica/ingress.js'
 import { OperatorError } from './operator-error.js'
 import type { RunningService } from './readiness.js'
@@ -210,8 +205,14 @@ function onSignal(running: RunningService, drainMs: number, logger: pino.Logger)
   process.on('SIGTERM', handler)
 }
 
-/** What an operator's mistake needs said: its message, not our stack. */
-function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): string | undefined {
+/**
+ * What an operator's mistake needs said: its message, not our stack. The error classes are
+ * imported here, on the way out, as the commands are: the chain's pull in ethers (~0.4 s).
+ */
+async function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): Promise<string | undefined> {
+  const [{ DatabaseInUseError, NoLogError }, { EpochBehindError, NotLeaderError }, { CommittedTailError, DivergedError, ForkUnconfirmedError },
+    { AnvilStartError }, { ChainStateLostError }] = await Promise.all([import('../replica/level-open.js'), import('../replica/leadership.js'),
+    import('../replica/rewind.js'), import('../chain/anvil.js'), import('../chain/services.js')])
   if (err instanceof DatabaseInUseError || err instanceof NoLogError || err instanceof OperatorError || err instanceof EpochBehindError ||
     err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError || err instanceof ChainStateLostError ||
     err instanceof AnvilStartError) return err.message
@@ -237,7 +238,8 @@ const FS_PROBLEMS: Record<string, string> = {
   ENOSPC: 'no space left on device',
 }
 
-main(process.argv.slice(2)).catch((err: Error) => {
-  process.stderr.write(`exchange: ${operatorMessage(err) ?? err.stack ?? err.message}\n`)
+main(process.argv.slice(2)).catch(async (err: Error) => {
+  const told = await operatorMessage(err).catch(() => undefined)
+  process.stderr.write(`exchange: ${told ?? err.stack ?? err.message}\n`)
   process.exit(1)
 })
