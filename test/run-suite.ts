@@ -2,8 +2,8 @@
 // in plain node processes, `jobs` at a time and the `serial` ones each alone, as tap's runner
 // would with the same settings (package.json "tap": jobs, serial, timeout). Why not tap's
 // runner: on Node 20 it loads every test file through its module loader (@tapjs/processinfo,
-// for coverage, which it cannot switch off), ~1–2 s of CPU a file, a sixth of the suite's CPU
-// (docs/BENCHMARKS.md, session 54). `npx tap <file>` still runs one file as before.
+// for coverage, which it cannot switch off), ~1–2 s of CPU a file, about a quarter of the
+// suite's CPU (docs/BENCHMARKS.md, session 54). `npx tap <file>` still runs one file as before.
 //
 // Output is TAP: each file's own output as a subtest, then `ok N - <file> # time=…ms`, and the
 // totals line tap's runner prints (`# { total: N, pass: N, fail: N }`), counted from each
@@ -12,7 +12,7 @@
 // Arguments: files or folders under dist/test to run instead of all of them.
 
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -38,6 +38,10 @@ const KILL_GRACE_MS = 30_000
 /** The test files under `dir` (relative to the project), sorted. */
 function testFiles(dir: string): string[] {
   const full = path.join(ROOT, dir)
+  if (!existsSync(full)) {
+    process.stderr.write(`no such test file or folder: ${dir} (the compiled tests are under dist/test: npm run build)\n`)
+    process.exit(2)
+  }
   if (statSync(full).isFile()) return [dir]
   return (readdirSync(full, { recursive: true }) as string[])
     .filter((f) => f.endsWith('.test.js'))
@@ -86,8 +90,11 @@ function runFile(file: string): Promise<FileResult> {
         if (why) output += `# ${why}\n`
         if (stderr) output += stderr.split('\n').map((l) => `# stderr: ${l}`).join('\n') + '\n'
       }
-      // A file that says nothing of itself counts as one failure.
-      resolve({ file, ok, ms: performance.now() - started, totals: totals ?? { total: 1, pass: 0, fail: 1, skip: 0, todo: 0 }, output })
+      // A file that failed without a failed assertion of its own (it died, hung or exited
+      // non-zero after its tests) counts one failure more, so the totals say it failed too.
+      const counted = totals ?? { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 }
+      if (!ok && counted.fail === 0) { counted.total += 1; counted.fail += 1 }
+      resolve({ file, ok, ms: performance.now() - started, totals: counted, output })
     })
   })
 }
