@@ -51,11 +51,13 @@ function testFiles(dir: string): string[] {
 
 interface Totals { total: number; pass: number; fail: number; skip: number; todo: number }
 
+const noTotals = (): Totals => ({ total: 0, pass: 0, fail: 0, skip: 0, todo: 0 })
+
 /** A file's totals from the line tap prints last: `# { total: 3, pass: 2, fail: 1 }`. */
 function totalsOf(stdout: string): Totals | undefined {
   const m = [...stdout.matchAll(/^# \{ (total: \d+.*) \}$/gm)].pop()
   if (!m) return undefined
-  const t: Totals = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 }
+  const t = noTotals()
   for (const part of m[1]!.split(', ')) {
     const [k, v] = part.split(': ')
     if (k !== undefined && k in t) t[k as keyof Totals] = Number(v)
@@ -92,7 +94,7 @@ function runFile(file: string): Promise<FileResult> {
       }
       // A file that failed without a failed assertion of its own (it died, hung or exited
       // non-zero after its tests) counts one failure more, so the totals say it failed too.
-      const counted = totals ?? { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 }
+      const counted = totals ?? noTotals()
       if (!ok && counted.fail === 0) { counted.total += 1; counted.fail += 1 }
       resolve({ file, ok, ms: performance.now() - started, totals: counted, output })
     })
@@ -102,7 +104,7 @@ function runFile(file: string): Promise<FileResult> {
 async function main(args: string[]): Promise<void> {
   const files = [...new Set((args.length > 0 ? args : ['dist/test']).flatMap((a) => testFiles(a.replace(/\/$/, ''))))]
   const started = performance.now()
-  const sum: Totals = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 }
+  const sum = noTotals()
   let n = 0
   let failed = 0
   process.stdout.write('TAP version 14\n')
