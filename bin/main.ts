@@ -14,7 +14,7 @@ import type { BalanceProof } from './prove.js'
 /** The internal links' network for a command that connects to a running node: its master secret (read if not given), and TLS trust if any. */
 async function linkNetwork(config: Config, secret?: Uint8Array) {
   const { linkToken, wsNetworkWith } = await import('../replica/ws-network.js')
-  const { masterSecret } = await import('./runtime.js')
+  const { masterSecret } = await import('./master-secret.js')
   const tls = linkTlsOf(config)
   return wsNetworkWith(linkToken(secret ?? await masterSecret(config)), { ca: tls.ca ?? tls.cert })
 }
@@ -122,7 +122,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'account': {
       const [{ masterSecret }, { embeddedChainFunder }, { createFundedAccount }] =
-        await Promise.all([import('./runtime.js'), import('./chain.js'), import('./demo-account.js')])
+        await Promise.all([import('./master-secret.js'), import('./chain.js'), import('./demo-account.js')])
       const secret = await masterSecret(config)
       const client = await localIngress(config, secret)
       const funder = await embeddedChainFunder(config)
@@ -138,7 +138,7 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'withdraw-fees': {
-      const [{ masterSecret }, { withdrawFees }] = await Promise.all([import('./runtime.js'), import('./withdraw-fees.js')])
+      const [{ masterSecret }, { withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
       const client = await localIngress(config, await masterSecret(config))
       try {
         const done = await withdrawFees({ api: `http://${config.host}:${config.port}`, ...config.feeWithdrawal, submit: (c) => client.submit(c) })

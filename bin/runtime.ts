@@ -2,10 +2,8 @@
 // snapshots, projections), feeds projections from every applied batch, and composes the
 // replica for its role with LevelDB, WebSocket and the system clock.
 
-import { randomBytes } from 'node:crypto'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { makeDir } from '../replica/make-dir.js'
 import { DEFAULT_GENESIS, genesisCommands } from '../core/genesis-spec.js'
 import type { State } from '../core/state.js'
 import { systemClock } from '../replica/clock.js'
@@ -32,29 +30,7 @@ import { LogArchiver } from './log-archive.js'
 import { DiskSpace } from './disk-space.js'
 import { HistoryUpkeep, retainedMarkets } from './history-upkeep.js'
 import { OperatorError } from './operator-error.js'
-
-/**
- * The gateway master secret: EXCHANGE_MASTER_SECRET (hex) when set, else a random one kept in
- * the data directory so restarts keep every session's secret valid. Gateways that serve the
- * same sessions must share it.
- */
-export async function masterSecret(config: Config): Promise<Uint8Array> {
-  return (await loadMasterSecret(config)).secret
-}
-
-/** masterSecret, and the file it was written to if this call made it (a data directory without one). */
-async function loadMasterSecret(config: Config): Promise<{ secret: Uint8Array; madeIn?: string }> {
-  if (config.masterSecretHex) return { secret: Buffer.from(config.masterSecretHex, 'hex') }
-  const file = path.join(config.dataDir, 'gateway-secret')
-  try {
-    return { secret: Buffer.from((await readFile(file, 'utf8')).trim(), 'hex') }
-  } catch {
-    const secret = randomBytes(32)
-    await makeDir(config.dataDir)
-    await writeFile(file, secret.toString('hex') + '\n', { mode: 0o600 })
-    return { secret, madeIn: file }
-  }
-}
+import { loadMasterSecret } from './master-secret.js'
 
 export interface RunningNode {
   replica: Replica

@@ -11,7 +11,8 @@ import type { Acknowledged } from '../replica/sequencer.js'
 import type { Logger } from '../replica/node.js'
 import type { Config } from './config.js'
 import { gatewayGauges, requestTime, type Gauges } from './metrics.js'
-import { masterSecret, type RunningNode } from './runtime.js'
+import { masterSecret } from './master-secret.js'
+import type { RunningNode } from './runtime.js'
 
 export interface ServedGateway {
   app: FastifyInstance

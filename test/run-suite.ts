@@ -1,6 +1,6 @@
 // `npm test`: runs the compiled test files (dist/test/**/*.test.js), each a node-tap test file,
-// in plain node processes, `jobs` at a time and the `serial` ones each alone, as tap's runner
-// would with the same settings (package.json "tap": jobs, serial, timeout). Why not tap's
+// in plain node processes, `jobs` at a time, then the `serial` ones two at a time (package.json
+// "tap": jobs, serial, timeout; tap's runner would run each serial one alone). Why not tap's
 // runner: on Node 20 it loads every test file through its module loader (@tapjs/processinfo,
 // for coverage, which it cannot switch off), ~1–2 s of CPU a file, about a quarter of the
 // suite's CPU (docs/BENCHMARKS.md, session 54). `npx tap <file>` still runs one file as before.
@@ -25,13 +25,19 @@ const JOBS = config.jobs ?? 4
 const SERIAL = new Set(config.serial ?? [])
 const TIMEOUT_S = config.timeout ?? 300
 /**
- * The longest files (each 30–90 s on a 2-core machine; BENCHMARKS.md keeps the timings) start
- * first, so that none of them is left running alone at the end while the cores idle. Order
- * only: a file missing from the list runs in its turn.
+ * The longest files (each 30–90 s on a 2-core machine; BENCHMARKS.md keeps the timings), the
+ * serial ones' first, start first in their group, so that none of them is left running alone at
+ * the end while the cores idle. Order only: a file missing from the list runs in its turn.
  */
-const LONGEST_FIRST = ['e2e/log-archive', 'bin/operator-errors', 'chain/live-proof', 'sim/cluster', 'clients/ccxt-spot',
+const LONGEST_FIRST = ['e2e/auto-failover', 'e2e/etcd-replaced', 'e2e/log-archive', 'bin/operator-errors', 'chain/live-proof', 'sim/cluster', 'clients/ccxt-spot',
   'chain/fee-withdrawal', 'chain/chain-kill', 'replica/level-log', 'e2e/internal-link', 'clients/spot-stream-host', 'clients/ccxt',
   'core/liquidation-budget', 'chain/audit'].map((f) => `dist/test/${f}.test.js`)
+/**
+ * The serial files (fail-over: etcd leases, kills, elections) run two at a time once the rest
+ * are done, so each has one other beside it, as when the suite ran two files at a time: alone,
+ * each kept one of the two cores busy (their 8 took 158 s; two at a time, 117 s).
+ */
+const SERIAL_JOBS = 2
 /** After its own timeout a file's tap reports what hung; a file still running this much later is killed. */
 const KILL_GRACE_MS = 30_000
 
@@ -115,13 +121,16 @@ async function main(args: string[]): Promise<void> {
     const body = r.output.replace(/^TAP version \d+\n/, '').replace(/\n$/, '').split('\n').map((l) => (l ? `    ${l}` : l)).join('\n')
     process.stdout.write(`# Subtest: ${r.file}\n${body}\n${r.ok ? 'ok' : 'not ok'} ${n} - ${r.file} # time=${r.ms.toFixed(3)}ms\n\n`)
   }
-  // The parallel files `JOBS` at a time, then each serial one with nothing beside it.
+  // The parallel files `JOBS` at a time, then the serial ones `SERIAL_JOBS` at a time, longest first.
   const rank = (f: string): number => { const i = LONGEST_FIRST.indexOf(f); return i < 0 ? LONGEST_FIRST.length : i }
-  const queue = files.filter((f) => !SERIAL.has(f)).sort((a, b) => rank(a) - rank(b))
-  await Promise.all(Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) report(await runFile(f))
-  }))
-  for (const f of files.filter((f) => SERIAL.has(f))) report(await runFile(f))
+  const pool = (group: string[], jobs: number): Promise<void[]> => {
+    const queue = group.sort((a, b) => rank(a) - rank(b))
+    return Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+      for (let f = queue.shift(); f !== undefined; f = queue.shift()) report(await runFile(f))
+    }))
+  }
+  await pool(files.filter((f) => !SERIAL.has(f)), JOBS)
+  await pool(files.filter((f) => SERIAL.has(f)), SERIAL_JOBS)
   process.stdout.write(`1..${n}\n`)
   const shown = Object.entries(sum).filter(([k, v]) => v > 0 || k === 'total' || k === 'pass').map(([k, v]) => `${k}: ${v}`).join(', ')
   process.stdout.write(`# { ${shown} }\n# time=${(performance.now() - started).toFixed(3)}ms\n`)
