@@ -60,7 +60,9 @@ export interface DepthIds {
   T: number
 }
 
+/** A diff depth event: USD-M's; a spot market's as Binance spot sends it, without `T` and `pu`. */
 export function depthEvent(m: Market, ids: DepthIds, now: number, b: PriceLevel[], a: PriceLevel[]): object {
+  if (m.kind === 'SPOT') return { e: 'depthUpdate', E: now, s: m.symbol, U: ids.U, u: ids.u, b, a }
   return { e: 'depthUpdate', E: now, T: ids.T, s: m.symbol, U: ids.U, u: ids.u, pu: ids.pu, b, a }
 }
 

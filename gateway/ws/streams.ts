@@ -2,7 +2,7 @@
 // Symbols are lowercase in names; a well-formed name for a symbol that does not exist is
 // accepted (Binance does the same) and simply never carries data.
 
-import { isKlineInterval, isPerpKlineInterval, type KlineInterval } from '../../replica/projections/index.js'
+import { isKlineInterval, isPerpKlineInterval, type KlineInterval } from '../../replica/projections/intervals.js'
 
 /** Diff and partial depth cadences, ms; 250 is the default (no suffix). */
 export const DEPTH_SPEEDS = [100, 250, 500] as const

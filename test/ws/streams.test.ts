@@ -380,7 +380,9 @@ t.test('a spot iceberg shows one slice in the depth streams, and the next once t
   // 0.0030 BTC at 31,000.00 in slices of 0.0010, then a plain 0.0020 behind it.
   await ok(rig, { ...limit(ALICE, 'SELL', 3_100_000, 30, spot), timeInForce: 'GTC', icebergLots: 10 })
   const placed = rig.ex.state.seq
-  t.match(await on(c, 'btcusdt@depth@100ms', (d) => d.u === placed), { s: 'BTCUSDT', a: [['31000.00', '0.0010']] }, 'the slice only')
+  const shown = await on(c, 'btcusdt@depth@100ms', (d) => d.u === placed)
+  t.same(shown, { e: 'depthUpdate', E: shown.E, s: 'BTCUSDT', U: shown.U, u: placed, b: [], a: [['31000.00', '0.0010']] },
+    'the slice only, in Binance spot\'s letters (no USD-M T or pu)')
   await ok(rig, limit(ALICE, 'SELL', 3_100_000, 20, spot))
   // A buy of 0.0025: the slice (the next one goes behind the plain ask), then 0.0015 of the plain ask.
   await ok(rig, limit(BOB, 'BUY', 3_100_000, 25, spot))
