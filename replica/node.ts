@@ -83,6 +83,8 @@ export class ReplicaNode {
   private rooted: Promise<void> = Promise.resolve()
   /** A root that could not be computed (the node cannot go on without it). */
   private rootFailure: Error | undefined
+  /** The snapshot flush last begun (flushSnapshots): each waits for the one before. */
+  private flushing: Promise<void> = Promise.resolve()
   private readonly listeners: ((c: Committed) => void)[] = []
   private readonly checkpointListeners: ((c: Checkpoint) => void)[] = []
 
@@ -269,15 +271,29 @@ export class ReplicaNode {
     for (const fn of this.checkpointListeners) fn(cp)
   }
 
-  /** Writes snapshots captured at checkpoints whose entries are now durable. */
-  async flushSnapshots(): Promise<void> {
+  /**
+   * Writes snapshots captured at checkpoints whose entries are now durable; resolves once they
+   * are saved, those a flush already under way took included. Flushes run one after another: a
+   * flush that found the queue emptied by one still saving returned before that save ended, so
+   * a node stopping could close its store under it, and a reader could miss the newest snapshot.
+   */
+  flushSnapshots(): Promise<void> {
+    const prior = this.flushing
+    const run = (async () => {
+      // The one before's failure is its caller's to handle; this one tries what is left.
+      await prior.catch(() => {})
+      await this.saveDueSnapshots()
+    })()
+    this.flushing = run
+    return run
+  }
+
+  private async saveDueSnapshots(): Promise<void> {
     const store = this.o.snapshots
     if (!store) return
     while (this.pendingSnapshots.length > 0 && this.pendingSnapshots[0]!.meta.seq <= this.o.log.lastSeq) {
       const s = this.pendingSnapshots[0]!
       const root = await s.root
-      // (A concurrent flush may have saved it while the root was awaited.)
-      if (this.pendingSnapshots[0] !== s) continue
       this.pendingSnapshots.shift()
       await store.save({ ...s.meta, root }, s.bytes)
       await store.prune?.(REPLICA_LIMITS.snapshotsKept)

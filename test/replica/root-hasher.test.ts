@@ -88,3 +88,31 @@ t.test('closing the hasher computes what it still owed', async (t) => {
   t.same(await Promise.all(asked), [stateRoot(node.state), stateRoot(node.state)])
   t.equal(await hasher.rootOf(bytes), stateRoot(node.state), 'and answers in place once closed')
 })
+
+t.test('a flush begun while another is still saving resolves only once that save is done', async (t) => {
+  // What a stopping sequencer does (replica.ts stop): its last flush while the commit path's
+  // flush is in the middle of writing a snapshot; the store must not be closed under that write.
+  // One checkpoint (at 10): the first flush takes it off the queue, so the second finds none left.
+  const entries = stream().slice(0, 15)
+  const log = new MemoryLogStore()
+  await log.open()
+  const done: number[] = []
+  let release!: () => void
+  const held = new Promise<void>((r) => { release = r })
+  const slow: SnapshotStoreLike = {
+    async save(meta) { await held; done.push(meta.seq) },
+    async latest() { return undefined },
+  }
+  const node = new ReplicaNode({ log, snapshots: slow, checkpointInterval: 10 })
+  await log.append(entries)
+  for (const e of entries) node.applyEntry(e)
+  const first = node.flushSnapshots()
+  await new Promise((r) => setImmediate(r))
+  let secondDone = false
+  const second = node.flushSnapshots().then(() => { secondDone = true })
+  await new Promise((r) => setTimeout(r, 20))
+  t.notOk(secondDone, 'the second flush, with nothing left to take, still waits for the first one\'s save')
+  release()
+  await Promise.all([first, second])
+  t.same(done, [10], 'saved once')
+})
