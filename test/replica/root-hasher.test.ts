@@ -1,6 +1,7 @@
 // Checkpoint roots computed on a thread of their own (replica/root-hasher.ts): the same roots,
 // in the same order, as computing them where commands are applied; applying does not wait for
-// them; snapshots are saved with them; and a lost thread costs nothing but time.
+// them; snapshots are saved with them; and a lost thread costs nothing but time. And the
+// snapshots' saving: a flush resolves only once a flush under way has saved what it took.
 
 import t from 'tap'
 import { DEFAULT_GENESIS, genesisCommands } from '../../core/genesis-spec.js'
