@@ -49,7 +49,12 @@ interface Market {
   quotedRound: number
   /** The taker's own net position here (it alternates sides to stay near flat). */
   takerNet: number
+  /** The maker's orders resting here by side; undefined: to be read from the exchange. */
+  resting?: Resting
 }
+
+type Side = 'BUY' | 'SELL'
+type Resting = Record<Side, number[]>
 
 interface SymbolInfo {
   symbol: string
@@ -122,33 +127,79 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
   let round = 0
   let perpPositions = new Map<string, number>()
 
+  /** The maker's orders resting in `m`, by side, as the exchange lists them (a restart's included). */
+  const openOrders = async (m: Market): Promise<Resting> => {
+    const path = m.kind === 'PERP' ? '/fapi/v1/openOrders' : '/api/v3/openOrders'
+    const open = await maker.signed<{ orderId: number; side: Side }[]>('GET', path, { symbol: m.symbol })
+    return { BUY: open.filter((o) => o.side === 'BUY').map((o) => o.orderId), SELL: open.filter((o) => o.side === 'SELL').map((o) => o.orderId) }
+  }
+
+  /** Places one side's levels; the ids of those accepted. */
+  const place = async (m: Market, orders: Record<string, string>[]): Promise<number[]> => {
+    const ids: number[] = []
+    if (m.kind === 'PERP') {
+      for (let i = 0; i < orders.length; i += 5) { // five orders at most in a batch
+        const answers = await maker.signed<{ orderId?: number; code?: number; msg?: string }[]>('POST', '/fapi/v1/batchOrders',
+          { batchOrders: JSON.stringify(orders.slice(i, i + 5)) })
+        for (const a of answers) {
+          if (a.orderId !== undefined) ids.push(a.orderId)
+          else refused('quote', m, new RestError(400, a.code ?? 0, a.msg ?? ''))
+        }
+      }
+    } else {
+      for (const order of orders) {
+        if (paused()) break
+        const placed = await maker.signed<{ orderId: number }>('POST', '/api/v3/order', order).catch((err) => { refused('quote', m, err) })
+        if (placed) ids.push(placed.orderId)
+      }
+    }
+    return ids
+  }
+
+  /** Cancels the maker's orders `ids` in `m`; one filled meanwhile is unknown by now, as expected. */
+  const cancel = async (m: Market, ids: number[]): Promise<void> => {
+    if (m.kind === 'PERP') {
+      for (let i = 0; i < ids.length; i += 10) { // ten ids at most in a batch cancel
+        await maker.signed('DELETE', '/fapi/v1/batchOrders', { symbol: m.symbol, orderIdList: JSON.stringify(ids.slice(i, i + 10)) })
+      }
+    } else {
+      for (const orderId of ids) {
+        await maker.signed('DELETE', '/api/v3/order', { symbol: m.symbol, orderId: String(orderId) }).catch((err) => {
+          if (!(err instanceof RestError && err.code === -2011)) throw err
+        })
+      }
+    }
+  }
+
+  /**
+   * Requotes `m` around `index` one side at a time, each side's new levels placed before its old
+   * ones are cancelled: a market order sent at any moment finds both sides of the book (cancelling
+   * everything first left it empty for a few requests, and a newcomer's market order EXPIRED).
+   * The side moving away from the other goes first (the asks when the index rose), so no new
+   * quote reaches an old one of the other side.
+   */
   const quote = async (m: Market, index: number): Promise<void> => {
     const pos = perpPositions.get(m.symbol) ?? 0
     const limit = maxClips * m.clipSteps * m.step
-    const sides: ('BUY' | 'SELL')[] = []
-    if (m.kind === 'SPOT' || pos < limit) sides.push('BUY')
-    if (m.kind === 'SPOT' || pos > -limit) sides.push('SELL')
-    const orders = sides.map((side) => Array.from({ length: levels }, (_, i) => {
+    const allowed = (side: Side): boolean => m.kind === 'SPOT' || (side === 'BUY' ? pos < limit : pos > -limit)
+    const levelsOf = (side: Side) => Array.from({ length: levels }, (_, i) => {
       const off = index * stepBps * (i + 1) / 10_000
       const p = side === 'BUY' ? index - off : index + off
       return { symbol: m.symbol, side, type: 'LIMIT', timeInForce: 'GTC', price: price(m, p), quantity: qty(m, m.clipSteps * (i + 1)) }
-    }))
-    if (m.kind === 'PERP') {
-      await maker.signed('DELETE', '/fapi/v1/allOpenOrders', { symbol: m.symbol })
-      // One batch per side (at most five orders each).
-      for (const batch of orders) {
-        const answers = await maker.signed<{ code?: number; msg?: string }[]>('POST', '/fapi/v1/batchOrders',
-          { batchOrders: JSON.stringify(batch) })
-        for (const a of answers) if (a.code !== undefined) refused('quote', m, new RestError(400, a.code, a.msg ?? ''))
-      }
-    } else {
-      await maker.signed('DELETE', '/api/v3/openOrders', { symbol: m.symbol }).catch((err) => {
-        if (!(err instanceof RestError && err.code === -2011)) throw err // -2011: nothing was open
-      })
-      for (const order of orders.flat()) {
+    })
+    const order: Side[] = index >= m.quotedAt ? ['SELL', 'BUY'] : ['BUY', 'SELL']
+    try {
+      const resting = m.resting ?? await openOrders(m)
+      m.resting = resting
+      for (const side of order) {
         if (paused()) return
-        await maker.signed('POST', '/api/v3/order', order).catch((err) => refused('quote', m, err))
+        const placed = allowed(side) ? await place(m, levelsOf(side)) : []
+        await cancel(m, resting[side])
+        resting[side] = placed
       }
+    } catch (err) {
+      m.resting = undefined // what rests is read again before the next requote
+      throw err
     }
     m.quotedAt = index
     m.quotedRound = round

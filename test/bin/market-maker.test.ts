@@ -1,14 +1,18 @@
-// The market-making bot against a rate limit it shares: on loopback its requests count against
-// the same IP's request weight as a local user's. Once a request of the bot's is refused (429,
-// or 418), it sends nothing more until the answer's Retry-After has passed, says so once, and
-// then quotes on: a bot that kept its pace would, request by refused request, push the user
-// who spent the weight into a 418 ban, and log a warning every round.
+// The market-making bot as a newcomer's counterparty. Against a rate limit it shares: on
+// loopback its requests count against the same IP's request weight as a local user's. Once a
+// request of the bot's is refused (429, or 418), it sends nothing more until the answer's
+// Retry-After has passed, says so once, and then quotes on: a bot that kept its pace would,
+// request by refused request, push the user who spent the weight into a 418 ban, and log a
+// warning every round. And its requotes: a book it quotes keeps bids and asks between any two
+// of its requests, so a user's market order never finds it empty.
 
 import t from 'tap'
 import { buildGateway } from '../../gateway/app.js'
 import { DEFAULT_RATE_LIMITS } from '../../gateway/rate-limits.js'
 import { startMarketMaker } from '../../bin/market-maker.js'
-import { fundedTrader, gatewayRig } from '../helpers/gateway.js'
+import { fundedTrader, gatewayRig, signedInject } from '../helpers/gateway.js'
+import { COIN, USDT } from '../helpers/exchange.js'
+import { ORACLE, signedPrice } from '../helpers/oracle.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
@@ -60,4 +64,62 @@ t.test('a bot refused by the rate limit waits out Retry-After, adding no refusal
   const used = Number((await fetch(`${base}/fapi/v1/ping`)).headers.get('x-mbx-used-weight-1m'))
   t.ok(used > 1, `the new minute's weight holds the bot's requests (${used})`)
   t.equal(warnings.length, 1, 'and no more warnings')
+})
+
+t.test('a requote never leaves a book it quotes without bids or asks, nor leaves its old quotes behind', async (t) => {
+  const rig = await gatewayRig()
+  rig.ex.time = Date.now()
+  for (const pair of ['BTCUSDT', 'ETHUSDT']) await rig.run({ type: 'SetOracle', pair, oracle: ORACLE.address })
+  for (const [pair, price] of [['BTCUSDT', '30000'], ['ETHUSDT', '2000']] as const) await rig.run(await signedPrice(rig.ex, price, 1, pair))
+  // After every command the bot sends, each book it has quoted on both sides must still have both:
+  // a market order arriving between two of the bot's requests finds the quotes a newcomer saw.
+  const symbols = [...rig.ex.state.marketsBySymbol.keys()]
+  const quoted = new Set<string>()
+  const gaps: string[] = []
+  const check = (type: string) => {
+    for (const s of symbols) {
+      const book = rig.ex.state.marketsBySymbol.get(s)!.book
+      const twoSided = book.bids.best() !== undefined && book.asks.best() !== undefined
+      if (twoSided) quoted.add(s)
+      else if (quoted.has(s)) gaps.push(`${s} after ${type}`)
+    }
+  }
+  const submit = rig.ctx.submit
+  const app = await buildGateway({ ...rig.ctx, now: () => Date.now(), submit: async (c) => {
+    const ack = await submit(c)
+    check(c.type)
+    return ack
+  } })
+  t.teardown(async () => { await app.close(); await rig.close() })
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const maker = await fundedTrader(rig, 1_000_000)
+  for (const [asset, amount] of [['USDT', 1_000_000 * USDT], ['BTC', 20 * COIN], ['ETH', 300 * COIN]] as const) {
+    await rig.run({ type: 'Deposit', account: maker.address, sub: 0, asset, amount, wallet: 'SPOT', ref: `${maker.address}-${asset}` })
+  }
+  const taker = await fundedTrader(rig)
+  // Left from an earlier run of the bot (a restart): far from the index, it must go.
+  const stale = signedInject(rig, maker.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', price: '29500', quantity: '0.01' })
+  t.equal((await stale).statusCode, 200)
+
+  const logger = { info: () => {}, error: () => {}, warn: (obj: object, msg = '') => { t.fail(`warned: ${msg} ${JSON.stringify(obj)}`) } }
+  // Requotes every round (the index need not move), and the taker stays out.
+  const bot = await startMarketMaker({ baseUrl: base, maker: maker.keys, taker: taker.keys, intervalMs: 20, refreshRounds: 1, takeEveryRounds: 0, logger })
+  t.teardown(() => bot.stop())
+  let prices = 0
+  while (bot.rounds < 8) {
+    // The index swings by 30 to 90 bps a round: new quotes reach prices where old ones of the other
+    // side rested (the quotes are 10 bps from the index), so the order of the sides tells.
+    if (bot.rounds > prices) {
+      prices = bot.rounds
+      const up = prices % 4 < 2 ? 1 : -1
+      await rig.run(await signedPrice(rig.ex, String(30000 + up * 90 * prices), 1, 'BTCUSDT'))
+    }
+    await sleep(10)
+  }
+  await bot.stop()
+  t.same([...quoted].sort(), symbols.slice().sort(), 'every book was quoted on both sides')
+  t.same(gaps, [], 'and none lost its bids or asks again')
+  const open = [...rig.ex.state.marketsBySymbol].map(([s, m]) => [s, m.book.orders.size])
+  t.same(open, symbols.map((s) => [s, 6]), 'three levels a side in each book: no old quote left behind')
+  t.notOk(rig.ex.state.marketsBySymbol.get('BTCUSDTPERP')!.book.bids.levels.some((l) => l.priceTicks === 295_000), 'the stale bid is gone')
 })
