@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Contract, formatUnits, parseUnits, Wallet } from 'ethers'
 import { devKey, startAnvil } from '../chain/anvil.js'
+import type { Deployment } from '../chain/deploy.js'
+import { mintTestTokens } from '../chain/fund.js'
 import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../gateway/session-signature.js'
 import { freePort } from '../replica/free-port.js'
@@ -101,16 +103,16 @@ async function main(argv: string[]): Promise<void> {
     detail(`data       ${dir}`)
     const provider = chainProvider(rpc, CHAIN_ID)
     cleanups.push(() => provider.destroy())
-    const deployment = await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')
-    const usdtToken = (JSON.parse(deployment) as { tokens: { asset: string; address: string }[] }).tokens.find((t) => t.asset === 'USDT')!
+    const deployment = JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')) as Deployment
+    const usdtToken = deployment.tokens.find((t) => t.asset === 'USDT')!
     const usdt = tokenAt(usdtToken.address, provider)
 
     step('A fresh wallet gets test USDT and gas from the local chain\'s faucet (the operator mints the test token)')
     const wallet = Wallet.createRandom().connect(provider)
     const units = parseUnits(DEPOSIT_USDT, 6)
     await provider.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000'])
-    const operator = new Operator(devKey(0), provider)
-    await operator.run(async (s) => mined(await (tokenAt(usdtToken.address, s) as Contract).mint(wallet.address, units)))
+    // The operator's key is the running exchange's too (its anchors): the mint retries a nonce taken under it.
+    await mintTestTokens({ provider, operator: new Operator(devKey(0), provider), deployment, to: wallet.address, asset: 'USDT', units })
     detail(`wallet     ${wallet.address}`)
     detail(`holds      ${formatUnits(await usdt.balanceOf(wallet.address), 6)} USDT on chain`)
 

@@ -6,23 +6,34 @@ import type { BaseWallet, Contract, JsonRpcProvider } from 'ethers'
 import type { Deployment } from './deploy.js'
 import { mined, tokenAt, vaultAt, type Operator } from './provider.js'
 
+/**
+ * Mints `units` of the test token `asset` to `to` with the operator's key. Another process may
+ * send with that key at the same moment (`exchange account` or the demo next to a running
+ * exchange, which anchors and pays with it): a nonce taken under us is read again and the mint
+ * retried.
+ */
+export async function mintTestTokens(o: { provider: JsonRpcProvider; operator: Operator; deployment: Deployment;
+  to: string; asset: string; units: bigint }): Promise<void> {
+  const token = o.deployment.tokens.find((t) => t.asset === o.asset)
+  if (!token) throw new Error(`no ${o.asset} token on chain`)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await o.operator.transact(await tokenAt(token.address, o.provider).mint!.populateTransaction(o.to, o.units))
+      return
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      if (attempt === 5 || (code !== 'NONCE_EXPIRED' && code !== 'REPLACEMENT_UNDERPRICED')) throw err
+    }
+  }
+}
+
 /** Deposits `units` of `asset` from `wallet` (sub-account 0); the deposit's ref `<txHash>:<logIndex>`. */
 export async function depositFromNewWallet(o: { provider: JsonRpcProvider; operator: Operator; deployment: Deployment;
   wallet: BaseWallet; asset: string; units: bigint }): Promise<string> {
   const token = o.deployment.tokens.find((t) => t.asset === o.asset)
   if (!token) throw new Error(`no ${o.asset} token on chain`)
   await o.provider.send('anvil_setBalance', [o.wallet.address, '0x56bc75e2d63100000']) // 100 ETH of gas
-  // Another process may send with the operator's key at the same moment (`exchange account`
-  // next to a running exchange): a nonce taken under us is read again and the mint retried.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await o.operator.transact(await tokenAt(token.address, o.provider).mint!.populateTransaction(o.wallet.address, o.units))
-      break
-    } catch (err) {
-      const code = (err as { code?: string }).code
-      if (attempt === 5 || (code !== 'NONCE_EXPIRED' && code !== 'REPLACEMENT_UNDERPRICED')) throw err
-    }
-  }
+  await mintTestTokens({ ...o, to: o.wallet.address })
   const from = o.wallet.connect(o.provider)
   await mined(await (tokenAt(token.address, from) as Contract).approve(o.deployment.vault, o.units))
   const vault = vaultAt(o.deployment.vault, from) as Contract
