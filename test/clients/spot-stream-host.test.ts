@@ -37,7 +37,7 @@ t.test('ccxt pro binance (spot): watchTickers with no symbols reads the spot hos
   const mini = new Set<string>()
   for (let i = 0; i < 3; i++) for (const symbol of Object.keys(await ex.watchTickers())) mini.add(symbol)
   t.ok(mini.size > 0 && [...mini].every((s) => s === 'BTC/USDT' || s === 'ETH/USDT'), `the spot markets: ${[...mini]}`)
-  // (The bot requotes a side at a time, so a ticker or quote may find one side empty: read until both are there.)
+  // (Until the bot has quoted a book, a side of it may be empty: read until both are there.)
   const full = new Set<string>()
   let ticker: Ticker | undefined
   for (let i = 0; i < 20 && !(ticker?.bid! > 0 && ticker?.ask! > 0); i++) {
