@@ -10,6 +10,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { Wallet, type Contract } from 'ethers'
 import { devKey } from '../../chain/anvil.js'
+import type { Deployment } from '../../chain/deploy.js'
+import { mintTestTokens } from '../../chain/fund.js'
 import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { connect } from '../ws/client.js'
@@ -30,8 +32,8 @@ t.test('a deposit is pending with its confirmations, then credited once; a withd
   const base = `http://127.0.0.1:${port}`
   const provider = chainProvider(running.rpc as string, 31337)
   t.teardown(() => provider.destroy())
-  const usdt = (JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')).tokens as { asset: string; address: string }[])
-    .find((x) => x.asset === 'USDT')!.address
+  const deployment = JSON.parse(await readFile(path.join(dir, 'chain', 'deployment.json'), 'utf8')) as Deployment
+  const usdt = deployment.tokens.find((x) => x.asset === 'USDT')!.address
 
   // A new wallet opens a session (no balance yet) and listens to its spot user data stream.
   const wallet = Wallet.createRandom().connect(provider)
@@ -47,8 +49,8 @@ t.test('a deposit is pending with its confirmations, then credited once; a withd
 
   // Gas and 250 test USDT from the operator, then the deposit from the wallet itself.
   await provider.send('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000'])
-  const operator = new Operator(devKey(0), provider)
-  await operator.run(async (s) => mined(await (tokenAt(usdt, s) as Contract).mint(wallet.address, 250_000_000n)))
+  // The running exchange sends with the same key (its anchors): the mint retries a nonce taken under it.
+  await mintTestTokens({ provider, operator: new Operator(devKey(0), provider), deployment, to: wallet.address, asset: 'USDT', units: 250_000_000n })
   await mined(await (tokenAt(usdt, wallet) as Contract).approve(running.vault as string, 250_000_000n))
   const receipt = await mined(await (vaultAt(running.vault as string, wallet) as Contract).deposit(usdt, 250_000_000n, 0))
   const ref = `${receipt.hash}:${receipt.logs.at(-1)!.index}`
