@@ -194,6 +194,15 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
       for (const side of order) {
         if (paused()) return
         const placed = allowed(side) ? await place(m, levelsOf(side)) : []
+        if (allowed(side) && placed.length === 0) {
+          // None of the new levels taken. Paused by a rate limit: the old ones stay till it ends.
+          // Refused otherwise (a balance the old ones hold): the old way, cancelled, then placed
+          // again, so the quotes still follow the index (the side is empty for a moment).
+          if (paused()) return
+          await cancel(m, resting[side])
+          resting[side] = await place(m, levelsOf(side))
+          continue
+        }
         await cancel(m, resting[side])
         resting[side] = placed
       }

@@ -4,9 +4,10 @@
 // Retry-After has passed, says so once, and then quotes on: a bot that kept its pace would,
 // request by refused request, push the user who spent the weight into a 418 ban, and log a
 // warning every round. And its requotes: a book it quotes keeps bids and asks between any two
-// of its requests, so a user's market order never finds it empty.
+// of its requests, so a user's market order never finds it empty (unless the maker cannot hold
+// a side's new quotes beside its old ones: then they are replaced the old way, and still move).
 
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { buildGateway } from '../../gateway/app.js'
 import { DEFAULT_RATE_LIMITS } from '../../gateway/rate-limits.js'
 import { startMarketMaker } from '../../bin/market-maker.js'
@@ -66,13 +67,16 @@ t.test('a bot refused by the rate limit waits out Retry-After, adding no refusal
   t.equal(warnings.length, 1, 'and no more warnings')
 })
 
-t.test('a requote never leaves a book it quotes without bids or asks, nor leaves its old quotes behind', async (t) => {
+/**
+ * A gateway over a rig whose books are checked after every command the bot sends: each book it
+ * has quoted on both sides must still have both, so a market order arriving between two of the
+ * bot's requests finds the quotes a newcomer saw. The maker holds `btc` on spot (20 BTC unless told).
+ */
+async function checkedBotRig(t: Test, btc = 20 * COIN) {
   const rig = await gatewayRig()
   rig.ex.time = Date.now()
   for (const pair of ['BTCUSDT', 'ETHUSDT']) await rig.run({ type: 'SetOracle', pair, oracle: ORACLE.address })
   for (const [pair, price] of [['BTCUSDT', '30000'], ['ETHUSDT', '2000']] as const) await rig.run(await signedPrice(rig.ex, price, 1, pair))
-  // After every command the bot sends, each book it has quoted on both sides must still have both:
-  // a market order arriving between two of the bot's requests finds the quotes a newcomer saw.
   const symbols = [...rig.ex.state.marketsBySymbol.keys()]
   const quoted = new Set<string>()
   const gaps: string[] = []
@@ -93,33 +97,56 @@ t.test('a requote never leaves a book it quotes without bids or asks, nor leaves
   t.teardown(async () => { await app.close(); await rig.close() })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const maker = await fundedTrader(rig, 1_000_000)
-  for (const [asset, amount] of [['USDT', 1_000_000 * USDT], ['BTC', 20 * COIN], ['ETH', 300 * COIN]] as const) {
+  for (const [asset, amount] of [['USDT', 1_000_000 * USDT], ['BTC', btc], ['ETH', 300 * COIN]] as const) {
     await rig.run({ type: 'Deposit', account: maker.address, sub: 0, asset, amount, wallet: 'SPOT', ref: `${maker.address}-${asset}` })
   }
   const taker = await fundedTrader(rig)
+  /** Runs the bot for `rounds` rounds, requoting each (the taker out), the index swinging 30 to 90 bps a round. */
+  const runBot = async (rounds: number) => {
+    const logger = { info: () => {}, error: () => {}, warn: (obj: object, msg = '') => { t.fail(`warned: ${msg} ${JSON.stringify(obj)}`) } }
+    const bot = await startMarketMaker({ baseUrl: base, maker: maker.keys, taker: taker.keys, intervalMs: 20, refreshRounds: 1, takeEveryRounds: 0, logger })
+    t.teardown(() => bot.stop())
+    const published = [30000]
+    while (bot.rounds < rounds) {
+      // New quotes reach prices where old ones of the other side rested (the quotes are 10 bps
+      // from the index), so the order of the sides tells.
+      if (bot.rounds >= published.length) {
+        const up = published.length % 4 < 2 ? 1 : -1
+        published.push(30000 + up * 90 * published.length)
+        await rig.run(await signedPrice(rig.ex, String(published.at(-1)), 1, 'BTCUSDT'))
+      }
+      await sleep(10)
+    }
+    await bot.stop()
+    return published
+  }
+  const openOrders = () => [...rig.ex.state.marketsBySymbol].map(([s, m]) => [s, m.book.orders.size])
+  return { rig, symbols, quoted, gaps, maker, runBot, openOrders }
+}
+
+t.test('a requote never leaves a book it quotes without bids or asks, nor leaves its old quotes behind', async (t) => {
+  const { rig, symbols, quoted, gaps, maker, runBot, openOrders } = await checkedBotRig(t)
   // Left from an earlier run of the bot (a restart): far from the index, it must go.
   const stale = signedInject(rig, maker.keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', price: '29500', quantity: '0.01' })
   t.equal((await stale).statusCode, 200)
-
-  const logger = { info: () => {}, error: () => {}, warn: (obj: object, msg = '') => { t.fail(`warned: ${msg} ${JSON.stringify(obj)}`) } }
-  // Requotes every round (the index need not move), and the taker stays out.
-  const bot = await startMarketMaker({ baseUrl: base, maker: maker.keys, taker: taker.keys, intervalMs: 20, refreshRounds: 1, takeEveryRounds: 0, logger })
-  t.teardown(() => bot.stop())
-  let prices = 0
-  while (bot.rounds < 8) {
-    // The index swings by 30 to 90 bps a round: new quotes reach prices where old ones of the other
-    // side rested (the quotes are 10 bps from the index), so the order of the sides tells.
-    if (bot.rounds > prices) {
-      prices = bot.rounds
-      const up = prices % 4 < 2 ? 1 : -1
-      await rig.run(await signedPrice(rig.ex, String(30000 + up * 90 * prices), 1, 'BTCUSDT'))
-    }
-    await sleep(10)
-  }
-  await bot.stop()
+  await runBot(8)
   t.same([...quoted].sort(), symbols.slice().sort(), 'every book was quoted on both sides')
   t.same(gaps, [], 'and none lost its bids or asks again')
-  const open = [...rig.ex.state.marketsBySymbol].map(([s, m]) => [s, m.book.orders.size])
-  t.same(open, symbols.map((s) => [s, 6]), 'three levels a side in each book: no old quote left behind')
+  t.same(openOrders(), symbols.map((s) => [s, 6]), 'three levels a side in each book: no old quote left behind')
   t.notOk(rig.ex.state.marketsBySymbol.get('BTCUSDTPERP')!.book.bids.levels.some((l) => l.priceTicks === 295_000), 'the stale bid is gone')
+})
+
+t.test('a side whose new quotes are all refused is requoted the old way: its quotes follow the index', async (t) => {
+  // BTC for one set of asks only (1 + 2 + 3 clips of 0.0003 BTC, the smallest worth 1.5 × the
+  // 5 USDT minimum at these prices): while they rest, the balance they hold refuses new ones, so
+  // the old asks are cancelled first and the new ones placed after (a moment without asks).
+  const { rig, gaps, runBot, openOrders, symbols } = await checkedBotRig(t, 0.0018 * COIN)
+  const published = await runBot(6)
+  t.ok(gaps.length > 0 && gaps.every((g) => g.startsWith('BTCUSDT ')), 'only BTCUSDT is without a side, for moments')
+  // The best ask 10 bps above an index of the last rounds, not the first asks' (30,030).
+  const asks = rig.ex.state.marketsBySymbol.get('BTCUSDT')!.book.asks
+  const best = asks.best()!.priceTicks / 100
+  t.ok(published.slice(-3).some((p) => Math.abs(best - p * 1.001) < 0.02), `the best ask ${best} follows the index (${published})`)
+  t.equal(asks.levels.length, 3, 'BTCUSDT has its three asks')
+  t.same(openOrders(), symbols.map((s) => [s, 6]), 'and every book three levels a side')
 })
