@@ -193,18 +193,15 @@ export async function startMarketMaker(o: MarketMakerOptions): Promise<MarketMak
       m.resting = resting
       for (const side of order) {
         if (paused()) return
-        const placed = allowed(side) ? await place(m, levelsOf(side)) : []
-        if (allowed(side) && placed.length === 0) {
-          // None of the new levels taken. Paused by a rate limit: the old ones stay till it ends.
-          // Refused otherwise (a balance the old ones hold): the old way, cancelled, then placed
-          // again, so the quotes still follow the index (the side is empty for a moment).
-          if (paused()) return
-          await cancel(m, resting[side])
-          resting[side] = await place(m, levelsOf(side))
-          continue
-        }
+        const wanted = allowed(side)
+        const placed = wanted ? await place(m, levelsOf(side)) : []
+        // None of the new levels taken. Paused by a rate limit: the old ones stay till it ends.
+        // Refused otherwise (a balance the old ones hold): the old way, cancelled, then placed
+        // again, so the quotes still follow the index (the side is empty for a moment).
+        const noneTaken = wanted && placed.length === 0
+        if (noneTaken && paused()) return
         await cancel(m, resting[side])
-        resting[side] = placed
+        resting[side] = noneTaken ? await place(m, levelsOf(side)) : placed
       }
     } catch (err) {
       m.resting = undefined // what rests is read again before the next requote
