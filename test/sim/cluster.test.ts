@@ -6,7 +6,13 @@
 // simulated etcd; and a seed replays exactly (same trace hash twice).
 
 import t from 'tap'
-import { runCluster } from '../../sim/cluster.js'
+import type { SeedReport } from '../../sim/cluster.js'
+import { ClusterWorker, type PlainClusterOptions } from '../helpers/cluster-worker.js'
+
+// Seeds run in a worker thread, away from tap's watch on every promise (test/helpers/cluster-worker.ts).
+const worker = new ClusterWorker()
+t.teardown(() => worker.close())
+const runCluster = async (o: PlainClusterOptions): Promise<SeedReport> => (await worker.run(o)).report
 
 /** Seeds 1..CI_SEEDS: about 3.5 s each on the 2-core development machine. */
 const CI_SEEDS = 15
