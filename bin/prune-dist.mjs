@@ -1,6 +1,6 @@
 // A build step after `tsc -b` (package.json "build"): deletes what dist/ holds for sources that
 // no longer exist. The build is incremental (tsc -b: about 1 s when nothing changed, against
-// 30-45 s from scratch, and `npm test` builds after `npm ci` already has), and tsc never removes
+// 20-45 s from scratch, and `npm test` builds after `npm ci` already has), and tsc never removes
 // the output of a source deleted or renamed since, which npm test would then still run as a
 // test file. Plain JavaScript because it runs after tsc, on what tsc wrote.
 

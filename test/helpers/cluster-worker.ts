@@ -1,7 +1,7 @@
 // Cluster-simulator runs for the simulator's tests, in a worker thread. tap watches every
 // promise made on the thread its tests run on (async-hook-domain's init and destroy hooks, so
 // an error thrown later is blamed on its test), and the simulator makes promises for every
-// simulated message and disk write: on the test's thread a seed took a fifth to a third longer.
+// simulated message and disk write: on the test's thread a seed took up to a third longer.
 // A worker thread has async hooks of its own, and none are set there. The run is the same:
 // `runCluster` is deterministic, and its report is plain data.
 
