@@ -66,7 +66,7 @@ function rulesLine(declared: AuditReport['rules']): string {
 /** The money lines of the report. */
 function moneyLines(m: MoneySummary): string[] {
   const after = m.depositsAfter > 0 ? `; ${m.depositsAfter} on chain after the last credit, not credited yet` : ''
-  const skipped = m.depositsSkipped > 0 ? `; ${m.depositsSkipped} skipped as the watcher skips them (under one ledger unit, above the maximum, a token never credited)` : ''
+  const skipped = m.depositsSkipped > 0 ? `; ${m.depositsSkipped} skipped as the watcher skips them (under one ledger unit, above the maximum, a token never credited, a sub-account no address has that the ledger refused)` : ''
   const reserves = m.reserves.map((r) => r.token === ''
     ? `${r.asset} ${formatUnits(r.owed, r.decimals)} owed, held unknown (no credit or payment pairs it with a token)`
     : `${r.asset} ${formatUnits(r.held, r.decimals)} held, ${formatUnits(r.owed, r.decimals)} owed`)

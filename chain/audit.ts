@@ -141,6 +141,7 @@ export async function auditLog(batches: AsyncIterable<LogEntry[]>, o: AuditOptio
         const settling = o.money && typeof e.command === 'object' ? o.money.before(state, e.command) : undefined
         const result = apply(state, e)
         if (o.money && result.ok) o.money.accepted(seq, e.command, settling)
+        else if (o.money && !result.ok && typeof e.command === 'object') o.money.refused(e.command, result.code)
         if (state.rules !== rulesBefore) rules.push({ version: state.rules, seq })
         if (o.vault !== undefined && e.command?.type === 'DeclareChain' && result.ok && state.chain!.vault.toLowerCase() !== o.vault.toLowerCase()) {
           findings.push({ seq, what: `the log declares its money on the Vault ${state.chain!.vault} (chain ${state.chain!.chainId}), not on ${o.vault}` })

@@ -13,6 +13,7 @@
 import { getAddress, type JsonRpcProvider, type Log } from 'ethers'
 import type { Deposit, DepositPending } from '../core/commands.js'
 import type { ChainToken } from './deploy.js'
+import { beyondSubAccounts, creditedSub } from './deposit-sub.js'
 import { pollLoop, silentLogger, type ExchangeLink, type Logger } from './link.js'
 import { LOG_BLOCK_RANGE, vaultAt } from './provider.js'
 import { toLedger } from './units.js'
@@ -144,7 +145,7 @@ export class DepositWatcher {
     const asset = token && state.assets.get(token.asset)
     const amount = token && asset ? toLedger(ev.args.amount as bigint, token.decimals, asset.scale) : undefined
     if (!token || amount === undefined) return undefined
-    return { ref, account: getAddress(ev.args.account as string), sub: Number(ev.args.subAccount), asset: token.asset, amount }
+    return { ref, account: getAddress(ev.args.account as string), sub: creditedSub(Number(ev.args.subAccount)), asset: token.asset, amount }
   }
 
   /** Where a fresh watcher starts: the block of the newest chain deposit the state holds. */
@@ -173,7 +174,11 @@ export class DepositWatcher {
     if (!asset) return skip(`asset ${token.asset} unknown to the exchange`)
     const amount = toLedger(ev.args.amount as bigint, token.decimals, asset.scale)
     if (amount === undefined) return skip(`amount below one unit of the ledger's ${asset.scale} decimals, or above its maximum`)
-    const cmd: Deposit = { type: 'Deposit', account: getAddress(ev.args.account as string), sub: Number(ev.args.subAccount),
+    const named = Number(ev.args.subAccount)
+    if (beyondSubAccounts(named)) {
+      this.logger.warn({ ref, subAccount: named }, 'deposit for a sub-account no address has: credited to the master account (sub-account 0)')
+    }
+    const cmd: Deposit = { type: 'Deposit', account: getAddress(ev.args.account as string), sub: creditedSub(named),
       asset: token.asset, amount, wallet: 'SPOT', ref }
     const ack = await this.o.exchange.submit(cmd)
     if (!ack.result.ok) {

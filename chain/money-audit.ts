@@ -7,7 +7,9 @@
 //   asset the token stands for;
 // - every deposit into the Vault before the last one the log credited was credited, unless the
 //   watcher's own rules skip it (under one ledger unit, above the ledger's maximum, a token the
-//   log never paired with an asset), since the watcher credits in chain order;
+//   log never paired with an asset), since the watcher credits in chain order; a deposit for a
+//   sub-account no address has (chain/deposit-sub.ts) is credited to the master account, or, by
+//   builds before that rule, refused by the ledger in the log;
 // - every withdrawal marked paid was paid by the Vault in that transaction, to that address,
 //   that amount of that token; none refunded was paid; none paid was never requested (in a
 //   prefix of a log, one paid within PREFIX_GRACE_MS before its last entry or after it may be
@@ -23,6 +25,7 @@ import type { Deposit, WithdrawalComplete } from '../core/commands.js'
 import type { ChainDeclaration, State, Withdrawal } from '../core/state.js'
 import type { Finding } from './audit.js'
 import { getAddress } from 'ethers'
+import { beyondSubAccounts, creditedSub } from './deposit-sub.js'
 import { tokenUnitsCovering, toLedger } from './units.js'
 import type { VaultRecords } from './vault-records.js'
 
@@ -42,7 +45,10 @@ export interface MoneySummary {
   depositsMatched: number
   /** Vault deposits after the log's last credit (not credited yet: the watcher waits for confirmations). */
   depositsAfter: number
-  /** Vault deposits before it the watcher's rules skip: dust, above the maximum, unpaired tokens. */
+  /**
+   * Vault deposits before it the watcher's rules skip: dust, above the maximum, unpaired tokens, and
+   * sub-accounts no address has that the log's ledger refused (builds before those were credited).
+   */
   depositsSkipped: number
   paymentsMatched: number
   /**
@@ -75,6 +81,8 @@ export class MoneyCheck {
   private readonly paid: Settlement[] = []
   private readonly refunded: Settlement[] = []
   private end: LogEnd | undefined
+  /** Refs of deposits for a sub-account no address has that the ledger refused as such. */
+  private readonly refusedBeyond = new Set<string>()
 
   /** Called before `cmd` is applied: the withdrawal it settles, as it stands then. */
   before(state: State, cmd: { type: string; withdrawalId?: unknown }): Withdrawal | undefined {
@@ -88,6 +96,13 @@ export class MoneyCheck {
     if (cmd.type === 'Deposit') this.credits.push({ seq, cmd: cmd as Deposit })
     else if (cmd.type === 'WithdrawalComplete' && w) this.paid.push({ seq, w, txId: (cmd as WithdrawalComplete).txId })
     else if (cmd.type === 'WithdrawalFail' && w) this.refunded.push({ seq, w })
+  }
+
+  /** Called once `cmd` was refused with `code`. */
+  refused(cmd: { type: string; sub?: unknown; ref?: unknown }, code: string | undefined): void {
+    if (cmd.type === 'Deposit' && code === 'ACCOUNT_INVALID' && typeof cmd.sub === 'number' && beyondSubAccounts(cmd.sub)) {
+      this.refusedBeyond.add(String(cmd.ref).toLowerCase())
+    }
   }
 
   /** The tokens the log declared (after finish()): the Vault's holdings of each are read too. */
@@ -109,7 +124,7 @@ export class MoneyCheck {
    * if made late enough.
    */
   async reconcile(r: VaultRecords, prefix: Prefix | undefined): Promise<{ findings: Finding[]; summary: MoneySummary }> {
-    const c = new Reconciliation(this.end!, r)
+    const c = new Reconciliation(this.end!, r, this.refusedBeyond)
     const credited = c.credits(this.credits)
     const passed = c.passedOver(credited.at)
     const payments = await c.payments(this.paid, this.refunded, prefix)
@@ -130,7 +145,7 @@ class Reconciliation {
   private readonly declaredDecimals = new Map<string, number>()
   private readonly since: string
 
-  constructor(private readonly end: LogEnd, private readonly r: VaultRecords) {
+  constructor(private readonly end: LogEnd, private readonly r: VaultRecords, private readonly refusedBeyond: Set<string>) {
     if (end.chain !== null && end.chain.chainId !== r.chainId) {
       this.findings.push({ seq: end.seq, what: `the log declares its money on chain ${end.chain.chainId}, but the Vault was read on chain ${r.chainId}` })
     }
@@ -187,7 +202,7 @@ class Reconciliation {
       const amount = toLedger(d.amount, this.decimals(d.token), this.scale(cmd.asset))
       const wrong = [
         ...(sameAddress(d.account, cmd.account) ? [] : [`account ${d.account}`]),
-        ...(d.sub === cmd.sub ? [] : [`sub-account ${d.sub}`]),
+        ...(creditedSub(d.sub) === cmd.sub ? [] : [`sub-account ${d.sub}`]),
         ...(amount === cmd.amount ? [] : [`${amount ?? 'nothing'} units`]),
       ]
       if (wrong.length > 0) this.findings.push({ seq, what: `${what}, but the Vault's deposit is for ${wrong.join(', ')}` })
@@ -212,7 +227,8 @@ class Reconciliation {
       }
       const d = this.r.deposits[i]!
       const asset = this.assetOf.get(d.token)
-      if (asset === undefined || !this.end.scales.has(asset) || toLedger(d.amount, this.decimals(d.token), this.scale(asset)) === undefined) {
+      if (asset === undefined || !this.end.scales.has(asset) || toLedger(d.amount, this.decimals(d.token), this.scale(asset)) === undefined ||
+        this.refusedBeyond.has(d.ref.toLowerCase())) {
         skipped++
         continue
       }

@@ -16,6 +16,10 @@ contract Vault {
         bytes32 logHash;
     }
 
+    /// Sub-accounts an address has (0 to 31, as the ledger's): a deposit for another one is refused,
+    /// not taken into the Vault for an account the exchange cannot credit.
+    uint32 public constant SUB_ACCOUNTS = 32;
+
     address public immutable operator;
     /// Withdrawal ids already paid.
     mapping(uint256 => bool) public paid;
@@ -35,6 +39,7 @@ contract Vault {
     error NoAnchor(uint64 seq);
     error RootZero();
     error LengthMismatch();
+    error SubAccountInvalid(uint32 subAccount);
 
     modifier onlyOperator() {
         if (msg.sender != operator) revert NotOperator();
@@ -47,6 +52,7 @@ contract Vault {
 
     function deposit(address token, uint256 amount, uint32 subAccount) external {
         if (amount == 0) revert AmountZero();
+        if (subAccount >= SUB_ACCOUNTS) revert SubAccountInvalid(subAccount);
         if (!IERC20(token).transferFrom(msg.sender, address(this), amount)) revert TokenTransferFailed();
         emit Deposited(msg.sender, subAccount, token, amount);
     }

@@ -1,5 +1,6 @@
 // On-chain deposits reach the ledger through the watcher: once, after the confirmation depth,
-// across watcher restarts and chain reorgs, at the ledger's scale exactly.
+// across watcher restarts and chain reorgs, at the ledger's scale exactly; one for a sub-account
+// no address has (which a Vault deployed before it refused those takes) in the master account.
 
 import t from 'tap'
 import { findSub, spotBalance } from '../../core/accounts.js'
@@ -82,4 +83,21 @@ t.test('token units convert to the ledger scale, a finer amount rounded down; le
   t.equal(spot(carol.address, 'BTC'), 12_345)
   t.equal(await chain.token('ETH').balanceOf(chain.deployment.vault), 10n ** 10n - 1n + 15n * 10n ** 17n + 123n,
     'the Vault holds at least what the ledger owes')
+})
+
+// Last in the file: the Vault runs a build from before it refused sub-accounts no address has.
+t.test('a Vault deployed before the sub-account check: a deposit for sub-account 99 is credited to the master account', async (t) => {
+  await chain.legacyVault()
+  const dave = chain.wallet(4)
+  await chain.mint('USDT', dave.address, 10_000_000n)
+  const w = watcher()
+  await w.poll()
+  const { ref } = await chain.deposit(dave, 'USDT', 3_000_000n, 99)
+  await chain.deposit(dave, 'USDT', 2_000_000n, 1)
+  await chain.mine(1)
+  t.equal(await w.poll(), 2)
+  t.equal(spot(dave.address, 'USDT'), 3_000_000, 'the deposit for 99 is in sub-account 0')
+  t.equal(spot(dave.address, 'USDT', 1), 2_000_000, 'one for an existing number is where it was sent')
+  t.ok(rig.ex.state.depositRefs.has(ref))
+  t.equal(findSub(rig.ex.state, { account: dave.address, sub: 99 }), undefined, 'no sub-account 99')
 })

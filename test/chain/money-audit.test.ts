@@ -4,7 +4,8 @@
 // deposit passed over, a payment marked but never made, a refund of a payment made, and a
 // payment the log never asked for each give their finding; money moved between sub-accounts,
 // dust the watcher would not credit, deposits after the log's last credit, and payments of
-// withdrawals still pending do not; withdrawals paid together in one transaction each match.
+// withdrawals still pending do not; withdrawals paid together in one transaction each match; a
+// deposit for a sub-account no address has is expected in the master account.
 
 import t from 'tap'
 import { getAddress, type Contract } from 'ethers'
@@ -158,6 +159,27 @@ t.test('a log that declares its chain: tokens from the declaration, held against
   t.match(decimals.findings, [`the log declares USDT's token ${usdt.address} with 18 decimals, but it has 6`])
   const mainnet = await check([seeded, declared({ chainId: 1 }), ...HONEST])
   t.same(mainnet.findings, [`the log declares its money on chain 1, but the Vault was read on chain ${chain.anvil.chainId}`])
+})
+
+t.test('a deposit for a sub-account no address has (a Vault from before it refused them): credited to the master account', async (t) => {
+  const snapshot = await chain.provider.send('evm_snapshot', [])
+  t.teardown(() => chain.provider.send('evm_revert', [snapshot]))
+  await chain.legacyVault()
+  await chain.mint('USDT', alice.address, 5n * USDT)
+  const beyond = (await chain.deposit(alice, 'USDT', 5n * USDT, 99)).ref
+  const later = await deposit(bob, 'USDT', 6n * USDT)
+  const toSub = (sub: number): Command => ({ ...credit(alice, 5, beyond), sub } as Command)
+  const credited = await check([...HONEST, toSub(0), credit(bob, 6, later)])
+  t.same(credited.findings, [])
+  t.equal(credited.summary.depositsMatched, 5)
+  // A build before that rule submitted it for sub-account 99, which the ledger refused.
+  const refused = await check([...HONEST, toSub(99), credit(bob, 6, later)])
+  t.same(refused.findings, [], 'refused by the ledger in the log: skipped, as the watcher of the day did')
+  t.same([refused.summary.depositsMatched, refused.summary.depositsSkipped], [4, 2])
+  const passed = await check([...HONEST, credit(bob, 6, later)])
+  t.match(passed.findings, [new RegExp(`deposit ${beyond} .* sub-account 99 was never credited, though later deposits were`)])
+  const elsewhere = await check([...HONEST, toSub(3), credit(bob, 6, later)])
+  t.match(elsewhere.findings, [`credited to ${alice.address} sub-account 3 (ref ${beyond}), but the Vault's deposit is for sub-account 99`])
 })
 
 // Last in the file: it adds payments to the chain's history.

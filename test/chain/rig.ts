@@ -1,7 +1,9 @@
 // A chain for a test file: a fresh anvil on loopback, the contracts deployed by the operator
 // (anvil's first dev account), and funded user wallets.
 
-import { HDNodeWallet, type Contract } from 'ethers'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { ContractFactory, HDNodeWallet, type Contract, type InterfaceAbi } from 'ethers'
 import { DEV_MNEMONIC, startAnvil, type Anvil } from '../../chain/anvil.js'
 import { deployAll, type Deployment } from '../../chain/deploy.js'
 import { chainProvider, mined, Operator, tokenAt, vaultAt } from '../../chain/provider.js'
@@ -23,6 +25,11 @@ export interface ChainRig {
   /** Approves and deposits from `from` into the Vault; the receipt's hash and block, and the ref the watcher credits it by. */
   deposit(from: HDNodeWallet, asset: string, amount: bigint, sub?: number): Promise<{ hash: string; block: number; ref: string }>
   mine(blocks?: number): Promise<void>
+  /**
+   * Gives the Vault the code of a build before it refused sub-accounts no address has (its
+   * storage and operator kept), as a Vault deployed then still runs: it takes a deposit for any.
+   */
+  legacyVault(): Promise<void>
   close(): Promise<void>
 }
 
@@ -63,10 +70,33 @@ export async function chainRig(): Promise<ChainRig> {
     async mine(blocks = 1) {
       await provider.send('anvil_mine', [`0x${blocks.toString(16)}`])
     },
+    async legacyVault() {
+      const { abi, bytecode } = compileVaultWithoutSubCheck()
+      const address = await operator.run(async (s) => {
+        const legacy = await new ContractFactory(abi, bytecode, s).deploy(await s.getAddress())
+        await legacy.waitForDeployment()
+        return legacy.getAddress()
+      })
+      await provider.send('anvil_setCode', [deployment.vault, await provider.getCode(address)])
+    },
     async close() {
       provider.destroy()
       await anvil.stop()
     },
   }
   return rig
+}
+
+/** The Vault's source with its sub-account check taken out, compiled as chain/compile.mjs does. */
+function compileVaultWithoutSubCheck(): { abi: InterfaceAbi; bytecode: string } {
+  const source = readFileSync(new URL('../../../chain/contracts/Vault.sol', import.meta.url), 'utf8')
+  const check = /\n\s*if \(subAccount >= SUB_ACCOUNTS\) revert SubAccountInvalid\(subAccount\);/
+  if (!check.test(source)) throw new Error('the Vault no longer has the sub-account check this replaces')
+  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string }
+  const out = JSON.parse(solc.compile(JSON.stringify({ language: 'Solidity',
+    sources: { 'Vault.sol': { content: source.replace(check, '') } },
+    settings: { evmVersion: 'shanghai', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } })))
+  const c = out.contracts?.['Vault.sol']?.Vault
+  if (!c) throw new Error(`the Vault did not compile: ${JSON.stringify(out.errors)}`)
+  return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }
 }

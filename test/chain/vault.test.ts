@@ -36,6 +36,20 @@ t.test('a deposit moves the tokens into the Vault and names the account, sub-acc
   t.equal(await revertName((rig.vault.connect(alice) as Contract).deposit(usdt, 0n, 0)), 'AmountZero')
 })
 
+t.test('a deposit for a sub-account no address has (32 and up) is refused, the tokens left with the sender', async (t) => {
+  await rig.mint('USDT', alice.address, 1_000_000n)
+  const before = await rig.token('USDT').balanceOf(alice.address)
+  const held = await rig.token('USDT').balanceOf(rig.deployment.vault)
+  await mined(await (rig.token('USDT').connect(alice) as Contract).approve(rig.deployment.vault, 1_000_000n))
+  for (const sub of [32, 99, 2 ** 32 - 1]) {
+    t.equal(await revertName((rig.vault.connect(alice) as Contract).deposit(usdt, 1_000_000n, sub)), 'SubAccountInvalid', `sub-account ${sub}`)
+  }
+  t.equal(await rig.token('USDT').balanceOf(alice.address), before)
+  t.equal(await rig.token('USDT').balanceOf(rig.deployment.vault), held)
+  const { hash } = await rig.deposit(alice, 'USDT', 1_000_000n, 31)
+  t.ok(hash, 'the last one, 31, is taken')
+})
+
 t.test('only the operator pays a withdrawal, and each id only once', async (t) => {
   t.equal(await revertName((rig.vault.connect(bob) as Contract).withdraw(1n, usdt, bob.address, 1_000_000n)), 'NotOperator')
   const vault = await asOperator()
