@@ -102,14 +102,18 @@ class Channel {
 export class UserStreams {
   private readonly channels: Record<UserStream, Channel>
   private readonly stops: (() => void)[] = []
+  private readonly closedListeners: ((listenKey: string) => void)[] = []
 
-  constructor(private readonly ctx: GatewayContext, keys: Record<UserStream, ListenKeys>, hub: StreamHub, sweepMs = 10_000) {
+  constructor(private readonly ctx: GatewayContext, keys: Record<UserStream, ListenKeys>, private readonly hub: StreamHub, sweepMs = 10_000) {
     this.channels = { FUTURES: new Channel(keys.FUTURES, new UserEvents(), hub), SPOT: new Channel(keys.SPOT, new SpotUserEvents(), hub) }
     for (const c of Object.values(this.channels)) {
       c.events.seed(ctx.state())
       this.stops.push(c.keys.onEnd((entry, why) => {
         if (why === 'expired') hub.publish(entry.listenKey, { e: 'listenKeyExpired', E: ctx.now(), listenKey: entry.listenKey })
         c.forget(entry.listenKey, entry.account, entry.sub)
+        // Closed by its owner (DELETE): its stream closes, as Binance's does, so no connection
+        // is left open on a key that delivers nothing (a POST may give the same key again).
+        if (why === 'closed') for (const l of this.closedListeners) l(entry.listenKey)
       }))
     }
     if (ctx.onCommitted) this.stops.push(ctx.onCommitted((b) => this.batch(b)))
@@ -126,6 +130,11 @@ export class UserStreams {
   /** Called when a connection subscribes to a listen key's stream. */
   watch(listenKey: string): boolean {
     return this.channels.FUTURES.watch(listenKey) || this.channels.SPOT.watch(listenKey)
+  }
+
+  /** Hears of listen keys their owner closed, to close the connections on them. */
+  onKeyClosed(listener: (listenKey: string) => void): void {
+    this.closedListeners.push(listener)
   }
 
   /** A WebSocket API subscription to `session`'s events on `stream`; the returned function ends it. */
@@ -145,6 +154,12 @@ export class UserStreams {
     }
   }
 
+  private rewatch(stream: UserStream, apiKey: string): void {
+    const c = this.channels[stream]
+    const key = c.keys.keyOf(apiKey)
+    if (this.hub.has(key)) c.watch(key)
+  }
+
   private batch(b: CommittedBatch): void {
     const state = this.ctx.state()
     let ended = false
@@ -154,6 +169,9 @@ export class UserStreams {
       for (const c of Object.values(this.channels)) c.events.entry(state, time, events, c.wants, c.emit)
       for (const e of events) {
         if ((e.type === 'listenKey' && e.status === 'CLOSED') || (e.type === 'session' && e.status !== 'ACTIVE' && e.status !== 'RSA_KEY')) ended = true
+        // A key live again (a POST after it expired gives the same key): the connections still
+        // on it, told listenKeyExpired, receive its events again.
+        else if (e.type === 'listenKey' && e.status === 'OPEN') this.rewatch(e.stream === 'SPOT' ? 'SPOT' : 'FUTURES', e.apiKey)
       }
     }
     // A key closed or a session ended, perhaps through another gateway: its streams end now.

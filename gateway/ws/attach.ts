@@ -1,12 +1,14 @@
 // Everything the gateway streams over WebSocket, on one hub: the market streams, and the user
 // data streams (futures and spot) whose stream names are live listen keys (/ws/<listenKey>,
-// /stream?streams=, /private/ws|stream?listenKey=, or SUBSCRIBE); and the WebSocket APIs
+// /stream?streams=, /private/ws|stream?listenKey=, or SUBSCRIBE; a connection on a key its owner
+// closes is closed); and the WebSocket APIs
 // beside them (futures, and spot's with its user data stream subscriptions).
 
 import type { FastifyInstance } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import { UserStreams } from '../user-data/user-streams.js'
 import { StreamHub } from './hub.js'
+import { CLOSE } from './managed-socket.js'
 import { attachWebSocket, type MarketStreams, type WebSocketOptions } from './server.js'
 import { attachWsApi, type WsApi } from '../ws-api/server.js'
 
@@ -25,6 +27,9 @@ export function attachStreams(app: FastifyInstance, ctx: GatewayContext,
   const market = attachWebSocket(app, ctx, {
     ...o, hub, otherUpgrades: api.handleUpgrade,
     extraStreams: { accepts: (name) => users.isListenKey(name), subscribed: (name) => { users.watch(name) } },
+  })
+  users.onKeyClosed((key) => {
+    for (const c of [...market.connections]) if (c.streams.has(key)) c.close(CLOSE.normal, 'listenKey closed')
   })
   return { ...market, users, api }
 }

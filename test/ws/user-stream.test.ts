@@ -1,6 +1,7 @@
 // The user data stream over real WebSocket: a listen key from REST, every connection form
 // API.md lists, the events a scripted sequence causes (exact), nothing of another account's,
-// and listenKeyExpired when the key ends.
+// listenKeyExpired when the key runs out (and its events again once a POST revives it), and its
+// connections closed when its owner closes it.
 
 import t from 'tap'
 import { signedInject, type GatewayRig, type Keys, fundedTrader } from '../helpers/gateway.js'
@@ -60,8 +61,8 @@ t.test('every connection form gets the account\'s events, and only its own', asy
   t.match(await raw.next((m) => m.e === 'ACCOUNT_CONFIG_UPDATE'), { ac: { s: 'BTCUSDTPERP', l: 7 } })
 })
 
-t.test('SUBSCRIBE to a listen key, unknown keys refused, listenKeyExpired at the end', async (t) => {
-  const { rig, open, listenKey, alice } = await setup(t)
+t.test('SUBSCRIBE to a listen key, unknown keys refused, closed by DELETE, listenKeyExpired at the end', async (t) => {
+  const { rig, open, listenKey, alice, bob } = await setup(t)
   const key = await listenKey(alice.keys)
   const refused = await open(`/ws/${'0'.repeat(64)}`).then(() => null, (err: { status?: number }) => err)
   t.equal(refused?.status, 400, 'an unknown key is not a stream')
@@ -71,17 +72,31 @@ t.test('SUBSCRIBE to a listen key, unknown keys refused, listenKeyExpired at the
   await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { ...ORDER, side: 'BUY', price: '40000.0' })
   t.match(await c.next((m) => m.e === 'ORDER_TRADE_UPDATE'), { o: { x: 'NEW', S: 'BUY', p: '40000.0' } })
 
-  // DELETE ends the key: no more events for it.
+  // DELETE ends the key and closes its stream: no connection is left open hearing nothing
+  // (the next POST gives the same key, and a client would have no reason to reconnect).
+  const markets = await open(`/stream?streams=btcusdtperp@markPrice/${key}`)
   const del = await rig.app.inject({ method: 'DELETE', url: '/fapi/v1/listenKey', headers: { 'x-mbx-apikey': alice.keys.apiKey } })
   t.same(del.json(), {})
+  t.same(await c.closedWith(), { code: 1000, reason: 'listenKey closed' })
+  t.same(await markets.closedWith(), { code: 1000, reason: 'listenKey closed' }, 'with its market streams too')
+  const other = await open(`/ws/${await listenKey(bob.keys)}`)
   await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { ...ORDER, side: 'BUY', price: '40001.0' })
-  await sleep(50)
   t.same(c.messages.filter((m: any) => m.e === 'ORDER_TRADE_UPDATE'), [], 'a closed key hears nothing more')
+  t.equal(other.closed, null, 'another key\'s connection stays')
 
-  // A new key that runs out: listenKeyExpired, sent once the sweep sees it.
+  // A key that runs out: listenKeyExpired, sent once the sweep sees it; the connection stays, and
+  // once a POST makes the key live again (the same key) it hears the account's events again.
   const again = await listenKey(alice.keys)
+  t.equal(again, key, 'a POST after DELETE gives the same key, live again')
   const d = await open(`/ws/${again}`)
   await sleep(20)
   await rig.run({ type: 'Tick' }, 61 * 60_000)
   t.same(await d.next((m) => m.e === 'listenKeyExpired'), { e: 'listenKeyExpired', E: rig.ex.time, listenKey: again })
+  await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { ...ORDER, side: 'BUY', price: '40002.0' })
+  await sleep(50)
+  t.same(d.messages.filter((m: any) => m.e === 'ORDER_TRADE_UPDATE'), [], 'an expired key hears nothing')
+  t.equal(await listenKey(alice.keys), again)
+  await signedInject(rig, alice.keys, 'POST', '/fapi/v1/order', { ...ORDER, side: 'BUY', price: '40003.0' })
+  t.match(await d.next((m) => m.e === 'ORDER_TRADE_UPDATE'), { o: { x: 'NEW', p: '40003.0' } }, 'live again: the same connection hears it')
+  t.equal(d.closed, null)
 })
