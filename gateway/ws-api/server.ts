@@ -107,6 +107,11 @@ export class WsApiConnection extends ManagedSocket {
     try {
       const req = this.parse(text)
       id = req.id
+      // Refused with the request's own id, which was valid, so the client can match the reply.
+      if (typeof req.method !== 'string') {
+        this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
+        throw new ApiError(400, -1102, "Mandatory parameter 'method' was not sent, was empty/null, or malformed.")
+      }
       name = req.method
       if (this.inFlight > IN_FLIGHT_MAX) throw new ApiError(429, -1003, 'Too many requests queued.')
       const p = paramsOf(req.params)
@@ -149,7 +154,7 @@ export class WsApiConnection extends ManagedSocket {
   }
 
   /** The request in a frame; malformed ones are charged and refused in Binance's shape. */
-  private parse(text: string | null): { id: Id; method: string; params: unknown } {
+  private parse(text: string | null): { id: Id; method: unknown; params: unknown } {
     let req: unknown
     try {
       if (text === null) throw new SyntaxError('binary frame')
@@ -169,10 +174,6 @@ export class WsApiConnection extends ManagedSocket {
     if (!idOk) {
       this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
       throw new ApiError(400, -1135, "Invalid JSON Request; 'id' must be an integer or a string of at most 64 characters.")
-    }
-    if (typeof r.method !== 'string') {
-      this.app.weights.charge(this.ip, MALFORMED_WEIGHT)
-      throw new ApiError(400, -1102, "Mandatory parameter 'method' was not sent, was empty/null, or malformed.")
     }
     return { id: rawId as Id, method: r.method, params: r.params }
   }

@@ -182,6 +182,8 @@ t.test('refusals in Binance\'s shape change nothing, and nothing a client sends 
       { code: -1121, msg: 'Invalid symbol.' }],
     ['params not an object', { id: 'f', method: 'depth', params: [1] }, 400,
       { code: -1135, msg: "Invalid 'params' in JSON request; expected an object." }],
+    ['no method: answered with the request\'s id', { id: 'g0', params: {} }, 400,
+      { code: -1102, msg: "Mandatory parameter 'method' was not sent, was empty/null, or malformed." }],
     ['an unknown method', { id: 'g', method: 'order.explode', params: {} }, 400,
       { code: -1020, msg: 'This operation is not supported.' }],
     // Looked up in the method table, these found Object.prototype's and answered 500.
