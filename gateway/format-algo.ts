@@ -10,7 +10,7 @@
 import { LIMITS } from '../core/limits.js'
 import type { Market, PerpMarket, State } from '../core/state.js'
 import { formatAvgPrice, formatPrice, formatQty, type MarketScales } from './decimal.js'
-import { formatCallbackRate, type OrderFields } from './format-order.js'
+import { formatCallbackRate, shownTimeInForce, type OrderFields } from './format-order.js'
 
 const MARKETS = LIMITS.marketsMax
 
@@ -52,7 +52,7 @@ export function algoJson(m: AlgoMarket, o: OrderFields): Record<string, unknown>
   const triggered = c.triggerTime > 0 && c.reason === ''
   return {
     algoId: algoIdOf(m.marketId, o.orderId), clientAlgoId: o.clientOrderId, algoType: 'CONDITIONAL',
-    orderType: c.origType, symbol: m.symbol, side: o.side, positionSide: o.positionSide, timeInForce: o.timeInForce,
+    orderType: c.origType, symbol: m.symbol, side: o.side, positionSide: o.positionSide, timeInForce: shownTimeInForce(o),
     quantity: formatQty(m, o.origQtyLots), algoStatus: algoStatusOf(o),
     actualOrderId: triggered ? String(o.orderId) : '',
     actualPrice: triggered ? formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots) : '',
@@ -73,7 +73,7 @@ export function algoUpdate(m: Market, o: OrderFields, time: number): Record<stri
     e: 'ALGO_UPDATE', T: time, E: time,
     o: {
       caid: o.clientOrderId, aid: algoIdOf(m.marketId, o.orderId), at: 'CONDITIONAL', o: c.origType, s: m.symbol,
-      S: o.side, ps: o.positionSide, f: o.timeInForce, q: formatQty(m, o.origQtyLots), X: algoStatusOf(o),
+      S: o.side, ps: o.positionSide, f: shownTimeInForce(o), q: formatQty(m, o.origQtyLots), X: algoStatusOf(o),
       ai: triggered ? String(o.orderId) : '', ap: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots),
       aq: formatQty(m, o.executedQtyLots), act: triggered ? o.orderType : '', tp: formatPrice(m, c.stopPriceTicks),
       p: formatPrice(m, o.priceTicks), V: o.stp, wt: c.workingType, pm: o.priceMatch ?? 'NONE', cp: c.closePosition, pP: c.priceProtect,

@@ -25,6 +25,14 @@ export function spotType(o: Pick<OrderFields, 'orderType' | 'cond'>): string {
 }
 
 /**
+ * The time in force a spot order shows: GTC for MARKET (IOC in the core, as it behaves) and for
+ * LIMIT_MAKER (GTX in the core), as Binance spot's records and reports show them.
+ */
+export function spotTimeInForce(o: Pick<OrderFields, 'orderType' | 'timeInForce'>): string {
+  return o.orderType === 'MARKET' || o.orderType === 'POST_ONLY' ? 'GTC' : o.timeInForce
+}
+
+/**
  * A spot cancel's own client id (a cancel answer's clientOrderId, the stream's `c` on its report):
  * the one the request named (newClientOrderId), or one made for it as Binance generates one:
  * `x-<marketId>-<orderId>-cancel`, from the event alone, so answers and streams agree on every replica.
@@ -99,6 +107,14 @@ export function orderAfter(events: readonly Event[], marketId: number, orderId: 
   return rec
 }
 
+/**
+ * The time in force a futures order shows: a MARKET order (a triggered stop's too) is IOC in the
+ * core, as it behaves, and GTC in Binance's records and streams.
+ */
+export function shownTimeInForce(o: { orderType: string; timeInForce: string }): string {
+  return o.orderType === 'MARKET' ? 'GTC' : o.timeInForce
+}
+
 /** Binance's order record; `responseOnly` adds cumQty (responses), records carry `time`. */
 export function orderJson(m: MarketScales & Pick<Market, 'symbol'>, o: OrderFields, form: 'record' | 'response'): Record<string, unknown> {
   const type = o.orderType
@@ -110,7 +126,7 @@ export function orderJson(m: MarketScales & Pick<Market, 'symbol'>, o: OrderFiel
   }
   if (form === 'response') out.cumQty = formatQty(m, o.executedQtyLots)
   Object.assign(out, {
-    cumQuote: formatNotional(m, o.cumQuoteTicksLots), timeInForce: o.timeInForce, type, origType: c?.origType ?? type,
+    cumQuote: formatNotional(m, o.cumQuoteTicksLots), timeInForce: shownTimeInForce(o), type, origType: c?.origType ?? type,
     side: o.side, positionSide: o.positionSide, reduceOnly: o.reduceOnly, closePosition: c?.closePosition ?? false,
     stopPrice: formatPrice(m, c?.stopPriceTicks ?? 0), workingType: c?.workingType ?? 'CONTRACT_PRICE',
     priceProtect: c?.priceProtect ?? false,

@@ -5,7 +5,7 @@
 import type { Market } from '../core/state.js'
 import type { UserTradeRecord } from '../replica/projections/index.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty, type AssetScales, type MarketScales } from './decimal.js'
-import { spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime, type OrderFields } from './format-order.js'
+import { spotOrigQtyLots, spotPreventedQtyLots, spotTimeInForce, spotType, spotWaiting, spotWorkingTime, type OrderFields } from './format-order.js'
 
 /** What of a spot market its rows print: symbol, quote asset, scales. */
 export type SpotScales = MarketScales & Pick<Market, 'symbol' | 'quote'>
@@ -22,8 +22,7 @@ export function spotOrderJson(state: AssetScales, m: SpotScales, o: OrderFields,
   Object.assign(out, {
     origQty: formatQty(m, spotOrigQtyLots(o)), executedQty: formatQty(m, o.executedQtyLots),
     cummulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status,
-    // A waiting market-form stop holds GTC already (core/spot-stops.ts).
-    timeInForce: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce, type: spotType(o), side: o.side,
+    timeInForce: spotTimeInForce(o), type: spotType(o), side: o.side,
   })
   if (o.cond !== undefined) out.stopPrice = formatPrice(m, o.cond.stopPriceTicks)
   // An iceberg's slice: in every record (zero for other orders), in a response only on icebergs, as Binance's.

@@ -12,7 +12,7 @@ import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatNotional, formatPrice, formatQty, parseQtyLots } from '../decimal.js'
 import { fromCore } from '../errors.js'
-import { orderAfter, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWorkingTime, type OrderFields } from '../format-order.js'
+import { orderAfter, spotOrigQtyLots, spotPreventedQtyLots, spotTimeInForce, spotType, spotWorkingTime, type OrderFields } from '../format-order.js'
 import { idParam, limitParam, optional, orderRefParam, required, spotParam } from '../market-params.js'
 import { findOrder } from '../order-lookup.js'
 import { spotAmendDocs } from '../schemas/spot.js'
@@ -29,7 +29,7 @@ function amendedOrderJson(state: State, m: SpotMarket, o: OrderFields, origClien
     symbol: m.symbol, orderId: o.orderId, orderListId: o.orderListId ?? -1, origClientOrderId, clientOrderId: o.clientOrderId,
     price: formatPrice(m, o.priceTicks), qty: formatQty(m, spotOrigQtyLots(o)), executedQty: formatQty(m, o.executedQtyLots),
     preventedQty: formatQty(m, spotPreventedQtyLots(o)), quoteOrderQty: formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale),
-    cumulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status, timeInForce: o.timeInForce,
+    cumulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status, timeInForce: spotTimeInForce(o),
     type: spotType(o), side: o.side, workingTime: spotWorkingTime(o),
     selfTradePreventionMode: o.stp,
   }

@@ -17,7 +17,7 @@ import { positionOf, type PerpMarket, type Position, type State } from '../../co
 import { formatAvgPrice, formatBalance, formatPrice, formatQty } from '../decimal.js'
 import { breakEvenPrice } from '../format-account.js'
 import { algoUpdate } from '../format-algo.js'
-import { formatCallbackRate } from '../format-order.js'
+import { formatCallbackRate, shownTimeInForce } from '../format-order.js'
 import { insurancePayload, marginCallPayload } from './liquidation-events.js'
 import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
@@ -191,7 +191,7 @@ function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: 
   return {
     e: 'ORDER_TRADE_UPDATE', E: time, T: time,
     o: {
-      s: m.symbol, c: o.clientOrderId, S: o.side, o: o.orderType, f: o.timeInForce,
+      s: m.symbol, c: o.clientOrderId, S: o.side, o: o.orderType, f: shownTimeInForce(o),
       q: formatQty(m, o.origQtyLots), p: formatPrice(m, o.priceTicks),
       ap: formatAvgPrice(m, o.cumQuoteTicksLots, o.executedQtyLots), sp: formatPrice(m, c?.stopPriceTicks ?? 0),
       // Binance reports expiry by self-trade prevention as execution EXPIRED, status EXPIRED_IN_MATCH.

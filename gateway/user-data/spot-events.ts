@@ -13,7 +13,7 @@ import type { Event, OrderEvent, OrderListEvent, OrderRecordFields, PreventedMat
 import { decrements } from '../../core/prevention.js'
 import type { SpotMarket, State } from '../../core/state.js'
 import { formatBalance, formatLedger, formatNotional, formatPrice, formatQty } from '../decimal.js'
-import { spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
+import { spotCancelId, spotOrigQtyLots, spotPreventedQtyLots, spotTimeInForce, spotType, spotWaiting, spotWorkingTime } from '../format-order.js'
 import type { Emit, Payload, Wants } from './events.js'
 import { OrderCache } from './order-cache.js'
 import { walletStep } from './wallet-events.js'
@@ -145,7 +145,7 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
   const out: Payload = {
     // A cancel's report shows the cancel's own id (Binance's c: the one it named, or one made for it), the order's as C.
     e: 'executionReport', E: time, s: m.symbol, c: execType === 'CANCELED' && event !== undefined ? spotCancelId(event) : o.clientOrderId, S: o.side,
-    o: spotType(o), f: o.orderType === 'MARKET' ? 'GTC' : o.timeInForce,
+    o: spotType(o), f: spotTimeInForce(o),
     // A pegged order's p is the price it was sent with; the book's is its gp.
     q: formatQty(m, spotOrigQtyLots(o)), p: formatPrice(m, o.peg !== undefined ? o.peg.sentPriceTicks : o.priceTicks), P: formatPrice(m, o.cond?.stopPriceTicks ?? 0), F: formatQty(m, o.icebergLots ?? 0), g: o.orderListId ?? -1,
     // The client id of the order a cancel ended, or an amended order's before (Binance's C); '' otherwise.

@@ -112,7 +112,7 @@ t.test('a closePosition stop triggers on a print, sells the whole position, and 
 
   const q = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { ...SYM, orderId: 3 })).json()
   t.match(q, { orderId: 3, status: 'FILLED', type: 'MARKET', origType: 'STOP_MARKET', origQty: '0.030', executedQty: '0.030',
-    avgPrice: '48900.0', cumQuote: '1467.0000', closePosition: true, stopPrice: '49000.0', timeInForce: 'IOC' })
+    avgPrice: '48900.0', cumQuote: '1467.0000', closePosition: true, stopPrice: '49000.0', timeInForce: 'GTC' })
   const positions = (await signedInject(rig, alice.keys, 'GET', '/fapi/v2/positionRisk', SYM)).json()
   t.equal(positions[0].positionAmt, '0.000')
   const all = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/allOrders', SYM)).json()
@@ -259,7 +259,8 @@ t.test('user data stream: ORDER_TRADE_UPDATE and ALGO_UPDATE from placement to f
   await post(rig, bob, { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '48900.0' }) // 4
   await print(rig, carol, dave, '49000.0') // 5, 6: triggers
   const triggered = await c.next((m) => m.e === 'ORDER_TRADE_UPDATE' && m.o.c === 'sl' && m.o.o === 'MARKET')
-  t.match(triggered.o, { x: 'NEW', X: 'NEW', o: 'MARKET', ot: 'STOP_MARKET', sp: '49000.0', f: 'IOC', i: 3 })
+  // A MARKET order shows GTC, as Binance's stream example of a triggered stop does.
+  t.match(triggered.o, { x: 'NEW', X: 'NEW', o: 'MARKET', ot: 'STOP_MARKET', sp: '49000.0', f: 'GTC', i: 3 })
   const fill = await c.next((m) => m.e === 'ORDER_TRADE_UPDATE' && m.o.c === 'sl' && m.o.x === 'TRADE')
   t.match(fill.o, { X: 'FILLED', o: 'MARKET', ot: 'STOP_MARKET', l: '0.010', L: '48900.0' })
   await sleep(50)

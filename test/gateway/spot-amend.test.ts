@@ -81,12 +81,14 @@ t.test('amending an OCO order amends the pair; the answer adds the list, the str
   t.equal(r.statusCode, 200)
   const body = r.json()
   t.match(body.amendedOrder, { orderId: above!.orderId, orderListId: placed.orderListId, origClientOrderId: above!.clientOrderId,
-    clientOrderId: 'tp', qty: '0.0060', type: 'LIMIT_MAKER' })
+    clientOrderId: 'tp', qty: '0.0060', type: 'LIMIT_MAKER', timeInForce: 'GTC' })
   t.same(body.listStatus, { orderListId: placed.orderListId, contingencyType: 'OCO', listOrderStatus: 'EXECUTING', listClientOrderId: 'pair',
     symbol: 'BTCUSDT', orders: [{ symbol: 'BTCUSDT', orderId: below!.orderId, clientOrderId: below!.clientOrderId },
       { symbol: 'BTCUSDT', orderId: above!.orderId, clientOrderId: 'tp' }] })
   const open = (await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
   t.same(open.map((o: { orderId: number; origQty: string }) => [o.orderId, o.origQty]), [[below!.orderId, '0.0060'], [above!.orderId, '0.0060']])
+  t.same(open.map((o: { type: string; timeInForce: string }) => [o.type, o.timeInForce]), [['STOP_LOSS', 'GTC'], ['LIMIT_MAKER', 'GTC']],
+    'a LIMIT_MAKER shows GTC, as Binance spot\'s do')
   const btc = (await signedInject(rig, seller, 'GET', '/api/v3/account')).json().balances.find((b: { asset: string }) => b.asset === 'BTC')
   t.same(btc, { asset: 'BTC', free: '0.99400000', locked: '0.00600000' })
   t.match(seen.filter((p) => p.e === 'executionReport' && p.x === 'REPLACED').map((p) => [p.i, p.q, p.c]),

@@ -30,7 +30,7 @@ t.test('place, fill, query, cancel', async (t) => {
   t.equal(taken.statusCode, 200)
   t.match(taken.json(), { symbol: 'BTCUSDTPERP', status: 'FILLED', type: 'MARKET', side: 'BUY', origQty: '0.004',
     executedQty: '0.004', cumQty: '0.004', avgPrice: '50000.0', cumQuote: '200.0000', positionSide: 'BOTH',
-    reduceOnly: false, selfTradePreventionMode: 'EXPIRE_MAKER' })
+    reduceOnly: false, selfTradePreventionMode: 'EXPIRE_MAKER', timeInForce: 'GTC' })
 
   const q = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', orderId: 1 })
   t.match(q.json(), { orderId: 1, status: 'PARTIALLY_FILLED', executedQty: '0.004', price: '50000.0', origQty: '0.010', clientOrderId: 'ask-1' })
