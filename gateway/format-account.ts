@@ -2,7 +2,7 @@
 // them, computed from the replica state with the core's margin arithmetic.
 
 import { exposure, initialMargin, maintenanceMargin, marginView, maxNotionalAt, maxWithdrawable, NO_DELTA,
-  positionNotional, unrealizedPnl } from '../core/margin.js'
+  positionInitialMargin, positionNotional, unrealizedPnl } from '../core/margin.js'
 import { liquidationPrice, positionMaintenance } from '../core/margin-risk.js'
 import type { PerpHolding, PerpMarket, Position, State, SubAccount } from '../core/state.js'
 import { newHolding, positionOf } from '../core/state.js'
@@ -32,20 +32,44 @@ export function positionRows(state: State, sub: SubAccount | undefined, only?: P
 
 const isIsolated = (r: PositionRow): boolean => r.h.marginType === 'ISOLATED'
 
+/**
+ * Whether a row's symbol has a position (either side) or open orders: the v3 account and
+ * positionRisk list only those symbols, as Binance's v3 do.
+ */
+export function symbolHeld(r: PositionRow): boolean {
+  const h = r.h
+  return h.both.qtyLots !== 0 || h.long.qtyLots !== 0 || h.short.qtyLots !== 0 || (r.sub?.openByMarket.get(r.m.marketId) ?? 0) > 0
+}
+
 /** Binance's liquidation price: 8 decimals, "0" when there is none. */
 function liquidationPriceText(state: State, r: PositionRow): string {
   const e8 = r.sub ? liquidationPrice(state, r.sub, r.m, r.p) : 0n
   return e8 === 0n ? '0' : formatUnits(e8, 8)
 }
 
-/** Initial margin of a row's position and of the open orders that would add to it. */
+/**
+ * Initial margin of a row's position and of the open orders that would add to it. In hedge mode
+ * each row has its own side's position, and the holding's order margin is split by the side the
+ * orders are for (their positionSide), so the two rows add up to the holding's total.
+ */
 function rowInitialMargins(r: PositionRow): { position: number; orders: number } {
-  const notional = positionNotional(r.m, r.p) * r.m.quotePerTickLot
-  const position = Math.ceil(notional / r.h.leverage)
-  const total = initialMargin(r.m, exposure(r.m, r.h, r.sub?.dualSide ?? false, NO_DELTA), r.h.leverage)
-  // Hedge mode shows the orders' margin on the LONG row.
-  const orders = r.side === 'SHORT' ? 0 : Math.max(0, total - position)
-  return { position, orders }
+  const lev = r.h.leverage
+  const position = positionInitialMargin(r.m, r.p, lev)
+  const dual = r.side !== 'BOTH'
+  const total = initialMargin(r.m, exposure(r.m, r.h, dual, NO_DELTA), lev)
+  if (!dual) return { position, orders: Math.max(0, total - position) }
+  const orders = Math.max(0, total - positionInitialMargin(r.m, r.h.long, lev) - positionInitialMargin(r.m, r.h.short, lev))
+  const shortOrders = Math.min(orders, initialMargin(r.m, sideOrdersNotional(r, 'SHORT'), lev))
+  return { position, orders: r.side === 'SHORT' ? shortOrders : orders - shortOrders }
+}
+
+/** Notional (tick·lots) of the resting lots of a sub-account's orders in the row's market for one position side. */
+function sideOrdersNotional(r: PositionRow, side: 'LONG' | 'SHORT'): number {
+  let notional = 0
+  for (const o of r.sub?.orders.values() ?? []) {
+    if (o.market === r.m && o.positionSide === side && o.marginCounted) notional += (o.origQtyLots - o.executedQtyLots) * o.priceTicks
+  }
+  return notional
 }
 
 function quoteScale(state: State, m: PerpMarket): number {
@@ -117,8 +141,8 @@ export function accountPositionJson(state: State, r: PositionRow): object {
   }
 }
 
-/** The account response (v1, v2, v3 share it). */
-export function accountJson(state: State, sub: SubAccount | undefined): object {
+/** The account response (v1, v2, v3 share it; v3 lists `positions` of held symbols only). */
+export function accountJson(state: State, sub: SubAccount | undefined, heldOnly = false): object {
   const asset = marginAsset(state) ?? 'USDT'
   const scale = state.assets.get(asset)?.scale ?? 6
   // The cross figures; isolated positions add their wallets, PnL and margin to the totals only.
@@ -160,6 +184,6 @@ export function accountJson(state: State, sub: SubAccount | undefined): object {
       crossUnPnl: f(v.unrealizedPnl), availableBalance: f(available), maxWithdrawAmount: f(maxWithdraw),
       marginAvailable: true, updateTime: state.time,
     }],
-    positions: rows.map((r) => accountPositionJson(state, r)),
+    positions: (heldOnly ? rows.filter(symbolHeld) : rows).map((r) => accountPositionJson(state, r)),
   }
 }

@@ -9,7 +9,7 @@ import { authenticate } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { formatBalance, formatUnits } from '../decimal.js'
 import { invalidParam } from '../errors.js'
-import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
+import { accountJson, positionRiskJson, positionRows, symbolHeld } from '../format-account.js'
 import { accountDocs } from '../schemas/account.js'
 import { limitParam, optional, perpParam, timeRange } from '../market-params.js'
 import type { IncomeType } from '../../replica/projections/records.js'
@@ -56,7 +56,7 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     app.get(path, accountDocs.account, async (req) => {
       weights.charge(req.ip, 5)
       const a = authenticate(ctx, req, 'USER_DATA')
-      return accountJson(ctx.state(), a.sub)
+      return accountJson(ctx.state(), a.sub, path === '/fapi/v3/account')
     })
   }
 
@@ -66,7 +66,8 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
       const a = authenticate(ctx, req, 'USER_DATA')
       const state = ctx.state()
       const only = optional(a.params, 'symbol') === undefined ? undefined : perpParam(state, a.params)
-      return positionRows(state, a.sub, only).map((r) => positionRiskJson(state, r))
+      const rows = positionRows(state, a.sub, only)
+      return (path === '/fapi/v3/positionRisk' ? rows.filter(symbolHeld) : rows).map((r) => positionRiskJson(state, r))
     })
   }
 

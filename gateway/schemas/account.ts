@@ -53,6 +53,7 @@ const range = ['startTime', 'endTime'] as const
 export const accountDocs = {
   account: route({
     family: 'account', summary: 'Futures account: totals, margin asset, positions', security: 'USER_DATA', weight: 5,
+    description: 'v1 and v2 list a row for every perpetual; v3 only for symbols with a position or open orders, as Binance\'s v3.',
     response: accountSchema,
   }),
   balance: route({
@@ -60,6 +61,7 @@ export const accountDocs = {
   }),
   positionRisk: route({
     family: 'account', summary: 'Positions with mark price and unrealized profit', security: 'USER_DATA', weight: 5,
+    description: 'v1 and v2 list a row for every perpetual (or `symbol`); v3 only for symbols with a position or open orders, as Binance\'s v3.',
     params: ['symbol'], response: positionRiskSchema,
   }),
   commissionRate: route({

@@ -93,7 +93,7 @@ t.test('breakEvenPrice: (entry cost − PnL realized since the position opened) 
     ['/fapi/v2/positionRisk', '/fapi/v3/positionRisk', '/fapi/v2/account', '/fapi/v3/account'].map(async (path) => {
       const body = (await signedInject(rig, who.keys, 'GET', path)).json()
       const r = (path.includes('account') ? body.positions : body).find((p: { symbol: string }) => p.symbol === 'BTCUSDTPERP')
-      return [r.entryPrice, r.breakEvenPrice]
+      return r === undefined ? ['not listed'] : [r.entryPrice, r.breakEvenPrice]
     }))
   const everywhere = (pair: string[]): string[][] => [pair, pair, pair, pair]
 
@@ -107,7 +107,48 @@ t.test('breakEvenPrice: (entry cost − PnL realized since the position opened) 
   t.same(await rows(alice), everywhere(['50000.0', '49900.0']), 'a losing partial close lowers a short\'s')
   // Flat, then a new long at 50200.0: what the old position realized is not carried over.
   await bobTakes('SELL', '0.002', '50100.0')
-  t.same(await rows(bob), everywhere(['0.0', '0.0']), 'flat')
+  t.same(await rows(bob), [['0.0', '0.0'], ['not listed'], ['0.0', '0.0'], ['not listed']], 'flat (v3 lists held symbols only)')
   await bobTakes('BUY', '0.002', '50200.0')
   t.same(await rows(bob), everywhere(['50200.0', '50200.0']), 'a new position starts afresh')
+})
+
+// Hedge mode: each row carried the other side's position margin, and the LONG row all the
+// symbol's open-order margin, so the rows added up to more than the account's total.
+t.test('hedge mode: each row its own side\'s position and order margin, adding up to the total; v3 lists held symbols only', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const bob = await trader(rig)
+  const carol = await trader(rig)
+  const dave = await trader(rig)
+  const order = (keys: typeof bob.keys, o: Record<string, string>) =>
+    signedInject(rig, keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', ...o })
+  t.equal((await signedInject(rig, carol.keys, 'POST', '/fapi/v1/positionSide/dual', { dualSidePosition: 'true' })).statusCode, 200)
+  await order(bob.keys, { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '50000.0' })
+  t.equal((await order(carol.keys, { side: 'SELL', positionSide: 'SHORT', type: 'MARKET', quantity: '0.004' })).statusCode, 200)
+  // Carol: SHORT 0.004 at 50000 (200 notional, 10 at 20×); a LONG bid of 0.003 at 49000 (147: 7.35)
+  // and a SHORT ask of 0.003 at 51000 (153: 7.65). Hedge mode counts both sides: 500, 25 in all.
+  for (const [side, positionSide, price] of [['BUY', 'LONG', '49000.0'], ['SELL', 'SHORT', '51000.0']]) {
+    const r = await order(carol.keys, { side: side!, positionSide: positionSide!, type: 'LIMIT', timeInForce: 'GTC', quantity: '0.003',
+      price: price!, newOrderRespType: 'RESULT' })
+    t.equal(r.json().status, 'NEW', `${positionSide} ${side} rests`)
+  }
+  const margins = (rows: Record<string, string>[]) => rows.filter((r) => r.symbol === 'BTCUSDTPERP')
+    .map((r) => [r.positionSide, r.positionInitialMargin, r.openOrderInitialMargin, r.initialMargin])
+  const want = [['LONG', '0.00000000', '7.35000000', '7.35000000'], ['SHORT', '10.00000000', '7.65000000', '17.65000000']]
+  const risk = (await signedInject(rig, carol.keys, 'GET', '/fapi/v2/positionRisk')).json()
+  t.same(margins(risk), want, 'positionRisk')
+  const acct = (await signedInject(rig, carol.keys, 'GET', '/fapi/v2/account')).json()
+  t.same(margins(acct.positions), want, 'the account\'s rows')
+  t.match(acct, { totalInitialMargin: '25.00000000', totalPositionInitialMargin: '10.00000000', totalOpenOrderInitialMargin: '15.00000000' })
+
+  // v1 and v2 list every perpetual; v3 only symbols with a position or open orders.
+  const symbols = (rows: { symbol: string; positionSide: string }[]) => rows.map((r) => `${r.symbol} ${r.positionSide}`)
+  t.same(symbols(risk), ['BTCUSDTPERP LONG', 'BTCUSDTPERP SHORT', 'ETHUSDTPERP LONG', 'ETHUSDTPERP SHORT'])
+  t.same(symbols((await signedInject(rig, carol.keys, 'GET', '/fapi/v3/positionRisk')).json()), ['BTCUSDTPERP LONG', 'BTCUSDTPERP SHORT'])
+  t.same(symbols((await signedInject(rig, carol.keys, 'GET', '/fapi/v3/account')).json().positions), ['BTCUSDTPERP LONG', 'BTCUSDTPERP SHORT'])
+  await signedInject(rig, dave.keys, 'POST', '/fapi/v1/order', { symbol: 'ETHUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.100', price: '2000.00' })
+  t.same(symbols((await signedInject(rig, dave.keys, 'GET', '/fapi/v3/positionRisk')).json()), ['ETHUSDTPERP BOTH'], 'open orders alone count')
+  t.same((await signedInject(rig, bob.keys, 'GET', '/fapi/v3/account')).json().positions.map((p: { positionAmt: string }) => p.positionAmt),
+    ['0.004'])
 })
