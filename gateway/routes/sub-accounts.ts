@@ -60,6 +60,12 @@ function walletParam(a: Authenticated, name: string): WalletKind {
   return w
 }
 
+/** A clientTranId a transfer of the account already has (its tranId when known), or one being submitted. */
+function duplicateTranId(tranId?: number): ApiError {
+  return new ApiError(400, -1130, `Data sent for parameter 'clientTranId' is not valid: ${tranId === undefined
+    ? 'a transfer with it is being made' : `transfer ${tranId} has it`}; it must be unique.`)
+}
+
 /** futuresType: 1, USDⓈ-M; 2, COIN-M, is -1130: there are none here. */
 function usdsFutures(a: Authenticated): void {
   if (required(a.params, 'futuresType') !== '1') throw invalidParam('futuresType')
@@ -101,6 +107,25 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     return subs.flatMap((s, i) => (s === undefined ? [] : [i]))
   }
 
+  /** "account clientTranId" of the transfers this gateway is submitting: a retry sent before the first is answered. */
+  const sending = new Set<string>()
+  /**
+   * Binance's clientTranId "must be unique": a retry of a transfer whose answer was lost must not
+   * move the money twice. Refused when the account's history (every sub-account's, the wallet
+   * history's 90 days) holds a transfer with it; a transfer being submitted holds it meanwhile.
+   */
+  const usedTranId = async (a: Authenticated, clientTranId: string): Promise<number | undefined> => {
+    await ctx.projections.readable()
+    const now = ctx.now()
+    const range = { startTime: Math.max(0, now - PROJECTION_LIMITS.walletRangeMs), endTime: now, limit: PROJECTION_LIMITS.walletHistoryMax }
+    for (const sub of subsOf(a.session.account)) {
+      const rows = await ctx.projections.subTransfers({ account: a.session.account, sub }, range, now)
+      const same = rows.find((r) => r.clientTranId === clientTranId)
+      if (same !== undefined) return same.tranId
+    }
+    return undefined
+  }
+
   app.post('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransfer, async (req) => {
     const a = signedIn(req, 360, 'TRADE')
     if (a.session.sub !== 0) throw masterOnly()
@@ -111,8 +136,17 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     const clientTranId = optional(a.params, 'clientTranId')
     if (clientTranId !== undefined && !/^[A-Za-z0-9_.:-]{1,64}$/.test(clientTranId)) throw invalidParam('clientTranId')
     if (fromSub === toSub) throw invalidParam('toEmail')
-    const tranId = await send(a, { fromSub, toSub, fromWallet, toWallet, ...(clientTranId === undefined ? {} : { clientTranId }) })
-    return { tranId, clientTranId: clientTranId ?? '' }
+    if (clientTranId === undefined) return { tranId: await send(a, { fromSub, toSub, fromWallet, toWallet }), clientTranId: '' }
+    const key = a.session.account + ' ' + clientTranId
+    if (sending.has(key)) throw duplicateTranId()
+    sending.add(key)
+    try {
+      const used = await usedTranId(a, clientTranId)
+      if (used !== undefined) throw duplicateTranId(used)
+      return { tranId: await send(a, { fromSub, toSub, fromWallet, toWallet, clientTranId }), clientTranId }
+    } finally {
+      sending.delete(key)
+    }
   })
 
   // Between two sub-accounts' futures wallets (Binance's futures internal transfer): the

@@ -1,7 +1,8 @@
 // The sub-account API (gateway/routes/sub-accounts.ts): the master funds a bot's sub-account
 // and reads every transfer; the sub-account sees its money, its income and its stream, sends
 // money back or on to a sibling and reads its own history; every misuse is refused in
-// Binance's form, changing nothing; on a log under rules older than 3 the transfer is refused.
+// Binance's form, changing nothing; on a log under rules older than 3 the transfer is refused;
+// a clientTranId names one transfer only.
 
 import t from 'tap'
 import { Wallet } from 'ethers'
@@ -201,6 +202,37 @@ t.test('misuse is refused in Binance\'s form and changes nothing', async (t) => 
   t.equal(rig.ex.state.seq - root, 3, 'only the three the core refuses (two balances, an asset) reached the log')
   t.same((await signedInject(rig, stranger, 'GET', '/sapi/v1/sub-account/list')).json(), { subAccounts: [] }, 'a stranger sees none of it')
   t.equal(rig.ex.sub(address).spot.get('USDT')!.free, 100 * USDT)
+})
+
+t.test('a clientTranId names one transfer: a retry, or two sent at once, move the money once', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '4f'.repeat(32) })).ok)
+  const wallet = Wallet.createRandom()
+  const master = await keysFor(rig, wallet, 0)
+  await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: 100 * USDT, wallet: 'SPOT', ref: 'd1' })
+  const send = (params: Record<string, string>) => signedInject(rig, master, 'POST', '/sapi/v1/sub-account/universalTransfer',
+    { fromAccountType: 'SPOT', toAccountType: 'SPOT', asset: 'USDT', amount: '1', ...params })
+  const held = (sub: number): number => rig.ex.sub(wallet.address, sub).spot.get('USDT')!.free
+
+  const first = await send({ toEmail: `sub1@${wallet.address}`, clientTranId: 'pay-1' })
+  t.equal(first.statusCode, 200)
+  const { tranId } = first.json()
+  // The answer lost, the bot sends it again; or sends the id with another transfer by mistake.
+  const retries: Record<string, string>[] = [{ toEmail: `sub1@${wallet.address}` }, { fromEmail: `sub1@${wallet.address}`, toEmail: `sub2@${wallet.address}` }]
+  for (const params of retries) {
+    const again = await send({ ...params, clientTranId: 'pay-1' })
+    t.same([again.statusCode, again.json()], [400, { code: -1130,
+      msg: `Data sent for parameter 'clientTranId' is not valid: transfer ${tranId} has it; it must be unique.` }])
+  }
+  t.same([held(0), held(1)], [99 * USDT, 1 * USDT], 'moved once')
+  const twice = await Promise.all([0, 1].map(() => send({ toEmail: `sub2@${wallet.address}`, clientTranId: 'pay-2' })))
+  t.same(twice.map((r) => r.statusCode).sort(), [200, 400], 'two at once: one goes through')
+  t.match(twice.find((r) => r.statusCode === 400)!.json(), { code: -1130, msg: /a transfer with it is being made/ })
+  t.same([held(0), held(2)], [98 * USDT, 1 * USDT])
+  t.equal((await send({ toEmail: `sub2@${wallet.address}` })).statusCode, 200, 'without a clientTranId, as many as asked')
+  t.equal((await send({ toEmail: `sub2@${wallet.address}` })).statusCode, 200)
+  t.equal(held(2), 3 * USDT)
 })
 
 t.test('the master makes sub-accounts (virtualSubAccount): numbered, listed, funded; misuse refused', async (t) => {
