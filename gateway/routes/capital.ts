@@ -56,7 +56,7 @@ const docs = {
 }
 
 /** Deposits and withdrawals settle on the exchange's chain (API.md): one EVM network per coin. */
-const NETWORK = 'ETH'
+export const NETWORK = 'ETH'
 const EVM_ADDRESS = '^(0x)[0-9A-Fa-f]{40}$'
 
 /**

@@ -15,6 +15,7 @@ import { limitParam, optional, required, spotsParam, timeParam } from '../market
 import { walletDocs } from '../schemas/wallet.js'
 import type { WeightCounter } from '../weights.js'
 import { futuresTransfer, historyRange, marginTransfer, pageParam, sapiSignIn } from '../sapi.js'
+import { NETWORK } from './capital.js'
 
 interface Options {
   ctx: GatewayContext
@@ -89,6 +90,12 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const coin = required(a.params, 'coin')
     const asset = state.assets.get(coin)
     if (!asset) throw invalidParam('coin')
+    // One network (capital/config/getall lists it): another named is refused, not paid on this one.
+    const network = optional(a.params, 'network')
+    if (network !== undefined && network !== NETWORK) throw invalidParam('network')
+    // 0, the spot wallet; there is no funding wallet (1) to take it from.
+    const walletType = optional(a.params, 'walletType')
+    if (walletType !== undefined && walletType !== '0') throw invalidParam('walletType')
     // Withdrawals go only to the account's own address (API.md).
     const address = optional(a.params, 'address')
     if (address !== undefined && address.toLowerCase() !== a.session.account.toLowerCase()) throw invalidParam('address')
@@ -113,7 +120,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     const credited = status === undefined || status === DEPOSIT_STATUS.SUCCESS
       ? (await ctx.projections.deposits(owner, q, ctx.now())).map((r) => ({
           id: String(r.id), amount: amount(r.asset, r.amount), coin: r.asset,
-          network: 'ETH', status: DEPOSIT_STATUS[r.status], address: r.address, addressTag: '', txId: r.txId,
+          network: NETWORK, status: DEPOSIT_STATUS[r.status], address: r.address, addressTag: '', txId: r.txId,
           insertTime: r.time, completeTime: r.time, timestamp: r.time, transferType: 0, confirmTimes: '1/1', walletType: 0,
         }))
       : []
@@ -123,7 +130,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       ? (await ctx.projections.pendingDeposits(owner, q.coin))
           .filter((r) => r.time >= q.startTime && r.time <= q.endTime)
           .map((r) => ({
-            id: r.txId, amount: amount(r.asset, r.amount), coin: r.asset, network: 'ETH', status: DEPOSIT_STATUS.PENDING,
+            id: r.txId, amount: amount(r.asset, r.amount), coin: r.asset, network: NETWORK, status: DEPOSIT_STATUS.PENDING,
             address: r.address, addressTag: '', txId: r.txId, insertTime: r.time, timestamp: r.time, transferType: 0,
             confirmTimes: `${r.confirmations}/${r.required}`, walletType: 0,
           }))
@@ -174,7 +181,7 @@ export const walletRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
       id: String(r.withdrawalId), amount: trimZeros(formatLedger(r.amount, state.assets.get(r.asset)!.scale)),
       transactionFee: '0', coin: r.asset, status: WITHDRAW_STATUS[r.status], address: r.address, txId: r.txId,
       applyTime: r.applyTime, completeTime: r.status === 'PROCESSING' ? undefined : r.updateTime, timestamp: r.applyTime,
-      network: 'ETH', transferType: 0, withdrawOrderId: r.withdrawOrderId, info: r.reason, confirmNo: 0, walletType: 0,
+      network: NETWORK, transferType: 0, withdrawOrderId: r.withdrawOrderId, info: r.reason, confirmNo: 0, walletType: 0,
     }))
   })
 }

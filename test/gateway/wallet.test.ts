@@ -27,11 +27,17 @@ t.test('transfers, withdrawals and history', async (t) => {
   t.equal(precise.json().code, -1111, 'more decimals than USDT has')
 
   // Spot now 750 − 50 + 10 = 710.
-  const w = await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '100', withdrawOrderId: 'w1' })
+  const w = await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '100', withdrawOrderId: 'w1',
+    network: 'ETH', walletType: '0' })
   t.same(w.json(), { id: '1' })
   const other = await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '1',
     address: '0x' + '1'.repeat(40) })
   t.equal(other.json().code, -1130, 'only to the account\'s own address')
+  // Paid on the one network there is only when that is the one named, from the spot wallet only.
+  for (const [param, value] of [['network', 'BSC'], ['network', 'eth'], ['walletType', '1']]) {
+    const r = await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '1', [param!]: value! })
+    t.same([r.statusCode, r.json()], [400, { code: -1130, msg: `Data sent for parameter '${param}' is not valid.` }], `${param} ${value}`)
+  }
   const balance = (await signedInject(rig, keys, 'POST', '/sapi/v1/asset/transferQuoteFromSpotToPerp', { amount: '10' })).json()
   t.same(balance.s, '600.00000000', 'the withdrawal was debited at once')
 
