@@ -16,7 +16,7 @@ import { readLogFile } from '../chain/log-file.js'
 import { balanceProofIn, PROOF_FORMAT, type BalanceProof } from '../replica/balance-proof.js'
 import { hex, type LogEntry } from '../replica/entry.js'
 import { vaultDeclaredIn } from './audit.js'
-import { OperatorError } from './operator-error.js'
+import { OperatorError, saidAs } from './operator-error.js'
 import { RestClient, RestError, type Credentials } from './rest-client.js'
 import { openLogFromGenesis } from './log-from-genesis.js'
 
@@ -69,7 +69,7 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
         lastHash = hex(e.hash)
       }
     }
-    if (state.seq !== target) throw new Error(`the log ends at ${state.seq}, before --seq ${target}`)
+    if (state.seq !== target) throw new OperatorError(`the log ends at ${state.seq}, before --seq ${target}`)
   }
   let anchored: { rpc: string; vault: string } | undefined
   /** With --rpc: the Vault given, else the one the log declares (core/chain-declaration.ts). */
@@ -81,8 +81,13 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
     : anchored ? newestAnchorWithin(anchored.rpc, anchored.vault, lastSeq) : newestCheckpoint(lastSeq, c.checkpointInterval)
   if (c.logFile) {
     const file = path.resolve(c.logFile)
-    anchored = await anchoredIn(async () => (await readLogFile(file)).batches)
-    await replayTo(await targetIn(await lastSeqOf(file)), (await readLogFile(file)).batches)
+    try {
+      anchored = await anchoredIn(async () => (await readLogFile(file)).batches)
+      await replayTo(await targetIn(await lastSeqOf(file)), (await readLogFile(file)).batches)
+    } catch (err) {
+      // A file that is no exported log, or is cut short: said in a line, as restore says it.
+      throw saidAs(err, `a proof from ${file}`)
+    }
   } else {
     const log = await openLogFromGenesis(c.dataDir ?? './data', 'a proof')
     try {
@@ -94,7 +99,7 @@ export async function prove(c: ProveCommand): Promise<BalanceProof> {
   }
   const stored = [...state.accounts.keys()].find((a) => a.toLowerCase() === c.account.toLowerCase())
   if (stored === undefined || state.accounts.get(stored)!.subs[c.sub] === undefined) {
-    throw new Error(`${c.account} sub-account ${c.sub} holds nothing at seq ${state.seq}`)
+    throw new OperatorError(`${c.account} sub-account ${c.sub} holds nothing at seq ${state.seq}`)
   }
   const proof = balanceProofIn(proofTree(state), { seq: state.seq, logHash: lastHash }, stored, c.sub)
   return anchored ? { ...proof, vault: anchored.vault } : proof
@@ -131,7 +136,7 @@ export interface VerifyProofCommand {
 export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean> {
   const p = c.proof
   if (p?.format !== PROOF_FORMAT || (p.version !== 1 && p.version !== 2) || !Array.isArray(p.leaves)) {
-    throw new Error(`not a balance proof (${PROOF_FORMAT}, version 1 or 2)`)
+    throw new OperatorError(`not a balance proof (${PROOF_FORMAT}, version 1 or 2)`)
   }
   let ok = true
   c.out(`balance proof of ${p.account} sub-account ${p.sub} at seq ${p.seq}, root ${p.root}`)

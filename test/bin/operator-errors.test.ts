@@ -106,6 +106,22 @@ t.test('verify-proof: a proof or keys file that is not what it should be, an API
   t.equal((await run(['--api', `http://127.0.0.1:${port}`])).code, 2, 'neither --proof nor --keys: the usage')
 })
 
+t.test('prove: a sub-account that holds nothing, a seq past the log, a file that is no log: said in a line, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'prove-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const data = path.join(dir, 'data')
+  const commands: Command[] = [...genesisLog(), { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1_000_000, wallet: 'SPOT', ref: 'd1' }]
+  await writeLog(data, commands, 1_700_000_000_000)
+  const run = (args: string[]) => exitAndStderr(['prove', '--account', ALICE, ...args])
+  t.same(await run(['--data', data, '--sub', '7']),
+    { code: 1, stderr: `exchange: ${ALICE} sub-account 7 holds nothing at seq ${commands.length}\n` })
+  t.same(await run(['--data', data, '--seq', '999']), { code: 1, stderr: `exchange: the log ends at ${commands.length}, before --seq 999\n` })
+  const notALog = path.join(dir, 'not.log')
+  writeFileSync(notALog, 'nope')
+  t.same(await run(['--log', notALog]),
+    { code: 1, stderr: `exchange: a proof from ${notALog}: ${notALog} is not an exported log (version 1)\n` })
+})
+
 t.test('`exchange session`: without its options (exit 2, with the usage), a keys file without the wallet key, no exchange at --api: said, exit 1', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'session-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
