@@ -249,8 +249,9 @@ export function cancelAllBodies(state: State, m: SpotMarket, events: readonly Ev
   for (const e of events) {
     if (e.type === 'orderList') out.push({ ...listJson(m, e, time), orderReports: orderReports(state, m, events, e, time, true) })
     if (e.type !== 'order' || e.orderListId !== undefined) continue
-    out.push({ ...spotOrderJson(state, m, orderAfter(events, m.marketId, e.orderId)!, 'response'), origClientOrderId: e.clientOrderId,
-      transactTime: time })
+    // Each cancel's own id as clientOrderId (made for it, as for a cancel alone and in the stream), the order's as origClientOrderId.
+    out.push({ ...spotOrderJson(state, m, orderAfter(events, m.marketId, e.orderId)!, 'response'), clientOrderId: spotCancelId(e),
+      origClientOrderId: e.clientOrderId, transactTime: time })
   }
   return out
 }

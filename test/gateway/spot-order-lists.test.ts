@@ -109,11 +109,14 @@ t.test('cancels: the list by id, one leg (the whole list), cancel-all; the older
   t.match(await usdt(), { locked: '0.00000000' })
 
   // Cancel-all: a plain order and a list, the list as one body.
-  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '32000.00' })
+  const plain = (await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.0100', price: '32000.00', newClientOrderId: 'plain' })).json()
   const list = (await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', SELL_OCO)).json()
   const all = (await signedInject(rig, seller, 'DELETE', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
   t.equal(all.length, 2)
-  t.match(all[0], { status: 'CANCELED', price: '32000.00', orderListId: -1 })
+  // The cancel's own id, made for it as for a cancel alone, beside the order's.
+  t.match(all[0], { status: 'CANCELED', price: '32000.00', orderListId: -1, origClientOrderId: 'plain',
+    clientOrderId: `x-3-${plain.orderId}-cancel` })
   t.match(all[1], { orderListId: list.orderListId, contingencyType: 'OCO', listStatusType: 'ALL_DONE',
     orderReports: [{ status: 'CANCELED' }, { status: 'CANCELED' }] })
   t.equal((await signedInject(rig, seller, 'GET', '/api/v3/allOrderList', { fromId: String(first.orderListId) })).json().length, 2, 'the seller\'s two')
