@@ -3,6 +3,7 @@
 // remainder rests or expires. Every check runs before the first change.
 
 import { ensureHolding, ensureSpotBalance, findSub, spotBalance, validIssuer } from './accounts.js'
+import { QUOTE_ORDERS_AS_BINANCE, rulesOf } from './rules.js'
 import type { Code } from './codes.js'
 import type { CancelAll, CancelOrder, PlaceOrder } from './commands.js'
 import type { Event, ExpiryReason, OrderEvent, Result } from './events.js'
@@ -60,10 +61,12 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
     return cmd.trailingDeltaBips !== undefined ? 'COMMAND_INVALID' : checkConditional(m, sub, cmd, time)
   }
   if (cmd.trailingDeltaBips !== undefined) return 'COMMAND_INVALID'
+  let quoteShort = false
   if (cmd.quoteQty !== undefined) {
-    const sized = withQuoteQty(m, sub, cmd, time)
+    const sized = withQuoteQty(state, m, sub, cmd, time)
     if (typeof sized === 'string') return sized
-    cmd = sized
+    cmd = sized.cmd
+    quoteShort = sized.short
   }
   if (peg !== null) {
     const priced = withPeggedPrice(m, sub, cmd, peg, time, pending)
@@ -78,7 +81,10 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
     if (pending) o.priceTicks = 0
   }
   if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') o.priceMatch = priceMatchLiteral(cmd.priceMatch)
-  if (cmd.quoteQty !== undefined) o.quoteQty = cmd.quoteQty
+  if (cmd.quoteQty !== undefined) {
+    o.quoteQty = cmd.quoteQty
+    o.quoteShort = quoteShort
+  }
   if (sub === undefined) {
     // Nothing held yet: a closing order has nothing to reduce, anything else nothing to pay with.
     if (m.kind === 'SPOT') return 'BALANCE_INSUFFICIENT'
@@ -128,8 +134,12 @@ function withPeggedPrice(m: Market, sub: SubAccount | undefined, cmd: PlaceOrder
  * the sweep will meet the book (expired makers and self-trade prevention included), so the
  * fills that follow come to at most that much. The quantity's own checks (step, minimum,
  * notional) then run as for any order; an empty book gives none, refused as too small.
+ * Under rules 5 (Binance's, as its market order FAQ says): a buy needs the whole `quoteQty`
+ * free, and `short` says the book ran out (or its price range or the fills a command may make)
+ * before the budget did, so the order expires once it has taken what there is.
  */
-function withQuoteQty(m: Market, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): PlaceOrder | Code {
+function withQuoteQty(state: State, m: Market, sub: SubAccount | undefined, cmd: PlaceOrder,
+  time: number): { cmd: PlaceOrder; short: boolean } | Code {
   if (m.kind !== 'SPOT' || cmd.orderType !== 'MARKET' || cmd.qtyLots !== 0) return 'COMMAND_INVALID'
   const quoteQty = cmd.quoteQty
   if (!Number.isSafeInteger(quoteQty) || quoteQty! <= 0 || quoteQty! > LIMITS.ledgerAmountMax) return 'AMOUNT_INVALID'
@@ -137,8 +147,13 @@ function withQuoteQty(m: Market, sub: SubAccount | undefined, cmd: PlaceOrder, t
   const probe = buildOrder(m, sub, false, { ...cmd, qtyLots: m.marketMaxQtyLots }, time)
   if (typeof probe === 'string') return probe
   if (sub !== undefined) probe.owner = sub
-  const { lots } = simulate(m, probe, floorDiv(quoteQty!, m.quotePerTickLot))
-  return { ...cmd, qtyLots: lots }
+  const budget = floorDiv(quoteQty!, m.quotePerTickLot)
+  const { lots, notional } = simulate(m, probe, budget)
+  if (rulesOf(state) < QUOTE_ORDERS_AS_BINANCE) return { cmd: { ...cmd, qtyLots: lots }, short: false }
+  if (cmd.side === 'BUY' && spotBalance(sub, m.quote).free < quoteQty!) return 'BALANCE_INSUFFICIENT'
+  // Short: the budget not spent, and no lot left that it could have taken.
+  const short = notional < budget && simulate(m, probe).lots === lots
+  return { cmd: { ...cmd, qtyLots: lots }, short }
 }
 
 /** Room for the order to rest, should it: per account, per market, per book, per side. */
@@ -317,7 +332,7 @@ function expiryReasonOf(o: Order, end: SweepEnd): ExpiryReason {
  * prevention stopped expires, even with nothing left (DECREMENT took its last lots).
  */
 function finish(o: Order, end: SweepEnd, time: number, events: Event[]): void {
-  if (remaining(o) === 0 && end !== 'STP') {
+  if (remaining(o) === 0 && end !== 'STP' && !o.quoteShort) {
     if (o.lockedRemaining > 0) {
       releaseSpotLock(o)
       pushSpotBalanceEvent(o, time, events)

@@ -13,7 +13,7 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 4
+export const RULES_VERSION = 5
 
 /**
  * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
@@ -33,6 +33,14 @@ export const SUB_ACCOUNT_TRANSFERS = 3
  * rules the command is unknown, as older builds answered.
  */
 export const SUB_ACCOUNT_CREATION = 4
+
+/**
+ * Rules 5: a spot MARKET order sized by quote (quoteOrderQty) is Binance's: a buy needs the whole
+ * quote it names free, and one the book ran short for (its budget not spent, no more to take)
+ * ends EXPIRED, not FILLED (core/orders.ts withQuoteQty); under older rules it was accepted on
+ * what the book gave and ended FILLED.
+ */
+export const QUOTE_ORDERS_AS_BINANCE = 5
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the

@@ -287,7 +287,7 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
       orderId: t[0], market: m, owner, clientOrderId: t[3], side: t[4], orderType: t[5], timeInForce: t[6],
       priceTicks: t[7], origQtyLots: t[8], executedQtyLots: t[9], cumQuoteTicksLots: t[10], status: t[11],
       positionSide: t[12], reduceOnly: t[13], stp: t[14], goodTillDate: t[15], time: t[16], updateTime: t[17],
-      marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, list: null,
+      marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null,
       icebergLots: t[23]?.[0] ?? 0, visibleLots: t[23]?.[1] ?? t[8] - t[9],
       peg: pegFrom(t[24] ?? undefined), preventedLots: t[25]?.[0] ?? 0, preventedMatchId: t[25]?.[1] ?? -1,
     }

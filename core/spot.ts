@@ -66,7 +66,8 @@ export function settleSpotSide(state: State, m: SpotMarket, o: Order, lots: numb
   o.executedQtyLots += lots
   o.cumQuoteTicksLots += lots * priceTicks
   o.updateTime = time
-  o.status = o.executedQtyLots === o.origQtyLots ? 'FILLED' : 'PARTIALLY_FILLED'
+  // A quote-sized order the book ran short for has not got what it asked: it will expire.
+  o.status = o.executedQtyLots === o.origQtyLots && !o.quoteShort ? 'FILLED' : 'PARTIALLY_FILLED'
   return {
     account: sub.address, sub: sub.sub, orderId: o.orderId, clientOrderId: o.clientOrderId, side: o.side,
     executedQtyLots: o.executedQtyLots, cumQuoteTicksLots: o.cumQuoteTicksLots, status: o.status,

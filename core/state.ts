@@ -162,6 +162,8 @@ export interface Order {
   priceMatch: PriceMatch | undefined
   /** Spot MARKET orders sized by quote: the quote ledger units asked for (0: sized by quantity). */
   quoteQty: number
+  /** A quote-sized order the book ran short for (rules 5): it ends EXPIRED once it has taken what there is. */
+  quoteShort: boolean
   /** The OCO order list it was placed in (core/order-lists.ts); null for an order placed alone. */
   list: OrderList | null
   /** Spot iceberg orders: the lots the book shows at a time (0: not an iceberg). */

@@ -39,7 +39,8 @@ const accountType = (w: WalletKind): string => (w === 'PERP' ? 'USDT_FUTURE' : '
 
 export const subAccountEmail = (address: string, sub: number): string => `sub${sub}@${address}`
 
-const EMAIL = /^sub([0-9]{1,2})@(0x[0-9a-fA-F]{40})$/
+// The address as subAccountEmail writes it, a number without leading zeros (sub01 names no one).
+const EMAIL = /^sub(0|[1-9][0-9]?)@(0x[0-9a-fA-F]{40})$/
 
 const masterOnly = (): ApiError => new ApiError(403, -1002, 'Only the master account (sub-account 0) may call this endpoint.')
 const subAccountOnly = (): ApiError => new ApiError(403, -1002, 'Only a sub-account (not the master, sub-account 0) may call this endpoint.')

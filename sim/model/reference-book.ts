@@ -36,6 +36,8 @@ export interface RefOrder {
   visibleLots: number
   /** Spot: lots DECREMENT self-trade prevention took off (already gone from qtyLots). */
   preventedLots: number
+  /** A quote-sized order the book ran short for (rules 5): it expires once filled. */
+  quoteShort?: boolean
 }
 
 /** Resting orders of one market, in no particular order. */

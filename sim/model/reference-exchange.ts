@@ -568,7 +568,7 @@ function trade(st: RefState, m: RefMarket, taker: RefOrder, maker: RefOrder, lot
     const f = settle(st.subs.get(o.owner)!, m, o, lots, price, o === maker, st.fees)
     o.filledLots += lots
     o.cumQuoteTicksLots += lots * price
-    o.status = remainingLots(o) === 0 ? 'FILLED' : 'PARTIALLY_FILLED'
+    o.status = remainingLots(o) === 0 && o.quoteShort !== true ? 'FILLED' : 'PARTIALLY_FILLED'
     return f
   })
   out.push({ type: 'trade', marketId: m.marketId, tradeId, priceTicks: price, qtyLots: lots, buyerIsMaker: maker.side === 'BUY',
@@ -627,9 +627,10 @@ function bookCode(st: RefState, m: RefMarket, o: RefOrder): string | null {
 /**
  * A quote-sized spot MARKET order's quantity, found the naive way: the largest quantity that
  * fills whole for at most the amount, by binary search over dry runs (both only grow with the
- * quantity). Or why the command is refused.
+ * quantity). Or why the command is refused. Under rules 5 a buy needs the whole amount free,
+ * and `short` says the budget was not spent though the book gives no more.
  */
-function quoteSizedQty(st: RefState, m: RefMarket, c: PlaceOrder): number | string {
+function quoteSizedQty(st: RefState, m: RefMarket, c: PlaceOrder): { q: number; short: boolean } | string {
   if (m.kind !== 'SPOT' || c.orderType !== 'MARKET' || c.qtyLots !== 0) return 'COMMAND_INVALID'
   const amount = c.quoteQty!
   if (!Number.isSafeInteger(amount) || amount <= 0 || amount > 2 ** 52) return 'AMOUNT_INVALID'
@@ -656,7 +657,10 @@ function quoteSizedQty(st: RefState, m: RefMarket, c: PlaceOrder): number | stri
     if (fits(mid)) lo = mid
     else hi = mid - 1
   }
-  return lo
+  if (st.rules < 5) return { q: lo, short: false }
+  if (c.side === 'BUY' && balance(owner, m.quote).free < big(amount)) return 'BALANCE_INSUFFICIENT'
+  const run = (q: number) => dryRun(base, draftOrder(base.markets.get(m.marketId)!, owner, { ...c, qtyLots: q }))
+  return { q: lo, short: run(lo).notional < budget && run(m.marketMaxQtyLots).lots === lo }
 }
 
 function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
@@ -668,10 +672,12 @@ function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
   const pegged = c.pegPriceType !== undefined || c.pegOffsetLevels !== undefined
   const pegShape = pegged ? pegShapeCode(m, c) : null
   if (pegShape !== null) return rejected(pegShape)
+  let quoteShort = false
   if (c.quoteQty !== undefined) {
     const q = quoteSizedQty(st, m, c)
     if (typeof q === 'string') return rejected(q)
-    c = { ...c, qtyLots: q }
+    c = { ...c, qtyLots: q.q }
+    quoteShort = q.short
   }
   const s = st.subs.get(subKey(c.account, c.sub))
   if (pegged) {
@@ -687,6 +693,7 @@ function placeOrder(st: RefState, c: PlaceOrder): ObservedResult {
     return rejected(c.reduceOnly === true ? 'REDUCE_ONLY_REJECTED' : 'MARGIN_INSUFFICIENT')
   }
   const o = draftOrder(m, s, c)
+  if (quoteShort) o.quoteShort = true
   // At most 5 open icebergs per account and market (MAX_NUM_ICEBERG_ORDERS).
   if (o.icebergLots !== 0 && openOrdersOf(st, s.key).filter((x) => x.marketId === m.marketId && x.icebergLots !== 0).length >= 5) {
     return rejected('TOO_MANY_ICEBERGS')
@@ -765,7 +772,7 @@ function execute(st: RefState, m: RefMarket, o: RefOrder): ObservedResult {
     return result
   }
   // A taker self-trade prevention stopped expires, even with nothing left (DECREMENT took its last lots).
-  if (remainingLots(o) > 0 || end === 'STP') {
+  if (remainingLots(o) > 0 || end === 'STP' || o.quoteShort === true) {
     o.status = end === 'STP' ? 'EXPIRED_IN_MATCH' : 'EXPIRED'
     const expired = orderObserved(o, o.status)
     // A spot order's reason, as Binance spot words it: the range, an empty book, an IOC's rest.

@@ -9,6 +9,8 @@ import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../h
 import { runs } from '../helpers/property.js'
 import { balanceEvents, cancel, limit, market, orderTrail, placedId, rejection, spotTradeEvents } from '../helpers/commands.js'
 import type { PlaceOrder } from '../../core/commands.js'
+import type { OrderEvent } from '../../core/events.js'
+import { QUOTE_ORDERS_AS_BINANCE } from '../../core/rules.js'
 import type { SpotBalance } from '../../core/state.js'
 
 const spot = { marketId: BTCSPOT }
@@ -187,6 +189,44 @@ t.test('a market order sized by quote (quoteOrderQty) takes what the budget buys
   t.equal(refused({ ...market(ALICE, 'BUY', 0), quoteQty: 100_000_000 }), 'COMMAND_INVALID', 'not on a perpetual')
   t.equal(refused({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 0 }), 'AMOUNT_INVALID')
   t.equal(refused({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 1.5 }), 'AMOUNT_INVALID')
+})
+
+t.test('rules 5: a quote-sized buy needs its whole amount free; one the book runs short for ends EXPIRED', async (t) => {
+  const ex = setup(2_000)
+  ex.deposit(ALICE, 'BTC', COIN)
+  ex.fund(BOB, 1_000, 0, 'SPOT')
+  const ended = (r: { events: readonly { type: string }[] }) => r.events.filter((e): e is OrderEvent => e.type === 'order')
+    .map((e) => [e.execType, e.status, e.expiryReason])
+  // Under the older rules (as logs written before replay): what the book gives, FILLED.
+  ex.ok(limit(BOB, 'SELL', 5_000_000, 10, spot))
+  const old = ex.ok({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 5_000_000_000 })
+  t.same(ended(old), [['NEW', 'NEW', undefined]], 'rules 1: 2.5 times her balance asked, 0.001 BTC filled')
+  t.equal(spotTradeEvents(old).at(-1)!.taker.status, 'FILLED')
+
+  ex.ok({ type: 'SetRules', version: QUOTE_ORDERS_AS_BINANCE, leafSeed: '0x' + '6b'.repeat(32) })
+  // Asks: Bob 0.0100 at 50000.00, 500 USDT. Alice asks to spend 700: she takes all of it, and the
+  // order expires for want of liquidity (Binance's market order FAQ), the trade PARTIALLY_FILLED.
+  ex.ok(limit(BOB, 'SELL', 5_000_000, 100, spot))
+  const short = ex.ok({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 700_000_000 })
+  t.same(spotTradeEvents(short).map((e) => [e.priceTicks, e.qtyLots, e.taker.status]), [[5_000_000, 100, 'PARTIALLY_FILLED']])
+  t.same(ended(short), [['NEW', 'NEW', undefined], ['EXPIRED', 'EXPIRED', 'INSUFFICIENT_LIQUIDITY']])
+  t.same(bal(ex, ALICE, 'USDT'), [2_000_000_000 - 50_000_000 - 500_000_000, 0], 'paid 500, nothing left locked')
+
+  // More quote than she holds free (1450): refused, however little the book would give.
+  ex.ok(limit(BOB, 'SELL', 5_000_000, 100, spot))
+  const before = rejection(ex, { ...market(ALICE, 'BUY', 0, spot), quoteQty: 1_450_000_001 })
+  t.same(before, { code: 'BALANCE_INSUFFICIENT', eventCount: 0, rootUnchanged: true })
+  // The budget the limit: FILLED, as under any rules. 300 USDT: 60 lots.
+  const spent = ex.ok({ ...market(ALICE, 'BUY', 0, spot), quoteQty: 300_000_000 })
+  t.same(spotTradeEvents(spent).map((e) => [e.qtyLots, e.taker.status]), [[60, 'FILLED']])
+  t.same(ended(spent), [['NEW', 'NEW', undefined]])
+
+  // A sell for 300 USDT into one bid of 0.0010 at 49990.00 (49.99): the bid taken, the order expired.
+  ex.ok(limit(BOB, 'BUY', 4_999_000, 10, spot))
+  const sold = ex.ok({ ...market(ALICE, 'SELL', 0, spot), quoteQty: 300_000_000 })
+  t.same(spotTradeEvents(sold).map((e) => [e.priceTicks, e.qtyLots]), [[4_999_000, 10]])
+  t.same(ended(sold).at(-1), ['EXPIRED', 'EXPIRED', 'INSUFFICIENT_LIQUIDITY'])
+  t.same(spotTradeEvents(sold)[0]!.taker.executedQtyLots, 10)
 })
 
 t.test('property: a quote-sized market buy or sell never passes its amount, and stops only where one more lot would', async (t) => {

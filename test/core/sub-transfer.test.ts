@@ -154,7 +154,7 @@ t.test('what making a sub-account is refused for, changing nothing', async (t) =
 
 t.test('under rules older than 4 making a sub-account is unknown, as older builds answered', async (t) => {
   t.equal(SUB_ACCOUNT_CREATION, 4)
-  t.equal(RULES_VERSION, 4)
+  t.ok(RULES_VERSION >= 4)
   const three = new TestExchange()
   three.ok({ type: 'SetRules', version: 3, leafSeed: SEED })
   three.fund(ALICE, 100, 0, 'SPOT')

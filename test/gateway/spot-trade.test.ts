@@ -3,6 +3,7 @@
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 
 t.test('spot order flow', async (t) => {
@@ -160,4 +161,12 @@ t.test('a MARKET order by quoteOrderQty: the quote to spend or receive, the quan
   t.same(await refused({ type: 'MARKET', quoteOrderQty: '0.01' }), { code: -1013, msg: 'Filter failure: MARKET_LOT_SIZE' },
     'less than one step of the book')
   t.equal(stateRoot(rig.ex.state), root)
+
+  // Rules 5 (what a started exchange declares): the book ran short, so EXPIRED; more than is free, refused.
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '6c'.repeat(32) })).ok)
+  const rest = (await post(buyer, { side: 'BUY', type: 'MARKET', quoteOrderQty: '5000' })).json()
+  t.match(rest, { status: 'EXPIRED', origQty: '0.0161', executedQty: '0.0161', origQuoteOrderQty: '5000.00000000',
+    cummulativeQuoteQty: '805.161000', fills: [{ price: '50010.00', qty: '0.0161' }] }, 'the 0.0161 left of the asks, and no more')
+  t.same(await refused({ type: 'MARKET', quoteOrderQty: '9000' }), { code: -2010, msg: 'Account has insufficient balance for requested action.' },
+    'more than the 8,499.80 free')
 })

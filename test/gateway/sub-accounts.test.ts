@@ -182,6 +182,8 @@ t.test('misuse is refused in Binance\'s form and changes nothing', async (t) => 
       { code: -1108, msg: 'Invalid asset.' }],
     ['an unknown asset', send(master, { toEmail: `sub1@${address}`, asset: 'DOGE' }), 400,
       { code: -1130, msg: "Data sent for parameter 'asset' is not valid." }],
+    ['a number written with a leading zero', send(master, { toEmail: `sub01@${address}` }), 400,
+      { code: -1130, msg: "Data sent for parameter 'toEmail' is not valid." }],
     ['a client id with a space', send(master, { toEmail: `sub1@${address}`, clientTranId: 'a b' }), 400,
       { code: -1130, msg: "Data sent for parameter 'clientTranId' is not valid." }],
     ['a key without TRADE', signedInject(rig, readOnly, 'POST', '/sapi/v1/sub-account/transfer/subToMaster', { asset: 'USDT', amount: '1' }), 403,
