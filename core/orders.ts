@@ -3,7 +3,6 @@
 // remainder rests or expires. Every check runs before the first change.
 
 import { ensureHolding, ensureSpotBalance, findSub, spotBalance, validIssuer } from './accounts.js'
-import { QUOTE_ORDERS_AS_BINANCE, rulesOf } from './rules.js'
 import type { Code } from './codes.js'
 import type { CancelAll, CancelOrder, PlaceOrder } from './commands.js'
 import type { Event, ExpiryReason, OrderEvent, Result } from './events.js'
@@ -14,6 +13,7 @@ import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
+import { QUOTE_ORDERS_AS_BINANCE, rulesOf } from './rules.js'
 import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto, tooManyIcebergs } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
 import { armSpotStop, checkSpotStop } from './spot-stops.js'

@@ -1,8 +1,8 @@
 // Everything the gateway streams over WebSocket, on one hub: the market streams, and the user
 // data streams (futures and spot) whose stream names are live listen keys (/ws/<listenKey>,
-// /stream?streams=, /private/ws|stream?listenKey=, or SUBSCRIBE; a connection on a key its owner
-// closes is closed); and the WebSocket APIs
-// beside them (futures, and spot's with its user data stream subscriptions).
+// /stream?streams=, /private/ws|stream?listenKey=, or SUBSCRIBE; a connection on a key its
+// owner closes is closed); and the WebSocket APIs beside them (futures, and spot's with its
+// user data stream subscriptions).
 
 import type { FastifyInstance } from 'fastify'
 import type { GatewayContext } from '../context.js'
