@@ -206,8 +206,25 @@ function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: 
       ...(trailing ? { AP: formatPrice(m, c.activationPriceTicks), cr: formatCallbackRate(c.callbackPermille) } : {}),
       rp: fill ? formatBalance(fill.side.realizedPnl, scale) : zero,
       pP: c?.priceProtect ?? false, si: 0, ss: 0, V: o.stp, pm: o.priceMatch ?? 'NONE', gtd: o.goodTillDate,
+      er: expiryReasonCode(o, time),
     },
   }
+}
+
+/**
+ * Binance's USD-M expiry reason (`er`), from the order as the event shows it: "0" unless it
+ * expired; "1" self-trade prevention expired it, "3" an IOC-like taker it stopped; "2" an IOC or
+ * FOK's rest; "9" a market order's rest (a triggered stop's too); "4" a reduce-only order with
+ * nothing left to reduce. A GTD order reaching its time has none of Binance's reasons: "0".
+ */
+function expiryReasonCode(o: CoreOrderFields, time: number): string {
+  const immediate = o.orderType === 'MARKET' || o.timeInForce === 'IOC' || o.timeInForce === 'FOK'
+  if (o.status === 'EXPIRED_IN_MATCH') return immediate ? '3' : '1'
+  if (o.status !== 'EXPIRED') return '0'
+  if (o.orderType === 'MARKET') return '9'
+  if (immediate) return '2'
+  if (o.timeInForce === 'GTD' && time >= o.goodTillDate) return '0'
+  return o.reduceOnly ? '4' : '0'
 }
 
 /**

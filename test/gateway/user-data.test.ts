@@ -141,3 +141,39 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
     t.same([bep('alice/0'), bep('bob/0')], [[want[0]], [want[1]]], `bep after closing 0.002 at 50100.0: ${want.join(', ')}`)
   }
 })
+
+t.test('ORDER_TRADE_UPDATE carries Binance\'s expiry reason (er): why an order expired, "0" otherwise', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig, 100_000)
+  const bob = await trader(rig, 100_000)
+  const users = new UserEvents()
+  users.seed(rig.ex.state)
+  const reasons: string[] = []
+  const place = async (who: typeof alice, o: Record<string, unknown>): Promise<void> => {
+    const r = await rig.run({ type: 'PlaceOrder', account: who.address, sub: 0, marketId: 1, ...o } as never)
+    t.ok(r.ok, JSON.stringify(r))
+    users.entry(rig.ex.state, rig.ex.time, r.events, (a) => a === alice.address, (_a, _s, p) => {
+      const o = (p as { e: string; o?: { c: string; x: string; X: string; er: string } }).o
+      if ((p as { e: string }).e === 'ORDER_TRADE_UPDATE' && o !== undefined) reasons.push(`${o.c} ${o.x} ${o.X} ${o.er}`)
+    })
+  }
+  // Bob's asks, 0.004 at 50000.0 and 0.004 at 50050.0, are all the book has.
+  await place(bob, { side: 'SELL', orderType: 'LIMIT', timeInForce: 'GTC', priceTicks: 500_000, qtyLots: 4 })
+  await place(bob, { side: 'SELL', orderType: 'LIMIT', timeInForce: 'GTC', priceTicks: 500_500, qtyLots: 4 })
+  await place(alice, { side: 'BUY', orderType: 'LIMIT', timeInForce: 'IOC', priceTicks: 500_000, qtyLots: 2, clientOrderId: 'ioc-fills' })
+  await place(alice, { side: 'BUY', orderType: 'LIMIT', timeInForce: 'IOC', priceTicks: 500_000, qtyLots: 10, clientOrderId: 'ioc-rest' })
+  await place(alice, { side: 'BUY', orderType: 'MARKET', qtyLots: 10, clientOrderId: 'market' })
+  // Her own ask, then a GTC bid and an IOC bid meeting it with EXPIRE_TAKER.
+  await place(alice, { side: 'SELL', orderType: 'LIMIT', timeInForce: 'GTC', priceTicks: 510_000, qtyLots: 10, clientOrderId: 'own-ask' })
+  await place(alice, { side: 'BUY', orderType: 'LIMIT', timeInForce: 'GTC', priceTicks: 510_000, qtyLots: 10, clientOrderId: 'stp-gtc', stp: 'EXPIRE_TAKER' })
+  await place(alice, { side: 'BUY', orderType: 'LIMIT', timeInForce: 'IOC', priceTicks: 510_000, qtyLots: 10, clientOrderId: 'stp-ioc', stp: 'EXPIRE_TAKER' })
+  t.same(reasons, [
+    'ioc-fills NEW NEW 0', 'ioc-fills TRADE FILLED 0',
+    'ioc-rest NEW NEW 0', 'ioc-rest TRADE PARTIALLY_FILLED 0', 'ioc-rest EXPIRED EXPIRED 2',
+    'market NEW NEW 0', 'market TRADE PARTIALLY_FILLED 0', 'market EXPIRED EXPIRED 9',
+    'own-ask NEW NEW 0',
+    'stp-gtc NEW NEW 0', 'stp-gtc EXPIRED EXPIRED_IN_MATCH 1',
+    'stp-ioc NEW NEW 0', 'stp-ioc EXPIRED EXPIRED_IN_MATCH 3',
+  ])
+})
