@@ -36,7 +36,8 @@ function history(a: Authenticated, nowMs: number) {
   const end = endTime ?? nowMs
   const start = startTime ?? end - PROJECTION_LIMITS.walletRangeMs
   if (start > end || end - start > PROJECTION_LIMITS.walletRangeMs) throw invalidParam('startTime')
-  return { coin, startTime: start, endTime: end, limit: limitParam(a.params, 1000, 1000) }
+  // The time-range rule: without startTime, the most recent `limit` of the 90 days before the end.
+  return { coin, startTime: start, endTime: end, limit: limitParam(a.params, 1000, 1000), newest: startTime === undefined }
 }
 
 /** Rows per page of transfer history (Binance's `size` maximum). */

@@ -13,6 +13,8 @@ export interface WalletQuery extends TimeRange {
   /** Asset filter (the spec's coin). */
   coin?: string | undefined
   limit: number
+  /** The newest `limit` rows of the range rather than the oldest (the time-range rule without startTime). */
+  newest?: boolean
 }
 
 /** The range wallet history reads: absent ends take the spec's defaults from `nowMs`. */
@@ -43,12 +45,12 @@ export function pendingDeposits(stores: Stores, owner: Owner, coin: string | und
 }
 
 export function deposits(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<DepositRecord[]> {
-  return history(stores.deposits, owner, q, nowMs, depositCodec.decode)
+  return history(stores.deposits, owner, q, nowMs, depositCodec.decode, q.newest === true)
 }
 
 /** Withdrawals by request time, each in its latest status. */
 export function withdrawals(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<WithdrawalRecord[]> {
-  return history(stores.withdrawals, owner, q, nowMs, withdrawalCodec.decode)
+  return history(stores.withdrawals, owner, q, nowMs, withdrawalCodec.decode, q.newest === true)
 }
 
 export function transfers(stores: Stores, owner: Owner, q: WalletQuery, nowMs: number): Promise<TransferRecord[]> {

@@ -60,3 +60,24 @@ t.test('withdrawals need the WITHDRAW permission', async (t) => {
   const r = await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: '1' })
   t.equal(r.statusCode, 403)
 })
+
+// The time-range rule: without startTime, the most recent; with it, the oldest from it. A limit of
+// 1 without times gave the oldest deposit: past 1,000 rows, new ones could not be reached.
+t.test('deposit and withdrawal history: without startTime the most recent up to limit, with it the oldest from it', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const wallet = Wallet.createRandom()
+  const keys = (await openSession(rig, wallet, { permissions: 'TRADE,USER_DATA,WITHDRAW' })).json() as Keys
+  const t0 = rig.ex.time
+  for (const n of [1, 2, 3]) {
+    await rig.run({ type: 'Deposit', account: wallet.address, sub: 0, asset: 'USDT', amount: n * 1_000_000, wallet: 'SPOT', ref: `0xd:${n}` })
+    await signedInject(rig, keys, 'POST', '/sapi/v1/capital/withdraw/apply', { coin: 'USDT', amount: String(n / 10) })
+  }
+  const amounts = async (path: string, q: Record<string, string | number>) =>
+    ((await signedInject(rig, keys, 'GET', path, q)).json() as { amount: string }[]).map((r) => r.amount)
+  t.same(await amounts('/sapi/v1/capital/deposit/hisrec', { limit: 1 }), ['3'], 'the newest deposit')
+  t.same(await amounts('/sapi/v1/capital/deposit/hisrec', { limit: 2, endTime: rig.ex.time }), ['2', '3'], 'the newest two up to endTime')
+  t.same(await amounts('/sapi/v1/capital/deposit/hisrec', { limit: 1, startTime: t0 }), ['1'], 'the oldest from startTime')
+  t.same(await amounts('/sapi/v1/capital/withdraw/history', { limit: 1 }), ['0.3'], 'the newest withdrawal')
+  t.same(await amounts('/sapi/v1/capital/withdraw/history', { limit: 1, startTime: t0 }), ['0.1'])
+})
