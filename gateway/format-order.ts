@@ -29,7 +29,7 @@ export function spotType(o: Pick<OrderFields, 'orderType' | 'cond'>): string {
  * LIMIT_MAKER (GTX in the core), as Binance spot's records and reports show them.
  */
 export function spotTimeInForce(o: Pick<OrderFields, 'orderType' | 'timeInForce'>): string {
-  return o.orderType === 'MARKET' || o.orderType === 'POST_ONLY' ? 'GTC' : o.timeInForce
+  return o.orderType === 'POST_ONLY' ? 'GTC' : shownTimeInForce(o)
 }
 
 /**

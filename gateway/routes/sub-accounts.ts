@@ -90,9 +90,9 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
     return ack.seq * PROJECTION_LIMITS.rowsPerEntryMax
   }
 
-  /** Rows of the given sub-accounts' histories in the range, each transfer once, newest first. */
-  const rowsOf = async (a: Authenticated, subs: readonly number[]): Promise<SubTransferRecord[]> => {
-    const range = historyRange(a, ctx.now(), HISTORY_RANGE_MS, HISTORY_RANGE_MS)
+  /** Rows of the given sub-accounts' histories in the range (the request's), each transfer once, newest first. */
+  const rowsOf = async (a: Authenticated, subs: readonly number[],
+    range: { startTime: number; endTime: number } = historyRange(a, ctx.now(), HISTORY_RANGE_MS, HISTORY_RANGE_MS)): Promise<SubTransferRecord[]> => {
     await ctx.projections.readable()
     const byId = new Map<number, SubTransferRecord>()
     for (const sub of subs) {
@@ -116,15 +116,9 @@ export const subAccountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, 
    * history's 90 days) holds a transfer with it; a transfer being submitted holds it meanwhile.
    */
   const usedTranId = async (a: Authenticated, clientTranId: string): Promise<number | undefined> => {
-    await ctx.projections.readable()
     const now = ctx.now()
-    const range = { startTime: Math.max(0, now - PROJECTION_LIMITS.walletRangeMs), endTime: now, limit: PROJECTION_LIMITS.walletHistoryMax }
-    for (const sub of subsOf(a.session.account)) {
-      const rows = await ctx.projections.subTransfers({ account: a.session.account, sub }, range, now)
-      const same = rows.find((r) => r.clientTranId === clientTranId)
-      if (same !== undefined) return same.tranId
-    }
-    return undefined
+    const rows = await rowsOf(a, subsOf(a.session.account), { startTime: Math.max(0, now - PROJECTION_LIMITS.walletRangeMs), endTime: now })
+    return rows.find((r) => r.clientTranId === clientTranId)?.tranId
   }
 
   app.post('/sapi/v1/sub-account/universalTransfer', subAccountDocs.universalTransfer, async (req) => {
