@@ -202,15 +202,26 @@ export class CancelReplaceError extends ApiError {
 }
 
 /**
+ * cancelReplace's orderRateLimitExceededMode: DO_NOTHING (the default) refuses the whole request
+ * past the new-order limits; CANCEL_ONLY (true) still cancels. Anything else is -1130.
+ */
+export function cancelsPastOrderLimit(p: Params): boolean {
+  const mode = optional(p, 'orderRateLimitExceededMode')
+  if (mode !== undefined && mode !== 'DO_NOTHING' && mode !== 'CANCEL_ONLY') throw invalidParam('orderRateLimitExceededMode')
+  return mode === 'CANCEL_ONLY'
+}
+
+/**
  * POST order/cancelReplace: every parameter of both halves is read before either is
  * sequenced; STOP_ON_FAILURE or ALLOW_FAILURE as Binance's. Both halves done: the data;
  * one: 409 -2021; neither: 400 -2022, each with the data.
  */
-export async function spotCancelReplaceFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
+export async function spotCancelReplaceFrom(ctx: GatewayContext, a: Authenticated, pastOrderLimit?: ApiError): Promise<object> {
   const state = ctx.state()
   const m = spotParam(state, a.params)
   const mode = required(a.params, 'cancelReplaceMode')
   if (mode !== 'STOP_ON_FAILURE' && mode !== 'ALLOW_FAILURE') throw invalidParam('cancelReplaceMode')
+  cancelsPastOrderLimit(a.params)
   const ref = cancelRefParam(a.params)
   const restriction = cancelRestrictionParam(a.params)
   const cmd = placeCommand(state, a, m)
@@ -222,7 +233,9 @@ export async function spotCancelReplaceFrom(ctx: GatewayContext, a: Authenticate
     })
   const cancel = await attempt(() => submitCancel(ctx, a, m, { ...ref, ...(restriction !== undefined ? { restriction } : {}),
     ...cancelIdParam(a.params, 'cancelNewClientOrderId') }, 'cancelNewClientOrderId'))
-  const placed = cancel.ok || mode === 'ALLOW_FAILURE' ? await attempt(() => submitPlace(ctx, state, m, cmd, respType)) : undefined
+  // Past the order limits (CANCEL_ONLY), the new order fails as -1015 once the cancel was tried.
+  const place = pastOrderLimit === undefined ? () => submitPlace(ctx, state, m, cmd, respType) : () => Promise.reject(pastOrderLimit)
+  const placed = cancel.ok || mode === 'ALLOW_FAILURE' ? await attempt(place) : undefined
   const data = {
     cancelResult: cancel.ok ? 'SUCCESS' : 'FAILURE',
     newOrderResult: placed === undefined ? 'NOT_ATTEMPTED' : placed.ok ? 'SUCCESS' : 'FAILURE',
@@ -333,7 +346,13 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
     app.post(`${v}/order/cancelReplace`, spotDocs.cancelReplace, async (req, reply) => {
       weights.charge(req.ip, 1)
       const a = authenticate(ctx, req, 'TRADE')
-      count(a, reply)
+      const cancelOnly = cancelsPastOrderLimit(a.params)
+      try {
+        count(a, reply)
+      } catch (err) {
+        if (!cancelOnly || !(err instanceof ApiError) || err.code !== -1015) throw err
+        return spotCancelReplaceFrom(ctx, a, err)
+      }
       return spotCancelReplaceFrom(ctx, a)
     })
 

@@ -72,7 +72,7 @@ export class UserEvents {
           if (m?.kind !== 'PERP') break
           const fields = this.orders.record(e)
           if (!wants(e.account, e.sub)) break
-          emit(e.account, e.sub, orderUpdate(state, m, fields, e.execType, time, undefined))
+          emit(e.account, e.sub, orderUpdate(state, m, fields, e.execType, time, undefined, e))
           // Conditional orders also report as algo orders: placed, canceled, triggered, rejected, done.
           if (fields.cond) emit(e.account, e.sub, algoUpdate(m, fields, time))
           break
@@ -86,7 +86,7 @@ export class UserEvents {
             if (fields) {
               // Binance pushes the short form of a fill first, then the order's full update.
               emit(side.account, side.sub, tradeLite(m, fields, e, side, time))
-              emit(side.account, side.sub, orderUpdate(state, m, fields, 'TRADE', time, { e, side }))
+              emit(side.account, side.sub, orderUpdate(state, m, fields, 'TRADE', time, { e, side }, side))
             }
             // A triggered order that a fill completes: its algo order is FINISHED.
             if (fields?.cond && isTerminal(side.status)) emit(side.account, side.sub, algoUpdate(m, fields, time))
@@ -181,11 +181,15 @@ function tradeLite(m: PerpMarket, o: CoreOrderFields, e: PerpTradeEvent, side: P
   }
 }
 
-/** ORDER_TRADE_UPDATE with Binance's letters; `fill` adds the trade's own figures. */
+/** ORDER_TRADE_UPDATE with Binance's letters for `owner`'s order; `fill` adds the trade's own figures. */
 function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: string, time: number,
-  fill: { e: PerpTradeEvent; side: PerpFillSide } | undefined): Payload {
+  fill: { e: PerpTradeEvent; side: PerpFillSide } | undefined, owner: { account: string; sub: number }): Payload {
   const scale = state.assets.get(m.quote)!.scale
   const zero = formatBalance(0, scale)
+  // The owner's open orders' notional in the symbol (Binance's b and a), as positionRisk's
+  // bidNotional and askNotional: as the state stands after the batch the event came in.
+  const h = state.accounts.get(owner.account)?.subs[owner.sub]?.perp.get(m.marketId)
+  const notional = (n: number | undefined): string => formatBalance((n ?? 0) * m.quotePerTickLot, scale)
   const c = o.cond
   const trailing = c?.origType === 'TRAILING_STOP_MARKET'
   return {
@@ -200,7 +204,7 @@ function orderUpdate(state: State, m: PerpMarket, o: CoreOrderFields, execType: 
       L: formatPrice(m, fill ? fill.e.priceTicks : 0),
       ...(fill ? { N: m.quote, n: formatBalance(fill.side.fee, scale) } : {}),
       T: fill ? fill.e.time : o.updateTime, t: fill ? fill.e.tradeId : 0,
-      b: '0', a: '0', m: fill ? fill.side === fill.e.maker : false, R: o.reduceOnly,
+      b: notional(h?.buyNotional), a: notional(h?.sellNotional), m: fill ? fill.side === fill.e.maker : false, R: o.reduceOnly,
       wt: c?.workingType ?? 'CONTRACT_PRICE', ot: c?.origType ?? o.orderType, ps: o.positionSide, cp: c?.closePosition ?? false,
       // Trailing stops carry their activation price and callback rate.
       ...(trailing ? { AP: formatPrice(m, c.activationPriceTicks), cr: formatCallbackRate(c.callbackPermille) } : {}),

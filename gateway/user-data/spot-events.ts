@@ -139,8 +139,8 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
   fill: { e: SpotTradeEvent; side: SpotFillSide } | undefined, event?: OrderEvent,
   prevented?: PreventedMatchEvent): Payload {
   const open = o.status === 'NEW' || o.status === 'PARTIALLY_FILLED'
-  // A waiting stop is open but not yet on the book.
-  const rests = o.orderType !== 'MARKET' && o.timeInForce === 'GTC' && !spotWaiting(o)
+  // A waiting stop is open but not yet on the book; a LIMIT_MAKER rests like a GTC limit.
+  const rests = o.orderType !== 'MARKET' && spotTimeInForce(o) === 'GTC' && !spotWaiting(o)
   const scale = (asset: string): number => state.assets.get(asset)?.scale ?? 0
   const out: Payload = {
     // A cancel's report shows the cancel's own id (Binance's c: the one it named, or one made for it), the order's as C.

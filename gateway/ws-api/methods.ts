@@ -2,11 +2,11 @@
 // parameters, checks, weights and bodies): order.place is POST /fapi/v1/order answering the
 // RESULT form, account.status is GET /fapi/v2/account, and so on.
 
-import type { Session } from '../../core/state.js'
+import type { Session, State, SubAccount } from '../../core/state.js'
 import type { Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { invalidListenKey } from '../errors.js'
-import { accountJson, positionRiskJson, positionRows } from '../format-account.js'
+import { type ApiError, invalidListenKey } from '../errors.js'
+import { accountJson, positionRiskJson, positionRows, symbolHeld } from '../format-account.js'
 import { optional, perpParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { balanceRows } from '../routes/account.js'
@@ -50,6 +50,8 @@ export interface Logon {
   session: Session | undefined
   authorizedSince: number | null
   readonly connectedSince: number
+  /** Whether answers carry rateLimits unless a request says otherwise (the connection URL's returnRateLimits). */
+  readonly returnRateLimits: boolean
 }
 
 export interface MethodEnv {
@@ -69,14 +71,16 @@ export interface Method {
   weight: number | ((p: Params) => number)
   /** New orders: counted against the ORDERS limits, reported in rateLimits (a number: an order list's orders). */
   countsOrder?: boolean | number
-  run(env: MethodEnv, a: Authenticated | undefined, p: Params): unknown
+  /** Whether the request still runs past the order limits, given their -1015 (cancelReplace's CANCEL_ONLY). */
+  pastOrderLimit?: (p: Params) => boolean
+  run(env: MethodEnv, a: Authenticated | undefined, p: Params, pastOrderLimit?: ApiError): unknown
 }
 
 function sessionStatus(env: MethodEnv): object {
   const { logon } = env
   return {
     apiKey: logon.session?.apiKey ?? null, authorizedSince: logon.authorizedSince, connectedSince: logon.connectedSince,
-    returnRateLimits: true, serverTime: env.ctx.now(),
+    returnRateLimits: logon.returnRateLimits, serverTime: env.ctx.now(),
     // Spot's: whether the connection holds a user data stream subscription.
     ...(env.subscriptions === undefined ? {} : { userDataStream: env.subscriptions.any }),
   }
@@ -150,21 +154,23 @@ export const METHODS: Record<string, Method> = {
     security: 'USER_DATA', weight: 5,
     run: (env, a) => balanceRows(env.ctx.state(), a!.session.account, a!.session.sub, a!.sub),
   },
-  'account.position': {
-    security: 'USER_DATA', weight: 5,
-    run: (env, a, p) => {
-      const state = env.ctx.state()
-      const only = optional(p, 'symbol') === undefined ? undefined : perpParam(state, p)
-      return positionRows(state, a!.sub, only).map((r) => positionRiskJson(state, r))
-    },
-  },
+  'account.position': { security: 'USER_DATA', weight: 5, run: (env, a, p) => positionsFrom(env.ctx.state(), a!.sub, p, false) },
   'account.status': { security: 'USER_DATA', weight: 5, run: (env, a) => accountJson(env.ctx.state(), a!.sub) },
+  // Binance's v2 names are the WebSocket forms of REST v3, which list only symbols with a position or open orders.
+  'v2/account.position': { security: 'USER_DATA', weight: 5, run: (env, a, p) => positionsFrom(env.ctx.state(), a!.sub, p, true) },
+  'v2/account.status': { security: 'USER_DATA', weight: 5, run: (env, a) => accountJson(env.ctx.state(), a!.sub, true) },
 
   depth: { security: 'NONE', weight: depthWeight, run: (env, _a, p) => depthBody(env.ctx, p) },
   'ticker.price': { security: 'NONE', weight: bySymbol(1, 2), run: (env, _a, p) => tickerPriceBody(env.ctx, p) },
   'ticker.book': { security: 'NONE', weight: bySymbol(2, 5), run: (env, _a, p) => bookTickerBodies(env.ctx, p) },
 }
 
-// Binance's v2 names answer as the v1 ones, as REST serves /fapi/v1, v2 and v3 of account,
-// balance and positionRisk alike (the binance package's getFuturesPositionV2 and the like).
-for (const name of ['account.balance', 'account.position', 'account.status']) METHODS[`v2/${name}`] = METHODS[name]!
+// v2/account.balance answers as the v1 name, as REST serves /fapi/v2 and v3 of balance alike.
+METHODS['v2/account.balance'] = METHODS['account.balance']!
+
+/** account.position's rows: the symbol's, or every perpetual's (`heldOnly`: those held, as REST v3). */
+function positionsFrom(state: State, sub: SubAccount | undefined, p: Params, heldOnly: boolean): object[] {
+  const only = optional(p, 'symbol') === undefined ? undefined : perpParam(state, p)
+  const rows = positionRows(state, sub, only)
+  return (heldOnly ? rows.filter(symbolHeld) : rows).map((r) => positionRiskJson(state, r))
+}

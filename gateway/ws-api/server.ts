@@ -10,9 +10,9 @@ import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { GatewayContext } from '../context.js'
-import { ApiError, unknownError } from '../errors.js'
-import { perpParam, spotParam } from '../market-params.js'
-import { DEFAULT_RATE_LIMITS } from '../rate-limits.js'
+import { ApiError, invalidParam, unknownError } from '../errors.js'
+import { rawJsonResponse } from '../client-errors.js'
+import { looseBool, perpParam, spotParam } from '../market-params.js'
 import type { ConnectionLimits } from '../ws/connection.js'
 import { CLOSE, ManagedSocket } from '../ws/managed-socket.js'
 import { DEFAULT_LIMITS } from '../ws/server.js'
@@ -71,12 +71,12 @@ export class WsApiConnection extends ManagedSocket {
   private readonly env: MethodEnv
   private readonly methods: Record<string, Method>
 
-  /** `users` for a spot connection (its subscriptions); undefined for a futures one. */
+  /** `users` for a spot connection (its subscriptions); undefined for a futures one. `returnRateLimits`: the URL's default. */
   constructor(ws: WebSocket, private readonly ip: string, private readonly app: FastifyInstance,
     ctx: GatewayContext, limits: ConnectionLimits, private readonly onEnd: (c: WsApiConnection) => void,
-    users: UserStreams | undefined) {
+    users: UserStreams | undefined, returnRateLimits: boolean) {
     super(ws, limits)
-    this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now() }
+    this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now(), returnRateLimits }
     this.methods = users === undefined ? METHODS : SPOT_METHODS
     this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, orders: app.orders, logon: this.logon }
       : { ctx, listenKeys: app.spotListenKeys, orders: app.spotOrders, logon: this.logon,
@@ -101,7 +101,10 @@ export class WsApiConnection extends ManagedSocket {
   private async onMessage(text: string | null): Promise<void> {
     let id: Id = null
     let name = ''
-    let orderCounts: { n10: number; n60: number } | undefined
+    // The account whose new-order counts the answer reports (set once an order is counted, refused or not).
+    let orderKey: string | undefined
+    let withLimits = this.logon.returnRateLimits
+    let pastOrderLimit: ApiError | undefined
     let body: { status: number; result?: unknown; error?: object }
     this.inFlight++
     try {
@@ -115,6 +118,8 @@ export class WsApiConnection extends ManagedSocket {
       name = req.method
       if (this.inFlight > IN_FLIGHT_MAX) throw new ApiError(429, -1003, 'Too many requests queued.')
       const p = paramsOf(req.params)
+      // A request may ask for rateLimits, or for none, whatever its connection's default.
+      withLimits = looseBool(p, 'returnRateLimits') ?? withLimits
       // Own keys only: `constructor` or `toString` must not find Object.prototype's.
       const method = Object.hasOwn(this.methods, req.method) ? this.methods[req.method] : undefined
       if (method === undefined) {
@@ -126,12 +131,15 @@ export class WsApiConnection extends ManagedSocket {
       if (method.countsOrder) {
         // An unknown symbol is refused before the order counts (as on REST); spot orders count apart.
         ;(this.env.listenKeys.stream === 'SPOT' ? spotParam : perpParam)(this.env.ctx.state(), p)
-        const key = `${a!.session.account}/${a!.session.sub}`
-        for (let i = 1; i < Number(method.countsOrder); i++) this.env.orders.count(key)
-        const h = this.env.orders.count(key)
-        orderCounts = { n10: Number(h['X-MBX-ORDER-COUNT-10S']), n60: Number(h['X-MBX-ORDER-COUNT-1M']) }
+        orderKey = `${a!.session.account}/${a!.session.sub}`
+        try {
+          for (let i = 0; i < Number(method.countsOrder); i++) this.env.orders.count(orderKey)
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.code !== -1015 || method.pastOrderLimit?.(p) !== true) throw err
+          pastOrderLimit = err
+        }
       }
-      body = { status: 200, result: await method.run(this.env, a, p) }
+      body = { status: 200, result: await method.run(this.env, a, p, pastOrderLimit) }
     } catch (err) {
       // Nothing a client sends may escape: anything but a refusal is answered as -1000.
       const api = err instanceof ApiError ? err : unknownError()
@@ -141,16 +149,22 @@ export class WsApiConnection extends ManagedSocket {
     } finally {
       this.inFlight--
     }
-    const rateLimits: object[] = [this.weightLimit()]
-    if (orderCounts !== undefined) {
-      const l = this.env.ctx.rateLimits ?? DEFAULT_RATE_LIMITS
-      rateLimits.push(
-        { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: l.orders10s, count: orderCounts.n10 },
-        { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: l.orders1m, count: orderCounts.n60 },
+    const rateLimits = withLimits ? this.rateLimits(orderKey) : undefined
+    if (body.result instanceof JsonBytes) this.sendText(spliced(id, body.status, body.result, rateLimits))
+    else this.send(rateLimits === undefined ? { id, ...body } : { id, ...body, rateLimits })
+  }
+
+  /** An answer's rateLimits: the address's request weight, and the account's order counts after an order (-1015 too). */
+  private rateLimits(orderKey: string | undefined): object[] {
+    const out: object[] = [this.weightLimit()]
+    if (orderKey !== undefined) {
+      const u = this.env.orders.usage(orderKey)
+      out.push(
+        { rateLimitType: 'ORDERS', interval: 'SECOND', intervalNum: 10, limit: u.limit10s, count: u.n10s },
+        { rateLimitType: 'ORDERS', interval: 'MINUTE', intervalNum: 1, limit: u.limit1m, count: u.n1m },
       )
     }
-    if (body.result instanceof JsonBytes) this.sendText(spliced(id, body.status, body.result, rateLimits))
-    else this.send({ id, ...body, rateLimits })
+    return out
   }
 
   /** The request in a frame; malformed ones are charged and refused in Binance's shape. */
@@ -206,12 +220,21 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
         socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
         return true
       }
+      // returnRateLimits=false on the URL leaves rateLimits out of the connection's answers (a request may say otherwise).
+      const returnRateLimits = new URLSearchParams((req.url ?? '').slice(path.length)).get('returnRateLimits')?.toLowerCase()
+      if (returnRateLimits !== undefined && returnRateLimits !== 'true' && returnRateLimits !== 'false') {
+        const err = invalidParam('returnRateLimits')
+        app.refusals.add('ws', err.code)
+        socket.end(rawJsonResponse(err.status, err.toBody()))
+        return true
+      }
       wss.handleUpgrade(req, socket, head, (ws) => {
         const ip = clientIp(req)
         // Counted with the streams' (the stream server refused the upgrade if the address held its share).
         const closed = app.wsOpen.opened(ip)
         // The app's context (with the processing deadline and read-your-writes), as REST uses.
-        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => { connections.delete(c); closed() }, spot ? users : undefined))
+        connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => { connections.delete(c); closed() },
+          spot ? users : undefined, returnRateLimits !== 'false'))
       })
       return true
     },
@@ -219,7 +242,8 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
 }
 
 /** An answer whose result is a page (gateway/pages.ts): its bytes between the answer's other fields, not decoded. */
-function spliced(id: Id, status: number, result: JsonBytes, rateLimits: object[]): Buffer {
+function spliced(id: Id, status: number, result: JsonBytes, rateLimits: object[] | undefined): Buffer {
   const head = `${JSON.stringify({ id, status }).slice(0, -1)},"result":`
-  return Buffer.concat([Buffer.from(head), result.bytes, Buffer.from(`,"rateLimits":${JSON.stringify(rateLimits)}}`)])
+  const tail = rateLimits === undefined ? '}' : `,"rateLimits":${JSON.stringify(rateLimits)}}`
+  return Buffer.concat([Buffer.from(head), result.bytes, Buffer.from(tail)])
 }

@@ -17,7 +17,7 @@ import { spotAmendFrom, spotAmendmentsFrom } from '../routes/spot-amend.js'
 import { spotAllOcoFrom, spotOcoCancelFrom, spotOcoPlaceFrom, spotOcoQueryFrom, spotOpenOcoFrom, spotOtoPlaceFrom } from '../routes/spot-order-lists.js'
 import { spotAllOrdersPage, spotAvgPriceBody, spotBookTickerBody, spotMyTradesPage, spotMyTradesWeight, spotPreventedMatchesFrom,
   spotPreventedMatchesWeight, spotPriceBody, spotTickerWeight } from '../routes/spot-queries.js'
-import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
+import { spotAccountFrom, spotCancelAllFrom, spotCancelFrom, cancelsPastOrderLimit, spotCancelReplaceFrom, spotOpenOrdersFrom, spotOpenOrdersWeight,
   spotOrderLimitsFrom, spotPlaceFrom, spotQueryFrom, spotTestFrom } from '../routes/spot-trade.js'
 import { listenKeyMethods, SESSION_METHODS, type Method, type MethodEnv } from './methods.js'
 import type { StreamSubscriptions } from './subscriptions.js'
@@ -36,7 +36,10 @@ export const SPOT_METHODS: Record<string, Method> = {
   time: { security: 'NONE', weight: 1, run: (env) => ({ serverTime: env.ctx.now() }) },
 
   'order.place': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotPlaceFrom(env.ctx, a!) },
-  'order.cancelReplace': { security: 'TRADE', weight: 1, countsOrder: true, run: (env, a) => spotCancelReplaceFrom(env.ctx, a!) },
+  'order.cancelReplace': {
+    security: 'TRADE', weight: 1, countsOrder: true, pastOrderLimit: cancelsPastOrderLimit,
+    run: (env, a, _p, pastOrderLimit) => spotCancelReplaceFrom(env.ctx, a!, pastOrderLimit),
+  },
   'order.test': {
     security: 'TRADE', weight: (p) => looseBool(p, 'computeCommissionRates') === true ? 20 : 1,
     run: (env, a) => spotTestFrom(env.ctx, a!),

@@ -52,7 +52,7 @@ t.test('spot order flow', async (t) => {
 t.test('cancelReplace: both halves, one half, neither', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
-  const { buyer } = await spotTraders(rig)
+  const { buyer, buyerWallet } = await spotTraders(rig)
   const post = (params: Record<string, string>) => signedInject(rig, buyer, 'POST', '/api/v3/order/cancelReplace', params)
   const open = async () => (await signedInject(rig, buyer, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
     .map((o: { clientOrderId: string; price: string }) => [o.clientOrderId, o.price])
@@ -82,7 +82,7 @@ t.test('cancelReplace: both halves, one half, neither', async (t) => {
   const poor = await post({ ...bid, quantity: '1.0000', price: '32000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrigClientOrderId: 'c' })
   t.equal(poor.statusCode, 409)
   t.match(poor.json(), { code: -2021, data: { cancelResult: 'SUCCESS', newOrderResult: 'FAILURE',
-    cancelResponse: { clientOrderId: 'c', status: 'CANCELED' }, newOrderResponse: { code: -2010 } } }, 'canceled, then too poor')
+    cancelResponse: { origClientOrderId: 'c', status: 'CANCELED' }, newOrderResponse: { code: -2010 } } }, 'canceled, then too poor')
   t.same(await open(), [['b', '31000.00']])
 
   const neither = await post({ ...bid, quantity: '1.0000', price: '32000.00', cancelReplaceMode: 'ALLOW_FAILURE', cancelOrderId: '99' })
@@ -103,6 +103,20 @@ t.test('cancelReplace: both halves, one half, neither', async (t) => {
     cancelOrigClientOrderId: 'b', cancelNewClientOrderId: 'undo-b' })
   t.match(named.json(), { cancelResult: 'SUCCESS', cancelResponse: { clientOrderId: 'undo-b', origClientOrderId: 'b', status: 'CANCELED' } })
   t.same(await open(), [['d', '33000.00']])
+
+  // Past the new-order limits: DO_NOTHING (the default) refuses it all; CANCEL_ONLY still cancels.
+  t.same((await post({ ...bid, price: '34000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: '5',
+    orderRateLimitExceededMode: 'SOMETIMES' })).json(), { code: -1130, msg: "Data sent for parameter 'orderRateLimitExceededMode' is not valid." })
+  for (let i = rig.app.spotOrders.usage(`${buyerWallet.address}/0`).n10s; i < 300; i++) rig.app.spotOrders.count(`${buyerWallet.address}/0`)
+  const limited = await post({ ...bid, price: '34000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrigClientOrderId: 'd' })
+  t.match([limited.statusCode, limited.json()], [429, { code: -1015 }], 'DO_NOTHING: refused whole')
+  t.same(await open(), [['d', '33000.00']], 'nothing canceled')
+  const cancelOnly = await post({ ...bid, price: '34000.00', cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrigClientOrderId: 'd',
+    orderRateLimitExceededMode: 'CANCEL_ONLY' })
+  t.equal(cancelOnly.statusCode, 409)
+  t.match(cancelOnly.json(), { code: -2021, data: { cancelResult: 'SUCCESS', newOrderResult: 'FAILURE',
+    cancelResponse: { origClientOrderId: 'd', status: 'CANCELED' }, newOrderResponse: { code: -1015 } } }, 'CANCEL_ONLY: canceled, the new order refused')
+  t.same(await open(), [], 'the order is canceled, none placed')
 })
 
 t.test('cancel: the cancel\'s own newClientOrderId, cancelRestrictions', async (t) => {

@@ -139,6 +139,11 @@ t.test('executionReport, outboundAccountPosition and balanceUpdate for a scripte
   const stp = take()
   t.match(stp.find((g) => g.c === 'ask-2'), { e: 'executionReport', x: 'TRADE_PREVENTION', X: 'EXPIRED_IN_MATCH', w: false })
   t.match(stp.find((g) => g.c === 'bid-2'), { x: 'NEW', X: 'NEW', w: true }, 'the bid rests')
+  // A LIMIT_MAKER on the book is working (w), as a GTC limit is.
+  feed(await rig.run({ type: 'PlaceOrder', account: alice, sub: 0, marketId: 3, side: 'SELL', orderType: 'POST_ONLY',
+    timeInForce: 'GTX', priceTicks: 5_100_000, qtyLots: 100, clientOrderId: 'maker-1' }))
+  t.match(take().find((g) => g.c === 'maker-1'), { e: 'executionReport', o: 'LIMIT_MAKER', f: 'GTC', x: 'NEW', X: 'NEW', w: true },
+    'a LIMIT_MAKER rests')
 
   // Perp trading is not on the spot stream.
   await rig.run({ type: 'Deposit', account: bob, sub: 0, asset: 'USDT', amount: 10_000_000_000, wallet: 'PERP', ref: 'd3' })

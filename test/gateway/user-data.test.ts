@@ -74,7 +74,9 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
   const newAsk = take()
   t.match(newAsk, [{ who: 'alice/0', e: 'ORDER_TRADE_UPDATE', E: t2, T: t2, o: {
     s: 'BTCUSDTPERP', c: 'ask-1', S: 'SELL', o: 'LIMIT', f: 'GTC', q: '0.010', p: '50000.0', ap: '0.0', x: 'NEW', X: 'NEW',
-    i: 1, l: '0.000', z: '0.000', L: '0.0', t: 0, m: false, R: false, ps: 'BOTH', rp: '0.00000000', V: 'EXPIRE_MAKER' } }])
+    i: 1, l: '0.000', z: '0.000', L: '0.0', t: 0, m: false, R: false, ps: 'BOTH', rp: '0.00000000', V: 'EXPIRE_MAKER',
+    // Her open orders' notional in the symbol: 0.010 × 50000 asked, no bids.
+    b: '0.00000000', a: '500.00000000' } }])
   t.notOk('n' in (newAsk[0]!.o as object), 'no commission before a trade')
 
   // Carol is not listened to: nothing for her; Bob takes 0.004 of Alice's ask.
@@ -103,7 +105,7 @@ t.test('ORDER_TRADE_UPDATE, ACCOUNT_UPDATE and ACCOUNT_CONFIG_UPDATE for a scrip
     c: 'take-1', S: 'BUY', L: '50000.0', l: '0.004', t: 1, i: 3 })
   // 0.004 × 50000 = 200 USDT: maker fee 0.02% = 0.04, taker fee 0.05% = 0.10.
   t.match(events[2], { o: { c: 'ask-1', x: 'TRADE', X: 'PARTIALLY_FILLED', l: '0.004', z: '0.004', L: '50000.0',
-    ap: '50000.0', N: 'USDT', n: '0.04000000', T: t3, t: 1, m: true, rp: '0.00000000' } })
+    ap: '50000.0', N: 'USDT', n: '0.04000000', T: t3, t: 1, m: true, rp: '0.00000000', b: '0.00000000', a: '300.00000000' } })
   t.match(events[4], { o: { c: 'take-1', o: 'MARKET', x: 'TRADE', X: 'FILLED', l: '0.004', z: '0.004', L: '50000.0',
     n: '0.10000000', m: false } })
   t.same(events[5], { who: 'alice/0', e: 'ACCOUNT_UPDATE', E: t3, T: t3, a: { m: 'ORDER',

@@ -149,6 +149,15 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     await rest(seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: pegged.result.orderId }))
   t.match(await call(ws, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT_MAKER', quantity: '0.0100',
     pegPriceType: 'MARKET_PEG' })), { status: 400, error: { code: -2010, msg: 'This price peg cannot be used with this order type.' } })
+
+  // cancelReplace past the new-order limits: CANCEL_ONLY still cancels (the new order -1015, its counts reported).
+  for (let i = rig.app.spotOrders.usage(`${sellerWallet.address}/0`).n10s; i < 300; i++) rig.app.spotOrders.count(`${sellerWallet.address}/0`)
+  const cancelOnly = await call(ws, 'order.cancelReplace', signed(rig, seller, { symbol: 'BTCUSDT', cancelReplaceMode: 'STOP_ON_FAILURE',
+    cancelOrderId: iceberg.result.orderId, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '53000.00',
+    orderRateLimitExceededMode: 'CANCEL_ONLY' }))
+  t.match(cancelOnly, { status: 409, error: { code: -2021, data: { cancelResult: 'SUCCESS', newOrderResult: 'FAILURE',
+    cancelResponse: { orderId: iceberg.result.orderId, status: 'CANCELED' }, newOrderResponse: { code: -1015 } } } })
+  t.match(cancelOnly.rateLimits.slice(1), [{ interval: 'SECOND', count: 301 }, { interval: 'MINUTE' }], 'with the counts that refused it')
 })
 
 t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', async (t) => {

@@ -8,7 +8,7 @@ import { generateKeyPairSync, sign } from 'node:crypto'
 import { stateRoot } from '../../core/root.js'
 import { signaturePayload } from '../../gateway/ws-api/signing.js'
 import { signedInject } from '../helpers/gateway.js'
-import type { Client } from './client.js'
+import { connect, type Client } from './client.js'
 import { signed, wsApiRig, type WsParams } from './ws-api-rig.js'
 
 const ORDER = { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '40000.0' }
@@ -66,9 +66,16 @@ t.test('trading over the WebSocket API answers what REST answers', async (t) => 
   const positions = await call(ws, 'account.position', signed(rig, keys, { symbol: 'BTCUSDTPERP' }))
   t.same(positions.result, (await signedInject(rig, keys, 'GET', '/fapi/v2/positionRisk', { symbol: 'BTCUSDTPERP' })).json())
   t.equal(positions.result.length, 1)
-  for (const [v2, v1] of [['v2/account.balance', balance], ['v2/account.status', account], ['v2/account.position', positions]] as const) {
-    t.same((await call(ws, v2, signed(rig, keys, v2 === 'v2/account.position' ? { symbol: 'BTCUSDTPERP' } : {}))).result, v1.result, `${v2} answers as v1`)
-  }
+  t.same((await call(ws, 'v2/account.balance', signed(rig, keys, {}))).result, balance.result, 'v2/account.balance answers as v1')
+  // The v2 names are REST v3's: only symbols with a position or open orders (this one has a BTC bid, no ETH).
+  const everyPosition = await call(ws, 'account.position', signed(rig, keys, {}))
+  t.ok(everyPosition.result.some((r: { symbol: string }) => r.symbol === 'ETHUSDTPERP'), 'v1 lists every perpetual')
+  const held = await call(ws, 'v2/account.position', signed(rig, keys, {}))
+  t.same(held.result, (await signedInject(rig, keys, 'GET', '/fapi/v3/positionRisk')).json(), 'v2/account.position is GET /fapi/v3/positionRisk')
+  t.same(held.result.map((r: { symbol: string }) => r.symbol), ['BTCUSDTPERP'])
+  const heldAccount = await call(ws, 'v2/account.status', signed(rig, keys, {}))
+  t.same(heldAccount.result, (await signedInject(rig, keys, 'GET', '/fapi/v3/account')).json(), 'v2/account.status is GET /fapi/v3/account')
+  t.same(heldAccount.result.positions.map((r: { symbol: string }) => r.symbol), ['BTCUSDTPERP'])
 
   const depth = await call(ws, 'depth', { symbol: 'BTCUSDTPERP', limit: 5 })
   t.same(depth.result, { lastUpdateId: rig.ex.state.seq, E: rig.ex.time, T: rig.ex.time, bids: [['40100.0', '0.020']], asks: [] })
@@ -219,6 +226,30 @@ t.test('one request-weight budget per IP for REST and the WebSocket API', async 
   t.equal(rest.headers.get('x-mbx-used-weight-1m'), '8', 'REST sees the WebSocket request\'s weight (6 + 2)')
   const second = await call(ws, 'depth', { symbol: 'BTCUSDTPERP', limit: 5 })
   t.same(second.rateLimits, [WEIGHT(10)], 'and the WebSocket API sees REST\'s')
+})
+
+t.test('returnRateLimits: the connection URL\'s default, each request\'s own; a refused order still reports the counts', async (t) => {
+  const { rig, open, keys, address, http } = await setup(t)
+  const quiet = await open('/ws-fapi/v1?returnRateLimits=false')
+  const depth = await call(quiet, 'depth', { symbol: 'BTCUSDTPERP', limit: 5 })
+  t.equal(depth.status, 200)
+  t.notOk('rateLimits' in depth, 'returnRateLimits=false on the URL: none')
+  t.match((await call(quiet, 'depth', { symbol: 'BTCUSDTPERP', limit: 5, returnRateLimits: true })).rateLimits,
+    [{ rateLimitType: 'REQUEST_WEIGHT' }], 'unless the request asks')
+  t.match((await call(quiet, 'session.status')).result, { returnRateLimits: false })
+  const ws = await open()
+  t.notOk('rateLimits' in await call(ws, 'ticker.price', { symbol: 'BTCUSDTPERP', returnRateLimits: false }), 'a request may leave them out')
+  t.same((await call(ws, 'ticker.price', { symbol: 'BTCUSDTPERP', returnRateLimits: 'maybe' })).error,
+    { code: -1130, msg: "Data sent for parameter 'returnRateLimits' is not valid." })
+  const refused = await connect(`${http.replace('http:', 'ws:')}/ws-fapi/v1?returnRateLimits=maybe`).catch((e: { status: number; body: string }) => e)
+  t.same([(refused as { status: number }).status, JSON.parse((refused as { body: string }).body)],
+    [400, { code: -1130, msg: "Data sent for parameter 'returnRateLimits' is not valid." }], 'a connection URL with another value is refused')
+
+  // Past the ORDERS limit the refusal (-1015) reports the counts that refused it, as an accepted order's answer does.
+  for (let i = 0; i < 300; i++) rig.app.orders.count(`${address}/0`)
+  const limited = await call(ws, 'order.place', signed(rig, keys, ORDER))
+  t.match({ status: limited.status, error: limited.error }, { status: 429, error: { code: -1015 } })
+  t.same(limited.rateLimits.slice(1), ORDERS(301, 301))
 })
 
 t.test('userDataStream.start gives the listenKey REST gives', async (t) => {
