@@ -211,8 +211,11 @@ function onSignal(running: RunningService, drainMs: number, logger: pino.Logger)
  */
 async function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): Promise<string | undefined> {
   const [{ DatabaseInUseError, NoLogError }, { EpochBehindError, NotLeaderError }, { CommittedTailError, DivergedError, ForkUnconfirmedError },
-    { AnvilStartError }, { ChainStateLostError }] = await Promise.all([import('../replica/level-open.js'), import('../replica/leadership.js'),
-    import('../replica/rewind.js'), import('../chain/anvil.js'), import('../chain/services.js')])
+    { AnvilStartError }, { ChainStateLostError }, { LogCorruptError }] = await Promise.all([import('../replica/level-open.js'),
+    import('../replica/leadership.js'), import('../replica/rewind.js'), import('../chain/anvil.js'), import('../chain/services.js'),
+    import('../replica/chain.js')])
+  // A tool reading a damaged log (replay, export-log, prove); a node says more as it refuses to start (runtime.ts).
+  if (err instanceof LogCorruptError) return err.message
   if (err instanceof DatabaseInUseError || err instanceof NoLogError || err instanceof OperatorError || err instanceof EpochBehindError ||
     err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError || err instanceof ChainStateLostError ||
     err instanceof AnvilStartError) return err.message

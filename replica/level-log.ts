@@ -41,7 +41,8 @@ export interface LevelLogOptions {
   /**
    * Opens only a log that is there and holds entries (the tools that read one: audit, replay,
    * export-log, prove): otherwise NoLogError, and nothing is created. A mistyped --data would
-   * else be audited as an empty log, and pass.
+   * else be audited as an empty log, and pass. Nor is anything repaired: a tail that breaks the
+   * chain, which a node would drop, ends readBatches as LogCorruptError, so an audit reports it.
    */
   existing?: boolean
   /** The verifier thread to use; the process's own by default. */
@@ -51,6 +52,12 @@ export interface LevelLogOptions {
 /** `level` is classic-level on Node, which compacts a key range; its browser typings do not say so. */
 interface Compactable {
   compactRange(start: Bytes, end: Bytes, options: { keyEncoding: 'view' }): Promise<void>
+}
+
+/** `batches`, then `err`: a read that reaches the end of what holds reports what does not. */
+async function* thenFail<T>(batches: AsyncIterable<T>, err: Error): AsyncGenerator<T> {
+  yield* batches
+  throw err
 }
 
 const droppedError = (seq: number, firstSeq: number): RangeError => new RangeError(`seq ${seq} was dropped; the log starts at ${firstSeq}`)
@@ -70,6 +77,8 @@ export class LevelLogStore implements LogStore {
   #writing: 'append' | 'cut' | undefined
   #dropping: Promise<void> | undefined
   #verifierWarned = false
+  /** What breaks the chain after lastSeq, found by a reader (`existing`), which repairs nothing. */
+  #damagedTail: LogCorruptError | undefined
 
   constructor(readonly dir: string, private readonly options: LevelLogOptions = {}) {}
 
@@ -97,12 +106,14 @@ export class LevelLogStore implements LogStore {
       const committed = await spaces.meta.get(COMMITTED_KEY)
       if (committed !== undefined && committed.length !== 8) throw new LogCorruptError(0, 'the log\'s committed record is unreadable')
       this.#knownCommitted = committed === undefined ? 0 : keySeq(committed)
-      // Batches below the base are what an interrupted dropBefore left behind.
-      await spaces.log.clear({ lt: seqKey(this.#baseSeq + 1) })
-      const tail = await repairTail(spaces.log, this.#baseSeq, this.#baseHash, this.options.logger)
+      // Batches below the base are what an interrupted dropBefore left behind (a reader leaves
+      // them: reads start at the base).
+      if (!existing) await spaces.log.clear({ lt: seqKey(this.#baseSeq + 1) })
+      const tail = await repairTail(spaces.log, this.#baseSeq, this.#baseHash, this.options.logger, existing)
       this.#lastSeq = tail.seq
       this.#lastHash = tail.hash
-      if (existing && this.#lastSeq === 0) throw new NoLogError(this.dir, 'a log with no entries')
+      this.#damagedTail = tail.damaged
+      if (existing && this.#lastSeq === 0) throw tail.damaged ?? new NoLogError(this.dir, 'a log with no entries')
     } catch (err) {
       await this.close()
       throw err
@@ -152,8 +163,10 @@ export class LevelLogStore implements LogStore {
     return out
   }
 
+  /** The batches from `fromSeq` to the last; a reader's (`existing`) then fails with the damaged tail it found, if any. */
   readBatches(fromSeq = this.firstSeq): AsyncIterable<LogEntry[]> {
-    return this.#batches(fromSeq, this.#lastSeq)
+    const batches = this.#batches(fromSeq, this.#lastSeq)
+    return this.#damagedTail === undefined ? batches : thenFail(batches, this.#damagedTail)
   }
 
   /**

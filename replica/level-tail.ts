@@ -58,10 +58,12 @@ async function tailWindow(log: LogKeySpaces['log']): Promise<{ window: TailBatch
 /**
  * Verifies the tail against the base (seq, hash) before the first entry, drops the batches
  * from the first one that breaks the chain onwards, and returns the durable verified tail.
+ * `readOnly` (the tools that read a stopped node's log) drops nothing: the verified tail comes
+ * back with the damage after it (`damaged`), for the tool to report; a node drops it as it starts.
  */
 export async function repairTail(
-  log: LogKeySpaces['log'], baseSeq: number, baseHash: Bytes, logger?: Logger,
-): Promise<{ seq: number, hash: Bytes }> {
+  log: LogKeySpaces['log'], baseSeq: number, baseHash: Bytes, logger?: Logger, readOnly = false,
+): Promise<{ seq: number, hash: Bytes, damaged?: LogCorruptError }> {
   const { window, reachedStart } = await tailWindow(log)
   let tail = { seq: baseSeq, hash: baseHash }
   let kept = 0
@@ -77,12 +79,27 @@ export async function repairTail(
   }
   const dropped = window.slice(kept)
   if (dropped.length === 0) return tail
+  const { entriesDropped, entriesDroppedExact } = droppedCount(dropped)
+  const reason = dropped[0]!.error ?? 'does not continue the chain'
+  if (readOnly) {
+    const batches = dropped.length === 1 ? '1 batch' : `${dropped.length} batches`
+    const entries = `${entriesDroppedExact ? '' : 'at least '}${entriesDropped} ${entriesDropped === 1 ? 'entry' : 'entries'}`
+    return { ...tail, damaged: new LogCorruptError(dropped[0]!.seq, `the log's tail from here (${batches}, ${entries}) ` +
+      `does not hold: ${reason} (left as found; a node drops a torn tail as it starts)`) }
+  }
   if (dropped.length > REPLICA_LIMITS.tailRepairBatchesMax) {
     throw new LogCorruptError(dropped[0]!.seq, `${dropped.length} batches break the chain; not a torn tail, refusing to start`)
   }
+  // A crash tears only what it was writing. Dropping every batch would start a new exchange on
+  // the data of an old one, so a log none of whose batches holds is refused: only a node whose
+  // very first write was torn has that, and starting it afresh is then the operator's call.
+  if (kept === 0 && reachedStart) {
+    throw new LogCorruptError(dropped[0]!.seq, 'no batch of the log continues the chain; refusing to start on it ' +
+      '(a node whose first write a crash tore: remove its log to start it afresh)')
+  }
   await log.batch(dropped.map((b) => ({ type: 'del' as const, key: seqKey(b.seq) })), SYNC)
-  logger?.warn({ ...droppedCount(dropped), batchesDropped: dropped.length, firstDroppedSeq: dropped[0]!.seq, lastSeq: tail.seq,
-    reason: dropped[0]!.error ?? 'does not continue the chain' }, 'log tail truncated: torn or corrupt batches dropped')
+  logger?.warn({ entriesDropped, entriesDroppedExact, batchesDropped: dropped.length, firstDroppedSeq: dropped[0]!.seq, lastSeq: tail.seq,
+    reason }, 'log tail truncated: torn or corrupt batches dropped')
   return tail
 }
 

@@ -4,7 +4,7 @@
 // with a consistent hash chain, or when an anchored root does not match.
 
 import t from 'tap'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Packr, unpackMultiple } from 'msgpackr'
@@ -17,6 +17,8 @@ import { mined } from '../../chain/provider.js'
 import { sessionDomain, SESSION_TYPES } from '../../gateway/session-signature.js'
 import { chainHash, hex } from '../../replica/entry.js'
 import { systemClock } from '../../replica/clock.js'
+import { Level } from 'level'
+import { keySeq, keySpaces } from '../../replica/level-keys.js'
 import { LevelLogStore } from '../../replica/level-log.js'
 import { createReplica } from '../../replica/replica.js'
 import { wsNetwork } from '../../replica/ws-network.js'
@@ -209,6 +211,36 @@ t.test('a dropped entry fails the audit at its seq', async (t) => {
   const r = await audit({ logFile: writeCopy('dropped.msgpack', header, records) })
   t.equal(r.ok, false)
   t.equal(r.lines.find((l) => l.startsWith('MISMATCH')), 'MISMATCH at seq 33: entry 33 is missing (the next one is 34)')
+})
+
+t.test('a damaged tail in a stopped node\'s log fails the audit, and is left as found', async (t) => {
+  const copy = mkdtempSync(path.join(os.tmpdir(), 'audit-tail-'))
+  t.teardown(() => rmSync(copy, { recursive: true, force: true }))
+  cpSync(path.join(dir, 'log'), path.join(copy, 'log'), { recursive: true })
+  // One byte of the newest batch flipped, as a disk that changed what LevelDB wrote leaves it.
+  const db = new Level<Uint8Array, Uint8Array>(path.join(copy, 'log'), { keyEncoding: 'view', valueEncoding: 'view' })
+  const { log: batches } = keySpaces(db)
+  const [key, value] = (await batches.iterator({ reverse: true, limit: 1 }).all())[0]!
+  const damaged = Uint8Array.from(value)
+  damaged[damaged.length - 5]! ^= 0xff
+  await batches.put(key, damaged)
+  const keys = (await batches.keys().all()).length
+  await db.close()
+  const first = keySeq(key)
+  for (const round of ['first', 'second']) {
+    const lines: string[] = []
+    t.equal(await runAudit({ dataDir: copy, chainId: CHAIN_ID, out: (l) => lines.push(l) }), false, `${round} audit`)
+    t.match(lines, [/^audit/, /entries +\d+ replayed, hash chain BROKEN/])
+    t.match(lines.find((l) => l.startsWith('MISMATCH')), new RegExp(`^MISMATCH at seq ${first}: the log cannot be read at entry ${first}: ` +
+      `log corrupt at seq ${first}: the log's tail from here \\(1 batch, 1 entry\\) does not hold: .*left as found`), round)
+  }
+  const after = new Level<Uint8Array, Uint8Array>(path.join(copy, 'log'), { keyEncoding: 'view', valueEncoding: 'view' })
+  t.equal((await keySpaces(after).log.keys().all()).length, keys, 'the audit deleted nothing')
+  await after.close()
+  // The other tools that read a log say so in one line.
+  const replayed = await exchangeCli(['replay', copy])
+  t.equal(replayed.code, 1)
+  t.match(replayed.stderr, new RegExp(`^exchange: log corrupt at seq ${first}: the log's tail from here .*\\n$`))
 })
 
 t.test('a log rewritten with a consistent hash chain fails at the first anchor after the change', async (t) => {

@@ -202,6 +202,36 @@ t.test('several torn batches at the tail all go, up to the repair limit', async 
   t.same((await collect(store.readBatches())).entries.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8])
 })
 
+t.test('a reader (the tools\' `existing`) repairs nothing: it reads what holds, then fails with the damaged tail', async (t) => {
+  const dir = await tempDir(t)
+  const all = await build(dir, [3, 5, 4])
+  await raw(dir, ({ log }) => log.put(seqKey(9), alteredBatch(all.slice(8), 1)))
+  const { logger, seen } = warnings()
+  const reader = await openStore(dir, logger, { existing: true })
+  t.equal(reader.lastSeq, 8, 'what holds')
+  const read: number[] = []
+  await t.rejects((async () => { for await (const b of reader.readBatches(1)) read.push(...b.map((e) => e.seq)) })(),
+    { name: 'LogCorruptError', seq: 9, message: /^log corrupt at seq 9: the log's tail from here \(1 batch, 4 entries\) does not hold: .*\(left as found/ })
+  t.same(read, [1, 2, 3, 4, 5, 6, 7, 8], 'every sound entry first')
+  t.same(seen, [], 'nothing dropped, so nothing warned')
+  await closeStore(reader)
+  await raw(dir, async ({ log }) => { t.same((await log.keys().all()).map(keySeq), [1, 4, 9], 'the damaged batch is still there') })
+  // A node opening it drops the torn tail, as before.
+  const node = await openStore(dir, logger)
+  t.equal(node.lastSeq, 8)
+  t.equal(seen.length, 1)
+})
+
+t.test('a log none of whose batches holds is refused, not started afresh', async (t) => {
+  const dir = await tempDir(t)
+  await build(dir, [6])
+  await raw(dir, ({ log }) => log.put(seqKey(1), new Uint8Array([1, 2, 3])))
+  await t.rejects(new LevelLogStore(dir).open(), { name: 'LogCorruptError', message: /no batch of the log continues the chain; refusing to start/ })
+  await t.rejects(new LevelLogStore(dir, { existing: true }).open(), { name: 'LogCorruptError', seq: 1, message: /tail from here/ },
+    'a reader names the damage, not "a log with no entries"')
+  await raw(dir, async ({ log }) => { t.equal((await log.keys().all()).length, 1, 'still there') })
+})
+
 t.test('a tail too long to be a torn write makes open refuse', async (t) => {
   const dir = await tempDir(t)
   const n = REPLICA_LIMITS.tailRepairBatchesMax + REPLICA_LIMITS.tailCheckBatches + 2
