@@ -161,10 +161,12 @@ async function main(argv: string[]): Promise<void> {
     case 'verify-proof': {
       const { file, api, keysFile, seq } = config.proof
       const { fetchBalanceProof, verifyBalanceProof } = await import('./prove.js')
-      const proof = file ? await readJson(file, 'a balance proof') as BalanceProof
-        : await fetchBalanceProof(api, keysFrom(await readJson(keysFile, 'a keys file')), seq)
+      const keys = file ? undefined : await readJson(keysFile, 'a keys file') as { address?: unknown; subAccount?: unknown } | null
+      const proof = keys === undefined ? await readJson(file, 'a balance proof') as BalanceProof : await fetchBalanceProof(api, keysFrom(keys), seq)
       if (!file && config.outFile) await writeFile(config.outFile, JSON.stringify(proof, null, 2) + '\n')
-      const ok = await verifyBalanceProof({ proof, rpc: config.rpcUrl || undefined, vault: config.vaultAddress || undefined,
+      // Fetched with the keys: it must be their wallet's (the keys file names it, as `exchange account` and `session` print it).
+      const expect = typeof keys?.address === 'string' ? { account: keys.address, sub: Number(keys.subAccount ?? 0) } : undefined
+      const ok = await verifyBalanceProof({ proof, rpc: config.rpcUrl || undefined, vault: config.vaultAddress || undefined, expect,
         out: (line) => process.stdout.write(line + '\n') })
       process.exit(ok ? 0 : 1)
     }

@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { apply } from '../core/apply.js'
 import { verifyProof } from '../core/merkle.js'
-import { leafHash, proofTree, saltedLeafHash } from '../core/root.js'
+import { ACCOUNT_LEAF_KINDS, leafHash, proofTree, saltedLeafHash } from '../core/root.js'
 import { createState } from '../core/state.js'
 import { anchorAt, newestAnchorAtOrBelow } from '../chain/anchor.js'
 import { withReader } from '../chain/provider.js'
@@ -129,23 +129,55 @@ export interface VerifyProofCommand {
   proof: BalanceProof
   rpc?: string
   vault?: string
+  /** Whose proof it must be (the keys' wallet and sub-account, when fetched with them). */
+  expect?: { account: string; sub: number }
   out: (line: string) => void
 }
 
-/** Checks every leaf's path against the proof's root, and that root against the Vault's anchor; true when all hold. */
+const HASH_HEX = /^0x[0-9a-fA-F]{64}$/
+
+/** Refuses, in one line, what is not shaped as a balance proof (a field missing or of the wrong kind). */
+function checkShape(p: BalanceProof): void {
+  const not = (what: string): never => { throw new OperatorError(`not a balance proof (${PROOF_FORMAT}, version 1 or 2): ${what}`) }
+  if (p?.format !== PROOF_FORMAT || (p.version !== 1 && p.version !== 2)) not('format or version')
+  if (!Number.isSafeInteger(p.seq) || !HASH_HEX.test(String(p.root)) || !HASH_HEX.test(String(p.logHash))) not('seq, root or logHash')
+  if (typeof p.account !== 'string' || !Number.isSafeInteger(p.sub) || !Array.isArray(p.leaves)) not('account, sub or leaves')
+  for (const l of p.leaves) {
+    const steps = (l as { proof?: unknown } | null)?.proof
+    if (typeof l?.leaf !== 'string' || !Array.isArray(steps) ||
+      !steps.every((s: { sibling?: unknown; left?: unknown } | null) => HASH_HEX.test(String(s?.sibling)) && typeof s?.left === 'boolean')) {
+      not('a leaf without its text or path')
+    }
+  }
+}
+
+/**
+ * Checks that the leaves are the named account's (and `expect`'s, when given), every leaf's path
+ * against the proof's root, and that root against the Vault's anchor; true when all hold.
+ */
 export async function verifyBalanceProof(c: VerifyProofCommand): Promise<boolean> {
   const p = c.proof
-  if (p?.format !== PROOF_FORMAT || (p.version !== 1 && p.version !== 2) || !Array.isArray(p.leaves)) {
-    throw new OperatorError(`not a balance proof (${PROOF_FORMAT}, version 1 or 2)`)
-  }
+  checkShape(p)
   let ok = true
   c.out(`balance proof of ${p.account} sub-account ${p.sub} at seq ${p.seq}, root ${p.root}`)
+  if (c.expect !== undefined && (c.expect.account.toLowerCase() !== p.account.toLowerCase() || c.expect.sub !== p.sub)) {
+    c.out(`  NOT YOURS: the keys are ${c.expect.account} sub-account ${c.expect.sub}`)
+    ok = false
+  }
+  // A path proves a leaf is in the tree; only the leaf's own account and sub-account make it this account's balance.
+  if (p.leaves.length === 0) {
+    c.out('  NO LEAVES: the proof proves no balance')
+    ok = false
+  }
   for (const { leaf, salt, proof } of p.leaves) {
+    const [kind, account, sub] = leaf.split('|')
+    const owned = ACCOUNT_LEAF_KINDS.includes(kind!) && account?.toLowerCase() === p.account.toLowerCase() && sub === String(p.sub)
     // Version 2's leaves are hashed with their salts (core/root.ts); one without a well-formed salt proves nothing.
-    const hash = p.version === 1 ? leafHash(leaf) : /^0x[0-9a-fA-F]{64}$/.test(salt ?? '') ? saltedLeafHash(bytesOf(salt!), leaf) : undefined
+    const hash = p.version === 1 ? leafHash(leaf) : HASH_HEX.test(salt ?? '') ? saltedLeafHash(bytesOf(salt!), leaf) : undefined
     const included = hash !== undefined && verifyProof(hash, proof.map((step) => ({ sibling: bytesOf(step.sibling), left: step.left })), bytesOf(p.root))
-    ok &&= included
-    c.out(`  ${included ? 'included' : 'NOT INCLUDED'}  ${leaf}${hash === undefined ? ' (no salt of 32 bytes: version 2 leaves carry one)' : ''}`)
+    ok &&= included && owned
+    const said = !owned ? 'NOT THIS ACCOUNT\'S' : included ? 'included' : 'NOT INCLUDED'
+    c.out(`  ${said}  ${leaf}${hash === undefined ? ' (no salt of 32 bytes: version 2 leaves carry one)' : ''}`)
   }
   // The Vault given, or the one a node's proof names (the contract the user deposits into).
   const vault = c.vault ?? (c.rpc !== undefined ? p.vault : undefined)

@@ -253,7 +253,8 @@ export function stateRoot(state: State): string {
 }
 
 /** The leaves that hold a sub-account's money and positions: its wallets, balances, holdings. */
-const ACCOUNT_LEAF_KINDS = ['perpWallet', 'spot', 'holding', 'isolated']
+/** The kinds of leaf that hold a sub-account's money: a balance proof is made of these. */
+export const ACCOUNT_LEAF_KINDS: readonly string[] = ['perpWallet', 'spot', 'holding', 'isolated']
 
 export interface AccountProofs {
   /** The state root, 0x hex, the proofs lead to. */

@@ -167,6 +167,20 @@ t.test('a balance proven against the anchored root, without the log: paths, anch
   richer.leaves[1]!.leaf = `spot|${account}|0|USDT|${free + 1}|0`
   t.equal(await check(richer), false)
   t.match(lines, [/balance proof/, /included/, /NOT INCLUDED {2}spot/, /anchored/, 'FAIL'])
+  // Leaves that are not the named account's prove nothing about it, whatever their paths; nor do none.
+  const someoneElse = Wallet.createRandom().address
+  t.equal(await check({ ...proof, account: someoneElse }), false)
+  t.match(lines, [/balance proof of 0x/, /NOT THIS ACCOUNT'S {2}perpWallet/, /NOT THIS ACCOUNT'S {2}spot/, /anchored/, 'FAIL'])
+  t.equal(await check({ ...proof, sub: 1 }), false, 'nor another sub-account\'s')
+  t.equal(await check({ ...proof, leaves: [] }), false)
+  t.ok(lines.includes('  NO LEAVES: the proof proves no balance'))
+  lines.length = 0
+  t.equal(await verifyBalanceProof({ proof, out: (l) => lines.push(l), expect: { account: someoneElse, sub: 0 } }), false)
+  t.ok(lines.includes(`  NOT YOURS: the keys are ${someoneElse} sub-account 0`), 'fetched with keys: the keys\' wallet\'s or nothing')
+  t.equal(await verifyBalanceProof({ proof, out: () => {}, expect: { account: account.toLowerCase(), sub: 0 } }), true)
+  const { root: _root, ...rootless } = proof
+  await t.rejects(verifyBalanceProof({ proof: rootless as BalanceProof, out: () => {} }),
+    { name: 'OperatorError', message: 'not a balance proof (perp-exchange-balance-proof, version 1 or 2): seq, root or logHash' })
   // A root the Vault never anchored: the paths hold, the anchor does not.
   const unanchored = await prove({ dataDir: dir, account, sub: 0, seq: 45, checkpointInterval: 10 })
   t.equal(await check(unanchored, false), true, 'alone the paths lead to its root')
