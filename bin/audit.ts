@@ -72,7 +72,8 @@ function moneyLines(m: MoneySummary): string[] {
     : `${r.asset} ${formatUnits(r.held, r.decimals)} held, ${formatUnits(r.owed, r.decimals)} owed`)
   return [
     `  deposits       ${m.depositsMatched} credited, each a deposit into the Vault${after}${skipped}`,
-    `  withdrawals    ${m.paymentsMatched} marked paid, each paid by the Vault`,
+    m.paymentsMatched === m.paymentsMarked ? `  withdrawals    ${m.paymentsMarked} marked paid, each paid by the Vault`
+      : `  withdrawals    ${m.paymentsMarked} marked paid, ${m.paymentsMatched} of them paid by the Vault as marked (the others below)`,
     `  reserves       ${reserves.join('; ') || 'nothing owed'}`,
   ]
 }

@@ -50,6 +50,8 @@ export interface MoneySummary {
    * sub-accounts no address has that the log's ledger refused (builds before those were credited).
    */
   depositsSkipped: number
+  /** Withdrawals the log marked paid, and of those, the ones the Vault paid as marked. */
+  paymentsMarked: number
   paymentsMatched: number
   /**
    * Per asset: what the Vault holds and what the ledger owes it to hold, token units of a token
@@ -130,7 +132,7 @@ export class MoneyCheck {
     const payments = await c.payments(this.paid, this.refunded, prefix)
     const reserves = c.reserves(payments.unsettled)
     return { findings: c.findings, summary: { depositsMatched: credited.matched, depositsAfter: r.deposits.length - passed.last - 1,
-      depositsSkipped: passed.skipped, paymentsMatched: payments.matched, reserves } }
+      depositsSkipped: passed.skipped, paymentsMarked: this.paid.length, paymentsMatched: payments.matched, reserves } }
   }
 }
 

@@ -43,8 +43,8 @@ export type Outcome = { status: 'COMPLETED'; txId: string } | { status: 'FAILED'
 type Undecided = { status: 'UNDECIDED'; reason: string; inFlight: number }
 /** Paid, in a block not yet `confirmations` deep. */
 type Shallow = { status: 'SHALLOW'; txId: string }
-/** A Vault payment: its transaction and block. */
-interface Payment { txId: string; block: number }
+/** A Vault payment: its transaction and block, and, found by its event, whom it paid what. */
+interface Payment { txId: string; block: number; paid?: { token: string; to: string; amount: bigint } }
 /** A withdrawal ready to pay: the token's address and the amount in its units. */
 interface Payable { w: Withdrawal; token: string; units: bigint }
 
@@ -159,7 +159,7 @@ export class WithdrawalExecutor {
     for (const w of due) {
       const earlier = await this.payment(w.withdrawalId)
       if (earlier) {
-        decided.set(w.withdrawalId, await this.settled(earlier))
+        decided.set(w.withdrawalId, this.paidElsewhere(w, earlier) ?? await this.settled(earlier))
         continue
       }
       const gone = this.shallow.get(w.withdrawalId)
@@ -224,7 +224,7 @@ export class WithdrawalExecutor {
       // A payment that went out before (an earlier run's, mined since) makes this one revert:
       // the id is paid, so it completes, never refunds.
       const paid = await this.payment(w.withdrawalId)
-      if (paid) return this.settled(paid)
+      if (paid) return this.paidElsewhere(w, paid) ?? this.settled(paid)
       // One not mined yet can too: the node judges gas against its pending state, where that
       // payment already paid the id (AlreadyPaid) or emptied the Vault. Refunded only once what
       // was sent before this executor started is mined; until then the next polls ask again.
@@ -242,6 +242,23 @@ export class WithdrawalExecutor {
   private async inFlight(): Promise<number> {
     const mined = await this.o.provider.getTransactionCount(this.o.operator.address, 'latest')
     return Math.max(0, (this.nonceAtStart ?? 0) - mined)
+  }
+
+  /**
+   * FAILED (refunded) when the Vault's payment of `w`'s id is not `w`'s: another token, payee or
+   * amount. The id is spent (the Vault pays each once), so `w` can never be paid under it; marking
+   * it paid would give its owner nothing. Only another sender with the operator's key, or a log
+   * restored onto a Vault that had paid past it, spends an id so; the audit shows that payment.
+   */
+  private paidElsewhere(w: Withdrawal, p: Payment): Outcome | undefined {
+    const due = this.payable(w)
+    if (p.paid === undefined || 'status' in due) return undefined
+    if (p.paid.token.toLowerCase() === due.token.toLowerCase() && p.paid.to.toLowerCase() === w.address.toLowerCase() &&
+      p.paid.amount === due.units) return undefined
+    this.logger.error({ withdrawalId: w.withdrawalId, txId: p.txId, paid: { ...p.paid, amount: String(p.paid.amount) },
+      due: { token: due.token, to: w.address, amount: String(due.units) } },
+    'withdrawal id already paid by the Vault to another payee or amount; refunding (the operator key spent it, or the log was restored onto a Vault that paid past it)')
+    return { status: 'FAILED', reason: `the Vault paid id ${w.withdrawalId} otherwise (${p.txId})` }
   }
 
   /** Completed when `p`'s block is deep enough, else left to a later poll. */
@@ -267,7 +284,8 @@ export class WithdrawalExecutor {
       let receipt = this.view.receipts.get(known)
       if (receipt === undefined) this.view.receipts.set(known, receipt = this.o.provider.getTransactionReceipt(known))
       const r = await receipt
-      if (r && this.withdrawnIds(r).includes(id)) return { txId: known, block: r.blockNumber }
+      const event = r === null ? undefined : this.withdrawnEvents(r).find((e) => e.id === id)
+      if (event !== undefined) return { txId: known, block: r!.blockNumber, paid: event }
     }
     if (!(await this.vault.paid(id))) return undefined
     const topics = [this.vault.interface.getEvent('Withdrawn')!.topicHash, zeroPadValue(toBeHex(id), 32)]
@@ -275,15 +293,26 @@ export class WithdrawalExecutor {
     for (let to = await this.o.provider.getBlockNumber(); to >= this.o.fromBlock; to -= range) {
       const logs = await this.o.provider.getLogs({ address: this.o.vault, topics, fromBlock: Math.max(this.o.fromBlock, to - range + 1), toBlock: to })
       const log = logs.at(-1)
-      if (log !== undefined) return { txId: log.transactionHash, block: log.blockNumber }
+      if (log !== undefined) return { txId: log.transactionHash, block: log.blockNumber, paid: this.withdrawn(log) }
     }
     throw new Error(`withdrawal ${id} is paid but its event was not found`)
   }
 
   /** The withdrawal ids the Vault paid in `receipt`'s transaction (its Withdrawn events). */
   private withdrawnIds(receipt: TransactionReceipt): number[] {
+    return this.withdrawnEvents(receipt).map((e) => e.id)
+  }
+
+  /** The Vault's Withdrawn events in `receipt`'s transaction: which id, whom it paid what. */
+  private withdrawnEvents(receipt: TransactionReceipt): ({ id: number } & NonNullable<Payment['paid']>)[] {
     const topic = this.vault.interface.getEvent('Withdrawn')!.topicHash
     return receipt.logs.filter((l) => l.address.toLowerCase() === this.o.vault.toLowerCase() && l.topics[0] === topic)
-      .map((l) => Number(BigInt(l.topics[1]!)))
+      .map((l) => ({ id: Number(BigInt(l.topics[1]!)), ...this.withdrawn(l) }))
+  }
+
+  /** A Withdrawn event's token, payee and amount. */
+  private withdrawn(log: { topics: readonly string[]; data: string }): NonNullable<Payment['paid']> {
+    const e = this.vault.interface.parseLog(log)!
+    return { token: String(e.args.token), to: String(e.args.to), amount: BigInt(e.args.amount) }
   }
 }

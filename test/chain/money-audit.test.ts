@@ -72,7 +72,7 @@ async function check(commands: Command[], prefix = false, t0 = 1_000) {
 t.test('the honest log: every credit and payment on chain, dust skipped, reserves cover the debt', async (t) => {
   const r = await check(HONEST)
   t.same(r.findings, [])
-  t.same(r.summary, { depositsMatched: 3, depositsAfter: 0, depositsSkipped: 1, paymentsMatched: 1,
+  t.same(r.summary, { depositsMatched: 3, depositsAfter: 0, depositsSkipped: 1, paymentsMarked: 1, paymentsMatched: 1,
     reserves: [{ asset: 'USDT', token: chain.deployment.tokens[0]!.address, decimals: 6, held: 160n * USDT, owed: 160n * USDT }] })
 })
 
@@ -197,4 +197,5 @@ t.test('withdrawals paid together in one transaction (withdrawMany) each match t
   const wrong = await check([...HONEST, ten, ten, completed(2, together), completed(3, payment)])
   t.equal(wrong.findings.length, 1, wrong.findings.join('\n'))
   t.match(wrong.findings[0], new RegExp(`^withdrawal 3 .* marked paid by ${payment}.*transaction ${together}`))
+  t.match(wrong.summary, { paymentsMarked: 3, paymentsMatched: 2 }, 'the summary counts it marked, not matched')
 })

@@ -82,6 +82,26 @@ t.test('a payment the chain refuses is refunded, and the history says why', asyn
   t.equal(await chain.vault.paid(BigInt(id)), false)
 })
 
+t.test('an id the Vault paid to someone else is refunded, never marked paid by that payment', async (t) => {
+  // The operator's key spends the next id on itself before Alice's request takes it.
+  const next = rig.ex.state.nextWithdrawalId
+  const operator = chain.operator.address
+  const stolen = await chain.operator.run(async (s) =>
+    mined(await (chain.vault.connect(s) as Contract).withdraw(BigInt(next), tokens[0]!.address, operator, 1_000_000n)))
+  const before = spot(alice.address)
+  const held = await usdt.balanceOf(alice.address)
+  const id = await apply(aliceKeys, '10')
+  t.equal(Number(id), next)
+  const errors: object[] = []
+  const watched = new WithdrawalExecutor({ provider: chain.provider, vault, fromBlock: vaultBlock, tokens, exchange, operator: chain.operator,
+    logger: { info() {}, warn() {}, error: (fields: object) => { errors.push(fields) } } })
+  t.equal(await watched.poll(), 1)
+  t.equal(spot(alice.address), before, 'refunded')
+  t.equal(await usdt.balanceOf(alice.address), held, 'she was paid nothing')
+  t.match((await history(aliceKeys)).find((r) => r.id === id), { status: 5, txId: '', info: `the Vault paid id ${id} otherwise (${stolen.hash})` })
+  t.match(errors, [{ withdrawalId: next, txId: stolen.hash, paid: { to: operator, amount: '1000000' }, due: { to: alice.address, amount: '10000000' } }])
+})
+
 interface Warned { withdrawalId?: number; txId?: string; msg: string }
 const deepExecutor = (warned: Warned[] = []): WithdrawalExecutor => new WithdrawalExecutor({ provider: chain.provider, vault,
   fromBlock: vaultBlock, tokens, exchange, operator: chain.operator, confirmations: 3,
