@@ -74,6 +74,7 @@ export class Follower {
   private inbox: Message[] = []
   private inboxBytes: number[] = []
   private inboxTotalBytes = 0
+  private inboxBatches = 0
   /**
    * Whether drain() is running, set and cleared by drain() itself: it can finish without
    * yielding, and a message received before a `finally` callback cleared a promise field
@@ -146,6 +147,7 @@ export class Follower {
     this.inbox = []
     this.inboxBytes = []
     this.inboxTotalBytes = 0
+    this.inboxBatches = 0
     this.connect()
   }
 
@@ -226,14 +228,6 @@ export class Follower {
   private receive(conn: Connection, bytes: Uint8Array): void {
     // Messages of a connection given up on are dropped whole: it catches up when it reconnects.
     if (this.stopped || conn !== this.conn) return
-    // One message is always taken into an empty inbox, however large: a catch-up message (up
-    // to replicationBatchMax entries) refused there would be asked for again, and refused, forever.
-    if (this.inboxTotalBytes > 0 && this.inboxTotalBytes + bytes.length > (this.o.inboxBytesMax ?? LIMITS.followerBufferBytesMax)) {
-      this.o.logger?.warn({ inboxBytes: this.inboxTotalBytes }, 'follower inbox full; reconnecting to catch up')
-      this.conn = null
-      conn.close('follower inbox full')
-      return
-    }
     let m: Message
     try {
       m = decodeMessage(bytes)
@@ -241,9 +235,21 @@ export class Follower {
       this.fatal(err as Error)
       return
     }
+    // One message is always taken into an empty inbox, however large, and a batch into one
+    // holding no batch (only the checkpoint roots sent ahead of it): a catch-up batch (up to
+    // replicationBatchMax entries) refused there would be asked for again, and refused, forever.
+    const batch = m[0] === 'batch'
+    const exempt = this.inboxTotalBytes === 0 || (batch && this.inboxBatches === 0)
+    if (!exempt && this.inboxTotalBytes + bytes.length > (this.o.inboxBytesMax ?? LIMITS.followerBufferBytesMax)) {
+      this.o.logger?.warn({ inboxBytes: this.inboxTotalBytes }, 'follower inbox full; reconnecting to catch up')
+      this.conn = null
+      conn.close('follower inbox full')
+      return
+    }
     this.inbox.push(m)
     this.inboxBytes.push(bytes.length)
     this.inboxTotalBytes += bytes.length
+    if (batch) this.inboxBatches++
     if (!this.drainRunning) this.drained = this.drain()
   }
 
@@ -274,7 +280,9 @@ export class Follower {
 
   private take(): Message {
     this.inboxTotalBytes -= this.inboxBytes.shift()!
-    return this.inbox.shift()!
+    const m = this.inbox.shift()!
+    if (m[0] === 'batch') this.inboxBatches--
+    return m
   }
 
   /**

@@ -366,9 +366,11 @@ export class ReplicationServer {
     while (this.sessions.has(s) && s.next <= this.catchUpEnd(s)) {
       const entries = await log.read(s.next, this.catchUpEnd(s), LIMITS.replicationBatchMax)
       if (entries.length === 0) break
+      // The roots first: with them comes the interval, which a follower (re)started on its own
+      // default needs before it applies the batch, or it roots none of the batch's checkpoints.
+      this.sendRootsWithin(s, entries[0]!.seq, entries[entries.length - 1]!.seq)
       this.sendBytes(s, encodeBatchMessage(entries))
       s.next = entries[entries.length - 1]!.seq + 1
-      this.sendRootsWithin(s, entries[0]!.seq, s.next - 1)
       // Let the socket drain before reading more.
       while (this.sessions.has(s) && s.conn.bufferedBytes > LIMITS.followerBufferBytesMax / 4) {
         await new Promise((r) => setTimeout(r, 5))
@@ -415,7 +417,7 @@ export class ReplicationServer {
     }
   }
 
-  /** The known roots of checkpoints from `from` to `to`, after the batch that holds them. */
+  /** The known roots of checkpoints from `from` to `to`, before the catch-up batch that holds them. */
   private sendRootsWithin(s: Session, from: number, to: number): void {
     for (const cp of this.o.roots?.() ?? []) {
       if (cp.seq >= from && cp.seq <= to && this.sessions.has(s)) this.send(s, this.checkpointMessage(cp))

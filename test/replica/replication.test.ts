@@ -104,10 +104,18 @@ for (const offThread of [false, true]) {
     if (roots) t.teardown(() => roots.close())
     const L = await leader(t, { roots })
     await L.submit(Array.from({ length: 25 }, (_, i) => deposit(i)))
+    // Rooted before the follower connects, so each root goes out with its catch-up batch.
+    await L.node.rootsDelivered()
     for (const interval of [0, 25]) {
       const F = await follower(t, L.url, interval)
       await until(() => F.node.state.seq === L.node.state.seq)
       await L.node.rootsDelivered()
+      // The catch-up's checkpoints too: the roots come before their batch, with the interval
+      // (before, one caught up on its own interval rooted none of the first batch's).
+      const caughtUp = L.node.roots.map((r) => r.seq)
+      await until(() => F.f.lastMatchedSeq === caughtUp.at(-1))
+      t.same(F.node.roots.map((r) => r.seq), caughtUp, `interval ${interval}: each checkpoint caught up from the log rooted`)
+      t.equal(F.f.checkpointsMatched, caughtUp.length, 'and compared')
       const before = F.node.roots.length
       await L.submit(Array.from({ length: 40 }, (_, i) => order(interval * 100 + i)))
       await until(() => F.node.state.seq === L.node.state.seq)

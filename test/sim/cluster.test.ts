@@ -63,7 +63,7 @@ t.test('electing leaders through etcd, whichever node crashes or is cut off, los
   }
   const seeds = ELECTION_SEEDS.last - ELECTION_SEEDS.first + 1
   t.ok(elections >= seeds, `${elections} elections in ${seeds} seeds`)
-  // The faults must keep reaching the rewind: a leader deposed with a tail no standby holds (seed 18 today).
+  // The faults must keep reaching the rewind: a leader deposed with a tail no standby holds (seed 13 today).
   t.ok(rewinds > 0, `${rewinds} nodes rewound their log to the leader's as they restarted`)
 })
 
