@@ -134,6 +134,8 @@ export const PROJECTION_LIMITS = {
   allOrdersMax: 1000,
   userTradesMax: 1000,
   incomeMax: 1000,
+  /** /fapi/v1/income's `page`: the rows it reaches, pages before it and its own (each page walks those before it). */
+  incomePagedMax: 10_000,
   walletHistoryMax: 1000,
   /** Open interest changes read at once: a month of 5-minute buckets (8,640), as /futures/data reads its whole reach. */
   openInterestHistoryMax: 9_000,

@@ -12,6 +12,8 @@ import { invalidParam } from '../errors.js'
 import { accountJson, positionRiskJson, positionRows, symbolHeld } from '../format-account.js'
 import { accountDocs } from '../schemas/account.js'
 import { limitParam, optional, perpParam, timeRange } from '../market-params.js'
+import { pageParam } from '../sapi.js'
+import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { IncomeType } from '../../replica/projections/records.js'
 
 const INCOME_TYPES = new Set(['TRANSFER', 'REALIZED_PNL', 'FUNDING_FEE', 'COMMISSION', 'INSURANCE_CLEAR'])
@@ -102,8 +104,10 @@ export const accountRoutes: FastifyPluginAsync<Options> = async (app, { ctx, wei
     if (type !== undefined && !INCOME_TYPES.has(type)) throw invalidParam('incomeType')
     const m = optional(a.params, 'symbol') === undefined ? undefined : perpParam(state, a.params)
     const limit = limitParam(a.params, 100, 1000)
+    // Binance's page: the limit rows after (page − 1) × limit of them, from the end the time-range rule starts at.
+    const page = pageParam(a.params, 'page', 1, Math.floor(PROJECTION_LIMITS.incomePagedMax / limit))
     const q = { ...timeRange(a.params), ...(type !== undefined ? { incomeType: type as IncomeType } : {}),
-      ...(m !== undefined ? { marketId: m.marketId } : {}), limit }
+      ...(m !== undefined ? { marketId: m.marketId } : {}), limit, ...(page > 1 ? { skip: (page - 1) * limit } : {}) }
     return pageReply(ctx, req, reply, { form: 'income', ownHistory: true, query: 'income',
       args: [{ account: a.session.account, sub: a.session.sub }, q, ctx.now()] })
   })

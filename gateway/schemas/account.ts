@@ -81,8 +81,8 @@ export const accountDocs = {
   }),
   income: route({
     family: 'account', summary: 'Income history: transfers, realized PnL, funding, commissions',
-    description: 'incomeType: TRANSFER, REALIZED_PNL, FUNDING_FEE, COMMISSION or INSURANCE_CLEAR.',
-    security: 'USER_DATA', weight: 30, params: ['symbol', 'incomeType', ...range, 'limit'], response: incomeSchema,
+    description: 'incomeType: TRANSFER, REALIZED_PNL, FUNDING_FEE, COMMISSION or INSURANCE_CLEAR. page: the limit rows after (page − 1) × limit, from the end the time range starts at (up to 10,000 rows).',
+    security: 'USER_DATA', weight: 30, params: ['symbol', 'incomeType', ...range, 'page', 'limit'], response: incomeSchema,
   }),
 }
 

@@ -49,6 +49,8 @@ export interface IncomeQuery extends TimeRange {
    * than a page holds, many of them in one millisecond (startTime should be its time).
    */
   after?: { time: number; tranId: number } | undefined
+  /** Rows passed over first, from the end the time-range rule walks from: (page − 1) × limit. */
+  skip?: number | undefined
 }
 
 /** Whether a row comes after the cursor (always, without one). */
@@ -226,8 +228,12 @@ async function orderTrades(stores: Stores, owner: Owner, marketId: number, q: Us
  * of the millisecond the source stopped in, hold the answer's: sorting them all by (time,
  * tranId) and keeping the same end of it gives what one walk over every item would.
  */
-export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floorTime: number): Promise<IncomeRecord[]> {
-  checkLimit(q.limit, PROJECTION_LIMITS.incomeMax)
+export async function income(stores: Stores, owner: Owner, page: IncomeQuery, floorTime: number): Promise<IncomeRecord[]> {
+  checkLimit(page.limit, PROJECTION_LIMITS.incomeMax)
+  const skip = page.skip ?? 0
+  checkLimit(page.limit + skip, PROJECTION_LIMITS.incomePagedMax)
+  // A later page: the rows of every page up to it, then only its own.
+  const q = skip === 0 ? page : { ...page, limit: page.limit + skip }
   const types = q.incomeType !== undefined ? [q.incomeType] : INCOME_TYPES
   const ofType = (type: IncomeType): Promise<IncomeRecord[]> => {
     const bounds = timeRangeBounds(incomeTypePrefix(owner, INCOME_TYPE_CODES[type]), q, floorTime)
@@ -244,7 +250,9 @@ export async function income(stores: Stores, owner: Owner, q: IncomeQuery, floor
   ]
   const all = (await Promise.all(sources)).flat().sort((a, b) => a.time - b.time || a.tranId - b.tranId)
   // The rule walks from the newest end unless a startTime anchors it at the oldest (time-range.ts).
-  return q.startTime === undefined ? all.slice(-q.limit) : all.slice(0, q.limit)
+  if (q.startTime !== undefined) return all.slice(skip, skip + page.limit)
+  const end = Math.max(0, all.length - skip)
+  return all.slice(Math.max(0, end - page.limit), end)
 }
 
 type FillIncomeType = 'REALIZED_PNL' | 'COMMISSION'

@@ -57,6 +57,29 @@ t.test('after Alice sells 0.004 BTC at 50000.0 to Bob', async (t) => {
   t.equal(bad.json().code, -1130)
 })
 
+t.test('income pages: page walks back from the newest rows, or on from startTime', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const alice = await trader(rig)
+  // Her deposit and seven transfers out of the perp wallet, 1..7 USDT: eight TRANSFER rows.
+  for (let i = 1; i <= 7; i++) await rig.run({ type: 'Transfer', account: alice.address, sub: 0, amount: i * 1_000_000, direction: 'PERP_TO_SPOT' })
+  const amounts = async (p: Record<string, string | number>): Promise<string[]> =>
+    (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/income', { incomeType: 'TRANSFER', limit: 3, ...p })).json()
+      .map((r: { income: string }) => r.income)
+  const out = (...n: number[]) => n.map((i) => `-${i}.00000000`)
+  t.same(await amounts({}), out(5, 6, 7), 'the newest three')
+  t.same(await amounts({ page: 1 }), out(5, 6, 7))
+  t.same(await amounts({ page: 2 }), out(2, 3, 4), 'the three before them')
+  t.same(await amounts({ page: 3 }), ['10000.00000000', ...out(1)])
+  t.same(await amounts({ page: 4 }), [])
+  t.same(await amounts({ startTime: 0, page: 1 }), ['10000.00000000', ...out(1, 2)], 'from startTime: the oldest first')
+  t.same(await amounts({ startTime: 0, page: 3 }), out(6, 7))
+  for (const page of ['0', 'abc', '3334']) {
+    t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/income', { limit: 3, page })).json(),
+      { code: -1130, msg: "Data sent for parameter 'page' is not valid." }, `page ${page} (pages reach 10,000 rows)`)
+  }
+})
+
 // A short the wallet backs many times over is liquidated only past what a number holds in E8
 // exactly: positionRisk and the account answered 500 (-1000) for the market maker's account.
 t.test('a short far from liquidation shows its liquidation price, however far', async (t) => {
