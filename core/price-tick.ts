@@ -12,14 +12,16 @@ import { perpOfPair } from './oracle.js'
 import { afterPriceMove } from './price-moves.js'
 import { marginMoved } from './liquidation/watch.js'
 import { PREMIUM_SAMPLE_MS, refreshMark, sampleBasis, samplePremium } from './prices.js'
+import { ONE_SIDED_BASIS_ZERO, rulesOf } from './rules.js'
 import type { Market, State } from './state.js'
 import { runSpotStops } from './spot-stops.js'
 import { TOP_TRADERS_BUCKET_MS, topTraders } from './top-traders.js'
 
 export function pricesOnTick(state: State, time: number, events: Event[]): void {
+  const oneSidedZero = rulesOf(state) >= ONE_SIDED_BASIS_ZERO
   for (const m of state.markets) {
     if (m === undefined || m.kind !== 'PERP' || m.prices.indexE8 === 0) continue
-    sampleBasis(m, time)
+    sampleBasis(m, time, oneSidedZero)
     const slotBefore = m.prices.premiumSlot
     const sampled = samplePremium(m, time)
     refreshMark(m, time)

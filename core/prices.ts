@@ -116,15 +116,18 @@ function pruneBasis(p: PriceState, time: number): void {
   if (drop > 0) p.basis.splice(0, drop)
 }
 
-/** Takes this second's (mid − index) sample when the book has both sides (on Ticks). */
-export function sampleBasis(m: PerpMarket, time: number): void {
+/**
+ * Takes this second's (mid − index) sample (on Ticks): when the book has both sides, or, with
+ * `oneSidedZero` (rules 6), a basis of 0 when a side is empty (core/rules.ts ONE_SIDED_BASIS_ZERO).
+ */
+export function sampleBasis(m: PerpMarket, time: number, oneSidedZero: boolean): void {
   const p = m.prices
   pruneBasis(p, time)
   const mid = midE8(m)
-  if (mid === 0 || p.indexE8 === 0) return
+  if ((mid === 0 && !oneSidedZero) || p.indexE8 === 0) return
   const slot = Math.floor(time / BASIS_SLOT_MS)
   if (p.basis.length > 0 && p.basis[p.basis.length - 2] === slot) return
-  const basis = mid - p.indexE8
+  const basis = mid === 0 ? 0 : mid - p.indexE8
   p.basis.push(slot, basis)
   p.basisSumE8 += basis
 }

@@ -13,7 +13,7 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 5
+export const RULES_VERSION = 6
 
 /**
  * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
@@ -41,6 +41,15 @@ export const SUB_ACCOUNT_CREATION = 4
  * what the book gave and ended FILLED.
  */
 export const QUOTE_ORDERS_AS_BINANCE = 5
+
+/**
+ * Rules 6: a second whose Tick finds a perpetual's book with one side empty samples a basis of
+ * zero (no mid: no evidence the market is off the index), so the mark's 30-second average of
+ * (mid − index) moves by at most a thirtieth of one sample's basis. Under older rules such a
+ * second took no sample, and a window left empty by a one-sided book let the first two-sided
+ * second set the average alone: one small pair of orders moved the mark by the whole basis.
+ */
+export const ONE_SIDED_BASIS_ZERO = 6
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the

@@ -78,6 +78,26 @@ t.test('the mark is the median of its three estimates: each branch', async (t) =
   t.equal(btc(ex).markPriceTicks, 300_000)
 })
 
+// Found by exploratory testing: with the market maker's asks gone, a book of bids alone took no
+// basis samples; one pair of orders making it two-sided then set the whole 30-s average, and
+// with a trade between them the mark jumped to their mid within a second.
+t.test('rules 6: a second with one side of the book empty samples a basis of zero', async (t) => {
+  for (const rules of [1, 6]) {
+    const ex = funded()
+    if (rules === 6) ex.ok({ type: 'SetRules', version: 6, leafSeed: '0x' + '6b'.repeat(32) })
+    registerOracle(ex)
+    await publish(ex, '30000')
+    ex.ok(limit(CAROL, 'BUY', 299_000, 10))
+    for (let i = 0; i < 30; i++) ex.ok({ type: 'Tick' }, 1000)
+    t.same(btc(ex).prices.basis.filter((_, i) => i % 2 === 1), rules === 6 ? Array(30).fill(0) : [], `rules ${rules}: bids alone`)
+    // An ask makes it two-sided: mid 30060, a basis of +60 USDT.
+    ex.ok(limit(DAVE, 'SELL', 302_200, 10))
+    ex.ok({ type: 'Tick' }, 1000)
+    t.equal(markInputs(btc(ex), ex.time).movingAverageE8, rules === 6 ? e8('30002') : e8('30060'),
+      rules === 6 ? 'one sample among thirty: 60 / 30 = 2 above the index' : 'under older rules the one sample is the whole average')
+  }
+})
+
 t.test('impact prices fill the impact notional best first, the last level in part', async (t) => {
   const ex = funded()
   registerOracle(ex)
