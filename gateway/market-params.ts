@@ -5,8 +5,9 @@
 import type { MarketStatus, StpMode } from '../core/commands.js'
 import type { Market, PerpMarket, SpotMarket, State } from '../core/state.js'
 import { isKlineInterval, isPerpKlineInterval, type KlineInterval } from '../replica/projections/index.js'
+import { LIMITS } from '../core/limits.js'
 import {
-  eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
+  CLIENT_ID_LEGAL_RANGE, eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
   symbolStatusMismatch,
 } from './errors.js'
 
@@ -109,9 +110,20 @@ export function wholeParam(params: Params, name: string, maxDigits: number): num
 }
 
 /** The order a query or cancel names: orderId, origClientOrderId or both (-1102 for neither). */
+/**
+ * A client id naming an order or list to find (origClientOrderId, clientAlgoId, …): longer than
+ * any id can be (LIMITS.clientOrderIdLengthMax, the ids the exchange makes too) is -1100 with
+ * Binance's legal range, before it reaches a history key, which holds at most 255 bytes.
+ */
+export function clientIdRefParam(params: Params, name: string): string | undefined {
+  const id = optional(params, name)
+  if (id !== undefined && id.length > LIMITS.clientOrderIdLengthMax) throw illegalChars(name, CLIENT_ID_LEGAL_RANGE)
+  return id
+}
+
 export function orderRefParam(params: Params): { orderId?: number; clientOrderId?: string } {
   const orderId = idParam(params, 'orderId')
-  const clientOrderId = optional(params, 'origClientOrderId')
+  const clientOrderId = clientIdRefParam(params, 'origClientOrderId')
   if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
   return { ...(orderId !== undefined ? { orderId } : {}), ...(clientOrderId !== undefined ? { clientOrderId } : {}) }
 }

@@ -11,7 +11,7 @@ import { eitherParam, fromCore, invalidOrderType, invalidParam } from '../errors
 import { algoIdOf, algoJson, isAlgo, parseAlgoId } from '../format-algo.js'
 import { fieldsOfOrder, type OrderFields } from '../format-order.js'
 import { pageReply } from '../pages.js'
-import { allPerps, idParam, optional, perpParam, required, type Params } from '../market-params.js'
+import { allPerps, clientIdRefParam, idParam, optional, perpParam, required, type Params } from '../market-params.js'
 import { allOrdersArgs } from '../history-queries.js'
 import type { OrderCounter } from '../order-counter.js'
 import { algoDocs } from '../schemas/algo.js'
@@ -49,7 +49,7 @@ export async function placeAlgoFrom(ctx: GatewayContext, a: Authenticated, p: Pa
 /** The caller's conditional order named by algoId or clientAlgoId: open from state, else from history. */
 async function findAlgo(ctx: GatewayContext, a: Authenticated, p: Params): Promise<{ m: PerpMarket; rec: OrderFields } | undefined> {
   const algoId = idParam(p, 'algoId')
-  const clientId = optional(p, 'clientAlgoId')
+  const clientId = clientIdRefParam(p, 'clientAlgoId')
   if (algoId === undefined && clientId === undefined) throw eitherParam('algoId', 'clientAlgoId')
   const state = ctx.state()
   const owner = { account: a.session.account, sub: a.session.sub }

@@ -12,7 +12,7 @@ import { parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { ApiError, eitherParam, fromCore, invalidParam } from '../errors.js'
 import { orderAfter, orderJson } from '../format-order.js'
 import { amendmentHistory } from '../order-amendments.js'
-import { idParam, optional, perpParam, required, sideParam } from '../market-params.js'
+import { clientIdRefParam, idParam, optional, perpParam, required, sideParam } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { batchDocs } from '../schemas/batch.js'
 import type { WeightCounter } from '../weights.js'
@@ -80,7 +80,7 @@ export async function modifyFrom(ctx: GatewayContext, a: Authenticated, p: Param
   const m = perpParam(state, p)
   const orderId = idParam(p, 'orderId')
   // orderId prevails when both are sent (Binance): the client id is then not consulted.
-  const clientOrderId = orderId === undefined ? optional(p, 'origClientOrderId') : undefined
+  const clientOrderId = orderId === undefined ? clientIdRefParam(p, 'origClientOrderId') : undefined
   if (orderId === undefined && clientOrderId === undefined) throw eitherParam('orderId', 'origClientOrderId')
   const side = sideParam(p)
   // With a priceMatch the core takes the new price from the book (and refuses one sent too).

@@ -13,7 +13,7 @@ import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
 import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { orderAfter, spotCancelId, type OrderFields } from '../format-order.js'
-import { idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
+import { clientIdRefParam, idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { pegParams } from '../peg-params.js'
 import { spotListDocs } from '../schemas/spot.js'
@@ -228,7 +228,7 @@ export async function spotOcoCancelFrom(ctx: GatewayContext, a: Authenticated): 
   const state = ctx.state()
   const m = spotParam(state, a.params)
   const orderListId = idParam(a.params, 'orderListId')
-  const listClientOrderId = optional(a.params, 'listClientOrderId')
+  const listClientOrderId = clientIdRefParam(a.params, 'listClientOrderId')
   if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'listClientOrderId')
   const cancelClientOrderId = optional(a.params, 'newClientOrderId')
   // With both, orderListId names the list (as Binance's).
@@ -263,7 +263,7 @@ function recordJson(state: State, r: OrderListRecord): object {
 /** GET orderList: one list, executing or done, by orderListId or origClientOrderId (its listClientOrderId). */
 export async function spotOcoQueryFrom(ctx: GatewayContext, a: Authenticated): Promise<object> {
   const orderListId = idParam(a.params, 'orderListId')
-  const listClientOrderId = optional(a.params, 'origClientOrderId')
+  const listClientOrderId = clientIdRefParam(a.params, 'origClientOrderId')
   if (orderListId === undefined && listClientOrderId === undefined) throw eitherParam('orderListId', 'origClientOrderId')
   await ctx.projections.readable()
   // With both, origClientOrderId names the list (as Binance's).

@@ -91,3 +91,30 @@ t.test('ended orders leave the history by the venue\'s rule; allOrders windows',
   t.same(await get(otherKeys, '/fapi/v1/userTrades', PERP), [], 'USDⓈ-M: user trades reach back 6 months')
   t.same(await get(otherKeys, '/fapi/v1/userTrades', { ...PERP, fromId: 1 }), [], 'from a trade id too')
 })
+
+// Found by exploratory testing: a client id of 256 bytes or more reached the history's key
+// builder, which holds at most 255, and the lookup answered 500 (-1000).
+t.test('a client id longer than any order can have is -1100, never looked up', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const keys = (await openSession(rig, Wallet.createRandom())).json() as Keys
+  const illegal = (param: string) => ({ code: -1100,
+    msg: `Illegal characters found in parameter '${param}'; legal range is '^[\\.A-Z\\:/a-z0-9_-]{1,36}$'.` })
+  for (const id of ['a'.repeat(37), 'a'.repeat(256), '€'.repeat(100)]) {
+    const cases: [string, string, Record<string, string>, string][] = [
+      ['GET', '/fapi/v1/order', { ...PERP, origClientOrderId: id }, 'origClientOrderId'],
+      ['GET', '/fapi/v1/orderAmendment', { ...PERP, origClientOrderId: id }, 'origClientOrderId'],
+      ['GET', '/fapi/v1/algoOrder', { clientAlgoId: id }, 'clientAlgoId'],
+      ['DELETE', '/fapi/v1/algoOrder', { clientAlgoId: id }, 'clientAlgoId'],
+      ['GET', '/api/v3/order', { ...SPOT, origClientOrderId: id }, 'origClientOrderId'],
+      ['GET', '/api/v3/order/amendments', { ...SPOT, origClientOrderId: id }, 'origClientOrderId'],
+      ['GET', '/api/v3/orderList', { origClientOrderId: id }, 'origClientOrderId'],
+    ]
+    for (const [method, path, params, param] of cases) {
+      const r = await signedInject(rig, keys, method as 'GET' | 'DELETE', path, params)
+      t.same([r.statusCode, r.json()], [400, illegal(param)], `${method} ${path}, ${id.length} characters`)
+    }
+  }
+  t.same((await signedInject(rig, keys, 'GET', '/fapi/v1/order', { ...PERP, origClientOrderId: 'a'.repeat(36) })).json(), NOT_FOUND,
+    '36 characters: looked up, and not there')
+})
