@@ -15,12 +15,33 @@ const REFUSALS: Record<string, Refusal> = {
 }
 const MALFORMED: Refusal = [400, -1100, 'Malformed HTTP request.']
 
+/** Sockets already refused: the parser reports each later chunk of a refused connection again. */
+const refused = new WeakSet<Socket>()
+
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   // A connection reset: there is no one to answer.
-  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  if (err.code === 'ECONNRESET' || socket.destroyed || refused.has(socket)) return
+  refused.add(socket)
   const [status, code, msg] = REFUSALS[err.code ?? ''] ?? MALFORMED
-  if (socket.writable) socket.write(rawJsonResponse(status, { code, msg }))
-  socket.destroy()
+  // Pipelined requests before the bad bytes are answered first, in order: a refusal written
+  // now would reach the client as the answer to one of them (an order placed, answered 400).
+  afterResponses(socket, () => {
+    if (socket.writable) socket.write(rawJsonResponse(status, { code, msg }))
+    socket.destroy()
+  })
+}
+
+/** Runs `then` once the socket has no response in progress (Node's current one, `_httpMessage`), nor any queued after it. */
+function afterResponses(socket: Socket, then: () => void): void {
+  const current = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage
+  if (current == null || socket.destroyed) {
+    then()
+    return
+  }
+  // The next pipelined response, if any, becomes current as this one finishes.
+  const next = (): void => { setImmediate(() => afterResponses(socket, then)) }
+  current.once('finish', next)
+  current.once('close', () => { if (!current.writableFinished) socket.destroy() })
 }
 
 /**

@@ -44,3 +44,21 @@ t.test('too large or not HTTP: refused in Binance\'s shape, and the gateway serv
   const ping = await fetch(`${base}/fapi/v1/ping`)
   t.same([ping.status, await ping.json()], [200, {}], 'and it serves on')
 })
+
+// Found by exploratory testing: a signed order followed on the same connection by bytes that are
+// not HTTP got one answer, the refusal, though the order was placed; a client retrying it would
+// place it twice. The order's answer now comes first, then the refusal, then the close.
+t.test('pipelined: the requests before the bad bytes are answered first, in order', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const base = await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  const port = Number(new URL(base).port)
+  const ping = 'GET /fapi/v1/ping HTTP/1.1\r\nHost: x\r\n\r\n'
+  const time = 'GET /fapi/v1/time HTTP/1.1\r\nHost: x\r\n\r\n'
+  for (const bad of ['BAD REQUEST\r\n\r\n', `GET /fapi/v1/ping?x=${'a'.repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`]) {
+    const got = await raw(port, ping + time + bad)
+    const statuses = got.match(/HTTP\/1\.1 \d+/g)
+    t.same(statuses, ['HTTP/1.1 200', 'HTTP/1.1 200', bad.startsWith('BAD') ? 'HTTP/1.1 400' : 'HTTP/1.1 431'])
+    t.match(got, /\{\}[\s\S]*"serverTime":\d+[\s\S]*"code":-110[01]/, 'ping, time, then the refusal')
+  }
+})
