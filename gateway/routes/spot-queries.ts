@@ -34,10 +34,11 @@ function oneOrList(asked: { markets: SpotMarket[]; many: boolean }, body: (m: Sp
   return asked.many ? bodies : bodies[0]!
 }
 
-/** The average price (gateway/avg-price.ts), and the time it was read at. */
+/** The average price (gateway/avg-price.ts), and its closeTime: Binance's "last trade time" (0 before any), as the avgPrice stream's T. */
 async function avgPrice(ctx: GatewayContext, m: SpotMarket): Promise<object> {
   const now = Math.max(ctx.now(), ctx.projections.flushedTime)
-  return { mins: AVG_PRICE_MINS, price: await averagePrice(ctx.projections, m, now), closeTime: now }
+  const [price, last] = await Promise.all([averagePrice(ctx.projections, m, now), ctx.projections.recentTrades(m.marketId, 1, now)])
+  return { mins: AVG_PRICE_MINS, price, closeTime: last[0]?.time ?? 0 }
 }
 
 /** ticker/price and ticker/bookTicker weigh 2 for one symbol, 4 for several or all. */

@@ -5,7 +5,7 @@
 
 import type { FastifyPluginAsync } from 'fastify'
 import type { SpotMarket } from '../../core/state.js'
-import type { TickerRecord } from '../../replica/projections/index.js'
+import { bucketOpen, type TickerRecord } from '../../replica/projections/index.js'
 import type { GatewayContext } from '../context.js'
 import { invalidParam } from '../errors.js'
 import { tickerBody } from '../format-market.js'
@@ -52,9 +52,13 @@ export function typeParam(p: Params): 'FULL' | 'MINI' {
   return v
 }
 
-/** FULL: the 24 h ticker's fields but the last quantity; MINI: without the change and average. */
+/**
+ * FULL: the 24 h ticker's fields but the last quantity; MINI: without the change and average.
+ * openTime is on a minute, as Binance's: the start of the minutes the figures sum.
+ */
 function windowBody(m: SpotMarket, t: TickerRecord, type: 'FULL' | 'MINI', closeTime: number): object {
   const { lastQty: _, ...full } = tickerBody(m, t) as Record<string, unknown>
+  full.openTime = bucketOpen('1m', t.openTime)
   full.closeTime = closeTime
   if (type === 'FULL') return full
   const { priceChange: _c, priceChangePercent: _p, weightedAvgPrice: _w, ...mini } = full

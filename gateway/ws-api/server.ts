@@ -60,6 +60,8 @@ function paramsOf(raw: unknown): Params {
   for (const [k, v] of Object.entries(raw)) {
     if (typeof v === 'string') p.set(k, v)
     else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') p.set(k, String(v))
+    // A list (symbols, permissions: Binance documents JSON arrays) as REST's query carries it: its JSON text.
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) p.set(k, JSON.stringify(v))
     else throw new ApiError(400, -1135, `Invalid JSON Request; JSON sent for parameter '${k}' is not valid.`)
   }
   return p

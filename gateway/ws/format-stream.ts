@@ -5,7 +5,7 @@
 import type { BookSide } from '../../core/book.js'
 import type { ForceOrderEvent, PerpTradeEvent, SpotTradeEvent } from '../../core/events.js'
 import type { Market, PerpMarket } from '../../core/state.js'
-import type { AggTradeRecord, KlineInterval, KlineRecord, TickerRecord } from '../../replica/projections/index.js'
+import { bucketOpen, type AggTradeRecord, type KlineInterval, type KlineRecord, type TickerRecord } from '../../replica/projections/index.js'
 import { formatAvgPrice, formatNotional, formatPrice, formatQty } from '../decimal.js'
 import { bestOf, depthLevels, PERPETUAL_DELIVERY_DATE, premiumIndexBody, spotTickerBody, tickerBody, type BracketRow, type PriceLevel } from '../format-market.js'
 
@@ -148,12 +148,15 @@ export function tickerEvent(m: Market, t: TickerRecord, now: number): object {
   return { ...head, x: r.prevClosePrice, c: r.lastPrice, Q: r.lastQty, b: r.bidPrice, B: r.bidQty, a: r.askPrice, A: r.askQty, ...tail }
 }
 
-/** Binance spot's rolling window ticker (`1hTicker`…): the 24 h ticker's letters but the last quantity, closing at `closeTime`. */
+/**
+ * Binance spot's rolling window ticker (`1hTicker`…): the 24 h ticker's letters but the last
+ * quantity, closing at `closeTime`, opening on a minute (the start of the minutes it sums), as Binance's.
+ */
 export function windowTickerEvent(m: Market, window: string, t: TickerRecord, closeTime: number, now: number): object {
   const r = tickerBody(m, t) as TickerFields
   return {
     e: `${window}Ticker`, E: now, s: m.symbol, p: r.priceChange, P: r.priceChangePercent, o: r.openPrice, h: r.highPrice,
-    l: r.lowPrice, c: r.lastPrice, w: r.weightedAvgPrice, v: r.volume, q: r.quoteVolume, O: r.openTime, C: closeTime,
+    l: r.lowPrice, c: r.lastPrice, w: r.weightedAvgPrice, v: r.volume, q: r.quoteVolume, O: bucketOpen('1m', t.openTime), C: closeTime,
     F: r.firstId, L: r.lastId, n: r.count,
   }
 }

@@ -418,6 +418,10 @@ t.test('spot historicalTrades, uiKlines and the windowed tickers', async (t) => 
   t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=57m')).body, { ...traded, openTime: now - 57 * MIN, closeTime: now },
     "the trade's minute opens the window")
   t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=56m')).body, { ...quiet, openTime: now - 56 * MIN, closeTime: now })
+  // Asked 12.345 s past a minute: openTime is still on the minute the figures start from, as Binance's.
+  const off = await marketGateway(t, r.f, now + 12_345)
+  t.same((await off.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=57m')).body, { ...traded, openTime: now - 57 * MIN, closeTime: now + 12_345 },
+    'openTime on a minute: the window up to 59,999 ms wider than windowSize')
   const { priceChange: _c, priceChangePercent: _p, weightedAvgPrice: _w, ...mini } = traded
   t.same((await r.get('/api/v3/ticker?symbol=BTCUSDT&windowSize=7d&type=MINI')).body, { ...mini, openTime: now - 7 * DAY, closeTime: now })
   const both = (await r.get('/api/v3/ticker?symbols=["BTCUSDT","ETHUSDT"]&windowSize=2h')).body

@@ -11,7 +11,7 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
   const { seller, buyer } = await spotTraders(rig)
 
   const get = (url: string) => rig.app.inject({ method: 'GET', url })
-  t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '0.00', closeTime: rig.ex.time })
+  t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '0.00', closeTime: 0 }, 'no trade yet: closeTime 0')
 
   await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT',
     timeInForce: 'GTC', quantity: '0.1000', price: '50000.00' })
@@ -19,6 +19,7 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
     timeInForce: 'GTC', quantity: '0.1000', price: '50100.00' })
   // 0.1 at 50000 and 0.05 at 50100: 7505 USDT for 0.15, average 50033.33.
   await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.1500' })
+  const traded = rig.ex.time
   await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT',
     timeInForce: 'GTC', quantity: '0.0100', price: '49000.00' })
 
@@ -26,7 +27,9 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
   t.same((await get('/api/v3/ticker/price')).json(), [{ symbol: 'BTCUSDT', price: '50100.00' }, { symbol: 'ETHUSDT', price: '0.00' }])
   t.same((await get('/api/v3/ticker/bookTicker?symbol=BTCUSDT')).json(),
     { symbol: 'BTCUSDT', bidPrice: '49000.00', bidQty: '0.0100', askPrice: '50100.00', askQty: '0.0500' })
-  t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '50033.33', closeTime: rig.ex.time })
+  t.same((await get('/api/v3/avgPrice?symbol=BTCUSDT')).json(), { mins: 5, price: '50033.33', closeTime: traded },
+    'closeTime: the last trade\'s time, as Binance\'s and as the avgPrice stream\'s T')
+  t.ok(traded < rig.ex.time)
   t.same((await get('/api/v3/ticker/price?symbol=BTCUSDTPERP')).json(), { code: -1121, msg: 'Invalid symbol.' })
   // `symbols` (ccxt's spot fetchTickers sends it): a list of just those, in the order asked.
   const only = encodeURIComponent('["ETHUSDT","BTCUSDT"]')

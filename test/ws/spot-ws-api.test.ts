@@ -71,6 +71,12 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
     t.ok(Array.isArray(got) ? got.length === 1 : got.count === 1, `${method}: the one trade`)
   }
 
+  // symbols as Binance documents it, a JSON array (found by exploratory testing: it was -1135), or its text.
+  const both = await call(ws, 'ticker.price', { symbols: ['ETHUSDT', 'BTCUSDT'] } as unknown as WsParams)
+  t.same(both.result, (await rig.app.inject(`/api/v3/ticker/price?symbols=${encodeURIComponent('["ETHUSDT","BTCUSDT"]')}`)).json())
+  t.equal(both.result.length, 2)
+  t.match(await call(ws, 'ticker.price', { symbols: [1, 2] } as unknown as WsParams), { status: 400, error: { code: -1135 } },
+    'a list of anything but strings is not a parameter')
   t.same((await call(ws, 'exchangeInfo', { symbols: '["BTCUSDT"]' })).result.symbols,
     (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols, 'exchangeInfo is GET /api/v3/exchangeInfo')
   t.match(await call(ws, 'exchangeInfo', { symbol: 'BTCUSDTPERP' }), { status: 400, error: { code: -1121 } }, 'spot markets only')
