@@ -401,7 +401,8 @@ const SPOT: { readonly [C in Code]?: Mapper } = {
   QTY_BELOW_MIN: spotQtyFilter,
   QTY_ABOVE_MAX: spotQtyFilter,
   QTY_STEP: spotQtyFilter,
-  NOTIONAL_TOO_SMALL: () => spotFilter('MIN_NOTIONAL'),
+  // Spot's exchangeInfo lists the NOTIONAL filter (MIN_NOTIONAL is the futures one), and Binance spot names it so.
+  NOTIONAL_TOO_SMALL: () => spotFilter('NOTIONAL'),
   TOO_MANY_ORDERS: () => spotFilter('MAX_NUM_ORDERS'),
   STP_INVALID: () => invalidParam('selfTradePreventionMode'),
   CLIENT_ID_INVALID: (ctx) => illegalChars(ctx.param ?? 'newClientOrderId', CLIENT_ID_LEGAL_RANGE),

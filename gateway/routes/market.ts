@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { GatewayContext } from '../context.js'
 import type { PerpMarket } from '../../core/state.js'
 import type { PriceKind } from '../../replica/projections/index.js'
-import { badApiKeyFormat } from '../errors.js'
+import { sessionOf } from '../auth.js'
 import {
   bookTickerBody, depthLevels, premiumIndexBody, tickerBody,
 } from '../format-market.js'
@@ -105,9 +105,8 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
   get({
     url: '/fapi/v1/historicalTrades', params: ['symbol', 'limit', 'fromId'], response: tradesSchema, weight: 20,
     handler: async (p, req, reply) => {
-      // MARKET_DATA: a key must be sent. Until keys are validated, its presence is all we check.
-      const key = req.headers['x-mbx-apikey']
-      if (typeof key !== 'string' || key === '') throw badApiKeyFormat()
+      // MARKET_DATA: a live session's API key must be sent (no signature).
+      sessionOf(ctx, req)
       const m = perpParam(ctx.state(), p)
       const q = { limit: limitParam(p, 100, 500), fromId: idParam(p, 'fromId') }
       return pageReply(ctx, req, reply, { form: 'trades', market: m, query: 'historicalTrades', args: [m.marketId, q, windowNow()] })

@@ -9,7 +9,7 @@ import { LIMITS, PROJECTION_LIMITS } from '../../core/limits.js'
 import { formatUnits, parseUnits, trimZeros } from '../decimal.js'
 import { leverageBrackets } from '../format-market.js'
 import { ApiError, fromCore, invalidParam, invalidPositionSide } from '../errors.js'
-import { allPerps, limitParam, optional, perpParam, required, timeRange } from '../market-params.js'
+import { allPerps, limitParam, looseBool, optional, perpParam, required, timeRange } from '../market-params.js'
 import { tradeDocs } from '../schemas/trade.js'
 import type { WeightCounter } from '../weights.js'
 
@@ -32,10 +32,9 @@ export const positionRoutes: FastifyPluginAsync<Options> = async (app, { ctx, we
   app.post('/fapi/v1/positionSide/dual', tradeDocs.positionModeSet, async (req) => {
     weights.charge(req.ip, 1)
     const a = authenticate(ctx, req, 'TRADE')
-    const raw = required(a.params, 'dualSidePosition')
-    if (raw !== 'true' && raw !== 'false') throw invalidParam('dualSidePosition')
+    required(a.params, 'dualSidePosition')
     const ack = await ctx.submit({ type: 'ChangePositionMode', account: a.session.account, sub: a.session.sub,
-      apiKey: a.session.apiKey, dualSide: raw === 'true' })
+      apiKey: a.session.apiKey, dualSide: looseBool(a.params, 'dualSidePosition')! })
     if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'futures', op: 'positionMode' })
     return { code: 200, msg: 'success' }
   })

@@ -37,13 +37,6 @@ const TIFS = new Set(['GTC', 'IOC', 'FOK', 'GTX', 'GTD'])
 export const CONDITIONAL = new Set(['STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'])
 const ORDER_TYPES = new Set(['LIMIT', 'MARKET', 'POST_ONLY', ...CONDITIONAL])
 
-function bool(p: Params, name: string): boolean | undefined {
-  const v = optional(p, name)
-  if (v === undefined) return undefined
-  if (v !== 'true' && v !== 'false') throw invalidParam(name)
-  return v === 'true'
-}
-
 export function coreError(state: State, m: PerpMarket, op: Operation, code: Parameters<typeof fromCore>[0], marketOrder = false): ApiError {
   const scale = state.assets.get(m.quote)!.scale
   // The band at the mark this replica has now: the sequencer's may have been a tick apart.
@@ -89,7 +82,8 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
   const clientId = optional(p, 'newClientOrderId')
   if (clientId !== undefined) cmd.clientOrderId = clientId
   if (positionSide !== undefined) cmd.positionSide = positionSide as PositionSide
-  const reduceOnly = bool(p, 'reduceOnly')
+  // In any case, as closePosition and priceProtect (Binance's server reads TRUE as true too).
+  const reduceOnly = looseBool(p, 'reduceOnly')
   if (reduceOnly !== undefined) cmd.reduceOnly = reduceOnly
   if (stp !== undefined) cmd.stp = stp
   if (gtd !== undefined) cmd.goodTillDate = gtd

@@ -125,7 +125,7 @@ const exact: [Code, CoreErrorContext, Shape][] = [
   ['QTY_BELOW_MIN', SPOT_PLACE, [400, -1013, 'Filter failure: LOT_SIZE']],
   ['QTY_ABOVE_MAX', SPOT_PLACE, [400, -1013, 'Filter failure: LOT_SIZE']],
   ['QTY_ABOVE_MAX', { ...SPOT_PLACE, marketOrder: true }, [400, -1013, 'Filter failure: MARKET_LOT_SIZE']],
-  ['NOTIONAL_TOO_SMALL', SPOT_PLACE, [400, -1013, 'Filter failure: MIN_NOTIONAL']],
+  ['NOTIONAL_TOO_SMALL', SPOT_PLACE, [400, -1013, 'Filter failure: NOTIONAL']],
   ['TOO_MANY_ORDERS', SPOT_PLACE, [400, -1013, 'Filter failure: MAX_NUM_ORDERS']],
   ['BALANCE_INSUFFICIENT', SPOT_PLACE, [400, -2010, 'Account has insufficient balance for requested action.']],
   ['MARKET_NOT_TRADING', SPOT_PLACE, [400, -2010, 'Market is closed.']],

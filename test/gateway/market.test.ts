@@ -14,6 +14,7 @@ const HOUR = 60 * MIN
 const DAY = 24 * HOUR
 /** Wednesday 2023-11-15 10:00:00 UTC. */
 const M = Date.UTC(2023, 10, 15, 10, 0, 0)
+const DAVE_KEY = 'D'.repeat(64)
 
 interface Rig {
   f: Fixture
@@ -49,6 +50,9 @@ async function rig(t: Teardown): Promise<Rig> {
   await f.at(M + 3 * MIN + 20_000, limit(ALICE, 'SELL', 0, 0, { ...spot, priceTicks: 3_500_000, qtyLots: 5000 }))
   await f.ok(limit(BOB, 'BUY', 0, 0, { ...spot, priceTicks: 3_500_000, qtyLots: 2000 }), 0)
   await f.ok(limit(BOB, 'BUY', 0, 0, { ...spot, priceTicks: 3_400_050, qtyLots: 1000 }), 0)
+  // Dave's session: historicalTrades (MARKET_DATA) takes a live session's key.
+  await f.ok({ type: 'CreateSession', account: DAVE, sub: 0, apiKey: DAVE_KEY, permissions: ['USER_DATA'], expiresAt: M + DAY,
+    nonce: 1, signature: '0x' + '11'.repeat(65) }, 0)
 
   return { f, ...(await marketGateway(t, f, M + HOUR)) }
 }
@@ -112,7 +116,7 @@ t.test('symbols: missing, empty, unknown, spot on futures, duplicated', async (t
   for (const path of ['depth', 'trades', 'historicalTrades', 'aggTrades', 'klines?interval=1m', 'openInterest']) {
     const url = `/fapi/v1/${path}`
     const sep = url.includes('?') ? '&' : '?'
-    const key = { 'X-MBX-APIKEY': 'k' }
+    const key = { 'X-MBX-APIKEY': DAVE_KEY }
     const none = await r.get(url, key)
     t.equal(none.status, 400, `${path} without symbol`)
     t.same(none.body, missing('symbol'), `${path} without symbol`)
@@ -168,11 +172,15 @@ t.test('trades and historicalTrades', async (t) => {
   t.same((await r.get('/fapi/v1/trades?symbol=BTCUSDTPERP&limit=1.5')).body, notDigits('limit'))
   t.equal(await r.weightOf('/fapi/v1/trades?symbol=BTCUSDTPERP'), 5)
 
-  const key = { 'X-MBX-APIKEY': 'any-key-for-now' }
+  const key = { 'X-MBX-APIKEY': DAVE_KEY }
   const noKey = await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP')
   t.equal(noKey.status, 401)
   t.same(noKey.body, err(-2014, 'API-key format invalid.'))
   t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', { 'X-MBX-APIKEY': '' })).body.code, -2014)
+  // A key no session has (found by exploratory testing: any text passed).
+  t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', { 'X-MBX-APIKEY': 'any-key-for-now' })).body.code, -2014)
+  const unknown = await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', { 'X-MBX-APIKEY': 'E'.repeat(64) })
+  t.same([unknown.status, unknown.body.code], [401, -2015], 'well formed, but no live session\'s')
   t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', key)).body, TRADES, 'no fromId: the newest, up to 100')
   t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP&fromId=2&limit=2', key)).body, TRADES.slice(1, 3))
   t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP&fromId=6', key)).body, [])

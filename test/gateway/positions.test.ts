@@ -24,6 +24,14 @@ t.test('position mode, margin type, brackets', async (t) => {
   t.equal(busy.json().code, -4067, 'refused while orders are open')
   const bad = await signedInject(rig, keys, 'POST', '/fapi/v1/positionSide/dual', { dualSidePosition: 'yes' })
   t.equal(bad.json().code, -1130)
+  t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/positionSide/dual', { dualSidePosition: 'TRUE' })).json().code, -4059,
+    'TRUE is true, in any case, as Binance reads it (no change: already hedge mode)')
+  // reduceOnly too: TRUE is read, not refused as a malformed value (-1130); in hedge mode reduceOnly is then -4062, as Binance's.
+  const upper = await signedInject(rig, keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', positionSide: 'LONG',
+    type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '41000.0', reduceOnly: 'TRUE' })
+  t.equal(upper.json().code, -4062, JSON.stringify(upper.json()))
+  t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', positionSide: 'LONG',
+    type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '41000.0', reduceOnly: 'yes' })).json().code, -1130)
 
   t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/marginType', { symbol: 'BTCUSDTPERP', marginType: 'CROSSED' })).json().code, -4046)
 

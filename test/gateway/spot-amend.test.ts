@@ -114,7 +114,7 @@ t.test('amend keep priority refusals change nothing', async (t) => {
     ['more than the order', { orderId: '1', newQty: '0.0200' }, 400, { code: -2038, msg: 'Order amend (quantity increase) is not supported.' }],
     ['the same', { orderId: '1', newQty: '0.0100' }, 400, { code: -2038, msg: 'The requested action would change no state; rejecting' }],
     ['zero', { orderId: '1', newQty: '0' }, 400, { code: -1013, msg: 'Filter failure: LOT_SIZE' }],
-    ['below min notional', { orderId: '1', newQty: '0.0001' }, 400, { code: -1013, msg: 'Filter failure: MIN_NOTIONAL' }],
+    ['below min notional', { orderId: '1', newQty: '0.0001' }, 400, { code: -1013, msg: 'Filter failure: NOTIONAL' }],
     ['too many decimals', { orderId: '1', newQty: '0.00005' }, 400, { code: -1111, msg: 'Precision is over the maximum defined for this asset.' }],
     ['no newQty', { orderId: '1' }, 400, { code: -1102, msg: /newQty/ }],
     ['no order named', { newQty: '0.0050' }, 400, { code: -1102, msg: /orderId/ }],
