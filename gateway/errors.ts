@@ -17,6 +17,8 @@ export class ApiError extends Error {
     msg: string,
     /** Seconds for the Retry-After header (429 and 418 only). */
     readonly retryAfterSec?: number,
+    /** Headers the refusal carries besides (a -1015's order counts, as an accepted order's answer has them). */
+    readonly headers?: Record<string, string>,
   ) {
     super(msg)
   }
@@ -110,8 +112,8 @@ export function tooManyNewAccounts(limit: number, retryAfterSec: number): ApiErr
 }
 
 /** Order-count limit (per 10 s or per minute) broken: 429 like a weight limit. */
-export function tooManyOrders(limit: number, window: RateWindow, retryAfterSec: number): ApiError {
-  return new ApiError(429, -1015, `Too many new orders; current limit is ${limit} orders per ${windowText(window)}.`, retryAfterSec)
+export function tooManyOrders(limit: number, window: RateWindow, retryAfterSec: number, headers?: Record<string, string>): ApiError {
+  return new ApiError(429, -1015, `Too many new orders; current limit is ${limit} orders per ${windowText(window)}.`, retryAfterSec, headers)
 }
 
 export function timestampOutsideRecvWindow(): ApiError {

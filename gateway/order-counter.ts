@@ -60,8 +60,9 @@ export class OrderCounter {
     const n60 = ++c.n1m
     const l10 = this.limit10s
     const l60 = this.limit1m
-    if (n10 > l10) throw tooManyOrders(l10, { interval: 'SECOND', intervalNum: 10 }, 10 - Math.floor((now % 10_000) / 1000))
-    if (n60 > l60) throw tooManyOrders(l60, { interval: 'MINUTE', intervalNum: 1 }, 60 - Math.floor((now % 60_000) / 1000))
-    return { 'X-MBX-ORDER-COUNT-10S': String(n10), 'X-MBX-ORDER-COUNT-1M': String(n60) }
+    const headers = { 'X-MBX-ORDER-COUNT-10S': String(n10), 'X-MBX-ORDER-COUNT-1M': String(n60) }
+    if (n10 > l10) throw tooManyOrders(l10, { interval: 'SECOND', intervalNum: 10 }, 10 - Math.floor((now % 10_000) / 1000), headers)
+    if (n60 > l60) throw tooManyOrders(l60, { interval: 'MINUTE', intervalNum: 1 }, 60 - Math.floor((now % 60_000) / 1000), headers)
+    return headers
   }
 }

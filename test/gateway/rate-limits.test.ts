@@ -32,6 +32,8 @@ t.test('configured limits are enforced and reported', async (t) => {
   const third = await signedInject(limited, keys, 'POST', '/fapi/v1/order', order('49000.2'))
   t.equal(third.statusCode, 429)
   t.equal(third.json().code, -1015)
+  t.same([third.headers['x-mbx-order-count-10s'], third.headers['x-mbx-order-count-1m']], ['3', '3'],
+    'the refusal carries the counts that refused it')
   const open = await signedInject(rig, keys, 'GET', '/fapi/v1/openOrders', { symbol: 'BTCUSDTPERP' })
   t.equal(open.json().length, 2, 'the refused order changed nothing')
 
