@@ -85,19 +85,25 @@ export function checkSignature(ctx: GatewayContext, session: Session, r: Omit<Ra
   if (!/^[0-9a-f]{64}$/.test(sig) || !timingSafeEqual(Buffer.from(sig, 'hex'), expected)) throw invalidSignature()
 }
 
-/** The timing rule: timestamp < server + 1000 and server - timestamp <= recvWindow. */
-export function checkTiming(ctx: GatewayContext, req: Pick<FastifyRequest, 'headers'>, r: Pick<RawRequest, 'params'>): void {
+/** A timestamp this large is in microseconds (in milliseconds it would be past the year 5000). */
+const MICROSECONDS_FROM = 100_000_000_000_000
+
+/**
+ * The timing rule: timestamp < server + 1000 and server - timestamp <= recvWindow. As Binance
+ * spot reads them, whatever X-MBX-TIME-UNIT says (it sets the answer's unit): `timestamp` in ms
+ * or µs, told apart by size; `recvWindow` in ms, with up to three decimals (µs).
+ */
+export function checkTiming(ctx: GatewayContext, _req: Pick<FastifyRequest, 'headers'>, r: Pick<RawRequest, 'params'>): void {
   const ts = r.params.get('timestamp')
   if (ts === undefined || ts === '') throw mandatoryParam('timestamp')
   if (!/^\d{1,19}$/.test(ts)) throw invalidParam('timestamp')
-  const micro = String(req.headers['x-mbx-time-unit'] ?? '').toUpperCase() === 'MICROSECOND'
-  const timestamp = micro ? Math.floor(Number(ts) / 1000) : Number(ts)
+  const sent = Number(ts)
+  const timestamp = sent >= MICROSECONDS_FROM ? sent / 1000 : sent
   const rw = r.params.get('recvWindow')
   let recvWindow = RECV_WINDOW_DEFAULT
   if (rw !== undefined) {
     recvWindow = Number(rw)
-    if (!/^\d+(\.\d+)?$/.test(rw) || recvWindow <= 0 || recvWindow > RECV_WINDOW_MAX) throw invalidParam('recvWindow')
-    if (micro) recvWindow /= 1000
+    if (!/^\d+(\.\d{1,3})?$/.test(rw) || recvWindow <= 0 || recvWindow > RECV_WINDOW_MAX) throw invalidParam('recvWindow')
   }
   const now = ctx.now()
   if (timestamp >= now + AHEAD_MS) throw timestampAhead()

@@ -166,13 +166,25 @@ t.test('writes answer in µs too', async (t) => {
   t.match(spot.json(), { transactTime: rig.ex.time * 1000, workingTime: rig.ex.time * 1000 })
 })
 
-t.test('a timestamp in ms under MICROSECOND is 1000 times too old', async (t) => {
+// As Binance spot reads them (found by exploratory testing: under MICROSECOND a recvWindow was taken
+// in µs, so no window above 60 ms could be asked for): the header sets only the answer's unit.
+t.test('timestamp in ms or µs by its size, recvWindow in ms, whatever the header', async (t) => {
   const { rig, alice } = await setup(t)
-  const q = `timestamp=${rig.ex.time}`
-  const r = await rig.app.inject({ url: `/fapi/v2/balance?${q}&signature=${hmac(alice.secretKey, q)}`,
-    headers: { 'x-mbx-apikey': alice.apiKey, ...MICRO } })
-  t.equal(r.statusCode, 400)
-  t.same(r.json(), { code: -1021, msg: 'Timestamp for this request is outside of the recvWindow.' })
+  const call = (params: Record<string, string>, headers: Record<string, string> = {}) => {
+    const q = new URLSearchParams(params).toString()
+    return rig.app.inject({ url: `/fapi/v2/balance?${q}&signature=${hmac(alice.secretKey, q)}`, headers: { 'x-mbx-apikey': alice.apiKey, ...headers } })
+  }
+  const now = rig.ex.time
+  for (const headers of [{}, MICRO]) {
+    t.equal((await call({ timestamp: String(now) }, headers)).statusCode, 200, 'ms')
+    t.equal((await call({ timestamp: String(now * 1000 + 999) }, headers)).statusCode, 200, 'µs')
+    // 3 s old, in µs, with a 5 s window (ms) and a 2.5 s one.
+    t.equal((await call({ timestamp: String((now - 3000) * 1000), recvWindow: '5000' }, headers)).statusCode, 200)
+    t.same((await call({ timestamp: String((now - 3000) * 1000), recvWindow: '2500.125' }, headers)).json(),
+      { code: -1021, msg: 'Timestamp for this request is outside of the recvWindow.' })
+  }
+  t.same((await call({ timestamp: String(now), recvWindow: '5000.1234' })).json(),
+    { code: -1130, msg: "Data sent for parameter 'recvWindow' is not valid." }, 'at most three decimals (µs), as Binance spot')
 })
 
 t.test('any other unit is -1194, before anything else, and changes nothing', async (t) => {
