@@ -7,11 +7,12 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Event, OrderListEvent } from '../../core/events.js'
 import type { ListLeg, OrderType, PlaceOrderList, PlaceOtoList, TimeInForce } from '../../core/commands.js'
 import type { OrderList, SpotMarket, State } from '../../core/state.js'
+import { validClientId } from '../../core/filters.js'
 import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { ApiError, CLIENT_ID_LEGAL_RANGE, eitherParam, fromCore, illegalChars, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { orderAfter, spotCancelId, type OrderFields } from '../format-order.js'
 import { clientIdRefParam, idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -116,6 +117,8 @@ function leg(p: Params, m: SpotMarket, orderType: OrderType,
   const iceberg = names.icebergQty === undefined ? undefined : optional(p, names.icebergQty)
   if (iceberg !== undefined) out.icebergLots = parseQtyLots(m, iceberg, false, names.icebergQty)
   const clientId = optional(p, names.clientOrderId)
+  // Refused here, named: the core's refusal comes after the balance check, naming the list's id.
+  if (clientId !== undefined && !validClientId(clientId)) throw illegalChars(names.clientOrderId, CLIENT_ID_LEGAL_RANGE)
   if (clientId !== undefined) out.clientOrderId = clientId
   return out
 }

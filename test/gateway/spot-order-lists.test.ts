@@ -145,6 +145,9 @@ t.test('refusals: Binance spot\'s codes, and nothing changes', async (t) => {
     ['an iceberg leg in 20 slices', { aboveIcebergQty: '0.0050' }, 400, -1013, 'Filter failure: ICEBERG_PARTS'],
     ['more than the balance', { quantity: '2.0000' }, 400, -2010, 'Account has insufficient balance for requested action.'],
     ['off the tick', { abovePrice: '31000.005' }, 400, -1111, 'Precision is over the maximum defined for this asset.'],
+    // A leg's own client id, named (it was -1100 naming listClientOrderId, and only after the balance check: -2010 here).
+    ['a leg client id too long, beside too little balance', { aboveClientOrderId: 'a'.repeat(37), quantity: '2.0000' }, 400, -1100,
+      "Illegal characters found in parameter 'aboveClientOrderId'; legal range is '^[\\.A-Z\\:/a-z0-9_-]{1,36}$'."],
   ]
   for (const [name, change, status, code, msg] of cases) {
     const res = await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, ...change })
