@@ -25,8 +25,11 @@ async function localIngress(config: Config, secret: Uint8Array): Promise<Ingress
   const url = `${scheme}://${config.host}:${config.replicationPort}`
   const { IngressClient } = await import('../replica/ingress.js')
   return IngressClient.connect(await linkNetwork(config, secret), url).catch((err: Error & { code?: string }) => {
-    if (err.code !== 'ECONNREFUSED') throw err
-    throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
+    if (err.code === 'ECONNREFUSED') {
+      throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
+    }
+    // The link's own refusals (another master secret: 401) name the URL; a socket's (a certificate not trusted) do not.
+    throw new OperatorError(err.code === undefined ? err.message : `${url}: ${err.message}`)
   })
 }
 

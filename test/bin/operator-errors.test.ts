@@ -8,6 +8,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
+import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import type { Command } from '../../core/commands.js'
 import { ALICE } from '../helpers/exchange.js'
 import { genesisLog, writeLog } from '../helpers/node-fixtures.js'
@@ -38,6 +39,17 @@ t.test('`exchange account` with no node at the replication port: says so, exit 1
   const r = await exchangeCli(['account', '--fund', '100', '--replication-port', String(port)])
   t.equal(r.code, 1)
   t.equal(r.stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
+})
+
+t.test('`account`, `withdraw-fees` against a node with another master secret: its refusal in a line, exit 1 (it was a stack)', async (t) => {
+  // A link port as a node's, which takes only its own secret's token.
+  const link = await wsNetworkWith(linkToken(Buffer.alloc(32, 0x22))).listen('127.0.0.1', 0, (conn) => conn.close())
+  t.teardown(() => link.close())
+  const port = link.url.split(':').pop()!
+  const refused = `exchange: ws://127.0.0.1:${port}/commands refused the link (401): it runs with another master secret\n`
+  t.same(await exitAndStderr(['account', '--fund', '20000', '--master-secret', '33'.repeat(32), '--replication-port', port]), { code: 1, stderr: refused })
+  t.same(await exitAndStderr(['withdraw-fees', '--amount', '1', '--to', '0x' + '1'.repeat(40), '--master-secret', '33'.repeat(32), '--replication-port', port]),
+    { code: 1, stderr: refused })
 })
 
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
