@@ -283,6 +283,20 @@ function keyTypeOption(value: string): KeyType {
   return value
 }
 
+/**
+ * A URL option, empty or a URL of one of `schemes` with a host: a typo is named with its flag
+ * here, not thrown as a stack (an Invalid URL TypeError) where the URL is first used.
+ */
+function urlOption(name: string, value: string, schemes: string[], example: string): string {
+  if (value === '') return value
+  let url: URL | undefined
+  try { url = new URL(value) } catch { /* said below */ }
+  if (url === undefined || !schemes.includes(url.protocol.slice(0, -1)) || url.host === '') {
+    throw new Error(`--${name} must be a ${schemes.join(':// or ')}:// URL, like ${example}; got ${value}`)
+  }
+  return value
+}
+
 /** An option read by `parse`, its errors named after the flag. */
 function parsedOption<T>(name: string, value: string, parse: (text: string) => T): T {
   try {
@@ -339,7 +353,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     masterSecretHex: get('master-secret'),
     replicationPort: intOption('replication-port', get('replication-port'), 0, 65535),
     metricsPort: intOption('metrics-port', get('metrics-port'), 0, 65535),
-    follow: get('follow'),
+    follow: urlOption('follow', get('follow'), ['ws', 'wss'], 'ws://127.0.0.1:9090/replication'),
     linkTls: { certFile: get('link-tls-cert'), keyFile: get('link-tls-key'), caFile: get('link-tls-ca') },
     tickIntervalMs: intOption('tick-ms', get('tick-ms'), 0, 60_000),
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
@@ -364,14 +378,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     catchUpFrom: get('catch-up-from') && path.resolve(get('catch-up-from')),
     pruneIntervalMs: intOption('prune-interval-ms', get('prune-interval-ms'), 0, 7 * 86_400_000),
-    rpcUrl: get('rpc'),
+    rpcUrl: urlOption('rpc', get('rpc'), ['http', 'https'], 'http://127.0.0.1:8545'),
     vaultAddress: get('vault'),
     logFile: get('log'),
     prefix: yesNo('prefix', get('prefix')),
     outFile: get('out'),
     feeWithdrawal: { asset: get('asset'), amount: get('amount'), to: get('to') },
     proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
-      file: get('proof'), api: get('api'), keysFile: get('keys') },
+      file: get('proof'), api: urlOption('api', get('api'), ['http', 'https'], 'http://127.0.0.1:8080'), keysFile: get('keys') },
     chain: get('chain') === 'off' ? 'off' : 'auto',
     operatorKey: get('operator-key') || (get('operator-key-file') ? readFileSync(get('operator-key-file'), 'utf8').trim() : ''),
     tokens: get('tokens') ? get('tokens').split(',').map((pair) => {

@@ -117,3 +117,19 @@ t.test('--log-keep, --log-archive and --catch-up-from: off by default, the archi
   t.equal(loadConfig(['replica', '--follow', 'ws://x'], {}).catchUpFrom, '', 'none by default')
   t.throws(() => loadConfig(['sequencer', '--catch-up-from', '/mnt/archive'], {}), /--catch-up-from is for a replica/)
 })
+
+t.test('URL options: a value that is no URL of the right kind is named with its flag at start', async (t) => {
+  t.equal(loadConfig(['replica', '--follow', 'wss://10.0.0.1:9090/replication'], {}).follow, 'wss://10.0.0.1:9090/replication')
+  t.equal(loadConfig(['audit', '--follow', 'ws://127.0.0.1:9090', '--rpc', 'https://rpc.example.com/v1/key'], {}).rpcUrl, 'https://rpc.example.com/v1/key')
+  t.equal(loadConfig(['session', '--api', 'http://127.0.0.1:8080', '--keys', 'k.json'], {}).proof.api, 'http://127.0.0.1:8080')
+  // A replica given one started, restored its state, then died on `new URL` with a TypeError's stack.
+  for (const command of ['replica', 'audit', 'export-log']) {
+    t.throws(() => loadConfig([command, '--follow', 'notaurl', '--out', 'x'], {}),
+      { message: '--follow must be a ws:// or wss:// URL, like ws://127.0.0.1:9090/replication; got notaurl' }, command)
+  }
+  t.throws(() => loadConfig(['replica', '--follow', 'http://127.0.0.1:9090/replication'], {}), /--follow must be a ws:\/\/ or wss:\/\/ URL/)
+  t.throws(() => loadConfig(['replica'], { EXCHANGE_FOLLOW: '127.0.0.1:9090' }), /--follow must be .*; got 127\.0\.0\.1:9090/, 'from the environment too')
+  t.throws(() => loadConfig(['audit', '--rpc', 'localhost:8545'], {}), { message: '--rpc must be a http:// or https:// URL, like http://127.0.0.1:8545; got localhost:8545' })
+  t.throws(() => loadConfig(['verify-proof', '--api', 'ws://127.0.0.1:8080', '--keys', 'k'], {}), /--api must be a http:\/\/ or https:\/\/ URL/)
+  t.throws(() => loadConfig(['session', '--api', '127.0.0.1:8080', '--keys', 'k'], {}), /--api must be .*; got 127\.0\.0\.1:8080/)
+})
