@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import type { IngressClient } from '../replica/ingress.js'
-import { OperatorError } from './operator-error.js'
+import { OperatorError, saidAs } from './operator-error.js'
 import type { RunningService } from './readiness.js'
 import type { BalanceProof } from './prove.js'
 
@@ -90,9 +90,10 @@ async function main(argv: string[]): Promise<void> {
       const [{ EtcdKv }, { clusterStatus, forgetStandby, raiseEpoch }] = await Promise.all([import('./etcd.js'), import('./cluster.js')])
       const kv = new EtcdKv(config.election.etcd)
       const [action, node] = config.args
-      const status = action === 'forget' ? await forgetStandby(kv, config.election.cluster, node!)
-        : action === 'raise-epoch' ? await raiseEpoch(kv, config.election.cluster, Number(node))
-          : await clusterStatus(kv, config.election.cluster)
+      // An etcd that does not answer is said in a line, naming it, as the refusals are.
+      const status = await (action === 'forget' ? forgetStandby(kv, config.election.cluster, node!)
+        : action === 'raise-epoch' ? raiseEpoch(kv, config.election.cluster, Number(node))
+          : clusterStatus(kv, config.election.cluster)).catch((err: unknown) => { throw saidAs(err, `cluster ${action}`) })
       process.stdout.write(JSON.stringify(status, null, 2) + '\n')
       return
     }
