@@ -14,9 +14,9 @@ import type { BalanceProof } from './prove.js'
 /** The internal links' network for a command that connects to a running node: its master secret (read if not given), and TLS trust if any. */
 async function linkNetwork(config: Config, secret?: Uint8Array) {
   const { linkToken, wsNetworkWith } = await import('../replica/ws-network.js')
-  const { masterSecret } = await import('./master-secret.js')
+  const { runningNodeSecret } = await import('./master-secret.js')
   const tls = linkTlsOf(config)
-  return wsNetworkWith(linkToken(secret ?? await masterSecret(config)), { ca: tls.ca ?? tls.cert })
+  return wsNetworkWith(linkToken(secret ?? await runningNodeSecret(config)), { ca: tls.ca ?? tls.cert })
 }
 
 /** The local sequencer's command port, as `account` and `withdraw-fees` submit through it: over TLS when it runs with a certificate. */
@@ -125,9 +125,9 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'account': {
-      const [{ masterSecret }, { embeddedChainFunder }, { createFundedAccount }] =
+      const [{ runningNodeSecret }, { embeddedChainFunder }, { createFundedAccount }] =
         await Promise.all([import('./master-secret.js'), import('./chain.js'), import('./demo-account.js')])
-      const secret = await masterSecret(config)
+      const secret = await runningNodeSecret(config)
       const client = await localIngress(config, secret)
       const funder = await embeddedChainFunder(config)
       try {
@@ -142,8 +142,8 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'withdraw-fees': {
-      const [{ masterSecret }, { withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
-      const client = await localIngress(config, await masterSecret(config))
+      const [{ runningNodeSecret }, { withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
+      const client = await localIngress(config, await runningNodeSecret(config))
       try {
         const done = await withdrawFees({ api: `http://${config.host}:${config.port}`, ...config.feeWithdrawal, submit: (c) => client.submit(c) })
         process.stdout.write(JSON.stringify(done, null, 2) + '\n')

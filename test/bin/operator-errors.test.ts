@@ -36,7 +36,8 @@ t.test('a REST port in use: named, with the options to choose others, exit 1', a
 
 t.test('`exchange account` with no node at the replication port: says so, exit 1', async (t) => {
   const port = await freePort()
-  const r = await exchangeCli(['account', '--fund', '100', '--replication-port', String(port)])
+  // The secret given: without it (and without ./data/gateway-secret) it would say that first.
+  const r = await exchangeCli(['account', '--fund', '100', '--replication-port', String(port), '--master-secret', '11'.repeat(32)])
   t.equal(r.code, 1)
   t.equal(r.stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
 })
@@ -50,6 +51,25 @@ t.test('`account`, `withdraw-fees` against a node with another master secret: it
   t.same(await exitAndStderr(['account', '--fund', '20000', '--master-secret', '33'.repeat(32), '--replication-port', port]), { code: 1, stderr: refused })
   t.same(await exitAndStderr(['withdraw-fees', '--amount', '1', '--to', '0x' + '1'.repeat(40), '--master-secret', '33'.repeat(32), '--replication-port', port]),
     { code: 1, stderr: refused })
+})
+
+t.test('a command that only connects, given a --data without gateway-secret: says so, and makes none', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'no-secret-client-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // A node is there (its port answers): the command must not get as far as its 401.
+  const link = await wsNetworkWith(linkToken(Buffer.alloc(32, 0x22))).listen('127.0.0.1', 0, (conn) => conn.close())
+  t.teardown(() => link.close())
+  const port = link.url.split(':').pop()!
+  const said = (data: string): string => `exchange: there is no gateway-secret at ${path.join(data, 'gateway-secret')}: ` +
+    'give the running node\'s --master-secret, or its --data (the directory holding its gateway-secret)\n'
+  const missing = path.join(dir, 'missing')
+  for (const args of [['audit', '--follow', link.url], ['export-log', '--follow', link.url, '--out', path.join(dir, 'x.msgpack')],
+    ['account', '--replication-port', port], ['withdraw-fees', '--amount', '1', '--to', '0x' + '1'.repeat(40), '--replication-port', port]]) {
+    t.same(await exitAndStderr([...args, '--data', missing]), { code: 1, stderr: said(missing) }, `${args[0]} --data <a directory that is not there>`)
+  }
+  t.same(await exitAndStderr(['account', '--replication-port', port, '--data', dir]), { code: 1, stderr: said(dir) }, 'a directory without the file')
+  t.notOk(existsSync(path.join(dir, 'missing')), 'no data directory made')
+  t.same(readdirSync(dir), [], 'no gateway-secret, no export file made')
 })
 
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
