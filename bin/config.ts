@@ -328,12 +328,32 @@ export function linkTlsOf(config: Config): LinkTls {
   return tls
 }
 
+/**
+ * `--amount -1` as `--amount=-1`: parseArgs takes a value that starts with a dash for a flag
+ * and answers in three lines that it is ambiguous; given to the option, the option's own check
+ * says what is wrong with it. Only numbers: `--out --force` still lacks its value.
+ */
+function withNegativeValues(argv: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const next = argv[i + 1]
+    if (/^--[a-z0-9-]+$/.test(a) && a.slice(2) in OPTIONS && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${a}=${next}`)
+      i++
+    } else {
+      out.push(a)
+    }
+  }
+  return out
+}
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   // `--help` or `-h` anywhere asks for the usage, as `exchange help` does (and starts nothing).
   if (argv.some((a) => a === '--help' || a === '-h')) return loadConfig(['help'], env)
   const parsed = parseArgs({
     // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`; `--standby` of `--standby yes`.
-    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a === '--standby' ? '--standby=yes' : a)),
+    args: withNegativeValues(argv).map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a === '--standby' ? '--standby=yes' : a)),
     allowPositionals: true,
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
   })

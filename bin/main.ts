@@ -142,7 +142,8 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'withdraw-fees': {
-      const [{ runningNodeSecret }, { withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
+      const [{ runningNodeSecret }, { checkAmount, withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
+      checkAmount(config.feeWithdrawal.amount)
       const client = await localIngress(config, await runningNodeSecret(config))
       try {
         const done = await withdrawFees({ api: `http://${config.host}:${config.port}`, ...config.feeWithdrawal, submit: (c) => client.submit(c) })

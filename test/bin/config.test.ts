@@ -133,3 +133,12 @@ t.test('URL options: a value that is no URL of the right kind is named with its 
   t.throws(() => loadConfig(['verify-proof', '--api', 'ws://127.0.0.1:8080', '--keys', 'k'], {}), /--api must be a http:\/\/ or https:\/\/ URL/)
   t.throws(() => loadConfig(['session', '--api', '127.0.0.1:8080', '--keys', 'k'], {}), /--api must be .*; got 127\.0\.0\.1:8080/)
 })
+
+t.test('a negative number after a flag is its value, refused by its own check (parseArgs found it ambiguous)', async (t) => {
+  t.throws(() => loadConfig(['start', '--drain-ms', '-1'], {}), { message: '--drain-ms must be an integer in [0, 600000], got -1' })
+  t.throws(() => loadConfig(['start', '--order-limit-10s', '-5'], {}), { message: '--order-limit-10s must be an integer in [1, 1000000000], got -5' })
+  t.equal(loadConfig(['withdraw-fees', '--amount', '-1', '--to', '0x' + '1'.repeat(40)], {}).feeWithdrawal.amount, '-1',
+    'withdraw-fees refuses it in a line before it connects (test/bin/operator-errors.test.ts)')
+  t.equal(loadConfig(['withdraw-fees', '--amount', '-.5', '--to', '0x' + '1'.repeat(40)], {}).feeWithdrawal.amount, '-.5')
+  t.throws(() => loadConfig(['export-log', '--out', '--force'], {}), /argument is ambiguous/, 'a flag where a value should be is still not taken for one')
+})

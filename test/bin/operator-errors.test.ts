@@ -72,6 +72,14 @@ t.test('a command that only connects, given a --data without gateway-secret: say
   t.same(readdirSync(dir), [], 'no gateway-secret, no export file made')
 })
 
+t.test('withdraw-fees: an --amount that is no positive decimal is refused in a line before anything is asked, exit 1', async (t) => {
+  const port = String(await freePort())
+  for (const amount of ['-1', '0.00', '1e3']) {
+    t.same(await exitAndStderr(['withdraw-fees', '--amount', amount, '--to', '0x' + '1'.repeat(40), '--replication-port', port, '--data', '/nonexistent']),
+      { code: 1, stderr: `exchange: --amount must be a positive decimal number, got ${amount}\n` }, amount)
+  }
+})
+
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
   const missing = path.join(os.tmpdir(), 'no-such-export.msgpack')
   t.same(await exitAndStderr(['audit', '--log', missing]), { code: 1, stderr: `exchange: no such file or directory: ${missing}\n` })
