@@ -99,6 +99,8 @@ export interface Config {
   feeWithdrawal: { asset: string; amount: string; to: string }
   /** Where `export-log` writes. */
   outFile: string
+  /** `export-log --force`: write over an --out file that exists (else refused: it may be the only copy of a log). */
+  force: boolean
   /**
    * `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the
    * proof file, or the running exchange's API and the keys file to fetch one with (at `seq`, 0: the anchored one);
@@ -176,6 +178,7 @@ const OPTIONS = {
   api: { type: 'string', env: 'EXCHANGE_API', default: '' },
   keys: { type: 'string', env: 'EXCHANGE_KEYS', default: '' },
   prefix: { type: 'string', env: 'EXCHANGE_PREFIX', default: 'no' },
+  force: { type: 'string', env: 'EXCHANGE_FORCE', default: 'no' },
   chain: { type: 'string', env: 'EXCHANGE_CHAIN', default: 'auto' },
   'operator-key': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY', default: '' },
   'operator-key-file': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY_FILE', default: '' },
@@ -251,7 +254,8 @@ commands:
                          --follow URL: a running sequencer's log, over its replication link, as a prefix;
                          with --log, what follows that file or archive)
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
-                         --follow URL: a running sequencer's log, over its replication link
+                         --follow URL: a running sequencer's log, over its replication link; a FILE
+                         that exists is refused (--force: write over it)
   restore --log FILE     rebuild the log of --data (which must hold none) from an exported one (or an
                          archive's directory), every hash checked; a node then starts on it (keep its
                          gateway-secret with the file)
@@ -352,8 +356,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   // `--help` or `-h` anywhere asks for the usage, as `exchange help` does (and starts nothing).
   if (argv.some((a) => a === '--help' || a === '-h')) return loadConfig(['help'], env)
   const parsed = parseArgs({
-    // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`; `--standby` of `--standby yes`.
-    args: withNegativeValues(argv).map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a === '--standby' ? '--standby=yes' : a)),
+    // `--no-bot` is the short form of `--bot off`; `--prefix`, `--standby` and `--force` of `--prefix yes` and so on.
+    args: withNegativeValues(argv).map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' || a === '--standby' || a === '--force' ? `${a}=yes` : a)),
     allowPositionals: true,
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
   })
@@ -403,6 +407,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     logFile: get('log'),
     prefix: yesNo('prefix', get('prefix')),
     outFile: get('out'),
+    force: yesNo('force', get('force')),
     feeWithdrawal: { asset: get('asset'), amount: get('amount'), to: get('to') },
     proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
       file: get('proof'), api: urlOption('api', get('api'), ['http', 'https'], 'http://127.0.0.1:8080'), keysFile: get('keys') },

@@ -3,7 +3,7 @@
 // chain client, LevelDB) took ~0.75 s to load, before even `--help` could print.
 
 import pino from 'pino'
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import type { IngressClient } from '../replica/ingress.js'
@@ -112,6 +112,10 @@ async function main(argv: string[]): Promise<void> {
       process.exit(ok ? 0 : 1)
     }
     case 'export-log': {
+      // Refused before any link or log is opened: the file there may be the only copy of a log.
+      if (!config.force && await stat(config.outFile).catch(() => undefined) !== undefined) {
+        throw new OperatorError(`${config.outFile} exists: export-log writes a new file (--force to write over it)`)
+      }
       const { exportLog, exportLogFromSequencer } = await import('./export-log.js')
       const n = config.follow ? await exportLogFromSequencer(await linkNetwork(config), config.follow, config.outFile)
         : await exportLog(config.dataDir, config.outFile)

@@ -1,4 +1,4 @@
-// The standby, election, price-feed, CORS, proxy, readiness, drain and log-archive options as an operator types them: `--standby` alone on
+// The standby, election, price-feed, CORS, proxy, readiness, drain, log-archive, URL and export options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -141,4 +141,11 @@ t.test('a negative number after a flag is its value, refused by its own check (p
     'withdraw-fees refuses it in a line before it connects (test/bin/operator-errors.test.ts)')
   t.equal(loadConfig(['withdraw-fees', '--amount', '-.5', '--to', '0x' + '1'.repeat(40)], {}).feeWithdrawal.amount, '-.5')
   t.throws(() => loadConfig(['export-log', '--out', '--force'], {}), /argument is ambiguous/, 'a flag where a value should be is still not taken for one')
+})
+
+t.test('export-log --force: writes over an existing --out file; without it, refused', async (t) => {
+  t.equal(loadConfig(['export-log', '--out', 'x'], {}).force, false)
+  t.equal(loadConfig(['export-log', '--out', 'x', '--force'], {}).force, true)
+  t.equal(loadConfig(['export-log', '--out', 'x'], { EXCHANGE_FORCE: 'yes' }).force, true, 'or from the environment')
+  t.throws(() => loadConfig(['export-log', '--out', 'x', '--force=perhaps'], {}), /--force takes yes or no, got perhaps/)
 })

@@ -1,6 +1,8 @@
 // What an operator's mistake prints: a port another process holds, or a node that is not
 // there, is named with the options that matter, not thrown as a stack (the data directory
-// another node holds is in test/replica/level-log.test.ts); so is a log the disk damaged.
+// another node holds is in test/replica/level-log.test.ts); so is a log the disk damaged, a
+// node that runs with another master secret, a --data without the node's secret (never made
+// by a command that only connects), an export that would write over a file, a bad --amount.
 
 import t from 'tap'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -78,6 +80,24 @@ t.test('withdraw-fees: an --amount that is no positive decimal is refused in a l
     t.same(await exitAndStderr(['withdraw-fees', '--amount', amount, '--to', '0x' + '1'.repeat(40), '--replication-port', port, '--data', '/nonexistent']),
       { code: 1, stderr: `exchange: --amount must be a positive decimal number, got ${amount}\n` }, amount)
   }
+})
+
+t.test('export-log: an --out file that exists is refused, untouched, unless --force', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'export-over-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const data = path.join(dir, 'data')
+  await writeLog(data, genesisLog(), 1_700_000_000_000)
+  const out = path.join(dir, 'kept.msgpack')
+  writeFileSync(out, 'the only copy of something')
+  t.same(await exitAndStderr(['export-log', '--data', data, '--out', out]),
+    { code: 1, stderr: `exchange: ${out} exists: export-log writes a new file (--force to write over it)\n` })
+  t.equal(readFileSync(out, 'utf8'), 'the only copy of something', 'untouched')
+  // Refused before the link is opened: no secret, no node needed to be told.
+  t.same(await exitAndStderr(['export-log', '--follow', `ws://127.0.0.1:${await freePort()}`, '--out', out]),
+    { code: 1, stderr: `exchange: ${out} exists: export-log writes a new file (--force to write over it)\n` })
+  const forced = await exchangeCli(['export-log', '--data', data, '--out', out, '--force'])
+  t.same([forced.code, forced.stdout], [0, `exported ${genesisLog().length} entries to ${out}\n`], forced.stderr)
+  t.not(readFileSync(out, 'utf8'), 'the only copy of something', 'written over')
 })
 
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {
