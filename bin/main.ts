@@ -7,7 +7,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import type { IngressClient } from '../replica/ingress.js'
-import { OperatorError, saidAs } from './operator-error.js'
+import { OperatorError, saidAs, systemErrorMessage } from './operator-error.js'
 import type { RunningService } from './readiness.js'
 import type { BalanceProof } from './prove.js'
 
@@ -218,7 +218,7 @@ function onSignal(running: RunningService, drainMs: number, logger: pino.Logger)
  * What an operator's mistake needs said: its message, not our stack. The error classes are
  * imported here, on the way out, as the commands are: the chain's pull in ethers (~0.4 s).
  */
-async function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): Promise<string | undefined> {
+async function operatorMessage(err: Error): Promise<string | undefined> {
   const [{ DatabaseInUseError, NoLogError }, { EpochBehindError, NotLeaderError }, { CommittedTailError, DivergedError, ForkUnconfirmedError },
     { AnvilStartError }, { ChainStateLostError }] = await Promise.all([import('../replica/level-open.js'), import('../replica/leadership.js'),
     import('../replica/rewind.js'), import('../chain/anvil.js'), import('../chain/services.js')])
@@ -226,25 +226,7 @@ async function operatorMessage(err: Error & { code?: string; address?: string; p
     err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError || err instanceof ChainStateLostError ||
     err instanceof AnvilStartError) return err.message
   if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …); if it led before, what its log holds beyond the leader's is cut off then`
-  if (err.code === 'EADDRINUSE') {
-    return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
-  }
-  if (err.code === 'ECONNREFUSED') return `nothing answers at ${err.address}:${err.port}`
-  const path = (err as { path?: string }).path
-  const fsProblem = err.code === undefined || path === undefined ? undefined : FS_PROBLEMS[err.code]
-  if (fsProblem !== undefined) return `${fsProblem}: ${path}`
-  return undefined
-}
-
-/** What a file system refusal means, for the path it names (a --data, --keys, --log …). */
-const FS_PROBLEMS: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'not a directory (a file where a folder is needed)',
-  EISDIR: 'is a directory (a file is needed)',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on device',
+  return systemErrorMessage(err)
 }
 
 main(process.argv.slice(2)).catch(async (err: Error) => {

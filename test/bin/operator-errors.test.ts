@@ -2,7 +2,8 @@
 // there, is named with the options that matter, not thrown as a stack (the data directory
 // another node holds is in test/replica/level-log.test.ts); so is a log the disk damaged, a
 // node that runs with another master secret, a --data without the node's secret (never made
-// by a command that only connects), an export that would write over a file, a bad --amount.
+// by a command that only connects), a certificate not trusted, an export that would write over
+// a file, a bad --amount.
 
 import t from 'tap'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,6 +16,7 @@ import type { Command } from '../../core/commands.js'
 import { ALICE } from '../helpers/exchange.js'
 import { genesisLog, writeLog } from '../helpers/node-fixtures.js'
 import { eventually } from '../helpers/live-exchange.js'
+import { ROOT } from '../helpers/paths.js'
 import { exchangeCli, scrapeGauges, startExchange } from '../helpers/processes.js'
 
 /** An `exchange` command's exit code and stderr, for the cases that print only there. */
@@ -53,6 +55,20 @@ t.test('`account`, `withdraw-fees` against a node with another master secret: it
   t.same(await exitAndStderr(['account', '--fund', '20000', '--master-secret', '33'.repeat(32), '--replication-port', port]), { code: 1, stderr: refused })
   t.same(await exitAndStderr(['withdraw-fees', '--amount', '1', '--to', '0x' + '1'.repeat(40), '--master-secret', '33'.repeat(32), '--replication-port', port]),
     { code: 1, stderr: refused })
+})
+
+t.test('audit --follow, export-log --follow to a link whose certificate is not trusted: said in a line, exit 1 (it was a stack)', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'untrusted-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const secret = Buffer.alloc(32, 0x55)
+  const fixture = (name: string): Buffer => readFileSync(path.join(ROOT, 'test', 'fixtures', 'link-tls', name))
+  const link = await wsNetworkWith(linkToken(secret), { cert: fixture('cert.pem'), key: fixture('key.pem') }).listen('127.0.0.1', 0, (conn) => conn.close())
+  t.teardown(() => link.close())
+  // No --link-tls-ca: the system's CAs, which do not sign the test certificate.
+  t.same(await exitAndStderr(['export-log', '--follow', link.url, '--master-secret', secret.toString('hex'), '--out', path.join(dir, 'x.msgpack')]),
+    { code: 1, stderr: `exchange: export from ${link.url}: self-signed certificate\n` })
+  t.same(await exitAndStderr(['audit', '--follow', link.url, '--master-secret', secret.toString('hex')]),
+    { code: 1, stderr: `exchange: audit of ${link.url}: self-signed certificate\n` })
 })
 
 t.test('a command that only connects, given a --data without gateway-secret: says so, and makes none', async (t) => {
