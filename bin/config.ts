@@ -99,6 +99,8 @@ export interface Config {
   feeWithdrawal: { asset: string; amount: string; to: string }
   /** Where `export-log` writes. */
   outFile: string
+  /** `export-log --force`: write over an --out file that exists (else refused: it may be the only copy of a log). */
+  force: boolean
   /**
    * `prove`: the account, sub-account and entry whose balances are proven; `verify-proof`: the
    * proof file, or the running exchange's API and the keys file to fetch one with (at `seq`, 0: the anchored one);
@@ -176,6 +178,7 @@ const OPTIONS = {
   api: { type: 'string', env: 'EXCHANGE_API', default: '' },
   keys: { type: 'string', env: 'EXCHANGE_KEYS', default: '' },
   prefix: { type: 'string', env: 'EXCHANGE_PREFIX', default: 'no' },
+  force: { type: 'string', env: 'EXCHANGE_FORCE', default: 'no' },
   chain: { type: 'string', env: 'EXCHANGE_CHAIN', default: 'auto' },
   'operator-key': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY', default: '' },
   'operator-key-file': { type: 'string', env: 'EXCHANGE_OPERATOR_KEY_FILE', default: '' },
@@ -251,7 +254,8 @@ commands:
                          --follow URL: a running sequencer's log, over its replication link, as a prefix;
                          with --log, what follows that file or archive)
   export-log --out FILE  write the log in --data, from genesis, to one file (audit --log reads it);
-                         --follow URL: a running sequencer's log, over its replication link
+                         --follow URL: a running sequencer's log, over its replication link; a FILE
+                         that exists is refused (--force: write over it)
   restore --log FILE     rebuild the log of --data (which must hold none) from an exported one (or an
                          archive's directory), every hash checked; a node then starts on it (keep its
                          gateway-secret with the file)
@@ -280,6 +284,20 @@ function yesNo(name: string, value: string): boolean {
 
 function keyTypeOption(value: string): KeyType {
   if (value !== 'hmac' && value !== 'ed25519' && value !== 'rsa') throw new Error(`--key-type must be hmac, ed25519 or rsa, got ${value}`)
+  return value
+}
+
+/**
+ * A URL option, empty or a URL of one of `schemes` with a host: a typo is named with its flag
+ * here, not thrown as a stack (an Invalid URL TypeError) where the URL is first used.
+ */
+function urlOption(name: string, value: string, schemes: string[], example: string): string {
+  if (value === '') return value
+  let url: URL | undefined
+  try { url = new URL(value) } catch { /* said below */ }
+  if (url === undefined || !schemes.includes(url.protocol.slice(0, -1)) || url.host === '') {
+    throw new Error(`--${name} must be a ${schemes.join(':// or ')}:// URL, like ${example}; got ${value}`)
+  }
   return value
 }
 
@@ -314,12 +332,32 @@ export function linkTlsOf(config: Config): LinkTls {
   return tls
 }
 
+/**
+ * `--amount -1` as `--amount=-1`: parseArgs takes a value that starts with a dash for a flag
+ * and answers in three lines that it is ambiguous; given to the option, the option's own check
+ * says what is wrong with it. Only numbers: `--out --force` still lacks its value.
+ */
+function withNegativeValues(argv: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    const next = argv[i + 1]
+    if (/^--[a-z0-9-]+$/.test(a) && a.slice(2) in OPTIONS && next !== undefined && /^-\.?\d/.test(next)) {
+      out.push(`${a}=${next}`)
+      i++
+    } else {
+      out.push(a)
+    }
+  }
+  return out
+}
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   // `--help` or `-h` anywhere asks for the usage, as `exchange help` does (and starts nothing).
   if (argv.some((a) => a === '--help' || a === '-h')) return loadConfig(['help'], env)
   const parsed = parseArgs({
-    // `--no-bot` is the short form of `--bot off`; `--prefix` of `--prefix yes`; `--standby` of `--standby yes`.
-    args: argv.map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' ? '--prefix=yes' : a === '--standby' ? '--standby=yes' : a)),
+    // `--no-bot` is the short form of `--bot off`; `--prefix`, `--standby` and `--force` of `--prefix yes` and so on.
+    args: withNegativeValues(argv).map((a) => (a === '--no-bot' ? '--bot=off' : a === '--prefix' || a === '--standby' || a === '--force' ? `${a}=yes` : a)),
     allowPositionals: true,
     options: Object.fromEntries(Object.keys(OPTIONS).map((k) => [k, { type: 'string' as const }])),
   })
@@ -339,7 +377,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     masterSecretHex: get('master-secret'),
     replicationPort: intOption('replication-port', get('replication-port'), 0, 65535),
     metricsPort: intOption('metrics-port', get('metrics-port'), 0, 65535),
-    follow: get('follow'),
+    follow: urlOption('follow', get('follow'), ['ws', 'wss'], 'ws://127.0.0.1:9090/replication'),
     linkTls: { certFile: get('link-tls-cert'), keyFile: get('link-tls-key'), caFile: get('link-tls-ca') },
     tickIntervalMs: intOption('tick-ms', get('tick-ms'), 0, 60_000),
     checkpointInterval: intOption('checkpoint-interval', get('checkpoint-interval'), 0, 100_000_000),
@@ -364,14 +402,15 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     },
     catchUpFrom: get('catch-up-from') && path.resolve(get('catch-up-from')),
     pruneIntervalMs: intOption('prune-interval-ms', get('prune-interval-ms'), 0, 7 * 86_400_000),
-    rpcUrl: get('rpc'),
+    rpcUrl: urlOption('rpc', get('rpc'), ['http', 'https'], 'http://127.0.0.1:8545'),
     vaultAddress: get('vault'),
     logFile: get('log'),
     prefix: yesNo('prefix', get('prefix')),
     outFile: get('out'),
+    force: yesNo('force', get('force')),
     feeWithdrawal: { asset: get('asset'), amount: get('amount'), to: get('to') },
     proof: { account: get('account'), sub: intOption('sub', get('sub'), 0, 1_000_000), seq: intOption('seq', get('seq'), 0, Number.MAX_SAFE_INTEGER),
-      file: get('proof'), api: get('api'), keysFile: get('keys') },
+      file: get('proof'), api: urlOption('api', get('api'), ['http', 'https'], 'http://127.0.0.1:8080'), keysFile: get('keys') },
     chain: get('chain') === 'off' ? 'off' : 'auto',
     operatorKey: get('operator-key') || (get('operator-key-file') ? readFileSync(get('operator-key-file'), 'utf8').trim() : ''),
     tokens: get('tokens') ? get('tokens').split(',').map((pair) => {

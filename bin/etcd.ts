@@ -76,13 +76,21 @@ export class EtcdKv implements LeaseKv {
       try {
         res = await fetch(endpoint + path, { method: 'POST', body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs) })
       } catch (err) {
-        last = new Error(`etcd at ${endpoint} unreachable: ${(err as Error).message}`)
+        // fetch's own message ("fetch failed") says nothing; its cause (ECONNREFUSED, a timeout) does.
+        const cause = (err as { cause?: { code?: string } }).cause?.code
+        last = new Error(`etcd at ${endpoint} unreachable: ${(err as Error).message}${cause === undefined ? '' : ` (${cause})`}`)
         continue
       }
       // Answered: the next call starts here.
       this.next = (this.next + i) % this.endpoints.length
       const text = await res.text()
-      const json = JSON.parse(text) as { error?: string; message?: string }
+      let json: { error?: string; message?: string }
+      try {
+        json = JSON.parse(text) as typeof json
+      } catch {
+        // Something else at that URL (a web server, a proxy): said so, not as a JSON parse error.
+        throw new Error(`${endpoint} is not etcd's client URL: ${path} answered HTTP ${res.status}, not JSON`)
+      }
       if (!res.ok) throw new Error(`etcd ${path}: ${json.message ?? json.error ?? text}`)
       return json
     }

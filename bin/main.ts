@@ -3,20 +3,20 @@
 // chain client, LevelDB) took ~0.75 s to load, before even `--help` could print.
 
 import pino from 'pino'
-import { readFile, writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { linkTlsOf, loadConfig, USAGE, type Config } from './config.js'
 import type { IngressClient } from '../replica/ingress.js'
-import { OperatorError } from './operator-error.js'
+import { OperatorError, saidAs, systemErrorMessage } from './operator-error.js'
 import type { RunningService } from './readiness.js'
 import type { BalanceProof } from './prove.js'
 
 /** The internal links' network for a command that connects to a running node: its master secret (read if not given), and TLS trust if any. */
 async function linkNetwork(config: Config, secret?: Uint8Array) {
   const { linkToken, wsNetworkWith } = await import('../replica/ws-network.js')
-  const { masterSecret } = await import('./master-secret.js')
+  const { runningNodeSecret } = await import('./master-secret.js')
   const tls = linkTlsOf(config)
-  return wsNetworkWith(linkToken(secret ?? await masterSecret(config)), { ca: tls.ca ?? tls.cert })
+  return wsNetworkWith(linkToken(secret ?? await runningNodeSecret(config)), { ca: tls.ca ?? tls.cert })
 }
 
 /** The local sequencer's command port, as `account` and `withdraw-fees` submit through it: over TLS when it runs with a certificate. */
@@ -25,8 +25,11 @@ async function localIngress(config: Config, secret: Uint8Array): Promise<Ingress
   const url = `${scheme}://${config.host}:${config.replicationPort}`
   const { IngressClient } = await import('../replica/ingress.js')
   return IngressClient.connect(await linkNetwork(config, secret), url).catch((err: Error & { code?: string }) => {
-    if (err.code !== 'ECONNREFUSED') throw err
-    throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
+    if (err.code === 'ECONNREFUSED') {
+      throw new OperatorError(`nothing answers at ${config.host}:${config.replicationPort}: is the exchange running, on that --host and --replication-port?`)
+    }
+    // The link's own refusals (another master secret: 401) name the URL; a socket's (a certificate not trusted) do not.
+    throw new OperatorError(err.code === undefined ? err.message : `${url}: ${err.message}`)
   })
 }
 
@@ -87,9 +90,10 @@ async function main(argv: string[]): Promise<void> {
       const [{ EtcdKv }, { clusterStatus, forgetStandby, raiseEpoch }] = await Promise.all([import('./etcd.js'), import('./cluster.js')])
       const kv = new EtcdKv(config.election.etcd)
       const [action, node] = config.args
-      const status = action === 'forget' ? await forgetStandby(kv, config.election.cluster, node!)
-        : action === 'raise-epoch' ? await raiseEpoch(kv, config.election.cluster, Number(node))
-          : await clusterStatus(kv, config.election.cluster)
+      // An etcd that does not answer is said in a line, naming it, as the refusals are.
+      const status = await (action === 'forget' ? forgetStandby(kv, config.election.cluster, node!)
+        : action === 'raise-epoch' ? raiseEpoch(kv, config.election.cluster, Number(node))
+          : clusterStatus(kv, config.election.cluster)).catch((err: unknown) => { throw saidAs(err, `cluster ${action}`) })
       process.stdout.write(JSON.stringify(status, null, 2) + '\n')
       return
     }
@@ -108,6 +112,10 @@ async function main(argv: string[]): Promise<void> {
       process.exit(ok ? 0 : 1)
     }
     case 'export-log': {
+      // Refused before any link or log is opened: the file there may be the only copy of a log.
+      if (!config.force && await stat(config.outFile).catch(() => undefined) !== undefined) {
+        throw new OperatorError(`${config.outFile} exists: export-log writes a new file (--force to write over it)`)
+      }
       const { exportLog, exportLogFromSequencer } = await import('./export-log.js')
       const n = config.follow ? await exportLogFromSequencer(await linkNetwork(config), config.follow, config.outFile)
         : await exportLog(config.dataDir, config.outFile)
@@ -121,9 +129,9 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'account': {
-      const [{ masterSecret }, { embeddedChainFunder }, { createFundedAccount }] =
+      const [{ runningNodeSecret }, { embeddedChainFunder }, { createFundedAccount }] =
         await Promise.all([import('./master-secret.js'), import('./chain.js'), import('./demo-account.js')])
-      const secret = await masterSecret(config)
+      const secret = await runningNodeSecret(config)
       const client = await localIngress(config, secret)
       const funder = await embeddedChainFunder(config)
       try {
@@ -138,8 +146,9 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'withdraw-fees': {
-      const [{ masterSecret }, { withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
-      const client = await localIngress(config, await masterSecret(config))
+      const [{ runningNodeSecret }, { checkAmount, withdrawFees }] = await Promise.all([import('./master-secret.js'), import('./withdraw-fees.js')])
+      checkAmount(config.feeWithdrawal.amount)
+      const client = await localIngress(config, await runningNodeSecret(config))
       try {
         const done = await withdrawFees({ api: `http://${config.host}:${config.port}`, ...config.feeWithdrawal, submit: (c) => client.submit(c) })
         process.stdout.write(JSON.stringify(done, null, 2) + '\n')
@@ -211,7 +220,7 @@ function onSignal(running: RunningService, drainMs: number, logger: pino.Logger)
  * What an operator's mistake needs said: its message, not our stack. The error classes are
  * imported here, on the way out, as the commands are: the chain's pull in ethers (~0.4 s).
  */
-async function operatorMessage(err: Error & { code?: string; address?: string; port?: number }): Promise<string | undefined> {
+async function operatorMessage(err: Error): Promise<string | undefined> {
   const [{ DatabaseInUseError, NoLogError }, { EpochBehindError, NotLeaderError }, { CommittedTailError, DivergedError, ForkUnconfirmedError },
     { AnvilStartError }, { ChainStateLostError }, { LogCorruptError }] = await Promise.all([import('../replica/level-open.js'),
     import('../replica/leadership.js'), import('../replica/rewind.js'), import('../chain/anvil.js'), import('../chain/services.js'),
@@ -222,25 +231,7 @@ async function operatorMessage(err: Error & { code?: string; address?: string; p
     err instanceof CommittedTailError || err instanceof DivergedError || err instanceof ForkUnconfirmedError || err instanceof ChainStateLostError ||
     err instanceof AnvilStartError) return err.message
   if (err instanceof NotLeaderError) return `${err.message}: start this node as a standby (exchange replica --standby --etcd …); if it led before, what its log holds beyond the leader's is cut off then`
-  if (err.code === 'EADDRINUSE') {
-    return `${err.address}:${err.port} is in use (another exchange running?): choose other ports (--port, --replication-port, --metrics-port)`
-  }
-  if (err.code === 'ECONNREFUSED') return `nothing answers at ${err.address}:${err.port}`
-  const path = (err as { path?: string }).path
-  const fsProblem = err.code === undefined || path === undefined ? undefined : FS_PROBLEMS[err.code]
-  if (fsProblem !== undefined) return `${fsProblem}: ${path}`
-  return undefined
-}
-
-/** What a file system refusal means, for the path it names (a --data, --keys, --log …). */
-const FS_PROBLEMS: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'not a directory (a file where a folder is needed)',
-  EISDIR: 'is a directory (a file is needed)',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on device',
+  return systemErrorMessage(err)
 }
 
 main(process.argv.slice(2)).catch(async (err: Error) => {

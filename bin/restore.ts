@@ -3,11 +3,12 @@
 // lost. Each entry is appended as a node appends what it replicates: seq by seq, each hash
 // recomputed over its stored bytes and chained to the one before, so a file edited or cut in
 // the middle is refused where it breaks. Entries go to a directory beside the log's and move
-// into place only once all of them are durable: a restore that fails leaves no log behind, and
-// one that succeeds leaves a log a node starts on as it would after a stop (its state replayed
-// from genesis, its history read models rebuilt from the log).
+// into place only once all of them are durable: a restore that fails leaves no log behind (nor
+// the data directory, when it made it), and one that succeeds leaves a log a node starts on as
+// it would after a stop (its state replayed from genesis, its history read models rebuilt from
+// the log).
 
-import { rename, rm, stat } from 'node:fs/promises'
+import { rename, rm, rmdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { readLogFile } from '../chain/log-file.js'
 import type { LogEntry } from '../replica/entry.js'
@@ -32,6 +33,7 @@ export async function restoreLog(file: string, dataDir: string): Promise<Restore
     throw new OperatorError(`${dir} exists: restore into a data directory that holds no log (a node's log is never overwritten)`)
   }
   const staging = path.join(dataDir, 'log.restoring')
+  const madeDataDir = await stat(dataDir).catch(() => undefined) === undefined
   // What a restore cut short left there (never a log a node runs on: those are only at `dir`).
   await rm(staging, { recursive: true, force: true })
   const reader = await readLogFile(file).catch((err: unknown) => { throw saidAs(err, `restore from ${file}`) })
@@ -65,6 +67,8 @@ export async function restoreLog(file: string, dataDir: string): Promise<Restore
     if (!moved) {
       await log.close()
       await rm(staging, { recursive: true, force: true })
+      // Only if still empty: whatever else an operator put there since stays.
+      if (madeDataDir) await rmdir(dataDir).catch(() => {})
     }
   }
 }

@@ -36,11 +36,17 @@ async function scaleOf(api: string, asset: string): Promise<number> {
   throw new OperatorError(`${asset} is not an asset of the exchange at ${api}`)
 }
 
+/** Refuses an --amount that is no positive decimal number (as the gateway writes one), before the exchange is asked anything. */
+export function checkAmount(amount: string): void {
+  if (!/^\d{1,20}(\.\d{1,20})?$/.test(amount) || !/[1-9]/.test(amount)) throw new OperatorError(`--amount must be a positive decimal number, got ${amount}`)
+}
+
 /**
  * `amount` in ledger units of `scale` decimals, exactly, as the gateway parses a withdrawal's
  * amount (gateway/decimal.ts); its refusals said as the operator's.
  */
 export function ledgerUnits(amount: string, scale: number): number {
+  checkAmount(amount)
   try {
     return parseAmount({ name: 'amount', scale }, amount)
   } catch (err) {

@@ -169,36 +169,54 @@ async function readOneFile(file: string, size: number): Promise<LogFileReader> {
   } finally {
     await handle.close()
   }
-  const input = createReadStream(file)
   let bytesRead = 0
-  input.on('data', (chunk) => { bytesRead += chunk.length })
-  const records = new UnpackrStream({ useRecords: false })
-  input.on('error', (err) => records.destroy(err))
-  if (head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
-    const gunzip = createGunzip()
-    gunzip.on('error', (err) => records.destroy(new Error(`${file}: ${err.message}`)))
-    input.pipe(gunzip).pipe(records)
-  } else {
-    input.pipe(records)
-  }
+  // The streams start when the batches are read: started here, a short file's end (or a
+  // damaged one's) reached msgpackr as an 'error' no one listened to yet, and the process died.
   async function* batches(): AsyncGenerator<LogEntry[]> {
+    const input = createReadStream(file)
+    input.on('data', (chunk) => { bytesRead += chunk.length })
+    const records = new UnpackrStream({ useRecords: false })
+    input.on('error', (err) => records.destroy(err))
+    const gzipped = head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]
+    if (gzipped) {
+      const gunzip = createGunzip()
+      gunzip.on('error', (err) => records.destroy(new Error(`${file}: ${err.message}`)))
+      input.pipe(gunzip).pipe(records)
+    } else {
+      input.pipe(records)
+    }
     let index = 0
-    for await (const rec of records as AsyncIterable<unknown>) {
-      if (index === 0) {
-        const h = rec as { format?: string; version?: number }
-        if (h?.format !== LOG_FILE_FORMAT || h.version !== LOG_FILE_VERSION) throw new Error(`${file} is not an exported log (version ${LOG_FILE_VERSION})`)
-      } else {
-        if (!Array.isArray(rec) || rec.length !== 3) throw new Error(`record ${index}: not [prevHash, hash, body]`)
-        const body = bytes(rec[2], 'body', index)
-        const decoded = packr.unpack(body) as unknown
-        if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'number') {
-          throw new Error(`record ${index}: body is not [seq, time, command]`)
+    try {
+      for await (const rec of records as AsyncIterable<unknown>) {
+        if (index === 0) {
+          const h = rec as { format?: string; version?: number }
+          if (h?.format !== LOG_FILE_FORMAT || h.version !== LOG_FILE_VERSION) throw new Error(`${file} is not an exported log (version ${LOG_FILE_VERSION})`)
+        } else {
+          if (!Array.isArray(rec) || rec.length !== 3) throw new Error(`record ${index}: not [prevHash, hash, body]`)
+          const body = bytes(rec[2], 'body', index)
+          const decoded = packr.unpack(body) as unknown
+          if (!Array.isArray(decoded) || decoded.length !== 3 || typeof decoded[0] !== 'number' || typeof decoded[1] !== 'number') {
+            throw new Error(`record ${index}: body is not [seq, time, command]`)
+          }
+          yield [sealEntry(decoded[0], decoded[1], decoded[2] as Command, bytes(rec[0], 'prevHash', index), bytes(rec[1], 'hash', index), body)]
         }
-        yield [sealEntry(decoded[0], decoded[1], decoded[2] as Command, bytes(rec[0], 'prevHash', index), bytes(rec[1], 'hash', index), body)]
+        index++
       }
-      index++
+    } catch (err) {
+      throw (err as { incomplete?: boolean }).incomplete ? cutShort(file, index, gzipped ? undefined : bytesRead) : err
+    } finally {
+      input.destroy()
     }
     if (index === 0) throw new Error(`${file} is empty`)
   }
   return { batches: batches(), size, get bytesRead() { return bytesRead } }
+}
+
+/**
+ * A file that ends inside a msgpack value: cut short (a copy stopped early) or damaged there;
+ * `at`, its size, unless gzipped (a byte of what it holds, not of the file).
+ */
+function cutShort(file: string, index: number, at: number | undefined): Error {
+  const where = `${index === 0 ? 'its header' : `record ${index}`}${at === undefined ? '' : `, at byte ${at}`}`
+  return new Error(`${file} is not a whole exported log: it ends inside ${where} (truncated or damaged there)`)
 }

@@ -31,6 +31,13 @@ export class FollowerError extends Error {
   override name = 'FollowerError'
 }
 
+/**
+ * The longest wait between connects that fail in a row: each waits twice as long as the one
+ * before, from `reconnectMs`, so a sequencer that keeps turning this follower away (a wrong path
+ * in --follow, another master secret) is not asked several times a second for ever.
+ */
+export const RECONNECT_MAX_MS = 5_000
+
 export interface FollowerOptions {
   node: ReplicaNode
   network: Network
@@ -90,6 +97,8 @@ export class Follower {
   private retry: Timer | null = null
   /** The last failed connect's reason, so each new one is logged once. */
   private lastConnectError: string | undefined
+  /** Connects in a row the sequencer turned away (backed off); reset once one hears from it. */
+  private turnedAway = 0
   /**
    * A standby's durable groups its listeners have not heard of: the sequencer has not said they
    * are committed. Held while `holding` (its sequencer says where the commit point is).
@@ -143,6 +152,8 @@ export class Follower {
 
   start(): void {
     this.stopped = false
+    // Started anew (a new leader named): connects at once, not after the last one's back-off.
+    this.turnedAway = 0
     // What a connection given up on left unhandled is fetched again.
     this.inbox = []
     this.inboxBytes = []
@@ -182,17 +193,30 @@ export class Follower {
     if (this.stopped) return
     this.o.network.connect(url).then((conn) => {
       if (this.stopped) { conn.close(); return }
-      this.lastConnectError = undefined
       this.conn = conn
       this.connected = true
-      conn.onMessage((bytes) => this.receive(conn, bytes))
+      let heard = false
+      let closed = false
+      conn.onMessage((bytes) => {
+        if (!heard) {
+          heard = true
+          this.lastConnectError = undefined
+          this.turnedAway = 0
+        }
+        this.receive(conn, bytes)
+      })
+      // Once per connection: a socket error is followed by its close.
       conn.onClose((reason) => {
+        if (closed) return
+        closed = true
         this.connected = false
         if (this.conn === conn) this.conn = null
-        if (!this.stopped) {
-          this.o.logger?.warn({ reason }, 'replication connection closed; reconnecting')
-          this.scheduleReconnect()
-        }
+        if (this.stopped) return
+        // Closed before a word from the sequencer (a path it does not serve, a node that does
+        // not lead yet): a connect that failed, said once and backed off as one.
+        if (!heard) return this.connectFailed(new Error(reason))
+        this.o.logger?.warn({ reason }, 'replication connection closed; reconnecting')
+        this.scheduleReconnect()
       })
       // Ask from the end of the log once everything received before is handled.
       const features = this.o.standby ? [...FOLLOWER_FEATURES, STANDBY_FEATURE, COMMITTED_FEATURE] : [...FOLLOWER_FEATURES]
@@ -211,18 +235,23 @@ export class Follower {
     }, (err: Error) => this.connectFailed(err))
   }
 
-  private connectFailed(err: Error): void {
+  private connectFailed(err: Error & { code?: string }): void {
     // Said once per reason, not at every retry: a sequencer that is down, or one that refuses
     // this follower's master secret, which no retry will change.
     if (err.message !== this.lastConnectError) this.o.logger?.warn({ reason: err.message }, 'cannot connect to the sequencer; retrying')
     this.lastConnectError = err.message
+    // Nothing listening (a sequencer restarting) costs it nothing and is tried at the same pace,
+    // to be back as soon as it is; one that answers and turns this follower away, less and less often.
+    if (err.code !== 'ECONNREFUSED') this.turnedAway++
     this.scheduleReconnect()
   }
 
   private scheduleReconnect(): void {
     if (this.stopped) return
     this.retry?.cancel()
-    this.retry = this.o.clock.after(this.o.reconnectMs ?? 200, () => this.connect())
+    const base = this.o.reconnectMs ?? 200
+    const waitMs = Math.min(base * 2 ** Math.max(0, this.turnedAway - 1), Math.max(base, RECONNECT_MAX_MS))
+    this.retry = this.o.clock.after(waitMs, () => this.connect())
   }
 
   private receive(conn: Connection, bytes: Uint8Array): void {

@@ -2,12 +2,16 @@
 // status names the leader and its epoch, the standbys and which are up, and while no one leads the
 // round's votes and whom the election waits for; forgetting a standby lost for good lets the
 // election name a winner, and is refused for a node that is up or leads; raising the epoch makes
-// the next leader's epoch pass a given term, and is refused while a node leads.
+// the next leader's epoch pass a given term, and is refused while a node leads. An etcd that does
+// not answer, or a URL that is no etcd, is said in a line.
 
 import t from 'tap'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { clusterStatus, forgetStandby, raiseEpoch, RAISE_EPOCH_MAX } from '../../bin/cluster.js'
 import { EtcdKv } from '../../bin/etcd.js'
 import { systemClock } from '../../replica/clock.js'
+import { freePort } from '../../replica/free-port.js'
 import { EpochBehindError, Leadership } from '../../replica/leadership.js'
 import { etcdSkip, startEtcd, type Etcd } from '../helpers/etcd.js'
 import { exchangeCli as cli } from '../helpers/processes.js'
@@ -83,4 +87,21 @@ t.test('raise-epoch: the next leader\'s epoch passes the term given', { skip }, 
   t.ok(epoch > term, `the next leader's epoch ${epoch} is above ${term}`)
   await t.rejects(raiseEpoch(kv, 'green', epoch + 10), { message: `A leads epoch ${epoch}: nothing to raise while a node leads` })
   await t.rejects(raiseEpoch(kv, 'green', RAISE_EPOCH_MAX + 1), { message: /raise-epoch takes the log's newest term, an integer in \[1, 10000000\]/ })
+})
+
+t.test('an etcd that does not answer, or is no etcd: one line naming it, exit 1 (it was a stack)', async (t) => {
+  const port = await freePort()
+  t.same(await cli(['cluster', 'status', '--etcd', `http://127.0.0.1:${port}`]), { code: 1, stdout: '',
+    stderr: `exchange: cluster status: etcd at http://127.0.0.1:${port} unreachable: fetch failed (ECONNREFUSED)\n` })
+  const [a, b] = [await freePort(), await freePort()]
+  const raise = await cli(['cluster', 'raise-epoch', '5', '--etcd', `http://127.0.0.1:${a},http://127.0.0.1:${b}`])
+  t.same([raise.code, raise.stderr], [1, `exchange: cluster raise-epoch: etcd at http://127.0.0.1:${b} unreachable: fetch failed (ECONNREFUSED)\n`],
+    'the last one tried named')
+  // A web server where etcd should be: its page is not taken for etcd's JSON.
+  const server = createServer((_req, res) => { res.writeHead(404); res.end('<html>not here</html>') })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => server.close())
+  const web = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  t.same(await cli(['cluster', 'status', '--etcd', web]), { code: 1, stdout: '',
+    stderr: `exchange: cluster status: ${web} is not etcd's client URL: /v3/kv/range answered HTTP 404, not JSON\n` })
 })

@@ -1,4 +1,4 @@
-// The standby, election, price-feed, CORS, proxy, readiness, drain and log-archive options as an operator types them: `--standby` alone on
+// The standby, election, price-feed, CORS, proxy, readiness, drain, log-archive, URL and export options as an operator types them: `--standby` alone on
 // a replica, a count of standbys on a sequencer, and each refused in words where it means nothing.
 
 import t from 'tap'
@@ -116,4 +116,36 @@ t.test('--log-keep, --log-archive and --catch-up-from: off by default, the archi
   t.equal(loadConfig(['replica', '--follow', 'ws://x', '--catch-up-from', '/mnt/archive'], {}).catchUpFrom, '/mnt/archive')
   t.equal(loadConfig(['replica', '--follow', 'ws://x'], {}).catchUpFrom, '', 'none by default')
   t.throws(() => loadConfig(['sequencer', '--catch-up-from', '/mnt/archive'], {}), /--catch-up-from is for a replica/)
+})
+
+t.test('URL options: a value that is no URL of the right kind is named with its flag at start', async (t) => {
+  t.equal(loadConfig(['replica', '--follow', 'wss://10.0.0.1:9090/replication'], {}).follow, 'wss://10.0.0.1:9090/replication')
+  t.equal(loadConfig(['audit', '--follow', 'ws://127.0.0.1:9090', '--rpc', 'https://rpc.example.com/v1/key'], {}).rpcUrl, 'https://rpc.example.com/v1/key')
+  t.equal(loadConfig(['session', '--api', 'http://127.0.0.1:8080', '--keys', 'k.json'], {}).proof.api, 'http://127.0.0.1:8080')
+  // A replica given one started, restored its state, then died on `new URL` with a TypeError's stack.
+  for (const command of ['replica', 'audit', 'export-log']) {
+    t.throws(() => loadConfig([command, '--follow', 'notaurl', '--out', 'x'], {}),
+      { message: '--follow must be a ws:// or wss:// URL, like ws://127.0.0.1:9090/replication; got notaurl' }, command)
+  }
+  t.throws(() => loadConfig(['replica', '--follow', 'http://127.0.0.1:9090/replication'], {}), /--follow must be a ws:\/\/ or wss:\/\/ URL/)
+  t.throws(() => loadConfig(['replica'], { EXCHANGE_FOLLOW: '127.0.0.1:9090' }), /--follow must be .*; got 127\.0\.0\.1:9090/, 'from the environment too')
+  t.throws(() => loadConfig(['audit', '--rpc', 'localhost:8545'], {}), { message: '--rpc must be a http:// or https:// URL, like http://127.0.0.1:8545; got localhost:8545' })
+  t.throws(() => loadConfig(['verify-proof', '--api', 'ws://127.0.0.1:8080', '--keys', 'k'], {}), /--api must be a http:\/\/ or https:\/\/ URL/)
+  t.throws(() => loadConfig(['session', '--api', '127.0.0.1:8080', '--keys', 'k'], {}), /--api must be .*; got 127\.0\.0\.1:8080/)
+})
+
+t.test('a negative number after a flag is its value, refused by its own check (parseArgs found it ambiguous)', async (t) => {
+  t.throws(() => loadConfig(['start', '--drain-ms', '-1'], {}), { message: '--drain-ms must be an integer in [0, 600000], got -1' })
+  t.throws(() => loadConfig(['start', '--order-limit-10s', '-5'], {}), { message: '--order-limit-10s must be an integer in [1, 1000000000], got -5' })
+  t.equal(loadConfig(['withdraw-fees', '--amount', '-1', '--to', '0x' + '1'.repeat(40)], {}).feeWithdrawal.amount, '-1',
+    'withdraw-fees refuses it in a line before it connects (test/bin/operator-errors.test.ts)')
+  t.equal(loadConfig(['withdraw-fees', '--amount', '-.5', '--to', '0x' + '1'.repeat(40)], {}).feeWithdrawal.amount, '-.5')
+  t.throws(() => loadConfig(['export-log', '--out', '--force'], {}), /argument is ambiguous/, 'a flag where a value should be is still not taken for one')
+})
+
+t.test('export-log --force: writes over an existing --out file; without it, refused', async (t) => {
+  t.equal(loadConfig(['export-log', '--out', 'x'], {}).force, false)
+  t.equal(loadConfig(['export-log', '--out', 'x', '--force'], {}).force, true)
+  t.equal(loadConfig(['export-log', '--out', 'x'], { EXCHANGE_FORCE: 'yes' }).force, true, 'or from the environment')
+  t.throws(() => loadConfig(['export-log', '--out', 'x', '--force=perhaps'], {}), /--force takes yes or no, got perhaps/)
 })

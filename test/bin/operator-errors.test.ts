@@ -1,6 +1,9 @@
 // What an operator's mistake prints: a port another process holds, or a node that is not
 // there, is named with the options that matter, not thrown as a stack (the data directory
-// another node holds is in test/replica/level-log.test.ts); so is a log the disk damaged.
+// another node holds is in test/replica/level-log.test.ts); so is a log the disk damaged, a
+// node that runs with another master secret, a --data without the node's secret (never made
+// by a command that only connects), a certificate not trusted, an export that would write over
+// a file, a bad --amount.
 
 import t from 'tap'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,10 +11,12 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '../../replica/free-port.js'
+import { linkToken, wsNetworkWith } from '../../replica/ws-network.js'
 import type { Command } from '../../core/commands.js'
 import { ALICE } from '../helpers/exchange.js'
 import { genesisLog, writeLog } from '../helpers/node-fixtures.js'
 import { eventually } from '../helpers/live-exchange.js'
+import { ROOT } from '../helpers/paths.js'
 import { exchangeCli, scrapeGauges, startExchange } from '../helpers/processes.js'
 
 /** An `exchange` command's exit code and stderr, for the cases that print only there. */
@@ -35,9 +40,80 @@ t.test('a REST port in use: named, with the options to choose others, exit 1', a
 
 t.test('`exchange account` with no node at the replication port: says so, exit 1', async (t) => {
   const port = await freePort()
-  const r = await exchangeCli(['account', '--fund', '100', '--replication-port', String(port)])
+  // The secret given: without it (and without ./data/gateway-secret) it would say that first.
+  const r = await exchangeCli(['account', '--fund', '100', '--replication-port', String(port), '--master-secret', '11'.repeat(32)])
   t.equal(r.code, 1)
   t.equal(r.stderr, `exchange: nothing answers at 127.0.0.1:${port}: is the exchange running, on that --host and --replication-port?\n`)
+})
+
+t.test('`account`, `withdraw-fees` against a node with another master secret: its refusal in a line, exit 1 (it was a stack)', async (t) => {
+  // A link port as a node's, which takes only its own secret's token.
+  const link = await wsNetworkWith(linkToken(Buffer.alloc(32, 0x22))).listen('127.0.0.1', 0, (conn) => conn.close())
+  t.teardown(() => link.close())
+  const port = link.url.split(':').pop()!
+  const refused = `exchange: ws://127.0.0.1:${port}/commands refused the link (401): it runs with another master secret\n`
+  t.same(await exitAndStderr(['account', '--fund', '20000', '--master-secret', '33'.repeat(32), '--replication-port', port]), { code: 1, stderr: refused })
+  t.same(await exitAndStderr(['withdraw-fees', '--amount', '1', '--to', '0x' + '1'.repeat(40), '--master-secret', '33'.repeat(32), '--replication-port', port]),
+    { code: 1, stderr: refused })
+})
+
+t.test('audit --follow, export-log --follow to a link whose certificate is not trusted: said in a line, exit 1 (it was a stack)', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'untrusted-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const secret = Buffer.alloc(32, 0x55)
+  const fixture = (name: string): Buffer => readFileSync(path.join(ROOT, 'test', 'fixtures', 'link-tls', name))
+  const link = await wsNetworkWith(linkToken(secret), { cert: fixture('cert.pem'), key: fixture('key.pem') }).listen('127.0.0.1', 0, (conn) => conn.close())
+  t.teardown(() => link.close())
+  // No --link-tls-ca: the system's CAs, which do not sign the test certificate.
+  t.same(await exitAndStderr(['export-log', '--follow', link.url, '--master-secret', secret.toString('hex'), '--out', path.join(dir, 'x.msgpack')]),
+    { code: 1, stderr: `exchange: export from ${link.url}: self-signed certificate\n` })
+  t.same(await exitAndStderr(['audit', '--follow', link.url, '--master-secret', secret.toString('hex')]),
+    { code: 1, stderr: `exchange: audit of ${link.url}: self-signed certificate\n` })
+})
+
+t.test('a command that only connects, given a --data without gateway-secret: says so, and makes none', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'no-secret-client-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // A node is there (its port answers): the command must not get as far as its 401.
+  const link = await wsNetworkWith(linkToken(Buffer.alloc(32, 0x22))).listen('127.0.0.1', 0, (conn) => conn.close())
+  t.teardown(() => link.close())
+  const port = link.url.split(':').pop()!
+  const said = (data: string): string => `exchange: there is no gateway-secret at ${path.join(data, 'gateway-secret')}: ` +
+    'give the running node\'s --master-secret, or its --data (the directory holding its gateway-secret)\n'
+  const missing = path.join(dir, 'missing')
+  for (const args of [['audit', '--follow', link.url], ['export-log', '--follow', link.url, '--out', path.join(dir, 'x.msgpack')],
+    ['account', '--replication-port', port], ['withdraw-fees', '--amount', '1', '--to', '0x' + '1'.repeat(40), '--replication-port', port]]) {
+    t.same(await exitAndStderr([...args, '--data', missing]), { code: 1, stderr: said(missing) }, `${args[0]} --data <a directory that is not there>`)
+  }
+  t.same(await exitAndStderr(['account', '--replication-port', port, '--data', dir]), { code: 1, stderr: said(dir) }, 'a directory without the file')
+  t.notOk(existsSync(path.join(dir, 'missing')), 'no data directory made')
+  t.same(readdirSync(dir), [], 'no gateway-secret, no export file made')
+})
+
+t.test('withdraw-fees: an --amount that is no positive decimal is refused in a line before anything is asked, exit 1', async (t) => {
+  const port = String(await freePort())
+  for (const amount of ['-1', '0.00', '1e3']) {
+    t.same(await exitAndStderr(['withdraw-fees', '--amount', amount, '--to', '0x' + '1'.repeat(40), '--replication-port', port, '--data', '/nonexistent']),
+      { code: 1, stderr: `exchange: --amount must be a positive decimal number, got ${amount}\n` }, amount)
+  }
+})
+
+t.test('export-log: an --out file that exists is refused, untouched, unless --force', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'export-over-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const data = path.join(dir, 'data')
+  await writeLog(data, genesisLog(), 1_700_000_000_000)
+  const out = path.join(dir, 'kept.msgpack')
+  writeFileSync(out, 'the only copy of something')
+  t.same(await exitAndStderr(['export-log', '--data', data, '--out', out]),
+    { code: 1, stderr: `exchange: ${out} exists: export-log writes a new file (--force to write over it)\n` })
+  t.equal(readFileSync(out, 'utf8'), 'the only copy of something', 'untouched')
+  // Refused before the link is opened: no secret, no node needed to be told.
+  t.same(await exitAndStderr(['export-log', '--follow', `ws://127.0.0.1:${await freePort()}`, '--out', out]),
+    { code: 1, stderr: `exchange: ${out} exists: export-log writes a new file (--force to write over it)\n` })
+  const forced = await exchangeCli(['export-log', '--data', data, '--out', out, '--force'])
+  t.same([forced.code, forced.stdout], [0, `exported ${genesisLog().length} entries to ${out}\n`], forced.stderr)
+  t.not(readFileSync(out, 'utf8'), 'the only copy of something', 'written over')
 })
 
 t.test('an audit of a file that is not there, or against a chain that does not answer: said, exit 1', async (t) => {

@@ -118,7 +118,8 @@ t.test('the demo account proves its balances against the anchored root, on the s
   t.match(live.stdout, /PASS\n$/)
   t.same(await cli(['audit', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', '66'.repeat(32)]), { code: 1, stdout: '',
     stderr: `exchange: audit of ws://127.0.0.1:${repl}: ws://127.0.0.1:${repl}/replication refused the link (401): it runs with another master secret\n` })
-  const refused = await cli(['export-log', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', '66'.repeat(32), '--out', file])
+  // A new file: one that exists is refused before the link is opened (export-log --force writes over it).
+  const refused = await cli(['export-log', '--follow', `ws://127.0.0.1:${repl}`, '--master-secret', '66'.repeat(32), '--out', `${file}.2`])
   t.same(refused, { code: 1, stdout: '',
     stderr: `exchange: export from ws://127.0.0.1:${repl}: ws://127.0.0.1:${repl}/replication refused the link (401): it runs with another master secret\n` })
 })

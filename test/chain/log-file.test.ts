@@ -1,6 +1,7 @@
 // The exported log file (chain/log-file.ts): records written straight into one buffer read as
 // msgpack reads them, whatever the body's length; a gzipped file reads the same as a plain one;
-// a directory reads its segments in seq order and nothing else in it, and names a bad one.
+// a directory reads its segments in seq order and nothing else in it, and names a bad one; a
+// file cut short is said so, with where it ends.
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -68,4 +69,26 @@ t.test('a directory: its segments in seq order as one log; other files ignored; 
   await t.rejects(collect((await readLogFile(dir)).batches), new RegExp(`^${segmentName(31, 40).replace(/\./g, '\\.')}: `), 'the bad segment is named')
   const empty = await tempDir(t)
   await t.rejects(readLogFile(empty), /holds no log segments \(named like 000000000001-000000001000\.log\.gz\)/)
+})
+
+t.test('a file cut short: where it ends is said when read, however long after opening', async (t) => {
+  const dir = await tempDir(t)
+  const whole = join(dir, 'whole.log')
+  await writeLogFile(whole, batchesOf(chain(1, 10, GENESIS_HASH), 5))
+  const { readFile } = await import('node:fs/promises')
+  const bytes = await readFile(whole)
+  const header = packr.pack({ format: 'perp-exchange-log', version: 1 }).length
+  for (const [size, where] of [[5, 'its header'], [header + 3, 'record 1'], [bytes.length - 1, 'record 10']] as const) {
+    const file = join(dir, `cut-${size}.log`)
+    await writeFile(file, bytes.subarray(0, size))
+    const r = await readLogFile(file)
+    // Read only later, as restore does once its staging log is open: the stream's end must wait for the reader.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await t.rejects(collect(r.batches), { message: `${file} is not a whole exported log: it ends inside ${where}, at byte ${size} (truncated or damaged there)` })
+  }
+  // Gzipped whole, what it holds cut short: no byte of the file to name.
+  const zipped = join(dir, 'cut.log.gz')
+  await writeFile(zipped, gzipSync(bytes.subarray(0, header + 3)))
+  await t.rejects(collect((await readLogFile(zipped)).batches),
+    { message: `${zipped} is not a whole exported log: it ends inside record 1 (truncated or damaged there)` })
 })
