@@ -91,9 +91,11 @@ t.test('a command that only connects, given a --data without gateway-secret: say
 })
 
 t.test('withdraw-fees: an --amount that is no positive decimal is refused in a line before anything is asked, exit 1', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'amount-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const port = String(await freePort())
   for (const amount of ['-1', '0.00', '1e3']) {
-    t.same(await exitAndStderr(['withdraw-fees', '--amount', amount, '--to', '0x' + '1'.repeat(40), '--replication-port', port, '--data', '/nonexistent']),
+    t.same(await exitAndStderr(['withdraw-fees', '--amount', amount, '--to', '0x' + '1'.repeat(40), '--replication-port', port, '--data', path.join(dir, 'none')]),
       { code: 1, stderr: `exchange: --amount must be a positive decimal number, got ${amount}\n` }, amount)
   }
 })
@@ -108,8 +110,8 @@ t.test('export-log: an --out file that exists is refused, untouched, unless --fo
   t.same(await exitAndStderr(['export-log', '--data', data, '--out', out]),
     { code: 1, stderr: `exchange: ${out} exists: export-log writes a new file (--force to write over it)\n` })
   t.equal(readFileSync(out, 'utf8'), 'the only copy of something', 'untouched')
-  // Refused before the link is opened: no secret, no node needed to be told.
-  t.same(await exitAndStderr(['export-log', '--follow', `ws://127.0.0.1:${await freePort()}`, '--out', out]),
+  // Refused before the link is opened: no node needed to be told.
+  t.same(await exitAndStderr(['export-log', '--follow', `ws://127.0.0.1:${await freePort()}`, '--master-secret', '11'.repeat(32), '--out', out]),
     { code: 1, stderr: `exchange: ${out} exists: export-log writes a new file (--force to write over it)\n` })
   const forced = await exchangeCli(['export-log', '--data', data, '--out', out, '--force'])
   t.same([forced.code, forced.stdout], [0, `exported ${genesisLog().length} entries to ${out}\n`], forced.stderr)
