@@ -190,9 +190,11 @@ t.test('trades and historicalTrades', async (t) => {
   t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP&fromId=x', key)).body, notDigits('fromId'))
   t.equal(await r.weightOf('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', key), 20)
 
-  // Three months on, the trades are past historicalTrades' reach.
+  // Three months on, the trades are past historicalTrades' reach (Dave's session opened again: it lasts a day).
+  await r.f.at(M + 91 * DAY, { type: 'CreateSession', account: DAVE, sub: 0, apiKey: 'F'.repeat(64), permissions: ['USER_DATA'],
+    expiresAt: M + 92 * DAY, nonce: 2, signature: '0x' + '11'.repeat(65) })
   r.clock.now = M + 91 * DAY
-  t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', key)).body, [])
+  t.same((await r.get('/fapi/v1/historicalTrades?symbol=BTCUSDTPERP', { 'X-MBX-APIKEY': 'F'.repeat(64) })).body, [])
 })
 
 const AGG = [
