@@ -52,7 +52,6 @@ export function ledgerUnits(amount: string, scale: number): number {
   } catch (err) {
     if (!(err instanceof ApiError)) throw err
     if (err.code === -1111) throw new OperatorError(`--amount ${amount} is finer than the asset's ${scale} decimals`)
-    if (err.code === -1100) throw new OperatorError(`--amount must be a positive decimal number, got ${amount}`)
     throw new OperatorError(`--amount ${amount} is out of range`)
   }
 }

@@ -93,7 +93,7 @@ const MICROSECONDS_FROM = 100_000_000_000_000
  * spot reads them, whatever X-MBX-TIME-UNIT says (it sets the answer's unit): `timestamp` in ms
  * or µs, told apart by size; `recvWindow` in ms, with up to three decimals (µs).
  */
-export function checkTiming(ctx: GatewayContext, _req: Pick<FastifyRequest, 'headers'>, r: Pick<RawRequest, 'params'>): void {
+export function checkTiming(ctx: GatewayContext, r: Pick<RawRequest, 'params'>): void {
   const ts = r.params.get('timestamp')
   if (ts === undefined || ts === '') throw mandatoryParam('timestamp')
   if (!/^\d{1,19}$/.test(ts)) throw invalidParam('timestamp')
@@ -130,7 +130,7 @@ export function authenticate(ctx: GatewayContext, req: FastifyRequest, security:
   checkDuplicates(r)
   if (security === 'TRADE' || security === 'USER_DATA') {
     checkSignature(ctx, session, r)
-    checkTiming(ctx, req, r)
+    checkTiming(ctx, r)
     if (!session.permissions.includes(security)) throw permissionDenied()
   }
   const sub = ctx.state().accounts.get(session.account)?.subs[session.sub]

@@ -17,8 +17,6 @@ export function signaturePayload(params: ReadonlyMap<string, string>): string {
 /** What a request must prove: nothing, its key (USER_STREAM), or key, signature and time. */
 export type WsSecurity = 'NONE' | 'USER_STREAM' | 'SIGNED' | Security
 
-const NO_HEADERS = { headers: {} }
-
 /**
  * The request's authentication. `loggedOn` is the connection's session.logon session: it is
  * used when the request carries no apiKey of its own, and is looked up again so an expired
@@ -32,7 +30,7 @@ export function authenticateWs(ctx: GatewayContext, params: Map<string, string>,
   const session = sessionByKey(ctx, viaLogon ? loggedOn.apiKey : ownKey)
   if (security !== 'USER_STREAM' && security !== 'NONE') {
     if (!viaLogon) checkSignature(ctx, session, r)
-    checkTiming(ctx, NO_HEADERS, r)
+    checkTiming(ctx, r)
     if (security !== 'SIGNED' && !session.permissions.includes(security)) throw permissionDenied()
   }
   const sub = ctx.state().accounts.get(session.account)?.subs[session.sub]
