@@ -196,7 +196,7 @@ export const marketRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weig
     if (m.prices.indexE8 > 0 || kind === 'premium') {
       return pageReply(ctx, req, reply, { form: 'sampledPriceKlines', market: m, priceKind: kind, query: 'priceKlines', args: [kind, m.marketId, interval, q] })
     }
-    return pageReply(ctx, req, reply, { form: 'tradePriceKlines', market: m, query: 'klines', args: [m.marketId, interval, q] })
+    return pageReply(ctx, req, reply, { form: 'tradePriceKlines', market: m, query: 'klines', args: [m.marketId, interval, { ...q, gapless: true }] })
   }
   const klinesWeightOf = (p: Params): number => klinesWeight(limitForWeight(p, 500))
 

@@ -13,7 +13,7 @@ import { idParam, intervalParam, limitParam, timeParam, type Params } from '../m
  */
 export function klinesPage(m: Market, p: Params, limitMax: number, offsetMs = 0): PagePlan {
   const { interval, q } = klineQuery(p, limitMax, m.kind === 'SPOT')
-  return { form: 'klines', market: m, query: 'klines', args: [m.marketId, interval, { ...q, offsetMs }] }
+  return { form: 'klines', market: m, query: 'klines', args: [m.marketId, interval, { ...q, offsetMs, gapless: true }] }
 }
 
 /** A kline request's interval (1s for spot), time range and limit (default 500, at most `limitMax`), checked. */

@@ -30,6 +30,11 @@ export interface RangeQuery extends TimeRange {
 export interface KlineQuery extends RangeQuery {
   /** Buckets read in a zone this far east of UTC, ms (Binance spot's timeZone); startTime and endTime stay UTC. */
   offsetMs?: number
+  /**
+   * One kline per interval, those without trades flat at the last close, as Binance serves
+   * them (kline-gaps.ts); otherwise only the stored ones, intervals with trades.
+   */
+  gapless?: boolean
 }
 
 /**

@@ -18,6 +18,7 @@ import { forceOrders, onForceOrder, onInsurance, type ForceOrderQuery, type Forc
 import { applyFill, PendingBatch, type BatchOp, type PendingOrder } from './batch.js'
 import { numberCodec, orderCodec, plainCodec } from './codec.js'
 import { intervalIndex, type KlineInterval } from './intervals.js'
+import { gaplessKlines } from './kline-gaps.js'
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import { PROJECTIONS_DB_OPTIONS } from '../level-options.js'
 import * as marketQueries from './market-queries.js'
@@ -432,8 +433,10 @@ export class Projections {
 
   klines(marketId: number, interval: KlineInterval, q: marketQueries.KlineQuery): Promise<KlineRecord[]> {
     // 1s klines are pruned past their window (prune below); the window hides the same ones first.
-    const floor = interval === '1s' ? this.durableTime - PROJECTION_LIMITS.secondKlineRetentionMs : 0
-    return marketQueries.klines(this.stores, marketId, interval, q, Math.max(0, floor))
+    const floor = Math.max(0, interval === '1s' ? this.durableTime - PROJECTION_LIMITS.secondKlineRetentionMs : 0)
+    return q.gapless === true
+      ? gaplessKlines(this.stores, marketId, interval, q, floor, this.durableTime)
+      : marketQueries.klines(this.stores, marketId, interval, q, floor)
   }
 
   ticker24h(marketId: number, nowMs = this.durableTime, windowMs?: number): Promise<TickerRecord> {

@@ -227,6 +227,8 @@ const K1M = [
   [M, '30000.0', '30010.0', '30000.0', '30010.0', '0.035', M + MIN - 1, '1050.2000', 3, '0.035', '1050.2000', '0'],
   [M + MIN, '29990.0', '29990.0', '29990.0', '29990.0', '0.030', M + 2 * MIN - 1, '899.7000', 1, '0.000', '0.0000', '0'],
   [M + 2 * MIN, '30020.5', '30020.5', '30020.5', '30020.5', '0.004', M + 3 * MIN - 1, '120.0820', 1, '0.004', '120.0820', '0'],
+  // The state's time is M + 3 min 20 s: its minute has no trade, so it is flat at the last price.
+  [M + 3 * MIN, '30020.5', '30020.5', '30020.5', '30020.5', '0.000', M + 4 * MIN - 1, '0.0000', 0, '0.000', '0.0000', '0'],
 ]
 
 t.test('klines: intervals, ranges, limits and weights', async (t) => {
@@ -236,7 +238,7 @@ t.test('klines: intervals, ranges, limits and weights', async (t) => {
   t.same((await r.get(`${u}&interval=1h`)).body, [
     [M, '30000.0', '30020.5', '29990.0', '30020.5', '0.069', M + HOUR - 1, '2069.9820', 5, '0.039', '1170.2820', '0'],
   ])
-  t.same((await r.get(`${u}&interval=1m&limit=1`)).body, K1M.slice(2), 'the newest')
+  t.same((await r.get(`${u}&interval=1m&limit=1`)).body, K1M.slice(3), 'the newest: the current minute')
   t.same((await r.get(`${u}&interval=1m&startTime=${M + 1}`)).body, K1M.slice(1), 'by open time, from startTime')
   t.same((await r.get(`${u}&interval=1m&endTime=${M + MIN}&limit=1`)).body, K1M.slice(1, 2))
   t.same((await r.get(`${u}&interval=1m&startTime=${M}&endTime=${M + MIN}`)).body, K1M.slice(0, 2))
@@ -258,11 +260,50 @@ t.test('klines: intervals, ranges, limits and weights', async (t) => {
   t.equal(await r.weightOf(`${u}&interval=1m&limit=1001`), 10)
 })
 
+t.test('klines: an interval without trades is flat at the last price, from the first trade to the current interval', async (t) => {
+  const f = await Fixture.open(t)
+  for (const a of [ALICE, BOB, CAROL]) await f.fund(a, 10_000_000)
+  await trade(f, ALICE, BOB, 30000, 0.01, M)
+  await trade(f, ALICE, BOB, 30100, 0.02, M + 3 * MIN + 5)
+  // No trade: only the state's time moves on, into 10:05.
+  await f.at(M + 5 * MIN + 10_000, limit(CAROL, 'BUY', 29000, 0.1))
+  const r = await marketGateway(t, f, M + HOUR)
+  const flat = (open: number, price: string) => [open, price, price, price, price, '0.000', open + MIN - 1, '0.0000', 0, '0.000', '0.0000', '0']
+  const all = [
+    [M, '30000.0', '30000.0', '30000.0', '30000.0', '0.010', M + MIN - 1, '300.0000', 1, '0.010', '300.0000', '0'],
+    flat(M + MIN, '30000.0'),
+    flat(M + 2 * MIN, '30000.0'),
+    [M + 3 * MIN, '30100.0', '30100.0', '30100.0', '30100.0', '0.020', M + 4 * MIN - 1, '602.0000', 1, '0.020', '602.0000', '0'],
+    flat(M + 4 * MIN, '30100.0'),
+    flat(M + 5 * MIN, '30100.0'),
+  ]
+  const u = '/fapi/v1/klines?symbol=BTCUSDTPERP&interval=1m'
+  t.same((await r.get(u)).body, all)
+  t.same((await r.get(`${u}&limit=2`)).body, all.slice(-2), 'limit counts intervals: the newest two are both empty')
+  t.same((await r.get(`${u}&startTime=${M + MIN}&limit=2`)).body, all.slice(1, 3))
+  t.same((await r.get(`${u}&endTime=${M + 2 * MIN}`)).body, all.slice(0, 3))
+  t.same((await r.get(`${u}&endTime=${M + 4 * MIN}&limit=3`)).body, all.slice(2, 5))
+  t.same((await r.get(`${u}&startTime=${M - HOUR}&limit=3`)).body, all.slice(0, 3), 'none before the first trade')
+  t.same((await r.get(`${u}&endTime=${M - 1}`)).body, [])
+  t.same((await r.get(`${u}&startTime=${M + 6 * MIN}`)).body, [], 'none after the current interval')
+  t.same((await r.get(`${u}&startTime=${M + 5 * MIN}&endTime=${M + HOUR}`)).body, all.slice(5))
+  t.same((await r.get('/fapi/v1/klines?symbol=BTCUSDTPERP&interval=3m')).body, [
+    [M, '30000.0', '30000.0', '30000.0', '30000.0', '0.010', M + 3 * MIN - 1, '300.0000', 1, '0.010', '300.0000', '0'],
+    [M + 3 * MIN, '30100.0', '30100.0', '30100.0', '30100.0', '0.020', M + 6 * MIN - 1, '602.0000', 1, '0.020', '602.0000', '0'],
+  ])
+  t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=PERPETUAL&interval=1m')).body, all)
+  t.same((await r.get('/fapi/v1/markPriceKlines?symbol=BTCUSDTPERP&interval=1m&limit=3')).body.map((k: unknown[]) => k.slice(0, 5)),
+    [M + 3 * MIN, M + 4 * MIN, M + 5 * MIN].map((open) => [open, ...Array(4).fill('30100.00000000')]),
+    'with no oracle price yet, the mark is the last trade: flat too')
+  t.same((await r.get('/fapi/v1/klines?symbol=ETHUSDTPERP&interval=1m')).body, [], 'a market that never traded has none')
+  t.same((await r.get('/api/v3/klines?symbol=BTCUSDT&interval=1m')).body, [])
+})
+
 t.test("continuousKlines: a pair's PERPETUAL contract is its perpetual's klines", async (t) => {
   const r = await rig(t)
   const u = '/fapi/v1/continuousKlines?contractType=PERPETUAL'
   t.same((await r.get(`${u}&pair=BTCUSDT&interval=1m`)).body, K1M)
-  t.same((await r.get(`${u}&pair=BTCUSDTPERP&interval=1m&limit=1`)).body, K1M.slice(2), 'the symbol names the pair too')
+  t.same((await r.get(`${u}&pair=BTCUSDTPERP&interval=1m&limit=1`)).body, K1M.slice(3), 'the symbol names the pair too')
   t.same((await r.get(`${u}&pair=BTCUSDT&interval=1m&startTime=${M + 1}`)).body, K1M.slice(1))
   t.same((await r.get('/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=CURRENT_QUARTER&interval=1m')).body, [],
     'a quarterly contract: none here, so no klines (as its stream carries none)')

@@ -39,21 +39,48 @@ function localClose(interval: string, open: number): number {
   return next - 1
 }
 
-/** Binance kline rows for `fills` in a zone `offsetMs` east of UTC: BTCUSDT's 2 price and 4 quantity decimals. */
-function expected(fills: Fill[], interval: string, offsetMs: number): unknown[][] {
-  const rows = new Map<number, Fill[]>()
+/** The open of every bucket in a zone `offsetMs` east of UTC, from the one holding `from` to the one holding `to`. */
+function bucketOpens(interval: string, offsetMs: number, from: number, to: number): number[] {
+  const out: number[] = []
+  for (let open = localOpen(interval, from + offsetMs) - offsetMs; open <= to; open = localClose(interval, open + offsetMs) - offsetMs + 1) out.push(open)
+  return out
+}
+
+/** The last of `fills` (in time order) before `time`. */
+function lastBefore(fills: Fill[], time: number): Fill {
+  let [lo, hi] = [0, fills.length]
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (fills[mid]!.time < time) lo = mid + 1
+    else hi = mid
+  }
+  return fills[lo - 1]!
+}
+
+/**
+ * Binance kline rows (BTCUSDT's 2 price and 4 quantity decimals) of the buckets opening at
+ * `opens` in a zone `offsetMs` east of UTC: those without a fill flat at the last fill's price.
+ */
+function rows(fills: Fill[], interval: string, offsetMs: number, opens: number[]): unknown[][] {
+  const byOpen = new Map<number, Fill[]>()
   for (const f of fills) {
     const open = localOpen(interval, f.time + offsetMs) - offsetMs
-    rows.set(open, [...(rows.get(open) ?? []), f])
+    byOpen.set(open, [...(byOpen.get(open) ?? []), f])
   }
   const price = (ticks: number): string => (ticks / 100).toFixed(2)
   const qty = (lots: number): string => (lots / 10_000).toFixed(4)
   const quote = (fs: Fill[]): string => (fs.reduce((s, f) => s + f.priceTicks * f.qtyLots, 0) / 1_000_000).toFixed(6)
-  return [...rows].sort(([a], [b]) => a - b).map(([open, fs]) => {
+  return opens.map((open) => {
+    const close = localClose(interval, open + offsetMs) - offsetMs
+    const fs = byOpen.get(open)
+    if (fs === undefined) {
+      const last = price(lastBefore(fills, open).priceTicks)
+      return [open, last, last, last, last, qty(0), close, quote([]), 0, qty(0), quote([]), '0']
+    }
     const ticks = fs.map((f) => f.priceTicks)
     const takers = fs.filter((f) => f.buyerIsTaker)
     return [open, price(ticks[0]!), price(Math.max(...ticks)), price(Math.min(...ticks)), price(ticks.at(-1)!),
-      qty(fs.reduce((s, f) => s + f.qtyLots, 0)), localClose(interval, open + offsetMs) - offsetMs, quote(fs), fs.length,
+      qty(fs.reduce((s, f) => s + f.qtyLots, 0)), close, quote(fs), fs.length,
       qty(takers.reduce((s, f) => s + f.qtyLots, 0)), quote(takers), '0']
   })
 }
@@ -79,6 +106,11 @@ t.test('spot klines read in a time zone match candles built from the trades in l
     time += 7 * MIN + next(31 * 60) * MIN
   }
   const r = await marketGateway(t, f, time)
+  // Binance serves a kline for every interval from the first trade's to the current one (the
+  // state's time: the last fill's here), those without trades flat at the last price.
+  const now = fills.at(-1)!.time
+  const expected = (interval: string, offsetMs: number, pick = (opens: number[]): number[] => opens): unknown[][] =>
+    rows(fills, interval, offsetMs, pick(bucketOpens(interval, offsetMs, fills[0]!.time, now)))
   // Each request in a minute of its own: zoned klines weigh up to 20, and this asks hundreds.
   const get = async (q: string): Promise<unknown> => {
     r.clock.now += 60_000
@@ -89,9 +121,9 @@ t.test('spot klines read in a time zone match candles built from the trades in l
     ['-12', -12 * HOUR], ['14:00', 14 * HOUR], ['-3:15', -195 * MIN]]
   for (const interval of ['15m', '1h', '4h', '12h', '1d', '3d', '1w', '1M']) {
     for (const [zone, offset] of zones) {
-      const all = expected(fills, interval, offset)
+      const all = expected(interval, offset)
       const at = `${interval} at ${zone}`
-      t.same(await get(`interval=${interval}&timeZone=${zone}&limit=1000`), all, `${at}: every bucket`)
+      t.same(await get(`interval=${interval}&timeZone=${zone}&limit=1000`), all.slice(-1000), `${at}: the newest thousand`)
       t.same(await get(`interval=${interval}&timeZone=${zone}&limit=3`), all.slice(-3), `${at}: the newest three`)
       // startTime inside a bucket: that bucket opened before it and is left out; endTime inside
       // one: that bucket opened before it and is in, whole.
@@ -111,9 +143,10 @@ t.test('spot klines read in a time zone match candles built from the trades in l
     const start = next(3) === 0 ? undefined : span[0]! + next(span[1]! - span[0]!)
     const end = next(3) === 0 ? undefined : (start ?? span[0]!) + next(span[1]! - (start ?? span[0]!))
     const lim = 1 + next(next(2) === 0 ? 5 : 1000)
-    const inRange = expected(fills, interval, offset)
-      .filter((k) => (start === undefined || (k[0] as number) >= start) && (end === undefined || (k[0] as number) <= end))
-    const want = start === undefined ? inRange.slice(Math.max(0, inRange.length - lim)) : inRange.slice(0, lim)
+    const want = expected(interval, offset, (opens) => {
+      const inRange = opens.filter((o) => (start === undefined || o >= start) && (end === undefined || o <= end))
+      return start === undefined ? inRange.slice(Math.max(0, inRange.length - lim)) : inRange.slice(0, lim)
+    })
     const q = `interval=${interval}&timeZone=${zone}&limit=${lim}${start === undefined ? '' : `&startTime=${start}`}${end === undefined ? '' : `&endTime=${end}`}`
     t.same(await get(q), want, q)
   }
@@ -130,9 +163,11 @@ t.test('spot klines read in a time zone match candles built from the trades in l
   }
   // The futures klines take no timeZone (USDⓈ-M has none): UTC whatever is sent.
   t.same((await r.get('/fapi/v1/klines?symbol=BTCUSDTPERP&interval=1d&timeZone=8')).body, [])
-  // Binance spot's 1s klines: one per trade here (each in a second of its own), in any zone; USDⓈ-M has none.
-  t.same(await get('interval=1s&limit=1000'), expected(fills, '1s', 0))
-  t.same(await get('interval=1s&timeZone=5:45&limit=1000'), expected(fills, '1s', 0), 'a zone of whole minutes keeps the seconds')
+  // Binance spot's 1s klines, in any zone; USDⓈ-M has none.
+  const newest1s = expected('1s', 0, (opens) => opens.slice(-1000))
+  t.equal(newest1s.filter((k) => k[8] !== 0).length, 1, 'the newest thousand seconds hold the last fill, the rest flat')
+  t.same(await get('interval=1s&limit=1000'), newest1s)
+  t.same(await get('interval=1s&timeZone=5:45&limit=1000'), newest1s, 'a zone of whole minutes keeps the seconds')
   for (const path of ['/fapi/v1/klines?symbol=BTCUSDTPERP', '/fapi/v1/markPriceKlines?symbol=BTCUSDTPERP', '/fapi/v1/indexPriceKlines?pair=BTCUSDT',
     '/fapi/v1/premiumIndexKlines?symbol=BTCUSDTPERP', '/fapi/v1/continuousKlines?pair=BTCUSDT&contractType=PERPETUAL']) {
     t.same((await r.get(`${path}&interval=1s`)).body, { code: -1120, msg: 'Invalid interval.' }, `${path}: no 1s`)
