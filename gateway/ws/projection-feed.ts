@@ -7,7 +7,7 @@
 
 import { PROJECTION_LIMITS } from '../../core/limits.js'
 import type { Market, State } from '../../core/state.js'
-import { KLINE_INTERVALS, zonedBucketClose, zonedBucketOpen, type Projections } from '../../replica/projections/index.js'
+import { KLINE_INTERVALS, zonedBucketClose, zonedBucketOpen, type KlineInterval, type Projections } from '../../replica/projections/index.js'
 import { AVG_PRICE_MINS, averagePrice } from '../avg-price.js'
 import type { StreamHub } from './hub.js'
 import { aggTradeEvent, continuousKlineEvent, klineEvent, miniTickerEvent, tickerEvent, windowTickerEvent } from './format-stream.js'
@@ -105,7 +105,11 @@ export class ProjectionFeed {
     }
   }
 
-  /** Updates of the current kline of each subscribed interval (and zone), and the final form of one that closed. */
+  /**
+   * Updates of the current kline of each subscribed interval (and zone), and the final form of
+   * one that closed. An interval without trades is sent too, flat at the last close (volume 0,
+   * trade ids -1), as Binance sends one: when it begins, or when a stream is subscribed.
+   */
   async klineTick(): Promise<void> {
     const now = this.now()
     for (const id of [...this.klineDirty]) {
@@ -120,41 +124,70 @@ export class ProjectionFeed {
           if (!this.klineListened(s.m, interval, offsetMs)) continue
           const sent = this.klines.get(name)
           const openTime = zonedBucketOpen(interval, t.time, offsetMs)
-          if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, id, interval, offsetMs, sent.openTime, true, name)
-          await this.sendKline(s.m, id, interval, offsetMs, openTime, now > zonedBucketClose(interval, openTime, offsetMs), name)
+          if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, interval, offsetMs, sent.openTime, true, name)
+          await this.sendKline(s.m, interval, offsetMs, openTime, now > zonedBucketClose(interval, openTime, offsetMs), name)
         }
       }
     }
-    // Klines that ended with no trade after them: their final form.
-    for (const [name, sent] of [...this.klines]) {
-      const spec = parseStream(name)
-      const m = spec?.kind === 'kline' ? this.state().marketsBySymbol.get(spec.symbol.toUpperCase()) : undefined
-      if (spec?.kind !== 'kline' || m === undefined || !this.klineListened(m, spec.interval, spec.offsetMs)) { this.klines.delete(name); continue }
-      if (sent.closed || now <= sent.closeTime) continue
+    const listened = this.listenedKlines()
+    for (const name of this.klines.keys()) if (!listened.has(name)) this.klines.delete(name)
+    for (const [name, { m, interval, offsetMs }] of listened) {
+      // A trade not yet readable: the loop above sends its kline once it is.
       if (this.klineDirty.has(m.marketId)) continue
-      await this.sendKline(m, m.marketId, spec.interval, spec.offsetMs, sent.openTime, true, name)
+      const sent = this.klines.get(name)
+      if (sent !== undefined && !sent.closed) {
+        if (now <= sent.closeTime) continue
+        // Ended with no trade after it: its final form.
+        await this.sendKline(m, interval, offsetMs, sent.openTime, true, name)
+      }
+      const openTime = zonedBucketOpen(interval, now, offsetMs)
+      // Read once the projections have reached the interval; with no kline by then (no trade
+      // yet), nothing is sent until the next one.
+      if ((this.klines.get(name)?.openTime ?? -1) >= openTime || this.projections.lastTime < openTime) continue
+      if (!await this.sendKline(m, interval, offsetMs, openTime, false, name)) {
+        this.klines.set(name, { openTime, closeTime: zonedBucketClose(interval, openTime, offsetMs), closed: true })
+      }
     }
+  }
+
+  /** Each market kline stream someone listens to, by its name: by symbol, or a perpetual's by its pair (contract type PERPETUAL). */
+  private listenedKlines(): Map<string, { m: Market; interval: KlineInterval; offsetMs: number }> {
+    const out = new Map<string, { m: Market; interval: KlineInterval; offsetMs: number }>()
+    const state = this.state()
+    for (const stream of this.hub.streams()) {
+      const spec = parseStream(stream)
+      if (spec?.kind === 'kline') {
+        const m = state.marketsBySymbol.get(spec.symbol.toUpperCase())
+        if (m !== undefined) out.set(stream, { m, interval: spec.interval, offsetMs: spec.offsetMs })
+      } else if (spec?.kind === 'continuousKline' && spec.contractType === 'perpetual') {
+        const m = state.markets.find((x) => x?.kind === 'PERP' && x.pair.toLowerCase() === spec.pair)
+        if (m !== undefined) out.set(streamName.kline(m.symbol.toLowerCase(), spec.interval), { m, interval: spec.interval, offsetMs: 0 })
+      }
+    }
+    return out
   }
 
   /**
    * Whether anyone listens to a market's klines of `interval` in a zone: by symbol, or (UTC) a
    * perpetual's by its pair's continuous klines (contract type PERPETUAL).
    */
-  private klineListened(m: Market, interval: (typeof KLINE_INTERVALS)[number], offsetMs: number): boolean {
+  private klineListened(m: Market, interval: KlineInterval, offsetMs: number): boolean {
     return this.hub.has(streamName.kline(m.symbol.toLowerCase(), interval, offsetMs))
       || (offsetMs === 0 && m.kind === 'PERP' && this.hub.has(streamName.continuousKline(m.pair.toLowerCase(), interval)))
   }
 
-  private async sendKline(m: Market, id: number, interval: (typeof KLINE_INTERVALS)[number], offsetMs: number, openTime: number,
-    closed: boolean, name: string): Promise<void> {
-    const [k] = await this.projections.klines(id, interval, { startTime: openTime, endTime: openTime, limit: 1, offsetMs })
-    if (k === undefined) return
+  /** Publishes the kline of `interval` opening at `openTime` (with or without trades); false when there is none. */
+  private async sendKline(m: Market, interval: KlineInterval, offsetMs: number, openTime: number,
+    closed: boolean, name: string): Promise<boolean> {
+    const [k] = await this.projections.klines(m.marketId, interval, { startTime: openTime, endTime: openTime, limit: 1, offsetMs, gapless: true })
+    if (k === undefined) return false
     this.klines.set(name, { openTime: k.openTime, closeTime: k.closeTime, closed })
     if (this.hub.has(name)) this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()))
     if (m.kind === 'PERP' && offsetMs === 0) {
       const continuous = streamName.continuousKline(m.pair.toLowerCase(), interval)
       if (this.hub.has(continuous)) this.hub.publish(continuous, continuousKlineEvent(m, interval, k, closed, this.now()))
     }
+    return true
   }
 
   /**

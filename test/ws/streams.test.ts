@@ -162,6 +162,43 @@ t.test('a perpetual\'s klines stream by pair as continuous klines (contract type
   raw.close()
 })
 
+t.test('a kline stream sends an interval without trades flat at the last price, and a new subscriber the current interval', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  const c = await connect(`${rig.base}/stream?streams=${S}@kline_1m/btcusdt_perpetual@continuousKline_1m`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 1000))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 400))
+  const minute = Math.floor(rig.ex.time / 60_000) * 60_000
+  t.match(await on(c, `${S}@kline_1m`), { k: { t: minute, n: 1, x: false } })
+  // Binance's empty kline: the last close throughout, no volume, trade ids -1.
+  const flat = (open: number, x: boolean) => ({
+    t: open, T: open + 59_999, s: 'BTCUSDTPERP', i: '1m', f: -1, L: -1, o: '50000.0', c: '50000.0', h: '50000.0', l: '50000.0',
+    v: '0.000', n: 0, x, q: '0.0000', V: '0.000', Q: '0.0000', B: '0',
+  })
+  const deposit = (ref: string) => ({ type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref }) as const
+  await ok(rig, deposit('next-minute'), 60_000)
+  t.match(await on(c, `${S}@kline_1m`, (d) => d.k.x === true), { k: { t: minute, n: 1, x: true } })
+  const next = await on(c, `${S}@kline_1m`, (d) => d.k.t === minute + 60_000)
+  t.same(next, { e: 'kline', E: next.E, s: 'BTCUSDTPERP', k: flat(minute + 60_000, false) }, 'the next minute, with no trade')
+  const { s: _s, ...continuous } = flat(minute + 60_000, false)
+  t.same((await on(c, 'btcusdt_perpetual@continuousKline_1m', (d) => d.k.t === minute + 60_000)).k, continuous, 'by pair too')
+  await ok(rig, deposit('two-minutes-on'), 60_000)
+  t.same((await on(c, `${S}@kline_1m`, (d) => d.k.x === true)).k, flat(minute + 60_000, true), 'closed at its end, still flat')
+  t.same((await on(c, `${S}@kline_1m`, (d) => d.k.t === minute + 120_000)).k, flat(minute + 120_000, false))
+
+  // Subscribed while nothing trades: the current minute at once, without waiting for a trade.
+  const late = await connect(`${rig.base}/ws`)
+  t.same(await late.request({ method: 'SUBSCRIBE', params: [`${S}@kline_5m`], id: 1 }), { result: null, id: 1 })
+  const five = Math.floor(rig.ex.time / 300_000) * 300_000
+  t.match(await late.next((m) => m.e === 'kline'), { k: { t: five, i: '5m', n: five === minute - (minute % 300_000) ? 1 : 0, x: false } })
+  // A market that never traded has no kline to send.
+  t.same(await late.request({ method: 'SUBSCRIBE', params: ['ethusdtperp@kline_1m'], id: 2 }), { result: null, id: 2 })
+  await sleep(600)
+  t.notOk(late.messages.some((m: any) => m.s === 'ETHUSDTPERP'), 'nothing for ETHUSDTPERP')
+  c.close()
+  late.close()
+})
+
 t.test('!contractInfo: a listing with its brackets, then status changes; the streams of what is absent here are accepted', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
