@@ -4,19 +4,32 @@
 // its internal link (replica/log-download.ts): no stop needed.
 
 import { writeLogFile } from '../chain/log-file.js'
-import { saidAs } from './operator-error.js'
+import { OperatorError, saidAs } from './operator-error.js'
 import type { LogEntry } from '../replica/entry.js'
 import { openLogFromGenesis } from './log-from-genesis.js'
 import { downloadLog, SILENCE_MS, type DownloadFrom } from '../replica/log-download.js'
 import type { Network } from '../replica/network.js'
 
-export async function exportLog(dataDir: string, outFile: string): Promise<number> {
+/** Writes over an existing `outFile` only with `force` (else an OperatorError: it may be the only copy of a log). */
+export async function exportLog(dataDir: string, outFile: string, force = false): Promise<number> {
   const log = await openLogFromGenesis(dataDir, 'an export')
   try {
-    return await writeLogFile(outFile, log.readBatches(1))
+    return await writeLogFile(outFile, log.readBatches(1), { exclusive: !force }).catch(existsSaid(outFile))
   } finally {
     await log.close()
   }
+}
+
+/** export-log's refusal of an --out file that exists (made by another writer after main's first look). */
+function existsSaid(outFile: string): (err: Error & { code?: string }) => never {
+  return (err) => {
+    if (err.code === 'EEXIST') throw new OperatorError(existsMessage(outFile))
+    throw err
+  }
+}
+
+export function existsMessage(outFile: string): string {
+  return `${outFile} exists: export-log writes a new file (--force to write over it)`
 }
 
 /**
@@ -39,10 +52,10 @@ export async function openLogDownload(network: Network, url: string, context: st
 }
 
 /** The running sequencer's log at `url` (its replication endpoint), from genesis to its end when asked. */
-export async function exportLogFromSequencer(network: Network, url: string, outFile: string): Promise<number> {
+export async function exportLogFromSequencer(network: Network, url: string, outFile: string, force = false): Promise<number> {
   const context = `export from ${url}`
   try {
-    return await writeLogFile(outFile, await openLogDownload(network, url, context))
+    return await writeLogFile(outFile, await openLogDownload(network, url, context), { exclusive: !force }).catch(existsSaid(outFile))
   } catch (err) {
     throw saidAs(err, context)
   }

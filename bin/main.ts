@@ -112,13 +112,12 @@ async function main(argv: string[]): Promise<void> {
       process.exit(ok ? 0 : 1)
     }
     case 'export-log': {
-      // Refused before any link or log is opened: the file there may be the only copy of a log.
-      if (!config.force && await stat(config.outFile).catch(() => undefined) !== undefined) {
-        throw new OperatorError(`${config.outFile} exists: export-log writes a new file (--force to write over it)`)
-      }
-      const { exportLog, exportLogFromSequencer } = await import('./export-log.js')
-      const n = config.follow ? await exportLogFromSequencer(await linkNetwork(config), config.follow, config.outFile)
-        : await exportLog(config.dataDir, config.outFile)
+      const { exportLog, exportLogFromSequencer, existsMessage } = await import('./export-log.js')
+      // Refused before any link or log is opened (the file there may be the only copy of a
+      // log), and again as the file is created, should another writer have made it since.
+      if (!config.force && await stat(config.outFile).catch(() => undefined) !== undefined) throw new OperatorError(existsMessage(config.outFile))
+      const n = config.follow ? await exportLogFromSequencer(await linkNetwork(config), config.follow, config.outFile, config.force)
+        : await exportLog(config.dataDir, config.outFile, config.force)
       process.stdout.write(`exported ${n} entries to ${config.outFile}\n`)
       return
     }

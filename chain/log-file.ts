@@ -21,7 +21,7 @@ export const LOG_FILE_VERSION = 1
 const packr = new Packr({ useRecords: false })
 
 /** Writes `batches` to `file` (gzipped with `gzip`); the number of entries written. */
-export async function writeLogFile(file: string, batches: AsyncIterable<LogEntry[]>, options: { gzip?: boolean } = {}): Promise<number> {
+export async function writeLogFile(file: string, batches: AsyncIterable<LogEntry[]>, options: WriteOptions = {}): Promise<number> {
   let n = 0
   async function* records(): AsyncGenerator<Uint8Array> {
     for await (const batch of batches) {
@@ -33,19 +33,24 @@ export async function writeLogFile(file: string, batches: AsyncIterable<LogEntry
   return n
 }
 
-/**
- * Writes the header, then `records` (packed records, packRecords() or packChecked()), to
- * `file`, gzipped with `gzip` (what the log's archiver writes).
- */
-export async function writeRecords(file: string, records: AsyncIterable<Uint8Array>, options: { gzip?: boolean } = {}): Promise<void> {
+export interface WriteOptions {
+  /** Gzipped (what the log's archiver writes). */
+  gzip?: boolean
+  /** Fails with EEXIST if `file` exists, checked as it is created (no window for another writer). */
+  exclusive?: boolean
+}
+
+/** Writes the header, then `records` (packed records, packRecords() or packChecked()), to `file`. */
+export async function writeRecords(file: string, records: AsyncIterable<Uint8Array>, options: WriteOptions = {}): Promise<void> {
   async function* chunks(): AsyncGenerator<Uint8Array> {
     yield packr.pack({ format: LOG_FILE_FORMAT, version: LOG_FILE_VERSION })
     yield* records
   }
   const source = Readable.from(chunks(), { objectMode: false })
   // A failed write (a full disk) rejects here, and never reaches the process as an unhandled error.
-  if (options.gzip) await pipeline(source, createGzip({ level: 1 }), createWriteStream(file))
-  else await pipeline(source, createWriteStream(file))
+  const out = createWriteStream(file, { flags: options.exclusive ? 'wx' : 'w' })
+  if (options.gzip) await pipeline(source, createGzip({ level: 1 }), out)
+  else await pipeline(source, out)
 }
 
 /**

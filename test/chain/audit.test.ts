@@ -131,6 +131,12 @@ t.test('the audit passes on the honest log, from the data directory and from an 
     'the sequencer declared its rules first')
   t.equal(fromData.lines.at(-1), 'PASS')
   t.equal(await exportLog(dir, exported), 45)
+  // A file there (another writer's, made after the command's first look) is never written over
+  // without --force: the check is the file's creation itself.
+  const before = readFileSync(exported)
+  await t.rejects(exportLog(dir, exported), { message: `${exported} exists: export-log writes a new file (--force to write over it)` })
+  t.same(readFileSync(exported), before, 'left as it was')
+  t.equal(await exportLog(dir, exported, true), 45, '--force writes over it')
   const fromFile = await audit({ logFile: exported })
   t.equal(fromFile.ok, true, fromFile.lines.join('\n'))
   t.same(fromFile.lines.slice(1), fromData.lines.slice(1), 'the same report')
