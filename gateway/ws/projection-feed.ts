@@ -141,10 +141,10 @@ export class ProjectionFeed {
         await this.sendKline(m, interval, offsetMs, sent.openTime, true, name)
       }
       const openTime = zonedBucketOpen(interval, now, offsetMs)
-      // Read once the projections have reached the interval; with no kline by then (no trade
-      // yet), nothing is sent until the next one.
+      // Read once the projections have reached the interval. None there (no trade yet) once
+      // they have flushed past its open: nothing to send until the next one.
       if ((this.klines.get(name)?.openTime ?? -1) >= openTime || this.projections.lastTime < openTime) continue
-      if (!await this.sendKline(m, interval, offsetMs, openTime, false, name)) {
+      if (!await this.sendKline(m, interval, offsetMs, openTime, false, name) && this.projections.flushedTime >= openTime) {
         this.klines.set(name, { openTime, closeTime: zonedBucketClose(interval, openTime, offsetMs), closed: true })
       }
     }
