@@ -13,7 +13,7 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 6
+export const RULES_VERSION = 7
 
 /**
  * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
@@ -50,6 +50,16 @@ export const QUOTE_ORDERS_AS_BINANCE = 5
  * second set the average alone: one small pair of orders moved the mark by the whole basis.
  */
 export const ONE_SIDED_BASIS_ZERO = 6
+
+/**
+ * Rules 7: an isolated position's liquidation prices its later steps (the fund-backed sweep, the
+ * auto-deleveraging) on all of its margin: its wallet and what the book's partial closes of it
+ * returned to the cross wallet meanwhile (core/isolated.ts returns a share at each), as the fee
+ * and shortfall steps already counted it. Under older rules only the wallet was counted, so the
+ * returned share stayed with the liquidated trader and the counterparty was deleveraged at a
+ * price worse by that much.
+ */
+export const ISOLATED_LIQUIDATION_MARGIN = 7
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the

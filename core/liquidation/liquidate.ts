@@ -18,7 +18,9 @@
 //   P = (cost × k − E) / (qty × k)   (E: the margin balance without this position's PnL;
 //   k: quote units per tick·lot), rounded up for a long (the sale must fetch at least it),
 //   down for a short, within the market's price filter. A cross position's E is the perp
-//   wallet plus the other cross positions' PnL; an isolated position's, its isolated wallet.
+//   wallet plus the other cross positions' PnL; an isolated position's, its isolated wallet
+//   and (rules 7) what the book's partial closes of it returned to the cross wallet since the
+//   liquidation began.
 
 import { abs, mulDivCeil } from '../arith.js'
 import { cancelConditionals } from '../conditional.js'
@@ -28,6 +30,7 @@ import { crossRisk, isolatedRisk } from '../margin-risk.js'
 import { sweep } from '../match.js'
 import { orderEvent } from '../records.js'
 import { retire } from '../resting.js'
+import { ISOLATED_LIQUIDATION_MARGIN, rulesOf } from '../rules.js'
 import { positionOf, type Order, type PerpHolding, type PerpMarket, type State, type SubAccount } from '../state.js'
 import type { PositionSide } from '../commands.js'
 import { autoDeleverage } from './adl.js'
@@ -96,7 +99,12 @@ function cancelOrders(state: State, sub: SubAccount, marketId: number, time: num
 /** Margin balance behind the position now (may be negative). */
 function marginLeft(state: State, c: Closing): number {
   if (!c.isolated) return crossRisk(state, c.sub).marginBalance
-  return isolatedRisk(c.m, c.h, c.side).marginBalance + (c.sub.perpWallet - c.crossBefore)
+  return isolatedRisk(c.m, c.h, c.side).marginBalance + returned(c)
+}
+
+/** What an isolated position's partial closes returned to the cross wallet since its liquidation began (still its margin). */
+function returned(c: Closing): number {
+  return c.sub.perpWallet - c.crossBefore
 }
 
 /** Moves `amount` into (negative: out of) the wallet backing the position; returns [cross, isolated?] after. */
@@ -116,7 +124,8 @@ export function bankruptcyPrice(state: State, c: Closing, extra: number): number
   const { m } = c
   const p = positionOf(c.h, c.side)
   const k = BigInt(m.quotePerTickLot)
-  const e = BigInt(c.isolated ? p.isolatedWallet : crossRisk(state, c.sub).marginBalance - unrealizedPnl(m, p)) + BigInt(extra)
+  const isolated = rulesOf(state) >= ISOLATED_LIQUIDATION_MARGIN ? p.isolatedWallet + returned(c) : p.isolatedWallet
+  const e = BigInt(c.isolated ? isolated : crossRisk(state, c.sub).marginBalance - unrealizedPnl(m, p)) + BigInt(extra)
   const num = BigInt(p.costTicksLots) * k - e
   const den = BigInt(p.qtyLots) * k
   // Long: ceil(num / den), den > 0. Short: floor(num / den) with den < 0, i.e. floor(-num / -den).

@@ -23,6 +23,7 @@ import { ALICE, BOB, BTCPERP, CAROL, DAVE, ETHPERP, NO_BAND_GENESIS, TestExchang
 import { IN_LIQUIDATION, MARGIN_CALLED } from '../../core/liquidation/check.js'
 import { fastMaintenance } from '../../core/liquidation/maintenance.js'
 import { maintenanceMargin } from '../../core/margin.js'
+import { ISOLATED_LIQUIDATION_MARGIN } from '../../core/rules.js'
 import { ERIN, FRANK, fresh, openLong, scenarioA, scenarioB, tradeAt } from '../helpers/liquidation-scenarios.js'
 
 const of = <T extends Event['type']>(events: Event[], type: T): Extract<Event, { type: T }>[] =>
@@ -131,6 +132,47 @@ t.test('an isolated position is liquidated from its own wallet; the cross wallet
   t.same(of(events, 'marginCall').map((e) => [e.positions[0]!.marginType, e.positions[0]!.isolatedWallet]), [['ISOLATED', 747 * USDT]])
   t.same([ex.sub(ALICE).perpWallet, ex.position(ALICE).qtyLots, ex.position(ALICE).isolatedWallet], [1_250 * USDT, 0, 0])
   t.same(moneyViolations(ex.state), [])
+})
+
+// A partial fill of an isolated liquidation returns a share of the isolated wallet to the cross
+// wallet (core/isolated.ts); that share is still the position's margin. Rules 7 price the
+// auto-deleveraging on it too: the trader loses the whole isolated margin, as in the test above,
+// and the counterparty closes at the true bankruptcy price. Older rules priced it on the
+// wallet alone, so the share stayed with the trader and the counterparty paid it.
+t.test('an isolated liquidation the book takes part of: the rest is deleveraged at the price its whole margin gives', async (t) => {
+  const run = (rules: number | undefined) => {
+    const ex = fresh()
+    if (rules !== undefined) ex.ok({ type: 'SetRules', version: rules, leafSeed: '0x' + '6b'.repeat(32) })
+    ex.fund(ALICE, 2_000)
+    ex.ok({ type: 'ChangeMarginType', account: ALICE, sub: 0, marketId: BTCPERP, marginType: 'ISOLATED' })
+    ex.ok(limit(ALICE, 'BUY', 300_000, 500))
+    ex.ok(limit(BOB, 'SELL', 300_000, 500))
+    // Isolated 747, cross 1,250 (as above). The book holds 0.1 at 28,550.0; BOB's short is the only
+    // opposite position, and no fund money: the rest is auto-deleveraged against him.
+    ex.ok(limit(BOB, 'BUY', 285_500, 100))
+    const bob = ex.sub(BOB).perpWallet
+    const events = tradeAt(ex, 286_000)
+    return { ex, events, bobGain: ex.sub(BOB).perpWallet - bob }
+  }
+  // 100 lots sold at 28,550.0: −145, isolated 602, of which floor(602 × 100 / 500) = 120.4 goes back
+  // to the cross wallet: isolated 481.6. Margin left 481.6 + 120.4 − 580 (the 400 lots at the mark
+  // 28,550.0) = 22, all taken by the fee (35.6875 due): isolated 459.6.
+  // Rules 7: bankruptcy of the 400 on 459.6 + 120.4 = 580: (12,000,000,000 − 580,000,000) / 40,000
+  // = 285,500. She ends with the cross wallet she started with.
+  const now = run(ISOLATED_LIQUIDATION_MARGIN)
+  const adl = of(now.events, 'trade').filter((e) => e.adl)
+  t.same(adl.map((e) => [e.priceTicks, e.qtyLots, e.maker.account, e.taker.account]), [[285_500, 400, BOB, ALICE]])
+  t.same([now.ex.sub(ALICE).perpWallet, now.ex.position(ALICE).qtyLots, now.ex.position(ALICE).isolatedWallet], [1_250 * USDT, 0, 0],
+    'the whole isolated margin is spent; her cross wallet is untouched')
+  t.same(of(now.events, 'insurance').map((e) => [e.reason, e.amount]), [['LIQUIDATION_FEE', 22 * USDT]])
+  t.same(moneyViolations(now.ex.state), [])
+
+  // Older rules (logs written before): the 400 on 459.6 alone, (12,000,000,000 − 459,600,000) / 40,000
+  // = 288,510: BOB buys back 30.1 higher, and the 120.4 stays with her.
+  const old = run(undefined)
+  t.same(of(old.events, 'trade').filter((e) => e.adl).map((e) => [e.priceTicks, e.qtyLots]), [[288_510, 400]])
+  t.equal(old.ex.sub(ALICE).perpWallet, 1_370_400_000)
+  t.equal(now.bobGain - old.bobGain, 120_400_000, 'BOB\'s gain under rules 7 is larger by the 120.4 she kept before')
 })
 
 // A trader's own close below the bankruptcy price (a thin book) is not a liquidation: its loss is
