@@ -206,6 +206,11 @@ export function invalidParam(param?: string): ApiError {
   return bad(-1130, param === undefined ? 'Invalid data sent for a parameter.' : `Data sent for parameter '${param}' is not valid.`)
 }
 
+/** Optional parameters Binance takes one at a time, sent together (-1128). */
+export function combinationInvalid(): ApiError {
+  return bad(-1128, 'Combination of optional parameters invalid.')
+}
+
 /** The text Binance's cancel endpoints document for a value other than ONLY_NEW / ONLY_PARTIALLY_FILLED. */
 export function invalidCancelRestrictions(): ApiError {
   return bad(-1145, 'Invalid cancelRestrictions')
