@@ -33,7 +33,7 @@ import { corsHooks } from './cors.js'
 import { compressionHooks } from './compression.js'
 import { fastifyTrustProxy } from './client-ip.js'
 import { WeightCounter } from './weights.js'
-import { sapiWeights } from './sapi.js'
+import { sapiUsageHeaders, sapiWeights } from './sapi.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 import { Refusals } from './refusals.js'
@@ -165,8 +165,11 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.decorate('connectionGuard', guardConnections(app.server, { perIp, max: ctx.rateLimits?.connectionsMax ?? defaultConnectionsMax() },
     ctx.trustProxy ?? [], (code) => refusals.add('rest', code)))
   app.decorate('wsOpen', new OpenPerIp(perIp))
+  // One per-account budget for every UID-weighted /sapi route, as Binance's UID limit is one.
+  const sapi = sapiWeights(ctx)
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
+    if (req.url.startsWith('/sapi/')) void reply.headers(sapiUsageHeaders(req, weights, sapi))
     done()
   })
 
@@ -200,8 +203,6 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(historyDownloadRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights, orders })
   await app.register(algoOrderRoutes, { ctx, weights, orders })
-  // One per-account budget for every /sapi route, as Binance's UID limit is one.
-  const sapi = sapiWeights(ctx)
   await app.register(walletRoutes, { ctx, weights, sapi })
   await app.register(capitalRoutes, { ctx, weights })
   await app.register(subAccountRoutes, { ctx, weights, sapi })
