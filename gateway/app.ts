@@ -19,7 +19,7 @@ import { listenKeyRoutes } from './routes/listen-key.js'
 import { ListenKeys } from './user-data/listen-keys.js'
 import { checkResponses } from './response-check.js'
 import { lazySerializers } from './lazy-serializers.js'
-import { clientErrorHandler } from './client-errors.js'
+import { clientErrorHandler, httpRefusalHooks } from './client-errors.js'
 import { positionRoutes } from './routes/positions.js'
 import { sessionRoutes } from './routes/session.js'
 import { spotTradeRoutes } from './routes/spot-trade.js'
@@ -33,7 +33,7 @@ import { corsHooks } from './cors.js'
 import { compressionHooks } from './compression.js'
 import { fastifyTrustProxy } from './client-ip.js'
 import { WeightCounter } from './weights.js'
-import { sapiWeights } from './sapi.js'
+import { sapiUsageHeaders, sapiWeights } from './sapi.js'
 import { OrderCounter } from './order-counter.js'
 import { readYourWrites } from './consistency.js'
 import { Refusals } from './refusals.js'
@@ -111,7 +111,10 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
     // for long. One with nothing sent or received for 2 minutes is closed (fastify's default:
     // never): a client that asks for a long answer and never reads it would hold the answer's
     // bytes and the descriptor for good. (WebSocket sockets leave this behind at the upgrade.)
-    http: { headersTimeout: o.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, o.headersTimeoutMs ?? 1_000) },
+    // No Host on an HTTP/1.1 request is refused by httpRefusalHooks, in Binance's shape, not by
+    // Node (400 with no body).
+    http: { headersTimeout: o.headersTimeoutMs ?? 10_000, connectionsCheckingInterval: Math.min(1_000, o.headersTimeoutMs ?? 1_000),
+      requireHostHeader: false },
     requestTimeout: 30_000,
     connectionTimeout: o.idleTimeoutMs ?? 120_000,
     // A kept-alive connection waiting for its next request is closed after fastify's 72 s (longer
@@ -136,6 +139,8 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, _body, done) => done(null, ''))
   // First, so that every answer to a page, a refusal too, carries its CORS headers.
   corsHooks(app, ctx.corsOrigins ?? '*')
+  // A CONNECT, an Expect other than 100-continue, no Host: Node's bodiless answers made Binance's.
+  httpRefusalHooks(app)
   // X-MBX-TIME-UNIT: checked on every request, applied to every body before serialization.
   timeUnitHooks(app)
 
@@ -165,8 +170,11 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   app.decorate('connectionGuard', guardConnections(app.server, { perIp, max: ctx.rateLimits?.connectionsMax ?? defaultConnectionsMax() },
     ctx.trustProxy ?? [], (code) => refusals.add('rest', code)))
   app.decorate('wsOpen', new OpenPerIp(perIp))
+  // One per-account budget for every UID-weighted /sapi route, as Binance's UID limit is one.
+  const sapi = sapiWeights(ctx)
   app.addHook('onSend', (req, reply, _payload, done) => {
     reply.header('X-MBX-USED-WEIGHT-1M', String(weights.used(req.ip)))
+    if (req.url.startsWith('/sapi/')) void reply.headers(sapiUsageHeaders(req, weights, sapi))
     done()
   })
 
@@ -200,8 +208,6 @@ export async function buildGateway(base: GatewayContext, o: GatewayOptions = {})
   await app.register(historyDownloadRoutes, { ctx, weights })
   await app.register(tradeRoutes, { ctx, weights, orders })
   await app.register(algoOrderRoutes, { ctx, weights, orders })
-  // One per-account budget for every /sapi route, as Binance's UID limit is one.
-  const sapi = sapiWeights(ctx)
   await app.register(walletRoutes, { ctx, weights, sapi })
   await app.register(capitalRoutes, { ctx, weights })
   await app.register(subAccountRoutes, { ctx, weights, sapi })

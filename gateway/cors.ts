@@ -13,7 +13,8 @@ import { originNotAllowed } from './errors.js'
 export type CorsOrigins = '*' | readonly string[]
 
 /** Response headers a page may read: the usage counters, read-your-writes, back-off. */
-const EXPOSED = 'X-MBX-USED-WEIGHT-1M, X-MBX-ORDER-COUNT-10S, X-MBX-ORDER-COUNT-1M, X-EXCHANGE-SEQ, Retry-After'
+const EXPOSED = 'X-MBX-USED-WEIGHT-1M, X-MBX-ORDER-COUNT-10S, X-MBX-ORDER-COUNT-1M, X-SAPI-USED-IP-WEIGHT-1M, X-SAPI-USED-UID-WEIGHT-1M, '
+  + 'X-EXCHANGE-SEQ, Retry-After'
 const METHODS = 'GET, HEAD, POST, PUT, DELETE'
 /** How long a browser may reuse a preflight's answer, s (Chromium caps it at 7200). */
 const PREFLIGHT_MAX_AGE_S = 7200

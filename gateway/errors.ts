@@ -101,6 +101,20 @@ export function originNotAllowed(origin: string): ApiError {
   return new ApiError(403, -1002, `Origin ${origin.slice(0, 100)} is not allowed to call this API.`)
 }
 
+/**
+ * An HTTP/1.1 request without Host (RFC 9112 §3.2: 400). The connection stays open, unlike
+ * Node's own refusal: the request's framing is sound, and requests pipelined after it are
+ * answered in order rather than run with their answers dropped at the close.
+ */
+export function missingHost(): ApiError {
+  return new ApiError(400, -1100, 'Malformed HTTP request: no Host header.')
+}
+
+/** An Expect header with something other than 100-continue: 417, as RFC 9110 §10.1.1 has it. */
+export function expectationFailed(): ApiError {
+  return new ApiError(417, -1100, 'Expectation not supported: only 100-continue is.')
+}
+
 /** The 10 s processing limit passed; the command may still apply, so the status is unknown. */
 export function timeout(): ApiError {
   return new ApiError(408, -1007, 'Timeout waiting for response from backend server. Send status unknown; execution status unknown.')
@@ -204,6 +218,11 @@ export function invalidListenKey(): ApiError {
 /** -1130 naming the parameter; without one, Binance's generic form. */
 export function invalidParam(param?: string): ApiError {
   return bad(-1130, param === undefined ? 'Invalid data sent for a parameter.' : `Data sent for parameter '${param}' is not valid.`)
+}
+
+/** Optional parameters Binance takes one at a time, sent together (-1128). */
+export function combinationInvalid(): ApiError {
+  return bad(-1128, 'Combination of optional parameters invalid.')
 }
 
 /** The text Binance's cancel endpoints document for a value other than ONLY_NEW / ONLY_PARTIALLY_FILLED. */

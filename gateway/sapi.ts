@@ -13,19 +13,57 @@ import { fromCore, invalidParam } from './errors.js'
 import { optional, required, timeParam } from './market-params.js'
 import { SAPI_UID_WEIGHT_1M, WeightCounter } from './weights.js'
 
-/** The one per-account SAPI budget of a gateway, which every /sapi plugin charges. */
-export function sapiWeights(ctx: GatewayContext): WeightCounter {
-  return new WeightCounter(ctx.now, ctx.rateLimits?.sapiWeight1m ?? SAPI_UID_WEIGHT_1M)
+/**
+ * The one per-account SAPI budget of a gateway (Binance's UID limit), which every UID-weighted
+ * /sapi route charges; and which account each request charged, for its answer's
+ * X-SAPI-USED-UID-WEIGHT-1M (a refusal past the limit carries it too).
+ */
+export class SapiWeights {
+  private readonly counter: WeightCounter
+  /** Requests are dropped once answered: the map holds only those in flight. */
+  private readonly charged = new WeakMap<FastifyRequest, string>()
+
+  constructor(now: () => number, limit: number) {
+    this.counter = new WeightCounter(now, limit)
+  }
+
+  /** Adds `weight` to `account`'s minute; throws 429 (then 418) past the limit, as WeightCounter does. */
+  charge(req: FastifyRequest, account: string, weight: number): void {
+    this.charged.set(req, account)
+    this.counter.charge(account, weight)
+  }
+
+  /** The minute's weight of the account `req` charged; undefined for a request that charged none. */
+  usedBy(req: FastifyRequest): number | undefined {
+    const account = this.charged.get(req)
+    return account === undefined ? undefined : this.counter.used(account)
+  }
+}
+
+export function sapiWeights(ctx: GatewayContext): SapiWeights {
+  return new SapiWeights(ctx.now, ctx.rateLimits?.sapiWeight1m ?? SAPI_UID_WEIGHT_1M)
 }
 
 /** Authenticates a /sapi request: weight 1 to the IP, `weight` to the account. */
-export function sapiSignIn(ctx: GatewayContext, ipWeights: WeightCounter, accountWeights: WeightCounter) {
+export function sapiSignIn(ctx: GatewayContext, ipWeights: WeightCounter, accountWeights: SapiWeights) {
   return (req: FastifyRequest, weight: number, security: Security = 'USER_DATA'): Authenticated => {
     ipWeights.charge(req.ip, 1)
     const a = authenticate(ctx, req, security)
-    accountWeights.charge(a.session.account, weight)
+    accountWeights.charge(req, a.session.account, weight)
     return a
   }
+}
+
+/**
+ * The usage headers of a /sapi answer: X-SAPI-USED-IP-WEIGHT-1M, the IP's weight (every /sapi
+ * route charges it, in the one per-IP budget of the whole API, so it equals X-MBX-USED-WEIGHT-1M),
+ * and X-SAPI-USED-UID-WEIGHT-1M, the account's, once a UID-weighted route charged it.
+ */
+export function sapiUsageHeaders(req: FastifyRequest, ipWeights: WeightCounter, accountWeights: SapiWeights): Record<string, string> {
+  const headers: Record<string, string> = { 'X-SAPI-USED-IP-WEIGHT-1M': String(ipWeights.used(req.ip)) }
+  const uid = accountWeights.usedBy(req)
+  if (uid !== undefined) headers['X-SAPI-USED-UID-WEIGHT-1M'] = String(uid)
+  return headers
 }
 
 /** A page number or size in 1..max (default when not sent); anything else is -1130 naming it. */

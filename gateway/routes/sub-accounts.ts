@@ -19,13 +19,13 @@ import { ApiError, fromCore, invalidParam, mandatoryParam } from '../errors.js'
 import { limitParam, optional, required } from '../market-params.js'
 import { subAccountDocs } from '../schemas/sub-accounts.js'
 import type { WeightCounter } from '../weights.js'
-import { futuresTransfer, historyRange, pageParam, sapiSignIn } from '../sapi.js'
+import { futuresTransfer, historyRange, pageParam, sapiSignIn, type SapiWeights } from '../sapi.js'
 
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
   /** The per-account SAPI budget, shared with the wallet routes. */
-  sapi: WeightCounter
+  sapi: SapiWeights
 }
 
 /** Binance's sub-account histories: the last 30 days unless told, at most 30 days. */

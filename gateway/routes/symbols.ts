@@ -95,7 +95,14 @@ export function perpSymbol(state: State, m: PerpMarket): object {
   }
 }
 
-export function spotSymbol(state: State, m: SpotMarket): object {
+/**
+ * Every spot market's permission sets, as Binance reads them: an account with any one
+ * permission of a set may trade (there is one set). No spot margin here: SPOT alone.
+ */
+export const SPOT_PERMISSION_SETS: readonly (readonly string[])[] = [['SPOT']]
+
+/** A spot market as exchangeInfo lists it; `showPermissionSets` false leaves permissionSets empty, as Binance's parameter does. */
+export function spotSymbol(state: State, m: SpotMarket, showPermissionSets = true): object {
   const notional = trimZeros(formatUnits(m.minNotional, quoteScale(state, m)))
   return {
     symbol: m.symbol, status: m.status,
@@ -113,6 +120,8 @@ export function spotSymbol(state: State, m: SpotMarket): object {
         minTrailingBelowDelta: LIMITS.trailingDeltaMinBips, maxTrailingBelowDelta: LIMITS.trailingDeltaMaxBips }]),
     defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
     allowedSelfTradePreventionModes: ['NONE', 'EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH', 'DECREMENT', 'TRANSFER'],
-    permissions: ['SPOT'],
+    // Binance now sends permissions empty and the sets in permissionSets; SPOT is kept in
+    // permissions for clients written before permissionSets (they read it, and SPOT is true).
+    permissions: ['SPOT'], permissionSets: showPermissionSets ? SPOT_PERMISSION_SETS : [],
   }
 }

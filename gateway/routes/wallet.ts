@@ -14,14 +14,14 @@ import type { TransferRecord } from '../../replica/projections/records.js'
 import { limitParam, optional, required, spotsParam, timeParam } from '../market-params.js'
 import { walletDocs } from '../schemas/wallet.js'
 import type { WeightCounter } from '../weights.js'
-import { futuresTransfer, historyRange, marginTransfer, pageParam, sapiSignIn } from '../sapi.js'
+import { futuresTransfer, historyRange, marginTransfer, pageParam, sapiSignIn, type SapiWeights } from '../sapi.js'
 import { NETWORK } from './capital.js'
 
 interface Options {
   ctx: GatewayContext
   weights: WeightCounter
   /** The per-account SAPI budget, shared with the sub-account routes. */
-  sapi: WeightCounter
+  sapi: SapiWeights
 }
 
 /** Deposit status codes Binance uses: 0 pending (seen on chain, not yet deep enough), 1 success. */

@@ -27,6 +27,7 @@ const spotSymbol = object({
   quoteOrderQtyMarketAllowed: bool, allowTrailingStop: bool, cancelReplaceAllowed: bool, amendAllowed: bool,
   pegInstructionsAllowed: bool, isSpotTradingAllowed: bool, isMarginTradingAllowed: bool, filters: arrayOf(filter),
   defaultSelfTradePreventionMode: str, allowedSelfTradePreventionModes: strings, permissions: strings,
+  permissionSets: arrayOf(strings),
 })
 
 /** Exchange-wide filters: none yet; any object Binance may add. */
@@ -49,7 +50,7 @@ export const generalDocs = {
   time: route({ family: 'general', summary: 'Server time', security: 'NONE', weight: 1, response: object({ serverTime: int }) }),
   futuresExchangeInfo: route({
     family: 'general', summary: 'Futures exchange information: rate limits, assets, perpetual markets and their filters',
-    description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed.',
+    description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed (any unknown: -1121).',
     security: 'NONE', weight: 20, ...symbolParams, response: futuresExchangeInfo,
   }),
   coinExchangeInfo: route({
@@ -60,8 +61,10 @@ export const generalDocs = {
   }),
   spotExchangeInfo: route({
     family: 'general', summary: 'Spot exchange information: rate limits, spot markets and their filters',
-    description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed; or `symbolStatus` (TRADING, HALT, BREAK) '
-      + 'lists the markets in that status (-1128 beside symbol or symbols).',
-    security: 'NONE', weight: 20, params: ['symbol', 'symbols', 'symbolStatus'], response: spotExchangeInfo,
+    description: '`symbol`, or `symbols` as a JSON array, narrows the markets listed (any unknown: -1121); or `permissions` '
+      + '(one, or a JSON array; default SPOT, MARGIN, LEVERAGED) lists the markets with any of them; `symbolStatus` (TRADING, '
+      + 'HALT, BREAK) those in that status. One of symbol, symbols and permissions; symbolStatus with neither symbol nor symbols '
+      + '(-1128 otherwise). `showPermissionSets=false` leaves each `permissionSets` empty.',
+    security: 'NONE', weight: 20, params: ['symbol', 'symbols', 'permissions', 'showPermissionSets', 'symbolStatus'], response: spotExchangeInfo,
   }),
 }

@@ -11,7 +11,8 @@ import { gatewayRig, openSession, signedInject, type Keys } from '../helpers/gat
 import { streamRig } from '../ws/client.js'
 
 const PAGE = 'https://app.example.com'
-const EXPOSED = 'X-MBX-USED-WEIGHT-1M, X-MBX-ORDER-COUNT-10S, X-MBX-ORDER-COUNT-1M, X-EXCHANGE-SEQ, Retry-After'
+const EXPOSED = 'X-MBX-USED-WEIGHT-1M, X-MBX-ORDER-COUNT-10S, X-MBX-ORDER-COUNT-1M, X-SAPI-USED-IP-WEIGHT-1M, X-SAPI-USED-UID-WEIGHT-1M, '
+  + 'X-EXCHANGE-SEQ, Retry-After'
 
 const preflight = (origin: string, url = '/fapi/v1/order', method = 'POST', headers = 'x-mbx-apikey,content-type') => ({
   method: 'OPTIONS' as const, url,

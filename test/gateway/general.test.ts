@@ -56,6 +56,9 @@ t.test('futures exchangeInfo lists the perpetuals with their filters', async (t)
   t.same(bad.json(), { code: -1121, msg: 'Invalid symbol.' })
   const junk = await rig.app.inject({ method: 'GET', url: '/fapi/v1/exchangeInfo?symbols=%5Bnot-json' })
   t.equal(junk.statusCode, 400)
+  // Found by review: a list with one unknown name answered 200 with the known ones only.
+  const partly = await rig.app.inject({ method: 'GET', url: '/fapi/v1/exchangeInfo?symbols=' + encodeURIComponent('["BTCUSDTPERP","NOPE"]') })
+  t.same([partly.statusCode, partly.json()], [400, { code: -1121, msg: 'Invalid symbol.' }], 'one unknown name in symbols refuses the request')
 })
 
 t.test('spot exchangeInfo lists the spot markets', async (t) => {
@@ -63,7 +66,42 @@ t.test('spot exchangeInfo lists the spot markets', async (t) => {
   t.teardown(() => rig.close())
   const body = (await rig.app.inject({ method: 'GET', url: '/api/v1/exchangeInfo' })).json()
   t.same(body.symbols.map((s: { symbol: string }) => s.symbol), ['BTCUSDT', 'ETHUSDT'])
-  t.match(body.symbols[0], { baseAsset: 'BTC', quoteAsset: 'USDT', baseAssetPrecision: 8, quotePrecision: 6, permissions: ['SPOT'] })
+  t.match(body.symbols[0], { baseAsset: 'BTC', quoteAsset: 'USDT', baseAssetPrecision: 8, quotePrecision: 6, permissions: ['SPOT'],
+    permissionSets: [['SPOT']] })
+})
+
+// Found by review: an unknown name among `symbols` answered 200 listing the others, and
+// `permissions` and `showPermissionSets` were ignored; Binance refuses the first (-1121) and
+// honours the other two.
+t.test('spot exchangeInfo: unknown symbols, permissions and showPermissionSets as Binance takes them', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const get = async (query: string): Promise<{ status: number; body: { symbols?: { symbol: string; permissionSets: string[][] }[] } }> => {
+    const r = await rig.app.inject({ method: 'GET', url: `/api/v3/exchangeInfo?${query}` })
+    return { status: r.statusCode, body: r.json() }
+  }
+  const q = (v: unknown): string => encodeURIComponent(JSON.stringify(v))
+  const names = (r: { body: { symbols?: { symbol: string }[] } }): string[] | undefined => r.body.symbols?.map((s) => s.symbol)
+  const invalidSymbol = { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } }
+  t.same(await get(`symbols=${q(['BTCUSDT', 'NOPE'])}`), invalidSymbol, 'one unknown name among symbols')
+  t.same(await get('symbol=NOPE'), invalidSymbol)
+  t.same(await get(`symbols=${q(['BTCUSDTPERP'])}`), invalidSymbol, 'a perpetual is not a spot symbol')
+  t.same(names(await get(`symbols=${q(['ETHUSDT', 'BTCUSDT'])}`)), ['BTCUSDT', 'ETHUSDT'])
+
+  t.same(names(await get('permissions=SPOT')), ['BTCUSDT', 'ETHUSDT'], 'one permission, bare')
+  t.same(names(await get(`permissions=${q(['MARGIN', 'SPOT'])}`)), ['BTCUSDT', 'ETHUSDT'], 'any of a list')
+  t.same(names(await get(`permissions=${q(['MARGIN', 'LEVERAGED'])}`)), [], 'no spot margin here: none has those')
+  t.same(names(await get('permissions=TRD_GRP_002&symbolStatus=TRADING')), [], 'with symbolStatus')
+  const invalidPermissions = { status: 400, body: { code: -1130, msg: "Data sent for parameter 'permissions' is not valid." } }
+  for (const v of ['FUTURES', q(['SPOT', 'NOPE']), q([]), '%5Bnot-json']) t.same(await get(`permissions=${v}`), invalidPermissions, v)
+  const combination = { status: 400, body: { code: -1128, msg: 'Combination of optional parameters invalid.' } }
+  t.same(await get('symbol=BTCUSDT&permissions=SPOT'), combination, 'one of symbol, symbols and permissions')
+  t.same(await get(`symbol=BTCUSDT&symbols=${q(['ETHUSDT'])}`), combination)
+
+  t.same((await get('symbol=BTCUSDT')).body.symbols![0]!.permissionSets, [['SPOT']], 'permissionSets shown by default')
+  t.same((await get('showPermissionSets=true')).body.symbols!.map((s) => s.permissionSets), [[['SPOT']], [['SPOT']]])
+  t.same((await get('showPermissionSets=false')).body.symbols!.map((s) => s.permissionSets), [[], []], 'false: empty')
+  t.same((await get('showPermissionSets=maybe')).body, { code: -1130, msg: "Data sent for parameter 'showPermissionSets' is not valid." })
 })
 
 t.test('unknown paths answer 404 in the error shape', async (t) => {

@@ -1,6 +1,8 @@
 // Requests refused for their size or form, on a real loopback socket: a body past the limit
-// (fastify's error), headers past Node's limit and bytes that are not HTTP (Node's clientError)
-// are each answered in Binance's {code, msg} with their HTTP status, and the gateway serves on.
+// (fastify's error), headers past Node's limit and bytes that are not HTTP (Node's clientError),
+// a CONNECT, an Expect other than 100-continue and an HTTP/1.1 request without Host (Node's own
+// answers) are each answered in Binance's {code, msg} with their HTTP status, and the gateway
+// serves on.
 
 import net from 'node:net'
 import t from 'tap'
@@ -61,4 +63,52 @@ t.test('pipelined: the requests before the bad bytes are answered first, in orde
     t.same(statuses, ['HTTP/1.1 200', 'HTTP/1.1 200', bad.startsWith('BAD') ? 'HTTP/1.1 400' : 'HTTP/1.1 431'])
     t.match(got, /\{\}[\s\S]*"serverTime":\d+[\s\S]*"code":-110[01]/, 'ping, time, then the refusal')
   }
+})
+
+// Found by review: Node answered these itself, 400 and 417 with an empty body, and a CONNECT
+// with a silent close, which a Binance client reads as an error with no code.
+t.test('no Host, an unknown Expect, a CONNECT: refused in Binance\'s shape, and the gateway serves on', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const base = await rig.app.listen({ port: 0, host: '127.0.0.1' })
+  const port = Number(new URL(base).port)
+
+  const noHost = parsed(await raw(port, 'GET /fapi/v1/ping HTTP/1.1\r\nConnection: close\r\n\r\n'))
+  t.same(noHost, { status: 'HTTP/1.1 400 Bad Request', body: { code: -1100, msg: 'Malformed HTTP request: no Host header.' } },
+    'an HTTP/1.1 request without Host')
+  const old = parsed(await raw(port, 'GET /fapi/v1/ping HTTP/1.0\r\n\r\n'))
+  t.same(old, { status: 'HTTP/1.1 200 OK', body: {} }, 'HTTP/1.0 needs none')
+  const expect = parsed(await raw(port, 'POST /fapi/v1/order HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nConnection: close\r\n'
+    + 'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=b'))
+  t.same(expect, { status: 'HTTP/1.1 417 Expectation Failed', body: { code: -1100, msg: 'Expectation not supported: only 100-continue is.' } },
+    'an Expect other than 100-continue')
+  const connect = parsed(await raw(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'))
+  t.same(connect, { status: 'HTTP/1.1 400 Bad Request', body: { code: -1100, msg: 'Malformed HTTP request: CONNECT is not supported.' } },
+    'a CONNECT')
+
+  // Pipelined: each refusal answers its own request, in order, and what follows is answered too
+  // (after a CONNECT nothing is: the connection is closed, as after bytes that are not HTTP).
+  const ping = 'GET /fapi/v1/ping HTTP/1.1\r\nHost: x\r\n\r\n'
+  const last = 'GET /fapi/v1/time HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'
+  const kept = await raw(port, ping + 'GET /fapi/v1/ping HTTP/1.1\r\n\r\n' + 'GET /fapi/v1/ping HTTP/1.1\r\nHost: x\r\nExpect: x\r\n\r\n' + last)
+  t.same(kept.match(/HTTP\/1\.1 \d+/g), ['HTTP/1.1 200', 'HTTP/1.1 400', 'HTTP/1.1 417', 'HTTP/1.1 200'])
+  t.match(kept, /\{\}[\s\S]*no Host header[\s\S]*only 100-continue[\s\S]*"serverTime":\d+/, 'ping, the two refusals, then time')
+  const closed = await raw(port, ping + 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n' + last)
+  t.same(closed.match(/HTTP\/1\.1 \d+/g), ['HTTP/1.1 200', 'HTTP/1.1 400'], 'ping, then the CONNECT\'s refusal and the close')
+
+  // CONNECTs reset by their clients: nothing throws, no connection is left open.
+  await Promise.all(Array.from({ length: 20 }, () => new Promise<void>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')
+      socket.resetAndDestroy()
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => resolve())
+  })))
+  const open = async (): Promise<number> => new Promise((resolve, reject) =>
+    rig.app.server.getConnections((err, n) => { if (err) reject(err); else resolve(n) }))
+  for (let i = 0; i < 50 && await open() > 0; i++) await new Promise((r) => setTimeout(r, 20))
+  t.equal(await open(), 0, 'every refused connection closed')
+  const served = await fetch(`${base}/fapi/v1/ping`)
+  t.same([served.status, await served.json()], [200, {}], 'and it serves on')
 })

@@ -61,6 +61,40 @@ t.test('the /sapi weight per account is configured apart from the per-IP weight'
   t.equal((await signedInject(limited, keys, 'GET', '/fapi/v2/balance', {})).statusCode, 200, 'the per-IP weight is not what ran out')
 })
 
+// Found by review: /sapi answers carried no usage header of their own, so a client pacing itself
+// by Binance's X-SAPI-USED-*-WEIGHT-1M saw nothing until the 429.
+t.test('/sapi answers report the weight used: the IP\'s and, once a UID-weighted route charged it, the account\'s', async (t) => {
+  const rig = await gatewayRig()
+  t.teardown(() => rig.close())
+  const keys = await trader(rig)
+  const app = await buildGateway({ ...rig.ctx, rateLimits: { weight1m: 1_000_000, sapiWeight1m: 35, orders10s: 300, orders1m: 1200, wsConnections5m: 300 } })
+  t.teardown(() => app.close())
+  const limited: GatewayRig = { ...rig, app }
+  const usage = (r: { headers: Record<string, unknown> }): unknown[] =>
+    [r.headers['x-sapi-used-ip-weight-1m'], r.headers['x-sapi-used-uid-weight-1m'], r.headers['x-mbx-used-weight-1m']]
+
+  // UID-weighted: GET futures/transfer weighs 10 to the account, 1 to the IP (one IP budget for the whole API here).
+  const transfers = { asset: 'USDT', startTime: rig.ex.time - 1000 }
+  const first = await signedInject(limited, keys, 'GET', '/sapi/v1/futures/transfer', transfers)
+  t.same([first.statusCode, ...usage(first)], [200, '1', '10', '1'])
+  const second = await signedInject(limited, keys, 'GET', '/sapi/v1/futures/transfer', transfers)
+  t.same(usage(second), ['2', '20', '2'], 'both add up')
+  const missing = await signedInject(limited, keys, 'GET', '/sapi/v1/futures/transfer', { asset: 'USDT' })
+  t.same([missing.json().code, ...usage(missing)], [-1102, '3', '30', '3'], 'a refusal that consumed weight reports it')
+  const refused = await signedInject(limited, keys, 'GET', '/sapi/v1/futures/transfer', transfers)
+  t.same([refused.statusCode, ...usage(refused)], [429, '4', '40', '4'], 'so does the 429 past the account\'s limit')
+  const unsigned = await app.inject({ method: 'GET', url: '/sapi/v1/futures/transfer?asset=USDT' })
+  t.same([unsigned.json().code, ...usage(unsigned)], [-2014, '5', undefined, '5'], 'no account known: the IP\'s weight alone')
+
+  // IP-weighted: capital/config/getall weighs 10 to the IP and nothing to the account.
+  const config = await signedInject(limited, keys, 'GET', '/sapi/v1/capital/config/getall', {})
+  t.same([config.statusCode, ...usage(config)], [200, '15', undefined, '15'])
+  const status = await app.inject({ method: 'GET', url: '/sapi/v1/system/status' })
+  t.same(usage(status), ['16', undefined, '16'], 'unsigned too')
+  const time = await app.inject({ method: 'GET', url: '/fapi/v1/time' })
+  t.same(usage(time), [undefined, undefined, '17'], 'no SAPI header outside /sapi')
+})
+
 t.test('the flags and their checks', async (t) => {
   t.same(loadConfig(['start'], {}).rateLimits, { weight1m: 2400, sapiWeight1m: 180_000, orders10s: 300, orders1m: 1200, wsConnections5m: 300,
     connectionsPerIp: 1000, newAccounts1h: 20 }, 'the total of connections left to the descriptor limit')

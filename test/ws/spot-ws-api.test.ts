@@ -80,6 +80,13 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   t.same((await call(ws, 'exchangeInfo', { symbols: '["BTCUSDT"]' })).result.symbols,
     (await rig.app.inject('/api/v3/exchangeInfo?symbol=BTCUSDT')).json().symbols, 'exchangeInfo is GET /api/v3/exchangeInfo')
   t.match(await call(ws, 'exchangeInfo', { symbol: 'BTCUSDTPERP' }), { status: 400, error: { code: -1121 } }, 'spot markets only')
+  t.match(await call(ws, 'exchangeInfo', { symbols: ['BTCUSDT', 'NOPE'] } as unknown as WsParams), { status: 400, error: { code: -1121 } },
+    'one unknown name refuses the request')
+  t.same((await call(ws, 'exchangeInfo', { permissions: ['MARGIN', 'LEVERAGED'] } as unknown as WsParams)).result.symbols, [],
+    'permissions as a JSON array')
+  t.same((await call(ws, 'exchangeInfo', { permissions: 'SPOT', showPermissionSets: false } as unknown as WsParams)).result.symbols
+    .map((s: { symbol: string; permissionSets: unknown }) => [s.symbol, s.permissionSets]), [['BTCUSDT', []], ['ETHUSDT', []]],
+    'a single permission; showPermissionSets as a JSON boolean')
 
   // cancelReplace: the new order replaces the rest of the ask; then one whose cancel fails.
   const replaced = await call(ws, 'order.cancelReplace', signed(rig, seller, { symbol: 'BTCUSDT', cancelReplaceMode: 'STOP_ON_FAILURE',
