@@ -179,7 +179,8 @@ function buildConditional(m: PerpMarket, cmd: PlaceOrder, dualSide: boolean): Co
     if (t !== 'STOP_MARKET' && t !== 'TAKE_PROFIT_MARKET') return 'CLOSE_POSITION_INVALID'
     if (cmd.qtyLots !== undefined && cmd.qtyLots !== 0) return 'CLOSE_POSITION_WITH_QTY'
     if (cmd.reduceOnly === true) return 'CLOSE_POSITION_WITH_REDUCE_ONLY'
-    // Hedge mode: only the side that closes its position side (SELL LONG, BUY SHORT).
+    // Hedge mode: a position side (as any order there), and only the side that closes it (SELL LONG, BUY SHORT).
+    if (dualSide && cmd.positionSide !== 'LONG' && cmd.positionSide !== 'SHORT') return 'POSITION_SIDE_INVALID'
     if (dualSide && (cmd.positionSide === 'LONG') !== (cmd.side === 'SELL')) return 'CLOSE_POSITION_INVALID'
   }
   let stop = 0

@@ -321,7 +321,8 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
     : bad(-2019, 'Margin is insufficient.'),
   POSITION_LIMIT: () => bad(-2027, 'Exceeded the maximum allowable position at current leverage.'),
   REDUCE_ONLY_REJECTED: () => bad(-2022, 'ReduceOnly Order is rejected.'),
-  REDUCE_ONLY_IMPROPER: () => bad(-4062, 'Invalid or improper reduceOnly value.'),
+  // reduceOnly in hedge mode (positionSide says what closes): what Binance answers there.
+  REDUCE_ONLY_IMPROPER: () => paramNotRequired('reduceOnly'),
   // The core returns it for a well-formed side that does not fit the account's mode.
   POSITION_SIDE_INVALID: () => bad(-4061, "Order's position side does not match user's setting."),
   LEVERAGE_INVALID: (ctx) => bad(-4028, ctx.leverage === undefined ? 'Invalid leverage' : `Leverage ${ctx.leverage} is not valid`),

@@ -7,7 +7,7 @@ import { isConditionalType } from '../../core/trigger-index.js'
 import type { PerpMarket } from '../../core/state.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
-import { eitherParam, fromCore, invalidOrderType, invalidParam } from '../errors.js'
+import { ApiError, eitherParam, fromCore, invalidOrderType, invalidParam } from '../errors.js'
 import { algoIdOf, algoJson, isAlgo, parseAlgoId } from '../format-algo.js'
 import { fieldsOfOrder, type OrderFields } from '../format-order.js'
 import { pageReply } from '../pages.js'
@@ -25,6 +25,10 @@ interface Options {
 }
 
 
+/** Algo parameters and the /fapi/v1/order parameters they stand for. */
+const ORDER_NAMES: readonly (readonly [algo: string, order: string])[] =
+  [['triggerPrice', 'stopPrice'], ['activatePrice', 'activationPrice'], ['clientAlgoId', 'newClientOrderId']]
+
 /** The /fapi/v1/order parameters an algo request stands for (triggerPrice → stopPrice, …). */
 function orderParams(p: Params): Params {
   const algoType = required(p, 'algoType')
@@ -32,7 +36,7 @@ function orderParams(p: Params): Params {
   const type = required(p, 'type')
   if (!CONDITIONAL.has(type)) throw invalidOrderType()
   const out = new Map(p)
-  for (const [from, to] of [['triggerPrice', 'stopPrice'], ['activatePrice', 'activationPrice'], ['clientAlgoId', 'newClientOrderId']]) {
+  for (const [from, to] of ORDER_NAMES) {
     out.delete(to)
     const v = p.get(from)
     if (v !== undefined) out.set(to, v)
@@ -42,8 +46,20 @@ function orderParams(p: Params): Params {
 
 /** Places a conditional order from algo parameters and answers its algo record. */
 export async function placeAlgoFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
-  const { m, rec } = await submitPlace(ctx, a, orderParams(p))
-  return algoJson(m, rec)
+  try {
+    const { m, rec } = await submitPlace(ctx, a, orderParams(p))
+    return algoJson(m, rec)
+  } catch (err) {
+    throw algoNamed(err)
+  }
+}
+
+/** A refusal naming an order parameter, in the algo parameter's name the request sent (stopPrice: triggerPrice). */
+function algoNamed(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err
+  let msg = err.message
+  for (const [algo, order] of ORDER_NAMES) msg = msg.replaceAll(`'${order}'`, `'${algo}'`)
+  return msg === err.message ? err : new ApiError(err.status, err.code, msg, err.retryAfterSec, err.headers)
 }
 
 /** The caller's conditional order named by algoId or clientAlgoId: open from state, else from history. */

@@ -145,6 +145,14 @@ t.test('algo routes: place, query, open, cancel, all, cancel all', async (t) => 
   const notConditional = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL',
     side: 'BUY', type: 'LIMIT', quantity: '0.010', price: '40000.0' })
   t.same(notConditional.json(), { code: -1116, msg: 'Invalid orderType.' })
+  // A refusal names the parameter the algo request sends (triggerPrice), not /fapi/v1/order's (stopPrice).
+  const noTrigger = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL',
+    side: 'SELL', type: 'TAKE_PROFIT', quantity: '0.010', price: '52100.0' })
+  t.same(noTrigger.json(), { code: -1102, msg: "Mandatory parameter 'triggerPrice' was not sent, was empty/null, or malformed." })
+  const badTrigger = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL',
+    side: 'SELL', type: 'STOP_MARKET', quantity: '0.010', triggerPrice: '49000.05' })
+  t.match(badTrigger.json(), { code: -1111, msg: /triggerPrice|Precision/ })
+  t.notMatch(badTrigger.json().msg, /stopPrice/)
 
   const byClient = await signedInject(rig, alice.keys, 'GET', '/fapi/v1/algoOrder', { clientAlgoId: 'tp-1' })
   t.same(byClient.json(), placed.json())

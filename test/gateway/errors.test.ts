@@ -70,7 +70,7 @@ const exact: [Code, CoreErrorContext, Shape][] = [
   ['BALANCE_INSUFFICIENT', FUT_PLACE, [400, -2018, 'Balance is insufficient.']],
   ['POSITION_LIMIT', FUT_PLACE, [400, -2027, 'Exceeded the maximum allowable position at current leverage.']],
   ['REDUCE_ONLY_REJECTED', FUT_PLACE, [400, -2022, 'ReduceOnly Order is rejected.']],
-  ['REDUCE_ONLY_IMPROPER', FUT_PLACE, [400, -4062, 'Invalid or improper reduceOnly value.']],
+  ['REDUCE_ONLY_IMPROPER', FUT_PLACE, [400, -1106, "Parameter 'reduceOnly' sent when not required."]],
   ['POSITION_SIDE_INVALID', FUT_PLACE, [400, -4061, "Order's position side does not match user's setting."]],
   ['FOK_UNFILLED', FUT_PLACE, [400, -5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.']],
   ['POST_ONLY_WOULD_TAKE', FUT_PLACE, [400, -5022, 'Due to the order could not be executed as maker, the Post Only order will be rejected.']],

@@ -26,12 +26,19 @@ t.test('position mode, margin type, brackets', async (t) => {
   t.equal(bad.json().code, -1130)
   t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/positionSide/dual', { dualSidePosition: 'TRUE' })).json().code, -4059,
     'TRUE is true, in any case, as Binance reads it (no change: already hedge mode)')
-  // reduceOnly too: TRUE is read, not refused as a malformed value (-1130); in hedge mode reduceOnly is then -4062, as Binance's.
+  // reduceOnly too: TRUE is read, not refused as a malformed value (-1130); in hedge mode reduceOnly is then -1106, as Binance
+  // answers it there (positionSide says what closes).
   const upper = await signedInject(rig, keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', positionSide: 'LONG',
     type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '41000.0', reduceOnly: 'TRUE' })
-  t.equal(upper.json().code, -4062, JSON.stringify(upper.json()))
+  t.same(upper.json(), { code: -1106, msg: "Parameter 'reduceOnly' sent when not required." })
   t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/order', { symbol: 'BTCUSDTPERP', side: 'SELL', positionSide: 'LONG',
     type: 'LIMIT', timeInForce: 'GTC', quantity: '0.010', price: '41000.0', reduceOnly: 'yes' })).json().code, -1130)
+  // A closePosition stop in hedge mode names its position side as any order there: -4061 without one, by either route.
+  const sideless = { symbol: 'BTCUSDTPERP', side: 'SELL', type: 'STOP_MARKET', closePosition: 'true' }
+  const mismatch = { code: -4061, msg: "Order's position side does not match user's setting." }
+  t.same((await signedInject(rig, keys, 'POST', '/fapi/v1/order', { ...sideless, stopPrice: '39000.0' })).json(), mismatch)
+  t.same((await signedInject(rig, keys, 'POST', '/fapi/v1/algoOrder', { ...sideless, algoType: 'CONDITIONAL', triggerPrice: '39000.0' })).json(),
+    mismatch)
 
   t.equal((await signedInject(rig, keys, 'POST', '/fapi/v1/marginType', { symbol: 'BTCUSDTPERP', marginType: 'CROSSED' })).json().code, -4046)
 
