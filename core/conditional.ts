@@ -7,7 +7,7 @@
 import type { Code } from './codes.js'
 import type { PlaceOrder, WorkingType } from './commands.js'
 import type { ConditionalFields, Event, Result } from './events.js'
-import { buildOrder } from './filters.js'
+import { buildOrder, goodTillDateOf } from './filters.js'
 import { LIMITS } from './limits.js'
 import { generatedClientId, placeTriggered } from './orders.js'
 import { priceMatchLiteral, resolvePriceMatch } from './price-match.js'
@@ -242,7 +242,8 @@ function conditionalCount(sub: SubAccount, m: PerpMarket): number {
  * Every check placing a conditional order makes, changing nothing: the order it would place
  * (not yet given an id or linked), or why not. POST /fapi/v1/order/test runs it too.
  */
-export function checkConditional(m: PerpMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number): Order | Code {
+export function checkConditional(m: PerpMarket, sub: SubAccount | undefined, cmd: PlaceOrder, time: number,
+  marketGtd: boolean): Order | Code {
   const dualSide = sub?.dualSide ?? false
   if (cmd.side !== 'BUY' && cmd.side !== 'SELL') return 'SIDE_INVALID'
   const c = buildConditional(m, cmd, dualSide)
@@ -261,7 +262,15 @@ export function checkConditional(m: PerpMarket, sub: SubAccount | undefined, cmd
     o.priceTicks = 0
   }
   if (c.origType !== 'STOP' && c.origType !== 'TAKE_PROFIT') {
+    // A market form's one time in force is how long it waits: GTD until its goodTillDate, as a
+    // STOP's (rules 7; before, GTC whatever was sent), else GTC.
     o.timeInForce = 'GTC'
+    if (marketGtd && cmd.timeInForce === 'GTD') {
+      const gtd = goodTillDateOf(cmd, time)
+      if (gtd === null) return 'GTD_INVALID'
+      o.timeInForce = 'GTD'
+      o.goodTillDate = gtd
+    }
     // The notional a market form would have at its trigger (Binance checks it at placement).
     const ref = c.stopPriceTicks || c.activationPriceTicks || watched(m, c.workingType)
     if (!o.reduceOnly && !c.closePosition && ref > 0 && o.origQtyLots * ref * m.quotePerTickLot < m.minNotional) {

@@ -62,6 +62,12 @@ function timeInForceOf(type: OrderType, cmd: PlaceOrder): TimeInForce | null {
   }
 }
 
+/** A GTD order's goodTillDate: more than the minimum ahead of `time`, not past the maximum; null otherwise. */
+export function goodTillDateOf(cmd: PlaceOrder, time: number): number | null {
+  const gtd = cmd.goodTillDate
+  return isInt(gtd) && gtd > time + LIMITS.goodTillDateMinAheadMs && gtd <= LIMITS.goodTillDateMax ? gtd : null
+}
+
 /** The order's mode (EXPIRE_MAKER by default); DECREMENT and TRANSFER on spot markets only. */
 function stpOf(stp: StpMode | undefined, spot: boolean): StpMode | null {
   switch (stp ?? 'EXPIRE_MAKER') {
@@ -131,10 +137,8 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
 
   let goodTillDate = 0
   if (tif === 'GTD') {
-    const gtd = cmd.goodTillDate
-    if (!isInt(gtd) || gtd <= time + LIMITS.goodTillDateMinAheadMs || gtd > LIMITS.goodTillDateMax) {
-      return 'GTD_INVALID'
-    }
+    const gtd = goodTillDateOf(cmd, time)
+    if (gtd === null) return 'GTD_INVALID'
     goodTillDate = gtd
   }
 

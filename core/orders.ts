@@ -13,7 +13,7 @@ import { checkOrderMargin } from './risk.js'
 import { simulate, sweep, type SweepEnd } from './match.js'
 import { isClosing, isTerminal, orderEvent } from './records.js'
 import { accept, acceptOrder, reject } from './results.js'
-import { QUOTE_ORDERS_AS_BINANCE, rulesOf } from './rules.js'
+import { MARKET_STOPS_GTD, QUOTE_ORDERS_AS_BINANCE, rulesOf } from './rules.js'
 import { openOrderNamed, openOrderOf, pushSpotBalanceEvent, releaseSpotLock, rest, retire, retireInto, tooManyIcebergs } from './resting.js'
 import { armConditional, checkConditional } from './conditional.js'
 import { armSpotStop, checkSpotStop } from './spot-stops.js'
@@ -58,7 +58,8 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
   if (isConditionalType(cmd.orderType)) {
     if (m.kind === 'SPOT') return checkSpotStop(m, sub, cmd, time, pending, peg)
     // A trailing delta is a spot stop's (a perpetual trailing stop takes a callback).
-    return cmd.trailingDeltaBips !== undefined ? 'COMMAND_INVALID' : checkConditional(m, sub, cmd, time)
+    return cmd.trailingDeltaBips !== undefined ? 'COMMAND_INVALID'
+      : checkConditional(m, sub, cmd, time, rulesOf(state) >= MARKET_STOPS_GTD)
   }
   if (cmd.trailingDeltaBips !== undefined) return 'COMMAND_INVALID'
   let quoteShort = false

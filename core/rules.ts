@@ -62,6 +62,13 @@ export const ONE_SIDED_BASIS_ZERO = 6
 export const ISOLATED_LIQUIDATION_MARGIN = 7
 
 /**
+ * Rules 7 too: a perpetual's STOP_MARKET, TAKE_PROFIT_MARKET or TRAILING_STOP_MARKET with time
+ * in force GTD waits until its goodTillDate (core/conditional.ts), as a STOP does; under older
+ * rules it was GTC whatever it said. (The gateways of older builds never sent one such.)
+ */
+export const MARKET_STOPS_GTD = 7
+
+/**
  * A log that never declared its rules (written before versioning) applies under these: the
  * rules of the builds up to the one that introduced versioning, identical to version 1.
  */

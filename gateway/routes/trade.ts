@@ -78,7 +78,8 @@ function placeCommand(a: Authenticated, p: Params, m: PerpMarket): PlaceOrder {
     marketId: m.marketId, side, orderType: type as OrderType, qtyLots,
   }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
-  if (tif !== undefined && !isMarket) cmd.timeInForce = tif as TimeInForce
+  // A market conditional form's only time in force is GTD: how long it waits for its trigger.
+  if (tif !== undefined && (!isMarket || (tif === 'GTD' && type !== 'MARKET'))) cmd.timeInForce = tif as TimeInForce
   const clientId = optional(p, 'newClientOrderId')
   if (clientId !== undefined) cmd.clientOrderId = clientId
   if (positionSide !== undefined) cmd.positionSide = positionSide as PositionSide

@@ -8,6 +8,7 @@ import t from 'tap'
 import type { ConditionalType, PlaceOrder, Side } from '../../core/commands.js'
 import type { OrderEvent, Result } from '../../core/events.js'
 import { stateRoot } from '../../core/root.js'
+import { MARKET_STOPS_GTD } from '../../core/rules.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import type { PerpMarket, State } from '../../core/state.js'
 import { cancel, fillTrail, limit, orderEvents, rejection, type OrderExtra } from '../helpers/commands.js'
@@ -395,6 +396,27 @@ t.test('GTD on a STOP: it expires at its date while still waiting', async (t) =>
   const r = ex.ok({ type: 'Tick' }, 700_000)
   t.same(orderEvents(r).map((e) => [e.orderId, e.status]), [[id, 'EXPIRED']])
   t.equal(perp(ex).triggers.live.size, 0)
+})
+
+t.test('GTD on a market form: rules 7 keep it (it expires waiting, or triggers as a market order); older rules make it GTC', async (t) => {
+  const ex = setup()
+  print(ex, 50_000)
+  const gtd = (): number => ex.time + 700_000
+  const old = ex.ok(conditional(ALICE, 'SELL', 'STOP_MARKET', { stopPriceTicks: px(49_000), timeInForce: 'GTD', goodTillDate: gtd() }))
+  t.same(orderEvents(old).map((e) => [e.timeInForce, e.goodTillDate]), [['GTC', 0]], 'rules 1: GTC, as logs before rules 7 have it')
+  ex.ok({ type: 'SetRules', version: MARKET_STOPS_GTD, leafSeed: '0x' + '6e'.repeat(32) })
+  const date = gtd()
+  const waits = ex.ok(conditional(ALICE, 'SELL', 'STOP_MARKET', { stopPriceTicks: px(48_000), timeInForce: 'GTD', goodTillDate: date }))
+  t.same(orderEvents(waits).map((e) => [e.timeInForce, e.goodTillDate]), [['GTD', date]])
+  const fires = ex.ok(conditional(BOB, 'BUY', 'TAKE_PROFIT_MARKET', { stopPriceTicks: px(49_500), timeInForce: 'GTD', goodTillDate: date }))
+  t.same(rejection(ex, conditional(BOB, 'BUY', 'STOP_MARKET', { stopPriceTicks: px(51_000), timeInForce: 'GTD', goodTillDate: ex.time + 1_000 })),
+    { code: 'GTD_INVALID', eventCount: 0, rootUnchanged: true }, 'a date too soon')
+  // 49,500 triggers the TAKE_PROFIT_MARKET into a market order; the STOP_MARKET waits on.
+  print(ex, 49_500)
+  t.notOk(perp(ex).triggers.live.has(fires.orderId!), 'triggered')
+  const r = ex.ok({ type: 'Tick' }, 700_000)
+  t.same(orderEvents(r).map((e) => [e.orderId, e.status]), [[waits.orderId, 'EXPIRED']], 'the waiting one expires at its date; the old one is GTC')
+  t.ok(perp(ex).triggers.live.has(old.orderId!))
 })
 
 t.test('a snapshot keeps waiting orders and trailing state: same root, same later results', async (t) => {

@@ -6,6 +6,7 @@
 import t from 'tap'
 import type { AddressInfo } from 'node:net'
 import type { PlaceOrder } from '../../core/commands.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import { attachStreams } from '../../gateway/ws/attach.js'
 import { DepthBook } from '../../gateway/ws/depth-book.js'
 import { ALICE, BOB, CAROL, TestExchange } from '../helpers/exchange.js'
@@ -173,6 +174,31 @@ t.test('algo routes: place, query, open, cancel, all, cancel all', async (t) => 
   t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', SYM)).json().map((o: { type: string }) => o.type), ['LIMIT'])
   const history = (await signedInject(rig, alice.keys, 'GET', '/fapi/v1/allAlgoOrders', SYM)).json()
   t.same(history.map((o: { algoId: number; algoStatus: string }) => [o.algoId, o.algoStatus]), [[769, 'CANCELED'], [1025, 'CANCELED']])
+})
+
+t.test('GTD on a market form (rules 7): the stop waits until its goodTillDate, then expires; by either route', async (t) => {
+  const { rig, alice, carol, dave } = await setup(t)
+  t.ok((await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '6d'.repeat(32) })).ok)
+  await print(rig, carol, dave, '50000.0')
+  const gtd = rig.ex.time + 700_000
+  const placed = await post(rig, alice, { side: 'SELL', type: 'STOP_MARKET', quantity: '0.010', stopPrice: '49000.0', timeInForce: 'GTD',
+    goodTillDate: gtd })
+  t.match((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { ...SYM, orderId: placed.json().orderId })).json(),
+    { type: 'STOP_MARKET', timeInForce: 'GTD', goodTillDate: gtd, status: 'NEW' })
+  const algo = await signedInject(rig, alice.keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL', side: 'SELL',
+    type: 'TAKE_PROFIT_MARKET', quantity: '0.010', triggerPrice: '52000.0', timeInForce: 'GTD', goodTillDate: gtd })
+  t.match(algo.json(), { orderType: 'TAKE_PROFIT_MARKET', timeInForce: 'GTD', goodTillDate: gtd, algoStatus: 'NEW' })
+  const gtdInvalid = { code: -5040,
+    msg: 'The goodTillDate timestamp must be greater than the current time plus 600 seconds and smaller than 253402300799000 (UTC 9999-12-31 23:59:59)' }
+  t.same((await post(rig, alice, { side: 'SELL', type: 'STOP_MARKET', quantity: '0.010', stopPrice: '49000.0', timeInForce: 'GTD' })).json(),
+    gtdInvalid, 'GTD without a goodTillDate')
+  t.same((await post(rig, alice, { side: 'SELL', type: 'TRAILING_STOP_MARKET', quantity: '0.010', callbackRate: '1', timeInForce: 'GTD',
+    goodTillDate: rig.ex.time + 60_000 })).json(), gtdInvalid, 'a goodTillDate too soon')
+  // Untriggered past it: both expire at the Tick that passes it.
+  await rig.run({ type: 'Tick' }, 701_000)
+  t.equal((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/order', { ...SYM, orderId: placed.json().orderId })).json().status, 'EXPIRED')
+  t.equal((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/algoOrder', { algoId: algo.json().algoId })).json().algoStatus, 'EXPIRED')
+  t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openAlgoOrders', SYM)).json(), [])
 })
 
 t.test('allAlgoOrders: the conditional orders however many plain ones came after, the last seven days by default', async (t) => {
