@@ -4,6 +4,7 @@
 import { exposure, initialMargin, maintenanceMargin, marginView, maxNotionalAt, maxWithdrawable, NO_DELTA,
   positionInitialMargin, positionNotional, unrealizedPnl } from '../core/margin.js'
 import { liquidationPrice, positionMaintenance } from '../core/margin-risk.js'
+import { adlQuantiles } from '../core/liquidation/adl.js'
 import type { PerpHolding, PerpMarket, Position, State, SubAccount } from '../core/state.js'
 import { newHolding, positionOf } from '../core/state.js'
 import { marginAsset } from '../core/wallet.js'
@@ -115,7 +116,9 @@ export function positionRiskJson(state: State, r: PositionRow): object {
     isolatedMargin: f(isolated ? r.p.isolatedWallet + pnl : 0), isAutoAddMargin: 'false',
     notional: f(signedNotional), marginAsset: r.m.quote, isolatedWallet: f(r.p.isolatedWallet),
     initialMargin: f(im.position + im.orders), maintMargin: f(positionMaintenance(r.m, r.p)),
-    positionInitialMargin: f(im.position), openOrderInitialMargin: f(im.orders), adl: 0,
+    positionInitialMargin: f(im.position), openOrderInitialMargin: f(im.orders),
+    // The ADL queue quantile, as /fapi/v1/adlQuantile gives it for the row's side (0 when flat).
+    adl: r.p.qtyLots === 0 || r.sub === undefined ? 0 : adlQuantiles(state, r.m, r.sub)[r.side],
     bidNotional: f(r.h.buyNotional * r.m.quotePerTickLot), askNotional: f(r.h.sellNotional * r.m.quotePerTickLot),
     updateTime: r.p.updateTime,
   }

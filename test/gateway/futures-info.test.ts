@@ -29,6 +29,11 @@ t.test('limits, status, ADL, forced orders, multi-assets, fee burn, constituents
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/adlQuantile')).json(),
     [{ symbol: 'BTCUSDTPERP', adlQuantile: { LONG: 0, SHORT: 0, BOTH: 4 } }])
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/adlQuantile', { symbol: 'ETHUSDTPERP' })).json(), [])
+  // positionRisk's adl is that quantile, for the row's side.
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v3/positionRisk')).json().map((r: { symbol: string; adl: number }) => [r.symbol, r.adl]),
+    [['BTCUSDTPERP', 4]])
+  t.same((await signedInject(rig, bob, 'GET', '/fapi/v2/positionRisk', { symbol: 'ETHUSDTPERP' })).json().map((r: { adl: number }) => r.adl), [0],
+    'flat: 0')
 
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/forceOrders', { symbol: 'BTCUSDTPERP' })).json(), [])
   t.same((await signedInject(rig, bob, 'GET', '/fapi/v1/forceOrders', { autoCloseType: 'BOTH' })).json(),
