@@ -15,6 +15,11 @@ const TIME_FIELDS: ReadonlySet<string> = new Set([
 /** A kline row: open time at 0 and close time at 6. */
 const KLINE_LENGTH = 12
 const US_PER_MS = 1000
+/**
+ * A time parameter this large is in microseconds (in milliseconds it would be past the year
+ * 5000): how Binance spot tells the units of `timestamp`, `startTime` and `endTime` apart.
+ */
+export const MICROSECONDS_FROM = 100_000_000_000_000
 
 /** Whether the request asks for microseconds; absent or MILLISECOND (any case) is milliseconds. */
 export function wantsMicroseconds(req: FastifyRequest): boolean {
