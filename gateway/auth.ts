@@ -13,6 +13,7 @@ import {
 } from './errors.js'
 import { checkDuplicates, rawRequest, type RawRequest } from './params.js'
 import { publicKeySignatureValid } from './public-keys.js'
+import { MICROSECONDS_FROM } from './time-unit.js'
 
 export type Security = 'USER_STREAM' | 'MARKET_DATA' | 'TRADE' | 'USER_DATA'
 
@@ -84,9 +85,6 @@ export function checkSignature(ctx: GatewayContext, session: Session, r: Omit<Ra
   const sig = given.toLowerCase()
   if (!/^[0-9a-f]{64}$/.test(sig) || !timingSafeEqual(Buffer.from(sig, 'hex'), expected)) throw invalidSignature()
 }
-
-/** A timestamp this large is in microseconds (in milliseconds it would be past the year 5000). */
-const MICROSECONDS_FROM = 100_000_000_000_000
 
 /**
  * The timing rule: timestamp < server + 1000 and server - timestamp <= recvWindow. As Binance

@@ -2,7 +2,8 @@
 // myTrades, spot myTrades: orderId, fromId, a time range of at most 24 hours, limit 500/1000)
 // and orders (allOrders of both venues and allAlgoOrders: orderId or a time range of at most 7
 // days on USDⓈ-M, the last 7 by default, and 24 hours on spot; limit 500/1000), as the venue's
-// history rule shows them (replica/projections/order-retention.ts).
+// history rule shows them (replica/projections/order-retention.ts). A spot market's time range
+// may be sent in µs as well as ms (market-params.ts timeRange).
 
 import { PROJECTION_LIMITS } from '../core/limits.js'
 import type { Market } from '../core/state.js'
@@ -15,7 +16,7 @@ const DAY_MS = 86_400_000
 /** The projections' userTrades query the request asks, its parameters checked. */
 export function userTradesArgs(a: Authenticated, m: Market): PageArgs<'userTrades'> {
   const orderId = idParam(a.params, 'orderId')
-  const range = timeRange(a.params, DAY_MS)
+  const range = timeRange(a.params, DAY_MS, m.kind === 'SPOT')
   const fromId = idParam(a.params, 'fromId')
   const limit = limitParam(a.params, 500, 1000)
   return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
@@ -32,7 +33,7 @@ export function allOrdersArgs(a: Authenticated, m: Market, now: number, algo?: {
   const window = spot ? PROJECTION_LIMITS.spotOrderHistoryWindowMs : PROJECTION_LIMITS.perpOrderHistoryWindowMs
   const orderId = algo !== undefined ? algo.orderId : idParam(a.params, 'orderId')
   const limit = limitParam(a.params, 500, 1000)
-  const range = timeRange(a.params, window)
+  const range = timeRange(a.params, window, spot)
   // USDⓈ-M's: with neither orderId nor startTime, the newest orders of the 7 days to endTime or now.
   const floor = !spot && orderId === undefined && range.startTime === undefined ? { floorTime: (range.endTime ?? now) - window } : {}
   return [{ account: a.session.account, sub: a.session.sub }, m.marketId,

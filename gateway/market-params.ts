@@ -10,6 +10,7 @@ import {
   CLIENT_ID_LEGAL_RANGE, eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
   symbolStatusMismatch,
 } from './errors.js'
+import { MICROSECONDS_FROM } from './time-unit.js'
 
 export type Params = Map<string, string>
 
@@ -88,18 +89,64 @@ export function timeParam(params: Params, name: string): number | undefined {
   return n > BigInt(TIME_MAX) ? TIME_MAX : Number(n)
 }
 
+type TimeBound = 'startTime' | 'endTime'
+const US_PER_MS = 1000n
+/** TIME_MAX in µs: the cap keeps the order of any two bounds, so checks made in µs hold in ms. */
+const TIME_MAX_US = BigInt(TIME_MAX) * US_PER_MS
+const MICROSECONDS_FROM_BIG = BigInt(MICROSECONDS_FROM)
+
+/**
+ * A startTime or endTime in µs, capped at TIME_MAX_US. On spot (`spotUnits`) in ms or µs as
+ * Binance spot reads its time parameters, told apart by size as `timestamp` is
+ * (MICROSECONDS_FROM); USDⓈ-M documents ms only, so a futures bound is always ms.
+ */
+function boundMicros(params: Params, name: TimeBound, spotUnits: boolean): bigint | undefined {
+  const n = unsigned(params, name)
+  if (n === undefined) return undefined
+  const us = spotUnits && n >= MICROSECONDS_FROM_BIG ? n : n * US_PER_MS
+  return us > TIME_MAX_US ? TIME_MAX_US : us
+}
+
+/**
+ * A bound in the whole ms the projections keep, selecting exactly the rows the µs bound
+ * selects (rows hold whole ms; both bounds are inclusive): a startTime rounds up, an endTime
+ * down: 1_700_000_000_000_500 µs as a startTime selects from ms 1_700_000_000_001, as an
+ * endTime up to ms 1_700_000_000_000.
+ */
+function boundMs(us: bigint, name: TimeBound): number {
+  return Number(name === 'startTime' ? (us + US_PER_MS - 1n) / US_PER_MS : us / US_PER_MS)
+}
+
+/**
+ * startTime and endTime in ms, not checked against each other (klines and aggTrades: an
+ * inverted range selects no rows). `spotUnits`: sent in ms or µs (boundMicros).
+ */
+export function timeBounds(params: Params, spotUnits = false): { startTime?: number; endTime?: number } {
+  const out: { startTime?: number; endTime?: number } = {}
+  for (const name of ['startTime', 'endTime'] as const) {
+    const us = boundMicros(params, name, spotUnits)
+    if (us !== undefined) out[name] = boundMs(us, name)
+  }
+  return out
+}
+
 /**
  * The optional startTime/endTime of a history query; -1130 naming startTime when it is after
  * endTime or, with `maxSpanMs`, further from it than that (Binance's 24-hour trade windows).
+ * `spotUnits`: sent in ms or µs (boundMicros), checked in µs so that rounding to ms neither opens a
+ * span Binance refuses nor refuses one it takes (two bounds inside one ms select no rows).
  */
-export function timeRange(params: Params, maxSpanMs?: number): { startTime?: number; endTime?: number } {
-  const startTime = timeParam(params, 'startTime')
-  const endTime = timeParam(params, 'endTime')
-  if (startTime !== undefined && endTime !== undefined
-    && (startTime > endTime || (maxSpanMs !== undefined && endTime - startTime > maxSpanMs))) {
+export function timeRange(params: Params, maxSpanMs?: number, spotUnits = false): { startTime?: number; endTime?: number } {
+  const startUs = boundMicros(params, 'startTime', spotUnits)
+  const endUs = boundMicros(params, 'endTime', spotUnits)
+  if (startUs !== undefined && endUs !== undefined
+    && (startUs > endUs || (maxSpanMs !== undefined && endUs - startUs > BigInt(maxSpanMs) * US_PER_MS))) {
     throw invalidParam('startTime')
   }
-  return { ...(startTime !== undefined ? { startTime } : {}), ...(endTime !== undefined ? { endTime } : {}) }
+  return {
+    ...(startUs !== undefined ? { startTime: boundMs(startUs, 'startTime') } : {}),
+    ...(endUs !== undefined ? { endTime: boundMs(endUs, 'endTime') } : {}),
+  }
 }
 
 /** A required whole number of at most `maxDigits` digits (leverage, countdownTime); -1130 naming it otherwise. */

@@ -15,11 +15,27 @@ const TIME_FIELDS: ReadonlySet<string> = new Set([
 /** A kline row: open time at 0 and close time at 6. */
 const KLINE_LENGTH = 12
 const US_PER_MS = 1000
+/**
+ * A time parameter this large is in microseconds (in milliseconds it would be past the year
+ * 5000): how Binance spot tells the units of `timestamp`, `startTime` and `endTime` apart.
+ */
+export const MICROSECONDS_FROM = 100_000_000_000_000
+
+export type TimeUnit = 'MILLISECOND' | 'MICROSECOND'
+
+/**
+ * The unit a header (X-MBX-TIME-UNIT) or a stream URL's `timeUnit` names, in any case (Binance
+ * documents MICROSECOND and microsecond); undefined when it names neither.
+ */
+export function timeUnitNamed(name: string): TimeUnit | undefined {
+  const upper = name.toUpperCase()
+  return upper === 'MICROSECOND' || upper === 'MILLISECOND' ? upper : undefined
+}
 
 /** Whether the request asks for microseconds; absent or MILLISECOND (any case) is milliseconds. */
 export function wantsMicroseconds(req: FastifyRequest): boolean {
   const unit = req.headers['x-mbx-time-unit']
-  return typeof unit === 'string' && unit.toUpperCase() === 'MICROSECOND'
+  return typeof unit === 'string' && timeUnitNamed(unit) === 'MICROSECOND'
 }
 
 function isKline(row: unknown[]): boolean {
@@ -45,8 +61,7 @@ export function timeUnitHooks(app: FastifyInstance): void {
   app.addHook('onRequest', (req, _reply, done) => {
     const unit = req.headers['x-mbx-time-unit']
     if (unit === undefined) return done()
-    const upper = typeof unit === 'string' ? unit.toUpperCase() : ''
-    done(upper !== 'MICROSECOND' && upper !== 'MILLISECOND' ? invalidTimeUnit() : undefined)
+    done(typeof unit !== 'string' || timeUnitNamed(unit) === undefined ? invalidTimeUnit() : undefined)
   })
   app.addHook('preSerialization', (req, _reply, payload, done) => done(null, wantsMicroseconds(req) ? toMicroseconds(payload) : payload))
 }

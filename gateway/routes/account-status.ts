@@ -69,7 +69,7 @@ const docs = {
 export function spotAllocationsFrom(ctx: GatewayContext, p: Params): object[] {
   spotParam(ctx.state(), p)
   limitParam(p, 500, 1000)
-  timeRange(p)
+  timeRange(p, undefined, true)
   idParam(p, 'fromAllocationId')
   idParam(p, 'orderId')
   return []

@@ -279,7 +279,7 @@ export async function spotOcoQueryFrom(ctx: GatewayContext, a: Authenticated): P
 /** GET allOrderList: from fromId up, or by the time-range rule on placement time; default 500, at most 1000. */
 export async function spotAllOcoFrom(ctx: GatewayContext, a: Authenticated): Promise<object[]> {
   const fromId = idParam(a.params, 'fromId')
-  const range = timeRange(a.params)
+  const range = timeRange(a.params, undefined, true)
   if (fromId !== undefined && (range.startTime !== undefined || range.endTime !== undefined)) {
     throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
   }

@@ -5,7 +5,7 @@
 import type { Market } from '../../core/state.js'
 import type { PageArgs } from '../../replica/projections/index.js'
 import type { PagePlan } from '../pages.js'
-import { idParam, intervalParam, limitParam, timeParam, type Params } from '../market-params.js'
+import { idParam, intervalParam, limitParam, timeBounds, type Params } from '../market-params.js'
 
 /**
  * A kline request's page: `interval`, `startTime`, `endTime` and `limit` (default 500, at most
@@ -16,17 +16,17 @@ export function klinesPage(m: Market, p: Params, limitMax: number, offsetMs = 0)
   return { form: 'klines', market: m, query: 'klines', args: [m.marketId, interval, { ...q, offsetMs, gapless: true }] }
 }
 
-/** A kline request's interval (1s for spot), time range and limit (default 500, at most `limitMax`), checked. */
+/**
+ * A kline request's interval, time range and limit (default 500, at most `limitMax`), checked;
+ * `spot`: a spot market's (1s intervals, and times in ms or µs as Binance spot takes them).
+ */
 export function klineQuery(p: Params, limitMax: number, spot = false) {
   const interval = intervalParam(p, spot)
-  return { interval, q: { startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'), limit: limitParam(p, 500, limitMax) } }
+  return { interval, q: { ...timeBounds(p, spot), limit: limitParam(p, 500, limitMax) } }
 }
 
-/** `fromId`, `startTime`, `endTime` and `limit` (default 500, at most 1000). */
+/** `fromId`, `startTime`, `endTime` (a spot market's in ms or µs) and `limit` (default 500, at most 1000). */
 export function aggTradeArgs(m: Market, p: Params): PageArgs<'aggTrades'> {
-  const q = {
-    fromId: idParam(p, 'fromId'), startTime: timeParam(p, 'startTime'), endTime: timeParam(p, 'endTime'),
-    limit: limitParam(p, 500, 1000),
-  }
+  const q = { fromId: idParam(p, 'fromId'), ...timeBounds(p, m.kind === 'SPOT'), limit: limitParam(p, 500, 1000) }
   return [m.marketId, q]
 }

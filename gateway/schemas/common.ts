@@ -34,15 +34,15 @@ const PARAM_TEXT: Record<string, string> = {
   pair: 'Pair of a perpetual, e.g. BTCUSDT.',
   interval: `Kline interval: ${KLINE_INTERVALS.slice(0, PERP_INTERVAL_COUNT).join(', ')}; spot klines also 1s.`,
   limit: 'Number of rows; default and maximum per endpoint.',
-  startTime: 'Start of the time range, ms.',
-  endTime: 'End of the time range, ms.',
+  startTime: 'Start of the time range, ms; spot routes also take µs, told apart by size (from 10^14), rounded up to a ms.',
+  endTime: 'End of the time range, ms; spot routes also take µs, told apart by size (from 10^14), rounded down to a ms.',
   fromId: 'Return rows from this id on.',
   orderId: 'Order id.',
   origClientOrderId: 'Client order id given at placement (orderId or this is required).',
   priceMatch: 'LIMIT orders: take the price from the book when the order reaches the core instead of sending one: '
     + 'OPPONENT (best opposite price), OPPONENT_5/10/20 (the 5th/10th/20th opposite level, or the last), QUEUE (own '
     + 'side best), QUEUE_5/10/20, or NONE. Not with price (-1106); other types -5038; an empty side -5041.',
-  timestamp: 'Request time in ms (µs with X-MBX-TIME-UNIT: MICROSECOND); must be inside recvWindow.',
+  timestamp: 'Request time in ms or µs, told apart by size (from 10^14); must be inside recvWindow.',
   recvWindow: 'How long the request stays valid after timestamp, ms (default 5000, at most 60000).',
   signature: 'HMAC-SHA256 (hex, keyed by the session secret) or, with a registered RSA key, RSA SHA-256 (base64) '
     + 'of the raw query string followed by the raw body, without signature.',

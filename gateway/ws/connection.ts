@@ -5,6 +5,7 @@
 // lifetime on its socket side (stream-socket.ts), which may live in the fan-out process.
 
 import { CLOSE } from './managed-socket.js'
+import { requestIdJson } from './request-id.js'
 import type { SocketEvents, StreamLink } from './stream-socket.js'
 import { canonicalStreamName, hubStream, parseStream } from './streams.js'
 
@@ -23,11 +24,16 @@ export interface ConnectionLimits {
 }
 
 const METHODS = ['SUBSCRIBE', 'UNSUBSCRIBE', 'LIST_SUBSCRIPTIONS', 'SET_PROPERTY', 'GET_PROPERTY'] as const
-type Id = number | string
 
 /** A reply error in Binance's stream shape: code 0..3 and its message. */
 class ControlError extends Error {
   constructor(readonly code: number, msg: string) { super(msg) }
+
+  /** `{"error":{"code","msg"},"id"}`, as Binance answers; without `id` when the request's could not be read. */
+  reply(idJson: string | undefined): string {
+    const error = JSON.stringify({ code: this.code, msg: this.message })
+    return idJson === undefined ? `{"error":${error}}` : `{"error":${error},"id":${idJson}}`
+  }
 }
 
 const invalid = (msg: string) => new ControlError(2, `Invalid request: ${msg}`)
@@ -125,44 +131,52 @@ export class StreamConnection implements SocketEvents {
   }
 
   private onMessage(text: string | null): void {
-    let reply: unknown
+    let reply: string
     try {
       reply = this.handle(text)
     } catch (err) {
-      if (!(err instanceof ControlError)) {
-        // Thrown on into the socket's listener it would take the whole process down: a bug of
-        // ours is reported, and costs only this connection.
-        this.onError(err)
-        this.close(CLOSE.internal, 'Internal error')
-        return
-      }
-      reply = { code: err.code, msg: err.message }
+      // Thrown on into the socket's listener it would take the whole process down: a bug of
+      // ours is reported, and costs only this connection.
+      this.onError(err)
+      this.close(CLOSE.internal, 'Internal error')
+      return
     }
-    this.link.reply(JSON.stringify(reply))
+    this.link.reply(reply)
   }
 
-  private handle(text: string | null): unknown {
+  /** The reply to a client's frame: `{"result","id"}`, or a ControlError's. */
+  private handle(text: string | null): string {
+    if (text === null) return new ControlError(3, 'Invalid JSON: expected a text frame').reply(undefined)
     let req: unknown
     try {
-      if (text === null) throw new SyntaxError('expected a text frame')
       req = JSON.parse(text)
     } catch (err) {
-      throw new ControlError(3, `Invalid JSON: ${(err as Error).message}`)
+      return new ControlError(3, `Invalid JSON: ${(err as Error).message}`).reply(undefined)
     }
-    if (typeof req !== 'object' || req === null || Array.isArray(req)) throw invalid('expected a JSON object')
+    if (typeof req !== 'object' || req === null || Array.isArray(req)) return invalid('expected a JSON object').reply(undefined)
     const r = req as Record<string, unknown>
+    // Every later refusal carries the id, when the request has one Binance takes.
+    const idJson = requestIdJson(text, r)
+    try {
+      const method = this.method(r)
+      // Binance's text, though it takes more than unsigned integers (request-id.ts).
+      if (idJson === undefined) throw invalid('request ID must be an unsigned integer')
+      return `{"result":${JSON.stringify(this.run(method, r.params))},"id":${idJson}}`
+    } catch (err) {
+      if (err instanceof ControlError) return err.reply(idJson)
+      throw err
+    }
+  }
+
+  /** The request's method, or the refusal Binance gives for a missing or unknown one. */
+  private method(r: Readonly<Record<string, unknown>>): (typeof METHODS)[number] {
     if (!('method' in r)) throw invalid('missing field `method`')
     const method = r.method
     if (typeof method !== 'string' || !(METHODS as readonly string[]).includes(method)) {
       // Not String(method): a parsed object's own `toString` key would make that throw.
       throw invalid(`unknown variant \`${typeof method === 'string' ? method : JSON.stringify(method)}\`, expected one of ${METHODS.map((m) => `\`${m}\``).join(', ')}`)
     }
-    const id = r.id
-    // Binance takes unsigned integers; API.md also allows strings.
-    if (!((typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) || (typeof id === 'string' && id.length <= 64))) {
-      throw invalid('request ID must be an unsigned integer')
-    }
-    return { result: this.run(method as (typeof METHODS)[number], r.params), id: id as Id }
+    return method as (typeof METHODS)[number]
   }
 
   private run(method: (typeof METHODS)[number], params: unknown): unknown {

@@ -54,7 +54,7 @@ export class DepthFeed {
       const b = [...changed.bids].sort((x, y) => y - x).map((p): [number, number] => [p, levels.qty(true, p)])
       const a = [...changed.asks].sort((x, y) => x - y).map((p): [number, number] => [p, levels.qty(false, p)])
       const event = JSON.stringify(depthEvent(m, { U: pu + 1, u: pos.seq, pu, T: pos.time }, this.now(), levelsOf(m, b), levelsOf(m, a)))
-      if (this.hub.has(name)) this.hub.publish(name, event)
+      if (this.hub.has(name)) this.hub.publish(name, event, m.kind === 'SPOT')
       if (toRpi) this.hub.publish(rpi, event)
     }
     changed.bids.clear()
@@ -68,7 +68,8 @@ export class DepthFeed {
       for (const limit of PARTIAL_LEVELS) {
         const name = streamName.depth(symbol, speed, limit)
         if (!this.hub.has(name)) continue
-        // The book is read as it is now, so its ids are the replica's (as REST depth's are).
+        // The book is read as it is now, so its ids are the replica's (as REST depth's are). Not
+        // `spot` to publish: a spot market's partial depth has no time field.
         const pu = this.lastPartialU.get(name) ?? state.seq
         this.lastPartialU.set(name, state.seq)
         const { b, a } = partialDepth(m, limit)

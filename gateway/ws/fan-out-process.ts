@@ -44,7 +44,7 @@ function adopt(m: Extract<ToFanOut, { t: 'adopt' }>, socket: Duplex | undefined)
   // A request the gateway routed but that is no WebSocket handshake is refused here (400).
   wss.handleUpgrade({ method: m.method, url: m.url, headers: m.headers } as never, socket, Buffer.from(m.head), (ws) => {
     done = true
-    const s = new StreamSocket(ws, socket, config.limits, hub, m.combined)
+    const s = new StreamSocket(ws, socket, config.limits, hub, m.combined, m.micro)
     sockets.set(m.id, s)
     s.listen({
       message: (text) => report(['message', m.id, text]),
@@ -62,7 +62,7 @@ function adopt(m: Extract<ToFanOut, { t: 'adopt' }>, socket: Duplex | undefined)
 function run(ops: Extract<ToFanOut, { t: 'ops' }>['ops']): void {
   for (const o of ops) {
     if (o[0] === 'publish') {
-      hub.publish(o[1], o[2])
+      hub.publish(o[1], o[2], o[3])
       continue
     }
     const s = sockets.get(o[1])

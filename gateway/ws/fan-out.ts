@@ -34,7 +34,7 @@ export interface FanOutConfig {
 
 /** Work for the child, in order: [op, …args]. */
 export type FanOutOp =
-  | ['publish', stream: string, json: string]
+  | ['publish', stream: string, json: string, spot: boolean]
   | ['add', id: number, stream: string]
   | ['remove', id: number, stream: string]
   | ['reply', id: number, text: string]
@@ -45,7 +45,7 @@ export type FanOutOp =
 export type ToFanOut =
   /** A routed upgrade request; its socket comes as the message's handle. */
   | { t: 'adopt'; id: number; method: string; url: string; headers: IncomingMessage['headers']; head: Buffer;
-      combined: boolean; streams: string[] }
+      combined: boolean; micro: boolean; streams: string[] }
   | { t: 'ops'; ops: FanOutOp[] }
   /** Drop every connection left and exit. */
   | { t: 'stop' }
@@ -66,7 +66,7 @@ class Relay implements Subscriber {
   count = 0
   constructor(private readonly out: FanOut) {}
   deliver(frame: Frame): void {
-    this.out.op(['publish', frame.stream, frame.json])
+    this.out.op(['publish', frame.stream, frame.json, frame.spot])
   }
 }
 
@@ -144,7 +144,7 @@ export class FanOut {
    * side over the link it is given and subscribes the request's streams; they are sent with
    * the socket, so they are in place before the handshake completes.
    */
-  adopt(req: IncomingMessage, socket: Duplex, head: Buffer, combined: boolean,
+  adopt(req: IncomingMessage, socket: Duplex, head: Buffer, combined: boolean, micro: boolean,
     connect: (link: StreamLink, onEnd: () => void) => StreamConnection): StreamConnection {
     const id = this.nextId++
     const link = new RemoteLink(this, id)
@@ -158,7 +158,7 @@ export class FanOut {
     this.held.set(id, { conn, link })
     // Everything queued so far goes first: the socket must not overtake it.
     this.flush()
-    this.send({ t: 'adopt', id, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head, combined, streams }, socket)
+    this.send({ t: 'adopt', id, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head, combined, micro, streams }, socket)
     return conn
   }
 

@@ -2,37 +2,38 @@
 // holds cost nothing; `publish` serializes and encodes an event once for every subscriber,
 // down to the WebSocket frame, so each connection's share is one write of shared bytes.
 
+import { spotEventInMicros } from './stream-time-unit.js'
 import { clientStreamName } from './streams.js'
 
 /**
- * One event as its subscribers receive it: the UTF-8 bytes of the raw form, and of the
- * `{"stream","data"}` wrapper combined-stream connections get, each made once however many
- * connections send it.
+ * One event as its subscribers receive it: the raw form, or the `{"stream","data"}` wrapper
+ * combined-stream connections get; and for a spot market's event (`spot`), either in ms or,
+ * for connections opened with Binance spot's `timeUnit=MICROSECOND`, in µs. Each of the four
+ * is made when a connection first wants it and once however many connections send it; a
+ * stream with no µs subscriber costs nothing more than before.
  */
 export class Frame {
-  private rawBytes: Buffer | undefined
-  private combinedBytes: Buffer | undefined
-  private rawWire: Buffer | undefined
-  private combinedWire: Buffer | undefined
+  private microJson: string | undefined
+  /** The text frames by form: raw, combined, raw in µs, combined in µs. */
+  private readonly wires: (Buffer | undefined)[] = [undefined, undefined, undefined, undefined]
 
-  constructor(readonly stream: string, readonly json: string) {}
+  constructor(readonly stream: string, readonly json: string, readonly spot = false) {}
 
-  raw(): Buffer {
-    return this.rawBytes ??= Buffer.from(this.json)
-  }
-
-  combined(): Buffer {
-    return this.combinedBytes ??= Buffer.from(`{"stream":${JSON.stringify(clientStreamName(this.stream))},"data":${this.json}}`)
+  /** The event's JSON in `micro` units: µs only for a spot market's event (USD-M has no time unit). */
+  text(micro: boolean): string {
+    if (!micro || !this.spot) return this.json
+    return this.microJson ??= JSON.stringify(spotEventInMicros(JSON.parse(this.json)))
   }
 
   /**
-   * The whole WebSocket text frame of either form, header included. A server's frames are
-   * never masked, so these bytes are the same for every connection.
+   * The whole WebSocket text frame of either form and unit, header included. A server's frames
+   * are never masked, so these bytes are the same for every connection.
    */
-  wire(combined: boolean): Buffer {
-    return combined
-      ? this.combinedWire ??= textFrame(this.combined())
-      : this.rawWire ??= textFrame(this.raw())
+  wire(combined: boolean, micro = false): Buffer {
+    const us = micro && this.spot
+    const i = (combined ? 1 : 0) + (us ? 2 : 0)
+    const data = this.text(us)
+    return this.wires[i] ??= textFrame(Buffer.from(combined ? `{"stream":${JSON.stringify(clientStreamName(this.stream))},"data":${data}}` : data))
   }
 }
 
@@ -100,11 +101,14 @@ export class StreamHub {
     for (const fn of this.batchEnds) fn()
   }
 
-  /** Sends `event` (an object or an already serialized string) to the stream's subscribers. */
-  publish(stream: string, event: unknown): void {
+  /**
+   * Sends `event` (an object or an already serialized string) to the stream's subscribers.
+   * `spot`: a spot market's event with times in it, which follow each connection's timeUnit.
+   */
+  publish(stream: string, event: unknown, spot = false): void {
     const set = this.byStream.get(stream)
     if (set === undefined) return
-    const frame = new Frame(stream, typeof event === 'string' ? event : JSON.stringify(event))
+    const frame = new Frame(stream, typeof event === 'string' ? event : JSON.stringify(event), spot)
     // A subscriber cut off while delivering removes itself; a Set's iteration allows that
     // (a removed member not yet reached is skipped, as it should be).
     for (const s of set) s.deliver(frame)

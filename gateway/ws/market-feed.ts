@@ -154,7 +154,7 @@ export class MarketFeed {
       if (m === undefined) continue
       this.projected.onTrade(e.marketId, seq, e.time, e.tradeId)
       const name = streamName.trade(m.symbol.toLowerCase())
-      if (this.hub.has(name)) this.hub.publish(name, tradeEvent(m, e, this.ctx.now()))
+      if (this.hub.has(name)) this.hub.publish(name, tradeEvent(m, e, this.ctx.now()), m.kind === 'SPOT')
     }
   }
 
@@ -191,6 +191,7 @@ export class MarketFeed {
     const all = allMarketsStream(streamName.bookTicker(null), m.kind)
     if (!this.hub.has(one) && !this.hub.has(all)) return
     const event = JSON.stringify(bookTickerEvent(m, state.seq, state.time, this.ctx.now()))
+    // Not `spot`: a spot market's book ticker has no time field, so no unit to follow.
     this.hub.publish(one, event)
     this.hub.publish(all, event)
   }
@@ -202,7 +203,7 @@ export class MarketFeed {
     for (const m of state.markets) {
       if (m === undefined || m.kind !== 'SPOT' || m.priceRange === null) continue
       const name = streamName.referencePrice(m.symbol.toLowerCase())
-      if (this.hub.has(name)) this.hub.publish(name, referencePriceEvent(state, m, now))
+      if (this.hub.has(name)) this.hub.publish(name, referencePriceEvent(state, m, now), true)
     }
   }
 

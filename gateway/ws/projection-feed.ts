@@ -98,7 +98,7 @@ export class ProjectionFeed {
       for (let i = 0; i < rows.length; i++) {
         const a = rows[i]!
         if (i === rows.length - 1 && settled <= a.time + PROJECTION_LIMITS.aggregateWindowMs) { open = true; break }
-        this.hub.publish(name, aggTradeEvent(s.m, a, this.now()))
+        this.hub.publish(name, aggTradeEvent(s.m, a, this.now()), s.m.kind === 'SPOT')
         cursor.nextAggId = a.aggId + 1
       }
       if (!open && rows.length < AGG_BATCH) this.aggDirty.delete(id)
@@ -182,7 +182,7 @@ export class ProjectionFeed {
     const [k] = await this.projections.klines(m.marketId, interval, { startTime: openTime, endTime: openTime, limit: 1, offsetMs, gapless: true })
     if (k === undefined) return false
     this.klines.set(name, { openTime: k.openTime, closeTime: k.closeTime, closed })
-    if (this.hub.has(name)) this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()))
+    if (this.hub.has(name)) this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()), m.kind === 'SPOT')
     if (m.kind === 'PERP' && offsetMs === 0) {
       const continuous = streamName.continuousKline(m.pair.toLowerCase(), interval)
       if (this.hub.has(continuous)) this.hub.publish(continuous, continuousKlineEvent(m, interval, k, closed, this.now()))
@@ -223,7 +223,8 @@ export class ProjectionFeed {
    */
   private async emitTickers(dirty: Set<number>, arr: boolean, carries: (m: Market) => boolean,
     nameOf: (symbol: string | null, m: Market) => string, event: (m: Market, id: number, now: number) => Promise<object>): Promise<void> {
-    const batches = new Map<string, object[]>()
+    // An array stream's markets are all of one kind (nameOf: each kind's host has its own).
+    const batches = new Map<string, { spot: boolean; events: object[] }>()
     for (const id of [...dirty]) {
       if (!this.readable(id)) continue
       dirty.delete(id)
@@ -232,11 +233,12 @@ export class ProjectionFeed {
       const name = nameOf(arr ? null : s.symbol, s.m)
       if (!this.hub.has(name)) continue
       const e = await event(s.m, id, Math.max(this.now(), this.projections.flushedTime))
-      if (!arr) this.hub.publish(name, e)
-      else if (batches.has(name)) batches.get(name)!.push(e)
-      else batches.set(name, [e])
+      const spot = s.m.kind === 'SPOT'
+      if (!arr) this.hub.publish(name, e, spot)
+      else if (batches.has(name)) batches.get(name)!.events.push(e)
+      else batches.set(name, { spot, events: [e] })
     }
-    for (const [name, batch] of batches) this.hub.publish(name, batch)
+    for (const [name, batch] of batches) this.hub.publish(name, batch.events, batch.spot)
   }
 
   /**
@@ -260,7 +262,7 @@ export class ProjectionFeed {
       const key = `${w}|${T}`
       if (this.avgSent.get(name) === key) continue
       this.avgSent.set(name, key)
-      this.hub.publish(name, { e: 'avgPrice', E: this.now(), s: m.symbol, i: `${AVG_PRICE_MINS}m`, w, T })
+      this.hub.publish(name, { e: 'avgPrice', E: this.now(), s: m.symbol, i: `${AVG_PRICE_MINS}m`, w, T }, true)
     }
   }
 }

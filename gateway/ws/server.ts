@@ -1,7 +1,8 @@
 // WebSocket market streams on the gateway's HTTP server: the paths Binance clients build
 // (raw `/ws/<streams>`, combined `/stream?streams=`, the routed `/public/…` and `/market/…`
 // forms, and the spot stream host's `/spot/ws…`, `/spot/stream…`), each upgraded into a
-// StreamConnection fed by one MarketFeed. The user data stream and the WebSocket API
+// StreamConnection fed by one MarketFeed; `timeUnit=MICROSECOND` in the URL makes a spot
+// market's events come in µs (hub.ts Frame). The user data stream and the WebSocket API
 // (gateway/ws-api) are further routes on the same server.
 // The connections' sockets live on this thread or, with `fanOut: 'process'`, in a fan-out
 // process that does their writing (fan-out.ts); routing and the control protocol stay here.
@@ -16,7 +17,8 @@ import { rawJsonResponse } from '../client-errors.js'
 import type { Refusals } from '../refusals.js'
 import { upgradeOriginAllowed } from '../cors.js'
 import { clientIpOf } from '../client-ip.js'
-import { notFound, originNotAllowed } from '../errors.js'
+import { invalidTimeUnit, notFound, originNotAllowed } from '../errors.js'
+import { timeUnitNamed, type TimeUnit } from '../time-unit.js'
 import { ATTEMPTS_PER_5M, ConnectionAttempts } from './connection-attempts.js'
 import { StreamConnection, type ConnectionLimits, type ExtraStreams } from './connection.js'
 import { FanOut } from './fan-out.js'
@@ -69,13 +71,15 @@ export interface MarketStreams {
 }
 
 /**
- * A request path the streams serve: whether payloads are combined, the streams named in it, and
- * whether it is on the spot stream host (`/spot/ws…`, `/spot/stream…`: streams.ts, hubStream).
+ * A request path the streams serve: whether payloads are combined, the streams named in it,
+ * whether it is on the spot stream host (`/spot/ws…`, `/spot/stream…`: streams.ts, hubStream),
+ * and whether it asks for Binance spot's `timeUnit=MICROSECOND` (spot markets' events in µs).
  */
 interface Route {
   combined: boolean
   streams: string[]
   spotHost: boolean
+  micro: boolean
 }
 
 class RouteError extends Error {
@@ -142,7 +146,22 @@ export function routeOf(url: string, streamsMax: number, extra?: ExtraStreams): 
   if (streams.length > streamsMax) {
     throw new RouteError(400, { code: 2, msg: `Invalid request: too many streams; at most ${streamsMax} per connection` })
   }
-  return { combined, streams, spotHost }
+  return { combined, streams, spotHost, micro: timeUnitParam(u.search) === 'MICROSECOND' }
+}
+
+/**
+ * `timeUnit`, on any path (spot markets stream on every one); a value other than MILLISECOND or
+ * MICROSECOND (any case) refuses the connection as X-MBX-TIME-UNIT refuses a request: -1194.
+ */
+function timeUnitParam(search: string): TimeUnit | undefined {
+  const v = queryParam(search, 'timeUnit')
+  if (v === undefined) return undefined
+  const unit = timeUnitNamed(v)
+  if (unit === undefined) {
+    const e = invalidTimeUnit()
+    throw new RouteError(e.status, e.toBody())
+  }
+  return unit
 }
 
 /** Answers an upgrade request with `status` and `body`; `header`, a whole header line, said too. */
@@ -219,7 +238,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
       return
     }
     if (fanOut !== undefined) {
-      fanOut.adopt(req, socket, head, route.combined, (link, onEnd) => {
+      fanOut.adopt(req, socket, head, route.combined, route.micro, (link, onEnd) => {
         const closed = app.wsOpen.opened(ip)
         const c = new StreamConnection(link, route.combined, limits, (c) => { connections.delete(c); closed(); onEnd() }, onError, o.extraStreams, route.spotHost)
         connections.add(c)
@@ -229,7 +248,7 @@ export function attachWebSocket(app: FastifyInstance, ctx: GatewayContext, o: We
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const s = new StreamSocket(ws, socket, limits, hub, route.combined)
+      const s = new StreamSocket(ws, socket, limits, hub, route.combined, route.micro)
       const closed = app.wsOpen.opened(ip)
       const conn = new StreamConnection(s, route.combined, limits, (c) => { connections.delete(c); closed() }, onError, o.extraStreams, route.spotHost)
       s.listen(conn)

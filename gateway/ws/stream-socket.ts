@@ -37,8 +37,9 @@ export class StreamSocket extends ManagedSocket implements Subscriber, StreamLin
   /** Streams this socket takes from the hub. */
   private readonly held = new Set<string>()
 
+  /** `micro`: opened with `timeUnit=MICROSECOND`, so spot markets' events come with their times in µs. */
   constructor(ws: WebSocket, socket: Duplex, limits: SocketLimits, private readonly hub: StreamHub,
-    private combined: boolean) {
+    private combined: boolean, private readonly micro = false) {
     super(ws, limits, socket)
     ws.on('message', (data, isBinary) => this.events?.message(isBinary ? null : data.toString()))
     ws.on('ping', () => this.events?.control())
@@ -51,7 +52,7 @@ export class StreamSocket extends ManagedSocket implements Subscriber, StreamLin
   }
 
   deliver(frame: Frame): void {
-    this.sendEncoded(frame.wire(this.combined))
+    this.sendEncoded(frame.wire(this.combined, this.micro))
   }
 
   reply(text: string): void {

@@ -204,3 +204,52 @@ t.test('any other unit is -1194, before anything else, and changes nothing', asy
   t.equal(rig.ex.state.seq, seq, 'nothing was sequenced')
   t.equal(stateRoot(rig.ex.state), root)
 })
+
+// Binance spot: "Timestamp parameters (e.g. startTime, endTime, timestamp) can be passed in
+// milliseconds or microseconds." Found by review: startTime and endTime were read as ms only, so
+// a µs startTime was a date 1000 times later and matched nothing.
+t.test('spot startTime and endTime in ms or µs by their size; futures\' in ms', async (t) => {
+  const { rig, alice } = await setup(t)
+  const get = async (path: string, params: Record<string, string | number>, sign = false) => {
+    const p = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)]))
+    const r = sign ? await signed(rig, alice, 'GET', path, p) : await rig.app.inject({ url: `${path}?${new URLSearchParams(p)}` })
+    return r.json()
+  }
+  const [trade] = await get('/api/v3/myTrades', { symbol: 'BTCUSDT' }, true)
+  const us = trade.time * 1000
+  const invalid = { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." }
+  for (const [path, sign, field] of [['/api/v3/myTrades', true, 'time'], ['/api/v3/allOrders', true, 'time'], ['/api/v3/aggTrades', false, 'T']] as const) {
+    const rows = (p: Record<string, number> = {}) => get(path, { symbol: 'BTCUSDT', ...p }, sign)
+    const all = await rows()
+    t.equal(all.length, 1, `${path}: one row`)
+    const ms = all[0][field] as number
+    const us = ms * 1000
+    t.same(await rows({ startTime: ms }), all, `${path}: from its ms`)
+    t.same(await rows({ startTime: us }), all, `${path}: from its µs`)
+    t.same(await rows({ startTime: us + 1 }), [], `${path}: from a µs later (rounded up to the next ms): none`)
+    t.same(await rows({ startTime: us, endTime: us + 999 }), all, `${path}: to the ms's last µs (rounded down)`)
+    t.same(await rows({ startTime: ms, endTime: us + 999 }), all, `${path}: units mixed`)
+    t.same(await rows({ endTime: us - 1 }), [], `${path}: to a µs before it: none`)
+    t.same(await rows({ startTime: us + 1, endTime: us + 999 }), [], `${path}: a range inside one ms: none, not a refusal`)
+  }
+  // The day-long window of myTrades, and startTime after endTime, measured in µs.
+  const day = 86_400_000_000
+  t.same(await get('/api/v3/myTrades', { symbol: 'BTCUSDT', startTime: us, endTime: us + day }, true), [trade], 'a day in µs')
+  t.same(await get('/api/v3/myTrades', { symbol: 'BTCUSDT', startTime: us, endTime: us + day + 1 }, true), invalid, 'a day and a µs')
+  t.same(await get('/api/v3/myTrades', { symbol: 'BTCUSDT', startTime: us + 1, endTime: us }, true), invalid, 'after endTime by a µs')
+  for (const path of ['/api/v3/allOrderList', '/api/v3/myAllocations']) {
+    const p: Record<string, string> = path === '/api/v3/myAllocations' ? { symbol: 'BTCUSDT' } : {}
+    t.same(await get(path, { ...p, startTime: us, endTime: trade.time }, true), [], `${path}: startTime in µs, endTime in ms`)
+    t.same(await get(path, { ...p, startTime: us + 1000, endTime: trade.time }, true), invalid, `${path}: startTime after endTime`)
+  }
+  const klines = await get('/api/v3/klines', { symbol: 'BTCUSDT', interval: '1m' })
+  const open = klines[0][0] as number
+  t.same(await get('/api/v3/klines', { symbol: 'BTCUSDT', interval: '1m', startTime: open * 1000 }), klines, 'klines from the open µs')
+  t.notOk((await get('/api/v3/klines', { symbol: 'BTCUSDT', interval: '1m', startTime: open * 1000 + 1 })).some((k: number[]) => k[0] === open),
+    'klines from a µs after the open: not that kline')
+  // USDⓈ-M documents ms only: a µs value is a time far ahead.
+  const [perpTrade] = await get('/fapi/v1/userTrades', { symbol: 'BTCUSDTPERP' }, true)
+  t.same(await get('/fapi/v1/userTrades', { symbol: 'BTCUSDTPERP', startTime: perpTrade.time * 1000 }, true), [], 'futures userTrades: ms')
+  t.same(await get('/fapi/v1/aggTrades', { symbol: 'BTCUSDTPERP', startTime: perpTrade.time * 1000 }), [], 'futures aggTrades: ms')
+  t.same(await get('/fapi/v1/klines', { symbol: 'BTCUSDTPERP', interval: '1m', startTime: perpTrade.time * 1000 }), [], 'futures klines: ms')
+})

@@ -13,7 +13,7 @@ import t from 'tap'
 import type { FanOutConfig } from '../../gateway/ws/fan-out.js'
 import { DEFAULT_LIMITS } from '../../gateway/ws/server.js'
 import { limit } from '../helpers/commands.js'
-import { ALICE, BOB } from '../helpers/exchange.js'
+import { ALICE, BOB, BTCSPOT } from '../helpers/exchange.js'
 import { DIST, NODE, NODE_ARGS } from '../helpers/paths.js'
 import { connect, ok, sleep, streamRig } from './client.js'
 
@@ -62,6 +62,24 @@ t.test('events and replies reach clients whose sockets the fan-out process holds
   t.same(raw.messages, [])
   raw.close()
   combined.close()
+})
+
+t.test('timeUnit=MICROSECOND reaches the fan-out process: a spot trade in µs there, in ms beside it', async (t) => {
+  const rig = await streamRig({ fanOut: 'process' })
+  t.teardown(() => rig.close())
+  await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
+  await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
+  const ms = await connect(`${rig.base}/ws/btcusdt@trade`)
+  const us = await connect(`${rig.base}/stream?streams=btcusdt@trade/btcusdtperp@trade&timeUnit=MICROSECOND`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100))
+  const trade = await ms.next()
+  t.same((await us.next((m) => m.stream === 'btcusdt@trade')).data, { ...trade, E: trade.E * 1000, T: trade.T * 1000 })
+  t.match((await us.next((m) => m.stream === 'btcusdtperp@trade')).data, { T: rig.ex.time }, 'a perpetual\'s in ms')
+  ms.close()
+  us.close()
 })
 
 t.test('when the fan-out process dies its clients are dropped, and a new one serves new connections', async (t) => {

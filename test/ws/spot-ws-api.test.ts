@@ -55,6 +55,14 @@ t.test('spot trading over /ws-api/v3 answers what spot REST answers', async (t) 
   t.match(bought.result, { status: 'FILLED', executedQty: '0.0500', fills: [{ price: '50000.00', qty: '0.0500', commission: '0.00005000', commissionAsset: 'BTC' }] })
   t.same((await call(ws, 'myTrades', signed(rig, buyer, { symbol: 'BTCUSDT' }))).result, await rest(buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT' }))
   t.same((await call(ws, 'allOrders', signed(rig, buyer, { symbol: 'BTCUSDT' }))).result, await rest(buyer, 'GET', '/api/v3/allOrders', { symbol: 'BTCUSDT' }))
+  // startTime and endTime in µs, told from ms by their size, as Binance spot's WebSocket API takes them.
+  const [fill] = (await call(ws, 'myTrades', signed(rig, buyer, { symbol: 'BTCUSDT' }))).result
+  const fillUs = fill.time * 1000
+  t.same((await call(ws, 'myTrades', signed(rig, buyer, { symbol: 'BTCUSDT', startTime: fillUs, endTime: fillUs + 999 }))).result, [fill],
+    'myTrades over the fill\'s µs')
+  t.same((await call(ws, 'myTrades', signed(rig, buyer, { symbol: 'BTCUSDT', startTime: fillUs + 1 }))).result, [], 'myTrades from a µs after it')
+  t.equal((await call(ws, 'trades.aggregate', { symbol: 'BTCUSDT', startTime: fillUs })).result.length, 1, 'trades.aggregate from the fill\'s µs')
+  t.same((await call(ws, 'trades.aggregate', { symbol: 'BTCUSDT', endTime: fillUs - 1 })).result, [], 'to a µs before it')
 
   // Public: the book, prices, the average price.
   t.same((await call(ws, 'depth', { symbol: 'BTCUSDT', limit: 5 })).result, (await rig.app.inject('/api/v3/depth?symbol=BTCUSDT&limit=5')).json())

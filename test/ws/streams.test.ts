@@ -156,7 +156,7 @@ t.test('a perpetual\'s klines stream by pair as continuous klines (contract type
   const raw = await connect(`${rig.base}/ws`)
   t.same(await raw.request({ method: 'SUBSCRIBE', params: ['ethusdt_perpetual@continuousKline_5m'], id: 1 }), { result: null, id: 1 })
   for (const bad of ['btcusdt_perpetual@continuousKline_7m', 'btcusdt_weekly@continuousKline_1m', 'btcusdt@continuousKline_1m']) {
-    t.same(await raw.request({ method: 'SUBSCRIBE', params: [bad], id: 2 }), { code: 2, msg: `Invalid request: invalid stream name "${bad}"` }, bad)
+    t.same(await raw.request({ method: 'SUBSCRIBE', params: [bad], id: 2 }), { error: { code: 2, msg: `Invalid request: invalid stream name "${bad}"` }, id: 2 }, bad)
   }
   c.close()
   raw.close()
@@ -363,6 +363,66 @@ t.test('raw streams carry the bare event; partial depth is sent every cadence; s
     ['BTCUSDT'], 'no perpetual on the spot host, though the perpetual traded too')
   spotAll.close()
   spotRaw.close()
+})
+
+// Binance spot: "All time and timestamp related fields are milliseconds by default. To receive the
+// information in microseconds, please add the parameter timeUnit=MICROSECOND or
+// timeUnit=microsecond in the URL." Found by review: the parameter was ignored.
+t.test('timeUnit=MICROSECOND: every time of a spot market\'s events in µs, a perpetual\'s in ms; other units refused', async (t) => {
+  const rig = await streamRig()
+  t.teardown(() => rig.close())
+  await rig.run({ type: 'Deposit', account: ALICE, sub: 0, asset: 'BTC', amount: 100_000_000, wallet: 'SPOT', ref: 'btc' })
+  await rig.run({ type: 'Deposit', account: BOB, sub: 0, asset: 'USDT', amount: 1_000_000 * 1_000_000, wallet: 'SPOT', ref: 'usdt' })
+  // Each stream and the time fields its events hold (a kline's inside `k`).
+  const times: [string, string[]][] = [
+    ['btcusdt@trade', ['E', 'T']], ['btcusdt@aggTrade', ['E', 'T']], ['btcusdt@kline_1m', ['E', 'k.t', 'k.T']],
+    ['btcusdt@depth@100ms', ['E']], ['btcusdt@ticker', ['E', 'O', 'C']], ['btcusdt@miniTicker', ['E']],
+    ['btcusdt@ticker_1h', ['E', 'O', 'C']], ['btcusdt@avgPrice', ['E', 'T']], ['btcusdt@referencePrice', ['t']],
+    ['btcusdt@bookTicker', []], ['btcusdt@depth5@100ms', []],
+    // A perpetual's: USD-M has no time unit.
+    ['btcusdtperp@trade', []], ['btcusdtperp@markPrice@1s', []], ['btcusdtperp@depth@100ms', []],
+  ]
+  const streams = times.map(([n]) => n).join('/')
+  const ms = await connect(`${rig.base}/stream?streams=${streams}`)
+  const us = await connect(`${rig.base}/stream?streams=${streams}&timeUnit=MICROSECOND`)
+  const spotHost = await connect(`${rig.base}/spot/ws/!miniTicker@arr?timeUnit=microsecond`)
+  const asMs = await connect(`${rig.base}/ws/btcusdt@trade?timeUnit=MILLISECOND`)
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100, { marketId: BTCSPOT }))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100, { marketId: BTCSPOT }))
+  await ok(rig, limit(ALICE, 'SELL', 500_000, 100))
+  await ok(rig, limit(BOB, 'BUY', 500_000, 100))
+  // Its aggregates, once an entry more than 100 ms later exists.
+  await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'later' }, 500)
+  const scaled = (event: any, fields: string[]) => {
+    const copy = structuredClone(event)
+    for (const f of fields) {
+      const [holder, key] = f.startsWith('k.') ? [copy.k, f.slice(2)] : [copy, f]
+      if (typeof holder[key] !== 'number') throw new Error(`${f}: not a number`)
+      holder[key] *= 1000
+    }
+    return copy
+  }
+  const got = new Map<string, any>()
+  for (const [name, fields] of times) {
+    // The µs client subscribed last, so the ms client got each frame it got.
+    const inUs = await on(us, name)
+    const inMs = await on(ms, name, (d) => JSON.stringify(scaled(d, fields)) === JSON.stringify(inUs))
+    t.same(inUs, scaled(inMs, fields), `${name}: ${fields.length === 0 ? 'as in ms' : fields.join(', ')} in µs`)
+    got.set(name, inUs)
+  }
+  const trade = got.get('btcusdt@trade')
+  t.same([trade.t, trade.T], [1, (await (await fetch(`${rig.http}/api/v3/trades?symbol=BTCUSDT`)).json() as { time: number }[])[0]!.time * 1000],
+    'the trade id as it was, its time in µs')
+  const [mini] = await spotHost.next()
+  t.match(mini, { e: '24hrMiniTicker', s: 'BTCUSDT', E: got.get('btcusdt@miniTicker').E }, 'the spot host\'s all-market stream (lowercase microsecond)')
+  t.equal((await asMs.next()).T * 1000, trade.T, 'timeUnit=MILLISECOND: ms')
+  for (const c of [ms, us, spotHost, asMs]) c.close()
+
+  for (const unit of ['NANOSECOND', 'MICROSECONDS', '', 'us']) {
+    const err = await connect(`${rig.base}/ws/btcusdt@trade?timeUnit=${unit}`).catch((e: { status: number; body: string }) => e)
+    t.same([(err as { status: number }).status, JSON.parse((err as { body: string }).body)],
+      [400, { code: -1194, msg: 'Invalid value for time unit; expected either MICROSECOND or MILLISECOND.' }], `timeUnit=${unit}: refused`)
+  }
 })
 
 t.test('spot klines in UTC+8 (`@+08:00`) and of 1s: buckets from the local midnight or the second, closed at their own end', async (t) => {
