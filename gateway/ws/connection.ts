@@ -29,10 +29,13 @@ const METHODS = ['SUBSCRIBE', 'UNSUBSCRIBE', 'LIST_SUBSCRIPTIONS', 'SET_PROPERTY
 class ControlError extends Error {
   constructor(readonly code: number, msg: string) { super(msg) }
 
-  /** `{"error":{"code","msg"},"id"}`, as Binance answers; without `id` when the request's could not be read. */
+  /**
+   * `{"code","msg","id"}`: API.md's `{code, msg}`, with the request's id as Binance's table of
+   * these errors shows it; without `id` when the request's could not be read.
+   */
   reply(idJson: string | undefined): string {
-    const error = JSON.stringify({ code: this.code, msg: this.message })
-    return idJson === undefined ? `{"error":${error}}` : `{"error":${error},"id":${idJson}}`
+    const body = `"code":${this.code},"msg":${JSON.stringify(this.message)}`
+    return idJson === undefined ? `{${body}}` : `{${body},"id":${idJson}}`
   }
 }
 

@@ -1,10 +1,11 @@
-// The `id` of a market-stream control request as Binance spot documents it: a 64-bit signed
-// integer, an alphanumeric string of at most 36 characters, or null. Replies echo it as sent,
+// The `id` of a market-stream control request: a 64-bit signed integer or null, as Binance spot
+// documents it, or a string (Binance: alphanumeric, at most 36 characters; here any string of
+// at most 64, as API.md's "numbers or strings" has always been read). Replies echo it as sent,
 // so an integer is echoed from its own digits: past 2^53 a JS number would round it (a
 // nanosecond clock, a common id, is past 2^60).
 
-/** Letters and digits, and `-` and `_` so that a UUID (36 characters) passes (decided: docs/WEBSOCKET.md). */
-const ID_STRING = /^[A-Za-z0-9_-]{0,36}$/
+/** The longest string id taken (a UUID is 36 characters). */
+const ID_STRING_MAX = 64
 /** An integer as JSON writes one: no fraction, no exponent (1.0 and 1e3 are not ids). */
 const ID_INTEGER = /^-?(?:0|[1-9][0-9]{0,18})$/
 const I64_MIN = -(2n ** 63n)
@@ -18,7 +19,7 @@ export function requestIdJson(text: string, request: Readonly<Record<string, unk
   if (!Object.hasOwn(request, 'id')) return undefined
   const id = request.id
   if (id === null) return 'null'
-  if (typeof id === 'string') return ID_STRING.test(id) ? JSON.stringify(id) : undefined
+  if (typeof id === 'string') return id.length <= ID_STRING_MAX ? JSON.stringify(id) : undefined
   if (typeof id !== 'number') return undefined
   const raw = memberText(text, 'id')
   if (raw === undefined || !ID_INTEGER.test(raw)) return undefined

@@ -90,7 +90,7 @@ export class Client {
   /** Sends a control request and waits for the reply with its id (or an error reply). */
   async request(msg: Record<string, unknown>): Promise<any> {
     this.send(msg)
-    return this.next((m) => m !== null && typeof m === 'object' && ('id' in m || 'error' in m))
+    return this.next((m) => m !== null && typeof m === 'object' && ('id' in m || 'code' in m))
   }
 
   /** Resolves with the close code and reason. */

@@ -108,35 +108,36 @@ t.test('control messages answer exactly as Binance does', async (t) => {
   t.same(await ask({ method: 'GET_PROPERTY', params: ['combined'], id: 2 }), { result: false, id: 2 })
   t.same(await ask({ method: 'SET_PROPERTY', params: ['combined', true], id: 5 }), { result: null, id: 5 })
   t.same(await ask({ method: 'GET_PROPERTY', params: ['combined'], id: 6 }), { result: true, id: 6 })
-  // Refusals as Binance's stream servers send them: {"error":{code,msg},"id"}, the id when the request has one it takes.
-  t.same(await ask({ method: 'SET_PROPERTY', params: ['combined', 'yes'], id: 8 }), { error: { code: 1, msg: 'Invalid value type: expected Boolean' }, id: 8 })
-  t.same(await ask({ method: 'SET_PROPERTY', params: ['compressed', true], id: 'p8' }), { error: { code: 0, msg: 'Unknown property' }, id: 'p8' })
-  t.same(await ask({ method: 'GET_PROPERTY', params: [5], id: null }), { error: { code: 2, msg: 'Invalid request: property name must be a string' }, id: null })
-  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: 1.5 }), { error: { code: 2, msg: 'Invalid request: request ID must be an unsigned integer' } })
-  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS' }), { error: { code: 2, msg: 'Invalid request: request ID must be an unsigned integer' } })
-  t.same(await ask({ method: 'PING', id: 9 }), { error: { code: 2,
-    msg: 'Invalid request: unknown variant `PING`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' }, id: 9 })
-  t.same(await ask({ params: [], id: 9 }), { error: { code: 2, msg: 'Invalid request: missing field `method`' }, id: 9 })
-  t.same(await ask({ params: [], id: true }), { error: { code: 2, msg: 'Invalid request: missing field `method`' } }, 'an id of no accepted form is left out')
+  // Refusals: API.md's {code, msg}, with the id (as Binance's table of them shows it) when the request has one it takes.
+  t.same(await ask({ method: 'SET_PROPERTY', params: ['combined', 'yes'], id: 8 }), { code: 1, msg: 'Invalid value type: expected Boolean', id: 8 })
+  t.same(await ask({ method: 'SET_PROPERTY', params: ['compressed', true], id: 'p8' }), { code: 0, msg: 'Unknown property', id: 'p8' })
+  t.same(await ask({ method: 'GET_PROPERTY', params: [5], id: null }), { code: 2, msg: 'Invalid request: property name must be a string', id: null })
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: 1.5 }), { code: 2, msg: 'Invalid request: request ID must be an unsigned integer' })
+  t.same(await ask({ method: 'LIST_SUBSCRIPTIONS' }), { code: 2, msg: 'Invalid request: request ID must be an unsigned integer' })
+  t.same(await ask({ method: 'PING', id: 9 }), { code: 2,
+    msg: 'Invalid request: unknown variant `PING`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`', id: 9 })
+  t.same(await ask({ params: [], id: 9 }), { code: 2, msg: 'Invalid request: missing field `method`', id: 9 })
+  t.same(await ask({ params: [], id: true }), { code: 2, msg: 'Invalid request: missing field `method`' }, 'an id of no accepted form is left out')
   // An object whose own `toString` is not a function: formatting it with String() threw, and the
   // throw took the whole exchange process down.
-  t.same(await ask({ method: { toString: 1 }, id: 9 }), { error: { code: 2,
-    msg: 'Invalid request: unknown variant `{"toString":1}`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' }, id: 9 })
-  t.same(await ask({ method: 5, id: 9 }), { error: { code: 2,
-    msg: 'Invalid request: unknown variant `5`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`' }, id: 9 })
+  t.same(await ask({ method: { toString: 1 }, id: 9 }), { code: 2,
+    msg: 'Invalid request: unknown variant `{"toString":1}`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`', id: 9 })
+  t.same(await ask({ method: 5, id: 9 }), { code: 2,
+    msg: 'Invalid request: unknown variant `5`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`', id: 9 })
   t.same(await ask({ method: 'SUBSCRIBE', params: ['btcusdtperp@nothing'], id: 10 }),
-    { error: { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@nothing"' }, id: 10 })
+    { code: 2, msg: 'Invalid request: invalid stream name "btcusdtperp@nothing"', id: 10 })
   const bad = await ask('{"method":')
-  t.same(Object.keys(bad), ['error'], 'unreadable JSON: no id')
-  t.equal(bad.error.code, 3)
-  t.match(bad.error.msg, /^Invalid JSON: /)
+  t.same(Object.keys(bad), ['code', 'msg'], 'unreadable JSON: no id')
+  t.equal(bad.code, 3)
+  t.match(bad.msg, /^Invalid JSON: /)
   t.same(await ask({ method: 'LIST_SUBSCRIPTIONS', id: 11 }), { result: ['btcusdtperp@aggTrade'], id: 11 }, 'errors change nothing')
   c.close()
 })
 
 // Binance spot: "The id is used as an identifier to uniquely identify the messages going back and
 // forth. The following formats are accepted: 64-bit signed integer, alphanumeric strings; max
-// length 36, null." Found by review: negative and large ids were refused, long strings taken.
+// length 36, null." Found by review: negative and large ids were refused. Strings of up to 64
+// characters, of any letters, are taken as API.md has always taken them.
 t.test('request ids of every form Binance takes are echoed exactly; others are refused without one', async (t) => {
   const rig = await streamRig()
   t.teardown(() => rig.close())
@@ -153,17 +154,17 @@ t.test('request ids of every form Binance takes are echoed exactly; others are r
   const list = (id: string) => ask(`{"method":"LIST_SUBSCRIPTIONS","id":${id}}`)
   const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e'
   for (const id of ['0', '-1', '9223372036854775807', '-9223372036854775808', '1700000000000000001', 'null', '"list"', '""',
-    `"${uuid}"`, `"${'a'.repeat(36)}"`, '"A_b-9"']) {
+    `"${uuid}"`, `"${'a'.repeat(64)}"`, '"A_b-9"', '"a b"', '"ü"']) {
     t.equal(await list(id), `{"result":[],"id":${id}}`, `id ${id}`)
   }
-  const refused = '{"error":{"code":2,"msg":"Invalid request: request ID must be an unsigned integer"}}'
-  for (const id of ['9223372036854775808', '-9223372036854775809', '1.5', '1.0', '1e3', `"${'a'.repeat(37)}"`, '"a b"', '"ü"', 'true', '{}', '[1]']) {
+  const refused = '{"code":2,"msg":"Invalid request: request ID must be an unsigned integer"}'
+  for (const id of ['9223372036854775808', '-9223372036854775809', '1.5', '1.0', '1e3', `"${'a'.repeat(65)}"`, 'true', '{}', '[1]']) {
     t.equal(await list(id), refused, `id ${id}`)
   }
   t.equal(await ask('{"method":"LIST_SUBSCRIPTIONS","params":{"id":7},"id":-7}'), '{"result":[],"id":-7}', 'the top-level id, not a nested one')
   t.equal(await ask('{"id":1,"method":"LIST_SUBSCRIPTIONS","id":2}'), '{"result":[],"id":2}', 'the last of two, as JSON.parse reads them')
   t.equal(await ask('{"method":"NOPE","id":9223372036854775807}'),
-    '{"error":{"code":2,"msg":"Invalid request: unknown variant `NOPE`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`"},"id":9223372036854775807}',
+    '{"code":2,"msg":"Invalid request: unknown variant `NOPE`, expected one of `SUBSCRIBE`, `UNSUBSCRIBE`, `LIST_SUBSCRIPTIONS`, `SET_PROPERTY`, `GET_PROPERTY`","id":9223372036854775807}',
     'a refusal carries the id exactly too')
   t.equal(await ask(`{"method":"SUBSCRIBE","params":["btcusdtperp@trade"],"id":"${uuid}"}`), `{"result":null,"id":"${uuid}"}`)
   t.equal(await list('-1'), '{"result":["btcusdtperp@trade"],"id":-1}', 'a UUID-named SUBSCRIBE took')
@@ -201,7 +202,7 @@ t.test('at most 1024 streams per connection', async (t) => {
   t.same(await c.request({ method: 'SUBSCRIBE', params: names, id: 1 }), { result: null, id: 1 })
   t.same(await c.request({ method: 'SUBSCRIBE', params: ['s0@trade'], id: 2 }), { result: null, id: 2 }, 'already held: no change')
   t.same(await c.request({ method: 'SUBSCRIBE', params: ['one@trade'], id: 3 }),
-    { error: { code: 2, msg: 'Invalid request: too many streams; at most 1024 per connection' }, id: 3 })
+    { code: 2, msg: 'Invalid request: too many streams; at most 1024 per connection', id: 3 })
   const list = await c.request({ method: 'LIST_SUBSCRIPTIONS', id: 4 })
   t.equal(list.result.length, 1024)
   c.close()
@@ -275,7 +276,7 @@ t.test('other feeds plug in their own stream names (listen keys) on the same pat
   t.same(await clients[3]!.next(), { stream: 'k3y', data: { e: 'listenKeyExpired', E: 1, listenKey: 'k3y' } })
   const c = await connect(rig.base + '/ws')
   t.same(await c.request({ method: 'SUBSCRIBE', params: ['k3y'], id: 1 }), { result: null, id: 1 })
-  t.same(await c.request({ method: 'SUBSCRIBE', params: ['n0pe'], id: 2 }), { error: { code: 2, msg: 'Invalid request: invalid stream name "n0pe"' }, id: 2 })
+  t.same(await c.request({ method: 'SUBSCRIBE', params: ['n0pe'], id: 2 }), { code: 2, msg: 'Invalid request: invalid stream name "n0pe"', id: 2 })
   t.equal(await refusal(rig.base + '/ws/n0pe'), 400)
   for (const x of [...clients, c]) x.close()
 })
