@@ -13,7 +13,7 @@ import { accept, reject } from './results.js'
 import type { State } from './state.js'
 
 /** The newest rules this build applies. Raise it only with the old behavior kept, gated. */
-export const RULES_VERSION = 6
+export const RULES_VERSION = 7
 
 /**
  * Rules 2: the state root's leaves are salted (core/root.ts), so a balance proof's sibling
@@ -50,6 +50,13 @@ export const QUOTE_ORDERS_AS_BINANCE = 5
  * second set the average alone: one small pair of orders moved the mark by the whole basis.
  */
 export const ONE_SIDED_BASIS_ZERO = 6
+
+/**
+ * Rules 7: a spot order keeps the strategyId and strategyType it was sent with (Binance spot's
+ * order tags, core/strategy.ts), its records carry them, and a strategyType under 1,000,000 is
+ * refused. Under older rules the fields are ignored, as older builds ignored them.
+ */
+export const ORDER_STRATEGIES = 7
 
 /**
  * A log that never declared its rules (written before versioning) applies under these: the
