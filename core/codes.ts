@@ -83,6 +83,8 @@ export const CODES = [
   'PEG_ORDER_TYPE',
   'PEG_TYPE_MISMATCH',
   'PEG_NO_DEPTH',
+  // spot order strategies (core/strategy.ts)
+  'STRATEGY_TYPE_INVALID',
   // matching outcomes that reject the whole order
   'FOK_UNFILLED',
   'POST_ONLY_WOULD_TAKE',

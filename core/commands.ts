@@ -319,6 +319,13 @@ export interface PlaceOrder extends Issuer {
   pegPriceType?: PegPriceType
   /** With pegPriceType (Binance's pegOffsetValue, pegOffsetType PRICE_LEVEL): that many levels deeper than the best, 0..100. */
   pegOffsetLevels?: number
+  /**
+   * Spot only, rules 7 (core/strategy.ts): Binance's strategyId, the client's tag of the order
+   * within a strategy, 0..2^53 − 1, kept and shown on its records; ignored under older rules.
+   */
+  strategyId?: number
+  /** Spot only, rules 7: Binance's strategyType, 1,000,000..2^31 − 1 (lower values are Binance's reserved ones). */
+  strategyType?: number
   /** Default CONTRACT_PRICE. */
   workingType?: WorkingType
   /** Hold the trigger while mark and last price differ by more than the market's triggerProtect. */
@@ -363,6 +370,9 @@ export interface ListLeg {
   /** LIMIT, POST_ONLY and the limit stop forms: a pegged price (PlaceOrder's pegPriceType and pegOffsetLevels). */
   pegPriceType?: PegPriceType
   pegOffsetLevels?: number
+  /** The order's strategy tags (PlaceOrder's strategyId and strategyType; rules 7). */
+  strategyId?: number
+  strategyType?: number
   clientOrderId?: string
 }
 

@@ -58,6 +58,10 @@ export interface OrderRecordFields {
    * trade); the quantity sent is the sum. Absent when none.
    */
   preventedLots?: number
+  /** Spot orders sent with one (rules 7): Binance's strategyId; absent otherwise. */
+  strategyId?: number
+  /** Spot orders sent with one (rules 7): Binance's strategyType; absent otherwise. */
+  strategyType?: number
 }
 
 /**

@@ -160,7 +160,7 @@ export function buildOrder(m: Market, sub: SubAccount | undefined, dualSide: boo
     status: 'NEW', positionSide, reduceOnly, stp, goodTillDate,
     time, updateTime: time, marginCounted: false, lockedRemaining: 0,
     level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null, icebergLots, visibleLots: 0, peg: null,
-    preventedLots: 0, preventedMatchId: -1,
+    preventedLots: 0, preventedMatchId: -1, strategyId: -1, strategyType: 0,
   }
 }
 

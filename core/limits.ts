@@ -38,6 +38,11 @@ export const LIMITS = {
   icebergOrdersPerMarketMax: 5,
   /** A spot pegged order's pegOffsetValue: levels deeper than the best (Binance's documented 100 at most). */
   pegOffsetLevelsMax: 100,
+  /** A spot order's strategyType: Binance reserves the values below 1,000,000; an INT, so at most 2^31 − 1. */
+  strategyTypeMin: 1_000_000,
+  strategyTypeMax: 2_147_483_647,
+  /** A spot order's strategyId (Binance's is a LONG): kept exact as a number, so at most 2^53 − 1. */
+  strategyIdMax: Number.MAX_SAFE_INTEGER,
   /** Executing OCO order lists per sub-account and market (Binance MAX_NUM_ORDER_LISTS). */
   orderListsPerMarketMax: 20,
   /** Dead entries beyond the live ones before a trigger heap is rebuilt (core/trigger-index.ts). */

@@ -70,6 +70,7 @@ export function legCommand(cmd: Issuer & { marketId: number; side: Side; qtyLots
     orderType: leg.orderType, timeInForce: leg.timeInForce, priceTicks: leg.priceTicks, stopPriceTicks: leg.stopPriceTicks,
     trailingDeltaBips: leg.trailingDeltaBips, icebergLots: leg.icebergLots, qtyLots: cmd.qtyLots, clientOrderId: leg.clientOrderId,
     stp: cmd.stp, pegPriceType: leg.pegPriceType, pegOffsetLevels: leg.pegOffsetLevels,
+    strategyId: leg.strategyId, strategyType: leg.strategyType,
   }
 }
 

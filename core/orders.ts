@@ -23,6 +23,7 @@ import { pegOf, peggedPrice } from './peg.js'
 import { isPriceMatch, priceMatchLiteral, resolvePriceMatch } from './price-match.js'
 import { isConditionalType } from './trigger-index.js'
 import { lockFor, lockSpot } from './spot.js'
+import { strategyOf, tag } from './strategy.js'
 import { positionOf, type Market, type Order, type Peg, type PerpMarket, type SpotMarket, type State, type SubAccount } from './state.js'
 
 export function placeOrder(state: State, cmd: PlaceOrder, time: number): Result {
@@ -48,6 +49,8 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
   const sub = findSub(state, cmd)
   if (sub === undefined && !validIssuer(cmd)) return 'ACCOUNT_INVALID'
   if (m.status !== 'TRADING') return 'MARKET_NOT_TRADING'
+  const strategy = strategyOf(state, m, cmd)
+  if (typeof strategy === 'string') return strategy
   if (cmd.priceMatch !== undefined && cmd.priceMatch !== 'NONE') {
     const matched = withMatchedPrice(m, cmd)
     if (typeof matched === 'string') return matched
@@ -56,7 +59,10 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
   const peg = pegOf(m, cmd)
   if (typeof peg === 'string') return peg
   if (isConditionalType(cmd.orderType)) {
-    if (m.kind === 'SPOT') return checkSpotStop(m, sub, cmd, time, pending, peg)
+    if (m.kind === 'SPOT') {
+      const stop = checkSpotStop(m, sub, cmd, time, pending, peg)
+      return typeof stop === 'string' ? stop : tag(stop, strategy)
+    }
     // A trailing delta is a spot stop's (a perpetual trailing stop takes a callback).
     return cmd.trailingDeltaBips !== undefined ? 'COMMAND_INVALID'
       : checkConditional(m, sub, cmd, time, rulesOf(state) >= MARKET_STOPS_GTD)
@@ -76,6 +82,7 @@ export function checkOrder(state: State, cmd: PlaceOrder, time: number, pending 
   }
   const o = buildOrder(m, sub, sub?.dualSide ?? false, cmd, time)
   if (typeof o === 'string') return o
+  tag(o, strategy)
   if (peg !== null) {
     o.peg = peg
     // An OTO list's pending order takes its price as it is placed (core/oto-lists.ts).

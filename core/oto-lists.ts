@@ -178,6 +178,9 @@ function legOf(o: Order): ListLeg {
     if (o.peg.offsetLevels !== 0) leg.pegOffsetLevels = o.peg.offsetLevels
   }
   if (limitForm && o.orderType !== 'POST_ONLY') leg.timeInForce = o.timeInForce
+  // Its strategy tags (rules 7, core/strategy.ts), kept as it is placed.
+  if (o.strategyId >= 0) leg.strategyId = o.strategyId
+  if (o.strategyType !== 0) leg.strategyType = o.strategyType
   return leg
 }
 

@@ -30,6 +30,8 @@ export function orderEvent(o: Order, execType: ExecType, expiryReason?: ExpiryRe
     e.preventedMatchId = o.preventedMatchId
     if (o.preventedLots !== 0) e.preventedLots = o.preventedLots
   }
+  if (o.strategyId >= 0) e.strategyId = o.strategyId
+  if (o.strategyType !== 0) e.strategyType = o.strategyType
   return e
 }
 
@@ -57,6 +59,8 @@ export function recordOf(e: OrderRecordFields): OrderRecordFields {
   if (e.expiryReason !== undefined) r.expiryReason = e.expiryReason
   if (e.preventedMatchId !== undefined) r.preventedMatchId = e.preventedMatchId
   if (e.preventedLots !== undefined) r.preventedLots = e.preventedLots
+  if (e.strategyId !== undefined) r.strategyId = e.strategyId
+  if (e.strategyType !== undefined) r.strategyType = e.strategyType
   return r
 }
 

@@ -79,6 +79,11 @@ function preventedLeaf(o: Order): string {
   return `prevented|${o.market.marketId}|${o.orderId}|${o.preventedLots}|${o.preventedMatchId}`
 }
 
+/** A spot order's strategy tags (rules 7, core/strategy.ts; -1 and 0 for one not sent); only on tagged orders. */
+function strategyLeaf(o: Order): string {
+  return `strategy|${o.market.marketId}|${o.orderId}|${o.strategyId}|${o.strategyType}`
+}
+
 function orderExtraLeaf(o: Order): string {
   return `orderExtra|${o.market.marketId}|${o.orderId}|${o.amendCount}|${o.priceMatch ?? ''}`
 }
@@ -96,6 +101,7 @@ function orderLeaves(o: Order, out: string[]): void {
   if (o.icebergLots !== 0) out.push(icebergLeaf(o))
   if (o.peg !== null) out.push(pegLeaf(o))
   if (o.preventedLots !== 0) out.push(preventedLeaf(o))
+  if (o.strategyId >= 0 || o.strategyType !== 0) out.push(strategyLeaf(o))
 }
 
 /** Every leaf of the state, as canonical text, sorted. */

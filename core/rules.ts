@@ -69,6 +69,13 @@ export const ISOLATED_LIQUIDATION_MARGIN = 7
 export const MARKET_STOPS_GTD = 7
 
 /**
+ * Rules 7 too: a spot order keeps the strategyId and strategyType it was sent with (Binance spot's
+ * order tags, core/strategy.ts), its records carry them, and a strategyType under 1,000,000 is
+ * refused. Under older rules the fields are ignored, as older builds ignored them.
+ */
+export const ORDER_STRATEGIES = 7
+
+/**
  * A log that never declared its rules (written before versioning) applies under these: the
  * rules of the builds up to the one that introduced versioning, identical to version 1.
  */

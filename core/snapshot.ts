@@ -25,7 +25,7 @@ const packr = new Packr({ useRecords: false })
 type PositionTuple = [number, number, number, number?, number?]
 type OrderTuple = [number, string, number, string, Side, OrderType, TimeInForce, number, number, number, number,
   OrderStatus, PositionSide, boolean, StpMode, number, number, number, boolean, number, (CondTuple | null)?, (ExtraTuple | null)?, (ListTuple | null)?,
-  (IcebergTuple | null)?, (PegTuple | null)?, PreventedTuple?]
+  (IcebergTuple | null)?, (PegTuple | null)?, (PreventedTuple | null)?, StrategyTuple?]
 /**
  * A conditional order's trigger state (core/conditional.ts), appended to its order tuple; a
  * spot trailing stop's delta and trailing time last, only on those.
@@ -43,8 +43,10 @@ type ListTuple = [number, string, boolean, number, OrderList['contingency'], num
 type IcebergTuple = [number, number]
 /** A pegged order's peg (core/peg.ts); only on pegged orders. */
 type PegTuple = [PegPriceType, number, number]
-/** Lots DECREMENT self-trade prevention took off the order and its last prevented match (core/prevention.ts); last, only on such orders. */
+/** Lots DECREMENT self-trade prevention took off the order and its last prevented match (core/prevention.ts); only on such orders. */
 type PreventedTuple = [number, number]
+/** A spot order's strategyId and strategyType (rules 7, core/strategy.ts; -1 and 0 for one not sent); last, only on tagged orders. */
+type StrategyTuple = [number, number]
 
 // Trailing zeros (realized PnL, realized since open) are left out.
 const posTuple = (p: Position): PositionTuple => p.realizedSinceOpen !== 0
@@ -78,7 +80,8 @@ function orderTuple(o: Order): OrderTuple {
   const iceberg: IcebergTuple | null = o.icebergLots !== 0 ? [o.icebergLots, o.visibleLots] : null
   const peg: PegTuple | null = o.peg !== null ? [o.peg.type, o.peg.offsetLevels, o.peg.sentPriceTicks] : null
   const prevented: PreventedTuple | null = o.preventedLots !== 0 ? [o.preventedLots, o.preventedMatchId] : null
-  const parts = [ct, extra, lt, iceberg, peg, prevented]
+  const strategy: StrategyTuple | null = o.strategyId >= 0 || o.strategyType !== 0 ? [o.strategyId, o.strategyType] : null
+  const parts = [ct, extra, lt, iceberg, peg, prevented, strategy]
   let n = parts.length
   while (n > 0 && parts[n - 1] === null) n--
   for (let i = 0; i < n; i++) (t as unknown[]).push(parts[i])
@@ -290,6 +293,7 @@ function restoreMarket(state: State, data: Record<string, unknown>, lists: Map<n
       marginCounted: t[18], lockedRemaining: t[19], level: null, prev: null, next: null, cond: condOf(t[20]), amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null,
       icebergLots: t[23]?.[0] ?? 0, visibleLots: t[23]?.[1] ?? t[8] - t[9],
       peg: pegFrom(t[24] ?? undefined), preventedLots: t[25]?.[0] ?? 0, preventedMatchId: t[25]?.[1] ?? -1,
+      strategyId: t[26]?.[0] ?? -1, strategyType: t[26]?.[1] ?? 0,
     }
     restoreExtra(o, t[21])
     restoreList(o, t[22], lists)

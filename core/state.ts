@@ -182,6 +182,10 @@ export interface Order {
   preventedLots: number
   /** The last prevented match it took part in (Binance spot's preventedMatchId); -1: none. */
   preventedMatchId: number
+  /** Spot, rules 7 (core/strategy.ts): the strategyId it was sent with; -1: none. */
+  strategyId: number
+  /** Spot, rules 7: the strategyType it was sent with; 0: none (a sent one is at least 1,000,000). */
+  strategyType: number
 }
 
 /**

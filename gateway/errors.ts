@@ -359,6 +359,8 @@ const FUTURES: { readonly [C in Code]: Mapper } = {
   PEG_ORDER_TYPE: (ctx) => paramNotRequired(ctx.param ?? 'pegPriceType'),
   PEG_TYPE_MISMATCH: (ctx) => invalidParam(ctx.param ?? 'pegPriceType'),
   PEG_NO_DEPTH: () => bad(-2010, 'Order book liquidity is too low for this pegged order.'),
+  // Spot order strategies (core/strategy.ts): Binance spot's BAD_STRATEGY_TYPE; USD-M takes no strategyType.
+  STRATEGY_TYPE_INVALID: () => bad(-1134, 'strategyType was less than 1000000.'),
   // Only ever a reason at trigger (closePosition with no position), never a placement answer.
   CLOSE_POSITION_NOTHING: () => bad(-2022, 'ReduceOnly Order is rejected.'),
   FOK_UNFILLED: () => bad(-5021, 'Due to the order could not be filled immediately, the FOK order has been rejected.'),

@@ -32,6 +32,9 @@ export function spotOrderJson(state: AssetScales, m: SpotScales, o: OrderFields,
   // The quote a MARKET order was sized by (quoteOrderQty), zero otherwise: in both forms, as Binance's.
   out.origQuoteOrderQty = formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale)
   out.workingTime = spotWorkingTime(o)
+  // The strategy tags it was sent with, only then, before selfTradePreventionMode as Binance's.
+  if (o.strategyId !== undefined) out.strategyId = o.strategyId
+  if (o.strategyType !== undefined) out.strategyType = o.strategyType
   out.selfTradePreventionMode = o.stp
   // An OPO list's pending order has no quantity until its working order has filled: Binance shows none.
   if (o.status === 'PENDING_NEW' && o.origQtyLots === 0) delete out.origQty

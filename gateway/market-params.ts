@@ -49,7 +49,7 @@ export function contractTypeParam(params: Params): 'PERPETUAL' | 'QUARTERLY' {
 }
 
 /** An unsigned integer parameter, exact as a bigint; -1100 when it is not plain digits. */
-function unsigned(params: Params, name: string): bigint | undefined {
+export function unsigned(params: Params, name: string): bigint | undefined {
   const v = optional(params, name)
   if (v === undefined) return undefined
   if (!INT_SYNTAX.test(v)) throw illegalChars(name, INT_LEGAL_RANGE)

@@ -112,7 +112,7 @@ export function autoDeleverage(state: State, m: PerpMarket, o: Order, priceTicks
       side: o.side === 'BUY' ? 'SELL' : 'BUY', orderType: 'LIQUIDATION', timeInForce: 'IOC', priceTicks,
       origQtyLots: lots, executedQtyLots: 0, cumQuoteTicksLots: 0, status: 'NEW', positionSide: r.side,
       reduceOnly: r.side === 'BOTH', stp: 'NONE', goodTillDate: 0, time, updateTime: time,
-      marginCounted: false, lockedRemaining: 0, level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null, icebergLots: 0, visibleLots: 0, peg: null, preventedLots: 0, preventedMatchId: -1,
+      marginCounted: false, lockedRemaining: 0, level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null, icebergLots: 0, visibleLots: 0, peg: null, preventedLots: 0, preventedMatchId: -1, strategyId: -1, strategyType: 0,
     }
     events.push(orderEvent(c, 'NEW'))
     const tradeId = m.nextTradeId++

@@ -146,7 +146,7 @@ function closePosition(state: State, c: Closing, time: number, events: Event[], 
     side: p.qtyLots > 0 ? 'SELL' : 'BUY', orderType: 'LIQUIDATION', timeInForce: 'IOC', priceTicks: bankruptcy,
     origQtyLots: abs(p.qtyLots), executedQtyLots: 0, cumQuoteTicksLots: 0, status: 'NEW', positionSide: c.side,
     reduceOnly: c.side === 'BOTH', stp: 'NONE', goodTillDate: 0, time, updateTime: time,
-    marginCounted: false, lockedRemaining: 0, level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null, icebergLots: 0, visibleLots: 0, peg: null, preventedLots: 0, preventedMatchId: -1,
+    marginCounted: false, lockedRemaining: 0, level: null, prev: null, next: null, cond: null, amendCount: 0, priceMatch: undefined, quoteQty: 0, quoteShort: false, list: null, icebergLots: 0, visibleLots: 0, peg: null, preventedLots: 0, preventedMatchId: -1, strategyId: -1, strategyType: 0,
   }
   o.clientOrderId = `autoclose-${m.marketId}-${o.orderId}`
   events.push(orderEvent(o, 'NEW'))

@@ -25,14 +25,18 @@ interface Options {
 
 /** The amended order as Binance's answer shows it (`amendedOrder`). */
 function amendedOrderJson(state: State, m: SpotMarket, o: OrderFields, origClientOrderId: string): object {
-  return {
+  const out: Record<string, unknown> = {
     symbol: m.symbol, orderId: o.orderId, orderListId: o.orderListId ?? -1, origClientOrderId, clientOrderId: o.clientOrderId,
     price: formatPrice(m, o.priceTicks), qty: formatQty(m, spotOrigQtyLots(o)), executedQty: formatQty(m, o.executedQtyLots),
     preventedQty: formatQty(m, spotPreventedQtyLots(o)), quoteOrderQty: formatBalance(o.quoteQty ?? 0, state.assets.get(m.quote)!.scale),
     cumulativeQuoteQty: formatNotional(m, o.cumQuoteTicksLots), status: o.status, timeInForce: spotTimeInForce(o),
     type: spotType(o), side: o.side, workingTime: spotWorkingTime(o),
-    selfTradePreventionMode: o.stp,
   }
+  // The strategy tags it was sent with, only then (the amendment keeps them), as in every order answer.
+  if (o.strategyId !== undefined) out.strategyId = o.strategyId
+  if (o.strategyType !== undefined) out.strategyType = o.strategyType
+  out.selfTradePreventionMode = o.stp
+  return out
 }
 
 /** PUT order/amend/keepPriority: newQty below the order's quantity (and above its fills). */

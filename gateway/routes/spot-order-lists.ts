@@ -17,6 +17,7 @@ import { orderAfter, spotCancelId, type OrderFields } from '../format-order.js'
 import { clientIdRefParam, idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { pegParams } from '../peg-params.js'
+import { strategyParams } from '../strategy-params.js'
 import { spotListDocs } from '../schemas/spot.js'
 import type { WeightCounter } from '../weights.js'
 import { respTypeOf } from './spot-trade.js'
@@ -79,7 +80,7 @@ function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string
     trailingDelta: stop ? `${at}TrailingDelta` : undefined,
     timeInForce: type === 'LIMIT' || stopLimit ? `${at}TimeInForce` : undefined,
     icebergQty: type === 'LIMIT' || type === 'LIMIT_MAKER' || stopLimit ? `${at}IcebergQty` : undefined,
-    clientOrderId: `${at}ClientOrderId`, pegPrefix: at,
+    clientOrderId: `${at}ClientOrderId`, pegPrefix: at, strategyPrefix: at,
   }, [`${at}Price`, `${at}StopPrice`, `${at}TrailingDelta`, `${at}TimeInForce`, `${at}IcebergQty`])
 }
 
@@ -90,12 +91,13 @@ function legParam(p: Params, m: SpotMarket, at: string, allowed: readonly string
  */
 function leg(p: Params, m: SpotMarket, orderType: OrderType,
   names: { price?: string | undefined; stopPrice?: string | undefined; trailingDelta?: string | undefined; timeInForce?: string | undefined;
-    icebergQty?: string | undefined; clientOrderId: string; pegPrefix?: string },
+    icebergQty?: string | undefined; clientOrderId: string; pegPrefix?: string; strategyPrefix: string },
   all: string[]): ListLeg {
   const read = new Set([names.price, names.stopPrice, names.trailingDelta, names.timeInForce, names.icebergQty])
   for (const name of all) if (!read.has(name) && optional(p, name) !== undefined) throw paramNotRequired(name)
   // A peg (core/peg.ts, which says which orders take one) makes the price optional.
-  const out: ListLeg = { orderType, ...(names.pegPrefix === undefined ? {} : pegParams(p, names.pegPrefix)) }
+  const out: ListLeg = { orderType, ...(names.pegPrefix === undefined ? {} : pegParams(p, names.pegPrefix)),
+    ...strategyParams(p, names.strategyPrefix) }
   if (names.price !== undefined) {
     const raw = out.pegPriceType === undefined ? required(p, names.price) : optional(p, names.price)
     if (raw !== undefined) out.priceTicks = parsePriceTicks(m, raw, names.price)
@@ -128,14 +130,15 @@ function leg(p: Params, m: SpotMarket, orderType: OrderType,
  * with `stopLimitPrice`), above and below as the side puts them.
  */
 function legacyLegs(p: Params, m: SpotMarket, side: 'BUY' | 'SELL'): { above: ListLeg; below: ListLeg } {
-  const maker = leg(p, m, 'POST_ONLY', { price: 'price', icebergQty: 'limitIcebergQty', clientOrderId: 'limitClientOrderId' }, [])
+  const maker = leg(p, m, 'POST_ONLY', { price: 'price', icebergQty: 'limitIcebergQty', clientOrderId: 'limitClientOrderId',
+    strategyPrefix: 'limit' }, [])
   const stopLimit = optional(p, 'stopLimitPrice') !== undefined
   // The stop price is mandatory here, a trailing delta (the stop's) optional.
   required(p, 'stopPrice')
   const stop = leg(p, m, stopLimit ? 'STOP' : 'STOP_MARKET', {
     price: stopLimit ? 'stopLimitPrice' : undefined, stopPrice: 'stopPrice', trailingDelta: 'trailingDelta',
     timeInForce: stopLimit ? 'stopLimitTimeInForce' : undefined, icebergQty: stopLimit ? 'stopIcebergQty' : undefined,
-    clientOrderId: 'stopClientOrderId',
+    clientOrderId: 'stopClientOrderId', strategyPrefix: 'stop',
   }, ['stopLimitTimeInForce', 'stopIcebergQty'])
   return side === 'SELL' ? { above: maker, below: stop } : { above: stop, below: maker }
 }

@@ -16,6 +16,7 @@ import { fieldsOfOrder, orderAfter, preventedQuantities, spotCancelId } from '..
 import { spotOrderJson } from '../format-spot.js'
 import { findOrder } from '../order-lookup.js'
 import { pegParams } from '../peg-params.js'
+import { strategyParams } from '../strategy-params.js'
 import { cancelRestrictionParam, idParam, looseBool, optional, orderRefParam, sideParam, spotParam, stpParam, required, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
 import { spotDocs } from '../schemas/spot.js'
@@ -104,7 +105,7 @@ function placeCommand(state: State, a: Authenticated, m: SpotMarket): PlaceOrder
   const stp = stpParam(p, true)
   const cmd: PlaceOrder = { type: 'PlaceOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, side, orderType: (stopType ?? (type === 'LIMIT_MAKER' ? 'POST_ONLY' : type)) as OrderType, qtyLots,
-    ...pegParams(p) }
+    ...pegParams(p), ...strategyParams(p) }
   if (priceTicks !== undefined) cmd.priceTicks = priceTicks
   if (stopPriceTicks !== undefined) cmd.stopPriceTicks = stopPriceTicks
   if (trailingDeltaBips !== undefined) cmd.trailingDeltaBips = trailingDeltaBips

@@ -12,7 +12,7 @@ export const spotOrderSchema = object({
   symbol: str, origClientOrderId: str, orderId: int, orderListId: int, clientOrderId: str, transactTime: int,
   price: str, pegPriceType: str, pegOffsetType: str, pegOffsetValue: int, peggedPrice: str, origQty: str, executedQty: str, cummulativeQuoteQty: str, status: str, timeInForce: str, type: str,
   side: str, stopPrice: str, icebergQty: str, time: int, updateTime: int, isWorking: bool, origQuoteOrderQty: str,
-  workingTime: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int, expiryReason: str,
+  workingTime: int, strategyId: int, strategyType: int, selfTradePreventionMode: str, trailingDelta: int, trailingTime: int, expiryReason: str,
   preventedMatchId: int, preventedQuantity: str,
   fills: arrayOf(object({ price: str, qty: str, commission: str, commissionAsset: str, tradeId: int })),
   preventedMatches: arrayOf(object({ preventedMatchId: int, makerOrderId: int, price: str, takerPreventedQuantity: str, makerPreventedQuantity: str })),
@@ -30,7 +30,7 @@ const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['s
 
 /** What a new spot order reads: placement, its test, and cancelReplace's new half. */
 const ORDER_PARAMS = ['side', 'type', 'timeInForce', 'quantity', 'quoteOrderQty', 'price', 'stopPrice', 'trailingDelta', 'icebergQty', 'newClientOrderId',
-  'newOrderRespType', 'selfTradePreventionMode', 'pegPriceType', 'pegOffsetType', 'pegOffsetValue']
+  'strategyId', 'strategyType', 'newOrderRespType', 'selfTradePreventionMode', 'pegPriceType', 'pegOffsetType', 'pegOffsetValue']
 
 export const spotDocs = {
   placeOrder: route({
@@ -44,7 +44,8 @@ export const spotDocs = {
       + 'best price of the order\'s own side; MARKET_PEG: the best of the other side), with pegOffsetType PRICE_LEVEL and '
       + 'pegOffsetValue (0..100 levels deeper) if wanted, prices a LIMIT (PRIMARY_PEG: GTC only), LIMIT_MAKER (PRIMARY_PEG '
       + 'only) or a *_LIMIT stop from the book as it enters it (a stop as it triggers); price is then optional, checked '
-      + 'and recorded, and peggedPrice is the price it works at.',
+      + 'and recorded, and peggedPrice is the price it works at. strategyId (0..2^53 − 1) and strategyType (1000000..2^31 − 1; '
+      + 'less is -1134) tag the order: its answers (but ACK), records and executionReport (j, J) show them, only when sent.',
     security: 'TRADE', weight: 1,
     params: ['symbol', ...ORDER_PARAMS],
     required: ['symbol', 'side', 'type'], response: spotOrderSchema,
@@ -165,7 +166,7 @@ export const spotAmendDocs = {
       amendedOrder: object({
         symbol: str, orderId: int, orderListId: int, origClientOrderId: str, clientOrderId: str, price: str, qty: str,
         executedQty: str, preventedQty: str, quoteOrderQty: str, cumulativeQuoteQty: str, status: str, timeInForce: str,
-        type: str, side: str, workingTime: int, selfTradePreventionMode: str,
+        type: str, side: str, workingTime: int, strategyId: int, strategyType: int, selfTradePreventionMode: str,
       }),
       listStatus: object({
         orderListId: int, contingencyType: str, listOrderStatus: str, listClientOrderId: str, symbol: str,
@@ -193,8 +194,9 @@ const orderListSchema = object({
 })
 
 const PEG = ['PegPriceType', 'PegOffsetType', 'PegOffsetValue']
-const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce', 'IcebergQty', ...PEG]
-const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce', 'IcebergQty', ...PEG]
+const STRATEGY = ['StrategyId', 'StrategyType']
+const OCO_LEG = ['Type', 'ClientOrderId', 'Price', 'StopPrice', 'TrailingDelta', 'TimeInForce', 'IcebergQty', ...STRATEGY, ...PEG]
+const OTO_LEG = ['Type', 'ClientOrderId', 'Price', 'TimeInForce', 'IcebergQty', ...STRATEGY, ...PEG]
 
 /**
  * An OTO-family placement's docs: the working order's parameters, then one pending order's
@@ -225,7 +227,8 @@ export const spotListDocs = {
       + 'larger needs, once. *Price for LIMIT_MAKER and the *_LIMIT types, *StopPrice, *TrailingDelta (a trailing stop, in '
       + 'BIPS) or both for the stop types, *TimeInForce (GTC, IOC, FOK) for the *_LIMIT types, *IcebergQty (an iceberg, '
       + 'GTC) for LIMIT_MAKER and the *_LIMIT types, *PegPriceType, *PegOffsetType and *PegOffsetValue (a pegged price, as '
-      + 'order\'s pegPriceType; the price is then optional) for LIMIT_MAKER and the *_LIMIT types. A trailing leg without a stop '
+      + 'order\'s pegPriceType; the price is then optional) for LIMIT_MAKER and the *_LIMIT types, *StrategyId and '
+      + '*StrategyType (as order\'s strategyId and strategyType) for any. A trailing leg without a stop '
       + 'price stands at no price, so only the other is held to the last price. newOrderRespType ACK (no orderReports), RESULT '
       + 'or FULL (the default). '
       + 'Counts two orders.',
@@ -257,8 +260,9 @@ export const spotListDocs = {
     description: 'stopLimitPrice (with stopLimitTimeInForce) makes the stop a STOP_LOSS_LIMIT, else STOP_LOSS; trailingDelta '
       + 'makes it trail. A SELL puts the LIMIT_MAKER above, a BUY below. Answers as orderList/oco.',
     security: 'TRADE', weight: 1,
-    params: ['symbol', 'listClientOrderId', 'side', 'quantity', 'limitClientOrderId', 'price', 'limitIcebergQty', 'stopClientOrderId',
-      'stopPrice', 'trailingDelta', 'stopLimitPrice', 'stopLimitTimeInForce', 'stopIcebergQty', 'newOrderRespType', 'selfTradePreventionMode'],
+    params: ['symbol', 'listClientOrderId', 'side', 'quantity', 'limitClientOrderId', 'price', 'limitIcebergQty', 'limitStrategyId',
+      'limitStrategyType', 'stopClientOrderId', 'stopPrice', 'trailingDelta', 'stopLimitPrice', 'stopLimitTimeInForce', 'stopIcebergQty',
+      'stopStrategyId', 'stopStrategyType', 'newOrderRespType', 'selfTradePreventionMode'],
     required: ['symbol', 'side', 'quantity', 'price', 'stopPrice'], response: orderListSchema,
   }),
   cancel: route({

@@ -167,6 +167,9 @@ function executionReport(state: State, m: SpotMarket, o: OrderRecordFields, exec
     out.d = c.trailingDeltaBips
     if (c.trailingTime) out.D = c.trailingTime
   }
+  // The strategy tags it was sent with (j, J), only then, as Binance's.
+  if (o.strategyId !== undefined) out.j = o.strategyId
+  if (o.strategyType !== undefined) out.J = o.strategyType
   // A pegged order's peg (Binance's gP, gOT and gOV with an offset, gp), on pegged orders only.
   if (o.peg !== undefined) {
     out.gP = o.peg.type

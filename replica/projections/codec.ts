@@ -74,8 +74,8 @@ export const orderCodec = tupleCodec<OrderRecord>({
   timeInForce: true, priceTicks: true, origQtyLots: true, executedQtyLots: true, cumQuoteTicksLots: true,
   status: true, positionSide: true, reduceOnly: true, stp: true, goodTillDate: true, time: true, updateTime: true,
   cond: true, priceMatch: true, quoteQty: true, orderListId: true, icebergLots: true, expiryReason: true, peg: true, preventedMatchId: true,
-  preventedLots: true,
-}, 9)
+  preventedLots: true, strategyId: true, strategyType: true,
+}, 11)
 
 const USER_TRADE_LAYOUT: Record<keyof UserTradeRecord, true> = {
   marketId: true, tradeId: true, orderId: true, side: true, priceTicks: true, qtyLots: true,

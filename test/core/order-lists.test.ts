@@ -8,6 +8,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import type { Command, ListLeg, PlaceOrderList } from '../../core/commands.js'
 import { stateRoot } from '../../core/root.js'
+import { ORDER_STRATEGIES } from '../../core/rules.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import { stateViolations } from '../../sim/model/invariants.js'
 import { ALICE, BOB, BTCSPOT, CAROL, DAVE, TestExchange } from '../helpers/exchange.js'
@@ -175,6 +176,25 @@ t.test('an executing list survives a snapshot: same root, and the same results a
   for (const [straight, resumed] of results) t.same(resumed, straight)
   t.equal(stateRoot(restored), stateRoot(ex.state))
   t.same(stateViolations(restored), [])
+})
+
+t.test('rules 7: each leg keeps its own strategy tags, through the stop firing and a snapshot; a reserved type refuses the list', async (t) => {
+  const ex = setup()
+  ex.ok({ type: 'SetRules', version: ORDER_STRATEGIES, leafSeed: '0x' + '7c'.repeat(32) })
+  const r = ex.ok(oco(BOB, 'SELL', 1_000, { ...maker(3_100_000), strategyId: 1, strategyType: 1_000_001 },
+    { ...stopLimit(2_900_000, 2_890_000), strategyId: 2 }))
+  const [below, above] = orderEvents(r)
+  t.match([below, above], [{ orderType: 'STOP', strategyId: 2 }, { orderType: 'POST_ONLY', strategyId: 1, strategyType: 1_000_001 }])
+  t.notOk('strategyType' in below!, 'the below leg sent no strategyType')
+  t.equal(stateRoot(decodeSnapshot(encodeSnapshot(ex.state))), stateRoot(ex.state))
+  const { restored, results } = restoredAlike(ex, [limit(DAVE, 'SELL', 2_900_000, 10, spot), limit(CAROL, 'BUY', 2_900_000, 10, spot)])
+  for (const [straight, resumed] of results) t.same(resumed, straight)
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  t.match(orderEvents(results[1]![0]).filter((e) => e.orderListId === 1), [
+    { orderId: above!.orderId, execType: 'EXPIRED', strategyId: 1, strategyType: 1_000_001 },
+    { orderId: below!.orderId, execType: 'NEW', orderType: 'LIMIT', strategyId: 2 }], 'the maker expired, the stop fired, each with its tags')
+  t.same(rejection(ex, oco(BOB, 'SELL', 100, { ...maker(3_100_000), strategyType: 1 }, stopMarket(2_800_000))),
+    { code: 'STRATEGY_TYPE_INVALID', eventCount: 0, rootUnchanged: true })
 })
 
 t.test('property: random spot flows with OCO lists keep every invariant and replay from a snapshot to the same root', async (t) => {

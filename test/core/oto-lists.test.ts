@@ -8,6 +8,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import type { Command, ListLeg, PlaceOtoList } from '../../core/commands.js'
 import { stateRoot } from '../../core/root.js'
+import { ORDER_STRATEGIES } from '../../core/rules.js'
 import { decodeSnapshot, encodeSnapshot } from '../../core/snapshot.js'
 import type { SpotMarket } from '../../core/state.js'
 import { stateViolations } from '../../sim/model/invariants.js'
@@ -82,6 +83,26 @@ t.test('OTOCO: filled at once, the pair is placed as an OCO under the same id; t
   const fired = ex.ok(limit(DAVE, 'SELL', 2_900_000, 10, spot)) && ex.ok(limit(CAROL, 'BUY', 2_900_000, 10, spot))
   t.match(orderEvents(fired).filter((e) => e.orderId === ids[2]), [{ execType: 'EXPIRED' }], 'the maker expired')
   t.match(listEvents(fired), [{ orderListId: 1, listStatusType: 'ALL_DONE' }])
+  t.same(stateViolations(ex.state), [])
+})
+
+t.test('rules 7: the working and pending orders keep their own strategy tags, the pending ones as they are placed', async (t) => {
+  const ex = setup()
+  ex.ok({ type: 'SetRules', version: ORDER_STRATEGIES, leafSeed: '0x' + '7d'.repeat(32) })
+  const r = ex.ok(oto(ALICE, { ...buyAt(2_990_000, 1_000), strategyId: 10, strategyType: 1_000_010 }, 'SELL', 1_000,
+    { pendingAbove: { ...maker(3_100_000), strategyId: 11 }, pendingBelow: { ...stopMarket(2_900_000), strategyType: 1_000_012 } }))
+  const [working, below, above] = orderEvents(r)
+  t.match([working, below, above], [{ status: 'NEW', strategyId: 10, strategyType: 1_000_010 },
+    { status: 'PENDING_NEW', strategyType: 1_000_012 }, { status: 'PENDING_NEW', strategyId: 11 }])
+  t.notOk('strategyId' in below! || 'strategyType' in above!, 'only what each sent')
+  // Restored while they wait, then the working order fills: the pair is placed, each with its tags.
+  const { restored, results } = restoredAlike(ex, [market(DAVE, 'SELL', 1_000, spot)])
+  t.same(results[0]![1], results[0]![0])
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  t.match(orderEvents(results[0]![0]).filter((e) => e.status === 'NEW' && e.orderId !== working!.orderId && e.account === ALICE), [
+    { orderId: below!.orderId, strategyType: 1_000_012 }, { orderId: above!.orderId, strategyId: 11 }])
+  t.same(rejection(ex, oto(ALICE, buyAt(2_990_000, 10), 'SELL', 10, { pending: { ...maker(3_100_000), strategyType: 999_999 } })),
+    { code: 'STRATEGY_TYPE_INVALID', eventCount: 0, rootUnchanged: true })
   t.same(stateViolations(ex.state), [])
 })
 

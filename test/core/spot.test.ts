@@ -7,10 +7,12 @@ import t from 'tap'
 import fc from 'fast-check'
 import { ALICE, BOB, BTCSPOT, CAROL, COIN, DAVE, TestExchange, USDT } from '../helpers/exchange.js'
 import { runs } from '../helpers/property.js'
-import { balanceEvents, cancel, limit, market, orderTrail, placedId, rejection, spotTradeEvents } from '../helpers/commands.js'
+import { balanceEvents, cancel, limit, market, orderEvents, orderTrail, placedId, rejection, spotTradeEvents, type OrderExtra } from '../helpers/commands.js'
+import { restoredAlike, spotScene, tradeAt } from '../helpers/spot-book.js'
 import type { PlaceOrder } from '../../core/commands.js'
 import type { OrderEvent } from '../../core/events.js'
-import { QUOTE_ORDERS_AS_BINANCE } from '../../core/rules.js'
+import { stateLeaves, stateRoot } from '../../core/root.js'
+import { ORDER_STRATEGIES, QUOTE_ORDERS_AS_BINANCE } from '../../core/rules.js'
 import type { SpotBalance } from '../../core/state.js'
 
 const spot = { marketId: BTCSPOT }
@@ -227,6 +229,72 @@ t.test('rules 5: a quote-sized buy needs its whole amount free; one the book run
   t.same(spotTradeEvents(sold).map((e) => [e.priceTicks, e.qtyLots]), [[4_999_000, 10]])
   t.same(ended(sold).at(-1), ['EXPIRED', 'EXPIRED', 'INSUFFICIENT_LIQUIDITY'])
   t.same(spotTradeEvents(sold)[0]!.taker.executedQtyLots, 10)
+})
+
+t.test('rules 7: a spot order keeps its strategyId and strategyType on every record; older rules ignore them', async (t) => {
+  const tags = { strategyId: 37_463_720, strategyType: 1_000_000 }
+  // Under older rules (as logs written before replay): accepted as if sent without them.
+  const plain = setup()
+  const ex = setup()
+  plain.ok(limit(ALICE, 'BUY', 3_000_000, 1_000, spot))
+  const old = ex.ok(limit(ALICE, 'BUY', 3_000_000, 1_000, { ...spot, ...tags }))
+  t.notOk('strategyId' in orderEvents(old)[0]! || 'strategyType' in orderEvents(old)[0]!, 'rules 1: the record has no tags')
+  t.equal(stateRoot(ex.state), stateRoot(plain.state), 'rules 1: the root of the same order sent without them')
+  t.equal(rejection(ex, limit(ALICE, 'BUY', 3_000_000, 10, { ...spot, strategyType: 999_999 })).code, 'ACCEPTED', 'rules 1: not checked either')
+
+  ex.ok({ type: 'SetRules', version: ORDER_STRATEGIES, leafSeed: '0x' + '7a'.repeat(32) })
+  const placed = ex.ok(limit(ALICE, 'BUY', 2_990_000, 1_000, { ...spot, ...tags }))
+  t.match(orderEvents(placed), [{ execType: 'NEW', status: 'NEW', ...tags }])
+  const id = placed.orderId!
+  const idOnly = ex.ok(limit(ALICE, 'BUY', 2_980_000, 10, { ...spot, strategyId: 0 }))
+  t.match(orderEvents(idOnly)[0], { strategyId: 0 })
+  t.notOk('strategyType' in orderEvents(idOnly)[0]!, 'a strategyId alone: no strategyType')
+  const leaves = stateLeaves(ex.state)
+  t.ok(leaves.includes(`strategy|${BTCSPOT}|${id}|37463720|1000000`), 'the tags are a leaf of the root')
+  t.ok(leaves.includes(`strategy|${BTCSPOT}|${idOnly.orderId}|0|0`), 'a strategyId alone too')
+  t.equal(leaves.filter((l) => l.startsWith('strategy|')).length, 2, 'untagged orders have none')
+
+  // Bob sells 0.04 into it (after her two bids at 30,000.00): his record has no tags; Alice's cancel of the rest still shows hers.
+  const fill = ex.ok(limit(BOB, 'SELL', 2_990_000, 1_010 + 400, spot))
+  t.notOk('strategyId' in orderEvents(fill)[0]!)
+  t.match(orderEvents(ex.ok(cancel(ALICE, { marketId: BTCSPOT, orderId: id }))),
+    [{ execType: 'CANCELED', executedQtyLots: 400, ...tags }])
+
+  // Refused, nothing changed: a reserved strategyType; values no order may have; any tag on a perpetual (USD-M has none).
+  const refused = (extra: OrderExtra) => rejection(ex, limit(ALICE, 'BUY', 2_990_000, 10, { ...spot, ...extra }))
+  t.same(refused({ strategyType: 999_999 }), { code: 'STRATEGY_TYPE_INVALID', eventCount: 0, rootUnchanged: true })
+  t.same(refused({ strategyType: -1 }).code, 'STRATEGY_TYPE_INVALID')
+  for (const bad of [{ strategyId: -1 }, { strategyId: 1.5 }, { strategyId: 2 ** 53 }, { strategyType: 2 ** 31 },
+    { strategyType: '1000000' as unknown as number }]) {
+    t.same(refused(bad), { code: 'COMMAND_INVALID', eventCount: 0, rootUnchanged: true }, JSON.stringify(bad))
+  }
+  t.same(refused({ strategyId: Number.MAX_SAFE_INTEGER, strategyType: 2 ** 31 - 1 }).code, 'ACCEPTED', 'the largest of each')
+  t.equal(rejection(ex, limit(ALICE, 'BUY', 300_000, 10, { strategyId: 1 })).code, 'COMMAND_INVALID', 'a perpetual order')
+})
+
+t.test('rules 7: a stop keeps its tags as it triggers, an amendment keeping priority keeps them, a snapshot restores them', async (t) => {
+  const ex = spotScene()
+  ex.ok({ type: 'SetRules', version: ORDER_STRATEGIES, leafSeed: '0x' + '7b'.repeat(32) })
+  const tags = { strategyId: 7, strategyType: 1_000_042 }
+  // Bob's stop-limit sell at 29,900.00 (limit 29,800.00) waits; a trade at 29,900.00 triggers it.
+  const stop = ex.ok({ ...limit(BOB, 'SELL', 2_980_000, 100, { ...spot, ...tags }), orderType: 'STOP', stopPriceTicks: 2_990_000,
+    timeInForce: 'GTC' })
+  t.match(orderEvents(stop), [{ orderType: 'STOP', cond: { triggerTime: 0 }, ...tags }])
+  const fired = orderEvents(tradeAt(ex, 2_990_000)).filter((e) => e.orderId === stop.orderId)
+  t.match(fired, [{ execType: 'NEW', orderType: 'LIMIT', status: 'NEW', cond: { origType: 'STOP' }, ...tags }])
+  t.ok(fired[0]!.cond!.triggerTime > 0, 'triggered')
+
+  // Alice's tagged buy, amended down keeping its place: the REPLACED record keeps the tags.
+  const buy = ex.ok(limit(ALICE, 'BUY', 2_900_000, 1_000, { ...spot, ...tags, strategyId: 8 }))
+  const amended = ex.ok({ type: 'AmendKeepPriority', account: ALICE, sub: 0, marketId: BTCSPOT, orderId: buy.orderId!, qtyLots: 500 })
+  t.match(orderEvents(amended), [{ execType: 'REPLACED', origQtyLots: 500, strategyId: 8, strategyType: 1_000_042 }])
+
+  // Restored from a snapshot: the same root, the tags on both orders, and the same results after.
+  const { restored, results } = restoredAlike(ex, [cancel(ALICE, { marketId: BTCSPOT, orderId: buy.orderId! }),
+    cancel(BOB, { marketId: BTCSPOT, orderId: stop.orderId! })])
+  t.equal(stateRoot(restored), stateRoot(ex.state))
+  for (const [a, b] of results) t.same(b, a)
+  t.match(results.map(([r]) => orderEvents(r)[0]), [{ execType: 'CANCELED', strategyId: 8 }, { execType: 'CANCELED', strategyId: 7 }])
 })
 
 t.test('property: a quote-sized market buy or sell never passes its amount, and stops only where one more lot would', async (t) => {

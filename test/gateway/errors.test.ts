@@ -135,6 +135,7 @@ const exact: [Code, CoreErrorContext, Shape][] = [
     [400, -1100, "Illegal characters found in parameter 'newClientOrderId'; legal range is '^[\\.A-Z\\:/a-z0-9_-]{1,36}$'."]],
   ['ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' }, [400, -2011, 'Unknown order sent.']],
   ['MARKET_UNKNOWN', SPOT_PLACE, [400, -1121, 'Invalid symbol.']],
+  ['STRATEGY_TYPE_INVALID', SPOT_PLACE, [400, -1134, 'strategyType was less than 1000000.']],
 ]
 
 t.test('exact mappings', async (t) => {

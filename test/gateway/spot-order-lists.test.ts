@@ -7,6 +7,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { stateRoot } from '../../core/root.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import type { Payload } from '../../gateway/user-data/events.js'
 import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 import { runs } from '../helpers/property.js'
@@ -246,6 +247,49 @@ t.test('OPO and OPOCO: the pending sells are for what the working buy brings, he
   t.equal(stateRoot(rig.ex.state), before, 'nothing changed')
 })
 
+t.test('strategy tags on a list\'s orders: above…, below…, working…, pending…, the older form\'s limit… and stop…', async (t) => {
+  const { rig, seller, buyer, seen } = await setup(t)
+  await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '75'.repeat(32) })
+  const tagsOf = (o: Record<string, unknown>) => [o.type, o.strategyId, o.strategyType]
+  const oco = (await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, aboveStrategyId: '1', aboveStrategyType: '1000001',
+    belowStrategyId: '2', newOrderRespType: 'RESULT' })).json()
+  t.same(oco.orderReports.map(tagsOf), [['STOP_LOSS_LIMIT', 2, undefined], ['LIMIT_MAKER', 1, 1000001]], 'each leg its own')
+  t.same(seen.filter((p) => p.e === 'executionReport' && p.g === oco.orderListId).map((p) => [p.o, p.j, p.J]),
+    [['STOP_LOSS_LIMIT', 2, undefined], ['LIMIT_MAKER', 1, 1000001]])
+  const canceled = (await signedInject(rig, seller, 'DELETE', '/api/v3/orderList', { symbol: 'BTCUSDT', orderListId: oco.orderListId })).json()
+  t.same(canceled.orderReports.map(tagsOf), [['STOP_LOSS_LIMIT', 2, undefined], ['LIMIT_MAKER', 1, 1000001]], 'in the cancel\'s reports')
+
+  const otoco = (await signedInject(rig, buyer, 'POST', '/api/v3/orderList/otoco', { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY',
+    workingPrice: '29900.00', workingQuantity: '0.0100', workingTimeInForce: 'GTC', workingStrategyId: '10', workingStrategyType: '1000010',
+    pendingSide: 'SELL', pendingQuantity: '0.0090', pendingAboveType: 'LIMIT_MAKER', pendingAbovePrice: '31000.00', pendingAboveStrategyId: '11',
+    pendingBelowType: 'STOP_LOSS', pendingBelowStopPrice: '29000.00', pendingBelowStrategyType: '1000012' })).json()
+  t.same(otoco.orderReports.map(tagsOf), [['LIMIT', 10, 1000010], ['STOP_LOSS', undefined, 1000012], ['LIMIT_MAKER', 11, undefined]])
+  // The working buy fills: the pair is placed, each keeping its tags.
+  await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'MARKET', quantity: '0.0100' })
+  const open = (await signedInject(rig, buyer, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+  t.same(open.map((o: Record<string, unknown>) => [o.status, ...tagsOf(o)]),
+    [['NEW', 'STOP_LOSS', undefined, 1000012], ['NEW', 'LIMIT_MAKER', 11, undefined]])
+
+  const oto = (await signedInject(rig, buyer, 'POST', '/api/v3/orderList/oto', { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY',
+    workingPrice: '29000.00', workingQuantity: '0.0100', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL', pendingPrice: '32000.00',
+    pendingQuantity: '0.0100', pendingStrategyId: '20', pendingStrategyType: '1000020', newOrderRespType: 'RESULT' })).json()
+  t.same(oto.orderReports.map(tagsOf), [['LIMIT_MAKER', undefined, undefined], ['LIMIT_MAKER', 20, 1000020]])
+
+  const legacy = (await signedInject(rig, buyer, 'POST', '/api/v3/order/oco', { symbol: 'BTCUSDT', side: 'BUY', quantity: '0.0010',
+    price: '28000.00', stopPrice: '31500.00', limitStrategyId: '30', stopStrategyId: '31', stopStrategyType: '1000031' })).json()
+  t.same(legacy.orderReports.map(tagsOf), [['LIMIT_MAKER', 30, undefined], ['STOP_LOSS', 31, 1000031]])
+
+  // A reserved or malformed tag refuses the whole list, before anything is sequenced.
+  const seq = rig.ex.state.seq
+  t.same((await signedInject(rig, seller, 'POST', '/api/v3/orderList/oco', { ...SELL_OCO, belowStrategyType: '5' })).json(),
+    { code: -1134, msg: 'strategyType was less than 1000000.' })
+  t.same((await signedInject(rig, buyer, 'POST', '/api/v3/orderList/oto', { symbol: 'BTCUSDT', workingType: 'LIMIT_MAKER', workingSide: 'BUY',
+    workingPrice: '29000.00', workingQuantity: '0.0100', workingStrategyId: 'x', pendingType: 'LIMIT_MAKER', pendingSide: 'SELL',
+    pendingPrice: '32000.00', pendingQuantity: '0.0100' })).json(),
+  { code: -1100, msg: "Illegal characters found in parameter 'workingStrategyId'; legal range is '^[0-9]{1,20}$'." })
+  t.equal(rig.ex.state.seq, seq)
+})
+
 t.test('OTO refusals: working and pending types, and their parameters', async (t) => {
   const { rig, buyer } = await setup(t)
   const base = { symbol: 'BTCUSDT', workingType: 'LIMIT', workingSide: 'BUY', workingPrice: '29900.00', workingQuantity: '0.0100',
@@ -294,7 +338,8 @@ t.test('fuzz: list placements from valid parameters with keys dropped or values 
       'listClientOrderId', 'newOrderRespType', 'selfTradePreventionMode', 'stopClientOrderId', 'belowTrailingDelta', 'aboveTrailingDelta',
       'pendingTrailingDelta', 'pendingBelowTrailingDelta', 'trailingDelta', 'aboveIcebergQty', 'pendingIcebergQty', 'pendingAboveIcebergQty',
       'limitIcebergQty', 'stopIcebergQty', 'abovePegPriceType', 'belowPegPriceType', 'workingPegPriceType', 'pendingPegPriceType',
-      'pendingAbovePegPriceType', 'pendingBelowPegOffsetValue', 'abovePegOffsetType', 'abovePegOffsetValue'), value)) })
+      'pendingAbovePegPriceType', 'pendingBelowPegOffsetValue', 'abovePegOffsetType', 'abovePegOffsetValue', 'aboveStrategyType',
+      'belowStrategyId', 'workingStrategyId', 'pendingStrategyType', 'pendingBelowStrategyType', 'limitStrategyId', 'stopStrategyType'), value)) })
   const edits = fc.sample(fc.array(edit, { minLength: 1, maxLength: 3 }), runs(60))
   const counts = { ok: 0, refused: 0 }
   for (const [i, list] of edits.entries()) {

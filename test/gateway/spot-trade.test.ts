@@ -4,7 +4,7 @@
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
 import { RULES_VERSION } from '../../core/rules.js'
-import { gatewayRig, signedInject, spotStreamOf, spotTraders } from '../helpers/gateway.js'
+import { gatewayRig, signedInject, spotRig, spotStreamOf, spotTraders } from '../helpers/gateway.js'
 
 t.test('spot order flow', async (t) => {
   const rig = await gatewayRig()
@@ -183,4 +183,94 @@ t.test('a MARKET order by quoteOrderQty: the quote to spend or receive, the quan
     cummulativeQuoteQty: '805.161000', fills: [{ price: '50010.00', qty: '0.0161' }] }, 'the 0.0161 left of the asks, and no more')
   t.same(await refused({ type: 'MARKET', quoteOrderQty: '9000' }), { code: -2010, msg: 'Account has insufficient balance for requested action.' },
     'more than the 8,499.80 free')
+})
+
+/** The spot rig under the rules a started exchange declares (its orders keep their strategy tags from rules 7). */
+async function declaredSpotRig(seed: string) {
+  const s = await spotRig()
+  await s.rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + seed.repeat(32) })
+  return s
+}
+
+t.test('strategyId and strategyType: in every answer and record of the orders sent with them, before selfTradePreventionMode', async (t) => {
+  const { rig, seller, buyer, post } = await declaredSpotRig('71')
+  t.teardown(() => rig.close())
+  const tags = { strategyId: '37463720', strategyType: '1000000' }
+  const limit = { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100' }
+  const ask = (await post(seller, { ...limit, price: '50000.00', ...tags, newOrderRespType: 'RESULT' })).json()
+  t.match(ask, { status: 'NEW', strategyId: 37463720, strategyType: 1000000 })
+  const keys = Object.keys(ask)
+  t.same(keys.slice(keys.indexOf('workingTime'), keys.indexOf('selfTradePreventionMode') + 1),
+    ['workingTime', 'strategyId', 'strategyType', 'selfTradePreventionMode'], "Binance's place for them")
+  // ACK is Binance's five fields, tags or not.
+  const acked = (await post(seller, { ...limit, price: '50100.00', strategyId: '0', newOrderRespType: 'ACK' })).json()
+  t.same(Object.keys(acked), ['symbol', 'orderId', 'orderListId', 'clientOrderId', 'transactTime'])
+  const plain = (await post(seller, { ...limit, price: '50200.00', newOrderRespType: 'RESULT' })).json()
+  t.notOk('strategyId' in plain || 'strategyType' in plain, 'an order sent without them shows neither')
+  // A FULL answer, a strategyType alone.
+  const buy = (await post(buyer, { side: 'BUY', type: 'MARKET', quantity: '0.0050', strategyType: '2147483647' })).json()
+  t.match(buy, { status: 'FILLED', strategyType: 2147483647, fills: [{ price: '50000.00' }] })
+  t.notOk('strategyId' in buy)
+
+  const tagsOf = (o: Record<string, unknown>) => [o.orderId, o.strategyId, o.strategyType]
+  const expected = [[ask.orderId, 37463720, 1000000], [acked.orderId, 0, undefined], [plain.orderId, undefined, undefined]]
+  t.same((await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json().map(tagsOf), expected, 'openOrders')
+  t.same((await signedInject(rig, seller, 'GET', '/api/v3/allOrders', { symbol: 'BTCUSDT' })).json().map(tagsOf), expected, 'allOrders')
+  const one = (await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: ask.orderId })).json()
+  t.match(one, { status: 'PARTIALLY_FILLED', strategyId: 37463720, strategyType: 1000000 })
+  const recordKeys = Object.keys(one)
+  t.same(recordKeys.slice(recordKeys.indexOf('strategyId'), recordKeys.indexOf('strategyId') + 3),
+    ['strategyId', 'strategyType', 'selfTradePreventionMode'])
+  const canceled = (await signedInject(rig, seller, 'DELETE', '/api/v3/order', { symbol: 'BTCUSDT', orderId: ask.orderId })).json()
+  t.match(canceled, { status: 'CANCELED', strategyId: 37463720, strategyType: 1000000 })
+  const all = (await signedInject(rig, seller, 'DELETE', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
+  t.same(all.map(tagsOf), expected.slice(1), 'cancel-all answers')
+
+  // Under the rules before 7 (a log that never declared 7): the tags are read, not kept.
+  const old = await spotRig()
+  t.teardown(() => old.rig.close())
+  const untagged = (await old.post(old.seller, { ...limit, price: '50000.00', ...tags, newOrderRespType: 'RESULT' })).json()
+  t.match(untagged, { status: 'NEW' })
+  t.notOk('strategyId' in untagged || 'strategyType' in untagged)
+})
+
+t.test('strategyId and strategyType refused as Binance refuses them, order/test too; nothing sequenced', async (t) => {
+  const { rig, seller, post } = await declaredSpotRig('72')
+  t.teardown(() => rig.close())
+  const order = { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '50000.00' }
+  const seq = rig.ex.state.seq
+  for (const path of ['/api/v3/order', '/api/v3/order/test']) {
+    const refused = async (p: Record<string, string>) => (await post(seller, { ...order, ...p }, path)).json()
+    t.same(await refused({ strategyType: '999999' }), { code: -1134, msg: 'strategyType was less than 1000000.' }, `${path}: reserved`)
+    t.same(await refused({ strategyType: '0' }), { code: -1134, msg: 'strategyType was less than 1000000.' })
+    for (const [name, value] of [['strategyId', '-5'], ['strategyId', '1.5'], ['strategyId', 'abc'], ['strategyType', '1e6']]) {
+      t.same(await refused({ [name!]: value! }),
+        { code: -1100, msg: `Illegal characters found in parameter '${name}'; legal range is '^[0-9]{1,20}$'.` }, `${path}: ${name}=${value}`)
+    }
+    t.same(await refused({ strategyId: '9007199254740992' }), { code: -1130, msg: "Data sent for parameter 'strategyId' is not valid." },
+      'past 2^53 - 1')
+    t.same(await refused({ strategyType: '2147483648' }), { code: -1130, msg: "Data sent for parameter 'strategyType' is not valid." },
+      'past an INT')
+  }
+  t.equal(rig.ex.state.seq, seq, 'nothing sequenced')
+  t.same((await post(seller, { ...order, strategyId: '9007199254740991', strategyType: '1000000' }, '/api/v3/order/test')).json(), {},
+    'order/test: the largest strategyId')
+})
+
+t.test('cancelReplace: the new order takes the request\'s tags; an amendment keeping priority keeps them', async (t) => {
+  const { rig, buyer, post } = await declaredSpotRig('73')
+  t.teardown(() => rig.close())
+  const bid = { side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100' }
+  const first = (await post(buyer, { ...bid, price: '30000.00', strategyId: '1', strategyType: '1000001', newOrderRespType: 'RESULT' })).json()
+  const replaced = (await post(buyer, { ...bid, price: '30100.00', strategyId: '2', cancelReplaceMode: 'STOP_ON_FAILURE',
+    cancelOrderId: String(first.orderId), newOrderRespType: 'RESULT' }, '/api/v3/order/cancelReplace')).json()
+  t.match(replaced, { cancelResult: 'SUCCESS', newOrderResult: 'SUCCESS',
+    cancelResponse: { orderId: first.orderId, status: 'CANCELED', strategyId: 1, strategyType: 1000001 },
+    newOrderResponse: { status: 'NEW', price: '30100.00', strategyId: 2 } })
+  t.notOk('strategyType' in replaced.newOrderResponse, 'none sent for the new order: none shown')
+  const amended = (await signedInject(rig, buyer, 'PUT', '/api/v3/order/amend/keepPriority',
+    { symbol: 'BTCUSDT', orderId: replaced.newOrderResponse.orderId, newQty: '0.0050' })).json()
+  t.match(amended.amendedOrder, { qty: '0.0050', strategyId: 2 })
+  const keys = Object.keys(amended.amendedOrder)
+  t.same(keys.slice(-3), ['workingTime', 'strategyId', 'selfTradePreventionMode'])
 })

@@ -8,7 +8,8 @@ import t from 'tap'
 import type { Result } from '../../core/events.js'
 import { UserEvents, type Payload } from '../../gateway/user-data/events.js'
 import { SpotUserEvents } from '../../gateway/user-data/spot-events.js'
-import { gatewayRig, spotTraders, type GatewayRig, type Keys } from '../helpers/gateway.js'
+import { RULES_VERSION } from '../../core/rules.js'
+import { gatewayRig, signedInject, spotRig, spotStreamOf, spotTraders, type GatewayRig, type Keys } from '../helpers/gateway.js'
 
 const keyed = (rig: GatewayRig, keys: Keys | undefined, method: 'POST' | 'PUT' | 'DELETE', query = '') =>
   rig.app.inject({ method, url: '/api/v3/userDataStream' + query, headers: keys ? { 'x-mbx-apikey': keys.apiKey } : {} })
@@ -156,4 +157,29 @@ t.test('executionReport, outboundAccountPosition and balanceUpdate for a scripte
   t.same(futuresGot.filter((p) => p.e === 'balanceUpdate'), [])
   t.same(futuresGot.filter((p) => p.e === 'ACCOUNT_UPDATE').map((p) => (p.a as { m: string }).m), ['DEPOSIT'],
     'the transfer into the perp wallet')
+})
+
+t.test('executionReport: j and J, the strategyId and strategyType an order was sent with, on each of its reports and only then', async (t) => {
+  const { rig, seller, buyer, post } = await spotRig()
+  t.teardown(() => rig.close())
+  await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '74'.repeat(32) })
+  const seen = spotStreamOf(rig)
+  const reports = (who: string) => seen.filter((p) => p.e === 'executionReport' && p.i !== undefined)
+    .filter((p) => (who === 'seller') === (p.S === 'SELL'))
+  const ask = (await post(seller, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '50000.00',
+    strategyId: '5', strategyType: '1000005', newOrderRespType: 'RESULT' })).json()
+  await post(buyer, { side: 'BUY', type: 'MARKET', quantity: '0.0040', strategyId: '6' })
+  await signedInject(rig, seller, 'DELETE', '/api/v3/order', { symbol: 'BTCUSDT', orderId: ask.orderId })
+  t.same(reports('seller').map((p) => [p.x, p.j, p.J]), [['NEW', 5, 1000005], ['TRADE', 5, 1000005], ['CANCELED', 5, 1000005]])
+  t.same(reports('buyer').map((p) => [p.x, p.j, 'J' in p]), [['NEW', 6, false], ['TRADE', 6, false]], 'a strategyId alone: no J')
+  const first = reports('seller')[0]!
+  t.same(Object.keys(first).slice(-3), ['V', 'j', 'J'], 'after the fields every report has')
+
+  // A trailing stop (trailing from placement: d and D) first, then j; an order sent without them has neither.
+  seen.length = 0
+  await post(seller, { side: 'SELL', type: 'STOP_LOSS', quantity: '0.0010', trailingDelta: '100', strategyId: '7' })
+  await post(seller, { side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0010', price: '51000.00' })
+  const [stop, plain] = reports('seller')
+  t.same(Object.keys(stop!).slice(-3), ['d', 'D', 'j'])
+  t.notOk('j' in plain! || 'J' in plain!)
 })

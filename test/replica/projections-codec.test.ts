@@ -23,7 +23,7 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
     order.marketId, order.orderId, order.account, order.sub, order.clientOrderId, order.side, order.orderType, order.timeInForce,
     order.priceTicks, order.origQtyLots, order.executedQtyLots, order.cumQuoteTicksLots, order.status, order.positionSide,
     order.reduceOnly, order.stp, order.goodTillDate, order.time, order.updateTime, undefined, undefined, undefined, undefined, undefined,
-    undefined, undefined, undefined, undefined,
+    undefined, undefined, undefined, undefined, undefined, undefined,
   ]))
   t.same(orderCodec.decode(plain), order, 'absent optional fields stay absent')
   const matched: OrderRecord = { ...order, priceMatch: 'QUEUE_5' }
@@ -42,6 +42,10 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
   t.same(orderCodec.decode(orderCodec.encode(prevented)), prevented, 'an order self-trade prevention expired keeps its match, 0 included')
   const cut: OrderRecord = { ...order, preventedMatchId: 4, preventedLots: 20 }
   t.same(orderCodec.decode(orderCodec.encode(cut)), cut, 'an order DECREMENT cut keeps its prevented lots')
+  const tagged: OrderRecord = { ...order, strategyId: 0, strategyType: 1_000_000 }
+  t.same(orderCodec.decode(orderCodec.encode(tagged)), tagged, 'a tagged spot order keeps its strategyId (0 included) and strategyType')
+  const typeOnly: OrderRecord = { ...order, strategyType: 2_147_483_647 }
+  t.same(orderCodec.decode(orderCodec.encode(typeOnly)), typeOnly, 'a strategyType alone: no strategyId read back')
   // Rows written before quoteQty and orderListId were appended (two optional fields) still decode.
   const before = packr.pack([...packr.unpack(plain).slice(0, 21)])
   t.same(orderCodec.decode(before), order, 'rows from before quoteQty')
@@ -51,6 +55,8 @@ t.test('an order row is its fields in layout order, optional tail fields absent 
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 25)])), order, 'rows from before peg')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 26)])), order, 'rows from before preventedMatchId')
   t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 27)])), order, 'rows from before preventedLots')
+  t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 28)])), order, 'rows from before strategyId: no tags')
+  t.same(orderCodec.decode(packr.pack([...packr.unpack(plain).slice(0, 29)])), order, 'rows from before strategyType')
 })
 
 t.test('user trade and income rows, as the fills write them', async (t) => {

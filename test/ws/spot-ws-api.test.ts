@@ -6,6 +6,7 @@
 
 import t from 'tap'
 import { stateRoot } from '../../core/root.js'
+import { RULES_VERSION } from '../../core/rules.js'
 import { signedInject, spotTraders } from '../helpers/gateway.js'
 import type { Client } from './client.js'
 import { listeningRig, signed, type WsParams } from './ws-api-rig.js'
@@ -225,4 +226,48 @@ t.test('order lists over /ws-api/v3 answer what their spot REST routes answer', 
   t.same(opoco.rateLimits.slice(1), ORDERS(7, 7), 'three orders counted (after the buyer\'s OTO and OPO, two each)')
   t.match(await call(ws, 'orderList.place.opo', signed(rig, buyer, { ...working, pendingType: 'LIMIT_MAKER', pendingPrice: '60000.00',
     pendingQuantity: '0.0100' })), { status: 400, error: { code: -1106 } })
+})
+
+t.test('strategy tags over /ws-api/v3: JSON numbers in, every order answer and the subscribed stream out', async (t) => {
+  const { rig, open } = await listeningRig(t)
+  await rig.run({ type: 'SetRules', version: RULES_VERSION, leafSeed: '0x' + '76'.repeat(32) })
+  const ws = await open('/ws-api/v3')
+  const { seller, buyer } = await spotTraders(rig)
+  t.same((await call(ws, 'userDataStream.subscribe.signature', signed(rig, seller, {}))).result, { subscriptionId: 0 })
+  const ask = { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100' }
+
+  const placed = await call(ws, 'order.place', signed(rig, seller, { ...ask, price: '50000.00', strategyId: 12, strategyType: 1000012,
+    newOrderRespType: 'RESULT' }))
+  t.match(placed.result, { status: 'NEW', strategyId: 12, strategyType: 1000012 })
+  const keys = Object.keys(placed.result)
+  t.same(keys.slice(keys.indexOf('strategyId'), keys.indexOf('strategyId') + 3), ['strategyId', 'strategyType', 'selfTradePreventionMode'])
+  t.match(await ws.next((m) => m.event?.e === 'executionReport' && m.event.x === 'NEW'), { subscriptionId: 0, event: { j: 12, J: 1000012 } })
+  const id = placed.result.orderId
+  t.match((await call(ws, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: id }))).result, { strategyId: 12, strategyType: 1000012 })
+  t.match((await call(ws, 'openOrders.status', signed(rig, seller, { symbol: 'BTCUSDT' }))).result, [{ orderId: id, strategyId: 12 }])
+  t.match((await call(ws, 'order.amend.keepPriority', signed(rig, seller, { symbol: 'BTCUSDT', orderId: id, newQty: '0.0050' }))).result,
+    { amendedOrder: { qty: '0.0050', strategyId: 12, strategyType: 1000012 } })
+  const replaced = await call(ws, 'order.cancelReplace', signed(rig, seller, { ...ask, price: '50100.00', strategyId: 13,
+    cancelReplaceMode: 'STOP_ON_FAILURE', cancelOrderId: id, newOrderRespType: 'RESULT' }))
+  t.match(replaced.result, { cancelResponse: { status: 'CANCELED', strategyId: 12, strategyType: 1000012 },
+    newOrderResponse: { status: 'NEW', strategyId: 13 } })
+  t.notOk('strategyType' in replaced.result.newOrderResponse)
+  const canceled = await call(ws, 'order.cancel', signed(rig, seller, { symbol: 'BTCUSDT', orderId: replaced.result.newOrderResponse.orderId }))
+  t.match(canceled.result, { status: 'CANCELED', strategyId: 13 })
+
+  const oco = await call(ws, 'orderList.place.oco', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', quantity: '0.0100',
+    aboveType: 'LIMIT_MAKER', abovePrice: '51000.00', aboveStrategyType: 1000020, belowType: 'STOP_LOSS', belowStopPrice: '40000.00',
+    belowStrategyId: 21 }))
+  t.same(oco.result.orderReports.map((r: Record<string, unknown>) => [r.type, r.strategyId, r.strategyType]),
+    [['STOP_LOSS', 21, undefined], ['LIMIT_MAKER', undefined, 1000020]])
+
+  // Refused as over REST: order.test and order.place alike, nothing placed.
+  const root = stateRoot(rig.ex.state)
+  for (const method of ['order.test', 'order.place']) {
+    t.match(await call(ws, method, signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0010', strategyType: 10 })),
+      { status: 400, error: { code: -1134, msg: 'strategyType was less than 1000000.' } }, method)
+    t.match(await call(ws, method, signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0010', strategyId: -1 })),
+      { status: 400, error: { code: -1100 } })
+  }
+  t.equal(stateRoot(rig.ex.state), root)
 })
