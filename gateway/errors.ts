@@ -215,6 +215,11 @@ export function invalidListenKey(): ApiError {
   return bad(-1125, 'This listenKey does not exist.')
 }
 
+/** A time range wider than the route takes (Binance's LOOKUP_INTERVAL_TOO_BIG), its span in hours. */
+export function lookupIntervalTooBig(maxSpanMs: number): ApiError {
+  return bad(-1127, `More than ${Math.floor(maxSpanMs / 3_600_000)} hours between startTime and endTime.`)
+}
+
 /** -1130 naming the parameter; without one, Binance's generic form. */
 export function invalidParam(param?: string): ApiError {
   return bad(-1130, param === undefined ? 'Invalid data sent for a parameter.' : `Data sent for parameter '${param}' is not valid.`)

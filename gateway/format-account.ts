@@ -135,6 +135,8 @@ export function accountPositionJson(state: State, r: PositionRow): object {
     initialMargin: formatBalance(im.position + im.orders, scale), maintMargin: formatBalance(maintenanceMargin(r.m, notional), scale),
     unrealizedProfit: formatBalance(unrealizedPnl(r.m, r.p), scale), positionInitialMargin: formatBalance(im.position, scale),
     openOrderInitialMargin: formatBalance(im.orders, scale), leverage: String(r.h.leverage), isolated: isIsolated(r),
+    // As positionRisk's: an isolated position's margin balance (wallet plus unrealized PnL), 0 for a cross one (v3 lists it).
+    isolatedMargin: formatBalance(isIsolated(r) ? r.p.isolatedWallet + unrealizedPnl(r.m, r.p) : 0, scale),
     entryPrice: entryPrice(r), breakEvenPrice: breakEvenPrice(r.m, r.p),
     maxNotional: formatUnits(BigInt(maxNotionalAt(r.m, r.h.leverage)) / 10n ** BigInt(scale), 0),
     notional: formatBalance(r.p.qtyLots < 0 ? -notional : notional, scale), isolatedWallet: formatBalance(r.p.isolatedWallet, scale),

@@ -9,15 +9,22 @@ import { PROJECTION_LIMITS } from '../core/limits.js'
 import type { Market } from '../core/state.js'
 import type { PageArgs } from '../replica/projections/index.js'
 import type { Authenticated } from './auth.js'
+import { combinationInvalid } from './errors.js'
 import { idParam, limitParam, timeRange } from './market-params.js'
 
 const DAY_MS = 86_400_000
 
-/** The projections' userTrades query the request asks, its parameters checked. */
+/**
+ * The projections' userTrades query the request asks, its parameters checked: `fromId` with a
+ * time bound is -1128 on both venues (Binance USD-M: "fromId cannot be sent with startTime or
+ * endTime"), and on spot `orderId` with one too (its table of supported combinations).
+ */
 export function userTradesArgs(a: Authenticated, m: Market): PageArgs<'userTrades'> {
   const orderId = idParam(a.params, 'orderId')
   const range = timeRange(a.params, DAY_MS, m.kind === 'SPOT')
   const fromId = idParam(a.params, 'fromId')
+  const timed = range.startTime !== undefined || range.endTime !== undefined
+  if (timed && (fromId !== undefined || (orderId !== undefined && m.kind === 'SPOT'))) throw combinationInvalid()
   const limit = limitParam(a.params, 500, 1000)
   return [{ account: a.session.account, sub: a.session.sub }, m.marketId,
     { ...range, ...(orderId !== undefined ? { orderId } : {}), ...(fromId !== undefined ? { fromId } : {}), limit, spot: m.kind === 'SPOT' }]

@@ -8,7 +8,7 @@ import { isKlineInterval, isPerpKlineInterval, type KlineInterval } from '../rep
 import { LIMITS } from '../core/limits.js'
 import {
   CLIENT_ID_LEGAL_RANGE, eitherParam, illegalChars, invalidCancelRestrictions, invalidInterval, invalidParam, invalidSide, invalidSymbol, mandatoryParam,
-  symbolStatusMismatch,
+  lookupIntervalTooBig, symbolStatusMismatch,
 } from './errors.js'
 import { MICROSECONDS_FROM } from './time-unit.js'
 
@@ -132,16 +132,17 @@ export function timeBounds(params: Params, spotUnits = false): { startTime?: num
 
 /**
  * The optional startTime/endTime of a history query; -1130 naming startTime when it is after
- * endTime or, with `maxSpanMs`, further from it than that (Binance's 24-hour trade windows).
+ * endTime and, with `maxSpanMs`, -1127 when further from it than that (Binance's 24-hour trade
+ * windows: "More than 24 hours between startTime and endTime.").
  * `spotUnits`: sent in ms or µs (boundMicros), checked in µs so that rounding to ms neither opens a
  * span Binance refuses nor refuses one it takes (two bounds inside one ms select no rows).
  */
 export function timeRange(params: Params, maxSpanMs?: number, spotUnits = false): { startTime?: number; endTime?: number } {
   const startUs = boundMicros(params, 'startTime', spotUnits)
   const endUs = boundMicros(params, 'endTime', spotUnits)
-  if (startUs !== undefined && endUs !== undefined
-    && (startUs > endUs || (maxSpanMs !== undefined && endUs - startUs > BigInt(maxSpanMs) * US_PER_MS))) {
-    throw invalidParam('startTime')
+  if (startUs !== undefined && endUs !== undefined) {
+    if (startUs > endUs) throw invalidParam('startTime')
+    if (maxSpanMs !== undefined && endUs - startUs > BigInt(maxSpanMs) * US_PER_MS) throw lookupIntervalTooBig(maxSpanMs)
   }
   return {
     ...(startUs !== undefined ? { startTime: boundMs(startUs, 'startTime') } : {}),

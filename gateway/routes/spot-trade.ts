@@ -306,7 +306,10 @@ export async function spotCancelAllFrom(ctx: GatewayContext, a: Authenticated): 
   const m = spotParam(ctx.state(), a.params)
   const ack = await ctx.submit({ type: 'CancelAll', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey, marketId: m.marketId })
   if (!ack.result.ok) throw fromCore(ack.result.code, { venue: 'spot', op: 'cancelAll' })
-  return cancelAllBodies(ctx.state(), m, ack.result.events, ack.time)
+  const bodies = cancelAllBodies(ctx.state(), m, ack.result.events, ack.time)
+  // Nothing was open: Binance spot answers -2011, as for one unknown order (USD-M's says done).
+  if (bodies.length === 0) throw fromCore('ORDER_UNKNOWN', { venue: 'spot', op: 'cancel' })
+  return bodies
 }
 
 /** GET account: every asset's spot balance (omitZeroBalances=true: those with any). */
@@ -323,8 +326,16 @@ export function spotAccountFrom(ctx: GatewayContext, a: Authenticated): object {
     makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
     commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
     canTrade: true, canWithdraw: true, canDeposit: true, brokered: false, requireSelfTradePrevention: false, preventSor: false,
-    updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'],
+    updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'], uid: uidOf(a.session.account, a.session.sub),
   }
+}
+
+/**
+ * Binance's numeric user id, which bots key accounts by: one per sub-account (each is a Binance
+ * account of its own), stable, from the address's first 40 bits and the sub-account number.
+ */
+export function uidOf(address: string, sub: number): number {
+  return Number.parseInt(address.slice(2, 12), 16) * 1000 + sub
 }
 
 export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, weights, orders }) => {
@@ -359,7 +370,10 @@ export const spotTradeRoutes: FastifyPluginAsync<Options> = async (app, { ctx, w
 
     app.post(`${v}/order/test`, spotDocs.testOrder, async (req) => {
       weights.charge(req.ip, 1)
-      return spotTestFrom(ctx, authenticate(ctx, req, 'TRADE'))
+      const a = authenticate(ctx, req, 'TRADE')
+      // Binance: 20 with computeCommissionRates=true, as the WebSocket API's order.test weighs it.
+      if (looseBool(a.params, 'computeCommissionRates') === true) weights.charge(req.ip, 19)
+      return spotTestFrom(ctx, a)
     })
 
     app.get(`${v}/rateLimit/order`, spotDocs.orderRateLimit, async (req) => {

@@ -108,6 +108,8 @@ export function spotSymbol(state: State, m: SpotMarket, showPermissionSets = tru
     symbol: m.symbol, status: m.status,
     baseAsset: m.base, baseAssetPrecision: state.assets.get(m.base)!.scale,
     quoteAsset: m.quote, quotePrecision: quoteScale(state, m), quoteAssetPrecision: quoteScale(state, m),
+    // Commissions print at the fee asset's scale (format-spot.ts), as the balances do.
+    baseCommissionPrecision: state.assets.get(m.base)!.scale, quoteCommissionPrecision: quoteScale(state, m),
     orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT', 'TAKE_PROFIT_LIMIT'],
     icebergAllowed: true, ocoAllowed: true, otoAllowed: true, opoAllowed: true, quoteOrderQtyMarketAllowed: true, allowTrailingStop: trailingAllowed(m),
     cancelReplaceAllowed: true, amendAllowed: true, pegInstructionsAllowed: true,

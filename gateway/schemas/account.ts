@@ -18,7 +18,7 @@ const accountAsset = object({
 const accountPosition = object({
   symbol: str, positionSide: str, positionAmt: str, marginAmt: str, initialMargin: str, maintMargin: str,
   unrealizedProfit: str, positionInitialMargin: str, openOrderInitialMargin: str, leverage: str, isolated: bool,
-  entryPrice: str, breakEvenPrice: str, maxNotional: str, notional: str, isolatedWallet: str, updateTime: int,
+  isolatedMargin: str, entryPrice: str, breakEvenPrice: str, maxNotional: str, notional: str, isolatedWallet: str, updateTime: int,
   bidNotional: str, askNotional: str,
 })
 

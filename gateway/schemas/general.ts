@@ -23,7 +23,7 @@ const perpSymbol = object({
 
 const spotSymbol = object({
   symbol: str, status: str, baseAsset: str, baseAssetPrecision: int, quoteAsset: str, quotePrecision: int,
-  quoteAssetPrecision: int, orderTypes: strings, icebergAllowed: bool, ocoAllowed: bool, otoAllowed: bool, opoAllowed: bool,
+  quoteAssetPrecision: int, baseCommissionPrecision: int, quoteCommissionPrecision: int, orderTypes: strings, icebergAllowed: bool, ocoAllowed: bool, otoAllowed: bool, opoAllowed: bool,
   quoteOrderQtyMarketAllowed: bool, allowTrailingStop: bool, cancelReplaceAllowed: bool, amendAllowed: bool,
   pegInstructionsAllowed: bool, isSpotTradingAllowed: bool, isMarginTradingAllowed: bool, filters: arrayOf(filter),
   defaultSelfTradePreventionMode: str, allowedSelfTradePreventionModes: strings, permissions: strings,

@@ -23,7 +23,7 @@ const spotAccountSchema = object({
   commissionRates: object({ maker: str, taker: str, buyer: str, seller: str }), canTrade: bool,
   canWithdraw: bool, canDeposit: bool, brokered: bool, requireSelfTradePrevention: bool, preventSor: bool,
   updateTime: int, accountType: str, balances: arrayOf(object({ asset: str, free: str, locked: str })),
-  permissions: strings,
+  permissions: strings, uid: int,
 })
 
 const byId = { params: ['symbol', 'orderId', 'origClientOrderId'], required: ['symbol'] } as const

@@ -37,11 +37,11 @@ export function forceOrderEvent(m: Market, e: ForceOrderEvent, now: number): obj
 
 /** `aggTrade`; a spot market's has Binance spot's `M` (always true) too. */
 export function aggTradeEvent(m: Market, a: AggTradeRecord, now: number): object {
-  const event = {
-    e: 'aggTrade', E: now, s: m.symbol, a: a.aggId, p: formatPrice(m, a.priceTicks), q: formatQty(m, a.qtyLots),
-    f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker,
-  }
-  return m.kind === 'SPOT' ? { ...event, M: true } : event
+  const p = formatPrice(m, a.priceTicks)
+  const q = formatQty(m, a.qtyLots)
+  if (m.kind === 'SPOT') return { e: 'aggTrade', E: now, s: m.symbol, a: a.aggId, p, q, f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker, M: true }
+  // USD-M's `nq`: the quantity without RPI orders, all of it here (there are none).
+  return { e: 'aggTrade', E: now, s: m.symbol, a: a.aggId, p, q, nq: q, f: a.firstTradeId, l: a.lastTradeId, T: a.time, m: a.buyerIsMaker }
 }
 
 /** Levels as [price, qty] strings, in the order given. */

@@ -237,7 +237,7 @@ t.test('allAlgoOrders: the conditional orders however many plain ones came after
   t.same(await all({ endTime: placedAt + DAY }), [first, second], 'up to an endTime: the seven days before it')
   t.same(await all({ startTime: placedAt, endTime: placedAt + 7 * DAY }), [first, second])
   t.same(await all({ startTime: placedAt, endTime: placedAt + 7 * DAY + 1 }),
-    { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." }, 'more than seven days apart')
+    { code: -1127, msg: 'More than 168 hours between startTime and endTime.' }, 'more than seven days apart')
 })
 
 t.test('refused at trigger: the order EXPIRED, the algo order REJECTED', async (t) => {

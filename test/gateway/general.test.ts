@@ -68,6 +68,8 @@ t.test('spot exchangeInfo lists the spot markets', async (t) => {
   t.same(body.symbols.map((s: { symbol: string }) => s.symbol), ['BTCUSDT', 'ETHUSDT'])
   t.match(body.symbols[0], { baseAsset: 'BTC', quoteAsset: 'USDT', baseAssetPrecision: 8, quotePrecision: 6, permissions: ['SPOT'],
     permissionSets: [['SPOT']] })
+  // The scales commissions print at (a fill's commission in the base or the quote asset), as Binance lists them.
+  t.match(body.symbols[0], { baseCommissionPrecision: 8, quoteCommissionPrecision: 6 })
 })
 
 // Found by review: an unknown name among `symbols` answered 200 listing the others, and

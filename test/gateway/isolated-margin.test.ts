@@ -95,6 +95,8 @@ t.test('margin type, position margin, history, position fields, user stream', as
     assets: [{ walletBalance: '9999.75000000', crossWalletBalance: '9975.00000000' }] })
   t.match(account.positions.find((p: { symbol: string }) => p.symbol === SYMBOL),
     { isolated: true, isolatedWallet: '24.75000000', positionAmt: '0.010', initialMargin: '25.00000000', maintMargin: '2.00000000' })
+  // v3's position rows name isolatedMargin, as positionRisk's (wallet plus unrealized PnL).
+  t.match((await signedInject(rig, alice.keys, 'GET', '/fapi/v3/account')).json().positions, [{ symbol: SYMBOL, isolatedMargin: '24.75000000' }])
   t.match((await signedInject(rig, alice.keys, 'GET', '/fapi/v2/balance')).json(),
     [{ asset: 'USDT', balance: '9999.75000000', crossWalletBalance: '9975.00000000', availableBalance: '9975.00000000' }])
 
@@ -142,7 +144,7 @@ t.test('margin type, position margin, history, position fields, user stream', as
   t.same((await history({ startTime: tReduce + 1 })).json(), [])
   t.same((await signedInject(rig, bob.keys, 'GET', '/fapi/v1/positionMargin/history', { symbol: SYMBOL })).json(), [], 'per account')
   t.equal((await history({ type: 0 })).json().code, -1130)
-  t.equal((await history({ startTime: tAdd, endTime: tAdd + 31 * 86_400_000 })).json().code, -1130, 'at most 30 days')
+  t.equal((await history({ startTime: tAdd, endTime: tAdd + 31 * 86_400_000 })).json().code, -1127, 'at most 30 days')
   t.equal((await history({ limit: 1001 })).json().code, -1130)
   t.equal((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/positionMargin/history')).json().code, -1102)
 

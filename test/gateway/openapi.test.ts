@@ -256,7 +256,7 @@ t.test('signed responses keep every field under their response schemas', async (
     'availableBalance', 'maxWithdrawAmount', 'marginAvailable', 'updateTime'], 'account asset')
   const btc = account.positions.find((p: { symbol: string }) => p.symbol === 'BTCUSDTPERP')
   t.same(Object.keys(btc), ['symbol', 'positionSide', 'positionAmt', 'marginAmt', 'initialMargin', 'maintMargin',
-    'unrealizedProfit', 'positionInitialMargin', 'openOrderInitialMargin', 'leverage', 'isolated', 'entryPrice',
+    'unrealizedProfit', 'positionInitialMargin', 'openOrderInitialMargin', 'leverage', 'isolated', 'isolatedMargin', 'entryPrice',
     'breakEvenPrice', 'maxNotional', 'notional', 'isolatedWallet', 'updateTime', 'bidNotional', 'askNotional'])
   t.match(btc, { positionAmt: '-0.004', entryPrice: '50000.0', notional: '-200.00000000', isolated: false })
 

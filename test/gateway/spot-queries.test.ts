@@ -67,7 +67,14 @@ t.test('myTrades, allOrders, ticker/price, bookTicker, avgPrice', async (t) => {
     { orderId: 4, status: 'NEW', type: 'LIMIT', price: '49000.00', origQty: '0.0100' },
   ])
   t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT', startTime: 0, endTime: 86_400_001 })).json(),
-    { code: -1130, msg: "Data sent for parameter 'startTime' is not valid." })
+    { code: -1127, msg: 'More than 24 hours between startTime and endTime.' }, 'Binance\'s code for a lookup interval too big')
+  // fromId with a time bound, and spot's orderId with one: not among Binance's supported combinations.
+  for (const p of [{ fromId: 1, startTime: 0 }, { fromId: 1, endTime: 86_400_000 }, { orderId: 1, startTime: 0 }] as Record<string, number>[]) {
+    t.same((await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT', ...p })).json(),
+      { code: -1128, msg: 'Combination of optional parameters invalid.' }, JSON.stringify(p))
+  }
+  t.equal((await signedInject(rig, buyer, 'GET', '/api/v3/myTrades', { symbol: 'BTCUSDT', orderId: 1, fromId: 1 })).statusCode, 200,
+    'orderId with fromId is one')
 })
 
 t.test('tradeFee: the spot markets\' commission rates, of one or all (ccxt\'s spot fetchTradingFee)', async (t) => {

@@ -9,7 +9,7 @@ import { gatewayRig, signedInject, spotRig, spotStreamOf, spotTraders } from '..
 t.test('spot order flow', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
-  const { seller, buyer } = await spotTraders(rig)
+  const { seller, buyer, sellerWallet, buyerWallet } = await spotTraders(rig)
 
   const ask = await signedInject(rig, seller, 'POST', '/api/v3/order', { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT',
     timeInForce: 'GTC', quantity: '0.1000', price: '50000.00', newOrderRespType: 'RESULT' })
@@ -31,11 +31,24 @@ t.test('spot order flow', async (t) => {
   t.same(sellerAcct.commissionRates, { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' })
   const held = (await signedInject(rig, seller, 'GET', '/api/v3/account', { omitZeroBalances: 'true' })).json()
   t.same(held.balances.map((b: { asset: string }) => b.asset), ['USDT', 'BTC'], 'omitZeroBalances: those with any')
+  // Binance's uid: a number per account, stable, the last field.
+  t.equal(Object.keys(sellerAcct).at(-1), 'uid')
+  t.equal(sellerAcct.uid, Number.parseInt(sellerWallet.address.slice(2, 12), 16) * 1000)
+  t.not(acct.uid, sellerAcct.uid, 'each account its own')
+  t.equal(acct.uid, Number.parseInt(buyerWallet.address.slice(2, 12), 16) * 1000)
 
   const open = (await signedInject(rig, seller, 'GET', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json()
   t.match(open, [{ orderId: 1, status: 'PARTIALLY_FILLED', executedQty: '0.0500' }])
   const canceled = await signedInject(rig, seller, 'DELETE', '/api/v3/order', { symbol: 'BTCUSDT', orderId: 1 })
   t.match(canceled.json(), { orderId: 1, status: 'CANCELED', origClientOrderId: String })
+  // Nothing left open: Binance spot's cancel-all answers -2011, as for one unknown order.
+  t.same((await signedInject(rig, seller, 'DELETE', '/api/v3/openOrders', { symbol: 'BTCUSDT' })).json(), { code: -2011, msg: 'Unknown order sent.' })
+  // order/test weighs 20 with computeCommissionRates=true, 1 without (Binance's).
+  const weight = async (p: Record<string, string>) => Number((await signedInject(rig, buyer, 'POST', '/api/v3/order/test', { symbol: 'BTCUSDT',
+    side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', quantity: '0.0100', price: '40000.00', ...p })).headers['x-mbx-used-weight-1m'])
+  const before = await weight({})
+  t.equal(await weight({ computeCommissionRates: 'true' }) - before, 20)
+  t.equal(await weight({}) - before - 20, 1)
   const q = await signedInject(rig, seller, 'GET', '/api/v3/order', { symbol: 'BTCUSDT', orderId: 1 })
   t.match(q.json(), { orderId: 1, status: 'CANCELED' })
 

@@ -81,7 +81,7 @@ t.test('trade, depth, book ticker, aggregate trade, kline and tickers follow the
   await ok(rig, { type: 'Deposit', account: ALICE, sub: 0, asset: 'USDT', amount: 1, wallet: 'PERP', ref: 'later' }, 500)
   const later = rig.ex.time
   t.same(await on(c, `${S}@aggTrade`), {
-    e: 'aggTrade', E: later, s: 'BTCUSDTPERP', a: 1, p: '50000.0', q: '0.400', f: 1, l: 1, T: time3, m: false,
+    e: 'aggTrade', E: later, s: 'BTCUSDTPERP', a: 1, p: '50000.0', q: '0.400', nq: '0.400', f: 1, l: 1, T: time3, m: false,
   })
   // Klines and tickers go out on their own timers once the trade is flushed: before or after
   // the later entry, so their event time (the rig's clock) is one of the two.
