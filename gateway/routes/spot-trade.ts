@@ -322,9 +322,13 @@ export function spotAccountFrom(ctx: GatewayContext, a: Authenticated): object {
     // Binance spot prints balances with 8 decimals (more only for an asset whose scale is finer).
     return [{ asset: asset.name, free: formatBalance(b?.free ?? 0, asset.scale), locked: formatBalance(b?.locked ?? 0, asset.scale) }]
   })
+  // The account's rates are the spot markets' (they charge alike unless an operator set them apart;
+  // each market's own are in account/commission): in basis points, and as 8-decimal fractions.
+  const spot = state.markets.find((m): m is SpotMarket => m?.kind === 'SPOT')
+  const [maker, taker] = [spot?.makerFeePpm ?? 0, spot?.takerFeePpm ?? 0]
   return {
-    makerCommission: 10, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
-    commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
+    makerCommission: Math.round(maker / 100), takerCommission: Math.round(taker / 100), buyerCommission: 0, sellerCommission: 0,
+    commissionRates: { maker: formatBalance(maker * 100, 8), taker: formatBalance(taker * 100, 8), buyer: '0.00000000', seller: '0.00000000' },
     canTrade: true, canWithdraw: true, canDeposit: true, brokered: false, requireSelfTradePrevention: false, preventSor: false,
     updateTime: state.time, accountType: 'SPOT', balances, permissions: ['SPOT'], uid: uidOf(a.session.account, a.session.sub),
   }

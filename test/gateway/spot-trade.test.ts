@@ -2,6 +2,7 @@
 // received, balances with locks, open orders, cancel, and spot's own error forms.
 
 import t from 'tap'
+import { DEFAULT_GENESIS } from '../../core/genesis-spec.js'
 import { stateRoot } from '../../core/root.js'
 import { RULES_VERSION } from '../../core/rules.js'
 import { gatewayRig, signedInject, spotRig, spotStreamOf, spotTraders } from '../helpers/gateway.js'
@@ -60,6 +61,19 @@ t.test('spot order flow', async (t) => {
   t.equal(step.json().code, -1111, 'more quantity decimals than the market has')
   const perp = await signedInject(rig, buyer, 'POST', '/api/v3/order', { symbol: 'BTCUSDTPERP', side: 'BUY', type: 'MARKET', quantity: '1' })
   t.equal(perp.json().code, -1121, 'a perpetual symbol on the spot API')
+})
+
+t.test('the spot account\'s commissions are the spot markets\' rates, not fixed ones', async (t) => {
+  // An operator's genesis with 0.075 % maker and 0.1 % taker on every spot market.
+  const spec = { ...DEFAULT_GENESIS, spotMarkets: DEFAULT_GENESIS.spotMarkets.map((m) => ({ ...m, makerFee: '0.00075', takerFee: '0.001' })) }
+  const rig = await gatewayRig(spec)
+  t.teardown(() => rig.close())
+  const { buyer } = await spotTraders(rig)
+  const acct = (await signedInject(rig, buyer, 'GET', '/api/v3/account')).json()
+  t.match(acct, { makerCommission: 8, takerCommission: 10, buyerCommission: 0, sellerCommission: 0,
+    commissionRates: { maker: '0.00075000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' } })
+  t.match((await signedInject(rig, buyer, 'GET', '/api/v3/account/commission', { symbol: 'BTCUSDT' })).json().standardCommission,
+    { maker: '0.00075', taker: '0.001' }, 'as account/commission has them')
 })
 
 t.test('cancelReplace: both halves, one half, neither', async (t) => {
