@@ -59,7 +59,7 @@ export async function pageReply(ctx: GatewayContext, req: FastifyRequest, reply:
   return bytes
 }
 
-/** The page as a WebSocket API method's result (milliseconds, as that API's answers all are). */
-export async function pageResult(ctx: GatewayContext, plan: PagePlan): Promise<JsonBytes> {
-  return new JsonBytes((await makePage(ctx, plan, false)).bytes)
+/** The page as a WebSocket API method's result, its times in µs on a connection that asked for them. */
+export async function pageResult(env: { ctx: GatewayContext; micro: boolean }, plan: PagePlan): Promise<JsonBytes> {
+  return new JsonBytes((await makePage(env.ctx, plan, env.micro)).bytes)
 }

@@ -63,6 +63,8 @@ export interface MethodEnv {
   logon: Logon
   /** The spot API's user data stream subscriptions (absent on the futures API). */
   subscriptions?: StreamSubscriptions
+  /** Binance spot's `timeUnit=MICROSECOND` on the connection's URL: answers' times in µs. */
+  micro: boolean
 }
 
 export interface Method {

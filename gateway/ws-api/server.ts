@@ -10,7 +10,8 @@ import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { GatewayContext } from '../context.js'
-import { ApiError, invalidParam, unknownError } from '../errors.js'
+import { ApiError, invalidParam, invalidTimeUnit, unknownError } from '../errors.js'
+import { timeUnitNamed, toMicroseconds } from '../time-unit.js'
 import { rawJsonResponse } from '../client-errors.js'
 import { looseBool, perpParam, spotParam } from '../market-params.js'
 import type { ConnectionLimits } from '../ws/connection.js'
@@ -76,12 +77,12 @@ export class WsApiConnection extends ManagedSocket {
   /** `users` for a spot connection (its subscriptions); undefined for a futures one. `returnRateLimits`: the URL's default. */
   constructor(ws: WebSocket, private readonly ip: string, private readonly app: FastifyInstance,
     ctx: GatewayContext, limits: ConnectionLimits, private readonly onEnd: (c: WsApiConnection) => void,
-    users: UserStreams | undefined, returnRateLimits: boolean) {
+    users: UserStreams | undefined, returnRateLimits: boolean, micro = false) {
     super(ws, limits)
     this.logon = { session: undefined, authorizedSince: null, connectedSince: ctx.now(), returnRateLimits }
     this.methods = users === undefined ? METHODS : SPOT_METHODS
-    this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, orders: app.orders, logon: this.logon }
-      : { ctx, listenKeys: app.spotListenKeys, orders: app.spotOrders, logon: this.logon,
+    this.env = users === undefined ? { ctx, listenKeys: app.listenKeys, orders: app.orders, logon: this.logon, micro: false }
+      : { ctx, listenKeys: app.spotListenKeys, orders: app.spotOrders, logon: this.logon, micro,
         subscriptions: new StreamSubscriptions(users, (body) => this.send(body), ctx.now) }
     ws.on('message', (data, isBinary) => { void this.onMessage(isBinary ? null : data.toString()) })
   }
@@ -141,7 +142,9 @@ export class WsApiConnection extends ManagedSocket {
           pastOrderLimit = err
         }
       }
-      body = { status: 200, result: await method.run(this.env, a, p, pastOrderLimit) }
+      const result = await method.run(this.env, a, p, pastOrderLimit)
+      // Pages are made in the connection's unit; every other answer is converted here.
+      body = { status: 200, result: this.env.micro && !(result instanceof JsonBytes) ? toMicroseconds(result) : result }
     } catch (err) {
       // Nothing a client sends may escape: anything but a refusal is answered as -1000.
       const api = err instanceof ApiError ? err : unknownError()
@@ -222,12 +225,16 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
         socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`)
         return true
       }
+      const query = new URLSearchParams((req.url ?? '').slice(path.length))
       // returnRateLimits=false on the URL leaves rateLimits out of the connection's answers (a request may say otherwise).
-      const returnRateLimits = new URLSearchParams((req.url ?? '').slice(path.length)).get('returnRateLimits')?.toLowerCase()
-      if (returnRateLimits !== undefined && returnRateLimits !== 'true' && returnRateLimits !== 'false') {
-        const err = invalidParam('returnRateLimits')
-        app.refusals.add('ws', err.code)
-        socket.end(rawJsonResponse(err.status, err.toBody()))
+      const returnRateLimits = query.get('returnRateLimits')?.toLowerCase()
+      // Binance spot's timeUnit (any case): MICROSECOND puts every time of the answers in µs. USD-M's API has none.
+      const timeUnit = spot ? query.get('timeUnit') ?? undefined : undefined
+      const refusal = returnRateLimits !== undefined && returnRateLimits !== 'true' && returnRateLimits !== 'false' ? invalidParam('returnRateLimits')
+        : timeUnit !== undefined && timeUnitNamed(timeUnit) === undefined ? invalidTimeUnit() : undefined
+      if (refusal !== undefined) {
+        app.refusals.add('ws', refusal.code)
+        socket.end(rawJsonResponse(refusal.status, refusal.toBody()))
         return true
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -236,7 +243,7 @@ export function attachWsApi(app: FastifyInstance, users: UserStreams, o: WsApiOp
         const closed = app.wsOpen.opened(ip)
         // The app's context (with the processing deadline and read-your-writes), as REST uses.
         connections.add(new WsApiConnection(ws, ip, app, app.gatewayCtx, limits, (c) => { connections.delete(c); closed() },
-          spot ? users : undefined, returnRateLimits !== 'false'))
+          spot ? users : undefined, returnRateLimits !== 'false', timeUnit !== undefined && timeUnitNamed(timeUnit) === 'MICROSECOND'))
       })
       return true
     },

@@ -61,8 +61,8 @@ export const SPOT_METHODS: Record<string, Method> = {
   'orderList.status': { security: 'USER_DATA', weight: 4, run: (env, a) => spotOcoQueryFrom(env.ctx, a!) },
   'openOrderLists.status': { security: 'USER_DATA', weight: 6, run: (_env, a) => spotOpenOcoFrom(a!) },
   allOrderLists: { security: 'USER_DATA', weight: 20, run: (env, a) => spotAllOcoFrom(env.ctx, a!) },
-  allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => pageResult(env.ctx, spotAllOrdersPage(env.ctx, a!)) },
-  myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => pageResult(env.ctx, spotMyTradesPage(env.ctx, a!)) },
+  allOrders: { security: 'USER_DATA', weight: 20, run: (env, a) => pageResult(env, spotAllOrdersPage(env.ctx, a!)) },
+  myTrades: { security: 'USER_DATA', weight: spotMyTradesWeight, run: (env, a) => pageResult(env, spotMyTradesPage(env.ctx, a!)) },
   myPreventedMatches: { security: 'USER_DATA', weight: spotPreventedMatchesWeight, run: (env, a) => spotPreventedMatchesFrom(env.ctx, a!) },
   'account.status': { security: 'USER_DATA', weight: 20, run: (env, a) => spotAccountFrom(env.ctx, a!) },
   'account.commission': {
@@ -93,11 +93,11 @@ export const SPOT_METHODS: Record<string, Method> = {
   ticker: { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotWindowTicker(env.ctx, p) },
   'ticker.tradingDay': { security: 'NONE', weight: spotWindowTickerWeight, run: (env, _a, p) => spotTradingDayTicker(env.ctx, p) },
   'ticker.24hr': { security: 'NONE', weight: spotTicker24hWeight, run: (env, _a, p) => spotTicker24h(env.ctx, p) },
-  'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => pageResult(env.ctx, spotRecentTradesPage(env.ctx, p)) },
-  'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => pageResult(env.ctx, spotHistoricalTradesPage(env.ctx, p)) },
-  'trades.aggregate': { security: 'NONE', weight: 4, run: (env, _a, p) => pageResult(env.ctx, spotAggTradesPage(env.ctx, p)) },
-  klines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => pageResult(env.ctx, spotKlinesPage(env.ctx, p)) },
-  uiKlines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => pageResult(env.ctx, spotKlinesPage(env.ctx, p)) },
+  'trades.recent': { security: 'NONE', weight: 25, run: (env, _a, p) => pageResult(env, spotRecentTradesPage(env.ctx, p)) },
+  'trades.historical': { security: 'NONE', weight: 25, run: (env, _a, p) => pageResult(env, spotHistoricalTradesPage(env.ctx, p)) },
+  'trades.aggregate': { security: 'NONE', weight: 4, run: (env, _a, p) => pageResult(env, spotAggTradesPage(env.ctx, p)) },
+  klines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => pageResult(env, spotKlinesPage(env.ctx, p)) },
+  uiKlines: { security: 'NONE', weight: spotKlinesWeight, run: (env, _a, p) => pageResult(env, spotKlinesPage(env.ctx, p)) },
 
   // The logged-on session's events; session.logout ends this subscription.
   'userDataStream.subscribe': {

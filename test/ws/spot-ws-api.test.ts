@@ -8,7 +8,7 @@ import t from 'tap'
 import { stateRoot } from '../../core/root.js'
 import { RULES_VERSION } from '../../core/rules.js'
 import { signedInject, spotTraders } from '../helpers/gateway.js'
-import type { Client } from './client.js'
+import { connect, type Client } from './client.js'
 import { listeningRig, signed, type WsParams } from './ws-api-rig.js'
 
 let nextId = 1
@@ -270,4 +270,27 @@ t.test('strategy tags over /ws-api/v3: JSON numbers in, every order answer and t
       { status: 400, error: { code: -1100 } })
   }
   t.equal(stateRoot(rig.ex.state), root)
+})
+
+t.test('timeUnit=MICROSECOND on the /ws-api/v3 URL: every time of the answers in µs, pages too; another value refuses the connection', async (t) => {
+  const { rig, open, port } = await listeningRig(t)
+  const { seller, buyer } = await spotTraders(rig)
+  const us = await open('/ws-api/v3?timeUnit=MICROSECOND')
+  const ms = await open('/ws-api/v3')
+  t.equal((await call(us, 'time')).result.serverTime, rig.ex.time * 1000)
+  t.equal((await call(ms, 'time')).result.serverTime, rig.ex.time)
+  const placed = await call(us, 'order.place', signed(rig, seller, { symbol: 'BTCUSDT', side: 'SELL', type: 'LIMIT', timeInForce: 'GTC',
+    quantity: '0.1000', price: '50000.00', newOrderRespType: 'RESULT' }))
+  t.match(placed.result, { transactTime: rig.ex.time * 1000, workingTime: rig.ex.time * 1000 })
+  await call(ms, 'order.place', signed(rig, buyer, { symbol: 'BTCUSDT', side: 'BUY', type: 'MARKET', quantity: '0.0100' }))
+  const [trade] = (await call(us, 'myTrades', signed(rig, seller, { symbol: 'BTCUSDT' }))).result
+  t.equal(trade.time, rig.ex.time * 1000, 'a page (myTrades) in µs too')
+  const [kline] = (await call(us, 'klines', { symbol: 'BTCUSDT', interval: '1m' })).result
+  const [msKline] = (await call(ms, 'klines', { symbol: 'BTCUSDT', interval: '1m' })).result
+  t.same([kline[0], kline[6]], [msKline[0] * 1000, msKline[6] * 1000])
+  t.match((await call(us, 'order.status', signed(rig, seller, { symbol: 'BTCUSDT', orderId: 1 }))).result,
+    { time: placed.result.transactTime, updateTime: rig.ex.time * 1000 })
+  const refused = await connect(`ws://127.0.0.1:${port}/ws-api/v3?timeUnit=SECOND`).catch((e: { status: number; body: string }) => e)
+  t.same([(refused as { status: number }).status, JSON.parse((refused as { body: string }).body)],
+    [400, { code: -1194, msg: 'Invalid value for time unit; expected either MICROSECOND or MILLISECOND.' }])
 })
