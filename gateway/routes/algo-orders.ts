@@ -93,7 +93,9 @@ async function findAlgo(ctx: GatewayContext, a: Authenticated, p: Params): Promi
 /** Cancels the caller's waiting conditional order named by algoId or clientAlgoId. */
 export async function cancelAlgoFrom(ctx: GatewayContext, a: Authenticated, p: Params): Promise<Record<string, unknown>> {
   const found = await findAlgo(ctx, a, p)
-  if (found === undefined) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' })
+  // Only a waiting one is an algo order to cancel: once triggered, the order it became is
+  // /fapi/v1/order's (Binance's algo service answers -2011 for it too).
+  if (found === undefined || !found.m.triggers.live.has(found.rec.orderId)) throw fromCore('ORDER_UNKNOWN', { venue: 'futures', op: 'cancel' })
   const { m, rec } = found
   const ack = await ctx.submit({ type: 'CancelOrder', account: a.session.account, sub: a.session.sub, apiKey: a.session.apiKey,
     marketId: m.marketId, orderId: rec.orderId })

@@ -201,6 +201,21 @@ t.test('GTD on a market form (rules 7): the stop waits until its goodTillDate, t
   t.same((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openAlgoOrders', SYM)).json(), [])
 })
 
+t.test('a triggered algo order is no longer the algo API\'s to cancel: -2011, and the order it became stays', async (t) => {
+  const { rig, alice, carol, dave } = await setup(t)
+  await print(rig, carol, dave, '50000.0')
+  // A STOP SELL at 49,500.0 whose limit, 51,000.0, rests once triggered.
+  const algo = (await signedInject(rig, alice.keys, 'POST', '/fapi/v1/algoOrder', { ...SYM, algoType: 'CONDITIONAL', side: 'SELL',
+    type: 'STOP', quantity: '0.010', price: '51000.0', triggerPrice: '49500.0', timeInForce: 'GTC' })).json()
+  t.match(algo, { algoStatus: 'NEW' })
+  await print(rig, carol, dave, '49500.0')
+  t.match((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/algoOrder', { algoId: algo.algoId })).json(), { algoStatus: 'TRIGGERED' })
+  t.same((await signedInject(rig, alice.keys, 'DELETE', '/fapi/v1/algoOrder', { algoId: algo.algoId })).json(),
+    { code: -2011, msg: 'Unknown order sent.' })
+  t.match((await signedInject(rig, alice.keys, 'GET', '/fapi/v1/openOrders', SYM)).json(), [{ type: 'LIMIT', origType: 'STOP', price: '51000.0', status: 'NEW' }],
+    'the LIMIT it became rests on')
+})
+
 t.test('allAlgoOrders: the conditional orders however many plain ones came after, the last seven days by default', async (t) => {
   const rig = await gatewayRig()
   t.teardown(() => rig.close())
