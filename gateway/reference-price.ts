@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js'
 import { REFERENCE_BUCKET_MS, REFERENCE_BUCKETS, referencePrice } from '../core/price-range.js'
 import type { SpotMarket, State } from '../core/state.js'
 import type { GatewayContext } from './context.js'
-import { ApiError } from './errors.js'
+import { ApiError, combinationInvalid } from './errors.js'
 import { optional, spotParam, spotsListParam, symbolCountForWeight, type Params } from './market-params.js'
 
 /** The reference price at `now` with the quote asset's decimals (truncated), or null without trades in the window. */
@@ -30,7 +30,7 @@ export function executionRulesWeight(p: Params): number {
 /** GET /api/v3/executionRules: `symbol`, `symbols` or `symbolStatus` (one at most), or every spot market. */
 export function executionRulesBody(ctx: GatewayContext, p: Params): object {
   const given = ['symbol', 'symbols', 'symbolStatus'].filter((k) => optional(p, k) !== undefined)
-  if (given.length > 1) throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
+  if (given.length > 1) throw combinationInvalid()
   const { markets } = spotsListParam(ctx.state(), p, false)
   return {
     symbolRules: markets.map((m) => ({

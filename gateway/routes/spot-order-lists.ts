@@ -12,7 +12,7 @@ import type { OrderListRecord } from '../../replica/projections/index.js'
 import { authenticate, type Authenticated } from '../auth.js'
 import type { GatewayContext } from '../context.js'
 import { parsePriceTicks, parseQtyLots } from '../decimal.js'
-import { ApiError, CLIENT_ID_LEGAL_RANGE, eitherParam, fromCore, illegalChars, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
+import { CLIENT_ID_LEGAL_RANGE, combinationInvalid, eitherParam, fromCore, illegalChars, invalidOrderType, invalidParam, invalidTimeInForce, mandatoryParam, paramNotRequired } from '../errors.js'
 import { orderAfter, spotCancelId, type OrderFields } from '../format-order.js'
 import { clientIdRefParam, idParam, limitParam, optional, required, sideParam, spotParam, stpParam, timeRange, type Params } from '../market-params.js'
 import type { OrderCounter } from '../order-counter.js'
@@ -284,7 +284,7 @@ export async function spotAllOcoFrom(ctx: GatewayContext, a: Authenticated): Pro
   const fromId = idParam(a.params, 'fromId')
   const range = timeRange(a.params, undefined, true)
   if (fromId !== undefined && (range.startTime !== undefined || range.endTime !== undefined)) {
-    throw new ApiError(400, -1128, 'Combination of optional parameters invalid.')
+    throw combinationInvalid()
   }
   const limit = limitParam(a.params, 500, 1000)
   await ctx.projections.readable()

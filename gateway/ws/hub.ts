@@ -32,8 +32,12 @@ export class Frame {
   wire(combined: boolean, micro = false): Buffer {
     const us = micro && this.spot
     const i = (combined ? 1 : 0) + (us ? 2 : 0)
-    const data = this.text(us)
-    return this.wires[i] ??= textFrame(Buffer.from(combined ? `{"stream":${JSON.stringify(clientStreamName(this.stream))},"data":${data}}` : data))
+    return this.wires[i] ??= this.frameOf(combined, this.text(us))
+  }
+
+  /** The text frame of `data` (the event's JSON in one unit), raw or in the combined wrapper. */
+  private frameOf(combined: boolean, data: string): Buffer {
+    return textFrame(Buffer.from(combined ? `{"stream":${JSON.stringify(clientStreamName(this.stream))},"data":${data}}` : data))
   }
 }
 

@@ -125,7 +125,8 @@ export class ProjectionFeed {
           const sent = this.klines.get(name)
           const openTime = zonedBucketOpen(interval, t.time, offsetMs)
           if (sent !== undefined && sent.openTime !== openTime && !sent.closed) await this.sendKline(s.m, interval, offsetMs, sent.openTime, true, name)
-          await this.sendKline(s.m, interval, offsetMs, openTime, now > zonedBucketClose(interval, openTime, offsetMs), name)
+          // The trade's own interval is stored: one read, not the gap filler's three.
+          await this.sendKline(s.m, interval, offsetMs, openTime, now > zonedBucketClose(interval, openTime, offsetMs), name, false)
         }
       }
     }
@@ -176,10 +177,13 @@ export class ProjectionFeed {
       || (offsetMs === 0 && m.kind === 'PERP' && this.hub.has(streamName.continuousKline(m.pair.toLowerCase(), interval)))
   }
 
-  /** Publishes the kline of `interval` opening at `openTime` (with or without trades); false when there is none. */
+  /**
+   * Publishes the kline of `interval` opening at `openTime`, false when there is none; `gapless`
+   * (an interval that may have had no trade): the flat one where none is stored.
+   */
   private async sendKline(m: Market, interval: KlineInterval, offsetMs: number, openTime: number,
-    closed: boolean, name: string): Promise<boolean> {
-    const [k] = await this.projections.klines(m.marketId, interval, { startTime: openTime, endTime: openTime, limit: 1, offsetMs, gapless: true })
+    closed: boolean, name: string, gapless = true): Promise<boolean> {
+    const [k] = await this.projections.klines(m.marketId, interval, { startTime: openTime, endTime: openTime, limit: 1, offsetMs, gapless })
     if (k === undefined) return false
     this.klines.set(name, { openTime: k.openTime, closeTime: k.closeTime, closed })
     if (this.hub.has(name)) this.hub.publish(name, klineEvent(m, interval, k, closed, this.now()), m.kind === 'SPOT')
